@@ -1,0 +1,15 @@
+/**
+ * Wire formats. A client format is what an SDK speaks to Tollgate; an upstream protocol is what
+ * Tollgate speaks to a provider. The four names are shared so that "client format equals upstream
+ * protocol" (the pass-through condition) is a plain string comparison.
+ */
+export const WIRE_FORMATS = ['openai-responses', 'openai-chat', 'anthropic-messages', 'gemini'] as const;
+
+/** One of the four wire formats: OpenAI Responses, OpenAI Chat Completions, Anthropic Messages, Gemini generateContent. */
+export type WireFormat = (typeof WIRE_FORMATS)[number];
+
+/** The format a client used to reach the gateway. */
+export type ClientFormat = WireFormat;
+
+/** The protocol a channel uses to reach its upstream. */
+export type UpstreamProtocol = WireFormat;

@@ -1,0 +1,146 @@
+/**
+ * CanonicalRequest: the hub every inbound codec decodes into and every upstream adapter encodes
+ * from. It holds what the four wire formats can express in common; what one format cannot carry
+ * is dropped by the adapter with a warning (see `TranslationWarnings`).
+ */
+import type { ClientFormat } from './formats.ts';
+
+/** Plain text. */
+export interface TextPart {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** An image, by URL (http(s) or `data:` URL) or inline base64. */
+export interface ImagePart {
+  readonly type: 'image';
+  readonly source:
+    | { readonly kind: 'url'; readonly url: string }
+    | { readonly kind: 'base64'; readonly mediaType: string; readonly data: string };
+}
+
+/** A document/file given inline (e.g. a PDF as base64) or by URL / provider file id. */
+export interface FilePart {
+  readonly type: 'file';
+  readonly source:
+    | { readonly kind: 'url'; readonly url: string; readonly mediaType?: string }
+    | { readonly kind: 'base64'; readonly mediaType: string; readonly data: string; readonly filename?: string }
+    | { readonly kind: 'file-id'; readonly fileId: string };
+}
+
+/**
+ * Model reasoning ("thinking") replayed in history, or produced in a response.
+ * `signature` is the provider's opaque integrity token (Anthropic `signature`, Gemini
+ * `thoughtSignature`); `redacted` carries Anthropic `redacted_thinking.data` (then `text` is '').
+ */
+export interface ReasoningPart {
+  readonly type: 'reasoning';
+  readonly text: string;
+  readonly signature?: string;
+  readonly redacted?: string;
+}
+
+/**
+ * A tool (function) call made by the assistant. `arguments` is the JSON text of the arguments
+ * object, exactly as generated (OpenAI style); adapters parse it where a protocol wants an object.
+ * `signature` carries a Gemini `thoughtSignature` that rode on the functionCall part.
+ */
+export interface ToolCallPart {
+  readonly type: 'tool-call';
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly signature?: string;
+}
+
+/**
+ * The result of a tool call, sent by the client. `toolName` is known in Gemini requests and may be
+ * filled by looking up the matching ToolCallPart; `content` is text or text/image parts.
+ */
+export interface ToolResultPart {
+  readonly type: 'tool-result';
+  readonly toolCallId: string;
+  readonly toolName?: string;
+  readonly content: string | ReadonlyArray<TextPart | ImagePart>;
+  readonly isError?: boolean;
+}
+
+/** Any content part of a message. */
+export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
+
+/**
+ * One turn of the conversation. Tool results travel in `user` turns (Anthropic/Gemini style);
+ * codecs for OpenAI formats split/merge `tool` role messages accordingly. Consecutive turns of the
+ * same role are allowed; adapters merge them where a protocol requires alternation.
+ */
+export interface CanonicalMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: ReadonlyArray<ContentPart>;
+}
+
+/** A function tool the model may call. `parameters` is a JSON Schema object. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: Record<string, unknown>;
+  readonly strict?: boolean;
+}
+
+/** How the model may use tools. */
+export type ToolChoice =
+  | { readonly type: 'auto' }
+  | { readonly type: 'none' }
+  | { readonly type: 'required' }
+  | { readonly type: 'tool'; readonly name: string };
+
+/** Requested output format. */
+export type ResponseFormat =
+  | { readonly type: 'text' }
+  | { readonly type: 'json-object' }
+  | { readonly type: 'json-schema'; readonly name: string; readonly schema: Record<string, unknown>; readonly strict?: boolean; readonly description?: string };
+
+/**
+ * Reasoning controls. `enabled: false` turns thinking off; `effort` is OpenAI-style; `budgetTokens`
+ * is Anthropic/Gemini-style (tokens). `includeThoughts` asks for the reasoning text in the answer.
+ */
+export interface ReasoningConfig {
+  readonly enabled?: boolean;
+  readonly effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+  readonly budgetTokens?: number;
+  readonly includeThoughts?: boolean;
+}
+
+/**
+ * A generation request in the gateway's own terms.
+ * - `model`: the model name the client asked for (routing maps it to an upstream model).
+ * - `system`: system/developer instructions, concatenated in order ("\n\n" between parts).
+ * - `maxOutputTokens`: cap on generated tokens including reasoning.
+ * - `clientFormat`: which inbound codec produced it.
+ * - `extensions`: vendor fields passed through to upstreams that know them (e.g. DeepSeek
+ *   `thinking`, DashScope `enable_thinking`), keyed by their wire name.
+ */
+export interface CanonicalRequest {
+  readonly clientFormat: ClientFormat;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly system?: string;
+  readonly messages: ReadonlyArray<CanonicalMessage>;
+  readonly tools?: ReadonlyArray<ToolDefinition>;
+  readonly toolChoice?: ToolChoice;
+  readonly parallelToolCalls?: boolean;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly topK?: number;
+  readonly stopSequences?: ReadonlyArray<string>;
+  readonly responseFormat?: ResponseFormat;
+  readonly reasoning?: ReasoningConfig;
+  readonly user?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** Result of decoding a client body: a request, or a GatewayError-ready description. */
+export type DecodeResult<T> =
+  | { readonly ok: true; readonly value: T; readonly warnings?: ReadonlyArray<string> }
+  | { readonly ok: false; readonly message: string; readonly param?: string };

@@ -1,0 +1,44 @@
+/**
+ * Token usage of one exchange, in tokens.
+ * - `input.total` includes cached tokens (cache reads and cache writes are subsets of it).
+ * - `output.total` includes reasoning tokens.
+ * - `source`: `reported` by the upstream, `estimated` locally with a tokenizer, or `partial`
+ *   (the exchange ended early and only what was delivered is counted).
+ */
+export interface Usage {
+  readonly input: { readonly total: number; readonly cacheRead: number; readonly cacheWrite: number };
+  readonly output: { readonly total: number; readonly reasoning: number };
+  readonly source: 'reported' | 'estimated' | 'partial';
+}
+
+/** A usage record with every count zero. `source` defaults to `reported`. */
+export function emptyUsage(source: Usage['source'] = 'reported'): Usage {
+  return { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 }, source };
+}
+
+/** Field-wise constructor with defaults of 0; negative or non-finite counts become 0. */
+export function makeUsage(counts: {
+  inputTotal?: number | null;
+  cacheRead?: number | null;
+  cacheWrite?: number | null;
+  outputTotal?: number | null;
+  reasoning?: number | null;
+  source?: Usage['source'];
+}): Usage {
+  const n = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+  return {
+    input: { total: n(counts.inputTotal), cacheRead: n(counts.cacheRead), cacheWrite: n(counts.cacheWrite) },
+    output: { total: n(counts.outputTotal), reasoning: n(counts.reasoning) },
+    source: counts.source ?? 'reported',
+  };
+}
+
+/** Input tokens that were neither read from nor written to a cache (Anthropic's `input_tokens`). */
+export function uncachedInputTokens(usage: Usage): number {
+  return Math.max(0, usage.input.total - usage.input.cacheRead - usage.input.cacheWrite);
+}
+
+/** Visible output tokens, i.e. output excluding reasoning (Gemini's `candidatesTokenCount`). */
+export function visibleOutputTokens(usage: Usage): number {
+  return Math.max(0, usage.output.total - usage.output.reasoning);
+}

@@ -1,0 +1,56 @@
+/**
+ * Provider presets: rows of data describing each upstream provider — the protocols it offers with
+ * their base URLs and auth, and the quirks adapters must honour. Cited from
+ * ../shared/protocols/upstream-providers.md.
+ */
+import type { UpstreamProtocol } from '../canonical/formats.ts';
+
+/** Known providers; `mock` is the built-in fake model. */
+export const PROVIDER_IDS = ['openai', 'anthropic', 'gemini', 'deepseek', 'dashscope', 'moonshot', 'minimax', 'zhipu', 'xiaomi', 'mock'] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/**
+ * How the credential is sent: `bearer` → `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`,
+ * `api-key` (header names), `bearer+x-api-key` → both headers.
+ */
+export type AuthScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'bearer+x-api-key';
+
+/** One protocol a provider speaks: its default base URL (SDK convention) and auth scheme. */
+export interface ProviderEndpoint {
+  readonly baseUrl: string;
+  readonly auth: AuthScheme;
+}
+
+/** Deviations from the protocol norm that adapters apply. All optional; absent means "standard". */
+export interface ProviderQuirks {
+  /** openai-chat: which field carries the output cap. Default `max_completion_tokens` for openai, `max_tokens` otherwise. */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** openai-chat: send `developer` role as `system` (most compat upstreams). */
+  readonly developerAsSystem?: boolean;
+  /** openai-chat: top-level body fields the upstream rejects, dropped before sending. */
+  readonly dropFields?: ReadonlyArray<string>;
+  /** openai-chat: reasoning arrives inline as `<think>…</think>` in `content` (MiniMax). */
+  readonly thinkTagsInContent?: boolean;
+  /** openai-chat: upstream accepts/needs `reasoning_content` on assistant turns in history. */
+  readonly replayReasoningContent?: boolean;
+  /** openai-chat: `tool_choice` other than `auto` is unsupported and degraded to `auto` (Zhipu). */
+  readonly toolChoiceAutoOnly?: boolean;
+  /** anthropic-messages: `max_tokens` to send when the client gave none (Anthropic requires it). */
+  readonly defaultMaxTokens?: number;
+  /** anthropic-messages: forward the client's `anthropic-beta` header (true Anthropic only). */
+  readonly forwardAnthropicBeta?: boolean;
+  /** anthropic-messages: thinking signatures minted elsewhere are rejected (true Anthropic): drop unsigned/foreign thinking blocks. */
+  readonly strictThinkingSignatures?: boolean;
+  /** The upstream has a native token-count endpoint for this protocol. */
+  readonly hasCountTokens?: boolean;
+}
+
+/** A provider preset row. */
+export interface ProviderPreset {
+  readonly id: ProviderId;
+  readonly displayName: string;
+  /** Protocols offered, with default base URLs. The first key listed is the default protocol. */
+  readonly endpoints: Readonly<Partial<Record<UpstreamProtocol, ProviderEndpoint>>>;
+  readonly defaultProtocol: UpstreamProtocol;
+  readonly quirks: ProviderQuirks;
+}
