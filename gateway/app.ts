@@ -1,0 +1,79 @@
+/**
+ * buildApp(config, deps) → a Fastify instance with every client route, not listening (tests
+ * inject or listen on port 0; main.ts listens on HOST:PORT).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { UpstreamProtocol } from './canonical/formats.ts';
+import type { GatewayConfig } from './config/config-schema.ts';
+import type { OutcomeSink } from './exchange/exchange-outcome.ts';
+import { registerAnthropicMessagesRoutes } from './inbound/anthropic-messages/routes.ts';
+import { installClientErrorHandlers } from './inbound/client-error-handler.ts';
+import { registerGeminiRoutes } from './inbound/gemini/routes.ts';
+import { registerModelsRoutes } from './inbound/models-routes.ts';
+import { registerOpenaiChatRoutes } from './inbound/openai-chat/routes.ts';
+import { registerOpenaiResponsesRoutes } from './inbound/openai-responses/routes.ts';
+import type { ClientRouteServices } from './inbound/serve-client-request.ts';
+import { ApiKeyStore } from './policy/api-key-store.ts';
+import { resolveChannel } from './routing/channel.ts';
+import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
+import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
+import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
+import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
+import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
+import type { UpstreamAdapter } from './upstream/upstream-adapter.ts';
+
+/** Collaborators made by main.ts (or tests) and injected. */
+export interface AppDeps {
+  /** undici dispatcher for upstream calls (an Agent with keep-alive in production). */
+  readonly dispatcher: Dispatcher;
+  /** Base URL of the mock upstream, for channels of provider `mock` without a baseUrl. */
+  readonly mockBaseUrl?: string;
+  /** Receives one outcome per request (default: the request log line). */
+  readonly onOutcome?: OutcomeSink;
+  /** Routing randomness (tests pin it). */
+  readonly random?: RandomSource;
+  /** Keep-alive interval for idle client streams, ms (default 15 000). */
+  readonly keepAliveMs?: number;
+  /** Logger: true for pino at config.logLevel, false for silent. */
+  readonly logger?: boolean;
+}
+
+/** One adapter per upstream protocol. */
+export const UPSTREAM_ADAPTERS: Readonly<Record<UpstreamProtocol, UpstreamAdapter>> = {
+  'openai-chat': openaiChatAdapter,
+  'openai-responses': openaiResponsesAdapter,
+  'anthropic-messages': anthropicMessagesAdapter,
+  gemini: geminiAdapter,
+};
+
+/** Builds the gateway app. Throws if a channel cannot be resolved (config validation catches that first). */
+export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'req.headers["api-key"]'] },
+    bodyLimit: config.bodyLimit,
+    disableRequestLogging: true,
+    return503OnClosing: false,
+  });
+  // curl -d sends form content-type; parse any body as JSON so clients get JSON errors, not 415.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const parser = app.getDefaultJsonParser('error', 'error');
+    parser(request, body as string, done);
+  });
+  const router = new ChannelRouter(config.channels.map((c) => resolveChannel(c, deps.mockBaseUrl)), deps.random);
+  const onOutcome: OutcomeSink =
+    deps.onOutcome ??
+    ((outcome) => app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed'));
+  const services: ClientRouteServices = {
+    keys: new ApiKeyStore(config.keys),
+    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome },
+  };
+  installClientErrorHandlers(app, config.bodyLimit);
+  app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));
+  registerOpenaiResponsesRoutes(app, services);
+  registerOpenaiChatRoutes(app, services);
+  registerAnthropicMessagesRoutes(app, services);
+  registerGeminiRoutes(app, services);
+  registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
+  return app;
+}

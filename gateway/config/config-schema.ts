@@ -1,0 +1,85 @@
+/**
+ * The configuration schema: one zod schema for the config file (`TOLLGATE_CONFIG`, YAML or JSON)
+ * and the environment (`PORT`, `HOST`, …). Parsed once at start-up, frozen, injected.
+ */
+import { z } from 'zod';
+import { WIRE_FORMATS } from '../canonical/formats.ts';
+import { PROVIDER_IDS } from '../providers/provider-preset.ts';
+
+/** One upstream account: a provider, a protocol, a credential and the models it serves. */
+export const channelSchema = z
+  .object({
+    id: z.string().min(1, 'must be a non-empty string').regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
+    provider: z.enum(PROVIDER_IDS),
+    protocol: z.enum(WIRE_FORMATS).optional(),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    apiKey: z.string().default(''),
+    models: z.array(z.string().min(1)).default([]),
+    modelMap: z.record(z.string().min(1), z.string().min(1)).default({}),
+    priority: z.number().int().default(0),
+    weight: z.number().positive('must be > 0').default(1),
+    enabled: z.boolean().default(true),
+    /** Upstream timeout to response headers, ms. */
+    timeoutMs: z.number().int().positive().default(600_000),
+    /** Mock provider only: behaviour of the built-in fake model. */
+    mock: z
+      .object({
+        latencyMs: z.number().int().min(0).default(0),
+        chunkDelayMs: z.number().int().min(0).default(0),
+        failStatus: z.number().int().min(400).max(599).optional(),
+      })
+      .optional(),
+  })
+  .strict()
+  .refine((c) => c.models.length > 0 || Object.keys(c.modelMap).length > 0, { message: 'must serve at least one model (models or modelMap)', path: ['models'] });
+
+/** A bootstrap API key accepted by the gateway. */
+export const keySchema = z
+  .object({
+    name: z.string().min(1),
+    key: z.string().startsWith('sk-', 'must start with "sk-"').min(8, 'is too short'),
+  })
+  .strict();
+
+/** The config file. */
+export const configFileSchema = z
+  .object({
+    channels: z.array(channelSchema).default([]),
+    keys: z.array(keySchema).default([]),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.channels.forEach((channel, i) => {
+      if (seen.has(channel.id)) ctx.addIssue({ code: 'custom', message: `duplicate channel id '${channel.id}'`, path: ['channels', i, 'id'] });
+      seen.add(channel.id);
+    });
+  });
+
+/** Listener and limits from the environment. */
+export const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  TOLLGATE_CONFIG: z.string().optional(),
+  /** Max request body, bytes. */
+  TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type ChannelConfig = z.infer<typeof channelSchema>;
+export type KeyConfig = z.infer<typeof keySchema>;
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** The parsed, validated configuration the app runs on. */
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Max request body size, bytes. */
+  readonly bodyLimit: number;
+  readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  readonly channels: ReadonlyArray<ChannelConfig>;
+  readonly keys: ReadonlyArray<KeyConfig>;
+  /** True when no config file was given and the built-in demo channel and key are in use. */
+  readonly demo: boolean;
+}

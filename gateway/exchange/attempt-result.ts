@@ -1,0 +1,18 @@
+/**
+ * The result of trying one channel: either the client got an answer (`served`), or nothing was
+ * sent yet and the router may move on (`failed`).
+ */
+import type { GatewayError } from '../canonical/gateway-error.ts';
+import type { Usage } from '../canonical/usage.ts';
+
+export type AttemptResult =
+  | {
+      readonly kind: 'served';
+      readonly status: 'completed' | 'failed' | 'cancelled';
+      readonly httpStatus: number;
+      readonly usage: Usage;
+      /** ms from request arrival to the first byte sent. */
+      readonly ttfbMs: number;
+      readonly error?: GatewayError;
+    }
+  | { readonly kind: 'failed'; readonly error: GatewayError };

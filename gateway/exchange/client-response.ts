@@ -1,0 +1,65 @@
+/**
+ * Writing answers to the client: JSON error and success bodies with the request-id headers every
+ * SDK reads (`x-request-id` for OpenAI, `request-id` for Anthropic), and SSE stream headers
+ * (sse-and-sdk-notes.md §1: text/event-stream, no-cache, no buffering, no compression).
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import type { GatewayError } from '../canonical/gateway-error.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
+
+/** Headers naming the request for every SDK. */
+export function requestIdHeaders(requestId: string): Record<string, string> {
+  return { 'x-request-id': requestId, 'request-id': requestId };
+}
+
+/** Sends `error` in the codec's envelope and status. Returns the status sent. */
+export function sendErrorReply(reply: FastifyReply, codec: InboundCodec, error: GatewayError, requestId: string): number {
+  const encoded = codec.encodeError(error);
+  void reply
+    .code(encoded.status)
+    .headers({ ...requestIdHeaders(requestId), ...(encoded.headers ?? {}) })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(encoded.body));
+  return encoded.status;
+}
+
+/** Sends a JSON body (already serialised or an object). */
+export function sendJsonReply(reply: FastifyReply, body: string | unknown, requestId: string): void {
+  void reply
+    .code(200)
+    .headers(requestIdHeaders(requestId))
+    .type('application/json; charset=utf-8')
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** Takes the raw response over from Fastify and writes SSE headers with status 200. */
+export function startEventStream(reply: FastifyReply, requestId: string): ServerResponse {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    ...requestIdHeaders(requestId),
+  });
+  raw.flushHeaders();
+  return raw;
+}
+
+/** Writes `text` and waits for drain when the socket buffer is full (back-pressure). */
+export async function writeWithBackpressure(raw: ServerResponse, text: string | Buffer): Promise<void> {
+  if (raw.destroyed || raw.writableEnded) return;
+  if (!raw.write(text)) {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.once('drain', done);
+      raw.once('close', done);
+    });
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The record of one finished client request, built by the exchange and handed to the outcome
+ * sink (the request log now; request/usage/failover events later).
+ */
+import type { ClientFormat } from '../canonical/formats.ts';
+import type { GatewayErrorKind } from '../canonical/gateway-error.ts';
+import type { Usage } from '../canonical/usage.ts';
+
+/** One channel that failed and was left for the next candidate. */
+export interface FailoverRecord {
+  readonly channelId: string;
+  readonly errorKind: GatewayErrorKind;
+  readonly upstreamStatus?: number;
+  /** Time spent on the failed attempt, ms. */
+  readonly latencyMs: number;
+  readonly nextChannelId?: string;
+}
+
+/** How one request ended. */
+export interface ExchangeOutcome {
+  readonly requestId: string;
+  readonly clientFormat: ClientFormat;
+  /** Model as the client asked for it. */
+  readonly model: string;
+  readonly stream: boolean;
+  /** `completed`; `failed` (error answer or error mid-stream); `cancelled` (client went away). */
+  readonly status: 'completed' | 'failed' | 'cancelled';
+  /** HTTP status sent to the client. */
+  readonly httpStatus: number;
+  readonly errorKind?: GatewayErrorKind;
+  readonly errorMessage?: string;
+  readonly channelId?: string;
+  readonly provider?: string;
+  readonly upstreamModel?: string;
+  readonly passThrough: boolean;
+  /** Channels tried, including the one that served. */
+  readonly attempts: number;
+  readonly failovers: ReadonlyArray<FailoverRecord>;
+  readonly usage?: Usage;
+  /** From request arrival to the last byte sent, ms. */
+  readonly latencyMs: number;
+  /** From request arrival to the first byte of the answer sent, ms. */
+  readonly ttfbMs?: number;
+}
+
+/** Receives every outcome; must not throw or block. */
+export type OutcomeSink = (outcome: ExchangeOutcome) => void;

@@ -1,0 +1,34 @@
+/**
+ * What the exchange needs: its dependencies (made in main.ts, injected) and one client request.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { UpstreamProtocol } from '../canonical/formats.ts';
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import type { ChannelRouter } from '../routing/channel-router.ts';
+import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
+import type { OutcomeSink } from './exchange-outcome.ts';
+
+/** Long-lived collaborators of every exchange. */
+export interface ExchangeDeps {
+  readonly dispatcher: Dispatcher;
+  readonly router: ChannelRouter;
+  readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
+  readonly log: FastifyBaseLogger;
+  /** Idle time after which a keep-alive frame is written to a client stream, ms. */
+  readonly keepAliveMs: number;
+  readonly onOutcome: OutcomeSink;
+}
+
+/** One decoded client request. */
+export interface ExchangeInput {
+  readonly requestId: string;
+  readonly codec: InboundCodec;
+  readonly request: CanonicalRequest;
+  readonly rawBody: Readonly<Record<string, unknown>>;
+  /** Arrival time, ms since epoch (`Date.now()`). */
+  readonly startedAt: number;
+  /** Decode warnings to log with the outcome. */
+  readonly warnings: ReadonlyArray<string>;
+}

@@ -1,0 +1,26 @@
+/**
+ * When the client's format equals the channel's protocol, the body goes upstream unchanged except
+ * for the model name and the answer's bytes come back unchanged (a tap decodes them for usage).
+ * Exceptions where a pass-through would lose something the gateway must guarantee:
+ * - Chat Completions streams without `stream_options.include_usage` (no usage to bill; the
+ *   translated path requests it upstream and strips it for the client);
+ * - Anthropic requests without `max_tokens` (the gateway defaults it; upstreams require it).
+ */
+import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
+
+/** True when the raw body may be forwarded as-is (model name aside). */
+export function canPassThrough(clientFormat: ClientFormat, protocol: UpstreamProtocol, rawBody: Readonly<Record<string, unknown>>, stream: boolean): boolean {
+  if (clientFormat !== protocol) return false;
+  if (clientFormat === 'openai-chat' && stream) {
+    const options = rawBody.stream_options as { include_usage?: unknown } | undefined;
+    return options?.include_usage === true;
+  }
+  if (clientFormat === 'anthropic-messages') return typeof rawBody.max_tokens === 'number';
+  return true;
+}
+
+/** The body to forward: the client's JSON with `model` replaced (Gemini carries the model in the URL). */
+export function passThroughBody(clientFormat: ClientFormat, rawBody: Readonly<Record<string, unknown>>, upstreamModel: string): string {
+  if (clientFormat === 'gemini') return JSON.stringify(rawBody);
+  return JSON.stringify({ ...rawBody, model: upstreamModel });
+}

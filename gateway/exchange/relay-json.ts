@@ -1,0 +1,48 @@
+/**
+ * Non-streamed relay: reads the whole upstream body, decodes it (also on the pass-through path,
+ * as the usage tap), and answers the client in its format — or the upstream bytes unchanged on
+ * pass-through. DeepSeek pads slow answers with leading blank lines (upstream-providers.md §5):
+ * the body is trimmed before parsing, and a 200 whose body is an error envelope is a failure.
+ */
+import type { FastifyReply } from 'fastify';
+import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import type { EncodeContext } from '../inbound/inbound-codec.ts';
+import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstream-adapter.ts';
+import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
+import type { AttemptResult } from './attempt-result.ts';
+import { sendJsonReply } from './client-response.ts';
+import type { ExchangeInput } from './exchange-types.ts';
+import { finalizeUsage } from './finalize-usage.ts';
+
+/** Relays a 2xx non-streamed upstream answer. Returns `failed` (nothing sent) on undecodable bodies. */
+export async function relayJson(
+  input: ExchangeInput,
+  answer: UpstreamAnswer,
+  adapter: UpstreamAdapter,
+  decodeContext: UpstreamDecodeContext,
+  encodeContext: EncodeContext,
+  passThrough: boolean,
+  reply: FastifyReply,
+): Promise<AttemptResult> {
+  let text: string;
+  try {
+    text = await answer.body.text();
+  } catch (error) {
+    return { kind: 'failed', error: classifyTransportError(error) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.trim());
+  } catch {
+    return { kind: 'failed', error: new GatewayError('upstream-malformed', 'Upstream answered with a body that is not JSON') };
+  }
+  let response;
+  try {
+    response = adapter.decodeResponse(parsed, decodeContext);
+  } catch (error) {
+    return { kind: 'failed', error: toGatewayError(error) };
+  }
+  const usage = finalizeUsage(response.usage, input.request, response.content);
+  sendJsonReply(reply, passThrough ? text : input.codec.encodeResponse({ ...response, usage }, encodeContext), input.requestId);
+  return { kind: 'served', status: 'completed', httpStatus: 200, usage, ttfbMs: Date.now() - input.startedAt };
+}

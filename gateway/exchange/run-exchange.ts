@@ -1,0 +1,125 @@
+/**
+ * One client request end to end: candidates for the model → try each channel in failover order
+ * (issue contract: retryable errors — connection error, timeout, 408, 429, 5xx — before the first
+ * byte reached the client move on to the next channel: the rest of the tier by weight, then lower
+ * tiers) → answer in the client's format → one ExchangeOutcome to the sink.
+ */
+import type { FastifyReply } from 'fastify';
+import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import type { EncodeContext } from '../inbound/inbound-codec.ts';
+import { upstreamModelFor, type Channel } from '../routing/channel.ts';
+import { sendUpstream } from '../upstream/upstream-transport.ts';
+import type { AttemptResult } from './attempt-result.ts';
+import { sendErrorReply } from './client-response.ts';
+import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
+import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
+import { relayJson } from './relay-json.ts';
+import { relayStream } from './relay-stream.ts';
+
+/** Serves `input` on `reply`. Never throws: every failure becomes a format-native answer. */
+export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<void> {
+  const candidates = deps.router.candidatesFor(input.request.model);
+  if (candidates.length === 0) {
+    const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
+    return reportFailure(deps, input, reply, error, [], 0, undefined);
+  }
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!reply.raw.writableEnded) abort.abort();
+  };
+  reply.raw.on('close', onClose);
+  const failovers: FailoverRecord[] = [];
+  try {
+    for (let i = 0; i < candidates.length; i++) {
+      const channel = candidates[i] as Channel;
+      const attemptStartedAt = Date.now();
+      const result = await attemptChannel(deps, input, channel, reply, abort.signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+      if (result.kind === 'served') return reportServed(deps, input, channel, result, i + 1, failovers);
+      const next = result.error.allowFailover && !abort.signal.aborted ? candidates[i + 1] : undefined;
+      failovers.push({
+        channelId: channel.id,
+        errorKind: result.error.kind,
+        latencyMs: Date.now() - attemptStartedAt,
+        ...(result.error.upstreamStatus === undefined ? {} : { upstreamStatus: result.error.upstreamStatus }),
+        ...(next ? { nextChannelId: next.id } : {}),
+      });
+      if (next) {
+        deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
+        continue;
+      }
+      return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel, abort.signal.aborted);
+    }
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}
+
+/** Tries one channel; `failed` means nothing was sent to the client. */
+async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, reply: FastifyReply, signal: AbortSignal): Promise<AttemptResult> {
+  const adapter = deps.adapters[channel.protocol];
+  const upstreamModel = upstreamModelFor(channel, input.request.model);
+  const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
+  const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
+  const built = adapter.buildRequest(input.request, target);
+  if (built.warnings.length > 0 && !passThrough) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: built.warnings }, 'dropped untranslatable request parts');
+  const httpRequest = passThrough ? { ...built.request, body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) } : built.request;
+  const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal });
+  if (answer.status < 200 || answer.status >= 300) {
+    const text = await answer.body.text().catch(() => '');
+    return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers) };
+  }
+  const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
+  const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
+  if (!input.request.stream) return relayJson(input, answer, adapter, decodeContext, encodeContext, passThrough, reply);
+  return relayStream({ deps, input, answer, adapter, decodeContext, encodeContext, passThrough, reply, signal });
+}
+
+function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): void {
+  const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
+  emitOutcome(deps, input, {
+    status: result.status,
+    httpStatus: result.httpStatus,
+    channelId: channel.id,
+    provider: channel.provider.id,
+    upstreamModel: upstreamModelFor(channel, input.request.model),
+    passThrough,
+    attempts,
+    failovers,
+    usage: result.usage,
+    ttfbMs: result.ttfbMs,
+    ...(result.error ? { errorKind: result.error.kind, errorMessage: result.error.message } : {}),
+  });
+}
+
+function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, channel: Channel | undefined, cancelled = false): void {
+  const httpStatus = cancelled || reply.sent ? 499 : sendErrorReply(reply, input.codec, error, input.requestId);
+  emitOutcome(deps, input, {
+    status: cancelled ? 'cancelled' : 'failed',
+    httpStatus,
+    errorKind: error.kind,
+    errorMessage: error.message,
+    passThrough: false,
+    attempts,
+    failovers,
+    ...(channel ? { channelId: channel.id, provider: channel.provider.id, upstreamModel: upstreamModelFor(channel, input.request.model) } : {}),
+  });
+}
+
+type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
+
+function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): void {
+  const outcome: ExchangeOutcome = {
+    requestId: input.requestId,
+    clientFormat: input.codec.format,
+    model: input.request.model,
+    stream: input.request.stream,
+    latencyMs: Date.now() - input.startedAt,
+    ...details,
+  };
+  try {
+    deps.onOutcome(outcome);
+  } catch (error) {
+    deps.log.error({ requestId: input.requestId, err: error }, 'outcome sink failed');
+  }
+}

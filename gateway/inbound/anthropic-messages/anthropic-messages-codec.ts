@@ -1,0 +1,20 @@
+/**
+ * The Anthropic Messages inbound codec (anthropic-messages.md): `POST /v1/messages` and
+ * `POST /v1/messages/count_tokens`, for @anthropic-ai/sdk, the Python SDK and Claude Code.
+ */
+import type { InboundCodec } from '../inbound-codec.ts';
+import { createAnthropicStreamEncoder } from './anthropic-stream-encoder.ts';
+import { decodeAnthropicCountTokensRequest, decodeAnthropicRequest } from './decode-anthropic-request.ts';
+import { encodeAnthropicError } from './encode-anthropic-error.ts';
+import { encodeAnthropicResponse } from './encode-anthropic-response.ts';
+
+/** Anthropic Messages: decode §2, encode §3, stream §4, errors §4.4, count_tokens §5 (`{input_tokens}`). */
+export const anthropicMessagesCodec: InboundCodec = {
+  format: 'anthropic-messages',
+  decodeRequest: (body) => decodeAnthropicRequest(body),
+  encodeResponse: encodeAnthropicResponse,
+  createStreamEncoder: createAnthropicStreamEncoder,
+  encodeError: encodeAnthropicError,
+  decodeCountTokensRequest: (body) => decodeAnthropicCountTokensRequest(body),
+  encodeCountTokensResponse: (inputTokens: number) => ({ input_tokens: inputTokens }),
+};

@@ -1,0 +1,92 @@
+/**
+ * Decodes an Anthropic Messages request body (anthropic-messages.md §2, §2.1) — and the
+ * `count_tokens` body (§5) — into a CanonicalRequest. Never throws: bad input yields
+ * `{ ok: false, message, param }` naming the field path.
+ */
+import type { CanonicalMessage, CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
+import { anthropicRequestSchema, type AnthropicMessage, type AnthropicRequestBody } from './anthropic-request-schema.ts';
+import { decodeAnthropicContent } from './decode-anthropic-content.ts';
+import { decodeAnthropicOutputFormat, decodeAnthropicReasoning, decodeAnthropicToolChoice, decodeAnthropicTools } from './decode-anthropic-options.ts';
+import { describeZodError } from './describe-zod-error.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Fields accepted by the API but not translated; their presence is reported as a warning. */
+const DROPPED_FIELDS = ['mcp_servers', 'container', 'context_management'] as const;
+
+/** Top-level `system` (string or text blocks) joined with "\n\n". `cache_control` is dropped silently. */
+function systemText(system: AnthropicRequestBody['system']): string[] {
+  if (system === undefined || system === null) return [];
+  if (typeof system === 'string') return system === '' ? [] : [system];
+  return system.map((block) => block.text).filter((text) => text !== '');
+}
+
+/** Splits messages into canonical turns and extra system text (from `role: "system"` messages). */
+function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: string[]): { turns: CanonicalMessage[]; system: string[] } {
+  const turns: CanonicalMessage[] = [];
+  const system: string[] = [];
+  messages.forEach((message, i) => {
+    const where = `messages.${i}.content`;
+    const content = decodeAnthropicContent(message.content, where, warnings);
+    if (message.role !== 'system') {
+      turns.push({ role: message.role, content });
+      return;
+    }
+    for (const part of content) {
+      if (part.type === 'text') system.push(part.text);
+      else warnings.push(`${where}: a ${part.type} part in a system message is not supported and was dropped`);
+    }
+  });
+  return { turns, system };
+}
+
+function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>, warnings: string[]): void {
+  if (body.tools && body.tools.length > 0) request.tools = decodeAnthropicTools(body.tools, warnings);
+  if (body.tool_choice) Object.assign(request, decodeAnthropicToolChoice(body.tool_choice));
+  const reasoning = decodeAnthropicReasoning(body.thinking, body.output_config, warnings);
+  if (reasoning) request.reasoning = reasoning;
+  const responseFormat = decodeAnthropicOutputFormat(body.output_config, warnings);
+  if (responseFormat) request.responseFormat = responseFormat;
+  if (body.metadata?.user_id) request.user = body.metadata.user_id;
+  for (const field of DROPPED_FIELDS) {
+    if (body[field] !== undefined && body[field] !== null) warnings.push(`${field}: not supported by the gateway and was dropped`);
+  }
+}
+
+function decodeSampling(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>): void {
+  if (typeof body.max_tokens === 'number') request.maxOutputTokens = body.max_tokens;
+  if (typeof body.temperature === 'number') request.temperature = body.temperature;
+  if (typeof body.top_p === 'number') request.topP = body.top_p;
+  if (typeof body.top_k === 'number') request.topK = body.top_k;
+  if (body.stop_sequences && body.stop_sequences.length > 0) request.stopSequences = body.stop_sequences;
+}
+
+/**
+ * Decodes `POST /v1/messages`. `max_tokens` may be absent (then `maxOutputTokens` stays undefined
+ * and the gateway applies its default); when present it must be an integer ≥ 1.
+ */
+export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalRequest> {
+  const parsed = anthropicRequestSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, ...describeZodError(parsed.error) };
+  const data = parsed.data;
+  const warnings: string[] = [];
+  const { turns, system } = decodeMessages(data.messages, warnings);
+  const systemParts = [...systemText(data.system), ...system];
+  const request: Mutable<CanonicalRequest> = { clientFormat: 'anthropic-messages', model: data.model, stream: data.stream === true, messages: turns };
+  if (systemParts.length > 0) request.system = systemParts.join('\n\n');
+  decodeSampling(data, request);
+  decodeOptions(data, request, warnings);
+  return warnings.length > 0 ? { ok: true, value: request, warnings } : { ok: true, value: request };
+}
+
+/**
+ * Decodes `POST /v1/messages/count_tokens` (§5): same shape minus generation parameters.
+ * The result has `stream: false` and no `maxOutputTokens`.
+ */
+export function decodeAnthropicCountTokensRequest(body: unknown): DecodeResult<CanonicalRequest> {
+  const decoded = decodeAnthropicRequest(body);
+  if (!decoded.ok) return decoded;
+  const { maxOutputTokens: _ignored, ...rest } = decoded.value;
+  const value: CanonicalRequest = { ...rest, stream: false };
+  return decoded.warnings === undefined ? { ok: true, value } : { ok: true, value, warnings: decoded.warnings };
+}

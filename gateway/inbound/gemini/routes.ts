@@ -1,0 +1,45 @@
+/**
+ * Gemini routes (gemini-generate-content.md §1): `POST /v1beta/models/{model}:{action}` for
+ * generateContent, streamGenerateContent (`?alt=sse`) and countTokens, the same under `/v1/…`.
+ * The model segment may contain `/`; the action is after the LAST `:`. Auth: `x-goog-api-key`,
+ * `?key=`, or Bearer.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { generateId } from '../../canonical/ids.ts';
+import { sendErrorReply } from '../../exchange/client-response.ts';
+import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
+import { geminiCodec } from './gemini-codec.ts';
+
+/** Gemini SDK credential: `x-goog-api-key`, `?key=`, or Bearer. */
+export function geminiApiKey(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  return headerValue(request, 'x-goog-api-key') ?? (typeof query?.key === 'string' ? query.key : undefined) ?? bearerToken(request);
+}
+
+/** Splits `models/qwen/qwen3-max:generateContent` into model and action. */
+export function parseGeminiModelPath(path: string): { model: string; action: string } | undefined {
+  const at = path.lastIndexOf(':');
+  if (at <= 0) return undefined;
+  return { model: decodeURIComponent(path.slice(0, at)).replace(/^models\//, ''), action: path.slice(at + 1) };
+}
+
+function serveGeminiAction(services: ClientRouteServices, request: FastifyRequest, reply: FastifyReply): Promise<void> | void {
+  const parsed = parseGeminiModelPath((request.params as { '*': string })['*']);
+  switch (parsed?.action) {
+    case 'generateContent':
+      return serveGeneration(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model, stream: false });
+    case 'streamGenerateContent':
+      return serveGeneration(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model, stream: true });
+    case 'countTokens':
+      return serveCountTokens(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model });
+    default:
+      sendErrorReply(reply, geminiCodec, new GatewayError('not-found', `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`), generateId('req_'));
+  }
+}
+
+export function registerGeminiRoutes(app: FastifyInstance, services: ClientRouteServices): void {
+  for (const version of ['v1beta', 'v1']) {
+    app.post(`/${version}/models/*`, { config: { codec: geminiCodec } }, (request, reply) => serveGeminiAction(services, request, reply));
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * HTTP error answers for both OpenAI client formats (per openai-responses.md §4; Chat Completions
+ * uses the identical envelope, openai-chat-completions.md §3).
+ */
+import type { GatewayError } from '../../canonical/gateway-error.ts';
+import type { EncodedError } from '../inbound-codec.ts';
+import { toOpenAIErrorObject } from './openai-error-object.ts';
+
+/**
+ * Renders `{ error: { message, type, param, code } }` (all four keys, nulls allowed) with
+ * `error.status` as the HTTP status. Headers: `retry-after` (whole seconds, rounded up) when
+ * `retryAfterMs` is set; `x-should-retry: false` on quota-exceeded so the SDKs do not retry a
+ * spent quota three times.
+ */
+export function encodeOpenAIError(error: GatewayError): EncodedError {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterMs !== undefined && Number.isFinite(error.retryAfterMs) && error.retryAfterMs >= 0) {
+    headers['retry-after'] = String(Math.ceil(error.retryAfterMs / 1000));
+  }
+  if (error.kind === 'quota-exceeded') headers['x-should-retry'] = 'false';
+  const body = { error: toOpenAIErrorObject(error) };
+  return Object.keys(headers).length === 0 ? { status: error.status, body } : { status: error.status, body, headers };
+}

@@ -1,0 +1,110 @@
+/**
+ * The full Responses `Response` object (per openai-responses.md §3): every key of the published
+ * schema is present (nulls allowed), request settings are echoed from the client's raw body with
+ * OpenAI's defaults when absent. Used for the non-streamed body and every lifecycle snapshot of a
+ * stream (`response.created`, `in_progress`, terminal events).
+ */
+import type { EncodeContext } from '../inbound-codec.ts';
+import { isJsonObject } from '../openai-common/request-field-error.ts';
+import type { ResponsesUsage } from './map-responses-usage.ts';
+
+/** What varies between snapshots of one response. `completedAt` in unix seconds. */
+export interface ResponseSnapshot {
+  readonly id: string;
+  readonly status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  readonly output: ReadonlyArray<unknown>;
+  readonly usage: ResponsesUsage | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly incompleteDetails: { readonly reason: string } | null;
+  readonly completedAt: number | null;
+}
+
+/** Request settings echoed in every snapshot, computed once per response. */
+export type EchoedRequestFields = Readonly<Record<string, unknown>>;
+
+function orDefault<T>(value: unknown, isValid: (v: unknown) => v is T, fallback: T): T {
+  return isValid(value) ? value : fallback;
+}
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isObject = (v: unknown): v is Record<string, unknown> => isJsonObject(v);
+const isToolChoice = (v: unknown): v is string | Record<string, unknown> => isString(v) || isObject(v);
+
+/** Echo of `tools`: the function tools the client sent (built-in tools are not served, so not echoed). */
+function echoTools(tools: unknown): unknown[] {
+  return Array.isArray(tools) ? tools.filter((t) => isJsonObject(t) && t.type === 'function') : [];
+}
+
+function echoReasoning(reasoning: unknown): Record<string, unknown> {
+  const r = isJsonObject(reasoning) ? reasoning : {};
+  return { effort: orDefault<string | null>(r.effort, isString, null), summary: orDefault<string | null>(r.summary, isString, null) };
+}
+
+function echoText(text: unknown): Record<string, unknown> {
+  const t = isJsonObject(text) ? text : {};
+  return { format: orDefault(t.format, isObject, { type: 'text' }), verbosity: orDefault(t.verbosity, isString, 'medium') };
+}
+
+/** Computes the echoed request fields from the raw body (defaults: temperature 1, top_p 1, tool_choice "auto", store true…). */
+export function echoRequestFields(raw: Readonly<Record<string, unknown>>): EchoedRequestFields {
+  return {
+    background: orDefault(raw.background, isBoolean, false),
+    instructions: isString(raw.instructions) || Array.isArray(raw.instructions) ? raw.instructions : null,
+    max_output_tokens: orDefault<number | null>(raw.max_output_tokens, isNumber, null),
+    max_tool_calls: orDefault<number | null>(raw.max_tool_calls, isNumber, null),
+    parallel_tool_calls: orDefault(raw.parallel_tool_calls, isBoolean, true),
+    previous_response_id: null,
+    reasoning: echoReasoning(raw.reasoning),
+    service_tier: orDefault(raw.service_tier, isString, 'default'),
+    store: orDefault(raw.store, isBoolean, true),
+    temperature: orDefault(raw.temperature, isNumber, 1),
+    text: echoText(raw.text),
+    tool_choice: orDefault(raw.tool_choice, isToolChoice, 'auto'),
+    tools: echoTools(raw.tools),
+    top_logprobs: orDefault(raw.top_logprobs, isNumber, 0),
+    top_p: orDefault(raw.top_p, isNumber, 1),
+    truncation: orDefault(raw.truncation, isString, 'disabled'),
+    user: orDefault<string | null>(raw.user, isString, null),
+    metadata: orDefault(raw.metadata, isObject, {}),
+  };
+}
+
+/** Builds the Response object in OpenAI's key order. `model` is `context.model`, `created_at` is `context.createdAt`. */
+export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequestFields, context: EncodeContext): Record<string, unknown> {
+  return {
+    id: snapshot.id,
+    object: 'response',
+    created_at: context.createdAt,
+    status: snapshot.status,
+    completed_at: snapshot.completedAt,
+    background: echo.background,
+    error: snapshot.error,
+    incomplete_details: snapshot.incompleteDetails,
+    instructions: echo.instructions,
+    max_output_tokens: echo.max_output_tokens,
+    max_tool_calls: echo.max_tool_calls,
+    model: context.model,
+    output: snapshot.output,
+    parallel_tool_calls: echo.parallel_tool_calls,
+    previous_response_id: echo.previous_response_id,
+    reasoning: echo.reasoning,
+    service_tier: echo.service_tier,
+    store: echo.store,
+    temperature: echo.temperature,
+    text: echo.text,
+    tool_choice: echo.tool_choice,
+    tools: echo.tools,
+    top_logprobs: echo.top_logprobs,
+    top_p: echo.top_p,
+    truncation: echo.truncation,
+    usage: snapshot.usage,
+    user: echo.user,
+    metadata: echo.metadata,
+  };
+}
+
+/** Current time in unix seconds (for `completed_at`). */
+export function nowUnixSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

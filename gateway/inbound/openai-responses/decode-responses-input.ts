@@ -1,0 +1,114 @@
+/**
+ * Responses `input` (per openai-responses.md §2.1) → canonical messages plus system texts.
+ * - system/developer messages become system texts (the caller joins them after `instructions`);
+ * - assistant messages, `function_call` and `reasoning` items merge into the current assistant turn;
+ * - `function_call_output` items become tool-result parts of one user turn (consecutive outputs merge);
+ * - `item_reference` and other item types (built-in tool calls…) are dropped with a warning.
+ * Malformed items throw RequestFieldError naming the path (caught by the codec).
+ */
+import type { CanonicalMessage, ContentPart, ReasoningPart, ToolResultPart } from '../../canonical/request.ts';
+import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
+import { decodeAssistantContent, decodeInstructionContent, decodeToolOutput, decodeUserContent } from './decode-responses-content.ts';
+import { reasoningFromEncryptedContent } from './reasoning-encrypted-content.ts';
+import { functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, reasoningItemSchema } from './responses-request-schema.ts';
+
+/** Decoded input: conversation turns and the system/developer texts found in it, in order. */
+export interface DecodedResponsesInput {
+  readonly messages: CanonicalMessage[];
+  readonly systemTexts: string[];
+}
+
+interface InputState {
+  readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
+  readonly systemTexts: string[];
+  readonly toolNames: Map<string, string>;
+  readonly warnings: string[];
+}
+
+function appendAssistant(state: InputState, parts: ContentPart[]): void {
+  if (parts.length === 0) return;
+  const last = state.messages.at(-1);
+  if (last?.role === 'assistant') last.content.push(...parts);
+  else state.messages.push({ role: 'assistant', content: parts });
+}
+
+function appendToolResult(state: InputState, part: ToolResultPart): void {
+  const last = state.messages.at(-1);
+  if (last?.role === 'user' && last.content.every((p) => p.type === 'tool-result')) last.content.push(part);
+  else state.messages.push({ role: 'user', content: [part] });
+}
+
+function decodeMessageItem(state: InputState, item: unknown, path: FieldPath): void {
+  const message = parseAt(messageItemSchema, item, path);
+  const at = [...path, 'content'];
+  switch (message.role) {
+    case 'system':
+    case 'developer':
+      state.systemTexts.push(decodeInstructionContent(message.content, at, state.warnings));
+      return;
+    case 'assistant':
+      appendAssistant(state, decodeAssistantContent(message.content, at, state.warnings));
+      return;
+    case 'user':
+      state.messages.push({ role: 'user', content: decodeUserContent(message.content, at, state.warnings) });
+      return;
+  }
+}
+
+function decodeFunctionCall(state: InputState, item: unknown, path: FieldPath): void {
+  const call = parseAt(functionCallItemSchema, item, path);
+  state.toolNames.set(call.call_id, call.name);
+  appendAssistant(state, [{ type: 'tool-call', id: call.call_id, name: call.name, arguments: call.arguments }]);
+}
+
+function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldPath): void {
+  const result = parseAt(functionCallOutputItemSchema, item, path);
+  const content = decodeToolOutput(result.output, [...path, 'output'], state.warnings);
+  const toolName = state.toolNames.get(result.call_id);
+  appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: result.call_id, content } : { type: 'tool-result', toolCallId: result.call_id, toolName, content });
+}
+
+/** Reasoning text: the full `content` texts when present, else the summary texts ("\n\n" between). */
+function decodeReasoning(state: InputState, item: unknown, path: FieldPath): void {
+  const reasoning = parseAt(reasoningItemSchema, item, path);
+  const texts = (reasoning.content?.length ? reasoning.content : (reasoning.summary ?? [])).map((p) => p.text);
+  const text = texts.join('\n\n');
+  const encrypted = reasoning.encrypted_content ? reasoningFromEncryptedContent(reasoning.encrypted_content) : undefined;
+  if (text === '' && encrypted === undefined) return;
+  let part: ReasoningPart = { type: 'reasoning', text };
+  if (encrypted !== undefined) part = 'redacted' in encrypted ? { type: 'reasoning', text: '', redacted: encrypted.redacted } : { ...part, signature: encrypted.signature };
+  appendAssistant(state, [part]);
+}
+
+function decodeItem(state: InputState, item: unknown, index: number): void {
+  const path = ['input', index];
+  if (!isJsonObject(item)) throw new RequestFieldError(path, 'expected an object');
+  const type = item.type ?? ('role' in item ? 'message' : undefined);
+  if (typeof type !== 'string') throw new RequestFieldError([...path, 'type'], 'missing required parameter');
+  switch (type) {
+    case 'message':
+      return decodeMessageItem(state, item, path);
+    case 'function_call':
+      return decodeFunctionCall(state, item, path);
+    case 'function_call_output':
+      return decodeFunctionCallOutput(state, item, path);
+    case 'reasoning':
+      return decodeReasoning(state, item, path);
+    case 'item_reference':
+      state.warnings.push(`input.${index}: item_reference is not supported (no stored items) and was dropped`);
+      return;
+    default:
+      state.warnings.push(`input.${index}: input item type '${type}' is not supported and was dropped`);
+  }
+}
+
+/**
+ * Decodes `input` (a string = one user text message, or an item list). Warnings for dropped items
+ * and parts are pushed to `warnings`. Throws RequestFieldError on malformed items.
+ */
+export function decodeResponsesInput(input: string | unknown[], warnings: string[]): DecodedResponsesInput {
+  if (typeof input === 'string') return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
+  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), warnings };
+  input.forEach((item, index) => decodeItem(state, item, index));
+  return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts };
+}

@@ -1,0 +1,55 @@
+/**
+ * Encodes a finished CanonicalResponse as a non-streamed Responses body (per openai-responses.md
+ * §3): reasoning → `reasoning` item, text → `message` item, tool call → `function_call` item, in
+ * generation order, with fresh `resp_`/`msg_`/`rs_`/`fc_` ids.
+ */
+import { generateId } from '../../canonical/ids.ts';
+import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
+import type { EncodeContext } from '../inbound-codec.ts';
+import { buildResponseObject, echoRequestFields, nowUnixSeconds } from './build-response-object.ts';
+import { mapResponsesStatus } from './map-responses-status.ts';
+import { mapResponsesUsage } from './map-responses-usage.ts';
+import { renderFinalItem, type ResponsesItemRecord } from './render-responses-output-item.ts';
+
+/** One item record per output block (redacted/empty reasoning kept only when it carries continuity data). */
+function toItemRecord(block: OutputBlock): ResponsesItemRecord | undefined {
+  switch (block.type) {
+    case 'text':
+      return { kind: 'message', id: generateId('msg_'), text: block.text };
+    case 'reasoning': {
+      if (block.text === '' && !block.signature && block.redacted === undefined) return undefined;
+      const record: ResponsesItemRecord = { kind: 'reasoning', id: generateId('rs_'), text: block.text };
+      if (block.signature) record.signature = block.signature;
+      return block.redacted === undefined ? record : { ...record, redacted: block.redacted };
+    }
+    case 'tool-call':
+      return { kind: 'function_call', id: generateId('fc_'), callId: block.id, name: block.name, arguments: block.arguments };
+  }
+}
+
+/**
+ * Builds the Response object. Status per map-responses-status.ts; when the response is
+ * incomplete and the last item is a message, that message is `incomplete`. `completed_at` is set
+ * (now, unix seconds) only for `completed`.
+ */
+export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Record<string, unknown> {
+  const records = response.content.map(toItemRecord).filter((r): r is ResponsesItemRecord => r !== undefined);
+  const terminal = mapResponsesStatus(response.finishReason);
+  const output = records.map((record, i) => {
+    const truncated = terminal.status === 'incomplete' && record.kind === 'message' && i === records.length - 1;
+    return renderFinalItem(record, truncated ? 'incomplete' : 'completed');
+  });
+  return buildResponseObject(
+    {
+      id: generateId('resp_'),
+      status: terminal.status,
+      output,
+      usage: mapResponsesUsage(response.usage),
+      error: terminal.error,
+      incompleteDetails: terminal.incompleteDetails,
+      completedAt: terminal.status === 'completed' ? nowUnixSeconds() : null,
+    },
+    echoRequestFields(context.rawRequest),
+    context,
+  );
+}

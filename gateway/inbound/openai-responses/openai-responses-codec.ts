@@ -1,0 +1,28 @@
+/**
+ * The OpenAI Responses client format (`POST /v1/responses`, `POST /v1/responses/input_tokens`),
+ * per ../shared/protocols/openai-responses.md. Routes live in routes.ts (owned by the lead).
+ */
+import type { InboundCodec } from '../inbound-codec.ts';
+import { encodeOpenAIError } from '../openai-common/encode-openai-error.ts';
+import { decodeResponsesCountTokensRequest, decodeResponsesRequest } from './decode-responses-request.ts';
+import { encodeResponsesResponse } from './encode-responses-response.ts';
+import { createResponsesStreamEncoder } from './responses-stream-encoder.ts';
+
+/**
+ * Codec of format `openai-responses`:
+ * - decodeRequest: create body → CanonicalRequest (ok=false with a dot-path `param` on bad input;
+ *   `previous_response_id` → ok=false "Previous response with id '…' not found.");
+ * - encodeResponse: the full Response object (§3);
+ * - createStreamEncoder: the §5.4 event sequences + `data: [DONE]`;
+ * - encodeError: `{error:{message,type,param,code}}` with the GatewayError's status (§4);
+ * - decodeCountTokensRequest / encodeCountTokensResponse: `{"object":"response.input_tokens","input_tokens":N}`.
+ */
+export const openaiResponsesCodec: InboundCodec = {
+  format: 'openai-responses',
+  decodeRequest: (body) => decodeResponsesRequest(body),
+  encodeResponse: encodeResponsesResponse,
+  createStreamEncoder: createResponsesStreamEncoder,
+  encodeError: encodeOpenAIError,
+  decodeCountTokensRequest: (body, hints) => decodeResponsesCountTokensRequest(body, hints.model),
+  encodeCountTokensResponse: (inputTokens) => ({ object: 'response.input_tokens', input_tokens: inputTokens }),
+};

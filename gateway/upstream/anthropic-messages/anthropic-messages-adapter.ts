@@ -1,0 +1,35 @@
+/**
+ * The Anthropic Messages upstream adapter: true Anthropic and the Anthropic-compatible endpoints of
+ * DeepSeek, Moonshot, Zhipu, MiniMax, DashScope and Xiaomi MiMo (anthropic-messages.md,
+ * upstream-providers.md §1, §3, §5–§7). Provider differences come from the preset's quirks:
+ * `defaultMaxTokens`, `forwardAnthropicBeta`, `strictThinkingSignatures`.
+ */
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { UpstreamAdapter } from '../upstream-adapter.ts';
+import { buildAnthropicCountTokensRequest, buildAnthropicRequest } from './build-anthropic-request.ts';
+import { classifyAnthropicError } from './classify-anthropic-error.ts';
+import { decodeAnthropicResponse } from './decode-anthropic-response.ts';
+import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
+
+/**
+ * Reads `input_tokens` (tokens) from a `/v1/messages/count_tokens` answer (§5).
+ * Throws GatewayError('upstream-malformed') when it is missing.
+ */
+function decodeAnthropicCountTokensResponse(body: unknown): number {
+  const count = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).input_tokens : undefined;
+  if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
+    throw new GatewayError('upstream-malformed', 'Upstream count_tokens answer has no numeric input_tokens');
+  }
+  return Math.floor(count);
+}
+
+/** UpstreamAdapter for protocol `anthropic-messages`. */
+export const anthropicMessagesAdapter: UpstreamAdapter = {
+  protocol: 'anthropic-messages',
+  buildRequest: buildAnthropicRequest,
+  decodeResponse: decodeAnthropicResponse,
+  createStreamDecoder: createAnthropicStreamDecoder,
+  classifyError: classifyAnthropicError,
+  buildCountTokensRequest: buildAnthropicCountTokensRequest,
+  decodeCountTokensResponse: decodeAnthropicCountTokensResponse,
+};

@@ -1,0 +1,71 @@
+/**
+ * Zod schemas of what Anthropic-compatible upstreams send back (per anthropic-messages.md §3, §4).
+ * Deliberately loose: unknown keys are ignored (new API versions add fields), and compat upstreams
+ * (DeepSeek, Moonshot, Zhipu, MiniMax, DashScope, MiMo) omit optional ones or send null.
+ */
+import { z } from 'zod';
+
+const count = z.number().nullish();
+
+/** `usage` of a Message / `message_delta` (tokens). `input_tokens` excludes cache reads and writes. */
+export const anthropicUsageSchema = z.object({
+  input_tokens: count,
+  cache_creation_input_tokens: count,
+  cache_read_input_tokens: count,
+  output_tokens: count,
+  output_tokens_details: z.object({ thinking_tokens: count }).nullish(),
+});
+export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
+
+/** One content block of a response or a `content_block_start`; fields depend on `type`. */
+export const anthropicContentBlockSchema = z.object({
+  type: z.string(),
+  text: z.string().nullish(),
+  thinking: z.string().nullish(),
+  signature: z.string().nullish(),
+  data: z.string().nullish(),
+  id: z.string().nullish(),
+  name: z.string().nullish(),
+  input: z.unknown(),
+});
+export type AnthropicContentBlock = z.infer<typeof anthropicContentBlockSchema>;
+
+/** The `error` object of an error body or SSE `error` event (§4.4). */
+export const anthropicErrorObjectSchema = z.object({ type: z.string().nullish(), message: z.string().nullish() });
+export type AnthropicErrorObject = z.infer<typeof anthropicErrorObjectSchema>;
+
+/** A non-streamed Message, or an error envelope (`type: "error"`). */
+export const anthropicMessageSchema = z.object({
+  type: z.string().nullish(),
+  id: z.string().nullish(),
+  model: z.string().nullish(),
+  content: z.array(anthropicContentBlockSchema).nullish(),
+  stop_reason: z.string().nullish(),
+  stop_sequence: z.string().nullish(),
+  usage: anthropicUsageSchema.nullish(),
+  error: anthropicErrorObjectSchema.nullish(),
+});
+export type AnthropicMessage = z.infer<typeof anthropicMessageSchema>;
+
+/** `content_block_delta.delta` and `message_delta.delta`, merged into one loose shape. */
+const deltaSchema = z.object({
+  type: z.string().nullish(),
+  text: z.string().nullish(),
+  thinking: z.string().nullish(),
+  signature: z.string().nullish(),
+  partial_json: z.string().nullish(),
+  stop_reason: z.string().nullish(),
+  stop_sequence: z.string().nullish(),
+});
+
+/** Any SSE event payload of an Anthropic stream; `type` selects which fields matter (§4.2). */
+export const anthropicStreamEventSchema = z.object({
+  type: z.string().nullish(),
+  message: anthropicMessageSchema.nullish(),
+  index: z.number().int().nonnegative().nullish(),
+  content_block: anthropicContentBlockSchema.nullish(),
+  delta: deltaSchema.nullish(),
+  usage: anthropicUsageSchema.nullish(),
+  error: anthropicErrorObjectSchema.nullish(),
+});
+export type AnthropicStreamEvent = z.infer<typeof anthropicStreamEventSchema>;

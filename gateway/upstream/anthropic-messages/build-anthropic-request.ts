@@ -1,0 +1,101 @@
+/**
+ * CanonicalRequest → Anthropic Messages HTTP call (per anthropic-messages.md §1, §2, §5 and
+ * upstream-providers.md §1, §7 for the compat upstreams).
+ */
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
+import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
+import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
+import { planAnthropicThinking } from './plan-anthropic-thinking.ts';
+
+/** The extension key that carries the client's `anthropic-beta` header value. */
+const BETA_EXTENSION = 'anthropic-beta';
+
+/** Body fields an extension may never replace. */
+const PROTECTED_FIELDS: ReadonlySet<string> = new Set(['model', 'messages', 'stream', BETA_EXTENSION]);
+
+/** Fields `/v1/messages/count_tokens` accepts (§5); everything else is a generation parameter. */
+const COUNT_TOKENS_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
+
+/**
+ * Headers: JSON content type, `anthropic-version: 2023-06-01`, the provider's credential headers,
+ * and `anthropic-beta` (from `extensions['anthropic-beta']`) only for providers with
+ * `quirks.forwardAnthropicBeta` (compat upstreams ignore or reject unknown betas).
+ */
+export function buildAnthropicHeaders(request: CanonicalRequest, target: UpstreamTarget): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': '2023-06-01',
+    ...authHeadersFor(authSchemeFor(target.provider, 'anthropic-messages'), target.apiKey),
+  };
+  const beta = request.extensions?.[BETA_EXTENSION];
+  if (typeof beta === 'string' && beta !== '' && target.provider.quirks.forwardAnthropicBeta) headers['anthropic-beta'] = beta;
+  return headers;
+}
+
+function encodeOutputConfig(request: CanonicalRequest, warnings: string[]): Record<string, unknown> | undefined {
+  const format = request.responseFormat;
+  if (format?.type === 'json-schema') return { format: { type: 'json_schema', schema: format.schema } };
+  if (format?.type === 'json-object') warnings.push('response_format: JSON mode without a schema is not supported by Anthropic Messages; dropped');
+  return undefined;
+}
+
+function encodeMetadata(request: CanonicalRequest, warnings: string[]): Record<string, unknown> | undefined {
+  if (request.metadata && Object.keys(request.metadata).length > 0) {
+    warnings.push('metadata: Anthropic Messages only accepts metadata.user_id; other metadata dropped');
+  }
+  return request.user === undefined ? undefined : { user_id: request.user };
+}
+
+/**
+ * Builds the JSON body of `POST /v1/messages`: model, max_tokens (see planAnthropicThinking),
+ * system, messages, tools/tool_choice, thinking, stop_sequences, temperature, top_p, top_k,
+ * metadata.user_id, output_config.format (JSON schema output), stream; then `extensions` merged
+ * at top level (except `anthropic-beta`, which is a header, and model/messages/stream).
+ * Returns the body object and the warnings for what was dropped.
+ */
+export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: string[] } {
+  const warnings: string[] = [];
+  const quirks = target.provider.quirks;
+  const { thinking, maxTokens } = planAnthropicThinking(request.reasoning, request.maxOutputTokens, quirks.defaultMaxTokens, warnings);
+  const messages = encodeAnthropicMessages(request.messages, { strictThinkingSignatures: quirks.strictThinkingSignatures === true }, warnings);
+  const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens };
+  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  body.messages = messages;
+  Object.assign(body, encodeAnthropicTools(request));
+  if (thinking) body.thinking = thinking;
+  if (request.stopSequences && request.stopSequences.length > 0) body.stop_sequences = [...request.stopSequences];
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) body.top_k = request.topK;
+  const metadata = encodeMetadata(request, warnings);
+  if (metadata) body.metadata = metadata;
+  const outputConfig = encodeOutputConfig(request, warnings);
+  if (outputConfig) body.output_config = outputConfig;
+  if (request.stream) body.stream = true;
+  for (const [key, value] of Object.entries(request.extensions ?? {})) {
+    if (!PROTECTED_FIELDS.has(key) && value !== undefined) body[key] = value;
+  }
+  return { body, warnings };
+}
+
+/** The full `POST {baseUrl}/v1/messages` call with the warnings of the translation. */
+export function buildAnthropicRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+  const { body, warnings } = buildAnthropicBody(request, target);
+  return {
+    request: { url: `${target.baseUrl}/v1/messages`, headers: buildAnthropicHeaders(request, target), body: JSON.stringify(body) },
+    warnings,
+  };
+}
+
+/**
+ * `POST {baseUrl}/v1/messages/count_tokens` with the create body reduced to model, system,
+ * messages, tools, tool_choice and thinking (§5). Translation warnings are discarded.
+ */
+export function buildAnthropicCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
+  const { body } = buildAnthropicBody(request, target);
+  const counted: Record<string, unknown> = {};
+  for (const field of COUNT_TOKENS_FIELDS) if (body[field] !== undefined) counted[field] = body[field];
+  return { url: `${target.baseUrl}/v1/messages/count_tokens`, headers: buildAnthropicHeaders(request, target), body: JSON.stringify(counted) };
+}

@@ -1,0 +1,78 @@
+/**
+ * Canonical conversation → Anthropic `messages` (per anthropic-messages.md §2, §2.1): consecutive
+ * same-role turns merged, `tool_result` blocks first in their user message, empty turns dropped.
+ */
+import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';
+import {
+  encodeAnthropicFile,
+  encodeAnthropicImage,
+  encodeAnthropicReasoning,
+  encodeAnthropicToolResult,
+  encodeAnthropicToolUse,
+  type AnthropicRequestBlock,
+} from './encode-anthropic-content.ts';
+
+/** One Anthropic request message. */
+export interface AnthropicRequestMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: AnthropicRequestBlock[];
+}
+
+/** Options of `encodeAnthropicMessages`. */
+export interface EncodeAnthropicMessagesOptions {
+  /** The upstream validates thinking signatures (true Anthropic): unsigned reasoning is dropped. */
+  readonly strictThinkingSignatures: boolean;
+}
+
+function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, options: EncodeAnthropicMessagesOptions, warnings: string[]): AnthropicRequestBlock | undefined {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
+    case 'image':
+      return encodeAnthropicImage(part);
+    case 'file':
+      return encodeAnthropicFile(part, path, warnings);
+    case 'reasoning':
+      if (role === 'assistant') return encodeAnthropicReasoning(part, options.strictThinkingSignatures, path, warnings);
+      warnings.push(`${path}: reasoning in a user turn cannot be sent; dropped`);
+      return undefined;
+    case 'tool-call':
+      if (role === 'assistant') return encodeAnthropicToolUse(part, path, warnings);
+      warnings.push(`${path}: a tool call in a user turn cannot be sent; dropped`);
+      return undefined;
+    case 'tool-result':
+      if (role === 'user') return encodeAnthropicToolResult(part);
+      warnings.push(`${path}: a tool result in an assistant turn cannot be sent; dropped`);
+      return undefined;
+  }
+}
+
+/** Anthropic requires `tool_result` blocks before any other block of their user message. */
+function toolResultsFirst(blocks: AnthropicRequestBlock[]): AnthropicRequestBlock[] {
+  const results = blocks.filter((b) => b.type === 'tool_result');
+  return results.length === 0 || results.length === blocks.length ? blocks : [...results, ...blocks.filter((b) => b.type !== 'tool_result')];
+}
+
+/**
+ * Encodes the canonical messages. Parts that cannot be sent are dropped with a warning naming
+ * their path (`messages.3.content.1`); a turn left with no blocks is dropped (with a warning) and
+ * its neighbours merge if they now share a role.
+ */
+export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage>, options: EncodeAnthropicMessagesOptions, warnings: string[]): AnthropicRequestMessage[] {
+  const out: { role: CanonicalMessage['role']; content: AnthropicRequestBlock[] }[] = [];
+  messages.forEach((message, m) => {
+    const blocks: AnthropicRequestBlock[] = [];
+    message.content.forEach((part, p) => {
+      const block = encodePart(part, message.role, `messages.${m}.content.${p}`, options, warnings);
+      if (block) blocks.push(block);
+    });
+    if (blocks.length === 0) {
+      if (message.content.length > 0) warnings.push(`messages.${m}: nothing left to send in this turn; dropped`);
+      return;
+    }
+    const last = out[out.length - 1];
+    if (last?.role === message.role) last.content.push(...blocks);
+    else out.push({ role: message.role, content: blocks });
+  });
+  return out.map((message) => (message.role === 'user' ? { role: 'user', content: toolResultsFirst(message.content) } : message));
+}

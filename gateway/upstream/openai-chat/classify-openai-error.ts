@@ -1,0 +1,46 @@
+/**
+ * Error classification for the OpenAI-family protocols (Chat Completions and Responses): the
+ * envelope is `{"error":{"message","type","param","code"}}` (openai-responses.md §4), with the
+ * provider variants of upstream-providers.md §6 (Zhipu string codes, MiniMax `type:error`).
+ */
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-upstream-error.ts';
+import type { UpstreamHeaders } from '../upstream-adapter.ts';
+import { asNumber, asRecord, asString } from './read-json-field.ts';
+
+/** MiniMax reports an exhausted balance as HTTP 500 "insufficient balance (1008)" (upstream-providers.md §5). */
+const MINIMAX_BALANCE = /insufficient balance.*1008|1008.*insufficient balance/i;
+
+/**
+ * Classifies a non-2xx answer (`body` is raw text, maybe not JSON) per the shared status table
+ * (classifyUpstreamHttpError). Special case: a 500 whose message is MiniMax's
+ * "insufficient balance (1008)" is a channel problem, not an outage → `upstream-rejected`,
+ * status 502, failover allowed, not retryable.
+ */
+export function classifyOpenAiError(status: number, body: string, headers: UpstreamHeaders): GatewayError {
+  const { message, code } = upstreamErrorMessage(body);
+  if (status === 500 && MINIMAX_BALANCE.test(message)) {
+    return new GatewayError('upstream-rejected', message, {
+      status: 502,
+      allowFailover: true,
+      retryable: false,
+      upstreamStatus: status,
+      ...(code === undefined ? {} : { code }),
+    });
+  }
+  return classifyUpstreamHttpError(status, message, headers, code);
+}
+
+/**
+ * Classifies an error envelope that arrived with HTTP 200 (a non-stream body or an SSE data
+ * chunk with an `error` key; DeepSeek, openai-chat-completions.md §4.4). The status is
+ * `error.code` when it is a three-digit number (or numeric string) in 400–599, else a numeric
+ * `error.status` in that range, else 500 (Zhipu's "1113"-style codes are not statuses).
+ */
+export function classifyOpenAiErrorEnvelope(envelope: Record<string, unknown>): GatewayError {
+  const error = asRecord(envelope.error);
+  const code = error?.code;
+  const candidates = [asNumber(code), /^\d{3}$/.test(asString(code) ?? '') ? Number(code) : undefined, asNumber(error?.status)];
+  const status = candidates.find((n) => n !== undefined && n >= 400 && n <= 599) ?? 500;
+  return classifyOpenAiError(status, JSON.stringify(envelope), {});
+}

@@ -1,0 +1,19 @@
+/**
+ * The OpenAI Chat Completions upstream adapter (openai-chat-completions.md), used for OpenAI and
+ * every Chat-compatible provider (upstream-providers.md): DeepSeek, DashScope, Moonshot, MiniMax,
+ * Zhipu, Xiaomi MiMo, Gemini's OpenAI layer. Chat Completions has no token-count endpoint.
+ */
+import type { UpstreamAdapter } from '../upstream-adapter.ts';
+import { buildChatRequest } from './build-chat-request.ts';
+import { classifyOpenAiError } from './classify-openai-error.ts';
+import { decodeChatResponse } from './decode-chat-response.ts';
+import { createChatStreamDecoder } from './decode-chat-stream.ts';
+
+/** Adapter for protocol `openai-chat`: `POST {baseUrl}/chat/completions`. */
+export const openaiChatAdapter: UpstreamAdapter = {
+  protocol: 'openai-chat',
+  buildRequest: buildChatRequest,
+  decodeResponse: decodeChatResponse,
+  createStreamDecoder: createChatStreamDecoder,
+  classifyError: classifyOpenAiError,
+};

@@ -1,0 +1,94 @@
+/**
+ * CanonicalRequest → `POST {baseUrl}/responses` (openai-responses.md §1–§2), stateless:
+ * `store:false`, full history in `input`, system text as `instructions`.
+ */
+import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
+import type { ProviderPreset } from '../../providers/provider-preset.ts';
+import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import { encodeResponsesInput } from './encode-responses-input.ts';
+
+/** Body keys the gateway owns; an extension may not override them. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream']);
+
+/** Flat function tool (no nested `function` object, unlike Chat). */
+function encodeTool(tool: ToolDefinition): Record<string, unknown> {
+  const wire: Record<string, unknown> = { type: 'function', name: tool.name };
+  if (tool.description !== undefined) wire.description = tool.description;
+  wire.parameters = tool.parameters;
+  if (tool.strict !== undefined) wire.strict = tool.strict;
+  return wire;
+}
+
+function encodeToolChoice(choice: ToolChoice): unknown {
+  return choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
+}
+
+/** `text.format`: text, json_object, or a flat json_schema. */
+function encodeTextFormat(format: ResponseFormat): Record<string, unknown> {
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type === 'json-object') return { type: 'json_object' };
+  const wire: Record<string, unknown> = { type: 'json_schema', name: format.name, schema: format.schema };
+  if (format.strict !== undefined) wire.strict = format.strict;
+  if (format.description !== undefined) wire.description = format.description;
+  return wire;
+}
+
+/**
+ * `reasoning:{effort, summary}`; OpenAI also gets `include:["reasoning.encrypted_content"]` so that
+ * reasoning survives `store:false` (only when reasoning was asked for: non-reasoning OpenAI models
+ * reject both fields).
+ */
+function encodeReasoning(reasoning: ReasoningConfig, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+  const wire: Record<string, unknown> = {};
+  if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
+  if (reasoning.includeThoughts) wire.summary = 'auto';
+  if (Object.keys(wire).length > 0) body.reasoning = wire;
+  if (reasoning.enabled === false && reasoning.effort === undefined) warnings.push('reasoning.enabled: turning reasoning off needs an effort on Responses; dropped');
+  if (reasoning.budgetTokens !== undefined) warnings.push('reasoning.budgetTokens dropped (Responses takes an effort, not a token budget)');
+  const wantsReasoning = reasoning.enabled !== false && reasoning.effort !== 'none' && Object.keys(wire).length > 0;
+  if (wantsReasoning && provider.id === 'openai') body.include = ['reasoning.encrypted_content'];
+}
+
+function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
+  if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.responseFormat) body.text = { format: encodeTextFormat(request.responseFormat) };
+  if (request.reasoning) encodeReasoning(request.reasoning, provider, body, warnings);
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.user !== undefined) body.user = request.user;
+  if (request.metadata !== undefined) body.metadata = { ...request.metadata };
+  if (request.stopSequences && request.stopSequences.length > 0) warnings.push('stopSequences dropped (Responses has no stop sequences)');
+  if (request.topK !== undefined) warnings.push('topK dropped (Responses has no top_k)');
+}
+
+/**
+ * Builds the upstream call: JSON body with `store:false` and `stream`, the provider's auth for
+ * openai-responses, vendor `extensions` merged last (except model/input/stream), then
+ * `quirks.dropFields` removed (DashScope rejects `store`). Returns warnings for what was dropped.
+ * Never throws.
+ */
+export function buildResponsesRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+  const provider = target.provider;
+  const { input, warnings } = encodeResponsesInput(request.messages);
+  const body: Record<string, unknown> = { model: target.upstreamModel };
+  if (request.system !== undefined && request.system !== '') body.instructions = request.system;
+  body.input = input;
+  encodeControls(request, provider, body, warnings);
+  body.store = false;
+  body.stream = request.stream;
+  for (const [key, value] of Object.entries(request.extensions ?? {})) {
+    if (RESERVED_KEYS.has(key)) warnings.push(`extensions.${key} ignored (set by the gateway)`);
+    else body[key] = value;
+  }
+  for (const field of provider.quirks.dropFields ?? []) delete body[field];
+  const headers = {
+    'content-type': 'application/json',
+    accept: request.stream ? 'text/event-stream' : 'application/json',
+    ...authHeadersFor(authSchemeFor(provider, 'openai-responses'), target.apiKey),
+  };
+  return { request: { url: `${target.baseUrl}/responses`, headers, body: JSON.stringify(body) }, warnings };
+}
