@@ -1,0 +1,79 @@
+/**
+ * Converts Gemini `generationConfig` (gemini-generate-content.md §2) into canonical sampling,
+ * output-format and reasoning fields. `candidateCount > 1` is refused (the gateway returns one
+ * candidate); fields the canonical model cannot carry are reported in `warnings`.
+ */
+import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
+import { convertGeminiSchemaObject } from './convert-gemini-schema.ts';
+import type { GeminiGenerationConfig } from './gemini-request-schema.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The canonical fields a generationConfig sets. */
+export type GeminiConfigFields = Mutable<Pick<CanonicalRequest, 'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat' | 'reasoning'>>;
+
+const UNSUPPORTED_FIELDS = ['presencePenalty', 'frequencyPenalty', 'seed', 'responseLogprobs', 'logprobs', 'speechConfig', 'imageConfig'] as const;
+const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+
+/** `responseJsonSchema` (as is) or `responseSchema` (converted) → json-schema; `application/json` alone → json-object. */
+function decodeResponseFormat(config: GeminiGenerationConfig, warnings: string[]): ResponseFormat | undefined {
+  const schema = config.responseJsonSchema ?? (config.responseSchema ? convertGeminiSchemaObject(config.responseSchema) : undefined);
+  if (schema) return { type: 'json-schema', name: 'response', schema };
+  const mime = config.responseMimeType;
+  if (mime === 'application/json') return { type: 'json-object' };
+  if (mime && mime !== 'text/plain') warnings.push(`generationConfig.responseMimeType: "${mime}" is not supported and was ignored`);
+  return undefined;
+}
+
+/**
+ * `thinkingConfig` → ReasoningConfig: thinkingBudget 0 → `enabled: false`; -1 (dynamic) →
+ * `enabled: true` without a budget; N > 0 → `enabled: true, budgetTokens: N` (tokens);
+ * `thinkingLevel` MINIMAL|LOW|MEDIUM|HIGH → `effort`; `includeThoughts` copied.
+ */
+export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingConfig'], warnings: string[]): ReasoningConfig | undefined {
+  if (!thinking) return undefined;
+  const reasoning: Mutable<ReasoningConfig> = {};
+  const budget = thinking.thinkingBudget;
+  if (budget === 0) reasoning.enabled = false;
+  else if (typeof budget === 'number') reasoning.enabled = true;
+  if (typeof budget === 'number' && budget > 0) reasoning.budgetTokens = budget;
+  const level = thinking.thinkingLevel?.toUpperCase();
+  if (level && level !== 'THINKING_LEVEL_UNSPECIFIED') {
+    const effort = THINKING_LEVELS[level];
+    if (effort === undefined) warnings.push(`generationConfig.thinkingConfig.thinkingLevel: "${thinking.thinkingLevel}" is not supported and was ignored`);
+    else {
+      reasoning.effort = effort;
+      if (budget !== 0) reasoning.enabled = true;
+    }
+  }
+  if (typeof thinking.includeThoughts === 'boolean') reasoning.includeThoughts = thinking.includeThoughts;
+  return Object.keys(reasoning).length > 0 ? reasoning : undefined;
+}
+
+function reportUnsupported(config: GeminiGenerationConfig, warnings: string[]): void {
+  for (const field of UNSUPPORTED_FIELDS) {
+    if (config[field] !== undefined && config[field] !== null) warnings.push(`generationConfig.${field}: not supported by the gateway and was dropped`);
+  }
+  const modalities = config.responseModalities?.filter((m) => m.toUpperCase() !== 'TEXT') ?? [];
+  if (modalities.length > 0) warnings.push(`generationConfig.responseModalities: ${modalities.join(', ')} output is not supported; only text is returned`);
+}
+
+/** Decodes a generationConfig; fails only for `candidateCount > 1`. */
+export function decodeGeminiConfig(config: GeminiGenerationConfig | null | undefined, warnings: string[]): DecodeResult<GeminiConfigFields> {
+  const fields: GeminiConfigFields = {};
+  if (!config) return { ok: true, value: fields };
+  if (typeof config.candidateCount === 'number' && config.candidateCount > 1) {
+    return { ok: false, message: 'generationConfig.candidateCount: only 1 candidate is supported', param: 'generationConfig.candidateCount' };
+  }
+  if (typeof config.maxOutputTokens === 'number') fields.maxOutputTokens = config.maxOutputTokens;
+  if (typeof config.temperature === 'number') fields.temperature = config.temperature;
+  if (typeof config.topP === 'number') fields.topP = config.topP;
+  if (typeof config.topK === 'number') fields.topK = config.topK;
+  if (config.stopSequences && config.stopSequences.length > 0) fields.stopSequences = config.stopSequences;
+  const responseFormat = decodeResponseFormat(config, warnings);
+  if (responseFormat) fields.responseFormat = responseFormat;
+  const reasoning = decodeGeminiThinking(config.thinkingConfig, warnings);
+  if (reasoning) fields.reasoning = reasoning;
+  reportUnsupported(config, warnings);
+  return { ok: true, value: fields };
+}

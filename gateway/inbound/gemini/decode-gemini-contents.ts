@@ -1,0 +1,104 @@
+/**
+ * Converts Gemini `contents` (gemini-generate-content.md §2) into canonical messages.
+ * - role `model` → assistant; `user`, `function`, `tool` or absent → user.
+ * - `text` → text (empty text without a signature is dropped); `text` + `thought: true` → reasoning.
+ * - `thoughtSignature` rides on the part: on a functionCall it becomes the tool call's `signature`,
+ *   on a thought its reasoning `signature`; on any other part it is kept as an empty reasoning
+ *   part `{text: '', signature}` placed just before that part.
+ * - `inlineData` → image (image/* MIME) or file (base64); `fileData` → file by URL.
+ * - `functionCall` → tool-call with `id` = the given id or a synthesized stable `call_<content>_<part>`;
+ *   `functionResponse` → tool-result whose id is its own `id`, else the oldest unanswered call of
+ *   the same name (name + order), else a synthesized one (with a warning).
+ * - `executableCode` / `codeExecutionResult` are dropped with a warning.
+ */
+import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';
+import type { GeminiContent, GeminiPart } from './gemini-request-schema.ts';
+
+/** Pairs calls and responses: function name → ids of calls not yet answered, oldest first. */
+type PendingCalls = Map<string, string[]>;
+
+interface PartContext {
+  readonly where: string;
+  readonly syntheticId: string;
+  readonly pending: PendingCalls;
+  readonly warnings: string[];
+}
+
+function decodeFunctionCall(call: NonNullable<GeminiPart['functionCall']>, signature: string | undefined, ctx: PartContext): ContentPart {
+  const id = call.id || ctx.syntheticId;
+  const queue = ctx.pending.get(call.name) ?? [];
+  queue.push(id);
+  ctx.pending.set(call.name, queue);
+  const argumentsText = JSON.stringify(call.args ?? {});
+  return signature === undefined ? { type: 'tool-call', id, name: call.name, arguments: argumentsText } : { type: 'tool-call', id, name: call.name, arguments: argumentsText, signature };
+}
+
+function decodeFunctionResponse(result: NonNullable<GeminiPart['functionResponse']>, ctx: PartContext): ContentPart {
+  const queue = ctx.pending.get(result.name) ?? [];
+  let id: string;
+  if (result.id) {
+    id = result.id;
+    const at = queue.indexOf(id);
+    if (at >= 0) queue.splice(at, 1);
+  } else {
+    const oldest = queue.shift();
+    if (oldest === undefined) ctx.warnings.push(`${ctx.where}.functionResponse: no earlier functionCall named "${result.name}"; a tool call id was synthesized`);
+    id = oldest ?? ctx.syntheticId;
+  }
+  const content = typeof result.response === 'string' ? result.response : JSON.stringify(result.response ?? {});
+  return { type: 'tool-result', toolCallId: id, toolName: result.name, content };
+}
+
+/** Parts carrying media. `inlineData` with an image/* type → image; anything else → file. */
+function decodeMedia(part: GeminiPart): ContentPart | undefined {
+  if (part.inlineData) {
+    const { mimeType, data } = part.inlineData;
+    return mimeType.startsWith('image/') ? { type: 'image', source: { kind: 'base64', mediaType: mimeType, data } } : { type: 'file', source: { kind: 'base64', mediaType: mimeType, data } };
+  }
+  if (part.fileData) {
+    const { mimeType, fileUri } = part.fileData;
+    return { type: 'file', source: mimeType ? { kind: 'url', url: fileUri, mediaType: mimeType } : { kind: 'url', url: fileUri } };
+  }
+  return undefined;
+}
+
+/** The part's own content, ignoring a thought signature ([] when it has none we can carry). */
+function decodePartData(part: GeminiPart, ctx: PartContext): ContentPart[] {
+  if (part.functionResponse) return [decodeFunctionResponse(part.functionResponse, ctx)];
+  if (typeof part.text === 'string') return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+  const media = decodeMedia(part);
+  if (media) return [media];
+  if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
+    ctx.warnings.push(`${ctx.where}: executableCode/codeExecutionResult parts are not supported and were dropped`);
+  } else if (!part.thoughtSignature) {
+    ctx.warnings.push(`${ctx.where}: part has no supported data field and was dropped`);
+  }
+  return [];
+}
+
+/** Converts one part into zero or more canonical parts. */
+function decodeGeminiPart(part: GeminiPart, ctx: PartContext): ContentPart[] {
+  const signature = part.thoughtSignature || undefined;
+  if (part.functionCall) return [decodeFunctionCall(part.functionCall, signature, ctx)];
+  if (part.thought === true) {
+    const text = part.text ?? '';
+    return [signature === undefined ? { type: 'reasoning', text } : { type: 'reasoning', text, signature }];
+  }
+  const data = decodePartData(part, ctx);
+  return signature === undefined ? data : [{ type: 'reasoning', text: '', signature }, ...data];
+}
+
+/** Converts `contents` to messages; contents whose parts all drop out are omitted. */
+export function decodeGeminiContents(contents: ReadonlyArray<GeminiContent>, warnings: string[]): CanonicalMessage[] {
+  const pending: PendingCalls = new Map();
+  const messages: CanonicalMessage[] = [];
+  contents.forEach((content, c) => {
+    const parts: ContentPart[] = [];
+    content.parts.forEach((part, p) => {
+      const ctx: PartContext = { where: `contents.${c}.parts.${p}`, syntheticId: `call_${c}_${p}`, pending, warnings };
+      parts.push(...decodeGeminiPart(part, ctx));
+    });
+    if (parts.length > 0) messages.push({ role: content.role === 'model' ? 'assistant' : 'user', content: parts });
+  });
+  return messages;
+}

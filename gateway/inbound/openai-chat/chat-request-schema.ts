@@ -1,0 +1,100 @@
+/**
+ * zod schemas of a Chat Completions request (per openai-chat-completions.md §2 and §2.1). Objects
+ * are non-strict: unknown fields are tolerated and stripped (the raw body stays available to the
+ * encoders, e.g. `stream_options`). Message and part lists are validated one by one in
+ * decode-chat-messages.ts so that errors name the exact path (e.g. `messages.2.tool_call_id`).
+ */
+import { z } from 'zod';
+
+const stringOrParts = z.union([z.string(), z.array(z.unknown())], { error: 'expected string or array' });
+
+/** Top-level fields the decoder reads. */
+export const chatRequestSchema = z.object({
+  model: z.string().min(1, 'must not be empty'),
+  messages: z.array(z.unknown()).min(1, 'must contain at least one message'),
+  stream: z.boolean().nullish(),
+  n: z.number().int().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  top_k: z.number().int().nullish(),
+  stop: z.union([z.string(), z.array(z.string())], { error: 'expected string or array of strings' }).nullish(),
+  tools: z.array(z.unknown()).nullish(),
+  tool_choice: z.unknown(),
+  functions: z.array(z.unknown()).nullish(),
+  function_call: z.unknown(),
+  response_format: z.unknown(),
+  reasoning_effort: z.string().nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  user: z.string().nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+});
+
+/** The validated top-level body. */
+export type ChatRequestBody = z.output<typeof chatRequestSchema>;
+
+/** Any message: the role decides which schema applies next. */
+export const roleSchema = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']) });
+
+/** system / developer / user messages. */
+export const contentMessageSchema = z.object({ content: stringOrParts });
+
+/** One assistant `tool_calls` entry. */
+export const toolCallSchema = z.object({
+  id: z.string().min(1, 'must not be empty'),
+  type: z.string().nullish(),
+  function: z.object({ name: z.string().min(1, 'must not be empty'), arguments: z.string() }),
+});
+
+/** assistant messages: content may be null when tool calls are present. */
+export const assistantMessageSchema = z.object({
+  content: stringOrParts.nullish(),
+  tool_calls: z.array(z.unknown()).nullish(),
+  reasoning_content: z.string().nullish(),
+  refusal: z.string().nullish(),
+  function_call: z.object({ name: z.string().min(1, 'must not be empty'), arguments: z.string() }).nullish(),
+});
+
+/** tool messages. */
+export const toolMessageSchema = z.object({ tool_call_id: z.string().min(1, 'must not be empty'), content: stringOrParts });
+
+/** legacy function-result messages. */
+export const functionMessageSchema = z.object({ name: z.string().min(1, 'must not be empty'), content: z.string().nullish() });
+
+/** `text` part. */
+export const textPartSchema = z.object({ text: z.string() });
+
+/** `refusal` part (assistant history). */
+export const refusalPartSchema = z.object({ refusal: z.string() });
+
+/** `image_url` part: `{image_url: {url, detail?}}` (a bare string URL is tolerated). */
+export const imageUrlPartSchema = z.object({ image_url: z.union([z.string(), z.object({ url: z.string() })], { error: 'expected an object with a string `url`' }) });
+
+/** `file` part: `{file: {file_id} | {file_data, filename}}`. */
+export const filePartSchema = z.object({
+  file: z.object({ file_id: z.string().nullish(), file_data: z.string().nullish(), filename: z.string().nullish() }),
+});
+
+/** Nested function tool: `{type:"function", function:{name, description?, parameters?, strict?}}`. */
+export const functionDefinitionSchema = z.object({
+  name: z.string().min(1, 'must not be empty'),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+  strict: z.boolean().nullish(),
+});
+
+/** `response_format`: text | json_object | json_schema{json_schema:{name, schema?, strict?, description?}}. */
+export const responseFormatSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({
+      name: z.string().min(1, 'must not be empty'),
+      schema: z.record(z.string(), z.unknown()).nullish(),
+      strict: z.boolean().nullish(),
+      description: z.string().nullish(),
+    }),
+  }),
+]);

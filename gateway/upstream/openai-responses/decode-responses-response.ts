@@ -1,0 +1,83 @@
+/**
+ * A non-streamed Responses body → CanonicalResponse (openai-responses.md §3).
+ */
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
+import { classifyOpenAiErrorEnvelope } from '../openai-chat/classify-openai-error.ts';
+import { asArray, asRecord, asString } from '../openai-chat/read-json-field.ts';
+import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
+import { classifyResponsesFailure } from './classify-responses-failure.ts';
+import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';
+import { normalizeResponsesUsage } from './normalize-responses-usage.ts';
+import { readReasoningItem } from './read-reasoning-item.ts';
+
+/** Flags gathered while reading output items. */
+interface OutputFlags {
+  hasToolCalls: boolean;
+  refused: boolean;
+}
+
+/** A `message` item's parts: `output_text` and `refusal` text joined into one text block. */
+function readMessage(item: Record<string, unknown>, flags: OutputFlags): OutputBlock | undefined {
+  let text = '';
+  for (const raw of asArray(item.content)) {
+    const part = asRecord(raw) ?? {};
+    if (part.type === 'refusal') {
+      flags.refused = true;
+      text += asString(part.refusal) ?? '';
+    } else {
+      text += asString(part.text) ?? '';
+    }
+  }
+  return text === '' ? undefined : { type: 'text', text };
+}
+
+/** One output item → a block (reasoning, text, tool-call); other item types are skipped. */
+function readOutputItem(item: Record<string, unknown>, flags: OutputFlags): OutputBlock | undefined {
+  switch (item.type) {
+    case 'reasoning': {
+      const reasoning = readReasoningItem(item);
+      if (reasoning.text === '' && reasoning.signature === undefined) return undefined;
+      return { type: 'reasoning', ...reasoning };
+    }
+    case 'message':
+      return readMessage(item, flags);
+    case 'function_call': {
+      flags.hasToolCalls = true;
+      const id = asString(item.call_id) || asString(item.id) || '';
+      return { type: 'tool-call', id, name: asString(item.name) ?? '', arguments: asString(item.arguments) ?? '{}' };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Decodes `body` (already JSON-parsed): output items in order → blocks; status → finish reason;
+ * usage → Usage (`estimated` zeros when absent).
+ * @throws GatewayError classified from `error` when `status` is `failed` (or a non-null `error`
+ *   rides on the body); the HTTP envelope `{error:{…}}` sent with a 2xx likewise;
+ *   `upstream-malformed` when the body is not an object or has no `output` array.
+ */
+export function decodeResponsesResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
+  const root = asRecord(body);
+  if (!root) throw new GatewayError('upstream-malformed', 'Upstream answered with a body that is not a JSON object');
+  const status = asString(root.status);
+  if (status === 'failed' || (root.error && status !== 'completed' && status !== 'incomplete')) {
+    throw root.object === 'response' || status !== undefined ? classifyResponsesFailure(asRecord(root.error) ?? {}) : classifyOpenAiErrorEnvelope(root);
+  }
+  if (!Array.isArray(root.output)) throw new GatewayError('upstream-malformed', 'Upstream answer has no output array');
+  const flags: OutputFlags = { hasToolCalls: false, refused: false };
+  const content: OutputBlock[] = [];
+  for (const raw of root.output) {
+    const block = readOutputItem(asRecord(raw) ?? {}, flags);
+    if (block) content.push(block);
+  }
+  return {
+    id: asString(root.id) ?? '',
+    model: asString(root.model) ?? context.upstreamModel,
+    content,
+    finishReason: mapResponsesFinishReason(status ?? 'completed', asString(asRecord(root.incomplete_details)?.reason), flags),
+    usage: normalizeResponsesUsage(root.usage),
+  };
+}
