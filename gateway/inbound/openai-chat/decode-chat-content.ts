@@ -47,7 +47,7 @@ export function decodeChatUserContent(content: string | unknown[], path: FieldPa
   return parts;
 }
 
-/** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts when `allowRefusal`. */
+/** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts for the assistant role. */
 export function decodeChatTextContent(content: string | unknown[], path: FieldPath, role: string, warnings: string[]): string[] {
   if (typeof content === 'string') return [content];
   const texts: string[] = [];

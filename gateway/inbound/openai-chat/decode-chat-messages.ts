@@ -1,0 +1,112 @@
+/**
+ * Chat Completions `messages` (per openai-chat-completions.md §2.1) → canonical messages plus
+ * system texts:
+ * - system/developer → system texts (joined by the caller with "\n\n");
+ * - assistant → reasoning (`reasoning_content`, first), text (content and `refusal`), tool calls;
+ * - tool (and legacy function) messages → tool-result parts; consecutive ones merge into one user turn;
+ * - legacy assistant `function_call` gets a synthetic id `call_legacy_<message index>` that the
+ *   following `function` message with the same name refers to.
+ * Malformed messages throw RequestFieldError naming the path (caught by the codec).
+ */
+import type { CanonicalMessage, ContentPart, ToolResultPart } from '../../canonical/request.ts';
+import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
+import { assistantMessageSchema, contentMessageSchema, functionMessageSchema, roleSchema, toolCallSchema, toolMessageSchema } from './chat-request-schema.ts';
+import { decodeChatTextContent, decodeChatUserContent } from './decode-chat-content.ts';
+
+/** Decoded messages: conversation turns and system/developer texts, in order. */
+export interface DecodedChatMessages {
+  readonly messages: CanonicalMessage[];
+  readonly systemTexts: string[];
+}
+
+interface MessagesState {
+  readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
+  readonly systemTexts: string[];
+  readonly toolNames: Map<string, string>;
+  readonly legacyCalls: Map<string, string[]>;
+  readonly warnings: string[];
+}
+
+function appendToolResult(state: MessagesState, part: ToolResultPart): void {
+  const last = state.messages.at(-1);
+  if (last?.role === 'user' && last.content.every((p) => p.type === 'tool-result')) last.content.push(part);
+  else state.messages.push({ role: 'user', content: [part] });
+}
+
+function decodeToolCalls(state: MessagesState, calls: ReadonlyArray<unknown>, path: FieldPath): ContentPart[] {
+  const parts: ContentPart[] = [];
+  calls.forEach((raw, i) => {
+    const call = parseAt(toolCallSchema, raw, [...path, i]);
+    if (call.type !== undefined && call.type !== null && call.type !== 'function') {
+      state.warnings.push(`${[...path, i].join('.')}: tool call type '${call.type}' is not supported and was dropped`);
+      return;
+    }
+    state.toolNames.set(call.id, call.function.name);
+    parts.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+  });
+  return parts;
+}
+
+function decodeAssistant(state: MessagesState, message: unknown, path: FieldPath): void {
+  const assistant = parseAt(assistantMessageSchema, message, path);
+  const parts: ContentPart[] = [];
+  if (assistant.reasoning_content) parts.push({ type: 'reasoning', text: assistant.reasoning_content });
+  const texts = assistant.content ? decodeChatTextContent(assistant.content, [...path, 'content'], 'assistant', state.warnings) : [];
+  if (assistant.refusal) texts.push(assistant.refusal);
+  for (const text of texts) if (text !== '') parts.push({ type: 'text', text });
+  if (assistant.tool_calls) parts.push(...decodeToolCalls(state, assistant.tool_calls, [...path, 'tool_calls']));
+  if (assistant.function_call) {
+    const id = `call_legacy_${String(path[1])}`;
+    const queue = state.legacyCalls.get(assistant.function_call.name) ?? [];
+    state.legacyCalls.set(assistant.function_call.name, [...queue, id]);
+    parts.push({ type: 'tool-call', id, name: assistant.function_call.name, arguments: assistant.function_call.arguments });
+  }
+  if (parts.length > 0) state.messages.push({ role: 'assistant', content: parts });
+}
+
+function decodeTool(state: MessagesState, message: unknown, path: FieldPath): void {
+  const tool = parseAt(toolMessageSchema, message, path);
+  const content = typeof tool.content === 'string' ? tool.content : decodeChatTextContent(tool.content, [...path, 'content'], 'tool', state.warnings).map((text) => ({ type: 'text' as const, text }));
+  const toolName = state.toolNames.get(tool.tool_call_id);
+  appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: tool.tool_call_id, content } : { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content });
+}
+
+function decodeLegacyFunction(state: MessagesState, message: unknown, path: FieldPath): void {
+  const result = parseAt(functionMessageSchema, message, path);
+  const queue = state.legacyCalls.get(result.name) ?? [];
+  const id = queue.shift();
+  if (id === undefined) throw new RequestFieldError([...path, 'name'], `no preceding assistant function_call named '${result.name}'`);
+  appendToolResult(state, { type: 'tool-result', toolCallId: id, toolName: result.name, content: result.content ?? '' });
+}
+
+function decodeMessage(state: MessagesState, message: unknown, index: number): void {
+  const path = ['messages', index];
+  if (!isJsonObject(message)) throw new RequestFieldError(path, 'expected an object');
+  const { role } = parseAt(roleSchema, message, path);
+  switch (role) {
+    case 'system':
+    case 'developer': {
+      const content = parseAt(contentMessageSchema, message, path).content;
+      state.systemTexts.push(decodeChatTextContent(content, [...path, 'content'], role, state.warnings).join('\n\n'));
+      return;
+    }
+    case 'user': {
+      const content = parseAt(contentMessageSchema, message, path).content;
+      state.messages.push({ role: 'user', content: decodeChatUserContent(content, [...path, 'content'], state.warnings) });
+      return;
+    }
+    case 'assistant':
+      return decodeAssistant(state, message, path);
+    case 'tool':
+      return decodeTool(state, message, path);
+    case 'function':
+      return decodeLegacyFunction(state, message, path);
+  }
+}
+
+/** Decodes `messages`; warnings for dropped parts are pushed to `warnings`. Throws RequestFieldError on malformed messages. */
+export function decodeChatMessages(messages: ReadonlyArray<unknown>, warnings: string[]): DecodedChatMessages {
+  const state: MessagesState = { messages: [], systemTexts: [], toolNames: new Map(), legacyCalls: new Map(), warnings };
+  messages.forEach((message, index) => decodeMessage(state, message, index));
+  return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts.filter((t) => t !== '') };
+}

@@ -1,0 +1,19 @@
+/**
+ * The OpenAI Responses upstream adapter (openai-responses.md), for OpenAI and the providers with a
+ * Responses-compatible endpoint (DeepSeek, DashScope, MiniMax; upstream-providers.md §1). Always
+ * stateless (`store:false`). Token counting (`/responses/input_tokens`) is not wired here.
+ */
+import { classifyOpenAiError } from '../openai-chat/classify-openai-error.ts';
+import type { UpstreamAdapter } from '../upstream-adapter.ts';
+import { buildResponsesRequest } from './build-responses-request.ts';
+import { decodeResponsesResponse } from './decode-responses-response.ts';
+import { createResponsesStreamDecoder } from './decode-responses-stream.ts';
+
+/** Adapter for protocol `openai-responses`: `POST {baseUrl}/responses`. */
+export const openaiResponsesAdapter: UpstreamAdapter = {
+  protocol: 'openai-responses',
+  buildRequest: buildResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  createStreamDecoder: createResponsesStreamDecoder,
+  classifyError: classifyOpenAiError,
+};
