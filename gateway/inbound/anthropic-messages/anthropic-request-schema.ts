@@ -12,6 +12,11 @@ const fileSource = z.object({ type: z.literal('file'), file_id: z.string() });
 const plainTextSource = z.object({ type: z.literal('text'), data: z.string(), media_type: z.string().nullish() });
 const contentSource = z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]) });
 
+/** Re-reports a nested schema's issues (codes, union branches, paths) from inside a transform. */
+function forwardIssues(ctx: z.core.$RefinementCtx, error: z.ZodError, input: unknown): void {
+  for (const issue of error.issues) ctx.issues.push({ ...issue, input } as z.core.$ZodRawIssue);
+}
+
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const imageBlock = z.object({ type: z.literal('image'), source: z.discriminatedUnion('type', [base64Source, urlSource, fileSource]) });
 const documentBlock = z.object({
@@ -29,7 +34,7 @@ const toolResultInner = z.looseObject({ type: z.string() }).transform((block, ct
   if (schema === undefined) return { type: 'unsupported', originalType: block.type };
   const parsed = schema.safeParse(block);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+  forwardIssues(ctx, parsed.error, block);
   return z.NEVER;
 });
 
@@ -80,7 +85,7 @@ const contentBlock = z.looseObject({ type: z.string() }).transform((block, ctx):
   if (schema === undefined) return { type: 'unsupported', originalType: block.type };
   const parsed = schema.safeParse(block);
   if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [...issue.path] });
+  forwardIssues(ctx, parsed.error, block);
   return z.NEVER;
 });
 

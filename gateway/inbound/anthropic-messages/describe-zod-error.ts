@@ -44,9 +44,8 @@ function describeIssue(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldF
     const expected = expectedTypes(issue.errors);
     if (expected !== undefined) return { param, message: `${where}: expected ${[...new Set(expected)].join(' or ')}` };
   }
-  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
-    return { param, message: `${where}: required field missing (expected ${issue.expected})` };
-  }
+  const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue.message);
+  if (missing !== null) return { param, message: `${where}: required field missing (expected ${missing[1]})` };
   return { param, message: `${where}: ${issue.message.replace(/^Invalid input: /, '')}` };
 }
 

@@ -28,7 +28,7 @@ export function formatPath(path: FieldPath): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const missing = !('input' in issue) && (issue.code === 'invalid_type' || issue.code === 'invalid_union');
+  const missing = (issue as { input?: unknown }).input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union');
   if (missing) return 'missing required parameter';
   return issue.message.replace(/^Invalid input: /, '');
 }

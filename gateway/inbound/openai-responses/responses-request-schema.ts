@@ -16,10 +16,10 @@ export const responsesRequestSchema = z.object({
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
   tools: z.array(z.unknown()).nullish(),
-  tool_choice: z.unknown(),
+  tool_choice: z.unknown().optional(),
   parallel_tool_calls: z.boolean().nullish(),
   reasoning: z.object({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
-  text: z.object({ format: z.unknown(), verbosity: z.string().nullish() }).nullish(),
+  text: z.object({ format: z.unknown().optional(), verbosity: z.string().nullish() }).nullish(),
   user: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
 });

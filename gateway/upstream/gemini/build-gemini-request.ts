@@ -1,0 +1,83 @@
+/**
+ * CanonicalRequest → Gemini generateContent / streamGenerateContent / countTokens HTTP calls
+ * (per gemini-generate-content.md §1, §2, §5).
+ */
+import type { CanonicalRequest } from '../../canonical/request.ts';
+import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
+import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
+import { encodeGeminiContents } from './encode-gemini-contents.ts';
+
+/** Top-level GenerateContentRequest fields that `extensions` may carry through to Gemini. */
+const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 'cachedContent']);
+
+/** Extension keys that belong to other protocols' headers and are ignored without a warning. */
+const SILENT_EXTENSIONS: ReadonlySet<string> = new Set(['anthropic-beta']);
+
+/**
+ * The model's resource path as the SDKs build it: `models/{model}` unless the name already starts
+ * with `models/` or `tunedModels/`. Each `/`-separated segment is percent-encoded, so ids with a
+ * slash (`qwen/qwen3-max`) keep it (§1).
+ */
+export function geminiModelPath(model: string): string {
+  const path = model.startsWith('models/') || model.startsWith('tunedModels/') ? model : `models/${model}`;
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+function geminiHeaders(target: UpstreamTarget): Record<string, string> {
+  return { 'content-type': 'application/json', ...authHeadersFor(authSchemeFor(target.provider, 'gemini'), target.apiKey) };
+}
+
+function dropUnsupported(request: CanonicalRequest, warnings: string[]): void {
+  if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; dropped');
+  if (request.metadata && Object.keys(request.metadata).length > 0) warnings.push('metadata: Gemini has no request metadata; dropped');
+}
+
+/**
+ * Builds the GenerateContentRequest body (camelCase): contents, systemInstruction, tools,
+ * toolConfig, generationConfig, plus `extensions` named in GEMINI_EXTENSION_FIELDS
+ * (safetySettings, cachedContent); other extensions are dropped with a warning.
+ */
+export function buildGeminiBody(request: CanonicalRequest, warnings: string[]): Record<string, unknown> {
+  const body: Record<string, unknown> = { contents: encodeGeminiContents(request.messages, warnings) };
+  if (request.system !== undefined && request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
+  Object.assign(body, encodeGeminiTools(request, warnings));
+  const generationConfig = encodeGeminiGenerationConfig(request, warnings);
+  if (generationConfig) body.generationConfig = generationConfig;
+  dropUnsupported(request, warnings);
+  for (const [key, value] of Object.entries(request.extensions ?? {})) {
+    if (GEMINI_EXTENSION_FIELDS.has(key)) body[key] = value;
+    else if (!SILENT_EXTENSIONS.has(key)) warnings.push(`${key}: not a Gemini request field; dropped`);
+  }
+  return body;
+}
+
+/**
+ * The full call: `POST {baseUrl}/v1beta/models/{model}:generateContent`, or
+ * `:streamGenerateContent?alt=sse` when `request.stream`; auth per the provider (x-goog-api-key).
+ */
+export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+  const warnings: string[] = [];
+  const body = buildGeminiBody(request, warnings);
+  const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return {
+    request: { url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`, headers: geminiHeaders(target), body: JSON.stringify(body) },
+    warnings,
+  };
+}
+
+/**
+ * `POST {baseUrl}/v1beta/models/{model}:countTokens` (§5): `{contents}` alone, or — when the
+ * request has a system instruction or tools, which only count inside it —
+ * `{generateContentRequest: {model: "models/…", contents, systemInstruction, tools}}`.
+ */
+export function buildGeminiCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
+  const full = buildGeminiBody(request, []);
+  const url = `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:countTokens`;
+  const hasContext = full.systemInstruction !== undefined || full.tools !== undefined;
+  const inner: Record<string, unknown> = { model: geminiModelPath(target.upstreamModel), contents: full.contents };
+  if (full.systemInstruction !== undefined) inner.systemInstruction = full.systemInstruction;
+  if (full.tools !== undefined) inner.tools = full.tools;
+  const body = hasContext ? { generateContentRequest: inner } : { contents: full.contents };
+  return { url, headers: geminiHeaders(target), body: JSON.stringify(body) };
+}

@@ -1,0 +1,33 @@
+/**
+ * The Gemini generateContent upstream adapter (gemini-generate-content.md; no preset provider
+ * besides Google and the mock speaks it today — upstream-providers.md preamble).
+ */
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { UpstreamAdapter } from '../upstream-adapter.ts';
+import { buildGeminiCountTokensRequest, buildGeminiRequest } from './build-gemini-request.ts';
+import { classifyGeminiError } from './classify-gemini-error.ts';
+import { decodeGeminiResponse } from './decode-gemini-response.ts';
+import { createGeminiStreamDecoder } from './decode-gemini-stream.ts';
+
+/**
+ * Reads `totalTokens` (tokens) from a countTokens answer (§5).
+ * Throws GatewayError('upstream-malformed') when it is missing.
+ */
+function decodeGeminiCountTokensResponse(body: unknown): number {
+  const total = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).totalTokens : undefined;
+  if (typeof total !== 'number' || !Number.isFinite(total) || total < 0) {
+    throw new GatewayError('upstream-malformed', 'Upstream countTokens answer has no numeric totalTokens');
+  }
+  return Math.floor(total);
+}
+
+/** UpstreamAdapter for protocol `gemini`. */
+export const geminiAdapter: UpstreamAdapter = {
+  protocol: 'gemini',
+  buildRequest: buildGeminiRequest,
+  decodeResponse: decodeGeminiResponse,
+  createStreamDecoder: createGeminiStreamDecoder,
+  classifyError: classifyGeminiError,
+  buildCountTokensRequest: buildGeminiCountTokensRequest,
+  decodeCountTokensResponse: decodeGeminiCountTokensResponse,
+};
