@@ -28,7 +28,7 @@ export interface CallOptions {
   readonly withTools: boolean;
 }
 
-const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
+const WEATHER_SCHEMA: { type: 'object'; properties: Record<string, unknown>; required: string[] } = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
 async function callResponses(origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
   const client = new OpenAI({ apiKey: key, baseURL: `${origin}/v1`, maxRetries: 0 });

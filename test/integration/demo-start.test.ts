@@ -12,7 +12,7 @@ let child: ChildProcess;
 let origin = '';
 
 beforeAll(async () => {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   delete env.TOLLGATE_CONFIG;
   child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   origin = await new Promise<string>((resolve, reject) => {

@@ -34,6 +34,11 @@ function expectedTypes(branches: ReadonlyArray<ReadonlyArray<Issue>>): string[] 
   return expected;
 }
 
+/** zod's type names in client terms (`record` → `object`). */
+function clientTerms(text: string): string {
+  return text.replace(/\brecord\b/g, 'object');
+}
+
 function describeIssue(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldFailure {
   const path = [...prefix, ...issue.path];
   const param = path.map(String).join('.');
@@ -42,11 +47,11 @@ function describeIssue(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldF
     const nested = deepestBranchIssue(issue.errors);
     if (nested !== undefined) return describeIssue(nested, path);
     const expected = expectedTypes(issue.errors);
-    if (expected !== undefined) return { param, message: `${where}: expected ${[...new Set(expected)].join(' or ')}` };
+    if (expected !== undefined) return { param, message: `${where}: ${clientTerms(`expected ${[...new Set(expected)].join(' or ')}`)}` };
   }
   const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue.message);
-  if (missing !== null) return { param, message: `${where}: required field missing (expected ${missing[1]})` };
-  return { param, message: `${where}: ${issue.message.replace(/^Invalid input: /, '')}` };
+  if (missing !== null) return { param, message: `${where}: required field missing (expected ${clientTerms(missing[1] ?? '')})` };
+  return { param, message: `${where}: ${clientTerms(issue.message.replace(/^Invalid input: /, ''))}` };
 }
 
 /** Describes the first issue of a zod error; `prefix` is prepended to its path (e.g. `['generateContentRequest']`). */

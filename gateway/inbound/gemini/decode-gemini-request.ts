@@ -56,9 +56,10 @@ function decodeBody(body: unknown, model: string, stream: boolean, options: Deco
   const at = (field: string): string => [...options.path, field].join('.');
   if (data.contents.length === 0 && !options.countTokens) return { ok: false, message: `${at('contents')}: must not be empty`, param: at('contents') };
   const warnings: string[] = [];
+  const messages = decodeGeminiContents(data.contents, warnings);
   const config = decodeGeminiConfig(data.generationConfig, warnings);
   if (!config.ok) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${config.message}`, param: at(config.param ?? 'generationConfig') };
-  const request: Mutable<CanonicalRequest> = { clientFormat: 'gemini', model, stream, messages: decodeGeminiContents(data.contents, warnings), ...config.value };
+  const request: Mutable<CanonicalRequest> = { clientFormat: 'gemini', model, stream, messages, ...config.value };
   const system = decodeSystem(data.systemInstruction, warnings);
   if (system !== undefined) request.system = system;
   decodeToolFields(data, request, warnings);

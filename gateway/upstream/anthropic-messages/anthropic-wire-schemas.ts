@@ -26,7 +26,7 @@ export const anthropicContentBlockSchema = z.object({
   data: z.string().nullish(),
   id: z.string().nullish(),
   name: z.string().nullish(),
-  input: z.unknown(),
+  input: z.unknown().optional(),
 });
 export type AnthropicContentBlock = z.infer<typeof anthropicContentBlockSchema>;
 

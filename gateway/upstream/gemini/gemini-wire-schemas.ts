@@ -11,7 +11,7 @@ export const geminiPartSchema = z.object({
   text: z.string().nullish(),
   thought: z.boolean().nullish(),
   thoughtSignature: z.string().nullish(),
-  functionCall: z.object({ name: z.string(), args: z.unknown(), id: z.string().nullish() }).nullish(),
+  functionCall: z.object({ name: z.string(), args: z.unknown().optional(), id: z.string().nullish() }).nullish(),
 });
 export type GeminiPart = z.infer<typeof geminiPartSchema>;
 

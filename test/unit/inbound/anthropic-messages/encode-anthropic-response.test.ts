@@ -6,7 +6,7 @@ import { makeUsage } from '../../../../gateway/canonical/usage.ts';
 import { anthropicMessagesCodec } from '../../../../gateway/inbound/anthropic-messages/anthropic-messages-codec.ts';
 import type { EncodeContext } from '../../../../gateway/inbound/inbound-codec.ts';
 
-export const context: EncodeContext = {
+const context: EncodeContext = {
   requestId: 'req_1',
   model: 'claude-client-name',
   request: { clientFormat: 'anthropic-messages', model: 'claude-client-name', stream: false, messages: [] },

@@ -46,6 +46,8 @@ describe('Responses stream through openai SDK ResponseStream', () => {
   it('a mid-stream error rejects with an APIError carrying the message', async () => {
     const events = responseToStreamEvents(textResponse).slice(0, 3);
     const client = await clientFor([...events, { type: 'error', error: new GatewayError('upstream-timeout', 'Upstream timed out') }]);
-    await expect(client.responses.stream({ model: 'gw-model', input: 'hi' }).finalResponse()).rejects.toThrow(/Upstream timed out/);
+    const failure = await client.responses.stream({ model: 'gw-model', input: 'hi' }).finalResponse().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).message).toMatch(/Upstream timed out/);
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * What the bench parent (run-bench.ts) and its server children (bench-servers.ts) agree on: the
+ * client key and model, the ready line a child prints, and the stats its control server answers.
+ */
+
+/** The bench client key accepted by the gateway child. */
+export const BENCH_KEY = 'sk-bench-key-0001';
+
+/** The model name the bench sends; served by the gateway's `bench-mock` channel. */
+export const BENCH_MODEL = 'mock-1';
+
+/** Which server a child runs. */
+export type BenchServerRole = 'mock' | 'gateway';
+
+/** Tallies of gateway outcomes by status and path (all zero in the mock child). */
+export interface OutcomeTally {
+  completed: number;
+  failed: number;
+  cancelled: number;
+  passThrough: number;
+  translated: number;
+}
+
+/** What a control server answers: CPU time of its whole process (µs), RSS (bytes), outcomes. */
+export interface BenchServerStats {
+  readonly cpu: { readonly user: number; readonly system: number };
+  readonly rssBytes: number;
+  readonly outcomes: OutcomeTally;
+}
+
+/** The one JSON line a child prints on stdout once it listens. */
+export interface BenchServerReady {
+  readonly role: BenchServerRole;
+  /** Port of the served API (mock upstream or gateway) on 127.0.0.1. */
+  readonly port: number;
+  /** Port of the stats server on 127.0.0.1. */
+  readonly controlPort: number;
+}

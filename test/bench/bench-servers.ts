@@ -1,0 +1,89 @@
+/**
+ * Child-process entry of the load benchmark: `node --import tsx bench-servers.ts <role> [mockBaseUrl]`.
+ * - role `mock`: starts the mock upstream on 127.0.0.1, port 0;
+ * - role `gateway`: starts the gateway on 127.0.0.1, port 0, with one mock channel
+ *   (`bench-mock`, openai-chat, model `mock-1`, no chunk delay) pointing at `mockBaseUrl`.
+ * Each role also starts a control server (plain node:http, loopback, port 0) answering any GET
+ * with a BenchServerStats JSON, so the parent can read this process's CPU time around a case.
+ * Prints one JSON line (BenchServerReady) to stdout once listening, then stays up until SIGTERM
+ * or SIGINT, or until its stdin closes (the parent died), when it closes its servers and exits 0.
+ * Start-up failures exit 1 with the error on stderr.
+ */
+import { createServer, type Server } from 'node:http';
+import { Agent } from 'undici';
+import { buildApp } from '../../gateway/app.ts';
+import { parseConfigFile } from '../../gateway/config/load-config.ts';
+import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
+import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
+import { BENCH_KEY, BENCH_MODEL, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
+
+const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
+
+/** The outcome sink: counts only (no logging, no allocation beyond the call). */
+function countOutcome(outcome: ExchangeOutcome): void {
+  tally[outcome.status] += 1;
+  if (outcome.passThrough) tally.passThrough += 1;
+  else tally.translated += 1;
+}
+
+function listenControl(): Promise<{ server: Server; port: number }> {
+  const server = createServer((_request, response) => {
+    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally } };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }));
+  });
+}
+
+async function startGateway(mockBaseUrl: string): Promise<{ port: number; close: () => Promise<void> }> {
+  const config = parseConfigFile(
+    {
+      channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } }],
+      keys: [{ name: 'bench', key: BENCH_KEY }],
+    },
+    { LOG_LEVEL: 'silent' },
+  );
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, onOutcome: countOutcome });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as { port: number }).port;
+  return { port, close: async () => { await app.close(); await dispatcher.close(); } };
+}
+
+async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined): Promise<{ port: number; close: () => Promise<void> }> {
+  if (role === 'gateway') {
+    if (!mockBaseUrl) throw new Error('bench-servers: role gateway needs the mock base URL as second argument');
+    return startGateway(mockBaseUrl);
+  }
+  const mock = await startMockUpstream(0);
+  return { port: Number(new URL(mock.baseUrl).port), close: mock.close };
+}
+
+async function main(): Promise<void> {
+  const [role, mockBaseUrl] = process.argv.slice(2);
+  if (role !== 'mock' && role !== 'gateway') throw new Error(`bench-servers: unknown role ${String(role)} (expected mock or gateway)`);
+  const served = await startRole(role, mockBaseUrl);
+  const control = await listenControl();
+  let closing = false;
+  const shutdown = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    setTimeout(() => process.exit(0), 2000).unref();
+    control.server.close();
+    await served.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+  process.stdin.once('end', () => void shutdown());
+  process.stdin.resume();
+  const ready: BenchServerReady = { role, port: served.port, controlPort: control.port };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench-servers: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+/**
+ * Starts one bench server child (bench-servers.ts) as a separate Node process, so the load
+ * generator in the parent does not share an event loop with what it measures.
+ * The child runs `node --import tsx bench-servers.ts <role> [...args]` from the repository root.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import type { BenchServerReady, BenchServerRole, BenchServerStats } from './bench-server-contract.ts';
+
+const SERVER_ENTRY = fileURLToPath(new URL('./bench-servers.ts', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A running child: its ports, its PID, a stats reader and a stopper. */
+export interface BenchServerHandle {
+  readonly role: BenchServerRole;
+  readonly pid: number;
+  /** `http://127.0.0.1:PORT` of the served API. */
+  readonly origin: string;
+  /** Reads the child's CPU time, RSS and outcome tallies. @throws on a non-200 answer */
+  stats(): Promise<BenchServerStats>;
+  /** Sends SIGTERM to the child's PID (no-op once it exited). */
+  stop(): void;
+}
+
+/** Every child started and not yet exited, so exit handlers can kill them by PID. */
+const liveChildren = new Set<ChildProcess>();
+
+/** Sends SIGTERM to every live child by PID. Safe to call from a synchronous `exit` handler. */
+export function killBenchServers(): void {
+  for (const child of liveChildren) {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+function readReadyLine(child: ChildProcess, role: BenchServerRole, timeoutMs: number): Promise<BenchServerReady> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`bench ${role} server did not report ready within ${timeoutMs} ms`)), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`bench ${role} server exited before ready (code ${String(code)}, signal ${String(signal)})`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const newline = buffered.indexOf('\n');
+      if (newline < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(buffered.slice(0, newline)) as BenchServerReady);
+      } catch {
+        reject(new Error(`bench ${role} server printed an unexpected line: ${buffered.slice(0, newline)}`));
+      }
+    });
+  });
+}
+
+async function readStats(controlPort: number): Promise<BenchServerStats> {
+  const answer = await request(`http://127.0.0.1:${controlPort}/stats`);
+  if (answer.statusCode !== 200) throw new Error(`bench stats server answered ${answer.statusCode}`);
+  return (await answer.body.json()) as BenchServerStats;
+}
+
+/**
+ * Spawns a `role` child and waits for its ready line (default 30 s; tsx compiles on first run).
+ * The child's stderr is inherited; its stdin is a pipe it watches, so it exits if this process dies.
+ * @throws Error if the child exits or stays silent before it is ready.
+ */
+export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000): Promise<BenchServerHandle> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY, role, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  let ready: BenchServerReady;
+  try {
+    ready = await readReadyLine(child, role, timeoutMs);
+  } catch (error) {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
+    throw error;
+  }
+  const pid = child.pid ?? -1;
+  return {
+    role,
+    pid,
+    origin: `http://127.0.0.1:${ready.port}`,
+    stats: () => readStats(ready.controlPort),
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGTERM');
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Replays the encoder's SSE text through the official @anthropic-ai/sdk (`messages.stream()` →
+ * `finalMessage()`), served by a loopback node:http server.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishReason } from '../../../../gateway/canonical/finish-reason.ts';
+import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
+import type { CanonicalResponse } from '../../../../gateway/canonical/response.ts';
+import { responseToStreamEvents } from '../../../../gateway/canonical/response-to-stream.ts';
+import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
+import { makeUsage } from '../../../../gateway/canonical/usage.ts';
+import { anthropicMessagesCodec } from '../../../../gateway/inbound/anthropic-messages/anthropic-messages-codec.ts';
+
+let server: Server;
+let sseBody = '';
+let client: Anthropic;
+
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(sseBody);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  client = new Anthropic({ baseURL: `http://127.0.0.1:${port}`, apiKey: 'sk-test', maxRetries: 0 });
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function encode(events: StreamEvent[]): string {
+  const encoder = anthropicMessagesCodec.createStreamEncoder({
+    requestId: 'req_1',
+    model: 'claude-test',
+    request: { clientFormat: 'anthropic-messages', model: 'claude-test', stream: true, messages: [] },
+    rawRequest: {},
+    createdAt: 0,
+  });
+  return events.map((event) => encoder.encode(event)).join('');
+}
+
+const params = { model: 'claude-test', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Weather in Oslo?' }] };
+
+describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
+  it('finalMessage() rebuilds thinking, text, tool_use input, stop_reason and usage', async () => {
+    const response: CanonicalResponse = {
+      id: 'up',
+      model: 'up',
+      content: [
+        { type: 'reasoning', text: 'Need the tool.', signature: 'sig-1' },
+        { type: 'text', text: 'Checking the weather.' },
+        { type: 'tool-call', id: 'toolu_01', name: 'get_weather', arguments: '{"city":"Oslo","units":"metric"}' },
+      ],
+      finishReason: finishReason('tool-calls'),
+      usage: makeUsage({ inputTotal: 500, cacheRead: 100, cacheWrite: 20, outputTotal: 42 }),
+    };
+    const events = responseToStreamEvents(response, 4).map((e) => (e.type === 'message-start' ? { ...e, usage: response.usage } : e));
+    sseBody = encode(events);
+    const message = await client.messages.stream(params).finalMessage();
+    expect(message.model).toBe('claude-test');
+    expect(message.content).toStrictEqual([
+      { type: 'thinking', thinking: 'Need the tool.', signature: 'sig-1' },
+      { type: 'text', text: 'Checking the weather.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo', units: 'metric' } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.stop_sequence).toBeNull();
+    expect(message.usage).toMatchObject({ input_tokens: 380, cache_creation_input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 42 });
+  });
+
+  it('surfaces a mid-stream error event as an APIError', async () => {
+    const events: StreamEvent[] = [
+      { type: 'message-start', messageId: 'u', model: 'u' },
+      { type: 'text-start', index: 0 },
+      { type: 'text-delta', index: 0, text: 'partial' },
+      { type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') },
+    ];
+    sseBody = encode(events);
+    await expect(client.messages.stream(params).finalMessage()).rejects.toThrow(/Upstream connection reset/);
+  });
+});
