@@ -152,3 +152,17 @@ describe('openai-chat stream decoder: endings and failures', () => {
     expect(events.map((e) => e.type)).toEqual(['error']);
   });
 });
+
+describe('assertStreamGrammar (test helper) rejects broken sequences', () => {
+  const start: StreamEvent = { type: 'message-start', messageId: 'm', model: 'x' };
+  const end: StreamEvent = { type: 'message-end', finishReason: { unified: 'stop' }, usage: { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 }, source: 'reported' } };
+  it.each([
+    ['two open blocks', [start, { type: 'text-start', index: 0 }, { type: 'reasoning-start', index: 1 }, end]],
+    ['skipped index', [start, { type: 'text-start', index: 1 }, { type: 'block-end', index: 1 }, end]],
+    ['delta into the wrong kind', [start, { type: 'text-start', index: 0 }, { type: 'reasoning-delta', index: 0, text: 'x' }, { type: 'block-end', index: 0 }, end]],
+    ['unclosed block', [start, { type: 'text-start', index: 0 }, end]],
+    ['missing message-start', [{ type: 'text-start', index: 0 }, { type: 'block-end', index: 0 }, end]],
+  ] as Array<[string, StreamEvent[]]>)('%s', (_name, events) => {
+    expect(() => assertStreamGrammar(events)).toThrow();
+  });
+});
