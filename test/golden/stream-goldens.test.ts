@@ -42,9 +42,9 @@ function decodeFixture(protocol: WireFormat, scenario: string, request: Canonica
   return events;
 }
 
-/** Replaces random id material (24+ hex chars) so goldens are stable. */
+/** Replaces random id material (24+ hex chars) and wall-clock completion times so goldens are stable. */
 function normaliseIds(text: string): string {
-  return text.replace(/[0-9a-f]{24,}/g, '<id>');
+  return text.replace(/[0-9a-f]{24,}/g, '<id>').replace(/"completed_at":\d+/g, '"completed_at":"<time>"');
 }
 
 const cases = WIRE_FORMATS.flatMap((protocol) => {

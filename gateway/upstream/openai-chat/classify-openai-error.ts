@@ -44,3 +44,21 @@ export function classifyOpenAiErrorEnvelope(envelope: Record<string, unknown>): 
   const status = candidates.find((n) => n !== undefined && n >= 400 && n <= 599) ?? 500;
   return classifyOpenAiError(status, JSON.stringify(envelope), {});
 }
+
+/** MiniMax `base_resp.status_code` → the HTTP status it stands for (upstream-providers.md §3, §6). */
+const MINIMAX_STATUS: Readonly<Record<number, number>> = { 1002: 429, 1004: 401, 1008: 402, 1039: 429, 2013: 400 };
+
+/**
+ * The error an HTTP-200 body or stream chunk carries, or undefined when it carries none: a truthy
+ * `error` key (DeepSeek, OpenAI mid-stream), or MiniMax's `base_resp` with a non-zero
+ * `status_code` (1008 insufficient balance → like 402: upstream-rejected, failover; 1002/1039 rate
+ * limits → 429; 1004 auth → 401; 2013 bad parameters → 400; others → 500).
+ */
+export function embeddedOpenAiError(root: Record<string, unknown>): GatewayError | undefined {
+  if (root.error) return classifyOpenAiErrorEnvelope(root);
+  const baseResp = asRecord(root.base_resp);
+  const statusCode = asNumber(baseResp?.status_code);
+  if (statusCode === undefined || statusCode === 0) return undefined;
+  const message = `${asString(baseResp?.status_msg) || 'MiniMax error'} (${statusCode})`;
+  return classifyUpstreamHttpError(MINIMAX_STATUS[statusCode] ?? 500, message, {}, String(statusCode));
+}

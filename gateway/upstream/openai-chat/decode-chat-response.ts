@@ -7,7 +7,7 @@ import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse, OutputBlock, OutputToolCall } from '../../canonical/response.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
-import { classifyOpenAiErrorEnvelope } from './classify-openai-error.ts';
+import { embeddedOpenAiError } from './classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
@@ -45,12 +45,14 @@ function readToolCalls(message: Record<string, unknown>): OutputToolCall[] {
  * `reasoning` / `reasoning_details`, plus inline `<think>` when `quirks.thinkTagsInContent`), text,
  * tool calls. A `refusal` with no content becomes the text, finish `content-filter`.
  * @throws GatewayError classified from the envelope when the body carries an `error` key (HTTP 200
- *   error bodies, DeepSeek); `upstream-malformed` when it is not an object or has no choice.
+ *   error bodies, DeepSeek) or a non-zero MiniMax `base_resp`; `upstream-malformed` when it is not
+ *   an object or has no choice.
  */
 export function decodeChatResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
   const root = asRecord(body);
   if (!root) throw new GatewayError('upstream-malformed', 'Upstream answered with a body that is not a JSON object');
-  if (root.error) throw classifyOpenAiErrorEnvelope(root);
+  const embedded = embeddedOpenAiError(root);
+  if (embedded) throw embedded;
   const choice = asRecord(asArray(root.choices)[0]);
   if (!choice) throw new GatewayError('upstream-malformed', 'Upstream answer has no choices');
   const message = asRecord(choice.message) ?? {};

@@ -16,7 +16,7 @@ import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
 import { emptyUsage, type Usage } from '../../canonical/usage.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
-import { classifyOpenAiErrorEnvelope } from './classify-openai-error.ts';
+import { embeddedOpenAiError } from './classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
@@ -99,8 +99,9 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
   }
 
   private onChunk(chunk: Record<string, unknown>, out: StreamEvent[]): void {
-    if (chunk.error) {
-      this.fail(classifyOpenAiErrorEnvelope(chunk), out);
+    const embedded = embeddedOpenAiError(chunk);
+    if (embedded) {
+      this.fail(embedded, out);
       return;
     }
     if (!this.state.started) {

@@ -11,6 +11,7 @@ import type { CanonicalResponse } from '../../../../gateway/canonical/response.t
 import { makeUsage } from '../../../../gateway/canonical/usage.ts';
 import type { EncodeContext } from '../../../../gateway/inbound/inbound-codec.ts';
 
+/** `createdAt` of every test context (unix seconds). */
 export const CREATED_AT = 1755500000;
 
 /** An EncodeContext for model `gw-model` with the given raw body. */
@@ -21,6 +22,7 @@ export function makeContext(rawRequest: Record<string, unknown> = {}, request?: 
 
 const usage = makeUsage({ inputTotal: 9, cacheRead: 4, outputTotal: 2 });
 
+/** "Hello!", stop; 9 input (4 cached) / 2 output tokens. */
 export const textResponse: CanonicalResponse = {
   id: 'up_1',
   model: 'upstream-model',
@@ -29,6 +31,7 @@ export const textResponse: CanonicalResponse = {
   usage,
 };
 
+/** Reasoning (signed) + text + one tool call; 120 input (64 cached, 8 written) / 58 output (40 reasoning) tokens. */
 export const toolResponse: CanonicalResponse = {
   id: 'up_2',
   model: 'upstream-model',
@@ -41,6 +44,7 @@ export const toolResponse: CanonicalResponse = {
   usage: makeUsage({ inputTotal: 120, cacheRead: 64, cacheWrite: 8, outputTotal: 58, reasoning: 40 }),
 };
 
+/** Text cut by the output token cap. */
 export const lengthResponse: CanonicalResponse = {
   id: 'up_3',
   model: 'upstream-model',
@@ -63,6 +67,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : JSON.parse(text);
 }
 
+/** Starts the server on 127.0.0.1, port 0; `baseURL` includes `/v1` like the OpenAI SDK expects. */
 export async function serveSse(sse: string): Promise<SseServer> {
   const bodies: unknown[] = [];
   const server: Server = createServer((request, response) => {

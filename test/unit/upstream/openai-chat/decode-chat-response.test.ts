@@ -94,6 +94,24 @@ describe('openai-chat decodeResponse: variants and failures', () => {
     expect((thrown as GatewayError).message).toBe('Rate limit reached');
   });
 
+  it('throws for a MiniMax 200 body whose base_resp reports insufficient balance (1008)', () => {
+    const body = { id: '05', choices: null, created: 1755500000, model: 'MiniMax-M2', object: 'chat.completion', base_resp: { status_code: 1008, status_msg: 'insufficient balance' } };
+    let thrown: GatewayError | undefined;
+    try {
+      openaiChatAdapter.decodeResponse(body, contextFor('minimax'));
+    } catch (error) {
+      thrown = error as GatewayError;
+    }
+    expect([thrown?.kind, thrown?.status, thrown?.allowFailover, thrown?.retryable, thrown?.message, thrown?.code]).toEqual([
+      'upstream-rejected',
+      502,
+      true,
+      false,
+      'insufficient balance (1008)',
+      '1008',
+    ]);
+  });
+
   it('throws upstream-malformed for bodies without choices', () => {
     expect(() => openaiChatAdapter.decodeResponse({ id: 'x' }, contextFor('openai'))).toThrow(/no choices/);
     expect(() => openaiChatAdapter.decodeResponse('nope', contextFor('openai'))).toThrow(GatewayError);
