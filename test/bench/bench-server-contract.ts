@@ -12,7 +12,7 @@ export const BENCH_MODEL = 'mock-1';
 /** Which server a child runs. */
 export type BenchServerRole = 'mock' | 'gateway';
 
-/** Tallies of gateway outcomes by status and path (all zero in the mock child). */
+/** Tallies of gateway outcomes by status, and of completed ones by path (all zero in the mock child). */
 export interface OutcomeTally {
   completed: number;
   failed: number;
@@ -26,6 +26,8 @@ export interface BenchServerStats {
   readonly cpu: { readonly user: number; readonly system: number };
   readonly rssBytes: number;
   readonly outcomes: OutcomeTally;
+  /** The latest failed outcome, as `<httpStatus> <errorKind>: <message>`. */
+  readonly lastFailure?: string;
 }
 
 /** The one JSON line a child prints on stdout once it listens. */

@@ -19,16 +19,23 @@ import { BENCH_KEY, BENCH_MODEL, type BenchServerReady, type BenchServerRole, ty
 
 const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
 
-/** The outcome sink: counts only (no logging, no allocation beyond the call). */
+let lastFailure: string | undefined;
+
+/**
+ * The outcome sink: counts only. The path (pass-through or translated) is counted for completed
+ * outcomes alone: failed and cancelled ones always report `passThrough: false`.
+ */
 function countOutcome(outcome: ExchangeOutcome): void {
   tally[outcome.status] += 1;
+  if (outcome.status === 'failed') lastFailure = `${outcome.httpStatus} ${outcome.errorKind ?? ''}: ${outcome.errorMessage ?? ''}`;
+  if (outcome.status !== 'completed') return;
   if (outcome.passThrough) tally.passThrough += 1;
   else tally.translated += 1;
 }
 
 function listenControl(): Promise<{ server: Server; port: number }> {
   const server = createServer((_request, response) => {
-    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally } };
+    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally }, ...(lastFailure ? { lastFailure } : {}) };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats));
   });
   return new Promise((resolve, reject) => {

@@ -51,9 +51,10 @@ async function checkSampleAnswer(benchCase: BenchCase, url: string): Promise<voi
  * case is labelled with (pass-through or translated). Cancelled ones (connections autocannon
  * closes at the end of a run) are allowed. @throws Error naming the counts
  */
-function checkOutcomes(benchCase: BenchCase, before: OutcomeTally, after: OutcomeTally): void {
+function checkOutcomes(benchCase: BenchCase, before: OutcomeTally, stats: BenchServerStats): void {
+  const after = stats.outcomes;
   const delta = (key: keyof OutcomeTally): number => after[key] - before[key];
-  if (delta('failed') > 0) throw new Error(`${benchCase.id}: ${delta('failed')} gateway outcomes failed`);
+  if (delta('failed') > 0) throw new Error(`${benchCase.id}: ${delta('failed')} gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
   if (delta('completed') === 0) throw new Error(`${benchCase.id}: the gateway recorded no completed request`);
   const wrongPath = benchCase.gatewayPath === 'pass-through' ? delta('translated') : delta('passThrough');
   if (wrongPath > 0) throw new Error(`${benchCase.id}: ${wrongPath} requests did not take the ${benchCase.gatewayPath} path`);
@@ -73,7 +74,7 @@ export async function runBenchCase(benchCase: BenchCase, servers: BenchServers, 
   const measured = await runLoadPhase({ ...load, durationS: settings.durationS });
   const [gatewayAfter, mockAfter] = await Promise.all([servers.gateway.stats(), servers.mock.stats()]);
   await sleep(200); // let cancelled streams settle before reading final outcomes
-  if (benchCase.target === 'gateway') checkOutcomes(benchCase, outcomesBefore, (await servers.gateway.stats()).outcomes);
+  if (benchCase.target === 'gateway') checkOutcomes(benchCase, outcomesBefore, await servers.gateway.stats());
   const perRequest = (before: BenchServerStats, after: BenchServerStats): number => (cpuMicros(after) - cpuMicros(before)) / Math.max(1, measured.requests);
   return {
     benchCase,

@@ -51,9 +51,13 @@ export interface UnsupportedBlock {
   readonly originalType: string;
 }
 
+/** `{type: 'text', text}` (cache_control and citations stripped). */
 export type AnthropicTextBlock = z.output<typeof textBlock>;
+/** `{type: 'image', source: base64 | url | file}`. */
 export type AnthropicImageBlock = z.output<typeof imageBlock>;
+/** `{type: 'document', source: base64 | url | file | text | content, title?}`. */
 export type AnthropicDocumentBlock = z.output<typeof documentBlock>;
+/** `{type: 'tool_result', tool_use_id, content?: string | blocks, is_error?}`. */
 export type AnthropicToolResultBlock = z.output<typeof toolResultBlock>;
 /** What may appear inside `tool_result.content` after parsing. */
 export type ToolResultInnerBlock = AnthropicTextBlock | AnthropicImageBlock | UnsupportedBlock;

@@ -2,7 +2,7 @@
  * CanonicalRequest → Anthropic Messages HTTP call (per anthropic-messages.md §1, §2, §5 and
  * upstream-providers.md §1, §7 for the compat upstreams).
  */
-import type { CanonicalRequest } from '../../canonical/request.ts';
+import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
@@ -12,8 +12,12 @@ import { planAnthropicThinking } from './plan-anthropic-thinking.ts';
 /** The extension key that carries the client's `anthropic-beta` header value. */
 const BETA_EXTENSION = 'anthropic-beta';
 
-/** Body fields an extension may never replace. */
-const PROTECTED_FIELDS: ReadonlySet<string> = new Set(['model', 'messages', 'stream', BETA_EXTENSION]);
+/**
+ * Top-level Messages fields (§2) that `extensions` may carry through unchanged. Other extension
+ * keys (OpenAI sampling fields, other vendors' switches) would make Anthropic answer 400 and are
+ * dropped with a warning; `thinking` is read as a reasoning control (readReasoning).
+ */
+const PASS_THROUGH_FIELDS: ReadonlySet<string> = new Set(['service_tier', 'container', 'mcp_servers', 'context_management', 'cache_control', 'inference_geo']);
 
 /** Fields `/v1/messages/count_tokens` accepts (§5); everything else is a generation parameter. */
 const COUNT_TOKENS_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
@@ -49,16 +53,40 @@ function encodeMetadata(request: CanonicalRequest, warnings: string[]): Record<s
 }
 
 /**
+ * The reasoning controls: the canonical ones, else an Anthropic-style `thinking` extension
+ * (`{type: "enabled"|"adaptive", budget_tokens?}` → enabled, `{type: "disabled"}` → disabled), so
+ * that it goes through the same budget planning instead of overriding it.
+ */
+function readReasoning(request: CanonicalRequest): ReasoningConfig | undefined {
+  if (request.reasoning) return request.reasoning;
+  const thinking = request.extensions?.thinking;
+  if (thinking === null || typeof thinking !== 'object') return undefined;
+  const { type, budget_tokens: budget } = thinking as { type?: unknown; budget_tokens?: unknown };
+  if (type === 'disabled') return { enabled: false };
+  if (type !== 'enabled' && type !== 'adaptive') return undefined;
+  return typeof budget === 'number' ? { enabled: true, budgetTokens: budget } : { enabled: true };
+}
+
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: string[]): void {
+  for (const [key, value] of Object.entries(request.extensions ?? {})) {
+    if (key === BETA_EXTENSION || key === 'thinking' || value === undefined) continue;
+    if (PASS_THROUGH_FIELDS.has(key)) body[key] = value;
+    else warnings.push(`${key}: not an Anthropic Messages field; dropped`);
+  }
+}
+
+/**
  * Builds the JSON body of `POST /v1/messages`: model, max_tokens (see planAnthropicThinking),
  * system, messages, tools/tool_choice, thinking, stop_sequences, temperature, top_p, top_k,
- * metadata.user_id, output_config.format (JSON schema output), stream; then `extensions` merged
- * at top level (except `anthropic-beta`, which is a header, and model/messages/stream).
+ * metadata.user_id, output_config.format (JSON schema output), stream; then the `extensions` that
+ * are Anthropic fields (PASS_THROUGH_FIELDS); `anthropic-beta` is a header, `thinking` a
+ * reasoning control, anything else is dropped with a warning.
  * Returns the body object and the warnings for what was dropped.
  */
 export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: string[] } {
   const warnings: string[] = [];
   const quirks = target.provider.quirks;
-  const { thinking, maxTokens } = planAnthropicThinking(request.reasoning, request.maxOutputTokens, quirks.defaultMaxTokens, warnings);
+  const { thinking, maxTokens } = planAnthropicThinking(readReasoning(request), request.maxOutputTokens, quirks.defaultMaxTokens, warnings);
   const messages = encodeAnthropicMessages(request.messages, { strictThinkingSignatures: quirks.strictThinkingSignatures === true }, warnings);
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens };
   if (request.system !== undefined && request.system !== '') body.system = request.system;
@@ -74,9 +102,7 @@ export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTa
   const outputConfig = encodeOutputConfig(request, warnings);
   if (outputConfig) body.output_config = outputConfig;
   if (request.stream) body.stream = true;
-  for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (!PROTECTED_FIELDS.has(key) && value !== undefined) body[key] = value;
-  }
+  mergeExtensions(body, request, warnings);
   return { body, warnings };
 }
 

@@ -8,8 +8,11 @@
  * - `tool_calls` fragments by `index` → tool-input blocks; a fragment for a call whose block was
  *   already closed is dropped and recorded in `warnings`.
  * - usage from `chunk.usage` or `choices[0].usage` (Moonshot), last one wins (cumulative).
- * - The message ends at `[DONE]`, or at end() when a `finish_reason` was seen (the usage chunk
- *   `choices:[]` follows the finish chunk, so the decoder waits for it).
+ * - The message ends at `[DONE]` (finish `other`, or tool-calls, if no `finish_reason` came), or at
+ *   end() when a `finish_reason` was seen (the usage chunk `choices:[]` follows the finish chunk, so
+ *   the decoder waits for it); end() without either → upstream-malformed error.
+ * - A chunk carrying `error` (or a non-zero MiniMax `base_resp`) → error event (status from a
+ *   numeric `error.code`, else 500); malformed JSON → upstream-malformed error event.
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
