@@ -2,7 +2,7 @@
  * buildApp(config, deps) → a Fastify instance with every client route, not listening (tests
  * inject or listen on port 0; main.ts listens on HOST:PORT).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from './canonical/formats.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
@@ -52,7 +52,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const app = Fastify({
     logger: deps.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'req.headers["api-key"]'] },
     bodyLimit: config.bodyLimit,
-    disableRequestLogging: true,
+    // One log line per request comes from the outcome sink instead of Fastify's request logs.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
   });
   // curl -d sends form content-type; parse any body as JSON so clients get JSON errors, not 415.

@@ -63,8 +63,9 @@ function pageOf(format: ListingFormat, models: ModelEntry[], query: Record<strin
   }
   const size = Math.min(1000, Math.max(1, Number(query.pageSize) || 50));
   const offset = Math.max(0, Number(typeof query.pageToken === 'string' ? Buffer.from(query.pageToken, 'base64url').toString() : 0) || 0);
-  const next = offset + size < models.length ? Buffer.from(String(offset + size)).toString('base64url') : '';
-  return { models: models.slice(offset, offset + size).map((m) => modelObject(format, m, createdAt)), nextPageToken: next };
+  const page = { models: models.slice(offset, offset + size).map((m) => modelObject(format, m, createdAt)) };
+  // The last page has no nextPageToken at all: @google/genai's pager keeps fetching on ''.
+  return offset + size < models.length ? { ...page, nextPageToken: Buffer.from(String(offset + size)).toString('base64url') } : page;
 }
 
 function entries(router: ChannelRouter): ModelEntry[] {

@@ -45,14 +45,21 @@ const CHAT_SSE = ['"object":"chat.completion.chunk"', '"usage":{', 'data: [DONE]
 const ANTHROPIC_JSON = ['"type":"message"', 'Mock reply to: Hello there', '"output_tokens":'];
 const ANTHROPIC_SSE = ['event: message_start', 'event: content_block_delta', 'event: message_stop'];
 
-/** The cases in run order: each direct case precedes the gateway cases compared with it. */
+type CaseShape = Pick<BenchCase, 'headers' | 'body' | 'stream' | 'expectInBody'>;
+
+const chat = (stream: boolean): CaseShape => ({ headers: chatHeaders, body: chatBody(stream), stream, expectInBody: stream ? CHAT_SSE : CHAT_JSON });
+const anthropic = (stream: boolean): CaseShape => ({ headers: anthropicHeaders, body: anthropicBody(stream), stream, expectInBody: stream ? ANTHROPIC_SSE : ANTHROPIC_JSON });
+const direct = (id: string, label: string, path: string, shape: CaseShape): BenchCase => ({ id, label, target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}${path}`, ...shape });
+const viaGateway = (id: string, label: string, path: string, baseline: string, gatewayPath: 'pass-through' | 'translated', shape: CaseShape): BenchCase => ({ id, label, target: 'gateway', path, baseline, gatewayPath, ...shape });
+
+/** The cases in run order: each direct case precedes the gateway case compared with it. */
 export const BENCH_CASES: ReadonlyArray<BenchCase> = [
-  { id: 'chat-direct', label: 'direct: chat, non-streamed', target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}/v1/chat/completions`, headers: chatHeaders, body: chatBody(false), stream: false, expectInBody: CHAT_JSON },
-  { id: 'chat-gateway', label: 'gateway: chat→chat pass-through, non-streamed', target: 'gateway', path: '/v1/chat/completions', headers: chatHeaders, body: chatBody(false), stream: false, baseline: 'chat-direct', gatewayPath: 'pass-through', expectInBody: CHAT_JSON },
-  { id: 'chat-direct-stream', label: 'direct: chat, streamed', target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}/v1/chat/completions`, headers: chatHeaders, body: chatBody(true), stream: true, expectInBody: CHAT_SSE },
-  { id: 'chat-gateway-stream', label: 'gateway: chat→chat pass-through, streamed', target: 'gateway', path: '/v1/chat/completions', headers: chatHeaders, body: chatBody(true), stream: true, baseline: 'chat-direct-stream', gatewayPath: 'pass-through', expectInBody: CHAT_SSE },
-  { id: 'anthropic-direct', label: 'direct: anthropic, non-streamed', target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}/v1/messages`, headers: anthropicHeaders, body: anthropicBody(false), stream: false, expectInBody: ANTHROPIC_JSON },
-  { id: 'anthropic-gateway', label: 'gateway: anthropic→chat translated, non-streamed', target: 'gateway', path: '/v1/messages', headers: anthropicHeaders, body: anthropicBody(false), stream: false, baseline: 'anthropic-direct', gatewayPath: 'translated', expectInBody: ANTHROPIC_JSON },
-  { id: 'anthropic-direct-stream', label: 'direct: anthropic, streamed', target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}/v1/messages`, headers: anthropicHeaders, body: anthropicBody(true), stream: true, expectInBody: ANTHROPIC_SSE },
-  { id: 'anthropic-gateway-stream', label: 'gateway: anthropic→chat translated, streamed', target: 'gateway', path: '/v1/messages', headers: anthropicHeaders, body: anthropicBody(true), stream: true, baseline: 'anthropic-direct-stream', gatewayPath: 'translated', expectInBody: ANTHROPIC_SSE },
+  direct('chat-direct', 'direct: chat, non-streamed', '/v1/chat/completions', chat(false)),
+  viaGateway('chat-gateway', 'gateway: chat→chat pass-through, non-streamed', '/v1/chat/completions', 'chat-direct', 'pass-through', chat(false)),
+  direct('chat-direct-stream', 'direct: chat, streamed', '/v1/chat/completions', chat(true)),
+  viaGateway('chat-gateway-stream', 'gateway: chat→chat pass-through, streamed', '/v1/chat/completions', 'chat-direct-stream', 'pass-through', chat(true)),
+  direct('anthropic-direct', 'direct: anthropic, non-streamed', '/v1/messages', anthropic(false)),
+  viaGateway('anthropic-gateway', 'gateway: anthropic→chat translated, non-streamed', '/v1/messages', 'anthropic-direct', 'translated', anthropic(false)),
+  direct('anthropic-direct-stream', 'direct: anthropic, streamed', '/v1/messages', anthropic(true)),
+  viaGateway('anthropic-gateway-stream', 'gateway: anthropic→chat translated, streamed', '/v1/messages', 'anthropic-direct-stream', 'translated', anthropic(true)),
 ];

@@ -30,7 +30,7 @@ export interface BenchRow {
 /** The JSON report. */
 export interface BenchReport {
   readonly generatedAt: string;
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage1m: number; readonly node: string };
+  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage1mAtStart: number; readonly loadAverage1mAtEnd: number; readonly node: string };
   readonly settings: BenchSettings;
   readonly rows: ReadonlyArray<BenchRow>;
 }

@@ -47,8 +47,10 @@ async function startServers(): Promise<BenchServers> {
   return { mock, gateway };
 }
 
+const loadAverage1m = (): number => Number((loadavg()[0] ?? 0).toFixed(2));
+
 function describeMachine(): BenchReport['machine'] {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)), node: process.version };
+  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage1mAtStart: loadAverage1m(), loadAverage1mAtEnd: loadAverage1m(), node: process.version };
 }
 
 async function measureAll(servers: BenchServers, settings: BenchSettings): Promise<CaseMeasurement[]> {
@@ -67,7 +69,8 @@ function printNotes(report: BenchReport): void {
     '\nLatency: from request write to the last byte of the answer (whole stream when streamed), ms.\n' +
       '+p50/+p99: gateway case minus its direct baseline (chat rows vs direct chat; anthropic rows vs direct anthropic).\n' +
       'CPU: process CPU time (user + system) of the gateway / mock child during the measured run, per request.\n' +
-      `Load generator, mock and gateway share ${report.machine.cpus} cores (1-min load average ${report.machine.loadAverage1m} at start); ` +
+      `Load generator, mock and gateway share ${report.machine.cpus} cores (1-min load average ${report.machine.loadAverage1mAtStart} at start, ` +
+      `${report.machine.loadAverage1mAtEnd} at end; other work on the machine skews every figure); ` +
       'under saturation the added latency includes queueing; BENCH_CONNECTIONS=1 shows the unloaded cost.\n',
   );
 }
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   process.stdout.write(`Tollgate load benchmark: ${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}\n`);
   const servers = await startServers();
   const measurements = await measureAll(servers, settings);
-  const report: BenchReport = { generatedAt: new Date().toISOString(), machine, settings, rows: buildBenchRows(measurements) };
+  const report: BenchReport = { generatedAt: new Date().toISOString(), machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() }, settings, rows: buildBenchRows(measurements) };
   process.stdout.write(`\n${formatBenchTable(report.rows)}\n`);
   printNotes(report);
   mkdirSync(REPORT_DIR, { recursive: true });

@@ -15,6 +15,7 @@ export const anthropicUsageSchema = z.object({
   output_tokens: count,
   output_tokens_details: z.object({ thinking_tokens: count }).nullish(),
 });
+/** Parsed shape of `anthropicUsageSchema`. */
 export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
 
 /** One content block of a response or a `content_block_start`; fields depend on `type`. */
@@ -28,10 +29,12 @@ export const anthropicContentBlockSchema = z.object({
   name: z.string().nullish(),
   input: z.unknown().optional(),
 });
+/** Parsed shape of `anthropicContentBlockSchema`. */
 export type AnthropicContentBlock = z.infer<typeof anthropicContentBlockSchema>;
 
 /** The `error` object of an error body or SSE `error` event (§4.4). */
 export const anthropicErrorObjectSchema = z.object({ type: z.string().nullish(), message: z.string().nullish() });
+/** Parsed shape of `anthropicErrorObjectSchema`. */
 export type AnthropicErrorObject = z.infer<typeof anthropicErrorObjectSchema>;
 
 /** A non-streamed Message, or an error envelope (`type: "error"`). */
@@ -45,6 +48,7 @@ export const anthropicMessageSchema = z.object({
   usage: anthropicUsageSchema.nullish(),
   error: anthropicErrorObjectSchema.nullish(),
 });
+/** Parsed shape of `anthropicMessageSchema`. */
 export type AnthropicMessage = z.infer<typeof anthropicMessageSchema>;
 
 /** `content_block_delta.delta` and `message_delta.delta`, merged into one loose shape. */
@@ -68,4 +72,5 @@ export const anthropicStreamEventSchema = z.object({
   usage: anthropicUsageSchema.nullish(),
   error: anthropicErrorObjectSchema.nullish(),
 });
+/** Parsed shape of `anthropicStreamEventSchema`. */
 export type AnthropicStreamEvent = z.infer<typeof anthropicStreamEventSchema>;

@@ -7,7 +7,7 @@ import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
-import { planAnthropicThinking } from './plan-anthropic-thinking.ts';
+import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
 
 /** The extension key that carries the client's `anthropic-beta` header value. */
 const BETA_EXTENSION = 'anthropic-beta';
@@ -80,7 +80,8 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * system, messages, tools/tool_choice, thinking, stop_sequences, temperature, top_p, top_k,
  * metadata.user_id, output_config.format (JSON schema output), stream; then the `extensions` that
  * are Anthropic fields (PASS_THROUGH_FIELDS); `anthropic-beta` is a header, `thinking` a
- * reasoning control, anything else is dropped with a warning.
+ * reasoning control, anything else is dropped with a warning. Extended-thinking restrictions are
+ * applied last (reconcileAnthropicThinking).
  * Returns the body object and the warnings for what was dropped.
  */
 export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: string[] } {
@@ -102,6 +103,7 @@ export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTa
   const outputConfig = encodeOutputConfig(request, warnings);
   if (outputConfig) body.output_config = outputConfig;
   if (request.stream) body.stream = true;
+  reconcileAnthropicThinking(body, warnings);
   mergeExtensions(body, request, warnings);
   return { body, warnings };
 }

@@ -10,6 +10,7 @@ import type { StreamEvent } from '../../canonical/stream-event.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
 import { anthropicStreamEventSchema, type AnthropicStreamEvent, type AnthropicUsage } from './anthropic-wire-schemas.ts';
 import { classifyAnthropicErrorObject } from './classify-anthropic-error.ts';
+import { anthropicToolInputJson } from './decode-anthropic-response.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
 import { mapAnthropicUsage, mergeAnthropicUsage } from './map-anthropic-usage.ts';
 
@@ -50,9 +51,7 @@ function closeOpen(state: AnthropicStreamState, out: StreamEvent[]): void {
   const slot = state.open;
   if (!slot) return;
   if (slot.kind === 'tool' && !slot.sawInputDelta) {
-    const input = slot.startInput;
-    const whole = input !== null && typeof input === 'object' && !Array.isArray(input) ? JSON.stringify(input) : '{}';
-    out.push({ type: 'tool-input-delta', index: slot.index, argumentsFragment: whole });
+    out.push({ type: 'tool-input-delta', index: slot.index, argumentsFragment: anthropicToolInputJson(slot.startInput) });
   }
   out.push({ type: 'block-end', index: slot.index });
   state.open = undefined;

@@ -62,3 +62,33 @@ export function planAnthropicThinking(
   warnings.push(`reasoning: thinking budget lowered from ${budget} to ${lowered} to stay under max_tokens ${maxTokens}`);
   return { thinking: { type: 'enabled', budget_tokens: lowered }, maxTokens };
 }
+
+/**
+ * Applies Anthropic's extended-thinking rules to a built body (mutated in place) when `thinking`
+ * is enabled: forced tool use (`tool_choice` any/tool) cannot think, so thinking is left off;
+ * otherwise `temperature` other than 1, any `top_k`, and `top_p` below 0.95 are removed (the API
+ * answers 400 to them; compat upstreams ignore them in thinking mode anyway). Each change is
+ * reported as a warning.
+ */
+export function reconcileAnthropicThinking(body: Record<string, unknown>, warnings: string[]): void {
+  const thinking = body.thinking as AnthropicThinking | undefined;
+  if (thinking?.type !== 'enabled') return;
+  const choice = (body.tool_choice as { type?: string } | undefined)?.type;
+  if (choice === 'any' || choice === 'tool') {
+    delete body.thinking;
+    warnings.push('reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled');
+    return;
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) {
+    delete body.temperature;
+    warnings.push('temperature: must be 1 while thinking is enabled; dropped');
+  }
+  if (body.top_k !== undefined) {
+    delete body.top_k;
+    warnings.push('top_k: not allowed while thinking is enabled; dropped');
+  }
+  if (typeof body.top_p === 'number' && body.top_p < 0.95) {
+    delete body.top_p;
+    warnings.push('top_p: must be at least 0.95 while thinking is enabled; dropped');
+  }
+}

@@ -11,6 +11,9 @@ import { encodeGeminiContents } from './encode-gemini-contents.ts';
 /** Top-level GenerateContentRequest fields that `extensions` may carry through to Gemini. */
 const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 'cachedContent']);
 
+/** OpenAI sampling extensions (wire names) that have a `generationConfig` equivalent. */
+const GENERATION_CONFIG_EXTENSIONS: Readonly<Record<string, string>> = { presence_penalty: 'presencePenalty', frequency_penalty: 'frequencyPenalty', seed: 'seed' };
+
 /** Extension keys that belong to other protocols' headers and are ignored without a warning. */
 const SILENT_EXTENSIONS: ReadonlySet<string> = new Set(['anthropic-beta']);
 
@@ -33,10 +36,22 @@ function dropUnsupported(request: CanonicalRequest, warnings: string[]): void {
   if (request.metadata && Object.keys(request.metadata).length > 0) warnings.push('metadata: Gemini has no request metadata; dropped');
 }
 
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: string[]): void {
+  for (const [key, value] of Object.entries(request.extensions ?? {})) {
+    const configField = GENERATION_CONFIG_EXTENSIONS[key];
+    if (value === undefined || SILENT_EXTENSIONS.has(key)) continue;
+    if (GEMINI_EXTENSION_FIELDS.has(key)) body[key] = value;
+    else if (configField !== undefined) body.generationConfig = { ...(body.generationConfig as Record<string, unknown> | undefined), [configField]: value };
+    else warnings.push(`${key}: not a Gemini request field; dropped`);
+  }
+}
+
 /**
  * Builds the GenerateContentRequest body (camelCase): contents, systemInstruction, tools,
  * toolConfig, generationConfig, plus `extensions` named in GEMINI_EXTENSION_FIELDS
- * (safetySettings, cachedContent); other extensions are dropped with a warning.
+ * (safetySettings, cachedContent) and the OpenAI sampling extensions presence_penalty,
+ * frequency_penalty, seed (→ generationConfig presencePenalty, frequencyPenalty, seed); other
+ * extensions are dropped with a warning.
  */
 export function buildGeminiBody(request: CanonicalRequest, warnings: string[]): Record<string, unknown> {
   const body: Record<string, unknown> = { contents: encodeGeminiContents(request.messages, warnings) };
@@ -45,10 +60,7 @@ export function buildGeminiBody(request: CanonicalRequest, warnings: string[]): 
   const generationConfig = encodeGeminiGenerationConfig(request, warnings);
   if (generationConfig) body.generationConfig = generationConfig;
   dropUnsupported(request, warnings);
-  for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (GEMINI_EXTENSION_FIELDS.has(key)) body[key] = value;
-    else if (!SILENT_EXTENSIONS.has(key)) warnings.push(`${key}: not a Gemini request field; dropped`);
-  }
+  mergeExtensions(body, request, warnings);
   return body;
 }
 

@@ -61,7 +61,9 @@ function onChunk(state: GeminiStreamState, chunk: GeminiResponse): StreamEvent[]
   const out: StreamEvent[] = [];
   if (!state.started) {
     state.started = true;
-    out.push({ type: 'message-start', messageId: chunk.responseId ?? generateId('resp_'), model: chunk.modelVersion ?? state.context.upstreamModel });
+    const messageId = chunk.responseId ?? generateId('resp_');
+    const model = chunk.modelVersion ?? state.context.upstreamModel;
+    out.push(chunk.usageMetadata ? { type: 'message-start', messageId, model, usage: mapGeminiUsage(chunk.usageMetadata) } : { type: 'message-start', messageId, model });
   }
   const candidate = chunk.candidates?.[0];
   state.folder.fold(candidate?.content?.parts ?? [], out);
@@ -79,7 +81,8 @@ function onChunk(state: GeminiStreamState, chunk: GeminiResponse): StreamEvent[]
 /**
  * Creates the decoder for one Gemini stream. `push` never throws: unreadable data or an
  * `{"error":…}` chunk yields one classified `error` event and ends the stream. The first chunk
- * yields message-start (id = responseId or minted, model = modelVersion ?? upstream model).
+ * yields message-start (id = responseId or minted, model = modelVersion ?? upstream model, usage
+ * = that chunk's running usageMetadata when present — Gemini reports the prompt count up front).
  * `end()` emits the pending message-end (finishReason seen, usage last seen or
  * `emptyUsage('estimated')`), or — with no finishReason — closes the open block and yields an
  * `upstream-malformed` error ("stream ended before completion").

@@ -13,6 +13,7 @@ export const geminiPartSchema = z.object({
   thoughtSignature: z.string().nullish(),
   functionCall: z.object({ name: z.string(), args: z.unknown().optional(), id: z.string().nullish() }).nullish(),
 });
+/** Parsed shape of `geminiPartSchema`. */
 export type GeminiPart = z.infer<typeof geminiPartSchema>;
 
 /** `usageMetadata` (tokens). `promptTokenCount` includes cached tokens; candidates exclude thoughts. */
@@ -24,6 +25,7 @@ export const geminiUsageMetadataSchema = z.object({
   toolUsePromptTokenCount: count,
   totalTokenCount: count,
 });
+/** Parsed shape of `geminiUsageMetadataSchema`. */
 export type GeminiUsageMetadata = z.infer<typeof geminiUsageMetadataSchema>;
 
 /** google.rpc.Status as Gemini sends it in error bodies and late stream errors (§6). */
@@ -33,6 +35,7 @@ export const geminiErrorObjectSchema = z.object({
   status: z.string().nullish(),
   details: z.array(z.unknown()).nullish(),
 });
+/** Parsed shape of `geminiErrorObjectSchema`. */
 export type GeminiErrorObject = z.infer<typeof geminiErrorObjectSchema>;
 
 const candidateSchema = z.object({
@@ -49,4 +52,5 @@ export const geminiResponseSchema = z.object({
   responseId: z.string().nullish(),
   error: geminiErrorObjectSchema.nullish(),
 });
+/** Parsed shape of `geminiResponseSchema`. */
 export type GeminiResponse = z.infer<typeof geminiResponseSchema>;

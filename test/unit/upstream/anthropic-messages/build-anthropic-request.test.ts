@@ -224,6 +224,21 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(tooSmall.warnings).toHaveLength(1);
   });
 
+  it('applies the extended-thinking restrictions on sampling and forced tool use', () => {
+    const sampled = build(request({ reasoning: { budgetTokens: 2000 }, temperature: 0.3, topP: 0.5, topK: 5 }));
+    expect(sampled.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 } });
+    expect(sampled.body).not.toHaveProperty('temperature');
+    expect(sampled.body).not.toHaveProperty('top_p');
+    expect(sampled.body).not.toHaveProperty('top_k');
+    expect(sampled.warnings).toHaveLength(3);
+    expect(build(request({ reasoning: { budgetTokens: 2000 }, temperature: 1, topP: 0.97 })).body).toMatchObject({ temperature: 1, top_p: 0.97 });
+    const forced = build(request({ reasoning: { budgetTokens: 2000 }, tools: [{ name: 'f', parameters: { type: 'object' } }], toolChoice: { type: 'tool', name: 'f' } }));
+    expect(forced.body.thinking).toBeUndefined();
+    expect(forced.body.tool_choice).toEqual({ type: 'tool', name: 'f' });
+    expect(forced.warnings).toEqual(['reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled']);
+    expect(build(request({ reasoning: { enabled: false }, temperature: 0.2 })).body.temperature).toBe(0.2);
+  });
+
   it('maps JSON schema output to output_config.format and drops schemaless JSON mode', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.output_config).toEqual({ format: { type: 'json_schema', schema } });
@@ -232,12 +247,25 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(jsonMode.warnings).toHaveLength(1);
   });
 
-  it('never lets extensions replace model, messages or stream, and omits stream for non-streams', () => {
-    const { body } = build(request({ extensions: { model: 'evil', messages: [], stream: true, top_k: 3 } }));
+  it('passes only Anthropic fields from extensions, drops the rest with warnings, omits stream for non-streams', () => {
+    const { body, warnings } = build(request({ extensions: { model: 'evil', stream: true, service_tier: 'standard_only', presence_penalty: 0.5, seed: 1 } }));
     expect(body.model).toBe('claude-sonnet-4-5');
-    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
     expect(body.stream).toBeUndefined();
-    expect(body.top_k).toBe(3);
+    expect(body.service_tier).toBe('standard_only');
+    expect(body.presence_penalty).toBeUndefined();
+    expect(warnings).toEqual([
+      'model: not an Anthropic Messages field; dropped',
+      'stream: not an Anthropic Messages field; dropped',
+      'presence_penalty: not an Anthropic Messages field; dropped',
+      'seed: not an Anthropic Messages field; dropped',
+    ]);
+  });
+
+  it('reads a vendor thinking extension as a reasoning control when the request has none', () => {
+    expect(build(request({ extensions: { thinking: { type: 'enabled' } } })).body.thinking).toEqual({ type: 'enabled', budget_tokens: 8192 });
+    expect(build(request({ extensions: { thinking: { type: 'enabled', budget_tokens: 3000 } } })).body.thinking).toEqual({ type: 'enabled', budget_tokens: 3000 });
+    expect(build(request({ extensions: { thinking: { type: 'disabled' } } })).body.thinking).toEqual({ type: 'disabled' });
+    expect(build(request({ reasoning: { enabled: false }, extensions: { thinking: { type: 'enabled' } } })).body.thinking).toEqual({ type: 'disabled' });
   });
 });
 

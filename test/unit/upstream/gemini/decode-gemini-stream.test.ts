@@ -34,7 +34,12 @@ describe('Gemini stream decoder on recorded fixtures', () => {
     const events = parseSse(readFixture('gemini', 'reasoning.sse')).flatMap((e) => d.push(e));
     expect(d.end()).toEqual([]);
     expect(events).toEqual([
-      { type: 'message-start', messageId: 'Z3fbaNX0MceLz7IPkMqV8Ao', model: 'gemini-2.5-flash' },
+      {
+        type: 'message-start',
+        messageId: 'Z3fbaNX0MceLz7IPkMqV8Ao',
+        model: 'gemini-2.5-flash',
+        usage: { input: { total: 8, cacheRead: 0, cacheWrite: 0 }, output: { total: 19, reasoning: 19 }, source: 'reported' },
+      },
       { type: 'reasoning-start', index: 0 },
       { type: 'reasoning-delta', index: 0, text: 'The user greets me; ' },
       { type: 'reasoning-delta', index: 0, text: 'answer briefly.' },
