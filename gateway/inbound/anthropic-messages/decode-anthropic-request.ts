@@ -7,7 +7,7 @@ import type { CanonicalMessage, CanonicalRequest, DecodeResult } from '../../can
 import { anthropicRequestSchema, type AnthropicMessage, type AnthropicRequestBody } from './anthropic-request-schema.ts';
 import { decodeAnthropicContent } from './decode-anthropic-content.ts';
 import { decodeAnthropicOutputFormat, decodeAnthropicReasoning, decodeAnthropicToolChoice, decodeAnthropicTools } from './decode-anthropic-options.ts';
-import { describeZodError } from './describe-zod-error.ts';
+import { describeZodError } from '../describe-zod-error.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

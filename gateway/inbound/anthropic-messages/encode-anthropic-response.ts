@@ -6,7 +6,7 @@ import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts
 import type { EncodeContext } from '../inbound-codec.ts';
 import { encodeAnthropicUsage, type AnthropicUsage } from './encode-anthropic-usage.ts';
 import { mapFinishReasonToAnthropic, type AnthropicStopReason } from './map-finish-reason-to-anthropic.ts';
-import { parseToolArguments } from './parse-tool-arguments.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 /** One content block of an Anthropic response. */
 export type AnthropicResponseBlock =

@@ -5,7 +5,7 @@
  * yields `{ ok: false, message, param }` naming the field path (camelCase).
  */
 import type { CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
-import { describeZodError } from '../anthropic-messages/describe-zod-error.ts';
+import { describeZodError } from '../describe-zod-error.ts';
 import type { DecodeHints } from '../inbound-codec.ts';
 import { decodeGeminiConfig } from './decode-gemini-config.ts';
 import { decodeGeminiContents } from './decode-gemini-contents.ts';

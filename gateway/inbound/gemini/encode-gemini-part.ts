@@ -5,7 +5,7 @@
  * Gemini form and yields no part.
  */
 import type { OutputBlock } from '../../canonical/response.ts';
-import { parseToolArguments } from '../anthropic-messages/parse-tool-arguments.ts';
+import { parseToolArguments } from '../parse-tool-arguments.ts';
 
 /** A part of a Gemini response candidate. */
 export type GeminiOutputPart =

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
 import { anthropicMessagesAdapter } from '../../../../gateway/upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { mapAnthropicStopReason } from '../../../../gateway/upstream/anthropic-messages/map-anthropic-stop-reason.ts';
-import { contextFor, readExpectation, readJsonFixture, summarize } from './replay-fixture.ts';
+import { contextFor, readExpectation, readJsonFixture, summarize } from '../../../support/replay-fixture.ts';
 
 const decode = (body: unknown, provider: Parameters<typeof contextFor>[0] = 'anthropic') => anthropicMessagesAdapter.decodeResponse(body, contextFor(provider, 'claude-upstream'));
 

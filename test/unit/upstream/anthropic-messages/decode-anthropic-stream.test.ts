@@ -3,7 +3,7 @@ import { accumulateStream } from '../../../../gateway/canonical/stream-accumulat
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { anthropicMessagesAdapter } from '../../../../gateway/upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import type { UpstreamSseEvent } from '../../../../gateway/upstream/upstream-adapter.ts';
-import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, readJsonFixture, replay, summarize } from './replay-fixture.ts';
+import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, readJsonFixture, replay, summarize } from '../../../support/replay-fixture.ts';
 
 const decoder = () => anthropicMessagesAdapter.createStreamDecoder(contextFor('anthropic', 'claude-upstream'));
 const sse = (type: string, data: Record<string, unknown>): UpstreamSseEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
 import { geminiAdapter } from '../../../../gateway/upstream/gemini/gemini-adapter.ts';
 import { mapGeminiFinishReason } from '../../../../gateway/upstream/gemini/map-gemini-finish-reason.ts';
-import { contextFor, readExpectation, readJsonFixture, summarize } from '../anthropic-messages/replay-fixture.ts';
+import { contextFor, readExpectation, readJsonFixture, summarize } from '../../../support/replay-fixture.ts';
 
 const decode = (body: unknown) => geminiAdapter.decodeResponse(body, contextFor('gemini', 'gemini-upstream'));
 const candidate = (parts: unknown[], finishReason = 'STOP') => ({ candidates: [{ content: { parts, role: 'model' }, finishReason, index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 } });

@@ -3,7 +3,7 @@ import { accumulateStream } from '../../../../gateway/canonical/stream-accumulat
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { geminiAdapter } from '../../../../gateway/upstream/gemini/gemini-adapter.ts';
 import type { UpstreamSseEvent } from '../../../../gateway/upstream/upstream-adapter.ts';
-import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, readJsonFixture, replay, summarize } from '../anthropic-messages/replay-fixture.ts';
+import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, readJsonFixture, replay, summarize } from '../../../support/replay-fixture.ts';
 
 const decoder = () => geminiAdapter.createStreamDecoder(contextFor('gemini', 'gemini-upstream'));
 const chunk = (data: Record<string, unknown>): UpstreamSseEvent => ({ data: JSON.stringify(data) });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
 import type { ProviderId } from '../../../../gateway/providers/provider-preset.ts';
 import { openaiChatAdapter } from '../../../../gateway/upstream/openai-chat/openai-chat-adapter.ts';
-import { contextFor, readExpectation, readFixture, summarize } from './replay-fixture.ts';
+import { contextFor, readExpectation, readFixture, summarize } from '../../../support/replay-fixture.ts';
 
 const FIXTURES: ReadonlyArray<[name: string, provider: ProviderId]> = [
   ['text', 'openai'],

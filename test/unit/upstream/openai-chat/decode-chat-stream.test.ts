@@ -4,7 +4,7 @@ import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts'
 import type { ProviderId } from '../../../../gateway/providers/provider-preset.ts';
 import { createChatStreamDecoder } from '../../../../gateway/upstream/openai-chat/decode-chat-stream.ts';
 import { openaiChatAdapter } from '../../../../gateway/upstream/openai-chat/openai-chat-adapter.ts';
-import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, replay, summarize } from './replay-fixture.ts';
+import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, replay, summarize } from '../../../support/replay-fixture.ts';
 
 const FIXTURES: ReadonlyArray<[name: string, provider: ProviderId]> = [
   ['text', 'openai'],

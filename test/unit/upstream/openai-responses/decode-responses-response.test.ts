@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
 import { openaiResponsesAdapter } from '../../../../gateway/upstream/openai-responses/openai-responses-adapter.ts';
-import { contextFor, readExpectation, readFixture, summarize } from '../openai-chat/replay-fixture.ts';
+import { contextFor, readExpectation, readFixture, summarize } from '../../../support/replay-fixture.ts';
 
 const ctx = contextFor('openai');
 const decode = (body: unknown) => openaiResponsesAdapter.decodeResponse(body, ctx);

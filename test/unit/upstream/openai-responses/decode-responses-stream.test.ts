@@ -3,7 +3,7 @@ import { accumulateStream } from '../../../../gateway/canonical/stream-accumulat
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { createResponsesStreamDecoder } from '../../../../gateway/upstream/openai-responses/decode-responses-stream.ts';
 import { openaiResponsesAdapter } from '../../../../gateway/upstream/openai-responses/openai-responses-adapter.ts';
-import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, replay, summarize } from '../openai-chat/replay-fixture.ts';
+import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, replay, summarize } from '../../../support/replay-fixture.ts';
 
 const ctx = contextFor('openai');
 const decodeFixture = (name: string): StreamEvent[] => replay(openaiResponsesAdapter.createStreamDecoder(ctx), parseSse(readFixture('openai-responses', `${name}.sse`)));

@@ -1,20 +1,21 @@
 /**
- * Test helpers for the Anthropic and Gemini adapter tests: read recorded upstream fixtures, parse
+ * Test helpers for the upstream adapter tests: read recorded upstream fixtures, parse
  * their SSE bytes with eventsource-parser exactly as the transport does (CRLF handled, comments
  * dropped), replay them through a decoder, check the StreamEvent grammar, and summarise a response
  * in the shape of the `<name>.expect.json` sidecars.
  */
 import { readFileSync } from 'node:fs';
 import { createParser } from 'eventsource-parser';
-import type { CanonicalRequest } from '../../../../gateway/canonical/request.ts';
-import type { CanonicalResponse } from '../../../../gateway/canonical/response.ts';
-import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
-import { getProviderPreset } from '../../../../gateway/providers/presets.ts';
-import type { ProviderId } from '../../../../gateway/providers/provider-preset.ts';
-import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../../../../gateway/upstream/upstream-adapter.ts';
+import type { WireFormat } from '../../gateway/canonical/formats.ts';
+import type { CanonicalRequest } from '../../gateway/canonical/request.ts';
+import type { CanonicalResponse } from '../../gateway/canonical/response.ts';
+import type { StreamEvent } from '../../gateway/canonical/stream-event.ts';
+import { getProviderPreset } from '../../gateway/providers/presets.ts';
+import type { ProviderId } from '../../gateway/providers/provider-preset.ts';
+import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../../gateway/upstream/upstream-adapter.ts';
 
-/** The fixture folders these helpers serve. */
-export type FixtureProtocol = 'anthropic-messages' | 'gemini';
+/** The fixture folders these helpers serve: one per upstream protocol. */
+export type FixtureProtocol = WireFormat;
 
 /** The sidecar `<name>.expect.json` shape. */
 export interface FixtureExpectation {
@@ -25,7 +26,7 @@ export interface FixtureExpectation {
   usage: { inputTotal: number; cacheRead: number; cacheWrite: number; outputTotal: number; reasoning: number };
 }
 
-const FIXTURES = new URL('../../../fixtures/upstream/', import.meta.url);
+const FIXTURES = new URL('../fixtures/upstream/', import.meta.url);
 
 /** Raw text of `test/fixtures/upstream/<protocol>/<file>`. */
 export function readFixture(protocol: FixtureProtocol, file: string): string {
