@@ -1,0 +1,49 @@
+/**
+ * Idle client streams get the format's own keep-alive (sse-and-sdk-notes.md §1): a `: ping`
+ * comment for OpenAI formats, `event: ping` for Anthropic, a bare blank line for Gemini — and the
+ * official SDKs still parse the stream.
+ */
+import { GoogleGenAI } from '@google/genai';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
+import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
+
+let mock: Awaited<ReturnType<typeof startMockUpstream>>;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  mock = await startMockUpstream();
+  gateway = await startTestGateway({ channels: [{ id: 'slow', provider: 'mock', protocol: 'openai-chat', models: ['slow'] }] }, { mockBaseUrl: mock.baseUrl, keepAliveMs: 40 });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await mock?.close();
+});
+
+const SLOW_PROMPT = 'tell me slowly [mock:slow=150]';
+
+describe('keep-alives on idle streams', () => {
+  it.each([
+    ['/v1/chat/completions', { authorization: `Bearer ${TEST_KEY}` }, { model: 'slow', stream: true, messages: [{ role: 'user', content: SLOW_PROMPT }] }, ': ping\n\n'],
+    ['/v1/messages', { 'x-api-key': TEST_KEY }, { model: 'slow', stream: true, max_tokens: 100, messages: [{ role: 'user', content: SLOW_PROMPT }] }, 'event: ping\ndata: {"type":"ping"}\n\n'],
+  ])('%s carries its keep-alive frame', async (path, headers, body, frame) => {
+    const response = await request(`${gateway.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const text = await response.body.text();
+    expect(response.statusCode).toBe(200);
+    // Anthropic streams already carry one ping after message_start; keep-alives add more.
+    expect(text.split(frame).length - 1).toBeGreaterThanOrEqual(2);
+  });
+
+  it('Gemini gets bare blank lines, never comments, and the SDK reads the whole answer', async () => {
+    const raw = await request(`${gateway.origin}/v1beta/models/slow:streamGenerateContent?alt=sse`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': TEST_KEY }, body: JSON.stringify({ contents: [{ parts: [{ text: SLOW_PROMPT }] }] }) });
+    const text = await raw.body.text();
+    expect(text).not.toMatch(/^:/m);
+    expect(text).toMatch(/\n\n\n/);
+    const ai = new GoogleGenAI({ apiKey: TEST_KEY, httpOptions: { baseUrl: gateway.origin } });
+    let answer = '';
+    for await (const chunk of await ai.models.generateContentStream({ model: 'slow', contents: SLOW_PROMPT })) answer += chunk.text ?? '';
+    expect(answer).toBe(`Mock reply to: ${SLOW_PROMPT}`);
+  });
+});
