@@ -1,13 +1,18 @@
 /**
  * Expands a finished CanonicalResponse into the StreamEvent grammar (stream-event.ts), for
- * streaming clients served by a non-streamed answer (the mock provider, tests).
+ * streaming clients served by a non-streamed answer (the mock provider, tests). The
+ * message-start carries the input usage; message-end the full usage.
  * `chunkSize` splits text into deltas of at most that many characters (default: one delta).
  */
 import type { CanonicalResponse } from './response.ts';
 import type { StreamEvent } from './stream-event.ts';
+import { makeUsage } from './usage.ts';
 
 export function responseToStreamEvents(response: CanonicalResponse, chunkSize = Number.POSITIVE_INFINITY): StreamEvent[] {
-  const events: StreamEvent[] = [{ type: 'message-start', messageId: response.id, model: response.model }];
+  // Input usage is known before generation starts; announce it (Anthropic clients read message_start).
+  const { input, source } = response.usage;
+  const startUsage = makeUsage({ inputTotal: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, source });
+  const events: StreamEvent[] = [{ type: 'message-start', messageId: response.id, model: response.model, usage: startUsage }];
   const split = (text: string): string[] => {
     if (text.length <= chunkSize) return [text];
     const pieces: string[] = [];

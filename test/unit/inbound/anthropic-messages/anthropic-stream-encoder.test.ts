@@ -109,7 +109,8 @@ describe('anthropic stream encoder', () => {
 
   it('starts with zero input tokens when message-start has no usage and uses a stop sequence', () => {
     const response: CanonicalResponse = { id: 'x', model: 'x', content: [{ type: 'text', text: 'a' }], finishReason: finishReason('stop'), stopSequence: '###', usage: makeUsage({ inputTotal: 3, outputTotal: 1 }) };
-    const text = encodeAll(responseToStreamEvents(response));
+    const events = responseToStreamEvents(response).map((e) => (e.type === 'message-start' ? { type: e.type, messageId: e.messageId, model: e.model } : e));
+    const text = encodeAll(events);
     expect(text).toContain('"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}');
     expect(text).toContain('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"###"},"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}\n\n');
   });
