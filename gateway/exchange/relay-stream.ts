@@ -42,6 +42,8 @@ interface RelayState {
   readonly encoder: StreamEncoder;
   ttfbMs: number;
   lastWriteAt: number;
+  /** False while the bytes written so far end inside an SSE event (pass-through chunks need not align). */
+  atEventBoundary: boolean;
   endError: GatewayError | undefined;
 }
 
@@ -55,6 +57,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     encoder: args.input.codec.createStreamEncoder(args.encodeContext),
     ttfbMs: 0,
     lastWriteAt: Date.now(),
+    atEventBoundary: true,
     endError: undefined,
   };
   const keepAlive = setInterval(() => void writeKeepAlive(args, state), Math.max(50, Math.floor(args.deps.keepAliveMs / 2)));
@@ -111,7 +114,14 @@ async function start(args: StreamRelayArgs, state: RelayState): Promise<void> {
   for (const chunk of pending) await writeWithBackpressure(state.raw, chunk);
 }
 
+/** True when `chunk` ends an SSE event (a blank line in any of SSE's line-ending styles). */
+function endsEvent(chunk: string | Buffer): boolean {
+  const tail = typeof chunk === 'string' ? chunk.slice(-4) : chunk.toString('latin1', Math.max(0, chunk.length - 4));
+  return tail.endsWith('\n\n') || tail.endsWith('\r\r') || tail.endsWith('\r\n\r\n');
+}
+
 async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
+  if (chunk.length > 0) state.atEventBoundary = endsEvent(chunk);
   if (!state.raw) {
     state.pending.push(chunk);
     return;
@@ -121,7 +131,7 @@ async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
 }
 
 async function writeKeepAlive(args: StreamRelayArgs, state: RelayState): Promise<void> {
-  if (!state.raw || state.raw.writableEnded || Date.now() - state.lastWriteAt < args.deps.keepAliveMs) return;
+  if (!state.raw || state.raw.writableEnded || !state.atEventBoundary || Date.now() - state.lastWriteAt < args.deps.keepAliveMs) return;
   await emit(state, state.encoder.keepAlive());
 }
 

@@ -3,6 +3,7 @@
  * comment for OpenAI formats, `event: ping` for Anthropic, a bare blank line for Gemini — and the
  * official SDKs still parse the stream.
  */
+import { createServer, type Server } from 'node:http';
 import { GoogleGenAI } from '@google/genai';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,5 +46,34 @@ describe('keep-alives on idle streams', () => {
     let answer = '';
     for await (const chunk of await ai.models.generateContentStream({ model: 'slow', contents: SLOW_PROMPT })) answer += chunk.text ?? '';
     expect(answer).toBe(`Mock reply to: ${SLOW_PROMPT}`);
+  });
+});
+
+describe('keep-alives on the pass-through path', () => {
+  it('never land inside an upstream event that arrives in two pieces', async () => {
+    const first = 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}\n\ndata: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choi';
+    const rest = 'ces":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}\n\ndata: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}\n\ndata: [DONE]\n\n';
+    const splitUpstream: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(first);
+        setTimeout(() => res.end(rest), 300);
+      });
+    });
+    await new Promise<void>((resolve) => splitUpstream.listen(0, '127.0.0.1', resolve));
+    const port = (splitUpstream.address() as { port: number }).port;
+    const passThrough = await startTestGateway({ channels: [{ id: 'split', provider: 'deepseek', protocol: 'openai-chat', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k', models: ['split'] }] }, { keepAliveMs: 40 });
+    try {
+      const response = await request(`${passThrough.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` },
+        body: JSON.stringify({ model: 'split', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(await response.body.text()).toBe(first + rest);
+    } finally {
+      await passThrough.close();
+      await new Promise<void>((resolve) => splitUpstream.close(() => resolve()));
+    }
   });
 });
