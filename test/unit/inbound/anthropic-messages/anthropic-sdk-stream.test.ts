@@ -3,8 +3,6 @@
  * `finalMessage()`), served by a loopback node:http server.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishReason } from '../../../../gateway/canonical/finish-reason.ts';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
@@ -13,22 +11,17 @@ import { responseToStreamEvents } from '../../../../gateway/canonical/response-t
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { makeUsage } from '../../../../gateway/canonical/usage.ts';
 import { anthropicMessagesCodec } from '../../../../gateway/inbound/anthropic-messages/anthropic-messages-codec.ts';
+import { startCannedSseServer, type CannedSseServer } from '../../../support/canned-sse-server.ts';
 
-let server: Server;
-let sseBody = '';
+let server: CannedSseServer;
 let client: Anthropic;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.end(sseBody);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  client = new Anthropic({ baseURL: `http://127.0.0.1:${port}`, apiKey: 'sk-test', maxRetries: 0 });
+  server = await startCannedSseServer();
+  client = new Anthropic({ baseURL: server.origin, apiKey: 'sk-test', maxRetries: 0 });
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function encode(events: StreamEvent[]): string {
   const encoder = anthropicMessagesCodec.createStreamEncoder({
@@ -57,7 +50,7 @@ describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
       usage: makeUsage({ inputTotal: 500, cacheRead: 100, cacheWrite: 20, outputTotal: 42 }),
     };
     const events = responseToStreamEvents(response, 4).map((e) => (e.type === 'message-start' ? { ...e, usage: response.usage } : e));
-    sseBody = encode(events);
+    server.setSse(encode(events));
     const message = await client.messages.stream(params).finalMessage();
     expect(message.model).toBe('claude-test');
     expect(message.content).toStrictEqual([
@@ -77,7 +70,7 @@ describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
       { type: 'text-delta', index: 0, text: 'partial' },
       { type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') },
     ];
-    sseBody = encode(events);
+    server.setSse(encode(events));
     await expect(client.messages.stream(params).finalMessage()).rejects.toThrow(/Upstream connection reset/);
   });
 });

@@ -4,8 +4,6 @@
  * served by a loopback node:http server.
  */
 import { GoogleGenAI, type GenerateContentResponse } from '@google/genai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishReason } from '../../../../gateway/canonical/finish-reason.ts';
 import { GatewayError } from '../../../../gateway/canonical/gateway-error.ts';
@@ -14,22 +12,17 @@ import { responseToStreamEvents } from '../../../../gateway/canonical/response-t
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { makeUsage } from '../../../../gateway/canonical/usage.ts';
 import { geminiCodec } from '../../../../gateway/inbound/gemini/gemini-codec.ts';
+import { startCannedSseServer, type CannedSseServer } from '../../../support/canned-sse-server.ts';
 
-let server: Server;
-let sseBody = '';
+let server: CannedSseServer;
 let ai: GoogleGenAI;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.end(sseBody);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  ai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: `http://127.0.0.1:${port}` } });
+  server = await startCannedSseServer();
+  ai = new GoogleGenAI({ apiKey: 'sk-test', httpOptions: { baseUrl: server.origin } });
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function encode(events: StreamEvent[]): string {
   const encoder = geminiCodec.createStreamEncoder({
@@ -55,7 +48,7 @@ const textResponse: CanonicalResponse = {
 
 describe('@google/genai reads the Gemini stream encoder', () => {
   it('generateContentStream yields text chunks, then finishReason and usageMetadata', async () => {
-    sseBody = encode(responseToStreamEvents(textResponse, 5));
+    server.setSse(encode(responseToStreamEvents(textResponse, 5)));
     const chunks: GenerateContentResponse[] = [];
     for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'Weather in Oslo?' })) chunks.push(chunk);
     expect(chunks.map((chunk) => chunk.text ?? '').join('')).toBe('It is 4 °C\u2028and raining.');
@@ -74,14 +67,14 @@ describe('@google/genai reads the Gemini stream encoder', () => {
       finishReason: finishReason('tool-calls'),
       usage: makeUsage({ inputTotal: 10, outputTotal: 5 }),
     };
-    sseBody = encode(responseToStreamEvents(response, 4));
+    server.setSse(encode(responseToStreamEvents(response, 4)));
     const calls = [];
     for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'x' })) calls.push(...(chunk.functionCalls ?? []));
     expect(calls).toStrictEqual([{ name: 'get_weather', args: { city: 'Oslo', days: 3 }, id: 'call_1' }]);
   });
 
   it('chats keep the streamed model turn in the curated history', async () => {
-    sseBody = encode(responseToStreamEvents(textResponse, 7));
+    server.setSse(encode(responseToStreamEvents(textResponse, 7)));
     const chat = ai.chats.create({ model: 'gemini-test' });
     let text = '';
     for await (const chunk of await chat.sendMessageStream({ message: 'Weather in Oslo?' })) text += chunk.text ?? '';
@@ -97,12 +90,14 @@ describe('@google/genai reads the Gemini stream encoder', () => {
   });
 
   it('throws on a late error', async () => {
-    sseBody = encode([
-      { type: 'message-start', messageId: 'u', model: 'u' },
-      { type: 'text-start', index: 0 },
-      { type: 'text-delta', index: 0, text: 'partial' },
-      { type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') },
-    ]);
+    server.setSse(
+      encode([
+        { type: 'message-start', messageId: 'u', model: 'u' },
+        { type: 'text-start', index: 0 },
+        { type: 'text-delta', index: 0, text: 'partial' },
+        { type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') },
+      ]),
+    );
     const consume = async (): Promise<void> => {
       for await (const _chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'x' })) {
         // drain

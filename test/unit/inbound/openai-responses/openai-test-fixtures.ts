@@ -3,13 +3,12 @@
  * one-shot loopback HTTP server that answers every request with fixed SSE text (for the official
  * SDKs' stream helpers).
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { finishReason } from '../../../../gateway/canonical/finish-reason.ts';
 import type { CanonicalRequest } from '../../../../gateway/canonical/request.ts';
 import type { CanonicalResponse } from '../../../../gateway/canonical/response.ts';
 import { makeUsage } from '../../../../gateway/canonical/usage.ts';
 import type { EncodeContext } from '../../../../gateway/inbound/inbound-codec.ts';
+import { startCannedSseServer } from '../../../support/canned-sse-server.ts';
 
 /** `createdAt` of every test context (unix seconds). */
 export const CREATED_AT = 1755500000;
@@ -60,30 +59,10 @@ export interface SseServer {
   close(): Promise<void>;
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
-}
-
 /** Starts the server on 127.0.0.1, port 0; `baseURL` includes `/v1` like the OpenAI SDK expects. */
 export async function serveSse(sse: string): Promise<SseServer> {
-  const bodies: unknown[] = [];
-  const server: Server = createServer((request, response) => {
-    void readBody(request).then((body) => {
-      bodies.push(body);
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      response.end(sse);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    bodies,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const server = await startCannedSseServer(sse);
+  return { baseURL: `${server.origin}/v1`, bodies: server.bodies, close: () => server.close() };
 }
 
 /** Splits SSE text into frames (without the trailing blank line). */
