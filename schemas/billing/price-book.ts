@@ -1,0 +1,90 @@
+/**
+ * The price book: USD per million tokens per model (the model the upstream served, after
+ * `modelMap`), optionally per channel, each with an `effectiveFrom` time. Prices are parsed into
+ * integer nano-USD per million tokens so that cost arithmetic is exact; costs are rounded half up
+ * to whole nano-USD once per request.
+ */
+import { z } from 'zod';
+import type { TokenUsage } from '../events/traffic-events.ts';
+
+const usdPerMTok = z.number().min(0, 'must be ≥ 0').refine((v) => /^\d+(\.\d{1,9})?$/.test(String(v)), 'must have at most 9 decimal places');
+
+/** One price entry as written in the config file (`prices:`). */
+export const priceEntrySchema = z
+  .object({
+    model: z.string().min(1),
+    channel: z.string().min(1).optional(),
+    inputPerMTok: usdPerMTok,
+    outputPerMTok: usdPerMTok,
+    /** Defaults to inputPerMTok. */
+    cacheReadPerMTok: usdPerMTok.optional(),
+    /** Defaults to inputPerMTok. */
+    cacheWritePerMTok: usdPerMTok.optional(),
+    /** ISO-8601 time from which the entry applies (default: the epoch). */
+    effectiveFrom: z.iso.datetime({ offset: true }).or(z.iso.date()).default('1970-01-01T00:00:00Z'),
+  })
+  .strict();
+
+export const priceBookSchema = z.array(priceEntrySchema).default([]);
+export type PriceEntryConfig = z.infer<typeof priceEntrySchema>;
+
+/** A resolved price, in nano-USD per million tokens. */
+export interface Price {
+  readonly model: string;
+  readonly channel: string | null;
+  /** ms since epoch */
+  readonly effectiveFrom: number;
+  readonly inputNanoPerMTok: bigint;
+  readonly outputNanoPerMTok: bigint;
+  readonly cacheReadNanoPerMTok: bigint;
+  readonly cacheWriteNanoPerMTok: bigint;
+}
+
+/** USD (a number with ≤ 9 decimals) → exact nano-USD. */
+export function usdToNano(usd: number): bigint {
+  const [whole = '0', fraction = ''] = String(usd).split('.');
+  return BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0').slice(0, 9));
+}
+
+/** Parses config entries into prices. */
+export function buildPriceBook(entries: ReadonlyArray<PriceEntryConfig>): Price[] {
+  return entries.map((e) => ({
+    model: e.model,
+    channel: e.channel ?? null,
+    effectiveFrom: Date.parse(e.effectiveFrom),
+    inputNanoPerMTok: usdToNano(e.inputPerMTok),
+    outputNanoPerMTok: usdToNano(e.outputPerMTok),
+    cacheReadNanoPerMTok: usdToNano(e.cacheReadPerMTok ?? e.inputPerMTok),
+    cacheWriteNanoPerMTok: usdToNano(e.cacheWritePerMTok ?? e.inputPerMTok),
+  }));
+}
+
+/**
+ * The price in effect for `model` on `channelId` at `at` (ms): among entries whose
+ * effectiveFrom ≤ at, a channel-specific entry beats a general one, then the latest wins.
+ * Undefined when the model has no price (cost 0, and the caller warns).
+ */
+export function findPrice(book: ReadonlyArray<Price>, model: string, channelId: string | null, at: number): Price | undefined {
+  let best: Price | undefined;
+  for (const price of book) {
+    if (price.model !== model || price.effectiveFrom > at) continue;
+    if (price.channel !== null && price.channel !== channelId) continue;
+    if (!best) best = price;
+    else if ((price.channel !== null) !== (best.channel !== null)) best = price.channel !== null ? price : best;
+    else if (price.effectiveFrom > best.effectiveFrom) best = price;
+  }
+  return best;
+}
+
+/**
+ * Cost of `usage` at `price`, in nano-USD: uncached input at the input price, cache reads and
+ * writes at theirs, all output (reasoning included) at the output price; the sum of
+ * tokens × nano-per-MTok is divided by 1e6 once and rounded half up.
+ */
+export function costNanoUsd(usage: TokenUsage, price: Price): bigint {
+  const cacheRead = BigInt(usage.cachedInputTokens);
+  const cacheWrite = BigInt(usage.cacheWriteTokens);
+  const uncached = BigInt(Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens));
+  const numerator = uncached * price.inputNanoPerMTok + cacheRead * price.cacheReadNanoPerMTok + cacheWrite * price.cacheWriteNanoPerMTok + BigInt(usage.outputTokens) * price.outputNanoPerMTok;
+  return (numerator + 500_000n) / 1_000_000n;
+}

@@ -1,0 +1,72 @@
+/**
+ * The event-log port (DESIGN.md §2): publish without blocking the request, consume with stored
+ * offsets. Adapters: Kafka (kafkajs; used when KAFKA_BROKERS is set) and an embedded append-only
+ * file log in the data directory. kafkajs is in maintenance mode upstream: this port keeps a
+ * replacement to one adapter.
+ */
+
+/** One record to publish: `key` decides the partition (traffic: the request id). */
+export interface LogRecord {
+  readonly topic: string;
+  readonly key: string;
+  /** Avro single-object encoded event. */
+  readonly value: Buffer;
+}
+
+/** A delivered record. `offset` is the adapter's position (Kafka offset, or byte position for files) as a decimal string. */
+export interface DeliveredRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string;
+  readonly value: Buffer;
+  /** When the log stored it, ms since epoch. */
+  readonly timestamp: number;
+}
+
+/**
+ * Handles one batch. Offsets are committed only after the returned promise resolves (the sink
+ * acknowledged); a rejection means the batch is delivered again (after a back-off). Handlers
+ * must therefore be idempotent.
+ */
+export type BatchHandler = (records: ReadonlyArray<DeliveredRecord>) => Promise<void>;
+
+/** Options of one consumer group subscription. */
+export interface SubscribeOptions {
+  readonly groupId: string;
+  readonly topics: ReadonlyArray<string>;
+  readonly handleBatch: BatchHandler;
+  /** Max records per batch (default 500). */
+  readonly maxBatchSize?: number;
+}
+
+/** A running subscription. */
+export interface Subscription {
+  /** Stops consuming; resolves after the in-flight batch finished (its offsets committed or not). */
+  stop(): Promise<void>;
+}
+
+/** Publisher health, for logs and /healthz. */
+export interface PublisherStatus {
+  /** Records accepted but not yet acknowledged by the log or written to the spool. */
+  readonly pending: number;
+  /** Records waiting in the on-disk spool for the log to come back. */
+  readonly spooled: number;
+  readonly connected: boolean;
+}
+
+/** The event log. */
+export interface EventLog {
+  /**
+   * Accepts a record for publishing and returns at once; never throws and never waits on the
+   * network. Records with the same key keep their order. Nothing accepted is lost: while the log
+   * is unreachable records go to a local spool on disk, drained in order when it returns.
+   */
+  publish(record: LogRecord): void;
+  /** Resolves when every record accepted so far is acknowledged by the log or safely spooled. */
+  flush(): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  status(): PublisherStatus;
+  /** Flushes, then releases connections and files. */
+  close(): Promise<void>;
+}

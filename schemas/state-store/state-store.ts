@@ -1,0 +1,70 @@
+/**
+ * The state-store port (DESIGN.md §2): spend counters for quota checks and channel health for
+ * routing. Adapters: Redis (ioredis, Lua for atomic idempotent updates; used when REDIS_URL is
+ * set) and in-process memory. Every write carries the event id it comes from and is applied at
+ * most once, so replays and redeliveries change nothing.
+ */
+
+/** Spend of one key or user, in nano-USD (1e-9 USD) as a bigint-safe decimal string. */
+export interface SpendTotals {
+  readonly keyNanoUsd: bigint;
+  readonly userNanoUsd: bigint;
+}
+
+/** One observation of a channel: a served request or a failed attempt. */
+export interface ChannelObservation {
+  readonly eventId: string;
+  readonly channelId: string;
+  /** ms since epoch */
+  readonly at: number;
+  readonly ok: boolean;
+  /** ms the attempt took */
+  readonly latencyMs: number;
+  readonly errorKind?: string;
+  /** ms the upstream asked to wait (Retry-After) */
+  readonly retryAfterMs?: number;
+}
+
+/** What routing knows of a channel. */
+export interface ChannelHealth {
+  readonly channelId: string;
+  /** Failures / observations in the sliding window (0..1); 0 with no observations. */
+  readonly errorRate: number;
+  /** Observations in the window. */
+  readonly windowCount: number;
+  /** Exponentially weighted latency of successful calls, ms (0 if none yet). */
+  readonly latencyEwmaMs: number;
+  readonly consecutiveFailures: number;
+  /** Until when (ms since epoch) routing should skip the channel; 0 when not cooling down. */
+  readonly cooldownUntil: number;
+}
+
+/** Health policy constants (shared by both adapters so they agree exactly). */
+export interface HealthPolicy {
+  /** Sliding window length, ms. */
+  readonly windowMs: number;
+  /** Consecutive failures that start a cooldown. */
+  readonly failureThreshold: number;
+  /** Cooldown length when no Retry-After is given, ms. */
+  readonly cooldownMs: number;
+  /** EWMA smoothing factor for latency (0..1). */
+  readonly latencyAlpha: number;
+}
+
+export const DEFAULT_HEALTH_POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 3, cooldownMs: 30_000, latencyAlpha: 0.2 };
+
+/** The state store. */
+export interface StateStore {
+  /**
+   * Adds `costNanoUsd` to the key's and (when given) the user's spend, once per `eventId`.
+   * Returns false when the event was already applied.
+   */
+  addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
+  /** Current spend of a key and its user (0 when unknown). */
+  getSpend(keyId: string, userId: string | null): Promise<SpendTotals>;
+  /** Folds one observation into the channel's health, once per `eventId`. Returns false on a duplicate. */
+  recordChannelObservation(observation: ChannelObservation, policy?: HealthPolicy): Promise<boolean>;
+  /** Health of the given channels (channels never observed get a neutral record). `now` in ms. */
+  getChannelHealth(channelIds: ReadonlyArray<string>, now?: number): Promise<ChannelHealth[]>;
+  close(): Promise<void>;
+}
