@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { WIRE_FORMATS } from '../canonical/formats.ts';
+import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { PROVIDER_IDS } from '../providers/provider-preset.ts';
 
 /** One upstream account: a provider, a protocol, a credential and the models it serves. */
@@ -46,6 +47,8 @@ export const configFileSchema = z
   .object({
     channels: z.array(channelSchema).default([]),
     keys: z.array(keySchema).default([]),
+    /** USD per million tokens per upstream model (schemas/billing/price-book.ts); read by the billing and ledger consumers. */
+    prices: priceBookSchema,
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -65,6 +68,13 @@ export const envSchema = z.object({
   TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where the embedded event log, spool and in-process ClickHouse keep their files. */
+  TOLLGATE_DATA_DIR: z.string().min(1).default('./data'),
+  /** `in-process` runs the consumers inside the gateway; `off` leaves them to `npm run consumers`. Default: in-process without KAFKA_BROKERS, off with it. */
+  TOLLGATE_CONSUMERS: z.enum(['in-process', 'off']).optional(),
+  KAFKA_BROKERS: z.string().min(1).optional(),
+  REDIS_URL: z.string().min(1).optional(),
+  CLICKHOUSE_URL: z.string().min(1).optional(),
 });
 
 export type ChannelConfig = z.infer<typeof channelSchema>;
@@ -80,6 +90,14 @@ export interface GatewayConfig {
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   readonly channels: ReadonlyArray<ChannelConfig>;
   readonly keys: ReadonlyArray<KeyConfig>;
+  readonly prices: ReadonlyArray<ConfigFile['prices'][number]>;
+  /** Data directory (embedded event log, spool, chdb). */
+  readonly dataDir: string;
+  /** Whether the consumers run inside this process. */
+  readonly consumers: 'in-process' | 'off';
+  readonly kafkaBrokers?: string[];
+  readonly redisUrl?: string;
+  readonly clickhouseUrl?: string;
   /** True when no config file was given and the built-in demo channel and key are in use. */
   readonly demo: boolean;
 }

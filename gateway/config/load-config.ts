@@ -4,8 +4,7 @@
  * frozen GatewayConfig. Without a config file it returns the demo configuration (a mock channel
  * and the demo key `sk-tollgate-demo`).
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { expandEnvironment, readConfigDocument } from '../../schemas/config/read-config-document.ts';
 import type { z } from 'zod';
 import { configFileSchema, envSchema, type ConfigFile, type GatewayConfig } from './config-schema.ts';
 
@@ -25,50 +24,14 @@ const DEMO_CONFIG: ConfigFile = configFileSchema.parse({
     { id: 'demo-mock', provider: 'mock', protocol: 'openai-chat', models: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'], mock: { chunkDelayMs: 20 } },
   ],
   keys: [{ name: 'demo', key: DEMO_KEY }],
+  prices: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'].map((model) => ({ model, inputPerMTok: 0.5, outputPerMTok: 1.5, cacheReadPerMTok: 0.05 })),
 });
-
-/**
- * Replaces `${VAR}` / `${VAR:-default}` in every string of a parsed document. A reference to an
- * unset variable without default is reported as a problem (path + name).
- */
-export function expandEnvironment(value: unknown, env: NodeJS.ProcessEnv, problems: string[], path = ''): unknown {
-  if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') return found;
-      if (fallback !== undefined) return fallback;
-      problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
-      return '';
-    });
-  }
-  if (Array.isArray(value)) return value.map((item, i) => expandEnvironment(item, env, problems, `${path}[${i}]`));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnvironment(v, env, problems, path ? `${path}.${k}` : k)]));
-  }
-  return value;
-}
 
 function formatIssues(prefix: string, error: z.ZodError): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
     return `${prefix}${path ? path + ': ' : ''}${issue.message}`;
   });
-}
-
-function readConfigFile(path: string, problems: string[]): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    problems.push(`TOLLGATE_CONFIG: cannot read ${path}: ${(error as Error).message}`);
-    return undefined;
-  }
-  try {
-    return path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    problems.push(`${path}: not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
-    return undefined;
-  }
 }
 
 /**
@@ -82,7 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const configPath = env.TOLLGATE_CONFIG;
   let file: ConfigFile | undefined = configPath ? undefined : DEMO_CONFIG;
   if (configPath) {
-    const raw = readConfigFile(configPath, problems);
+    const raw = readConfigDocument(configPath, problems);
     if (raw !== undefined) {
       const expanded = expandEnvironment(raw ?? {}, env, problems);
       const fileResult = configFileSchema.safeParse(expanded);
@@ -103,6 +66,12 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     logLevel: env.LOG_LEVEL,
     channels: Object.freeze(file.channels.map((c) => Object.freeze(c))),
     keys: Object.freeze(file.keys.map((k) => Object.freeze(k))),
+    prices: Object.freeze([...file.prices]),
+    dataDir: env.TOLLGATE_DATA_DIR,
+    consumers: env.TOLLGATE_CONSUMERS ?? (env.KAFKA_BROKERS ? 'off' : 'in-process'),
+    ...(env.KAFKA_BROKERS ? { kafkaBrokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) } : {}),
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),
     demo,
   });
 }

@@ -19,6 +19,10 @@ export interface FailoverRecord {
 /** How one request ended. */
 export interface ExchangeOutcome {
   readonly requestId: string;
+  /** The API key's id (never the key itself). */
+  readonly keyId: string;
+  /** The key's owner, when it has one. */
+  readonly userId: string | null;
   readonly clientFormat: ClientFormat;
   /** Model as the client asked for it. */
   readonly model: string;

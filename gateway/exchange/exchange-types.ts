@@ -19,6 +19,11 @@ export interface ExchangeDeps {
   /** Idle time after which a keep-alive frame is written to a client stream, ms. */
   readonly keepAliveMs: number;
   readonly onOutcome: OutcomeSink;
+  /**
+   * Told the result of every channel attempt as it happens (the local circuit breaker):
+   * `ok` false only for failures that are the channel's fault (failover-worthy errors).
+   */
+  readonly onAttempt?: (channelId: string, result: { ok: boolean; retryAfterMs?: number }) => void;
 }
 
 /** One decoded client request. */
@@ -31,4 +36,6 @@ export interface ExchangeInput {
   readonly startedAt: number;
   /** Decode warnings to log with the outcome. */
   readonly warnings: ReadonlyArray<string>;
+  /** Who is calling: the API key's id and its owner, if any. */
+  readonly identity: { readonly keyId: string; readonly userId: string | null };
 }

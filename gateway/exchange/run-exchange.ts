@@ -35,6 +35,7 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
       const channel = candidates[i] as Channel;
       const attemptStartedAt = Date.now();
       const result = await attemptChannel(deps, input, channel, reply, abort.signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+      reportAttempt(deps, channel, result);
       if (result.kind === 'served') return reportServed(deps, input, channel, result, i + 1, failovers);
       const next = result.error.allowFailover && !abort.signal.aborted ? candidates[i + 1] : undefined;
       failovers.push({
@@ -53,6 +54,14 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
   } finally {
     reply.raw.off('close', onClose);
   }
+}
+
+/** Tells the attempt hook whether the channel itself failed (client-side and request faults do not count). */
+function reportAttempt(deps: ExchangeDeps, channel: Channel, result: AttemptResult): void {
+  if (!deps.onAttempt) return;
+  const error = result.error;
+  const channelFault = error !== undefined && error.allowFailover;
+  deps.onAttempt(channel.id, channelFault ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) } : { ok: true });
 }
 
 /** Tries one channel; `failed` means nothing was sent to the client. */
@@ -106,11 +115,13 @@ function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyR
   });
 }
 
-type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
+type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
 
 function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): void {
   const outcome: ExchangeOutcome = {
     requestId: input.requestId,
+    keyId: input.identity.keyId,
+    userId: input.identity.userId,
     clientFormat: input.codec.format,
     model: input.request.model,
     stream: input.request.stream,

@@ -63,12 +63,13 @@ function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decod
 export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>): Promise<void> {
   const requestId = generateId('req_');
   const startedAt = Date.now();
-  if (!authenticate(services, codec, extractKey, request, reply, requestId)) return;
+  const identity = authenticate(services, codec, extractKey, request, reply, requestId);
+  if (!identity) return;
   const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
   if (!decoded) return;
   if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped untranslatable request parts');
   const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
-  await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings }, reply);
+  await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, identity: { keyId: identity.keyId, userId: identity.userId } }, reply);
 }
 
 /** Authenticates, decodes and answers one token-count request. */

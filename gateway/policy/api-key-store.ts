@@ -10,6 +10,8 @@ import type { KeyConfig } from '../config/config-schema.ts';
 export interface ApiKeyIdentity {
   readonly keyId: string;
   readonly name: string;
+  /** The owning user; config-file keys have none. */
+  readonly userId: string | null;
 }
 
 /** Hex SHA-256 of a key. */
@@ -24,7 +26,7 @@ export class ApiKeyStore {
   constructor(keys: ReadonlyArray<KeyConfig>) {
     for (const key of keys) {
       const digest = hashApiKey(key.key);
-      this.byDigest.set(digest, { keyId: `key_${digest.slice(0, 12)}`, name: key.name });
+      this.byDigest.set(digest, { keyId: `key_${digest.slice(0, 12)}`, name: key.name, userId: null });
     }
   }
 

@@ -1,0 +1,17 @@
+/**
+ * A consumer folds traffic events into one projection (DESIGN.md §4): a pure projection plus an
+ * idempotent sink. The runner (consumers/run-consumers.ts) decodes records from the event log,
+ * hands each consumer the events of its topics in log order, and commits offsets only after
+ * `handleBatch` resolved — so `handleBatch` must be idempotent: the same batch delivered twice,
+ * or a whole topic replayed, must change no total.
+ */
+import type { TrafficEvent } from '../schemas/events/traffic-events.ts';
+
+export interface TrafficConsumer {
+  /** Stable name; the consumer group id is `tollgate.<name>`. */
+  readonly name: string;
+  /** Topics it reads (from schemas/topics.ts). */
+  readonly topics: ReadonlyArray<string>;
+  /** Applies a batch; resolves only after the sink acknowledged. Rejects to have the batch redelivered. */
+  handleBatch(events: ReadonlyArray<TrafficEvent>): Promise<void>;
+}
