@@ -6,7 +6,10 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from './canonical/formats.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
-import type { OutcomeSink } from './exchange/exchange-outcome.ts';
+import type { EventLog } from '../schemas/event-log/event-log.ts';
+import { buildTrafficEvents } from './events/build-traffic-events.ts';
+import { publishTrafficEvents } from './events/traffic-event-publisher.ts';
+import type { ExchangeOutcome, OutcomeSink } from './exchange/exchange-outcome.ts';
 import { registerAnthropicMessagesRoutes } from './inbound/anthropic-messages/routes.ts';
 import { installClientErrorHandlers } from './inbound/client-error-handler.ts';
 import { registerGeminiRoutes } from './inbound/gemini/routes.ts';
@@ -29,8 +32,10 @@ export interface AppDeps {
   readonly dispatcher: Dispatcher;
   /** Base URL of the mock upstream, for channels of provider `mock` without a baseUrl. */
   readonly mockBaseUrl?: string;
-  /** Receives one outcome per request (default: the request log line). */
+  /** Receives one outcome per request, after the log line and event publishing. */
   readonly onOutcome?: OutcomeSink;
+  /** Where request, usage and failover events go (none: events are not recorded). */
+  readonly eventLog?: EventLog;
   /** Routing randomness (tests pin it). */
   readonly random?: RandomSource;
   /** Keep-alive interval for idle client streams, ms (default 15 000). */
@@ -62,9 +67,13 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     parser(request, body as string, done);
   });
   const router = new ChannelRouter(config.channels.map((c) => resolveChannel(c, deps.mockBaseUrl)), deps.random);
-  const onOutcome: OutcomeSink =
-    deps.onOutcome ??
-    ((outcome) => app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed'));
+  const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
+    app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
+    if (deps.eventLog) {
+      publishTrafficEvents(deps.eventLog, buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId }), (error) => app.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
+    }
+    deps.onOutcome?.(outcome);
+  };
   const services: ClientRouteServices = {
     keys: new ApiKeyStore(config.keys),
     exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome },

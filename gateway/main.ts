@@ -1,17 +1,23 @@
 /**
- * `npm start`: loads configuration, starts the mock upstream when a mock channel needs it, builds
- * the app with an undici Agent, listens on HOST:PORT, and shuts down cleanly on SIGINT/SIGTERM.
- * Invalid configuration stops start-up with every problem listed (exit code 2).
+ * `npm start`: loads configuration, opens the engines (Kafka/Redis/ClickHouse when their URLs are
+ * set, else the embedded file log, memory and chdb in TOLLGATE_DATA_DIR), starts the mock upstream
+ * when a mock channel needs it, runs the consumers in-process in embedded mode, builds the app
+ * with an undici Agent and listens on HOST:PORT. SIGINT/SIGTERM shut down in order: stop taking
+ * requests, flush events, stop consumers, close engines. Invalid configuration stops start-up with
+ * every problem listed (exit code 2).
  */
+import { mkdirSync } from 'node:fs';
 import { Agent } from 'undici';
+import { buildPriceBook } from '../schemas/billing/price-book.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
 import { buildApp } from './app.ts';
+import type { GatewayConfig } from './config/config-schema.ts';
 import { ConfigError, DEMO_KEY, loadConfig } from './config/load-config.ts';
 import { startMockUpstream } from './mock/mock-upstream-server.ts';
 
-async function main(): Promise<void> {
-  let config;
+function loadConfigOrExit(): GatewayConfig {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -19,13 +25,39 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
+
+/** Engine settings from the environment (the same reader as `npm run consumers`), with the validated data dir. */
+function engineSettings(config: GatewayConfig, log: EngineSettings['log']): EngineSettings {
+  return { ...engineSettingsFromEnv(), dataDir: config.dataDir, ...(log ? { log } : {}) };
+}
+
+/** Starts the consumers inside this process (embedded mode). Loaded lazily: the gateway's code never imports consumers/. */
+async function startInProcessConsumers(config: GatewayConfig, deps: { eventLog: ReturnType<typeof openEventLog>; state: ReturnType<typeof openStateStore>; log: NonNullable<EngineSettings['log']> }) {
+  const analytics = openAnalyticsStore(engineSettings(config, deps.log));
+  const pipelineModule = '../consumers/start-consumer-pipeline.ts';
+  const { startConsumerPipeline } = (await import(pipelineModule)) as typeof import('../consumers/start-consumer-pipeline.ts');
+  const running = await startConsumerPipeline({ eventLog: deps.eventLog, state: deps.state, analytics, prices: buildPriceBook(config.prices), log: deps.log });
+  return { stop: async () => (await running.stop(), await analytics.close()) };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  mkdirSync(config.dataDir, { recursive: true });
   const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
   const mock = needsMock ? await startMockUpstream() : undefined;
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
-  const app = await buildApp(config, { dispatcher, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  let appLog: { [level: string]: (obj: object, msg: string) => void } | undefined;
+  const log: NonNullable<EngineSettings['log']> = (level, message, extra) => appLog?.[level]?.(extra ?? {}, message);
+  const settings = engineSettings(config, log);
+  const eventLog = openEventLog(settings);
+  const state = openStateStore(settings);
+  const app = await buildApp(config, { dispatcher, eventLog, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  appLog = app.log as unknown as typeof appLog;
+  const consumers = config.consumers === 'in-process' ? await startInProcessConsumers(config, { eventLog, state, log }) : undefined;
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
-  app.log.info({ address, channels: config.channels.length }, 'Tollgate listening');
+  app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
   if (config.demo) {
     process.stdout.write(
       `\nTollgate is running at ${address} with the built-in demo channel (mock provider).\n` +
@@ -35,6 +67,10 @@ async function main(): Promise<void> {
   }
   const shutdown = async (): Promise<void> => {
     await app.close();
+    await eventLog.flush();
+    await consumers?.stop();
+    await eventLog.close();
+    await state.close();
     await mock?.close();
     await dispatcher.close();
     process.exit(0);

@@ -38,7 +38,7 @@ export const requestCompletedSchema = {
     { name: 'provider', type: ['null', 'string'], default: null },
     { name: 'upstreamModel', type: ['null', 'string'], default: null },
     { name: 'stream', type: 'boolean' },
-    { name: 'passThrough', type: 'int', default: 0 },
+    { name: 'passThrough', type: 'boolean', default: false },
     {
       name: 'status',
       type: { type: 'enum', name: 'RequestStatus', symbols: ['completed', 'failed', 'cancelled'] },
@@ -59,7 +59,7 @@ export const requestCompletedSchema = {
           { name: 'cachedInputTokens', type: 'long' },
           { name: 'cacheWriteTokens', type: 'long' },
           { name: 'outputTokens', type: 'long' },
-          { name: 'reasoningTokens', type: 'long' },
+          
           {
             name: 'usageSource',
             type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },
@@ -90,7 +90,7 @@ export const usageRecordedSchema = {
     { name: 'cachedInputTokens', type: 'long' },
     { name: 'cacheWriteTokens', type: 'long' },
     { name: 'outputTokens', type: 'long' },
-    { name: 'reasoningTokens', type: 'long' },
+    
     {
       name: 'usageSource',
       type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },

@@ -1,0 +1,108 @@
+/**
+ * The analytics port over the in-process ClickHouse engine (npm `chdb`), used when CLICKHOUSE_URL
+ * is absent. The engine runs in a `worker_threads` Worker (chdb-worker.mjs) holding one persistent
+ * Session in the data directory, so no query ever runs on the request thread. Calls are
+ * serialised: one request is in flight at a time, matched to its reply by id.
+ *
+ * chdb allows ONE open data directory per process: create one store per process and share it;
+ * a second store (another path) fails on every call until the first is closed.
+ */
+import { Worker } from 'node:worker_threads';
+import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from './analytics-store.ts';
+import { assertTableName } from './assert-table-name.ts';
+
+/** Where the engine keeps its data. */
+export interface ChdbStoreOptions {
+  /** Data directory (created if missing), e.g. `${TOLLGATE_DATA_DIR}/chdb`. */
+  readonly path: string;
+}
+
+/** A request to the worker (see chdb-worker.mjs). */
+type WorkerRequest = { readonly op: 'exec' | 'query'; readonly sql: string } | { readonly op: 'close' };
+
+/** The worker's reply to request `id`. */
+type WorkerReply = { readonly id: number; readonly ok: true; readonly rows?: unknown[] } | { readonly id: number; readonly ok: false; readonly message: string };
+
+interface Pending {
+  readonly resolve: (rows: unknown[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Starts the engine's worker and returns the store. Every method rejects with an Error carrying
+ * the engine's message (`Query failed: Code: 62. DB::Exception: Syntax error …`), or with
+ * `cannot open chdb at <path>: …` when the data directory could not be opened (e.g. another
+ * chdb store is open in this process), or after close() with `analytics store is closed`.
+ * The worker does not keep the process alive while idle; close() ends it.
+ */
+export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
+  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path } });
+  worker.unref();
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let queue: Promise<unknown> = Promise.resolve();
+  let failure: Error | undefined;
+  let closing: Promise<void> | undefined;
+
+  const settle = (id: number): Pending | undefined => {
+    const entry = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    return entry;
+  };
+  const failAll = (error: Error): void => {
+    failure ??= error;
+    for (const id of [...pending.keys()]) settle(id)?.reject(error);
+  };
+  worker.on('message', (reply: WorkerReply) => {
+    const entry = settle(reply.id);
+    if (!entry) return;
+    if (reply.ok) entry.resolve(reply.rows ?? []);
+    else entry.reject(new Error(reply.message));
+  });
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));
+
+  const send = (request: WorkerRequest): Promise<unknown[]> =>
+    new Promise((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, ...request });
+    });
+  /** Queues a request behind the previous one, so the worker sees one at a time. */
+  const call = (request: WorkerRequest): Promise<unknown[]> => {
+    if (closing && request.op !== 'close') return Promise.reject(new Error('analytics store is closed'));
+    const result = queue.then(() => send(request));
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  return {
+    async exec(sql) {
+      await call({ op: 'exec', sql });
+    },
+    async insert(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>) {
+      assertTableName(table);
+      if (rows.length === 0) return;
+      await call({ op: 'exec', sql: `INSERT INTO ${table} FORMAT JSONEachRow\n${toJsonEachRow(rows)}` });
+    },
+    async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+      return (await call({ op: 'query', sql })) as T[];
+    },
+    async version() {
+      const [row] = (await call({ op: 'query', sql: 'SELECT version() AS version' })) as Array<{ version: string }>;
+      if (!row) throw new Error('chdb returned no version');
+      return row.version;
+    },
+    close() {
+      closing ??= call({ op: 'close' })
+        .catch(() => undefined)
+        .then(async () => {
+          await worker.terminate();
+        });
+      return closing;
+    },
+  };
+}

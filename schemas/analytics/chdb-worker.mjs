@@ -1,0 +1,59 @@
+/**
+ * The chdb engine's thread (see chdb-store.ts): owns one persistent chdb Session at
+ * `workerData.path` and answers one request at a time. Plain ESM JavaScript on purpose: Node 20
+ * does not apply `--import tsx` to a Worker's execArgv, so a .ts worker would not load.
+ *
+ * Requests:  { id: number, op: 'exec' | 'query' | 'close', sql?: string }
+ * Replies:   { id, ok: true, rows?: object[] }  or  { id, ok: false, message: string }
+ *  - exec  runs a statement (DDL, INSERT … FORMAT JSONEachRow <rows>) and discards its output;
+ *  - query runs a SELECT and replies with its JSONEachRow rows, parsed;
+ *  - close closes the session (releasing the process-wide data directory) and replies.
+ */
+import { mkdirSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Session } from 'chdb';
+
+/** 64-bit integers come back as JSON strings, as they do from a ClickHouse server. */
+const CONNECTION_ARGS = ['--output_format_json_quote_64bit_integers=1'];
+
+/** @type {Session | undefined} */
+let session;
+/** @type {string | undefined} why the session could not be opened */
+let openFailure;
+try {
+  mkdirSync(workerData.path, { recursive: true });
+  session = new Session(workerData.path, { connectionArgs: CONNECTION_ARGS });
+} catch (error) {
+  openFailure = `cannot open chdb at ${workerData.path}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** @param {string} text JSONEachRow output */
+function parseRows(text) {
+  const rows = [];
+  for (const line of text.split('\n')) if (line.trim() !== '') rows.push(JSON.parse(line));
+  return rows;
+}
+
+/** @param {{ op: string, sql?: string }} request */
+function handle(request) {
+  if (request.op === 'close') {
+    session?.close();
+    session = undefined;
+    return {};
+  }
+  if (!session) throw new Error(openFailure ?? 'chdb session is closed');
+  if (request.op === 'exec') {
+    session.query(String(request.sql), 'CSV');
+    return {};
+  }
+  if (request.op === 'query') return { rows: parseRows(session.query(String(request.sql), 'JSONEachRow')) };
+  throw new Error(`unknown chdb worker op: ${request.op}`);
+}
+
+parentPort?.on('message', (request) => {
+  try {
+    parentPort?.postMessage({ id: request.id, ok: true, ...handle(request) });
+  } catch (error) {
+    parentPort?.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) });
+  }
+});

@@ -1,0 +1,23 @@
+/**
+ * Namespaces an event log: every topic name gets `prefix` on the way in and loses it on the way
+ * out, so several Tollgate deployments (or test runs) can share one Kafka cluster without seeing
+ * each other's events. Set with TOLLGATE_TOPIC_PREFIX (e.g. `staging.` → `staging.tollgate.requests`).
+ */
+import type { EventLog } from './event-log.ts';
+
+/** Wraps `log` so that topic `t` is stored as `${prefix}${t}`. An empty prefix returns `log` itself. */
+export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
+  if (prefix === '') return log;
+  return {
+    publish: (record) => log.publish({ ...record, topic: prefix + record.topic }),
+    flush: () => log.flush(),
+    status: () => log.status(),
+    close: () => log.close(),
+    subscribe: (options) =>
+      log.subscribe({
+        ...options,
+        topics: options.topics.map((topic) => prefix + topic),
+        handleBatch: (records) => options.handleBatch(records.map((r) => ({ ...r, topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic }))),
+      }),
+  };
+}

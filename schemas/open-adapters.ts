@@ -1,0 +1,68 @@
+/**
+ * Chooses each port's adapter from configuration (DESIGN.md §2: an env var present → the
+ * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis,
+ * else memory; CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
+ */
+import { join } from 'node:path';
+import type { AnalyticsStore } from './analytics/analytics-store.ts';
+import { createChdbStore } from './analytics/chdb-store.ts';
+import { createClickHouseStore } from './analytics/clickhouse-http-store.ts';
+import type { EventLog } from './event-log/event-log.ts';
+import { createFileEventLog } from './event-log/file-event-log.ts';
+import { createKafkaEventLog } from './event-log/kafka-event-log.ts';
+import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
+import { createMemoryStateStore } from './state-store/memory-state-store.ts';
+import { createRedisStateStore } from './state-store/redis-state-store.ts';
+import type { StateStore } from './state-store/state-store.ts';
+
+/** Where the engines are. Absent URLs select the embedded adapters. */
+export interface EngineSettings {
+  /** Data directory for the file log, the Kafka spool and chdb. */
+  readonly dataDir: string;
+  readonly kafkaBrokers?: ReadonlyArray<string>;
+  readonly redisUrl?: string;
+  readonly clickhouseUrl?: string;
+  /** ClickHouse database (default `tollgate`). */
+  readonly clickhouseDatabase?: string;
+  /** Redis key prefix (default `tollgate:`). */
+  readonly redisKeyPrefix?: string;
+  /** Prefix for every topic name (default none): isolates deployments sharing a Kafka cluster. */
+  readonly topicPrefix?: string;
+  /** Sink for adapter log lines. */
+  readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+}
+
+/** Reads EngineSettings from environment variables. */
+export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
+  const brokers = env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+  return {
+    dataDir: env.TOLLGATE_DATA_DIR ?? './data',
+    ...(brokers && brokers.length > 0 ? { kafkaBrokers: brokers } : {}),
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),
+    ...(env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
+    ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
+    ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
+  };
+}
+
+/** The event log for these settings. */
+export function openEventLog(settings: EngineSettings): EventLog {
+  const log =
+    settings.kafkaBrokers && settings.kafkaBrokers.length > 0
+      ? createKafkaEventLog({ brokers: [...settings.kafkaBrokers], spoolDir: join(settings.dataDir, 'spool'), ...(settings.log ? { logger: settings.log } : {}) })
+      : createFileEventLog({ dataDir: settings.dataDir });
+  return withTopicPrefix(log, settings.topicPrefix ?? '');
+}
+
+/** The state store for these settings. */
+export function openStateStore(settings: EngineSettings): StateStore {
+  if (settings.redisUrl) return createRedisStateStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  return createMemoryStateStore();
+}
+
+/** The analytics store for these settings. */
+export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
+  if (settings.clickhouseUrl) return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
+  return createChdbStore({ path: join(settings.dataDir, 'chdb') });
+}

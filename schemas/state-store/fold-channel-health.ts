@@ -1,0 +1,110 @@
+/**
+ * The pure health arithmetic both state-store adapters share (the Redis Lua script in
+ * redis-health-scripts.ts is a line-by-line transcription of `foldChannelHealth`, so the two
+ * adapters agree to the last bit: same IEEE-754 operations in the same order).
+ *
+ * Rules (all times ms since epoch, from the observation's `at`, never from a local clock):
+ * - Ordering: an observation is "in order" when `at >= lastAt` (the newest `at` applied so far).
+ *   Out-of-order observations still enter the sliding window (counted once per event id) and may
+ *   extend a Retry-After cooldown (a max, so order does not matter), but they do NOT touch the
+ *   latency EWMA, the consecutive-failure count or the failure cooldown: those follow the newest
+ *   observation only.
+ * - Latency EWMA: only in-order successes without an `errorKind` are latency samples (an ok
+ *   observation carrying an errorKind — a request-fault 4xx, a client cancel — says the channel is
+ *   fine but its latency says nothing). The first sample sets the EWMA (while it is 0); later
+ *   ones fold as `alpha * latency + (1 - alpha) * ewma`.
+ * - Failure cooldown: an in-order failure increments `consecutiveFailures`; when it reaches
+ *   `policy.failureThreshold` (and on every further failure) `failureCooldownUntil = max(it,
+ *   at + cooldownMs)`. An in-order success resets `consecutiveFailures` to 0 and ends the failure
+ *   cooldown (half-open breaker: the channel answered).
+ * - Retry-After: any observation with `retryAfterMs > 0` sets `retryAfterUntil = max(it, at +
+ *   retryAfterMs)`, even on the first failure; a success never shortens it (the upstream asked).
+ * - Reported `cooldownUntil` = max(failureCooldownUntil, retryAfterUntil) when that is after
+ *   `now`, else 0.
+ * - Window: error rate = failures / observations with `at > now - windowMs` (0 when none).
+ */
+import type { ChannelHealth, ChannelObservation, HealthPolicy } from './state-store.ts';
+
+/** The per-channel folded state (everything but the sliding window). Times in ms since epoch. */
+export interface ChannelHealthState {
+  /** Exponentially weighted latency of successful calls, ms (0 before the first sample). */
+  readonly latencyEwmaMs: number;
+  readonly consecutiveFailures: number;
+  /** End of the cooldown started by `failureThreshold` consecutive failures; 0 when none. */
+  readonly failureCooldownUntil: number;
+  /** End of the cooldown an upstream asked for with Retry-After; 0 when none. */
+  readonly retryAfterUntil: number;
+  /** `at` of the newest observation applied in order; 0 before the first. */
+  readonly lastAt: number;
+}
+
+/** State of a channel never observed. */
+export const NEUTRAL_CHANNEL_HEALTH_STATE: ChannelHealthState = {
+  latencyEwmaMs: 0,
+  consecutiveFailures: 0,
+  failureCooldownUntil: 0,
+  retryAfterUntil: 0,
+  lastAt: 0,
+};
+
+/** Observations and failures counted in a channel's sliding window at some `now`. */
+export interface WindowCounts {
+  readonly count: number;
+  readonly failures: number;
+}
+
+/**
+ * Folds one observation into a channel's state (pure; see the module doc for the rules).
+ * The caller guarantees each event id is folded at most once and records the observation in the
+ * sliding window itself.
+ */
+export function foldChannelHealth(state: ChannelHealthState, observation: ChannelObservation, policy: HealthPolicy): ChannelHealthState {
+  const at = observation.at;
+  let retryAfterUntil = state.retryAfterUntil;
+  const retryAfterMs = observation.retryAfterMs ?? 0;
+  if (retryAfterMs > 0) retryAfterUntil = Math.max(retryAfterUntil, at + retryAfterMs);
+  if (at < state.lastAt) return { ...state, retryAfterUntil };
+  if (observation.ok) {
+    const isSample = observation.errorKind === undefined || observation.errorKind === '';
+    const latencyEwmaMs = !isSample ? state.latencyEwmaMs : state.latencyEwmaMs === 0 ? observation.latencyMs : policy.latencyAlpha * observation.latencyMs + (1 - policy.latencyAlpha) * state.latencyEwmaMs;
+    return { latencyEwmaMs, consecutiveFailures: 0, failureCooldownUntil: 0, retryAfterUntil, lastAt: at };
+  }
+  const consecutiveFailures = state.consecutiveFailures + 1;
+  let failureCooldownUntil = state.failureCooldownUntil;
+  if (consecutiveFailures >= policy.failureThreshold) failureCooldownUntil = Math.max(failureCooldownUntil, at + policy.cooldownMs);
+  return { latencyEwmaMs: state.latencyEwmaMs, consecutiveFailures, failureCooldownUntil, retryAfterUntil, lastAt: at };
+}
+
+/** What routing sees of a channel at `now` (ms since epoch), from its state and window counts. */
+export function channelHealthOf(channelId: string, state: ChannelHealthState, window: WindowCounts, now: number): ChannelHealth {
+  const cooldownUntil = Math.max(state.failureCooldownUntil, state.retryAfterUntil);
+  return {
+    channelId,
+    errorRate: window.count === 0 ? 0 : window.failures / window.count,
+    windowCount: window.count,
+    latencyEwmaMs: state.latencyEwmaMs,
+    consecutiveFailures: state.consecutiveFailures,
+    cooldownUntil: cooldownUntil > now ? cooldownUntil : 0,
+  };
+}
+
+/**
+ * Checks an observation before it is stored.
+ * @throws RangeError when `at`, `latencyMs` or `retryAfterMs` is not a finite number ≥ 0 or an id is empty.
+ */
+export function assertValidObservation(observation: ChannelObservation): void {
+  if (!observation.eventId || !observation.channelId) throw new RangeError('channel observation needs an eventId and a channelId');
+  const numbers: Array<[string, number | undefined]> = [['at', observation.at], ['latencyMs', observation.latencyMs], ['retryAfterMs', observation.retryAfterMs]];
+  for (const [name, value] of numbers) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`channel observation ${name} must be a finite number >= 0, got ${value}`);
+  }
+}
+
+/**
+ * Checks a health policy.
+ * @throws RangeError when a field is out of range (windowMs, cooldownMs > 0; failureThreshold ≥ 1; alpha in (0, 1]).
+ */
+export function assertValidPolicy(policy: HealthPolicy): void {
+  const ok = policy.windowMs > 0 && policy.cooldownMs >= 0 && policy.failureThreshold >= 1 && policy.latencyAlpha > 0 && policy.latencyAlpha <= 1;
+  if (!ok) throw new RangeError(`invalid health policy ${JSON.stringify(policy)}`);
+}

@@ -1,0 +1,93 @@
+/**
+ * The Lua scripts of the Redis state store (key layout: REDIS-KEYS.md). Each write script first
+ * claims the event id with `SET … NX EX`, so a redelivered event changes nothing; the health
+ * script is a line-by-line transcription of `foldChannelHealth` (fold-channel-health.ts) — keep
+ * the two in step. Numbers are written with `%.17g`, which round-trips IEEE doubles exactly, so
+ * both adapters hold bit-identical EWMAs. Spend amounts never pass through Lua numbers: INCRBY
+ * parses the decimal string as a signed 64-bit integer.
+ */
+
+/**
+ * addSpend. KEYS: applied guard, key counter, [user counter]. ARGV: guard TTL (s), increment
+ * (nano-USD, decimal string). Returns 1 when applied, 0 for a duplicate.
+ */
+export const ADD_SPEND_LUA = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+redis.call('INCRBY', KEYS[2], ARGV[2])
+if #KEYS >= 3 then redis.call('INCRBY', KEYS[3], ARGV[2]) end
+return 1
+`;
+
+/**
+ * recordChannelObservation. KEYS: applied guard, state hash, ok zset, fail zset.
+ * ARGV: guard TTL (s), eventId, at (ms), ok ('1'|'0'), latencyMs, errorKind ('' = none),
+ * retryAfterMs ('0' = none), windowMs, failureThreshold, cooldownMs, latencyAlpha, state TTL (ms).
+ * Returns 1 when applied, 0 for a duplicate.
+ */
+export const RECORD_OBSERVATION_LUA = `
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+local at = tonumber(ARGV[3])
+local ok = ARGV[4] == '1'
+local latency = tonumber(ARGV[5])
+local errorKind = ARGV[6]
+local retryAfterMs = tonumber(ARGV[7])
+local windowMs = tonumber(ARGV[8])
+local threshold = tonumber(ARGV[9])
+local cooldownMs = tonumber(ARGV[10])
+local alpha = tonumber(ARGV[11])
+local s = redis.call('HMGET', KEYS[2], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt')
+local ewma = tonumber(s[1]) or 0
+local consecutive = tonumber(s[2]) or 0
+local failureUntil = tonumber(s[3]) or 0
+local retryUntil = tonumber(s[4]) or 0
+local lastAt = tonumber(s[5]) or 0
+if retryAfterMs > 0 then retryUntil = math.max(retryUntil, at + retryAfterMs) end
+if at >= lastAt then
+  if ok then
+    if errorKind == '' then
+      if ewma == 0 then ewma = latency else ewma = alpha * latency + (1 - alpha) * ewma end
+    end
+    consecutive = 0
+    failureUntil = 0
+  else
+    consecutive = consecutive + 1
+    if consecutive >= threshold then failureUntil = math.max(failureUntil, at + cooldownMs) end
+  end
+  lastAt = at
+end
+local f = '%.17g'
+redis.call('HSET', KEYS[2], 'latencyEwmaMs', string.format(f, ewma), 'consecutiveFailures', string.format(f, consecutive),
+  'failureCooldownUntil', string.format(f, failureUntil), 'retryAfterUntil', string.format(f, retryUntil),
+  'lastAt', string.format(f, lastAt), 'windowMs', ARGV[8])
+redis.call('PEXPIRE', KEYS[2], ARGV[12])
+redis.call('ZADD', ok and KEYS[3] or KEYS[4], ARGV[3], ARGV[2])
+local cutoff = string.format(f, at - windowMs)
+for i = 3, 4 do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', cutoff)
+  redis.call('PEXPIRE', KEYS[i], string.format(f, 2 * windowMs))
+end
+return 1
+`;
+
+/**
+ * getChannelHealth. KEYS: per channel its state hash, ok zset, fail zset. ARGV: now (ms).
+ * Returns per channel 7 entries: latencyEwmaMs, consecutiveFailures, failureCooldownUntil,
+ * retryAfterUntil, lastAt (strings or nil), ok count, failure count (window `at > now - windowMs`).
+ */
+export const READ_HEALTH_LUA = `
+local now = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS, 3 do
+  local s = redis.call('HMGET', KEYS[i], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'windowMs')
+  local okCount, failCount = 0, 0
+  if s[6] then
+    local since = '(' .. string.format('%.17g', now - tonumber(s[6]))
+    okCount = redis.call('ZCOUNT', KEYS[i + 1], since, '+inf')
+    failCount = redis.call('ZCOUNT', KEYS[i + 2], since, '+inf')
+  end
+  for j = 1, 5 do out[#out + 1] = s[j] or '' end
+  out[#out + 1] = okCount
+  out[#out + 1] = failCount
+end
+return out
+`;

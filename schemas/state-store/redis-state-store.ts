@@ -1,0 +1,128 @@
+/**
+ * The Redis state store (used when REDIS_URL is set): ioredis, every write one Lua script that
+ * claims the event id first (`SET NX EX 604800`), so replays and redeliveries within 7 days change
+ * nothing. Key layout and TTLs: REDIS-KEYS.md. A single Redis (or a primary with replicas) is
+ * assumed: the keys of one script are not hash-tagged for Redis Cluster.
+ */
+import { Redis } from 'ioredis';
+import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from './fold-channel-health.ts';
+import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
+import { assertSpendIncrement } from './spend-increment.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from './state-store.ts';
+
+/** Options of the Redis store. `keyPrefix` (default `tollgate:`) starts every key. */
+export interface RedisStateStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`; never logged. */
+  readonly url: string;
+  readonly keyPrefix?: string;
+}
+
+/** TTL of an applied-event guard, s (7 days: longer than any replay we redeliver into). */
+export const APPLIED_EVENT_TTL_SECONDS = 604_800;
+/** TTL of a channel's state hash after its last observation, ms (7 days). */
+export const CHANNEL_STATE_TTL_MS = 604_800_000;
+
+type ScriptReply = Array<string | number | null>;
+
+/** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
+interface ScriptedRedis extends Redis {
+  tollgateAddSpend(numKeys: number, ...args: string[]): Promise<number>;
+  tollgateRecordObservation(numKeys: number, ...args: string[]): Promise<number>;
+  tollgateReadHealth(numKeys: number, ...args: string[]): Promise<ScriptReply>;
+}
+
+/** The key names of REDIS-KEYS.md, for one prefix. */
+export function redisStateKeys(prefix: string) {
+  return {
+    appliedSpend: (eventId: string) => `${prefix}applied:spend:${eventId}`,
+    appliedHealth: (eventId: string) => `${prefix}applied:health:${eventId}`,
+    keySpend: (keyId: string) => `${prefix}spend:key:${keyId}`,
+    userSpend: (userId: string) => `${prefix}spend:user:${userId}`,
+    healthState: (channelId: string) => `${prefix}health:state:${channelId}`,
+    healthOk: (channelId: string) => `${prefix}health:ok:${channelId}`,
+    healthFail: (channelId: string) => `${prefix}health:fail:${channelId}`,
+  };
+}
+
+/**
+ * Connects to Redis (lazily, reconnecting on its own) and returns the StateStore over it.
+ * Calls reject while Redis is unreachable (after 3 retries), which makes a consumer redeliver.
+ */
+export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
+  const keys = redisStateKeys(options.keyPrefix ?? 'tollgate:');
+  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as ScriptedRedis;
+  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
+  redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA, numberOfKeys: 4 });
+  redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
+
+  return {
+    async addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
+      assertSpendIncrement(eventId, keyId, costNanoUsd);
+      const scriptKeys = [keys.appliedSpend(eventId), keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])];
+      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(APPLIED_EVENT_TTL_SECONDS), costNanoUsd.toString());
+      return applied === 1;
+    },
+
+    async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
+      const [key, user] = await redis.mget(keys.keySpend(keyId), userId === null ? keys.keySpend(keyId) : keys.userSpend(userId));
+      return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: userId === null ? 0n : BigInt(user ?? '0') };
+    },
+
+    async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {
+      assertValidObservation(observation);
+      assertValidPolicy(policy);
+      const id = observation.channelId;
+      const applied = await redis.tollgateRecordObservation(
+        4,
+        keys.appliedHealth(observation.eventId),
+        keys.healthState(id),
+        keys.healthOk(id),
+        keys.healthFail(id),
+        ...observationArgs(observation, policy),
+      );
+      return applied === 1;
+    },
+
+    async getChannelHealth(channelIds: ReadonlyArray<string>, now: number = Date.now()): Promise<ChannelHealth[]> {
+      if (channelIds.length === 0) return [];
+      const scriptKeys = channelIds.flatMap((id) => [keys.healthState(id), keys.healthOk(id), keys.healthFail(id)]);
+      const reply = await redis.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now));
+      return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 7, i * 7 + 7), now));
+    },
+
+    async close(): Promise<void> {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** ARGV 1..12 of RECORD_OBSERVATION_LUA; numbers as JS's shortest round-trip decimal. */
+function observationArgs(observation: ChannelObservation, policy: HealthPolicy): string[] {
+  return [
+    String(APPLIED_EVENT_TTL_SECONDS),
+    observation.eventId,
+    String(observation.at),
+    observation.ok ? '1' : '0',
+    String(observation.latencyMs),
+    observation.errorKind ?? '',
+    String(observation.retryAfterMs ?? 0),
+    String(policy.windowMs),
+    String(policy.failureThreshold),
+    String(policy.cooldownMs),
+    String(policy.latencyAlpha),
+    String(CHANNEL_STATE_TTL_MS),
+  ];
+}
+
+/** One channel's 7 reply entries → ChannelHealth via the shared `channelHealthOf`. */
+function healthFromReply(channelId: string, entries: ScriptReply, now: number): ChannelHealth {
+  const num = (i: number): number => {
+    const value = entries[i];
+    return value === null || value === undefined || value === '' ? 0 : Number(value);
+  };
+  const state: ChannelHealthState = { latencyEwmaMs: num(0), consecutiveFailures: num(1), failureCooldownUntil: num(2), retryAfterUntil: num(3), lastAt: num(4) };
+  const okCount = num(5);
+  const failures = num(6);
+  return channelHealthOf(channelId, state, { count: okCount + failures, failures }, now);
+}

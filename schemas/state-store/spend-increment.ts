@@ -1,0 +1,30 @@
+/**
+ * Spend counters are signed 64-bit integers of nano-USD in both adapters (Redis INCRBY's range):
+ * at most 2^63 − 1 nano-USD ≈ 9.22e9 USD per key or user. Both adapters refuse what Redis would.
+ */
+
+/** Largest spend counter value, nano-USD (2^63 − 1). */
+export const MAX_SPEND_NANO_USD = 2n ** 63n - 1n;
+/** Smallest spend counter value, nano-USD (−2^63; refunds may be negative increments). */
+export const MIN_SPEND_NANO_USD = -(2n ** 63n);
+
+/**
+ * Checks one spend increment and the ids it applies to.
+ * @throws RangeError when `costNanoUsd` is outside the signed 64-bit range or an id is empty.
+ */
+export function assertSpendIncrement(eventId: string, keyId: string, costNanoUsd: bigint): void {
+  if (!eventId || !keyId) throw new RangeError('addSpend needs an eventId and a keyId');
+  if (typeof costNanoUsd !== 'bigint' || costNanoUsd > MAX_SPEND_NANO_USD || costNanoUsd < MIN_SPEND_NANO_USD) {
+    throw new RangeError(`spend increment must be a 64-bit integer of nano-USD, got ${String(costNanoUsd)}`);
+  }
+}
+
+/**
+ * Adds two counter values the way Redis INCRBY does.
+ * @throws RangeError on signed 64-bit overflow (Redis: "increment or decrement would overflow").
+ */
+export function addSpendChecked(total: bigint, costNanoUsd: bigint): bigint {
+  const sum = total + costNanoUsd;
+  if (sum > MAX_SPEND_NANO_USD || sum < MIN_SPEND_NANO_USD) throw new RangeError('spend counter would overflow 64 bits');
+  return sum;
+}
