@@ -1,6 +1,7 @@
 /**
  * `npm run consumers`: the consumers as their own process. Reads prices from TOLLGATE_CONFIG and
  * the engines from KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent),
+ * batch size from TOLLGATE_CONSUMER_BATCH_SIZE (default 500),
  * then runs until SIGINT/SIGTERM, finishing in-flight batches before exit.
  */
 import { buildPriceBook, priceBookSchema } from '../schemas/billing/price-book.ts';
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, prices: loadPrices(), log });
+  const batchSize = Number(process.env.TOLLGATE_CONSUMER_BATCH_SIZE ?? 500);
+  const running = await startConsumerPipeline({ eventLog, state, analytics, prices: loadPrices(), log, maxBatchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : 500 });
   log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: Boolean(settings.redisUrl), clickhouse: Boolean(settings.clickhouseUrl) });
   const shutdown = async (): Promise<void> => {
     await running.stop();

@@ -21,6 +21,8 @@ export interface ConsumerPipelineDeps {
   readonly analytics: AnalyticsStore;
   readonly prices: ReadonlyArray<Price>;
   readonly log: ConsumerLog;
+  /** Max records per batch (default 500). */
+  readonly maxBatchSize?: number;
 }
 
 /** Migrates, then starts the three consumers. */
@@ -33,5 +35,5 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     createLedgerConsumer({ analytics: deps.analytics, prices, onWarning }),
     createBillingConsumer({ analytics: deps.analytics, state: deps.state, prices, onWarning }),
     createHealthConsumer({ state: deps.state }),
-  ], deps.log);
+  ], deps.log, deps.maxBatchSize);
 }

@@ -100,6 +100,7 @@ export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
       closing ??= call({ op: 'close' })
         .catch(() => undefined)
         .then(async () => {
+          worker.ref(); // an unref'd worker would let the process exit before terminate() settles
           await worker.terminate();
         });
       return closing;

@@ -59,7 +59,7 @@ export const requestCompletedSchema = {
           { name: 'cachedInputTokens', type: 'long' },
           { name: 'cacheWriteTokens', type: 'long' },
           { name: 'outputTokens', type: 'long' },
-          
+          { name: 'reasoningTokens', type: 'long' },
           {
             name: 'usageSource',
             type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },
@@ -90,7 +90,7 @@ export const usageRecordedSchema = {
     { name: 'cachedInputTokens', type: 'long' },
     { name: 'cacheWriteTokens', type: 'long' },
     { name: 'outputTokens', type: 'long' },
-    
+    { name: 'reasoningTokens', type: 'long' },
     {
       name: 'usageSource',
       type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },

@@ -1,6 +1,6 @@
 /**
  * The Lua scripts of the Redis state store (key layout: REDIS-KEYS.md). Each write script first
- * claims the event id with `SET … NX EX`, so a redelivered event changes nothing; the health
+ * claims the event id (`SET … NX EX`; addSpend checks it first and sets it last), so a redelivered event changes nothing; the health
  * script is a line-by-line transcription of `foldChannelHealth` (fold-channel-health.ts) — keep
  * the two in step. Numbers are written with `%.17g`, which round-trips IEEE doubles exactly, so
  * both adapters hold bit-identical EWMAs. Spend amounts never pass through Lua numbers: INCRBY
@@ -9,12 +9,22 @@
 
 /**
  * addSpend. KEYS: applied guard, key counter, [user counter]. ARGV: guard TTL (s), increment
- * (nano-USD, decimal string). Returns 1 when applied, 0 for a duplicate.
+ * (nano-USD ≥ 0, decimal string). Returns 1 when applied, 0 for a duplicate; an error reply (and
+ * no change at all — the guard is written last, a half-done key increment is undone) when a
+ * counter would overflow 64 bits. Redis does not roll scripts back, hence the explicit order.
  */
 export const ADD_SPEND_LUA = `
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
-redis.call('INCRBY', KEYS[2], ARGV[2])
-if #KEYS >= 3 then redis.call('INCRBY', KEYS[3], ARGV[2]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local key = redis.pcall('INCRBY', KEYS[2], ARGV[2])
+if type(key) == 'table' and key.err then return key end
+if #KEYS >= 3 then
+  local user = redis.pcall('INCRBY', KEYS[3], ARGV[2])
+  if type(user) == 'table' and user.err then
+    redis.call('DECRBY', KEYS[2], ARGV[2])
+    return user
+  end
+end
+redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
 return 1
 `;
 

@@ -45,8 +45,10 @@ export function redisStateKeys(prefix: string) {
 }
 
 /**
- * Connects to Redis (lazily, reconnecting on its own) and returns the StateStore over it.
- * Calls reject while Redis is unreachable (after 3 retries), which makes a consumer redeliver.
+ * Connects to Redis (reconnecting on its own) and returns the StateStore over it (contract:
+ * state-store.ts). Calls reject while Redis is unreachable (after 3 retries), which makes a
+ * consumer redeliver; addSpend rejects with RangeError when a counter would pass 2^63 − 1 nano-USD
+ * (nothing is changed then).
  */
 export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
   const keys = redisStateKeys(options.keyPrefix ?? 'tollgate:');
@@ -60,13 +62,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     async addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
       assertSpendIncrement(eventId, keyId, costNanoUsd);
       const scriptKeys = [keys.appliedSpend(eventId), keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])];
-      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(APPLIED_EVENT_TTL_SECONDS), costNanoUsd.toString());
+      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(APPLIED_EVENT_TTL_SECONDS), costNanoUsd.toString()).catch((error: unknown) => {
+        if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
+        throw error;
+      });
       return applied === 1;
     },
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
-      const [key, user] = await redis.mget(keys.keySpend(keyId), userId === null ? keys.keySpend(keyId) : keys.userSpend(userId));
-      return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: userId === null ? 0n : BigInt(user ?? '0') };
+      const [key, user] = await redis.mget(keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)]));
+      return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: BigInt(user ?? '0') };
     },
 
     async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {

@@ -5,17 +5,15 @@
 
 /** Largest spend counter value, nano-USD (2^63 − 1). */
 export const MAX_SPEND_NANO_USD = 2n ** 63n - 1n;
-/** Smallest spend counter value, nano-USD (−2^63; refunds may be negative increments). */
-export const MIN_SPEND_NANO_USD = -(2n ** 63n);
 
 /**
  * Checks one spend increment and the ids it applies to.
- * @throws RangeError when `costNanoUsd` is outside the signed 64-bit range or an id is empty.
+ * @throws RangeError when `costNanoUsd` is not in 0..2^63 − 1 or an id is empty.
  */
 export function assertSpendIncrement(eventId: string, keyId: string, costNanoUsd: bigint): void {
   if (!eventId || !keyId) throw new RangeError('addSpend needs an eventId and a keyId');
-  if (typeof costNanoUsd !== 'bigint' || costNanoUsd > MAX_SPEND_NANO_USD || costNanoUsd < MIN_SPEND_NANO_USD) {
-    throw new RangeError(`spend increment must be a 64-bit integer of nano-USD, got ${String(costNanoUsd)}`);
+  if (typeof costNanoUsd !== 'bigint' || costNanoUsd > MAX_SPEND_NANO_USD || costNanoUsd < 0n) {
+    throw new RangeError(`spend increment must be an integer of nano-USD in 0..2^63-1, got ${String(costNanoUsd)}`);
   }
 }
 
@@ -25,6 +23,6 @@ export function assertSpendIncrement(eventId: string, keyId: string, costNanoUsd
  */
 export function addSpendChecked(total: bigint, costNanoUsd: bigint): bigint {
   const sum = total + costNanoUsd;
-  if (sum > MAX_SPEND_NANO_USD || sum < MIN_SPEND_NANO_USD) throw new RangeError('spend counter would overflow 64 bits');
+  if (sum > MAX_SPEND_NANO_USD) throw new RangeError('spend counter would overflow 64 bits');
   return sum;
 }

@@ -1,0 +1,79 @@
+/**
+ * The embedded event log (DESIGN.md §2), used when KAFKA_BROKERS is absent so `npm start` needs no
+ * infrastructure. Layout under `dataDir`:
+ *
+ *   events/<topic>.log                  append-only record frames (record-frame-codec.ts), one partition (0)
+ *   events/<topic>.log.clean            size at the last clean close (lets start-up skip the torn-tail scan)
+ *   offsets/<groupId>/<topic>.offset    next byte position to deliver to that consumer group
+ *
+ * A record's offset is the byte position of its frame. One gateway process writes a data dir;
+ * consumers may run in the same process or another one (they poll). Writing: file-topic-appender.ts
+ * (one write per topic per event-loop turn, fdatasync every second and on flush). Reading:
+ * file-subscription.ts. There is no retention: the files grow until removed by the operator.
+ */
+import { join } from 'node:path';
+import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from './event-log.ts';
+import { silentLogger, type EventLogLogger } from './event-log-logger.ts';
+import { createFileAppender } from './file-topic-appender.ts';
+import { startFileSubscription } from './file-subscription.ts';
+import { isSafeLogName } from './is-safe-log-name.ts';
+import { encodeRecordFrame } from './record-frame-codec.ts';
+
+/** Options of the embedded log. */
+export interface FileEventLogOptions {
+  /** The gateway's data directory (created when missing). */
+  readonly dataDir: string;
+  /** Max time written records may stay un-synced, ms (default 1000). */
+  readonly syncIntervalMs?: number;
+  /** Poll period of subscriptions when no local write wakes them, ms (default 50). */
+  readonly pollIntervalMs?: number;
+  readonly logger?: EventLogLogger;
+}
+
+/**
+ * Creates the embedded file event log. `publish` drops (and logs) records whose topic is not a
+ * legal Kafka topic name or whose key/value is too large to frame; `subscribe` rejects an illegal
+ * group id or topic and a second subscription of the same group in this process.
+ */
+export function createFileEventLog(options: FileEventLogOptions): EventLog {
+  const logger = options.logger ?? silentLogger;
+  const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
+  const subscriptions = new Map<string, Subscription>();
+
+  return {
+    publish(record: LogRecord): void {
+      if (!isSafeLogName(record.topic)) {
+        logger('error', 'event log: record dropped, illegal topic name', { topic: record.topic });
+        return;
+      }
+      try {
+        appender.append(record.topic, encodeRecordFrame({ topic: '', key: record.key, value: record.value, timestamp: Date.now() }));
+      } catch (error) {
+        logger('error', 'event log: record dropped', { topic: record.topic, error: (error as Error).message });
+      }
+    },
+    flush: () => appender.flush(),
+    async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
+      const { groupId, topics } = subscription;
+      if (!isSafeLogName(groupId)) throw new Error(`illegal consumer group id: ${JSON.stringify(groupId)}`);
+      const badTopic = topics.find((topic) => !isSafeLogName(topic));
+      if (badTopic !== undefined) throw new Error(`illegal topic name: ${JSON.stringify(badTopic)}`);
+      if (subscriptions.has(groupId)) throw new Error(`consumer group ${groupId} already subscribed in this process`);
+      const running = await startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten: appender.onWritten, logger });
+      const handle: Subscription = {
+        async stop() {
+          await running.stop();
+          if (subscriptions.get(groupId) === handle) subscriptions.delete(groupId);
+        },
+      };
+      subscriptions.set(groupId, handle);
+      return handle;
+    },
+    status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),
+    async close() {
+      await appender.flush();
+      await Promise.all([...subscriptions.values()].map((subscription) => subscription.stop()));
+      await appender.close();
+    },
+  };
+}

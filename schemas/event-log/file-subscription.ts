@@ -1,0 +1,153 @@
+/**
+ * The reading half of the embedded file log: one consumer-group subscription reading topic files
+ * from stored offsets. Offsets (byte positions, decimal) live in
+ * `<dataDir>/offsets/<groupId>/<topic>.offset`, written atomically (temp file, fdatasync,
+ * rename) only AFTER `handleBatch` resolved; a rejected batch is delivered again after a
+ * back-off of 200 ms doubling to 5 s. A new group starts at the beginning of each topic.
+ *
+ * New data is noticed through the in-process writer's notification, or by polling every
+ * `pollIntervalMs` (a consumer in another process). Reading tolerates concurrent appends: only
+ * whole frames are delivered; a partially written last record is waited for.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { backOffMs, sleepUnlessAborted } from './back-off.ts';
+import type { DeliveredRecord, SubscribeOptions, Subscription } from './event-log.ts';
+import type { EventLogLogger } from './event-log-logger.ts';
+import { readFileFrames } from './read-file-frames.ts';
+
+/** Options of one file-log subscription. */
+export interface FileSubscriptionOptions {
+  readonly dataDir: string;
+  readonly subscription: SubscribeOptions;
+  /** Poll period when no write notification arrives, ms. */
+  readonly pollIntervalMs: number;
+  /** Registers a wake-up called after each local write; returns the unsubscribe function. */
+  readonly onWritten?: (listener: () => void) => () => void;
+  readonly logger: EventLogLogger;
+}
+
+/** Read state of one topic. */
+interface TopicCursor {
+  readonly topic: string;
+  readonly logPath: string;
+  readonly offsetPath: string;
+  /** Byte position of the next record to deliver. */
+  position: number;
+  handle?: FileHandle;
+}
+
+const RETRY_INITIAL_MS = 200;
+const RETRY_MAX_MS = 5000;
+
+/**
+ * Starts consuming; resolves once the stored offsets are loaded.
+ * @throws Error when the offsets directory cannot be created.
+ */
+export async function startFileSubscription(options: FileSubscriptionOptions): Promise<Subscription> {
+  const { dataDir, subscription, logger } = options;
+  const offsetsDir = join(dataDir, 'offsets', subscription.groupId);
+  await mkdir(offsetsDir, { recursive: true });
+  const cursors = await Promise.all(subscription.topics.map((topic) => loadCursor(dataDir, offsetsDir, topic, logger)));
+  const abort = new AbortController();
+  let wake: (() => void) | undefined;
+  let signalled = false;
+  const unsubscribe = options.onWritten?.(() => {
+    signalled = true;
+    wake?.();
+  });
+  const waitForData = (): Promise<void> => {
+    if (signalled || abort.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, options.pollIntervalMs);
+      wake = done;
+    });
+  };
+  const loop = (async () => {
+    let failures = 0;
+    while (!abort.signal.aborted) {
+      signalled = false;
+      try {
+        let delivered = false;
+        for (const cursor of cursors) {
+          if (abort.signal.aborted) break;
+          if (await deliverNext(cursor, subscription, abort.signal, logger)) delivered = true;
+        }
+        failures = 0;
+        if (!delivered) await waitForData();
+      } catch (error) {
+        logger('error', 'event log: reading failed, retrying', { groupId: subscription.groupId, error: (error as Error).message });
+        await sleepUnlessAborted(backOffMs(failures++, RETRY_INITIAL_MS, RETRY_MAX_MS), abort.signal);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      abort.abort();
+      wake?.();
+      await loop;
+      unsubscribe?.();
+      await Promise.all(cursors.map((cursor) => cursor.handle?.close()));
+    },
+  };
+}
+
+async function loadCursor(dataDir: string, offsetsDir: string, topic: string, logger: EventLogLogger): Promise<TopicCursor> {
+  const offsetPath = join(offsetsDir, `${topic}.offset`);
+  const stored = await readFile(offsetPath, 'utf8').catch(() => '0');
+  let position = Number(stored.trim());
+  if (!Number.isSafeInteger(position) || position < 0) {
+    logger('warn', 'event log: unreadable stored offset, starting from the beginning', { offsetPath });
+    position = 0;
+  }
+  return { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath, position };
+}
+
+/** Delivers the next batch of one topic; true when a batch was handled and its offset stored. */
+async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, signal: AbortSignal, logger: EventLogLogger): Promise<boolean> {
+  cursor.handle ??= await open(cursor.logPath, 'r').catch(() => undefined);
+  if (!cursor.handle) return false;
+  const chunk = await readFileFrames(cursor.handle, cursor.position, subscription.maxBatchSize ?? 500);
+  if (chunk.frames.length === 0) return false;
+  const records: DeliveredRecord[] = chunk.frames.map(({ position, record }) => ({
+    topic: cursor.topic,
+    partition: 0,
+    offset: String(position),
+    key: record.key,
+    value: record.value,
+    timestamp: record.timestamp,
+  }));
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await subscription.handleBatch(records);
+      break;
+    } catch (error) {
+      const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
+      logger('warn', 'event log: batch handler failed, redelivering after a back-off', { groupId: subscription.groupId, topic: cursor.topic, records: records.length, delayMs, error: (error as Error).message });
+      await sleepUnlessAborted(delayMs, signal);
+      if (signal.aborted) return false;
+    }
+  }
+  await storeOffset(cursor.offsetPath, chunk.nextPosition);
+  cursor.position = chunk.nextPosition;
+  return true;
+}
+
+/** Replaces the offset file atomically: temp file, fdatasync, rename. */
+async function storeOffset(path: string, position: number): Promise<void> {
+  const temp = `${path}.tmp`;
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(String(position));
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+}

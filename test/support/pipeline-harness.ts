@@ -1,0 +1,144 @@
+/**
+ * Runs the whole system for integration tests on one of two engine sets:
+ * - `embedded`: the file event log, the memory state store and chdb, all in a temp data dir;
+ * - `production`: Kafka, Redis and a ClickHouse server from KAFKA_BROKERS / REDIS_URL /
+ *   CLICKHOUSE_URL, isolated per run by a topic prefix, a Redis key prefix and a database.
+ * A gateway (with the mock upstream) publishes events; consumers run in-process unless asked not to.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import type { FastifyInstance } from 'fastify';
+import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import type { RunningConsumers } from '../../consumers/run-consumers.ts';
+import { buildApp } from '../../gateway/app.ts';
+import { parseConfigFile } from '../../gateway/config/load-config.ts';
+import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
+import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
+import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { buildPriceBook, type PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+import type { EventLog } from '../../schemas/event-log/event-log.ts';
+import { openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
+import type { StateStore } from '../../schemas/state-store/state-store.ts';
+import { requireEngineUrl } from './engines.ts';
+import { TEST_KEY } from './start-gateway.ts';
+
+export type EngineSet = 'embedded' | 'production';
+
+/** Engine settings for a fresh, isolated run on `engines`. */
+export async function isolatedEngineSettings(engines: EngineSet): Promise<EngineSettings & { runId: string }> {
+  const runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), `tollgate-${engines}-`));
+  if (engines === 'embedded') return { runId, dataDir };
+  return {
+    runId,
+    dataDir,
+    kafkaBrokers: (await requireEngineUrl('KAFKA_BROKERS')).split(','),
+    redisUrl: await requireEngineUrl('REDIS_URL'),
+    clickhouseUrl: await requireEngineUrl('CLICKHOUSE_URL'),
+    clickhouseDatabase: `tollgate_${runId}`,
+    redisKeyPrefix: `${runId}:`,
+    topicPrefix: `${runId}.`,
+  };
+}
+
+/** Environment variables that make a child process (`npm run consumers`) use the same engines. */
+export function engineEnvironment(settings: EngineSettings): Record<string, string> {
+  return {
+    TOLLGATE_DATA_DIR: settings.dataDir,
+    ...(settings.kafkaBrokers ? { KAFKA_BROKERS: settings.kafkaBrokers.join(',') } : {}),
+    ...(settings.redisUrl ? { REDIS_URL: settings.redisUrl } : {}),
+    ...(settings.clickhouseUrl ? { CLICKHOUSE_URL: settings.clickhouseUrl } : {}),
+    ...(settings.clickhouseDatabase ? { CLICKHOUSE_DATABASE: settings.clickhouseDatabase } : {}),
+    ...(settings.redisKeyPrefix ? { REDIS_KEY_PREFIX: settings.redisKeyPrefix } : {}),
+    ...(settings.topicPrefix ? { TOLLGATE_TOPIC_PREFIX: settings.topicPrefix } : {}),
+  };
+}
+
+/** A running system. */
+export interface TestSystem {
+  readonly origin: string;
+  readonly app: FastifyInstance;
+  readonly eventLog: EventLog;
+  readonly state: StateStore;
+  readonly analytics: AnalyticsStore;
+  readonly outcomes: ExchangeOutcome[];
+  readonly settings: EngineSettings;
+  consumers: RunningConsumers | undefined;
+  /** Starts (again) the in-process consumers. */
+  startConsumers(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Options of startTestSystem. */
+export interface TestSystemOptions {
+  readonly settings: EngineSettings;
+  readonly channels: ReadonlyArray<Record<string, unknown>>;
+  readonly prices: ReadonlyArray<PriceEntryConfig>;
+  /** Run consumers in this process (default true). */
+  readonly consumers?: boolean;
+  /** Share an existing state store (a second gateway node). */
+  readonly state?: StateStore;
+  /** Health refresh interval of the gateway's health view, ms. */
+  readonly healthRefreshMs?: number;
+}
+
+/** Starts mock upstream, gateway and (optionally) consumers. */
+export async function startTestSystem(options: TestSystemOptions): Promise<TestSystem> {
+  const mock = await startMockUpstream();
+  const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent' });
+  const eventLog = openEventLog(options.settings);
+  const state = options.state ?? openStateStore(options.settings);
+  const analytics = openAnalyticsStore(options.settings);
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
+  const outcomes: ExchangeOutcome[] = [];
+  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, stateStore: state, healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const system: TestSystem = {
+    origin: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    app,
+    eventLog,
+    state,
+    analytics,
+    outcomes,
+    settings: options.settings,
+    consumers: undefined,
+    startConsumers: async () => {
+      system.consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: buildPriceBook(options.prices), log: () => undefined });
+    },
+    close: async () => {
+      await app.close();
+      await eventLog.flush();
+      await system.consumers?.stop();
+      await eventLog.close();
+      if (!options.state) await state.close();
+      await analytics.close();
+      await mock.close();
+      await dispatcher.close();
+    },
+  };
+  if (options.consumers !== false) await system.startConsumers();
+  return system;
+}
+
+/** Polls `read` until it returns `expected` (or throws after `timeoutMs`, showing the last value). */
+export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read().catch(() => last);
+    if (JSON.stringify(last) === JSON.stringify(expected)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`eventually: expected ${JSON.stringify(expected)}, last saw ${JSON.stringify(last)}`);
+}
+
+/** Exact decimal text (`0.000001234`) → nano-units (1234n). */
+export function decimalToNano(text: string): bigint {
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = (negative ? text.slice(1) : text).split('.');
+  const nano = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0').slice(0, 9));
+  return negative ? -nano : nano;
+}
