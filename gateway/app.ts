@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from './canonical/formats.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
+import type { StateStore } from '../schemas/state-store/state-store.ts';
 import { buildTrafficEvents } from './events/build-traffic-events.ts';
 import { publishTrafficEvents } from './events/traffic-event-publisher.ts';
 import type { ExchangeOutcome, OutcomeSink } from './exchange/exchange-outcome.ts';
@@ -19,6 +20,7 @@ import { registerOpenaiResponsesRoutes } from './inbound/openai-responses/routes
 import type { ClientRouteServices } from './inbound/serve-client-request.ts';
 import { ApiKeyStore } from './policy/api-key-store.ts';
 import { resolveChannel } from './routing/channel.ts';
+import { ChannelHealthView } from './routing/channel-health-view.ts';
 import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
@@ -36,6 +38,10 @@ export interface AppDeps {
   readonly onOutcome?: OutcomeSink;
   /** Where request, usage and failover events go (none: events are not recorded). */
   readonly eventLog?: EventLog;
+  /** Shared state (channel health from the feedback consumer). None: routing uses only this node's breaker-free order. */
+  readonly stateStore?: StateStore;
+  /** How often the shared channel health is re-read, ms (default 1000). */
+  readonly healthRefreshMs?: number;
   /** Routing randomness (tests pin it). */
   readonly random?: RandomSource;
   /** Keep-alive interval for idle client streams, ms (default 15 000). */
@@ -67,6 +73,15 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     parser(request, body as string, done);
   });
   const router = new ChannelRouter(config.channels.map((c) => resolveChannel(c, deps.mockBaseUrl)), deps.random);
+  // Shared health (feedback consumer → state store) plus this node's circuit breaker steer routing.
+  const health = deps.stateStore
+    ? new ChannelHealthView({ store: deps.stateStore, channelIds: config.channels.map((c) => c.id), refreshMs: deps.healthRefreshMs ?? 1000, log: app.log })
+    : undefined;
+  if (health) {
+    router.setHealthSource(health);
+    app.addHook('onReady', async () => void (await health.start()));
+    app.addHook('onClose', async () => health.stop());
+  }
   const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
     app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
     if (deps.eventLog) {
@@ -76,7 +91,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   };
   const services: ClientRouteServices = {
     keys: new ApiKeyStore(config.keys),
-    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome },
+    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, ...(health ? { onAttempt: health.onAttempt } : {}) },
   };
   installClientErrorHandlers(app, config.bodyLimit);
   app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const settings = engineSettings(config, log);
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
-  const app = await buildApp(config, { dispatcher, eventLog, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   appLog = app.log as unknown as typeof appLog;
   const consumers = config.consumers === 'in-process' ? await startInProcessConsumers(config, { eventLog, state, log }) : undefined;
   await app.listen({ host: config.host, port: config.port });

@@ -11,6 +11,8 @@ export interface FailoverRecord {
   readonly channelId: string;
   readonly errorKind: GatewayErrorKind;
   readonly upstreamStatus?: number;
+  /** How long the upstream asked us to wait (Retry-After), ms. */
+  readonly retryAfterMs?: number;
   /** Time spent on the failed attempt, ms. */
   readonly latencyMs: number;
   readonly nextChannelId?: string;

@@ -37,19 +37,22 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
       const result = await attemptChannel(deps, input, channel, reply, abort.signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
       reportAttempt(deps, channel, result);
       if (result.kind === 'served') return reportServed(deps, input, channel, result, i + 1, failovers);
-      const next = result.error.allowFailover && !abort.signal.aborted ? candidates[i + 1] : undefined;
+      // The client went away: not the channel's failure, and nothing more to try.
+      if (abort.signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel, true);
+      const next = result.error.allowFailover ? candidates[i + 1] : undefined;
       failovers.push({
         channelId: channel.id,
         errorKind: result.error.kind,
         latencyMs: Date.now() - attemptStartedAt,
         ...(result.error.upstreamStatus === undefined ? {} : { upstreamStatus: result.error.upstreamStatus }),
+        ...(result.error.retryAfterMs === undefined ? {} : { retryAfterMs: result.error.retryAfterMs }),
         ...(next ? { nextChannelId: next.id } : {}),
       });
       if (next) {
         deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
         continue;
       }
-      return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel, abort.signal.aborted);
+      return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel);
     }
   } finally {
     reply.raw.off('close', onClose);

@@ -1,7 +1,9 @@
 /**
  * The traffic events the gateway emits for every request (DESIGN.md §4): past-tense facts with
  * `eventId` (unique), `occurredAt` (ms since epoch) and `requestId`. These TypeScript types are
- * checked by the compiler against the Avro schemas in ./avro (see avro-schemas.ts).
+ * checked by the compiler against the Avro schemas in ./avro (see avro-schemas.ts): the
+ * assertions in avro-schema-type-checks.ts break `tsc --noEmit` on any drift. Encode and decode
+ * with traffic-event-codec.ts; change a schema only as EVOLUTION.md says.
  */
 
 /** Where the usage numbers came from. */

@@ -55,7 +55,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   const redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as ScriptedRedis;
   redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
   redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
-  redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA, numberOfKeys: 4 });
+  redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
   return {

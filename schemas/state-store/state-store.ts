@@ -57,14 +57,23 @@ export const DEFAULT_HEALTH_POLICY: HealthPolicy = { windowMs: 60_000, failureTh
 export interface StateStore {
   /**
    * Adds `costNanoUsd` to the key's and (when given) the user's spend, once per `eventId`.
-   * Returns false when the event was already applied.
+   * Returns false when the event was already applied (ids are remembered for 7 days).
+   * Counters are signed 64-bit nano-USD (max 2^63 − 1 ≈ 9.22e9 USD).
+   * @throws RangeError when `costNanoUsd` is negative or a counter would overflow (nothing changes).
    */
   addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
   /** Current spend of a key and its user (0 when unknown). */
   getSpend(keyId: string, userId: string | null): Promise<SpendTotals>;
-  /** Folds one observation into the channel's health, once per `eventId`. Returns false on a duplicate. */
+  /**
+   * Folds one observation into the channel's health, once per `eventId`. Returns false on a
+   * duplicate. Rules (window, EWMA, cooldowns, out-of-order observations): fold-channel-health.ts.
+   * @throws RangeError on a non-finite or negative time/latency or an invalid policy.
+   */
   recordChannelObservation(observation: ChannelObservation, policy?: HealthPolicy): Promise<boolean>;
-  /** Health of the given channels (channels never observed get a neutral record). `now` in ms. */
+  /**
+   * Health of the given channels, in the order given (channels never observed get a neutral
+   * record), in one round trip. `now` in ms since epoch (default Date.now()).
+   */
   getChannelHealth(channelIds: ReadonlyArray<string>, now?: number): Promise<ChannelHealth[]>;
   close(): Promise<void>;
 }

@@ -1,0 +1,44 @@
+/**
+ * The health consumer: folds RequestCompleted and FailoverOccurred events into per-channel health
+ * in the state store (error rate over a sliding window, latency EWMA, consecutive failures,
+ * cooldowns), which gateways read to skip or de-weight channels. Which event says what:
+ * project-channel-observations.ts. Idempotent by construction: every observation carries its
+ * event's id and the store applies each id once, so a redelivered batch or a replayed topic
+ * changes nothing.
+ */
+import type { TrafficEvent } from '../../schemas/events/traffic-events.ts';
+import { DEFAULT_HEALTH_POLICY, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { projectChannelObservations } from './project-channel-observations.ts';
+
+/** What the health consumer writes to, and the policy it folds with (default DEFAULT_HEALTH_POLICY). */
+export interface HealthConsumerDeps {
+  readonly state: StateStore;
+  readonly policy?: HealthPolicy;
+  /** Told about events skipped as invalid (the store's RangeError), so one bad event cannot block the topic. */
+  readonly onWarning?: (message: string) => void;
+}
+
+/**
+ * Creates the `health` consumer (group `tollgate.health`) on TOPICS.requests and TOPICS.failovers.
+ * `handleBatch` rejects when the store fails (the batch is then redelivered; applied ids are
+ * skipped); an invalid observation (RangeError) is skipped with a warning instead.
+ */
+export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer {
+  const policy = deps.policy ?? DEFAULT_HEALTH_POLICY;
+  return {
+    name: 'health',
+    topics: [TOPICS.requests, TOPICS.failovers],
+    async handleBatch(events: ReadonlyArray<TrafficEvent>): Promise<void> {
+      // Issued in log order without waiting in between: both adapters apply calls in issue order
+      // (one Redis connection executes them in sequence), so the result equals a sequential fold.
+      const observations = events.flatMap(projectChannelObservations);
+      await Promise.all(observations.map((observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
+        if (!(error instanceof RangeError)) throw error;
+        deps.onWarning?.(`health: skipped event ${observation.eventId}: ${error.message}`);
+        return false;
+      })));
+    },
+  };
+}

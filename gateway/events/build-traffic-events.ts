@@ -1,0 +1,115 @@
+/**
+ * Turns one finished exchange into its traffic events (DESIGN.md §4): a FailoverOccurred per
+ * channel left, a UsageRecorded when a channel served (even if it failed mid-stream or the client
+ * went away), and a RequestCompleted last.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Usage } from '../canonical/usage.ts';
+import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
+import type { FailoverOccurred, RequestCompleted, TokenUsage, TrafficEvent, UsageRecorded } from '../../schemas/events/traffic-events.ts';
+
+/** Who made the request: the API key's id (never the key) and its owner. */
+export interface TrafficIdentity {
+  readonly keyId: string;
+  readonly userId: string | null;
+}
+
+/** A failover record; `retryAfterMs` (ms the upstream asked to wait) is carried when the exchange provides it. */
+type FailoverWithRetry = FailoverRecord & { readonly retryAfterMs?: number };
+
+/** Usage of a request nothing was generated for: all zeros, `reported` (nothing is billed). */
+const NO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' };
+
+/**
+ * The events of one exchange, in publishing order:
+ * 1. one FailoverOccurred per `outcome.failovers` entry, in order;
+ * 2. UsageRecorded when the outcome has a `channelId` AND `usage`;
+ * 3. RequestCompleted (usage all zeros, `reported`, when the outcome has none).
+ * Every event gets its own `eventId` (random UUID) and `occurredAt = now`; durations are
+ * rounded to whole ms (the schemas hold them as Avro longs).
+ *
+ * @param outcome the finished exchange
+ * @param identity the caller's key id and user id
+ * @param now ms since epoch (default `Date.now()`)
+ */
+export function buildTrafficEvents(outcome: ExchangeOutcome, identity: TrafficIdentity, now: number = Date.now()): TrafficEvent[] {
+  const events: TrafficEvent[] = outcome.failovers.map((record) => ({ type: 'FailoverOccurred', event: buildFailover(outcome, identity, record, now) }));
+  const usage = outcome.usage ? toTokenUsage(outcome.usage) : NO_USAGE;
+  if (outcome.channelId !== undefined && outcome.usage) {
+    events.push({ type: 'UsageRecorded', event: buildUsageRecorded(outcome, outcome.channelId, identity, usage, now) });
+  }
+  events.push({ type: 'RequestCompleted', event: buildRequestCompleted(outcome, identity, usage, now) });
+  return events;
+}
+
+/** Maps the gateway's Usage (tokens) to the event's flat TokenUsage. */
+function toTokenUsage(usage: Usage): TokenUsage {
+  return {
+    inputTokens: usage.input.total,
+    cachedInputTokens: usage.input.cacheRead,
+    cacheWriteTokens: usage.input.cacheWrite,
+    outputTokens: usage.output.total,
+    reasoningTokens: usage.output.reasoning,
+    usageSource: usage.source,
+  };
+}
+
+function buildFailover(outcome: ExchangeOutcome, identity: TrafficIdentity, record: FailoverWithRetry, now: number): FailoverOccurred {
+  return {
+    eventId: randomUUID(),
+    occurredAt: now,
+    requestId: outcome.requestId,
+    keyId: identity.keyId,
+    model: outcome.model,
+    channelId: record.channelId,
+    errorKind: record.errorKind,
+    upstreamStatus: record.upstreamStatus ?? null,
+    latencyMs: wholeMs(record.latencyMs),
+    retryAfterMs: record.retryAfterMs === undefined ? null : wholeMs(record.retryAfterMs),
+    nextChannelId: record.nextChannelId ?? null,
+  };
+}
+
+function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identity: TrafficIdentity, usage: TokenUsage, now: number): UsageRecorded {
+  return {
+    eventId: randomUUID(),
+    occurredAt: now,
+    requestId: outcome.requestId,
+    keyId: identity.keyId,
+    userId: identity.userId,
+    model: outcome.model,
+    upstreamModel: outcome.upstreamModel ?? outcome.model,
+    channelId,
+    provider: outcome.provider ?? '',
+    ...usage,
+  };
+}
+
+function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdentity, usage: TokenUsage, now: number): RequestCompleted {
+  return {
+    eventId: randomUUID(),
+    occurredAt: now,
+    requestId: outcome.requestId,
+    keyId: identity.keyId,
+    userId: identity.userId,
+    clientFormat: outcome.clientFormat,
+    model: outcome.model,
+    channelId: outcome.channelId ?? null,
+    provider: outcome.provider ?? null,
+    upstreamModel: outcome.upstreamModel ?? null,
+    stream: outcome.stream,
+    passThrough: outcome.passThrough,
+    status: outcome.status,
+    httpStatus: outcome.httpStatus,
+    errorKind: outcome.errorKind ?? null,
+    latencyMs: wholeMs(outcome.latencyMs),
+    ttfbMs: outcome.ttfbMs === undefined ? null : wholeMs(outcome.ttfbMs),
+    attempts: outcome.attempts,
+    usage,
+  };
+}
+
+/** A duration as whole non-negative ms. */
+function wholeMs(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : 0;
+}

@@ -1,0 +1,142 @@
+/**
+ * The gateway's view of channel health: an in-process snapshot of the shared ChannelHealth of
+ * every channel, refreshed from the state store in the background every `refreshMs` (never on
+ * the request path), combined with this node's LocalCircuitBreaker, which reacts at once to the
+ * attempts this node makes. The router reads it through ChannelHealthSource.
+ *
+ * Wiring (main.ts / app.ts): `const view = new ChannelHealthView({ store, channelIds, log })`,
+ * `void view.start()`, `router.setHealthSource(view)`, exchange deps `onAttempt: view.onAttempt`,
+ * and `view.stop()` on shutdown (it does not close the store).
+ */
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type StateStore } from '../../schemas/state-store/state-store.ts';
+import type { ChannelHealthSource } from './channel-health-source.ts';
+import { LocalCircuitBreaker } from './local-circuit-breaker.ts';
+
+/** The logger the view writes to (pino / Fastify's logger fit). */
+export interface HealthViewLog {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+/** Options of ChannelHealthView. Times in ms. */
+export interface ChannelHealthViewOptions {
+  /** Where the health consumer folds channel health. */
+  readonly store: StateStore;
+  /** The channels to track (every configured channel id). */
+  readonly channelIds: ReadonlyArray<string>;
+  /** Background refresh period, ms (default 1000). */
+  readonly refreshMs?: number;
+  /** Consecutive local failures that open the local breaker (default DEFAULT_HEALTH_POLICY.failureThreshold = 3). */
+  readonly failureThreshold?: number;
+  /** How long the local breaker stays open after those failures, ms (default DEFAULT_HEALTH_POLICY.cooldownMs = 30000). */
+  readonly cooldownMs?: number;
+  /** ms since epoch (default Date.now); injectable for tests. */
+  readonly clock?: () => number;
+  /** Told once when refreshes start failing and once when they recover. */
+  readonly log?: HealthViewLog;
+}
+
+/** Shared health snapshot + local circuit breaker, as a ChannelHealthSource for the router. */
+export class ChannelHealthView implements ChannelHealthSource {
+  private snapshot = new Map<string, ChannelHealth>();
+  private readonly breaker: LocalCircuitBreaker;
+  private readonly clock: () => number;
+  private readonly refreshMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<boolean> | undefined;
+  private running = false;
+  private generation = 0;
+  private failing = false;
+
+  constructor(private readonly options: ChannelHealthViewOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.refreshMs = options.refreshMs ?? 1_000;
+    this.breaker = new LocalCircuitBreaker({
+      failureThreshold: options.failureThreshold ?? DEFAULT_HEALTH_POLICY.failureThreshold,
+      cooldownMs: options.cooldownMs ?? DEFAULT_HEALTH_POLICY.cooldownMs,
+      clock: this.clock,
+    });
+  }
+
+  /**
+   * Starts background refreshes. The returned promise settles after the first refresh (true when
+   * it succeeded) and never rejects; routing works (on the local breaker only) before it.
+   */
+  start(): Promise<boolean> {
+    if (this.running) return this.inFlight ?? Promise.resolve(!this.failing);
+    this.running = true;
+    return this.refreshAndSchedule(++this.generation);
+  }
+
+  /** Stops background refreshes (an in-flight one finishes and is kept). Does not close the store. */
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * Reads all channels' health from the store once, now; resolves true on success. A failed read
+   * keeps the last snapshot (logged once per outage). Concurrent calls share one read.
+   */
+  refresh(): Promise<boolean> {
+    this.inFlight ??= this.readStore().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Tells the local breaker about one attempt of this node (ok false only for channel faults). */
+  reportAttempt(channelId: string, ok: boolean, retryAfterMs?: number): void {
+    this.breaker.report(channelId, ok, retryAfterMs);
+  }
+
+  /** `reportAttempt` in the shape of ExchangeDeps.onAttempt (bound; pass it as is). */
+  readonly onAttempt = (channelId: string, result: { ok: boolean; retryAfterMs?: number }): void => {
+    this.reportAttempt(channelId, result.ok, result.retryAfterMs);
+  };
+
+  /** True while the shared cooldown runs or this node's breaker is open. */
+  isCoolingDown(channelId: string): boolean {
+    const shared = this.snapshot.get(channelId);
+    return (shared !== undefined && shared.cooldownUntil > this.clock()) || this.breaker.isOpen(channelId);
+  }
+
+  /** Shared window error rate from the last snapshot (0 when unknown). */
+  errorRate(channelId: string): number {
+    return this.snapshot.get(channelId)?.errorRate ?? 0;
+  }
+
+  /** The last shared health read for `channelId` (undefined before the first successful refresh). */
+  sharedHealth(channelId: string): ChannelHealth | undefined {
+    return this.snapshot.get(channelId);
+  }
+
+  /** Until when (ms since epoch) this node's breaker keeps `channelId` open; 0 when closed. */
+  localOpenUntil(channelId: string): number {
+    return this.breaker.openUntil(channelId);
+  }
+
+  private async refreshAndSchedule(generation: number): Promise<boolean> {
+    const ok = await this.refresh();
+    if (this.running && generation === this.generation) {
+      this.timer = setTimeout(() => void this.refreshAndSchedule(generation), this.refreshMs);
+      this.timer.unref();
+    }
+    return ok;
+  }
+
+  private async readStore(): Promise<boolean> {
+    try {
+      const health = await this.options.store.getChannelHealth(this.options.channelIds, this.clock());
+      this.snapshot = new Map(health.map((h) => [h.channelId, h]));
+      if (this.failing) this.options.log?.info({ channels: health.length }, 'channel health refresh recovered');
+      this.failing = false;
+      return true;
+    } catch (error) {
+      if (!this.failing) this.options.log?.warn({ reason: (error as Error).message }, 'channel health refresh failed; routing on the last snapshot');
+      this.failing = true;
+      return false;
+    }
+  }
+}

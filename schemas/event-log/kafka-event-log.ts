@@ -1,0 +1,98 @@
+/**
+ * The Kafka adapter of the event-log port (kafkajs 2.2.4, verified against Apache Kafka 3.9.1
+ * in KRaft mode), used when KAFKA_BROKERS is set.
+ *
+ * Publishing (kafka-publisher.ts): enqueue only; idempotent producer with acks = all, batched
+ * `sendBatch` every 10 ms or at 500 records; an fsync'ed disk spool at `<spoolDir>/spool.log`
+ * while Kafka is unreachable, drained in order once it is back (also when a previous process left
+ * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
+ * committed after the handler resolved. Topics are created on first use with TOPIC_PARTITIONS
+ * partitions. kafkajs logs at WARN and above go to `logger`, except: the expected warning about
+ * the idempotent producer's limited retries (see kafka-producer-session.ts) is dropped, and
+ * kafkajs' `Connection` lines (every error response and socket error, logged before kafkajs
+ * retries or returns it — e.g. TOPIC_ALREADY_EXISTS, coordinator loading, ECONNREFUSED) are
+ * demoted to `debug`: failures that matter surface as this adapter's own warn/error lines.
+ */
+import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { TOPIC_PARTITIONS } from '../topics.ts';
+import type { EventLog, SubscribeOptions, Subscription } from './event-log.ts';
+import { silentLogger, type EventLogLevel, type EventLogLogger } from './event-log-logger.ts';
+import { KafkaPublisher } from './kafka-publisher.ts';
+import { PUBLISH_RETRY } from './kafka-producer-session.ts';
+import { startKafkaSubscription } from './kafka-subscription.ts';
+
+/** Options of the Kafka adapter. */
+export interface KafkaEventLogOptions {
+  /** `host:port` of the bootstrap brokers. */
+  readonly brokers: string[];
+  /** Client id sent to Kafka (default `tollgate`). */
+  readonly clientId?: string;
+  /** Directory of the spool (created when missing); one process per spool dir. */
+  readonly spoolDir: string;
+  readonly logger?: EventLogLogger;
+  /** Max wait of a record before its batch is sent, ms (default 10). */
+  readonly lingerMs?: number;
+  /** Records waiting that trigger a send at once (default 500). */
+  readonly batchTrigger?: number;
+}
+
+/** kafkajs message that we expect and document instead of logging each start. */
+const EXPECTED_WARNING = 'Limiting retries for the idempotent producer';
+
+/**
+ * Creates the Kafka event log. Returns at once: connecting, topic creation and opening the spool
+ * happen in the background, so `publish` never waits. `subscribe` rejects when Kafka is unreachable.
+ */
+export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
+  const logger = options.logger ?? silentLogger;
+  const kafka = new Kafka({
+    clientId: options.clientId ?? 'tollgate',
+    brokers: options.brokers,
+    connectionTimeout: 1000,
+    requestTimeout: 5000,
+    retry: PUBLISH_RETRY,
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry) => routeKafkaLog(entry, logger),
+  });
+  const publisher = new KafkaPublisher({ kafka, spoolDir: options.spoolDir, logger, lingerMs: options.lingerMs ?? 10, batchTrigger: options.batchTrigger ?? 500, sendTimeoutMs: 10_000 });
+  const subscriptions = new Set<Subscription>();
+
+  return {
+    publish: (record) => publisher.publish(record),
+    flush: () => publisher.flush(),
+    status: () => publisher.status(),
+    async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
+      const running = await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger);
+      const handle: Subscription = {
+        async stop() {
+          subscriptions.delete(handle);
+          await running.stop();
+        },
+      };
+      subscriptions.add(handle);
+      return handle;
+    },
+    async close() {
+      await publisher.close();
+      await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+    },
+  };
+}
+
+/** Creates each topic with TOPIC_PARTITIONS partitions unless it exists. @throws kafkajs errors. */
+async function createTopics(kafka: Kafka, topics: ReadonlyArray<string>): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const topic of topics) await admin.createTopics({ topics: [{ topic, numPartitions: TOPIC_PARTITIONS }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function routeKafkaLog(entry: LogEntry, logger: EventLogLogger): void {
+  const { message, timestamp: _timestamp, ...extra } = entry.log;
+  if (message.startsWith(EXPECTED_WARNING)) return;
+  const level: EventLogLevel = entry.namespace === 'Connection' ? 'debug' : entry.level === logLevel.ERROR || entry.level === logLevel.NOTHING ? 'error' : entry.level === logLevel.WARN ? 'warn' : entry.level === logLevel.INFO ? 'info' : 'debug';
+  logger(level, `kafkajs ${entry.namespace}: ${message}`, extra);
+}

@@ -1,0 +1,117 @@
+/**
+ * One consumer-group subscription of the Kafka adapter: a kafkajs consumer with
+ * `autoCommit: false` and `eachBatchAutoResolve: false`. Each fetched partition batch is handed
+ * to `handleBatch` in chunks of ≤ maxBatchSize; after a chunk's handler resolved, its last offset
+ * is resolved and committed (offset + 1) at once. A new group starts at the earliest offset.
+ *
+ * Redelivery (verified with kafkajs 2.2.4): when the handler rejects, nothing is resolved or
+ * committed and eachBatch returns after a back-off (200 ms doubling to 5 s per partition).
+ * kafkajs fetches each partition from its last *resolved* offset (consumerGroup.fetch →
+ * offsetManager.nextOffset), so the same records come again in the next batch; a consumer that
+ * stops instead leaves the committed offset where it was, and the next one sees the batch again.
+ * Throwing from eachBatch is avoided: kafkajs would retry the whole fetch loop and, once its
+ * retries are spent, crash and restart the consumer (a rejoin, seconds of pause).
+ */
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { backOffMs, sleepUnlessAborted } from './back-off.ts';
+import type { DeliveredRecord, SubscribeOptions, Subscription } from './event-log.ts';
+import type { EventLogLogger } from './event-log-logger.ts';
+
+const RETRY_INITIAL_MS = 200;
+const RETRY_MAX_MS = 5000;
+
+/** kafkajs retries of a consumer: rides out a broker blip of ≈ 10 s before kafkajs restarts it. */
+const CONSUMER_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 5000 } as const;
+
+/**
+ * Connects a consumer, subscribes from the earliest offset and starts it. `ensureTopics` creates
+ * missing topics first (with the gateway's partition count, rather than the broker default).
+ * kafkajs restarts a consumer itself after retriable errors (e.g. Kafka down); after a crash it
+ * does not restart, a new consumer is started here after a back-off (1 s doubling to 30 s).
+ * @throws the kafkajs error when Kafka is unreachable at the first start.
+ */
+export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOptions, ensureTopics: (topics: ReadonlyArray<string>) => Promise<void>, logger: EventLogLogger): Promise<Subscription> {
+  await ensureTopics(options.topics);
+  const stopSignal = new AbortController();
+  const failures = new Map<string, number>();
+  let current: Consumer | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let restarts = 0;
+
+  const launch = async (): Promise<void> => {
+    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, retry: CONSUMER_RETRY });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart && !stopSignal.signal.aborted) scheduleRestart(payload.error);
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
+      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => deliverBatch(payload, options, failures, stopSignal.signal, logger) });
+    } catch (error) {
+      await consumer.disconnect().catch(() => {});
+      throw error;
+    }
+    current = consumer;
+    if (stopSignal.signal.aborted) await stopConsumer(consumer);
+  };
+  const scheduleRestart = (error: Error): void => {
+    const delayMs = backOffMs(restarts++, 1000, 30_000);
+    logger('error', 'kafka consumer: stopped by an error kafkajs does not retry, restarting', { groupId: options.groupId, delayMs, error: error.message });
+    restartTimer = setTimeout(() => {
+      if (stopSignal.signal.aborted) return;
+      launch().then(() => void (restarts = 0), scheduleRestart);
+    }, delayMs);
+  };
+
+  await launch();
+  return {
+    async stop() {
+      stopSignal.abort();
+      clearTimeout(restartTimer);
+      if (current) await stopConsumer(current);
+    },
+  };
+}
+
+async function stopConsumer(consumer: Consumer): Promise<void> {
+  await consumer.stop();
+  await consumer.disconnect();
+}
+
+/** Hands one partition batch to the handler chunk by chunk, committing after each acknowledged chunk. */
+async function deliverBatch(payload: EachBatchPayload, options: SubscribeOptions, failures: Map<string, number>, signal: AbortSignal, logger: EventLogLogger): Promise<void> {
+  const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
+  const partitionKey = `${batch.topic}/${batch.partition}`;
+  const records = batch.messages.map((message) => toDelivered(batch.topic, batch.partition, message));
+  const size = options.maxBatchSize ?? 500;
+  for (let start = 0; start < records.length; start += size) {
+    if (!isRunning() || isStale() || signal.aborted) return;
+    const chunk = records.slice(start, start + size);
+    try {
+      await options.handleBatch(chunk);
+    } catch (error) {
+      const attempt = failures.get(partitionKey) ?? 0;
+      failures.set(partitionKey, attempt + 1);
+      const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
+      logger('warn', 'kafka consumer: batch handler failed, redelivering after a back-off', { groupId: options.groupId, topic: batch.topic, partition: batch.partition, records: chunk.length, delayMs, error: (error as Error).message });
+      await sleepUnlessAborted(delayMs, signal);
+      return;
+    }
+    failures.delete(partitionKey);
+    const last = chunk[chunk.length - 1]?.offset ?? batch.firstOffset() ?? '0';
+    resolveOffset(last);
+    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }] });
+    await heartbeat();
+  }
+}
+
+function toDelivered(topic: string, partition: number, message: KafkaMessage): DeliveredRecord {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key?.toString('utf8') ?? '',
+    value: message.value ?? Buffer.alloc(0),
+    timestamp: Number(message.timestamp),
+  };
+}

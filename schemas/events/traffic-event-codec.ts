@@ -1,0 +1,80 @@
+/**
+ * Avro single-object encoding of traffic events (Avro spec, "Single-object encoding"):
+ * `C3 01` marker, the 8-byte little-endian CRC-64-AVRO fingerprint of the writer schema's
+ * Parsing Canonical Form, then the Avro binary datum. Encoding always uses the current schema;
+ * decoding accepts the current and every historical version (traffic-schema-registry.ts) and
+ * resolves it into the current TypeScript shape, filling fields the writer lacked with their
+ * schema defaults.
+ */
+import type { TrafficEventType } from './avro-schemas.ts';
+import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from './traffic-events.ts';
+import {
+  loadTrafficSchemaRegistry,
+  SINGLE_OBJECT_HEADER_LENGTH,
+  SINGLE_OBJECT_MARKER,
+  type TrafficSchemaRegistry,
+} from './traffic-schema-registry.ts';
+
+/**
+ * The process-wide registry of schemas (immutable data), loaded when this module is imported:
+ * at start-up, off the request path, and a broken history file fails the start.
+ */
+const registry: TrafficSchemaRegistry = loadTrafficSchemaRegistry();
+
+/**
+ * Encodes an event with its current schema as an Avro single-object message.
+ *
+ * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
+ * @throws Error when the event does not fit its schema (e.g. a non-integer or unsafe `long`,
+ *   a missing string, an unknown enum symbol)
+ */
+export function encodeTrafficEvent(event: TrafficEvent): Buffer {
+  const entry = registry.current(event.type);
+  return Buffer.concat([entry.header, entry.writerType.toBuffer(event.event)]);
+}
+
+/**
+ * Decodes an Avro single-object message written with any registered version of a traffic
+ * event schema into the current shape (plain objects; `null` for absent nullable values).
+ *
+ * @throws Error `not an Avro single-object message …` when the marker is missing or the value
+ *   is shorter than the 10-byte header; `unknown writer schema fingerprint …` when no
+ *   registered schema has that fingerprint; `cannot decode …` when the body does not match
+ *   the writer schema (truncated, trailing bytes, bad enum index).
+ */
+export function decodeTrafficEvent(value: Buffer): TrafficEvent {
+  if (value.length < SINGLE_OBJECT_HEADER_LENGTH || value[0] !== SINGLE_OBJECT_MARKER[0] || value[1] !== SINGLE_OBJECT_MARKER[1]) {
+    throw new Error(`not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`);
+  }
+  const fingerprintHex = value.toString('hex', 2, SINGLE_OBJECT_HEADER_LENGTH);
+  const entry = registry.byFingerprintHex(fingerprintHex);
+  if (!entry) {
+    throw new Error(`unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered traffic event schema version`);
+  }
+  let decoded: unknown;
+  try {
+    decoded = entry.readerType.fromBuffer(value.subarray(SINGLE_OBJECT_HEADER_LENGTH), entry.resolver);
+  } catch (error) {
+    throw new Error(`cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`);
+  }
+  return toTrafficEvent(entry.eventType, decoded);
+}
+
+/** The Kafka key of a traffic event: its request id (one request's events stay in one partition, in order). */
+export function trafficEventKey(event: TrafficEvent): string {
+  return event.event.requestId;
+}
+
+/** avsc decodes records into instances of generated classes; copy them into plain objects. */
+function toTrafficEvent(eventType: TrafficEventType, decoded: unknown): TrafficEvent {
+  switch (eventType) {
+    case 'RequestCompleted': {
+      const event = decoded as RequestCompleted;
+      return { type: eventType, event: { ...event, usage: { ...event.usage } } };
+    }
+    case 'UsageRecorded':
+      return { type: eventType, event: { ...(decoded as UsageRecorded) } };
+    case 'FailoverOccurred':
+      return { type: eventType, event: { ...(decoded as FailoverOccurred) } };
+  }
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { createHealthConsumer } from '../../../../consumers/health/health-consumer.ts';
+import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../../../schemas/events/traffic-events.ts';
+import { createMemoryStateStore } from '../../../../schemas/state-store/memory-state-store.ts';
+import type { HealthPolicy } from '../../../../schemas/state-store/state-store.ts';
+import { TOPICS } from '../../../../schemas/topics.ts';
+
+const T0 = 1_700_000_000_000;
+const POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 2, cooldownMs: 10_000, latencyAlpha: 0.5 };
+let seq = 0;
+
+function completed(channelId: string | null, overrides: Partial<RequestCompleted> = {}): TrafficEvent {
+  const event: RequestCompleted = {
+    eventId: `rc-${++seq}`, occurredAt: T0 + seq, requestId: `req-${seq}`, keyId: 'k', userId: null, clientFormat: 'openai-chat', model: 'm',
+    channelId, provider: channelId ? 'mock' : null, upstreamModel: channelId ? 'm' : null, stream: false, passThrough: false,
+    status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 400, ttfbMs: 120, attempts: 1,
+    usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, usageSource: 'reported' },
+    ...overrides,
+  };
+  return { type: 'RequestCompleted', event };
+}
+
+function failover(channelId: string, overrides: Partial<FailoverOccurred> = {}): TrafficEvent {
+  const event: FailoverOccurred = {
+    eventId: `fo-${++seq}`, occurredAt: T0 + seq, requestId: `req-${seq}`, keyId: 'k', model: 'm', channelId,
+    errorKind: 'upstream-unavailable', upstreamStatus: 502, latencyMs: 30, retryAfterMs: null, nextChannelId: 'other',
+    ...overrides,
+  };
+  return { type: 'FailoverOccurred', event };
+}
+
+async function fold(events: TrafficEvent[], channels: string[]) {
+  const state = createMemoryStateStore();
+  const consumer = createHealthConsumer({ state, policy: POLICY });
+  await consumer.handleBatch(events);
+  return { state, consumer, health: await state.getChannelHealth(channels, T0 + 1_000) };
+}
+
+describe('health consumer', () => {
+  it('reads the requests and failovers topics as `health`', () => {
+    const consumer = createHealthConsumer({ state: createMemoryStateStore() });
+    expect(consumer.name).toBe('health');
+    expect([...consumer.topics].sort()).toEqual([TOPICS.failovers, TOPICS.requests].sort());
+  });
+
+  it('turns failovers into failures and completed requests into successes (ttfb as the latency sample)', async () => {
+    const { health } = await fold([failover('a'), completed('b'), completed('a', { ttfbMs: null, latencyMs: 300 })], ['a', 'b']);
+    expect(health[0]).toMatchObject({ channelId: 'a', windowCount: 2, errorRate: 0.5, consecutiveFailures: 0, latencyEwmaMs: 300 });
+    expect(health[1]).toMatchObject({ channelId: 'b', windowCount: 1, errorRate: 0, latencyEwmaMs: 120 });
+  });
+
+  it('starts a cooldown from consecutive failovers and honours their Retry-After', async () => {
+    const first = failover('a');
+    const second = failover('a');
+    const limited = failover('b', { errorKind: 'upstream-rate-limited', upstreamStatus: 429, retryAfterMs: 20_000 });
+    const { health } = await fold([first, second, limited], ['a', 'b']);
+    expect(health[0]).toMatchObject({ consecutiveFailures: 2, cooldownUntil: second.event.occurredAt + 10_000 });
+    expect(health[1]).toMatchObject({ consecutiveFailures: 1, cooldownUntil: limited.event.occurredAt + 20_000 });
+  });
+
+  it('does not blame the channel for request faults, client cancels or gateway bugs', async () => {
+    const { health } = await fold([
+      failover('a'),
+      failover('a', { errorKind: 'upstream-rejected', upstreamStatus: 400, nextChannelId: null }), // request's fault: ok, resets
+      completed('a', { status: 'cancelled', httpStatus: 499, ttfbMs: 50, errorKind: null }), // client left mid-answer: ok sample
+      completed('a', { status: 'failed', httpStatus: 500, ttfbMs: 10, errorKind: 'internal' }), // gateway bug: nothing
+      failover('a', { errorKind: 'internal', upstreamStatus: null }),
+      completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 80, errorKind: 'invalid-request' }),
+    ], ['a']);
+    expect(health[0]).toMatchObject({ windowCount: 4, errorRate: 0.25, consecutiveFailures: 0, latencyEwmaMs: 50 });
+  });
+
+  it('counts a failure after the first byte, but not a before-first-byte failure already reported as a failover', async () => {
+    const { health } = await fold([
+      completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 90, errorKind: 'upstream-timeout', latencyMs: 5_000 }),
+      failover('b', { nextChannelId: null }),
+      completed('b', { status: 'failed', httpStatus: 502, ttfbMs: null, errorKind: 'upstream-unavailable' }),
+      completed('b', { status: 'cancelled', httpStatus: 499, ttfbMs: null, errorKind: 'upstream-unavailable' }),
+      completed(null, { status: 'failed', httpStatus: 404, ttfbMs: null, errorKind: 'not-found' }),
+    ], ['a', 'b']);
+    expect(health[0]).toMatchObject({ windowCount: 1, errorRate: 1, consecutiveFailures: 1 });
+    expect(health[1]).toMatchObject({ windowCount: 1, errorRate: 1, consecutiveFailures: 1 });
+  });
+
+  it('changes nothing when the same batch is delivered twice', async () => {
+    const batch = [failover('a', { retryAfterMs: 3_000 }), failover('a'), completed('a'), failover('a'), completed('b'), { type: 'UsageRecorded', event: {} } as TrafficEvent];
+    const { state, consumer, health } = await fold(batch, ['a', 'b']);
+    await consumer.handleBatch(batch);
+    await consumer.handleBatch(batch.slice(2));
+    expect(await state.getChannelHealth(['a', 'b'], T0 + 1_000)).toEqual(health);
+    expect(health[0]).toMatchObject({ windowCount: 4, errorRate: 0.75, consecutiveFailures: 1 });
+  });
+
+  it('skips an invalid event with a warning instead of blocking the topic, but rejects on store failures', async () => {
+    const warnings: string[] = [];
+    const state = createMemoryStateStore();
+    const consumer = createHealthConsumer({ state, policy: POLICY, onWarning: (m) => warnings.push(m) });
+    await consumer.handleBatch([failover('a', { occurredAt: Number.NaN }), failover('a', { latencyMs: -5 })]);
+    expect(warnings).toHaveLength(1);
+    expect((await state.getChannelHealth(['a'], T0 + 1_000))[0]?.windowCount).toBe(1);
+    const broken = createHealthConsumer({ state: { ...state, recordChannelObservation: async () => { throw new Error('redis down'); } } });
+    await expect(broken.handleBatch([failover('a')])).rejects.toThrow('redis down');
+  });
+});

@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import avro from 'avsc';
+import { describe, expect, it } from 'vitest';
+import { schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
+import { decodeTrafficEvent, encodeTrafficEvent, trafficEventKey } from '../../../schemas/events/traffic-event-codec.ts';
+import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from '../../../schemas/events/traffic-events.ts';
+import { requestCompletedSchema } from '../../../schemas/events/avro-schemas.ts';
+
+const requestCompleted: RequestCompleted = {
+  eventId: '7f1d6c2e-4a8b-4c1e-9d0a-1b2c3d4e5f60',
+  occurredAt: 1_767_225_600_123,
+  requestId: 'req_01',
+  keyId: 'key_a',
+  userId: 'user_ü',
+  clientFormat: 'anthropic-messages',
+  model: 'claude-sonnet-4-5',
+  channelId: 'ch-1',
+  provider: 'anthropic',
+  upstreamModel: 'claude-sonnet-4-5-20250929',
+  stream: true,
+  passThrough: true,
+  status: 'cancelled',
+  httpStatus: 499,
+  errorKind: 'upstream-timeout',
+  latencyMs: 2_345,
+  ttfbMs: 180,
+  attempts: 2,
+  usage: { inputTokens: 1_234_567, cachedInputTokens: 1_000, cacheWriteTokens: 200, outputTokens: 1_099_511_627_776, reasoningTokens: 12, usageSource: 'partial' },
+};
+
+const requestCompletedNulls: RequestCompleted = {
+  ...requestCompleted,
+  userId: null,
+  channelId: null,
+  provider: null,
+  upstreamModel: null,
+  stream: false,
+  passThrough: false,
+  status: 'failed',
+  httpStatus: 404,
+  errorKind: null,
+  ttfbMs: null,
+  attempts: 0,
+  usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' },
+};
+
+const usageRecorded: UsageRecorded = {
+  eventId: 'u-1',
+  occurredAt: 1_767_225_600_124,
+  requestId: 'req_01',
+  keyId: 'key_a',
+  userId: null,
+  model: 'gpt-5',
+  upstreamModel: 'deepseek-v4-flash',
+  channelId: 'ch-2',
+  provider: 'deepseek',
+  inputTokens: 10,
+  cachedInputTokens: 4,
+  cacheWriteTokens: 0,
+  outputTokens: 7,
+  reasoningTokens: 3,
+  usageSource: 'estimated',
+};
+
+const failover: FailoverOccurred = {
+  eventId: 'f-1',
+  occurredAt: 1_767_225_600_000,
+  requestId: 'req_01',
+  keyId: 'key_a',
+  model: 'gpt-5',
+  channelId: 'ch-1',
+  errorKind: 'upstream-rate-limited',
+  upstreamStatus: 429,
+  latencyMs: 35,
+  retryAfterMs: 30_000,
+  nextChannelId: 'ch-2',
+};
+
+const ROUND_TRIPS: ReadonlyArray<readonly [string, TrafficEvent]> = [
+  ['RequestCompleted, every field set', { type: 'RequestCompleted', event: requestCompleted }],
+  ['RequestCompleted, every nullable null', { type: 'RequestCompleted', event: requestCompletedNulls }],
+  ['UsageRecorded', { type: 'UsageRecorded', event: usageRecorded }],
+  ['UsageRecorded, reported with userId', { type: 'UsageRecorded', event: { ...usageRecorded, userId: 'u', usageSource: 'reported' } }],
+  ['FailoverOccurred, every field set', { type: 'FailoverOccurred', event: failover }],
+  ['FailoverOccurred, nulls', { type: 'FailoverOccurred', event: { ...failover, upstreamStatus: null, retryAfterMs: null, nextChannelId: null } }],
+];
+
+function header(value: Buffer): string {
+  return value.toString('hex', 0, 10);
+}
+
+describe('traffic event codec', () => {
+  it.each(ROUND_TRIPS)('round-trips %s into plain objects', (_name, event) => {
+    const encoded = encodeTrafficEvent(event);
+    const decoded = decodeTrafficEvent(encoded);
+    expect(decoded).toStrictEqual(event);
+  });
+
+  it('writes C3 01 then the little-endian CRC-64-AVRO of the schema, then the Avro body', () => {
+    const encoded = encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted });
+    expect(encoded[0]).toBe(0xc3);
+    expect(encoded[1]).toBe(0x01);
+    expect(encoded.readBigUInt64LE(2)).toBe(schemaFingerprint64(requestCompletedSchema));
+    const body = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false }).toBuffer(requestCompleted);
+    expect(encoded.subarray(10).equals(body)).toBe(true);
+    const failoverHeader = header(encodeTrafficEvent({ type: 'FailoverOccurred', event: failover }));
+    const usageHeader = header(encodeTrafficEvent({ type: 'UsageRecorded', event: usageRecorded }));
+    expect(new Set([header(encoded), failoverHeader, usageHeader]).size).toBe(3);
+  });
+
+  it('keys every event by its request id', () => {
+    for (const [, event] of ROUND_TRIPS) expect(trafficEventKey(event)).toBe('req_01');
+  });
+
+  it('rejects a value without the single-object marker', () => {
+    const good = encodeTrafficEvent({ type: 'UsageRecorded', event: usageRecorded });
+    const bad = Buffer.from(good);
+    bad[0] = 0x4f;
+    expect(() => decodeTrafficEvent(bad)).toThrow(/not an Avro single-object message: expected marker c301/);
+    expect(() => decodeTrafficEvent(Buffer.from('{"json":true}'))).toThrow(/not an Avro single-object message/);
+    expect(() => decodeTrafficEvent(Buffer.from([0xc3, 0x01, 0x00]))).toThrow(/10-byte header.*3 bytes/);
+    expect(() => decodeTrafficEvent(Buffer.alloc(0))).toThrow(/got nothing/);
+  });
+
+  it('rejects an unknown writer fingerprint, naming it', () => {
+    const good = encodeTrafficEvent({ type: 'UsageRecorded', event: usageRecorded });
+    const unknown = Buffer.concat([Buffer.from('c3010123456789abcdef', 'hex'), good.subarray(10)]);
+    expect(() => decodeTrafficEvent(unknown)).toThrow(/unknown writer schema fingerprint 0123456789abcdef/);
+  });
+
+  it('rejects a truncated body and trailing bytes', () => {
+    const good = encodeTrafficEvent({ type: 'FailoverOccurred', event: failover });
+    expect(() => decodeTrafficEvent(good.subarray(0, good.length - 3))).toThrow(/cannot decode FailoverOccurred \(writer version current/);
+    expect(() => decodeTrafficEvent(Buffer.concat([good, Buffer.from([0])]))).toThrow(/cannot decode FailoverOccurred/);
+  });
+
+  it('refuses to encode a value that does not fit the schema', () => {
+    const fractional = { type: 'FailoverOccurred', event: { ...failover, latencyMs: 1.5 } } as const;
+    expect(() => encodeTrafficEvent(fractional)).toThrow();
+    const badEnum = { type: 'UsageRecorded', event: { ...usageRecorded, usageSource: 'guessed' } } as unknown as TrafficEvent;
+    expect(() => encodeTrafficEvent(badEnum)).toThrow();
+  });
+});
+
+describe('schema evolution', () => {
+  const v1Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)), 'utf8'));
+
+  it('decodes a RequestCompleted written with v1 (no passThrough, no ttfbMs) with their defaults', () => {
+    const { passThrough: _p, ttfbMs: _t, ...v1Value } = requestCompleted;
+    const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
+    const fingerprint = Buffer.alloc(8);
+    fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v1Type.toBuffer(v1Value)]);
+    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
+
+    const decoded = decodeTrafficEvent(message);
+    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null } });
+  });
+
+  it('v1 is really an older shape: the current schema cannot decode its bytes without resolution', () => {
+    const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
+    const { passThrough: _p, ttfbMs: _t, ...v1Value } = requestCompleted;
+    const current = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false });
+    expect(() => current.fromBuffer(v1Type.toBuffer(v1Value))).toThrow();
+  });
+});
