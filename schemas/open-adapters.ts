@@ -51,7 +51,7 @@ export function openEventLog(settings: EngineSettings): EventLog {
   const log =
     settings.kafkaBrokers && settings.kafkaBrokers.length > 0
       ? createKafkaEventLog({ brokers: [...settings.kafkaBrokers], spoolDir: join(settings.dataDir, 'spool'), ...(settings.log ? { logger: settings.log } : {}) })
-      : createFileEventLog({ dataDir: settings.dataDir });
+      : createFileEventLog({ dataDir: settings.dataDir, ...(settings.log ? { logger: settings.log } : {}) });
   return withTopicPrefix(log, settings.topicPrefix ?? '');
 }
 

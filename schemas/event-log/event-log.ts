@@ -65,8 +65,14 @@ export interface EventLog {
   publish(record: LogRecord): void;
   /** Resolves when every record accepted so far is acknowledged by the log or safely spooled. */
   flush(): Promise<void>;
+  /**
+   * Starts a consumer group subscription; a group new to the log starts at the earliest record.
+   * Delivery is at-least-once (a batch can come again after a failure or a restart), in order per
+   * partition. Rejects on an illegal group id or topic name (`[A-Za-z0-9._-]`) and, for Kafka,
+   * when the broker is unreachable at start.
+   */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   status(): PublisherStatus;
-  /** Flushes, then releases connections and files. */
+  /** Flushes, then stops this instance's subscriptions and releases connections and files; later publishes are dropped. */
   close(): Promise<void>;
 }

@@ -59,14 +59,20 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       const badTopic = topics.find((topic) => !isSafeLogName(topic));
       if (badTopic !== undefined) throw new Error(`illegal topic name: ${JSON.stringify(badTopic)}`);
       if (subscriptions.has(groupId)) throw new Error(`consumer group ${groupId} already subscribed in this process`);
-      const running = await startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten: appender.onWritten, logger });
+      const starting = startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten: appender.onWritten, logger });
       const handle: Subscription = {
         async stop() {
-          await running.stop();
+          await (await starting).stop();
           if (subscriptions.get(groupId) === handle) subscriptions.delete(groupId);
         },
       };
       subscriptions.set(groupId, handle);
+      try {
+        await starting;
+      } catch (error) {
+        subscriptions.delete(groupId);
+        throw error;
+      }
       return handle;
     },
     status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),

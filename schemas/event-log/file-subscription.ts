@@ -87,13 +87,17 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
       }
     }
   })();
+  let stopped: Promise<void> | undefined;
   return {
-    async stop() {
-      abort.abort();
-      wake?.();
-      await loop;
-      unsubscribe?.();
-      await Promise.all(cursors.map((cursor) => cursor.handle?.close()));
+    stop() {
+      stopped ??= (async () => {
+        abort.abort();
+        wake?.();
+        await loop;
+        unsubscribe?.();
+        await Promise.all(cursors.map((cursor) => cursor.handle?.close()));
+      })();
+      return stopped;
     },
   };
 }

@@ -7,16 +7,13 @@
  * while Kafka is unreachable, drained in order once it is back (also when a previous process left
  * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
  * committed after the handler resolved. Topics are created on first use with TOPIC_PARTITIONS
- * partitions. kafkajs logs at WARN and above go to `logger`, except: the expected warning about
- * the idempotent producer's limited retries (see kafka-producer-session.ts) is dropped, and
- * kafkajs' `Connection` lines (every error response and socket error, logged before kafkajs
- * retries or returns it — e.g. TOPIC_ALREADY_EXISTS, coordinator loading, ECONNREFUSED) are
- * demoted to `debug`: failures that matter surface as this adapter's own warn/error lines.
+ * partitions. kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
  */
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { TOPIC_PARTITIONS } from '../topics.ts';
 import type { EventLog, SubscribeOptions, Subscription } from './event-log.ts';
-import { silentLogger, type EventLogLevel, type EventLogLogger } from './event-log-logger.ts';
+import { silentLogger, type EventLogLogger } from './event-log-logger.ts';
+import { createKafkajsLogCreator } from './kafkajs-log-creator.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
 import { PUBLISH_RETRY } from './kafka-producer-session.ts';
 import { startKafkaSubscription } from './kafka-subscription.ts';
@@ -36,9 +33,6 @@ export interface KafkaEventLogOptions {
   readonly batchTrigger?: number;
 }
 
-/** kafkajs message that we expect and document instead of logging each start. */
-const EXPECTED_WARNING = 'Limiting retries for the idempotent producer';
-
 /**
  * Creates the Kafka event log. Returns at once: connecting, topic creation and opening the spool
  * happen in the background, so `publish` never waits. `subscribe` rejects when Kafka is unreachable.
@@ -52,7 +46,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     requestTimeout: 5000,
     retry: PUBLISH_RETRY,
     logLevel: logLevel.WARN,
-    logCreator: () => (entry) => routeKafkaLog(entry, logger),
+    logCreator: createKafkajsLogCreator(logger),
   });
   const publisher = new KafkaPublisher({ kafka, spoolDir: options.spoolDir, logger, lingerMs: options.lingerMs ?? 10, batchTrigger: options.batchTrigger ?? 500, sendTimeoutMs: 10_000 });
   const subscriptions = new Set<Subscription>();
@@ -88,11 +82,4 @@ async function createTopics(kafka: Kafka, topics: ReadonlyArray<string>): Promis
   } finally {
     await admin.disconnect();
   }
-}
-
-function routeKafkaLog(entry: LogEntry, logger: EventLogLogger): void {
-  const { message, timestamp: _timestamp, ...extra } = entry.log;
-  if (message.startsWith(EXPECTED_WARNING)) return;
-  const level: EventLogLevel = entry.namespace === 'Connection' ? 'debug' : entry.level === logLevel.ERROR || entry.level === logLevel.NOTHING ? 'error' : entry.level === logLevel.WARN ? 'warn' : entry.level === logLevel.INFO ? 'info' : 'debug';
-  logger(level, `kafkajs ${entry.namespace}: ${message}`, extra);
 }

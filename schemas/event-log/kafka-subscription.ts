@@ -20,7 +20,19 @@ import type { EventLogLogger } from './event-log-logger.ts';
 const RETRY_INITIAL_MS = 200;
 const RETRY_MAX_MS = 5000;
 
-/** kafkajs retries of a consumer: rides out a broker blip of ≈ 10 s before kafkajs restarts it. */
+/**
+ * Group session timeout, ms. After Kafka restarts, a consumer that rejoined under a new member id
+ * waits until the old member's session expires (kafkajs' 30 s default stalled consumers for 30 s
+ * after an outage); heartbeats run every second, also while a handler or a back-off is running, so
+ * a slow sink does not lose the membership.
+ */
+const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_MS = 1000;
+/**
+ * kafkajs retries of the consumer's fetch loop. Connection failures go through the client's short
+ * retries instead: with Kafka down the consumer crashes and kafkajs restarts it about every 0.5 s
+ * (retriable), so it is back within a second or so of Kafka's return.
+ */
 const CONSUMER_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 5000 } as const;
 
 /**
@@ -39,7 +51,7 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
   let restarts = 0;
 
   const launch = async (): Promise<void> => {
-    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, retry: CONSUMER_RETRY });
+    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: HEARTBEAT_MS, retry: CONSUMER_RETRY });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart && !stopSignal.signal.aborted) scheduleRestart(payload.error);
     });
@@ -64,11 +76,13 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
   };
 
   await launch();
+  let stopped: Promise<void> | undefined;
   return {
-    async stop() {
+    stop() {
       stopSignal.abort();
       clearTimeout(restartTimer);
-      if (current) await stopConsumer(current);
+      stopped ??= current ? stopConsumer(current) : Promise.resolve();
+      return stopped;
     },
   };
 }
@@ -88,13 +102,13 @@ async function deliverBatch(payload: EachBatchPayload, options: SubscribeOptions
     if (!isRunning() || isStale() || signal.aborted) return;
     const chunk = records.slice(start, start + size);
     try {
-      await options.handleBatch(chunk);
+      await withHeartbeats(options.handleBatch(chunk), heartbeat);
     } catch (error) {
       const attempt = failures.get(partitionKey) ?? 0;
       failures.set(partitionKey, attempt + 1);
       const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
       logger('warn', 'kafka consumer: batch handler failed, redelivering after a back-off', { groupId: options.groupId, topic: batch.topic, partition: batch.partition, records: chunk.length, delayMs, error: (error as Error).message });
-      await sleepUnlessAborted(delayMs, signal);
+      await withHeartbeats(sleepUnlessAborted(delayMs, signal), heartbeat);
       return;
     }
     failures.delete(partitionKey);
@@ -102,6 +116,16 @@ async function deliverBatch(payload: EachBatchPayload, options: SubscribeOptions
     resolveOffset(last);
     await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }] });
     await heartbeat();
+  }
+}
+
+/** Keeps the group membership alive (heartbeat every second) while `work` runs. */
+async function withHeartbeats<T>(work: Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
+  const timer = setInterval(() => void heartbeat().catch(() => {}), HEARTBEAT_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
   }
 }
 

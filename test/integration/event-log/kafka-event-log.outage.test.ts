@@ -36,14 +36,17 @@ function publishRange(log: EventLog, topic: string, from: number, to: number): n
 describe('kafka outage', () => {
   it('spools while Kafka is down, survives a gateway restart and drains exactly once, in order', async () => {
     const brokers = (await requireEngineUrl('KAFKA_BROKERS')).split(',');
-    expect(brokers, 'the outage test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual(['127.0.0.1:19092']);
+    const infraPort = process.env.TOLLGATE_INFRA_KAFKA_PORT ?? '19092';
+    expect(brokers, 'the outage test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([`127.0.0.1:${infraPort}`]);
     const spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-outage-spool-'));
     const topic = `test.outage.${RUN_ID}`;
     const logLines: string[] = [];
     const logger = (level: string, message: string): void => void logLines.push(`${level} ${message}`);
     const figures: Record<string, number> = {};
     let kafkaStopped = false;
-    const consumerSide = createKafkaEventLog({ brokers, spoolDir: join(spoolDir, 'consumer-side'), logger: () => {} });
+    const consumerLines: string[] = [];
+    const t0 = Date.now();
+    const consumerSide = createKafkaEventLog({ brokers, spoolDir: join(spoolDir, 'consumer-side'), logger: (level, message) => void (level !== 'debug' && consumerLines.push(`${Date.now() - t0}ms ${level} ${message}`)) });
     try {
       const before = createKafkaEventLog({ brokers, spoolDir, logger });
       publishRange(before, topic, 0, 100);
@@ -111,6 +114,7 @@ describe('kafka outage', () => {
       expect(logLines).toContain('warn kafka spool: records left by a previous run will be sent first');
       expect(logLines).toContain('info kafka spool: drained');
       console.info('outage figures', JSON.stringify(figures));
+      console.info('consumer side during the outage:\n' + consumerLines.join('\n'));
     } finally {
       if (kafkaStopped) await kafkaService('up');
       await consumerSide.close().catch(() => {});

@@ -47,6 +47,8 @@ const distinctRequests = async (): Promise<number> => Number((await system.analy
 
 beforeAll(async () => {
   const settings = await isolatedEngineSettings('production');
+  const infraPort = process.env.TOLLGATE_INFRA_KAFKA_PORT ?? '19092';
+  expect(settings.kafkaBrokers, 'this test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([`127.0.0.1:${infraPort}`]);
   system = await startTestSystem({ settings, channels: CHANNELS, prices: PRICES, consumers: false });
   const configPath = join(settings.dataDir, 'consumers.json');
   writeFileSync(configPath, JSON.stringify({ prices: PRICES }));
