@@ -84,7 +84,7 @@ async function routes(app: FastifyInstance): Promise<void> {
 
 /** Builds the mock upstream (not listening). Accepts any credential. */
 export async function buildMockUpstream(): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true });
   await app.register(routes);
   await app.register(routes, { prefix: '/b/:behaviour' });
   return app;

@@ -24,11 +24,22 @@ export class Decimal {
 
 /** The analytics store. */
 export interface AnalyticsStore {
-  /** Runs a statement that returns nothing (DDL, INSERT … SELECT). */
+  /**
+   * Runs a statement that returns nothing (DDL, INSERT … SELECT).
+   * Adapters: clickhouse-http-store.ts (CLICKHOUSE_URL) and chdb-store.ts (in-process, one per
+   * process); schemas/open-adapters.ts picks one from the environment; migrate.ts applies the DDL.
+   */
   exec(sql: string): Promise<void>;
   /** Inserts rows as JSONEachRow; `Decimal` values are written as bare decimal literals. */
   insert(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>): Promise<void>;
-  /** Runs a SELECT and returns JSONEachRow rows (numbers of 64-bit types may come back as strings: cast with toString() for exactness). */
+  /**
+   * Runs a SELECT and returns JSONEachRow rows (numbers of 64-bit types may come back as strings: cast with toString() for exactness).
+   * Both adapters return 64-bit integers as JSON strings (the chdb adapter sets
+   * output_format_json_quote_64bit_integers=1 to match the server). Read money with
+   * `toString(x)`: exact on both engines, but chdb trims trailing zeros (`'1.5'`) where 18.16
+   * prints `'1.500000000'` — parse the decimal, do not compare the text. Decimal64(9) holds at
+   * most 999 999 999.999999999; sums are Decimal128.
+   */
   query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   /** The engine's version, e.g. `18.16.1` or `26.7.2.1`. */
   version(): Promise<string>;

@@ -6,7 +6,12 @@
  *
  * chdb allows ONE open data directory per process: create one store per process and share it;
  * a second store (another path) fails on every call until the first is closed.
+ *
+ * The native library is also loaded on this thread (never used here): when the last thread
+ * holding it unloads it, chdb crashes the process (SIGSEGV on worker exit, seen with chdb 3.4 on
+ * Node 20), so the main thread keeps one reference for the life of the process.
  */
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from './analytics-store.ts';
 import { assertTableName } from './assert-table-name.ts';
@@ -36,8 +41,8 @@ interface Pending {
  * The worker does not keep the process alive while idle; close() ends it.
  */
 export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
+  createRequire(import.meta.url)('chdb');
   const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path } });
-  worker.unref();
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let queue: Promise<unknown> = Promise.resolve();
@@ -62,6 +67,7 @@ export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
   });
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));
+  worker.unref(); // after the listeners: adding a 'message' listener re-refs the worker
 
   const send = (request: WorkerRequest): Promise<unknown[]> =>
     new Promise((resolve, reject) => {

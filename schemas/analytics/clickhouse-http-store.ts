@@ -5,7 +5,7 @@
  * inserts are sent as `INSERT INTO <table> FORMAT JSONEachRow\n<rows>` so that Decimal values
  * stay bare literals (the client's own `insert()` quotes them, which 18.16 rejects).
  */
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from './analytics-store.ts';
 import { assertTableName } from './assert-table-name.ts';
 
@@ -79,15 +79,18 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Analytic
   };
 }
 
+/** Errors reach the caller as rejections; the client's own logging would report them twice. */
+const QUIET = { level: ClickHouseLogLevel.OFF };
+
 /** Creates the database (if one is named) with a short-lived client, then the client that uses it. */
 async function connect(url: string, database: string | undefined, requestTimeout: number): Promise<ClickHouseClient> {
   if (database !== undefined) {
-    const admin = createClient({ url, database: 'default', request_timeout: requestTimeout });
+    const admin = createClient({ url, database: 'default', request_timeout: requestTimeout, log: QUIET });
     try {
       await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
     } finally {
       await admin.close();
     }
   }
-  return createClient({ url, request_timeout: requestTimeout, ...(database !== undefined ? { database } : {}) });
+  return createClient({ url, request_timeout: requestTimeout, log: QUIET, ...(database !== undefined ? { database } : {}) });
 }

@@ -109,14 +109,19 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
       system.consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: buildPriceBook(options.prices), log: () => undefined });
     },
     close: async () => {
-      await app.close();
-      await eventLog.flush();
-      await system.consumers?.stop();
-      await eventLog.close();
-      if (!options.state) await state.close();
-      await analytics.close();
-      await mock.close();
-      await dispatcher.close();
+      const step = async (name: string, work: () => Promise<unknown> | undefined): Promise<void> => {
+        const started = Date.now();
+        await work();
+        if (process.env.DEBUG_CLOSE) process.stderr.write(`close ${name}: ${Date.now() - started} ms\n`);
+      };
+      await step('app', () => app.close());
+      await step('flush', () => eventLog.flush());
+      await step('consumers', () => system.consumers?.stop());
+      await step('eventLog', () => eventLog.close());
+      if (!options.state) await step('state', () => state.close());
+      await step('analytics', () => analytics.close());
+      await step('dispatcher', () => dispatcher.close());
+      await step('mock', () => mock.close());
     },
   };
   if (options.consumers !== false) await system.startConsumers();

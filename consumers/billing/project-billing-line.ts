@@ -1,0 +1,90 @@
+/**
+ * Billing's pure projection: one UsageRecorded → one `billing_lines` row
+ * (schemas/analytics/migrations/002-billing-lines.sql) carrying the price it was billed at.
+ */
+import { Decimal } from '../../schemas/analytics/analytics-store.ts';
+import type { Price } from '../../schemas/billing/price-book.ts';
+import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
+import { priceUsage } from './price-usage.ts';
+
+/** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
+export type BillingLine = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` */
+  day: string;
+  key_id: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  model: string;
+  upstream_model: string;
+  channel_id: string;
+  provider: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: Decimal;
+  /** The price entry used ('' / 0 when unpriced). */
+  price_model: string;
+  /** '' for an entry that applies to every channel */
+  price_channel: string;
+  price_effective_from_ms: number;
+  input_per_mtok: Decimal;
+  output_per_mtok: Decimal;
+  cache_read_per_mtok: Decimal;
+  cache_write_per_mtok: Decimal;
+  /** 1 when a price applied, 0 when none did (cost 0) */
+  priced: number;
+};
+
+/** The line, its cost in nano-USD (for the spend counters) and a warning when tokens went unpriced. */
+export interface BillingProjection {
+  readonly line: BillingLine;
+  readonly costNanoUsd: bigint;
+  readonly warning: string | null;
+}
+
+const ZERO = new Decimal(0n);
+
+/**
+ * Projects one usage event with the price in effect for its upstream model and channel at its
+ * time (see price-usage.ts). Never throws.
+ */
+export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<Price>): BillingProjection {
+  const { price, costNanoUsd, warning } = priceUsage(prices, event, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
+  const line: BillingLine = {
+    event_id: event.eventId,
+    request_id: event.requestId,
+    occurred_at: Math.floor(event.occurredAt / 1000),
+    occurred_at_ms: event.occurredAt,
+    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    key_id: event.keyId,
+    user_id: event.userId ?? '',
+    model: event.model,
+    upstream_model: event.upstreamModel,
+    channel_id: event.channelId,
+    provider: event.provider,
+    input_tokens: event.inputTokens,
+    cached_input_tokens: event.cachedInputTokens,
+    cache_write_tokens: event.cacheWriteTokens,
+    output_tokens: event.outputTokens,
+    reasoning_tokens: event.reasoningTokens,
+    usage_source: event.usageSource,
+    cost_usd: new Decimal(costNanoUsd),
+    price_model: price?.model ?? '',
+    price_channel: price?.channel ?? '',
+    price_effective_from_ms: price ? Math.max(0, price.effectiveFrom) : 0,
+    input_per_mtok: price ? new Decimal(price.inputNanoPerMTok) : ZERO,
+    output_per_mtok: price ? new Decimal(price.outputNanoPerMTok) : ZERO,
+    cache_read_per_mtok: price ? new Decimal(price.cacheReadNanoPerMTok) : ZERO,
+    cache_write_per_mtok: price ? new Decimal(price.cacheWriteNanoPerMTok) : ZERO,
+    priced: price ? 1 : 0,
+  };
+  return { line, costNanoUsd, warning };
+}

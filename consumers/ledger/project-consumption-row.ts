@@ -1,0 +1,87 @@
+/**
+ * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
+ * (schemas/analytics/migrations/001-consumption-log.sql), costed with the price book.
+ */
+import { Decimal } from '../../schemas/analytics/analytics-store.ts';
+import type { Price } from '../../schemas/billing/price-book.ts';
+import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
+import { priceUsage } from '../billing/price-usage.ts';
+
+/** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
+export type ConsumptionRow = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  occurred_at_ms: number;
+  key_id: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  model: string;
+  upstream_model: string;
+  channel_id: string;
+  provider: string;
+  client_format: string;
+  stream: number;
+  pass_through: number;
+  status: string;
+  error_kind: string;
+  http_status: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: Decimal;
+  latency_ms: number;
+  /** null when nothing was sent to the client */
+  ttfb_ms: number | null;
+  attempts: number;
+};
+
+/** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
+export interface ConsumptionProjection {
+  readonly row: ConsumptionRow;
+  readonly costNanoUsd: bigint;
+  readonly warning: string | null;
+}
+
+/**
+ * Projects one request. cost_usd = costNanoUsd(usage, findPrice(prices, upstreamModel,
+ * channelId, occurredAt)), or 0 (with a warning if tokens were used) when there is no upstream
+ * model or no price. Missing ids become ''. Never throws.
+ */
+export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>): ConsumptionProjection {
+  const { usage } = event;
+  const priced = priceUsage(prices, usage, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
+  const row: ConsumptionRow = {
+    event_id: event.eventId,
+    request_id: event.requestId,
+    occurred_at: Math.floor(event.occurredAt / 1000),
+    occurred_at_ms: event.occurredAt,
+    key_id: event.keyId,
+    user_id: event.userId ?? '',
+    model: event.model,
+    upstream_model: event.upstreamModel ?? '',
+    channel_id: event.channelId ?? '',
+    provider: event.provider ?? '',
+    client_format: event.clientFormat,
+    stream: event.stream ? 1 : 0,
+    pass_through: event.passThrough ? 1 : 0,
+    status: event.status,
+    error_kind: event.errorKind ?? '',
+    http_status: event.httpStatus,
+    input_tokens: usage.inputTokens,
+    cached_input_tokens: usage.cachedInputTokens,
+    cache_write_tokens: usage.cacheWriteTokens,
+    output_tokens: usage.outputTokens,
+    reasoning_tokens: usage.reasoningTokens,
+    usage_source: usage.usageSource,
+    cost_usd: new Decimal(priced.costNanoUsd),
+    latency_ms: event.latencyMs,
+    ttfb_ms: event.ttfbMs,
+    attempts: event.attempts,
+  };
+  return { row, costNanoUsd: priced.costNanoUsd, warning: priced.warning };
+}

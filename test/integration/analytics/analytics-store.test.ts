@@ -1,0 +1,106 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal, sqlLiteral, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
+import { createChdbStore } from '../../../schemas/analytics/chdb-store.ts';
+import { ANALYTICS_ENGINES, decimalNano, type TestAnalyticsStore } from './analytics-engines.ts';
+
+const TRICKY = `it's a "quote" \\ back\\slash, tab\t, newline\n, émoji 🚀`;
+
+describe.each(ANALYTICS_ENGINES)('analytics store on $name', (engine) => {
+  let opened: TestAnalyticsStore;
+  let store: AnalyticsStore;
+  beforeAll(async () => {
+    opened = await engine.open();
+    store = opened.store;
+  });
+  afterAll(async () => opened?.dispose());
+
+  it('reports the engine version', async () => {
+    expect(await store.version()).toMatch(engine.name === 'chdb' ? /^2\d\.\d+\./ : /^\d+\.\d+/);
+  });
+
+  it('round-trips strings, integers, NULL and exact decimals through JSONEachRow', async () => {
+    await store.exec('CREATE TABLE round_trip (id UInt32, s String, n UInt64, maybe Nullable(UInt64), money Decimal64(9)) ENGINE = MergeTree ORDER BY id');
+    // Decimal64(9) holds 18 digits: the largest is 999 999 999.999999999
+    const amounts = [1n, 1_234n, 12_345_678_901_234n, 999_999_999_999_999_999n, -500_000_000n, 0n];
+    await store.insert(
+      'round_trip',
+      amounts.map((nano, i) => ({ id: i, s: i === 0 ? TRICKY : `row ${i}`, n: 2 ** 53 - i, maybe: i % 2 === 0 ? null : i, money: new Decimal(nano) })),
+    );
+    const rows = await store.query<{ id: number; s: string; n: string; maybe: string | null; money: string }>('SELECT id, s, toString(n) AS n, maybe, toString(money) AS money FROM round_trip ORDER BY id');
+    expect(rows.map((r) => decimalNano(r.money))).toEqual(amounts);
+    expect(rows[0]?.s).toBe(TRICKY);
+    expect(rows.map((r) => r.n)).toEqual(amounts.map((_, i) => String(2 ** 53 - i)));
+    expect(rows.map((r) => (r.maybe === null ? null : Number(r.maybe)))).toEqual([null, 1, null, 3, null, 5]);
+    const [row] = await store.query<{ n: unknown }>('SELECT n FROM round_trip WHERE id = 0');
+    expect(row?.n).toBe(String(2 ** 53)); // 64-bit integers come back as strings on both engines
+    const [found] = await store.query<{ c: string }>(`SELECT count() AS c FROM round_trip WHERE s = ${sqlLiteral(TRICKY)}`);
+    expect(found?.c).toBe('1');
+  });
+
+  it('sums decimals exactly: 10 000 × 0.000000001 + 0.1 × 3 = 0.30001', async () => {
+    await store.exec('CREATE TABLE sums (id UInt32, money Decimal64(9)) ENGINE = MergeTree ORDER BY id');
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: i, money: new Decimal(1n) }));
+    await store.insert('sums', [...rows, ...[1, 2, 3].map((i) => ({ id: 10_000 + i, money: new Decimal(100_000_000n) }))]);
+    const [sum] = await store.query<{ total: string }>('SELECT toString(sum(money)) AS total FROM sums');
+    expect(decimalNano(sum?.total)).toBe(300_010_000n);
+  });
+
+  it('rejects bad SQL with the engine message, and keeps working afterwards', async () => {
+    await expect(store.query('SELEC 1')).rejects.toThrow(/Syntax error/);
+    await expect(store.exec('INSERT INTO no_such_table FORMAT JSONEachRow\n{"a":1}')).rejects.toThrow(/no_such_table/);
+    await expect(store.insert('bad name; DROP TABLE x', [{ a: 1 }])).rejects.toThrow('invalid table name');
+    expect(await store.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('answers concurrent calls each with its own result', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i === 7 ? store.query('SELECT nope').catch((e: Error) => e.message) : store.query<{ i: number }>(`SELECT ${i} AS i`).then((r) => r[0]?.i))));
+    results.forEach((result, i) => (i === 7 ? expect(result).toMatch(/nope/) : expect(result).toBe(i)));
+  });
+
+  it('rejects every call after close()', async () => {
+    const other = await engine.open();
+    await other.dispose();
+    await expect(other.store.query('SELECT 1')).rejects.toThrow('analytics store is closed');
+  });
+});
+
+describe('chdb store specifics', () => {
+  it('runs queries off the event loop: timers keep firing during a 600 ms query', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const store = createChdbStore({ path: join(dir, 'chdb') });
+    try {
+      await store.version(); // started
+      let ticks = 0;
+      const timer = setInterval(() => (ticks += 1), 10);
+      const started = Date.now();
+      await store.query('SELECT sleep(0.6) AS slept');
+      clearInterval(timer);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(590);
+      expect(ticks).toBeGreaterThanOrEqual(20);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps data across close and reopen, and refuses a second data directory while one is open', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const first = createChdbStore({ path: join(dir, 'a') });
+    await first.exec('CREATE TABLE kept (x Decimal64(9)) ENGINE = MergeTree ORDER BY x');
+    await first.insert('kept', [{ x: new Decimal(42n) }]);
+    const second = createChdbStore({ path: join(dir, 'b') });
+    await expect(second.version()).rejects.toThrow(/only one active data directory/);
+    await second.close();
+    await first.close();
+    const reopened = createChdbStore({ path: join(dir, 'a') });
+    try {
+      expect(await reopened.query('SELECT toString(x) AS x FROM kept')).toEqual([{ x: '0.000000042' }]);
+    } finally {
+      await reopened.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

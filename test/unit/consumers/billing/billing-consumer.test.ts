@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { createBillingConsumer } from '../../../../consumers/billing/billing-consumer.ts';
+import type { Decimal } from '../../../../schemas/analytics/analytics-store.ts';
+import type { TrafficEvent } from '../../../../schemas/events/traffic-events.ts';
+import { TOPICS } from '../../../../schemas/topics.ts';
+import { createFakeAnalyticsStore } from './fake-analytics-store.ts';
+import { createFakeSpendStore } from './fake-spend-store.ts';
+import { PRICES, UNPRICED_WARNING } from './priced-cases.ts';
+import { requestCompleted, usageRecorded } from './traffic-event-builders.ts';
+
+function setup() {
+  const analytics = createFakeAnalyticsStore();
+  const state = createFakeSpendStore();
+  const warnings: string[] = [];
+  const consumer = createBillingConsumer({ analytics, state, prices: PRICES, onWarning: (m) => warnings.push(m) });
+  return { analytics, state, warnings, consumer };
+}
+
+// priced-model on ch-a: 100 × 3 + 20 × 15 = 600 USD·tok/MTok → 600 000 nano-USD each
+const batch: TrafficEvent[] = [
+  { type: 'UsageRecorded', event: usageRecorded({ keyId: 'k1', userId: 'u1' }) },
+  { type: 'RequestCompleted', event: requestCompleted() },
+  { type: 'UsageRecorded', event: usageRecorded({ keyId: 'k1', userId: null }) },
+  { type: 'UsageRecorded', event: usageRecorded({ keyId: 'k2', userId: 'u1', upstreamModel: 'unpriced-model' }) },
+];
+
+describe('createBillingConsumer (fakes)', () => {
+  it('reads the usage topic, inserts one batch of lines, then adds each priced cost once', async () => {
+    const { analytics, state, warnings, consumer } = setup();
+    expect(consumer.name).toBe('billing');
+    expect(consumer.topics).toEqual([TOPICS.usage]);
+    await consumer.handleBatch(batch);
+    expect(analytics.inserts).toHaveLength(1);
+    expect(analytics.inserts[0]?.table).toBe('billing_lines');
+    expect(analytics.inserts[0]?.rows.map((r) => (r.cost_usd as Decimal).toString())).toEqual(['0.000600000', '0.000600000', '0.000000000']);
+    expect(state.calls.map((c) => [c.keyId, c.userId, c.costNanoUsd])).toEqual([
+      ['k1', 'u1', 600_000n],
+      ['k1', null, 600_000n],
+    ]);
+    expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
+    expect(warnings).toEqual([UNPRICED_WARNING]);
+  });
+
+  it('adds no spend when the insert fails, and a redelivery counts everything once', async () => {
+    const { analytics, state, consumer } = setup();
+    analytics.failNext = 1;
+    await expect(consumer.handleBatch(batch)).rejects.toThrow('Connection refused');
+    expect(state.calls).toHaveLength(0);
+    await consumer.handleBatch(batch);
+    await consumer.handleBatch(batch);
+    expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
+  });
+
+  it('rejects when the spend store fails, and the redelivered batch completes without double counting', async () => {
+    const { state, consumer } = setup();
+    state.failNext = 1;
+    await expect(consumer.handleBatch(batch)).rejects.toThrow('state store unavailable');
+    await consumer.handleBatch(batch);
+    expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
+  });
+
+  it('does nothing for a batch without usage events', async () => {
+    const { analytics, state, consumer } = setup();
+    await consumer.handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
+    await consumer.handleBatch([]);
+    expect(analytics.inserts).toHaveLength(0);
+    expect(state.calls).toHaveLength(0);
+  });
+});

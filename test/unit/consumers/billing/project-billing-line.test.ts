@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { projectBillingLine } from '../../../../consumers/billing/project-billing-line.ts';
+import { PRICED_CASES, PRICES } from './priced-cases.ts';
+import { usageRecorded } from './traffic-event-builders.ts';
+
+describe('projectBillingLine', () => {
+  it.each(PRICED_CASES)('$name: costs the usage exactly and records the price used', (c) => {
+    const event = usageRecorded({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, ...c.usage });
+    const { line, costNanoUsd, warning } = projectBillingLine(event, PRICES);
+    expect(costNanoUsd).toBe(c.costNano);
+    expect(line.cost_usd.nanoUnits).toBe(c.costNano);
+    if (c.price === null) {
+      expect(line).toMatchObject({ priced: 0, price_model: '', price_channel: '', price_effective_from_ms: 0 });
+      expect(line.input_per_mtok.nanoUnits).toBe(0n);
+      expect(warning).toBe(`no price for model "${c.upstreamModel}" on channel "${c.channelId}"`);
+      return;
+    }
+    expect(warning).toBeNull();
+    expect(line).toMatchObject({ priced: 1, price_model: c.upstreamModel, price_channel: c.price.channel, price_effective_from_ms: c.price.effectiveFromMs });
+    expect([line.input_per_mtok, line.output_per_mtok, line.cache_read_per_mtok, line.cache_write_per_mtok].map((d) => d.nanoUnits)).toEqual([
+      c.price.inputNano,
+      c.price.outputNano,
+      c.price.cacheReadNano,
+      c.price.cacheWriteNano,
+    ]);
+  });
+
+  it('maps every field, with the UTC day and seconds of occurredAt', () => {
+    const event = usageRecorded({
+      eventId: 'use-x',
+      requestId: 'req-x',
+      occurredAt: Date.UTC(2025, 11, 31, 23, 59, 59, 999),
+      keyId: 'key-9',
+      userId: null,
+      model: 'gpt-client',
+      upstreamModel: 'priced-model',
+      channelId: 'ch-a',
+      provider: 'openai',
+      inputTokens: 1000,
+      cachedInputTokens: 10,
+      cacheWriteTokens: 20,
+      outputTokens: 500,
+      reasoningTokens: 7,
+      usageSource: 'partial',
+    });
+    const { line } = projectBillingLine(event, PRICES);
+    expect({ ...line, cost_usd: line.cost_usd.toString(), input_per_mtok: line.input_per_mtok.toString() }).toMatchObject({
+      event_id: 'use-x',
+      request_id: 'req-x',
+      occurred_at: Date.UTC(2025, 11, 31, 23, 59, 59) / 1000,
+      occurred_at_ms: Date.UTC(2025, 11, 31, 23, 59, 59, 999),
+      day: '2025-12-31',
+      key_id: 'key-9',
+      user_id: '',
+      model: 'gpt-client',
+      upstream_model: 'priced-model',
+      channel_id: 'ch-a',
+      provider: 'openai',
+      input_tokens: 1000,
+      cached_input_tokens: 10,
+      cache_write_tokens: 20,
+      output_tokens: 500,
+      reasoning_tokens: 7,
+      usage_source: 'partial',
+      // 970 × 3 + 10 × 3 + 20 × 3 + 500 × 15 = 10 500 → 0.0105 USD
+      cost_usd: '0.010500000',
+      input_per_mtok: '3.000000000',
+    });
+  });
+
+  it('gives no warning for an unpriced request that used no tokens', () => {
+    const event = usageRecorded({ upstreamModel: 'unpriced-model', inputTokens: 0, outputTokens: 0 });
+    expect(projectBillingLine(event, PRICES)).toMatchObject({ costNanoUsd: 0n, warning: null });
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { projectConsumptionRow } from '../../../../consumers/ledger/project-consumption-row.ts';
+import { PRICED_CASES, PRICES } from '../billing/priced-cases.ts';
+import { requestCompleted, usage } from '../billing/traffic-event-builders.ts';
+
+describe('projectConsumptionRow', () => {
+  it.each(PRICED_CASES)('$name: cost_usd is exact to the nano-dollar', (c) => {
+    const event = requestCompleted({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, usage: c.usage });
+    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES);
+    expect(costNanoUsd).toBe(c.costNano);
+    expect(row.cost_usd.nanoUnits).toBe(c.costNano);
+    expect(warning).toBe(c.price === null ? `no price for model "${c.upstreamModel}" on channel "${c.channelId}"` : null);
+  });
+
+  it('maps every field of a streamed, failed-over request', () => {
+    const event = requestCompleted({
+      eventId: 'evt-x',
+      requestId: 'req-x',
+      occurredAt: Date.UTC(2025, 5, 15, 12, 0, 0, 789),
+      keyId: 'key-9',
+      userId: 'user-9',
+      clientFormat: 'anthropic-messages',
+      model: 'claude-client',
+      channelId: 'ch-b',
+      provider: 'anthropic',
+      upstreamModel: 'priced-model',
+      stream: true,
+      passThrough: true,
+      status: 'completed',
+      httpStatus: 200,
+      errorKind: null,
+      latencyMs: 1500,
+      ttfbMs: 320,
+      attempts: 2,
+      usage: usage({ inputTokens: 2000, cachedInputTokens: 500, cacheWriteTokens: 100, outputTokens: 40, reasoningTokens: 8, usageSource: 'estimated' }),
+    });
+    const { row } = projectConsumptionRow(event, PRICES);
+    expect({ ...row, cost_usd: row.cost_usd.toString() }).toEqual({
+      event_id: 'evt-x',
+      request_id: 'req-x',
+      occurred_at: Date.UTC(2025, 5, 15, 12, 0, 0) / 1000,
+      occurred_at_ms: Date.UTC(2025, 5, 15, 12, 0, 0, 789),
+      key_id: 'key-9',
+      user_id: 'user-9',
+      model: 'claude-client',
+      upstream_model: 'priced-model',
+      channel_id: 'ch-b',
+      provider: 'anthropic',
+      client_format: 'anthropic-messages',
+      stream: 1,
+      pass_through: 1,
+      status: 'completed',
+      error_kind: '',
+      http_status: 200,
+      input_tokens: 2000,
+      cached_input_tokens: 500,
+      cache_write_tokens: 100,
+      output_tokens: 40,
+      reasoning_tokens: 8,
+      usage_source: 'estimated',
+      // ch-b override, no cache prices (they default to input): 2000 × 2.7 + 40 × 13.5 = 5 940 → 0.00594 USD
+      cost_usd: '0.005940000',
+      latency_ms: 1500,
+      ttfb_ms: 320,
+      attempts: 2,
+    });
+  });
+
+  it('writes empty strings and NULL ttfb for a request refused before any channel, without a warning', () => {
+    const event = requestCompleted({ userId: null, channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 401, errorKind: 'unauthenticated', ttfbMs: null, attempts: 0, usage: usage({ inputTokens: 0, outputTokens: 0 }) });
+    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES);
+    expect(row).toMatchObject({ user_id: '', channel_id: '', provider: '', upstream_model: '', status: 'failed', http_status: 401, error_kind: 'unauthenticated', ttfb_ms: null, attempts: 0 });
+    expect(costNanoUsd).toBe(0n);
+    expect(warning).toBeNull();
+  });
+
+  it('warns when a request used tokens but names no upstream model', () => {
+    const event = requestCompleted({ upstreamModel: null, usage: usage({ inputTokens: 10, outputTokens: 0 }) });
+    expect(projectConsumptionRow(event, PRICES)).toMatchObject({ costNanoUsd: 0n, warning: 'request used tokens but names no upstream model' });
+  });
+});
