@@ -3,6 +3,9 @@
  * provider) and answers the demo key at once. Runs the real entry point in a child process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +15,9 @@ let child: ChildProcess;
 let origin = '';
 
 beforeAll(async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-  delete env.TOLLGATE_CONFIG;
+  // No infrastructure at all: embedded file log, memory state, chdb, consumers in-process.
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-demo-')) };
+  for (const name of ['TOLLGATE_CONFIG', 'KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete env[name];
   child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   origin = await new Promise<string>((resolve, reject) => {
     let output = '';
