@@ -19,13 +19,17 @@ export interface RunningConsumers {
   stop(): Promise<void>;
 }
 
-/** Subscribes every consumer; resolves once all subscriptions are running. */
-export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, maxBatchSize = 500): Promise<RunningConsumers> {
+/**
+ * Subscribes every consumer; resolves once all subscriptions are running. `groupPrefix` names the
+ * consumer groups (`tollgate.` → `tollgate.ledger`); a new prefix replays every topic from the
+ * beginning, which is how operators re-run projections for audit.
+ */
+export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, maxBatchSize = 500, groupPrefix = 'tollgate.'): Promise<RunningConsumers> {
   const subscriptions: Subscription[] = [];
   for (const consumer of consumers) {
     subscriptions.push(
       await eventLog.subscribe({
-        groupId: `tollgate.${consumer.name}`,
+        groupId: `${groupPrefix}${consumer.name}`,
         topics: consumer.topics,
         maxBatchSize,
         handleBatch: async (records) => {

@@ -23,6 +23,8 @@ export interface ConsumerPipelineDeps {
   readonly log: ConsumerLog;
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
+  /** Consumer group prefix (default `tollgate.`); a fresh one replays every topic. */
+  readonly groupPrefix?: string;
 }
 
 /** Migrates, then starts the three consumers. */
@@ -35,5 +37,5 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     createLedgerConsumer({ analytics: deps.analytics, prices, onWarning }),
     createBillingConsumer({ analytics: deps.analytics, state: deps.state, prices, onWarning }),
     createHealthConsumer({ state: deps.state }),
-  ], deps.log, deps.maxBatchSize);
+  ], deps.log, deps.maxBatchSize, deps.groupPrefix);
 }

@@ -1,6 +1,7 @@
 /**
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
- * (schemas/analytics/migrations/001-consumption-log.sql), costed with the price book.
+ * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005), costed with
+ * the price book.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
@@ -38,6 +39,8 @@ export type ConsumptionRow = {
   /** null when nothing was sent to the client */
   ttfb_ms: number | null;
   attempts: number;
+  /** ms since epoch when the ledger built the insert holding this row (migration 005) */
+  ingested_at_ms: number;
 };
 
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
@@ -48,11 +51,12 @@ export interface ConsumptionProjection {
 }
 
 /**
- * Projects one request. cost_usd = costNanoUsd(usage, findPrice(prices, upstreamModel,
- * channelId, occurredAt)), or 0 (with a warning if tokens were used) when there is no upstream
+ * Projects one request, written at `ingestedAt` (ms since epoch: the ledger's clock when it
+ * builds the batch's insert, passed in so the projection stays pure).
+ * cost_usd = costNanoUsd(usage, findPrice(prices, upstreamModel, channelId, occurredAt)), or 0 (with a warning if tokens were used) when there is no upstream
  * model or no price. Missing ids become ''. Never throws.
  */
-export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>): ConsumptionProjection {
+export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>, ingestedAt: number): ConsumptionProjection {
   const { usage } = event;
   const priced = priceUsage(prices, usage, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
   const row: ConsumptionRow = {
@@ -82,6 +86,7 @@ export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyA
     latency_ms: event.latencyMs,
     ttfb_ms: event.ttfbMs,
     attempts: event.attempts,
+    ingested_at_ms: ingestedAt,
   };
   return { row, costNanoUsd: priced.costNanoUsd, warning: priced.warning };
 }

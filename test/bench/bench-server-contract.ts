@@ -9,6 +9,12 @@ export const BENCH_KEY = 'sk-bench-key-0001';
 /** The model name the bench sends; served by the gateway's `bench-mock` channel. */
 export const BENCH_MODEL = 'mock-1';
 
+/**
+ * The price of the bench model for the pipeline case's consumers (USD per million tokens), so the
+ * ledger and billing consumers do their full work (costing) rather than the unpriced shortcut.
+ */
+export const BENCH_PRICES = [{ model: BENCH_MODEL, inputPerMTok: 0.5, outputPerMTok: 1.5, effectiveFrom: '2020-01-01T00:00:00Z' }] as const;
+
 /** Which server a child runs. */
 export type BenchServerRole = 'mock' | 'gateway';
 
@@ -28,6 +34,8 @@ export interface BenchServerStats {
   readonly outcomes: OutcomeTally;
   /** The latest failed outcome, as `<httpStatus> <errorKind>: <message>`. */
   readonly lastFailure?: string;
+  /** Events handed to the event log (gateway child started with BENCH_GATEWAY_EVENTS=1 only). */
+  readonly eventsPublished?: number;
 }
 
 /** The one JSON line a child prints on stdout once it listens. */

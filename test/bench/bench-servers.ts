@@ -3,8 +3,11 @@
  * - role `mock`: starts the mock upstream on 127.0.0.1, port 0;
  * - role `gateway`: starts the gateway on 127.0.0.1, port 0, with one mock channel
  *   (`bench-mock`, openai-chat, model `mock-1`, no chunk delay) pointing at `mockBaseUrl`.
+ *   With BENCH_GATEWAY_EVENTS=1 (the pipeline case) the gateway also publishes its traffic events
+ *   to the engines the environment names, and may run the consumers (bench-gateway-events.ts).
  * Each role also starts a control server (plain node:http, loopback, port 0) answering any GET
- * with a BenchServerStats JSON, so the parent can read this process's CPU time around a case.
+ * with a BenchServerStats JSON, so the parent can read this process's CPU time around a case;
+ * under `/pipeline/` it answers the pipeline probe (pipeline-probe.ts) when the consumers run here.
  * Prints one JSON line (BenchServerReady) to stdout once listening, then stays up until SIGTERM
  * or SIGINT, or until its stdin closes (the parent died), when it closes its servers and exits 0.
  * Start-up failures exit 1 with the error on stderr.
@@ -15,11 +18,16 @@ import { buildApp } from '../../gateway/app.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
+import type { BenchGatewayEvents } from './bench-gateway-events.ts';
 import { BENCH_KEY, BENCH_MODEL, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
+import { answerProbeRequest } from './pipeline-probe.ts';
 
 const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
 
 let lastFailure: string | undefined;
+
+/** The pipeline case's event side (BENCH_GATEWAY_EVENTS=1 only). */
+let events: BenchGatewayEvents | undefined;
 
 /**
  * The outcome sink: counts only. The path (pass-through or translated) is counted for completed
@@ -34,9 +42,14 @@ function countOutcome(outcome: ExchangeOutcome): void {
 }
 
 function listenControl(): Promise<{ server: Server; port: number }> {
-  const server = createServer((_request, response) => {
-    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally }, ...(lastFailure ? { lastFailure } : {}) };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stats));
+  const server = createServer((request, response) => {
+    const answer = (status: number, body: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (events?.probe && request.url?.startsWith('/pipeline/')) {
+      answerProbeRequest(events.probe, request.url).then((body) => answer(200, body), (error: unknown) => answer(500, { error: String(error) }));
+      return;
+    }
+    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally }, ...(lastFailure ? { lastFailure } : {}), ...(events ? { eventsPublished: events.published() } : {}) };
+    answer(200, stats);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -53,10 +66,12 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
     { LOG_LEVEL: 'silent' },
   );
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
-  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, onOutcome: countOutcome });
+  // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
+  events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
+  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
-  return { port, close: async () => { await app.close(); await dispatcher.close(); } };
+  return { port, close: async () => { await app.close(); await events?.close(); await dispatcher.close(); } };
 }
 
 async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined): Promise<{ port: number; close: () => Promise<void> }> {
@@ -77,7 +92,7 @@ async function main(): Promise<void> {
   const shutdown = async (): Promise<void> => {
     if (closing) return;
     closing = true;
-    setTimeout(() => process.exit(0), 2000).unref();
+    setTimeout(() => process.exit(0), events ? 15_000 : 2000).unref();
     control.server.close();
     await served.close().catch(() => undefined);
     process.exit(0);

@@ -17,6 +17,10 @@ export interface BenchServerHandle {
   readonly pid: number;
   /** `http://127.0.0.1:PORT` of the served API. */
   readonly origin: string;
+  /** `http://127.0.0.1:PORT` of the control server (stats; pipeline probe when the child has one). */
+  readonly controlOrigin: string;
+  /** Resolves once the child has exited. */
+  readonly exited: Promise<void>;
   /** Reads the child's CPU time, RSS and outcome tallies. @throws on a non-200 answer */
   stats(): Promise<BenchServerStats>;
   /** Sends SIGTERM to the child's PID (no-op once it exited). */
@@ -70,10 +74,12 @@ async function readStats(controlPort: number): Promise<BenchServerStats> {
 /**
  * Spawns a `role` child and waits for its ready line (default 30 s; tsx compiles on first run).
  * The child's stderr is inherited; its stdin is a pipe it watches, so it exits if this process dies.
+ * `env` replaces the child's environment (default: this process's).
  * @throws Error if the child exits or stays silent before it is ready.
  */
-export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000): Promise<BenchServerHandle> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY, role, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env): Promise<BenchServerHandle> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY, role, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
   let ready: BenchServerReady;
@@ -88,6 +94,8 @@ export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArra
     role,
     pid,
     origin: `http://127.0.0.1:${ready.port}`,
+    controlOrigin: `http://127.0.0.1:${ready.controlPort}`,
+    exited,
     stats: () => readStats(ready.controlPort),
     stop: () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGTERM');

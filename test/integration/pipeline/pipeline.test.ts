@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import type { EventLog } from '../../../schemas/event-log/event-log.ts';
+import { TOPICS } from '../../../schemas/topics.ts';
 import { buildPriceBook, costNanoUsd, findPrice, type PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
 import { decimalToNano, eventually, isolatedEngineSettings, startTestSystem, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
@@ -130,6 +133,43 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
     await eventually(async () => (await system.state.getSpend(keyId, null)).keyNanoUsd.toString(), total.toString());
     const [byKey] = await system.analytics.query<{ cost: string }>(`SELECT toString(sum(cost_usd)) AS cost FROM spend_by_key_day WHERE key_id = '${keyId}'`);
     expect(decimalToNano(byKey?.cost ?? '-1')).toBe((await system.state.getSpend(keyId, null)).keyNanoUsd);
+  });
+
+  it('changes no total when every topic is replayed from the beginning', async () => {
+    await eventually(() => countRows('billing_lines'), sent - 1);
+    const totals = async () => ({
+      rows: await countRows('consumption_log'),
+      lines: await countRows('billing_lines'),
+      cost: (await system.analytics.query<{ cost: string }>('SELECT toString(sum(cost_usd)) AS cost FROM consumption_log FINAL'))[0]?.cost,
+      spend: (await system.state.getSpend(system.outcomes[0]?.keyId ?? '', null)).keyNanoUsd.toString(),
+      health: JSON.stringify(await system.state.getChannelHealth(['flaky', 'steady'], 0)),
+    });
+    const before = await totals();
+    // An operator's audit replay: new consumer groups read every topic again into the same sinks.
+    const delivered = new Map<string, number>();
+    const countingLog: EventLog = {
+      publish: (record) => system.eventLog.publish(record),
+      flush: () => system.eventLog.flush(),
+      status: () => system.eventLog.status(),
+      close: () => system.eventLog.close(),
+      subscribe: (options) =>
+        system.eventLog.subscribe({
+          ...options,
+          handleBatch: async (records) => {
+            await options.handleBatch(records);
+            for (const r of records) delivered.set(`${options.groupId}/${r.topic}`, (delivered.get(`${options.groupId}/${r.topic}`) ?? 0) + 1);
+          },
+        }),
+    };
+    const prefix = `replay-${Date.now()}.`;
+    const replay = await startConsumerPipeline({ eventLog: countingLog, state: system.state, analytics: system.analytics, prices: buildPriceBook(PRICES), log: () => undefined, groupPrefix: prefix });
+    try {
+      const replayed = () => Promise.resolve([delivered.get(`${prefix}ledger/${TOPICS.requests}`) ?? 0, delivered.get(`${prefix}billing/${TOPICS.usage}`) ?? 0]);
+      await eventually(replayed, [before.rows, before.lines], 60_000);
+      expect(await totals()).toEqual(before);
+    } finally {
+      await replay.stop();
+    }
   });
 
   it('turns the failing channel away on another gateway node through shared health', async () => {

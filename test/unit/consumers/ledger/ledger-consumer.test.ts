@@ -25,6 +25,30 @@ describe('createLedgerConsumer (fake store)', () => {
     expect(warnings).toEqual(['no price for model "unpriced-model" on channel "ch-z": 2 request(s) costed at 0']);
   });
 
+  it('stamps every row of a batch with one ingested_at_ms, read from the clock once per batch', async () => {
+    const analytics = createFakeAnalyticsStore();
+    const clock = [1_750_000_000_100, 1_750_000_000_900];
+    let reads = 0;
+    const consumer = createLedgerConsumer({ analytics, prices: PRICES, now: () => clock[reads++] ?? Number.NaN });
+    await consumer.handleBatch([{ type: 'UsageRecorded', event: usageRecorded() }]);
+    expect(reads).toBe(0); // no RequestCompleted: nothing built, clock untouched
+    await consumer.handleBatch([
+      { type: 'RequestCompleted', event: requestCompleted() },
+      { type: 'RequestCompleted', event: requestCompleted() },
+    ]);
+    await consumer.handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
+    expect(analytics.inserts.map((insert) => insert.rows.map((row) => row.ingested_at_ms))).toEqual([[1_750_000_000_100, 1_750_000_000_100], [1_750_000_000_900]]);
+  });
+
+  it('defaults ingested_at_ms to the wall clock', async () => {
+    const analytics = createFakeAnalyticsStore();
+    const before = Date.now();
+    await createLedgerConsumer({ analytics, prices: PRICES }).handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
+    const stamped = analytics.inserts[0]?.rows[0]?.ingested_at_ms as number;
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
+  });
+
   it('rejects when the insert fails (so the runner redelivers) and skips empty batches', async () => {
     const analytics = createFakeAnalyticsStore();
     const consumer = createLedgerConsumer({ analytics, prices: PRICES });

@@ -3,10 +3,12 @@ import { projectConsumptionRow } from '../../../../consumers/ledger/project-cons
 import { PRICED_CASES, PRICES } from '../billing/priced-cases.ts';
 import { requestCompleted, usage } from '../billing/traffic-event-builders.ts';
 
+const INGESTED_AT = Date.UTC(2025, 5, 15, 12, 0, 1, 250);
+
 describe('projectConsumptionRow', () => {
   it.each(PRICED_CASES)('$name: cost_usd is exact to the nano-dollar', (c) => {
     const event = requestCompleted({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, usage: c.usage });
-    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES);
+    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES, INGESTED_AT);
     expect(costNanoUsd).toBe(c.costNano);
     expect(row.cost_usd.nanoUnits).toBe(c.costNano);
     expect(warning).toBe(c.price === null ? `no price for model "${c.upstreamModel}" on channel "${c.channelId}"` : null);
@@ -34,7 +36,7 @@ describe('projectConsumptionRow', () => {
       attempts: 2,
       usage: usage({ inputTokens: 2000, cachedInputTokens: 500, cacheWriteTokens: 100, outputTokens: 40, reasoningTokens: 8, usageSource: 'estimated' }),
     });
-    const { row } = projectConsumptionRow(event, PRICES);
+    const { row } = projectConsumptionRow(event, PRICES, INGESTED_AT);
     expect({ ...row, cost_usd: row.cost_usd.toString() }).toEqual({
       event_id: 'evt-x',
       request_id: 'req-x',
@@ -63,12 +65,13 @@ describe('projectConsumptionRow', () => {
       latency_ms: 1500,
       ttfb_ms: 320,
       attempts: 2,
+      ingested_at_ms: INGESTED_AT,
     });
   });
 
   it('writes empty strings and NULL ttfb for a request refused before any channel, without a warning', () => {
     const event = requestCompleted({ userId: null, channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 401, errorKind: 'unauthenticated', ttfbMs: null, attempts: 0, usage: usage({ inputTokens: 0, outputTokens: 0 }) });
-    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES);
+    const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES, INGESTED_AT);
     expect(row).toMatchObject({ user_id: '', channel_id: '', provider: '', upstream_model: '', status: 'failed', http_status: 401, error_kind: 'unauthenticated', ttfb_ms: null, attempts: 0 });
     expect(costNanoUsd).toBe(0n);
     expect(warning).toBeNull();
@@ -76,6 +79,6 @@ describe('projectConsumptionRow', () => {
 
   it('warns when a request used tokens but names no upstream model', () => {
     const event = requestCompleted({ upstreamModel: null, usage: usage({ inputTokens: 10, outputTokens: 0 }) });
-    expect(projectConsumptionRow(event, PRICES)).toMatchObject({ costNanoUsd: 0n, warning: 'request used tokens but names no upstream model' });
+    expect(projectConsumptionRow(event, PRICES, INGESTED_AT)).toMatchObject({ costNanoUsd: 0n, warning: 'request used tokens but names no upstream model' });
   });
 });
