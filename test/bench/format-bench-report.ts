@@ -3,6 +3,7 @@
  * case's direct baseline), a plain-text table, and the JSON document written to
  * `test-artifacts/bench/latest.json`.
  */
+import type { PipelineReport } from './format-pipeline-report.ts';
 import type { BenchSettings, CaseMeasurement } from './run-bench-case.ts';
 
 /** One row of the report. Latencies in ms, CPU in µs per request, memory in MB. */
@@ -33,6 +34,8 @@ export interface BenchReport {
   readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage1mAtStart: number; readonly loadAverage1mAtEnd: number; readonly node: string };
   readonly settings: BenchSettings;
   readonly rows: ReadonlyArray<BenchRow>;
+  /** The pipeline case (absent with BENCH_PIPELINE=0). */
+  readonly pipeline?: PipelineReport;
 }
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));

@@ -4,11 +4,16 @@
  * with autocannon: a sample answer checked, a warm-up (default 2 s), a measured run (default 8 s,
  * 32 connections). Prints a table (req/s, p50/p99 latency, latency the gateway adds over the
  * direct case, CPU µs per request of the gateway and mock processes) and writes it as JSON to
- * `test-artifacts/bench/latest.json`.
+ * `test-artifacts/bench/latest.json`. Then the pipeline case (run-pipeline-bench.ts): events per
+ * second through gateway → event log → consumers → ClickHouse, and the lag from request end to
+ * its row (p50, p99), on the engines the environment names; added to the JSON as `pipeline`.
  *
- * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1).
+ * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1);
+ * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
+ * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL.
  * Exit codes: 0 done; 1 a case failed (any non-2xx answer, request error, wrong answer, failed
- * or mis-routed gateway outcome) or a server did not start; 2 invalid settings; 130 interrupted.
+ * or mis-routed gateway outcome, rows missing) or a server did not start; 2 invalid settings;
+ * 130 interrupted.
  * Children are stopped by PID on every exit path.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,7 +21,9 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BENCH_CASES } from './bench-cases.ts';
 import { buildBenchRows, formatBenchTable, type BenchReport } from './format-bench-report.ts';
+import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
+import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { killBenchServers, spawnBenchServer } from './spawn-bench-server.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
@@ -39,6 +46,39 @@ function readBenchSettings(env: NodeJS.ProcessEnv): BenchSettings {
     warmupS: readNumber(env, 'BENCH_WARMUP_S', 2, (n) => n >= 0, 'a number of seconds >= 0'),
     connections: readNumber(env, 'BENCH_CONNECTIONS', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
   };
+}
+
+/** The pipeline case's settings, or null with BENCH_PIPELINE=0. @throws BenchSettingsError naming the variable */
+function readPipelineSettings(env: NodeJS.ProcessEnv, settings: BenchSettings): PipelineBenchSettings | null {
+  const enabled = env.BENCH_PIPELINE?.trim() ?? '1';
+  if (enabled !== '0' && enabled !== '1' && enabled !== '') throw new BenchSettingsError(`BENCH_PIPELINE: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIPELINE)}`);
+  if (enabled === '0') return null;
+  return {
+    requests: readNumber(env, 'BENCH_PIPELINE_REQUESTS', 2000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
+    concurrency: settings.connections,
+    timeoutS: readNumber(env, 'BENCH_PIPELINE_TIMEOUT_S', 120, (n) => n > 0, 'a number of seconds > 0'),
+  };
+}
+
+function writeReport(report: BenchReport): void {
+  mkdirSync(REPORT_DIR, { recursive: true });
+  writeFileSync(`${REPORT_DIR}latest.json`, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** Runs the pipeline case, prints its table and notes, and returns the report with it added. */
+async function addPipeline(report: BenchReport, servers: BenchServers, settings: PipelineBenchSettings): Promise<BenchReport> {
+  process.stdout.write(`\nPipeline: ${settings.requests} requests through a gateway publishing events, consumers into ClickHouse …\n`);
+  const pipeline = roundPipelineReport(await runPipelineBench(servers.mock.origin, settings));
+  process.stdout.write(
+    `\n${formatPipelineTable(pipeline)}\n\n` +
+      'events/s, rows/s: published events (RequestCompleted + UsageRecorded + FailoverOccurred) and consumption_log rows of the measured\n' +
+      `requests / wall time from the first measured request to the poll (every ${pipeline.pollIntervalMs} ms) that saw the last row.\n` +
+      'lag: ingested_at_ms − occurred_at_ms per row: request end in the gateway → the ledger consumer building its batch insert.\n' +
+      'Consumers run as their own process with KAFKA_BROKERS and CLICKHOUSE_URL set (ClickHouse read over HTTP); otherwise inside the\n' +
+      'gateway child, as npm start does in embedded mode (chdb allows one process per data dir, so that child answers the queries).\n' +
+      'The HTTP cases above run on a gateway without an event log.\n',
+  );
+  return { ...report, pipeline };
 }
 
 async function startServers(): Promise<BenchServers> {
@@ -77,6 +117,7 @@ function printNotes(report: BenchReport): void {
 
 async function main(): Promise<void> {
   const settings = readBenchSettings(process.env);
+  const pipelineSettings = readPipelineSettings(process.env, settings);
   const machine = describeMachine();
   process.stdout.write(`Tollgate load benchmark: ${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}\n`);
   const servers = await startServers();
@@ -84,8 +125,8 @@ async function main(): Promise<void> {
   const report: BenchReport = { generatedAt: new Date().toISOString(), machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() }, settings, rows: buildBenchRows(measurements) };
   process.stdout.write(`\n${formatBenchTable(report.rows)}\n`);
   printNotes(report);
-  mkdirSync(REPORT_DIR, { recursive: true });
-  writeFileSync(`${REPORT_DIR}latest.json`, `${JSON.stringify(report, null, 2)}\n`);
+  writeReport(report);
+  if (pipelineSettings) writeReport(await addPipeline(report, servers, pipelineSettings));
   process.stdout.write(`Written to test-artifacts/bench/latest.json\n`);
   servers.gateway.stop();
   servers.mock.stop();

@@ -1,0 +1,64 @@
+/**
+ * The gateway's read model of the control plane: users, keys, channels and prices folded from the
+ * config topic (schemas/control-plane/control-plane-events.ts). Every node keeps one in memory,
+ * fed by its own subscription to the topic; reads are synchronous and never touch the network.
+ */
+import type { ChannelConfig } from '../config/config-schema.ts';
+import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+
+/** A user as projected. Quotas in nano-USD; limits null = unlimited. */
+export interface UserRecord {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: 'admin' | 'user';
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaNanoUsd: bigint | null;
+  readonly disabled: boolean;
+  /** ms since epoch */
+  readonly createdAt: number;
+}
+
+/** A key as projected (never the key itself). */
+export interface KeyRecord {
+  readonly keyId: string;
+  readonly publicId: string;
+  readonly digest: string;
+  readonly name: string;
+  readonly userId: string | null;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaNanoUsd: bigint | null;
+  /** ms since epoch; null = never */
+  readonly expiresAt: number | null;
+  /** null = every model */
+  readonly models: ReadonlySet<string> | null;
+  readonly enabled: boolean;
+  /** ms since epoch at which the key stops working (revocation or rotation grace); null = not revoked */
+  readonly revokedAt: number | null;
+  readonly createdAt: number;
+}
+
+/** A channel as projected: the config-file shape (credential decrypted in memory) plus limits. */
+export interface ChannelRecord {
+  readonly config: ChannelConfig;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly updatedAt: number;
+}
+
+/** Read access to the projection. */
+export interface ControlPlaneView {
+  /** The key whose HMAC digest is `digest`, if any (revoked and expired keys included: callers check). */
+  keyByDigest(digest: string): KeyRecord | undefined;
+  key(keyId: string): KeyRecord | undefined;
+  keys(): ReadonlyArray<KeyRecord>;
+  user(userId: string): UserRecord | undefined;
+  users(): ReadonlyArray<UserRecord>;
+  channels(): ReadonlyArray<ChannelRecord>;
+  prices(): ReadonlyArray<PriceEntryConfig & { readonly priceId: string }>;
+  /** Increases with every applied event. */
+  readonly version: number;
+  /** Called after each applied batch of events (routing rebuilds its channel table). */
+  onChange(listener: () => void): () => void;
+}

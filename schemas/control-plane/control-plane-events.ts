@@ -1,0 +1,119 @@
+/**
+ * Control-plane events (issue 4): console and CLI actions append these to the config topic
+ * (`tollgate.config`, infinite retention, keyed by entity id); every gateway node folds them into
+ * its projection, and replaying the topic rebuilds it. Secrets never appear in clear: keys travel
+ * as HMAC-SHA-256 digests, channel credentials as AES-256-GCM ciphertext.
+ * Every event carries `eventId`, `occurredAt` (ms) and `actor` (who made the change).
+ */
+
+/** RPM/TPM limits; null = unlimited. */
+export interface RateLimits {
+  /** requests per minute */
+  readonly rpm: number | null;
+  /** tokens per minute (input estimate + max output at admission, settled with actual usage) */
+  readonly tpm: number | null;
+}
+
+/** Common event header. */
+export interface ControlEventHeader {
+  readonly eventId: string;
+  /** ms since epoch */
+  readonly occurredAt: number;
+  /** Who made the change: `admin`, `config-file`, a user id, or `cli`. */
+  readonly actor: string;
+}
+
+export interface UserCreated extends ControlEventHeader, RateLimits {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: 'admin' | 'user';
+  /** Spend quota over all the user's keys, nano-USD; null = unlimited. */
+  readonly quotaNanoUsd: string | null;
+}
+
+export interface UserUpdated extends ControlEventHeader, RateLimits {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: 'admin' | 'user';
+  readonly quotaNanoUsd: string | null;
+  readonly disabled: boolean;
+}
+
+export interface KeyCreated extends ControlEventHeader, RateLimits {
+  readonly keyId: string;
+  /** The public id shown in listings (`sk-<publicId>…`). */
+  readonly publicId: string;
+  /** hex HMAC-SHA-256 of the full key under TOLLGATE_KEY_HMAC_SECRET */
+  readonly digest: string;
+  readonly name: string;
+  readonly userId: string | null;
+  /** nano-USD as a decimal string; null = unlimited */
+  readonly quotaNanoUsd: string | null;
+  /** ms since epoch; null = never */
+  readonly expiresAt: number | null;
+  /** Allowed client model names; null = all */
+  readonly models: ReadonlyArray<string> | null;
+}
+
+export interface KeyUpdated extends ControlEventHeader, RateLimits {
+  readonly keyId: string;
+  readonly name: string;
+  readonly quotaNanoUsd: string | null;
+  readonly expiresAt: number | null;
+  readonly models: ReadonlyArray<string> | null;
+  readonly enabled: boolean;
+}
+
+export interface KeyRevoked extends ControlEventHeader {
+  readonly keyId: string;
+  /** When the revocation takes effect (ms; = occurredAt, or later for a rotation's grace period). */
+  readonly effectiveAt: number;
+  readonly reason: string | null;
+}
+
+/** A channel as stored: the credential is encrypted. Fields mirror the config file's channel. */
+export interface ChannelUpserted extends ControlEventHeader, RateLimits {
+  readonly channelId: string;
+  readonly provider: string;
+  readonly protocol: string | null;
+  readonly baseUrl: string | null;
+  /** AES-256-GCM under TOLLGATE_MASTER_KEY: base64 of iv(12) | tag(16) | ciphertext */
+  readonly apiKeyCiphertext: string;
+  readonly models: ReadonlyArray<string>;
+  readonly modelMap: Readonly<Record<string, string>>;
+  readonly priority: number;
+  readonly weight: number;
+  readonly enabled: boolean;
+  readonly timeoutMs: number;
+}
+
+export interface ChannelRemoved extends ControlEventHeader {
+  readonly channelId: string;
+}
+
+/** One price-book entry set (same fields as the config file's `prices`). */
+export interface PriceSet extends ControlEventHeader {
+  readonly priceId: string;
+  readonly model: string;
+  readonly channel: string | null;
+  readonly inputPerMTok: number;
+  readonly outputPerMTok: number;
+  readonly cacheReadPerMTok: number | null;
+  readonly cacheWritePerMTok: number | null;
+  /** ms since epoch */
+  readonly effectiveFrom: number;
+}
+
+/** Any control-plane event, tagged by name. */
+export type ControlEvent =
+  | { readonly type: 'UserCreated'; readonly event: UserCreated }
+  | { readonly type: 'UserUpdated'; readonly event: UserUpdated }
+  | { readonly type: 'KeyCreated'; readonly event: KeyCreated }
+  | { readonly type: 'KeyUpdated'; readonly event: KeyUpdated }
+  | { readonly type: 'KeyRevoked'; readonly event: KeyRevoked }
+  | { readonly type: 'ChannelUpserted'; readonly event: ChannelUpserted }
+  | { readonly type: 'ChannelRemoved'; readonly event: ChannelRemoved }
+  | { readonly type: 'PriceSet'; readonly event: PriceSet };
+
+/** The config topic. */
+export const CONFIG_TOPIC = 'tollgate.config';

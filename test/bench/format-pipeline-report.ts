@@ -1,0 +1,71 @@
+/**
+ * The pipeline case's result (the `pipeline` field of test-artifacts/bench/latest.json) and its
+ * plain-text table.
+ */
+
+/** One pipeline measurement. Times in ms unless named `S` (seconds); rates per second. */
+export interface PipelineReport {
+  readonly engines: {
+    /** e.g. `Kafka 127.0.0.1:19092` or `file log (embedded)`. */
+    readonly eventLog: string;
+    /** e.g. `ClickHouse server 18.16.1` or `chdb (embedded) 26.7.2.1`. */
+    readonly analytics: string;
+    /** `Redis` or `memory`. */
+    readonly stateStore: string;
+    /** `separate process (consumers/main.ts)` or `in the gateway process`. */
+    readonly consumers: string;
+  };
+  /** The request sent (label of the bench case). */
+  readonly requestKind: string;
+  /** Measured requests (after the warm-up). */
+  readonly requests: number;
+  readonly warmupRequests: number;
+  readonly concurrency: number;
+  /** Events the gateway published for the measured requests (RequestCompleted + UsageRecorded + FailoverOccurred). */
+  readonly events: number;
+  /** Rows of the measured requests found in consumption_log FINAL. */
+  readonly rows: number;
+  /** From the first measured request sent to the poll that saw the last row, s. */
+  readonly wallS: number;
+  /** Time to send every measured request and read its answer, s. */
+  readonly sendS: number;
+  readonly eventsPerSecond: number;
+  readonly rowsPerSecond: number;
+  /** Lag from request end (occurred_at_ms) to the ledger building its row's insert (ingested_at_ms), nearest rank. */
+  readonly lagP50Ms: number;
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+  /** CPU time (user + system) of the gateway child per measured request, µs (includes in-process consumers when they run there). */
+  readonly gatewayCpuUsPerRequest: number;
+  /** How often consumption_log was polled while waiting for the last row, ms (the wall time's resolution). */
+  readonly pollIntervalMs: number;
+}
+
+const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+
+/** Rounds the measured figures for the report (rates to integers, seconds to ms precision). */
+export function roundPipelineReport(report: PipelineReport): PipelineReport {
+  return { ...report, wallS: round(report.wallS, 3), sendS: round(report.sendS, 3), eventsPerSecond: round(report.eventsPerSecond, 0), rowsPerSecond: round(report.rowsPerSecond, 0), gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0) };
+}
+
+/** The report as an aligned two-column table (name, value). */
+export function formatPipelineTable(report: PipelineReport): string {
+  const rows: Array<[string, string]> = [
+    ['event log', report.engines.eventLog],
+    ['analytics', report.engines.analytics],
+    ['state store', report.engines.stateStore],
+    ['consumers', report.engines.consumers],
+    ['requests', `${report.requests} × ${report.requestKind}, ${report.concurrency} at once (after ${report.warmupRequests} warm-up)`],
+    ['events published', String(report.events)],
+    ['rows in consumption_log', String(report.rows)],
+    ['wall time', `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s)`],
+    ['events/s', report.eventsPerSecond.toFixed(0)],
+    ['rows/s', report.rowsPerSecond.toFixed(0)],
+    ['lag p50', `${report.lagP50Ms} ms`],
+    ['lag p99', `${report.lagP99Ms} ms`],
+    ['lag max', `${report.lagMaxMs} ms`],
+    ['gateway CPU', `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request`],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');
+}

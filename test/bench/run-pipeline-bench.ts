@@ -1,0 +1,174 @@
+/**
+ * The pipeline case of `npm run bench`: requests through a gateway that publishes its traffic
+ * events, consumers folding them into ClickHouse, and two figures from the result —
+ * events per second through the pipeline and the lag from request end to its row.
+ *
+ * Set-up (pipeline-engines.ts): a gateway child (bench-servers.ts, BENCH_GATEWAY_EVENTS=1) on the
+ * engines the environment names, isolated per run. With KAFKA_BROKERS and CLICKHOUSE_URL the
+ * consumers run as their own process (consumers/main.ts) and this process reads ClickHouse over
+ * HTTP; otherwise they run inside the gateway child, which answers the queries on its own store.
+ *
+ * Measure: a warm-up (up to 200 requests, waited for until all their rows are in — Kafka group
+ * join, JIT), then R requests (chat, non-streamed, `concurrency` at once). Wall time runs from the
+ * first measured request to the poll (every 50 ms) that sees its last row in
+ * `consumption_log FINAL`; events/s = events the gateway published for those requests / wall
+ * time; rows/s likewise. Lag per row = ingested_at_ms − occurred_at_ms (request end → the ledger
+ * building the insert of its batch; the insert's own round trip is not included), p50/p99 by
+ * nearest rank over every measured row.
+ */
+import { createClickHouseStore } from '../../schemas/analytics/clickhouse-http-store.ts';
+import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { BENCH_CASES, type BenchCase } from './bench-cases.ts';
+import type { BenchServerStats } from './bench-server-contract.ts';
+import type { PipelineReport } from './format-pipeline-report.ts';
+import { preparePipelineEngines, type PipelineEngines } from './pipeline-engines.ts';
+import { createAnalyticsProbe, createRemoteProbe, type PipelineProbe } from './pipeline-probe.ts';
+import { percentile } from './run-load-phase.ts';
+import { sendBenchRequests } from './send-bench-requests.ts';
+import { spawnBenchConsumers, type BenchConsumersHandle } from './spawn-bench-consumers.ts';
+import { spawnBenchServer, type BenchServerHandle } from './spawn-bench-server.ts';
+
+/** Settings of the pipeline case (BENCH_PIPELINE_REQUESTS, BENCH_CONNECTIONS, BENCH_PIPELINE_TIMEOUT_S). */
+export interface PipelineBenchSettings {
+  /** Measured requests (integer ≥ 1). */
+  readonly requests: number;
+  /** Requests in flight at once. */
+  readonly concurrency: number;
+  /** Longest wait for the rows of a phase to arrive, s. */
+  readonly timeoutS: number;
+}
+
+const POLL_INTERVAL_MS = 50;
+const MAX_WARMUP_REQUESTS = 200;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const outcomeCount = (stats: BenchServerStats): number => stats.outcomes.completed + stats.outcomes.failed + stats.outcomes.cancelled;
+
+/**
+ * Polls until `expected` rows of requests ended at or after `sinceMs` are in consumption_log.
+ * Returns the count and when it was seen (ms since epoch). @throws Error after `timeoutMs`
+ */
+async function waitForRows(probe: PipelineProbe, sinceMs: number, expected: number, timeoutMs: number, phase: string): Promise<{ rows: number; seenAtMs: number }> {
+  const deadline = Date.now() + timeoutMs;
+  let rows = 0;
+  for (;;) {
+    rows = await probe.rowCount(sinceMs);
+    if (rows >= expected) return { rows, seenAtMs: Date.now() };
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${phase}: ${rows} of ${expected} rows in consumption_log after ${timeoutMs / 1000} s (consumers stalled? another process using the consumer groups tollgate.* on this Kafka with other topics can starve them)`,
+      );
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+/** Polls the gateway's stats until it recorded `expected` more outcomes than `before` (outcomes follow the answer by a tick). */
+async function waitForOutcomes(gateway: BenchServerHandle, before: BenchServerStats, expected: number): Promise<BenchServerStats> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stats = await gateway.stats();
+    const recorded = outcomeCount(stats) - outcomeCount(before);
+    if (recorded >= expected || Date.now() > deadline) {
+      if (recorded !== expected) throw new Error(`the gateway recorded ${recorded} outcomes for ${expected} requests`);
+      if (stats.outcomes.failed > before.outcomes.failed) throw new Error(`gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
+      return stats;
+    }
+    await sleep(20);
+  }
+}
+
+interface MeasureContext {
+  readonly gateway: BenchServerHandle;
+  readonly probe: PipelineProbe;
+  readonly benchCase: BenchCase;
+  readonly settings: PipelineBenchSettings;
+}
+
+/** The warm-up, then the measured phase; returns the figures without the engine names. */
+async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'engines'>> {
+  const { gateway, probe, benchCase, settings } = context;
+  const send = (count: number) => sendBenchRequests({ url: `${gateway.origin}${benchCase.path}`, headers: benchCase.headers, body: benchCase.body, count, concurrency: settings.concurrency });
+  const timeoutMs = settings.timeoutS * 1000;
+  const warmupRequests = Math.min(MAX_WARMUP_REQUESTS, settings.requests);
+  const warmupSince = Date.now();
+  await send(warmupRequests);
+  await waitForRows(probe, warmupSince, warmupRequests, timeoutMs, 'warm-up');
+  const before = await gateway.stats();
+  const startedAtMs = Date.now();
+  const sent = await send(settings.requests);
+  const after = await waitForOutcomes(gateway, before, settings.requests);
+  const { rows, seenAtMs } = await waitForRows(probe, startedAtMs, settings.requests, timeoutMs, 'measured run');
+  const lags = Float64Array.from(await probe.lagsMs(startedAtMs)).sort();
+  if (lags.length !== rows) throw new Error(`${rows} measured rows but ${lags.length} with an ingestion time (is migration 005 applied?)`);
+  if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
+  const events = after.eventsPublished - before.eventsPublished;
+  const wallS = (seenAtMs - startedAtMs) / 1000;
+  return {
+    requestKind: benchCase.label.replace(/^gateway: /, ''),
+    requests: settings.requests,
+    warmupRequests,
+    concurrency: settings.concurrency,
+    events,
+    rows,
+    wallS,
+    sendS: sent.elapsedMs / 1000,
+    eventsPerSecond: events / wallS,
+    rowsPerSecond: rows / wallS,
+    lagP50Ms: percentile(lags, 50),
+    lagP99Ms: percentile(lags, 99),
+    lagMaxMs: lags[lags.length - 1] ?? 0,
+    gatewayCpuUsPerRequest: (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / settings.requests,
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
+}
+
+interface Started {
+  gateway?: BenchServerHandle;
+  consumers?: BenchConsumersHandle;
+  analytics?: AnalyticsStore;
+}
+
+/** Stops the children (consumers first: they read what the gateway wrote) and waits for them to exit. */
+async function stopAll(started: Started): Promise<void> {
+  await started.consumers?.stop().catch(() => undefined);
+  if (started.gateway) {
+    started.gateway.stop();
+    await Promise.race([started.gateway.exited, sleep(20_000)]);
+  }
+  await started.analytics?.close().catch(() => undefined);
+}
+
+/** The probe for `engines`: ClickHouse over HTTP from here, or the gateway child's own store. */
+function openProbe(engines: PipelineEngines, started: Started, gateway: BenchServerHandle): PipelineProbe {
+  const { clickhouseUrl, clickhouseDatabase } = engines.settings;
+  if (engines.placement === 'in-gateway' || !clickhouseUrl) return createRemoteProbe(gateway.controlOrigin);
+  started.analytics = createClickHouseStore({ url: clickhouseUrl, ...(clickhouseDatabase ? { database: clickhouseDatabase } : {}) });
+  return createAnalyticsProbe(started.analytics);
+}
+
+/**
+ * Runs the pipeline case against the mock upstream at `mockOrigin`. Children, the run's database,
+ * topics, Redis keys and data dir are cleaned up on every path.
+ * @throws Error when a child does not start, a request fails, or the rows do not arrive in time
+ */
+export async function runPipelineBench(mockOrigin: string, settings: PipelineBenchSettings): Promise<PipelineReport> {
+  const benchCase = BENCH_CASES.find((c) => c.id === 'chat-gateway');
+  if (!benchCase) throw new Error('bench case chat-gateway is missing');
+  const engines = preparePipelineEngines();
+  const started: Started = {};
+  try {
+    const gateway = await spawnBenchServer('gateway', [mockOrigin], 120_000, engines.childEnv);
+    started.gateway = gateway;
+    if (engines.placement === 'separate-process') started.consumers = await spawnBenchConsumers(engines.childEnv);
+    const probe = openProbe(engines, started, gateway);
+    const version = await probe.version();
+    const figures = await measure({ gateway, probe, benchCase, settings });
+    const consumers = engines.placement === 'separate-process' ? 'separate process (consumers/main.ts)' : 'in the gateway process';
+    return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures };
+  } finally {
+    await stopAll(started);
+    await engines.cleanup();
+  }
+}

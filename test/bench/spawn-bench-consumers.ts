@@ -1,0 +1,79 @@
+/**
+ * Starts the consumers as their own process for the pipeline case, exactly as deployed:
+ * `node --import tsx consumers/main.ts` from the repository root with the run's environment.
+ * Ready once it logs `consumers running` (migrations applied, subscriptions started). Its
+ * warn/error log lines are passed to this process's stderr. Killed by PID if this process exits.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A running consumers process. */
+export interface BenchConsumersHandle {
+  readonly pid: number;
+  /** SIGTERM (the process finishes in-flight batches), SIGKILL after `graceMs`; resolves once it exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+interface LogLine {
+  readonly level?: string;
+  readonly message?: string;
+}
+
+function parseLine(line: string): LogLine {
+  try {
+    return JSON.parse(line) as LogLine;
+  } catch {
+    return { level: 'error', message: line };
+  }
+}
+
+/**
+ * Spawns the consumers with `env` and waits (default 60 s) for their `consumers running` line.
+ * @throws Error if the process exits or stays silent before it is ready (its last lines included).
+ */
+export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const pid = child.pid ?? -1;
+  const kill = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.on('exit', kill);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (process.off('exit', kill), resolve())));
+  const recent: string[] = [];
+  let buffered = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`consumers did not report ready within ${timeoutMs} ms; last lines:\n${recent.join('\n')}`)), timeoutMs);
+    child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`consumers exited before ready (code ${String(code)}, signal ${String(signal)}); last lines:\n${recent.join('\n')}`))));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        recent.push(line);
+        if (recent.length > 20) recent.shift();
+        const parsed = parseLine(line);
+        if (parsed.message === 'consumers running') (clearTimeout(timer), resolve());
+        else if (parsed.level === 'warn' || parsed.level === 'error') process.stderr.write(`consumers: ${line}\n`);
+      }
+    });
+  });
+  try {
+    await ready;
+  } catch (error) {
+    kill();
+    throw error;
+  }
+  return {
+    pid,
+    stop: async (graceMs = 10_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(kill, graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
