@@ -2,7 +2,8 @@
  * Applies the ClickHouse migrations (load-migrations.ts) to an analytics store, in version order,
  * recording each applied version in `schema_migrations`. Run by `npm run migrate` and at
  * consumer start. Safe to run twice, or by two processes at about the same time: statements are
- * `IF NOT EXISTS`, and `schema_migrations` is a ReplacingMergeTree read with FINAL.
+ * `IF NOT EXISTS` (an `ADD COLUMN` that finds its column counts as applied), and
+ * `schema_migrations` is a ReplacingMergeTree read with FINAL.
  */
 import type { AnalyticsStore } from './analytics-store.ts';
 import { loadMigrations, type Migration } from './load-migrations.ts';
@@ -44,7 +45,7 @@ export async function migrate(store: AnalyticsStore, options: MigrateOptions = {
       options.onSkip?.(migration.name, `needs ClickHouse ${migration.requires}, engine is ${engineVersion}`);
       continue;
     }
-    for (const statement of migration.statements) await store.exec(statement);
+    for (const statement of migration.statements) await execIdempotent(store, statement);
     await store.insert('schema_migrations', [{ version: migration.version, name: migration.name, applied_at: Math.floor(Date.now() / 1000) }]);
     applied.push(migration.name);
   }
@@ -72,3 +73,16 @@ export function isVersionAtLeast(version: string, required: string): boolean {
   return true;
 }
 
+
+/**
+ * Runs one DDL statement; an `ADD COLUMN` that fails because the column already exists counts as
+ * applied (18.16 has no `ADD COLUMN IF NOT EXISTS`, and two migrators may race on the same column).
+ */
+async function execIdempotent(store: AnalyticsStore, statement: string): Promise<void> {
+  try {
+    await store.exec(statement);
+  } catch (error) {
+    if (/\bADD\s+COLUMN\b/i.test(statement) && /already exists/i.test((error as Error).message)) return;
+    throw error;
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * Namespaces an event log: every topic name gets `prefix` on the way in and loses it on the way
- * out, so several Tollgate deployments (or test runs) can share one Kafka cluster without seeing
- * each other's events. Set with TOLLGATE_TOPIC_PREFIX (e.g. `staging.` → `staging.tollgate.requests`).
+ * out, and every consumer group id gets it too, so several Tollgate deployments (or test runs) can
+ * share one Kafka cluster without seeing each other's events or groups. Set with TOLLGATE_TOPIC_PREFIX (e.g. `staging.` → `staging.tollgate.requests`).
  */
 import type { EventLog } from './event-log.ts';
 
@@ -16,6 +16,9 @@ export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
     subscribe: (options) =>
       log.subscribe({
         ...options,
+        // Groups are namespaced too: kafkajs group leaders assign only their own topics, so two
+        // deployments sharing a group id would starve each other.
+        groupId: prefix + options.groupId,
         topics: options.topics.map((topic) => prefix + topic),
         handleBatch: (records) => options.handleBatch(records.map((r) => ({ ...r, topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic }))),
       }),

@@ -37,6 +37,8 @@ export interface PipelineReport {
   readonly lagMaxMs: number;
   /** CPU time (user + system) of the gateway child per measured request, µs (includes in-process consumers when they run there). */
   readonly gatewayCpuUsPerRequest: number;
+  /** CPU time of the separate consumers process per measured request, µs (10 ms resolution; Linux /proc only). */
+  readonly consumersCpuUsPerRequest?: number;
   /** How often consumption_log was polled while waiting for the last row, ms (the wall time's resolution). */
   readonly pollIntervalMs: number;
 }
@@ -45,7 +47,15 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
 
 /** Rounds the measured figures for the report (rates to integers, seconds to ms precision). */
 export function roundPipelineReport(report: PipelineReport): PipelineReport {
-  return { ...report, wallS: round(report.wallS, 3), sendS: round(report.sendS, 3), eventsPerSecond: round(report.eventsPerSecond, 0), rowsPerSecond: round(report.rowsPerSecond, 0), gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0) };
+  return {
+    ...report,
+    wallS: round(report.wallS, 3),
+    sendS: round(report.sendS, 3),
+    eventsPerSecond: round(report.eventsPerSecond, 0),
+    rowsPerSecond: round(report.rowsPerSecond, 0),
+    gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0),
+    ...(report.consumersCpuUsPerRequest !== undefined ? { consumersCpuUsPerRequest: round(report.consumersCpuUsPerRequest, 0) } : {}),
+  };
 }
 
 /** The report as an aligned two-column table (name, value). */
@@ -58,13 +68,14 @@ export function formatPipelineTable(report: PipelineReport): string {
     ['requests', `${report.requests} × ${report.requestKind}, ${report.concurrency} at once (after ${report.warmupRequests} warm-up)`],
     ['events published', String(report.events)],
     ['rows in consumption_log', String(report.rows)],
-    ['wall time', `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s)`],
+    ['wall time', `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s; last row in ${((report.wallS - report.sendS) * 1000).toFixed(0)} ms after the last answer)`],
     ['events/s', report.eventsPerSecond.toFixed(0)],
     ['rows/s', report.rowsPerSecond.toFixed(0)],
     ['lag p50', `${report.lagP50Ms} ms`],
     ['lag p99', `${report.lagP99Ms} ms`],
     ['lag max', `${report.lagMaxMs} ms`],
-    ['gateway CPU', `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request`],
+    ['gateway CPU', `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request${report.engines.consumers.startsWith('in the gateway') ? ' (consumers included)' : ''}`],
+    ...(report.consumersCpuUsPerRequest !== undefined ? [['consumers CPU', `${report.consumersCpuUsPerRequest.toFixed(0)} µs/request`] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');

@@ -72,7 +72,8 @@ async function addPipeline(report: BenchReport, servers: BenchServers, settings:
   process.stdout.write(
     `\n${formatPipelineTable(pipeline)}\n\n` +
       'events/s, rows/s: published events (RequestCompleted + UsageRecorded + FailoverOccurred) and consumption_log rows of the measured\n' +
-      `requests / wall time from the first measured request to the poll (every ${pipeline.pollIntervalMs} ms) that saw the last row.\n` +
+      `requests / wall time from the first measured request to the poll (every ${pipeline.pollIntervalMs} ms) that saw the last row. When the last row\n` +
+      'follows the last answer closely, the pipeline kept up and these rates are bounded by the gateway\'s request rate, not by the consumers.\n' +
       'lag: ingested_at_ms − occurred_at_ms per row: request end in the gateway → the ledger consumer building its batch insert.\n' +
       'Consumers run as their own process with KAFKA_BROKERS and CLICKHOUSE_URL set (ClickHouse read over HTTP); otherwise inside the\n' +
       'gateway child, as npm start does in embedded mode (chdb allows one process per data dir, so that child answers the queries).\n' +

@@ -8,7 +8,7 @@
  * consumers run as their own process (consumers/main.ts) and this process reads ClickHouse over
  * HTTP; otherwise they run inside the gateway child, which answers the queries on its own store.
  *
- * Measure: a warm-up (up to 200 requests, waited for until all their rows are in — Kafka group
+ * Measure: a warm-up (up to 1000 requests, waited for until all their rows are in — Kafka group
  * join, JIT), then R requests (chat, non-streamed, `concurrency` at once). Wall time runs from the
  * first measured request to the poll (every 50 ms) that sees its last row in
  * `consumption_log FINAL`; events/s = events the gateway published for those requests / wall
@@ -39,7 +39,7 @@ export interface PipelineBenchSettings {
 }
 
 const POLL_INTERVAL_MS = 50;
-const MAX_WARMUP_REQUESTS = 200;
+const MAX_WARMUP_REQUESTS = 1000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -84,6 +84,7 @@ interface MeasureContext {
   readonly probe: PipelineProbe;
   readonly benchCase: BenchCase;
   readonly settings: PipelineBenchSettings;
+  readonly consumers?: BenchConsumersHandle;
 }
 
 /** The warm-up, then the measured phase; returns the figures without the engine names. */
@@ -96,10 +97,12 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
   await send(warmupRequests);
   await waitForRows(probe, warmupSince, warmupRequests, timeoutMs, 'warm-up');
   const before = await gateway.stats();
+  const consumersCpuBefore = context.consumers?.cpuMicros();
   const startedAtMs = Date.now();
   const sent = await send(settings.requests);
   const after = await waitForOutcomes(gateway, before, settings.requests);
   const { rows, seenAtMs } = await waitForRows(probe, startedAtMs, settings.requests, timeoutMs, 'measured run');
+  const consumersCpuAfter = context.consumers?.cpuMicros();
   const lags = Float64Array.from(await probe.lagsMs(startedAtMs)).sort();
   if (lags.length !== rows) throw new Error(`${rows} measured rows but ${lags.length} with an ingestion time (is migration 005 applied?)`);
   if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
@@ -120,6 +123,7 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
     lagP99Ms: percentile(lags, 99),
     lagMaxMs: lags[lags.length - 1] ?? 0,
     gatewayCpuUsPerRequest: (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / settings.requests,
+    ...(consumersCpuBefore !== undefined && consumersCpuAfter !== undefined ? { consumersCpuUsPerRequest: (consumersCpuAfter - consumersCpuBefore) / settings.requests } : {}),
     pollIntervalMs: POLL_INTERVAL_MS,
   };
 }
@@ -164,7 +168,7 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
     if (engines.placement === 'separate-process') started.consumers = await spawnBenchConsumers(engines.childEnv);
     const probe = openProbe(engines, started, gateway);
     const version = await probe.version();
-    const figures = await measure({ gateway, probe, benchCase, settings });
+    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}) });
     const consumers = engines.placement === 'separate-process' ? 'separate process (consumers/main.ts)' : 'in the gateway process';
     return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures };
   } finally {

@@ -5,6 +5,7 @@
  * warn/error log lines are passed to this process's stderr. Killed by PID if this process exits.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -12,6 +13,8 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A running consumers process. */
 export interface BenchConsumersHandle {
   readonly pid: number;
+  /** CPU time (user + system) the process used so far, µs, at 10 ms resolution; undefined where /proc is not available. */
+  cpuMicros(): number | undefined;
   /** SIGTERM (the process finishes in-flight batches), SIGKILL after `graceMs`; resolves once it exited. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -26,6 +29,17 @@ function parseLine(line: string): LogLine {
     return JSON.parse(line) as LogLine;
   } catch {
     return { level: 'error', message: line };
+  }
+}
+
+/** utime + stime of `pid` from /proc/<pid>/stat (fields 14 and 15, clock ticks of 10 ms), µs. */
+function readProcCpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
   }
 }
 
@@ -68,6 +82,7 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
   }
   return {
     pid,
+    cpuMicros: () => readProcCpuMicros(pid),
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

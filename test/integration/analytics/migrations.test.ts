@@ -4,8 +4,8 @@ import { loadMigrations, parseMigration } from '../../../schemas/analytics/load-
 import { appliedMigrations, isVersionAtLeast, migrate } from '../../../schemas/analytics/migrate.ts';
 import { ANALYTICS_ENGINES, type TestAnalyticsStore } from './analytics-engines.ts';
 
-const ALL = ['001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes'];
-const ON_18_16 = ALL.slice(0, 3); // 004 requires 21.1
+const ALL = ['001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at'];
+const ON_18_16 = ALL.filter((name) => name !== '004-key-id-indexes'); // 004 requires 21.1
 
 const CONSUMPTION_LOG_COLUMNS = [
   ['event_id', 'String'],
@@ -34,6 +34,7 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['latency_ms', 'UInt64'],
   ['ttfb_ms', 'Nullable(UInt64)'],
   ['attempts', 'UInt16'],
+  ['ingested_at_ms', 'UInt64'],
 ];
 
 const BILLING_LINES_COLUMNS = [
@@ -51,8 +52,8 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2]);
-    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1']);
+    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1]);
+    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null]);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });
 
