@@ -18,10 +18,16 @@ import { registerModelsRoutes } from './inbound/models-routes.ts';
 import { registerOpenaiChatRoutes } from './inbound/openai-chat/routes.ts';
 import { registerOpenaiResponsesRoutes } from './inbound/openai-responses/routes.ts';
 import type { ClientRouteServices } from './inbound/serve-client-request.ts';
-import { ApiKeyStore } from './policy/api-key-store.ts';
 import { resolveChannel } from './routing/channel.ts';
+import type { ChannelLimits } from './routing/channel-limits.ts';
 import { ChannelHealthView } from './routing/channel-health-view.ts';
 import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
+import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import { createMemoryRateLimiter } from '../schemas/state-store/memory-rate-limiter.ts';
+import { createMemoryStateStore } from '../schemas/state-store/memory-state-store.ts';
+import { registerAdminRoutes } from './control-plane/admin-routes.ts';
+import { createLocalControlPlane, type ControlPlane } from './control-plane/local-control-plane.ts';
+import { createChannelLimits } from './policy/create-channel-limits.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
@@ -48,6 +54,14 @@ export interface AppDeps {
   readonly keepAliveMs?: number;
   /** Logger: true for pino at config.logLevel, false for silent. */
   readonly logger?: boolean;
+  /** Keys, users, channels, prices (default: an in-memory control plane seeded from the config file). */
+  readonly controlPlane?: ControlPlane;
+  /** RPM/TPM limiter shared by all nodes (default: in-process memory). */
+  readonly limiter?: RateLimiter;
+  /** Per-channel RPM/TPM limits (default: the control plane's channel limits on `limiter`). */
+  readonly channelLimits?: ChannelLimits;
+  /** Most channels tried per request (default 4). */
+  readonly maxAttempts?: number;
 }
 
 /** One adapter per upstream protocol. */
@@ -72,16 +86,27 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     const parser = app.getDefaultJsonParser('error', 'error');
     parser(request, body as string, done);
   });
-  const router = new ChannelRouter(config.channels.map((c) => resolveChannel(c, deps.mockBaseUrl)), deps.random);
+  const controlPlane = deps.controlPlane ?? createLocalControlPlane(config);
+  const view = controlPlane.view;
+  const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));
+  const router = new ChannelRouter(channelsNow(), deps.random);
   // Shared health (feedback consumer → state store) plus this node's circuit breaker steer routing.
   const health = deps.stateStore
-    ? new ChannelHealthView({ store: deps.stateStore, channelIds: config.channels.map((c) => c.id), refreshMs: deps.healthRefreshMs ?? 1000, log: app.log })
+    ? new ChannelHealthView({ store: deps.stateStore, channelIds: router.channels.map((c) => c.id), refreshMs: deps.healthRefreshMs ?? 1000, log: app.log })
     : undefined;
   if (health) {
     router.setHealthSource(health);
     app.addHook('onReady', async () => void (await health.start()));
     app.addHook('onClose', async () => health.stop());
   }
+  // Channels added, changed or removed through the control plane take effect for the next request.
+  const stopWatching = view.onChange(() => {
+    router.setChannels(channelsNow());
+    health?.setChannelIds(router.channels.map((c) => c.id));
+  });
+  app.addHook('onClose', async () => stopWatching());
+  const limiter = deps.limiter ?? createMemoryRateLimiter();
+  const channelLimits = deps.channelLimits ?? createChannelLimits({ limiter, limitsOf: (channelId) => view.channels().find((c) => c.config.id === channelId) });
   const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
     app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
     if (deps.eventLog) {
@@ -90,8 +115,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     deps.onOutcome?.(outcome);
   };
   const services: ClientRouteServices = {
-    keys: new ApiKeyStore(config.keys),
-    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, ...(health ? { onAttempt: health.onAttempt } : {}) },
+    controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
+    admission: { limiter, spend: deps.stateStore ?? createMemoryStateStore() },
+    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
   };
   installClientErrorHandlers(app, config.bodyLimit);
   app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));
@@ -100,5 +126,6 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   registerAnthropicMessagesRoutes(app, services);
   registerGeminiRoutes(app, services);
   registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
+  registerAdminRoutes(app, { view, append: (events) => controlPlane.append(events), secrets: controlPlane.secrets, adminToken: config.adminToken });
   return app;
 }

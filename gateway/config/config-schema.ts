@@ -72,6 +72,8 @@ export const envSchema = z.object({
   TOLLGATE_DATA_DIR: z.string().min(1).default('./data'),
   /** `in-process` runs the consumers inside the gateway; `off` leaves them to `npm run consumers`. Default: in-process without KAFKA_BROKERS, off with it. */
   TOLLGATE_CONSUMERS: z.enum(['in-process', 'off']).optional(),
+  /** Bearer token of the admin API (`/admin/api`); unset disables it. */
+  TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   KAFKA_BROKERS: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
   CLICKHOUSE_URL: z.string().min(1).optional(),
@@ -93,6 +95,8 @@ export interface GatewayConfig {
   readonly prices: ReadonlyArray<ConfigFile['prices'][number]>;
   /** Data directory (embedded event log, spool, chdb). */
   readonly dataDir: string;
+  /** Bearer token of the admin API; undefined disables it. */
+  readonly adminToken?: string;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

@@ -38,6 +38,8 @@ export function startEventStream(reply: FastifyReply, requestId: string): Server
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
+    // Headers set on the reply before the stream started (x-ratelimit-*) go out too.
+    ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import type { ChannelLimits } from '../routing/channel-limits.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
@@ -24,6 +25,13 @@ export interface ExchangeDeps {
    * `ok` false only for failures that are the channel's fault (failover-worthy errors).
    */
   readonly onAttempt?: (channelId: string, result: { ok: boolean; retryAfterMs?: number }) => void;
+  /**
+   * Per-channel RPM/TPM limits: a channel at its limit is skipped (not a failure); when every
+   * candidate is, the client gets `rate-limited` (429). None: channels are unlimited.
+   */
+  readonly channelLimits?: ChannelLimits;
+  /** Most channels tried for one request; skipped channels do not count (default 4, routing/failover-policy.ts). */
+  readonly maxAttempts?: number;
 }
 
 /** One decoded client request. */

@@ -3,13 +3,18 @@
  * (issue contract: retryable errors — connection error, timeout, 408, 429, 5xx — before the first
  * byte reached the client move on to the next channel: the rest of the tier by weight, then lower
  * tiers) → answer in the client's format → one ExchangeOutcome to the sink.
+ * Issue 4: channels at their RPM/TPM limit are skipped (ExchangeDeps.channelLimits), at most
+ * ExchangeDeps.maxAttempts channels (default 4) are tried, with a wait of a short upstream
+ * Retry-After (≤ 1 s) between attempts (routing/failover-policy.ts).
  */
 import type { FastifyReply } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
+import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import type { AttemptResult } from './attempt-result.ts';
+import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
@@ -17,8 +22,11 @@ import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { relayStream } from './relay-stream.ts';
 
-/** Serves `input` on `reply`. Never throws: every failure becomes a format-native answer. */
-export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<void> {
+/**
+ * Serves `input` on `reply` and resolves with the request's outcome (also given to
+ * `deps.onOutcome`). Never throws: every failure becomes a format-native answer.
+ */
+export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
   const candidates = deps.router.candidatesFor(input.request.model);
   if (candidates.length === 0) {
     const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
@@ -29,34 +37,56 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
     if (!reply.raw.writableEnded) abort.abort();
   };
   reply.raw.on('close', onClose);
-  const failovers: FailoverRecord[] = [];
   try {
-    for (let i = 0; i < candidates.length; i++) {
-      const channel = candidates[i] as Channel;
-      const attemptStartedAt = Date.now();
-      const result = await attemptChannel(deps, input, channel, reply, abort.signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
-      reportAttempt(deps, channel, result);
-      if (result.kind === 'served') return reportServed(deps, input, channel, result, i + 1, failovers);
-      // The client went away: not the channel's failure, and nothing more to try.
-      if (abort.signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel, true);
-      const next = result.error.allowFailover ? candidates[i + 1] : undefined;
-      failovers.push({
-        channelId: channel.id,
-        errorKind: result.error.kind,
-        latencyMs: Date.now() - attemptStartedAt,
-        ...(result.error.upstreamStatus === undefined ? {} : { upstreamStatus: result.error.upstreamStatus }),
-        ...(result.error.retryAfterMs === undefined ? {} : { retryAfterMs: result.error.retryAfterMs }),
-        ...(next ? { nextChannelId: next.id } : {}),
-      });
-      if (next) {
-        deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
-        continue;
-      }
-      return reportFailure(deps, input, reply, result.error, failovers, i + 1, channel);
-    }
+    return await tryCandidates(deps, input, reply, candidates, abort.signal);
   } finally {
     reply.raw.off('close', onClose);
   }
+}
+
+/**
+ * The failover loop: channels at their limit are skipped (channel-admission.ts), at most
+ * `maxAttempts` channels are tried, and a short upstream Retry-After is waited for before the
+ * next attempt (routing/failover-policy.ts).
+ */
+async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, candidates: ReadonlyArray<Channel>, signal: AbortSignal): Promise<ExchangeOutcome> {
+  const gates = new ChannelAdmission(deps, input);
+  const maxAttempts = attemptCap(deps.maxAttempts);
+  const failovers: FailoverRecord[] = [];
+  const first = await gates.next(candidates, 0);
+  if (!first.admitted) return reportFailure(deps, input, reply, allChannelsLimitedError(first.retryAfterMs), [], 0, undefined);
+  let current = first.admitted;
+  for (let attempts = 1; ; attempts++) {
+    const channel = current.channel;
+    const attemptStartedAt = Date.now();
+    const result = await attemptChannel(deps, input, channel, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+    reportAttempt(deps, channel, result);
+    gates.settle(current, result);
+    if (result.kind === 'served') return reportServed(deps, input, channel, result, attempts, failovers);
+    // The client went away: not the channel's failure, and nothing more to try.
+    if (signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, attempts, channel, true);
+    const next = result.error.allowFailover && attempts < maxAttempts ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
+    failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
+    if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts, channel);
+    deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.channel.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
+    await waitForFailover(failoverWaitMs(result.error), signal);
+    if (signal.aborted) {
+      gates.settle(next, undefined);
+      return reportFailure(deps, input, reply, result.error, failovers, attempts, channel, true);
+    }
+    current = next;
+  }
+}
+
+function failoverRecord(channel: Channel, error: GatewayError, attemptStartedAt: number, next: Channel | undefined): FailoverRecord {
+  return {
+    channelId: channel.id,
+    errorKind: error.kind,
+    latencyMs: Date.now() - attemptStartedAt,
+    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
+    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    ...(next ? { nextChannelId: next.id } : {}),
+  };
 }
 
 /** Tells the attempt hook whether the channel itself failed (client-side and request faults do not count). */
@@ -87,9 +117,9 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   return relayStream({ deps, input, answer, adapter, decodeContext, encodeContext, passThrough, reply, signal });
 }
 
-function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): void {
+function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {
   const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
-  emitOutcome(deps, input, {
+  return emitOutcome(deps, input, {
     status: result.status,
     httpStatus: result.httpStatus,
     channelId: channel.id,
@@ -104,9 +134,9 @@ function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel
   });
 }
 
-function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, channel: Channel | undefined, cancelled = false): void {
+function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, channel: Channel | undefined, cancelled = false): ExchangeOutcome {
   const httpStatus = cancelled || reply.sent ? 499 : sendErrorReply(reply, input.codec, error, input.requestId);
-  emitOutcome(deps, input, {
+  return emitOutcome(deps, input, {
     status: cancelled ? 'cancelled' : 'failed',
     httpStatus,
     errorKind: error.kind,
@@ -120,7 +150,7 @@ function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyR
 
 type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
 
-function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): void {
+function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
   const outcome: ExchangeOutcome = {
     requestId: input.requestId,
     keyId: input.identity.keyId,
@@ -136,4 +166,5 @@ function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeD
   } catch (error) {
     deps.log.error({ requestId: input.requestId, err: error }, 'outcome sink failed');
   }
+  return outcome;
 }

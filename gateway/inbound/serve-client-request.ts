@@ -11,12 +11,18 @@ import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import { countInputTokens } from '../exchange/count-tokens.ts';
 import type { ExchangeDeps } from '../exchange/exchange-types.ts';
 import { runExchange } from '../exchange/run-exchange.ts';
-import type { ApiKeyIdentity, ApiKeyStore } from '../policy/api-key-store.ts';
+import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
+import { admitRequest, settleRequest, type AdmissionDeps, type AdmittedRequest } from '../policy/admit-request.ts';
+import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
+import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
 
 /** What route handlers need from the app. */
 export interface ClientRouteServices {
-  readonly keys: ApiKeyStore;
+  /** Keys and users (the control-plane projection) and the secret their digests are keyed with. */
+  readonly controlPlane: { readonly view: ControlPlaneView; readonly hmacSecret: Buffer };
+  /** RPM/TPM limiter and spend counters for admission. */
+  readonly admission: AdmissionDeps;
   readonly exchange: ExchangeDeps;
 }
 
@@ -36,13 +42,30 @@ export function headerValue(request: FastifyRequest, name: string): string | und
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Verifies the key; on failure answers 401 in the codec's format and returns undefined. */
-export function authenticate(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, requestId: string): ApiKeyIdentity | undefined {
-  const presented = extractKey(request);
-  const identity = services.keys.verify(presented);
-  if (identity) return identity;
-  const message = presented ? 'Incorrect API key provided. Keys start with "sk-"; check the key you configured.' : 'Missing API key. Send it in the header your SDK uses (Authorization: Bearer, x-api-key or x-goog-api-key).';
-  sendErrorReply(reply, codec, new GatewayError('unauthenticated', message, { code: 'invalid_api_key' }), requestId);
+/** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
+export function authenticate(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, requestId: string): ResolvedKey | undefined {
+  const resolved = resolveApiKey(services.controlPlane.view, services.controlPlane.hmacSecret, extractKey(request));
+  if ('key' in resolved) return resolved;
+  sendErrorReply(reply, codec, new GatewayError('unauthenticated', resolved.message, { code: 'invalid_api_key' }), requestId);
+  return undefined;
+}
+
+/**
+ * Admits the request against quotas and RPM/TPM limits; on refusal answers the format's 429
+ * (with retry-after and x-ratelimit-* headers) and returns undefined. A limiter outage admits the
+ * request (fail-open, logged): availability of generation beats strict limits.
+ */
+async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, resolved: ResolvedKey, canonical: CanonicalRequest, request: FastifyRequest, reply: FastifyReply, requestId: string): Promise<AdmittedRequest | 'unlimited' | undefined> {
+  let result;
+  try {
+    result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: estimateAdmissionTokens(canonical) });
+  } catch (error) {
+    request.log.warn({ requestId, reason: (error as Error).message }, 'rate limiter unavailable; admitting without limits');
+    return 'unlimited';
+  }
+  void reply.headers(result.headers);
+  if (result.ok) return result;
+  sendErrorReply(reply, codec, result.error, requestId);
   return undefined;
 }
 
@@ -63,13 +86,23 @@ function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decod
 export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>): Promise<void> {
   const requestId = generateId('req_');
   const startedAt = Date.now();
-  const identity = authenticate(services, codec, extractKey, request, reply, requestId);
-  if (!identity) return;
+  const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
+  if (!resolved) return;
   const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
   if (!decoded) return;
   if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped untranslatable request parts');
   const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
-  await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, identity: { keyId: identity.keyId, userId: identity.userId } }, reply);
+  if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
+    const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
+    return void sendErrorReply(reply, codec, error, requestId);
+  }
+  const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
+  if (!admitted) return;
+  const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
+  const outcome = await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, identity }, reply);
+  if (admitted !== 'unlimited') {
+    await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.warn({ requestId, reason: (error as Error).message }, 'settling the token reservation failed'));
+  }
 }
 
 /** Authenticates, decodes and answers one token-count request. */

@@ -23,7 +23,7 @@ export interface ChannelHealthViewOptions {
   /** Where the health consumer folds channel health. */
   readonly store: StateStore;
   /** The channels to track (every configured channel id). */
-  readonly channelIds: ReadonlyArray<string>;
+  channelIds: ReadonlyArray<string>;
   /** Background refresh period, ms (default 1000). */
   readonly refreshMs?: number;
   /** Consecutive local failures that open the local breaker (default DEFAULT_HEALTH_POLICY.failureThreshold = 3). */
@@ -47,6 +47,11 @@ export class ChannelHealthView implements ChannelHealthSource {
   private running = false;
   private generation = 0;
   private failing = false;
+
+  /** Changes which channels the next refreshes read (the control plane added or removed some). */
+  setChannelIds(channelIds: ReadonlyArray<string>): void {
+    this.options.channelIds = channelIds;
+  }
 
   constructor(private readonly options: ChannelHealthViewOptions) {
     this.clock = options.clock ?? Date.now;

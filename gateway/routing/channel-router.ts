@@ -27,21 +27,35 @@ export function weightedOrder<T extends { weight: number }>(channels: ReadonlyAr
 
 /** Routes client model names to ordered channel candidates. */
 export class ChannelRouter {
-  private readonly byModel = new Map<string, Channel[]>();
+  private byModel = new Map<string, Channel[]>();
+  private current: ReadonlyArray<Channel> = [];
 
   constructor(
-    readonly channels: ReadonlyArray<Channel>,
+    channels: ReadonlyArray<Channel>,
     private readonly random: RandomSource = Math.random,
     private health?: ChannelHealthSource,
   ) {
+    this.setChannels(channels);
+  }
+
+  /** Every channel (enabled or not) the router knows. */
+  get channels(): ReadonlyArray<Channel> {
+    return this.current;
+  }
+
+  /** Replaces the channel table (the control plane changed); requests already routed keep their candidates. */
+  setChannels(channels: ReadonlyArray<Channel>): void {
+    const byModel = new Map<string, Channel[]>();
     for (const channel of channels) {
       if (!channel.enabled) continue;
       for (const model of channel.models) {
-        const list = this.byModel.get(model) ?? [];
+        const list = byModel.get(model) ?? [];
         list.push(channel);
-        this.byModel.set(model, list);
+        byModel.set(model, list);
       }
     }
+    this.current = channels;
+    this.byModel = byModel;
   }
 
   /** Sets (or, with undefined, removes) the health source every later `candidatesFor` uses. */

@@ -84,7 +84,24 @@ export interface ChannelUpserted extends ControlEventHeader, RateLimits {
   readonly priority: number;
   readonly weight: number;
   readonly enabled: boolean;
+  /** Upstream timeout to response headers, ms. */
   readonly timeoutMs: number;
+  /**
+   * Mock provider only: the built-in fake model's behaviour (the config file's `mock`). Absent or
+   * null = none. Optional so that producers of other channels need not mention it; the Avro
+   * field is `["null", ChannelMock]` with default null.
+   */
+  readonly mock?: ChannelMock | null;
+}
+
+/** Behaviour of the built-in fake model of a mock channel (mirrors the config file's `mock`). */
+export interface ChannelMock {
+  /** ms before the response headers */
+  readonly latencyMs: number;
+  /** ms between stream chunks */
+  readonly chunkDelayMs: number;
+  /** HTTP status every request fails with; null = succeed */
+  readonly failStatus: number | null;
 }
 
 export interface ChannelRemoved extends ControlEventHeader {

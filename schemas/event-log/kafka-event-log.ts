@@ -7,10 +7,11 @@
  * while Kafka is unreachable, drained in order once it is back (also when a previous process left
  * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
  * committed after the handler resolved. Topics are created on first use with TOPIC_PARTITIONS
- * partitions. kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
+ * partitions (or their override in schemas/topics.ts: the config topic gets one, kept forever).
+ * kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { TOPIC_PARTITIONS } from '../topics.ts';
+import { topicCreationSpec } from '../topics.ts';
 import type { EventLog, SubscribeOptions, Subscription } from './event-log.ts';
 import { silentLogger, type EventLogLogger } from './event-log-logger.ts';
 import { createKafkajsLogCreator } from './kafkajs-log-creator.ts';
@@ -73,12 +74,12 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   };
 }
 
-/** Creates each topic with TOPIC_PARTITIONS partitions unless it exists. @throws kafkajs errors. */
+/** Creates each topic (topicCreationSpec: partitions and configs) unless it exists. @throws kafkajs errors. */
 async function createTopics(kafka: Kafka, topics: ReadonlyArray<string>): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    for (const topic of topics) await admin.createTopics({ topics: [{ topic, numPartitions: TOPIC_PARTITIONS }], waitForLeaders: true });
+    for (const topic of topics) await admin.createTopics({ topics: [topicCreationSpec(topic)], waitForLeaders: true });
   } finally {
     await admin.disconnect();
   }

@@ -2,7 +2,8 @@
  * One connection of the Kafka adapter's publisher: an idempotent kafkajs producer (acks = all,
  * one request in flight so order holds, the Java-compatible default partitioner: a key always
  * lands in the same partition) and an admin client that creates topics before their first record
- * (TOPIC_PARTITIONS partitions; an existing topic is left as it is).
+ * (topicCreationSpec: TOPIC_PARTITIONS partitions, or the topic's override — the config topic has
+ * one partition and infinite retention; an existing topic is left as it is).
  *
  * Retries are short (3 tries, 100 ms → 1 s) so an outage shows within a few seconds; after any
  * failure the publisher throws the session away and opens a new one (a new producer id), so the
@@ -11,7 +12,7 @@
  * may reach Kafka twice (at-least-once) and consumers de-duplicate by event id.
  */
 import { Partitioners, type Admin, type Kafka, type Message, type TopicMessages } from 'kafkajs';
-import { TOPIC_PARTITIONS } from '../topics.ts';
+import { topicCreationSpec } from '../topics.ts';
 import type { FramedRecord } from './record-frame-codec.ts';
 
 /** An open producer and admin client. */
@@ -59,7 +60,7 @@ export async function openProducerSession(kafka: Kafka, ensuredTopics: Set<strin
 async function ensureTopics(admin: Admin, records: ReadonlyArray<FramedRecord>, ensuredTopics: Set<string>): Promise<void> {
   for (const record of records) {
     if (ensuredTopics.has(record.topic)) continue;
-    await admin.createTopics({ topics: [{ topic: record.topic, numPartitions: TOPIC_PARTITIONS }], waitForLeaders: true });
+    await admin.createTopics({ topics: [topicCreationSpec(record.topic)], waitForLeaders: true });
     ensuredTopics.add(record.topic);
   }
 }

@@ -98,6 +98,24 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
     ]);
   });
 
+  // Runs right after the traffic: the failing channel's cooldown lasts 30 s from its last failure.
+  it('turns the failing channel away on another gateway node through shared health', async () => {
+    await eventually(async () => ((await system.state.getChannelHealth(['flaky']))[0]?.consecutiveFailures ?? 0) >= 3, true);
+    const [health] = await system.state.getChannelHealth(['flaky']);
+    expect(health?.consecutiveFailures).toBeGreaterThanOrEqual(3);
+    expect(health?.cooldownUntil).toBeGreaterThan(Date.now());
+    // A second node: fresh process state (no local breaker), same shared state store, no consumers.
+    const second = await startTestSystem({ settings: { ...system.settings, dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')), topicPrefix: `${system.settings.topicPrefix ?? ''}node2.` }, channels: CHANNELS, prices: PRICES, consumers: false, state: system.state, healthRefreshMs: 50 });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${second.origin}/v1`, maxRetries: 0 });
+      await openai.chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: 'are you there?' }] });
+      expect(second.outcomes[0]).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
+    } finally {
+      await second.close();
+    }
+  });
+
   it('bills every row at the price book to the nano-dollar', async () => {
     await eventually(() => countRows('consumption_log'), sent);
     const rows = await system.analytics.query<LogRow>(
@@ -172,19 +190,4 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
     }
   });
 
-  it('turns the failing channel away on another gateway node through shared health', async () => {
-    const [health] = await system.state.getChannelHealth(['flaky']);
-    expect(health?.consecutiveFailures).toBeGreaterThanOrEqual(3);
-    expect(health?.cooldownUntil).toBeGreaterThan(Date.now());
-    // A second node: fresh process state (no local breaker), same shared state store, no consumers.
-    const second = await startTestSystem({ settings: { ...system.settings, dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')) }, channels: CHANNELS, prices: PRICES, consumers: false, state: system.state, healthRefreshMs: 50 });
-    try {
-      await new Promise((r) => setTimeout(r, 300));
-      const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${second.origin}/v1`, maxRetries: 0 });
-      await openai.chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: 'are you there?' }] });
-      expect(second.outcomes[0]).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
-    } finally {
-      await second.close();
-    }
-  });
 });

@@ -1,0 +1,123 @@
+/**
+ * Argument plumbing for the CLI: the shape of one command (options for `util.parseArgs`, help
+ * text, how to build its admin API request, how to print the answer) and the light conversions
+ * from flag strings to JSON values. Values are converted, not validated: the server's commands
+ * validate and answer clear errors.
+ */
+import type { AdminRequest } from './admin-client.ts';
+
+/** A flag of one command, as `util.parseArgs` takes it, plus help text. */
+export interface CliOption {
+  readonly type: 'string' | 'boolean';
+  /** Placeholder shown in help, e.g. `N`, `USD`, `ISO-8601`. */
+  readonly value?: string;
+  readonly help: string;
+  /** Missing required flags are usage errors (exit 2). */
+  readonly required?: boolean;
+}
+
+/** Parsed flags and positionals of one invocation. */
+export interface CliArgs {
+  readonly positionals: ReadonlyArray<string>;
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+}
+
+/** Where a command prints. */
+export interface CliOutput {
+  line(text: string): void;
+}
+
+/** One `<resource> <action>` command. */
+export interface CliCommand {
+  /** e.g. `keys create` */
+  readonly name: string;
+  readonly summary: string;
+  /** Positional argument names, all required, e.g. `['ID']`. */
+  readonly positionals: ReadonlyArray<string>;
+  readonly options: Readonly<Record<string, CliOption>>;
+  /** Builds the API call. @throws UsageError for malformed flag values (e.g. `--model-map`). */
+  request(args: CliArgs): AdminRequest | Promise<AdminRequest>;
+  /** Prints a successful answer (a table, a summary; the new key alone on the last line). */
+  print(body: any, out: CliOutput): void;
+}
+
+/** A usage mistake: printed with the command's help, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+const NULL_WORDS = new Set(['none', 'null', 'unlimited', 'never']);
+
+/** `--rpm 10` → 10; `none`/`null`/`unlimited` → null; anything else is passed as typed (the server rejects it). */
+export function numberOrNull(text: string): number | string | null {
+  if (NULL_WORDS.has(text.toLowerCase())) return null;
+  return asNumber(text);
+}
+
+/** A numeric-looking flag → number; anything else unchanged (the server names the bad field). */
+export function asNumber(text: string): number | string {
+  return /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(text.trim()) ? Number(text) : text;
+}
+
+/** `--quota 12.5` → "12.5" (exact decimal string, the server converts to nano-USD); `none` → null. */
+export function usdOrNull(text: string): string | null {
+  return NULL_WORDS.has(text.toLowerCase()) ? null : text;
+}
+
+/** `--expires 2030-01-01T00:00:00Z` → as is; `never`/`none` → null. */
+export function timeOrNull(text: string): string | null {
+  return NULL_WORDS.has(text.toLowerCase()) ? null : text;
+}
+
+/** `a,b` → ['a','b'] (trimmed, empties dropped). */
+export function list(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** `--models a,b` for a key → ['a','b']; `all` → null (every model). */
+export function modelsOrNull(text: string): string[] | null {
+  return text.toLowerCase() === 'all' ? null : list(text);
+}
+
+/**
+ * `alias=model,alias2=model2` → `{ alias: 'model', alias2: 'model2' }`.
+ * @throws UsageError for an entry without `=`.
+ */
+export function modelMap(text: string): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const entry of list(text)) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new UsageError(`--model-map: '${entry}' is not ALIAS=MODEL`);
+    map[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return map;
+}
+
+/**
+ * Copies each defined flag into a request body: `mapping` is `{ flag: [bodyField, convert] }`.
+ * Undefined flags are left out so the server keeps (update) or defaults (create) them.
+ */
+export function bodyFrom(values: CliArgs['values'], mapping: Record<string, readonly [string, (text: string) => unknown]>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [flag, [field, convert]] of Object.entries(mapping)) {
+    const value = values[flag];
+    if (typeof value === 'string') body[field] = convert(value);
+  }
+  return body;
+}
+
+/** `--enable` / `--disable` → `{ [field]: boolean }` (`invert` for fields like `disabled`). @throws UsageError when both are given. */
+export function enableFlag(values: CliArgs['values'], field: string, invert = false): Record<string, boolean> {
+  if (values.enable && values.disable) throw new UsageError('--enable and --disable are mutually exclusive');
+  if (!values.enable && !values.disable) return {};
+  const enabled = values.enable === true;
+  return { [field]: invert ? !enabled : enabled };
+}
+
+/** A path segment, URL-encoded. */
+export function segment(text: string): string {
+  return encodeURIComponent(text);
+}

@@ -1,0 +1,168 @@
+/**
+ * `tollgate users …`, `channels …`, `prices …` and `whoami`: thin mappings from flags to admin
+ * API calls and from answers to tables.
+ */
+import { readFileSync } from 'node:fs';
+import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, type CliCommand, type CliOption } from './cli-arguments.ts';
+import { printRecord, printTable } from './cli-table.ts';
+
+const USER_OPTIONS: Record<string, CliOption> = {
+  role: { type: 'string', value: 'admin|user', help: 'role (default user)' },
+  rpm: { type: 'string', value: 'N', help: 'requests per minute over all the user’s keys (none = unlimited)' },
+  tpm: { type: 'string', value: 'N', help: 'tokens per minute over all the user’s keys (none = unlimited)' },
+  quota: { type: 'string', value: 'USD', help: 'spend quota in USD over all the user’s keys (none = unlimited)' },
+};
+const USER_FIELDS = { name: ['name', String], role: ['role', String], rpm: ['rpm', numberOrNull], tpm: ['tpm', numberOrNull], quota: ['quotaUsd', usdOrNull] } as const;
+
+const usersCreate: CliCommand = {
+  name: 'users create',
+  summary: 'create a user',
+  positionals: [],
+  options: { name: { type: 'string', value: 'NAME', help: 'display name', required: true }, ...USER_OPTIONS },
+  request: ({ values }) => ({ method: 'POST', path: '/admin/api/users', body: bodyFrom(values, USER_FIELDS) }),
+  print: (body, out) => (out.line(`created user ${body.user.userId}`), printRecord(out, body.user)),
+};
+
+const usersList: CliCommand = {
+  name: 'users list',
+  summary: 'list users',
+  positionals: [],
+  options: {},
+  request: () => ({ method: 'GET', path: '/admin/api/users' }),
+  print: (body, out) =>
+    printTable(out, body.users as Array<Record<string, unknown>>, [
+      { header: 'USER ID', cell: (u) => u.userId },
+      { header: 'NAME', cell: (u) => u.name },
+      { header: 'ROLE', cell: (u) => u.role },
+      { header: 'DISABLED', cell: (u) => u.disabled },
+      { header: 'RPM', cell: (u) => u.rpm },
+      { header: 'TPM', cell: (u) => u.tpm },
+      { header: 'QUOTA USD', cell: (u) => u.quotaUsd },
+    ]),
+};
+
+const usersUpdate: CliCommand = {
+  name: 'users update',
+  summary: 'change a user (only the flags given)',
+  positionals: ['ID'],
+  options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...USER_OPTIONS, enable: { type: 'boolean', help: 'enable the user' }, disable: { type: 'boolean', help: 'disable the user (all their keys are refused)' } },
+  request: ({ positionals, values }) => ({ method: 'PATCH', path: `/admin/api/users/${segment(positionals[0]!)}`, body: { ...bodyFrom(values, USER_FIELDS), ...enableFlag(values, 'disabled', true) } }),
+  print: (body, out) => (out.line(`updated user ${body.user.userId}`), printRecord(out, body.user)),
+};
+
+const channelsList: CliCommand = {
+  name: 'channels list',
+  summary: 'list channels (credentials are never shown)',
+  positionals: [],
+  options: {},
+  request: () => ({ method: 'GET', path: '/admin/api/channels' }),
+  print: (body, out) =>
+    printTable(out, body.channels as Array<Record<string, unknown>>, [
+      { header: 'ID', cell: (c) => c.id },
+      { header: 'PROVIDER', cell: (c) => c.provider },
+      { header: 'PROTOCOL', cell: (c) => c.protocol },
+      { header: 'ENABLED', cell: (c) => c.enabled },
+      { header: 'PRIORITY', cell: (c) => c.priority },
+      { header: 'WEIGHT', cell: (c) => c.weight },
+      { header: 'RPM', cell: (c) => c.rpm },
+      { header: 'TPM', cell: (c) => c.tpm },
+      { header: 'API KEY', cell: (c) => (c.hasApiKey ? 'set' : '-') },
+      { header: 'MODELS', cell: (c) => [...(c.models as string[]), ...Object.keys(c.modelMap as object)] },
+    ]),
+};
+
+const CHANNEL_FIELDS = {
+  provider: ['provider', String],
+  protocol: ['protocol', String],
+  'base-url': ['baseUrl', String],
+  'api-key': ['apiKey', (text: string) => (text === '-' ? readFileSync(0, 'utf8').trim() : text)],
+  models: ['models', list],
+  'model-map': ['modelMap', modelMap],
+  priority: ['priority', asNumber],
+  weight: ['weight', asNumber],
+  'timeout-ms': ['timeoutMs', asNumber],
+  rpm: ['rpm', numberOrNull],
+  tpm: ['tpm', numberOrNull],
+} as const;
+
+const channelsUpsert: CliCommand = {
+  name: 'channels upsert',
+  summary: 'create or replace a channel (without --api-key an existing channel keeps its credential)',
+  positionals: ['ID'],
+  options: {
+    provider: { type: 'string', value: 'P', help: 'openai, anthropic, gemini, deepseek, … or mock', required: true },
+    protocol: { type: 'string', value: 'PROTO', help: 'openai-chat, openai-responses, anthropic-messages or gemini' },
+    'base-url': { type: 'string', value: 'URL', help: 'upstream base URL (default: the provider’s)' },
+    'api-key': { type: 'string', value: 'KEY', help: 'upstream credential ("-" reads it from stdin, keeping it out of ps)' },
+    models: { type: 'string', value: 'a,b', help: 'models served' },
+    'model-map': { type: 'string', value: 'alias=model,…', help: 'client alias → upstream model' },
+    priority: { type: 'string', value: 'N', help: 'priority tier (higher first, default 0)' },
+    weight: { type: 'string', value: 'N', help: 'weight within the tier (default 1)' },
+    'timeout-ms': { type: 'string', value: 'MS', help: 'upstream timeout to response headers' },
+    rpm: { type: 'string', value: 'N', help: 'the upstream account’s requests per minute' },
+    tpm: { type: 'string', value: 'N', help: 'the upstream account’s tokens per minute' },
+    disabled: { type: 'boolean', help: 'create or keep the channel disabled' },
+  },
+  request: ({ positionals, values }) => ({ method: 'PUT', path: `/admin/api/channels/${segment(positionals[0]!)}`, body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) } }),
+  print: (body, out) => (out.line(`${body.created ? 'created' : 'updated'} channel ${body.channel.id}`), printRecord(out, body.channel)),
+};
+
+const channelsRemove: CliCommand = {
+  name: 'channels remove',
+  summary: 'remove a channel',
+  positionals: ['ID'],
+  options: {},
+  request: ({ positionals }) => ({ method: 'DELETE', path: `/admin/api/channels/${segment(positionals[0]!)}` }),
+  print: (body, out) => out.line(`removed channel ${body.removed}`),
+};
+
+const pricesList: CliCommand = {
+  name: 'prices list',
+  summary: 'list price-book entries (USD per million tokens)',
+  positionals: [],
+  options: {},
+  request: () => ({ method: 'GET', path: '/admin/api/prices' }),
+  print: (body, out) =>
+    printTable(out, body.prices as Array<Record<string, unknown>>, [
+      { header: 'MODEL', cell: (p) => p.model },
+      { header: 'CHANNEL', cell: (p) => p.channel },
+      { header: 'INPUT', cell: (p) => p.inputPerMTok },
+      { header: 'OUTPUT', cell: (p) => p.outputPerMTok },
+      { header: 'CACHE READ', cell: (p) => p.cacheReadPerMTok },
+      { header: 'CACHE WRITE', cell: (p) => p.cacheWritePerMTok },
+      { header: 'FROM', cell: (p) => p.effectiveFrom },
+      { header: 'PRICE ID', cell: (p) => p.priceId },
+    ]),
+};
+
+const PRICE_FIELDS = { model: ['model', String], channel: ['channel', String], input: ['inputPerMTok', asNumber], output: ['outputPerMTok', asNumber], 'cache-read': ['cacheReadPerMTok', asNumber], 'cache-write': ['cacheWritePerMTok', asNumber], from: ['effectiveFrom', String], id: ['priceId', String] } as const;
+
+const pricesSet: CliCommand = {
+  name: 'prices set',
+  summary: 'set a price (USD per million tokens); the same model, channel and --from replaces the entry',
+  positionals: [],
+  options: {
+    model: { type: 'string', value: 'M', help: 'upstream model name', required: true },
+    channel: { type: 'string', value: 'C', help: 'only on this channel' },
+    input: { type: 'string', value: 'USD', help: 'input price per million tokens', required: true },
+    output: { type: 'string', value: 'USD', help: 'output price per million tokens', required: true },
+    'cache-read': { type: 'string', value: 'USD', help: 'cache-read price (default: input)' },
+    'cache-write': { type: 'string', value: 'USD', help: 'cache-write price (default: input)' },
+    from: { type: 'string', value: 'ISO', help: 'effective from (default: the epoch)' },
+    id: { type: 'string', value: 'PRICE-ID', help: 'explicit entry id (default: model|channel|from)' },
+  },
+  request: ({ values }) => ({ method: 'PUT', path: '/admin/api/prices', body: bodyFrom(values, PRICE_FIELDS) }),
+  print: (body, out) => (out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`), printRecord(out, body.price)),
+};
+
+const whoami: CliCommand = {
+  name: 'whoami',
+  summary: 'check the admin token against the gateway',
+  positionals: [],
+  options: {},
+  request: () => ({ method: 'GET', path: '/admin/api/whoami' }),
+  print: (body, out) => out.line(`authenticated as ${body.actor} (${body.auth})`),
+};
+
+/** The `users`, `channels`, `prices` and `whoami` commands. */
+export const RESOURCE_COMMANDS: ReadonlyArray<CliCommand> = [usersCreate, usersList, usersUpdate, channelsList, channelsUpsert, channelsRemove, pricesList, pricesSet, whoami];

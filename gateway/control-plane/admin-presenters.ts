@@ -1,0 +1,129 @@
+/**
+ * How the admin API shows projected records: plain JSON, times as ISO-8601 strings, quotas as
+ * USD decimal strings — and never a secret (no key digest, no channel credential).
+ */
+import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+import type { ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
+import { nanoToUsd } from './commands-common.ts';
+
+/** A key's state at a given time: revoked beats expired beats disabled. */
+export type KeyStatus = 'active' | 'disabled' | 'revoked' | 'expired';
+
+/** A key as listed: no digest, no secret. Quota in USD (decimal string), times ISO-8601. */
+export interface KeyView {
+  readonly keyId: string;
+  readonly publicId: string;
+  readonly name: string;
+  readonly userId: string | null;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaUsd: string | null;
+  readonly expiresAt: string | null;
+  readonly models: string[] | null;
+  readonly enabled: boolean;
+  readonly status: KeyStatus;
+  /** When the revocation took (or, during a rotation grace period, will take) effect. */
+  readonly revokedAt: string | null;
+  readonly createdAt: string;
+}
+
+/** A user as listed. Quota in USD (decimal string). */
+export interface UserView {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: 'admin' | 'user';
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaUsd: string | null;
+  readonly disabled: boolean;
+  readonly createdAt: string;
+}
+
+/** A channel as listed: every config field except the credential, which is reduced to `hasApiKey`. */
+export interface ChannelView {
+  readonly id: string;
+  readonly provider: string;
+  readonly protocol: string | null;
+  readonly baseUrl: string | null;
+  readonly hasApiKey: boolean;
+  readonly models: string[];
+  readonly modelMap: Record<string, string>;
+  readonly priority: number;
+  readonly weight: number;
+  readonly enabled: boolean;
+  readonly timeoutMs: number;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly updatedAt: string;
+}
+
+/** The status of `key` at `now` (ms since epoch). */
+export function keyStatus(key: KeyRecord, now: number): KeyStatus {
+  if (key.revokedAt !== null && key.revokedAt <= now) return 'revoked';
+  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
+  return key.enabled ? 'active' : 'disabled';
+}
+
+/** Shows a key at `now` (ms). */
+export function presentKey(key: KeyRecord, now: number): KeyView {
+  return {
+    keyId: key.keyId,
+    publicId: key.publicId,
+    name: key.name,
+    userId: key.userId,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    quotaUsd: key.quotaNanoUsd === null ? null : nanoToUsd(key.quotaNanoUsd),
+    expiresAt: isoOrNull(key.expiresAt),
+    models: key.models === null ? null : [...key.models],
+    enabled: key.enabled,
+    status: keyStatus(key, now),
+    revokedAt: isoOrNull(key.revokedAt),
+    createdAt: new Date(key.createdAt).toISOString(),
+  };
+}
+
+/** Shows a user. */
+export function presentUser(user: UserRecord): UserView {
+  return {
+    userId: user.userId,
+    name: user.name,
+    role: user.role,
+    rpm: user.rpm,
+    tpm: user.tpm,
+    quotaUsd: user.quotaNanoUsd === null ? null : nanoToUsd(user.quotaNanoUsd),
+    disabled: user.disabled,
+    createdAt: new Date(user.createdAt).toISOString(),
+  };
+}
+
+/** Shows a channel without its credential. */
+export function presentChannel(channel: ChannelRecord): ChannelView {
+  const c = channel.config;
+  return {
+    id: c.id,
+    provider: c.provider,
+    protocol: c.protocol ?? null,
+    baseUrl: c.baseUrl ?? null,
+    hasApiKey: c.apiKey !== '',
+    models: [...c.models],
+    modelMap: { ...c.modelMap },
+    priority: c.priority,
+    weight: c.weight,
+    enabled: c.enabled,
+    timeoutMs: c.timeoutMs,
+    rpm: channel.rpm,
+    tpm: channel.tpm,
+    updatedAt: new Date(channel.updatedAt).toISOString(),
+  };
+}
+
+/** Shows a price entry (USD per million tokens; effectiveFrom ISO-8601), id first. */
+export function presentPrice(price: PriceEntryConfig & { readonly priceId: string }): PriceEntryConfig & { readonly priceId: string } {
+  const { priceId, ...entry } = price;
+  return { priceId, ...entry };
+}
+
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,157 @@
+/**
+ * The admin HTTP API under `/admin/api`: users, keys, channels and prices over the control-plane
+ * commands (commands.ts). Every route is authenticated by `Authorization: Bearer <admin token>`
+ * (403 for every route when no token is configured), carries `config: { adminApi: true }` and its
+ * own error handler, so every error — malformed JSON included — answers `{"error":{"message",
+ * "field"?}}`. Writes append events through `deps.append` and answer from the view once applied.
+ * Responses never contain secrets, except the new key returned once by create and rotate.
+ * A failed append (event log down, not confirmed in time) answers 503.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import { adminAuthHook } from './admin-auth.ts';
+import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
+import { presentChannel, presentKey, presentPrice, presentUser } from './admin-presenters.ts';
+import { createKey, createUser, removeChannel, requireKey, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext, type CommandResult, type CommandSecrets } from './commands.ts';
+import { fail } from './commands-common.ts';
+import { requireUser } from './commands-users.ts';
+import type { ControlPlaneView } from './control-plane-view.ts';
+
+/** What the admin routes need. */
+export interface AdminRouteDeps {
+  /** The local projection (read after each append). */
+  readonly view: ControlPlaneView;
+  /** Publishes events to the config topic; resolves once they are applied to `view`. */
+  append(events: ReadonlyArray<ControlEvent>): Promise<void>;
+  /** Master key (32 bytes, channel credentials) and HMAC secret (key digests). */
+  readonly secrets: CommandSecrets;
+  /** TOLLGATE_ADMIN_TOKEN; undefined or empty disables the admin API (403 everywhere). */
+  readonly adminToken: string | undefined;
+  /** Clock, ms since epoch (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** Header a client may send to be recorded as actor `cli` instead of `admin`. */
+export const ACTOR_HEADER = 'x-tollgate-actor';
+
+interface Runner {
+  readonly deps: AdminRouteDeps;
+  readonly now: () => number;
+  /** Runs a command for `request`, appends its events, returns its result. */
+  run<T>(request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T>;
+}
+
+/**
+ * Registers every admin route on `app` (call before `listen`/`ready`):
+ * `GET /admin/api/whoami`; `GET|POST /users`, `GET|PATCH /users/:id`; `GET|POST /keys`,
+ * `GET|PATCH /keys/:id`, `POST /keys/:id/revoke`, `POST /keys/:id/rotate`; `GET /channels`,
+ * `GET|PUT|DELETE /channels/:id`; `GET|PUT /prices`, `PUT /prices/:priceId`; any other
+ * `/admin/api/*` → 404. Keys may be addressed by key id or public id.
+ */
+export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
+  const now = deps.now ?? Date.now;
+  const runner: Runner = {
+    deps,
+    now,
+    async run(request, command) {
+      const actor = request.headers[ACTOR_HEADER] === 'cli' ? 'cli' : 'admin';
+      const { events, result } = command({ now: now(), actor, secrets: deps.secrets });
+      try {
+        await deps.append(events);
+      } catch (cause) {
+        throw Object.assign(new AdminHttpError(503, 'control plane unavailable: the change could not be confirmed (see the gateway log); it may still apply'), { cause });
+      }
+      return result;
+    },
+  };
+  const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest: adminAuthHook(deps.adminToken), errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
+  app.get(`${ADMIN_API_PREFIX}/whoami`, options, async () => ({ actor: 'admin', role: 'admin', auth: 'admin-token' }));
+  registerUserRoutes(app, options, runner);
+  registerKeyRoutes(app, options, runner);
+  registerChannelRoutes(app, options, runner);
+  registerPriceRoutes(app, options, runner);
+  app.all(`${ADMIN_API_PREFIX}/*`, options, async (request) => {
+    throw new AdminHttpError(404, `unknown admin route: ${request.method} ${request.url.split('?')[0]}`);
+  });
+}
+
+function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
+  const { view } = runner.deps;
+  const show = (userId: string) => ({ user: presentUser(view.user(userId) ?? notApplied('user', userId)) });
+  app.get(`${ADMIN_API_PREFIX}/users`, options, async () => ({ users: [...view.users()].sort(byCreated).map(presentUser) }));
+  app.get(`${ADMIN_API_PREFIX}/users/:id`, options, async (request) => show(requireUser(view, idParam(request), 'id').userId));
+  app.post(`${ADMIN_API_PREFIX}/users`, options, async (request, reply) => {
+    const { userId } = await runner.run(request, (ctx) => createUser(view, request.body, ctx));
+    return reply.code(201).send(show(userId));
+  });
+  app.patch(`${ADMIN_API_PREFIX}/users/:id`, options, async (request) => {
+    const { userId } = await runner.run(request, (ctx) => updateUser(view, idParam(request), request.body, ctx));
+    return show(userId);
+  });
+}
+
+function registerKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
+  const { view } = runner.deps;
+  const show = (keyId: string) => presentKey(view.key(keyId) ?? notApplied('key', keyId), runner.now());
+  app.get(`${ADMIN_API_PREFIX}/keys`, options, async () => ({ keys: [...view.keys()].sort(byCreated).map((k) => presentKey(k, runner.now())) }));
+  app.get(`${ADMIN_API_PREFIX}/keys/:id`, options, async (request) => ({ key: show(requireKey(view, idParam(request)).keyId) }));
+  app.post(`${ADMIN_API_PREFIX}/keys`, options, async (request, reply) => {
+    const { keyId, apiKey } = await runner.run(request, (ctx) => createKey(view, request.body, ctx));
+    return reply.code(201).send({ key: show(keyId), apiKey });
+  });
+  app.patch(`${ADMIN_API_PREFIX}/keys/:id`, options, async (request) => {
+    const { keyId } = await runner.run(request, (ctx) => updateKey(view, idParam(request), request.body, ctx));
+    return { key: show(keyId) };
+  });
+  app.post(`${ADMIN_API_PREFIX}/keys/:id/revoke`, options, async (request) => {
+    const { keyId } = await runner.run(request, (ctx) => revokeKey(view, idParam(request), request.body, ctx));
+    return { key: show(keyId) };
+  });
+  app.post(`${ADMIN_API_PREFIX}/keys/:id/rotate`, options, async (request, reply) => {
+    const { keyId, apiKey, replacedKeyId } = await runner.run(request, (ctx) => rotateKey(view, idParam(request), request.body, ctx));
+    return reply.code(201).send({ key: show(keyId), apiKey, replaced: show(replacedKeyId) });
+  });
+}
+
+function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
+  const { view } = runner.deps;
+  const find = (id: string) => view.channels().find((c) => c.config.id === id);
+  app.get(`${ADMIN_API_PREFIX}/channels`, options, async () => ({ channels: [...view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id)).map(presentChannel) }));
+  app.get(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
+    const id = idParam(request);
+    return { channel: presentChannel(find(id) ?? fail(404, `channel '${id}' not found`, 'id')) };
+  });
+  app.put(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request, reply) => {
+    const { channelId, created } = await runner.run(request, (ctx) => upsertChannel(view, idParam(request), request.body, ctx));
+    return reply.code(created ? 201 : 200).send({ channel: presentChannel(find(channelId) ?? notApplied('channel', channelId)), created });
+  });
+  app.delete(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
+    const { channelId } = await runner.run(request, (ctx) => removeChannel(view, idParam(request), ctx));
+    return { removed: channelId };
+  });
+}
+
+function registerPriceRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
+  const { view } = runner.deps;
+  const set = async (request: FastifyRequest, reply: FastifyReply, pathId: string | undefined) => {
+    const { priceId, created } = await runner.run(request, (ctx) => setPrice(view, pathId, request.body, ctx));
+    const price = view.prices().find((p) => p.priceId === priceId) ?? notApplied('price', priceId);
+    return reply.code(created ? 201 : 200).send({ price: presentPrice(price), created });
+  };
+  app.get(`${ADMIN_API_PREFIX}/prices`, options, async () => ({ prices: view.prices().map(presentPrice) }));
+  app.put(`${ADMIN_API_PREFIX}/prices`, options, async (request, reply) => set(request, reply, undefined));
+  app.put(`${ADMIN_API_PREFIX}/prices/:priceId`, options, async (request, reply) => set(request, reply, (request.params as { priceId: string }).priceId));
+}
+
+function idParam(request: FastifyRequest): string {
+  return (request.params as { id: string }).id;
+}
+
+function byCreated(a: { createdAt: number }, b: { createdAt: number }): number {
+  return a.createdAt - b.createdAt;
+}
+
+/** The projection did not show an entity right after its events were applied: a fault (500). */
+function notApplied(kind: string, id: string): never {
+  throw new Error(`${kind} '${id}' missing from the projection after append`);
+}

@@ -1,0 +1,91 @@
+/**
+ * The two directions between a config-file channel (ChannelConfig, credential in clear) and a
+ * ChannelUpserted event (credential encrypted): `channelUpsertFields` builds the event body,
+ * `channelRecordFromEvent` rebuilds a routable ChannelRecord from it. Only the latter ever holds a
+ * decrypted credential, in memory; neither logs.
+ */
+import type { ChannelUpserted } from '../../schemas/control-plane/control-plane-events.ts';
+import { channelSchema, type ChannelConfig } from '../config/config-schema.ts';
+import { resolveChannel } from '../routing/channel.ts';
+import type { ChannelRecord } from './control-plane-view.ts';
+import { decryptCredential, encryptCredential } from './credential-cipher.ts';
+
+/** The body of a ChannelUpserted, without the event header. */
+export type ChannelUpsertFields = Omit<ChannelUpserted, 'eventId' | 'occurredAt' | 'actor'>;
+
+/**
+ * The event fields for a channel config: the credential encrypted under `masterKey`, limits as
+ * given (null = unlimited), `mock` carried for mock channels.
+ * @throws Error when `masterKey` is not 32 bytes
+ */
+export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: { rpm: number | null; tpm: number | null }): ChannelUpsertFields {
+  return {
+    channelId: config.id,
+    provider: config.provider,
+    protocol: config.protocol ?? null,
+    baseUrl: config.baseUrl ?? null,
+    apiKeyCiphertext: encryptCredential(masterKey, config.apiKey),
+    models: [...config.models],
+    modelMap: { ...config.modelMap },
+    priority: config.priority,
+    weight: config.weight,
+    enabled: config.enabled,
+    timeoutMs: config.timeoutMs,
+    rpm: limits.rpm,
+    tpm: limits.tpm,
+    mock: config.mock ? { latencyMs: config.mock.latencyMs, chunkDelayMs: config.mock.chunkDelayMs, failStatus: config.mock.failStatus ?? null } : null,
+  };
+}
+
+/** A projected channel, or why it could not be projected. */
+export interface ChannelProjection {
+  /** undefined when the event does not describe a valid channel (then `warning` says why). */
+  readonly record: ChannelRecord | undefined;
+  /** Set when the channel is left out, or kept but disabled (credential not decryptable). */
+  readonly warning: string | undefined;
+  /** True when the credential could not be decrypted (the channel is kept, disabled, with an empty key). */
+  readonly undecryptable: boolean;
+}
+
+/**
+ * Rebuilds the channel of a ChannelUpserted: decrypts the credential with `masterKey`, validates
+ * the result with the config file's channel schema, and checks that routing can resolve it
+ * (resolveChannel). A credential that does not decrypt keeps the channel but disabled, with an
+ * empty key and a warning; an invalid channel (unknown provider, no models, no endpoint) gives
+ * no record and a warning. Never throws.
+ */
+export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer): ChannelProjection {
+  let apiKey = '';
+  let undecryptable = false;
+  try {
+    apiKey = decryptCredential(masterKey, event.apiKeyCiphertext);
+  } catch {
+    undecryptable = true;
+  }
+  const parsed = channelSchema.safeParse({
+    id: event.channelId,
+    provider: event.provider,
+    ...(event.protocol !== null ? { protocol: event.protocol } : {}),
+    ...(event.baseUrl !== null ? { baseUrl: event.baseUrl } : {}),
+    apiKey,
+    models: event.models,
+    modelMap: event.modelMap,
+    priority: event.priority,
+    weight: event.weight,
+    enabled: event.enabled && !undecryptable,
+    timeoutMs: event.timeoutMs,
+    ...(event.mock ? { mock: { latencyMs: event.mock.latencyMs, chunkDelayMs: event.mock.chunkDelayMs, ...(event.mock.failStatus !== null ? { failStatus: event.mock.failStatus } : {}) } } : {}),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { record: undefined, undecryptable, warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}` };
+  }
+  try {
+    resolveChannel(parsed.data);
+  } catch (error) {
+    return { record: undefined, undecryptable, warning: `channel ${event.channelId} left out: ${(error as Error).message}` };
+  }
+  const record: ChannelRecord = { config: parsed.data, rpm: event.rpm, tpm: event.tpm, updatedAt: event.occurredAt };
+  const warning = undecryptable ? `channel ${event.channelId} disabled: its credential cannot be decrypted with this TOLLGATE_MASTER_KEY (wrong key or tampered event)` : undefined;
+  return { record, undecryptable, warning };
+}

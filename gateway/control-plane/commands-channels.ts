@@ -1,0 +1,65 @@
+/**
+ * Channel commands: upsert (PUT semantics: the body replaces the channel; the stored
+ * credential is kept when the body omits `apiKey`) and remove. The
+ * credential is encrypted here (AES-256-GCM under the master key) and never leaves in clear.
+ */
+import { z } from 'zod';
+import { channelSchema } from '../config/config-schema.ts';
+import type { ChannelUpserted } from '../../schemas/control-plane/control-plane-events.ts';
+import type { ControlPlaneView } from './control-plane-view.ts';
+import { encryptCredential } from './credential-cipher.ts';
+import { eventHeader, fail, limitField, parseInput, type CommandContext, type CommandResult } from './commands-common.ts';
+
+/**
+ * Body of `upsertChannel`: the config file's channel fields (gateway/config/config-schema.ts
+ * `channelSchema`: provider, protocol?, baseUrl?, apiKey?, models?, modelMap?, priority?, weight?,
+ * enabled?, timeoutMs?) plus rpm/tpm limits (null = unlimited). `id` comes from the path; `mock`
+ * is config-file only.
+ */
+export const upsertChannelInput = channelSchema.safeExtend({
+  rpm: limitField.default(null),
+  tpm: limitField.default(null),
+  mock: z.undefined({ error: 'is only supported in the config file' }).optional(),
+});
+
+/**
+ * Creates or replaces channel `channelId` with the body's fields. Without `apiKey` an existing
+ * channel keeps its credential (re-encrypted); a new one gets an empty credential.
+ * @returns one ChannelUpserted event; result `{ channelId, created }`.
+ * @throws CommandError 400 bad input (field named; `id` in the body must equal the path's).
+ */
+export function upsertChannel(view: ControlPlaneView, channelId: string, input: unknown, ctx: CommandContext): CommandResult<{ channelId: string; created: boolean }> {
+  const body = input === undefined ? {} : input;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) fail(400, 'request body: must be a JSON object');
+  if ('id' in body && body.id !== channelId) fail(400, `id: must equal the channel id in the path ('${channelId}')`, 'id');
+  const parsed = parseInput(upsertChannelInput, { ...body, id: channelId });
+  const current = view.channels().find((c) => c.config.id === channelId);
+  const plainKey = 'apiKey' in body ? parsed.apiKey : (current?.config.apiKey ?? '');
+  const event: ChannelUpserted = {
+    ...eventHeader(ctx),
+    channelId,
+    provider: parsed.provider,
+    protocol: parsed.protocol ?? null,
+    baseUrl: parsed.baseUrl ?? null,
+    apiKeyCiphertext: encryptCredential(ctx.secrets.masterKey, plainKey),
+    models: parsed.models,
+    modelMap: parsed.modelMap,
+    priority: parsed.priority,
+    weight: parsed.weight,
+    enabled: parsed.enabled,
+    timeoutMs: parsed.timeoutMs,
+    rpm: parsed.rpm,
+    tpm: parsed.tpm,
+  };
+  return { events: [{ type: 'ChannelUpserted', event }], result: { channelId, created: current === undefined } };
+}
+
+/**
+ * Removes channel `channelId`.
+ * @returns one ChannelRemoved event; result `{ channelId }`.
+ * @throws CommandError 404 unknown channel (field `id`).
+ */
+export function removeChannel(view: ControlPlaneView, channelId: string, ctx: CommandContext): CommandResult<{ channelId: string }> {
+  if (!view.channels().some((c) => c.config.id === channelId)) fail(404, `channel '${channelId}' not found`, 'id');
+  return { events: [{ type: 'ChannelRemoved', event: { ...eventHeader(ctx), channelId } }], result: { channelId } };
+}

@@ -1,0 +1,184 @@
+/**
+ * One gateway node's follower of the config topic (`tollgate.config`, one partition, kept
+ * forever): it subscribes with its own consumer group `tollgate.config.<nodeId>` (a random id per
+ * process, so every start replays the topic from the beginning), decodes each batch and folds it
+ * into the projection. Records that do not decode are logged and skipped.
+ *
+ * Sync markers give "caught up" and read-your-writes without a second channel: the node publishes
+ * a record keyed `sync:<nodeId>:<n>` with an EMPTY value after what it wants to see applied, and
+ * waits until its own subscription delivers that marker. The topic has one partition, so
+ * everything published before the marker has been applied by then. Other nodes' markers are
+ * skipped. `ready()` waits for the marker published at start (the topic's history is applied);
+ * `append()` publishes events, then a marker, and resolves once they are applied locally.
+ *
+ * Embedded file log: each start leaves a small offsets folder `offsets/tollgate.config.<nodeId>/`
+ * in the data dir (the group is new every time by design).
+ */
+import { randomBytes } from 'node:crypto';
+import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
+import type { EventLogLogger } from '../../schemas/event-log/event-log-logger.ts';
+import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
+import { CONFIG_TOPIC, type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+
+/** Where decoded events go: ControlPlaneProjection satisfies it. */
+export interface ControlEventSink {
+  /** Applies events in order (idempotently by eventId). */
+  applyBatch(events: ReadonlyArray<ControlEvent>): unknown;
+}
+
+/** Options of startControlPlaneNode. */
+export interface ControlPlaneNodeOptions {
+  /** The event log (Kafka or the embedded file log; may be wrapped by withTopicPrefix). */
+  readonly eventLog: EventLog;
+  readonly projection: ControlEventSink;
+  readonly log: EventLogLogger;
+  /** `[A-Za-z0-9_-]+`; default 12 random hex characters. */
+  readonly nodeId?: string;
+  /** How long `append` waits for its events to come back applied, ms (default 10 000). */
+  readonly syncTimeoutMs?: number;
+  /** How long `ready` waits for the start-up marker, ms (default 60 000). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A running follower. */
+export interface ControlPlaneNode {
+  readonly nodeId: string;
+  /** `tollgate.config.<nodeId>` */
+  readonly groupId: string;
+  /**
+   * Resolves once the topic's content as of start-up is applied (the start marker was consumed).
+   * @throws Error after `readyTimeoutMs`, or when the node is stopped first
+   */
+  ready(): Promise<void>;
+  /**
+   * Publishes the events in order, flushes, and resolves once this node has applied them
+   * (read-your-writes). Encodes everything before publishing anything.
+   * @throws Error when an event does not fit its schema (nothing published), when the node is
+   *   stopped, or after `syncTimeoutMs` (the events were handed to the log and may still apply)
+   */
+  append(events: ReadonlyArray<ControlEvent>): Promise<void>;
+  /** Stops consuming; pending `ready`/`append` calls reject. The event log stays open. */
+  stop(): Promise<void>;
+}
+
+/** Key prefix of every sync marker: `sync:<nodeId>:<n>`. */
+export const SYNC_MARKER_PREFIX = 'sync:';
+
+/** The key of this node's n-th sync marker. */
+export function syncMarkerKey(nodeId: string, n: number): string {
+  return `${SYNC_MARKER_PREFIX}${nodeId}:${n}`;
+}
+
+/**
+ * Subscribes to the config topic and publishes the start-up sync marker (see the module doc).
+ * @throws Error on an illegal nodeId; the event log's error when subscribing fails (Kafka unreachable)
+ */
+export async function startControlPlaneNode(options: ControlPlaneNodeOptions): Promise<ControlPlaneNode> {
+  const nodeId = options.nodeId ?? randomBytes(6).toString('hex');
+  if (!/^[A-Za-z0-9_-]+$/.test(nodeId)) throw new Error(`illegal control-plane node id ${JSON.stringify(nodeId)}: use letters, digits, "_" and "-"`);
+  const { eventLog } = options;
+  const groupId = `${CONFIG_TOPIC}.${nodeId}`;
+  const markers = new MarkerWaiters();
+  let nextMarker = 0;
+  let stopped = false;
+  const sync = async (timeoutMs: number, what: string): Promise<void> => {
+    if (stopped) throw new Error('control-plane node stopped');
+    const n = (nextMarker += 1);
+    const seen = markers.wait(n, timeoutMs, what);
+    eventLog.publish({ topic: CONFIG_TOPIC, key: syncMarkerKey(nodeId, n), value: Buffer.alloc(0) });
+    await eventLog.flush();
+    await seen;
+  };
+
+  const handleBatch = configBatchHandler(options.projection, options.log, syncMarkerKey(nodeId, 0).slice(0, -1), (n) => markers.seen(n));
+  const subscription: Subscription = await eventLog.subscribe({ groupId, topics: [CONFIG_TOPIC], handleBatch });
+  const ready = sync(options.readyTimeoutMs ?? 60_000, 'start-up catch-up');
+  ready.catch(() => {}); // observed by ready(); never an unhandled rejection
+  options.log('info', 'control plane: following the config topic', { nodeId, groupId });
+
+  return {
+    nodeId,
+    groupId,
+    ready: () => ready,
+    async append(events) {
+      if (stopped) throw new Error('control-plane node stopped');
+      const records = events.map((event) => ({ topic: CONFIG_TOPIC, key: controlEventKey(event), value: encodeControlEvent(event) }));
+      for (const record of records) eventLog.publish(record);
+      await sync(options.syncTimeoutMs ?? 10_000, `append of ${records.length} event(s)`);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      markers.rejectAll(new Error('control-plane node stopped'));
+      await subscription.stop();
+    },
+  };
+}
+
+/**
+ * The subscription handler: decodes events (undecodable ones are logged and skipped), applies
+ * them as one batch, then reports the highest of this node's markers (`markerPrefix<n>`) seen.
+ */
+function configBatchHandler(projection: ControlEventSink, log: EventLogLogger, markerPrefix: string, onMarker: (n: number) => void): (records: ReadonlyArray<DeliveredRecord>) => Promise<void> {
+  let warnedPartition = false;
+  return async (records) => {
+    const events: ControlEvent[] = [];
+    let highest = 0;
+    for (const record of records) {
+      if (record.partition !== 0 && !warnedPartition) {
+        warnedPartition = true;
+        log('error', 'control plane: the config topic has more than one partition, so control events have no global order; recreate it with one', { topic: record.topic, partition: record.partition });
+      }
+      if (!isControlEventValue(record.value)) {
+        if (record.key.startsWith(markerPrefix)) highest = Math.max(highest, Number(record.key.slice(markerPrefix.length)) || 0);
+        continue;
+      }
+      try {
+        events.push(decodeControlEvent(record.value));
+      } catch (error) {
+        log('error', 'control plane: undecodable config event skipped', { topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, error: (error as Error).message });
+      }
+    }
+    if (events.length > 0) projection.applyBatch(events);
+    if (highest > 0) onMarker(highest);
+  };
+}
+
+/** Pending waits for this node's sync markers; markers arrive in order (one partition). */
+class MarkerWaiters {
+  private readonly waiters = new Set<{ readonly n: number; readonly resolve: () => void; readonly reject: (error: Error) => void; readonly timer: NodeJS.Timeout }>();
+  private highestSeen = 0;
+
+  /** Resolves once marker `n` (or a later one) was seen. @throws Error after `timeoutMs` */
+  wait(n: number, timeoutMs: number, what: string): Promise<void> {
+    if (n <= this.highestSeen) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`control plane: ${what} not confirmed within ${timeoutMs} ms — the config topic did not deliver this node's sync marker (event log unreachable or slow); events handed to the log are kept and apply when it catches up`));
+      }, timeoutMs);
+      const waiter = { n, resolve, reject, timer };
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Marker `n` was consumed (everything published before it is applied). */
+  seen(n: number): void {
+    this.highestSeen = Math.max(this.highestSeen, n);
+    for (const waiter of this.waiters) {
+      if (waiter.n > this.highestSeen) continue;
+      clearTimeout(waiter.timer);
+      this.waiters.delete(waiter);
+      waiter.resolve();
+    }
+  }
+
+  /** Rejects every pending wait with `error`. */
+  rejectAll(error: Error): void {
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+    this.waiters.clear();
+  }
+}

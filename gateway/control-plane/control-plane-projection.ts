@@ -1,0 +1,258 @@
+/**
+ * The in-memory projection of the config topic: a pure fold of ControlEvents into users, keys,
+ * channels and prices, read through ControlPlaneView. Every gateway node keeps one, fed by its
+ * control-plane node (control-plane-node.ts); replaying the topic from the start rebuilds it.
+ *
+ * Fold rules:
+ * - Idempotent: an eventId already applied is ignored (the log delivers at least once).
+ * - Log order decides: the config topic has one partition, so the later event per entity wins
+ *   (`occurredAt` is informational and is not compared).
+ * - UserCreated/UserUpdated upsert the user (createdAt = the first event's occurredAt).
+ * - KeyCreated sets the key (a repeated KeyCreated replaces settings but keeps createdAt and any
+ *   revocation); KeyUpdated replaces the settings of a known key (unknown key: warning, ignored).
+ * - KeyRevoked sets revokedAt = effectiveAt, or keeps an earlier revokedAt: a revocation never
+ *   un-revokes nor postpones (a rotation's grace period is a revokedAt in the future).
+ * - ChannelUpserted replaces the channel; its credential is decrypted with the master key given
+ *   to the constructor. Undecryptable: kept but disabled, warning. Invalid: left out, warning.
+ * - ChannelRemoved deletes the channel; PriceSet upserts the price by priceId.
+ * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
+ * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
+ */
+import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+import type { ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserUpdated } from '../../schemas/control-plane/control-plane-events.ts';
+import { channelRecordFromEvent } from './channel-event-mapping.ts';
+import type { ChannelRecord, ControlPlaneView, KeyRecord, UserRecord } from './control-plane-view.ts';
+
+/** A price as projected: the config file's entry shape plus its id. */
+export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
+
+/** Options of the projection. */
+export interface ControlPlaneProjectionOptions {
+  /** Called with each warning as it is recorded (e.g. a channel whose credential does not decrypt). */
+  readonly onWarning?: (message: string, extra: { readonly eventId: string; readonly type: ControlEvent['type'] }) => void;
+}
+
+/** Most recent warnings kept by `warnings()`. */
+const MAX_WARNINGS = 100;
+
+/** The fold of the config topic (see the module doc). */
+export class ControlPlaneProjection implements ControlPlaneView {
+  private readonly usersById = new Map<string, UserRecord>();
+  private readonly keysById = new Map<string, KeyRecord>();
+  private readonly keyIdByDigest = new Map<string, string>();
+  private readonly channelsById = new Map<string, ChannelRecord>();
+  private readonly pricesById = new Map<string, PriceRecord>();
+  private readonly appliedEventIds = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+  private readonly recentWarnings: string[] = [];
+  private cache: { keys?: KeyRecord[]; users?: UserRecord[]; channels?: ChannelRecord[]; prices?: PriceRecord[] } = {};
+  private appliedCount = 0;
+
+  /** @param masterKey the 32-byte TOLLGATE_MASTER_KEY that decrypts channel credentials */
+  constructor(
+    private readonly masterKey: Buffer,
+    private readonly options: ControlPlaneProjectionOptions = {},
+  ) {}
+
+  /** Number of events applied so far (duplicates excluded). */
+  get version(): number {
+    return this.appliedCount;
+  }
+
+  /** Applies one event and, when it was new, notifies the onChange listeners. */
+  apply(event: ControlEvent): void {
+    this.applyBatch([event]);
+  }
+
+  /**
+   * Applies events in order; notifies the onChange listeners once when at least one was new.
+   * @returns the number of events applied (already-applied eventIds are skipped)
+   */
+  applyBatch(events: ReadonlyArray<ControlEvent>): number {
+    let applied = 0;
+    for (const event of events) {
+      if (this.appliedEventIds.has(event.event.eventId)) continue;
+      this.appliedEventIds.add(event.event.eventId);
+      this.fold(event);
+      this.appliedCount += 1;
+      applied += 1;
+    }
+    if (applied > 0) {
+      this.cache = {};
+      for (const listener of [...this.listeners]) this.notify(listener);
+    }
+    return applied;
+  }
+
+  /** Whether the event with this id has been applied. */
+  hasApplied(eventId: string): boolean {
+    return this.appliedEventIds.has(eventId);
+  }
+
+  /** The most recent warnings (at most 100), oldest first. */
+  warnings(): ReadonlyArray<string> {
+    return [...this.recentWarnings];
+  }
+
+  keyByDigest(digest: string): KeyRecord | undefined {
+    const keyId = this.keyIdByDigest.get(digest);
+    return keyId === undefined ? undefined : this.keysById.get(keyId);
+  }
+
+  key(keyId: string): KeyRecord | undefined {
+    return this.keysById.get(keyId);
+  }
+
+  keys(): ReadonlyArray<KeyRecord> {
+    return (this.cache.keys ??= [...this.keysById.values()]);
+  }
+
+  user(userId: string): UserRecord | undefined {
+    return this.usersById.get(userId);
+  }
+
+  users(): ReadonlyArray<UserRecord> {
+    return (this.cache.users ??= [...this.usersById.values()]);
+  }
+
+  /** Channels in the order they were first upserted (a later upsert keeps the place). */
+  channels(): ReadonlyArray<ChannelRecord> {
+    return (this.cache.channels ??= [...this.channelsById.values()]);
+  }
+
+  /** The channel with this id, if projected. */
+  channel(channelId: string): ChannelRecord | undefined {
+    return this.channelsById.get(channelId);
+  }
+
+  prices(): ReadonlyArray<PriceRecord> {
+    return (this.cache.prices ??= [...this.pricesById.values()]);
+  }
+
+  /** Registers a listener called after each batch that applied something; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private fold(event: ControlEvent): void {
+    switch (event.type) {
+      case 'UserCreated':
+      case 'UserUpdated':
+        return this.foldUser(event);
+      case 'KeyCreated':
+        return this.foldKeyCreated(event.event);
+      case 'KeyUpdated':
+        return this.foldKeyUpdated(event.event);
+      case 'KeyRevoked':
+        return this.foldKeyRevoked(event.event);
+      case 'ChannelUpserted': {
+        const { record, warning } = channelRecordFromEvent(event.event, this.masterKey);
+        if (warning !== undefined) this.warn(warning, event);
+        if (record) this.channelsById.set(record.config.id, record);
+        else this.channelsById.delete(event.event.channelId);
+        return;
+      }
+      case 'ChannelRemoved':
+        this.channelsById.delete(event.event.channelId);
+        return;
+      case 'PriceSet':
+        this.pricesById.set(event.event.priceId, priceRecord(event.event));
+        return;
+    }
+  }
+
+  private foldUser(source: Extract<ControlEvent, { type: 'UserCreated' | 'UserUpdated' }>): void {
+    const event: UserCreated | UserUpdated = source.event;
+    const existing = this.usersById.get(event.userId);
+    this.usersById.set(event.userId, {
+      userId: event.userId,
+      name: event.name,
+      role: event.role,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, source),
+      disabled: 'disabled' in event ? event.disabled : (existing?.disabled ?? false),
+      createdAt: existing?.createdAt ?? event.occurredAt,
+    });
+  }
+
+  private foldKeyCreated(event: KeyCreated): void {
+    const existing = this.keysById.get(event.keyId);
+    if (existing && existing.digest !== event.digest) this.keyIdByDigest.delete(existing.digest);
+    this.keysById.set(event.keyId, {
+      keyId: event.keyId,
+      publicId: event.publicId,
+      digest: event.digest,
+      name: event.name,
+      userId: event.userId,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyCreated', event }),
+      expiresAt: event.expiresAt,
+      models: event.models === null ? null : new Set(event.models),
+      enabled: existing?.enabled ?? true,
+      revokedAt: existing?.revokedAt ?? null,
+      createdAt: existing?.createdAt ?? event.occurredAt,
+    });
+    this.keyIdByDigest.set(event.digest, event.keyId);
+  }
+
+  private foldKeyUpdated(event: KeyUpdated): void {
+    const existing = this.keysById.get(event.keyId);
+    if (!existing) return this.warn(`KeyUpdated for unknown key ${event.keyId} ignored`, { type: 'KeyUpdated', event });
+    this.keysById.set(event.keyId, {
+      ...existing,
+      name: event.name,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyUpdated', event }),
+      expiresAt: event.expiresAt,
+      models: event.models === null ? null : new Set(event.models),
+      enabled: event.enabled,
+    });
+  }
+
+  private foldKeyRevoked(event: KeyRevoked): void {
+    const existing = this.keysById.get(event.keyId);
+    if (!existing) return this.warn(`KeyRevoked for unknown key ${event.keyId} ignored`, { type: 'KeyRevoked', event });
+    const revokedAt = existing.revokedAt === null ? event.effectiveAt : Math.min(existing.revokedAt, event.effectiveAt);
+    this.keysById.set(event.keyId, { ...existing, revokedAt });
+  }
+
+  /** nano-USD decimal string → bigint; null stays null; malformed → 0n (fail closed) with a warning. */
+  private quota(text: string | null, source: ControlEvent): bigint | null {
+    if (text === null) return null;
+    if (/^\d{1,30}$/.test(text)) return BigInt(text);
+    this.warn(`${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`, source);
+    return 0n;
+  }
+
+  private warn(message: string, source: ControlEvent): void {
+    this.recentWarnings.push(message);
+    if (this.recentWarnings.length > MAX_WARNINGS) this.recentWarnings.shift();
+    this.options.onWarning?.(message, { eventId: source.event.eventId, type: source.type });
+  }
+
+  private notify(listener: () => void): void {
+    try {
+      listener();
+    } catch (error) {
+      this.recentWarnings.push(`onChange listener failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** A PriceSet as the config file's entry shape (effectiveFrom as ISO-8601; null fields left out). */
+function priceRecord(event: PriceSet): PriceRecord {
+  return {
+    priceId: event.priceId,
+    model: event.model,
+    ...(event.channel !== null ? { channel: event.channel } : {}),
+    inputPerMTok: event.inputPerMTok,
+    outputPerMTok: event.outputPerMTok,
+    ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
+    ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
+    effectiveFrom: new Date(event.effectiveFrom).toISOString(),
+  };
+}

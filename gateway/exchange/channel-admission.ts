@@ -1,0 +1,82 @@
+/**
+ * Channel limits inside the exchange (gateway/routing/channel-limits.ts): finding the next
+ * candidate whose limits admit the request (channels at their limit are skipped, not failed),
+ * and settling a channel's token reservation after the attempt.
+ *
+ * Fail-open: when the limiter is unreachable the channel is used unreserved (logged as a warning)
+ * — the upstream enforces its own quota, and a state-store outage must not stop all traffic.
+ */
+import { MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
+import type { LimitScope } from '../../schemas/state-store/rate-limiter.ts';
+import { GatewayError } from '../canonical/gateway-error.ts';
+import { actualTokensOf } from '../policy/admit-request.ts';
+import type { Channel } from '../routing/channel.ts';
+import type { AttemptResult } from './attempt-result.ts';
+import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+
+/** A channel cleared for an attempt, with what its limits reserved (`scope` absent: nothing reserved). */
+export interface AdmittedChannel {
+  readonly channel: Channel;
+  /** Position in the candidate list. */
+  readonly index: number;
+  readonly scope?: LimitScope;
+  readonly reservedTokens: number;
+}
+
+/** The next admitted channel, or — when every remaining candidate was at its limit — the shortest wait among them (ms). */
+export type ChannelPick = { readonly admitted: AdmittedChannel } | { readonly admitted?: undefined; readonly retryAfterMs: number | undefined };
+
+/** Per-request channel admission: the token estimate is computed once, on first need. */
+export class ChannelAdmission {
+  private tokens: number | undefined;
+
+  constructor(
+    private readonly deps: ExchangeDeps,
+    private readonly input: ExchangeInput,
+  ) {}
+
+  /** The first candidate from `from` on whose limits admit the request (skipped ones are logged at debug). */
+  async next(candidates: ReadonlyArray<Channel>, from: number): Promise<ChannelPick> {
+    let retryAfterMs: number | undefined;
+    for (let index = from; index < candidates.length; index++) {
+      const channel = candidates[index] as Channel;
+      const scope = this.deps.channelLimits?.scopeFor(channel.id);
+      if (!scope) return { admitted: { channel, index, reservedTokens: 0 } };
+      const wait = await this.admit(channel, index, scope);
+      if ('admitted' in wait) return wait;
+      retryAfterMs = Math.min(retryAfterMs ?? Infinity, wait.retryAfterMs);
+    }
+    return { retryAfterMs };
+  }
+
+  private async admit(channel: Channel, index: number, scope: LimitScope): Promise<{ admitted: AdmittedChannel } | { retryAfterMs: number }> {
+    const limits = this.deps.channelLimits;
+    if (!limits) return { admitted: { channel, index, reservedTokens: 0 } };
+    try {
+      const tokens = (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0)));
+      const admission = await limits.limiter.admit([scope], tokens);
+      if (admission.allowed) return { admitted: { channel, index, scope, reservedTokens: tokens } };
+      this.deps.log.debug({ requestId: this.input.requestId, channel: channel.id, refusedBy: admission.refusedBy, retryAfterMs: admission.retryAfterMs }, 'channel at its limit: skipped');
+      return { retryAfterMs: admission.retryAfterMs };
+    } catch (error) {
+      this.deps.log.warn({ requestId: this.input.requestId, channel: channel.id, err: error }, 'channel limiter unavailable: channel used without reservation');
+      return { admitted: { channel, index, reservedTokens: 0 } };
+    }
+  }
+
+  /** Settles `admitted`'s token reservation to the attempt's actual tokens (0 unless served with usage). Never throws; does not wait. */
+  settle(admitted: AdmittedChannel, result: AttemptResult | undefined): void {
+    const limiter = this.deps.channelLimits?.limiter;
+    if (!limiter || !admitted.scope || admitted.scope.tpm === null) return;
+    const actual = result?.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
+    if (actual === admitted.reservedTokens) return;
+    limiter.settle([admitted.scope], admitted.reservedTokens, actual).catch((error: unknown) => {
+      this.deps.log.warn({ requestId: this.input.requestId, channel: admitted.channel.id, err: error }, 'channel limit settlement failed');
+    });
+  }
+}
+
+/** The answer when every channel serving the model is at its limit (429, retry after the shortest wait). */
+export function allChannelsLimitedError(retryAfterMs: number | undefined): GatewayError {
+  return new GatewayError('rate-limited', 'every channel serving this model is at its limit', retryAfterMs === undefined ? {} : { retryAfterMs });
+}

@@ -1,0 +1,160 @@
+/**
+ * Admission of one client request (issue 4), after authentication and before routing:
+ * 1. quotas — the key's spend ≥ its quota, or the user's spend (over all their keys) ≥ the
+ *    user's quota → `quota-exceeded` (429, not retryable, no `retry-after`: time does not
+ *    replenish a quota);
+ * 2. limits — RPM/TPM of the user (`user:<id>`) and the key (`key:<id>`) in ONE atomic admission
+ *    that reserves 1 request and the estimated tokens in both, or nothing → `rate-limited` (429
+ *    with `retryAfterMs`).
+ * After the exchange, settleRequest corrects the token reservation to the actual usage.
+ * Headers: rate-limit-headers.ts (`x-ratelimit-*` of the tightest scope, `retry-after` on refusal).
+ */
+import type { LimitScope, LimitState, RateLimiter } from '../../schemas/state-store/rate-limiter.ts';
+import type { StateStore } from '../../schemas/state-store/state-store.ts';
+import { isNeverAdmissible, MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
+import { GatewayError } from '../canonical/gateway-error.ts';
+import type { Usage } from '../canonical/usage.ts';
+import type { KeyRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import { formatResetDuration, rateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.ts';
+
+/** What admission reads and charges: the limiter and the spend counters. */
+export interface AdmissionDeps {
+  readonly limiter: RateLimiter;
+  readonly spend: Pick<StateStore, 'getSpend'>;
+}
+
+/** The request to admit: its key, the key's owner (if any) and its estimated tokens (estimateAdmissionTokens). */
+export interface AdmissionContext {
+  readonly key: KeyRecord;
+  readonly user: UserRecord | undefined;
+  /** Input estimate + max output tokens (tokens). */
+  readonly estimatedTokens: number;
+  /** ms since epoch; default: the limiter's clock (Redis: the server's). */
+  readonly now?: number;
+}
+
+/** An admitted request: what to settle afterwards and the headers to send with the answer. */
+export interface AdmittedRequest {
+  readonly ok: true;
+  /** The limited scopes charged (empty when neither user nor key has limits). */
+  readonly scopes: ReadonlyArray<LimitScope>;
+  /** Tokens reserved in every scope with a TPM limit. */
+  readonly reservedTokens: number;
+  readonly headers: RateLimitHeaders;
+}
+
+/** A refused request: the format-neutral error to render and the headers to send with it. */
+export interface RefusedRequest {
+  readonly ok: false;
+  readonly error: GatewayError;
+  readonly headers: RateLimitHeaders;
+}
+
+/** The answer of admitRequest. */
+export type AdmissionResult = AdmittedRequest | RefusedRequest;
+
+/** The limited scopes of a request, user first: scopes whose rpm and tpm are both null are left out. */
+export function requestLimitScopes(key: KeyRecord, user: UserRecord | undefined): LimitScope[] {
+  const scopes: LimitScope[] = [];
+  if (user && (user.rpm !== null || user.tpm !== null)) scopes.push({ scope: `user:${user.userId}`, rpm: user.rpm, tpm: user.tpm });
+  if (key.rpm !== null || key.tpm !== null) scopes.push({ scope: `key:${key.keyId}`, rpm: key.rpm, tpm: key.tpm });
+  return scopes;
+}
+
+/** A token count as the limiter takes it: an integer in [0, 1e9] (anything larger is over every limit anyway). */
+function limiterTokens(tokens: number): number {
+  return Number.isFinite(tokens) ? Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(tokens))) : MAX_LIMIT_UNITS;
+}
+
+/** nano-USD as a dollar amount with at least two decimals (`12.5` → `12.50`). */
+export function formatNanoUsd(nano: bigint): string {
+  const whole = nano / 1_000_000_000n;
+  const fraction = (nano % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '').padEnd(2, '0');
+  return `$${whole}.${fraction}`;
+}
+
+/** The quota error for the key or its user, if either has spent its quota; reads spend only when a quota is set. */
+async function checkQuotas(deps: AdmissionDeps, key: KeyRecord, user: UserRecord | undefined): Promise<GatewayError | undefined> {
+  const userQuota = user?.quotaNanoUsd ?? null;
+  if (key.quotaNanoUsd === null && userQuota === null) return undefined;
+  const spend = await deps.spend.getSpend(key.keyId, user?.userId ?? key.userId);
+  if (key.quotaNanoUsd !== null && spend.keyNanoUsd >= key.quotaNanoUsd) {
+    return new GatewayError('quota-exceeded', `This API key has used its spend quota (${formatNanoUsd(spend.keyNanoUsd)} of ${formatNanoUsd(key.quotaNanoUsd)}). Ask an administrator to raise it.`, { retryable: false });
+  }
+  if (user && userQuota !== null && spend.userNanoUsd >= userQuota) {
+    return new GatewayError('quota-exceeded', `User '${user.name}' has used their spend quota (${formatNanoUsd(spend.userNanoUsd)} of ${formatNanoUsd(userQuota)}) over all their keys. Ask an administrator to raise it.`, { retryable: false });
+  }
+  return undefined;
+}
+
+/** `key:k1` → `API key k1`, `user:u1` → `user u1`, `channel:c1` → `channel c1`. */
+function scopeLabel(scope: string): string {
+  const [kind, ...rest] = scope.split(':');
+  const id = rest.join(':');
+  return kind === 'key' ? `API key ${id}` : `${kind ?? 'scope'} ${id}`;
+}
+
+/** The rate-limited error for a refused admission (never admissible: not retryable, says why). */
+function rateLimitedError(refusedBy: { scope: string; kind: LimitState['kind'] }, state: LimitState | undefined, retryAfterMs: number, tokens: number, neverAdmissible: boolean): GatewayError {
+  const label = scopeLabel(refusedBy.scope);
+  const limit = state?.limit ?? 0;
+  const perMinute = refusedBy.kind === 'requests' ? 'requests per minute (RPM)' : 'tokens per minute (TPM)';
+  if (neverAdmissible) {
+    const why = refusedBy.kind === 'tokens' && limit > 0
+      ? `This request needs an estimated ${tokens} tokens (prompt plus max output tokens), more than the ${perMinute} limit of ${limit} of ${label}; lower max_tokens or shorten the prompt.`
+      : `The ${perMinute} limit of ${label} is ${limit}: no request can be admitted.`;
+    return new GatewayError('rate-limited', why, { retryAfterMs, retryable: false });
+  }
+  const message = `Rate limit reached for ${label} on ${perMinute}: limit ${limit}, remaining ${state?.remaining ?? 0}. Please try again in ${formatResetDuration(retryAfterMs)}.`;
+  return new GatewayError('rate-limited', message, { retryAfterMs });
+}
+
+/**
+ * Admits one request: quotas first, then the user's and the key's limits together (one atomic
+ * admission reserving 1 request + `estimatedTokens`). Refusals: `quota-exceeded` (headers empty)
+ * or `rate-limited` with `retryAfterMs` and `x-ratelimit-*` + `retry-after` headers.
+ * Rejects (does not refuse) when the spend store or the limiter is unreachable: the caller picks
+ * fail-open or fail-closed.
+ */
+export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): Promise<AdmissionResult> {
+  const quotaError = await checkQuotas(deps, ctx.key, ctx.user);
+  if (quotaError) return { ok: false, error: quotaError, headers: {} };
+  const scopes = requestLimitScopes(ctx.key, ctx.user);
+  const tokens = limiterTokens(ctx.estimatedTokens);
+  if (scopes.length === 0) return { ok: true, scopes, reservedTokens: 0, headers: {} };
+  const admission = await deps.limiter.admit(scopes, tokens, ctx.now);
+  if (admission.allowed) return { ok: true, scopes, reservedTokens: tokens, headers: rateLimitHeaders(admission.states) };
+  const refusedBy = admission.refusedBy ?? { scope: scopes[0]?.scope ?? 'key', kind: 'requests' as const };
+  const state = admission.states.find((s) => s.scope === refusedBy.scope && s.kind === refusedBy.kind);
+  const error = rateLimitedError(refusedBy, state, admission.retryAfterMs, tokens, isNeverAdmissible(admission));
+  return { ok: false, error, headers: rateLimitHeaders(admission.states, admission.retryAfterMs) };
+}
+
+/** What settlement reads of an exchange's outcome (ExchangeOutcome fits). */
+export interface SettlementOutcome {
+  readonly usage?: Usage;
+  readonly status?: 'completed' | 'failed' | 'cancelled';
+}
+
+/**
+ * Actual tokens of an exchange: input total + output total of its usage; 0 when there is no usage
+ * or when it did not complete and generated nothing (failures before any output release all).
+ */
+export function actualTokensOf(outcome: SettlementOutcome | undefined): number {
+  const usage = outcome?.usage;
+  if (!usage) return 0;
+  if (outcome.status !== undefined && outcome.status !== 'completed' && usage.output.total === 0) return 0;
+  return limiterTokens(usage.input.total + usage.output.total);
+}
+
+/**
+ * Settles an admitted request's token reservation to the exchange's actual tokens (actualTokensOf)
+ * in every scope with a TPM limit. No-op when nothing was limited or the counts agree.
+ * Rejects when the limiter is unreachable (log it; the reservation then simply stands).
+ */
+export async function settleRequest(deps: Pick<AdmissionDeps, 'limiter'>, admitted: Pick<AdmittedRequest, 'scopes' | 'reservedTokens'>, outcome: SettlementOutcome | undefined, now?: number): Promise<void> {
+  if (!admitted.scopes.some((s) => s.tpm !== null)) return;
+  const actual = actualTokensOf(outcome);
+  if (actual === admitted.reservedTokens) return;
+  await deps.limiter.settle(admitted.scopes, admitted.reservedTokens, actual, now);
+}

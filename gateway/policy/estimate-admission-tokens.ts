@@ -1,0 +1,17 @@
+/**
+ * The token reservation of a request at admission (user, key and channel TPM limits alike).
+ */
+import type { CanonicalRequest } from '../canonical/request.ts';
+import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
+
+/** Output tokens reserved when the request sets no `maxOutputTokens` (tokens). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/**
+ * Tokens to reserve for `request`: the local input estimate (o200k BPE, estimate-tokens.ts) plus
+ * `maxOutputTokens`, or `defaultMaxOutput` (tokens, e.g. a per-model default) when the client set
+ * none. Settled with the actual usage after the exchange.
+ */
+export function estimateAdmissionTokens(request: CanonicalRequest, defaultMaxOutput: number = DEFAULT_MAX_OUTPUT_TOKENS): number {
+  return estimateInputTokens(request) + (request.maxOutputTokens ?? defaultMaxOutput);
+}

@@ -1,0 +1,30 @@
+/**
+ * Resolves a presented API key against the control plane: only its HMAC-SHA-256 digest is
+ * looked up (gateway/control-plane/key-material.ts). A key that is unknown, disabled, revoked
+ * (from its `revokedAt` on: a rotation's grace period ends there), expired, or whose owner is
+ * disabled is refused — on every node as soon as the node applied the event.
+ */
+import type { ControlPlaneView, KeyRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import { digestApiKey } from '../control-plane/key-material.ts';
+
+/** A usable key and its owner. */
+export interface ResolvedKey {
+  readonly key: KeyRecord;
+  readonly user: UserRecord | undefined;
+}
+
+/** Why a key was refused; `message` is safe to show the client (it never echoes the key). */
+export type KeyRefusal = { readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled'; readonly message: string };
+
+/** Resolves `presented` (the raw header value) at time `now` (ms). */
+export function resolveApiKey(view: ControlPlaneView, hmacSecret: Buffer, presented: string | undefined, now: number = Date.now()): ResolvedKey | KeyRefusal {
+  if (!presented) return { reason: 'missing', message: 'Missing API key. Send it in the header your SDK uses (Authorization: Bearer, x-api-key or x-goog-api-key).' };
+  const key = presented.startsWith('sk-') ? view.keyByDigest(digestApiKey(hmacSecret, presented)) : undefined;
+  if (!key) return { reason: 'unknown', message: 'Incorrect API key provided. Keys start with "sk-"; check the key you configured.' };
+  if (key.revokedAt !== null && key.revokedAt <= now) return { reason: 'revoked', message: `The API key ${key.publicId} has been revoked.` };
+  if (key.expiresAt !== null && key.expiresAt <= now) return { reason: 'expired', message: `The API key ${key.publicId} expired at ${new Date(key.expiresAt).toISOString()}.` };
+  if (!key.enabled) return { reason: 'disabled', message: `The API key ${key.publicId} is disabled.` };
+  const user = key.userId === null ? undefined : view.user(key.userId);
+  if (user?.disabled) return { reason: 'owner-disabled', message: `The owner of API key ${key.publicId} is disabled.` };
+  return { key, user };
+}

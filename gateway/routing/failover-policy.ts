@@ -1,0 +1,42 @@
+/**
+ * Bounds of failover (issue 4): how many channels one request may try, and the back-off between
+ * two attempts.
+ *
+ * Back-off choice: when the failed attempt carried a Retry-After of at most MAX_FAILOVER_WAIT_MS
+ * (1 s), the next attempt waits that long (a short upstream hiccup, often shared by the accounts
+ * of one provider); a longer Retry-After is not waited for — the client would be blocked for it,
+ * and the failed channel is moved out of the way by health (the local breaker and the shared
+ * cooldown honour the full Retry-After), so the next channel is tried at once.
+ */
+import type { GatewayError } from '../canonical/gateway-error.ts';
+
+/** Channels tried at most for one request when ExchangeDeps.maxAttempts is not set. */
+export const DEFAULT_MAX_ATTEMPTS = 4;
+
+/** Longest upstream Retry-After waited for between two failover attempts, ms. */
+export const MAX_FAILOVER_WAIT_MS = 1000;
+
+/** ms to wait before the next attempt after `error`: its retryAfterMs when in (0, 1000], else 0. */
+export function failoverWaitMs(error: Pick<GatewayError, 'retryAfterMs'>): number {
+  const after = error.retryAfterMs;
+  return after !== undefined && Number.isFinite(after) && after > 0 && after <= MAX_FAILOVER_WAIT_MS ? after : 0;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the client went away). */
+export function waitForFailover(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The attempt cap to use: `maxAttempts` when a positive integer, else DEFAULT_MAX_ATTEMPTS. */
+export function attemptCap(maxAttempts: number | undefined): number {
+  return maxAttempts !== undefined && Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_MAX_ATTEMPTS;
+}

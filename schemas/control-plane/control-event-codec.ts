@@ -1,0 +1,101 @@
+/**
+ * Avro single-object encoding of control-plane events (the config topic `tollgate.config`):
+ * `C3 01`, the 8-byte little-endian CRC-64-AVRO fingerprint of the writer schema, then the Avro
+ * binary datum — the same framing and fingerprint code as the traffic events
+ * (schemas/events/single-object-registry.ts). Encoding uses the current schemas
+ * (control-avro-schemas.ts); decoding accepts the current and every historical version kept in
+ * ./avro/history and resolves it into the current TypeScript shape.
+ *
+ * Sync markers (records with an empty value, see gateway/control-plane/control-plane-node.ts)
+ * share the topic: check `isControlEventValue` before decoding.
+ */
+import { fileURLToPath } from 'node:url';
+import { decodeSingleObject, encodeSingleObject, loadSchemaRegistry, type SchemaFamily, type SchemaRegistry } from '../events/single-object-registry.ts';
+import { CONTROL_EVENTS_NAMESPACE, CURRENT_CONTROL_SCHEMAS, type ControlEventType } from './control-avro-schemas.ts';
+import type { ChannelMock, ChannelUpserted, ControlEvent, KeyCreated, KeyUpdated } from './control-plane-events.ts';
+
+/** Folder of the historical control schema files (`<event-file-stem>.v<N>.avsc`; may not exist yet). */
+export const CONTROL_SCHEMA_HISTORY_DIR = fileURLToPath(new URL('./avro/history/', import.meta.url));
+
+/** The control event family: namespace `tollgate.control`, schemas of control-avro-schemas.ts. */
+export const CONTROL_SCHEMA_FAMILY: SchemaFamily<ControlEventType> = { label: 'control', namespace: CONTROL_EVENTS_NAMESPACE, schemas: CURRENT_CONTROL_SCHEMAS };
+
+/**
+ * Builds the registry of control schemas from the current ones and the history folder.
+ * @throws Error on a broken history file (see loadSchemaRegistry).
+ */
+export function loadControlSchemaRegistry(historyDir: string = CONTROL_SCHEMA_HISTORY_DIR): SchemaRegistry<ControlEventType> {
+  return loadSchemaRegistry(CONTROL_SCHEMA_FAMILY, historyDir);
+}
+
+/** Loaded when this module is imported (start-up): a broken history file fails the start. */
+const registry = loadControlSchemaRegistry();
+
+/**
+ * Encodes a control event with its current schema as an Avro single-object message.
+ * ChannelUpserted without `mock` encodes it as null.
+ * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
+ * @throws Error when the event does not fit its schema (e.g. a non-integer `rpm`, an unknown
+ *   `role`, a missing string)
+ */
+export function encodeControlEvent(event: ControlEvent): Buffer {
+  const datum = event.type === 'ChannelUpserted' ? { ...event.event, mock: event.event.mock ?? null } : event.event;
+  return encodeSingleObject(registry, event.type, datum);
+}
+
+/**
+ * Decodes a single-object message written with any registered version of a control event
+ * schema into the current shape (plain objects, arrays and maps; `null` for absent nullable values).
+ * @throws Error `not an Avro single-object message …` (also for an empty value: a sync marker),
+ *   `unknown writer schema fingerprint …`, or `cannot decode …` (see decodeSingleObject)
+ */
+export function decodeControlEvent(value: Buffer): ControlEvent {
+  const { eventType, datum } = decodeSingleObject(registry, 'control', value);
+  return toControlEvent(eventType, datum);
+}
+
+/** Whether a config-topic value holds an event (false for the empty value of a sync marker). */
+export function isControlEventValue(value: Buffer): boolean {
+  return value.length > 0;
+}
+
+/**
+ * The Kafka key of a control event: the id of the entity it is about (userId, keyId, channelId
+ * or priceId). The config topic has one partition, so the key orders nothing by itself; it names
+ * the entity for tools and for a future compacted copy of the topic.
+ */
+export function controlEventKey(event: ControlEvent): string {
+  switch (event.type) {
+    case 'UserCreated':
+    case 'UserUpdated':
+      return event.event.userId;
+    case 'KeyCreated':
+    case 'KeyUpdated':
+    case 'KeyRevoked':
+      return event.event.keyId;
+    case 'ChannelUpserted':
+    case 'ChannelRemoved':
+      return event.event.channelId;
+    case 'PriceSet':
+      return event.event.priceId;
+  }
+}
+
+/** avsc decodes records into instances of generated classes; copy them into plain objects. */
+function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlEvent {
+  const plain = { ...(decoded as Record<string, unknown>) };
+  switch (eventType) {
+    case 'KeyCreated':
+    case 'KeyUpdated': {
+      const models = (decoded as KeyCreated | KeyUpdated).models;
+      return { type: eventType, event: { ...plain, models: models === null ? null : [...models] } } as unknown as ControlEvent;
+    }
+    case 'ChannelUpserted': {
+      const channel = decoded as Required<ChannelUpserted>;
+      const mock: ChannelMock | null = channel.mock === null ? null : { ...channel.mock };
+      return { type: eventType, event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock } };
+    }
+    default:
+      return { type: eventType, event: plain } as unknown as ControlEvent;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The in-process rate limiter (embedded mode, no REDIS_URL): the same GCRA arithmetic as the
+ * Redis adapter (gcra-rate-limit.ts), cell by cell with identical results. A JavaScript call runs
+ * to completion before another starts, so an admission is atomic over all its cells. Cells whose
+ * TAT has passed are equivalent to absent ones and are dropped now and then.
+ */
+import { admissionCells, assertLimitUnits, decideAdmission, parseTat, formatTat, settledTat, type GcraTat } from './gcra-rate-limit.ts';
+import type { Admission, LimitScope, RateLimiter } from './rate-limiter.ts';
+
+/** Options of the memory limiter; `clock` returns ms since epoch (default Date.now). */
+export interface MemoryRateLimiterOptions {
+  readonly clock?: () => number;
+}
+
+/** Admissions between two sweeps of passed cells. */
+const SWEEP_EVERY = 1024;
+
+/**
+ * A RateLimiter in process memory (contract: rate-limiter.ts). Never rejects for I/O reasons.
+ * @throws RangeError (from admit/settle) on a negative, non-integer or > 1e9 limit or token count.
+ */
+export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
+  const clock = options.clock ?? Date.now;
+  // Stored as the Redis adapter stores them ("<ms>:<r>:<limit>"), so a limit change converts alike.
+  const cells = new Map<string, string>();
+  let admissions = 0;
+  const keyOf = (scope: string, kind: string): string => `${scope}\u0000${kind}`;
+  const sweep = (now: number): void => {
+    // A TAT `ms + r/limit` with ms < now has passed (r/limit < 1).
+    for (const [key, text] of cells) if (!(Number(text.split(':')[0]) >= now)) cells.delete(key);
+  };
+
+  return {
+    async admit(scopes: ReadonlyArray<LimitScope>, tokens: number, now?: number): Promise<Admission> {
+      const list = admissionCells(scopes, tokens);
+      const at = Math.floor(now ?? clock());
+      if (++admissions % SWEEP_EVERY === 0) sweep(at);
+      const decision = decideAdmission(list, list.map((cell) => parseTat(cells.get(keyOf(cell.scope, cell.kind)), cell.limit)), at);
+      if (decision.admission.allowed) {
+        list.forEach((cell, i) => cells.set(keyOf(cell.scope, cell.kind), formatTat(decision.tats[i] as GcraTat, cell.limit)));
+      }
+      return decision.admission;
+    },
+
+    async settle(scopes: ReadonlyArray<LimitScope>, reserved: number, actual: number, now?: number): Promise<void> {
+      assertLimitUnits(reserved, 'reserved tokens');
+      assertLimitUnits(actual, 'actual tokens');
+      if (actual === reserved) return;
+      const at = Math.floor(now ?? clock());
+      for (const cell of admissionCells(scopes, 0)) {
+        if (cell.kind !== 'tokens' || cell.limit === 0) continue;
+        const key = keyOf(cell.scope, cell.kind);
+        cells.set(key, formatTat(settledTat(parseTat(cells.get(key), cell.limit), actual - reserved, cell.limit, at), cell.limit));
+      }
+    },
+
+    async close(): Promise<void> {
+      cells.clear();
+    },
+  };
+}

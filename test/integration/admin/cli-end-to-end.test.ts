@@ -1,0 +1,164 @@
+/**
+ * The CLI end to end: the real `tollgate` script spawned as a child process, talking HTTP to an
+ * in-process gateway app whose admin routes append through a real control-plane node on real
+ * Kafka (KAFKA_BROKERS, unique topic prefix per run). A second node with its own Kafka client
+ * and projection stands for another gateway: what the CLI does on one must reach it within a
+ * second. Checks that stdout's last line is the key alone, that only its digest is stored, and
+ * the exit codes of usage (2) and API (1) errors.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerAdminRoutes } from '../../../gateway/control-plane/admin-routes.ts';
+import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
+import { startControlPlaneNode, type ControlPlaneNode } from '../../../gateway/control-plane/control-plane-node.ts';
+import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
+import { installClientErrorHandlers } from '../../../gateway/inbound/client-error-handler.ts';
+import type { EventLog } from '../../../schemas/event-log/event-log.ts';
+import { silentLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { createKafkaEventLog } from '../../../schemas/event-log/kafka-event-log.ts';
+import { withTopicPrefix } from '../../../schemas/event-log/prefixed-event-log.ts';
+import { requireEngineUrl } from '../../support/engines.ts';
+
+const ADMIN_TOKEN = `it-admin-${randomBytes(8).toString('hex')}`;
+const MASTER_KEY = randomBytes(32);
+const HMAC_SECRET = randomBytes(32);
+const CLI = join(import.meta.dirname, '../../../gateway/cli/tollgate-cli.ts');
+const KEY_PATTERN = /^sk-[a-z2-7]{12}-[0-9A-Za-z]{32}$/;
+
+interface Node {
+  readonly log: EventLog;
+  readonly projection: ControlPlaneProjection;
+  readonly node: ControlPlaneNode;
+}
+
+const spoolDir = mkdtempSync(join(tmpdir(), 'tollgate-admin-it-'));
+const nodes: Node[] = [];
+let app: FastifyInstance;
+let origin: string;
+
+/** One gateway node's control plane: its own Kafka client, projection and config follower. */
+async function startNode(brokers: string, prefix: string, name: string): Promise<Node> {
+  const log = withTopicPrefix(createKafkaEventLog({ brokers: brokers.split(','), spoolDir: join(spoolDir, name), clientId: `admin-it-${name}` }), prefix);
+  const projection = new ControlPlaneProjection(MASTER_KEY);
+  const node = await startControlPlaneNode({ eventLog: log, projection, log: silentLogger });
+  const started = { log, projection, node };
+  nodes.push(started);
+  await node.ready();
+  return started;
+}
+
+beforeAll(async () => {
+  const brokers = await requireEngineUrl('KAFKA_BROKERS');
+  const prefix = `admin-it-${randomBytes(6).toString('hex')}.`;
+  const a = await startNode(brokers, prefix, 'a');
+  await startNode(brokers, prefix, 'b');
+  app = Fastify({ logger: false });
+  installClientErrorHandlers(app, 1024 * 1024);
+  registerAdminRoutes(app, { view: a.projection, append: (events) => a.node.append(events), secrets: { masterKey: MASTER_KEY, hmacSecret: HMAC_SECRET }, adminToken: ADMIN_TOKEN });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  for (const { node, log } of nodes) {
+    await node.stop();
+    await log.close();
+  }
+  rmSync(spoolDir, { recursive: true, force: true });
+});
+
+/** Spawns `node --import tsx gateway/cli/tollgate-cli.ts …args`; `input` goes to stdin. */
+function tollgate(args: string[], input = ''): Promise<{ code: number | null; stdout: string[]; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, TOLLGATE_URL: origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: stdout.trimEnd().split('\n'), stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Polls `predicate` every 10 ms; returns the elapsed ms, or throws after `timeoutMs`. */
+async function within(timeoutMs: number, predicate: () => boolean): Promise<number> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return Date.now() - start;
+}
+
+describe('tollgate CLI against a gateway on Kafka', () => {
+  it('creates a key (the key alone on the last line), and another node sees it, then its revocation, within a second', async () => {
+    const [a, b] = nodes as [Node, Node];
+    const user = await tollgate(['users', 'create', '--name', 'Ada', '--quota', '100']);
+    expect(user.code).toBe(0);
+    const userId = /^created user (usr_[0-9a-f]+)$/.exec(user.stdout[0]!)![1]!;
+
+    const created = await tollgate(['keys', 'create', '--name', 'ci', '--user', userId, '--rpm', '60', '--tpm', '50000', '--quota', '2.5', '--expires', '2099-12-31T23:59:59Z', '--models', 'gpt-x,claude-y']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.at(-1)!;
+    expect(key).toMatch(KEY_PATTERN);
+    const digest = digestApiKey(HMAC_SECRET, key);
+    const onA = a.projection.keyByDigest(digest);
+    expect(onA).toMatchObject({ name: 'ci', userId, rpm: 60, tpm: 50000, quotaNanoUsd: 2_500_000_000n, expiresAt: Date.parse('2099-12-31T23:59:59Z'), models: new Set(['gpt-x', 'claude-y']), enabled: true, revokedAt: null });
+    await within(1000, () => b.projection.keyByDigest(digest) !== undefined);
+
+    const list = await tollgate(['keys', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout.join('\n')).toContain(onA!.keyId);
+    expect(list.stdout.join('\n')).not.toContain(key.slice(16));
+    expect(list.stdout.join('\n')).not.toContain(digest);
+
+    const revoked = await tollgate(['keys', 'revoke', onA!.keyId, '--reason', 'leaked']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const elapsed = await within(1000, () => b.projection.keyByDigest(digest)?.revokedAt !== null);
+    expect(elapsed).toBeLessThan(1000);
+    expect(b.projection.keyByDigest(digest)!.revokedAt).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('rotates with a grace period and prints the new key last', async () => {
+    const [, b] = nodes as [Node, Node];
+    const created = await tollgate(['keys', 'create', '--name', 'svc']);
+    const oldKey = created.stdout.at(-1)!;
+    const old = b.projection;
+    await within(1000, () => old.keyByDigest(digestApiKey(HMAC_SECRET, oldKey)) !== undefined);
+    const oldId = old.keyByDigest(digestApiKey(HMAC_SECRET, oldKey))!.keyId;
+    const before = Date.now();
+    const rotated = await tollgate(['keys', 'rotate', oldId, '--grace', '300']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const newKey = rotated.stdout.at(-1)!;
+    expect(newKey).toMatch(KEY_PATTERN);
+    await within(1000, () => b.projection.keyByDigest(digestApiKey(HMAC_SECRET, newKey)) !== undefined && b.projection.key(oldId)!.revokedAt !== null);
+    expect(b.projection.key(oldId)!.revokedAt).toBeGreaterThanOrEqual(before + 300_000);
+    expect(b.projection.keyByDigest(digestApiKey(HMAC_SECRET, newKey))).toMatchObject({ name: 'svc', revokedAt: null });
+  });
+
+  it('upserts a channel with the credential read from stdin; the other node decrypts it', async () => {
+    const [, b] = nodes as [Node, Node];
+    const upsert = await tollgate(['channels', 'upsert', 'ds-it', '--provider', 'deepseek', '--api-key', '-', '--models', 'deepseek-chat', '--rpm', '100'], 'sk-upstream-from-stdin\n');
+    expect(upsert.code, upsert.stderr).toBe(0);
+    expect(upsert.stdout.join('\n')).not.toContain('sk-upstream-from-stdin');
+    await within(1000, () => b.projection.channels().some((c) => c.config.id === 'ds-it'));
+    expect(b.projection.channels().find((c) => c.config.id === 'ds-it')).toMatchObject({ config: { apiKey: 'sk-upstream-from-stdin', provider: 'deepseek' }, rpm: 100 });
+  });
+
+  it('exits 2 on usage errors and 1 on API errors, with the message on stderr', async () => {
+    const usage = await tollgate(['keys', 'create', '--rpm', '5']);
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toEqual(['']);
+    expect(usage.stderr.split('\n')[0]).toBe('usage error: missing required --name');
+    const api = await tollgate(['keys', 'create', '--name', 'late', '--expires', '2001-01-01T00:00:00Z']);
+    expect(api.code).toBe(1);
+    expect(api.stderr).toBe('error: expiresAt: must be in the future (field: expiresAt) [HTTP 400]\n');
+  });
+});

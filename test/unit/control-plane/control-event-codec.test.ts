@@ -1,0 +1,142 @@
+/**
+ * The control event codec: round trips of all eight events (nulls, unicode, maps, arrays, nested
+ * mock record), the single-object header with the CRC-64-AVRO fingerprint, the .avsc files, the
+ * entity keys, refusals, and resolution of an older writer schema through the shared registry.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import avro from 'avsc';
+import { describe, expect, it } from 'vitest';
+import { CURRENT_CONTROL_SCHEMAS, keyCreatedSchema, keyRevokedSchema } from '../../../schemas/control-plane/control-avro-schemas.ts';
+import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue, loadControlSchemaRegistry } from '../../../schemas/control-plane/control-event-codec.ts';
+import type { ControlEvent, KeyCreated } from '../../../schemas/control-plane/control-plane-events.ts';
+import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-ts.ts';
+import { fingerprintToLittleEndian, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
+import { decodeSingleObject } from '../../../schemas/events/single-object-registry.ts';
+import { encodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
+import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userUpdated } from './control-event-fixtures.ts';
+
+const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', import.meta.url));
+
+// Type-level negatives (checked by tsc): the AvroToTs contract is not vacuous for control schemas.
+type KeyFields = (typeof keyCreatedSchema)['fields'][number];
+type KeySchemaWith<F> = Omit<typeof keyCreatedSchema, 'fields'> & { readonly fields: ReadonlyArray<F> };
+export type SameFieldsAreKeyCreated = Assert<Equals<AvroToTs<KeySchemaWith<KeyFields>>, KeyCreated>>;
+// @ts-expect-error models must be nullable: a plain array is not KeyCreated
+export type NonNullableModels = Assert<Equals<AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'models' }> | { name: 'models'; type: { type: 'array'; items: 'string' } }>>, KeyCreated>>;
+// @ts-expect-error a missing field is noticed
+export type MissingDigest = Assert<Equals<AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'digest' }>>>, KeyCreated>>;
+export type NullableCollections = [
+  Assert<Equals<AvroToTs<readonly ['null', { type: 'array'; items: 'string' }]>, ReadonlyArray<string> | null>>,
+  Assert<Equals<AvroToTs<readonly ['null', { type: 'map'; values: 'long' }]>, Readonly<Record<string, number>> | null>>,
+];
+
+const withMock = channelUpserted({ provider: 'mock', mock: { latencyMs: 5, chunkDelayMs: 20, failStatus: 503 }, baseUrl: 'http://127.0.0.1:9/v1', protocol: null, tpm: 1_000_000 });
+const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
+  ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
+  ['UserCreated (nulls)', userCreated({ rpm: null, tpm: null, quotaNanoUsd: null, role: 'admin' })],
+  ['UserUpdated', userUpdated()],
+  ['KeyCreated', keyCreated({ expiresAt: 1_900_000_000_123 })],
+  ['KeyCreated (nulls, empty model list)', keyCreated({ userId: null, rpm: null, tpm: null, quotaNanoUsd: null, models: [] })],
+  ['KeyCreated (all models)', keyCreated({ models: null })],
+  ['KeyUpdated', keyUpdated()],
+  ['KeyRevoked', keyRevoked({ reason: 'rotated', effectiveAt: 1_767_229_200_000 })],
+  ['ChannelUpserted (mock settings)', withMock],
+  ['ChannelRemoved', channelRemoved('ch-ü')],
+  ['PriceSet', priceSet({ channel: 'ch-1', cacheWritePerMTok: 3.75, inputPerMTok: 0.000000001 })],
+];
+
+describe('control event codec', () => {
+  it.each(CASES)('%s round-trips exactly', (_name, event) => {
+    const decoded = decodeControlEvent(encodeControlEvent(event));
+    expect(decoded).toStrictEqual(event);
+  });
+
+  it('encodes a ChannelUpserted without mock as null and decodes plain objects', () => {
+    const event = channelUpserted();
+    const decoded = decodeControlEvent(encodeControlEvent(event));
+    expect(decoded).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null } });
+    if (decoded.type !== 'ChannelUpserted') throw new Error('wrong type');
+    expect(Object.getPrototypeOf(decoded.event)).toBe(Object.prototype);
+    expect(Array.isArray(decoded.event.models)).toBe(true);
+    expect(Object.getPrototypeOf(decoded.event.modelMap)).toBe(Object.prototype);
+  });
+
+  it('writes the single-object header: c301 + little-endian CRC-64-AVRO of the schema', () => {
+    const fingerprints = new Set<string>();
+    for (const [type, { schema }] of Object.entries(CURRENT_CONTROL_SCHEMAS)) {
+      const event = CASES.find(([, e]) => e.type === type)?.[1];
+      if (!event) throw new Error(`no case for ${type}`);
+      const bytes = encodeControlEvent(event);
+      expect(bytes.subarray(0, 2).toString('hex')).toBe('c301');
+      const expected = fingerprintToLittleEndian(schemaFingerprint64(schema));
+      expect(bytes.subarray(2, 10).equals(expected), type).toBe(true);
+      fingerprints.add(expected.toString('hex'));
+      // the body is plain Avro binary of the schema: avsc alone decodes it
+      const body = avro.Type.forSchema(schema as unknown as avro.Schema, { wrapUnions: false }).fromBuffer(bytes.subarray(10)) as { eventId: string };
+      expect(body.eventId).toBe(event.event.eventId);
+    }
+    expect(fingerprints.size).toBe(8);
+  });
+
+  it('keys each event by its entity id', () => {
+    expect(controlEventKey(userCreated({ userId: 'usr_9' }))).toBe('usr_9');
+    expect(controlEventKey(userUpdated({ userId: 'usr_8' }))).toBe('usr_8');
+    expect(controlEventKey(keyCreated({ keyId: 'key_1' }))).toBe('key_1');
+    expect(controlEventKey(keyUpdated({ keyId: 'key_2' }))).toBe('key_2');
+    expect(controlEventKey(keyRevoked({ keyId: 'key_3' }))).toBe('key_3');
+    expect(controlEventKey(channelUpserted({ channelId: 'ch-7' }))).toBe('ch-7');
+    expect(controlEventKey(channelRemoved('ch-8'))).toBe('ch-8');
+    expect(controlEventKey(priceSet({ priceId: 'p-9' }))).toBe('p-9');
+  });
+
+  it('refuses what is not a control event', () => {
+    expect(isControlEventValue(Buffer.alloc(0))).toBe(false);
+    expect(() => decodeControlEvent(Buffer.alloc(0))).toThrow(/not an Avro single-object message/);
+    expect(() => decodeControlEvent(Buffer.from('{"type":"KeyCreated"}'))).toThrow(/not an Avro single-object message/);
+    const traffic = encodeTrafficEvent({ type: 'FailoverOccurred', event: { eventId: 'f', occurredAt: 1, requestId: 'r', keyId: 'k', model: 'm', channelId: 'c', errorKind: 'e', upstreamStatus: null, latencyMs: 1, retryAfterMs: null, nextChannelId: null } });
+    expect(() => decodeControlEvent(traffic)).toThrow(/unknown writer schema fingerprint [0-9a-f]{16} .*not a registered control event schema version/);
+    const truncated = encodeControlEvent(keyCreated()).subarray(0, 30);
+    expect(() => decodeControlEvent(truncated)).toThrow(/cannot decode KeyCreated \(writer version current/);
+  });
+
+  it('refuses to encode an event that does not fit its schema', () => {
+    expect(() => encodeControlEvent(userCreated({ rpm: 1.5 }))).toThrow();
+    expect(() => encodeControlEvent(userCreated({ role: 'root' as 'admin' }))).toThrow();
+  });
+
+  it('resolves an older writer version from the history folder into the current shape', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-control-history-'));
+    const v0 = { ...keyRevokedSchema, fields: keyRevokedSchema.fields.filter((f) => f.name !== 'reason') };
+    writeFileSync(join(dir, 'key-revoked.v0.avsc'), JSON.stringify(v0));
+    const registry = loadControlSchemaRegistry(dir);
+    const old = registry.all().find((entry) => entry.version === 0);
+    if (!old) throw new Error('history file not registered');
+    const message = Buffer.concat([old.header, old.writerType.toBuffer({ eventId: 'e0', occurredAt: 5, actor: 'cli', keyId: 'key_old', effectiveAt: 6 })]);
+    const { eventType, datum } = decodeSingleObject(registry, 'control', message);
+    expect(eventType).toBe('KeyRevoked');
+    expect({ ...(datum as object) }).toEqual({ eventId: 'e0', occurredAt: 5, actor: 'cli', keyId: 'key_old', effectiveAt: 6, reason: null });
+  });
+
+  it('refuses a history file that is not a control event', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-control-history-'));
+    writeFileSync(join(dir, 'key-revoked.v0.avsc'), JSON.stringify({ ...keyRevokedSchema, namespace: 'tollgate.events' }));
+    expect(() => loadControlSchemaRegistry(dir)).toThrow(/tollgate\.events\.KeyRevoked is not a control event/);
+  });
+});
+
+describe('control Avro schema files', () => {
+  it.each(Object.entries(CURRENT_CONTROL_SCHEMAS))('avro/%s equals its TS object', (eventType, { schema, file }) => {
+    const json: unknown = JSON.parse(readFileSync(join(AVRO_DIR, file), 'utf8'));
+    expect(json, `${file} drifted from control-avro-schemas.ts (${eventType})`).toEqual(schema);
+    expect(schema.namespace).toBe('tollgate.control');
+    expect(schema.name).toBe(eventType);
+  });
+
+  it('has exactly one current .avsc per event', () => {
+    const files = readdirSync(AVRO_DIR).filter((f) => f.endsWith('.avsc')).sort();
+    expect(files).toEqual(Object.values(CURRENT_CONTROL_SCHEMAS).map((s) => s.file).sort());
+  });
+});
