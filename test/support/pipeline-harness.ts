@@ -81,6 +81,8 @@ export interface TestSystemOptions {
   readonly consumers?: boolean;
   /** Share an existing state store (a second gateway node). */
   readonly state?: StateStore;
+  /** Share an existing analytics store (chdb allows one data dir per process). */
+  readonly analytics?: AnalyticsStore;
   /** Health refresh interval of the gateway's health view, ms. */
   readonly healthRefreshMs?: number;
 }
@@ -91,7 +93,7 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent' });
   const eventLog = openEventLog(options.settings);
   const state = options.state ?? openStateStore(options.settings);
-  const analytics = openAnalyticsStore(options.settings);
+  const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
   const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, stateStore: state, healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
@@ -119,7 +121,7 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
       await step('consumers', () => system.consumers?.stop());
       await step('eventLog', () => eventLog.close());
       if (!options.state) await step('state', () => state.close());
-      await step('analytics', () => analytics.close());
+      if (!options.analytics) await step('analytics', () => analytics.close());
       await step('dispatcher', () => dispatcher.close());
       await step('mock', () => mock.close());
     },

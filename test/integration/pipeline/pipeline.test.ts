@@ -105,7 +105,7 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
     expect(health?.consecutiveFailures).toBeGreaterThanOrEqual(3);
     expect(health?.cooldownUntil).toBeGreaterThan(Date.now());
     // A second node: fresh process state (no local breaker), same shared state store, no consumers.
-    const second = await startTestSystem({ settings: { ...system.settings, dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')), topicPrefix: `${system.settings.topicPrefix ?? ''}node2.` }, channels: CHANNELS, prices: PRICES, consumers: false, state: system.state, healthRefreshMs: 50 });
+    const second = await startTestSystem({ settings: { ...system.settings, dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')), topicPrefix: `${system.settings.topicPrefix ?? ''}node2.` }, channels: CHANNELS, prices: PRICES, consumers: false, state: system.state, analytics: system.analytics, healthRefreshMs: 50 });
     try {
       await new Promise((r) => setTimeout(r, 300));
       const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${second.origin}/v1`, maxRetries: 0 });
