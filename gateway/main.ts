@@ -9,7 +9,13 @@
 import { mkdirSync } from 'node:fs';
 import { Agent } from 'undici';
 import { buildPriceBook } from '../schemas/billing/price-book.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
+import type { EventLog } from '../schemas/event-log/event-log.ts';
+import { eventsForConfigFile } from './control-plane/config-file-events.ts';
+import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
+import { startControlPlaneNode } from './control-plane/control-plane-node.ts';
+import type { ControlPlane } from './control-plane/local-control-plane.ts';
+import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
 import { buildApp } from './app.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { ConfigError, DEMO_KEY, loadConfig } from './config/load-config.ts';
@@ -41,6 +47,23 @@ async function startInProcessConsumers(config: GatewayConfig, deps: { eventLog: 
   return { stop: async () => (await running.stop(), await analytics.close()) };
 }
 
+/**
+ * Joins the control plane: follows the config topic into a projection, then appends the config
+ * file's keys, channels and prices as events where they differ from what the topic holds.
+ * With Kafka (several nodes) the secrets must come from the environment, so that every node
+ * verifies the same key digests and decrypts the same credentials.
+ */
+async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: NonNullable<EngineSettings['log']>) {
+  const secrets = loadControlPlaneSecrets({ env: process.env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
+  if (secrets.generated) process.stderr.write(`Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
+  const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });
+  const node = await startControlPlaneNode({ eventLog, projection, log });
+  await node.ready();
+  await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
+  const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
+  return { controlPlane, node };
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   mkdirSync(config.dataDir, { recursive: true });
@@ -52,7 +75,9 @@ async function main(): Promise<void> {
   const settings = engineSettings(config, log);
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
-  const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const limiter = openRateLimiter(settings);
+  const { controlPlane, node } = await joinControlPlane(config, eventLog, log);
+  const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, limiter, controlPlane, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   appLog = app.log as unknown as typeof appLog;
   const consumers = config.consumers === 'in-process' ? await startInProcessConsumers(config, { eventLog, state, log }) : undefined;
   await app.listen({ host: config.host, port: config.port });
@@ -69,7 +94,9 @@ async function main(): Promise<void> {
     await app.close();
     await eventLog.flush();
     await consumers?.stop();
+    await node.stop();
     await eventLog.close();
+    await limiter.close();
     await state.close();
     await mock?.close();
     await dispatcher.close();

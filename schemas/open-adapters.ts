@@ -11,7 +11,10 @@ import type { EventLog } from './event-log/event-log.ts';
 import { createFileEventLog } from './event-log/file-event-log.ts';
 import { createKafkaEventLog } from './event-log/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
+import { createMemoryRateLimiter } from './state-store/memory-rate-limiter.ts';
 import { createMemoryStateStore } from './state-store/memory-state-store.ts';
+import type { RateLimiter } from './state-store/rate-limiter.ts';
+import { createRedisRateLimiter } from './state-store/redis-rate-limiter.ts';
 import { createRedisStateStore } from './state-store/redis-state-store.ts';
 import type { StateStore } from './state-store/state-store.ts';
 
@@ -65,4 +68,10 @@ export function openStateStore(settings: EngineSettings): StateStore {
 export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
   if (settings.clickhouseUrl) return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
   return createChdbStore({ path: join(settings.dataDir, 'chdb') });
+}
+
+/** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */
+export function openRateLimiter(settings: EngineSettings): RateLimiter {
+  if (settings.redisUrl) return createRedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  return createMemoryRateLimiter();
 }

@@ -1,0 +1,102 @@
+/**
+ * Issue 4's must-show: two gateway nodes sharing real Kafka (the config topic) and Redis
+ * (limits, spend, health) behave as one — limits hold globally, a key revoked on one node is
+ * refused by the other within one second, and a channel turned unhealthy through one node is
+ * avoided by the other.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import type { RunningConsumers } from '../../../consumers/run-consumers.ts';
+import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
+import { openAnalyticsStore, openEventLog, openStateStore } from '../../../schemas/open-adapters.ts';
+import { newNodeSecrets, startGatewayNode, type GatewayNode } from '../../support/gateway-node-harness.ts';
+import { eventually, isolatedEngineSettings } from '../../support/pipeline-harness.ts';
+
+const CONFIG = {
+  channels: [
+    { id: 'flaky', provider: 'mock', protocol: 'anthropic-messages', models: ['health-model'], priority: 10, mock: { failStatus: 503 } },
+    { id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model', 'health-model'] },
+  ],
+  keys: [],
+};
+
+let mock: Awaited<ReturnType<typeof startMockUpstream>>;
+let nodeA: GatewayNode;
+let nodeB: GatewayNode;
+let consumers: RunningConsumers;
+let closeEngines: () => Promise<void>;
+
+beforeAll(async () => {
+  const settings = await isolatedEngineSettings('production');
+  const secrets = newNodeSecrets();
+  mock = await startMockUpstream();
+  nodeA = await startGatewayNode({ settings, secrets, configFile: CONFIG, mockBaseUrl: mock.baseUrl });
+  nodeB = await startGatewayNode({ settings: { ...settings, dataDir: `${settings.dataDir}-b` }, secrets, configFile: CONFIG, mockBaseUrl: mock.baseUrl });
+  // The feedback consumer folds node A's failovers into Redis health, which node B reads.
+  const eventLog = openEventLog(settings);
+  const state = openStateStore(settings);
+  const analytics = openAnalyticsStore(settings);
+  consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: [], log: () => undefined });
+  closeEngines = async () => {
+    await consumers.stop();
+    await eventLog.close();
+    await state.close();
+    await analytics.close();
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await nodeA?.close();
+  await nodeB?.close();
+  await closeEngines?.();
+  await mock?.close();
+}, 60_000);
+
+const chat = (node: GatewayNode, key: string, model = 'chat-model') => new OpenAI({ apiKey: key, baseURL: `${node.origin}/v1`, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+async function createKey(node: GatewayNode, body: Record<string, unknown>): Promise<{ apiKey: string; keyId: string }> {
+  const created = await node.admin('POST', '/keys', body);
+  expect(created.status).toBe(201);
+  return { apiKey: created.body.apiKey, keyId: created.body.key.keyId };
+}
+
+describe('two gateway nodes sharing Kafka and Redis', () => {
+  it('hold an RPM limit globally', async () => {
+    const { apiKey } = await createKey(nodeA, { name: 'shared-rpm', rpm: 5 });
+    await eventually(async () => (await chat(nodeB, apiKey).then(() => 'ok').catch((e: { status?: number }) => e.status)) === 'ok', true, 5000);
+    // One request already used on node B; 11 more, interleaved across both nodes, all at once.
+    const results = await Promise.all(Array.from({ length: 11 }, (_, i) => chat(i % 2 === 0 ? nodeA : nodeB, apiKey).then(() => 200, (e: { status?: number; headers?: Headers }) => e.status)));
+    const admitted = results.filter((s) => s === 200).length;
+    expect(admitted).toBe(4);
+    expect(results.filter((s) => s === 429)).toHaveLength(7);
+  });
+
+  it('refuse a key revoked on the other node within one second', async () => {
+    const { apiKey, keyId } = await createKey(nodeA, { name: 'to-revoke' });
+    await eventually(async () => (await chat(nodeB, apiKey).then(() => 'ok').catch(() => 'refused')) === 'ok', true, 5000);
+    const revokedAt = Date.now();
+    expect((await nodeA.admin('POST', `/keys/${keyId}/revoke`, { reason: 'test' })).status).toBe(200);
+    let refusedAfter = -1;
+    while (Date.now() - revokedAt < 2000) {
+      const status = await chat(nodeB, apiKey).then(() => 200, (e: { status?: number }) => e.status ?? 0);
+      if (status === 401) {
+        refusedAfter = Date.now() - revokedAt;
+        break;
+      }
+    }
+    expect(refusedAfter).toBeGreaterThanOrEqual(0);
+    expect(refusedAfter).toBeLessThan(1000);
+  });
+
+  it('avoid on one node a channel that failed through the other', async () => {
+    const { apiKey } = await createKey(nodeA, { name: 'health' });
+    for (let i = 0; i < 3; i++) await chat(nodeA, apiKey, 'health-model');
+    expect(nodeA.outcomes.filter((o) => o.model === 'health-model').every((o) => o.failovers[0]?.channelId === 'flaky')).toBe(true);
+    // Node B never called `flaky` itself: only the shared health (consumer → Redis) can steer it.
+    await new Promise((r) => setTimeout(r, 1500));
+    await chat(nodeB, apiKey, 'health-model');
+    const outcome = nodeB.outcomes.find((o) => o.model === 'health-model');
+    expect(outcome).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
+  });
+});
