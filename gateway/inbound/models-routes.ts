@@ -76,8 +76,11 @@ function serveModels(services: ClientRouteServices, createdAt: number, request: 
   const format = listingFormat(request, request.url);
   const { codec, key } = FORMAT_AUTH[format];
   const requestId = generateId('req_');
-  if (!authenticate(services, codec, key, request, reply, requestId)) return;
-  const models = entries(services.exchange.router);
+  const resolved = authenticate(services, codec, key, request, reply, requestId);
+  if (!resolved) return;
+  // A key with a model allowlist sees only the models it may use.
+  const allowed = resolved.key.models;
+  const models = entries(services.exchange.router).filter((m) => !allowed || allowed.has(m.id));
   if (modelId === undefined) return sendJsonReply(reply, pageOf(format, models, (request.query ?? {}) as Record<string, unknown>, createdAt), requestId);
   const id = decodeURIComponent(modelId).replace(/^models\//, '');
   const found = models.find((m) => m.id === id);

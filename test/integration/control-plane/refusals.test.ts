@@ -97,6 +97,14 @@ afterAll(async () => {
   await mock?.close();
 });
 
+describe('model lists', () => {
+  it('show a key only the models on its allowlist', async () => {
+    const list = async (key: string) => ((await (await request(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).body.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+    expect(await list(keys.allowlist!)).toEqual(['other-model']);
+    expect(await list(keys.ok!)).toEqual(['chat-model', 'limited-model', 'other-model', 'tiny-model']);
+  });
+});
+
 describe.each(FORMATS)('$name refusals', (format) => {
   it('serves a good key (control)', async () => {
     expect((await send(format, keys.ok)).status).toBe(200);
