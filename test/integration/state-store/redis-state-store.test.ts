@@ -3,33 +3,17 @@
  * agreement of the Lua fold with the memory adapter on a random history, and the key layout of
  * REDIS-KEYS.md. Every run uses its own key prefix and deletes its keys afterwards.
  */
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
 import { createRedisStateStore } from '../../../schemas/state-store/redis-state-store.ts';
 import type { ChannelObservation, HealthPolicy } from '../../../schemas/state-store/state-store.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
 import { describeStateStoreContract } from '../../unit/state-store/state-store-contract.ts';
+import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 
-const RUN_PREFIX = `tollgate-test:${randomUUID()}:`;
-let redisUrl = '';
-let admin: Redis;
+const redisKeys = useRedisTestKeys('state');
 let storeSeq = 0;
 
-beforeAll(async () => {
-  redisUrl = await requireEngineUrl('REDIS_URL');
-  admin = new Redis(redisUrl);
-});
-
-afterAll(async () => {
-  if (!admin) return;
-  const found = await admin.keys(`${RUN_PREFIX}*`);
-  if (found.length > 0) await admin.del(...found);
-  await admin.quit();
-});
-
-describeStateStoreContract('redis', async () => createRedisStateStore({ url: redisUrl, keyPrefix: `${RUN_PREFIX}${++storeSeq}:` }));
+describeStateStoreContract('redis', async () => createRedisStateStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${++storeSeq}:` }));
 
 /** A deterministic pseudo-random history: 3 channels, in- and out-of-order times, mixed outcomes. */
 function randomHistory(count: number, t0: number): ChannelObservation[] {
@@ -55,7 +39,7 @@ describe('redis state store', () => {
   it('folds a random history exactly like the memory adapter (Lua = foldChannelHealth)', async () => {
     const policy: HealthPolicy = { windowMs: 10_000, failureThreshold: 3, cooldownMs: 5_000, latencyAlpha: 0.3 };
     const t0 = 1_700_000_000_000;
-    const redis = createRedisStateStore({ url: redisUrl, keyPrefix: `${RUN_PREFIX}parity:` });
+    const redis = createRedisStateStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}parity:` });
     const memory = createMemoryStateStore();
     const history = randomHistory(300, t0);
     for (const observation of history) {
@@ -74,21 +58,21 @@ describe('redis state store', () => {
   });
 
   it('writes the keys REDIS-KEYS.md documents, with their TTLs', async () => {
-    const prefix = `${RUN_PREFIX}layout:`;
-    const store = createRedisStateStore({ url: redisUrl, keyPrefix: prefix });
+    const prefix = `${redisKeys.prefix}layout:`;
+    const store = createRedisStateStore({ url: redisKeys.url, keyPrefix: prefix });
     await store.addSpend('e1', 'key-1', 'user-1', 123_456_789_012n);
     await store.recordChannelObservation({ eventId: 'o1', channelId: 'ch-1', at: Date.now(), ok: false, latencyMs: 12, errorKind: 'upstream-timeout' });
-    expect(await admin.get(`${prefix}spend:key:key-1`)).toBe('123456789012');
-    expect(await admin.get(`${prefix}spend:user:user-1`)).toBe('123456789012');
-    expect(await admin.ttl(`${prefix}spend:key:key-1`)).toBe(-1);
-    const guardTtl = await admin.ttl(`${prefix}applied:spend:e1`);
+    expect(await redisKeys.admin.get(`${prefix}spend:key:key-1`)).toBe('123456789012');
+    expect(await redisKeys.admin.get(`${prefix}spend:user:user-1`)).toBe('123456789012');
+    expect(await redisKeys.admin.ttl(`${prefix}spend:key:key-1`)).toBe(-1);
+    const guardTtl = await redisKeys.admin.ttl(`${prefix}applied:spend:e1`);
     expect(guardTtl).toBeGreaterThan(604_700);
     expect(guardTtl).toBeLessThanOrEqual(604_800);
-    expect(await admin.ttl(`${prefix}applied:health:o1`)).toBeGreaterThan(604_700);
-    expect(await admin.hgetall(`${prefix}health:state:ch-1`)).toMatchObject({ consecutiveFailures: '1', latencyEwmaMs: '0', windowMs: '60000' });
-    expect(await admin.zrange(`${prefix}health:fail:ch-1`, '0', '-1')).toEqual(['o1']);
-    expect(await admin.type(`${prefix}health:ok:ch-1`)).toBe('none');
-    expect(await admin.pttl(`${prefix}health:fail:ch-1`)).toBeGreaterThan(119_000);
+    expect(await redisKeys.admin.ttl(`${prefix}applied:health:o1`)).toBeGreaterThan(604_700);
+    expect(await redisKeys.admin.hgetall(`${prefix}health:state:ch-1`)).toMatchObject({ consecutiveFailures: '1', latencyEwmaMs: '0', windowMs: '60000' });
+    expect(await redisKeys.admin.zrange(`${prefix}health:fail:ch-1`, '0', '-1')).toEqual(['o1']);
+    expect(await redisKeys.admin.type(`${prefix}health:ok:ch-1`)).toBe('none');
+    expect(await redisKeys.admin.pttl(`${prefix}health:fail:ch-1`)).toBeGreaterThan(119_000);
     await store.close();
   });
 });

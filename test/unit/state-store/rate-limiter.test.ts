@@ -4,32 +4,16 @@
  * one-minute burst, all-or-nothing over scopes, settlement, exactness for limits that do not divide
  * 60 000, and concurrency exactness across two limiter instances sharing one Redis.
  */
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isNeverAdmissible } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import { createMemoryRateLimiter } from '../../../schemas/state-store/memory-rate-limiter.ts';
 import type { LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from '../../../schemas/state-store/redis-rate-limiter.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 
 const T0 = 1_700_000_000_000;
-const RUN_PREFIX = `tollgate-test:rl:${randomUUID()}:`;
-let redisUrl = '';
-let admin: Redis | undefined;
+const redisKeys = useRedisTestKeys('rl');
 let prefixSeq = 0;
-
-beforeAll(async () => {
-  redisUrl = await requireEngineUrl('REDIS_URL');
-  admin = new Redis(redisUrl);
-});
-
-afterAll(async () => {
-  if (!admin) return;
-  const found = await admin.keys(`${RUN_PREFIX}*`);
-  if (found.length > 0) await admin.del(...found);
-  await admin.quit();
-});
 
 /** Makes `count` limiters sharing one state (Redis: separate connections, like separate nodes). */
 type LimiterFactory = (count: number) => { limiters: RateLimiter[]; prefix: string };
@@ -40,8 +24,8 @@ const ADAPTERS: Array<[string, LimiterFactory]> = [
     return { limiters: Array.from({ length: count }, () => shared), prefix: '' };
   }],
   ['redis', (count) => {
-    const prefix = `${RUN_PREFIX}${++prefixSeq}:`;
-    return { limiters: Array.from({ length: count }, () => createRedisRateLimiter({ url: redisUrl, keyPrefix: prefix })), prefix };
+    const prefix = `${redisKeys.prefix}${++prefixSeq}:`;
+    return { limiters: Array.from({ length: count }, () => createRedisRateLimiter({ url: redisKeys.url, keyPrefix: prefix })), prefix };
   }],
 ];
 
@@ -174,7 +158,7 @@ describe.each(ADAPTERS)('RateLimiter contract: %s', (_name, make) => {
 describe('RateLimiter adapters agree', () => {
   it('memory and Redis give identical admissions on a pseudo-random history', async () => {
     const memory = createMemoryRateLimiter();
-    const redis = createRedisRateLimiter({ url: redisUrl, keyPrefix: `${RUN_PREFIX}${++prefixSeq}:` });
+    const redis = createRedisRateLimiter({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${++prefixSeq}:` });
     let seed = 11;
     const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const limits = [7, 13, 60, 999];
@@ -197,16 +181,16 @@ describe('RateLimiter adapters agree', () => {
   });
 
   it('Redis keys follow <prefix>rl:<scope>:<kind> with a TTL of about two minutes; no `now` uses the server clock', async () => {
-    const prefix = `${RUN_PREFIX}${++prefixSeq}:`;
-    const limiter = createRedisRateLimiter({ url: redisUrl, keyPrefix: prefix });
+    const prefix = `${redisKeys.prefix}${++prefixSeq}:`;
+    const limiter = createRedisRateLimiter({ url: redisKeys.url, keyPrefix: prefix });
     try {
       const admission = await limiter.admit([{ scope: 'channel:c1', rpm: 2, tpm: 100 }], 10);
       expect(admission.allowed).toBe(true);
       expect(admission.states.map((s) => s.resetMs)).toEqual([30_000, 6_000]);
-      const ttl = await admin?.pttl(`${prefix}rl:channel:c1:requests`);
+      const ttl = await redisKeys.admin.pttl(`${prefix}rl:channel:c1:requests`);
       expect(ttl).toBeGreaterThan(85_000);
       expect(ttl).toBeLessThanOrEqual(90_001);
-      expect(await admin?.get(`${prefix}rl:channel:c1:tokens`)).toMatch(/^\d+:0:100$/);
+      expect(await redisKeys.admin.get(`${prefix}rl:channel:c1:tokens`)).toMatch(/^\d+:0:100$/);
     } finally {
       await limiter.close();
     }
