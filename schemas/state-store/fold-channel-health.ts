@@ -4,7 +4,11 @@
  * adapters agree to the last bit: same IEEE-754 operations in the same order).
  *
  * Rules (all times ms since epoch, from the observation's `at`, never from a local clock):
- * - Ordering: an observation is "in order" when `at >= lastAt` (the newest `at` applied so far).
+ * - Ordering (events of different requests arrive through different partitions, so out of order):
+ *   failures count toward the cooldown when newer than the last success, whatever their arrival
+ *   order; a success resets the count when newer than every counted failure. Only the latency
+ *   EWMA follows arrival order (samples older than the newest observation are skipped).
+ * - Former rule, kept for the remaining fields: an observation is "in order" when `at >= lastAt`.
  *   Out-of-order observations still enter the sliding window (counted once per event id) and may
  *   extend a Retry-After cooldown (a max, so order does not matter), but they do NOT touch the
  *   latency EWMA, the consecutive-failure count or the failure cooldown: those follow the newest
@@ -34,8 +38,12 @@ export interface ChannelHealthState {
   readonly failureCooldownUntil: number;
   /** End of the cooldown an upstream asked for with Retry-After; 0 when none. */
   readonly retryAfterUntil: number;
-  /** `at` of the newest observation applied in order; 0 before the first. */
+  /** `at` of the newest observation applied; 0 before the first. */
   readonly lastAt: number;
+  /** `at` of the newest success; 0 before the first. */
+  readonly lastSuccessAt?: number;
+  /** `at` of the newest failure counted since the last success; 0 when none. */
+  readonly lastFailureAt?: number;
 }
 
 /** State of a channel never observed. */
@@ -45,6 +53,8 @@ export const NEUTRAL_CHANNEL_HEALTH_STATE: ChannelHealthState = {
   failureCooldownUntil: 0,
   retryAfterUntil: 0,
   lastAt: 0,
+  lastSuccessAt: 0,
+  lastFailureAt: 0,
 };
 
 /** Observations and failures counted in a channel's sliding window at some `now`. */
@@ -63,16 +73,24 @@ export function foldChannelHealth(state: ChannelHealthState, observation: Channe
   let retryAfterUntil = state.retryAfterUntil;
   const retryAfterMs = observation.retryAfterMs ?? 0;
   if (retryAfterMs > 0) retryAfterUntil = Math.max(retryAfterUntil, at + retryAfterMs);
-  if (at < state.lastAt) return { ...state, retryAfterUntil };
+  const lastAt = Math.max(state.lastAt, at);
+  const lastSuccessAt = state.lastSuccessAt ?? 0;
+  const lastFailureAt = state.lastFailureAt ?? 0;
   if (observation.ok) {
-    const isSample = observation.errorKind === undefined || observation.errorKind === '';
+    const isSample = at >= state.lastAt && (observation.errorKind === undefined || observation.errorKind === '');
     const latencyEwmaMs = !isSample ? state.latencyEwmaMs : state.latencyEwmaMs === 0 ? observation.latencyMs : policy.latencyAlpha * observation.latencyMs + (1 - policy.latencyAlpha) * state.latencyEwmaMs;
-    return { latencyEwmaMs, consecutiveFailures: 0, failureCooldownUntil: 0, retryAfterUntil, lastAt: at };
+    const successAt = Math.max(lastSuccessAt, at);
+    // A success newer than every counted failure closes the breaker; an older one leaves the later failures standing.
+    if (at >= lastFailureAt) return { latencyEwmaMs, consecutiveFailures: 0, failureCooldownUntil: 0, retryAfterUntil, lastAt, lastSuccessAt: successAt, lastFailureAt: 0 };
+    return { ...state, latencyEwmaMs, retryAfterUntil, lastAt, lastSuccessAt: successAt, lastFailureAt };
   }
+  // Failures count when newer than the last success, in whatever order they arrive (partitions interleave).
+  if (at <= lastSuccessAt) return { ...state, retryAfterUntil, lastAt, lastSuccessAt, lastFailureAt };
   const consecutiveFailures = state.consecutiveFailures + 1;
+  const failureAt = Math.max(lastFailureAt, at);
   let failureCooldownUntil = state.failureCooldownUntil;
-  if (consecutiveFailures >= policy.failureThreshold) failureCooldownUntil = Math.max(failureCooldownUntil, at + policy.cooldownMs);
-  return { latencyEwmaMs: state.latencyEwmaMs, consecutiveFailures, failureCooldownUntil, retryAfterUntil, lastAt: at };
+  if (consecutiveFailures >= policy.failureThreshold) failureCooldownUntil = Math.max(failureCooldownUntil, failureAt + policy.cooldownMs);
+  return { latencyEwmaMs: state.latencyEwmaMs, consecutiveFailures, failureCooldownUntil, retryAfterUntil, lastAt, lastSuccessAt, lastFailureAt: failureAt };
 }
 
 /** What routing sees of a channel at `now` (ms since epoch), from its state and window counts. */

@@ -45,30 +45,35 @@ local windowMs = tonumber(ARGV[8])
 local threshold = tonumber(ARGV[9])
 local cooldownMs = tonumber(ARGV[10])
 local alpha = tonumber(ARGV[11])
-local s = redis.call('HMGET', KEYS[2], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt')
+local s = redis.call('HMGET', KEYS[2], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'lastSuccessAt', 'lastFailureAt')
 local ewma = tonumber(s[1]) or 0
 local consecutive = tonumber(s[2]) or 0
 local failureUntil = tonumber(s[3]) or 0
 local retryUntil = tonumber(s[4]) or 0
 local lastAt = tonumber(s[5]) or 0
+local lastSuccessAt = tonumber(s[6]) or 0
+local lastFailureAt = tonumber(s[7]) or 0
 if retryAfterMs > 0 then retryUntil = math.max(retryUntil, at + retryAfterMs) end
-if at >= lastAt then
-  if ok then
-    if errorKind == '' then
-      if ewma == 0 then ewma = latency else ewma = alpha * latency + (1 - alpha) * ewma end
-    end
+if ok then
+  if at >= lastAt and errorKind == '' then
+    if ewma == 0 then ewma = latency else ewma = alpha * latency + (1 - alpha) * ewma end
+  end
+  lastSuccessAt = math.max(lastSuccessAt, at)
+  if at >= lastFailureAt then
     consecutive = 0
     failureUntil = 0
-  else
-    consecutive = consecutive + 1
-    if consecutive >= threshold then failureUntil = math.max(failureUntil, at + cooldownMs) end
+    lastFailureAt = 0
   end
-  lastAt = at
+elseif at > lastSuccessAt then
+  consecutive = consecutive + 1
+  lastFailureAt = math.max(lastFailureAt, at)
+  if consecutive >= threshold then failureUntil = math.max(failureUntil, lastFailureAt + cooldownMs) end
 end
+lastAt = math.max(lastAt, at)
 local f = '%.17g'
 redis.call('HSET', KEYS[2], 'latencyEwmaMs', string.format(f, ewma), 'consecutiveFailures', string.format(f, consecutive),
   'failureCooldownUntil', string.format(f, failureUntil), 'retryAfterUntil', string.format(f, retryUntil),
-  'lastAt', string.format(f, lastAt), 'windowMs', ARGV[8])
+  'lastAt', string.format(f, lastAt), 'lastSuccessAt', string.format(f, lastSuccessAt), 'lastFailureAt', string.format(f, lastFailureAt), 'windowMs', ARGV[8])
 redis.call('PEXPIRE', KEYS[2], ARGV[12])
 redis.call('ZADD', ok and KEYS[3] or KEYS[4], ARGV[3], ARGV[2])
 local cutoff = string.format(f, at - windowMs)

@@ -106,6 +106,21 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         expect((await store.getChannelHealth(['a'], T0 + 100 + 30_000))[0]?.cooldownUntil).toBe(0);
       });
 
+      it('counts failures that arrive out of order (events of different requests cross partitions)', async () => {
+        const store = await fresh();
+        await store.recordChannelObservation(obs('a', T0, true), POLICY);
+        for (const at of [T0 + 30, T0 + 10, T0 + 20]) await store.recordChannelObservation(obs('a', at, false), POLICY);
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({ consecutiveFailures: 3, cooldownUntil: T0 + 30 + 30_000 });
+        // A failure older than the last success is history, not a new failure.
+        await store.recordChannelObservation(obs('a', T0 - 5, false), POLICY);
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]?.consecutiveFailures).toBe(3);
+        // A success older than the newest failure leaves the breaker open; a newer one closes it.
+        await store.recordChannelObservation(obs('a', T0 + 25, true), POLICY);
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]?.cooldownUntil).toBe(T0 + 30 + 30_000);
+        await store.recordChannelObservation(obs('a', T0 + 35, true), POLICY);
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({ consecutiveFailures: 0, cooldownUntil: 0 });
+      });
+
       it('honours Retry-After on the first failure, and a success does not end it', async () => {
         const store = await fresh();
         await store.recordChannelObservation(obs('a', T0, false, { retryAfterMs: 5_000, errorKind: 'upstream-rate-limited' }), POLICY);
