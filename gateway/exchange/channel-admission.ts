@@ -53,7 +53,8 @@ export class ChannelAdmission {
     const limits = this.deps.channelLimits;
     if (!limits) return { admitted: { channel, index, reservedTokens: 0 } };
     try {
-      const tokens = (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0)));
+      // Only a TPM limit needs the (tokenizer) estimate; it is computed once per request.
+      const tokens = scope.tpm === null ? 0 : (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0)));
       const admission = await limits.limiter.admit([scope], tokens);
       if (admission.allowed) return { admitted: { channel, index, scope, reservedTokens: tokens } };
       this.deps.log.debug({ requestId: this.input.requestId, channel: channel.id, refusedBy: admission.refusedBy, retryAfterMs: admission.retryAfterMs }, 'channel at its limit: skipped');

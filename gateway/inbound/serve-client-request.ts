@@ -58,7 +58,9 @@ export function authenticate(services: ClientRouteServices, codec: InboundCodec,
 async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, resolved: ResolvedKey, canonical: CanonicalRequest, request: FastifyRequest, reply: FastifyReply, requestId: string): Promise<AdmittedRequest | 'unlimited' | undefined> {
   let result;
   try {
-    result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: estimateAdmissionTokens(canonical) });
+    // Tokenizing the prompt costs CPU on every request: only TPM limits need the estimate.
+    const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
+    result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0 });
   } catch (error) {
     request.log.warn({ requestId, reason: (error as Error).message }, 'rate limiter unavailable; admitting without limits');
     return 'unlimited';

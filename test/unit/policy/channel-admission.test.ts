@@ -34,7 +34,8 @@ describe('ChannelAdmission', () => {
   it('skips channels at their limit and reports the shortest wait when all are', async () => {
     const limiter = createMemoryRateLimiter();
     const { gates, logs, estimates } = setup(limiter, { a: [1, null], b: [2, 1_000], c: [null, 150] });
-    expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'a' }, index: 0, reservedTokens: 100, scope: { scope: 'channel:a' } });
+    // An RPM-only channel has no token limit: nothing to reserve, no tokenizer estimate.
+    expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'a' }, index: 0, reservedTokens: 0, scope: { scope: 'channel:a' } });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'b' }, index: 1 });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'b' }, index: 1 });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'c' }, index: 2 });
