@@ -25,6 +25,7 @@ let mock: Awaited<ReturnType<typeof startMockUpstream>>;
 let nodeA: GatewayNode;
 let nodeB: GatewayNode;
 let consumers: RunningConsumers;
+let sharedState: ReturnType<typeof openStateStore>;
 let closeEngines: () => Promise<void>;
 
 beforeAll(async () => {
@@ -36,6 +37,7 @@ beforeAll(async () => {
   // The feedback consumer folds node A's failovers into Redis health, which node B reads.
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
+  sharedState = state;
   const analytics = openAnalyticsStore(settings);
   consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: [], log: () => undefined });
   closeEngines = async () => {
@@ -94,7 +96,9 @@ describe('two gateway nodes sharing Kafka and Redis', () => {
     for (let i = 0; i < 3; i++) await chat(nodeA, apiKey, 'health-model');
     expect(nodeA.outcomes.filter((o) => o.model === 'health-model').every((o) => o.failovers[0]?.channelId === 'flaky')).toBe(true);
     // Node B never called `flaky` itself: only the shared health (consumer → Redis) can steer it.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Wait until the feedback consumer put `flaky` in cooldown, then for one refresh of B's view.
+    await eventually(async () => ((await sharedState.getChannelHealth(['flaky']))[0]?.cooldownUntil ?? 0) > Date.now(), true, 20_000);
+    await new Promise((r) => setTimeout(r, 400));
     await chat(nodeB, apiKey, 'health-model');
     const outcome = nodeB.outcomes.find((o) => o.model === 'health-model');
     expect(outcome).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
