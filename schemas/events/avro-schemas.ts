@@ -20,6 +20,19 @@ const occurredAtField = {
   doc: 'ms since epoch',
 } as const;
 
+/**
+ * The token counts of one request (tokens) and where they came from: nested as the TokenUsage
+ * record in RequestCompleted, flat in UsageRecorded. One list, so the two can never drift apart.
+ */
+const tokenUsageFields = [
+  { name: 'inputTokens', type: 'long' },
+  { name: 'cachedInputTokens', type: 'long' },
+  { name: 'cacheWriteTokens', type: 'long' },
+  { name: 'outputTokens', type: 'long' },
+  { name: 'reasoningTokens', type: 'long' },
+  { name: 'usageSource', type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] } },
+] as const;
+
 /** Schema of RequestCompleted (topic tollgate.requests), version 2 (v1 is in avro/history). */
 export const requestCompletedSchema = {
   type: 'record',
@@ -54,17 +67,7 @@ export const requestCompletedSchema = {
         type: 'record',
         name: 'TokenUsage',
         doc: 'Token counts (tokens). inputTokens includes cached; outputTokens includes reasoning.',
-        fields: [
-          { name: 'inputTokens', type: 'long' },
-          { name: 'cachedInputTokens', type: 'long' },
-          { name: 'cacheWriteTokens', type: 'long' },
-          { name: 'outputTokens', type: 'long' },
-          { name: 'reasoningTokens', type: 'long' },
-          {
-            name: 'usageSource',
-            type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },
-          },
-        ],
+        fields: tokenUsageFields,
       },
     },
   ],
@@ -86,15 +89,7 @@ export const usageRecordedSchema = {
     { name: 'upstreamModel', type: 'string', doc: 'The model the upstream served: what prices apply to.' },
     { name: 'channelId', type: 'string' },
     { name: 'provider', type: 'string' },
-    { name: 'inputTokens', type: 'long' },
-    { name: 'cachedInputTokens', type: 'long' },
-    { name: 'cacheWriteTokens', type: 'long' },
-    { name: 'outputTokens', type: 'long' },
-    { name: 'reasoningTokens', type: 'long' },
-    {
-      name: 'usageSource',
-      type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] },
-    },
+    ...tokenUsageFields,
   ],
 } as const;
 
