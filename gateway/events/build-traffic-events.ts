@@ -56,10 +56,7 @@ function toTokenUsage(usage: Usage): TokenUsage {
 
 function buildFailover(outcome: ExchangeOutcome, identity: TrafficIdentity, record: FailoverWithRetry, now: number): FailoverOccurred {
   return {
-    eventId: randomUUID(),
-    occurredAt: now,
-    requestId: outcome.requestId,
-    keyId: identity.keyId,
+    ...eventHeader(outcome, identity, now),
     model: outcome.model,
     channelId: record.channelId,
     errorKind: record.errorKind,
@@ -72,10 +69,7 @@ function buildFailover(outcome: ExchangeOutcome, identity: TrafficIdentity, reco
 
 function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identity: TrafficIdentity, usage: TokenUsage, now: number): UsageRecorded {
   return {
-    eventId: randomUUID(),
-    occurredAt: now,
-    requestId: outcome.requestId,
-    keyId: identity.keyId,
+    ...eventHeader(outcome, identity, now),
     userId: identity.userId,
     model: outcome.model,
     upstreamModel: outcome.upstreamModel ?? outcome.model,
@@ -87,10 +81,7 @@ function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identit
 
 function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdentity, usage: TokenUsage, now: number): RequestCompleted {
   return {
-    eventId: randomUUID(),
-    occurredAt: now,
-    requestId: outcome.requestId,
-    keyId: identity.keyId,
+    ...eventHeader(outcome, identity, now),
     userId: identity.userId,
     clientFormat: outcome.clientFormat,
     model: outcome.model,
@@ -107,6 +98,11 @@ function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdenti
     attempts: outcome.attempts,
     usage,
   };
+}
+
+/** The fields every traffic event starts with: a fresh id, the time, the request and the key. */
+function eventHeader(outcome: ExchangeOutcome, identity: TrafficIdentity, now: number): { eventId: string; occurredAt: number; requestId: string; keyId: string } {
+  return { eventId: randomUUID(), occurredAt: now, requestId: outcome.requestId, keyId: identity.keyId };
 }
 
 /** A duration as whole non-negative ms. */
