@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { priceEntrySchema } from '../../schemas/billing/price-book.ts';
 import type { PriceSet } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';
+import { priceSetFields } from './price-event-mapping.ts';
 import { eventHeader, fail, parseInput, type CommandContext, type CommandResult } from './commands-common.ts';
 
 /** Body of `setPrice`: the config file's `prices` entry (schemas/billing/price-book.ts) plus an optional `priceId`. */
@@ -25,17 +26,7 @@ export function setPrice(view: ControlPlaneView, pathPriceId: string | undefined
   if (pathPriceId !== undefined && body.priceId !== undefined && body.priceId !== pathPriceId) fail(400, `priceId: must equal the price id in the path ('${pathPriceId}')`, 'priceId');
   const effectiveFrom = Date.parse(body.effectiveFrom);
   const priceId = pathPriceId ?? body.priceId ?? `${body.model}|${body.channel ?? '*'}|${new Date(effectiveFrom).toISOString()}`;
-  const event: PriceSet = {
-    ...eventHeader(ctx),
-    priceId,
-    model: body.model,
-    channel: body.channel ?? null,
-    inputPerMTok: body.inputPerMTok,
-    outputPerMTok: body.outputPerMTok,
-    cacheReadPerMTok: body.cacheReadPerMTok ?? null,
-    cacheWritePerMTok: body.cacheWritePerMTok ?? null,
-    effectiveFrom,
-  };
+  const event: PriceSet = { ...eventHeader(ctx), ...priceSetFields(body, priceId) };
   const created = !view.prices().some((p) => p.priceId === priceId);
   return { events: [{ type: 'PriceSet', event }], result: { priceId, created } };
 }

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { ControlEvent, ControlEventHeader } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ChannelConfig, GatewayConfig } from '../config/config-schema.ts';
 import { channelUpsertFields } from './channel-event-mapping.ts';
+import { priceSetFields } from './price-event-mapping.ts';
 import type { ControlPlaneView, KeyRecord } from './control-plane-view.ts';
 import { digestApiKey } from './key-material.ts';
 
@@ -121,16 +122,7 @@ function priceEvents(prices: GatewayConfig['prices'], view: ControlPlaneView, he
     if (seen.has(priceId)) continue;
     seen.add(priceId);
     const existing = projected.get(priceId);
-    const fields = {
-      priceId,
-      model: entry.model,
-      channel: entry.channel ?? null,
-      inputPerMTok: entry.inputPerMTok,
-      outputPerMTok: entry.outputPerMTok,
-      cacheReadPerMTok: entry.cacheReadPerMTok ?? null,
-      cacheWritePerMTok: entry.cacheWritePerMTok ?? null,
-      effectiveFrom: Date.parse(entry.effectiveFrom),
-    };
+    const fields = priceSetFields(entry, priceId);
     if (
       existing &&
       existing.inputPerMTok === fields.inputPerMTok &&
