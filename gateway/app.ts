@@ -26,6 +26,11 @@ import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import { createMemoryRateLimiter } from '../schemas/state-store/memory-rate-limiter.ts';
 import { createMemoryStateStore } from '../schemas/state-store/memory-state-store.ts';
 import { registerAdminRoutes } from './control-plane/admin-routes.ts';
+import { registerConsole } from './console/console-routes.ts';
+import { ConsoleSessions } from './console/console-session.ts';
+import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
+import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import { createMemorySessionStore } from '../schemas/state-store/memory-session-store.ts';
 import { createLocalControlPlane, type ControlPlane } from './control-plane/local-control-plane.ts';
 import { createChannelLimits } from './policy/create-channel-limits.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
@@ -62,6 +67,12 @@ export interface AppDeps {
   readonly channelLimits?: ChannelLimits;
   /** Most channels tried per request (default 4). */
   readonly maxAttempts?: number;
+  /** Console sessions shared by all nodes (default: in-process memory). */
+  readonly sessionStore?: SessionStore;
+  /** The consumption log and spend for the console (none: its usage pages answer 503). */
+  readonly analytics?: AnalyticsStore;
+  /** Clock for the console, ms since epoch (default Date.now). */
+  readonly now?: () => number;
 }
 
 /** One adapter per upstream protocol. */
@@ -127,5 +138,19 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   registerGeminiRoutes(app, services);
   registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
   registerAdminRoutes(app, { view, append: (events) => controlPlane.append(events), secrets: controlPlane.secrets, adminToken: config.adminToken });
+  const sessionStore = deps.sessionStore ?? createMemorySessionStore();
+  await registerConsole(app, {
+    view,
+    append: (events) => controlPlane.append(events),
+    secrets: controlPlane.secrets,
+    sessions: new ConsoleSessions({ store: sessionStore, view, limiter, ...(deps.now ? { now: deps.now } : {}) }),
+    dispatcher: deps.dispatcher,
+    adapters: UPSTREAM_ADAPTERS,
+    now: deps.now ?? Date.now,
+    ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
+    ...(deps.analytics ? { analytics: deps.analytics } : {}),
+    ...(deps.mockBaseUrl ? { mockBaseUrl: deps.mockBaseUrl } : {}),
+  });
+  if (!deps.sessionStore) app.addHook('onClose', async () => sessionStore.close());
   return app;
 }

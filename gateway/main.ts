@@ -9,7 +9,9 @@
 import { mkdirSync } from 'node:fs';
 import { Agent } from 'undici';
 import { buildPriceBook } from '../schemas/billing/price-book.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
+import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
+import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
@@ -39,12 +41,12 @@ function engineSettings(config: GatewayConfig, log: EngineSettings['log']): Engi
 }
 
 /** Starts the consumers inside this process (embedded mode). Loaded lazily: the gateway's code never imports consumers/. */
-async function startInProcessConsumers(config: GatewayConfig, deps: { eventLog: ReturnType<typeof openEventLog>; state: ReturnType<typeof openStateStore>; log: NonNullable<EngineSettings['log']> }) {
-  const analytics = openAnalyticsStore(engineSettings(config, deps.log));
+async function startInProcessConsumers(config: GatewayConfig, deps: { eventLog: ReturnType<typeof openEventLog>; state: ReturnType<typeof openStateStore>; analytics: AnalyticsStore; log: NonNullable<EngineSettings['log']> }) {
+  const { analytics } = deps;
   const pipelineModule = '../consumers/start-consumer-pipeline.ts';
   const { startConsumerPipeline } = (await import(pipelineModule)) as typeof import('../consumers/start-consumer-pipeline.ts');
   const running = await startConsumerPipeline({ eventLog: deps.eventLog, state: deps.state, analytics, prices: buildPriceBook(config.prices), log: deps.log });
-  return { stop: async () => (await running.stop(), await analytics.close()) };
+  return { stop: async () => await running.stop() };
 }
 
 /**
@@ -60,8 +62,28 @@ async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: 
   const node = await startControlPlaneNode({ eventLog, projection, log });
   await node.ready();
   await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
+  await bootstrapConsoleAdmin(projection, node, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
   const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
   return { controlPlane, node };
+}
+
+/**
+ * Makes sure someone can sign in to the console: the admin of TOLLGATE_ADMIN_USER /
+ * TOLLGATE_ADMIN_PASSWORD, or on first start a generated `admin` password printed once here.
+ * An invalid TOLLGATE_ADMIN_PASSWORD stops start-up (exit code 2).
+ */
+async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, secrets: ControlPlane['secrets']): Promise<void> {
+  let bootstrap;
+  try {
+    bootstrap = bootstrapAdminEvents(projection, process.env, { now: Date.now(), actor: 'bootstrap', secrets });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  await node.append(bootstrap.events);
+  if (bootstrap.generatedPassword) {
+    process.stdout.write(`\nConsole admin created. Sign in at /console as '${bootstrap.login}' with password: ${bootstrap.generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -76,10 +98,13 @@ async function main(): Promise<void> {
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const limiter = openRateLimiter(settings);
+  const sessionStore = openSessionStore(settings);
+  // chdb allows one process per data dir: without CLICKHOUSE_URL only in-process consumers' store can serve the console.
+  const analytics = config.consumers === 'in-process' || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
   const { controlPlane, node } = await joinControlPlane(config, eventLog, log);
-  const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, limiter, controlPlane, ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, limiter, controlPlane, sessionStore, ...(analytics ? { analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   appLog = app.log as unknown as typeof appLog;
-  const consumers = config.consumers === 'in-process' ? await startInProcessConsumers(config, { eventLog, state, log }) : undefined;
+  const consumers = config.consumers === 'in-process' && analytics ? await startInProcessConsumers(config, { eventLog, state, analytics, log }) : undefined;
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
@@ -94,6 +119,8 @@ async function main(): Promise<void> {
     await app.close();
     await eventLog.flush();
     await consumers?.stop();
+    await analytics?.close();
+    await sessionStore.close();
     await node.stop();
     await eventLog.close();
     await limiter.close();

@@ -12,10 +12,13 @@ import { createFileEventLog } from './event-log/file-event-log.ts';
 import { createKafkaEventLog } from './event-log/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
 import { createMemoryRateLimiter } from './state-store/memory-rate-limiter.ts';
+import { createMemorySessionStore } from './state-store/memory-session-store.ts';
 import { createMemoryStateStore } from './state-store/memory-state-store.ts';
 import type { RateLimiter } from './state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from './state-store/redis-rate-limiter.ts';
+import { createRedisSessionStore } from './state-store/redis-session-store.ts';
 import { createRedisStateStore } from './state-store/redis-state-store.ts';
+import type { SessionStore } from './state-store/session-store.ts';
 import type { StateStore } from './state-store/state-store.ts';
 
 /** Where the engines are. Absent URLs select the embedded adapters. */
@@ -74,4 +77,10 @@ export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
 export function openRateLimiter(settings: EngineSettings): RateLimiter {
   if (settings.redisUrl) return createRedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
   return createMemoryRateLimiter();
+}
+
+/** The console session store for these settings: Redis (shared by every node) or in-process memory. */
+export function openSessionStore(settings: EngineSettings): SessionStore {
+  if (settings.redisUrl) return createRedisSessionStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  return createMemorySessionStore();
 }

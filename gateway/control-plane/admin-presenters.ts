@@ -1,6 +1,6 @@
 /**
  * How the admin API shows projected records: plain JSON, times as ISO-8601 strings, quotas as
- * USD decimal strings — and never a secret (no key digest, no channel credential).
+ * USD decimal strings — and never a secret (no key digest, no channel credential, no password hash).
  */
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import type { ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
@@ -27,10 +27,12 @@ export interface KeyView {
   readonly createdAt: string;
 }
 
-/** A user as listed. Quota in USD (decimal string). */
+/** A user as listed: the console login but never the password hash. Quota in USD (decimal string). */
 export interface UserView {
   readonly userId: string;
   readonly name: string;
+  /** Console sign-in name; null = cannot sign in. */
+  readonly login: string | null;
   readonly role: 'admin' | 'user';
   readonly rpm: number | null;
   readonly tpm: number | null;
@@ -88,6 +90,7 @@ export function presentUser(user: UserRecord): UserView {
   return {
     userId: user.userId,
     name: user.name,
+    login: user.login,
     role: user.role,
     rpm: user.rpm,
     tpm: user.tpm,

@@ -46,7 +46,7 @@ export interface CommandResult<T> {
 }
 
 /** A fresh event header for `ctx`. */
-export function eventHeader(ctx: CommandContext): ControlEventHeader {
+export function eventHeader(ctx: Pick<CommandContext, 'now' | 'actor'>): ControlEventHeader {
   return { eventId: randomUUID(), occurredAt: ctx.now, actor: ctx.actor };
 }
 

@@ -7,7 +7,9 @@
  * - Idempotent: an eventId already applied is ignored (the log delivers at least once).
  * - Log order decides: the config topic has one partition, so the later event per entity wins
  *   (`occurredAt` is informational and is not compared).
- * - UserCreated/UserUpdated upsert the user (createdAt = the first event's occurredAt).
+ * - UserCreated/UserUpdated upsert the user (createdAt = the first event's occurredAt; login and
+ *   password hash kept). UserCredentialsSet sets the user's login (lower-cased) and password hash;
+ *   unknown user, or a login another user holds (first holder wins): warning, ignored.
  * - KeyCreated sets the key (a repeated KeyCreated replaces settings but keeps createdAt and any
  *   revocation); KeyUpdated replaces the settings of a known key (unknown key: warning, ignored).
  * - KeyRevoked sets revokedAt = effectiveAt, or keeps an earlier revokedAt: a revocation never
@@ -16,12 +18,15 @@
  *   to the constructor. Undecryptable: kept but disabled, warning. Invalid: left out, warning.
  * - ChannelRemoved deletes the channel; PriceSet upserts the price by priceId.
  * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
+ * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
-import type { ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserUpdated } from '../../schemas/control-plane/control-plane-events.ts';
+import type { ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../schemas/control-plane/control-plane-events.ts';
+import { AuditHistory, auditEntryOf } from './audit-history.ts';
 import { channelRecordFromEvent } from './channel-event-mapping.ts';
-import type { ChannelRecord, ControlPlaneView, KeyRecord, UserRecord } from './control-plane-view.ts';
+import type { AuditEntry, ChannelRecord, ControlPlaneView, KeyRecord, UserRecord } from './control-plane-view.ts';
+import { decryptCredential } from './credential-cipher.ts';
 
 /** A price as projected: the config file's entry shape plus its id. */
 export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
@@ -38,6 +43,8 @@ const MAX_WARNINGS = 100;
 /** The fold of the config topic (see the module doc). */
 export class ControlPlaneProjection implements ControlPlaneView {
   private readonly usersById = new Map<string, UserRecord>();
+  private readonly userIdByLogin = new Map<string, string>();
+  private readonly audit = new AuditHistory();
   private readonly keysById = new Map<string, KeyRecord>();
   private readonly keyIdByDigest = new Map<string, string>();
   private readonly channelsById = new Map<string, ChannelRecord>();
@@ -74,6 +81,7 @@ export class ControlPlaneProjection implements ControlPlaneView {
       if (this.appliedEventIds.has(event.event.eventId)) continue;
       this.appliedEventIds.add(event.event.eventId);
       this.fold(event);
+      this.audit.record(auditEntryOf(event, (ciphertext) => this.hasCredential(ciphertext)));
       this.appliedCount += 1;
       applied += 1;
     }
@@ -111,6 +119,16 @@ export class ControlPlaneProjection implements ControlPlaneView {
     return this.usersById.get(userId);
   }
 
+  userByLogin(login: string): UserRecord | undefined {
+    const userId = this.userIdByLogin.get(login.toLowerCase());
+    return userId === undefined ? undefined : this.usersById.get(userId);
+  }
+
+  /** Every applied event without secrets, oldest first (the newest 100 000). */
+  history(): ReadonlyArray<AuditEntry> {
+    return this.audit.list();
+  }
+
   users(): ReadonlyArray<UserRecord> {
     return (this.cache.users ??= [...this.usersById.values()]);
   }
@@ -140,6 +158,8 @@ export class ControlPlaneProjection implements ControlPlaneView {
       case 'UserCreated':
       case 'UserUpdated':
         return this.foldUser(event);
+      case 'UserCredentialsSet':
+        return this.foldCredentials(event.event);
       case 'KeyCreated':
         return this.foldKeyCreated(event.event);
       case 'KeyUpdated':
@@ -174,7 +194,21 @@ export class ControlPlaneProjection implements ControlPlaneView {
       quotaNanoUsd: this.quota(event.quotaNanoUsd, source),
       disabled: 'disabled' in event ? event.disabled : (existing?.disabled ?? false),
       createdAt: existing?.createdAt ?? event.occurredAt,
+      login: existing?.login ?? null,
+      passwordHash: existing?.passwordHash ?? null,
     });
+  }
+
+  private foldCredentials(event: UserCredentialsSet): void {
+    const source: ControlEvent = { type: 'UserCredentialsSet', event };
+    const existing = this.usersById.get(event.userId);
+    if (!existing) return this.warn(`UserCredentialsSet for unknown user ${event.userId} ignored`, source);
+    const login = event.login.toLowerCase();
+    const holder = this.userIdByLogin.get(login);
+    if (holder !== undefined && holder !== event.userId) return this.warn(`UserCredentialsSet for user ${event.userId} ignored: login '${login}' belongs to user ${holder}`, source);
+    if (existing.login !== null && existing.login !== login) this.userIdByLogin.delete(existing.login);
+    this.userIdByLogin.set(login, event.userId);
+    this.usersById.set(event.userId, { ...existing, login, passwordHash: event.passwordHash });
   }
 
   private foldKeyCreated(event: KeyCreated): void {
@@ -226,6 +260,15 @@ export class ControlPlaneProjection implements ControlPlaneView {
     if (/^\d{1,30}$/.test(text)) return BigInt(text);
     this.warn(`${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`, source);
     return 0n;
+  }
+
+  /** Whether a channel credential is non-empty; one that does not decrypt counts as present. */
+  private hasCredential(ciphertext: string): boolean {
+    try {
+      return decryptCredential(this.masterKey, ciphertext) !== '';
+    } catch {
+      return true;
+    }
   }
 
   private warn(message: string, source: ControlEvent): void {

@@ -16,6 +16,7 @@ import type {
   keyUpdatedSchema,
   priceSetSchema,
   userCreatedSchema,
+  userCredentialsSetSchema,
   userUpdatedSchema,
 } from './control-avro-schemas.ts';
 import type {
@@ -28,6 +29,7 @@ import type {
   KeyUpdated,
   PriceSet,
   UserCreated,
+  UserCredentialsSet,
   UserUpdated,
 } from './control-plane-events.ts';
 
@@ -39,6 +41,8 @@ export type ControlEventTypesMatch = Assert<Equals<ControlEventType, ControlEven
 export type UserCreatedMatchesSchema = Assert<Equals<AvroToTs<typeof userCreatedSchema>, UserCreated>>;
 /** UserUpdated ⇔ its schema. */
 export type UserUpdatedMatchesSchema = Assert<Equals<AvroToTs<typeof userUpdatedSchema>, UserUpdated>>;
+/** UserCredentialsSet ⇔ its schema. */
+export type UserCredentialsSetMatchesSchema = Assert<Equals<AvroToTs<typeof userCredentialsSetSchema>, UserCredentialsSet>>;
 /** KeyCreated ⇔ its schema. */
 export type KeyCreatedMatchesSchema = Assert<Equals<AvroToTs<typeof keyCreatedSchema>, KeyCreated>>;
 /** KeyUpdated ⇔ its schema. */

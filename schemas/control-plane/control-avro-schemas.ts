@@ -61,6 +61,20 @@ export const userUpdatedSchema = {
   ],
 } as const;
 
+/** Schema of UserCredentialsSet, version 1. Only the scrypt hash of the password travels. */
+export const userCredentialsSetSchema = {
+  type: 'record',
+  name: 'UserCredentialsSet',
+  namespace: 'tollgate.control',
+  doc: "A user's console sign-in (login and password hash) was set.",
+  fields: [
+    ...headerFields,
+    { name: 'userId', type: 'string' },
+    { name: 'login', type: 'string', doc: 'lower-case, 3-64 characters of a-z 0-9 . _ @ -' },
+    { name: 'passwordHash', type: 'string', doc: 'scrypt$N$r$p$<salt base64url>$<hash base64url>' },
+  ],
+} as const;
+
 /** Schema of KeyCreated, version 1. Only the HMAC digest of the key travels. */
 export const keyCreatedSchema = {
   type: 'record',
@@ -179,6 +193,7 @@ export const priceSetSchema = {
 export const CURRENT_CONTROL_SCHEMAS = {
   UserCreated: { schema: userCreatedSchema, file: 'user-created.avsc' },
   UserUpdated: { schema: userUpdatedSchema, file: 'user-updated.avsc' },
+  UserCredentialsSet: { schema: userCredentialsSetSchema, file: 'user-credentials-set.avsc' },
   KeyCreated: { schema: keyCreatedSchema, file: 'key-created.avsc' },
   KeyUpdated: { schema: keyUpdatedSchema, file: 'key-updated.avsc' },
   KeyRevoked: { schema: keyRevokedSchema, file: 'key-revoked.avsc' },

@@ -68,6 +68,7 @@ export function controlEventKey(event: ControlEvent): string {
   switch (event.type) {
     case 'UserCreated':
     case 'UserUpdated':
+    case 'UserCredentialsSet':
       return event.event.userId;
     case 'KeyCreated':
     case 'KeyUpdated':

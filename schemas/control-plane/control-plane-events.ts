@@ -2,7 +2,8 @@
  * Control-plane events (issue 4): console and CLI actions append these to the config topic
  * (`tollgate.config`, infinite retention, keyed by entity id); every gateway node folds them into
  * its projection, and replaying the topic rebuilds it. Secrets never appear in clear: keys travel
- * as HMAC-SHA-256 digests, channel credentials as AES-256-GCM ciphertext.
+ * as HMAC-SHA-256 digests, channel credentials as AES-256-GCM ciphertext, console passwords as
+ * scrypt hashes.
  * Every event carries `eventId`, `occurredAt` (ms) and `actor` (who made the change).
  */
 
@@ -37,6 +38,18 @@ export interface UserUpdated extends ControlEventHeader, RateLimits {
   readonly role: 'admin' | 'user';
   readonly quotaNanoUsd: string | null;
   readonly disabled: boolean;
+}
+
+/**
+ * The user `userId` signs in to the console as `login` (lower-case, 3–64 of `[a-z0-9._@-]`) with a
+ * password whose scrypt hash is `passwordHash` (`scrypt$N$r$p$<salt b64url>$<hash b64url>`, see
+ * gateway/control-plane/password-hash.ts). Replaces any earlier login and password of the user.
+ */
+export interface UserCredentialsSet extends ControlEventHeader {
+  readonly userId: string;
+  readonly login: string;
+  /** scrypt hash, never the password */
+  readonly passwordHash: string;
 }
 
 export interface KeyCreated extends ControlEventHeader, RateLimits {
@@ -125,6 +138,7 @@ export interface PriceSet extends ControlEventHeader {
 export type ControlEvent =
   | { readonly type: 'UserCreated'; readonly event: UserCreated }
   | { readonly type: 'UserUpdated'; readonly event: UserUpdated }
+  | { readonly type: 'UserCredentialsSet'; readonly event: UserCredentialsSet }
   | { readonly type: 'KeyCreated'; readonly event: KeyCreated }
   | { readonly type: 'KeyUpdated'; readonly event: KeyUpdated }
   | { readonly type: 'KeyRevoked'; readonly event: KeyRevoked }

@@ -155,7 +155,21 @@ describe('happy paths', () => {
     expect(controlPlane.published[0]!.event.actor).toBe('cli');
     expect(await call({ method: 'PATCH', url: `/admin/api/users/${id}`, payload: { disabled: true, quotaUsd: null } })).toMatchObject({ status: 200, body: { user: { userId: id, quotaUsd: null, disabled: true } } });
     expect(controlPlane.published[1]!.event.actor).toBe('admin');
-    expect((await call({ method: 'GET', url: '/admin/api/users' })).body.users).toEqual([{ userId: id, name: 'Ada', role: 'admin', rpm: 60, tpm: null, quotaUsd: null, disabled: true, createdAt: expect.any(String) }]);
+    expect((await call({ method: 'GET', url: '/admin/api/users' })).body.users).toEqual([{ userId: id, name: 'Ada', login: null, role: 'admin', rpm: 60, tpm: null, quotaUsd: null, disabled: true, createdAt: expect.any(String) }]);
+  });
+
+  it('users: a console login is shown, the password and its hash never', async () => {
+    const { call, controlPlane } = await setup();
+    const created = await call({ method: 'POST', url: '/admin/api/users', payload: { name: 'Ada', login: 'Ada@Example.org', password: 'secret-password-1' } });
+    expect(created).toMatchObject({ status: 201, body: { user: { name: 'Ada', login: 'ada@example.org' } } });
+    const id = created.body.user.userId;
+    expect(controlPlane.published.map((e) => e.type)).toEqual(['UserCreated', 'UserCredentialsSet']);
+    const changed = await call({ method: 'PATCH', url: `/admin/api/users/${id}`, payload: { login: 'ada', password: 'secret-password-2' } });
+    expect(changed).toMatchObject({ status: 200, body: { user: { userId: id, login: 'ada' } } });
+    const taken = await call({ method: 'POST', url: '/admin/api/users', payload: { name: 'Other', login: 'ADA', password: 'long-enough' } });
+    expect(taken).toMatchObject({ status: 409, body: { error: { message: "login 'ada' is already taken", field: 'login' } } });
+    const answers = JSON.stringify([created.body, changed.body, (await call({ method: 'GET', url: '/admin/api/users' })).body, (await call({ method: 'GET', url: `/admin/api/users/${id}` })).body]);
+    expect(answers).not.toMatch(/secret-password|scrypt|passwordHash/);
   });
 
   it('keys: the full key only in the create/rotate answer; listings carry status and no digest', async () => {

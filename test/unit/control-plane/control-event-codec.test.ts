@@ -1,5 +1,5 @@
 /**
- * The control event codec: round trips of all eight events (nulls, unicode, maps, arrays, nested
+ * The control event codec: round trips of all nine events (nulls, unicode, maps, arrays, nested
  * mock record), the single-object header with the CRC-64-AVRO fingerprint, the .avsc files, the
  * entity keys, refusals, and resolution of an older writer schema through the shared registry.
  */
@@ -16,7 +16,7 @@ import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-t
 import { fingerprintToLittleEndian, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
 import { decodeSingleObject } from '../../../schemas/events/single-object-registry.ts';
 import { encodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
-import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userUpdated } from './control-event-fixtures.ts';
+import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
 
 const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', import.meta.url));
 
@@ -38,6 +38,7 @@ const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
   ['UserCreated (nulls)', userCreated({ rpm: null, tpm: null, quotaNanoUsd: null, role: 'admin' })],
   ['UserUpdated', userUpdated()],
+  ['UserCredentialsSet', userCredentialsSet({ login: 'zoë@example.org' })],
   ['KeyCreated', keyCreated({ expiresAt: 1_900_000_000_123 })],
   ['KeyCreated (nulls, empty model list)', keyCreated({ userId: null, rpm: null, tpm: null, quotaNanoUsd: null, models: [] })],
   ['KeyCreated (all models)', keyCreated({ models: null })],
@@ -78,12 +79,13 @@ describe('control event codec', () => {
       const body = avro.Type.forSchema(schema as unknown as avro.Schema, { wrapUnions: false }).fromBuffer(bytes.subarray(10)) as { eventId: string };
       expect(body.eventId).toBe(event.event.eventId);
     }
-    expect(fingerprints.size).toBe(8);
+    expect(fingerprints.size).toBe(9);
   });
 
   it('keys each event by its entity id', () => {
     expect(controlEventKey(userCreated({ userId: 'usr_9' }))).toBe('usr_9');
     expect(controlEventKey(userUpdated({ userId: 'usr_8' }))).toBe('usr_8');
+    expect(controlEventKey(userCredentialsSet({ userId: 'usr_7' }))).toBe('usr_7');
     expect(controlEventKey(keyCreated({ keyId: 'key_1' }))).toBe('key_1');
     expect(controlEventKey(keyUpdated({ keyId: 'key_2' }))).toBe('key_2');
     expect(controlEventKey(keyRevoked({ keyId: 'key_3' }))).toBe('key_3');

@@ -3,7 +3,7 @@
  * with a fresh eventId; `overrides` replace fields of the event body.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserUpdated } from '../../../schemas/control-plane/control-plane-events.ts';
+import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../../schemas/control-plane/control-plane-events.ts';
 import { encryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 
 /** A fixed 32-byte master key for tests. */
@@ -19,6 +19,11 @@ export function userCreated(overrides: Partial<UserCreated> = {}): ControlEvent 
 
 export function userUpdated(overrides: Partial<UserUpdated> = {}): ControlEvent {
   return { type: 'UserUpdated', event: { ...header(), userId: 'usr_1', name: 'Ada L.', role: 'admin', rpm: null, tpm: 10_000, quotaNanoUsd: null, disabled: true, ...overrides } };
+}
+
+/** Credentials of usr_1 (login `ada`); the hash is a fixed well-formed text, not a real password's. */
+export function userCredentialsSet(overrides: Partial<UserCredentialsSet> = {}): ControlEvent {
+  return { type: 'UserCredentialsSet', event: { ...header(), userId: 'usr_1', login: 'ada', passwordHash: `scrypt$16384$8$1$${'s'.repeat(22)}$${'h'.repeat(43)}`, ...overrides } };
 }
 
 export function keyCreated(overrides: Partial<KeyCreated> = {}): ControlEvent {

@@ -25,7 +25,7 @@ describe('ControlPlaneProjection', () => {
   it('lets later events win per entity, keeping createdAt', () => {
     const p = projection();
     p.applyBatch([userCreated({ occurredAt: 10 }), userUpdated({ occurredAt: 20, name: 'B' }), userUpdated({ occurredAt: 30, name: 'C', disabled: false, quotaNanoUsd: '42' })]);
-    expect(p.user('usr_1')).toEqual({ userId: 'usr_1', name: 'C', role: 'admin', rpm: null, tpm: 10_000, quotaNanoUsd: 42n, disabled: false, createdAt: 10 });
+    expect(p.user('usr_1')).toEqual({ userId: 'usr_1', name: 'C', role: 'admin', rpm: null, tpm: 10_000, quotaNanoUsd: 42n, disabled: false, createdAt: 10, login: null, passwordHash: null });
     p.apply(keyCreated({ occurredAt: 11 }));
     p.apply(keyUpdated({ occurredAt: 12, name: 'second', models: ['a'], quotaNanoUsd: '7', enabled: true }));
     const key = p.key('key_abc');

@@ -23,7 +23,7 @@ function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
 }
 
 function userRecord(over: Partial<UserRecord> = {}): UserRecord {
-  return { userId: 'u1', name: 'alice', role: 'user', rpm: null, tpm: null, quotaNanoUsd: null, disabled: false, createdAt: 0, ...over };
+  return { userId: 'u1', name: 'alice', role: 'user', rpm: null, tpm: null, quotaNanoUsd: null, disabled: false, createdAt: 0, login: null, passwordHash: null, ...over };
 }
 
 /** Deps over real memory adapters, with a count of limiter admissions (to prove ordering). */

@@ -1,0 +1,137 @@
+/**
+ * Console routes for admins only (CONSOLE-API.md "Users", "Channels", "Prices", "Audit"): the
+ * admin API's commands run as the signed-in admin, plus what only the console shows — spend per
+ * user, live channel health, the provider presets that fill the channel form, the channel test
+ * and the audit history of config events. A non-admin gets 403 on every one of them.
+ */
+import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { presentChannel, presentPrice, presentUser } from '../control-plane/admin-presenters.ts';
+import { createUser, removeChannel, setPrice, updateUser, upsertChannel } from '../control-plane/commands.ts';
+import { fail, nanoToUsd } from '../control-plane/commands-common.ts';
+import type { ChannelRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import { listProviderPresets } from '../providers/presets.ts';
+import { resolveChannel } from '../routing/channel.ts';
+import { CONSOLE_API_PREFIX, pageOf, paginate, queryText, requireAdmin, runAsUser, type ConsoleDeps } from './console-context.ts';
+import { testChannel } from './test-channel.ts';
+
+/** Registers the admin-only console routes on `app`. */
+export function registerConsoleAdminRoutes(app: FastifyInstance, baseOptions: RouteShorthandOptions, deps: ConsoleDeps): void {
+  const options: RouteShorthandOptions = { ...baseOptions, preHandler: async (request) => requireAdmin(request) };
+  registerUserRoutes(app, options, deps);
+  registerChannelRoutes(app, options, deps);
+  registerPriceAndAuditRoutes(app, options, deps);
+}
+
+function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
+  const prefix = `${CONSOLE_API_PREFIX}/users`;
+  const show = async (userId: string) => (await userRows(deps, [deps.view.user(userId) ?? fail(404, `user '${userId}' not found`, 'id')]))[0]!;
+  app.get(prefix, options, async (request) => {
+    const q = queryText(request, 'q')?.toLowerCase();
+    const users = deps.view
+      .users()
+      .filter((u) => q === undefined || u.name.toLowerCase().includes(q) || (u.login ?? '').includes(q) || u.userId === q)
+      .sort((a, b) => a.createdAt - b.createdAt || a.userId.localeCompare(b.userId));
+    const { items, total } = paginate(users, pageOf(request));
+    return { users: await userRows(deps, items), total };
+  });
+  app.post(prefix, options, async (request, reply) => {
+    const { userId } = await runAsUser(deps, request, (ctx) => createUser(deps.view, request.body, ctx));
+    return reply.code(201).send({ user: await show(userId) });
+  });
+  app.patch(`${prefix}/:id`, options, async (request) => {
+    const { userId } = await runAsUser(deps, request, (ctx) => updateUser(deps.view, idParam(request), request.body, ctx));
+    return { user: await show(userId) };
+  });
+}
+
+function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
+  const prefix = `${CONSOLE_API_PREFIX}/channels`;
+  const find = (id: string) => deps.view.channels().find((c) => c.config.id === id) ?? fail(404, `channel '${id}' not found`, 'id');
+  app.get(`${CONSOLE_API_PREFIX}/providers`, options, async () => ({
+    providers: listProviderPresets().map((p) => ({
+      id: p.id,
+      displayName: p.displayName,
+      defaultProtocol: p.defaultProtocol,
+      protocols: Object.entries(p.endpoints).map(([protocol, endpoint]) => ({ protocol, baseUrl: endpoint?.baseUrl ?? null })),
+    })),
+  }));
+  app.get(prefix, options, async () => {
+    const channels = [...deps.view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id));
+    return { channels: await channelRows(deps, channels) };
+  });
+  app.put(`${prefix}/:id`, options, async (request, reply) => {
+    const { channelId, created } = await runAsUser(deps, request, (ctx) => upsertChannel(deps.view, idParam(request), request.body, ctx));
+    return reply.code(created ? 201 : 200).send({ channel: (await channelRows(deps, [find(channelId)]))[0], created });
+  });
+  app.delete(`${prefix}/:id`, options, async (request) => {
+    const { channelId } = await runAsUser(deps, request, (ctx) => removeChannel(deps.view, idParam(request), ctx));
+    return { removed: channelId };
+  });
+  app.post(`${prefix}/:id/test`, options, async (request) => {
+    const record = find(idParam(request));
+    const body = (request.body ?? {}) as { model?: unknown };
+    const model = body.model === undefined || body.model === null || body.model === '' ? undefined : typeof body.model === 'string' ? body.model : fail(400, 'model: must be a model name string', 'model');
+    const channel = resolveChannel(record.config, deps.mockBaseUrl);
+    if (model !== undefined && !channel.models.has(model)) fail(400, `model: channel '${channel.id}' does not serve '${model}'`, 'model');
+    if (channel.models.size === 0) fail(400, `channel '${channel.id}' lists no models to test`, 'id');
+    return testChannel(channel, model, { dispatcher: deps.dispatcher, adapters: deps.adapters, now: deps.now });
+  });
+}
+
+function registerPriceAndAuditRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
+  app.get(`${CONSOLE_API_PREFIX}/prices`, options, async () => ({
+    prices: [...deps.view.prices()].sort((a, b) => a.model.localeCompare(b.model) || a.effectiveFrom.localeCompare(b.effectiveFrom)).map(presentPrice),
+  }));
+  app.put(`${CONSOLE_API_PREFIX}/prices`, options, async (request, reply) => {
+    const { priceId, created } = await runAsUser(deps, request, (ctx) => setPrice(deps.view, undefined, request.body, ctx));
+    const price = deps.view.prices().find((p) => p.priceId === priceId) ?? fail(404, `price '${priceId}' not found`);
+    return reply.code(created ? 201 : 200).send({ price: presentPrice(price), created });
+  });
+  app.get(`${CONSOLE_API_PREFIX}/audit`, options, async (request) => {
+    const type = queryText(request, 'type');
+    const actor = queryText(request, 'actor');
+    const entityId = queryText(request, 'entityId');
+    const matching = deps.view.history().filter((e) => (type === undefined || e.type === type) && (actor === undefined || e.actor === actor) && (entityId === undefined || e.entityId === entityId));
+    const newestFirst = [...matching].reverse();
+    const { items, total } = paginate(newestFirst, pageOf(request));
+    return {
+      events: items.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt).toISOString(), actorName: deps.view.user(e.actor)?.name ?? e.actor })),
+      total,
+    };
+  });
+}
+
+/** Users with their spend across all their keys and their key count. */
+async function userRows(deps: ConsoleDeps, users: ReadonlyArray<UserRecord>) {
+  const keys = deps.view.keys();
+  return Promise.all(
+    users.map(async (user) => ({
+      ...presentUser(user),
+      spentUsd: nanoToUsd(deps.stateStore ? (await deps.stateStore.getSpend('', user.userId)).userNanoUsd : 0n),
+      keyCount: keys.filter((k) => k.userId === user.userId).length,
+    })),
+  );
+}
+
+/** Channels (never their credential) with the shared health routing sees. */
+async function channelRows(deps: ConsoleDeps, channels: ReadonlyArray<ChannelRecord>) {
+  const ids = channels.map((c) => c.config.id);
+  const health = deps.stateStore ? await deps.stateStore.getChannelHealth(ids, deps.now()) : [];
+  return channels.map((channel, index) => {
+    const h = health[index];
+    return {
+      ...presentChannel(channel),
+      health: {
+        errorRate: h?.errorRate ?? 0,
+        windowCount: h?.windowCount ?? 0,
+        latencyEwmaMs: Math.round(h?.latencyEwmaMs ?? 0),
+        consecutiveFailures: h?.consecutiveFailures ?? 0,
+        coolingDownUntil: h && h.cooldownUntil > deps.now() ? new Date(h.cooldownUntil).toISOString() : null,
+      },
+    };
+  });
+}
+
+function idParam(request: FastifyRequest): string {
+  return (request.params as { id: string }).id;
+}

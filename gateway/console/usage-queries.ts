@@ -1,0 +1,214 @@
+/**
+ * The console's reads of the analytics store: the consumption log (filtered, paginated, one
+ * request in detail) and the spend dashboard, over `consumption_log FINAL` and `billing_lines FINAL`
+ * (schemas/analytics/migrations). Every value is rendered with `sqlLiteral`; every statement runs
+ * on ClickHouse 18.16 and chdb alike (no query parameters, `LIMIT offset, n`, no alias equal to a
+ * column name inside an aggregate). Money comes back as exact decimal text (`toString`).
+ */
+import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+
+/** Filters of the consumption log; every field optional. Times in ms since epoch. */
+export interface UsageFilter {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly keyId?: string;
+  readonly userId?: string;
+  readonly model?: string;
+  readonly channelId?: string;
+  /** completed | failed | cancelled */
+  readonly status?: string;
+}
+
+/** One consumption-log row as the console shows it (CONSOLE-API.md `UsageRow`). */
+export interface UsageRow {
+  readonly eventId: string;
+  readonly requestId: string;
+  /** ISO-8601 */
+  readonly occurredAt: string;
+  readonly keyId: string;
+  readonly userId: string | null;
+  readonly model: string;
+  readonly upstreamModel: string | null;
+  readonly channelId: string | null;
+  readonly provider: string | null;
+  readonly clientFormat: string;
+  readonly stream: boolean;
+  readonly status: string;
+  readonly errorKind: string | null;
+  readonly httpStatus: number;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly outputTokens: number;
+  readonly reasoningTokens: number;
+  /** reported | estimated | partial */
+  readonly usageSource: string;
+  /** USD, exact decimal text */
+  readonly costUsd: string;
+  readonly latencyMs: number;
+  readonly ttfbMs: number | null;
+  readonly attempts: number;
+}
+
+/** The spend dashboard (CONSOLE-API.md `GET /spend`). Money in USD decimal text. */
+export interface SpendSummary {
+  readonly totals: { readonly requests: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: string; readonly estimatedRequests: number };
+  readonly daily: ReadonlyArray<{ readonly day: string; readonly model: string; readonly costUsd: string; readonly requests: number; readonly inputTokens: number; readonly outputTokens: number }>;
+  readonly topKeys: ReadonlyArray<{ readonly keyId: string; readonly costUsd: string; readonly requests: number }>;
+  readonly topModels: ReadonlyArray<{ readonly model: string; readonly costUsd: string; readonly requests: number }>;
+  readonly usageSources: ReadonlyArray<{ readonly source: string; readonly requests: number }>;
+}
+
+const ROW_COLUMNS = [
+  'event_id',
+  'request_id',
+  'toString(occurred_at_ms) AS at_ms',
+  'key_id',
+  'user_id',
+  'model',
+  'upstream_model',
+  'channel_id',
+  'provider',
+  'client_format',
+  'stream',
+  'status',
+  'error_kind',
+  'http_status',
+  'toString(input_tokens) AS in_tok',
+  'toString(cached_input_tokens) AS cached_tok',
+  'toString(cache_write_tokens) AS cache_write_tok',
+  'toString(output_tokens) AS out_tok',
+  'toString(reasoning_tokens) AS reasoning_tok',
+  'usage_source',
+  'toString(cost_usd) AS cost',
+  'toString(latency_ms) AS latency',
+  'toString(ttfb_ms) AS ttfb',
+  'attempts',
+].join(', ');
+
+/** The WHERE clause of `filter` over consumption_log or billing_lines. */
+export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean } = {}): string {
+  const parts = [`occurred_at_ms >= ${sqlLiteral(Math.floor(filter.fromMs))}`, `occurred_at_ms < ${sqlLiteral(Math.floor(filter.toMs))}`];
+  const equal = (column: string, value: string | undefined) => value !== undefined && parts.push(`${column} = ${sqlLiteral(value)}`);
+  equal('key_id', filter.keyId);
+  equal('user_id', filter.userId);
+  equal('model', filter.model);
+  equal('channel_id', filter.channelId);
+  if (options.withStatus !== false) equal('status', filter.status);
+  return parts.join(' AND ');
+}
+
+/**
+ * One page of the consumption log, newest first, and the number of matching rows.
+ * @throws whatever the analytics store throws (the route answers 503).
+ */
+export async function queryUsagePage(store: AnalyticsStore, filter: UsageFilter, page: { offset: number; limit: number }): Promise<{ rows: UsageRow[]; total: number }> {
+  const where = usageWhere(filter);
+  const [rows, counted] = await Promise.all([
+    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM consumption_log FINAL WHERE ${where} ORDER BY occurred_at_ms DESC, event_id LIMIT ${page.offset}, ${page.limit}`),
+    store.query<{ total: string }>(`SELECT toString(count()) AS total FROM consumption_log FINAL WHERE ${where}`),
+  ]);
+  return { rows: rows.map(toUsageRow), total: Number(counted[0]?.total ?? 0) };
+}
+
+/** One request's consumption-log row and billing line (undefined row when unknown). */
+export async function queryUsageDetail(store: AnalyticsStore, requestId: string): Promise<{ row: UsageRow | undefined; billing: Record<string, unknown> | null }> {
+  const id = sqlLiteral(requestId);
+  const [rows, billing] = await Promise.all([
+    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM consumption_log FINAL WHERE request_id = ${id} ORDER BY occurred_at_ms DESC LIMIT 1`),
+    store.query<Record<string, unknown>>(
+      `SELECT event_id, upstream_model, channel_id, provider, usage_source, toString(cost_usd) AS cost, price_model, price_channel, toString(price_effective_from_ms) AS price_from_ms, ` +
+        `toString(input_per_mtok) AS input_price, toString(output_per_mtok) AS output_price, toString(cache_read_per_mtok) AS cache_read_price, toString(cache_write_per_mtok) AS cache_write_price, priced ` +
+        `FROM billing_lines FINAL WHERE request_id = ${id} LIMIT 1`,
+    ),
+  ]);
+  const line = billing[0];
+  return {
+    row: rows[0] ? toUsageRow(rows[0]) : undefined,
+    billing: line
+      ? {
+          eventId: line.event_id,
+          upstreamModel: line.upstream_model,
+          channelId: line.channel_id,
+          provider: line.provider,
+          usageSource: line.usage_source,
+          costUsd: line.cost,
+          priced: Number(line.priced) === 1,
+          priceModel: line.price_model || null,
+          priceChannel: line.price_channel || null,
+          priceEffectiveFrom: Number(line.priced) === 1 ? new Date(Number(line.price_from_ms)).toISOString() : null,
+          inputPerMTok: line.input_price,
+          outputPerMTok: line.output_price,
+          cacheReadPerMTok: line.cache_read_price,
+          cacheWritePerMTok: line.cache_write_price,
+        }
+      : null,
+  };
+}
+
+/** The spend dashboard over the consumption log for `filter` (status is ignored: failures cost what they cost). */
+export async function querySpendSummary(store: AnalyticsStore, filter: UsageFilter): Promise<SpendSummary> {
+  const where = usageWhere(filter, { withStatus: false });
+  const from = `FROM consumption_log FINAL WHERE ${where}`;
+  const sums = 'toString(sum(cost_usd)) AS cost_sum, toString(count()) AS request_count';
+  const [totals, daily, keys, models, sources] = await Promise.all([
+    store.query<Record<string, string>>(`SELECT ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum, toString(countIf(usage_source = 'estimated')) AS estimated ${from}`),
+    store.query<Record<string, string>>(`SELECT toString(toDate(occurred_at)) AS day_text, model, ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum ${from} GROUP BY day_text, model ORDER BY day_text, model`),
+    store.query<Record<string, string>>(`SELECT key_id, ${sums} ${from} GROUP BY key_id ORDER BY sum(cost_usd) DESC, count() DESC, key_id LIMIT 10`),
+    store.query<Record<string, string>>(`SELECT model, ${sums} ${from} GROUP BY model ORDER BY sum(cost_usd) DESC, count() DESC, model LIMIT 10`),
+    store.query<Record<string, string>>(`SELECT usage_source, ${sums} ${from} GROUP BY usage_source ORDER BY usage_source`),
+  ]);
+  const total = totals[0] ?? {};
+  return {
+    totals: { requests: Number(total.request_count ?? 0), inputTokens: Number(total.in_sum ?? 0), outputTokens: Number(total.out_sum ?? 0), costUsd: normalizeUsd(total.cost_sum), estimatedRequests: Number(total.estimated ?? 0) },
+    daily: daily.map((r) => ({ day: String(r.day_text), model: String(r.model), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count), inputTokens: Number(r.in_sum), outputTokens: Number(r.out_sum) })),
+    topKeys: keys.map((r) => ({ keyId: String(r.key_id), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count) })),
+    topModels: models.map((r) => ({ model: String(r.model), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count) })),
+    usageSources: sources.map((r) => ({ source: String(r.usage_source), requests: Number(r.request_count) })),
+  };
+}
+
+/** Most recent request time per key (ms since epoch), for the keys list's "last used". */
+export async function queryLastUsed(store: AnalyticsStore, keyIds: ReadonlyArray<string>): Promise<Map<string, number>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await store.query<{ key_id: string; last_ms: string }>(`SELECT key_id, toString(max(occurred_at_ms)) AS last_ms FROM consumption_log WHERE key_id IN (${keyIds.map((id) => sqlLiteral(id)).join(', ')}) GROUP BY key_id`);
+  return new Map(rows.map((r) => [r.key_id, Number(r.last_ms)]));
+}
+
+/** Exact decimal text without trailing zeros (`1.500000000` → `1.5`, `0E-9`/'' → `0`). */
+export function normalizeUsd(text: unknown): string {
+  const value = typeof text === 'string' && /^-?\d+(\.\d+)?$/.test(text) ? text : '0';
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+}
+
+function toUsageRow(r: Record<string, unknown>): UsageRow {
+  const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
+  const optional = (value: unknown) => (text(value) === '' ? null : text(value));
+  const ttfb = r.ttfb === null || r.ttfb === undefined || r.ttfb === '' || r.ttfb === '\\N' ? null : Number(r.ttfb);
+  return {
+    eventId: text(r.event_id),
+    requestId: text(r.request_id),
+    occurredAt: new Date(Number(r.at_ms)).toISOString(),
+    keyId: text(r.key_id),
+    userId: optional(r.user_id),
+    model: text(r.model),
+    upstreamModel: optional(r.upstream_model),
+    channelId: optional(r.channel_id),
+    provider: optional(r.provider),
+    clientFormat: text(r.client_format),
+    stream: Number(r.stream) === 1,
+    status: text(r.status),
+    errorKind: optional(r.error_kind),
+    httpStatus: Number(r.http_status),
+    inputTokens: Number(r.in_tok),
+    cachedInputTokens: Number(r.cached_tok),
+    cacheWriteTokens: Number(r.cache_write_tok),
+    outputTokens: Number(r.out_tok),
+    reasoningTokens: Number(r.reasoning_tok),
+    usageSource: text(r.usage_source),
+    costUsd: normalizeUsd(r.cost),
+    latencyMs: Number(r.latency),
+    ttfbMs: Number.isNaN(ttfb) ? null : ttfb,
+    attempts: Number(r.attempts),
+  };
+}

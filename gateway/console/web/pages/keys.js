@@ -1,0 +1,133 @@
+/**
+ * Keys page (`#/keys`): the key list with search, status filter and pagination; create, edit,
+ * rotate and revoke. Users see only their own keys; admins also see the owner column.
+ */
+import { html, useState } from '/console/vendor/htm-preact.js';
+import { api } from '../api-client.js';
+import { formatLimit, formatTime } from '../format.js';
+import { useSession } from '../session-context.js';
+import { useApiData, useDebounced } from '../components/use-api-data.js';
+import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { QuotaBar } from '../components/quota-bar.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { SecretKeyDialog } from '../components/secret-key-dialog.js';
+import { KeyFormDialog } from './key-form-dialog.js';
+import { RevokeKeyDialog, RotateKeyDialog } from './key-action-dialogs.js';
+
+const STATUSES = ['active', 'disabled', 'revoked', 'expired'];
+
+/** How a key's public id is shown: `sk-<publicId>-…` (the secret part is never known here). */
+export function maskedKey(publicId) {
+  return `sk-${publicId}-…`;
+}
+
+/** The keys page. */
+export function KeysPage() {
+  const { isAdmin } = useSession();
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [dialog, setDialog] = useState(null);
+  const q = useDebounced(search.trim(), 250);
+  const list = useApiData(() => api.get('/keys', { q, status, offset, limit: PAGE_SIZE }), [q, status, offset]);
+  const close = () => setDialog(null);
+  const changed = () => {
+    setDialog(null);
+    list.reload();
+  };
+  const minted = (title, apiKey, note) => {
+    setDialog({ kind: 'secret', title, apiKey, note });
+    list.reload();
+  };
+  return html`
+    <section>
+      <div class="page-head">
+        <h2>API keys</h2>
+        <button type="button" data-testid="key-create" onClick=${() => setDialog({ kind: 'create' })}>Create key</button>
+      </div>
+      <div class="filters">
+        <input type="search" placeholder="Search name or public id" aria-label="Search keys" data-testid="key-search" value=${search}
+          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+        <select aria-label="Status" data-testid="key-status-filter" value=${status} onChange=${(e) => { setStatus(e.currentTarget.value); setOffset(0); }}>
+          <option value="">Any status</option>
+          ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
+        </select>
+      </div>
+      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
+      <${KeyTable} keys=${list.data?.keys ?? []} loading=${list.loading && !list.data} isAdmin=${isAdmin} onAction=${setDialog} />
+      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
+      <${KeyDialogs} dialog=${dialog} close=${close} changed=${changed} minted=${minted} />
+    </section>
+  `;
+}
+
+function KeyDialogs({ dialog, close, changed, minted }) {
+  if (!dialog) return null;
+  switch (dialog.kind) {
+    case 'create':
+      return html`<${KeyFormDialog} onClose=${close} onSaved=${(result) => minted('Your new API key', result.apiKey)} />`;
+    case 'edit':
+      return html`<${KeyFormDialog} keyRow=${dialog.key} onClose=${close} onSaved=${changed} />`;
+    case 'rotate':
+      return html`<${RotateKeyDialog} keyRow=${dialog.key} onClose=${close} onRotated=${(result) => minted('Rotated key', result.apiKey, rotationNote(result))} />`;
+    case 'revoke':
+      return html`<${RevokeKeyDialog} keyRow=${dialog.key} onClose=${close} onRevoked=${changed} />`;
+    case 'secret':
+      return html`<${SecretKeyDialog} title=${dialog.title} apiKey=${dialog.apiKey} note=${dialog.note} onClose=${close} />`;
+    default:
+      return null;
+  }
+}
+
+function rotationNote(result) {
+  const at = result.replaced?.revokedAt;
+  return at ? `The old key stops working at ${formatTime(at)}.` : undefined;
+}
+
+function KeyTable({ keys, loading, isAdmin, onAction }) {
+  const columns = isAdmin ? 9 : 8;
+  return html`
+    <figure class="table-wrap">
+      <table class="dense striped" data-testid="keys-table">
+        <thead>
+          <tr>
+            <th>Name</th><th>Key</th>${isAdmin ? html`<th>Owner</th>` : null}<th>RPM / TPM</th><th>Quota used</th>
+            <th>Expires</th><th>Last used</th><th>Status</th><th class="actions">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} />`)}
+          ${keys.length === 0
+            ? html`<tr><td colspan=${columns} class="empty" data-testid="keys-empty">${loading ? 'Loading…' : 'No keys match.'}</td></tr>`
+            : null}
+        </tbody>
+      </table>
+    </figure>
+  `;
+}
+
+function KeyRow({ keyRow: key, isAdmin, onAction }) {
+  const id = key.publicId;
+  const revoking = key.revokedAt && key.status !== 'revoked';
+  const canRotate = key.status !== 'revoked' && key.status !== 'expired' && !key.revokedAt;
+  return html`
+    <tr data-testid=${`key-row-${id}`} data-key-id=${key.keyId}>
+      <td><strong>${key.name}</strong>${key.models ? html`<br /><small class="muted" title="Model allowlist">${key.models.join(', ')}</small>` : null}</td>
+      <td><code data-testid=${`key-public-${id}`}>${maskedKey(id)}</code></td>
+      ${isAdmin ? html`<td>${key.ownerName ?? html`<span class="muted">none</span>`}</td>` : null}
+      <td class="num">${formatLimit(key.rpm)} / ${formatLimit(key.tpm)}</td>
+      <td><${QuotaBar} spent=${key.spentUsd} quota=${key.quotaUsd} testid=${`key-quota-${id}`} /></td>
+      <td>${formatTime(key.expiresAt, 'never')}</td>
+      <td>${formatTime(key.lastUsedAt, 'never')}</td>
+      <td>
+        <${StatusBadge} status=${key.status} testid=${`key-status-${id}`} />
+        ${revoking ? html`<br /><small class="muted">revoked at ${formatTime(key.revokedAt)}</small>` : null}
+      </td>
+      <td class="actions">
+        <button type="button" class="outline small" data-testid=${`key-edit-${id}`} disabled=${key.status === 'revoked'} onClick=${() => onAction({ kind: 'edit', key })}>Edit</button>
+        <button type="button" class="outline small" data-testid=${`key-rotate-${id}`} disabled=${!canRotate} onClick=${() => onAction({ kind: 'rotate', key })}>Rotate</button>
+        <button type="button" class="outline small danger" data-testid=${`key-revoke-${id}`} disabled=${key.status === 'revoked'} onClick=${() => onAction({ kind: 'revoke', key })}>Revoke</button>
+      </td>
+    </tr>
+  `;
+}

@@ -1,0 +1,50 @@
+/**
+ * The audit history of the control plane: every applied control event as an AuditEntry (who
+ * changed what, when), oldest first, without secrets. Kept by the projection in memory, newest
+ * 100 000 entries at most; the config topic itself keeps everything.
+ */
+import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import { controlEventKey } from '../../schemas/control-plane/control-event-codec.ts';
+import type { AuditEntry } from './control-plane-view.ts';
+
+/** Entries kept by default (the newest). */
+export const MAX_AUDIT_ENTRIES = 100_000;
+
+/** Event fields that hold a secret or a secret's digest: never copied into `changes`. */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext', 'passwordHash']);
+
+/**
+ * The audit entry of one event: header fields on their own, the entity id (controlEventKey), and
+ * `changes` = every other field except SECRET_FIELDS; a ChannelUpserted gets `hasApiKey` from
+ * `hasCredential(apiKeyCiphertext)` in place of its ciphertext.
+ */
+export function auditEntryOf(source: ControlEvent, hasCredential: (ciphertext: string) => boolean): AuditEntry {
+  const { eventId, occurredAt, actor, ...fields } = source.event;
+  const changes: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (!SECRET_FIELDS.has(name)) changes[name] = value;
+  }
+  if (source.type === 'ChannelUpserted') changes.hasApiKey = hasCredential(source.event.apiKeyCiphertext);
+  return { eventId, occurredAt, actor, type: source.type, entityId: controlEventKey(source), changes };
+}
+
+/** A bounded, append-only list of audit entries (the newest `capacity` are kept). */
+export class AuditHistory {
+  private entries: AuditEntry[] = [];
+  private snapshot: ReadonlyArray<AuditEntry> | undefined;
+
+  /** @param capacity entries kept (default 100 000); older ones are dropped */
+  constructor(private readonly capacity: number = MAX_AUDIT_ENTRIES) {}
+
+  /** Appends one entry, dropping the oldest beyond the capacity (in batches, amortised O(1)). */
+  record(entry: AuditEntry): void {
+    this.entries.push(entry);
+    this.snapshot = undefined;
+    if (this.entries.length >= this.capacity + Math.max(1, Math.floor(this.capacity / 10))) this.entries = this.entries.slice(-this.capacity);
+  }
+
+  /** The newest `capacity` entries, oldest first (the same array until the next `record`). */
+  list(): ReadonlyArray<AuditEntry> {
+    return (this.snapshot ??= this.entries.length > this.capacity ? this.entries.slice(-this.capacity) : [...this.entries]);
+  }
+}

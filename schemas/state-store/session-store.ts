@@ -1,0 +1,53 @@
+/**
+ * The console session store port (issue 5): who is signed in, keyed by a digest of the session
+ * cookie's random token (sha256 hex — never the token itself, so a dump of the store signs nobody
+ * in). Adapters: Redis (REDIS_URL; every gateway node sees the same sessions; key layout in
+ * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openSessionStore`
+ * (schemas/open-adapters.ts).
+ */
+
+/** A console session: the signed-in user and the CSRF secret. */
+export interface ConsoleSession {
+  readonly userId: string;
+  /** Secret from which the session's CSRF tokens are made. */
+  readonly csrfSecret: string;
+  /** ms since epoch */
+  readonly createdAt: number;
+}
+
+/** Where console sessions live. Times in ms. */
+export interface SessionStore {
+  /**
+   * Stores `session` under `sessionKey` for `ttlMs` (replacing any).
+   * @throws RangeError when `ttlMs` is not a positive integer
+   */
+  put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void>;
+  /**
+   * The session, or undefined when unknown or expired; extends its life to `slideTtlMs` from now
+   * when given (sliding).
+   * @throws RangeError when `slideTtlMs` is given and not a positive integer
+   */
+  get(sessionKey: string, slideTtlMs?: number): Promise<ConsoleSession | undefined>;
+  /** Forgets the session (nothing happens when it is unknown). */
+  delete(sessionKey: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rejects a TTL that is not a positive integer number of ms. @throws RangeError naming `name` */
+export function assertValidTtl(ttlMs: number, name: string): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`${name} must be a positive integer number of ms, got ${ttlMs}`);
+}
+
+/** A stored session value back to a ConsoleSession; undefined when it is not one (never throws). */
+export function parseStoredSession(text: string): ConsoleSession | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { userId, csrfSecret, createdAt } = value as Record<string, unknown>;
+  if (typeof userId !== 'string' || typeof csrfSecret !== 'string' || typeof createdAt !== 'number') return undefined;
+  return { userId, csrfSecret, createdAt };
+}
