@@ -36,27 +36,24 @@ export function testModel(channel) {
   return channel.models[0] ?? Object.keys(channel.modelMap ?? {})[0];
 }
 
-/** The channels page. */
-export function ChannelsPage() {
-  const list = useApiData(() => api.get('/channels'), []);
-  const providers = useApiData(() => api.get('/providers'), []);
+/**
+ * Hook: the row actions (test, edit, enable/disable, delete) and their state.
+ * @returns {{ handlers, tests: Record<string, { pending?, result?, error? }>, actionError: Error|null, dialog, setDialog }}
+ */
+function useChannelActions(reload) {
   const [dialog, setDialog] = useState(null);
   const [tests, setTests] = useState({});
   const [actionError, setActionError] = useState(null);
-  useEffect(() => {
-    const timer = setInterval(list.reload, CHANNEL_POLL_MS);
-    return () => clearInterval(timer);
-  }, [list.reload]);
-  const act = async (work) => {
+  const toggle = async (channel) => {
     setActionError(null);
     try {
-      await work();
-      list.reload();
+      await api.put(`/channels/${seg(channel.id)}`, channelBody(channel, { enabled: !channel.enabled }));
+      reload();
     } catch (error) {
       setActionError(error);
     }
   };
-  const runTest = async (channel) => {
+  const test = async (channel) => {
     setTests((t) => ({ ...t, [channel.id]: { pending: true } }));
     try {
       const result = await api.post(`/channels/${seg(channel.id)}/test`, { model: testModel(channel) });
@@ -67,10 +64,22 @@ export function ChannelsPage() {
   };
   const handlers = {
     edit: (channel) => setDialog({ kind: 'edit', channel }),
-    toggle: (channel) => act(() => api.put(`/channels/${seg(channel.id)}`, channelBody(channel, { enabled: !channel.enabled }))),
     remove: (channel) => setDialog({ kind: 'delete', channel }),
-    test: runTest,
+    toggle,
+    test,
   };
+  return { handlers, tests, actionError, dialog, setDialog };
+}
+
+/** The channels page. */
+export function ChannelsPage() {
+  const list = useApiData(() => api.get('/channels'), []);
+  const providers = useApiData(() => api.get('/providers'), []);
+  const { handlers, tests, actionError, dialog, setDialog } = useChannelActions(list.reload);
+  useEffect(() => {
+    const timer = setInterval(list.reload, CHANNEL_POLL_MS);
+    return () => clearInterval(timer);
+  }, [list.reload]);
   const saved = () => {
     setDialog(null);
     list.reload();
