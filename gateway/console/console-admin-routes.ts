@@ -95,10 +95,24 @@ function registerPriceAndAuditRoutes(app: FastifyInstance, options: RouteShortha
     const newestFirst = [...matching].reverse();
     const { items, total } = paginate(newestFirst, pageOf(request));
     return {
-      events: items.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt).toISOString(), actorName: deps.view.user(e.actor)?.name ?? e.actor })),
+      events: items.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt).toISOString(), actorName: deps.view.user(e.actor)?.name ?? e.actor, changes: presentAuditChanges(e.changes) })),
       total,
     };
   });
+}
+
+/** Event fields holding ms since epoch, shown as ISO-8601. */
+const TIME_FIELDS: ReadonlySet<string> = new Set(['expiresAt', 'effectiveAt', 'effectiveFrom']);
+
+/** An audit entry's changes as people read them: times as ISO-8601, nano-USD quotas as USD (`quotaUsd`). */
+function presentAuditChanges(changes: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(changes)) {
+    if (TIME_FIELDS.has(name) && typeof value === 'number') shown[name] = new Date(value).toISOString();
+    else if (name === 'quotaNanoUsd') shown.quotaUsd = typeof value === 'string' && /^\d+$/.test(value) ? nanoToUsd(BigInt(value)) : null;
+    else shown[name] = value;
+  }
+  return shown;
 }
 
 /** Users with their spend across all their keys and their key count. */

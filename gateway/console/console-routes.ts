@@ -73,6 +73,7 @@ function registerPages(scope: FastifyInstance): void {
  */
 function authenticate(deps: ConsoleDeps): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && isCrossOrigin(request)) throw new AdminHttpError(403, 'cross-origin request refused');
     const identity = await deps.sessions.identify(request);
     if (identity) request.consoleIdentity = identity;
     const path = request.url.split('?')[0];
@@ -123,6 +124,20 @@ function tooManyAttempts(reply: FastifyReply, retryAfterMs: number): FastifyRepl
     .code(429)
     .header('retry-after', String(seconds))
     .send({ error: { message: `too many sign-in attempts: try again in ${seconds} s` } });
+}
+
+/**
+ * Whether a browser sent the request from another site: its `Origin` names a host other than the
+ * one addressed. Covers sign-in too (login CSRF), where no session token exists yet.
+ */
+function isCrossOrigin(request: FastifyRequest): boolean {
+  const origin = headerText(request, 'origin');
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
 }
 
 function headerText(request: FastifyRequest, name: string): string | undefined {

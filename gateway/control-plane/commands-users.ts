@@ -108,11 +108,13 @@ function updatedUserEvent(current: UserRecord, settings: UserSettings, ctx: Comm
   };
 }
 
-/** What an update sets of the credentials, completed from `current`; undefined when neither is given. */
+/** What an update sets of the credentials, completed from `current`; undefined when neither is given or the login alone is unchanged. */
 function credentialsChange(view: ControlPlaneView, current: UserRecord, login: string | undefined, password: string | undefined): CredentialsChange | undefined {
   if (login === undefined && password === undefined) return undefined;
   const newLogin = login ?? current.login ?? fail(400, 'login: is required to set a password', 'login');
   requireLoginFree(view, newLogin, current.userId);
   if (password !== undefined) return { login: newLogin, password };
+  // The console's edit form sends the login as it is: an unchanged login alone changes nothing.
+  if (newLogin === current.login) return undefined;
   return { login: newLogin, passwordHash: current.passwordHash ?? fail(400, 'password: is required to set a login', 'password') };
 }

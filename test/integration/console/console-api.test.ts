@@ -141,6 +141,15 @@ describe('sign-in and sessions', () => {
     expect((await client.call('POST', '/keys', { name: 'forged' })).status).toBe(403);
   });
 
+  it('refuses writes sent from another site, sign-in included', async () => {
+    const response = await fetch(`${gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }) });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(await response.json()).toEqual({ error: { message: 'cross-origin request refused' } });
+    const sameSite = await fetch(`${gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: gateway.origin }, body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }) });
+    expect(sameSite.status).toBe(200);
+  });
+
   it('limits sign-in attempts per login with 429 and retry-after', async () => {
     const client = new ConsoleClient(gateway.origin);
     const statuses: number[] = [];
@@ -269,6 +278,11 @@ describe('admin pages', () => {
     const channelEvent = audit.body.events.find((e: { type: string; entityId: string }) => e.type === 'ChannelUpserted' && e.entityId === 'deepseek-1');
     expect(channelEvent).toMatchObject({ actorName: 'Ada Admin', changes: { hasApiKey: true, provider: 'deepseek' } });
     expect(audit.body.events[0].occurredAt >= audit.body.events[audit.body.events.length - 1].occurredAt).toBe(true);
+    const keyEvent = audit.body.events.find((e: { type: string; changes: { name?: string } }) => e.type === 'KeyCreated' && e.changes.name === 'ada-key');
+    expect(keyEvent.changes).toMatchObject({ quotaUsd: '5', expiresAt: null, rpm: 100 });
+    expect(keyEvent.changes).not.toHaveProperty('quotaNanoUsd');
+    const revoked = audit.body.events.find((e: { type: string }) => e.type === 'KeyRevoked');
+    expect(revoked.changes.effectiveAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
   it('answers usage with 503 when the node has no analytics store', async () => {

@@ -103,6 +103,9 @@ describe('updateUser with login and password', () => {
   it('keeping its own login is not a conflict; another user’s is', async () => {
     const { cp, ada, bob } = await setup();
     expect(() => updateUser(cp, ada, { login: 'ADA' }, ctx)).not.toThrow();
+    // The console's edit form sends the unchanged login with the other fields: no credentials event.
+    expect(updateUser(cp, ada, { login: 'ada', rpm: 5 }, ctx).events.map((e) => e.type)).toEqual(['UserUpdated']);
+    expect(updateUser(cp, ada, { login: 'ada' }, ctx).events).toEqual([]);
     expect(refusal(() => updateUser(cp, bob, { login: 'ada', password: 'long-enough' }, ctx))).toEqual({ status: 409, field: 'login', message: "login 'ada' is already taken" });
   });
 
