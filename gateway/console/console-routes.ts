@@ -114,6 +114,7 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
     const next = typeof body.newPassword === 'string' ? body.newPassword : fail(400, 'newPassword: is required', 'newPassword');
     if (!(await verifyPassword(current, identity.user.passwordHash ?? ''))) fail(400, 'currentPassword: is not your current password', 'currentPassword');
     await runAsUser(deps, request, (ctx) => setUserPassword(deps.view, identity.user.userId, next, ctx));
+    await deps.sessions.renew(identity);
     return reply.code(204).send();
   });
 }

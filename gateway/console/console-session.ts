@@ -70,7 +70,7 @@ export class ConsoleSessions {
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!user || !user.passwordHash || !matches || user.disabled) return { kind: 'refused' };
     const token = randomBytes(32).toString('base64url');
-    const session: ConsoleSession = { userId: user.userId, csrfSecret: this.csrf.secretSync(), createdAt: (this.deps.now ?? Date.now)() };
+    const session: ConsoleSession = { userId: user.userId, csrfSecret: this.csrf.secretSync(), createdAt: (this.deps.now ?? Date.now)(), credentialsStamp: credentialsStampOf(user.passwordHash) };
     const sessionKey = sessionKeyOf(token);
     await this.deps.store.put(sessionKey, session, SESSION_TTL_MS);
     return { kind: 'signed-in', token, identity: { user, sessionKey, session } };
@@ -78,7 +78,7 @@ export class ConsoleSessions {
 
   /**
    * The identity behind the request's session cookie, or undefined (no cookie, unknown or expired
-   * session, user removed, disabled or without a password any more). Extends the session's life.
+   * session, user removed, disabled, or whose password changed since). Extends the session's life.
    */
   async identify(request: FastifyRequest): Promise<ConsoleIdentity | undefined> {
     const token = request.cookies?.[SESSION_COOKIE];
@@ -87,7 +87,7 @@ export class ConsoleSessions {
     const session = await this.deps.store.get(sessionKey, SESSION_TTL_MS);
     if (!session) return undefined;
     const user = this.deps.view.user(session.userId);
-    if (!user || user.disabled || !user.passwordHash) {
+    if (!user || user.disabled || !user.passwordHash || session.credentialsStamp !== credentialsStampOf(user.passwordHash)) {
       await this.deps.store.delete(sessionKey);
       return undefined;
     }
@@ -102,6 +102,16 @@ export class ConsoleSessions {
   /** Whether `token` is a CSRF token of the identity's session. */
   verifyCsrf(identity: ConsoleIdentity, token: string | undefined): boolean {
     return typeof token === 'string' && token !== '' && this.csrf.verify(identity.session.csrfSecret, token);
+  }
+
+  /**
+   * Keeps this session valid after its own user changed password (other sessions of the user
+   * end: their stamp no longer matches).
+   */
+  async renew(identity: ConsoleIdentity): Promise<void> {
+    const user = this.deps.view.user(identity.user.userId);
+    if (!user?.passwordHash) return;
+    await this.deps.store.put(identity.sessionKey, { ...identity.session, credentialsStamp: credentialsStampOf(user.passwordHash) }, SESSION_TTL_MS);
   }
 
   /** Ends the session. */
@@ -123,6 +133,11 @@ export function clearSessionCookie(reply: FastifyReply): void {
 /** What the console shows of the signed-in user. */
 export function presentSessionUser(user: UserRecord): SessionUser {
   return { userId: user.userId, name: user.name, login: user.login, role: user.role };
+}
+
+/** A digest of a stored password hash (16 hex characters): changes whenever the password does. */
+function credentialsStampOf(passwordHash: string | null): string {
+  return createHash('sha256').update(passwordHash ?? '', 'utf8').digest('hex').slice(0, 16);
 }
 
 /** The state-store key of a session token: its SHA-256, hex (the token itself is never stored). */

@@ -32,7 +32,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   return {
     async put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void> {
       assertValidTtl(ttlMs, 'ttlMs');
-      const value = JSON.stringify({ userId: session.userId, csrfSecret: session.csrfSecret, createdAt: session.createdAt });
+      const value = JSON.stringify({ userId: session.userId, csrfSecret: session.csrfSecret, createdAt: session.createdAt, credentialsStamp: session.credentialsStamp });
       await redis.set(redisSessionKey(prefix, sessionKey), value, 'PX', ttlMs);
     },
 

@@ -13,6 +13,11 @@ export interface ConsoleSession {
   readonly csrfSecret: string;
   /** ms since epoch */
   readonly createdAt: number;
+  /**
+   * A digest of the user's credentials when the session was opened: a session whose user has
+   * changed password since (on any node) is no longer accepted.
+   */
+  readonly credentialsStamp: string;
 }
 
 /** Where console sessions live. Times in ms. */
@@ -47,7 +52,7 @@ export function parseStoredSession(text: string): ConsoleSession | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { userId, csrfSecret, createdAt } = value as Record<string, unknown>;
-  if (typeof userId !== 'string' || typeof csrfSecret !== 'string' || typeof createdAt !== 'number') return undefined;
-  return { userId, csrfSecret, createdAt };
+  const { userId, csrfSecret, createdAt, credentialsStamp } = value as Record<string, unknown>;
+  if (typeof userId !== 'string' || typeof csrfSecret !== 'string' || typeof createdAt !== 'number' || typeof credentialsStamp !== 'string') return undefined;
+  return { userId, csrfSecret, createdAt, credentialsStamp };
 }

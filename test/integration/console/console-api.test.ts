@@ -181,11 +181,16 @@ describe('sign-in and sessions', () => {
     await admin('POST', '/users', { name: 'Pat', login: 'pat', password: 'pat-password-1' });
     const client = new ConsoleClient(gateway.origin);
     await client.signIn('pat', 'pat-password-1');
+    const otherSession = new ConsoleClient(gateway.origin);
+    await otherSession.signIn('pat', 'pat-password-1');
     const wrong = await client.call('POST', '/session/password', { currentPassword: 'nope-nope', newPassword: 'pat-password-2' });
     expect(wrong).toMatchObject({ status: 400, body: { error: { field: 'currentPassword' } } });
     const short = await client.call('POST', '/session/password', { currentPassword: 'pat-password-1', newPassword: 'short' });
     expect(short).toMatchObject({ status: 400, body: { error: { field: 'newPassword' } } });
     expect((await client.call('POST', '/session/password', { currentPassword: 'pat-password-1', newPassword: 'pat-password-2' })).status).toBe(204);
+    // The session that changed it stays signed in; every other session of the user ends.
+    expect((await client.call('GET', '/keys')).status).toBe(200);
+    expect((await otherSession.call('GET', '/keys')).status).toBe(401);
     expect((await new ConsoleClient(gateway.origin).signIn('pat', 'pat-password-2')).status).toBe(200);
     expect((await new ConsoleClient(gateway.origin).signIn('pat', 'pat-password-1')).status).toBe(401);
   });

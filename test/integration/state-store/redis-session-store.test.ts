@@ -23,10 +23,10 @@ describe('redis session store', () => {
     const prefix = `${redisKeys.prefix}layout:`;
     const store = createRedisSessionStore({ url: redisKeys.url, keyPrefix: prefix });
     const sessionKey = 'a'.repeat(64);
-    await store.put(sessionKey, { userId: 'usr_1', csrfSecret: 'secret', createdAt: 5 }, 60_000);
+    await store.put(sessionKey, { userId: 'usr_1', csrfSecret: 'secret', createdAt: 5, credentialsStamp: 'stamp' }, 60_000);
     const key = `${prefix}console:session:${sessionKey}`;
     expect(redisSessionKey(prefix, sessionKey)).toBe(key);
-    expect(JSON.parse((await redisKeys.admin.get(key))!)).toEqual({ userId: 'usr_1', csrfSecret: 'secret', createdAt: 5 });
+    expect(JSON.parse((await redisKeys.admin.get(key))!)).toEqual({ userId: 'usr_1', csrfSecret: 'secret', createdAt: 5, credentialsStamp: 'stamp' });
     const ttl = await redisKeys.admin.pttl(key);
     expect(ttl).toBeGreaterThan(59_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
@@ -53,7 +53,7 @@ describe('redis session store', () => {
     const prefix = `${redisKeys.prefix}open:`;
     const shared = openSessionStore({ dataDir: '/nonexistent', redisUrl: redisKeys.url, redisKeyPrefix: prefix });
     const local = openSessionStore({ dataDir: '/nonexistent' });
-    const session = { userId: 'usr_1', csrfSecret: 's', createdAt: 1 };
+    const session = { userId: 'usr_1', csrfSecret: 's', createdAt: 1, credentialsStamp: 'stamp' };
     await shared.put('k1', session, 60_000);
     await local.put('k2', session, 60_000);
     expect(await redisKeys.admin.exists(redisSessionKey(prefix, 'k1'))).toBe(1);

@@ -16,7 +16,7 @@ describe('memory session store', () => {
   it('expires exactly at put time + ttl', async () => {
     let t = 0;
     const store = createMemorySessionStore({ clock: () => t });
-    await store.put('k', { userId: 'u', csrfSecret: 's', createdAt: 0 }, 1_000);
+    await store.put('k', { userId: 'u', csrfSecret: 's', createdAt: 0, credentialsStamp: 'x' }, 1_000);
     t = 999;
     expect(await store.get('k')).toBeDefined();
     t = 1_000;
