@@ -11,8 +11,18 @@ const USER_OPTIONS: Record<string, CliOption> = {
   rpm: { type: 'string', value: 'N', help: 'requests per minute over all the user’s keys (none = unlimited)' },
   tpm: { type: 'string', value: 'N', help: 'tokens per minute over all the user’s keys (none = unlimited)' },
   quota: { type: 'string', value: 'USD', help: 'spend quota in USD over all the user’s keys (none = unlimited)' },
+  login: { type: 'string', value: 'LOGIN', help: 'console sign-in name (3–64 of a-z 0-9 . _ @ -); needs --password' },
+  password: { type: 'string', value: 'PASSWORD', help: 'console password, 8–200 characters ("-" reads it from stdin, keeping it out of ps)' },
 };
-const USER_FIELDS = { name: ['name', String], role: ['role', String], rpm: ['rpm', numberOrNull], tpm: ['tpm', numberOrNull], quota: ['quotaUsd', usdOrNull] } as const;
+const USER_FIELDS = {
+  name: ['name', String],
+  role: ['role', String],
+  rpm: ['rpm', numberOrNull],
+  tpm: ['tpm', numberOrNull],
+  quota: ['quotaUsd', usdOrNull],
+  login: ['login', String],
+  password: ['password', (text: string) => (text === '-' ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : text)],
+} as const;
 
 const usersCreate: CliCommand = {
   name: 'users create',
@@ -34,6 +44,7 @@ const usersList: CliCommand = {
       { header: 'USER ID', cell: (u) => u.userId },
       { header: 'NAME', cell: (u) => u.name },
       { header: 'ROLE', cell: (u) => u.role },
+      { header: 'LOGIN', cell: (u) => u.login },
       { header: 'DISABLED', cell: (u) => u.disabled },
       { header: 'RPM', cell: (u) => u.rpm },
       { header: 'TPM', cell: (u) => u.tpm },

@@ -4,6 +4,7 @@
  * and field, and every command's happy path prints what it should — create and rotate print the
  * new key alone on the last line.
  */
+import { verifyPassword } from '../../../gateway/control-plane/password-hash.ts';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
@@ -105,14 +106,15 @@ describe('API errors → exit 1', () => {
 
 describe('happy paths', () => {
   it('users and keys: create, list, update, rotate, revoke', async () => {
-    const user = await cli(['users', 'create', '--name', 'Ada', '--role', 'admin', '--quota', '25', '--rpm', '600']);
+    const user = await cli(['users', 'create', '--name', 'Ada', '--role', 'admin', '--quota', '25', '--rpm', '600', '--login', 'Ada.L', '--password', 'ada-console-pw']);
     expect(user.code).toBe(0);
     const userId = /^created user (usr_[0-9a-f]+)$/.exec(user.out[0]!)![1]!;
     expect((await cli(['users', 'update', userId, '--disable', '--tpm', 'none'])).out[0]).toBe(`updated user ${userId}`);
-    expect(admin.controlPlane.user(userId)).toMatchObject({ disabled: true, tpm: null, rpm: 600, quotaNanoUsd: 25_000_000_000n });
+    expect(admin.controlPlane.user(userId)).toMatchObject({ disabled: true, tpm: null, rpm: 600, quotaNanoUsd: 25_000_000_000n, login: 'ada.l' });
+    expect(await verifyPassword('ada-console-pw', admin.controlPlane.user(userId)!.passwordHash!)).toBe(true);
     expect(admin.controlPlane.published.at(-1)!.event.actor).toBe('cli');
     const users = await cli(['users', 'list']);
-    expect(users.out[0]).toMatch(/^USER ID\s+NAME\s+ROLE\s+DISABLED\s+RPM\s+TPM\s+QUOTA USD$/);
+    expect(users.out[0]).toMatch(/^USER ID\s+NAME\s+ROLE\s+LOGIN\s+DISABLED\s+RPM\s+TPM\s+QUOTA USD$/);
     expect(users.out.some((l) => l.startsWith(userId) && l.includes('Ada') && l.includes('true'))).toBe(true);
 
     const created = await cli(['keys', 'create', '--name', 'ci', '--user', userId, '--rpm', '60', '--tpm', '10000', '--quota', '1.5', '--expires', '2099-01-01T00:00:00Z', '--models', 'a, b']);
