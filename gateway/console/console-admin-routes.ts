@@ -55,9 +55,14 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
       protocols: Object.entries(p.endpoints).map(([protocol, endpoint]) => ({ protocol, baseUrl: endpoint?.baseUrl ?? null })),
     })),
   }));
-  app.get(prefix, options, async () => {
-    const channels = [...deps.view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id));
-    return { channels: await channelRows(deps, channels) };
+  app.get(prefix, options, async (request) => {
+    const q = queryText(request, 'q')?.toLowerCase();
+    const channels = deps.view
+      .channels()
+      .filter((c) => q === undefined || c.config.id.toLowerCase().includes(q) || c.config.provider.includes(q) || c.config.models.some((m) => m.toLowerCase().includes(q)))
+      .sort((a, b) => a.config.id.localeCompare(b.config.id));
+    const { items, total } = paginate(channels, pageOf(request));
+    return { channels: await channelRows(deps, items), total };
   });
   app.put(`${prefix}/:id`, options, async (request, reply) => {
     const { channelId, created } = await runAsUser(deps, request, (ctx) => upsertChannel(deps.view, idParam(request), request.body, ctx));
@@ -79,9 +84,15 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
 }
 
 function registerPriceAndAuditRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
-  app.get(`${CONSOLE_API_PREFIX}/prices`, options, async () => ({
-    prices: [...deps.view.prices()].sort((a, b) => a.model.localeCompare(b.model) || a.effectiveFrom.localeCompare(b.effectiveFrom)).map(presentPrice),
-  }));
+  app.get(`${CONSOLE_API_PREFIX}/prices`, options, async (request) => {
+    const q = queryText(request, 'q')?.toLowerCase();
+    const prices = deps.view
+      .prices()
+      .filter((p) => q === undefined || p.model.toLowerCase().includes(q) || (p.channel ?? '').toLowerCase().includes(q))
+      .sort((a, b) => a.model.localeCompare(b.model) || (a.channel ?? '').localeCompare(b.channel ?? '') || a.effectiveFrom.localeCompare(b.effectiveFrom));
+    const { items, total } = paginate(prices, pageOf(request));
+    return { prices: items.map(presentPrice), total };
+  });
   app.put(`${CONSOLE_API_PREFIX}/prices`, options, async (request, reply) => {
     const { priceId, created } = await runAsUser(deps, request, (ctx) => setPrice(deps.view, undefined, request.body, ctx));
     const price = deps.view.prices().find((p) => p.priceId === priceId) ?? fail(404, `price '${priceId}' not found`);

@@ -168,6 +168,9 @@ describe.each<ConsoleTestMode>(['embedded', 'engines'])('the web console (%s)', 
     await expect.poll(() => result.getAttribute('data-ok'), { timeout: 15_000 }).toBe('true');
     expect(await result.textContent()).toContain('Mock reply to: Say OK.');
     await shot(page, 'channels');
+    await page.getByTestId('channel-search').fill('e2e');
+    await expect.poll(() => page.getByTestId('channel-row-demo-mock').count()).toBe(0);
+    expect(await page.getByTestId('page-range').textContent()).toBe('1–1 of 1');
     await open(page, 'prices');
     await page.getByTestId('prices-table').waitFor();
     await shot(page, 'prices');

@@ -273,6 +273,10 @@ describe('admin pages', () => {
     const created = await ada.call('PUT', '/channels/deepseek-1', { provider: 'deepseek', apiKey: secret, models: ['deepseek-chat'], rpm: 60 });
     expect(created.status).toBe(201);
     expect(created.body.channel).toMatchObject({ id: 'deepseek-1', hasApiKey: true, rpm: 60 });
+    const paged = await ada.call('GET', '/channels?limit=1&offset=1');
+    expect(paged.body.total).toBe(3);
+    expect(paged.body.channels.map((c: { id: string }) => c.id)).toEqual(['mock-a']);
+    expect((await ada.call('GET', '/channels?q=DEEPSEEK')).body.channels.map((c: { id: string }) => c.id)).toEqual(['deepseek-1']);
     const providers = await ada.call('GET', '/providers');
     expect(providers.body.providers.find((p: { id: string }) => p.id === 'deepseek')).toMatchObject({ defaultProtocol: 'openai-chat' });
     const audit = await ada.call('GET', '/audit?limit=200');

@@ -5,7 +5,8 @@
 import { html, useEffect, useState } from '/console/vendor/htm-preact.js';
 import { api, seg } from '../api-client.js';
 import { formatLimit, formatMs, formatPercent, formatTime, formatTokens } from '../format.js';
-import { useApiData } from '../components/use-api-data.js';
+import { useApiData, useDebounced } from '../components/use-api-data.js';
+import { PAGE_SIZE, Pagination } from '../components/pagination.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { ChannelFormDialog } from './channel-form-dialog.js';
@@ -73,7 +74,10 @@ function useChannelActions(reload) {
 
 /** The channels page. */
 export function ChannelsPage() {
-  const list = useApiData(() => api.get('/channels'), []);
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const q = useDebounced(search.trim(), 250);
+  const list = useApiData(() => api.get('/channels', { q, offset, limit: PAGE_SIZE }), [q, offset]);
   const providers = useApiData(() => api.get('/providers'), []);
   const { handlers, tests, actionError, dialog, setDialog } = useChannelActions(list.reload);
   useEffect(() => {
@@ -92,6 +96,10 @@ export function ChannelsPage() {
         <small class="muted">health refreshes every ${CHANNEL_POLL_MS / 1000} s</small>
         <button type="button" data-testid="channel-create" onClick=${() => setDialog({ kind: 'create' })}>Add channel</button>
       </div>
+      <div class="filters">
+        <input type="search" placeholder="Search id, provider or model" aria-label="Search channels" data-testid="channel-search" value=${search}
+          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+      </div>
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       ${actionError ? html`<p class="form-error" role="alert" data-testid="form-error">${actionError.message}</p>` : null}
       <figure class="table-wrap">
@@ -108,6 +116,7 @@ export function ChannelsPage() {
           </tbody>
         </table>
       </figure>
+      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
       ${dialog?.kind === 'delete' ? html`<${DeleteChannelDialog} channel=${dialog.channel} onClose=${() => setDialog(null)} onDeleted=${saved} />` : null}
       ${dialog && dialog.kind !== 'delete'
         ? html`<${ChannelFormDialog} channel=${dialog.channel} providers=${providers.data?.providers ?? []} onClose=${() => setDialog(null)} onSaved=${saved} />`

@@ -5,7 +5,8 @@
 import { html, useState } from '/console/vendor/htm-preact.js';
 import { ApiError, api } from '../api-client.js';
 import { formatTime, fromLocalInput, inputValue, toLocalInput } from '../format.js';
-import { useApiData } from '../components/use-api-data.js';
+import { useApiData, useDebounced } from '../components/use-api-data.js';
+import { PAGE_SIZE, Pagination } from '../components/pagination.js';
 import { FormButtons, FormError, Input, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
@@ -38,7 +39,10 @@ export function priceBody(values, priceId) {
 
 /** The prices page. */
 export function PricesPage() {
-  const list = useApiData(() => api.get('/prices'), []);
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const q = useDebounced(search.trim(), 250);
+  const list = useApiData(() => api.get('/prices', { q, offset, limit: PAGE_SIZE }), [q, offset]);
   const [dialog, setDialog] = useState(null);
   const prices = list.data?.prices ?? [];
   const saved = () => {
@@ -51,6 +55,10 @@ export function PricesPage() {
         <h2>Prices</h2>
         <small class="muted">USD per million tokens</small>
         <button type="button" data-testid="price-create" onClick=${() => setDialog({ price: null })}>Set price</button>
+      </div>
+      <div class="filters">
+        <input type="search" placeholder="Search model or channel" aria-label="Search prices" data-testid="price-search" value=${search}
+          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
       </div>
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       <figure class="table-wrap">
@@ -75,6 +83,7 @@ export function PricesPage() {
           </tbody>
         </table>
       </figure>
+      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
       ${dialog ? html`<${PriceDialog} price=${dialog.price} onClose=${() => setDialog(null)} onSaved=${saved} />` : null}
     </section>
   `;
