@@ -5,7 +5,6 @@
  * prefix, key prefix and database) — and Debian's Chromium driven by playwright-core.
  * Screenshots go to test-artifacts/console/.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { requireEngineUrl } from '../support/engines.ts';
+import { spawnGateway, type GatewayProcess } from '../support/spawn-gateway.ts';
+
+export type { GatewayProcess };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,15 +26,6 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** How the gateway under test stores its state. */
 export type ConsoleTestMode = 'embedded' | 'engines';
-
-/** A running gateway process. */
-export interface GatewayProcess {
-  /** `http://127.0.0.1:PORT` */
-  readonly origin: string;
-  /** Everything the process printed so far. */
-  output(): string;
-  stop(): Promise<void>;
-}
 
 /**
  * Starts `gateway/main.ts` in demo mode (the mock channel and demo key) with the console admin
@@ -56,37 +49,7 @@ export async function startGatewayProcess(mode: ConsoleTestMode, admin: { login:
       TOLLGATE_KEY_HMAC_SECRET: randomBytes(32).toString('base64'),
     });
   }
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway (${mode}) printed no address within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /running at (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway (${mode}) exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    origin,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return spawnGateway(env);
 }
 
 /**

@@ -2,42 +2,26 @@
  * `npm start` with no configuration: the gateway starts with the built-in demo channel (mock
  * provider) and answers the demo key at once. Runs the real entry point in a child process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnGateway, type GatewayProcess } from '../support/spawn-gateway.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let child: ChildProcess;
+let gateway: GatewayProcess;
 let origin = '';
 
 beforeAll(async () => {
   // No infrastructure at all: embedded file log, memory state, chdb, consumers in-process.
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-demo-')) };
-  for (const name of ['TOLLGATE_CONFIG', 'KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete env[name];
-  child = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  origin = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`no banner in time: ${output}`)), 20_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /running at (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output}`)));
-  });
+  for (const name of ['TOLLGATE_CONFIG', 'KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS', 'TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']) delete env[name];
+  gateway = await spawnGateway(env, 20_000);
+  origin = gateway.origin;
 });
 
-afterAll(() => {
-  if (child?.pid) process.kill(child.pid, 'SIGTERM');
+afterAll(async () => {
+  await gateway?.stop();
 });
 
 describe('npm start (demo mode)', () => {
@@ -49,6 +33,15 @@ describe('npm start (demo mode)', () => {
     expect(streamed.choices[0]?.message.content).toBe('Mock reply to: Hello again');
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain('mock-1');
+  });
+
+  it('creates the console admin with a generated password, printed once, that signs in', async () => {
+    const match = /Sign in at \/console as 'admin' with password: (\S+)/.exec(gateway.output());
+    expect(match?.[1]).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    const signIn = await fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password: match![1] }) });
+    expect(signIn.status).toBe(200);
+    expect(((await signIn.json()) as { user: { role: string } }).user.role).toBe('admin');
+    expect(gateway.output().match(/Sign in at \/console/g)).toHaveLength(1);
   });
 
   it('reports health', async () => {

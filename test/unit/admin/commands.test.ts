@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { decryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
-import { CommandError, createKey, createUser, nanoToUsd, removeChannel, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext, type CommandResult } from '../../../gateway/control-plane/commands.ts';
+import { createKey, createUser, nanoToUsd, removeChannel, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext } from '../../../gateway/control-plane/commands.ts';
 import { RecordingControlPlane } from './recording-control-plane.ts';
+import { commandRefusal, runCommand } from './run-command.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 const masterKey = Buffer.alloc(32, 7);
@@ -18,23 +19,6 @@ function setup(): RecordingControlPlane {
   return new RecordingControlPlane(masterKey);
 }
 
-/** Runs a command and applies its events; returns its result. */
-async function run<T>(cp: RecordingControlPlane, command: () => CommandResult<T>): Promise<T> {
-  const { events, result } = command();
-  await cp.append([...events]);
-  return result;
-}
-
-/** The CommandError a command throws, as `{ status, message, field }`. */
-function refusal(command: () => unknown): { status: number; message: string; field: string | undefined } {
-  try {
-    command();
-  } catch (error) {
-    if (!(error instanceof CommandError)) throw error;
-    return { status: error.status, message: error.message, field: error.field };
-  }
-  throw new Error('command did not refuse');
-}
 
 describe('createUser / updateUser', () => {
   it.each([
@@ -56,32 +40,32 @@ describe('createUser / updateUser', () => {
     [{ name: 'a', quotaUsd: true }, 'quotaUsd', 'quotaUsd: must be a USD amount (number or decimal string) or null'],
     [{ name: 'a', foo: 1 }, 'foo', "unknown field 'foo'"],
   ])('createUser %j → 400 on %s', (body, field, message) => {
-    expect(refusal(() => createUser(setup(), body, ctx))).toEqual({ status: 400, field, message });
+    expect(commandRefusal(() => createUser(setup(), body, ctx))).toEqual({ status: 400, field, message });
   });
 
   it.each([[[]], [null], ['x'], [42]])('createUser with body %j → 400 request body', (body) => {
-    expect(refusal(() => createUser(setup(), body, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: must be a JSON object' });
+    expect(commandRefusal(() => createUser(setup(), body, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: must be a JSON object' });
   });
 
   it('creates a user with defaults and an exact nano-USD quota', async () => {
     const cp = setup();
-    const { userId } = await run(cp, () => createUser(cp, { name: ' Ada ', quotaUsd: '12.000000001', tpm: 5000 }, ctx));
+    const { userId } = await runCommand(cp, () => createUser(cp, { name: ' Ada ', quotaUsd: '12.000000001', tpm: 5000 }, ctx));
     expect(userId).toMatch(/^usr_[0-9a-f]{16}$/);
     expect(cp.published).toEqual([{ type: 'UserCreated', event: { eventId: expect.any(String), occurredAt: NOW, actor: 'admin', userId, name: 'Ada', role: 'user', rpm: null, tpm: 5000, quotaNanoUsd: '12000000001' } }]);
-    const { userId: second } = await run(cp, () => createUser(cp, { name: 'Bo', role: 'admin', quotaUsd: 0.1 }, ctx));
+    const { userId: second } = await runCommand(cp, () => createUser(cp, { name: 'Bo', role: 'admin', quotaUsd: 0.1 }, ctx));
     expect(cp.user(second)).toMatchObject({ role: 'admin', quotaNanoUsd: 100_000_000n });
   });
 
   it('updates only the given fields and refuses unknown users, empty bodies and bad values', async () => {
     const cp = setup();
-    const { userId } = await run(cp, () => createUser(cp, { name: 'Ada', rpm: 10, quotaUsd: 5 }, ctx));
-    await run(cp, () => updateUser(cp, userId, { disabled: true, quotaUsd: null }, ctx));
+    const { userId } = await runCommand(cp, () => createUser(cp, { name: 'Ada', rpm: 10, quotaUsd: 5 }, ctx));
+    await runCommand(cp, () => updateUser(cp, userId, { disabled: true, quotaUsd: null }, ctx));
     expect(cp.user(userId)).toMatchObject({ name: 'Ada', rpm: 10, quotaNanoUsd: null, disabled: true });
     expect(cp.published[1]).toMatchObject({ type: 'UserUpdated', event: { userId, name: 'Ada', role: 'user', rpm: 10, tpm: null, quotaNanoUsd: null, disabled: true } });
-    expect(refusal(() => updateUser(cp, 'usr_nope', { name: 'x' }, ctx))).toEqual({ status: 404, field: 'id', message: "user 'usr_nope' not found" });
-    expect(refusal(() => updateUser(cp, userId, {}, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: no fields to update' });
-    expect(refusal(() => updateUser(cp, userId, { disabled: 'yes' }, ctx))).toEqual({ status: 400, field: 'disabled', message: 'disabled: must be true or false' });
-    expect(refusal(() => updateUser(cp, userId, { createdAt: 1 }, ctx))).toEqual({ status: 400, field: 'createdAt', message: "unknown field 'createdAt'" });
+    expect(commandRefusal(() => updateUser(cp, 'usr_nope', { name: 'x' }, ctx))).toEqual({ status: 404, field: 'id', message: "user 'usr_nope' not found" });
+    expect(commandRefusal(() => updateUser(cp, userId, {}, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: no fields to update' });
+    expect(commandRefusal(() => updateUser(cp, userId, { disabled: 'yes' }, ctx))).toEqual({ status: 400, field: 'disabled', message: 'disabled: must be true or false' });
+    expect(commandRefusal(() => updateUser(cp, userId, { createdAt: 1 }, ctx))).toEqual({ status: 400, field: 'createdAt', message: "unknown field 'createdAt'" });
   });
 });
 
@@ -102,12 +86,12 @@ describe('createKey / updateKey', () => {
     [{ name: 'k', quotaUsd: '-0.5' }, 400, 'quotaUsd', 'quotaUsd: must be a USD amount ≥ 0 with at most 9 decimal places'],
     [{ name: 'k', digest: 'abc' }, 400, 'digest', "unknown field 'digest'"],
   ])('createKey %j → %i on %s', (body, status, field, message) => {
-    expect(refusal(() => createKey(setup(), body, ctx))).toEqual({ status, field, message });
+    expect(commandRefusal(() => createKey(setup(), body, ctx))).toEqual({ status, field, message });
   });
 
   it('mints sk-<publicId>-<secret>, publishes only its HMAC digest, and keeps every setting', async () => {
     const cp = setup();
-    const { userId } = await run(cp, () => createUser(cp, { name: 'Ada' }, ctx));
+    const { userId } = await runCommand(cp, () => createUser(cp, { name: 'Ada' }, ctx));
     const { events, result } = createKey(cp, { name: 'ci', userId, rpm: 60, tpm: 10000, quotaUsd: 2.5, expiresAt: '2027-01-01T00:00:00+01:00', models: ['gpt-x', 'gpt-x', 'claude'] }, ctx);
     expect(result.apiKey).toMatch(/^sk-[a-z2-7]{12}-[0-9A-Za-z]{32}$/);
     const publicId = result.apiKey.slice(3, 15);
@@ -125,43 +109,43 @@ describe('createKey / updateKey', () => {
 
   it('updates a key, clears settings with null, and refuses unknown, revoked and past-expiry updates', async () => {
     const cp = setup();
-    const { keyId } = await run(cp, () => createKey(cp, { name: 'ci', rpm: 5, models: ['a'], expiresAt: '2030-01-01T00:00:00Z' }, ctx));
+    const { keyId } = await runCommand(cp, () => createKey(cp, { name: 'ci', rpm: 5, models: ['a'], expiresAt: '2030-01-01T00:00:00Z' }, ctx));
     const publicId = cp.key(keyId)!.publicId;
-    await run(cp, () => updateKey(cp, publicId, { models: null, expiresAt: null, enabled: false, quotaUsd: '0.000000001' }, ctx));
+    await runCommand(cp, () => updateKey(cp, publicId, { models: null, expiresAt: null, enabled: false, quotaUsd: '0.000000001' }, ctx));
     expect(cp.key(keyId)).toMatchObject({ name: 'ci', rpm: 5, models: null, expiresAt: null, enabled: false, quotaNanoUsd: 1n });
-    expect(refusal(() => updateKey(cp, 'key_nope', { name: 'x' }, ctx))).toEqual({ status: 404, field: 'id', message: "key 'key_nope' not found" });
-    expect(refusal(() => updateKey(cp, keyId, {}, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: no fields to update' });
-    expect(refusal(() => updateKey(cp, keyId, { expiresAt: '2020-01-01T00:00:00Z' }, ctx))).toEqual({ status: 400, field: 'expiresAt', message: 'expiresAt: must be in the future' });
-    expect(refusal(() => updateKey(cp, keyId, { enabled: 1 }, ctx))).toEqual({ status: 400, field: 'enabled', message: 'enabled: must be true or false' });
-    expect(refusal(() => updateKey(cp, keyId, { userId: 'usr_x' }, ctx))).toEqual({ status: 400, field: 'userId', message: "unknown field 'userId'" });
-    await run(cp, () => revokeKey(cp, keyId, {}, ctx));
-    expect(refusal(() => updateKey(cp, keyId, { name: 'x' }, ctx))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' is revoked and cannot be changed` });
+    expect(commandRefusal(() => updateKey(cp, 'key_nope', { name: 'x' }, ctx))).toEqual({ status: 404, field: 'id', message: "key 'key_nope' not found" });
+    expect(commandRefusal(() => updateKey(cp, keyId, {}, ctx))).toEqual({ status: 400, field: undefined, message: 'request body: no fields to update' });
+    expect(commandRefusal(() => updateKey(cp, keyId, { expiresAt: '2020-01-01T00:00:00Z' }, ctx))).toEqual({ status: 400, field: 'expiresAt', message: 'expiresAt: must be in the future' });
+    expect(commandRefusal(() => updateKey(cp, keyId, { enabled: 1 }, ctx))).toEqual({ status: 400, field: 'enabled', message: 'enabled: must be true or false' });
+    expect(commandRefusal(() => updateKey(cp, keyId, { userId: 'usr_x' }, ctx))).toEqual({ status: 400, field: 'userId', message: "unknown field 'userId'" });
+    await runCommand(cp, () => revokeKey(cp, keyId, {}, ctx));
+    expect(commandRefusal(() => updateKey(cp, keyId, { name: 'x' }, ctx))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' is revoked and cannot be changed` });
   });
 });
 
 describe('revokeKey / rotateKey', () => {
   it('revokes now, with a reason, once', async () => {
     const cp = setup();
-    const { keyId } = await run(cp, () => createKey(cp, { name: 'ci' }, ctx));
-    expect(refusal(() => revokeKey(cp, keyId, { reason: 5 }, ctx))).toEqual({ status: 400, field: 'reason', message: 'reason: must be a string or null' });
-    await run(cp, () => revokeKey(cp, keyId, { reason: 'leaked' }, ctx));
+    const { keyId } = await runCommand(cp, () => createKey(cp, { name: 'ci' }, ctx));
+    expect(commandRefusal(() => revokeKey(cp, keyId, { reason: 5 }, ctx))).toEqual({ status: 400, field: 'reason', message: 'reason: must be a string or null' });
+    await runCommand(cp, () => revokeKey(cp, keyId, { reason: 'leaked' }, ctx));
     expect(cp.published[1]).toEqual({ type: 'KeyRevoked', event: { eventId: expect.any(String), occurredAt: NOW, actor: 'admin', keyId, effectiveAt: NOW, reason: 'leaked' } });
-    expect(refusal(() => revokeKey(cp, keyId, undefined, ctx))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' is already revoked` });
-    expect(refusal(() => revokeKey(cp, 'nope', undefined, ctx))).toEqual({ status: 404, field: 'id', message: "key 'nope' not found" });
+    expect(commandRefusal(() => revokeKey(cp, keyId, undefined, ctx))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' is already revoked` });
+    expect(commandRefusal(() => revokeKey(cp, 'nope', undefined, ctx))).toEqual({ status: 404, field: 'id', message: "key 'nope' not found" });
   });
 
   it('rotates: same settings under a new secret, old key revoked after the grace period', async () => {
     const cp = setup();
-    const { keyId: oldId } = await run(cp, () => createKey(cp, { name: 'ci', rpm: 7, tpm: 700, quotaUsd: 3, models: ['m'], expiresAt: '2030-01-01T00:00:00Z' }, ctx));
-    await run(cp, () => updateKey(cp, oldId, { enabled: false }, ctx));
-    const { keyId, apiKey, replacedKeyId } = await run(cp, () => rotateKey(cp, oldId, { graceSeconds: 90 }, ctx));
+    const { keyId: oldId } = await runCommand(cp, () => createKey(cp, { name: 'ci', rpm: 7, tpm: 700, quotaUsd: 3, models: ['m'], expiresAt: '2030-01-01T00:00:00Z' }, ctx));
+    await runCommand(cp, () => updateKey(cp, oldId, { enabled: false }, ctx));
+    const { keyId, apiKey, replacedKeyId } = await runCommand(cp, () => rotateKey(cp, oldId, { graceSeconds: 90 }, ctx));
     expect(replacedKeyId).toBe(oldId);
     expect(cp.published.slice(2).map((e) => e.type)).toEqual(['KeyCreated', 'KeyUpdated', 'KeyRevoked']);
     expect(cp.key(keyId)).toMatchObject({ digest: digestApiKey(hmacSecret, apiKey), name: 'ci', rpm: 7, tpm: 700, quotaNanoUsd: 3_000_000_000n, models: new Set(['m']), expiresAt: Date.parse('2030-01-01T00:00:00Z'), enabled: false, revokedAt: null });
     expect(cp.published.at(-1)).toMatchObject({ event: { keyId: oldId, effectiveAt: NOW + 90_000, reason: `rotated to ${keyId}` } });
-    expect(refusal(() => rotateKey(cp, oldId, {}, ctx))).toEqual({ status: 409, field: 'id', message: `key '${oldId}' is already being revoked and cannot be rotated` });
-    expect(refusal(() => rotateKey(cp, oldId, {}, { ...ctx, now: NOW + 90_000 }))).toEqual({ status: 409, field: 'id', message: `key '${oldId}' is already revoked and cannot be rotated` });
-    await run(cp, () => revokeKey(cp, oldId, {}, ctx));
+    expect(commandRefusal(() => rotateKey(cp, oldId, {}, ctx))).toEqual({ status: 409, field: 'id', message: `key '${oldId}' is already being revoked and cannot be rotated` });
+    expect(commandRefusal(() => rotateKey(cp, oldId, {}, { ...ctx, now: NOW + 90_000 }))).toEqual({ status: 409, field: 'id', message: `key '${oldId}' is already revoked and cannot be rotated` });
+    await runCommand(cp, () => revokeKey(cp, oldId, {}, ctx));
     expect(cp.key(oldId)!.revokedAt).toBe(NOW);
   });
 
@@ -172,14 +156,14 @@ describe('revokeKey / rotateKey', () => {
     [{ graceSeconds: 2_592_001 }, 'graceSeconds: must be at most 2592000 (30 days)'],
   ])('rotateKey %j → 400', async (body, message) => {
     const cp = setup();
-    const { keyId } = await run(cp, () => createKey(cp, { name: 'ci' }, ctx));
-    expect(refusal(() => rotateKey(cp, keyId, body, ctx))).toEqual({ status: 400, field: 'graceSeconds', message });
+    const { keyId } = await runCommand(cp, () => createKey(cp, { name: 'ci' }, ctx));
+    expect(commandRefusal(() => rotateKey(cp, keyId, body, ctx))).toEqual({ status: 400, field: 'graceSeconds', message });
   });
 
   it('refuses to rotate an expired key', async () => {
     const cp = setup();
-    const { keyId } = await run(cp, () => createKey(cp, { name: 'ci', expiresAt: '2026-03-01T12:00:01Z' }, ctx));
-    expect(refusal(() => rotateKey(cp, keyId, {}, { ...ctx, now: NOW + 1000 }))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' has expired and cannot be rotated: create a new key` });
+    const { keyId } = await runCommand(cp, () => createKey(cp, { name: 'ci', expiresAt: '2026-03-01T12:00:01Z' }, ctx));
+    expect(commandRefusal(() => rotateKey(cp, keyId, {}, { ...ctx, now: NOW + 1000 }))).toEqual({ status: 409, field: 'id', message: `key '${keyId}' has expired and cannot be rotated: create a new key` });
   });
 });
 
@@ -202,28 +186,28 @@ describe('upsertChannel / removeChannel', () => {
     [{ ...good, id: 'other' }, 'id', "id: must equal the channel id in the path ('ch-1')"],
     [{ ...good, secret: 'x' }, 'secret', "unknown field 'secret'"],
   ])('upsertChannel %j → 400 on %s', (body, field, message) => {
-    expect(refusal(() => upsertChannel(setup(), 'ch-1', body, ctx))).toEqual({ status: 400, field, message });
+    expect(commandRefusal(() => upsertChannel(setup(), 'ch-1', body, ctx))).toEqual({ status: 400, field, message });
   });
 
   it('refuses a bad channel id and a missing channel', () => {
-    expect(refusal(() => upsertChannel(setup(), 'a b', good, ctx))).toEqual({ status: 400, field: 'id', message: 'id: may contain only letters, digits, ".", "_", ":" and "-"' });
-    expect(refusal(() => removeChannel(setup(), 'ghost', ctx))).toEqual({ status: 404, field: 'id', message: "channel 'ghost' not found" });
+    expect(commandRefusal(() => upsertChannel(setup(), 'a b', good, ctx))).toEqual({ status: 400, field: 'id', message: 'id: may contain only letters, digits, ".", "_", ":" and "-"' });
+    expect(commandRefusal(() => removeChannel(setup(), 'ghost', ctx))).toEqual({ status: 404, field: 'id', message: "channel 'ghost' not found" });
   });
 
   it('encrypts the credential and keeps it when an update omits apiKey', async () => {
     const cp = setup();
-    const created = await run(cp, () => upsertChannel(cp, 'ch-1', { ...good, apiKey: 'sk-upstream-secret', rpm: 100 }, ctx));
+    const created = await runCommand(cp, () => upsertChannel(cp, 'ch-1', { ...good, apiKey: 'sk-upstream-secret', rpm: 100 }, ctx));
     expect(created).toEqual({ channelId: 'ch-1', created: true });
     const first = cp.published[0]!;
     expect(JSON.stringify(first)).not.toContain('sk-upstream-secret');
     expect(first.type === 'ChannelUpserted' && decryptCredential(masterKey, first.event.apiKeyCiphertext)).toBe('sk-upstream-secret');
     expect(first.event).toMatchObject({ channelId: 'ch-1', provider: 'deepseek', protocol: 'openai-chat', baseUrl: 'https://api.example.com/v1', models: ['deepseek-chat'], modelMap: {}, priority: 0, weight: 1, enabled: true, timeoutMs: 600000, rpm: 100, tpm: null });
-    const updated = await run(cp, () => upsertChannel(cp, 'ch-1', { provider: 'deepseek', modelMap: { fast: 'deepseek-chat' }, enabled: false }, ctx));
+    const updated = await runCommand(cp, () => upsertChannel(cp, 'ch-1', { provider: 'deepseek', modelMap: { fast: 'deepseek-chat' }, enabled: false }, ctx));
     expect(updated).toEqual({ channelId: 'ch-1', created: false });
     expect(cp.channels()[0]).toMatchObject({ config: { id: 'ch-1', apiKey: 'sk-upstream-secret', modelMap: { fast: 'deepseek-chat' }, enabled: false, models: [] }, rpm: null });
-    await run(cp, () => upsertChannel(cp, 'ch-1', { ...good, apiKey: '' }, ctx));
+    await runCommand(cp, () => upsertChannel(cp, 'ch-1', { ...good, apiKey: '' }, ctx));
     expect(cp.channels()[0]!.config.apiKey).toBe('');
-    await run(cp, () => removeChannel(cp, 'ch-1', ctx));
+    await runCommand(cp, () => removeChannel(cp, 'ch-1', ctx));
     expect(cp.channels()).toEqual([]);
     expect(cp.published.at(-1)).toMatchObject({ type: 'ChannelRemoved', event: { channelId: 'ch-1' } });
   });
@@ -242,17 +226,17 @@ describe('setPrice', () => {
     [{ ...good, channel: '' }, 'channel', 'channel: must not be empty'],
     [{ ...good, currency: 'EUR' }, 'currency', "unknown field 'currency'"],
   ])('setPrice %j → 400 on %s', (body, field, message) => {
-    expect(refusal(() => setPrice(setup(), undefined, body, ctx))).toEqual({ status: 400, field, message });
+    expect(commandRefusal(() => setPrice(setup(), undefined, body, ctx))).toEqual({ status: 400, field, message });
   });
 
   it('derives a stable id so the same model, channel and start replace the entry', async () => {
     const cp = setup();
-    expect(await run(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01' }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: true });
-    expect(await run(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01T00:00:00Z', outputPerMTok: 2 }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: false });
+    expect(await runCommand(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01' }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: true });
+    expect(await runCommand(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01T00:00:00Z', outputPerMTok: 2 }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: false });
     expect(cp.prices()).toEqual([{ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', model: 'deepseek-chat', channel: 'ch-1', inputPerMTok: 0.27, outputPerMTok: 2, effectiveFrom: '2026-01-01T00:00:00.000Z' }]);
     expect(cp.published[0]).toMatchObject({ type: 'PriceSet', event: { channel: 'ch-1', cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: Date.parse('2026-01-01T00:00:00Z') } });
-    expect(await run(cp, () => setPrice(cp, 'promo', good, ctx))).toEqual({ priceId: 'promo', created: true });
-    expect(refusal(() => setPrice(cp, 'promo', { ...good, priceId: 'other' }, ctx))).toEqual({ status: 400, field: 'priceId', message: "priceId: must equal the price id in the path ('promo')" });
+    expect(await runCommand(cp, () => setPrice(cp, 'promo', good, ctx))).toEqual({ priceId: 'promo', created: true });
+    expect(commandRefusal(() => setPrice(cp, 'promo', { ...good, priceId: 'other' }, ctx))).toEqual({ status: 400, field: 'priceId', message: "priceId: must equal the price id in the path ('promo')" });
   });
 });
 

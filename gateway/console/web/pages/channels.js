@@ -5,8 +5,9 @@
 import { html, useEffect, useState } from '/console/vendor/htm-preact.js';
 import { api, seg } from '../api-client.js';
 import { formatLimit, formatMs, formatPercent, formatTime, formatTokens } from '../format.js';
-import { useApiData, useDebounced } from '../components/use-api-data.js';
+import { useApiData } from '../components/use-api-data.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { ChannelFormDialog } from './channel-form-dialog.js';
@@ -74,10 +75,7 @@ function useChannelActions(reload) {
 
 /** The channels page. */
 export function ChannelsPage() {
-  const [search, setSearch] = useState('');
-  const [offset, setOffset] = useState(0);
-  const q = useDebounced(search.trim(), 250);
-  const list = useApiData(() => api.get('/channels', { q, offset, limit: PAGE_SIZE }), [q, offset]);
+  const { list, search, setSearch, offset, setOffset } = useSearchedList('/channels');
   const providers = useApiData(() => api.get('/providers'), []);
   const { handlers, tests, actionError, dialog, setDialog } = useChannelActions(list.reload);
   useEffect(() => {
@@ -97,8 +95,7 @@ export function ChannelsPage() {
         <button type="button" data-testid="channel-create" onClick=${() => setDialog({ kind: 'create' })}>Add channel</button>
       </div>
       <div class="filters">
-        <input type="search" placeholder="Search id, provider or model" aria-label="Search channels" data-testid="channel-search" value=${search}
-          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+        <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search id, provider or model" label="Search channels" testid="channel-search" />
       </div>
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       ${actionError ? html`<p class="form-error" role="alert" data-testid="form-error">${actionError.message}</p>` : null}

@@ -3,10 +3,9 @@
  * rotate and revoke. Users see only their own keys; admins also see the owner column.
  */
 import { html, useState } from '/console/vendor/htm-preact.js';
-import { api } from '../api-client.js';
 import { formatLimit, formatTime } from '../format.js';
 import { useSession } from '../session-context.js';
-import { useApiData, useDebounced } from '../components/use-api-data.js';
+import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
 import { QuotaBar } from '../components/quota-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
@@ -24,12 +23,9 @@ export function maskedKey(publicId) {
 /** The keys page. */
 export function KeysPage() {
   const { isAdmin } = useSession();
-  const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
-  const [offset, setOffset] = useState(0);
   const [dialog, setDialog] = useState(null);
-  const q = useDebounced(search.trim(), 250);
-  const list = useApiData(() => api.get('/keys', { q, status, offset, limit: PAGE_SIZE }), [q, status, offset]);
+  const { list, search, setSearch, offset, setOffset } = useSearchedList('/keys', { status });
   const close = () => setDialog(null);
   const changed = () => {
     setDialog(null);
@@ -46,8 +42,7 @@ export function KeysPage() {
         <button type="button" data-testid="key-create" onClick=${() => setDialog({ kind: 'create' })}>Create key</button>
       </div>
       <div class="filters">
-        <input type="search" placeholder="Search name or public id" aria-label="Search keys" data-testid="key-search" value=${search}
-          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+        <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search name or public id" label="Search keys" testid="key-search" />
         <select aria-label="Status" data-testid="key-status-filter" value=${status} onChange=${(e) => { setStatus(e.currentTarget.value); setOffset(0); }}>
           <option value="">Any status</option>
           ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}

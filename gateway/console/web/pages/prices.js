@@ -5,8 +5,8 @@
 import { html, useState } from '/console/vendor/htm-preact.js';
 import { ApiError, api } from '../api-client.js';
 import { formatTime, fromLocalInput, inputValue, toLocalInput } from '../format.js';
-import { useApiData, useDebounced } from '../components/use-api-data.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { FormButtons, FormError, Input, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
@@ -39,10 +39,7 @@ export function priceBody(values, priceId) {
 
 /** The prices page. */
 export function PricesPage() {
-  const [search, setSearch] = useState('');
-  const [offset, setOffset] = useState(0);
-  const q = useDebounced(search.trim(), 250);
-  const list = useApiData(() => api.get('/prices', { q, offset, limit: PAGE_SIZE }), [q, offset]);
+  const { list, search, setSearch, offset, setOffset } = useSearchedList('/prices');
   const [dialog, setDialog] = useState(null);
   const prices = list.data?.prices ?? [];
   const saved = () => {
@@ -57,8 +54,7 @@ export function PricesPage() {
         <button type="button" data-testid="price-create" onClick=${() => setDialog({ price: null })}>Set price</button>
       </div>
       <div class="filters">
-        <input type="search" placeholder="Search model or channel" aria-label="Search prices" data-testid="price-search" value=${search}
-          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+        <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search model or channel" label="Search prices" testid="price-search" />
       </div>
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       <figure class="table-wrap">

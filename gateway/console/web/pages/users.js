@@ -3,21 +3,17 @@
  * with search, pagination and the create / edit dialog.
  */
 import { html, useState } from '/console/vendor/htm-preact.js';
-import { api } from '../api-client.js';
 import { formatLimit, formatTokens } from '../format.js';
-import { useApiData, useDebounced } from '../components/use-api-data.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { QuotaBar } from '../components/quota-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { UserFormDialog } from './user-form-dialog.js';
 
 /** The users page. */
 export function UsersPage() {
-  const [search, setSearch] = useState('');
-  const [offset, setOffset] = useState(0);
   const [dialog, setDialog] = useState(null);
-  const q = useDebounced(search.trim(), 250);
-  const list = useApiData(() => api.get('/users', { q, offset, limit: PAGE_SIZE }), [q, offset]);
+  const { list, search, setSearch, offset, setOffset } = useSearchedList('/users');
   const users = list.data?.users ?? [];
   const saved = () => {
     setDialog(null);
@@ -30,8 +26,7 @@ export function UsersPage() {
         <button type="button" data-testid="user-create" onClick=${() => setDialog({ user: null })}>Create user</button>
       </div>
       <div class="filters">
-        <input type="search" placeholder="Search name or login" aria-label="Search users" data-testid="user-search" value=${search}
-          onInput=${(e) => { setSearch(e.currentTarget.value); setOffset(0); }} />
+        <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search name or login" label="Search users" testid="user-search" />
       </div>
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       <figure class="table-wrap">
