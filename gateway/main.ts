@@ -12,6 +12,7 @@ import { buildPriceBook } from '../schemas/billing/price-book.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
+import { verifyPassword } from './control-plane/password-hash.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
@@ -81,8 +82,13 @@ async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: {
     process.exit(2);
   }
   await node.append(bootstrap.events);
-  if (bootstrap.generatedPassword) {
+  if (!bootstrap.generatedPassword || !bootstrap.login) return;
+  // Another node starting on the same fresh topic may have set its own password just after ours.
+  const stored = projection.userByLogin(bootstrap.login)?.passwordHash;
+  if (stored && (await verifyPassword(bootstrap.generatedPassword, stored))) {
     process.stdout.write(`\nConsole admin created. Sign in at /console as '${bootstrap.login}' with password: ${bootstrap.generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`);
+  } else {
+    process.stdout.write(`\nAnother gateway node created the console admin '${bootstrap.login}' at the same time: use the password that node printed.\n\n`);
   }
 }
 

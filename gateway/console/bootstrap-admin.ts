@@ -4,9 +4,9 @@
  * sign in yet — an `admin` login with a generated password that main.ts prints once. Pure: returns
  * the events to append (actor `bootstrap`); an existing login is never reset from the environment.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
-import { eventHeader, newEntityId, type CommandContext } from '../control-plane/commands-common.ts';
+import { eventHeader, type CommandContext } from '../control-plane/commands-common.ts';
 import { credentialsEvent, loginField, passwordField } from '../control-plane/commands-credentials.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 
@@ -62,10 +62,19 @@ export function bootstrapAdminEvents(view: ControlPlaneView, env: BootstrapAdmin
   return { events: adminEvents(login, generated, ctx), generatedPassword: generated, login };
 }
 
+/**
+ * The user id of the bootstrap admin with `login`: `usr_` + 16 hex characters of a SHA-256 of the
+ * login, the same on every node — so gateway nodes bootstrapping at the same moment on a fresh
+ * config topic create one user, not one each (the last password set wins; main.ts checks which).
+ */
+export function bootstrapAdminUserId(login: string): string {
+  return `usr_${createHash('sha256').update(`bootstrap-admin:${login}`, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
 /** UserCreated (role admin, no limits, name = login) + UserCredentialsSet. */
 function adminEvents(login: string, password: string, context: BootstrapContext): ControlEvent[] {
   const ctx = { now: context.now, actor: context.actor ?? BOOTSTRAP_ACTOR };
-  const userId = newEntityId('usr_');
+  const userId = bootstrapAdminUserId(login);
   const created: ControlEvent = { type: 'UserCreated', event: { ...eventHeader(ctx), userId, name: login, role: 'admin', rpm: null, tpm: null, quotaNanoUsd: null } };
   return [created, credentialsEvent(ctx, userId, { login, password })];
 }

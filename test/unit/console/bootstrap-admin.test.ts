@@ -37,6 +37,20 @@ describe('bootstrapAdminEvents', () => {
     expect(await verifyPassword('from-the-env', admin.passwordHash!)).toBe(true);
   });
 
+  it('gives nodes bootstrapping at the same moment one admin user: the last password set wins', async () => {
+    const topic = fresh();
+    // Two nodes that both saw an empty topic decide before either event arrives.
+    const first = bootstrapAdminEvents(topic, {}, { now: NOW });
+    const second = bootstrapAdminEvents(topic, {}, { now: NOW + 1 });
+    await topic.append(first.events);
+    await topic.append(second.events);
+    expect(topic.users()).toHaveLength(1);
+    const admin = topic.userByLogin('admin')!;
+    expect(admin.role).toBe('admin');
+    expect(await verifyPassword(second.generatedPassword!, admin.passwordHash!)).toBe(true);
+    expect(await verifyPassword(first.generatedPassword!, admin.passwordHash!)).toBe(false);
+  });
+
   it('never resets an existing login from the environment', async () => {
     const cp = fresh();
     await run(cp, () => createUser(cp, { name: 'Root', role: 'user', login: 'root', password: 'chosen-in-console' }, ctx));
