@@ -57,7 +57,8 @@ export class ConsoleSessions {
    * Refused when the login is unknown, the password wrong, or the user disabled — one answer for all.
    */
   async signIn(login: string, password: string, address: string): Promise<SignInResult> {
-    const normalized = login.trim().toLowerCase();
+    // Logins have at most 64 characters; longer input is cut so it cannot bloat limiter keys.
+    const normalized = login.trim().toLowerCase().slice(0, 100);
     const admission = await this.deps.limiter.admit(
       [
         { scope: `console-sign-in:login:${normalized}`, rpm: SIGN_IN_LIMITS.perLogin, tpm: null },
