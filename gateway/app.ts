@@ -88,6 +88,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const app = Fastify({
     logger: deps.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'req.headers["api-key"]'] },
     bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
     // One log line per request comes from the outcome sink instead of Fastify's request logs.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,

@@ -72,6 +72,17 @@ export const envSchema = z.object({
   TOLLGATE_DATA_DIR: z.string().min(1).default('./data'),
   /** `in-process` runs the consumers inside the gateway; `off` leaves them to `npm run consumers`. Default: in-process without KAFKA_BROKERS, off with it. */
   TOLLGATE_CONSUMERS: z.enum(['in-process', 'off']).optional(),
+  /**
+   * Behind a reverse proxy or load balancer: `true` (trust X-Forwarded-For/-Proto from any peer)
+   * or a comma list of the proxies' addresses/CIDRs (e.g. `10.0.0.0/8,127.0.0.1`). Decides the client address (sign-in
+   * limits, logs) and whether the console's cookie is marked Secure. Unset: trust no proxy.
+   */
+  TOLLGATE_TRUST_PROXY: z
+    .string()
+    .trim()
+    .min(1)
+    .transform((text): boolean | string => (text === 'true' ? true : text === 'false' ? false : text))
+    .optional(),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   KAFKA_BROKERS: z.string().min(1).optional(),
@@ -97,6 +108,8 @@ export interface GatewayConfig {
   readonly dataDir: string;
   /** Bearer token of the admin API; undefined disables it. */
   readonly adminToken?: string;
+  /** Fastify's `trustProxy` (TOLLGATE_TRUST_PROXY): false unless the gateway runs behind a proxy. */
+  readonly trustProxy: boolean | string;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

@@ -69,6 +69,7 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     prices: Object.freeze([...file.prices]),
     dataDir: env.TOLLGATE_DATA_DIR,
     consumers: env.TOLLGATE_CONSUMERS ?? (env.KAFKA_BROKERS ? 'off' : 'in-process'),
+    trustProxy: env.TOLLGATE_TRUST_PROXY ?? false,
     ...(env.TOLLGATE_ADMIN_TOKEN ? { adminToken: env.TOLLGATE_ADMIN_TOKEN } : {}),
     ...(env.KAFKA_BROKERS ? { kafkaBrokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),

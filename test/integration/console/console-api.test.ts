@@ -16,14 +16,21 @@ const ADMIN_TOKEN = `console-it-${randomBytes(6).toString('hex')}`;
 let gateway: TestGateway;
 let mock: Awaited<ReturnType<typeof startMockUpstream>>;
 
-/** A console client: keeps the session cookie and the CSRF token like the browser app does. */
+let nextAddress = 1;
+
+/**
+ * A console client: keeps the session cookie and the CSRF token like the browser app does. Each
+ * one comes from its own address (X-Forwarded-For through the trusted loopback proxy), so the
+ * per-address sign-in limit only bites where a test means it to.
+ */
 class ConsoleClient {
   cookie = '';
   csrf = '';
+  readonly address = `198.51.100.${nextAddress++}`;
   constructor(private readonly origin: string) {}
 
   async call(method: string, path: string, body?: unknown, options: { csrf?: boolean } = {}): Promise<{ status: number; body: any; headers: Headers }> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'x-forwarded-for': this.address };
     if (this.cookie) headers.cookie = this.cookie;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (method !== 'GET' && options.csrf !== false && this.csrf) headers['x-csrf-token'] = this.csrf;
@@ -69,7 +76,7 @@ beforeAll(async () => {
       ],
     },
     { mockBaseUrl: mock.baseUrl },
-    { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+    { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_TRUST_PROXY: '127.0.0.1' },
   );
   expect((await admin('POST', '/users', { name: 'Ada Admin', role: 'admin', login: 'ada', password: 'ada-password-1' })).status).toBe(201);
   expect((await admin('POST', '/users', { name: 'Bob User', login: 'bob', password: 'bob-password-1' })).status).toBe(201);
@@ -300,5 +307,32 @@ describe('admin pages', () => {
     expect(usage.status).toBe(503);
     expect(usage.body.error.message).toMatch(/analytics store/);
     expect((await ada.call('GET', '/nope')).status).toBe(404);
+  });
+});
+
+describe('behind a reverse proxy (TOLLGATE_TRUST_PROXY)', () => {
+  it('marks the cookie Secure only when a trusted proxy says the client came over HTTPS', async () => {
+    const signIn = (origin: string) =>
+      fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' }, body: JSON.stringify({ login: 'proxied', password: 'proxied-password' }) });
+    for (const [trusted, secure] of [['127.0.0.1', true], ['10.0.0.1', false]] as const) {
+      const proxied = await startTestGateway({ channels: [] }, {}, { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_TRUST_PROXY: trusted });
+      try {
+        const created = await fetch(`${proxied.origin}/admin/api/users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Proxy', login: 'proxied', password: 'proxied-password' }) });
+        expect(created.status).toBe(201);
+        const answer = await signIn(proxied.origin);
+        expect(answer.status, trusted).toBe(200);
+        expect(answer.headers.get('set-cookie')?.includes('Secure'), trusted).toBe(secure);
+      } finally {
+        await proxied.close();
+      }
+    }
+  });
+
+  it('limits sign-in attempts per client address across logins', async () => {
+    const client = new ConsoleClient(gateway.origin);
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i += 1) statuses.push((await client.signIn(`nobody-${i}`, 'whatever-password')).status);
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses[20]).toBe(429);
   });
 });
