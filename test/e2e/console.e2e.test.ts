@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, SCREENSHOT_DIR, startGatewayProcess, type ConsoleTestMode, type GatewayProcess } from './console-e2e-harness.ts';
 
 const ADMIN = { login: 'root', password: 'root-password-e2e' };
@@ -40,6 +40,13 @@ describe.each<ConsoleTestMode>(['embedded', 'engines'])('the web console (%s)', 
     page = await adminContext.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   }, 120_000);
+
+  afterEach(async (context) => {
+    // What the admin's page showed when a step failed, next to the other screenshots.
+    if (context.task.result?.state !== 'fail' || !page) return;
+    const slug = context.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${mode}-failed-${slug}.png`), fullPage: true }).catch(() => undefined);
+  });
 
   afterAll(async () => {
     await browser?.close();
