@@ -1,6 +1,7 @@
 /**
  * Starts gateway NODES the way main.ts does — a control-plane projection following the config
- * topic, the config file applied as events, the shared rate limiter and state store — on the
+ * topic, the config file applied as events, the shared rate limiter, state store and console
+ * session store — on the
  * engines of `settings`, so several nodes can share Kafka and Redis in one test.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,7 +13,7 @@ import { eventsForConfigFile } from '../../gateway/control-plane/config-file-eve
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
 import { startControlPlaneNode } from '../../gateway/control-plane/control-plane-node.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import { openEventLog, openRateLimiter, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
+import { openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
 
 /** Secrets every node of one deployment shares. */
 export interface NodeSecrets {
@@ -42,6 +43,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
   const eventLog = openEventLog(options.settings);
   const state = openStateStore(options.settings);
   const limiter = openRateLimiter(options.settings);
+  const sessionStore = openSessionStore(options.settings);
   const projection = new ControlPlaneProjection(options.secrets.masterKey);
   const node = await startControlPlaneNode({ eventLog, projection, log: () => undefined });
   await node.ready();
@@ -54,6 +56,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
     eventLog,
     stateStore: state,
     limiter,
+    sessionStore,
     controlPlane: { view: projection, append: (events) => node.append(events), secrets: options.secrets },
     mockBaseUrl: options.mockBaseUrl,
     healthRefreshMs: options.healthRefreshMs ?? 100,
@@ -80,6 +83,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
       await eventLog.close();
       await state.close();
       await limiter.close();
+      await sessionStore.close();
       await dispatcher.close();
     },
   };

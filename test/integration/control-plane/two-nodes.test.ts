@@ -103,4 +103,22 @@ describe('two gateway nodes sharing Kafka and Redis', () => {
     const outcome = nodeB.outcomes.find((o) => o.model === 'health-model');
     expect(outcome).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
   });
+
+  it('share console sessions: signed in on one node, a user works on the other and signs out there', async () => {
+    const nora = await nodeA.admin('POST', '/users', { name: 'Nora', login: 'nora', password: 'nora-password' });
+    expect(nora.status).toBe(201);
+    await eventually(async () => (await nodeB.admin('GET', `/users/${nora.body.user.userId}`)).status, 200, 5_000);
+    const signIn = await fetch(`${nodeA.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'nora', password: 'nora-password' }) });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrfToken } = (await signIn.json()) as { csrfToken: string };
+    const console = (node: GatewayNode, method: string, path: string, body?: unknown) =>
+      fetch(`${node.origin}/console/api${path}`, { method, headers: { cookie, 'x-csrf-token': csrfToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const created = await console(nodeB, 'POST', '/keys', { name: 'made on B' });
+    expect(created.status).toBe(201);
+    const namesOnA = async () => ((await (await console(nodeA, 'GET', '/keys')).json()) as { keys: Array<{ name: string }> }).keys.map((k) => k.name);
+    await eventually(namesOnA, ['made on B'], 5_000);
+    expect((await console(nodeB, 'DELETE', '/session')).status).toBe(204);
+    expect((await console(nodeA, 'GET', '/keys')).status).toBe(401);
+  });
 });
