@@ -2,7 +2,7 @@
  * Issue 4's must-show: two gateway nodes sharing real Kafka (the config topic) and Redis
  * (limits, spend, health) behave as one — limits hold globally, a key revoked on one node is
  * refused by the other within one second, and a channel turned unhealthy through one node is
- * avoided by the other.
+ * avoided by the other. And (issue 5) a console session opened on one node is valid on the other.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
