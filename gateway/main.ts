@@ -63,17 +63,18 @@ async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: 
   const node = await startControlPlaneNode({ eventLog, projection, log });
   await node.ready();
   await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
-  await bootstrapConsoleAdmin(projection, node, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
+  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
   const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
-  return { controlPlane, node };
+  return { controlPlane, node, consoleAdminNotice };
 }
 
 /**
  * Makes sure someone can sign in to the console: the admin of TOLLGATE_ADMIN_USER /
- * TOLLGATE_ADMIN_PASSWORD, or on first start a generated `admin` password printed once here.
- * An invalid TOLLGATE_ADMIN_PASSWORD stops start-up (exit code 2).
+ * TOLLGATE_ADMIN_PASSWORD, or on first start a generated `admin` password, returned as the notice
+ * to print once the gateway listens (given the console's URL). An invalid
+ * TOLLGATE_ADMIN_PASSWORD stops start-up (exit code 2).
  */
-async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, secrets: ControlPlane['secrets']): Promise<void> {
+async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, secrets: ControlPlane['secrets']): Promise<((consoleUrl: string) => string) | undefined> {
   let bootstrap;
   try {
     bootstrap = bootstrapAdminEvents(projection, process.env, { now: Date.now(), actor: 'bootstrap', secrets });
@@ -82,14 +83,14 @@ async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: {
     process.exit(2);
   }
   await node.append(bootstrap.events);
-  if (!bootstrap.generatedPassword || !bootstrap.login) return;
+  const { login, generatedPassword } = bootstrap;
+  if (!generatedPassword || !login) return undefined;
   // Another node starting on the same fresh topic may have set its own password just after ours.
-  const stored = projection.userByLogin(bootstrap.login)?.passwordHash;
-  if (stored && (await verifyPassword(bootstrap.generatedPassword, stored))) {
-    process.stdout.write(`\nConsole admin created. Sign in at /console as '${bootstrap.login}' with password: ${bootstrap.generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`);
-  } else {
-    process.stdout.write(`\nAnother gateway node created the console admin '${bootstrap.login}' at the same time: use the password that node printed.\n\n`);
+  const stored = projection.userByLogin(login)?.passwordHash;
+  if (stored && (await verifyPassword(generatedPassword, stored))) {
+    return (url) => `\nConsole admin created. Sign in at ${url} as '${login}' with password: ${generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`;
   }
+  return () => `\nAnother gateway node created the console admin '${login}' at the same time: use the password that node printed.\n\n`;
 }
 
 async function main(): Promise<void> {
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
   const sessionStore = openSessionStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only in-process consumers' store can serve the console.
   const analytics = config.consumers === 'in-process' || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
-  const { controlPlane, node } = await joinControlPlane(config, eventLog, log);
+  const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, eventLog, log);
   const app = await buildApp(config, { dispatcher, eventLog, stateStore: state, limiter, controlPlane, sessionStore, ...(analytics ? { analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   appLog = app.log as unknown as typeof appLog;
   const consumers = config.consumers === 'in-process' && analytics ? await startInProcessConsumers(config, { eventLog, state, analytics, log }) : undefined;
@@ -118,9 +119,11 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nTollgate is running at ${address} with the built-in demo channel (mock provider).\n` +
         `Try it:\n  curl ${address}/v1/chat/completions -H 'Authorization: Bearer ${DEMO_KEY}' -H 'content-type: application/json' \\\n` +
-        `    -d '{"model":"mock-1","messages":[{"role":"user","content":"Hello"}]}'\n\n`,
+        `    -d '{"model":"mock-1","messages":[{"role":"user","content":"Hello"}]}'\n` +
+        `Console: ${address}/console/\n\n`,
     );
   }
+  if (consoleAdminNotice) process.stdout.write(consoleAdminNotice(`${address}/console/`));
   const shutdown = async (): Promise<void> => {
     await app.close();
     await eventLog.flush();
