@@ -74,7 +74,10 @@ function registerPages(scope: FastifyInstance): void {
 function authenticate(deps: ConsoleDeps): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && isCrossOrigin(request)) throw new AdminHttpError(403, 'cross-origin request refused');
-    const identity = await deps.sessions.identify(request);
+    const identity = await deps.sessions.identify(request).catch((cause: unknown) => {
+      request.log.error({ err: cause }, 'console: session store failed');
+      throw new AdminHttpError(503, 'sign-in is unavailable: the session store did not answer (see the gateway log)');
+    });
     if (identity) request.consoleIdentity = identity;
     const path = request.url.split('?')[0];
     if (path === `${CONSOLE_API_PREFIX}/session` && (request.method === 'POST' || request.method === 'GET')) return;
@@ -95,7 +98,10 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
     const body = (request.body ?? {}) as Record<string, unknown>;
     const login = typeof body.login === 'string' ? body.login : fail(400, 'login: is required', 'login');
     const password = typeof body.password === 'string' ? body.password : fail(400, 'password: is required', 'password');
-    const result = await deps.sessions.signIn(login, password, request.ip);
+    const result = await deps.sessions.signIn(login, password, request.ip).catch((cause: unknown) => {
+      request.log.error({ err: cause }, 'console: sign-in failed');
+      throw new AdminHttpError(503, 'sign-in is unavailable: the session store or rate limiter did not answer (see the gateway log)');
+    });
     if (result.kind === 'throttled') return tooManyAttempts(reply, result.retryAfterMs);
     if (result.kind === 'refused') throw new AdminHttpError(401, 'invalid login or password');
     setSessionCookie(request, reply, result.token);

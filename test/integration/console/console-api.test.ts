@@ -336,3 +336,22 @@ describe('behind a reverse proxy (TOLLGATE_TRUST_PROXY)', () => {
     expect(statuses[20]).toBe(429);
   });
 });
+
+describe('when the session store is down', () => {
+  it('answers 503 in the admin error shape, never 500', async () => {
+    const down = async (): Promise<never> => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    };
+    const broken = await startTestGateway({ channels: [] }, { sessionStore: { put: down, get: down, delete: down, close: async () => undefined } }, { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN });
+    try {
+      await fetch(`${broken.origin}/admin/api/users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'X', login: 'xavier', password: 'xavier-password' }) });
+      const signIn = await fetch(`${broken.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'xavier', password: 'xavier-password' }) });
+      expect(signIn.status).toBe(503);
+      expect(((await signIn.json()) as { error: { message: string } }).error.message).toMatch(/^sign-in is unavailable/);
+      const withCookie = await fetch(`${broken.origin}/console/api/keys`, { headers: { cookie: 'tollgate_session=whatever' } });
+      expect(withCookie.status).toBe(503);
+    } finally {
+      await broken.close();
+    }
+  });
+});
