@@ -96,6 +96,9 @@ describe.each<ConsoleTestMode>(['embedded', 'engines'])('the web console (%s)', 
     await page.getByTestId(`key-row-${state.publicId}`).waitFor();
     expect(await page.content()).not.toContain(state.apiKey);
 
+    // The usage page is open before the requests exist: only its Apply button can bring them in.
+    await open(page, 'usage');
+    await page.getByTestId('usage-table').waitFor();
     const client = sdk(state.apiKey);
     const { data, response } = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'Hello from the console test' }] }).withResponse();
     expect(data.choices[0]?.message.content).toBe('Mock reply to: Hello from the console test');
@@ -106,7 +109,6 @@ describe.each<ConsoleTestMode>(['embedded', 'engines'])('the web console (%s)', 
     expect(streamed).toBe('Mock reply to: Streamed hello');
     state.requestIds.push(stream.response.headers.get('x-request-id')!);
 
-    await open(page, 'usage');
     for (const requestId of state.requestIds) {
       await expect
         .poll(

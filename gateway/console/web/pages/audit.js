@@ -17,12 +17,15 @@ export function AuditPage() {
   const [actorDraft, setActorDraft] = useState('');
   const [actor, setActor] = useState('');
   const [offset, setOffset] = useState(0);
-  const list = useApiData(() => api.get('/audit', { type, actor, offset, limit: PAGE_SIZE }), [type, actor, offset]);
+  const [applied, setApplied] = useState(0);
+  const list = useApiData(() => api.get('/audit', { type, actor, offset, limit: PAGE_SIZE }), [type, actor, offset, applied]);
   const events = list.data?.events ?? [];
   const applyActor = (event) => {
     event.preventDefault();
     setActor(actorDraft.trim());
     setOffset(0);
+    // Apply always reloads, even with the same filters.
+    setApplied((n) => n + 1);
   };
   return html`
     <section>

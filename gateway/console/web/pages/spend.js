@@ -31,10 +31,12 @@ function TotalCard({ label, value, testid, note }) {
 /** The spend page. */
 export function SpendPage() {
   const [days, setDays] = useState(30);
+  // Every click on a range button (the current one too) reloads up to now.
+  const [clicks, setClicks] = useState(0);
   const range = useMemo(() => {
     const to = new Date();
     return { from: new Date(to.getTime() - days * 86_400_000).toISOString(), to: to.toISOString() };
-  }, [days]);
+  }, [days, clicks]);
   const spend = useApiData(() => api.get('/spend', range), [range]);
   const data = spend.data;
   const labels = useMemo(() => dayRange(range.from, range.to), [range]);
@@ -55,7 +57,7 @@ export function SpendPage() {
         <h2>Spend</h2>
         <div role="group" class="range-picker">
           ${SPEND_RANGES.map(
-            (n) => html`<button type="button" class=${n === days ? '' : 'secondary outline'} aria-pressed=${String(n === days)} data-testid=${`spend-range-${n}`} onClick=${() => setDays(n)}>${n} days</button>`,
+            (n) => html`<button type="button" class=${n === days ? '' : 'secondary outline'} aria-pressed=${String(n === days)} data-testid=${`spend-range-${n}`} onClick=${() => { setDays(n); setClicks((c) => c + 1); }}>${n} days</button>`,
           )}
         </div>
       </div>

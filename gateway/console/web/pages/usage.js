@@ -52,7 +52,8 @@ export function UsagePage() {
   };
   const apply = (filters) => {
     remembered = { filters, offset: 0 };
-    setApplied(filters);
+    // A new object even for unchanged filters: Apply always reloads (new requests keep arriving).
+    setApplied({ ...filters });
     setOffsetState(0);
   };
   const keyNames = new Map((keys.data?.keys ?? []).map((k) => [k.keyId, k.name]));
