@@ -1,8 +1,9 @@
 /**
  * `npm start`: loads configuration, opens the engines (Kafka/Redis/ClickHouse when their URLs are
  * set, else the embedded file log, memory and chdb in TOLLGATE_DATA_DIR), starts the mock upstream
- * when a mock channel needs it, runs the consumers in-process in embedded mode, builds the app
- * with an undici Agent and listens on HOST:PORT. SIGINT/SIGTERM shut down in order: stop taking
+ * when a mock channel needs it, runs the consumers in-process in embedded mode (sharing their
+ * analytics store with the console), makes sure the console has an admin, builds the app with an
+ * undici Agent and listens on HOST:PORT. SIGINT/SIGTERM shut down in order: stop taking
  * requests, flush events, stop consumers, close engines. Invalid configuration stops start-up with
  * every problem listed (exit code 2).
  */
@@ -46,8 +47,7 @@ async function startInProcessConsumers(config: GatewayConfig, deps: { eventLog: 
   const { analytics } = deps;
   const pipelineModule = '../consumers/start-consumer-pipeline.ts';
   const { startConsumerPipeline } = (await import(pipelineModule)) as typeof import('../consumers/start-consumer-pipeline.ts');
-  const running = await startConsumerPipeline({ eventLog: deps.eventLog, state: deps.state, analytics, prices: buildPriceBook(config.prices), log: deps.log });
-  return { stop: async () => await running.stop() };
+  return startConsumerPipeline({ eventLog: deps.eventLog, state: deps.state, analytics, prices: buildPriceBook(config.prices), log: deps.log });
 }
 
 /**

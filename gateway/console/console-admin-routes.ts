@@ -128,12 +128,13 @@ function presentAuditChanges(changes: Readonly<Record<string, unknown>>): Record
 
 /** Users with their spend across all their keys and their key count. */
 async function userRows(deps: ConsoleDeps, users: ReadonlyArray<UserRecord>) {
-  const keys = deps.view.keys();
+  const keyCounts = new Map<string, number>();
+  for (const key of deps.view.keys()) if (key.userId !== null) keyCounts.set(key.userId, (keyCounts.get(key.userId) ?? 0) + 1);
   return Promise.all(
     users.map(async (user) => ({
       ...presentUser(user),
       spentUsd: nanoToUsd(deps.stateStore ? (await deps.stateStore.getSpend('', user.userId)).userNanoUsd : 0n),
-      keyCount: keys.filter((k) => k.userId === user.userId).length,
+      keyCount: keyCounts.get(user.userId) ?? 0,
     })),
   );
 }

@@ -11,6 +11,7 @@ import type { ControlEvent } from '../../schemas/control-plane/control-plane-eve
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { AdminHttpError } from '../control-plane/admin-errors.ts';
+import { appendCommand } from '../control-plane/append-command.ts';
 import { fail, parseInput, type CommandContext, type CommandResult, type CommandSecrets } from '../control-plane/commands-common.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
@@ -65,14 +66,8 @@ export function requireAdmin(request: FastifyRequest): void {
  * and returns its result.
  * @throws CommandError from the command; AdminHttpError 503 when the append is not confirmed.
  */
-export async function runAsUser<T>(deps: ConsoleDeps, request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T> {
-  const { events, result } = command({ now: deps.now(), actor: identityOf(request).user.userId, secrets: deps.secrets });
-  try {
-    await deps.append(events);
-  } catch (cause) {
-    throw Object.assign(new AdminHttpError(503, 'control plane unavailable: the change could not be confirmed; it may still apply'), { cause });
-  }
-  return result;
+export function runAsUser<T>(deps: ConsoleDeps, request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T> {
+  return appendCommand(deps, identityOf(request).user.userId, deps.now(), command);
 }
 
 /** Pagination query: `offset` ≥ 0 (default 0), `limit` 1…200 (default 50). */

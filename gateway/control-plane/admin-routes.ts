@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import { adminAuthHook } from './admin-auth.ts';
+import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
 import { presentChannel, presentKey, presentPrice, presentUser } from './admin-presenters.ts';
 import { createKey, createUser, removeChannel, requireKey, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext, type CommandResult, type CommandSecrets } from './commands.ts';
@@ -53,16 +54,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
   const runner: Runner = {
     deps,
     now,
-    async run(request, command) {
-      const actor = request.headers[ACTOR_HEADER] === 'cli' ? 'cli' : 'admin';
-      const { events, result } = command({ now: now(), actor, secrets: deps.secrets });
-      try {
-        await deps.append(events);
-      } catch (cause) {
-        throw Object.assign(new AdminHttpError(503, 'control plane unavailable: the change could not be confirmed (see the gateway log); it may still apply'), { cause });
-      }
-      return result;
-    },
+    run: (request, command) => appendCommand(deps, request.headers[ACTOR_HEADER] === 'cli' ? 'cli' : 'admin', now(), command),
   };
   const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest: adminAuthHook(deps.adminToken), errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
   app.get(`${ADMIN_API_PREFIX}/whoami`, options, async () => ({ actor: 'admin', role: 'admin', auth: 'admin-token' }));
