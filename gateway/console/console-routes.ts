@@ -96,8 +96,8 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
   });
   scope.post(path, options, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
-    const login = typeof body.login === 'string' ? body.login : fail(400, 'login: is required', 'login');
-    const password = typeof body.password === 'string' ? body.password : fail(400, 'password: is required', 'password');
+    const login = requiredText(body, 'login');
+    const password = requiredText(body, 'password');
     const result = await deps.sessions.signIn(login, password, request.ip).catch((cause: unknown) => {
       request.log.error({ err: cause }, 'console: sign-in failed');
       throw new AdminHttpError(503, 'sign-in is unavailable: the session store or rate limiter did not answer (see the gateway log)');
@@ -116,13 +116,20 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
   scope.post(`${path}/password`, options, async (request, reply) => {
     const identity = identityOf(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
-    const current = typeof body.currentPassword === 'string' ? body.currentPassword : fail(400, 'currentPassword: is required', 'currentPassword');
-    const next = typeof body.newPassword === 'string' ? body.newPassword : fail(400, 'newPassword: is required', 'newPassword');
+    const current = requiredText(body, 'currentPassword');
+    const next = requiredText(body, 'newPassword');
     if (!(await verifyPassword(current, identity.user.passwordHash ?? ''))) fail(400, 'currentPassword: is not your current password', 'currentPassword');
     await runAsUser(deps, request, (ctx) => setUserPassword(deps.view, identity.user.userId, next, ctx));
     await deps.sessions.renew(identity);
     return reply.code(204).send();
   });
+}
+
+/** A string field of a JSON body. @throws CommandError 400 `<field>: is required` / `<field>: must be a string` */
+function requiredText(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value === 'string') return value;
+  return fail(400, value === undefined || value === null ? `${field}: is required` : `${field}: must be a string`, field);
 }
 
 function tooManyAttempts(reply: FastifyReply, retryAfterMs: number): FastifyReply {
