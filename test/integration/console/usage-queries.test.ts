@@ -36,9 +36,9 @@ const ROWS: ReadonlyArray<RowSpec> = [
   { n: 5, at: T0 + DAY + 1, key: 'key_c', user: '', model: 'gpt-4o', channel: 'openai-1', status: 'completed', source: 'reported', cost: 7n },
 ];
 
-function consumptionRow(r: RowSpec): Record<string, AnalyticsValue> {
+/** The columns consumption_log and billing_lines share, for one request (same values in both). */
+function requestColumns(r: RowSpec): Record<string, AnalyticsValue> {
   return {
-    event_id: `ev_${r.n}`,
     request_id: `req_${r.n}`,
     occurred_at: Math.floor(r.at / 1000),
     occurred_at_ms: r.at,
@@ -48,12 +48,6 @@ function consumptionRow(r: RowSpec): Record<string, AnalyticsValue> {
     upstream_model: `${r.model}-up`,
     channel_id: r.channel,
     provider: r.channel.split('-')[0]!,
-    client_format: 'openai-chat',
-    stream: r.n % 2,
-    pass_through: 0,
-    status: r.status,
-    error_kind: r.status === 'failed' ? 'upstream-unavailable' : '',
-    http_status: r.status === 'failed' ? 502 : 200,
     input_tokens: 10 * r.n,
     cached_input_tokens: r.n,
     cache_write_tokens: 0,
@@ -61,6 +55,19 @@ function consumptionRow(r: RowSpec): Record<string, AnalyticsValue> {
     reasoning_tokens: 0,
     usage_source: r.source,
     cost_usd: new Decimal(r.cost),
+  };
+}
+
+function consumptionRow(r: RowSpec): Record<string, AnalyticsValue> {
+  return {
+    ...requestColumns(r),
+    event_id: `ev_${r.n}`,
+    client_format: 'openai-chat',
+    stream: r.n % 2,
+    pass_through: 0,
+    status: r.status,
+    error_kind: r.status === 'failed' ? 'upstream-unavailable' : '',
+    http_status: r.status === 'failed' ? 502 : 200,
     latency_ms: 100 + r.n,
     ttfb_ms: r.status === 'failed' ? null : 10 + r.n,
     attempts: r.status === 'failed' ? 2 : 1,
@@ -69,24 +76,9 @@ function consumptionRow(r: RowSpec): Record<string, AnalyticsValue> {
 
 function billingRow(r: RowSpec): Record<string, AnalyticsValue> {
   return {
+    ...requestColumns(r),
     event_id: `bill_${r.n}`,
-    request_id: `req_${r.n}`,
-    occurred_at: Math.floor(r.at / 1000),
-    occurred_at_ms: r.at,
     day: new Date(r.at).toISOString().slice(0, 10),
-    key_id: r.key,
-    user_id: r.user,
-    model: r.model,
-    upstream_model: `${r.model}-up`,
-    channel_id: r.channel,
-    provider: r.channel.split('-')[0]!,
-    input_tokens: 10 * r.n,
-    cached_input_tokens: r.n,
-    cache_write_tokens: 0,
-    output_tokens: 5 * r.n,
-    reasoning_tokens: 0,
-    usage_source: r.source,
-    cost_usd: new Decimal(r.cost),
     price_model: `${r.model}-up`,
     price_channel: '',
     price_effective_from_ms: 0,
