@@ -13,9 +13,10 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { z } from 'zod';
 import { AdminHttpError, sendAdminError } from '../control-plane/admin-errors.ts';
 import { setUserPassword } from '../control-plane/commands-users.ts';
-import { fail } from '../control-plane/commands-common.ts';
+import { fail, parseInput } from '../control-plane/commands-common.ts';
 import { verifyPassword } from '../control-plane/password-hash.ts';
 import { registerConsoleAdminRoutes } from './console-admin-routes.ts';
 import { CONSOLE_API_PREFIX, identityOf, runAsUser, type ConsoleDeps } from './console-context.ts';
@@ -27,6 +28,12 @@ import { registerConsoleUsageRoutes } from './console-usage-routes.ts';
 export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'web');
+
+/** Body of `POST /console/api/session` (the password's rules are checked when it is set, not here). */
+const signInInput = z.object({ login: z.string(), password: z.string() });
+
+/** Body of `POST /console/api/session/password` (setUserPassword checks the new password's length). */
+const passwordChangeInput = z.object({ currentPassword: z.string(), newPassword: z.string() });
 
 /** Vendor files: URL name → [package, path inside the package]. */
 const VENDOR_FILES: Readonly<Record<string, readonly [string, string]>> = {
@@ -95,9 +102,7 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
     return { user: presentSessionUser(identity.user), csrfToken: deps.sessions.csrfToken(identity) };
   });
   scope.post(path, options, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const login = requiredText(body, 'login');
-    const password = requiredText(body, 'password');
+    const { login, password } = parseInput(signInInput, request.body);
     const result = await deps.sessions.signIn(login, password, request.ip).catch((cause: unknown) => {
       request.log.error({ err: cause }, 'console: sign-in failed');
       throw new AdminHttpError(503, 'sign-in is unavailable: the session store or rate limiter did not answer (see the gateway log)');
@@ -115,21 +120,12 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
   });
   scope.post(`${path}/password`, options, async (request, reply) => {
     const identity = identityOf(request);
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const current = requiredText(body, 'currentPassword');
-    const next = requiredText(body, 'newPassword');
+    const { currentPassword: current, newPassword: next } = parseInput(passwordChangeInput, request.body);
     if (!(await verifyPassword(current, identity.user.passwordHash ?? ''))) fail(400, 'currentPassword: is not your current password', 'currentPassword');
     await runAsUser(deps, request, (ctx) => setUserPassword(deps.view, identity.user.userId, next, ctx));
     await deps.sessions.renew(identity);
     return reply.code(204).send();
   });
-}
-
-/** A string field of a JSON body. @throws CommandError 400 `<field>: is required` / `<field>: must be a string` */
-function requiredText(body: Record<string, unknown>, field: string): string {
-  const value = body[field];
-  if (typeof value === 'string') return value;
-  return fail(400, value === undefined || value === null ? `${field}: is required` : `${field}: must be a string`, field);
 }
 
 function tooManyAttempts(reply: FastifyReply, retryAfterMs: number): FastifyReply {

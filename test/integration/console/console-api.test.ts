@@ -128,7 +128,7 @@ describe('sign-in and sessions', () => {
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    expect(await client.call('POST', '/session', { login: 5, password: 'x' })).toMatchObject({ status: 400, body: { error: { field: 'login', message: 'login: must be a string' } } });
+    expect(await client.call('POST', '/session', { login: 5, password: 'x' })).toMatchObject({ status: 400, body: { error: { field: 'login', message: 'login: expected string, got number' } } });
     expect(await client.call('POST', '/session', { login: 'bob' })).toMatchObject({ status: 400, body: { error: { field: 'password', message: 'password: is required' } } });
   });
 
