@@ -15,16 +15,16 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext'
 
 /**
  * The audit entry of one event: header fields on their own, the entity id (controlEventKey), and
- * `changes` = every other field except SECRET_FIELDS; a ChannelUpserted gets `hasApiKey` from
- * `hasCredential(apiKeyCiphertext)` in place of its ciphertext.
+ * `changes` = every other field except SECRET_FIELDS; a ChannelUpserted gets `hasApiKey` =
+ * `hasCredential` (whether its credential is non-empty, or does not decrypt) in place of its ciphertext.
  */
-export function auditEntryOf(source: ControlEvent, hasCredential: (ciphertext: string) => boolean): AuditEntry {
+export function auditEntryOf(source: ControlEvent, hasCredential: boolean): AuditEntry {
   const { eventId, occurredAt, actor, ...fields } = source.event;
   const changes: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
     if (!SECRET_FIELDS.has(name)) changes[name] = value;
   }
-  if (source.type === 'ChannelUpserted') changes.hasApiKey = hasCredential(source.event.apiKeyCiphertext);
+  if (source.type === 'ChannelUpserted') changes.hasApiKey = hasCredential;
   return { eventId, occurredAt, actor, type: source.type, entityId: controlEventKey(source), changes };
 }
 

@@ -45,6 +45,8 @@ export interface ChannelProjection {
   readonly warning: string | undefined;
   /** True when the credential could not be decrypted (the channel is kept, disabled, with an empty key). */
   readonly undecryptable: boolean;
+  /** Whether the event carries a credential: non-empty once decrypted, or one that does not decrypt. */
+  readonly hasCredential: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
   } catch {
     undecryptable = true;
   }
+  const hasCredential = undecryptable || apiKey !== '';
   const parsed = channelSchema.safeParse({
     id: event.channelId,
     provider: event.provider,
@@ -78,14 +81,14 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { record: undefined, undecryptable, warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}` };
+    return { record: undefined, undecryptable, hasCredential, warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}` };
   }
   try {
     resolveChannel(parsed.data);
   } catch (error) {
-    return { record: undefined, undecryptable, warning: `channel ${event.channelId} left out: ${(error as Error).message}` };
+    return { record: undefined, undecryptable, hasCredential, warning: `channel ${event.channelId} left out: ${(error as Error).message}` };
   }
   const record: ChannelRecord = { config: parsed.data, rpm: event.rpm, tpm: event.tpm, updatedAt: event.occurredAt };
   const warning = undecryptable ? `channel ${event.channelId} disabled: its credential cannot be decrypted with this TOLLGATE_MASTER_KEY (wrong key or tampered event)` : undefined;
-  return { record, undecryptable, warning };
+  return { record, undecryptable, hasCredential, warning };
 }

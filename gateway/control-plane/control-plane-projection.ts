@@ -24,9 +24,8 @@
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import type { ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../schemas/control-plane/control-plane-events.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
-import { channelRecordFromEvent } from './channel-event-mapping.ts';
+import { channelRecordFromEvent, type ChannelProjection } from './channel-event-mapping.ts';
 import type { AuditEntry, ChannelRecord, ControlPlaneView, KeyRecord, UserRecord } from './control-plane-view.ts';
-import { decryptCredential } from './credential-cipher.ts';
 
 /** A price as projected: the config file's entry shape plus its id. */
 export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
@@ -80,8 +79,10 @@ export class ControlPlaneProjection implements ControlPlaneView {
     for (const event of events) {
       if (this.appliedEventIds.has(event.event.eventId)) continue;
       this.appliedEventIds.add(event.event.eventId);
-      this.fold(event);
-      this.audit.record(auditEntryOf(event, (ciphertext) => this.hasCredential(ciphertext)));
+      // A channel's credential is decrypted once, for both the projection and the audit entry.
+      const channel = event.type === 'ChannelUpserted' ? channelRecordFromEvent(event.event, this.masterKey) : undefined;
+      this.fold(event, channel);
+      this.audit.record(auditEntryOf(event, channel?.hasCredential ?? false));
       this.appliedCount += 1;
       applied += 1;
     }
@@ -153,7 +154,8 @@ export class ControlPlaneProjection implements ControlPlaneView {
     return () => void this.listeners.delete(listener);
   }
 
-  private fold(event: ControlEvent): void {
+  /** Folds one event; `channel` is the ChannelUpserted's channel, already rebuilt by the caller. */
+  private fold(event: ControlEvent, channel: ChannelProjection | undefined): void {
     switch (event.type) {
       case 'UserCreated':
       case 'UserUpdated':
@@ -167,7 +169,7 @@ export class ControlPlaneProjection implements ControlPlaneView {
       case 'KeyRevoked':
         return this.foldKeyRevoked(event.event);
       case 'ChannelUpserted': {
-        const { record, warning } = channelRecordFromEvent(event.event, this.masterKey);
+        const { record, warning } = channel ?? channelRecordFromEvent(event.event, this.masterKey);
         if (warning !== undefined) this.warn(warning, event);
         if (record) this.channelsById.set(record.config.id, record);
         else this.channelsById.delete(event.event.channelId);
@@ -260,15 +262,6 @@ export class ControlPlaneProjection implements ControlPlaneView {
     if (/^\d{1,30}$/.test(text)) return BigInt(text);
     this.warn(`${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`, source);
     return 0n;
-  }
-
-  /** Whether a channel credential is non-empty; one that does not decrypt counts as present. */
-  private hasCredential(ciphertext: string): boolean {
-    try {
-      return decryptCredential(this.masterKey, ciphertext) !== '';
-    } catch {
-      return true;
-    }
   }
 
   private warn(message: string, source: ControlEvent): void {

@@ -117,7 +117,7 @@ describe('ControlPlaneProjection: history', () => {
 describe('AuditHistory', () => {
   it('keeps only the newest entries beyond its capacity', () => {
     const history = new AuditHistory(10);
-    const entries = Array.from({ length: 37 }, (_, i) => auditEntryOf(priceSet({ priceId: `p-${i}` }), () => false));
+    const entries = Array.from({ length: 37 }, (_, i) => auditEntryOf(priceSet({ priceId: `p-${i}` }), false));
     for (const [i, entry] of entries.entries()) {
       history.record(entry);
       const list = history.list();
@@ -129,7 +129,7 @@ describe('AuditHistory', () => {
 
   it('holds 100 000 entries by default', () => {
     const history = new AuditHistory();
-    const entry = auditEntryOf(priceSet(), () => false);
+    const entry = auditEntryOf(priceSet(), false);
     for (let i = 0; i < 100_123; i += 1) history.record({ ...entry, eventId: String(i) });
     const list = history.list();
     expect(list).toHaveLength(100_000);
