@@ -6,7 +6,7 @@
  */
 import { buildPriceBook, priceBookSchema } from '../schemas/billing/price-book.ts';
 import { expandEnvironment, readConfigDocument } from '../schemas/config/read-config-document.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../schemas/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
 import type { ConsumerLog } from './run-consumers.ts';
 import { startConsumerPipeline } from './start-consumer-pipeline.ts';
 

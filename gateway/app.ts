@@ -23,14 +23,11 @@ import type { ChannelLimits } from './routing/channel-limits.ts';
 import { ChannelHealthView } from './routing/channel-health-view.ts';
 import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
-import { createMemoryRateLimiter } from '../schemas/state-store/memory-rate-limiter.ts';
-import { createMemoryStateStore } from '../schemas/state-store/memory-state-store.ts';
 import { registerAdminRoutes } from './control-plane/admin-routes.ts';
 import { registerConsole } from './console/console-routes.ts';
 import { ConsoleSessions } from './console/console-session.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
-import { createMemorySessionStore } from '../schemas/state-store/memory-session-store.ts';
 import { createLocalControlPlane, type ControlPlane } from './control-plane/local-control-plane.ts';
 import { createChannelLimits } from './policy/create-channel-limits.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
@@ -61,19 +58,22 @@ export interface AppDeps {
   readonly logger?: boolean;
   /** Keys, users, channels, prices (default: an in-memory control plane seeded from the config file). */
   readonly controlPlane?: ControlPlane;
-  /** RPM/TPM limiter shared by all nodes (default: in-process memory). */
-  readonly limiter?: RateLimiter;
+  /** RPM/TPM limiter (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
+  readonly limiter: RateLimiter;
   /** Per-channel RPM/TPM limits (default: the control plane's channel limits on `limiter`). */
   readonly channelLimits?: ChannelLimits;
   /** Most channels tried per request (default 4). */
   readonly maxAttempts?: number;
-  /** Console sessions shared by all nodes (default: in-process memory). */
-  readonly sessionStore?: SessionStore;
+  /** Console sessions (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
+  readonly sessionStore: SessionStore;
   /** The consumption log and spend for the console (none: its usage pages answer 503). */
   readonly analytics?: AnalyticsStore;
   /** Clock for the console, ms since epoch (default Date.now). */
   readonly now?: () => number;
 }
+
+/** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
+const NO_SPEND_COUNTERS: Pick<StateStore, 'getSpend'> = { getSpend: async () => ({ keyNanoUsd: 0n, userNanoUsd: 0n }) };
 
 /** One adapter per upstream protocol. */
 export const UPSTREAM_ADAPTERS: Readonly<Record<UpstreamProtocol, UpstreamAdapter>> = {
@@ -117,7 +117,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     health?.setChannelIds(router.channels.map((c) => c.id));
   });
   app.addHook('onClose', async () => stopWatching());
-  const limiter = deps.limiter ?? createMemoryRateLimiter();
+  const { limiter } = deps;
   const channelLimits = deps.channelLimits ?? createChannelLimits({ limiter, limitsOf: (channelId) => view.channels().find((c) => c.config.id === channelId) });
   const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
     app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
@@ -128,7 +128,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   };
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
-    admission: { limiter, spend: deps.stateStore ?? createMemoryStateStore() },
+    admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS },
     exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
   };
   installClientErrorHandlers(app, config.bodyLimit);
@@ -139,7 +139,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   registerGeminiRoutes(app, services);
   registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
   registerAdminRoutes(app, { view, append: (events) => controlPlane.append(events), secrets: controlPlane.secrets, adminToken: config.adminToken });
-  const sessionStore = deps.sessionStore ?? createMemorySessionStore();
+  const { sessionStore } = deps;
   await registerConsole(app, {
     view,
     append: (events) => controlPlane.append(events),

@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { Agent } from 'undici';
 import { buildPriceBook } from '../schemas/billing/price-book.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../schemas/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../infra/open-adapters.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
 import { verifyPassword } from './control-plane/password-hash.ts';

@@ -27,7 +27,7 @@ export interface AnalyticsStore {
   /**
    * Runs a statement that returns nothing (DDL, INSERT … SELECT).
    * Adapters: clickhouse-http-store.ts (CLICKHOUSE_URL) and chdb-store.ts (in-process, one per
-   * process); schemas/open-adapters.ts picks one from the environment; migrate.ts applies the DDL.
+   * process); infra/open-adapters.ts picks one from the environment; migrate.ts applies the DDL.
    */
   exec(sql: string): Promise<void>;
   /** Inserts rows as JSONEachRow; `Decimal` values are written as bare decimal literals. */

@@ -3,7 +3,7 @@
  * cookie's random token (sha256 hex — never the token itself, so a dump of the store signs nobody
  * in). Adapters: Redis (REDIS_URL; every gateway node sees the same sessions; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openSessionStore`
- * (schemas/open-adapters.ts).
+ * (infra/open-adapters.ts).
  */
 
 /** A console session: the signed-in user and the CSRF secret. */

@@ -10,7 +10,7 @@ import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.t
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { buildPriceBook, priceBookSchema } from '../../schemas/billing/price-book.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { BENCH_PRICES } from './bench-server-contract.ts';
 import { createAnalyticsProbe, type PipelineProbe } from './pipeline-probe.ts';

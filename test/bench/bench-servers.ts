@@ -15,6 +15,8 @@
 import { createServer, type Server } from 'node:http';
 import { Agent } from 'undici';
 import { buildApp } from '../../gateway/app.ts';
+import { createMemoryRateLimiter } from '../../infra/state-store/memory/memory-rate-limiter.ts';
+import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
@@ -68,7 +70,7 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
   events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
-  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}) });
+  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return { port, close: async () => { await app.close(); await events?.close(); await dispatcher.close(); } };

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
-import { createClickHouseStore } from '../../schemas/analytics/clickhouse-http-store.ts';
-import { engineSettingsFromEnv, type EngineSettings } from '../../schemas/open-adapters.ts';
+import { createClickHouseStore } from '../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
+import { engineSettingsFromEnv, type EngineSettings } from '../../infra/open-adapters.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { BENCH_PRICES } from './bench-server-contract.ts';
 

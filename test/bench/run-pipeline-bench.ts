@@ -16,7 +16,7 @@
  * building the insert of its batch; the insert's own round trip is not included), p50/p99 by
  * nearest rank over every measured row.
  */
-import { createClickHouseStore } from '../../schemas/analytics/clickhouse-http-store.ts';
+import { createClickHouseStore } from '../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { BENCH_CASES, type BenchCase } from './bench-cases.ts';
 import type { BenchServerStats } from './bench-server-contract.ts';

@@ -13,7 +13,7 @@ import { eventsForConfigFile } from '../../gateway/control-plane/config-file-eve
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
 import { startControlPlaneNode } from '../../gateway/control-plane/control-plane-node.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import { openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
+import { openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 
 /** Secrets every node of one deployment shares. */
 export interface NodeSecrets {

@@ -20,7 +20,7 @@ import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { buildPriceBook, type PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
-import { openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../../schemas/open-adapters.ts';
+import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { requireEngineUrl } from './engines.ts';
 import { TEST_KEY } from './start-gateway.ts';
@@ -96,7 +96,7 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, stateStore: state, healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
+  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const system: TestSystem = {
     origin: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,

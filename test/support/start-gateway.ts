@@ -5,6 +5,8 @@
 import { Agent } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../gateway/app.ts';
+import { createMemoryRateLimiter } from '../../infra/state-store/memory/memory-rate-limiter.ts';
+import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 
@@ -27,7 +29,7 @@ export async function startTestGateway(configFile: Record<string, unknown>, deps
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], ...configFile }, { LOG_LEVEL: 'silent', ...env });
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, onOutcome: (o) => outcomes.push(o), ...deps });
+  const app = await buildApp(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: (o) => outcomes.push(o), ...deps });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return {

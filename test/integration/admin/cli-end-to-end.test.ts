@@ -20,8 +20,8 @@ import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
 import { installClientErrorHandlers } from '../../../gateway/inbound/client-error-handler.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger } from '../../../schemas/event-log/event-log-logger.ts';
-import { createKafkaEventLog } from '../../../schemas/event-log/kafka-event-log.ts';
-import { withTopicPrefix } from '../../../schemas/event-log/prefixed-event-log.ts';
+import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
+import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
 import { requireEngineUrl } from '../../support/engines.ts';
 
 const ADMIN_TOKEN = `it-admin-${randomBytes(8).toString('hex')}`;

@@ -8,8 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { createChdbStore } from '../../../schemas/analytics/chdb-store.ts';
-import { createClickHouseStore } from '../../../schemas/analytics/clickhouse-http-store.ts';
+import { createChdbStore } from '../../../infra/analytics/chdb/chdb-store.ts';
+import { createClickHouseStore } from '../../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
 import { requireEngineUrl } from '../../support/engines.ts';
 
 /** A store on an empty database, and how to throw it away. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, sqlLiteral, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { createChdbStore } from '../../../schemas/analytics/chdb-store.ts';
+import { createChdbStore } from '../../../infra/analytics/chdb/chdb-store.ts';
 import { ANALYTICS_ENGINES, decimalNano, type TestAnalyticsStore } from './analytics-engines.ts';
 
 const TRICKY = `it's a "quote" \\ back\\slash, tab\t, newline\n, émoji 🚀`;

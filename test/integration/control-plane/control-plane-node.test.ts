@@ -16,9 +16,9 @@ import { startControlPlaneNode, type ControlPlaneNode } from '../../../gateway/c
 import { CONFIG_TOPIC, type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
-import { createFileEventLog } from '../../../schemas/event-log/file-event-log.ts';
-import { createKafkaEventLog } from '../../../schemas/event-log/kafka-event-log.ts';
-import { withTopicPrefix } from '../../../schemas/event-log/prefixed-event-log.ts';
+import { createFileEventLog } from '../../../infra/event-log/file/file-event-log.ts';
+import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
+import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
 import { requireEngineUrl } from '../../support/engines.ts';
 import { channelUpserted, keyCreated, keyRevoked, TEST_MASTER_KEY, userCreated } from '../../unit/control-plane/control-event-fixtures.ts';
 

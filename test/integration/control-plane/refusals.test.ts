@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../../../gateway/control-plane/control-plane-view.ts';
 import { createLocalControlPlane, type ControlPlane } from '../../../gateway/control-plane/local-control-plane.ts';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
-import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import type { StateStore } from '../../../schemas/state-store/state-store.ts';
 import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
 import { startTestGateway, type TestGateway } from '../../support/start-gateway.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
 import type { RunningConsumers } from '../../../consumers/run-consumers.ts';
 import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
-import { openAnalyticsStore, openEventLog, openStateStore } from '../../../schemas/open-adapters.ts';
+import { openAnalyticsStore, openEventLog, openStateStore } from '../../../infra/open-adapters.ts';
 import { newNodeSecrets, startGatewayNode, type GatewayNode } from '../../support/gateway-node-harness.ts';
 import { eventually, isolatedEngineSettings } from '../../support/pipeline-harness.ts';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
-import { createKafkaEventLog } from '../../../schemas/event-log/kafka-event-log.ts';
+import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { TOPIC_PARTITIONS } from '../../../schemas/topics.ts';
 import { requireEngineUrl } from '../../support/engines.ts';
 import { collect, RUN_ID, waitUntil } from './collect-records.ts';

@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { openSessionStore } from '../../../schemas/open-adapters.ts';
-import { createRedisSessionStore, redisSessionKey } from '../../../schemas/state-store/redis-session-store.ts';
+import { openSessionStore } from '../../../infra/open-adapters.ts';
+import { createRedisSessionStore, redisSessionKey } from '../../../infra/state-store/redis/redis-session-store.ts';
 import { describeSessionStoreContract } from '../../unit/state-store/session-store-contract.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 

@@ -4,8 +4,8 @@
  * REDIS-KEYS.md. Every run uses its own key prefix and deletes its keys afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
-import { createRedisStateStore } from '../../../schemas/state-store/redis-state-store.ts';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
+import { createRedisStateStore } from '../../../infra/state-store/redis/redis-state-store.ts';
 import type { ChannelObservation, HealthPolicy } from '../../../schemas/state-store/state-store.ts';
 import { describeStateStoreContract } from '../../unit/state-store/state-store-contract.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';

@@ -8,9 +8,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDiskSpool } from '../../../schemas/event-log/disk-spool.ts';
-import { createKafkaEventLog } from '../../../schemas/event-log/kafka-event-log.ts';
-import { createKafkajsLogCreator } from '../../../schemas/event-log/kafkajs-log-creator.ts';
+import { openDiskSpool } from '../../../infra/event-log/kafka/disk-spool.ts';
+import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
+import { createKafkajsLogCreator } from '../../../infra/event-log/kafka/kafkajs-log-creator.ts';
 import { logLevel } from 'kafkajs';
 
 let dir: string;

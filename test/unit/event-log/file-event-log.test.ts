@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveredRecord, EventLog, Subscription } from '../../../schemas/event-log/event-log.ts';
-import { createFileEventLog } from '../../../schemas/event-log/file-event-log.ts';
-import { encodeRecordFrame } from '../../../schemas/event-log/record-frame-codec.ts';
+import { createFileEventLog } from '../../../infra/event-log/file/file-event-log.ts';
+import { encodeRecordFrame } from '../../../infra/event-log/record-frame-codec.ts';
 
 let dataDir: string;
 const open: Array<EventLog | Subscription> = [];

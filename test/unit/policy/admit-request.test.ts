@@ -11,8 +11,8 @@ import { actualTokensOf, admitRequest, formatNanoUsd, requestLimitScopes, settle
 import { DEFAULT_MAX_OUTPUT_TOKENS, estimateAdmissionTokens } from '../../../gateway/policy/estimate-admission-tokens.ts';
 import { formatResetDuration, rateLimitHeaders } from '../../../gateway/policy/rate-limit-headers.ts';
 import { estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
-import { createMemoryRateLimiter } from '../../../schemas/state-store/memory-rate-limiter.ts';
-import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
+import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import type { LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 const T0 = 1_700_000_000_000;

@@ -11,7 +11,7 @@ import type { ExchangeDeps, ExchangeInput } from '../../../gateway/exchange/exch
 import type { Channel } from '../../../gateway/routing/channel.ts';
 import type { ChannelLimits } from '../../../gateway/routing/channel-limits.ts';
 import { channelLimitScope } from '../../../gateway/routing/channel-limits.ts';
-import { createMemoryRateLimiter } from '../../../schemas/state-store/memory-rate-limiter.ts';
+import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 const channels = ['a', 'b', 'c'].map((id) => ({ id }) as Channel);

@@ -7,7 +7,7 @@ import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
 import { createChannelLimits } from '../../../gateway/policy/create-channel-limits.ts';
 import { attemptCap, DEFAULT_MAX_ATTEMPTS, failoverWaitMs, waitForFailover } from '../../../gateway/routing/failover-policy.ts';
 import { estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
-import { createMemoryRateLimiter } from '../../../schemas/state-store/memory-rate-limiter.ts';
+import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 
 describe('failover policy', () => {
   it('waits only for Retry-Afters in (0, 1000] ms', () => {

@@ -4,7 +4,7 @@ import { resolveChannel } from '../../../gateway/routing/channel.ts';
 import type { ChannelHealthSource } from '../../../gateway/routing/channel-health-source.ts';
 import { ChannelHealthView } from '../../../gateway/routing/channel-health-view.ts';
 import { ChannelRouter } from '../../../gateway/routing/channel-router.ts';
-import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import type { ChannelHealth, StateStore } from '../../../schemas/state-store/state-store.ts';
 
 function seeded(seed: number): () => number {

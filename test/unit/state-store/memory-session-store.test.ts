@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemorySessionStore } from '../../../schemas/state-store/memory-session-store.ts';
+import { createMemorySessionStore } from '../../../infra/state-store/memory/memory-session-store.ts';
 import { describeSessionStoreContract } from './session-store-contract.ts';
 
 let now = 1_767_225_600_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStateStore } from '../../../schemas/state-store/memory-state-store.ts';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { describeStateStoreContract } from './state-store-contract.ts';
 
 describeStateStoreContract('memory', async () => createMemoryStateStore());

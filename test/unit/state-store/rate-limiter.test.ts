@@ -6,9 +6,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isNeverAdmissible } from '../../../schemas/state-store/gcra-rate-limit.ts';
-import { createMemoryRateLimiter } from '../../../schemas/state-store/memory-rate-limiter.ts';
+import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 import type { LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
-import { createRedisRateLimiter } from '../../../schemas/state-store/redis-rate-limiter.ts';
+import { createRedisRateLimiter } from '../../../infra/state-store/redis/redis-rate-limiter.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 
 const T0 = 1_700_000_000_000;

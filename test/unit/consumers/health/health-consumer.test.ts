@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHealthConsumer } from '../../../../consumers/health/health-consumer.ts';
 import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../../../schemas/events/traffic-events.ts';
-import { createMemoryStateStore } from '../../../../schemas/state-store/memory-state-store.ts';
+import { createMemoryStateStore } from '../../../../infra/state-store/memory/memory-state-store.ts';
 import type { HealthPolicy } from '../../../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../../../schemas/topics.ts';
 

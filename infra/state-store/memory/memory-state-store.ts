@@ -10,10 +10,10 @@ import {
   foldChannelHealth,
   NEUTRAL_CHANNEL_HEALTH_STATE,
   type ChannelHealthState,
-} from './fold-channel-health.ts';
+} from '../../../schemas/state-store/fold-channel-health.ts';
 import { OutcomeWindow } from './outcome-window.ts';
-import { addSpendChecked, assertSpendIncrement } from './spend-increment.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from './state-store.ts';
+import { addSpendChecked, assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 /** How long an applied event id is remembered, ms (the Redis guard's `EX 604800`). */
 export const APPLIED_EVENT_TTL_MS = 604_800_000;

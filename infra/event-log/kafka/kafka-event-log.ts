@@ -11,9 +11,9 @@
  * kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { topicCreationSpec } from '../topics.ts';
-import type { EventLog, SubscribeOptions, Subscription } from './event-log.ts';
-import { silentLogger, type EventLogLogger } from './event-log-logger.ts';
+import { topicCreationSpec } from '../../../schemas/topics.ts';
+import type { EventLog, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createKafkajsLogCreator } from './kafkajs-log-creator.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
 import { PUBLISH_RETRY } from './kafka-producer-session.ts';

@@ -5,10 +5,10 @@
  * assumed: the keys of one script are not hash-tagged for Redis Cluster.
  */
 import { Redis } from 'ioredis';
-import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from './fold-channel-health.ts';
+import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
-import { assertSpendIncrement } from './spend-increment.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from './state-store.ts';
+import { assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 /** Options of the Redis store. `keyPrefix` (default `tollgate:`) starts every key. */
 export interface RedisStateStoreOptions {

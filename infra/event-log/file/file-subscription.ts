@@ -12,10 +12,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backOffMs, sleepUnlessAborted } from './back-off.ts';
-import type { DeliveredRecord, SubscribeOptions, Subscription } from './event-log.ts';
-import type { EventLogLogger } from './event-log-logger.ts';
-import { readFileFrames } from './read-file-frames.ts';
+import { backOffMs, sleepUnlessAborted } from '../back-off.ts';
+import type { DeliveredRecord, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { readFileFrames } from '../read-file-frames.ts';
 
 /** Options of one file-log subscription. */
 export interface FileSubscriptionOptions {

@@ -4,7 +4,7 @@
  * `at > observationAt - windowMs`, counted on read as `at > now - windowMs` — the same bounds as
  * the Redis script's ZREMRANGEBYSCORE / ZCOUNT.
  */
-import type { WindowCounts } from './fold-channel-health.ts';
+import type { WindowCounts } from '../../../schemas/state-store/fold-channel-health.ts';
 
 interface Outcome {
   readonly at: number;

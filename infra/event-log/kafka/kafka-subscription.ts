@@ -13,9 +13,9 @@
  * retries are spent, crash and restart the consumer (a rejoin, seconds of pause).
  */
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { backOffMs, sleepUnlessAborted } from './back-off.ts';
-import type { DeliveredRecord, SubscribeOptions, Subscription } from './event-log.ts';
-import type { EventLogLogger } from './event-log-logger.ts';
+import { backOffMs, sleepUnlessAborted } from '../back-off.ts';
+import type { DeliveredRecord, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 
 const RETRY_INITIAL_MS = 200;
 const RETRY_MAX_MS = 5000;

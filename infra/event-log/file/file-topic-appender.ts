@@ -17,8 +17,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventLogLogger } from './event-log-logger.ts';
-import { findFramesEnd } from './read-file-frames.ts';
+import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { findFramesEnd } from '../read-file-frames.ts';
 
 /** Options of the appender. */
 export interface FileAppenderOptions {

@@ -18,13 +18,13 @@
  * again from the spool; consumers de-duplicate by event id.
  */
 import type { Kafka } from 'kafkajs';
-import { backOffMs, sleepUnlessAborted } from './back-off.ts';
+import { backOffMs, sleepUnlessAborted } from '../back-off.ts';
 import { openDiskSpool, type DiskSpool } from './disk-spool.ts';
-import type { LogRecord, PublisherStatus } from './event-log.ts';
-import type { EventLogLogger } from './event-log-logger.ts';
-import { isSafeLogName } from './is-safe-log-name.ts';
+import type { LogRecord, PublisherStatus } from '../../../schemas/event-log/event-log.ts';
+import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { isSafeLogName } from '../is-safe-log-name.ts';
 import { openProducerSession, type ProducerSession } from './kafka-producer-session.ts';
-import type { FramedRecord } from './record-frame-codec.ts';
+import type { FramedRecord } from '../record-frame-codec.ts';
 import { RecordQueue } from './record-queue.ts';
 
 /** Options of the publisher. */

@@ -4,8 +4,8 @@
  * to completion before another starts, so an admission is atomic over all its cells. Cells whose
  * TAT has passed are equivalent to absent ones and are dropped now and then.
  */
-import { admissionCells, assertLimitUnits, decideAdmission, parseTat, formatTat, settledTat, type GcraTat } from './gcra-rate-limit.ts';
-import type { Admission, LimitScope, RateLimiter } from './rate-limiter.ts';
+import { admissionCells, assertLimitUnits, decideAdmission, parseTat, formatTat, settledTat, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 /** Options of the memory limiter; `clock` returns ms since epoch (default Date.now). */
 export interface MemoryRateLimiterOptions {

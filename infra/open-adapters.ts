@@ -4,22 +4,22 @@
  * else memory; CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
  */
 import { join } from 'node:path';
-import type { AnalyticsStore } from './analytics/analytics-store.ts';
-import { createChdbStore } from './analytics/chdb-store.ts';
-import { createClickHouseStore } from './analytics/clickhouse-http-store.ts';
-import type { EventLog } from './event-log/event-log.ts';
-import { createFileEventLog } from './event-log/file-event-log.ts';
-import { createKafkaEventLog } from './event-log/kafka-event-log.ts';
+import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
+import { createChdbStore } from './analytics/chdb/chdb-store.ts';
+import { createClickHouseStore } from './analytics/clickhouse-http/clickhouse-http-store.ts';
+import type { EventLog } from '../schemas/event-log/event-log.ts';
+import { createFileEventLog } from './event-log/file/file-event-log.ts';
+import { createKafkaEventLog } from './event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
-import { createMemoryRateLimiter } from './state-store/memory-rate-limiter.ts';
-import { createMemorySessionStore } from './state-store/memory-session-store.ts';
-import { createMemoryStateStore } from './state-store/memory-state-store.ts';
-import type { RateLimiter } from './state-store/rate-limiter.ts';
-import { createRedisRateLimiter } from './state-store/redis-rate-limiter.ts';
-import { createRedisSessionStore } from './state-store/redis-session-store.ts';
-import { createRedisStateStore } from './state-store/redis-state-store.ts';
-import type { SessionStore } from './state-store/session-store.ts';
-import type { StateStore } from './state-store/state-store.ts';
+import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limiter.ts';
+import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
+import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
+import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
+import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
+import { createRedisStateStore } from './state-store/redis/redis-state-store.ts';
+import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import type { StateStore } from '../schemas/state-store/state-store.ts';
 
 /** Where the engines are. Absent URLs select the embedded adapters. */
 export interface EngineSettings {

@@ -3,7 +3,7 @@
  * out, and every consumer group id gets it too, so several Tollgate deployments (or test runs) can
  * share one Kafka cluster without seeing each other's events or groups. Set with TOLLGATE_TOPIC_PREFIX (e.g. `staging.` → `staging.tollgate.requests`).
  */
-import type { EventLog } from './event-log.ts';
+import type { EventLog } from '../../schemas/event-log/event-log.ts';
 
 /** Wraps `log` so that topic `t` is stored as `${prefix}${t}`. An empty prefix returns `log` itself. */
 export function withTopicPrefix(log: EventLog, prefix: string): EventLog {

@@ -3,7 +3,7 @@
  * contract as the Redis adapter (session-store.ts). Sessions live as long as the process; expired
  * ones are dropped when read and swept every 256 writes.
  */
-import { assertValidTtl, type ConsoleSession, type SessionStore } from './session-store.ts';
+import { assertValidTtl, type ConsoleSession, type SessionStore } from '../../../schemas/state-store/session-store.ts';
 
 /** Options of the memory store; `clock` (ms since epoch) is for tests. */
 export interface MemorySessionStoreOptions {

@@ -13,9 +13,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventLogLogger } from './event-log-logger.ts';
-import { readFileFrames } from './read-file-frames.ts';
-import { encodeRecordFrame, type FramedRecord } from './record-frame-codec.ts';
+import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { readFileFrames } from '../read-file-frames.ts';
+import { encodeRecordFrame, type FramedRecord } from '../record-frame-codec.ts';
 
 /** Records read from the spool's drain position, and where the position moves once they are acknowledged. */
 export interface SpoolChunk {

@@ -1,11 +1,11 @@
 /**
  * `npm run migrate`: applies the ClickHouse migrations to the store the environment selects —
- * the same choice the gateway and the consumers make (schemas/open-adapters.ts: CLICKHOUSE_URL
+ * the same choice the gateway and the consumers make (infra/open-adapters.ts: CLICKHOUSE_URL
  * and CLICKHOUSE_DATABASE, else chdb in TOLLGATE_DATA_DIR) — and prints what it applied and
  * skipped. Exit code 1 on failure. With chdb, stop the gateway first: one process holds its files.
  */
 import { engineSettingsFromEnv, openAnalyticsStore } from '../open-adapters.ts';
-import { migrate } from './migrate.ts';
+import { migrate } from '../../schemas/analytics/migrate.ts';
 
 function describe(settings: ReturnType<typeof engineSettingsFromEnv>): string {
   if (!settings.clickhouseUrl) return `chdb in ${settings.dataDir}/chdb`;

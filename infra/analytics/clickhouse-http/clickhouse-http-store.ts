@@ -6,8 +6,8 @@
  * stay bare literals (the client's own `insert()` quotes them, which 18.16 rejects).
  */
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from './analytics-store.ts';
-import { assertTableName } from './assert-table-name.ts';
+import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
+import { assertTableName } from '../assert-table-name.ts';
 
 /** Where the server is and which database to use. */
 export interface ClickHouseStoreOptions {

@@ -12,12 +12,12 @@
  * file-subscription.ts. There is no retention: the files grow until removed by the operator.
  */
 import { join } from 'node:path';
-import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from './event-log.ts';
-import { silentLogger, type EventLogLogger } from './event-log-logger.ts';
+import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
-import { isSafeLogName } from './is-safe-log-name.ts';
-import { encodeRecordFrame } from './record-frame-codec.ts';
+import { isSafeLogName } from '../is-safe-log-name.ts';
+import { encodeRecordFrame } from '../record-frame-codec.ts';
 
 /** Options of the embedded log. */
 export interface FileEventLogOptions {

@@ -12,8 +12,8 @@
  * shares one clock; `now` (integer ms) is for tests.
  */
 import { Redis } from 'ioredis';
-import { admissionCells, assertLimitUnits, decideAdmission, parseTat, type GcraCell } from './gcra-rate-limit.ts';
-import type { Admission, LimitScope, RateLimiter } from './rate-limiter.ts';
+import { admissionCells, assertLimitUnits, decideAdmission, parseTat, type GcraCell } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
 /** Options of the Redis limiter. `keyPrefix` (default `tollgate:`) starts every key. */

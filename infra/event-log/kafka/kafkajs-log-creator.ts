@@ -10,7 +10,7 @@
  *   half second while Kafka is down) is logged once, the next one carrying `repeated: n`.
  */
 import { logLevel, type logCreator } from 'kafkajs';
-import type { EventLogLevel, EventLogLogger } from './event-log-logger.ts';
+import type { EventLogLevel, EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 
 const EXPECTED_WARNING = 'Limiting retries for the idempotent producer';
 const DEMOTED_NAMESPACES = new Set(['Connection', 'BrokerPool']);

@@ -12,8 +12,8 @@
  * may reach Kafka twice (at-least-once) and consumers de-duplicate by event id.
  */
 import { Partitioners, type Admin, type Kafka, type Message, type TopicMessages } from 'kafkajs';
-import { topicCreationSpec } from '../topics.ts';
-import type { FramedRecord } from './record-frame-codec.ts';
+import { topicCreationSpec } from '../../../schemas/topics.ts';
+import type { FramedRecord } from '../record-frame-codec.ts';
 
 /** An open producer and admin client. */
 export interface ProducerSession {

@@ -13,8 +13,8 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from './analytics-store.ts';
-import { assertTableName } from './assert-table-name.ts';
+import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
+import { assertTableName } from '../assert-table-name.ts';
 
 /** Where the engine keeps its data. */
 export interface ChdbStoreOptions {

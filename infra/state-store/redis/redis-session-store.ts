@@ -5,7 +5,7 @@
  * prefix sees the same sessions.
  */
 import { Redis } from 'ioredis';
-import { assertValidTtl, parseStoredSession, type ConsoleSession, type SessionStore } from './session-store.ts';
+import { assertValidTtl, parseStoredSession, type ConsoleSession, type SessionStore } from '../../../schemas/state-store/session-store.ts';
 
 /** Options of the Redis session store. `keyPrefix` (default `tollgate:`) starts every key. */
 export interface RedisSessionStoreOptions {
