@@ -1,17 +1,19 @@
 /**
  * Runs consumers against the event log: one consumer group per consumer (`tollgate.<name>`),
- * records decoded from Avro single-object encoding, batches handed over in log order. Offsets
- * are committed by the event log only after `handleBatch` resolved (commit after ack).
- * A record that cannot be decoded (unknown schema fingerprint) is logged and skipped, so one
- * poisoned record never blocks a projection forever.
+ * records decoded from Avro single-object encoding, batches handed over in log order with each
+ * event's log position. Offsets are committed by the event log only after `handleBatch` resolved
+ * (commit after ack). A record that cannot be decoded (unknown schema fingerprint) is logged and
+ * skipped, so one poisoned record never blocks a projection forever.
  */
-import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
+import type { DeliveredRecord, EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import { decodeTrafficEvent } from '../schemas/events/traffic-event-codec.ts';
-import type { TrafficEvent } from '../schemas/events/traffic-events.ts';
-import type { TrafficConsumer } from './traffic-consumer.ts';
+import type { ConsumedTrafficEvent, TrafficConsumer } from './traffic-consumer.ts';
 
 /** Log sink of the consumers process. */
 export type ConsumerLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+
+/** Told after a consumer handled a batch (before its offsets are committed): which records it covered. */
+export type BatchDoneListener = (consumer: string, records: ReadonlyArray<Pick<DeliveredRecord, 'topic' | 'partition' | 'offset'>>) => void;
 
 /** Running consumers. */
 export interface RunningConsumers {
@@ -19,32 +21,47 @@ export interface RunningConsumers {
   stop(): Promise<void>;
 }
 
-/**
- * Subscribes every consumer; resolves once all subscriptions are running. `groupPrefix` names the
- * consumer groups (`tollgate.` → `tollgate.ledger`); a new prefix replays every topic from the
- * beginning, which is how operators re-run projections for audit.
- */
-export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, maxBatchSize = 500, groupPrefix = 'tollgate.'): Promise<RunningConsumers> {
+/** Options of runConsumers. */
+export interface RunConsumersOptions {
+  /** Max records per batch (default 500). */
+  readonly maxBatchSize?: number;
+  /**
+   * Names the consumer groups (`tollgate.` → `tollgate.ledger`); a new prefix replays every topic
+   * from the beginning.
+   */
+  readonly groupPrefix?: string;
+  readonly onBatchDone?: BatchDoneListener;
+}
+
+/** Subscribes every consumer; resolves once all subscriptions are running. */
+export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, options: RunConsumersOptions = {}): Promise<RunningConsumers> {
   const subscriptions: Subscription[] = [];
   for (const consumer of consumers) {
     subscriptions.push(
       await eventLog.subscribe({
-        groupId: `${groupPrefix}${consumer.name}`,
+        groupId: `${options.groupPrefix ?? 'tollgate.'}${consumer.name}`,
         topics: consumer.topics,
-        maxBatchSize,
+        maxBatchSize: options.maxBatchSize ?? 500,
         handleBatch: async (records) => {
-          const events: TrafficEvent[] = [];
-          for (const record of records) {
-            try {
-              events.push(decodeTrafficEvent(record.value));
-            } catch (error) {
-              log('error', 'skipping an undecodable record', { consumer: consumer.name, topic: record.topic, partition: record.partition, offset: record.offset, reason: (error as Error).message });
-            }
-          }
+          const events = decodeRecords(records, consumer.name, log);
           if (events.length > 0) await consumer.handleBatch(events);
+          options.onBatchDone?.(consumer.name, records);
         },
       }),
     );
   }
   return { stop: async () => void (await Promise.all(subscriptions.map((s) => s.stop()))) };
+}
+
+/** Decodes a batch's records in order, each with its log position; undecodable records are logged and skipped. */
+function decodeRecords(records: ReadonlyArray<DeliveredRecord>, consumer: string, log: ConsumerLog): ConsumedTrafficEvent[] {
+  const events: ConsumedTrafficEvent[] = [];
+  for (const record of records) {
+    try {
+      events.push({ ...decodeTrafficEvent(record.value), position: { topic: record.topic, partition: record.partition, offset: record.offset } });
+    } catch (error) {
+      log('error', 'skipping an undecodable record', { consumer, topic: record.topic, partition: record.partition, offset: record.offset, reason: (error as Error).message });
+    }
+  }
+  return events;
 }

@@ -1,41 +1,79 @@
 /**
- * The consumer side of Tollgate in one call: applies ClickHouse migrations, then runs the
- * ledger (consumption_log), billing (billing_lines, spend views, spend counters) and health
- * (channel health in the state store) consumers. Used by `npm run consumers` and, in embedded
- * mode, inside the gateway process.
+ * The consumer side of Tollgate in one call: applies ClickHouse migrations, follows the config
+ * topic into the control-plane fold (prices for billing), then runs the ledger (consumption_log),
+ * billing (billing_lines, spend tables, spend counters), health (channel health in the state
+ * store), failovers (failovers table) and config-audit (config_audit table) consumers. Used by
+ * `npm run consumers`, by the embedded all-in-one process and by `tollgate replay`.
  */
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { migrate } from '../schemas/analytics/migrate.ts';
-import type { Price } from '../schemas/billing/price-book.ts';
-import type { EventLog } from '../schemas/event-log/event-log.ts';
+import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
+import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import { createBillingConsumer } from './billing/billing-consumer.ts';
+import { startConfigAuditConsumer } from './config-audit/config-audit-consumer.ts';
+import { ConsumerControlPlane } from './control-plane/consumer-control-plane.ts';
+import { createFailoverConsumer } from './failovers/failover-consumer.ts';
 import { createHealthConsumer } from './health/health-consumer.ts';
 import { createLedgerConsumer } from './ledger/ledger-consumer.ts';
-import { runConsumers, type ConsumerLog, type RunningConsumers } from './run-consumers.ts';
+import { runConsumers, type BatchDoneListener, type ConsumerLog, type RunningConsumers } from './run-consumers.ts';
+import type { TrafficConsumer } from './traffic-consumer.ts';
+
+/** The consumers the pipeline can run. */
+export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit'] as const;
+export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
 /** What the pipeline runs on. */
 export interface ConsumerPipelineDeps {
   readonly eventLog: EventLog;
   readonly state: StateStore;
   readonly analytics: AnalyticsStore;
-  readonly prices: ReadonlyArray<Price>;
   readonly log: ConsumerLog;
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
   /** Consumer group prefix (default `tollgate.`); a fresh one replays every topic. */
   readonly groupPrefix?: string;
+  /** Which consumers to run (default all). */
+  readonly consumers?: ReadonlyArray<ConsumerName>;
+  /** Told after each handled batch, before its offsets are committed. */
+  readonly onBatchDone?: BatchDoneListener;
+  /** Longest wait for the config topic to reach a traffic event's price revision, ms (default 10 000). */
+  readonly priceWaitMs?: number;
 }
 
-/** Migrates, then starts the three consumers. */
-export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise<RunningConsumers> {
+/** Running consumers and the control-plane fold they price with. */
+export interface RunningConsumerPipeline extends RunningConsumers {
+  readonly controlPlane: ConsumerControlPlane;
+}
+
+/**
+ * Migrates, joins the config topic (resolves once its history is applied), then starts the
+ * consumers.
+ * @throws the store's error when a migration fails; the event log's when it cannot subscribe;
+ *   Error when the config topic's history is not applied within 60 s
+ */
+export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise<RunningConsumerPipeline> {
   const applied = await migrate(deps.analytics);
   if (applied.length > 0) deps.log('info', 'applied ClickHouse migrations', { applied });
+  const selected = new Set<ConsumerName>(deps.consumers ?? CONSUMER_NAMES);
+  const controlPlane = new ConsumerControlPlane();
+  const follower = await startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log });
+  await follower.ready();
   const onWarning = (message: string): void => deps.log('warn', message);
-  const prices = [...deps.prices];
-  return runConsumers(deps.eventLog, [
-    createLedgerConsumer({ analytics: deps.analytics, prices, onWarning }),
-    createBillingConsumer({ analytics: deps.analytics, state: deps.state, prices, onWarning }),
-    createHealthConsumer({ state: deps.state }),
-  ], deps.log, deps.maxBatchSize, deps.groupPrefix);
+  const pricing = { prices: controlPlane, onWarning, ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }) };
+  const traffic: Array<[ConsumerName, () => TrafficConsumer]> = [
+    ['ledger', () => createLedgerConsumer({ analytics: deps.analytics, ...pricing })],
+    ['billing', () => createBillingConsumer({ analytics: deps.analytics, state: deps.state, ...pricing })],
+    ['health', () => createHealthConsumer({ state: deps.state, onWarning })],
+    ['failovers', () => createFailoverConsumer({ analytics: deps.analytics })],
+  ];
+  const options = { groupPrefix: deps.groupPrefix ?? 'tollgate.', ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }), ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}) };
+  const running = await runConsumers(deps.eventLog, traffic.filter(([name]) => selected.has(name)).map(([, create]) => create()), deps.log, options);
+  const audit: Subscription | undefined = selected.has('config-audit') ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
+  return {
+    controlPlane,
+    async stop() {
+      await Promise.all([running.stop(), audit?.stop(), follower.stop()]);
+    },
+  };
 }

@@ -6,6 +6,10 @@
  * or a whole topic replayed, must change no total.
  */
 import type { TrafficEvent } from '../schemas/events/traffic-events.ts';
+import type { LogPosition } from '../schemas/state-store/state-store.ts';
+
+/** A decoded traffic event with the log position of its record (topic, partition, offset). */
+export type ConsumedTrafficEvent = TrafficEvent & { readonly position: LogPosition };
 
 export interface TrafficConsumer {
   /** Stable name; the consumer group id is `tollgate.<name>`. */
@@ -13,5 +17,5 @@ export interface TrafficConsumer {
   /** Topics it reads (from schemas/topics.ts). */
   readonly topics: ReadonlyArray<string>;
   /** Applies a batch; resolves only after the sink acknowledged. Rejects to have the batch redelivered. */
-  handleBatch(events: ReadonlyArray<TrafficEvent>): Promise<void>;
+  handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void>;
 }

@@ -122,7 +122,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
     app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
     if (deps.eventLog) {
-      publishTrafficEvents(deps.eventLog, buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId }), (error) => app.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
+      publishTrafficEvents(deps.eventLog, buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId, priceRevision: view.priceRevision }), (error) => app.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
     }
     deps.onOutcome?.(outcome);
   };

@@ -28,7 +28,12 @@ export interface EngineSettings {
   readonly kafkaBrokers?: ReadonlyArray<string>;
   readonly redisUrl?: string;
   readonly clickhouseUrl?: string;
-  /** ClickHouse database (default `tollgate`). */
+  /**
+   * ClickHouse database. Server: default `tollgate`. chdb: default `default` (where the embedded
+   * tables have always lived); another database only when a caller sets it here explicitly (e.g.
+   * `tollgate replay`): engineSettingsFromEnv reads CLICKHOUSE_DATABASE only with CLICKHOUSE_URL,
+   * so an embedded deployment that has the variable set keeps reading its data where it is.
+   */
   readonly clickhouseDatabase?: string;
   /** Redis key prefix (default `tollgate:`). */
   readonly redisKeyPrefix?: string;
@@ -46,7 +51,7 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(brokers && brokers.length > 0 ? { kafkaBrokers: brokers } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),
-    ...(env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
+    ...(env.CLICKHOUSE_URL && env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
   };
@@ -67,10 +72,10 @@ export function openStateStore(settings: EngineSettings): StateStore {
   return createMemoryStateStore();
 }
 
-/** The analytics store for these settings. */
+/** The analytics store for these settings: the server's `clickhouseDatabase` (default `tollgate`), or chdb's (default `default`). */
 export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
   if (settings.clickhouseUrl) return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
-  return createChdbStore({ path: join(settings.dataDir, 'chdb') });
+  return createChdbStore({ path: join(settings.dataDir, 'chdb'), ...(settings.clickhouseDatabase ? { database: settings.clickhouseDatabase } : {}) });
 }
 
 /** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */

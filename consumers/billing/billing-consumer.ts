@@ -1,16 +1,20 @@
 /**
  * The billing consumer: UsageRecorded events (topic `tollgate.usage`) → `billing_lines` in the
- * analytics store (the spend views read them), then the per-key and per-user spend counters in
- * the state store (quota checks). Exactly-once effect under redelivery: billing_lines is a
- * ReplacingMergeTree keyed by event_id (read with FINAL) and `addSpend` applies an event id once.
+ * analytics store (the spend tables follow them), then the per-key and per-user spend counters in
+ * the state store (quota checks). Each event is priced with the price book as of its
+ * `priceRevision` (the PriceSets its gateway node had applied), at its `occurredAt`.
+ * Exactly-once effect under redelivery and replay: a line is inserted only when its event id is
+ * not stored yet (insert-new-billing-lines.ts), and `addSpend` applies each log position once.
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import type { Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
-import type { StateStore } from '../../schemas/state-store/state-store.ts';
+import type { LogPosition, StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
+import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { insertNewBillingLines } from './insert-new-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
+import { awaitPriceRevisions } from './await-price-revisions.ts';
 import { reportUnpriced } from './report-unpriced.ts';
 
 /** What billing needs. */
@@ -19,36 +23,40 @@ export interface BillingConsumerDeps {
   readonly analytics: AnalyticsStore;
   /** Only `addSpend` is used. */
   readonly state: Pick<StateStore, 'addSpend'>;
-  /** The price book (USD/MTok parsed to nano-USD). */
-  readonly prices: ReadonlyArray<Price>;
+  /** Prices as of each event's revision (the consumers' control-plane fold). */
+  readonly prices: PriceSource;
+  /** Longest wait for the config topic to reach an event's price revision, ms (default 10 000). */
+  readonly priceWaitMs?: number;
   /** Told, once per batch and cause, about requests that used tokens but had no price (costed at 0). */
   readonly onWarning?: (message: string) => void;
 }
 
 /**
  * Creates the billing consumer (name `billing`, group `tollgate.billing`). handleBatch ignores
- * other event types; it inserts the batch's lines first and only then adds each non-zero cost to
- * the spend counters, so a failure at either step rejects and the redelivered batch completes
- * the rest without counting anything twice.
+ * other event types; it waits for the batch's price revisions, inserts the batch's new lines and
+ * only then adds each non-zero cost to the spend counters, so a failure at any step rejects and
+ * the redelivered batch completes the rest without counting anything twice.
  */
 export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsumer {
   return {
     name: 'billing',
     topics: [TOPICS.usage],
     async handleBatch(events) {
-      const usage: UsageRecorded[] = [];
-      for (const item of events) if (item.type === 'UsageRecorded') usage.push(item.event);
+      const usage: Array<{ event: UsageRecorded; position: LogPosition }> = [];
+      for (const item of events) if (item.type === 'UsageRecorded') usage.push({ event: item.event, position: item.position });
       if (usage.length === 0) return;
-      const projections = usage.map((event) => projectBillingLine(event, deps.prices));
-      await deps.analytics.insert(
-        'billing_lines',
+      await awaitPriceRevisions(deps.prices, usage.map((u) => u.event), deps.priceWaitMs);
+      const projections = usage.map(({ event }) => projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)));
+      await insertNewBillingLines(
+        deps.analytics,
         projections.map((projection) => projection.line),
       );
-      // Concurrent: the Redis adapter pipelines them; each is idempotent by event id, so order is irrelevant.
+      // Issued in log order without waiting in between: both adapters apply calls in issue order,
+      // which the per-partition watermark needs.
       await Promise.all(
-        usage.map((event, i) => {
+        usage.map(({ event, position }, i) => {
           const cost = projections[i]?.costNanoUsd ?? 0n;
-          return cost > 0n ? deps.state.addSpend(event.eventId, event.keyId, event.userId, cost) : false;
+          return cost > 0n ? deps.state.addSpend(position, event.keyId, event.userId, cost) : false;
         }),
       );
       reportUnpriced(

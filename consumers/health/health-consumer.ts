@@ -3,13 +3,12 @@
  * in the state store (error rate over a sliding window, latency EWMA, consecutive failures,
  * cooldowns), which gateways read to skip or de-weight channels. Which event says what:
  * project-channel-observations.ts. Idempotent by construction: every observation carries its
- * event's id and the store applies each id once, so a redelivered batch or a replayed topic
- * changes nothing.
+ * record's log position and the store applies each position once (a watermark per partition), so
+ * a redelivered batch or a replayed topic, however old, changes nothing.
  */
-import type { TrafficEvent } from '../../schemas/events/traffic-events.ts';
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import type { TrafficConsumer } from '../traffic-consumer.ts';
+import type { ConsumedTrafficEvent, TrafficConsumer } from '../traffic-consumer.ts';
 import { projectChannelObservations } from './project-channel-observations.ts';
 
 /** What the health consumer writes to, and the policy it folds with (default DEFAULT_HEALTH_POLICY). */
@@ -30,7 +29,7 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
   return {
     name: 'health',
     topics: [TOPICS.requests, TOPICS.failovers],
-    async handleBatch(events: ReadonlyArray<TrafficEvent>): Promise<void> {
+    async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {
       // Issued in log order without waiting in between: both adapters apply calls in issue order
       // (one Redis connection executes them in sequence), so the result equals a sequential fold.
       const observations = events.flatMap(projectChannelObservations);

@@ -22,11 +22,12 @@
  *     attempt already has its FailoverOccurred; counting it again would double it.
  *   - cancelled after the first byte → ok with the ttfbMs sample (the client left, not the channel).
  *   - failed after the first byte (mid-stream) → by the fault rules, latency = latencyMs.
- * The observation's eventId is the event's eventId, `at` its occurredAt; a negative latency (a
+ * The observation's eventId is the event's eventId, `position` its record's log position (the
+ * store applies each position once), `at` its occurredAt; a negative latency (a
  * wall-clock step) is recorded as 0.
  */
 import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../schemas/events/traffic-events.ts';
-import type { ChannelObservation } from '../../schemas/state-store/state-store.ts';
+import type { ChannelObservation, LogPosition } from '../../schemas/state-store/state-store.ts';
 
 /** Error kinds that are the channel's fault (the gateway's failover kinds). */
 export const CHANNEL_FAULT_KINDS: ReadonlySet<string> = new Set(['upstream-unavailable', 'upstream-timeout', 'upstream-malformed', 'upstream-rate-limited']);
@@ -35,15 +36,16 @@ export const CHANNEL_FAULT_KINDS: ReadonlySet<string> = new Set(['upstream-unava
 export const REQUEST_FAULT_KINDS: ReadonlySet<string> = new Set(['invalid-request', 'upstream-rejected', 'request-too-large', 'unsupported-media-type']);
 
 /** The health observations one traffic event yields (0 or 1). */
-export function projectChannelObservations(event: TrafficEvent): ChannelObservation[] {
-  if (event.type === 'FailoverOccurred') return fromFailover(event.event);
-  if (event.type === 'RequestCompleted') return fromRequest(event.event);
+export function projectChannelObservations(event: TrafficEvent & { readonly position: LogPosition }): ChannelObservation[] {
+  if (event.type === 'FailoverOccurred') return fromFailover(event.event, event.position);
+  if (event.type === 'RequestCompleted') return fromRequest(event.event, event.position);
   return [];
 }
 
-function fromFailover(event: FailoverOccurred): ChannelObservation[] {
+function fromFailover(event: FailoverOccurred, position: LogPosition): ChannelObservation[] {
   return byFault(event.errorKind, {
     eventId: event.eventId,
+    position,
     channelId: event.channelId,
     at: event.occurredAt,
     latencyMs: Math.max(0, event.latencyMs),
@@ -51,9 +53,9 @@ function fromFailover(event: FailoverOccurred): ChannelObservation[] {
   });
 }
 
-function fromRequest(event: RequestCompleted): ChannelObservation[] {
+function fromRequest(event: RequestCompleted, position: LogPosition): ChannelObservation[] {
   if (event.channelId === null) return [];
-  const base = { eventId: event.eventId, channelId: event.channelId, at: event.occurredAt };
+  const base = { eventId: event.eventId, position, channelId: event.channelId, at: event.occurredAt };
   if (event.status === 'completed') return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs ?? event.latencyMs) }];
   if (event.ttfbMs === null) return [];
   if (event.status === 'cancelled') return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs) }];

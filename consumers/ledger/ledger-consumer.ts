@@ -1,23 +1,27 @@
 /**
  * The ledger consumer: RequestCompleted events (topic `tollgate.requests`) → `consumption_log`,
- * one row per request, one insert per batch, each row stamped with the time it was ingested.
+ * one row per request, one insert per batch, each row stamped with the time it was ingested and
+ * costed like billing: the price book as of the event's `priceRevision`, at its `occurredAt`.
  * Idempotent: consumption_log is a ReplacingMergeTree keyed by event_id, so a redelivered batch
  * replaces its own rows (counts read with FINAL).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import type { Price } from '../../schemas/billing/price-book.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { awaitPriceRevisions } from '../billing/await-price-revisions.ts';
 import { reportUnpriced } from '../billing/report-unpriced.ts';
+import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import { projectConsumptionRow } from './project-consumption-row.ts';
 
 /** What the ledger needs. */
 export interface LedgerConsumerDeps {
   /** Migrated analytics store (consumption_log exists). */
   readonly analytics: AnalyticsStore;
-  /** The price book (USD/MTok parsed to nano-USD). */
-  readonly prices: ReadonlyArray<Price>;
+  /** Prices as of each event's revision (the consumers' control-plane fold). */
+  readonly prices: PriceSource;
+  /** Longest wait for the config topic to reach an event's price revision, ms (default 10 000). */
+  readonly priceWaitMs?: number;
   /** Told, once per batch and cause, about requests that used tokens but had no price: `no price for model "m" on channel "c": 3 request(s) costed at 0`. */
   readonly onWarning?: (message: string) => void;
   /** Wall clock, ms since epoch (default Date.now): read once per batch for the rows' ingested_at_ms. */
@@ -38,8 +42,9 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer 
       const requests: RequestCompleted[] = [];
       for (const item of events) if (item.type === 'RequestCompleted') requests.push(item.event);
       if (requests.length === 0) return;
+      await awaitPriceRevisions(deps.prices, requests, deps.priceWaitMs);
       const ingestedAt = (deps.now ?? Date.now)();
-      const projections = requests.map((event) => projectConsumptionRow(event, deps.prices, ingestedAt));
+      const projections = requests.map((event) => projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt));
       await deps.analytics.insert(
         'consumption_log',
         projections.map((projection) => projection.row),

@@ -3,7 +3,7 @@
  * API calls and from answers to tables.
  */
 import { readFileSync } from 'node:fs';
-import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, type CliCommand, type CliOption } from './cli-arguments.ts';
+import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, UsageError, type CliCommand, type CliOption } from './cli-arguments.ts';
 import { printRecord, printTable } from './cli-table.ts';
 
 const USER_OPTIONS: Record<string, CliOption> = {
@@ -146,7 +146,32 @@ const pricesList: CliCommand = {
     ]),
 };
 
-const PRICE_FIELDS = { model: ['model', String], channel: ['channel', String], input: ['inputPerMTok', asNumber], output: ['outputPerMTok', asNumber], 'cache-read': ['cacheReadPerMTok', asNumber], 'cache-write': ['cacheWritePerMTok', asNumber], from: ['effectiveFrom', String], id: ['priceId', String] } as const;
+/**
+ * A price flag's text → a JSON number. Only plain decimals (`0.27`, `12`, `-1` — the server names a
+ * negative) convert; anything else (`abc`, `1e3`, `NaN`, `Infinity`) and decimals beyond 9 places,
+ * which a JSON number could not carry exactly, are refused here, naming the flag.
+ * @throws UsageError naming `--<flag>`.
+ */
+function priceNumber(flag: string): (text: string) => number {
+  return (text) => {
+    const match = /^-?\d+(?:\.(\d+))?$/.exec(text.trim());
+    if (!match) throw new UsageError(`--${flag}: '${text}' is not a number: give USD per million tokens as a decimal, e.g. 0.27`);
+    if ((match[1] ?? '').replace(/0+$/, '').length > 9) throw new UsageError(`--${flag}: '${text}' has more than 9 decimal places`);
+    return Number(text);
+  };
+}
+
+const PRICE_FIELDS = {
+  model: ['model', String],
+  channel: ['channel', String],
+  input: ['inputPerMTok', priceNumber('input')],
+  output: ['outputPerMTok', priceNumber('output')],
+  'cache-read': ['cacheReadPerMTok', priceNumber('cache-read')],
+  'cache-write': ['cacheWritePerMTok', priceNumber('cache-write')],
+  from: ['effectiveFrom', String],
+  'effective-from': ['effectiveFrom', String],
+  id: ['priceId', String],
+} as const;
 
 const pricesSet: CliCommand = {
   name: 'prices set',
@@ -159,10 +184,14 @@ const pricesSet: CliCommand = {
     output: { type: 'string', value: 'USD', help: 'output price per million tokens', required: true },
     'cache-read': { type: 'string', value: 'USD', help: 'cache-read price (default: input)' },
     'cache-write': { type: 'string', value: 'USD', help: 'cache-write price (default: input)' },
-    from: { type: 'string', value: 'ISO', help: 'effective from (default: the epoch)' },
+    from: { type: 'string', value: 'ISO', help: 'effective from, an ISO-8601 date or date-time (default: the epoch)' },
+    'effective-from': { type: 'string', value: 'ISO', help: 'same as --from' },
     id: { type: 'string', value: 'PRICE-ID', help: 'explicit entry id (default: model|channel|from)' },
   },
-  request: ({ values }) => ({ method: 'PUT', path: '/admin/api/prices', body: bodyFrom(values, PRICE_FIELDS) }),
+  request: ({ values }) => {
+    if (values.from !== undefined && values['effective-from'] !== undefined) throw new UsageError('--from and --effective-from are the same flag: give one');
+    return { method: 'PUT', path: '/admin/api/prices', body: bodyFrom(values, PRICE_FIELDS) };
+  },
   print: (body, out) => (out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`), printRecord(out, body.price)),
 };
 

@@ -18,12 +18,17 @@ export const setPriceInput = priceEntrySchema.extend({
  * Sets a price-book entry (USD per million tokens, ≤ 9 decimals). The entry's id is `pathPriceId`,
  * else the body's `priceId`, else `<model>|<channel or *>|<effectiveFrom ISO>` — so setting the
  * same model, channel and start time again replaces the entry instead of adding a rival.
+ * The model need not be served by any channel yet (a price can precede its channel); a `channel`,
+ * though, must name a channel the control plane knows.
  * @returns one PriceSet event; result `{ priceId, created }`.
- * @throws CommandError 400 bad input (a body `priceId` differing from the path's included).
+ * @throws CommandError 400 bad input: a negative, non-finite or over-precise price, an
+ *   `effectiveFrom` that is not ISO-8601, an unknown `channel`, an unknown field, or a body
+ *   `priceId` differing from the path's.
  */
 export function setPrice(view: ControlPlaneView, pathPriceId: string | undefined, input: unknown, ctx: CommandContext): CommandResult<{ priceId: string; created: boolean }> {
   const body = parseInput(setPriceInput, input);
   if (pathPriceId !== undefined && body.priceId !== undefined && body.priceId !== pathPriceId) fail(400, `priceId: must equal the price id in the path ('${pathPriceId}')`, 'priceId');
+  if (body.channel !== undefined && !view.channels().some((c) => c.config.id === body.channel)) fail(400, `channel: unknown channel '${body.channel}'`, 'channel');
   const effectiveFrom = Date.parse(body.effectiveFrom);
   const priceId = pathPriceId ?? body.priceId ?? `${body.model}|${body.channel ?? '*'}|${new Date(effectiveFrom).toISOString()}`;
   const event: PriceSet = { ...eventHeader(ctx), ...priceSetFields(body, priceId) };

@@ -8,10 +8,12 @@ import type { Usage } from '../canonical/usage.ts';
 import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
 import type { FailoverOccurred, RequestCompleted, TokenUsage, TrafficEvent, UsageRecorded } from '../../schemas/events/traffic-events.ts';
 
-/** Who made the request: the API key's id (never the key) and its owner. */
+/** Who made the request: the API key's id (never the key) and its owner; and the price book it is billed with. */
 export interface TrafficIdentity {
   readonly keyId: string;
   readonly userId: string | null;
+  /** PriceSet events this node had applied (ControlPlaneView.priceRevision); absent → null (billed by time). */
+  readonly priceRevision?: number;
 }
 
 /** A failover record; `retryAfterMs` (ms the upstream asked to wait) is carried when the exchange provides it. */
@@ -76,6 +78,7 @@ function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identit
     channelId,
     provider: outcome.provider ?? '',
     ...usage,
+    priceRevision: identity.priceRevision ?? null,
   };
 }
 
@@ -97,6 +100,7 @@ function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdenti
     ttfbMs: outcome.ttfbMs === undefined ? null : wholeMs(outcome.ttfbMs),
     attempts: outcome.attempts,
     usage,
+    priceRevision: identity.priceRevision ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
     publish: (record) => log.publish({ ...record, topic: prefix + record.topic }),
     flush: () => log.flush(),
     status: () => log.status(),
+    endOffsets: (topic) => log.endOffsets(prefix + topic),
     close: () => log.close(),
     subscribe: (options) =>
       log.subscribe({

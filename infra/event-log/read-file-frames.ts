@@ -49,3 +49,31 @@ export async function findFramesEnd(file: FileHandle): Promise<number> {
   }
   return position;
 }
+
+/** Where the whole frames of a file end, and where the last of them starts. */
+export interface FramesTail {
+  /** Byte position after the last whole frame. */
+  readonly end: number;
+  /** Byte position of the last whole frame; undefined when there is none. */
+  readonly lastPosition: number | undefined;
+}
+
+/**
+ * Walks the whole frames from `from` (a frame boundary, e.g. a previous `end`) in 1 MiB chunks
+ * and returns where they end and where the last one starts; a partially written last frame is
+ * left out. `lastPosition` is undefined when no whole frame starts at or after `from`.
+ * @throws Error on I/O errors or a corrupt length field.
+ */
+export async function findFramesTail(file: FileHandle, from = 0): Promise<FramesTail> {
+  const { size } = await file.stat();
+  let position = from;
+  let lastPosition: number | undefined;
+  while (position < size) {
+    const chunk = await readFileFrames(file, position, Number.MAX_SAFE_INTEGER, 1024 * 1024);
+    const last = chunk.frames[chunk.frames.length - 1];
+    if (!last) break;
+    lastPosition = last.position;
+    position = chunk.nextPosition;
+  }
+  return { end: position, lastPosition };
+}

@@ -7,7 +7,14 @@
 import { z } from 'zod';
 import type { TokenUsage } from '../events/traffic-events.ts';
 
-const usdPerMTok = z.number().min(0, 'must be ≥ 0').refine((v) => /^\d+(\.\d{1,9})?$/.test(String(v)), 'must have at most 9 decimal places');
+/**
+ * USD per million tokens: a finite JSON number ≥ 0 with at most 9 decimals. Non-numbers keep the
+ * parser's own wording (`expected number, got string`); NaN and ±Infinity (e.g. `1e309`) are named.
+ */
+const usdPerMTok = z
+  .number({ error: (issue) => (typeof issue.input === 'number' ? 'must be a finite number' : undefined) })
+  .min(0, 'must be ≥ 0')
+  .refine((v) => /^\d+(\.\d{1,9})?$/.test(String(v)), 'must have at most 9 decimal places');
 
 /** One price entry as written in the config file (`prices:`). */
 export const priceEntrySchema = z

@@ -73,6 +73,18 @@ export interface EventLog {
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   status(): PublisherStatus;
+  /**
+   * Where each partition of `topic` ends now: for every partition, an offset E (decimal string)
+   * such that every record stored so far has an offset below E and every record stored later gets
+   * an offset of at least E. So a reader holds the topic as it was when it asked once it was handed
+   * a record with offset >= E - 1 on every partition whose E is above 0; E = '0' means nothing to
+   * read. Kafka: the high watermark (the offset the next record will get), or '0' when retention
+   * left the partition empty. File log (offsets are byte positions): the last whole record's
+   * position + 1, or '0' for an empty file. Sorted by partition; an empty list when the topic does
+   * not exist yet. Reads only: creates no topic.
+   * @throws the adapter's Error when the log is unreachable or the topic name is illegal.
+   */
+  endOffsets(topic: string): Promise<ReadonlyArray<{ partition: number; offset: string }>>;
   /** Flushes, then stops this instance's subscriptions and releases connections and files; later publishes are dropped. */
   close(): Promise<void>;
 }

@@ -21,6 +21,18 @@ const occurredAtField = {
 } as const;
 
 /**
+ * `priceRevision`: how many PriceSet events the gateway node had applied from the config topic
+ * when it built the event. Billing prices the request with the price book as of that revision
+ * (schemas/billing/price-history.ts); null in events written before the field existed.
+ */
+const priceRevisionField = {
+  name: 'priceRevision',
+  type: ['null', 'long'],
+  default: null,
+  doc: 'PriceSet events the gateway had applied: the price book this request is billed with',
+} as const;
+
+/**
  * The token counts of one request (tokens) and where they came from: nested as the TokenUsage
  * record in RequestCompleted, flat in UsageRecorded. One list, so the two can never drift apart.
  */
@@ -33,7 +45,7 @@ const tokenUsageFields = [
   { name: 'usageSource', type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] } },
 ] as const;
 
-/** Schema of RequestCompleted (topic tollgate.requests), version 2 (v1 is in avro/history). */
+/** Schema of RequestCompleted (topic tollgate.requests), version 3 (v1 and v2 are in avro/history). */
 export const requestCompletedSchema = {
   type: 'record',
   name: 'RequestCompleted',
@@ -70,10 +82,11 @@ export const requestCompletedSchema = {
         fields: tokenUsageFields,
       },
     },
+    priceRevisionField,
   ],
 } as const;
 
-/** Schema of UsageRecorded (topic tollgate.usage), version 1. Token fields are flat (TS: extends TokenUsage). */
+/** Schema of UsageRecorded (topic tollgate.usage), version 2 (v1 is in avro/history). Token fields are flat (TS: extends TokenUsage). */
 export const usageRecordedSchema = {
   type: 'record',
   name: 'UsageRecorded',
@@ -90,6 +103,7 @@ export const usageRecordedSchema = {
     { name: 'channelId', type: 'string' },
     { name: 'provider', type: 'string' },
     ...tokenUsageFields,
+    priceRevisionField,
   ],
 } as const;
 

@@ -50,6 +50,8 @@ export interface RequestCompleted {
   /** channels tried, including the one that served */
   readonly attempts: number;
   readonly usage: TokenUsage;
+  /** PriceSet events the gateway node had applied when it built the event: the price book the request is billed with; null in older events. */
+  readonly priceRevision: number | null;
 }
 
 /** Usage of a request a channel served. Topic `tollgate.usage`, key = requestId. */
@@ -64,6 +66,8 @@ export interface UsageRecorded extends TokenUsage {
   readonly upstreamModel: string;
   readonly channelId: string;
   readonly provider: string;
+  /** PriceSet events the gateway node had applied when it built the event: the price book the request is billed with; null in older events. */
+  readonly priceRevision: number | null;
 }
 
 /** A channel failed and the router moved on (or gave up). Topic `tollgate.failovers`, key = requestId. */

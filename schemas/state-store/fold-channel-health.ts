@@ -27,6 +27,7 @@
  *   `now`, else 0.
  * - Window: error rate = failures / observations with `at > now - windowMs` (0 when none).
  */
+import { offsetOf } from './applied-watermark.ts';
 import type { ChannelHealth, ChannelObservation, HealthPolicy } from './state-store.ts';
 
 /** The per-channel folded state (everything but the sliding window). Times in ms since epoch. */
@@ -112,6 +113,7 @@ export function channelHealthOf(channelId: string, state: ChannelHealthState, wi
  */
 export function assertValidObservation(observation: ChannelObservation): void {
   if (!observation.eventId || !observation.channelId) throw new RangeError('channel observation needs an eventId and a channelId');
+  offsetOf(observation.position);
   const numbers: Array<[string, number | undefined]> = [['at', observation.at], ['latencyMs', observation.latencyMs], ['retryAfterMs', observation.retryAfterMs]];
   for (const [name, value] of numbers) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`channel observation ${name} must be a finite number >= 0, got ${value}`);

@@ -2,16 +2,20 @@
  * Spend counters are signed 64-bit integers of nano-USD in both adapters (Redis INCRBY's range):
  * at most 2^63 − 1 nano-USD ≈ 9.22e9 USD per key or user. Both adapters refuse what Redis would.
  */
+import { offsetOf } from './applied-watermark.ts';
+import type { LogPosition } from './state-store.ts';
 
 /** Largest spend counter value, nano-USD (2^63 − 1). */
 export const MAX_SPEND_NANO_USD = 2n ** 63n - 1n;
 
 /**
  * Checks one spend increment and the ids it applies to.
- * @throws RangeError when `costNanoUsd` is not in 0..2^63 − 1 or an id is empty.
+ * @throws RangeError when `costNanoUsd` is not in 0..2^63 − 1, the key id is empty or the log
+ *   position is malformed.
  */
-export function assertSpendIncrement(eventId: string, keyId: string, costNanoUsd: bigint): void {
-  if (!eventId || !keyId) throw new RangeError('addSpend needs an eventId and a keyId');
+export function assertSpendIncrement(position: LogPosition, keyId: string, costNanoUsd: bigint): void {
+  offsetOf(position);
+  if (!keyId) throw new RangeError('addSpend needs a keyId');
   if (typeof costNanoUsd !== 'bigint' || costNanoUsd > MAX_SPEND_NANO_USD || costNanoUsd < 0n) {
     throw new RangeError(`spend increment must be an integer of nano-USD in 0..2^63-1, got ${String(costNanoUsd)}`);
   }

@@ -1,9 +1,26 @@
 /**
  * The state-store port (DESIGN.md §2): spend counters for quota checks and channel health for
  * routing. Adapters: Redis (ioredis, Lua for atomic idempotent updates; used when REDIS_URL is
- * set) and in-process memory. Every write carries the event id it comes from and is applied at
- * most once, so replays and redeliveries change nothing.
+ * set) and in-process memory.
+ *
+ * Exactly-once effect without time windows: every write carries the log position of the record it
+ * comes from (topic, partition, offset). Per partition the store keeps one watermark, the highest
+ * offset applied, in the same atomic step as the write; a write at or below the watermark is a
+ * redelivery or a replay and changes nothing. Consumers read a partition in offset order, so this
+ * is exact however old the replayed records are, and the memory it takes is one small value per
+ * partition, not one per event.
  */
+
+/**
+ * Where a record sits in the event log: the topic, the partition and the offset (the adapter's
+ * position as a decimal string: a Kafka offset, or a byte position in the embedded file log;
+ * compared as numbers, exact below 2^53).
+ */
+export interface LogPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
 
 /** Spend of one key or user, in nano-USD (1e-9 USD) as a bigint-safe decimal string. */
 export interface SpendTotals {
@@ -14,6 +31,8 @@ export interface SpendTotals {
 /** One observation of a channel: a served request or a failed attempt. */
 export interface ChannelObservation {
   readonly eventId: string;
+  /** The record the observation comes from: applied once per position (see the module doc). */
+  readonly position: LogPosition;
   readonly channelId: string;
   /** ms since epoch */
   readonly at: number;
@@ -56,17 +75,21 @@ export const DEFAULT_HEALTH_POLICY: HealthPolicy = { windowMs: 60_000, failureTh
 /** The state store. */
 export interface StateStore {
   /**
-   * Adds `costNanoUsd` to the key's and (when given) the user's spend, once per `eventId`.
-   * Returns false when the event was already applied (ids are remembered for 7 days).
+   * Adds `costNanoUsd` to the key's and (when given) the user's spend, unless the spend
+   * watermark of `position`'s partition is already at or past its offset; then moves the
+   * watermark to it. Returns false for such a redelivered or replayed record, at any age.
+   * Calls for one partition must be issued in offset order (both adapters apply them in issue order).
    * Counters are signed 64-bit nano-USD (max 2^63 − 1 ≈ 9.22e9 USD).
-   * @throws RangeError when `costNanoUsd` is negative or a counter would overflow (nothing changes).
+   * @throws RangeError when `costNanoUsd` is negative, an id or the offset is malformed, or a
+   *   counter would overflow (nothing changes, the watermark included).
    */
-  addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
+  addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
   /** Current spend of a key and its user (0 when unknown). */
   getSpend(keyId: string, userId: string | null): Promise<SpendTotals>;
   /**
-   * Folds one observation into the channel's health, once per `eventId`. Returns false on a
-   * duplicate. Rules (window, EWMA, cooldowns, out-of-order observations): fold-channel-health.ts.
+   * Folds one observation into the channel's health unless the health watermark of its
+   * position's partition is already at or past its offset (then returns false: a redelivery or a
+   * replay, at any age), and moves the watermark to it. Issue calls of one partition in offset order. Rules (window, EWMA, cooldowns, out-of-order observations): fold-channel-health.ts.
    * @throws RangeError on a non-finite or negative time/latency or an invalid policy.
    */
   recordChannelObservation(observation: ChannelObservation, policy?: HealthPolicy): Promise<boolean>;

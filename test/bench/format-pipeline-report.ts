@@ -41,6 +41,18 @@ export interface PipelineReport {
   readonly consumersCpuUsPerRequest?: number;
   /** How often consumption_log was polled while waiting for the last row, ms (the wall time's resolution). */
   readonly pollIntervalMs: number;
+  /**
+   * Growth of the run's Redis keys per 1,000 measured requests, bytes (sum of MEMORY USAGE after
+   * the consumers settled after the measured phase minus the same after the warm-up); null when
+   * the state store is the in-process memory store (no REDIS_URL), which is not measured.
+   */
+  readonly redisBytesPer1000Requests: number | null;
+  /** Growth of the number of the run's Redis keys per 1,000 measured requests; null when not measured. */
+  readonly redisKeysPer1000Requests: number | null;
+  /** The same two figures per kind of key (e.g. `applied:spend`, `health:ok`), when measured. */
+  readonly redisPer1000RequestsByKind?: Readonly<Record<string, { readonly keys: number; readonly bytes: number }>>;
+  /** The run's keys and their bytes after the measured phase (all requests, warm-up included), when measured. */
+  readonly redisAfterRun?: { readonly keys: number; readonly bytes: number };
 }
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
@@ -55,7 +67,30 @@ export function roundPipelineReport(report: PipelineReport): PipelineReport {
     rowsPerSecond: round(report.rowsPerSecond, 0),
     gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0),
     ...(report.consumersCpuUsPerRequest !== undefined ? { consumersCpuUsPerRequest: round(report.consumersCpuUsPerRequest, 0) } : {}),
+    redisBytesPer1000Requests: report.redisBytesPer1000Requests === null ? null : round(report.redisBytesPer1000Requests, 0),
+    redisKeysPer1000Requests: report.redisKeysPer1000Requests === null ? null : round(report.redisKeysPer1000Requests, 1),
+    ...(report.redisPer1000RequestsByKind
+      ? { redisPer1000RequestsByKind: Object.fromEntries(Object.entries(report.redisPer1000RequestsByKind).map(([kind, f]) => [kind, { keys: round(f.keys, 1), bytes: round(f.bytes, 0) }])) }
+      : {}),
   };
+}
+
+const formatBytes = (bytes: number): string => (Math.abs(bytes) >= 10_000 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes.toFixed(0)} B`);
+
+/** The Redis rows of the table: totals, then one line per kind of key that changed. */
+function redisRows(report: PipelineReport): Array<[string, string]> {
+  if (report.redisBytesPer1000Requests === null || report.redisKeysPer1000Requests === null) {
+    return [['Redis bytes per 1,000 requests', `not measured (${report.engines.stateStore} state store, embedded)`]];
+  }
+  const rows: Array<[string, string]> = [
+    ['Redis bytes per 1,000 requests', `${formatBytes(report.redisBytesPer1000Requests)} (${report.redisBytesPer1000Requests.toFixed(0)} bytes)`],
+    ['Redis keys per 1,000 requests', report.redisKeysPer1000Requests.toFixed(1)],
+  ];
+  for (const [kind, figures] of Object.entries(report.redisPer1000RequestsByKind ?? {})) {
+    if (figures.keys !== 0 || figures.bytes !== 0) rows.push([`  ${kind}`, `${formatBytes(figures.bytes)}, ${figures.keys.toFixed(1)} keys`]);
+  }
+  if (report.redisAfterRun) rows.push(['Redis after the run', `${report.redisAfterRun.keys} keys, ${formatBytes(report.redisAfterRun.bytes)} (warm-up included)`]);
+  return rows;
 }
 
 /** The report as an aligned two-column table (name, value). */
@@ -76,6 +111,7 @@ export function formatPipelineTable(report: PipelineReport): string {
     ['lag max', `${report.lagMaxMs} ms`],
     ['gateway CPU', `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request${report.engines.consumers.startsWith('in the gateway') ? ' (consumers included)' : ''}`],
     ...(report.consumersCpuUsPerRequest !== undefined ? [['consumers CPU', `${report.consumersCpuUsPerRequest.toFixed(0)} µs/request`] as [string, string]] : []),
+    ...redisRows(report),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n');

@@ -10,7 +10,7 @@
 import { request } from 'undici';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 
-/** Reads consumption_log for the requests that ended at or after `sinceMs` (ms since epoch). */
+/** Reads consumption_log and billing_lines for the requests that ended at or after `sinceMs` (ms since epoch). */
 export interface PipelineProbe {
   /** The analytics engine's version, e.g. `18.16.1` or `26.7.2.1`. */
   version(): Promise<string>;
@@ -18,6 +18,8 @@ export interface PipelineProbe {
   rowCount(sinceMs: number): Promise<number>;
   /** ingested_at_ms − occurred_at_ms (ms) of those rows with an ingestion time, unsorted. */
   lagsMs(sinceMs: number): Promise<number[]>;
+  /** Rows in `billing_lines FINAL` with occurred_at_ms ≥ sinceMs (the billing consumer inserts them before it adds the spend). */
+  billingLineCount(sinceMs: number): Promise<number>;
 }
 
 /** Path prefix of the probe on a bench child's control server. */
@@ -42,12 +44,16 @@ export function createAnalyticsProbe(store: AnalyticsStore): PipelineProbe {
       );
       return rows.map((row) => Number(row.lag));
     },
+    async billingLineCount(sinceMs) {
+      const rows = await store.query<{ n: string }>(`SELECT toString(count()) AS n FROM billing_lines FINAL WHERE occurred_at_ms >= ${since(sinceMs)}`);
+      return Number(rows[0]?.n ?? 0);
+    },
   };
 }
 
 /**
  * Child side: answers a control-server GET for `url` (`/pipeline/version`, `/pipeline/rows?since=MS`,
- * `/pipeline/lags?since=MS`) with `probe`. Undefined when `url` is not a probe path.
+ * `/pipeline/lags?since=MS`, `/pipeline/billing?since=MS`) with `probe`. Undefined when `url` is not a probe path.
  * @throws Error for an unknown probe path or a failed query
  */
 export async function answerProbeRequest(probe: PipelineProbe, url: string): Promise<unknown> {
@@ -61,6 +67,8 @@ export async function answerProbeRequest(probe: PipelineProbe, url: string): Pro
       return { rows: await probe.rowCount(sinceMs) };
     case 'lags':
       return { lags: await probe.lagsMs(sinceMs) };
+    case 'billing':
+      return { rows: await probe.billingLineCount(sinceMs) };
     default:
       throw new Error(`unknown probe path ${parsed.pathname}`);
   }
@@ -80,5 +88,6 @@ export function createRemoteProbe(controlOrigin: string): PipelineProbe {
     version: async () => (await getJson<{ version: string }>(at('version'))).version,
     rowCount: async (sinceMs) => (await getJson<{ rows: number }>(at(`rows?since=${since(sinceMs)}`))).rows,
     lagsMs: async (sinceMs) => (await getJson<{ lags: number[] }>(at(`lags?since=${since(sinceMs)}`))).lags,
+    billingLineCount: async (sinceMs) => (await getJson<{ rows: number }>(at(`billing?since=${since(sinceMs)}`))).rows,
   };
 }

@@ -6,7 +6,8 @@
  * direct case, CPU µs per request of the gateway and mock processes) and writes it as JSON to
  * `test-artifacts/bench/latest.json`. Then the pipeline case (run-pipeline-bench.ts): events per
  * second through gateway → event log → consumers → ClickHouse, and the lag from request end to
- * its row (p50, p99), on the engines the environment names; added to the JSON as `pipeline`.
+ * its row (p50, p99), and with REDIS_URL the Redis bytes and keys per 1,000 requests, on the engines
+ * the environment names; added to the JSON as `pipeline`.
  *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1);
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
@@ -77,6 +78,10 @@ async function addPipeline(report: BenchReport, servers: BenchServers, settings:
       'lag: ingested_at_ms − occurred_at_ms per row: request end in the gateway → the ledger consumer building its batch insert.\n' +
       'Consumers run as their own process with KAFKA_BROKERS and CLICKHOUSE_URL set (ClickHouse read over HTTP); otherwise inside the\n' +
       'gateway child, as npm start does in embedded mode (chdb allows one process per data dir, so that child answers the queries).\n' +
+      'Redis bytes/keys per 1,000 requests: growth of the run\'s keys (SCAN of its key prefix, sum of MEMORY USAGE … SAMPLES 0) from after the\n' +
+      'warm-up to after the measured phase, each taken once billing_lines held every line and the keys stopped changing for 1 s; per kind\n' +
+      'of key below it. MEMORY USAGE leaves out the expires-dictionary entry of keys with a TTL and allocator overhead. health:ok/fail hold\n' +
+      'the ids of the last 60 s of observations, so they grow with the requests of a short run but not past the window.\n' +
       'The HTTP cases above run on a gateway without an event log.\n',
   );
   return { ...report, pipeline };

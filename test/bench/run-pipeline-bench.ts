@@ -15,6 +15,13 @@
  * time; rows/s likewise. Lag per row = ingested_at_ms − occurred_at_ms (request end → the ledger
  * building the insert of its batch; the insert's own round trip is not included), p50/p99 by
  * nearest rank over every measured row.
+ *
+ * Redis (with REDIS_URL): after the warm-up and again after the measured phase, once the billing
+ * consumer has inserted every billing line of the phase's requests and the run's keys stopped
+ * changing for 1 s (billing and health consumers done; redis-footprint.ts), the run's keys are
+ * summed (count, MEMORY USAGE). The difference / (R / 1000) is the state the consumers (and the
+ * gateway) keep in Redis per 1,000 requests. These waits come after each phase's wall time, so
+ * they do not change events/s. Without REDIS_URL the state store is in-process memory: not measured.
  */
 import { createClickHouseStore } from '../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
@@ -23,6 +30,7 @@ import type { BenchServerStats } from './bench-server-contract.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
 import { preparePipelineEngines, type PipelineEngines } from './pipeline-engines.ts';
 import { createAnalyticsProbe, createRemoteProbe, type PipelineProbe } from './pipeline-probe.ts';
+import { footprintDelta, openRedisFootprint, type RedisFootprint, type RedisFootprintReader } from './redis-footprint.ts';
 import { percentile } from './run-load-phase.ts';
 import { sendBenchRequests } from './send-bench-requests.ts';
 import { spawnBenchConsumers, type BenchConsumersHandle } from './spawn-bench-consumers.ts';
@@ -64,6 +72,22 @@ async function waitForRows(probe: PipelineProbe, sinceMs: number, expected: numb
   }
 }
 
+/**
+ * Waits until the billing consumer inserted `expected` billing lines of requests ended at or after
+ * `sinceMs` and the run's Redis keys stopped changing for 1 s, then returns their footprint.
+ * @throws Error after `timeoutMs` (each wait)
+ */
+async function settleRedis(redis: RedisFootprintReader, probe: PipelineProbe, sinceMs: number, expected: number, timeoutMs: number, phase: string): Promise<RedisFootprint> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = await probe.billingLineCount(sinceMs);
+    if (lines >= expected) break;
+    if (Date.now() > deadline) throw new Error(`${phase}: ${lines} of ${expected} rows in billing_lines after ${timeoutMs / 1000} s (billing consumer stalled?)`);
+    await sleep(POLL_INTERVAL_MS);
+  }
+  return redis.settle(timeoutMs);
+}
+
 /** Polls the gateway's stats until it recorded `expected` more outcomes than `before` (outcomes follow the answer by a tick). */
 async function waitForOutcomes(gateway: BenchServerHandle, before: BenchServerStats, expected: number): Promise<BenchServerStats> {
   const deadline = Date.now() + 10_000;
@@ -85,6 +109,20 @@ interface MeasureContext {
   readonly benchCase: BenchCase;
   readonly settings: PipelineBenchSettings;
   readonly consumers?: BenchConsumersHandle;
+  /** Reader of the run's Redis keys; absent with the memory state store. */
+  readonly redis?: RedisFootprintReader;
+}
+
+/** The Redis figures of the report from the footprints after the warm-up and after the measured phase. */
+function redisFigures(requests: number, warm?: RedisFootprint, end?: RedisFootprint): Pick<PipelineReport, 'redisBytesPer1000Requests' | 'redisKeysPer1000Requests' | 'redisPer1000RequestsByKind' | 'redisAfterRun'> {
+  if (!warm || !end) return { redisBytesPer1000Requests: null, redisKeysPer1000Requests: null };
+  const scale = 1000 / requests;
+  return {
+    redisBytesPer1000Requests: (end.bytes - warm.bytes) * scale,
+    redisKeysPer1000Requests: (end.keys - warm.keys) * scale,
+    redisPer1000RequestsByKind: footprintDelta(warm, end, scale),
+    redisAfterRun: { keys: end.keys, bytes: end.bytes },
+  };
 }
 
 /** The warm-up, then the measured phase; returns the figures without the engine names. */
@@ -96,6 +134,7 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
   const warmupSince = Date.now();
   await send(warmupRequests);
   await waitForRows(probe, warmupSince, warmupRequests, timeoutMs, 'warm-up');
+  const redisWarm = context.redis ? await settleRedis(context.redis, probe, warmupSince, warmupRequests, timeoutMs, 'warm-up') : undefined;
   const before = await gateway.stats();
   const consumersCpuBefore = context.consumers?.cpuMicros();
   const startedAtMs = Date.now();
@@ -107,6 +146,7 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
   if (lags.length !== rows) throw new Error(`${rows} measured rows but ${lags.length} with an ingestion time (is migration 005 applied?)`);
   if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
   const events = after.eventsPublished - before.eventsPublished;
+  const redisEnd = context.redis ? await settleRedis(context.redis, probe, startedAtMs, settings.requests, timeoutMs, 'measured run') : undefined;
   const wallS = (seenAtMs - startedAtMs) / 1000;
   return {
     requestKind: benchCase.label.replace(/^gateway: /, ''),
@@ -125,6 +165,7 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
     gatewayCpuUsPerRequest: (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / settings.requests,
     ...(consumersCpuBefore !== undefined && consumersCpuAfter !== undefined ? { consumersCpuUsPerRequest: (consumersCpuAfter - consumersCpuBefore) / settings.requests } : {}),
     pollIntervalMs: POLL_INTERVAL_MS,
+    ...redisFigures(settings.requests, redisWarm, redisEnd),
   };
 }
 
@@ -132,6 +173,7 @@ interface Started {
   gateway?: BenchServerHandle;
   consumers?: BenchConsumersHandle;
   analytics?: AnalyticsStore;
+  redis?: RedisFootprintReader;
 }
 
 /** Stops the children (consumers first: they read what the gateway wrote) and waits for them to exit. */
@@ -142,6 +184,7 @@ async function stopAll(started: Started): Promise<void> {
     await Promise.race([started.gateway.exited, sleep(20_000)]);
   }
   await started.analytics?.close().catch(() => undefined);
+  await started.redis?.close().catch(() => undefined);
 }
 
 /** The probe for `engines`: ClickHouse over HTTP from here, or the gateway child's own store. */
@@ -168,7 +211,9 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
     if (engines.placement === 'separate-process') started.consumers = await spawnBenchConsumers(engines.childEnv);
     const probe = openProbe(engines, started, gateway);
     const version = await probe.version();
-    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}) });
+    const { redisUrl, redisKeyPrefix } = engines.settings;
+    if (redisUrl && redisKeyPrefix) started.redis = await openRedisFootprint(redisUrl, redisKeyPrefix);
+    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}), ...(started.redis ? { redis: started.redis } : {}) });
     const consumers = engines.placement === 'separate-process' ? 'separate process (consumers/main.ts)' : 'in the gateway process';
     return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures };
   } finally {

@@ -1,5 +1,5 @@
 /**
- * What the console's browser tests run against: the real entry point (`gateway/main.ts`) in a
+ * What the console's browser tests run against: the real entry point (`infra/processes/tollgate-server.ts`) in a
  * child process — embedded (file event log, memory state, chdb, consumers in-process) or on the
  * real engines (Kafka, Redis, ClickHouse from the environment, each run under its own topic
  * prefix, key prefix and database) — and Debian's Chromium driven by playwright-core.
@@ -28,7 +28,7 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export type ConsoleTestMode = 'embedded' | 'engines';
 
 /**
- * Starts `gateway/main.ts` in demo mode (the mock channel and demo key) with the console admin
+ * Starts `infra/processes/tollgate-server.ts` in demo mode (the mock channel and demo key) with the console admin
  * `login`/`password` from TOLLGATE_ADMIN_USER/TOLLGATE_ADMIN_PASSWORD.
  * @throws Error when it has not printed its address within 60 s or exits early (with its output).
  */

@@ -1,6 +1,6 @@
 /**
  * The web console end to end, in Debian's headless Chromium driven by playwright-core, against
- * `gateway/main.ts` run as `npm start` runs it — embedded (file log, memory, chdb) and on the real
+ * `infra/processes/tollgate-server.ts` run as `npm start` runs it — embedded (file log, memory, chdb) and on the real
  * engines (Kafka, Redis, ClickHouse). An admin signs in, creates a key, uses it with the official
  * OpenAI SDK, sees the requests in the usage page and the spend change, revokes the key and sees
  * the SDK refused; creates a channel and tests it; a second user sees only their own keys.

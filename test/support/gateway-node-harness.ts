@@ -11,7 +11,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import { eventsForConfigFile } from '../../gateway/control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
-import { startControlPlaneNode } from '../../gateway/control-plane/control-plane-node.ts';
+import { startConfigFollower } from '../../schemas/control-plane/config-follower.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 
@@ -45,7 +45,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
   const limiter = openRateLimiter(options.settings);
   const sessionStore = openSessionStore(options.settings);
   const projection = new ControlPlaneProjection(options.secrets.masterKey);
-  const node = await startControlPlaneNode({ eventLog, projection, log: () => undefined });
+  const node = await startConfigFollower({ eventLog, projection, log: () => undefined });
   await node.ready();
   await node.append(eventsForConfigFile(config, projection, options.secrets, Date.now()));
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });

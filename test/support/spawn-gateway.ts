@@ -1,5 +1,5 @@
 /**
- * Runs the real entry point, `gateway/main.ts`, in a child process in demo mode (no config file:
+ * Runs the real entry point, `infra/processes/tollgate-server.ts`, in a child process in demo mode (no config file:
  * the mock channel and the demo key) and waits for its "running at" banner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,11 +18,11 @@ export interface GatewayProcess {
 }
 
 /**
- * Spawns `gateway/main.ts` with exactly `env` (set PORT 0 and HOST for an ephemeral loopback port).
+ * Spawns `infra/processes/tollgate-server.ts` with exactly `env` (set PORT 0 and HOST for an ephemeral loopback port).
  * @throws Error (with the process output) when no banner came within `timeoutMs` or it exited first.
  */
 export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'gateway/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway printed no address within ${timeoutMs} ms:\n${output}`)), timeoutMs);

@@ -20,7 +20,16 @@ import { assertTableName } from '../assert-table-name.ts';
 export interface ChdbStoreOptions {
   /** Data directory (created if missing), e.g. `${TOLLGATE_DATA_DIR}/chdb`. */
   readonly path: string;
+  /**
+   * Database every statement runs in (unqualified table names resolve there), created
+   * (`CREATE DATABASE IF NOT EXISTS`) when the engine opens. Must be a plain identifier. Absent:
+   * the engine's own default database (`default`), where the embedded tables have always lived.
+   * Other databases of the same data directory stay reachable by qualified names (`db.table`).
+   */
+  readonly database?: string;
 }
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A request to the worker (see chdb-worker.mjs). */
 type WorkerRequest = { readonly op: 'exec' | 'query'; readonly sql: string } | { readonly op: 'close' };
@@ -38,11 +47,15 @@ interface Pending {
  * the engine's message (`Query failed: Code: 62. DB::Exception: Syntax error …`), or with
  * `cannot open chdb at <path>: …` when the data directory could not be opened (e.g. another
  * chdb store is open in this process), or after close() with `analytics store is closed`.
- * The worker does not keep the process alive while idle; close() ends it.
+ * The worker does not keep the process alive while idle; close() ends it. A `database` that
+ * cannot be created makes every call reject with `cannot open chdb at <path>: …` too.
+ * @throws Error synchronously when `database` is not a plain identifier.
  */
 export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
+  const { database } = options;
+  if (database !== undefined && !IDENTIFIER.test(database)) throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
   createRequire(import.meta.url)('chdb');
-  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path } });
+  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path, database } });
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let queue: Promise<unknown> = Promise.resolve();

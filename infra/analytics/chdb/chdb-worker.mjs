@@ -3,6 +3,11 @@
  * `workerData.path` and answers one request at a time. Plain ESM JavaScript on purpose: Node 20
  * does not apply `--import tsx` to a Worker's execArgv, so a .ts worker would not load.
  *
+ * With `workerData.database` (a plain identifier, checked by chdb-store.ts) the session creates
+ * that database if missing and makes it current with `USE`, which lasts for the session
+ * (https://clickhouse.com/docs/sql-reference/statements/use), so every statement runs in it;
+ * without, the engine's default database (`default`) is used, as it always was.
+ *
  * Requests:  { id: number, op: 'exec' | 'query' | 'close', sql?: string }
  * Replies:   { id, ok: true, rows?: object[] }  or  { id, ok: false, message: string }
  *  - exec  runs a statement (DDL, INSERT … FORMAT JSONEachRow <rows>) and discards its output;
@@ -23,8 +28,19 @@ let openFailure;
 try {
   mkdirSync(workerData.path, { recursive: true });
   session = new Session(workerData.path, { connectionArgs: CONNECTION_ARGS });
+  if (workerData.database) {
+    session.query(`CREATE DATABASE IF NOT EXISTS ${workerData.database}`, 'CSV');
+    session.query(`USE ${workerData.database}`, 'CSV');
+  }
 } catch (error) {
   openFailure = `cannot open chdb at ${workerData.path}: ${error instanceof Error ? error.message : String(error)}`;
+  // A session whose database could not be made current must not answer in another database.
+  try {
+    session?.close();
+  } catch {
+    // already failing; the open failure is what callers see
+  }
+  session = undefined;
 }
 
 /** @param {string} text JSONEachRow output */

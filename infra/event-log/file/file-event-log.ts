@@ -9,13 +9,14 @@
  * A record's offset is the byte position of its frame. One gateway process writes a data dir;
  * consumers may run in the same process or another one (they poll). Writing: file-topic-appender.ts
  * (one write per topic per event-loop turn, fdatasync every second and on flush). Reading:
- * file-subscription.ts. There is no retention: the files grow until removed by the operator.
+ * file-subscription.ts. End offsets (the last record's position + 1): file-end-offsets.ts. There is no retention: the files grow until removed by the operator.
  */
 import { join } from 'node:path';
 import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
+import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
 import { isSafeLogName } from '../is-safe-log-name.ts';
 import { encodeRecordFrame } from '../record-frame-codec.ts';
 
@@ -39,6 +40,7 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const logger = options.logger ?? silentLogger;
   const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
   const subscriptions = new Map<string, Subscription>();
+  const tails: FramesTailCache = new Map();
 
   return {
     publish(record: LogRecord): void {
@@ -74,6 +76,10 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
         throw error;
       }
       return handle;
+    },
+    async endOffsets(topic: string) {
+      if (!isSafeLogName(topic)) throw new Error(`illegal topic name: ${JSON.stringify(topic)}`);
+      return fileEndOffsets(options.dataDir, topic, tails);
     },
     status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),
     async close() {

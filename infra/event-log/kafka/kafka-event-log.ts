@@ -6,7 +6,7 @@
  * `sendBatch` every 10 ms or at 500 records; an fsync'ed disk spool at `<spoolDir>/spool.log`
  * while Kafka is unreachable, drained in order once it is back (also when a previous process left
  * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
- * committed after the handler resolved. Topics are created on first use with TOPIC_PARTITIONS
+ * committed after the handler resolved. End offsets (high watermarks): kafka-end-offsets.ts. Topics are created on first use with TOPIC_PARTITIONS
  * partitions (or their override in schemas/topics.ts: the config topic gets one, kept forever).
  * kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
  */
@@ -18,6 +18,7 @@ import { createKafkajsLogCreator } from './kafkajs-log-creator.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
 import { PUBLISH_RETRY } from './kafka-producer-session.ts';
 import { startKafkaSubscription } from './kafka-subscription.ts';
+import { fetchKafkaEndOffsets } from './kafka-end-offsets.ts';
 
 /** Options of the Kafka adapter. */
 export interface KafkaEventLogOptions {
@@ -56,6 +57,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     publish: (record) => publisher.publish(record),
     flush: () => publisher.flush(),
     status: () => publisher.status(),
+    endOffsets: (topic) => fetchKafkaEndOffsets(kafka, topic),
     async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
       const running = await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger);
       const handle: Subscription = {

@@ -1,7 +1,8 @@
 /**
  * The in-process state store (embedded mode, no REDIS_URL): the same semantics as the Redis
  * adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
- * spend range and the same 7-day memory of applied event ids. State lives as long as the process.
+ * spend range and the same applied-offset watermarks per partition (applied-watermark.ts), so a
+ * replay of any age changes nothing. State lives as long as the process.
  */
 import {
   assertValidObservation,
@@ -13,15 +14,11 @@ import {
 } from '../../../schemas/state-store/fold-channel-health.ts';
 import { OutcomeWindow } from './outcome-window.ts';
 import { addSpendChecked, assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import { AppliedWatermarks } from '../../../schemas/state-store/applied-watermark.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
-/** How long an applied event id is remembered, ms (the Redis guard's `EX 604800`). */
-export const APPLIED_EVENT_TTL_MS = 604_800_000;
-
-/** Options of the memory store; `clock` (ms since epoch) only ages the applied-event memory. */
-export interface MemoryStateStoreOptions {
-  readonly clock?: () => number;
-}
+/** Options of the memory store (none yet; kept so callers need not change when one is added). */
+export type MemoryStateStoreOptions = Record<string, never>;
 
 interface ChannelRecord {
   state: ChannelHealthState;
@@ -29,46 +26,20 @@ interface ChannelRecord {
   readonly window: OutcomeWindow;
 }
 
-/** Event ids applied within the last 7 days; Map order is insertion order, so pruning is from the front. */
-class AppliedEvents {
-  private readonly expiresAt = new Map<string, number>();
-
-  constructor(private readonly clock: () => number) {}
-
-  /** True (and remembered) the first time `eventId` is seen within its TTL. */
-  claim(eventId: string): boolean {
-    const now = this.clock();
-    this.prune(now);
-    const expires = this.expiresAt.get(eventId);
-    if (expires !== undefined && expires > now) return false;
-    this.expiresAt.delete(eventId);
-    this.expiresAt.set(eventId, now + APPLIED_EVENT_TTL_MS);
-    return true;
-  }
-
-  private prune(now: number): void {
-    for (const [id, expires] of this.expiresAt) {
-      if (expires > now) return;
-      this.expiresAt.delete(id);
-    }
-  }
-}
-
 /** Creates an empty in-process StateStore (see state-store.ts for the contract). */
-export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): StateStore {
-  const clock = options.clock ?? Date.now;
-  const appliedSpend = new AppliedEvents(clock);
-  const appliedHealth = new AppliedEvents(clock);
+export function createMemoryStateStore(_options: MemoryStateStoreOptions = {}): StateStore {
+  const watermarks = new AppliedWatermarks();
   const keySpend = new Map<string, bigint>();
   const userSpend = new Map<string, bigint>();
   const channels = new Map<string, ChannelRecord>();
 
   return {
-    async addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      assertSpendIncrement(eventId, keyId, costNanoUsd);
+    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
+      assertSpendIncrement(position, keyId, costNanoUsd);
+      if (!watermarks.isNew('spend', position)) return false;
       const keyTotal = addSpendChecked(keySpend.get(keyId) ?? 0n, costNanoUsd);
       const userTotal = userId === null ? 0n : addSpendChecked(userSpend.get(userId) ?? 0n, costNanoUsd);
-      if (!appliedSpend.claim(eventId)) return false;
+      watermarks.advance('spend', position);
       keySpend.set(keyId, keyTotal);
       if (userId !== null) userSpend.set(userId, userTotal);
       return true;
@@ -81,7 +52,8 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): S
     async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {
       assertValidObservation(observation);
       assertValidPolicy(policy);
-      if (!appliedHealth.claim(observation.eventId)) return false;
+      if (!watermarks.isNew('health', observation.position)) return false;
+      watermarks.advance('health', observation.position);
       let record = channels.get(observation.channelId);
       if (!record) {
         record = { state: NEUTRAL_CHANNEL_HEALTH_STATE, windowMs: policy.windowMs, window: new OutcomeWindow() };

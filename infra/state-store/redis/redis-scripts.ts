@@ -1,6 +1,8 @@
 /**
  * The Lua scripts of the Redis state store (key layout: REDIS-KEYS.md). Each write script first
- * claims the event id (`SET … NX EX`; addSpend checks it first and sets it last), so a redelivered event changes nothing; the health
+ * compares the record's offset with its partition's applied-offset watermark and changes nothing
+ * when the record is at or below it (a redelivery or a replay, at any age); otherwise it applies
+ * the write and moves the watermark, in the same atomic script (addSpend moves it last). The health
  * script is a line-by-line transcription of `foldChannelHealth` (fold-channel-health.ts) — keep
  * the two in step. Numbers are written with `%.17g`, which round-trips IEEE doubles exactly, so
  * both adapters hold bit-identical EWMAs. Spend amounts never pass through Lua numbers: INCRBY
@@ -8,13 +10,15 @@
  */
 
 /**
- * addSpend. KEYS: applied guard, key counter, [user counter]. ARGV: guard TTL (s), increment
- * (nano-USD ≥ 0, decimal string). Returns 1 when applied, 0 for a duplicate; an error reply (and
- * no change at all — the guard is written last, a half-done key increment is undone) when a
- * counter would overflow 64 bits. Redis does not roll scripts back, hence the explicit order.
+ * addSpend. KEYS: spend watermark of the partition, key counter, [user counter]. ARGV: offset
+ * (decimal), increment (nano-USD ≥ 0, decimal string). Returns 1 when applied, 0 when the
+ * watermark is already at or past the offset; an error reply (and no change at all — the
+ * watermark is written last, a half-done key increment is undone) when a counter would overflow
+ * 64 bits. Redis does not roll scripts back, hence the explicit order.
  */
 export const ADD_SPEND_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local applied = redis.call('GET', KEYS[1])
+if applied and tonumber(applied) >= tonumber(ARGV[1]) then return 0 end
 local key = redis.pcall('INCRBY', KEYS[2], ARGV[2])
 if type(key) == 'table' and key.err then return key end
 if #KEYS >= 3 then
@@ -24,18 +28,20 @@ if #KEYS >= 3 then
     return user
   end
 end
-redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
+redis.call('SET', KEYS[1], ARGV[1])
 return 1
 `;
 
 /**
- * recordChannelObservation. KEYS: applied guard, state hash, ok zset, fail zset.
- * ARGV: guard TTL (s), eventId, at (ms), ok ('1'|'0'), latencyMs, errorKind ('' = none),
+ * recordChannelObservation. KEYS: health watermark of the partition, state hash, ok zset, fail zset.
+ * ARGV: offset (decimal), eventId, at (ms), ok ('1'|'0'), latencyMs, errorKind ('' = none),
  * retryAfterMs ('0' = none), windowMs, failureThreshold, cooldownMs, latencyAlpha, state TTL (ms).
- * Returns 1 when applied, 0 for a duplicate.
+ * Returns 1 when applied, 0 when the watermark is already at or past the offset.
  */
 export const RECORD_OBSERVATION_LUA = `
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+local applied = redis.call('GET', KEYS[1])
+if applied and tonumber(applied) >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
 local at = tonumber(ARGV[3])
 local ok = ARGV[4] == '1'
 local latency = tonumber(ARGV[5])

@@ -1,14 +1,15 @@
 /**
  * The Redis state store (used when REDIS_URL is set): ioredis, every write one Lua script that
- * claims the event id first (`SET NX EX 604800`), so replays and redeliveries within 7 days change
- * nothing. Key layout and TTLs: REDIS-KEYS.md. A single Redis (or a primary with replicas) is
+ * checks and moves its partition's applied-offset watermark (`applied:<kind>:<topic>:<partition>`),
+ * so replays and redeliveries of any age change nothing, with one small key per partition. Key layout and TTLs: REDIS-KEYS.md. A single Redis (or a primary with replicas) is
  * assumed: the keys of one script are not hash-tagged for Redis Cluster.
  */
 import { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
 import { assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import { offsetOf, watermarkName, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 /** Options of the Redis store. `keyPrefix` (default `tollgate:`) starts every key. */
 export interface RedisStateStoreOptions {
@@ -17,8 +18,6 @@ export interface RedisStateStoreOptions {
   readonly keyPrefix?: string;
 }
 
-/** TTL of an applied-event guard, s (7 days: longer than any replay we redeliver into). */
-export const APPLIED_EVENT_TTL_SECONDS = 604_800;
 /** TTL of a channel's state hash after its last observation, ms (7 days). */
 export const CHANNEL_STATE_TTL_MS = 604_800_000;
 
@@ -34,8 +33,8 @@ interface ScriptedRedis extends Redis {
 /** The key names of REDIS-KEYS.md, for one prefix. */
 export function redisStateKeys(prefix: string) {
   return {
-    appliedSpend: (eventId: string) => `${prefix}applied:spend:${eventId}`,
-    appliedHealth: (eventId: string) => `${prefix}applied:health:${eventId}`,
+    /** The applied-offset watermark of one kind and partition (applied-watermark.ts). */
+    applied: (kind: WatermarkKind, position: LogPosition) => `${prefix}applied:${watermarkName(kind, position)}`,
     keySpend: (keyId: string) => `${prefix}spend:key:${keyId}`,
     userSpend: (userId: string) => `${prefix}spend:user:${userId}`,
     healthState: (channelId: string) => `${prefix}health:state:${channelId}`,
@@ -59,10 +58,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
   return {
-    async addSpend(eventId: string, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      assertSpendIncrement(eventId, keyId, costNanoUsd);
-      const scriptKeys = [keys.appliedSpend(eventId), keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])];
-      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(APPLIED_EVENT_TTL_SECONDS), costNanoUsd.toString()).catch((error: unknown) => {
+    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
+      assertSpendIncrement(position, keyId, costNanoUsd);
+      const scriptKeys = [keys.applied('spend', position), keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])];
+      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(offsetOf(position)), costNanoUsd.toString()).catch((error: unknown) => {
         if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
         throw error;
       });
@@ -80,7 +79,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       const id = observation.channelId;
       const applied = await redis.tollgateRecordObservation(
         4,
-        keys.appliedHealth(observation.eventId),
+        keys.applied('health', observation.position),
         keys.healthState(id),
         keys.healthOk(id),
         keys.healthFail(id),
@@ -105,7 +104,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
 /** ARGV 1..12 of RECORD_OBSERVATION_LUA; numbers as JS's shortest round-trip decimal. */
 function observationArgs(observation: ChannelObservation, policy: HealthPolicy): string[] {
   return [
-    String(APPLIED_EVENT_TTL_SECONDS),
+    String(offsetOf(observation.position)),
     observation.eventId,
     String(observation.at),
     observation.ok ? '1' : '0',

@@ -15,7 +15,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAdminRoutes } from '../../../gateway/control-plane/admin-routes.ts';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
-import { startControlPlaneNode, type ControlPlaneNode } from '../../../gateway/control-plane/control-plane-node.ts';
+import { startConfigFollower, type ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
 import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
 import { installClientErrorHandlers } from '../../../gateway/inbound/client-error-handler.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
@@ -27,13 +27,13 @@ import { requireEngineUrl } from '../../support/engines.ts';
 const ADMIN_TOKEN = `it-admin-${randomBytes(8).toString('hex')}`;
 const MASTER_KEY = randomBytes(32);
 const HMAC_SECRET = randomBytes(32);
-const CLI = join(import.meta.dirname, '../../../gateway/cli/tollgate-cli.ts');
+const CLI = join(import.meta.dirname, '../../../infra/processes/tollgate-cli.ts');
 const KEY_PATTERN = /^sk-[a-z2-7]{12}-[0-9A-Za-z]{32}$/;
 
 interface Node {
   readonly log: EventLog;
   readonly projection: ControlPlaneProjection;
-  readonly node: ControlPlaneNode;
+  readonly node: ConfigFollower;
 }
 
 const spoolDir = mkdtempSync(join(tmpdir(), 'tollgate-admin-it-'));
@@ -45,7 +45,7 @@ let origin: string;
 async function startNode(brokers: string, prefix: string, name: string): Promise<Node> {
   const log = withTopicPrefix(createKafkaEventLog({ brokers: brokers.split(','), spoolDir: join(spoolDir, name), clientId: `admin-it-${name}` }), prefix);
   const projection = new ControlPlaneProjection(MASTER_KEY);
-  const node = await startControlPlaneNode({ eventLog: log, projection, log: silentLogger });
+  const node = await startConfigFollower({ eventLog: log, projection, log: silentLogger });
   const started = { log, projection, node };
   nodes.push(started);
   await node.ready();
@@ -73,7 +73,7 @@ afterAll(async () => {
   rmSync(spoolDir, { recursive: true, force: true });
 });
 
-/** Spawns `node --import tsx gateway/cli/tollgate-cli.ts …args`; `input` goes to stdin. */
+/** Spawns `node --import tsx infra/processes/tollgate-cli.ts …args`; `input` goes to stdin. */
 function tollgate(args: string[], input = ''): Promise<{ code: number | null; stdout: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, TOLLGATE_URL: origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
-import { startControlPlaneNode, type ControlPlaneNode } from '../../../gateway/control-plane/control-plane-node.ts';
+import { startConfigFollower, type ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
 import { CONFIG_TOPIC, type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
@@ -27,7 +27,7 @@ const RUN_ID = `${Date.now().toString(36)}-${process.pid}`;
 /** A gateway node as the app will wire it: its projection and its follower. */
 interface TestNode {
   readonly projection: ControlPlaneProjection;
-  readonly node: ControlPlaneNode;
+  readonly node: ConfigFollower;
 }
 
 /** One backend under test: how to get the event log of node `i` (nodes may share one). */
@@ -39,7 +39,7 @@ interface Backend {
 
 async function startNode(log: EventLog, logger: EventLogLogger, name: string): Promise<TestNode> {
   const projection = new ControlPlaneProjection(TEST_MASTER_KEY);
-  const node = await startControlPlaneNode({ eventLog: log, projection, log: logger, nodeId: `${name}-${RUN_ID}`.replace(/[^A-Za-z0-9_-]/g, '-') });
+  const node = await startConfigFollower({ eventLog: log, projection, log: logger, nodeId: `${name}-${RUN_ID}`.replace(/[^A-Za-z0-9_-]/g, '-') });
   return { projection, node };
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
-import { startControlPlaneNode, syncMarkerKey } from '../../../gateway/control-plane/control-plane-node.ts';
+import { startConfigFollower, syncMarkerKey } from '../../../schemas/control-plane/config-follower.ts';
 import { encodeControlEvent } from '../../../schemas/control-plane/control-event-codec.ts';
 import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { BatchHandler, DeliveredRecord, EventLog, LogRecord } from '../../../schemas/event-log/event-log.ts';
@@ -39,11 +39,11 @@ function manualLog(): EventLog & { published: LogRecord[]; deliver(extra?: LogRe
   };
 }
 
-describe('startControlPlaneNode (manual log)', () => {
+describe('startConfigFollower (manual log)', () => {
   it('publishes an empty-valued marker and is ready only when its own marker comes back', async () => {
     const log = manualLog();
     const projection = new ControlPlaneProjection(TEST_MASTER_KEY);
-    const node = await startControlPlaneNode({ eventLog: log, projection, log: () => {}, nodeId: 'n1' });
+    const node = await startConfigFollower({ eventLog: log, projection, log: () => {}, nodeId: 'n1' });
     expect(log.groups).toEqual(['tollgate.config.n1']);
     expect(log.published).toEqual([{ topic: CONFIG_TOPIC, key: 'sync:n1:1', value: Buffer.alloc(0) }]);
     let ready = false;
@@ -61,7 +61,7 @@ describe('startControlPlaneNode (manual log)', () => {
   it('ignores other nodes markers and settles append only after its events were applied', async () => {
     const log = manualLog();
     const projection = new ControlPlaneProjection(TEST_MASTER_KEY);
-    const node = await startControlPlaneNode({ eventLog: log, projection, log: () => {}, nodeId: 'n1' });
+    const node = await startConfigFollower({ eventLog: log, projection, log: () => {}, nodeId: 'n1' });
     await log.deliver();
     await node.ready();
     const event = keyCreated();
@@ -84,11 +84,11 @@ describe('startControlPlaneNode (manual log)', () => {
 
   it('rejects an append that is not confirmed in time, and pending calls on stop', async () => {
     const log = manualLog();
-    const node = await startControlPlaneNode({ eventLog: log, projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'slow', syncTimeoutMs: 50, readyTimeoutMs: 5_000 });
+    const node = await startConfigFollower({ eventLog: log, projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'slow', syncTimeoutMs: 50, readyTimeoutMs: 5_000 });
     await expect(node.append([keyCreated()])).rejects.toThrow(/append of 1 event\(s\) not confirmed within 50 ms .*events handed to the log are kept/);
     const pendingReady = node.ready();
     await node.stop();
     await expect(pendingReady).rejects.toThrow(/stopped/);
-    await expect(startControlPlaneNode({ eventLog: manualLog(), projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'bad:id' })).rejects.toThrow(/illegal control-plane node id/);
+    await expect(startConfigFollower({ eventLog: manualLog(), projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'bad:id' })).rejects.toThrow(/illegal control-plane node id/);
   });
 });

@@ -3,7 +3,7 @@
  * every applied event in order, entity ids, changes without secrets, the 100 000-entry cap.
  */
 import { describe, expect, it } from 'vitest';
-import { AuditHistory, auditEntryOf } from '../../../gateway/control-plane/audit-history.ts';
+import { AuditHistory, auditEntryOf } from '../../../schemas/control-plane/audit-history.ts';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
 import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, TEST_MASTER_KEY, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
 

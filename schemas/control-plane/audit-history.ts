@@ -3,9 +3,9 @@
  * changed what, when), oldest first, without secrets. Kept by the projection in memory, newest
  * 100 000 entries at most; the config topic itself keeps everything.
  */
-import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
-import { controlEventKey } from '../../schemas/control-plane/control-event-codec.ts';
-import type { AuditEntry } from './control-plane-view.ts';
+import type { ControlEvent } from './control-plane-events.ts';
+import { controlEventKey } from './control-event-codec.ts';
+import type { AuditEntry } from './control-plane-records.ts';
 
 /** Entries kept by default (the newest). */
 export const MAX_AUDIT_ENTRIES = 100_000;

@@ -1,8 +1,9 @@
 /**
- * One gateway node's follower of the config topic (`tollgate.config`, one partition, kept
- * forever): it subscribes with its own consumer group `tollgate.config.<nodeId>` (a random id per
- * process, so every start replays the topic from the beginning), decodes each batch and folds it
- * into the projection. Records that do not decode are logged and skipped.
+ * One process's follower of the config topic (`tollgate.config`, one partition, kept forever),
+ * run by every gateway node and by the consumers: it subscribes with its own consumer group
+ * `tollgate.config.<nodeId>` (a random id per process, so every start replays the topic from the
+ * beginning), decodes each batch and folds it into the projection (control-plane-fold.ts).
+ * Records that do not decode are logged and skipped.
  *
  * Sync markers give "caught up" and read-your-writes without a second channel: the node publishes
  * a record keyed `sync:<nodeId>:<n>` with an EMPTY value after what it wants to see applied, and
@@ -15,10 +16,10 @@
  * in the data dir (the group is new every time by design).
  */
 import { randomBytes } from 'node:crypto';
-import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
-import type { EventLogLogger } from '../../schemas/event-log/event-log-logger.ts';
-import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
-import { CONFIG_TOPIC, type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import type { DeliveredRecord, EventLog, Subscription } from '../event-log/event-log.ts';
+import type { EventLogLogger } from '../event-log/event-log-logger.ts';
+import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from './control-event-codec.ts';
+import { CONFIG_TOPIC, type ControlEvent } from './control-plane-events.ts';
 
 /** Where decoded events go: ControlPlaneProjection satisfies it. */
 export interface ControlEventSink {
@@ -26,8 +27,8 @@ export interface ControlEventSink {
   applyBatch(events: ReadonlyArray<ControlEvent>): unknown;
 }
 
-/** Options of startControlPlaneNode. */
-export interface ControlPlaneNodeOptions {
+/** Options of startConfigFollower. */
+export interface ConfigFollowerOptions {
   /** The event log (Kafka or the embedded file log; may be wrapped by withTopicPrefix). */
   readonly eventLog: EventLog;
   readonly projection: ControlEventSink;
@@ -41,7 +42,7 @@ export interface ControlPlaneNodeOptions {
 }
 
 /** A running follower. */
-export interface ControlPlaneNode {
+export interface ConfigFollower {
   readonly nodeId: string;
   /** `tollgate.config.<nodeId>` */
   readonly groupId: string;
@@ -73,7 +74,7 @@ export function syncMarkerKey(nodeId: string, n: number): string {
  * Subscribes to the config topic and publishes the start-up sync marker (see the module doc).
  * @throws Error on an illegal nodeId; the event log's error when subscribing fails (Kafka unreachable)
  */
-export async function startControlPlaneNode(options: ControlPlaneNodeOptions): Promise<ControlPlaneNode> {
+export async function startConfigFollower(options: ConfigFollowerOptions): Promise<ConfigFollower> {
   const nodeId = options.nodeId ?? randomBytes(6).toString('hex');
   if (!/^[A-Za-z0-9_-]+$/.test(nodeId)) throw new Error(`illegal control-plane node id ${JSON.stringify(nodeId)}: use letters, digits, "_" and "-"`);
   const { eventLog } = options;

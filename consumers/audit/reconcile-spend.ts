@@ -1,0 +1,138 @@
+/**
+ * Compares what a replay wrote with the live projections, per group and measure:
+ *
+ *   consumption_log FINAL  per (key_id, model, day)           requests, input/output tokens, cost_usd
+ *   billing_lines FINAL    per (key_id, upstream_model, day)  the same measures
+ *
+ * (day = the UTC date of occurred_at). Both databases are read through one store by qualified
+ * names (`db.table`), so it works with one chdb data directory as well as with a server. Money is
+ * read with toString() and compared as exact decimals (chdb trims trailing zeros where ClickHouse
+ * 18.16 pads to the scale, so the text is parsed, never compared).
+ */
+import { Decimal, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+
+/** The tables compared and the column that names the model in each. */
+const TABLES = [
+  { table: 'consumption_log', modelColumn: 'model', dayExpression: 'toDate(occurred_at)' },
+  { table: 'billing_lines', modelColumn: 'upstream_model', dayExpression: 'day' },
+] as const;
+
+const MEASURES = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
+type Measure = (typeof MEASURES)[number];
+
+/** Totals of one group: counts and tokens as integers, cost in nano-USD. */
+type Totals = Readonly<Record<Measure, bigint>>;
+
+/** One difference between the live and the replay database. */
+export interface SpendDifference {
+  readonly table: 'consumption_log' | 'billing_lines';
+  readonly keyId: string;
+  /** consumption_log: the client's model; billing_lines: the upstream model. */
+  readonly model: string;
+  /** UTC date, `YYYY-MM-DD`. */
+  readonly day: string;
+  /** The measure that differs; undefined when the whole group exists on one side only. */
+  readonly measure?: Measure;
+  /** Live value (decimal text; cost in USD); undefined when the group is missing from the live side. */
+  readonly live?: string;
+  /** Replay value; undefined when the group is missing from the replay side. */
+  readonly replay?: string;
+  /** The difference in one line, for people. */
+  readonly text: string;
+}
+
+/** Where the two sides are. */
+export interface ReconcileSpendOptions {
+  /** A store that can read both databases by qualified name. */
+  readonly analytics: AnalyticsStore;
+  readonly liveDatabase: string;
+  readonly replayDatabase: string;
+}
+
+/** The comparison: a summary line per table and side, then every difference. */
+export interface SpendReconciliation {
+  readonly summary: ReadonlyArray<string>;
+  readonly differences: ReadonlyArray<SpendDifference>;
+}
+
+/**
+ * Reads both sides and lists every difference (a group on one side only counts once; otherwise
+ * each differing measure counts once), sorted by table, key, model and day.
+ * @throws the store's Error (e.g. a database or table that does not exist).
+ */
+export async function reconcileSpend(options: ReconcileSpendOptions): Promise<SpendReconciliation> {
+  const summary: string[] = [];
+  const differences: SpendDifference[] = [];
+  for (const spec of TABLES) {
+    const live = await readGroups(options.analytics, options.liveDatabase, spec);
+    const replay = await readGroups(options.analytics, options.replayDatabase, spec);
+    summary.push(`${spec.table}: live ${describeTotals(sumGroups(live))}; replay ${describeTotals(sumGroups(replay))}`);
+    const keys = [...new Set([...live.keys(), ...replay.keys()])].sort();
+    for (const key of keys) differences.push(...compareGroup(spec.table, key, live.get(key), replay.get(key)));
+  }
+  return { summary, differences };
+}
+
+async function readGroups(analytics: AnalyticsStore, database: string, spec: (typeof TABLES)[number]): Promise<Map<string, Totals>> {
+  // Aliases differ from column names: 18.16 substitutes an alias equal to a column inside aggregates.
+  const rows = await analytics.query<{ key_id: string; model_name: string; day_text: string; n_requests: string; n_input: string; n_output: string; cost_text: string }>(
+    `SELECT key_id, ${spec.modelColumn} AS model_name, toString(${spec.dayExpression}) AS day_text, toString(count()) AS n_requests, ` +
+      `toString(sum(input_tokens)) AS n_input, toString(sum(output_tokens)) AS n_output, toString(sum(cost_usd)) AS cost_text ` +
+      `FROM ${database}.${spec.table} FINAL GROUP BY key_id, model_name, day_text`,
+  );
+  const groups = new Map<string, Totals>();
+  for (const row of rows) {
+    groups.set(JSON.stringify([row.key_id, row.model_name, row.day_text]), {
+      requests: BigInt(row.n_requests),
+      input_tokens: BigInt(row.n_input),
+      output_tokens: BigInt(row.n_output),
+      cost_usd: decimalToNano(row.cost_text),
+    });
+  }
+  return groups;
+}
+
+function compareGroup(table: SpendDifference['table'], key: string, live: Totals | undefined, replay: Totals | undefined): SpendDifference[] {
+  const [keyId = '', model = '', day = ''] = JSON.parse(key) as string[];
+  const modelLabel = table === 'consumption_log' ? 'model' : 'upstream_model';
+  const where = `${table} key_id=${show(keyId)} ${modelLabel}=${show(model)} day=${day}`;
+  if (!live || !replay) {
+    const present = (live ?? replay) as Totals;
+    const side = live ? 'live' : 'replay';
+    return [{ table, keyId, model, day, [side]: describeTotals(present), text: `${where}: only in ${side} (${describeTotals(present)})` }];
+  }
+  return MEASURES.filter((measure) => live[measure] !== replay[measure]).map((measure) => {
+    const [liveText, replayText] = [formatMeasure(measure, live[measure]), formatMeasure(measure, replay[measure])];
+    return { table, keyId, model, day, measure, live: liveText, replay: replayText, text: `${where}: ${measure} live ${liveText}, replay ${replayText}` };
+  });
+}
+
+function sumGroups(groups: Map<string, Totals>): Totals {
+  const total = { requests: 0n, input_tokens: 0n, output_tokens: 0n, cost_usd: 0n };
+  for (const group of groups.values()) for (const measure of MEASURES) total[measure] += group[measure];
+  return total;
+}
+
+function describeTotals(totals: Totals): string {
+  return MEASURES.map((measure) => `${measure} ${formatMeasure(measure, totals[measure])}`).join(', ');
+}
+
+function formatMeasure(measure: Measure, value: bigint): string {
+  return measure === 'cost_usd' ? new Decimal(value).toString() : value.toString();
+}
+
+/** A value as it reads in a line: bare when plain, JSON-quoted otherwise (empty, spaces, quotes). */
+function show(value: string): string {
+  return /^[\w.:@/-]+$/.test(value) ? value : JSON.stringify(value);
+}
+
+/**
+ * Exact decimal text with at most 9 fractional digits (`1.5`, `1.500000000`, `-0.000000001`) →
+ * nano-units. @throws Error on anything else.
+ */
+function decimalToNano(text: string): bigint {
+  const match = /^(-?)(\d+)(?:\.(\d{1,9}))?$/.exec(text.trim());
+  if (!match) throw new Error(`not an exact decimal with at most 9 fractional digits: ${JSON.stringify(text)}`);
+  const nano = BigInt(match[2] ?? '0') * 1_000_000_000n + BigInt((match[3] ?? '').padEnd(9, '0'));
+  return match[1] === '-' ? -nano : nano;
+}

@@ -1,0 +1,49 @@
+/**
+ * The config-audit consumer: every control event of the config topic (`tollgate.config`) → the
+ * `config_audit` table (who changed what, when), through the same audit rule the console uses
+ * (schemas/control-plane/audit-history.ts): no key digests, credentials or password hashes.
+ * Group `tollgate.config-audit`, offsets committed after the insert; idempotent: the table is a
+ * ReplacingMergeTree keyed by event id. Sync markers (empty values) and undecodable records are skipped.
+ */
+import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { auditEntryOf } from '../../schemas/control-plane/audit-history.ts';
+import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
+import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
+import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
+import type { ConsumerLog } from '../run-consumers.ts';
+import { projectConfigAuditRow } from './project-config-audit-row.ts';
+
+/** Options of the config-audit subscription. */
+export interface ConfigAuditConsumerOptions {
+  readonly eventLog: EventLog;
+  readonly analytics: AnalyticsStore;
+  readonly log: ConsumerLog;
+  /** Consumer group prefix (default `tollgate.`). */
+  readonly groupPrefix?: string;
+  readonly maxBatchSize?: number;
+  /** Told after each handled batch, before its offsets are committed. */
+  readonly onBatchDone?: (consumer: string, records: ReadonlyArray<DeliveredRecord>) => void;
+}
+
+/** Subscribes the config-audit consumer; resolves once it runs. */
+export async function startConfigAuditConsumer(options: ConfigAuditConsumerOptions): Promise<Subscription> {
+  return options.eventLog.subscribe({
+    groupId: `${options.groupPrefix ?? 'tollgate.'}config-audit`,
+    topics: [CONFIG_TOPIC],
+    maxBatchSize: options.maxBatchSize ?? 500,
+    handleBatch: async (records) => {
+      const rows = [];
+      for (const record of records) {
+        if (!isControlEventValue(record.value)) continue;
+        try {
+          const event = decodeControlEvent(record.value);
+          rows.push(projectConfigAuditRow(auditEntryOf(event, event.type === 'ChannelUpserted' && event.event.apiKeyCiphertext !== '')));
+        } catch (error) {
+          options.log('error', 'config-audit: undecodable config event skipped', { topic: record.topic, offset: record.offset, reason: (error as Error).message });
+        }
+      }
+      if (rows.length > 0) await options.analytics.insert('config_audit', rows);
+      options.onBatchDone?.('config-audit', records);
+    },
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * The failovers consumer: FailoverOccurred events (topic `tollgate.failovers`) → the `failovers`
+ * table, one row per channel left for the next, for analysts' failover rates per channel.
+ * Idempotent: the table is a ReplacingMergeTree keyed by event id (read with FINAL).
+ */
+import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { projectFailoverRow } from './project-failover-row.ts';
+
+/**
+ * Creates the `failovers` consumer (group `tollgate.failovers`); one insert per batch; rejects
+ * with the store's error when the insert fails (the batch is redelivered).
+ */
+export function createFailoverConsumer(deps: { readonly analytics: AnalyticsStore }): TrafficConsumer {
+  return {
+    name: 'failovers',
+    topics: [TOPICS.failovers],
+    async handleBatch(events) {
+      const failovers: FailoverOccurred[] = [];
+      for (const item of events) if (item.type === 'FailoverOccurred') failovers.push(item.event);
+      if (failovers.length > 0) await deps.analytics.insert('failovers', failovers.map(projectFailoverRow));
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The failovers' pure projection: one FailoverOccurred → one `failovers` row
+ * (schemas/analytics/migrations/009-failovers.sql). The table is a ReplacingMergeTree ordered by
+ * (day, channel_id, event_id), all fields of the event, so a redelivered event projects to the
+ * same sorting key and replaces its own row.
+ */
+import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
+
+/** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
+export type FailoverRow = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  /** ms since epoch */
+  occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` */
+  day: string;
+  key_id: string;
+  /** the model as the client asked for it */
+  model: string;
+  /** the channel that failed */
+  channel_id: string;
+  error_kind: string;
+  /** HTTP status the upstream answered; null when it sent none */
+  upstream_status: number | null;
+  /** ms spent on the failed attempt (whole, ≥ 0) */
+  latency_ms: number;
+  /** ms the upstream asked to wait (Retry-After, whole, ≥ 0); null when it asked none */
+  retry_after_ms: number | null;
+  /** the channel tried next; '' when the router gave up */
+  next_channel_id: string;
+};
+
+/**
+ * Projects one failover. Durations are whole non-negative ms (the columns are UInt64; the event
+ * already carries whole ms, this only guards the column type); a missing next channel becomes ''.
+ * Never throws.
+ */
+export function projectFailoverRow(event: FailoverOccurred): FailoverRow {
+  return {
+    event_id: event.eventId,
+    request_id: event.requestId,
+    occurred_at: Math.floor(event.occurredAt / 1000),
+    occurred_at_ms: event.occurredAt,
+    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    key_id: event.keyId,
+    model: event.model,
+    channel_id: event.channelId,
+    error_kind: event.errorKind,
+    upstream_status: event.upstreamStatus,
+    latency_ms: wholeMs(event.latencyMs),
+    retry_after_ms: event.retryAfterMs === null ? null : wholeMs(event.retryAfterMs),
+    next_channel_id: event.nextChannelId ?? '',
+  };
+}
+
+/** A duration as whole non-negative ms. */
+function wholeMs(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : 0;
+}

@@ -1,0 +1,127 @@
+/**
+ * One gateway node on engines its process opened (the composition root,
+ * infra/processes/tollgate-server.ts, chooses the adapters): joins the control plane (follows the
+ * config topic, appends the config file's keys, channels and prices, makes sure the console has
+ * an admin), starts the mock upstream when a mock channel needs it, builds the app with an undici
+ * Agent and listens on HOST:PORT.
+ */
+import { Agent } from 'undici';
+import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
+import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
+import { verifyPassword } from './control-plane/password-hash.ts';
+import type { EventLog } from '../schemas/event-log/event-log.ts';
+import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import type { StateStore } from '../schemas/state-store/state-store.ts';
+import type { FastifyInstance } from 'fastify';
+import { eventsForConfigFile } from './control-plane/config-file-events.ts';
+import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
+import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
+import type { ControlPlane } from './control-plane/local-control-plane.ts';
+import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
+import { buildApp } from './app.ts';
+import type { GatewayConfig } from './config/config-schema.ts';
+import { DEMO_KEY } from './config/load-config.ts';
+import { startMockUpstream } from './mock/mock-upstream-server.ts';
+
+/** Log sink for start-up and adapter lines (the app's pino logger once it exists). */
+export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+
+/** The ports a gateway node runs on, opened by the process's composition root. */
+export interface GatewayNodePorts {
+  readonly eventLog: EventLog;
+  readonly state: StateStore;
+  readonly limiter: RateLimiter;
+  readonly sessionStore: SessionStore;
+  /** The console's usage pages read it; none: they answer 503. */
+  readonly analytics?: AnalyticsStore;
+}
+
+/** A listening gateway node. */
+export interface RunningGatewayNode {
+  readonly app: FastifyInstance;
+  /** `http://host:port` */
+  readonly address: string;
+  /** Stops taking requests, flushes events, stops following the config topic, closes the mock and the Agent (the ports stay open: the root closes them). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a node: joins the control plane, builds the app and listens on config.host:config.port;
+ * prints the demo hint and the generated console password (once) to stdout.
+ * @throws Error when the config topic cannot be followed (event log unreachable) or listening fails
+ */
+export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, log: GatewayNodeLog, bindAppLog: (app: FastifyInstance) => void): Promise<RunningGatewayNode> {
+  const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
+  const mock = needsMock ? await startMockUpstream() : undefined;
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+  const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
+  const app = await buildApp(config, { dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  bindAppLog(app);
+  await app.listen({ host: config.host, port: config.port });
+  const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
+  app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
+  if (config.demo) {
+    process.stdout.write(
+      `\nTollgate is running at ${address} with the built-in demo channel (mock provider).\n` +
+        `Try it:\n  curl ${address}/v1/chat/completions -H 'Authorization: Bearer ${DEMO_KEY}' -H 'content-type: application/json' \\\n` +
+        `    -d '{"model":"mock-1","messages":[{"role":"user","content":"Hello"}]}'\n` +
+        `Console: ${address}/console/\n\n`,
+    );
+  }
+  if (consoleAdminNotice) process.stdout.write(consoleAdminNotice(`${address}/console/`));
+  return {
+    app,
+    address,
+    async stop() {
+      await app.close();
+      await ports.eventLog.flush();
+      await node.stop();
+      await mock?.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/**
+ * Joins the control plane: follows the config topic into a projection, then appends the config
+ * file's keys, channels and prices as events where they differ from what the topic holds.
+ * With Kafka (several nodes) the secrets must come from the environment, so that every node
+ * verifies the same key digests and decrypts the same credentials.
+ */
+async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: GatewayNodeLog) {
+  const secrets = loadControlPlaneSecrets({ env: process.env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
+  if (secrets.generated) process.stderr.write(`Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
+  const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });
+  const node = await startConfigFollower({ eventLog, projection, log });
+  await node.ready();
+  await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
+  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
+  const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
+  return { controlPlane, node, consoleAdminNotice };
+}
+
+/**
+ * Makes sure someone can sign in to the console: the admin of TOLLGATE_ADMIN_USER /
+ * TOLLGATE_ADMIN_PASSWORD, or on first start a generated `admin` password, returned as the notice
+ * to print once the gateway listens (given the console's URL). An invalid
+ * TOLLGATE_ADMIN_PASSWORD stops start-up (exit code 2).
+ */
+async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, secrets: ControlPlane['secrets']): Promise<((consoleUrl: string) => string) | undefined> {
+  let bootstrap;
+  try {
+    bootstrap = bootstrapAdminEvents(projection, process.env, { now: Date.now(), actor: 'bootstrap', secrets });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  await node.append(bootstrap.events);
+  const { login, generatedPassword } = bootstrap;
+  if (!generatedPassword || !login) return undefined;
+  // Another node starting on the same fresh topic may have set its own password just after ours.
+  const stored = projection.userByLogin(login)?.passwordHash;
+  if (stored && (await verifyPassword(generatedPassword, stored))) {
+    return (url) => `\nConsole admin created. Sign in at ${url} as '${login}' with password: ${generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`;
+  }
+  return () => `\nAnother gateway node created the console admin '${login}' at the same time: use the password that node printed.\n\n`;
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm start`: the composition root of a Tollgate server process. Loads configuration, opens the
+ * engines (Kafka/Redis/ClickHouse when their URLs are set, else the embedded file log, memory and
+ * chdb in TOLLGATE_DATA_DIR), starts a gateway node (gateway/start-gateway-node.ts) and, in
+ * embedded mode or with TOLLGATE_CONSUMERS=in-process, the consumers in the same process on the
+ * same engines (consumers/start-consumer-pipeline.ts; chdb allows one process per data dir, so
+ * they share the console's analytics store). SIGINT/SIGTERM shut down in order: stop taking
+ * requests, flush events, stop consumers, close engines. Invalid configuration stops start-up
+ * with every problem listed (exit code 2).
+ */
+import { mkdirSync } from 'node:fs';
+import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
+import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
+import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore } from '../open-adapters.ts';
+
+function loadConfigOrExit(): GatewayConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  mkdirSync(config.dataDir, { recursive: true });
+  let appLog: { [level: string]: (obj: object, msg: string) => void } | undefined;
+  const log: GatewayNodeLog = (level, message, extra) => appLog?.[level]?.(extra ?? {}, message);
+  const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log };
+  const eventLog = openEventLog(settings);
+  const state = openStateStore(settings);
+  const limiter = openRateLimiter(settings);
+  const sessionStore = openSessionStore(settings);
+  const inProcessConsumers = config.consumers === 'in-process';
+  // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
+  const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
+  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
+    appLog = app.log as unknown as typeof appLog;
+  });
+  const consumers = inProcessConsumers && analytics ? await startConsumerPipeline({ eventLog, state, analytics, log }) : undefined;
+  const shutdown = async (): Promise<void> => {
+    await node.stop();
+    await consumers?.stop();
+    await analytics?.close();
+    await sessionStore.close();
+    await eventLog.close();
+    await limiter.close();
+    await state.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}
+
+void main();

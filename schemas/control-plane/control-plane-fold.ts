@@ -1,0 +1,313 @@
+/**
+ * The in-memory projection of the config topic: a pure fold of ControlEvents into users, keys,
+ * channels, prices (with their history, for billing) and audit entries. Every process that needs
+ * the control plane runs this one fold, fed by its own config follower (config-follower.ts):
+ * gateway nodes (auth, routing, limits) and the consumers (billing's prices, the audit table).
+ * Replaying the topic from the start rebuilds it. Channels are typed by the process: the caller
+ * gives `projectChannel` (the gateway decrypts the credential and validates a routable channel).
+ *
+ * Fold rules:
+ * - Idempotent: an eventId already applied is ignored (the log delivers at least once).
+ * - Log order decides: the config topic has one partition, so the later event per entity wins
+ *   (`occurredAt` is informational and is not compared).
+ * - UserCreated/UserUpdated upsert the user (createdAt = the first event's occurredAt; login and
+ *   password hash kept). UserCredentialsSet sets the user's login (lower-cased) and password hash;
+ *   unknown user, or a login another user holds (first holder wins): warning, ignored.
+ * - KeyCreated sets the key (a repeated KeyCreated replaces settings but keeps createdAt and any
+ *   revocation); KeyUpdated replaces the settings of a known key (unknown key: warning, ignored).
+ * - KeyRevoked sets revokedAt = effectiveAt, or keeps an earlier revokedAt: a revocation never
+ *   un-revokes nor postpones (a rotation's grace period is a revokedAt in the future).
+ * - ChannelUpserted replaces the channel with what `projectChannel` makes of it (no record: left
+ *   out; a warning is recorded). ChannelRemoved deletes the channel.
+ * - PriceSet upserts the price by priceId and appends it to the price history (revision + 1).
+ * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
+ * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
+ * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
+ */
+import { PriceHistory } from '../billing/price-history.ts';
+import { AuditHistory, auditEntryOf } from './audit-history.ts';
+import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from './control-plane-events.ts';
+import type { AuditEntry, KeyRecord, PriceRecord, UserRecord } from './control-plane-records.ts';
+
+/** What a process makes of one ChannelUpserted. */
+export interface ChannelProjection<C> {
+  /** undefined when the event does not describe a channel this process can use (then `warning` says why). */
+  readonly record: C | undefined;
+  /** Set when the channel is left out or kept in a degraded form. */
+  readonly warning: string | undefined;
+  /** Whether the event carries a credential (shown in the audit as `hasApiKey`, never the credential). */
+  readonly hasCredential: boolean;
+}
+
+/** Options of the fold. */
+export interface ControlPlaneFoldOptions<C> {
+  /** Builds the process's channel record from a ChannelUpserted (never throws). */
+  readonly projectChannel: (event: ChannelUpserted) => ChannelProjection<C>;
+  /** Called with each warning as it is recorded (e.g. a channel whose credential does not decrypt). */
+  readonly onWarning?: (message: string, extra: { readonly eventId: string; readonly type: ControlEvent['type'] }) => void;
+}
+
+/** Most recent warnings kept by `warnings()`. */
+const MAX_WARNINGS = 100;
+
+/** The fold of the config topic (see the module doc); `C` is the process's channel record. */
+export class ControlPlaneFold<C> {
+  private readonly usersById = new Map<string, UserRecord>();
+  private readonly userIdByLogin = new Map<string, string>();
+  private readonly audit = new AuditHistory();
+  private readonly keysById = new Map<string, KeyRecord>();
+  private readonly keyIdByDigest = new Map<string, string>();
+  private readonly channelsById = new Map<string, C>();
+  private readonly priceHistory = new PriceHistory();
+  private readonly pricesById = new Map<string, PriceRecord>();
+  private readonly appliedEventIds = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+  private readonly recentWarnings: string[] = [];
+  private cache: { keys?: KeyRecord[]; users?: UserRecord[]; channels?: C[]; prices?: PriceRecord[] } = {};
+  private appliedCount = 0;
+
+  constructor(private readonly options: ControlPlaneFoldOptions<C>) {}
+
+  /** Number of events applied so far (duplicates excluded). */
+  get version(): number {
+    return this.appliedCount;
+  }
+
+  /** Applies one event and, when it was new, notifies the onChange listeners. */
+  apply(event: ControlEvent): void {
+    this.applyBatch([event]);
+  }
+
+  /**
+   * Applies events in order; notifies the onChange listeners once when at least one was new.
+   * @returns the number of events applied (already-applied eventIds are skipped)
+   */
+  applyBatch(events: ReadonlyArray<ControlEvent>): number {
+    let applied = 0;
+    for (const event of events) {
+      if (this.appliedEventIds.has(event.event.eventId)) continue;
+      this.appliedEventIds.add(event.event.eventId);
+      // A channel is projected once, for both the fold and the audit entry.
+      const channel = event.type === 'ChannelUpserted' ? this.options.projectChannel(event.event) : undefined;
+      this.fold(event, channel);
+      this.audit.record(auditEntryOf(event, channel?.hasCredential ?? false));
+      this.appliedCount += 1;
+      applied += 1;
+    }
+    if (applied > 0) {
+      this.cache = {};
+      for (const listener of [...this.listeners]) this.notify(listener);
+    }
+    return applied;
+  }
+
+  /** Whether the event with this id has been applied. */
+  hasApplied(eventId: string): boolean {
+    return this.appliedEventIds.has(eventId);
+  }
+
+  /** The most recent warnings (at most 100), oldest first. */
+  warnings(): ReadonlyArray<string> {
+    return [...this.recentWarnings];
+  }
+
+  keyByDigest(digest: string): KeyRecord | undefined {
+    const keyId = this.keyIdByDigest.get(digest);
+    return keyId === undefined ? undefined : this.keysById.get(keyId);
+  }
+
+  key(keyId: string): KeyRecord | undefined {
+    return this.keysById.get(keyId);
+  }
+
+  keys(): ReadonlyArray<KeyRecord> {
+    return (this.cache.keys ??= [...this.keysById.values()]);
+  }
+
+  user(userId: string): UserRecord | undefined {
+    return this.usersById.get(userId);
+  }
+
+  userByLogin(login: string): UserRecord | undefined {
+    const userId = this.userIdByLogin.get(login.toLowerCase());
+    return userId === undefined ? undefined : this.usersById.get(userId);
+  }
+
+  /** Every applied event without secrets, oldest first (the newest 100 000). */
+  history(): ReadonlyArray<AuditEntry> {
+    return this.audit.list();
+  }
+
+  users(): ReadonlyArray<UserRecord> {
+    return (this.cache.users ??= [...this.usersById.values()]);
+  }
+
+  /** Channels in the order they were first upserted (a later upsert keeps the place). */
+  channels(): ReadonlyArray<C> {
+    return (this.cache.channels ??= [...this.channelsById.values()]);
+  }
+
+  /** The channel with this id, if projected. */
+  channel(channelId: string): C | undefined {
+    return this.channelsById.get(channelId);
+  }
+
+  prices(): ReadonlyArray<PriceRecord> {
+    return (this.cache.prices ??= [...this.pricesById.values()]);
+  }
+
+  /** PriceSet events applied so far (duplicates excluded): the revision traffic events carry as `priceRevision`. */
+  get priceRevision(): number {
+    return this.priceHistory.revision;
+  }
+
+  /** Every applied PriceSet in order, for pricing a request as of its `priceRevision` (price-history.ts). */
+  get priceBooks(): PriceHistory {
+    return this.priceHistory;
+  }
+
+  /** Registers a listener called after each batch that applied something; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Folds one event; `channel` is the ChannelUpserted's channel, already projected by the caller. */
+  private fold(event: ControlEvent, channel: ChannelProjection<C> | undefined): void {
+    switch (event.type) {
+      case 'UserCreated':
+      case 'UserUpdated':
+        return this.foldUser(event);
+      case 'UserCredentialsSet':
+        return this.foldCredentials(event.event);
+      case 'KeyCreated':
+        return this.foldKeyCreated(event.event);
+      case 'KeyUpdated':
+        return this.foldKeyUpdated(event.event);
+      case 'KeyRevoked':
+        return this.foldKeyRevoked(event.event);
+      case 'ChannelUpserted': {
+        const { record, warning } = channel ?? this.options.projectChannel(event.event);
+        if (warning !== undefined) this.warn(warning, event);
+        if (record !== undefined) this.channelsById.set(event.event.channelId, record);
+        else this.channelsById.delete(event.event.channelId);
+        return;
+      }
+      case 'ChannelRemoved':
+        this.channelsById.delete(event.event.channelId);
+        return;
+      case 'PriceSet':
+        this.pricesById.set(event.event.priceId, priceRecord(event.event));
+        this.priceHistory.record(event.event);
+        return;
+    }
+  }
+
+  private foldUser(source: Extract<ControlEvent, { type: 'UserCreated' | 'UserUpdated' }>): void {
+    const event: UserCreated | UserUpdated = source.event;
+    const existing = this.usersById.get(event.userId);
+    this.usersById.set(event.userId, {
+      userId: event.userId,
+      name: event.name,
+      role: event.role,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, source),
+      disabled: 'disabled' in event ? event.disabled : (existing?.disabled ?? false),
+      createdAt: existing?.createdAt ?? event.occurredAt,
+      login: existing?.login ?? null,
+      passwordHash: existing?.passwordHash ?? null,
+    });
+  }
+
+  private foldCredentials(event: UserCredentialsSet): void {
+    const source: ControlEvent = { type: 'UserCredentialsSet', event };
+    const existing = this.usersById.get(event.userId);
+    if (!existing) return this.warn(`UserCredentialsSet for unknown user ${event.userId} ignored`, source);
+    const login = event.login.toLowerCase();
+    const holder = this.userIdByLogin.get(login);
+    if (holder !== undefined && holder !== event.userId) return this.warn(`UserCredentialsSet for user ${event.userId} ignored: login '${login}' belongs to user ${holder}`, source);
+    if (existing.login !== null && existing.login !== login) this.userIdByLogin.delete(existing.login);
+    this.userIdByLogin.set(login, event.userId);
+    this.usersById.set(event.userId, { ...existing, login, passwordHash: event.passwordHash });
+  }
+
+  private foldKeyCreated(event: KeyCreated): void {
+    const existing = this.keysById.get(event.keyId);
+    if (existing && existing.digest !== event.digest) this.keyIdByDigest.delete(existing.digest);
+    this.keysById.set(event.keyId, {
+      keyId: event.keyId,
+      publicId: event.publicId,
+      digest: event.digest,
+      name: event.name,
+      userId: event.userId,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyCreated', event }),
+      expiresAt: event.expiresAt,
+      models: event.models === null ? null : new Set(event.models),
+      enabled: existing?.enabled ?? true,
+      revokedAt: existing?.revokedAt ?? null,
+      createdAt: existing?.createdAt ?? event.occurredAt,
+    });
+    this.keyIdByDigest.set(event.digest, event.keyId);
+  }
+
+  private foldKeyUpdated(event: KeyUpdated): void {
+    const existing = this.keysById.get(event.keyId);
+    if (!existing) return this.warn(`KeyUpdated for unknown key ${event.keyId} ignored`, { type: 'KeyUpdated', event });
+    this.keysById.set(event.keyId, {
+      ...existing,
+      name: event.name,
+      rpm: event.rpm,
+      tpm: event.tpm,
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyUpdated', event }),
+      expiresAt: event.expiresAt,
+      models: event.models === null ? null : new Set(event.models),
+      enabled: event.enabled,
+    });
+  }
+
+  private foldKeyRevoked(event: KeyRevoked): void {
+    const existing = this.keysById.get(event.keyId);
+    if (!existing) return this.warn(`KeyRevoked for unknown key ${event.keyId} ignored`, { type: 'KeyRevoked', event });
+    const revokedAt = existing.revokedAt === null ? event.effectiveAt : Math.min(existing.revokedAt, event.effectiveAt);
+    this.keysById.set(event.keyId, { ...existing, revokedAt });
+  }
+
+  /** nano-USD decimal string → bigint; null stays null; malformed → 0n (fail closed) with a warning. */
+  private quota(text: string | null, source: ControlEvent): bigint | null {
+    if (text === null) return null;
+    if (/^\d{1,30}$/.test(text)) return BigInt(text);
+    this.warn(`${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`, source);
+    return 0n;
+  }
+
+  private warn(message: string, source: ControlEvent): void {
+    this.recentWarnings.push(message);
+    if (this.recentWarnings.length > MAX_WARNINGS) this.recentWarnings.shift();
+    this.options.onWarning?.(message, { eventId: source.event.eventId, type: source.type });
+  }
+
+  private notify(listener: () => void): void {
+    try {
+      listener();
+    } catch (error) {
+      this.recentWarnings.push(`onChange listener failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** A PriceSet as the config file's entry shape (effectiveFrom as ISO-8601; null fields left out). */
+function priceRecord(event: PriceSet): PriceRecord {
+  return {
+    priceId: event.priceId,
+    model: event.model,
+    ...(event.channel !== null ? { channel: event.channel } : {}),
+    inputPerMTok: event.inputPerMTok,
+    outputPerMTok: event.outputPerMTok,
+    ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
+    ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
+    effectiveFrom: new Date(event.effectiveFrom).toISOString(),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The records the control-plane fold (control-plane-fold.ts) keeps: users, keys, prices and the
+ * audit entries of applied events. Shared by every process that follows the config topic (gateway
+ * nodes, the consumers); channels are typed by each process (see ControlPlaneFold).
+ */
+import type { PriceEntryConfig } from '../billing/price-book.ts';
+import type { ControlEvent } from './control-plane-events.ts';
+
+/** A user as projected. Quotas in nano-USD; limits null = unlimited. */
+export interface UserRecord {
+  readonly userId: string;
+  readonly name: string;
+  readonly role: 'admin' | 'user';
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaNanoUsd: bigint | null;
+  readonly disabled: boolean;
+  /** ms since epoch */
+  readonly createdAt: number;
+  /** Console sign-in name, lower-case; null = the user cannot sign in. */
+  readonly login: string | null;
+  /** scrypt hash of the console password (password-hash.ts); null = none. Never shown. */
+  readonly passwordHash: string | null;
+}
+
+/** A key as projected (never the key itself). */
+export interface KeyRecord {
+  readonly keyId: string;
+  readonly publicId: string;
+  readonly digest: string;
+  readonly name: string;
+  readonly userId: string | null;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly quotaNanoUsd: bigint | null;
+  /** ms since epoch; null = never */
+  readonly expiresAt: number | null;
+  /** null = every model */
+  readonly models: ReadonlySet<string> | null;
+  readonly enabled: boolean;
+  /** ms since epoch at which the key stops working (revocation or rotation grace); null = not revoked */
+  readonly revokedAt: number | null;
+  readonly createdAt: number;
+}
+
+/** A price as projected: the config file's entry shape plus its id. */
+export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
+
+/**
+ * One applied control event as the audit shows it: who changed what, when. `changes` is the event
+ * without its header and without secrets (no key `digest`, no `passwordHash`; a channel's
+ * `apiKeyCiphertext` becomes `hasApiKey: boolean`); other values are as in the event.
+ */
+export interface AuditEntry {
+  readonly eventId: string;
+  /** ms since epoch */
+  readonly occurredAt: number;
+  /** `admin`, `cli`, `config-file`, `bootstrap` or a user id */
+  readonly actor: string;
+  /** The event type, e.g. `KeyCreated`. */
+  readonly type: ControlEvent['type'];
+  /** userId, keyId, channelId or priceId */
+  readonly entityId: string;
+  readonly changes: Readonly<Record<string, unknown>>;
+}
