@@ -89,7 +89,7 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
  * With Kafka (several nodes) the secrets must come from the environment, so that every node
  * verifies the same key digests and decrypts the same credentials.
  */
-async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: GatewayNodeLog) {
+export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: GatewayNodeLog) {
   const secrets = loadControlPlaneSecrets({ env: process.env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
   if (secrets.generated) process.stderr.write(`Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
   const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });

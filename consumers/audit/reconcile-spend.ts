@@ -11,9 +11,13 @@
  */
 import { Decimal, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 
-/** The tables compared and the column that names the model in each. */
+/**
+ * The tables compared, the column that names the model in each, and the day. `toDate(occurred_at,
+ * 'UTC')` rather than `toDate(occurred_at)`: the latter is consumption_log's sorting-key
+ * expression, and 18.16 rejects it beside FINAL ("Column 'toDate(occurred_at)' already exists").
+ */
 const TABLES = [
-  { table: 'consumption_log', modelColumn: 'model', dayExpression: 'toDate(occurred_at)' },
+  { table: 'consumption_log', modelColumn: 'model', dayExpression: "toDate(occurred_at, 'UTC')" },
   { table: 'billing_lines', modelColumn: 'upstream_model', dayExpression: 'day' },
 ] as const;
 

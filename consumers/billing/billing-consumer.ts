@@ -12,6 +12,7 @@ import type { LogPosition, StateStore } from '../../schemas/state-store/state-st
 import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { applyInLogOrder } from '../apply-in-log-order.ts';
 import { insertNewBillingLines } from './insert-new-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
 import { awaitPriceRevisions } from './await-price-revisions.ts';
@@ -51,14 +52,8 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
         deps.analytics,
         projections.map((projection) => projection.line),
       );
-      // Issued in log order without waiting in between: both adapters apply calls in issue order,
-      // which the per-partition watermark needs.
-      await Promise.all(
-        usage.map(({ event, position }, i) => {
-          const cost = projections[i]?.costNanoUsd ?? 0n;
-          return cost > 0n ? deps.state.addSpend(position, event.keyId, event.userId, cost) : false;
-        }),
-      );
+      const charges = usage.map((item, i) => ({ ...item, cost: projections[i]?.costNanoUsd ?? 0n })).filter((charge) => charge.cost > 0n);
+      await applyInLogOrder(charges, (charge) => charge.position, (charge) => deps.state.addSpend(charge.position, charge.event.keyId, charge.event.userId, charge.cost));
       reportUnpriced(
         projections.map((projection) => projection.warning),
         deps.onWarning,

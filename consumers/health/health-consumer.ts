@@ -8,6 +8,7 @@
  */
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
+import { applyInLogOrder } from '../apply-in-log-order.ts';
 import type { ConsumedTrafficEvent, TrafficConsumer } from '../traffic-consumer.ts';
 import { projectChannelObservations } from './project-channel-observations.ts';
 
@@ -30,14 +31,12 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
     name: 'health',
     topics: [TOPICS.requests, TOPICS.failovers],
     async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {
-      // Issued in log order without waiting in between: both adapters apply calls in issue order
-      // (one Redis connection executes them in sequence), so the result equals a sequential fold.
       const observations = events.flatMap(projectChannelObservations);
-      await Promise.all(observations.map((observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
+      await applyInLogOrder(observations, (observation) => observation.position, (observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
         if (!(error instanceof RangeError)) throw error;
         deps.onWarning?.(`health: skipped event ${observation.eventId}: ${error.message}`);
         return false;
-      })));
+      }));
     },
   };
 }

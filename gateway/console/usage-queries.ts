@@ -1,7 +1,10 @@
 /**
  * The console's reads of the analytics store: the consumption log (filtered, paginated, one
  * request in detail) and the spend dashboard, over `consumption_log FINAL` and `billing_lines FINAL`
- * (schemas/analytics/migrations). Every value is rendered with `sqlLiteral`; every statement runs
+ * (schemas/analytics/migrations; both sorted by time first since 006 and 007, so every filter
+ * carries its time range on `occurred_at`). Reads of the spend_*_day tables (008) must aggregate
+ * with `sum(...) GROUP BY`: the dashboard here sums consumption_log instead, because its range is
+ * in ms, not days. Every value is rendered with `sqlLiteral`; every statement runs
  * on ClickHouse 18.16 and chdb alike (no query parameters, `LIMIT offset, n`, no alias equal to a
  * column name inside an aggregate). Money comes back as exact decimal text (`toString`).
  */
@@ -86,9 +89,26 @@ const ROW_COLUMNS = [
   'attempts',
 ].join(', ');
 
-/** The WHERE clause of `filter` over consumption_log or billing_lines. */
+/** Largest value of a ClickHouse DateTime (UInt32 seconds). */
+const MAX_DATETIME_SECONDS = 4_294_967_295;
+
+/**
+ * The WHERE clause of `filter` over consumption_log or billing_lines. The exact time condition is
+ * on `occurred_at_ms` (ms); it comes with the same range, widened to whole seconds, on
+ * `occurred_at` (seconds, = floor(occurred_at_ms / 1000)), which the engines can match against
+ * the partition key `toYYYYMM(occurred_at)` and the sorting key `toDate(occurred_at), …`
+ * (migration 006) to skip the parts and granules outside the range.
+ */
 export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean } = {}): string {
-  const parts = [`occurred_at_ms >= ${sqlLiteral(Math.floor(filter.fromMs))}`, `occurred_at_ms < ${sqlLiteral(Math.floor(filter.toMs))}`];
+  const fromMs = Math.floor(filter.fromMs);
+  const toMs = Math.floor(filter.toMs);
+  const seconds = (ms: number) => Math.min(MAX_DATETIME_SECONDS, Math.max(0, Math.floor(ms / 1000)));
+  const parts = [
+    `occurred_at >= toDateTime(${sqlLiteral(seconds(fromMs))})`,
+    `occurred_at <= toDateTime(${sqlLiteral(seconds(toMs))})`,
+    `occurred_at_ms >= ${sqlLiteral(fromMs)}`,
+    `occurred_at_ms < ${sqlLiteral(toMs)}`,
+  ];
   const equal = (column: string, value: string | undefined) => value !== undefined && parts.push(`${column} = ${sqlLiteral(value)}`);
   equal('key_id', filter.keyId);
   equal('user_id', filter.userId);

@@ -82,7 +82,8 @@ export interface EventLog {
    * left the partition empty. File log (offsets are byte positions): the last whole record's
    * position + 1, or '0' for an empty file. Sorted by partition; an empty list when the topic does
    * not exist yet. Reads only: creates no topic.
-   * @throws the adapter's Error when the log is unreachable or the topic name is illegal.
+   * @throws the adapter's Error when the log is unreachable (Kafka) or cannot be read, or (file
+   *   log) on an illegal topic name.
    */
   endOffsets(topic: string): Promise<ReadonlyArray<{ partition: number; offset: string }>>;
   /** Flushes, then stops this instance's subscriptions and releases connections and files; later publishes are dropped. */

@@ -44,12 +44,13 @@ function countingEventLog(inner: EventLog, onPublish: () => void): EventLog {
     subscribe: (options) => inner.subscribe(options),
     status: () => inner.status(),
     close: () => inner.close(),
+    endOffsets: (topic) => inner.endOffsets(topic),
   };
 }
 
 async function startInProcessConsumers(settings: EngineSettings, eventLog: EventLog, state: StateStore): Promise<{ analytics: AnalyticsStore; stop: () => Promise<void> }> {
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, prices: buildPriceBook(priceBookSchema.parse(BENCH_PRICES)), log });
+  const running = await startConsumerPipeline({ eventLog, state, analytics, log });
   return { analytics, stop: () => running.stop() };
 }
 

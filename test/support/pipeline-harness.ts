@@ -18,7 +18,8 @@ import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import { buildPriceBook, type PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
+import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
@@ -85,18 +86,22 @@ export interface TestSystemOptions {
   readonly analytics?: AnalyticsStore;
   /** Health refresh interval of the gateway's health view, ms. */
   readonly healthRefreshMs?: number;
+  /** Bearer token of the admin API (`/admin/api`, the CLI); none: the admin API is off. */
+  readonly adminToken?: string;
 }
 
 /** Starts mock upstream, gateway and (optionally) consumers. */
 export async function startTestSystem(options: TestSystemOptions): Promise<TestSystem> {
   const mock = await startMockUpstream();
-  const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent' });
+  const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) });
   const eventLog = openEventLog(options.settings);
+  // As a gateway node does: the control plane (its prices included) is the config topic of this event log.
+  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, () => undefined);
   const state = options.state ?? openStateStore(options.settings);
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
+  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const system: TestSystem = {
     origin: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
@@ -108,7 +113,7 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
     settings: options.settings,
     consumers: undefined,
     startConsumers: async () => {
-      system.consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: buildPriceBook(options.prices), log: () => undefined });
+      system.consumers = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
     },
     close: async () => {
       const step = async (name: string, work: () => Promise<unknown> | undefined): Promise<void> => {
@@ -119,6 +124,7 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
       await step('app', () => app.close());
       await step('flush', () => eventLog.flush());
       await step('consumers', () => system.consumers?.stop());
+      await step('control plane', () => node.stop());
       await step('eventLog', () => eventLog.close());
       if (!options.state) await step('state', () => state.close());
       if (!options.analytics) await step('analytics', () => analytics.close());

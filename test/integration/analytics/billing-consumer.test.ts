@@ -1,3 +1,4 @@
+import { consumed, staticPriceSource } from '../../unit/consumers/consumed-events.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingConsumer } from '../../../consumers/billing/billing-consumer.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
@@ -67,7 +68,7 @@ describe.each(ANALYTICS_ENGINES)('billing consumer on $name', (engine) => {
   afterAll(async () => opened?.dispose());
 
   it('writes one billing line per usage event with the price it used', async () => {
-    await createBillingConsumer({ analytics: store, state, prices: PRICES, onWarning: (m) => warnings.push(m) }).handleBatch(batch);
+    await createBillingConsumer({ analytics: store, state, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) }).handleBatch(consumed(batch));
     const lines = await store.query<Record<string, string | number>>(
       `SELECT event_id, toString(day) AS day, toString(cost_usd) AS cost, price_model, price_channel, toString(price_effective_from_ms) AS from_ms,
               toString(input_per_mtok) AS input, toString(output_per_mtok) AS output, toString(cache_read_per_mtok) AS cache_read,
@@ -121,9 +122,9 @@ describe.each(ANALYTICS_ENGINES)('billing consumer on $name', (engine) => {
     const linesBefore = await store.query('SELECT count() AS n, toString(sum(cost_usd)) AS cost FROM billing_lines FINAL');
     const spendBefore = await allSpend(store);
     const countersBefore = await Promise.all(KEYS.map((k) => state.getSpend(k, 'user-x')));
-    const consumer = createBillingConsumer({ analytics: store, state, prices: PRICES });
-    await consumer.handleBatch(batch);
-    await consumer.handleBatch(batch);
+    const consumer = createBillingConsumer({ analytics: store, state, prices: staticPriceSource(PRICES) });
+    await consumer.handleBatch(consumed(batch));
+    await consumer.handleBatch(consumed(batch));
     expect(await store.query('SELECT count() AS n, toString(sum(cost_usd)) AS cost FROM billing_lines FINAL')).toEqual(linesBefore);
     expect(await allSpend(store)).toEqual(spendBefore);
     expect(await Promise.all(KEYS.map((k) => state.getSpend(k, 'user-x')))).toEqual(countersBefore);

@@ -1,3 +1,4 @@
+import { consumed, staticPriceSource } from '../../unit/consumers/consumed-events.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedgerConsumer } from '../../../consumers/ledger/ledger-consumer.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
@@ -37,8 +38,8 @@ describe.each(ANALYTICS_ENGINES)('ledger consumer on $name', (engine) => {
   afterAll(async () => opened?.dispose());
 
   it(`writes N = ${PRICED_CASES.length + 1} rows for N requests, each costed exactly by the price book`, async () => {
-    const consumer = createLedgerConsumer({ analytics: store, prices: PRICES, onWarning: (m) => warnings.push(m) });
-    await consumer.handleBatch(batch);
+    const consumer = createLedgerConsumer({ analytics: store, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) });
+    await consumer.handleBatch(consumed(batch));
     expect(await totals(store)).toEqual({ rows: N, costNano: PRICED_CASES_TOTAL_NANO });
     const rows = await store.query<{ event_id: string; cost: string }>('SELECT event_id, toString(cost_usd) AS cost FROM consumption_log FINAL');
     const costs = new Map(rows.map((r) => [r.event_id, decimalNano(r.cost)]));
@@ -87,10 +88,10 @@ describe.each(ANALYTICS_ENGINES)('ledger consumer on $name', (engine) => {
   });
 
   it('changes no count or sum when the same batch is delivered again (and again)', async () => {
-    const consumer = createLedgerConsumer({ analytics: store, prices: PRICES });
+    const consumer = createLedgerConsumer({ analytics: store, prices: staticPriceSource(PRICES) });
     const before = await totals(store);
-    await consumer.handleBatch(batch);
-    await consumer.handleBatch(batch.slice(0, 5));
+    await consumer.handleBatch(consumed(batch));
+    await consumer.handleBatch(consumed(batch.slice(0, 5)));
     expect(await totals(store)).toEqual(before);
     const [raw] = await store.query<{ n: string }>('SELECT count() AS n FROM consumption_log');
     expect(Number(raw?.n)).toBeGreaterThanOrEqual(N); // the duplicates may still be stored; FINAL hides them

@@ -4,8 +4,12 @@ import { loadMigrations, parseMigration } from '../../../schemas/analytics/load-
 import { appliedMigrations, isVersionAtLeast, migrate } from '../../../schemas/analytics/migrate.ts';
 import { ANALYTICS_ENGINES, type TestAnalyticsStore } from './analytics-engines.ts';
 
-const ALL = ['001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at'];
-const ON_18_16 = ALL.filter((name) => name !== '004-key-id-indexes'); // 004 requires 21.1
+const ALL = [
+  '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
+  '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
+]; // prettier-ignore
+const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
+const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
 
 const CONSUMPTION_LOG_COLUMNS = [
   ['event_id', 'String'],
@@ -52,8 +56,8 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1]);
-    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null]);
+    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2]);
+    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1']);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });
 
@@ -71,6 +75,34 @@ describe('migration files', () => {
   });
 });
 
+describe.each(ANALYTICS_ENGINES)('two migrate() calls at the same time on $name', (engine) => {
+  // Its own database, so the tests below run on a schema migrated once whatever happens here.
+  // 006 and 007 swap tables with RENAME, which no statement can make safe to run twice at once
+  // (the second RENAME finds the first one's result): this passes only when migrate() runs the
+  // calls of one process one after the other. Across processes, one migrator at a time.
+  it('apply every migration the engine supports once', async () => {
+    const opened = await engine.open();
+    try {
+      const { store } = opened;
+      const modern = isVersionAtLeast(await store.version(), '21.1');
+      const skipped: string[] = [];
+      // allSettled: both calls have ended before the database is dropped, whatever they did.
+      const settled = await Promise.allSettled([migrate(store, { onSkip: (name) => skipped.push(name) }), migrate(store)]);
+      const [a, b] = settled.map((result) => {
+        if (result.status === 'rejected') throw result.reason;
+        return result.value;
+      });
+      const expected = modern ? ALL : ON_18_16;
+      expect(new Set([...(a ?? []), ...(b ?? [])])).toEqual(new Set(expected));
+      expect(await appliedMigrations(store)).toEqual(expected);
+      expect(skipped).toEqual(modern ? [] : MODERN_ONLY);
+      expect(await migrate(store)).toEqual([]);
+    } finally {
+      await opened.dispose();
+    }
+  });
+});
+
 describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
   let opened: TestAnalyticsStore;
   let store: AnalyticsStore;
@@ -82,13 +114,12 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
   });
   afterAll(async () => opened?.dispose());
 
-  it('applies every migration the engine supports once, even when started twice at the same time', async () => {
+  it('applies every migration the engine supports once, in order', async () => {
     const skipped: string[] = [];
-    const [a, b] = await Promise.all([migrate(store, { onSkip: (name) => skipped.push(name) }), migrate(store)]);
     const expected = modern ? ALL : ON_18_16;
-    expect(new Set([...(a ?? []), ...(b ?? [])])).toEqual(new Set(expected));
+    expect(await migrate(store, { onSkip: (name) => skipped.push(name) })).toEqual(expected);
     expect(await appliedMigrations(store)).toEqual(expected);
-    expect(skipped).toEqual(modern ? [] : ['004-key-id-indexes']);
+    expect(skipped).toEqual(modern ? [] : MODERN_ONLY);
     expect(await migrate(store)).toEqual([]);
   });
 
@@ -97,9 +128,30 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
     expect((await columns(store, 'billing_lines')).map(([name]) => name)).toEqual(BILLING_LINES_COLUMNS);
     const [engineRow] = await store.query<{ engine: string }>("SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'billing_lines'");
     expect(engineRow?.engine).toBe('ReplacingMergeTree');
-    for (const view of ['spend_by_key_day', 'spend_by_user_day', 'spend_by_model_day']) {
-      expect((await columns(store, view)).map(([name]) => name)).toEqual(['day', view === 'spend_by_key_day' ? 'key_id' : view === 'spend_by_user_day' ? 'user_id' : 'upstream_model', 'requests', 'input_tokens', 'output_tokens', 'tokens', 'cost_usd']);
+    const spendColumns = ['requests', 'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'tokens', 'cost_usd'];
+    for (const [table, group] of [['spend_by_key_day', 'key_id'], ['spend_by_user_day', 'user_id'], ['spend_by_model_day', 'upstream_model'], ['spend_by_channel_day', 'channel_id']] as const) {
+      expect((await columns(store, table)).map(([name]) => name)).toEqual(['day', group, ...spendColumns]);
+      expect(Object.fromEntries(await columns(store, table)).cost_usd).toBe('Decimal(38, 9)');
     }
+  });
+
+  it('leaves exactly the tables and materialized views of the current schema', async () => {
+    const rows = await store.query<{ name: string; engine: string }>("SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT IN ('future_only', 'now_ok', 'half_done', 'broken') ORDER BY name");
+    expect(rows.map((r) => `${r.name}:${r.engine}`)).toEqual([
+      'billing_lines:ReplacingMergeTree',
+      'config_audit:ReplacingMergeTree',
+      'consumption_log:ReplacingMergeTree',
+      'failovers:ReplacingMergeTree',
+      'schema_migrations:ReplacingMergeTree',
+      'spend_by_channel_day:SummingMergeTree',
+      'spend_by_channel_day_mv:MaterializedView',
+      'spend_by_key_day:SummingMergeTree',
+      'spend_by_key_day_mv:MaterializedView',
+      'spend_by_model_day:SummingMergeTree',
+      'spend_by_model_day_mv:MaterializedView',
+      'spend_by_user_day:SummingMergeTree',
+      'spend_by_user_day_mv:MaterializedView',
+    ]);
   });
 
   it('skips a migration the engine is too old for without recording it, and applies it once allowed', async () => {

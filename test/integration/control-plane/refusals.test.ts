@@ -78,8 +78,8 @@ beforeAll(async () => {
   await make('tpm', { tpm: 10 });
   await make('tiny', {});
   // Spend already over both quotas (the billing consumer's counters).
-  await state.addSpend('seed-key', keyRecord(controlPlane, 'key-quota').keyId, null, 5_000n);
-  await state.addSpend('seed-user', keyRecord(controlPlane, 'user-quota').keyId, keyRecord(controlPlane, 'user-quota').userId, 5_000n);
+  await state.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '1' }, keyRecord(controlPlane, 'key-quota').keyId, null, 5_000n);
+  await state.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '2' }, keyRecord(controlPlane, 'user-quota').keyId, keyRecord(controlPlane, 'user-quota').userId, 5_000n);
   await new Promise((r) => setTimeout(r, 1600)); // let 'expiring' expire
   function keyIdOf(name: string): string {
     return keyRecord(controlPlane, name).keyId;

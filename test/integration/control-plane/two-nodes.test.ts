@@ -39,7 +39,7 @@ beforeAll(async () => {
   const state = openStateStore(settings);
   sharedState = state;
   const analytics = openAnalyticsStore(settings);
-  consumers = await startConsumerPipeline({ eventLog, state, analytics, prices: [], log: () => undefined });
+  consumers = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
   closeEngines = async () => {
     await consumers.stop();
     await eventLog.close();

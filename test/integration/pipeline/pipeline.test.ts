@@ -170,6 +170,7 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
       flush: () => system.eventLog.flush(),
       status: () => system.eventLog.status(),
       close: () => system.eventLog.close(),
+      endOffsets: (topic) => system.eventLog.endOffsets(topic),
       subscribe: (options) =>
         system.eventLog.subscribe({
           ...options,
@@ -180,7 +181,7 @@ describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engin
         }),
     };
     const prefix = `replay-${Date.now()}.`;
-    const replay = await startConsumerPipeline({ eventLog: countingLog, state: system.state, analytics: system.analytics, prices: buildPriceBook(PRICES), log: () => undefined, groupPrefix: prefix });
+    const replay = await startConsumerPipeline({ eventLog: countingLog, state: system.state, analytics: system.analytics, log: () => undefined, groupPrefix: prefix });
     try {
       const replayed = () => Promise.resolve([delivered.get(`${prefix}ledger/${TOPICS.requests}`) ?? 0, delivered.get(`${prefix}billing/${TOPICS.usage}`) ?? 0]);
       await eventually(replayed, [before.rows, before.lines], 60_000);

@@ -25,6 +25,7 @@ function randomHistory(count: number, t0: number): ChannelObservation[] {
     const errorKind = ok ? (random() < 0.1 ? 'upstream-rejected' : undefined) : 'upstream-unavailable';
     return {
       eventId: `h-${i}`,
+      position: { topic: 'tollgate.requests', partition: 0, offset: String(i) },
       channelId: ['a', 'b', 'c'][Math.floor(random() * 3)] as string,
       at: t0 + i * 400 - Math.floor(random() * 3_000),
       ok,
@@ -60,15 +61,18 @@ describe('redis state store', () => {
   it('writes the keys REDIS-KEYS.md documents, with their TTLs', async () => {
     const prefix = `${redisKeys.prefix}layout:`;
     const store = createRedisStateStore({ url: redisKeys.url, keyPrefix: prefix });
-    await store.addSpend('e1', 'key-1', 'user-1', 123_456_789_012n);
-    await store.recordChannelObservation({ eventId: 'o1', channelId: 'ch-1', at: Date.now(), ok: false, latencyMs: 12, errorKind: 'upstream-timeout' });
+    await store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '1' }, 'key-1', 'user-1', 123_456_789_012n);
+    await store.recordChannelObservation({ eventId: 'o1', position: { topic: 'tollgate.requests', partition: 0, offset: String(1) }, channelId: 'ch-1', at: Date.now(), ok: false, latencyMs: 12, errorKind: 'upstream-timeout' });
     expect(await redisKeys.admin.get(`${prefix}spend:key:key-1`)).toBe('123456789012');
     expect(await redisKeys.admin.get(`${prefix}spend:user:user-1`)).toBe('123456789012');
     expect(await redisKeys.admin.ttl(`${prefix}spend:key:key-1`)).toBe(-1);
-    const guardTtl = await redisKeys.admin.ttl(`${prefix}applied:spend:e1`);
-    expect(guardTtl).toBeGreaterThan(604_700);
-    expect(guardTtl).toBeLessThanOrEqual(604_800);
-    expect(await redisKeys.admin.ttl(`${prefix}applied:health:o1`)).toBeGreaterThan(604_700);
+    // one watermark per kind and partition, kept without a TTL; no key per event
+    expect(await redisKeys.admin.get(`${prefix}applied:spend:tollgate.usage:0`)).toBe('1');
+    expect(await redisKeys.admin.ttl(`${prefix}applied:spend:tollgate.usage:0`)).toBe(-1);
+    expect(await redisKeys.admin.get(`${prefix}applied:health:tollgate.requests:0`)).toBe('1');
+    await store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '2' }, 'key-1', null, 1n);
+    expect(await redisKeys.admin.get(`${prefix}applied:spend:tollgate.usage:0`)).toBe('2');
+    expect((await redisKeys.admin.keys(`${prefix}applied:*`)).sort()).toEqual([`${prefix}applied:health:tollgate.requests:0`, `${prefix}applied:spend:tollgate.usage:0`]);
     expect(await redisKeys.admin.hgetall(`${prefix}health:state:ch-1`)).toMatchObject({ consecutiveFailures: '1', latencyEwmaMs: '0', windowMs: '60000' });
     expect(await redisKeys.admin.zrange(`${prefix}health:fail:ch-1`, '0', '-1')).toEqual(['o1']);
     expect(await redisKeys.admin.type(`${prefix}health:ok:ch-1`)).toBe('none');

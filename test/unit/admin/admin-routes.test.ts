@@ -220,6 +220,7 @@ describe('happy paths', () => {
     const price = { model: 'deepseek-chat', inputPerMTok: 0.27, outputPerMTok: 1.1, effectiveFrom: '2026-01-01' };
     expect(await call({ method: 'PUT', url: '/admin/api/prices', payload: price })).toMatchObject({ status: 201, body: { created: true, price: { priceId: 'deepseek-chat|*|2026-01-01T00:00:00.000Z', inputPerMTok: 0.27 } } });
     expect(await call({ method: 'PUT', url: '/admin/api/prices', payload: { ...price, inputPerMTok: 0.3 } })).toMatchObject({ status: 200, body: { created: false, price: { inputPerMTok: 0.3 } } });
+    expect(await call({ method: 'PUT', url: '/admin/api/channels/ds-1', payload: { provider: 'deepseek', models: ['deepseek-chat'] } })).toMatchObject({ status: 201 });
     expect(await call({ method: 'PUT', url: '/admin/api/prices/promo%201', payload: { ...price, channel: 'ds-1' } })).toMatchObject({ status: 201, body: { price: { priceId: 'promo 1', channel: 'ds-1' } } });
     expect(await call({ method: 'PUT', url: '/admin/api/prices/promo', payload: { ...price, priceId: 'x' } })).toMatchObject({ status: 400, body: { error: { field: 'priceId' } } });
     expect((await call({ method: 'GET', url: '/admin/api/prices' })).body.prices.map((p: { priceId: string }) => p.priceId)).toEqual(['deepseek-chat|*|2026-01-01T00:00:00.000Z', 'promo 1']);

@@ -231,10 +231,11 @@ describe('setPrice', () => {
 
   it('derives a stable id so the same model, channel and start replace the entry', async () => {
     const cp = setup();
+    await runCommand(cp, () => upsertChannel(cp, 'ch-1', { provider: 'deepseek', models: ['deepseek-chat'] }, ctx));
     expect(await runCommand(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01' }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: true });
     expect(await runCommand(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01T00:00:00Z', outputPerMTok: 2 }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: false });
     expect(cp.prices()).toEqual([{ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', model: 'deepseek-chat', channel: 'ch-1', inputPerMTok: 0.27, outputPerMTok: 2, effectiveFrom: '2026-01-01T00:00:00.000Z' }]);
-    expect(cp.published[0]).toMatchObject({ type: 'PriceSet', event: { channel: 'ch-1', cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: Date.parse('2026-01-01T00:00:00Z') } });
+    expect(cp.published[1]).toMatchObject({ type: 'PriceSet', event: { channel: 'ch-1', cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: Date.parse('2026-01-01T00:00:00Z') } });
     expect(await runCommand(cp, () => setPrice(cp, 'promo', good, ctx))).toEqual({ priceId: 'promo', created: true });
     expect(commandRefusal(() => setPrice(cp, 'promo', { ...good, priceId: 'other' }, ctx))).toEqual({ status: 400, field: 'priceId', message: "priceId: must equal the price id in the path ('promo')" });
   });

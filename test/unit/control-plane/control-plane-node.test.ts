@@ -23,6 +23,7 @@ function manualLog(): EventLog & { published: LogRecord[]; deliver(extra?: LogRe
     groups,
     publish: (record) => void published.push(record),
     flush: async () => {},
+    endOffsets: async () => [{ partition: 0, offset: String(published.length) }],
     status: () => ({ pending: 0, spooled: 0, connected: true }),
     close: async () => {},
     async subscribe(options) {

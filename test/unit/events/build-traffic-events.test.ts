@@ -50,20 +50,20 @@ function expectEncodable(events: TrafficEvent[]): void {
 
 describe('buildTrafficEvents', () => {
   it('served: UsageRecorded then RequestCompleted, usage mapped field by field', () => {
-    const events = buildTrafficEvents(served, identity, NOW);
+    const events = buildTrafficEvents(served, { ...identity, priceRevision: 7 }, NOW);
     expect(types(events)).toEqual(['UsageRecorded', 'RequestCompleted']);
     const tokens = { inputTokens: 100, cachedInputTokens: 40, cacheWriteTokens: 10, outputTokens: 50, reasoningTokens: 20, usageSource: 'reported' };
     const [usage] = pick(events, 'UsageRecorded');
     expect(usage).toEqual({
       eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
-      model: 'gpt-5', upstreamModel: 'deepseek-v4-flash', channelId: 'ch-1', provider: 'deepseek', ...tokens,
+      model: 'gpt-5', upstreamModel: 'deepseek-v4-flash', channelId: 'ch-1', provider: 'deepseek', ...tokens, priceRevision: 7,
     });
     const [completed] = pick(events, 'RequestCompleted');
     expect(completed).toEqual({
       eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
       clientFormat: 'openai-chat', model: 'gpt-5', channelId: 'ch-1', provider: 'deepseek', upstreamModel: 'deepseek-v4-flash',
       stream: false, passThrough: true, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 120, ttfbMs: 30,
-      attempts: 1, usage: tokens,
+      attempts: 1, usage: tokens, priceRevision: 7,
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);

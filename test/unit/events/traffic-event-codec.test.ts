@@ -27,6 +27,7 @@ const requestCompleted: RequestCompleted = {
   ttfbMs: 180,
   attempts: 2,
   usage: { inputTokens: 1_234_567, cachedInputTokens: 1_000, cacheWriteTokens: 200, outputTokens: 1_099_511_627_776, reasoningTokens: 12, usageSource: 'partial' },
+  priceRevision: 42,
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -61,6 +62,7 @@ const usageRecorded: UsageRecorded = {
   outputTokens: 7,
   reasoningTokens: 3,
   usageSource: 'estimated',
+  priceRevision: null,
 };
 
 const failover: FailoverOccurred = {
@@ -147,7 +149,7 @@ describe('schema evolution', () => {
   const v1Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)), 'utf8'));
 
   it('decodes a RequestCompleted written with v1 (no passThrough, no ttfbMs) with their defaults', () => {
-    const { passThrough: _p, ttfbMs: _t, ...v1Value } = requestCompleted;
+    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, ...v1Value } = requestCompleted;
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
@@ -155,7 +157,21 @@ describe('schema evolution', () => {
     expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
 
     const decoded = decodeTrafficEvent(message);
-    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null } });
+    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null } });
+  });
+
+  it.each([
+    ['RequestCompleted', 'request-completed.v2.avsc'],
+    ['UsageRecorded', 'usage-recorded.v1.avsc'],
+  ] as const)('decodes a %s written before priceRevision existed with priceRevision null', (type, file) => {
+    const oldSchema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL(`../../../schemas/events/avro/history/${file}`, import.meta.url)), 'utf8'));
+    const event = type === 'RequestCompleted' ? requestCompleted : usageRecorded;
+    const { priceRevision: _r, ...oldValue } = event;
+    const fingerprint = Buffer.alloc(8);
+    fingerprint.writeBigUInt64LE(schemaFingerprint64(oldSchema));
+    const oldType = avro.Type.forSchema(oldSchema as avro.Schema, { wrapUnions: false });
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, oldType.toBuffer(oldValue)]);
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null } });
   });
 
   it('v1 is really an older shape: the current schema cannot decode its bytes without resolution', () => {

@@ -18,6 +18,7 @@ function recordingLog(failOn?: string): EventLog & { readonly records: LogRecord
       records.push(record);
     },
     flush: async () => {},
+    endOffsets: async () => [],
     subscribe: async () => ({ stop: async () => {} }),
     status: () => ({ pending: 0, spooled: 0, connected: true }),
     close: async () => {},

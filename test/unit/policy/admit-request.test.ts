@@ -38,7 +38,7 @@ function makeDeps(): AdmissionDeps & { admits: () => number; store: ReturnType<t
 describe('admitRequest: quotas', () => {
   it('refuses a key at its quota with quota-exceeded, not retryable, before touching limits', async () => {
     const deps = makeDeps();
-    await deps.store.addSpend('e1', 'k1', 'u1', 5n * USD);
+    await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '1' }, 'k1', 'u1', 5n * USD);
     const result = await admitRequest(deps, { key: keyRecord({ quotaNanoUsd: 5n * USD, rpm: 1 }), user: userRecord(), estimatedTokens: 10, now: T0 });
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -50,8 +50,8 @@ describe('admitRequest: quotas', () => {
 
   it('refuses when the user over all keys is at the user quota; below both quotas admits', async () => {
     const deps = makeDeps();
-    await deps.store.addSpend('e1', 'other-key', 'u1', 2n * USD);
-    await deps.store.addSpend('e2', 'k1', 'u1', USD / 2n);
+    await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '2' }, 'other-key', 'u1', 2n * USD);
+    await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '3' }, 'k1', 'u1', USD / 2n);
     const key = keyRecord({ quotaNanoUsd: USD });
     expect((await admitRequest(deps, { key, user: userRecord({ quotaNanoUsd: 3n * USD }), estimatedTokens: 1, now: T0 })).ok).toBe(true);
     const refused = await admitRequest(deps, { key, user: userRecord({ quotaNanoUsd: 2n * USD + USD / 2n }), estimatedTokens: 1, now: T0 });
@@ -120,7 +120,7 @@ describe('admitRequest: limits', () => {
     const deps = makeDeps();
     const key = keyRecord({ rpm: 1, quotaNanoUsd: USD });
     expect((await admitRequest(deps, { key, user: undefined, estimatedTokens: 1, now: T0 })).ok).toBe(true);
-    await deps.store.addSpend('e1', 'k1', null, USD);
+    await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '4' }, 'k1', null, USD);
     const result = await admitRequest(deps, { key, user: undefined, estimatedTokens: 1, now: T0 });
     expect(!result.ok && result.error.kind).toBe('quota-exceeded');
     expect(deps.admits()).toBe(1);

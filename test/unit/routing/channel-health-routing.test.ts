@@ -114,8 +114,8 @@ describe('ChannelHealthView', () => {
   it('routes on the shared snapshot: a channel the consumer put in cooldown goes last until it ends', async () => {
     const store = createMemoryStateStore();
     let now = 1_700_000_000_000;
-    for (let i = 0; i < 3; i++) await store.recordChannelObservation({ eventId: `f${i}`, channelId: 'a', at: now + i, ok: false, latencyMs: 5 });
-    await store.recordChannelObservation({ eventId: 'ok-b', channelId: 'b', at: now, ok: true, latencyMs: 5 });
+    for (let i = 0; i < 3; i++) await store.recordChannelObservation({ eventId: `f${i}`, position: { topic: 'tollgate.requests', partition: 0, offset: String(1 + i) }, channelId: 'a', at: now + i, ok: false, latencyMs: 5 });
+    await store.recordChannelObservation({ eventId: 'ok-b', position: { topic: 'tollgate.requests', partition: 0, offset: String(4) }, channelId: 'b', at: now, ok: true, latencyMs: 5 });
     const view = new ChannelHealthView({ store, channelIds: ['a', 'b', 'c', 'd'], clock: () => now });
     const r = router(FOUR, seeded(4), view);
     expect(view.isCoolingDown('a')).toBe(false); // nothing read yet

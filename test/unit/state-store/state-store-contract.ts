@@ -4,15 +4,21 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldChannelHealth, NEUTRAL_CHANNEL_HEALTH_STATE } from '../../../schemas/state-store/fold-channel-health.ts';
-import type { ChannelObservation, HealthPolicy, StateStore } from '../../../schemas/state-store/state-store.ts';
+import type { ChannelObservation, HealthPolicy, LogPosition, StateStore } from '../../../schemas/state-store/state-store.ts';
 
 const POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 3, cooldownMs: 30_000, latencyAlpha: 0.2 };
 const T0 = 1_700_000_000_000;
 
+/** The log position of offset `offset` in `partition` of `topic` (default tollgate.usage, partition 0). */
+export function pos(offset: number, partition = 0, topic = 'tollgate.usage'): LogPosition {
+  return { topic, partition, offset: String(offset) };
+}
+
 let eventSeq = 0;
-/** An observation with a fresh event id (unless given). */
+/** An observation with a fresh event id and the next offset of tollgate.requests partition 0 (unless given). */
 export function obs(channelId: string, at: number, ok: boolean, extra: Partial<ChannelObservation> = {}): ChannelObservation {
-  return { eventId: `ev-${++eventSeq}-${Math.random().toString(36).slice(2)}`, channelId, at, ok, latencyMs: 100, ...extra };
+  eventSeq += 1;
+  return { eventId: `ev-${eventSeq}-${Math.random().toString(36).slice(2)}`, position: pos(eventSeq, 0, 'tollgate.requests'), channelId, at, ok, latencyMs: 100, ...extra };
 }
 
 /** Registers the shared suite for one adapter. */
@@ -29,19 +35,39 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
     });
 
     describe('spend', () => {
-      it('counts the same event once', async () => {
+      it('counts the same record once', async () => {
         const store = await fresh();
-        expect(await store.addSpend('e1', 'k1', 'u1', 1_500n)).toBe(true);
-        expect(await store.addSpend('e1', 'k1', 'u1', 1_500n)).toBe(false);
+        expect(await store.addSpend(pos(1), 'k1', 'u1', 1_500n)).toBe(true);
+        expect(await store.addSpend(pos(1), 'k1', 'u1', 1_500n)).toBe(false);
         expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_500n, userNanoUsd: 1_500n });
+      });
+
+      it('ignores a replay of any earlier offset of the partition, and keeps partitions and topics apart', async () => {
+        const store = await fresh();
+        for (const offset of [10, 11, 12]) expect(await store.addSpend(pos(offset), 'k1', 'u1', 100n)).toBe(true);
+        // a consumer group reset to the earliest offset replays everything, however old
+        for (const offset of [10, 11, 12]) expect(await store.addSpend(pos(offset), 'k1', 'u1', 100n)).toBe(false);
+        expect(await store.addSpend(pos(3), 'k1', 'u1', 100n)).toBe(false);
+        expect(await store.addSpend(pos(3, 1), 'k1', 'u1', 7n)).toBe(true);
+        expect(await store.addSpend(pos(3, 0, 'staging.tollgate.usage'), 'k1', 'u1', 1n)).toBe(true);
+        expect(await store.addSpend(pos(13), 'k1', 'u1', 100n)).toBe(true);
+        expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 408n, userNanoUsd: 408n });
+      });
+
+      it('refuses a malformed log position', async () => {
+        const store = await fresh();
+        await expect(store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: 'x' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
+        await expect(store.addSpend({ topic: '', partition: 0, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
+        await expect(store.addSpend({ topic: 't', partition: -1, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
+        expect(await store.getSpend('k1', null)).toEqual({ keyNanoUsd: 0n, userNanoUsd: 0n });
       });
 
       it('sums a user over keys and keeps keys apart', async () => {
         const store = await fresh();
-        await store.addSpend('e1', 'k1', 'u1', 100n);
-        await store.addSpend('e2', 'k2', 'u1', 250n);
-        await store.addSpend('e3', 'k3', null, 7n);
-        await store.addSpend('e4', 'k1', 'u2', 1n);
+        await store.addSpend(pos(1), 'k1', 'u1', 100n);
+        await store.addSpend(pos(2), 'k2', 'u1', 250n);
+        await store.addSpend(pos(3), 'k3', null, 7n);
+        await store.addSpend(pos(4), 'k1', 'u2', 1n);
         expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 101n, userNanoUsd: 350n });
         expect(await store.getSpend('k2', 'u2')).toEqual({ keyNanoUsd: 250n, userNanoUsd: 1n });
         expect(await store.getSpend('k3', null)).toEqual({ keyNanoUsd: 7n, userNanoUsd: 0n });
@@ -50,15 +76,15 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
 
       it('is exact beyond 2^53 and refuses a 64-bit overflow without changing anything', async () => {
         const store = await fresh();
-        await store.addSpend('e1', 'k1', 'u1', 2n ** 53n + 1n);
-        await store.addSpend('e2', 'k1', 'u1', 2n);
+        await store.addSpend(pos(1), 'k1', 'u1', 2n ** 53n + 1n);
+        await store.addSpend(pos(2), 'k1', 'u1', 2n);
         expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 2n ** 53n + 3n, userNanoUsd: 2n ** 53n + 3n });
-        await store.addSpend('e3', 'k2', 'big', 2n ** 63n - 1n);
-        await expect(store.addSpend('e4', 'k3', 'big', 1n)).rejects.toThrow(RangeError);
+        await store.addSpend(pos(3), 'k2', 'big', 2n ** 63n - 1n);
+        await expect(store.addSpend(pos(4), 'k3', 'big', 1n)).rejects.toThrow(RangeError);
         expect(await store.getSpend('k3', 'big')).toEqual({ keyNanoUsd: 0n, userNanoUsd: 2n ** 63n - 1n });
         // the failed event was not marked applied: it can still count once the cause is gone
-        expect(await store.addSpend('e4', 'k3', null, 1n)).toBe(true);
-        await expect(store.addSpend('e5', 'k1', 'u1', -1n)).rejects.toThrow(RangeError);
+        expect(await store.addSpend(pos(4), 'k3', null, 1n)).toBe(true);
+        await expect(store.addSpend(pos(5), 'k1', 'u1', -1n)).rejects.toThrow(RangeError);
       });
     });
 
@@ -141,7 +167,17 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         expect((await store.getChannelHealth(['a'], T0 + 7))[0]).toMatchObject({ consecutiveFailures: 1, cooldownUntil: 0, windowCount: 5 });
       });
 
-      it('ignores a duplicate event id', async () => {
+      it('ignores a replay of an observation older than the partition watermark', async () => {
+        const store = await fresh();
+        const first = obs('a', T0, false);
+        const second = obs('a', T0 + 1, false);
+        expect(await store.recordChannelObservation(first, POLICY)).toBe(true);
+        expect(await store.recordChannelObservation(second, POLICY)).toBe(true);
+        expect(await store.recordChannelObservation(first, POLICY)).toBe(false);
+        expect((await store.getChannelHealth(['a'], T0 + 2))[0]).toMatchObject({ windowCount: 2, consecutiveFailures: 2 });
+      });
+
+      it('ignores a duplicate record', async () => {
         const store = await fresh();
         const failure = obs('a', T0, false, { retryAfterMs: 1_000 });
         expect(await store.recordChannelObservation(failure, POLICY)).toBe(true);

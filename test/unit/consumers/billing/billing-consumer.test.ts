@@ -1,3 +1,4 @@
+import { consumed, staticPriceSource } from '../consumed-events.ts';
 import { describe, expect, it } from 'vitest';
 import { createBillingConsumer } from '../../../../consumers/billing/billing-consumer.ts';
 import type { Decimal } from '../../../../schemas/analytics/analytics-store.ts';
@@ -12,7 +13,7 @@ function setup() {
   const analytics = createFakeAnalyticsStore();
   const state = createFakeSpendStore();
   const warnings: string[] = [];
-  const consumer = createBillingConsumer({ analytics, state, prices: PRICES, onWarning: (m) => warnings.push(m) });
+  const consumer = createBillingConsumer({ analytics, state, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) });
   return { analytics, state, warnings, consumer };
 }
 
@@ -29,7 +30,7 @@ describe('createBillingConsumer (fakes)', () => {
     const { analytics, state, warnings, consumer } = setup();
     expect(consumer.name).toBe('billing');
     expect(consumer.topics).toEqual([TOPICS.usage]);
-    await consumer.handleBatch(batch);
+    await consumer.handleBatch(consumed(batch));
     expect(analytics.inserts).toHaveLength(1);
     expect(analytics.inserts[0]?.table).toBe('billing_lines');
     expect(analytics.inserts[0]?.rows.map((r) => (r.cost_usd as Decimal).toString())).toEqual(['0.000600000', '0.000600000', '0.000000000']);
@@ -44,25 +45,25 @@ describe('createBillingConsumer (fakes)', () => {
   it('adds no spend when the insert fails, and a redelivery counts everything once', async () => {
     const { analytics, state, consumer } = setup();
     analytics.failNext = 1;
-    await expect(consumer.handleBatch(batch)).rejects.toThrow('Connection refused');
+    await expect(consumer.handleBatch(consumed(batch))).rejects.toThrow('Connection refused');
     expect(state.calls).toHaveLength(0);
-    await consumer.handleBatch(batch);
-    await consumer.handleBatch(batch);
+    await consumer.handleBatch(consumed(batch));
+    await consumer.handleBatch(consumed(batch));
     expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
   });
 
   it('rejects when the spend store fails, and the redelivered batch completes without double counting', async () => {
     const { state, consumer } = setup();
     state.failNext = 1;
-    await expect(consumer.handleBatch(batch)).rejects.toThrow('state store unavailable');
-    await consumer.handleBatch(batch);
+    await expect(consumer.handleBatch(consumed(batch))).rejects.toThrow('state store unavailable');
+    await consumer.handleBatch(consumed(batch));
     expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
   });
 
   it('does nothing for a batch without usage events', async () => {
     const { analytics, state, consumer } = setup();
-    await consumer.handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
-    await consumer.handleBatch([]);
+    await consumer.handleBatch(consumed([{ type: 'RequestCompleted', event: requestCompleted() }]));
+    await consumer.handleBatch(consumed([]));
     expect(analytics.inserts).toHaveLength(0);
     expect(state.calls).toHaveLength(0);
   });

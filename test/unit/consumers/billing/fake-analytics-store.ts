@@ -1,6 +1,6 @@
 /**
  * An in-memory AnalyticsStore for consumer unit tests: records every insert, can be told to
- * fail the next inserts. Queries are not supported (integration tests use real engines).
+ * fail the next inserts. Every query answers no rows (integration tests use real engines).
  */
 import type { AnalyticsStore, AnalyticsValue } from '../../../../schemas/analytics/analytics-store.ts';
 
@@ -24,8 +24,8 @@ export function createFakeAnalyticsStore(): FakeAnalyticsStore {
       }
       store.inserts.push({ table, rows });
     },
-    async query() {
-      throw new Error('the fake analytics store does not run queries');
+    async query<T>() {
+      return [] as T[];
     },
     async version() {
       return '0.0-fake';

@@ -1,40 +1,33 @@
 /**
- * A minimal in-memory spend store for the billing tests: addSpend/getSpend of the StateStore
- * port, idempotent by event id, with a switch to make the next calls fail.
+ * The billing tests' spend store: the real in-process state store, recording every addSpend call
+ * and able to make the next calls fail (before anything is applied).
  */
-import type { SpendTotals, StateStore } from '../../../../schemas/state-store/state-store.ts';
+import { createMemoryStateStore } from '../../../../infra/state-store/memory/memory-state-store.ts';
+import type { LogPosition, StateStore } from '../../../../schemas/state-store/state-store.ts';
 
-/** The fake, with what it has seen. */
+/** The store, with what it has been asked. */
 export interface FakeSpendStore extends Pick<StateStore, 'addSpend' | 'getSpend'> {
   /** Every addSpend call, duplicates included. */
-  readonly calls: Array<{ eventId: string; keyId: string; userId: string | null; costNanoUsd: bigint }>;
+  readonly calls: Array<{ position: LogPosition; keyId: string; userId: string | null; costNanoUsd: bigint }>;
   /** When > 0, that many next addSpend calls reject (before applying anything). */
   failNext: number;
 }
 
-/** Creates an empty fake. */
+/** Creates an empty store. */
 export function createFakeSpendStore(): FakeSpendStore {
-  const applied = new Set<string>();
-  const byKey = new Map<string, bigint>();
-  const byUser = new Map<string, bigint>();
+  const memory = createMemoryStateStore();
   const store: FakeSpendStore = {
     calls: [],
     failNext: 0,
-    async addSpend(eventId, keyId, userId, costNanoUsd) {
-      store.calls.push({ eventId, keyId, userId, costNanoUsd });
+    async addSpend(position, keyId, userId, costNanoUsd) {
+      store.calls.push({ position, keyId, userId, costNanoUsd });
       if (store.failNext > 0) {
         store.failNext -= 1;
         throw new Error('state store unavailable');
       }
-      if (applied.has(eventId)) return false;
-      applied.add(eventId);
-      byKey.set(keyId, (byKey.get(keyId) ?? 0n) + costNanoUsd);
-      if (userId !== null) byUser.set(userId, (byUser.get(userId) ?? 0n) + costNanoUsd);
-      return true;
+      return memory.addSpend(position, keyId, userId, costNanoUsd);
     },
-    async getSpend(keyId, userId): Promise<SpendTotals> {
-      return { keyNanoUsd: byKey.get(keyId) ?? 0n, userNanoUsd: userId === null ? 0n : (byUser.get(userId) ?? 0n) };
-    },
+    getSpend: (keyId, userId) => memory.getSpend(keyId, userId),
   };
   return store;
 }

@@ -40,6 +40,7 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     ttfbMs: 180,
     attempts: 1,
     usage: usage(),
+    priceRevision: null,
     ...overrides,
   };
 }
@@ -57,6 +58,7 @@ export function usageRecorded(overrides: Partial<UsageRecorded> = {}): UsageReco
     channelId: 'ch-a',
     provider: 'openai',
     ...usage(),
+    priceRevision: null,
     ...overrides,
   };
 }

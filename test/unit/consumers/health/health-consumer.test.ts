@@ -1,3 +1,4 @@
+import { consumed, staticPriceSource } from '../consumed-events.ts';
 import { describe, expect, it } from 'vitest';
 import { createHealthConsumer } from '../../../../consumers/health/health-consumer.ts';
 import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../../../schemas/events/traffic-events.ts';
@@ -15,6 +16,7 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     channelId, provider: channelId ? 'mock' : null, upstreamModel: channelId ? 'm' : null, stream: false, passThrough: false,
     status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 400, ttfbMs: 120, attempts: 1,
     usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, usageSource: 'reported' },
+    priceRevision: null,
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
@@ -32,7 +34,7 @@ function failover(channelId: string, overrides: Partial<FailoverOccurred> = {}):
 async function fold(events: TrafficEvent[], channels: string[]) {
   const state = createMemoryStateStore();
   const consumer = createHealthConsumer({ state, policy: POLICY });
-  await consumer.handleBatch(events);
+  await consumer.handleBatch(consumed(events));
   return { state, consumer, health: await state.getChannelHealth(channels, T0 + 1_000) };
 }
 
@@ -85,8 +87,8 @@ describe('health consumer', () => {
   it('changes nothing when the same batch is delivered twice', async () => {
     const batch = [failover('a', { retryAfterMs: 3_000 }), failover('a'), completed('a'), failover('a'), completed('b'), { type: 'UsageRecorded', event: {} } as TrafficEvent];
     const { state, consumer, health } = await fold(batch, ['a', 'b']);
-    await consumer.handleBatch(batch);
-    await consumer.handleBatch(batch.slice(2));
+    await consumer.handleBatch(consumed(batch));
+    await consumer.handleBatch(consumed(batch.slice(2)));
     expect(await state.getChannelHealth(['a', 'b'], T0 + 1_000)).toEqual(health);
     expect(health[0]).toMatchObject({ windowCount: 4, errorRate: 0.75, consecutiveFailures: 1 });
   });
@@ -95,10 +97,10 @@ describe('health consumer', () => {
     const warnings: string[] = [];
     const state = createMemoryStateStore();
     const consumer = createHealthConsumer({ state, policy: POLICY, onWarning: (m) => warnings.push(m) });
-    await consumer.handleBatch([failover('a', { occurredAt: Number.NaN }), failover('a', { latencyMs: -5 })]);
+    await consumer.handleBatch(consumed([failover('a', { occurredAt: Number.NaN }), failover('a', { latencyMs: -5 })]));
     expect(warnings).toHaveLength(1);
     expect((await state.getChannelHealth(['a'], T0 + 1_000))[0]?.windowCount).toBe(1);
     const broken = createHealthConsumer({ state: { ...state, recordChannelObservation: async () => { throw new Error('redis down'); } } });
-    await expect(broken.handleBatch([failover('a')])).rejects.toThrow('redis down');
+    await expect(broken.handleBatch(consumed([failover('a')]))).rejects.toThrow('redis down');
   });
 });

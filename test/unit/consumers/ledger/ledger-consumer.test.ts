@@ -1,3 +1,4 @@
+import { consumed, staticPriceSource } from '../consumed-events.ts';
 import { describe, expect, it } from 'vitest';
 import { createLedgerConsumer } from '../../../../consumers/ledger/ledger-consumer.ts';
 import { TOPICS } from '../../../../schemas/topics.ts';
@@ -9,16 +10,16 @@ describe('createLedgerConsumer (fake store)', () => {
   it('inserts one consumption_log row per RequestCompleted, in one insert per batch, ignoring other events', async () => {
     const analytics = createFakeAnalyticsStore();
     const warnings: string[] = [];
-    const consumer = createLedgerConsumer({ analytics, prices: PRICES, onWarning: (m) => warnings.push(m) });
+    const consumer = createLedgerConsumer({ analytics, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) });
     expect(consumer.name).toBe('ledger');
     expect(consumer.topics).toEqual([TOPICS.requests]);
     const requests = [requestCompleted(), requestCompleted({ upstreamModel: 'unpriced-model', channelId: 'ch-z' }), requestCompleted({ upstreamModel: 'unpriced-model', channelId: 'ch-z' })];
-    await consumer.handleBatch([
+    await consumer.handleBatch(consumed([
       { type: 'RequestCompleted', event: requests[0]! },
       { type: 'UsageRecorded', event: usageRecorded() },
       { type: 'RequestCompleted', event: requests[1]! },
       { type: 'RequestCompleted', event: requests[2]! },
-    ]);
+    ]));
     expect(analytics.inserts).toHaveLength(1);
     expect(analytics.inserts[0]?.table).toBe('consumption_log');
     expect(analytics.inserts[0]?.rows.map((r) => r.event_id)).toEqual(requests.map((r) => r.eventId));
@@ -29,21 +30,21 @@ describe('createLedgerConsumer (fake store)', () => {
     const analytics = createFakeAnalyticsStore();
     const clock = [1_750_000_000_100, 1_750_000_000_900];
     let reads = 0;
-    const consumer = createLedgerConsumer({ analytics, prices: PRICES, now: () => clock[reads++] ?? Number.NaN });
-    await consumer.handleBatch([{ type: 'UsageRecorded', event: usageRecorded() }]);
+    const consumer = createLedgerConsumer({ analytics, prices: staticPriceSource(PRICES), now: () => clock[reads++] ?? Number.NaN });
+    await consumer.handleBatch(consumed([{ type: 'UsageRecorded', event: usageRecorded() }]));
     expect(reads).toBe(0); // no RequestCompleted: nothing built, clock untouched
-    await consumer.handleBatch([
+    await consumer.handleBatch(consumed([
       { type: 'RequestCompleted', event: requestCompleted() },
       { type: 'RequestCompleted', event: requestCompleted() },
-    ]);
-    await consumer.handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
+    ]));
+    await consumer.handleBatch(consumed([{ type: 'RequestCompleted', event: requestCompleted() }]));
     expect(analytics.inserts.map((insert) => insert.rows.map((row) => row.ingested_at_ms))).toEqual([[1_750_000_000_100, 1_750_000_000_100], [1_750_000_000_900]]);
   });
 
   it('defaults ingested_at_ms to the wall clock', async () => {
     const analytics = createFakeAnalyticsStore();
     const before = Date.now();
-    await createLedgerConsumer({ analytics, prices: PRICES }).handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }]);
+    await createLedgerConsumer({ analytics, prices: staticPriceSource(PRICES) }).handleBatch(consumed([{ type: 'RequestCompleted', event: requestCompleted() }]));
     const stamped = analytics.inserts[0]?.rows[0]?.ingested_at_ms as number;
     expect(stamped).toBeGreaterThanOrEqual(before);
     expect(stamped).toBeLessThanOrEqual(Date.now());
@@ -51,10 +52,10 @@ describe('createLedgerConsumer (fake store)', () => {
 
   it('rejects when the insert fails (so the runner redelivers) and skips empty batches', async () => {
     const analytics = createFakeAnalyticsStore();
-    const consumer = createLedgerConsumer({ analytics, prices: PRICES });
+    const consumer = createLedgerConsumer({ analytics, prices: staticPriceSource(PRICES) });
     analytics.failNext = 1;
-    await expect(consumer.handleBatch([{ type: 'RequestCompleted', event: requestCompleted() }])).rejects.toThrow('Connection refused');
-    await consumer.handleBatch([{ type: 'UsageRecorded', event: usageRecorded() }]);
+    await expect(consumer.handleBatch(consumed([{ type: 'RequestCompleted', event: requestCompleted() }]))).rejects.toThrow('Connection refused');
+    await consumer.handleBatch(consumed([{ type: 'UsageRecorded', event: usageRecorded() }]));
     expect(analytics.inserts).toHaveLength(0);
   });
 });
