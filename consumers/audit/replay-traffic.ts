@@ -11,7 +11,7 @@
  * Like every pipeline start, the config follower appends one sync marker (an empty record) to
  * the config topic.
  */
-import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -61,13 +61,14 @@ export interface ReplayTrafficResult {
 
 /**
  * Resets the replay database (unless `keep`), replays, stops the pipeline, then reconciles.
- * @throws Error when a database name is not a plain identifier or both names are the same; the
- *   stores' and the event log's errors (unreachable engine, missing live tables).
+ * @throws Error when a database name is not a plain identifier, both names are the same, or the
+ *   live database lacks consumption_log or billing_lines; the stores' and the event log's errors.
  */
 export async function replayTraffic(options: ReplayTrafficOptions): Promise<ReplayTrafficResult> {
   const { liveDatabase, replayDatabase } = options;
   for (const name of [liveDatabase, replayDatabase]) if (!IDENTIFIER.test(name)) throw new Error(`invalid database name: ${JSON.stringify(name)}`);
   if (liveDatabase === replayDatabase) throw new Error(`the replay database must differ from the live one (${liveDatabase})`);
+  await assertLiveTables(options.adminAnalytics, liveDatabase);
   if (!options.keep) {
     await options.adminAnalytics.exec(`DROP DATABASE IF EXISTS ${replayDatabase}`);
     await options.adminAnalytics.exec(`CREATE DATABASE IF NOT EXISTS ${replayDatabase}`);
@@ -92,6 +93,13 @@ export async function replayTraffic(options: ReplayTrafficOptions): Promise<Repl
   }
   if (!finished) return { reconciliation: undefined };
   return { reconciliation: await reconcileSpend({ analytics: options.adminAnalytics, liveDatabase, replayDatabase }) };
+}
+
+/** Fails before any replay work when the live side has nothing to reconcile with. @throws Error naming the missing tables. */
+async function assertLiveTables(analytics: AnalyticsStore, database: string): Promise<void> {
+  const rows = await analytics.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${sqlLiteral(database)} AND name IN ('consumption_log', 'billing_lines')`);
+  const missing = ['consumption_log', 'billing_lines'].filter((table) => !rows.some((row) => row.name === table));
+  if (missing.length > 0) throw new Error(`the live database ${database} has no ${missing.join(' or ')}: nothing to reconcile with (have its consumers ever run?)`);
 }
 
 /** Resolves true once the snapshot's end is reached, false when the signal aborts first; reports progress meanwhile. */

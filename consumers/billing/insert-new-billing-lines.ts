@@ -11,7 +11,8 @@ import type { BillingLine } from './project-billing-line.ts';
 
 /**
  * Inserts the lines whose `event_id` is not already stored; returns how many were inserted.
- * The lookup is bounded by the batch's `occurred_at` range, which leads the table's sort key.
+ * The lookup is bounded by the batch's days and `occurred_at` range (the day leads the table's
+ * sort key and partition key, so only those parts are read).
  * @throws the store's error when the lookup or the insert fails (nothing or only part inserted;
  *   the redelivered batch completes it)
  */
@@ -19,13 +20,17 @@ export async function insertNewBillingLines(analytics: AnalyticsStore, lines: Re
   if (lines.length === 0) return 0;
   let from = Number.POSITIVE_INFINITY;
   let to = 0;
+  let firstDay = '9999-12-31';
+  let lastDay = '0000-01-01';
   for (const line of lines) {
     from = Math.min(from, line.occurred_at);
     to = Math.max(to, line.occurred_at);
+    if (line.day < firstDay) firstDay = line.day;
+    if (line.day > lastDay) lastDay = line.day;
   }
   const ids = [...new Set(lines.map((line) => line.event_id))];
   const stored = await analytics.query<{ event_id: string }>(
-    `SELECT event_id FROM billing_lines WHERE occurred_at >= toDateTime(${sqlLiteral(from)}, 'UTC') AND occurred_at <= toDateTime(${sqlLiteral(to)}, 'UTC') AND event_id IN (${ids.map((id) => sqlLiteral(id)).join(',')})`,
+    `SELECT event_id FROM billing_lines WHERE day >= toDate(${sqlLiteral(firstDay)}) AND day <= toDate(${sqlLiteral(lastDay)}) AND occurred_at >= toDateTime(${sqlLiteral(from)}, 'UTC') AND occurred_at <= toDateTime(${sqlLiteral(to)}, 'UTC') AND event_id IN (${ids.map((id) => sqlLiteral(id)).join(',')})`,
   );
   const seen = new Set(stored.map((row) => row.event_id));
   const fresh: BillingLine[] = [];

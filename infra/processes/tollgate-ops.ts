@@ -183,7 +183,8 @@ async function openReplayStores(settings: EngineSettings, replayDatabase: string
     await replayAnalytics.close();
     if (adminAnalytics !== replayAnalytics) await adminAnalytics.close();
     const message = (error as Error).message;
-    if (!settings.clickhouseUrl && /lock/i.test(message)) throw new Error(`${message}\nThe embedded analytics store is open in another process: stop the gateway (and \`npm run consumers\`) on ${settings.dataDir} while the replay runs.`);
+    // chdb refuses a data directory another process holds ("Cannot lock file …/status"), and says so only on stderr.
+    if (!settings.clickhouseUrl && /cannot open chdb|lock/i.test(message)) throw new Error(`${message}\nIs a gateway (or \`npm run consumers\`) running on ${settings.dataDir}? chdb allows one process per data directory: stop it while the replay runs.`);
     throw error;
   }
   return { replayAnalytics, adminAnalytics };

@@ -32,7 +32,18 @@ ORDER BY version`;
  * @throws the store's Error when a statement fails; migrations applied before it stay recorded,
  *   the failed one is not, so the next run resumes with it.
  */
-export async function migrate(store: AnalyticsStore, options: MigrateOptions = {}): Promise<string[]> {
+export function migrate(store: AnalyticsStore, options: MigrateOptions = {}): Promise<string[]> {
+  // One migrate() at a time in this process: the table swaps of 006 and 007 (RENAME) cannot be
+  // made safe to run twice at once. The next call starts after this one settles and finds its
+  // versions recorded. Across processes: run `npm run migrate` once before starting several.
+  const run = migrationQueue.then(() => migrateNow(store, options));
+  migrationQueue = run.catch(() => undefined);
+  return run;
+}
+
+let migrationQueue: Promise<unknown> = Promise.resolve();
+
+async function migrateNow(store: AnalyticsStore, options: MigrateOptions): Promise<string[]> {
   const migrations = options.migrations ?? (await loadMigrations());
   await store.exec(CREATE_SCHEMA_MIGRATIONS);
   const rows = await store.query<{ version: number | string }>('SELECT version FROM schema_migrations FINAL');

@@ -15,13 +15,14 @@
 import { createServer, type Server } from 'node:http';
 import { Agent } from 'undici';
 import { buildApp } from '../../gateway/app.ts';
+import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
 import { createMemoryRateLimiter } from '../../infra/state-store/memory/memory-rate-limiter.ts';
 import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { BenchGatewayEvents } from './bench-gateway-events.ts';
-import { BENCH_KEY, BENCH_MODEL, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
+import { BENCH_KEY, BENCH_MODEL, BENCH_PRICES, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
 import { answerProbeRequest } from './pipeline-probe.ts';
 
 const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
@@ -64,16 +65,18 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
     {
       channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } }],
       keys: [{ name: 'bench', key: BENCH_KEY }],
+      ...(process.env.BENCH_GATEWAY_EVENTS === '1' ? { prices: BENCH_PRICES } : {}),
     },
-    { LOG_LEVEL: 'silent' },
+    { LOG_LEVEL: 'silent', ...(process.env.TOLLGATE_DATA_DIR ? { TOLLGATE_DATA_DIR: process.env.TOLLGATE_DATA_DIR } : {}) },
   );
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
   events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
-  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}) });
+  const joined = events ? await joinControlPlane(config, events.eventLog, () => undefined) : undefined;
+  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}), ...(joined ? { controlPlane: joined.controlPlane } : {}) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
-  return { port, close: async () => { await app.close(); await events?.close(); await dispatcher.close(); } };
+  return { port, close: async () => { await app.close(); await joined?.node.stop(); await events?.close(); await dispatcher.close(); } };
 }
 
 async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined): Promise<{ port: number; close: () => Promise<void> }> {

@@ -16,7 +16,7 @@ import { priceSet, publishControl, publishTraffic, requestCompleted, runCommand,
 
 const DAY_1 = Date.parse('2025-04-01T09:30:00Z');
 const DAY_2 = Date.parse('2025-04-02T17:45:00Z');
-/** Eight requests over two keys, two models and two days; req-1 and req-2 share key-a/small-model/day 1. */
+/** Requests over three keys, two models and two days; req-1 and req-2 share key-a/small-model/day 1. */
 const REQUESTS: RequestSpec[] = [
   { requestId: 'req-1', keyId: 'key-a', occurredAt: DAY_1, model: 'small-model', upstreamModel: 'small-up', inputTokens: 1200, outputTokens: 300 },
   { requestId: 'req-2', keyId: 'key-a', occurredAt: DAY_1 + 60_000, model: 'small-model', upstreamModel: 'small-up', inputTokens: 800, outputTokens: 100 },
@@ -26,6 +26,8 @@ const REQUESTS: RequestSpec[] = [
   { requestId: 'req-6', keyId: 'key-b', occurredAt: DAY_2, model: 'small-model', upstreamModel: 'small-up', inputTokens: 333, outputTokens: 777 },
   { requestId: 'req-7', keyId: 'key-a', occurredAt: DAY_2, model: 'big-model', upstreamModel: 'big-up', inputTokens: 42, outputTokens: 0 },
   { requestId: 'req-8', keyId: 'key-b', occurredAt: DAY_1, model: 'small-model', upstreamModel: 'small-up', inputTokens: 0, outputTokens: 0 },
+  // More than one batch (500 records) per topic, so a replay that stopped early would show.
+  ...Array.from({ length: 600 }, (_, i): RequestSpec => ({ requestId: `fill-${i}`, keyId: 'key-fill', occurredAt: DAY_2 + i, model: 'small-model', upstreamModel: 'small-up', inputTokens: 3, outputTokens: 2 })),
 ].map((spec) => ({ ...spec, priceRevision: 2 }));
 
 /** The live database, as `tollgate replay` derives it. */
@@ -81,7 +83,7 @@ describe.each<EngineSet>(['embedded', 'production'])('tollgate replay on %s engi
     expect(run.stderr.filter((line) => / (warn|error):/.test(line))).toEqual([]);
     expect(run.stdout.at(-1)).toBe('reconciliation: 0 differences');
     expect(run.code).toBe(0);
-    expect(run.stdout[0]).toMatch(/^consumption_log: live requests 8, .*; replay requests 8, /);
+    expect(run.stdout[0]).toMatch(new RegExp(`^consumption_log: live requests ${REQUESTS.length}, .*; replay requests ${REQUESTS.length}, `));
     await withLiveStore(async (store) => {
       const replayDatabase = `${liveDatabaseOf(settings)}_replay`;
       expect(await count(store, `${replayDatabase}.consumption_log`)).toBe(REQUESTS.length);
@@ -126,6 +128,20 @@ describe.each<EngineSet>(['embedded', 'production'])('tollgate replay on %s engi
     expect(fresh.stdout).not.toContain(ghost);
     expect(fresh.stdout.at(-1)).toBe('reconciliation: 5 differences');
   }, 120_000);
+
+  it('stops before replaying when the live database was never migrated', async () => {
+    const empty = await isolatedEngineSettings(engines);
+    try {
+      const run = await runCommand(empty, ['replay']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.at(-1)).toMatch(/live database \w+ has no consumption_log or billing_lines/);
+    } finally {
+      if (empty.clickhouseUrl) {
+        const store = openAnalyticsStore(empty);
+        await store.exec(`DROP DATABASE IF EXISTS ${liveDatabaseOf(empty)}`).finally(() => store.close());
+      }
+    }
+  });
 
   it('refuses a replay database that is the live one, with exit code 2', async () => {
     const run = await runCommand(settings, ['replay', '--database', liveDatabaseOf(settings)]);
