@@ -1,8 +1,9 @@
 /**
- * Issue 4's must-show: two gateway nodes sharing real Kafka (the config topic) and Redis
+ * Two gateway nodes sharing real Kafka (the config topic) and Redis
  * (limits, spend, health) behave as one — limits hold globally, a key revoked on one node is
  * refused by the other within one second, and a channel turned unhealthy through one node is
- * avoided by the other. And (issue 5) a console session opened on one node is valid on the other.
+ * avoided by the other. A console session opened on one node is valid on the other, and a price
+ * set through one node bills the other node's requests a second later.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import type { RunningConsumers } from '../../../consumers/run-consumers.ts';
 import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../../../infra/open-adapters.ts';
 import { newNodeSecrets, startGatewayNode, type GatewayNode } from '../../support/gateway-node-harness.ts';
-import { eventually, isolatedEngineSettings } from '../../support/pipeline-harness.ts';
+import { decimalToNano, eventually, isolatedEngineSettings } from '../../support/pipeline-harness.ts';
 
 const CONFIG = {
   channels: [
@@ -26,6 +27,7 @@ let nodeA: GatewayNode;
 let nodeB: GatewayNode;
 let consumers: RunningConsumers;
 let sharedState: ReturnType<typeof openStateStore>;
+let sharedAnalytics: ReturnType<typeof openAnalyticsStore>;
 let closeEngines: () => Promise<void>;
 
 beforeAll(async () => {
@@ -39,6 +41,7 @@ beforeAll(async () => {
   const state = openStateStore(settings);
   sharedState = state;
   const analytics = openAnalyticsStore(settings);
+  sharedAnalytics = analytics;
   consumers = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
   closeEngines = async () => {
     await consumers.stop();
@@ -72,6 +75,21 @@ describe('two gateway nodes sharing Kafka and Redis', () => {
     const admitted = results.filter((s) => s === 200).length;
     expect(admitted).toBe(4);
     expect(results.filter((s) => s === 429)).toHaveLength(7);
+  });
+
+  it('bill, from one second after it was set on the other node, a request at the new price', async () => {
+    const { apiKey } = await createKey(nodeA, { name: 'priced-on-a' });
+    const set = await nodeA.admin('PUT', '/prices', { model: 'chat-model', inputPerMTok: 1000, outputPerMTok: 2000 });
+    expect(set.status).toBeLessThan(300);
+    const setAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, setAt + 1_000 - Date.now())));
+    const { response } = await new OpenAI({ apiKey, baseURL: `${nodeB.origin}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: 'priced on the other node' }] }).withResponse();
+    const requestId = response.headers.get('x-request-id') ?? '';
+    const row = async () => (await sharedAnalytics.query<{ input: string; output: string; cost: string }>(`SELECT toString(input_tokens) AS input, toString(output_tokens) AS output, toString(cost_usd) AS cost FROM billing_lines FINAL WHERE request_id = '${requestId}'`))[0];
+    await eventually(async () => (await row()) !== undefined, true, 30_000);
+    const line = (await row())!;
+    // 1000 and 2000 USD per million tokens = 1 000 000 and 2 000 000 nano-USD per token.
+    expect(decimalToNano(line.cost)).toBe(BigInt(line.input) * 1_000_000n + BigInt(line.output) * 2_000_000n);
   });
 
   it('refuse a key revoked on the other node within one second', async () => {
