@@ -8,13 +8,21 @@ import { z } from 'zod';
 import type { TokenUsage } from '../events/traffic-events.ts';
 
 /**
- * USD per million tokens: a finite JSON number ≥ 0 with at most 9 decimals. Non-numbers keep the
- * parser's own wording (`expected number, got string`); NaN and ±Infinity (e.g. `1e309`) are named.
+ * Highest price accepted, USD per million tokens: the billing tables hold prices as Decimal64(9)
+ * (at most 9 223 372 036.854775807), so a larger one could never be written.
+ */
+export const MAX_USD_PER_MTOK = 1_000_000_000;
+
+/**
+ * USD per million tokens: a finite JSON number in 0..MAX_USD_PER_MTOK with at most 9 decimals
+ * (`1e-7` included). Non-numbers keep the parser's own wording (`expected number, got string`);
+ * NaN and ±Infinity (e.g. `1e309`) are named.
  */
 const usdPerMTok = z
   .number({ error: (issue) => (typeof issue.input === 'number' ? 'must be a finite number' : undefined) })
   .min(0, 'must be ≥ 0')
-  .refine((v) => /^\d+(\.\d{1,9})?$/.test(String(v)), 'must have at most 9 decimal places');
+  .max(MAX_USD_PER_MTOK, `must be at most ${MAX_USD_PER_MTOK} USD per million tokens`)
+  .refine((v) => Number(v.toFixed(9)) === v, 'must have at most 9 decimal places');
 
 /** One price entry as written in the config file (`prices:`). */
 export const priceEntrySchema = z
@@ -47,9 +55,9 @@ export interface Price {
   readonly cacheWriteNanoPerMTok: bigint;
 }
 
-/** USD (a number with ≤ 9 decimals) → exact nano-USD. */
+/** USD (a number with ≤ 9 decimals, at most MAX_USD_PER_MTOK) → exact nano-USD. */
 export function usdToNano(usd: number): bigint {
-  const [whole = '0', fraction = ''] = String(usd).split('.');
+  const [whole = '0', fraction = ''] = usd.toFixed(9).split('.');
   return BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0').slice(0, 9));
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../gateway/cli/run-cli.ts';
 import { setPrice, upsertChannel, type CommandContext } from '../../../gateway/control-plane/commands.ts';
 import { ADMIN_TOKEN, buildAdminTestApp, HMAC_SECRET, MASTER_KEY, type AdminTestApp } from './admin-app.ts';
+import { priceEntrySchema, usdToNano } from '../../../schemas/billing/price-book.ts';
 import { RecordingControlPlane } from './recording-control-plane.ts';
 import { commandRefusal, runCommand } from './run-command.ts';
 
@@ -121,5 +122,18 @@ describe('tollgate prices set with bad input', () => {
     expect(list.code).toBe(0);
     expect(list.out.find((l) => l.startsWith('unserved-model'))).toMatch(/^unserved-model\s+-\s+3\s+15\.000000001\s+-\s+-\s+1970-01-01T00:00:00\.000Z\s+unserved-model\|\*\|1970-01-01T00:00:00\.000Z$/);
     expect(list.out.find((l) => l.startsWith('deepseek-chat'))).toMatch(/^deepseek-chat\s+ds-1\s+0\.27\s+1\.1\s/);
+  });
+});
+
+describe('price amounts at the edges of the range', () => {
+  it('accepts 1e-7 USD per million tokens and prices it exactly; refuses one above the billing tables range', () => {
+    expect(usdToNano(1e-7)).toBe(100n);
+    expect(usdToNano(0.123456789)).toBe(123_456_789n);
+    expect(usdToNano(1_000_000_000)).toBe(1_000_000_000_000_000_000n);
+    expect(priceEntrySchema.safeParse({ model: 'm', inputPerMTok: 1e-7, outputPerMTok: 0 }).success).toBe(true);
+    const tooHigh = priceEntrySchema.safeParse({ model: 'm', inputPerMTok: 1, outputPerMTok: 1e10 });
+    expect(tooHigh.success).toBe(false);
+    expect(tooHigh.error?.issues[0]?.path).toEqual(['outputPerMTok']);
+    expect(priceEntrySchema.safeParse({ model: 'm', inputPerMTok: 1e-10, outputPerMTok: 0 }).success).toBe(false);
   });
 });
