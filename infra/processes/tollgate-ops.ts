@@ -97,14 +97,15 @@ async function runEvents(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const log = await openOpsEventLog(settings);
   const groupId = `tollgate.events.${randomBytes(6).toString('hex')}`;
   const stop = stopSignal(io);
+  let subscribed = true; // until printEvents says otherwise (also when it failed)
   try {
     const result = await printEvents({ eventLog: log.eventLog, topics, filter, groupId, follow: values.follow, signal: stop.signal, stdout: io.stdout, stderr: io.stderr });
-    await log.close();
-    if (result.subscribed) await forgetConsumerGroups(settings, [groupId], io);
+    subscribed = result.subscribed;
     return result.interrupted ? 130 : 0;
   } finally {
     stop.release();
     await log.close();
+    if (subscribed) await forgetConsumerGroups(settings, [groupId], io);
   }
 }
 
@@ -129,8 +130,6 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   try {
     io.stderr(`replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`);
     const { reconciliation } = await replayTraffic({ eventLog: log.eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
-    await log.close();
-    await forgetConsumerGroups(settings, ['ledger', 'billing'].map((name) => groupPrefix + name), io);
     if (!reconciliation) return (io.stderr('replay interrupted before the end: nothing reconciled'), 130);
     for (const line of reconciliation.summary) io.stdout(line);
     for (const difference of reconciliation.differences) io.stdout(difference.text);
@@ -140,6 +139,7 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   } finally {
     stop.release();
     await log.close();
+    await forgetConsumerGroups(settings, ['ledger', 'billing'].map((name) => groupPrefix + name), io);
     await state.close();
     await stores.replayAnalytics.close();
     if (stores.adminAnalytics !== stores.replayAnalytics) await stores.adminAnalytics.close();
@@ -150,8 +150,9 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
  * The event log for an ops command, and its idempotent close. Kafka: the adapter's publish spool
  * goes to a temporary directory of its own (removed on close), never the data dir's `spool/`,
  * which belongs to the gateway of this host (one process per spool; an ops command publishes at
- * most a config-topic sync marker). File log: the data dir itself (reading is safe beside a
- * running gateway).
+ * most a config-topic sync marker). File log: the data dir itself; reading is safe beside a
+ * running gateway, but the marker a replay appends makes a second writer, one more reason the
+ * gateway is stopped while a replay runs in embedded mode.
  */
 async function openOpsEventLog(settings: EngineSettings): Promise<{ eventLog: EventLog; close: () => Promise<void> }> {
   const kafka = Boolean(settings.kafkaBrokers && settings.kafkaBrokers.length > 0);
@@ -171,8 +172,8 @@ async function openOpsEventLog(settings: EngineSettings): Promise<{ eventLog: Ev
 /**
  * The replay's analytics stores. Server: one on the replay database, one on the live database.
  * Embedded: chdb allows one open data directory per process, so ONE store on the replay database
- * serves both (the live tables are read as `default.<table>`), and a gateway holding the data
- * directory makes the open fail: the message says to stop it.
+ * serves both (the live tables are read by qualified name, `default.<table>`), and a gateway
+ * holding the data directory makes the open fail: the message says to stop it.
  */
 async function openReplayStores(settings: EngineSettings, replayDatabase: string): Promise<{ replayAnalytics: AnalyticsStore; adminAnalytics: AnalyticsStore }> {
   const replayAnalytics = openAnalyticsStore({ ...settings, clickhouseDatabase: replayDatabase });
@@ -249,8 +250,9 @@ function stopSignal(io: OpsIo): { signal: AbortSignal; release: () => void } {
 /**
  * Removes what the command's consumer groups left behind (ids without the topic prefix; the
  * prefixed event log stores them with it): the file log's `offsets/<group>` folders, or the
- * Kafka groups (https://kafka.js.org/docs/admin#delete-groups). A group Kafka refuses to delete
- * is reported and left (it holds only offsets and expires after offsets.retention.minutes).
+ * Kafka groups (admin.deleteGroups: https://kafka.js.org/docs/admin, "Delete groups"). A group
+ * that never existed is fine; one Kafka refuses to delete is reported and left (it holds only
+ * offsets and expires after the broker's offsets.retention.minutes).
  */
 async function forgetConsumerGroups(settings: EngineSettings, groupIds: ReadonlyArray<string>, io: OpsIo): Promise<void> {
   const stored = groupIds.map((groupId) => `${settings.topicPrefix ?? ''}${groupId}`);
@@ -263,6 +265,9 @@ async function forgetConsumerGroups(settings: EngineSettings, groupIds: Readonly
     await admin.connect();
     await admin.deleteGroups(stored);
   } catch (error) {
+    // A group that never committed an offset (the command failed early) does not exist: nothing to remove.
+    const failures = (error as { groups?: Array<{ error?: { type?: string } }> }).groups;
+    if (failures && failures.every((group) => group.error?.type === 'GROUP_ID_NOT_FOUND')) return;
     io.stderr(`warning: consumer group(s) ${stored.join(', ')} not deleted (${(error as Error).message}); they hold only offsets and expire with the broker's offsets.retention.minutes`);
   } finally {
     await admin.disconnect().catch(() => {});

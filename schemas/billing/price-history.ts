@@ -7,6 +7,7 @@
  * request never re-prices it, even with an earlier `effectiveFrom`.
  */
 import type { PriceSet } from '../control-plane/control-plane-events.ts';
+import { priceRecordOf } from '../control-plane/control-plane-records.ts';
 import { buildPriceBook, type Price } from './price-book.ts';
 
 /** One applied PriceSet. */
@@ -31,20 +32,22 @@ export class PriceHistory {
     return this.entries.length;
   }
 
-  /** Appends one applied PriceSet (the caller skips duplicates by event id). */
-  record(event: PriceSet): void {
-    const [price] = buildPriceBook([
-      {
-        model: event.model,
-        ...(event.channel !== null ? { channel: event.channel } : {}),
-        inputPerMTok: event.inputPerMTok,
-        outputPerMTok: event.outputPerMTok,
-        ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
-        ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
-        effectiveFrom: new Date(event.effectiveFrom).toISOString(),
-      },
-    ]);
-    if (price) this.entries.push({ revision: this.entries.length + 1, priceId: event.priceId, setAt: event.occurredAt, price });
+  /**
+   * Appends one applied PriceSet (the caller skips duplicates by event id). A PriceSet whose
+   * amounts cannot be priced exactly (not finite, negative; the commands never write one) is not
+   * recorded and does not count as a revision — every process runs this same code, so they agree.
+   * @returns whether it was recorded
+   */
+  record(event: PriceSet): boolean {
+    let price: Price | undefined;
+    try {
+      [price] = buildPriceBook([priceRecordOf(event)]);
+    } catch {
+      return false;
+    }
+    if (!price || price.inputNanoPerMTok < 0n || price.outputNanoPerMTok < 0n || price.cacheReadNanoPerMTok < 0n || price.cacheWriteNanoPerMTok < 0n || Number.isNaN(price.effectiveFrom)) return false;
+    this.entries.push({ revision: this.entries.length + 1, priceId: event.priceId, setAt: event.occurredAt, price });
+    return true;
   }
 
   /**

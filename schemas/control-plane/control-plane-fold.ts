@@ -19,15 +19,16 @@
  *   un-revokes nor postpones (a rotation's grace period is a revokedAt in the future).
  * - ChannelUpserted replaces the channel with what `projectChannel` makes of it (no record: left
  *   out; a warning is recorded). ChannelRemoved deletes the channel.
- * - PriceSet upserts the price by priceId and appends it to the price history (revision + 1).
+ * - PriceSet upserts the price by priceId and appends it to the price history (revision + 1);
+ *   one whose amounts cannot be priced exactly (NaN, negative) is ignored with a warning.
  * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
  * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
 import { PriceHistory } from '../billing/price-history.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
-import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from './control-plane-events.ts';
-import type { AuditEntry, KeyRecord, PriceRecord, UserRecord } from './control-plane-records.ts';
+import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, UserCreated, UserCredentialsSet, UserUpdated } from './control-plane-events.ts';
+import { priceRecordOf, type AuditEntry, type KeyRecord, type PriceRecord, type UserRecord } from './control-plane-records.ts';
 
 /** What a process makes of one ChannelUpserted. */
 export interface ChannelProjection<C> {
@@ -197,8 +198,8 @@ export class ControlPlaneFold<C> {
         this.channelsById.delete(event.event.channelId);
         return;
       case 'PriceSet':
-        this.pricesById.set(event.event.priceId, priceRecord(event.event));
-        this.priceHistory.record(event.event);
+        if (!this.priceHistory.record(event.event)) return this.warn(`PriceSet ${event.event.priceId} ignored: its amounts cannot be priced exactly`, event);
+        this.pricesById.set(event.event.priceId, priceRecordOf(event.event));
         return;
     }
   }
@@ -296,18 +297,4 @@ export class ControlPlaneFold<C> {
       this.recentWarnings.push(`onChange listener failed: ${(error as Error).message}`);
     }
   }
-}
-
-/** A PriceSet as the config file's entry shape (effectiveFrom as ISO-8601; null fields left out). */
-function priceRecord(event: PriceSet): PriceRecord {
-  return {
-    priceId: event.priceId,
-    model: event.model,
-    ...(event.channel !== null ? { channel: event.channel } : {}),
-    inputPerMTok: event.inputPerMTok,
-    outputPerMTok: event.outputPerMTok,
-    ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
-    ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
-    effectiveFrom: new Date(event.effectiveFrom).toISOString(),
-  };
 }

@@ -4,7 +4,7 @@
  * nodes, the consumers); channels are typed by each process (see ControlPlaneFold).
  */
 import type { PriceEntryConfig } from '../billing/price-book.ts';
-import type { ControlEvent } from './control-plane-events.ts';
+import type { ControlEvent, PriceSet } from './control-plane-events.ts';
 
 /** A user as projected. Quotas in nano-USD; limits null = unlimited. */
 export interface UserRecord {
@@ -45,6 +45,20 @@ export interface KeyRecord {
 
 /** A price as projected: the config file's entry shape plus its id. */
 export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
+
+/** A PriceSet as the config file's entry shape (USD per million tokens; effectiveFrom as ISO-8601; null fields left out). */
+export function priceRecordOf(event: PriceSet): PriceRecord {
+  return {
+    priceId: event.priceId,
+    model: event.model,
+    ...(event.channel !== null ? { channel: event.channel } : {}),
+    inputPerMTok: event.inputPerMTok,
+    outputPerMTok: event.outputPerMTok,
+    ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
+    ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
+    effectiveFrom: new Date(event.effectiveFrom).toISOString(),
+  };
+}
 
 /**
  * One applied control event as the audit shows it: who changed what, when. `changes` is the event

@@ -9,7 +9,8 @@
  * A record's offset is the byte position of its frame. One gateway process writes a data dir;
  * consumers may run in the same process or another one (they poll). Writing: file-topic-appender.ts
  * (one write per topic per event-loop turn, fdatasync every second and on flush). Reading:
- * file-subscription.ts. End offsets (the last record's position + 1): file-end-offsets.ts. There is no retention: the files grow until removed by the operator.
+ * file-subscription.ts. End offsets (the last record's position + 1): file-end-offsets.ts. There
+ * is no retention: the files grow until removed by the operator.
  */
 import { join } from 'node:path';
 import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';

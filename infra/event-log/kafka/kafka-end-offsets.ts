@@ -2,9 +2,9 @@
  * EventLog.endOffsets for Kafka: the high watermark of each partition (the offset the next record
  * will get), from kafkajs `admin.fetchTopicOffsets` (ListOffsets with timestamp -1 / -2, see
  * https://kafka.apache.org/protocol.html#The_Messages_ListOffsets and
- * https://kafka.js.org/docs/admin#a-name-fetch-topic-offsets-a-fetch-topic-offsets). A partition
- * whose records were all removed by retention (low = high) reports '0', so a reader does not wait
- * for records it can never get. The admin client is made with auto topic creation off (kafkajs'
+ * https://kafka.js.org/docs/admin, "Fetch topic offsets"). A partition whose records were all
+ * removed by retention (low = high) reports '0', so a reader does not wait for records it can
+ * never get. The admin client is made with auto topic creation off (kafkajs'
  * default for admins), and a topic missing from the metadata yields an empty list.
  */
 import type { Kafka } from 'kafkajs';

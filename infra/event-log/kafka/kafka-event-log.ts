@@ -6,9 +6,10 @@
  * `sendBatch` every 10 ms or at 500 records; an fsync'ed disk spool at `<spoolDir>/spool.log`
  * while Kafka is unreachable, drained in order once it is back (also when a previous process left
  * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
- * committed after the handler resolved. End offsets (high watermarks): kafka-end-offsets.ts. Topics are created on first use with TOPIC_PARTITIONS
- * partitions (or their override in schemas/topics.ts: the config topic gets one, kept forever).
- * kafkajs' own log lines go to `logger` through kafkajs-log-creator.ts (quietly).
+ * committed after the handler resolved. End offsets (high watermarks): kafka-end-offsets.ts.
+ * Topics are created on first use with TOPIC_PARTITIONS partitions (or their override in
+ * schemas/topics.ts: the config topic gets one, kept forever). kafkajs' own log lines go to
+ * `logger` through kafkajs-log-creator.ts (quietly).
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { topicCreationSpec } from '../../../schemas/topics.ts';

@@ -1,8 +1,12 @@
 /**
  * Traffic and control events for the audit-command tests, published as the gateway would:
  * Avro single-object encoded, keyed by request id (traffic) or entity id (control), through the
- * event log the settings open. Also: running a command in-process with the settings' environment.
+ * event log the settings open. Also: running a command in-process with the settings' environment,
+ * and listing the consumer groups a command left behind.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import { controlEventKey, encodeControlEvent } from '../../../schemas/control-plane/control-event-codec.ts';
 import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
@@ -122,4 +126,17 @@ export async function runCommand(settings: EngineSettings, argv: ReadonlyArray<s
   };
   const code = await runOpsCommand(argv, io);
   return { code, stdout, stderr };
+}
+
+/** Consumer groups whose id starts with `prefix` (before the topic prefix): offsets folders of the file log, or Kafka groups. */
+export async function leftoverGroups(settings: EngineSettings, prefix: string): Promise<string[]> {
+  const stored = `${settings.topicPrefix ?? ''}${prefix}`;
+  if (!settings.kafkaBrokers) return (await readdir(join(settings.dataDir, 'offsets')).catch(() => [])).filter((name) => name.startsWith(stored));
+  const admin = new Kafka({ brokers: [...settings.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return (await admin.listGroups()).groups.map((group) => group.groupId).filter((id) => id.startsWith(stored));
+  } finally {
+    await admin.disconnect();
+  }
 }

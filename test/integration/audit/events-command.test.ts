@@ -4,9 +4,6 @@
  * output is JSON lines without secrets, undecodable records go to stderr, the read stops at the
  * end the topics had when it started (or follows), and the consumer group it used is removed.
  */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
@@ -14,7 +11,7 @@ import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { isolatedEngineSettings, type EngineSet } from '../../support/pipeline-harness.ts';
-import { failoverOccurred, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
+import { failoverOccurred, leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
 
 const DIGEST = 'd1g3st'.repeat(10);
 const CIPHERTEXT = 'c1ph3rt3xt-base64==';
@@ -46,18 +43,6 @@ function eventIds(lines: ReadonlyArray<string>): string[] {
 }
 
 const sorted = (ids: string[]): string[] => [...ids].sort();
-
-/** Consumer groups left behind by `events` runs: offsets folders (file log) or Kafka groups. */
-async function leftoverEventGroups(settings: EngineSettings): Promise<string[]> {
-  if (!settings.kafkaBrokers) return (await readdir(join(settings.dataDir, 'offsets')).catch(() => [])).filter((name) => name.startsWith('tollgate.events.'));
-  const admin = new Kafka({ brokers: [...settings.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    return (await admin.listGroups()).groups.map((group) => group.groupId).filter((id) => id.startsWith(`${settings.topicPrefix ?? ''}tollgate.events.`));
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 describe.each<EngineSet>(['embedded', 'production'])('tollgate events on %s engines', (engines) => {
   let settings: EngineSettings;
@@ -138,6 +123,6 @@ describe.each<EngineSet>(['embedded', 'production'])('tollgate events on %s engi
     // Without --follow, the read ends at the end of each topic as it is now.
     const once = await runCommand(settings, ['events', '--request-id', 'req-late']);
     expect(eventIds(once.stdout)).toEqual(['rc-req-late']);
-    expect(await leftoverEventGroups(settings)).toEqual([]);
+    expect(await leftoverGroups(settings, 'tollgate.events.')).toEqual([]);
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import { startConsumerPipeline } from '../../../consumers/start-consumer-pipelin
 import { openAnalyticsStore, openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { eventually, isolatedEngineSettings, type EngineSet } from '../../support/pipeline-harness.ts';
-import { priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
+import { leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
 
 const DAY_1 = Date.parse('2025-04-01T09:30:00Z');
 const DAY_2 = Date.parse('2025-04-02T17:45:00Z');
@@ -83,6 +83,7 @@ describe.each<EngineSet>(['embedded', 'production'])('tollgate replay on %s engi
     expect(run.stderr.filter((line) => / (warn|error):/.test(line))).toEqual([]);
     expect(run.stdout.at(-1)).toBe('reconciliation: 0 differences');
     expect(run.code).toBe(0);
+    expect(await leftoverGroups(settings, 'tollgate.replay.')).toEqual([]);
     expect(run.stdout[0]).toMatch(new RegExp(`^consumption_log: live requests ${REQUESTS.length}, .*; replay requests ${REQUESTS.length}, `));
     await withLiveStore(async (store) => {
       const replayDatabase = `${liveDatabaseOf(settings)}_replay`;
@@ -135,6 +136,8 @@ describe.each<EngineSet>(['embedded', 'production'])('tollgate replay on %s engi
       const run = await runCommand(empty, ['replay']);
       expect(run.code).toBe(1);
       expect(run.stderr.at(-1)).toMatch(/live database \w+ has no consumption_log or billing_lines/);
+      // The consumer groups it would have used never existed: nothing to warn about.
+      expect(run.stderr.filter((line) => line.startsWith('warning:'))).toEqual([]);
     } finally {
       if (empty.clickhouseUrl) {
         const store = openAnalyticsStore(empty);
