@@ -6,7 +6,7 @@
  * (control-avro-schemas.ts); decoding accepts the current and every historical version kept in
  * ./avro/history and resolves it into the current TypeScript shape.
  *
- * Sync markers (records with an empty value, see gateway/control-plane/control-plane-node.ts)
+ * Sync markers (records with an empty value, see config-follower.ts)
  * share the topic: check `isControlEventValue` before decoding.
  */
 import { fileURLToPath } from 'node:url';

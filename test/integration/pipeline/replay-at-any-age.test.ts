@@ -1,6 +1,6 @@
 /**
  * Replays are exact at any age. On both engine sets, traffic events that happened 100 days ago
- * (older than any dedupe window: the earlier design forgot applied event ids after 7 days) are
+ * (older than any time-based dedupe window, such as a 7-day TTL on one guard key per event) are
  * folded once; then everything in the state store that can expire is made to expire (in Redis:
  * every key of the run that has a TTL is deleted, as months would), and the topics are replayed
  * from the beginning by fresh consumer groups into the same sinks. Spend counters, channel health,
