@@ -4,7 +4,7 @@
  * frozen GatewayConfig. Without a config file it returns the demo configuration (a mock channel
  * and the demo key `sk-tollgate-demo`).
  */
-import { expandEnvironment, readConfigDocument } from '../../schemas/config/read-config-document.ts';
+import { expandEnvironment, readConfigDocument } from './read-config-document.ts';
 import type { z } from 'zod';
 import { configFileSchema, envSchema, type ConfigFile, type GatewayConfig } from './config-schema.ts';
 
