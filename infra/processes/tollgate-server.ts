@@ -58,4 +58,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown());
 }
 
-void main();
+void main().catch((error: unknown) => {
+  process.stderr.write(`Tollgate failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+});

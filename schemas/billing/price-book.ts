@@ -76,7 +76,8 @@ export function buildPriceBook(entries: ReadonlyArray<PriceEntryConfig>): Price[
 
 /**
  * The price in effect for `model` on `channelId` at `at` (ms): among entries whose
- * effectiveFrom ≤ at, a channel-specific entry beats a general one, then the latest wins.
+ * effectiveFrom ≤ at, a channel-specific entry beats a general one, then the latest
+ * effectiveFrom wins, and among equal ones the entry later in `book` (the one set last).
  * Undefined when the model has no price (cost 0, and the caller warns).
  */
 export function findPrice(book: ReadonlyArray<Price>, model: string, channelId: string | null, at: number): Price | undefined {
@@ -86,7 +87,7 @@ export function findPrice(book: ReadonlyArray<Price>, model: string, channelId: 
     if (price.channel !== null && price.channel !== channelId) continue;
     if (!best) best = price;
     else if ((price.channel !== null) !== (best.channel !== null)) best = price.channel !== null ? price : best;
-    else if (price.effectiveFrom > best.effectiveFrom) best = price;
+    else if (price.effectiveFrom >= best.effectiveFrom) best = price;
   }
   return best;
 }

@@ -69,9 +69,12 @@ export class PriceHistory {
   }
 }
 
-/** The latest entry per price id, as prices. */
+/** The latest entry per price id, as prices, in the order they were last set (findPrice prefers the later of equals). */
 function latestPerId(entries: ReadonlyArray<PriceHistoryEntry>): Price[] {
   const byId = new Map<string, Price>();
-  for (const entry of entries) byId.set(entry.priceId, entry.price);
+  for (const entry of entries) {
+    byId.delete(entry.priceId);
+    byId.set(entry.priceId, entry.price);
+  }
   return [...byId.values()];
 }

@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS consumption_log_006
     output_tokens UInt64 COMMENT 'Output tokens, reasoning_tokens included (tokens)',
     reasoning_tokens UInt64 COMMENT 'Reasoning tokens (tokens)',
     usage_source String COMMENT 'Where the token counts came from: reported, estimated or partial',
-    cost_usd Decimal64(9) COMMENT 'Cost in USD, exact to 9 decimals (nano-USD), priced like billing_lines: the price book as of the event's price revision, at occurred_at',
+    cost_usd Decimal64(9) COMMENT 'Cost in USD, exact to 9 decimals (nano-USD), priced like billing_lines: the price book as of the event price revision, at occurred_at',
     latency_ms UInt64 COMMENT 'Time from arrival to the last byte (ms)',
     ttfb_ms Nullable(UInt64) COMMENT 'Time from arrival to the first byte sent to the client (ms), NULL when nothing was sent',
     attempts UInt16 COMMENT 'Channels tried, the one that served included (count)',

@@ -1,7 +1,7 @@
 /**
  * Prices set at run time are billed. On both engine sets (embedded: file log, memory, chdb;
- * production: Kafka, Redis, ClickHouse 18.16) a gateway serves a model that has no price in its
- * config file; `tollgate prices set` (the CLI, as a child process, through the admin API) sets one;
+ * production: Kafka, Redis, ClickHouse 18.16) a gateway serves a model priced in its config file
+ * (from the epoch, like a CLI price without --effective-from); `tollgate prices set` (the CLI, as a child process, through the admin API) sets one;
  * the requests after it are priced to the nano-dollar in consumption_log, billing_lines and the
  * spend counter, by the consumers that follow the config topic. A second price set later applies
  * to the requests after it and leaves the earlier ones as they were billed.
@@ -55,7 +55,7 @@ describe.each<EngineSet>(['embedded', 'production'])('prices set at run time on 
   let system: TestSystem;
 
   beforeAll(async () => {
-    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: [{ id: 'runtime-ch', provider: 'mock', protocol: 'openai-chat', models: [MODEL] }], prices: [], adminToken: ADMIN_TOKEN });
+    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: [{ id: 'runtime-ch', provider: 'mock', protocol: 'openai-chat', models: [MODEL] }], prices: [{ model: MODEL, inputPerMTok: 0.5, outputPerMTok: 0.5 }], adminToken: ADMIN_TOKEN });
   }, 120_000);
 
   afterAll(async () => {

@@ -58,6 +58,14 @@ describe('price history', () => {
     expect(inputNano(f.priceBooks.bookAt(1, T0), T0)).toBe(1_000_000_000n);
   });
 
+  it('prefers, among prices with the same effectiveFrom, the one set last (a CLI price over the config file one)', () => {
+    const f = fold();
+    f.applyBatch([priceSet({ priceId: 'config:m', inputPerMTok: 1 }), priceSet({ priceId: 'cli:m', inputPerMTok: 5 })]);
+    expect(inputNano(f.priceBooks.bookAt(f.priceRevision, T0), T0)).toBe(5_000_000_000n);
+    f.applyBatch([priceSet({ priceId: 'config:m', inputPerMTok: 2 })]);
+    expect(inputNano(f.priceBooks.bookAt(f.priceRevision, T0), T0)).toBe(2_000_000_000n);
+  });
+
   it('without a revision (events older than revisions), uses the prices set at or before the event', () => {
     const f = fold();
     f.applyBatch([priceSet({ priceId: 'early', inputPerMTok: 1, occurredAt: T0 }), priceSet({ priceId: 'late', inputPerMTok: 2, effectiveFrom: T0, occurredAt: T0 + 2 * HOUR })]);
