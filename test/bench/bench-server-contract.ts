@@ -38,6 +38,18 @@ export interface BenchServerStats {
   readonly eventsPublished?: number;
 }
 
+/** Control-server path of the gateway child (BENCH_GATEWAY_EVENTS=1) that flushes its event log and answers BenchEventsFlushed. */
+export const FLUSH_EVENTS_PATH = '/events/flush';
+
+/** The gateway child's publisher status once its event log's flush() resolved (records counted, not bytes). */
+export interface BenchEventsFlushed {
+  /** Records accepted but not yet acknowledged by the log or spooled. */
+  readonly pending: number;
+  /** Records waiting in the on-disk spool for the log to come back (0: every record is in the log). */
+  readonly spooled: number;
+  readonly connected: boolean;
+}
+
 /** The one JSON line a child prints on stdout once it listens. */
 export interface BenchServerReady {
   readonly role: BenchServerRole;

@@ -7,7 +7,8 @@
  *   to the engines the environment names, and may run the consumers (bench-gateway-events.ts).
  * Each role also starts a control server (plain node:http, loopback, port 0) answering any GET
  * with a BenchServerStats JSON, so the parent can read this process's CPU time around a case;
- * under `/pipeline/` it answers the pipeline probe (pipeline-probe.ts) when the consumers run here.
+ * under `/pipeline/` it answers the pipeline probe (pipeline-probe.ts) when the consumers run here,
+ * and at FLUSH_EVENTS_PATH it flushes the event log and answers the publisher's status.
  * Prints one JSON line (BenchServerReady) to stdout once listening, then stays up until SIGTERM
  * or SIGINT, or until its stdin closes (the parent died), when it closes its servers and exits 0.
  * Start-up failures exit 1 with the error on stderr.
@@ -22,7 +23,7 @@ import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { BenchGatewayEvents } from './bench-gateway-events.ts';
-import { BENCH_KEY, BENCH_MODEL, BENCH_PRICES, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
+import { BENCH_KEY, BENCH_MODEL, BENCH_PRICES, FLUSH_EVENTS_PATH, type BenchEventsFlushed, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
 import { answerProbeRequest } from './pipeline-probe.ts';
 
 const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
@@ -49,6 +50,12 @@ function listenControl(): Promise<{ server: Server; port: number }> {
     const answer = (status: number, body: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (events?.probe && request.url?.startsWith('/pipeline/')) {
       answerProbeRequest(events.probe, request.url).then((body) => answer(200, body), (error: unknown) => answer(500, { error: String(error) }));
+      return;
+    }
+    if (request.url === FLUSH_EVENTS_PATH) {
+      if (!events) return answer(404, { error: 'this child publishes no events (BENCH_GATEWAY_EVENTS is not 1)' });
+      const eventLog = events.eventLog;
+      eventLog.flush().then(() => answer(200, eventLog.status() satisfies BenchEventsFlushed), (error: unknown) => answer(500, { error: String(error) }));
       return;
     }
     const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally }, ...(lastFailure ? { lastFailure } : {}), ...(events ? { eventsPublished: events.published() } : {}) };

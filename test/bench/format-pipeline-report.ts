@@ -42,6 +42,23 @@ export interface PipelineReport {
   /** How often consumption_log was polled while waiting for the last row, ms (the wall time's resolution). */
   readonly pollIntervalMs: number;
   /**
+   * The consumers' own rate draining a backlog, events per second: backlogEvents / backlogDrainMs.
+   * Null when not measured (consumers inside the gateway, or BENCH_PIPELINE_BACKLOG=0).
+   */
+  readonly consumerEventsPerSecond: number | null;
+  /** Requests sent while the consumers process was stopped (BENCH_PIPELINE_BACKLOG); null when not measured. */
+  readonly backlogRequests: number | null;
+  /** Events the gateway published for them (RequestCompleted + UsageRecorded + FailoverOccurred); null when not measured. */
+  readonly backlogEvents: number | null;
+  /**
+   * From the restarted consumers process logging `consumers running` to the poll that saw every
+   * backlog row in consumption_log and billing_lines and the key's spend counter at its final
+   * value, ms; null when not measured.
+   */
+  readonly backlogDrainMs: number | null;
+  /** From spawning the consumers process again to its `consumers running` line, ms (not part of backlogDrainMs); null when not measured. */
+  readonly backlogStartMs: number | null;
+  /**
    * Growth of the run's Redis keys per 1,000 measured requests, bytes (sum of MEMORY USAGE after
    * the consumers settled after the measured phase minus the same after the warm-up); null when
    * the state store is the in-process memory store (no REDIS_URL), which is not measured.
@@ -66,6 +83,7 @@ export function roundPipelineReport(report: PipelineReport): PipelineReport {
     eventsPerSecond: round(report.eventsPerSecond, 0),
     rowsPerSecond: round(report.rowsPerSecond, 0),
     gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0),
+    consumerEventsPerSecond: report.consumerEventsPerSecond === null ? null : round(report.consumerEventsPerSecond, 0),
     ...(report.consumersCpuUsPerRequest !== undefined ? { consumersCpuUsPerRequest: round(report.consumersCpuUsPerRequest, 0) } : {}),
     redisBytesPer1000Requests: report.redisBytesPer1000Requests === null ? null : round(report.redisBytesPer1000Requests, 0),
     redisKeysPer1000Requests: report.redisKeysPer1000Requests === null ? null : round(report.redisKeysPer1000Requests, 1),
@@ -93,6 +111,19 @@ function redisRows(report: PipelineReport): Array<[string, string]> {
   return rows;
 }
 
+/** The backlog rows of the table: the consumers' own rate and how it was taken, or why it was not. */
+function backlogRows(report: PipelineReport): Array<[string, string]> {
+  const { consumerEventsPerSecond, backlogRequests, backlogEvents, backlogDrainMs, backlogStartMs } = report;
+  if (consumerEventsPerSecond === null || backlogRequests === null || backlogEvents === null || backlogDrainMs === null || backlogStartMs === null) {
+    const reason = report.engines.consumers.startsWith('in the gateway') ? 'consumers inside the gateway' : 'BENCH_PIPELINE_BACKLOG=0';
+    return [['consumer events/s (backlog)', `not measured (${reason})`]];
+  }
+  return [
+    ['consumer events/s (backlog)', consumerEventsPerSecond.toFixed(0)],
+    ['backlog drain', `${backlogEvents} events of ${backlogRequests} requests in ${backlogDrainMs} ms after "consumers running" (process start to running: ${backlogStartMs} ms, not included)`],
+  ];
+}
+
 /** The report as an aligned two-column table (name, value). */
 export function formatPipelineTable(report: PipelineReport): string {
   const rows: Array<[string, string]> = [
@@ -106,6 +137,7 @@ export function formatPipelineTable(report: PipelineReport): string {
     ['wall time', `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s; last row in ${((report.wallS - report.sendS) * 1000).toFixed(0)} ms after the last answer)`],
     ['events/s', report.eventsPerSecond.toFixed(0)],
     ['rows/s', report.rowsPerSecond.toFixed(0)],
+    ...backlogRows(report),
     ['lag p50', `${report.lagP50Ms} ms`],
     ['lag p99', `${report.lagP99Ms} ms`],
     ['lag max', `${report.lagMaxMs} ms`],

@@ -8,7 +8,8 @@
  *
  * Also reads two progress marks of the consumers that write there, so a caller can wait until
  * they are done: the sum of the `spend:key:*` counters (billing) and the newest `lastAt` of the
- * `health:state:*` hashes (health). Key layout: schemas/state-store/REDIS-KEYS.md.
+ * `health:state:*` hashes (health), and single counters by key name (e.g. one key's spend while
+ * a backlog drains). Key layout: schemas/state-store/REDIS-KEYS.md.
  */
 import { Redis } from 'ioredis';
 
@@ -42,6 +43,10 @@ export interface RedisFootprintReader {
    * health lastAt) and returns the later one. @throws Error when none are after `timeoutMs`
    */
   settle(timeoutMs: number, quietMs?: number): Promise<RedisFootprint>;
+  /** Full names of the keys of `kind` under the prefix (e.g. `spend:key` → `<prefix>spend:key:*`), sorted. */
+  keysOfKind(kind: string): Promise<string[]>;
+  /** Sum of the integer counters `keys` (full names; absent keys count 0), as a decimal string — nano-USD for `spend:*` keys. */
+  sumCounters(keys: ReadonlyArray<string>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -133,6 +138,21 @@ export async function openRedisFootprint(redisUrl: string, prefix: string): Prom
         if (Date.now() > deadline) throw new Error(`Redis keys under ${prefix} still changing after ${timeoutMs / 1000} s (${current.keys} keys, ${current.bytes} bytes)`);
         previous = current;
       }
+    },
+    async keysOfKind(kind) {
+      const found: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}${kind}:*`, 'COUNT', SCAN_COUNT);
+        cursor = next;
+        found.push(...batch);
+      } while (cursor !== '0');
+      return [...new Set(found)].sort();
+    },
+    async sumCounters(keys) {
+      if (keys.length === 0) return '0';
+      const values = await redis.mget(...keys);
+      return values.reduce((sum, value) => sum + BigInt(value ?? '0'), 0n).toString();
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

@@ -7,11 +7,13 @@
  * `test-artifacts/bench/latest.json`. Then the pipeline case (run-pipeline-bench.ts): events per
  * second through gateway → event log → consumers → ClickHouse, and the lag from request end to
  * its row (p50, p99), and with REDIS_URL the Redis bytes and keys per 1,000 requests, on the engines
- * the environment names; added to the JSON as `pipeline`.
+ * the environment names, and — consumers as their own process — the consumers' own events/s draining
+ * a backlog; added to the JSON as `pipeline`.
  *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1);
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
- * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL.
+ * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120), BENCH_PIPELINE_BACKLOG (integer ≥ 0, default 5000;
+ * 0 skips the backlog); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL.
  * Exit codes: 0 done; 1 a case failed (any non-2xx answer, request error, wrong answer, failed
  * or mis-routed gateway outcome, rows missing) or a server did not start; 2 invalid settings;
  * 130 interrupted.
@@ -58,6 +60,7 @@ function readPipelineSettings(env: NodeJS.ProcessEnv, settings: BenchSettings): 
     requests: readNumber(env, 'BENCH_PIPELINE_REQUESTS', 2000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     concurrency: settings.connections,
     timeoutS: readNumber(env, 'BENCH_PIPELINE_TIMEOUT_S', 120, (n) => n > 0, 'a number of seconds > 0'),
+    backlogRequests: readNumber(env, 'BENCH_PIPELINE_BACKLOG', 5000, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
   };
 }
 
@@ -75,6 +78,8 @@ async function addPipeline(report: BenchReport, servers: BenchServers, settings:
       'events/s, rows/s: published events (RequestCompleted + UsageRecorded + FailoverOccurred) and consumption_log rows of the measured\n' +
       `requests / wall time from the first measured request to the poll (every ${pipeline.pollIntervalMs} ms) that saw the last row. When the last row\n` +
       'follows the last answer closely, the pipeline kept up and these rates are bounded by the gateway\'s request rate, not by the consumers.\n' +
+      'consumer events/s (backlog): consumers process stopped, the backlog\'s events flushed into Kafka, process started again; backlog events / time\n' +
+      'from its "consumers running" to the poll that saw every backlog row in consumption_log and billing_lines and the key\'s spend counter final.\n' +
       'lag: ingested_at_ms − occurred_at_ms per row: request end in the gateway → the ledger consumer building its batch insert.\n' +
       'Consumers run as their own process with KAFKA_BROKERS and CLICKHOUSE_URL set (ClickHouse read over HTTP); otherwise inside the\n' +
       'gateway child, as npm start does in embedded mode (chdb allows one process per data dir, so that child answers the queries).\n' +

@@ -22,6 +22,16 @@
  * summed (count, MEMORY USAGE). The difference / (R / 1000) is the state the consumers (and the
  * gateway) keep in Redis per 1,000 requests. These waits come after each phase's wall time, so
  * they do not change events/s. Without REDIS_URL the state store is in-process memory: not measured.
+ *
+ * Consumer events/s (backlog; consumers as their own process only): events/s above is bounded by
+ * how fast the gateway answers while the consumers keep up, so it does not say how fast they are.
+ * After the measured phase the consumers process is stopped (SIGTERM: in-flight batches finish,
+ * offsets are committed), B more requests of the same kind are sent (BENCH_PIPELINE_BACKLOG) and
+ * the gateway's event log is flushed, so their events wait in Kafka. Then the consumers process
+ * is started again; the drain time runs from its `consumers running` line to the poll (every 50 ms)
+ * that sees every backlog row in consumption_log FINAL and billing_lines FINAL and, with REDIS_URL,
+ * the key's spend counter at the value it then keeps for 1 s (that quiet second is not counted).
+ * Consumer events/s = events the gateway published for the B requests / drain time.
  */
 import { createClickHouseStore } from '../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
@@ -44,10 +54,14 @@ export interface PipelineBenchSettings {
   readonly concurrency: number;
   /** Longest wait for the rows of a phase to arrive, s. */
   readonly timeoutS: number;
+  /** Requests sent while the consumers process is stopped, drained afterwards (integer ≥ 0; 0: not measured). */
+  readonly backlogRequests: number;
 }
 
 const POLL_INTERVAL_MS = 50;
 const MAX_WARMUP_REQUESTS = 1000;
+/** How long the key's spend counter must keep its value before the backlog counts as drained, ms. */
+const SPEND_QUIET_MS = 1000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -125,10 +139,15 @@ function redisFigures(requests: number, warm?: RedisFootprint, end?: RedisFootpr
   };
 }
 
-/** The warm-up, then the measured phase; returns the figures without the engine names. */
-async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'engines'>> {
+/** Sends `count` requests of `benchCase` to the gateway, `settings.concurrency` at once. */
+function sendCase(gateway: BenchServerHandle, benchCase: BenchCase, settings: PipelineBenchSettings, count: number): ReturnType<typeof sendBenchRequests> {
+  return sendBenchRequests({ url: `${gateway.origin}${benchCase.path}`, headers: benchCase.headers, body: benchCase.body, count, concurrency: settings.concurrency });
+}
+
+/** The warm-up, then the measured phase; returns the figures without the engine names and the backlog. */
+async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'engines' | keyof BacklogFigures>> {
   const { gateway, probe, benchCase, settings } = context;
-  const send = (count: number) => sendBenchRequests({ url: `${gateway.origin}${benchCase.path}`, headers: benchCase.headers, body: benchCase.body, count, concurrency: settings.concurrency });
+  const send = (count: number) => sendCase(gateway, benchCase, settings, count);
   const timeoutMs = settings.timeoutS * 1000;
   const warmupRequests = Math.min(MAX_WARMUP_REQUESTS, settings.requests);
   const warmupSince = Date.now();
@@ -166,6 +185,100 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
     ...(consumersCpuBefore !== undefined && consumersCpuAfter !== undefined ? { consumersCpuUsPerRequest: (consumersCpuAfter - consumersCpuBefore) / settings.requests } : {}),
     pollIntervalMs: POLL_INTERVAL_MS,
     ...redisFigures(settings.requests, redisWarm, redisEnd),
+  };
+}
+
+/** The backlog figures of the report. */
+type BacklogFigures = Pick<PipelineReport, 'consumerEventsPerSecond' | 'backlogRequests' | 'backlogEvents' | 'backlogDrainMs' | 'backlogStartMs'>;
+
+const BACKLOG_NOT_MEASURED: BacklogFigures = { consumerEventsPerSecond: null, backlogRequests: null, backlogEvents: null, backlogDrainMs: null, backlogStartMs: null };
+
+interface BacklogContext {
+  readonly gateway: BenchServerHandle;
+  readonly probe: PipelineProbe;
+  readonly benchCase: BenchCase;
+  readonly settings: PipelineBenchSettings;
+  /** The running consumers process; stopped before the backlog is sent. */
+  readonly consumers: BenchConsumersHandle;
+  /** Starts the consumers process again (resolves once it logged `consumers running`). */
+  readonly restartConsumers: () => Promise<BenchConsumersHandle>;
+  /** Told the restarted process at once, so it is stopped on every path. */
+  readonly onRestarted: (consumers: BenchConsumersHandle) => void;
+  /** Reader of the run's Redis keys; absent with the memory state store. */
+  readonly redis?: RedisFootprintReader;
+}
+
+/**
+ * Polls every POLL_INTERVAL_MS until consumption_log and billing_lines hold `expected` rows of
+ * requests ended at or after `sinceMs` and the counters `spendKeys` kept their sum for
+ * SPEND_QUIET_MS. Returns when the last of these was first seen (ms since epoch): the later of the
+ * polls that saw each table complete and the poll that first read the counters' final sum.
+ * @throws Error after `timeoutMs`
+ */
+async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | undefined, spendKeys: ReadonlyArray<string>, sinceMs: number, expected: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let rowsSeenAtMs: number | undefined;
+  let linesSeenAtMs: number | undefined;
+  let rows = 0;
+  let lines = 0;
+  let spend = redis ? await redis.sumCounters(spendKeys) : '0';
+  let spendSeenAtMs = Date.now();
+  for (;;) {
+    if (rowsSeenAtMs === undefined) {
+      rows = await probe.rowCount(sinceMs);
+      if (rows >= expected) rowsSeenAtMs = Date.now();
+    }
+    if (linesSeenAtMs === undefined) {
+      lines = await probe.billingLineCount(sinceMs);
+      if (lines >= expected) linesSeenAtMs = Date.now();
+    }
+    if (redis) {
+      const current = await redis.sumCounters(spendKeys);
+      if (current !== spend) {
+        spend = current;
+        spendSeenAtMs = Date.now();
+      }
+    }
+    if (rowsSeenAtMs !== undefined && linesSeenAtMs !== undefined && (!redis || Date.now() - spendSeenAtMs >= SPEND_QUIET_MS)) {
+      return Math.max(rowsSeenAtMs, linesSeenAtMs, redis ? spendSeenAtMs : 0);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`backlog: ${rows} of ${expected} rows in consumption_log, ${lines} in billing_lines after ${timeoutMs / 1000} s, spend counter ${redis ? 'still changing' : 'not read'} (consumers stalled?)`);
+    }
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+/**
+ * Stops the consumers process, sends `settings.backlogRequests` requests, flushes the gateway's
+ * event log, starts the consumers again and times the drain (module doc). Call after the measured
+ * phase settled, so every earlier row is in and every earlier spend applied.
+ * @throws Error when a request fails, an event is not in the log after the flush, or the drain times out
+ */
+async function measureBacklog(context: BacklogContext): Promise<BacklogFigures> {
+  const { gateway, probe, benchCase, settings, redis } = context;
+  const requests = settings.backlogRequests;
+  const spendKeys = redis ? await redis.keysOfKind('spend:key') : [];
+  await context.consumers.stop();
+  const before = await gateway.stats();
+  const sinceMs = Date.now();
+  await sendCase(gateway, benchCase, settings, requests);
+  await waitForOutcomes(gateway, before, requests);
+  const flushed = await gateway.flushEvents();
+  if (flushed.pending !== 0 || flushed.spooled !== 0) throw new Error(`backlog: after the flush ${flushed.pending} events are pending and ${flushed.spooled} spooled (Kafka unreachable?)`);
+  const after = await gateway.stats();
+  if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
+  const events = after.eventsPublished - before.eventsPublished;
+  const consumers = await context.restartConsumers();
+  context.onRestarted(consumers);
+  const drainedAtMs = await waitForDrain(probe, redis, spendKeys, sinceMs, requests, settings.timeoutS * 1000);
+  const drainMs = Math.max(drainedAtMs - consumers.runningAtMs, 1);
+  return {
+    consumerEventsPerSecond: events / (drainMs / 1000),
+    backlogRequests: requests,
+    backlogEvents: events,
+    backlogDrainMs: drainMs,
+    backlogStartMs: consumers.runningAtMs - consumers.spawnedAtMs,
   };
 }
 
@@ -213,9 +326,23 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
     const version = await probe.version();
     const { redisUrl, redisKeyPrefix } = engines.settings;
     if (redisUrl && redisKeyPrefix) started.redis = await openRedisFootprint(redisUrl, redisKeyPrefix);
-    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}), ...(started.redis ? { redis: started.redis } : {}) });
+    const redis = started.redis ? { redis: started.redis } : {};
+    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}), ...redis });
+    const backlog =
+      started.consumers && settings.backlogRequests > 0
+        ? await measureBacklog({
+            gateway,
+            probe,
+            benchCase,
+            settings,
+            consumers: started.consumers,
+            restartConsumers: () => spawnBenchConsumers(engines.childEnv),
+            onRestarted: (restarted) => (started.consumers = restarted),
+            ...redis,
+          })
+        : BACKLOG_NOT_MEASURED;
     const consumers = engines.placement === 'separate-process' ? 'separate process (consumers/main.ts)' : 'in the gateway process';
-    return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures };
+    return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures, ...backlog };
   } finally {
     await stopAll(started);
     await engines.cleanup();

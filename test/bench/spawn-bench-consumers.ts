@@ -13,6 +13,10 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A running consumers process. */
 export interface BenchConsumersHandle {
   readonly pid: number;
+  /** When the process was spawned, ms since epoch. */
+  readonly spawnedAtMs: number;
+  /** When its `consumers running` line was read here, ms since epoch. */
+  readonly runningAtMs: number;
   /** CPU time (user + system) the process used so far, µs, at 10 ms resolution; undefined where /proc is not available. */
   cpuMicros(): number | undefined;
   /** SIGTERM (the process finishes in-flight batches), SIGKILL after `graceMs`; resolves once it exited. */
@@ -48,6 +52,7 @@ function readProcCpuMicros(pid: number): number | undefined {
  * @throws Error if the process exits or stays silent before it is ready (its last lines included).
  */
 export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
+  const spawnedAtMs = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = child.pid ?? -1;
   const kill = (): void => {
@@ -57,7 +62,7 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
   const exited = new Promise<void>((resolve) => child.once('exit', () => (process.off('exit', kill), resolve())));
   const recent: string[] = [];
   let buffered = '';
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`consumers did not report ready within ${timeoutMs} ms; last lines:\n${recent.join('\n')}`)), timeoutMs);
     child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`consumers exited before ready (code ${String(code)}, signal ${String(signal)}); last lines:\n${recent.join('\n')}`))));
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -69,19 +74,22 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
         recent.push(line);
         if (recent.length > 20) recent.shift();
         const parsed = parseLine(line);
-        if (parsed.message === 'consumers running') (clearTimeout(timer), resolve());
+        if (parsed.message === 'consumers running') (clearTimeout(timer), resolve(Date.now()));
         else if (parsed.level === 'warn' || parsed.level === 'error') process.stderr.write(`consumers: ${line}\n`);
       }
     });
   });
+  let runningAtMs: number;
   try {
-    await ready;
+    runningAtMs = await ready;
   } catch (error) {
     kill();
     throw error;
   }
   return {
     pid,
+    spawnedAtMs,
+    runningAtMs,
     cpuMicros: () => readProcCpuMicros(pid),
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import type { BenchServerReady, BenchServerRole, BenchServerStats } from './bench-server-contract.ts';
+import { FLUSH_EVENTS_PATH, type BenchEventsFlushed, type BenchServerReady, type BenchServerRole, type BenchServerStats } from './bench-server-contract.ts';
 
 const SERVER_ENTRY = fileURLToPath(new URL('./bench-servers.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,6 +23,12 @@ export interface BenchServerHandle {
   readonly exited: Promise<void>;
   /** Reads the child's CPU time, RSS and outcome tallies. @throws on a non-200 answer */
   stats(): Promise<BenchServerStats>;
+  /**
+   * Gateway child with BENCH_GATEWAY_EVENTS=1: resolves once every event published so far is
+   * acknowledged by the event log or spooled, with the publisher's status then.
+   * @throws on a non-200 answer (no event log, or the flush failed)
+   */
+  flushEvents(): Promise<BenchEventsFlushed>;
   /** Sends SIGTERM to the child's PID (no-op once it exited). */
   stop(): void;
 }
@@ -71,6 +77,13 @@ async function readStats(controlPort: number): Promise<BenchServerStats> {
   return (await answer.body.json()) as BenchServerStats;
 }
 
+async function flushEvents(controlPort: number): Promise<BenchEventsFlushed> {
+  const answer = await request(`http://127.0.0.1:${controlPort}${FLUSH_EVENTS_PATH}`);
+  const text = await answer.body.text();
+  if (answer.statusCode !== 200) throw new Error(`bench gateway event flush answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as BenchEventsFlushed;
+}
+
 /**
  * Spawns a `role` child and waits for its ready line (default 30 s; tsx compiles on first run).
  * The child's stderr is inherited; its stdin is a pipe it watches, so it exits if this process dies.
@@ -97,6 +110,7 @@ export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArra
     controlOrigin: `http://127.0.0.1:${ready.controlPort}`,
     exited,
     stats: () => readStats(ready.controlPort),
+    flushEvents: () => flushEvents(ready.controlPort),
     stop: () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGTERM');
     },
