@@ -55,7 +55,7 @@ describe.each<EngineSet>(['embedded', 'production'])('prices set at run time on 
   let system: TestSystem;
 
   beforeAll(async () => {
-    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: [{ id: 'runtime-ch', provider: 'mock', protocol: 'openai-chat', models: [MODEL] }], prices: [{ model: MODEL, inputPerMTok: 0.5, outputPerMTok: 0.5 }], adminToken: ADMIN_TOKEN });
+    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: [{ id: 'runtime-ch', provider: 'mock', protocol: 'openai-chat', models: [MODEL] }], prices: [{ model: MODEL, inputPerMTok: 0.5, outputPerMTok: 0.5, effectiveFrom: '1970-01-01T00:00:00Z' }], adminToken: ADMIN_TOKEN });
   }, 120_000);
 
   afterAll(async () => {
