@@ -4,7 +4,8 @@
  * (from the epoch, like a CLI price without --effective-from); `tollgate prices set` (the CLI, as a child process, through the admin API) sets one;
  * the requests after it are priced to the nano-dollar in consumption_log, billing_lines and the
  * spend counter, by the consumers that follow the config topic. A second price set later applies
- * to the requests after it and leaves the earlier ones as they were billed.
+ * to the requests after it and leaves the earlier ones as they were billed. Who set each price is
+ * in config_audit.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -90,4 +91,14 @@ describe.each<EngineSet>(['embedded', 'production'])('prices set at run time on 
     const keyId = system.outcomes.find((o) => o.model === MODEL)?.keyId ?? '';
     await eventually(async () => (await system.state.getSpend(keyId, null)).keyNanoUsd.toString(), total.toString(), 30_000);
   }, 120_000);
+
+  it('records who set each price in config_audit', async () => {
+    const audit = () => system.analytics.query<{ actor: string; input: string }>(`SELECT actor, visitParamExtractRaw(changes, 'inputPerMTok') AS input FROM config_audit FINAL WHERE event_type = 'PriceSet' AND visitParamExtractString(changes, 'model') = '${MODEL}' ORDER BY occurred_at_ms, input`);
+    await eventually(async () => (await audit()).length, 3, 30_000);
+    expect(await audit()).toEqual([
+      { actor: 'config-file', input: '0.5' },
+      { actor: 'cli', input: '1000' },
+      { actor: 'cli', input: '3000' },
+    ]);
+  });
 });
