@@ -92,7 +92,18 @@ describe.each<EngineSet>(['embedded', 'production'])('prices set at run time on 
     await eventually(async () => (await system.state.getSpend(keyId, null)).keyNanoUsd.toString(), total.toString(), 30_000);
   }, 120_000);
 
-  it('records who set each price in config_audit', async () => {
+  it('makes a spend quota trip once the run-time price is billed', async () => {
+    const created = await fetch(`${system.origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'quota-key', quotaUsd: 0.01 }) });
+    expect(created.status).toBe(201);
+    const { apiKey } = (await created.json()) as { apiKey: string };
+    const openai = new OpenAI({ apiKey, baseURL: `${system.origin}/v1`, maxRetries: 0 });
+    // One request costs several cents at 3000/5000 USD per million tokens: over the quota once billed.
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'spend it all' }] });
+    const refusal = async () => openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'and more' }] }).then(() => 200, (error: { status?: number; code?: string }) => `${error.status} ${error.code}`);
+    await eventually(refusal, '429 insufficient_quota', 30_000);
+  }, 60_000);
+
+    it('records who set each price in config_audit', async () => {
     const audit = () => system.analytics.query<{ actor: string; input: string }>(`SELECT actor, visitParamExtractRaw(changes, 'inputPerMTok') AS input FROM config_audit FINAL WHERE event_type = 'PriceSet' AND visitParamExtractString(changes, 'model') = '${MODEL}' ORDER BY occurred_at_ms, input`);
     await eventually(async () => (await audit()).length, 3, 30_000);
     expect(await audit()).toEqual([
