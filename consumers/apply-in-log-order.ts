@@ -7,6 +7,18 @@
  */
 import type { LogPosition } from '../schemas/state-store/state-store.ts';
 
+/** The items grouped by their position's topic and partition, each group in the order given. */
+export function byPartition<T extends { readonly position: LogPosition }>(items: ReadonlyArray<T>): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = `${item.position.topic}\u0000${item.position.partition}`;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
 /**
  * Calls `apply` for every item, sequentially per partition (items in the order given), partitions
  * concurrently. Resolves with the results in the order given.

@@ -4,15 +4,16 @@
  * the state store (quota checks). Each event is priced with the price book as of its
  * `priceRevision` (the PriceSets its gateway node had applied), at its `occurredAt`.
  * Exactly-once effect under redelivery and replay: a line is inserted only when its event id is
- * not stored yet (insert-new-billing-lines.ts), and `addSpend` applies each log position once.
+ * not stored yet (insert-new-billing-lines.ts), and the state store applies each log position
+ * once (one addSpendBatch per partition and batch, partitions concurrently).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
-import type { LogPosition, StateStore } from '../../schemas/state-store/state-store.ts';
+import type { LogPosition, SpendIncrement, StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
+import { byPartition } from '../apply-in-log-order.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
-import { applyInLogOrder } from '../apply-in-log-order.ts';
 import { insertNewBillingLines } from './insert-new-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
 import { awaitPriceRevisions } from './await-price-revisions.ts';
@@ -22,8 +23,8 @@ import { reportUnpriced } from './report-unpriced.ts';
 export interface BillingConsumerDeps {
   /** Migrated analytics store (billing_lines exists). */
   readonly analytics: AnalyticsStore;
-  /** Only `addSpend` is used. */
-  readonly state: Pick<StateStore, 'addSpend'>;
+  /** Only `addSpendBatch` is used. */
+  readonly state: Pick<StateStore, 'addSpendBatch'>;
   /** Prices as of each event's revision (the consumers' control-plane fold). */
   readonly prices: PriceSource;
   /** Longest wait for the config topic to reach an event's price revision, ms (default 10 000). */
@@ -52,8 +53,12 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
         deps.analytics,
         projections.map((projection) => projection.line),
       );
-      const charges = usage.map((item, i) => ({ ...item, cost: projections[i]?.costNanoUsd ?? 0n })).filter((charge) => charge.cost > 0n);
-      await applyInLogOrder(charges, (charge) => charge.position, (charge) => deps.state.addSpend(charge.position, charge.event.keyId, charge.event.userId, charge.cost));
+      const increments: SpendIncrement[] = [];
+      usage.forEach(({ event, position }, i) => {
+        const costNanoUsd = projections[i]?.costNanoUsd ?? 0n;
+        if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
+      });
+      await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
       reportUnpriced(
         projections.map((projection) => projection.warning),
         deps.onWarning,

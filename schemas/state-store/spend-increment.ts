@@ -3,7 +3,7 @@
  * at most 2^63 − 1 nano-USD ≈ 9.22e9 USD per key or user. Both adapters refuse what Redis would.
  */
 import { offsetOf } from './applied-watermark.ts';
-import type { LogPosition } from './state-store.ts';
+import type { LogPosition, SpendIncrement } from './state-store.ts';
 
 /** Largest spend counter value, nano-USD (2^63 − 1). */
 export const MAX_SPEND_NANO_USD = 2n ** 63n - 1n;
@@ -18,6 +18,23 @@ export function assertSpendIncrement(position: LogPosition, keyId: string, costN
   if (!keyId) throw new RangeError('addSpend needs a keyId');
   if (typeof costNanoUsd !== 'bigint' || costNanoUsd > MAX_SPEND_NANO_USD || costNanoUsd < 0n) {
     throw new RangeError(`spend increment must be an integer of nano-USD in 0..2^63-1, got ${String(costNanoUsd)}`);
+  }
+}
+
+/**
+ * Checks a batch for addSpendBatch: every increment well formed, all of one partition, offsets
+ * strictly increasing.
+ * @throws RangeError naming the first problem
+ */
+export function assertSpendBatch(increments: ReadonlyArray<SpendIncrement>): void {
+  let previous: SpendIncrement | undefined;
+  for (const increment of increments) {
+    assertSpendIncrement(increment.position, increment.keyId, increment.costNanoUsd);
+    if (previous) {
+      if (previous.position.topic !== increment.position.topic || previous.position.partition !== increment.position.partition) throw new RangeError('addSpendBatch takes the increments of one partition');
+      if (offsetOf(increment.position) <= offsetOf(previous.position)) throw new RangeError('addSpendBatch takes increments in increasing offset order');
+    }
+    previous = increment;
   }
 }
 

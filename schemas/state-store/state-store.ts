@@ -28,6 +28,15 @@ export interface SpendTotals {
   readonly userNanoUsd: bigint;
 }
 
+/** What one record adds to the spend counters: nano-USD for a key and, when it has one, its user. */
+export interface SpendIncrement {
+  readonly position: LogPosition;
+  readonly keyId: string;
+  readonly userId: string | null;
+  /** nano-USD, 0..2^63 − 1 */
+  readonly costNanoUsd: bigint;
+}
+
 /** One observation of a channel: a served request or a failed attempt. */
 export interface ChannelObservation {
   readonly eventId: string;
@@ -84,6 +93,16 @@ export interface StateStore {
    *   counter would overflow (nothing changes, the watermark included).
    */
   addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
+  /**
+   * `addSpend` for the increments of ONE partition, in offset order, in one atomic step (one
+   * round trip): each increment at or below the watermark is skipped, the others are added in
+   * order and the watermark moves to the last one applied.
+   * @returns how many increments were applied
+   * @throws RangeError before anything changes when an increment is malformed or the increments
+   *   span several partitions or go backwards; RangeError when a counter would overflow — the
+   *   increments before that one stay applied (with the watermark at the last of them), the rest not
+   */
+  addSpendBatch(increments: ReadonlyArray<SpendIncrement>): Promise<number>;
   /** Current spend of a key and its user (0 when unknown). */
   getSpend(keyId: string, userId: string | null): Promise<SpendTotals>;
   /**

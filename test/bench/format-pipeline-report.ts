@@ -59,6 +59,14 @@ export interface PipelineReport {
   /** From spawning the consumers process again to its `consumers running` line, ms (not part of backlogDrainMs); null when not measured. */
   readonly backlogStartMs: number | null;
   /**
+   * When each part of the drain was first seen complete, ms after `consumers running` (when
+   * measured): every backlog row in consumption_log (ledger) and billing_lines (billing), and the
+   * key's spend counter at its final value (billing; null without REDIS_URL). backlogDrainMs is the latest.
+   */
+  readonly backlogCompleteMs?: { readonly consumptionLog: number; readonly billingLines: number; readonly spend: number | null };
+  /** Spend the backlog added to the key's counter, nano-USD as a decimal string (with REDIS_URL, when measured; '0': the requests were unpriced). */
+  readonly backlogSpendNanoUsd?: string;
+  /**
    * Growth of the run's Redis keys per 1,000 measured requests, bytes (sum of MEMORY USAGE after
    * the consumers settled after the measured phase minus the same after the warm-up); null when
    * the state store is the in-process memory store (no REDIS_URL), which is not measured.
@@ -118,9 +126,13 @@ function backlogRows(report: PipelineReport): Array<[string, string]> {
     const reason = report.engines.consumers.startsWith('in the gateway') ? 'consumers inside the gateway' : 'BENCH_PIPELINE_BACKLOG=0';
     return [['consumer events/s (backlog)', `not measured (${reason})`]];
   }
+  const complete = report.backlogCompleteMs;
   return [
     ['consumer events/s (backlog)', consumerEventsPerSecond.toFixed(0)],
     ['backlog drain', `${backlogEvents} events of ${backlogRequests} requests in ${backlogDrainMs} ms after "consumers running" (process start to running: ${backlogStartMs} ms, not included)`],
+    ...(complete
+      ? [['  complete at', `consumption_log ${complete.consumptionLog} ms, billing_lines ${complete.billingLines} ms${complete.spend === null ? '' : `, spend counter ${complete.spend} ms`}`] as [string, string]]
+      : []),
   ];
 }
 

@@ -189,7 +189,7 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
 }
 
 /** The backlog figures of the report. */
-type BacklogFigures = Pick<PipelineReport, 'consumerEventsPerSecond' | 'backlogRequests' | 'backlogEvents' | 'backlogDrainMs' | 'backlogStartMs'>;
+type BacklogFigures = Pick<PipelineReport, 'consumerEventsPerSecond' | 'backlogRequests' | 'backlogEvents' | 'backlogDrainMs' | 'backlogStartMs' | 'backlogCompleteMs' | 'backlogSpendNanoUsd'>;
 
 const BACKLOG_NOT_MEASURED: BacklogFigures = { consumerEventsPerSecond: null, backlogRequests: null, backlogEvents: null, backlogDrainMs: null, backlogStartMs: null };
 
@@ -208,20 +208,33 @@ interface BacklogContext {
   readonly redis?: RedisFootprintReader;
 }
 
+/** When the backlog was drained, and the spend counters' sum then. */
+interface Drained {
+  /** The latest of the three times below, ms since epoch. */
+  readonly atMs: number;
+  /** Polls that first saw consumption_log and billing_lines complete, ms since epoch. */
+  readonly consumptionLogAtMs: number;
+  readonly billingLinesAtMs: number;
+  /** Poll that first read the spend counters' final sum, ms since epoch; null without Redis. */
+  readonly spendAtMs: number | null;
+  /** nano-USD, decimal string ('0' without Redis) */
+  readonly spendNanoUsd: string;
+}
+
 /**
  * Polls every POLL_INTERVAL_MS until consumption_log and billing_lines hold `expected` rows of
- * requests ended at or after `sinceMs` and the counters `spendKeys` kept their sum for
- * SPEND_QUIET_MS. Returns when the last of these was first seen (ms since epoch): the later of the
- * polls that saw each table complete and the poll that first read the counters' final sum.
- * @throws Error after `timeoutMs`
+ * requests ended at or after `sinceMs` and the counters `spendKeys` (sum `spendBefore` nano-USD
+ * when the wait starts) kept their sum for SPEND_QUIET_MS. Returns when the last of these was first
+ * seen: the later of the polls that saw each table complete and the poll that first read the
+ * counters' final sum. @throws Error after `timeoutMs`
  */
-async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | undefined, spendKeys: ReadonlyArray<string>, sinceMs: number, expected: number, timeoutMs: number): Promise<number> {
+async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | undefined, spendKeys: ReadonlyArray<string>, spendBefore: string, sinceMs: number, expected: number, timeoutMs: number): Promise<Drained> {
   const deadline = Date.now() + timeoutMs;
   let rowsSeenAtMs: number | undefined;
   let linesSeenAtMs: number | undefined;
   let rows = 0;
   let lines = 0;
-  let spend = redis ? await redis.sumCounters(spendKeys) : '0';
+  let spend = spendBefore;
   let spendSeenAtMs = Date.now();
   for (;;) {
     if (rowsSeenAtMs === undefined) {
@@ -240,7 +253,13 @@ async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | 
       }
     }
     if (rowsSeenAtMs !== undefined && linesSeenAtMs !== undefined && (!redis || Date.now() - spendSeenAtMs >= SPEND_QUIET_MS)) {
-      return Math.max(rowsSeenAtMs, linesSeenAtMs, redis ? spendSeenAtMs : 0);
+      return {
+        atMs: Math.max(rowsSeenAtMs, linesSeenAtMs, redis ? spendSeenAtMs : 0),
+        consumptionLogAtMs: rowsSeenAtMs,
+        billingLinesAtMs: linesSeenAtMs,
+        spendAtMs: redis ? spendSeenAtMs : null,
+        spendNanoUsd: spend,
+      };
     }
     if (Date.now() > deadline) {
       throw new Error(`backlog: ${rows} of ${expected} rows in consumption_log, ${lines} in billing_lines after ${timeoutMs / 1000} s, spend counter ${redis ? 'still changing' : 'not read'} (consumers stalled?)`);
@@ -259,6 +278,7 @@ async function measureBacklog(context: BacklogContext): Promise<BacklogFigures> 
   const { gateway, probe, benchCase, settings, redis } = context;
   const requests = settings.backlogRequests;
   const spendKeys = redis ? await redis.keysOfKind('spend:key') : [];
+  const spendBefore = redis ? await redis.sumCounters(spendKeys) : '0';
   await context.consumers.stop();
   const before = await gateway.stats();
   const sinceMs = Date.now();
@@ -271,9 +291,18 @@ async function measureBacklog(context: BacklogContext): Promise<BacklogFigures> 
   const events = after.eventsPublished - before.eventsPublished;
   const consumers = await context.restartConsumers();
   context.onRestarted(consumers);
-  const drainedAtMs = await waitForDrain(probe, redis, spendKeys, sinceMs, requests, settings.timeoutS * 1000);
-  const drainMs = Math.max(drainedAtMs - consumers.runningAtMs, 1);
+  const drained = await waitForDrain(probe, redis, spendKeys, spendBefore, sinceMs, requests, settings.timeoutS * 1000);
+  const drainMs = Math.max(drained.atMs - consumers.runningAtMs, 1);
+  const spendAdded = (BigInt(drained.spendNanoUsd) - BigInt(spendBefore)).toString();
+  if (redis && spendAdded === '0') process.stderr.write('bench pipeline: the backlog added no spend to the key (requests unpriced? the billing work is then not the priced one)\n');
+  const sinceRunning = (atMs: number): number => Math.max(atMs - consumers.runningAtMs, 0);
   return {
+    backlogCompleteMs: {
+      consumptionLog: sinceRunning(drained.consumptionLogAtMs),
+      billingLines: sinceRunning(drained.billingLinesAtMs),
+      spend: drained.spendAtMs === null ? null : sinceRunning(drained.spendAtMs),
+    },
+    ...(redis ? { backlogSpendNanoUsd: spendAdded } : {}),
     consumerEventsPerSecond: events / (drainMs / 1000),
     backlogRequests: requests,
     backlogEvents: events,

@@ -13,9 +13,9 @@ import {
   type ChannelHealthState,
 } from '../../../schemas/state-store/fold-channel-health.ts';
 import { OutcomeWindow } from './outcome-window.ts';
-import { addSpendChecked, assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
+import { addSpendChecked, assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { AppliedWatermarks } from '../../../schemas/state-store/applied-watermark.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 /** Options of the memory store (none yet; kept so callers need not change when one is added). */
 export type MemoryStateStoreOptions = Record<string, never>;
@@ -33,17 +33,27 @@ export function createMemoryStateStore(_options: MemoryStateStoreOptions = {}): 
   const userSpend = new Map<string, bigint>();
   const channels = new Map<string, ChannelRecord>();
 
-  return {
-    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      assertSpendIncrement(position, keyId, costNanoUsd);
-      if (!watermarks.isNew('spend', position)) return false;
+  const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
+    assertSpendBatch(increments);
+    let applied = 0;
+    for (const { position, keyId, userId, costNanoUsd } of increments) {
+      if (!watermarks.isNew('spend', position)) continue;
       const keyTotal = addSpendChecked(keySpend.get(keyId) ?? 0n, costNanoUsd);
       const userTotal = userId === null ? 0n : addSpendChecked(userSpend.get(userId) ?? 0n, costNanoUsd);
       watermarks.advance('spend', position);
       keySpend.set(keyId, keyTotal);
       if (userId !== null) userSpend.set(userId, userTotal);
-      return true;
+      applied += 1;
+    }
+    return applied;
+  };
+
+  return {
+    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
+      return (await addSpendBatch([{ position, keyId, userId, costNanoUsd }])) === 1;
     },
+
+    addSpendBatch,
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
       return { keyNanoUsd: keySpend.get(keyId) ?? 0n, userNanoUsd: userId === null ? 0n : (userSpend.get(userId) ?? 0n) };

@@ -10,26 +10,44 @@
  */
 
 /**
- * addSpend. KEYS: spend watermark of the partition, key counter, [user counter]. ARGV: offset
- * (decimal), increment (nano-USD ≥ 0, decimal string). Returns 1 when applied, 0 when the
- * watermark is already at or past the offset; an error reply (and no change at all — the
- * watermark is written last, a half-done key increment is undone) when a counter would overflow
- * 64 bits. Redis does not roll scripts back, hence the explicit order.
+ * addSpend and addSpendBatch. KEYS: the spend watermark of the partition, then every counter the
+ * batch touches (each once). ARGV: per increment, in offset order, 4 values: offset (decimal),
+ * increment (nano-USD ≥ 0, decimal string), the KEYS index of the key counter, the KEYS index of
+ * the user counter (0 = none). Increments at or below the watermark are skipped; the others are
+ * added in order. Returns how many were applied. When a counter would overflow 64 bits, that
+ * increment is undone (its key increment if its user increment failed), the watermark is set to
+ * the last increment applied before it, and the error is returned: Redis does not roll a script
+ * back, hence the explicit order.
  */
 export const ADD_SPEND_LUA = `
 local applied = redis.call('GET', KEYS[1])
-if applied and tonumber(applied) >= tonumber(ARGV[1]) then return 0 end
-local key = redis.pcall('INCRBY', KEYS[2], ARGV[2])
-if type(key) == 'table' and key.err then return key end
-if #KEYS >= 3 then
-  local user = redis.pcall('INCRBY', KEYS[3], ARGV[2])
-  if type(user) == 'table' and user.err then
-    redis.call('DECRBY', KEYS[2], ARGV[2])
-    return user
+local watermark = applied and tonumber(applied) or -1
+local watermarkText = nil
+local count = 0
+for i = 1, #ARGV, 4 do
+  if tonumber(ARGV[i]) > watermark then
+    local keyIndex, userIndex = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+    local failure = nil
+    local key = redis.pcall('INCRBY', KEYS[keyIndex], ARGV[i + 1])
+    if type(key) == 'table' and key.err then failure = key end
+    if not failure and userIndex > 0 then
+      local user = redis.pcall('INCRBY', KEYS[userIndex], ARGV[i + 1])
+      if type(user) == 'table' and user.err then
+        redis.call('DECRBY', KEYS[keyIndex], ARGV[i + 1])
+        failure = user
+      end
+    end
+    if failure then
+      if watermarkText then redis.call('SET', KEYS[1], watermarkText) end
+      return failure
+    end
+    watermark = tonumber(ARGV[i])
+    watermarkText = ARGV[i]
+    count = count + 1
   end
 end
-redis.call('SET', KEYS[1], ARGV[1])
-return 1
+if watermarkText then redis.call('SET', KEYS[1], watermarkText) end
+return count
 `;
 
 /**

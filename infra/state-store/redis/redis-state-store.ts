@@ -7,9 +7,9 @@
 import { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
-import { assertSpendIncrement } from '../../../schemas/state-store/spend-increment.ts';
+import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { offsetOf, watermarkName, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 /** Options of the Redis store. `keyPrefix` (default `tollgate:`) starts every key. */
 export interface RedisStateStoreOptions {
@@ -57,16 +57,34 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
+  /** One script call for the batch (ADD_SPEND_LUA): counters deduplicated into KEYS, 4 ARGV per increment. */
+  const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
+    assertSpendBatch(increments);
+    const first = increments[0];
+    if (!first) return 0;
+    const scriptKeys = [keys.applied('spend', first.position)];
+    const indexOf = new Map<string, number>();
+    const keyIndex = (name: string): number => {
+      let index = indexOf.get(name);
+      if (index === undefined) {
+        index = scriptKeys.push(name);
+        indexOf.set(name, index);
+      }
+      return index;
+    };
+    const args = increments.flatMap((increment) => [String(offsetOf(increment.position)), increment.costNanoUsd.toString(), String(keyIndex(keys.keySpend(increment.keyId))), String(increment.userId === null ? 0 : keyIndex(keys.userSpend(increment.userId)))]);
+    return redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, ...args).catch((error: unknown) => {
+      if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
+      throw error;
+    });
+  };
+
   return {
     async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      assertSpendIncrement(position, keyId, costNanoUsd);
-      const scriptKeys = [keys.applied('spend', position), keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])];
-      const applied = await redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, String(offsetOf(position)), costNanoUsd.toString()).catch((error: unknown) => {
-        if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
-        throw error;
-      });
-      return applied === 1;
+      return (await addSpendBatch([{ position, keyId, userId, costNanoUsd }])) === 1;
     },
+
+    addSpendBatch,
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
       const [key, user] = await redis.mget(keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)]));

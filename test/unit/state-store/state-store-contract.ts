@@ -54,6 +54,40 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 408n, userNanoUsd: 408n });
       });
 
+      it('applies a batch of one partition in one step, skipping what it applied before', async () => {
+        const store = await fresh();
+        const inc = (offset: number, keyId = 'k1', costNanoUsd = 10n) => ({ position: pos(offset), keyId, userId: 'u1', costNanoUsd });
+        expect(await store.addSpendBatch([inc(1), inc(2, 'k2'), inc(5)])).toBe(3);
+        expect(await store.addSpendBatch([inc(2), inc(5), inc(6), inc(7, 'k2', 1n)])).toBe(2);
+        expect(await store.addSpend(pos(7), 'k2', 'u1', 1n)).toBe(false);
+        expect(await store.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 30n, userNanoUsd: 41n });
+        expect(await store.getSpend('k2', null)).toEqual({ keyNanoUsd: 11n, userNanoUsd: 0n });
+        expect(await store.addSpendBatch([])).toBe(0);
+      });
+
+      it('stops a batch at an overflow, keeping what came before it (and its watermark) and nothing after', async () => {
+        const store = await fresh();
+        await store.addSpend(pos(1), 'full', null, 2n ** 63n - 1n);
+        const batch = [
+          { position: pos(2), keyId: 'k1', userId: null, costNanoUsd: 5n },
+          { position: pos(3), keyId: 'full', userId: null, costNanoUsd: 1n },
+          { position: pos(4), keyId: 'k1', userId: null, costNanoUsd: 7n },
+        ];
+        await expect(store.addSpendBatch(batch)).rejects.toThrow(RangeError);
+        expect((await store.getSpend('k1', null)).keyNanoUsd).toBe(5n);
+        // redelivered once the cause is gone: the first is not counted again, the rest are
+        await expect(store.addSpendBatch(batch)).rejects.toThrow(RangeError);
+        expect(await store.addSpendBatch([batch[0]!, { ...batch[1]!, keyId: 'k3' }, batch[2]!])).toBe(2);
+        expect((await store.getSpend('k1', null)).keyNanoUsd).toBe(12n);
+      });
+
+      it('refuses a batch that spans partitions or goes backwards, changing nothing', async () => {
+        const store = await fresh();
+        await expect(store.addSpendBatch([{ position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n }, { position: pos(2, 1), keyId: 'k', userId: null, costNanoUsd: 1n }])).rejects.toThrow(RangeError);
+        await expect(store.addSpendBatch([{ position: pos(2), keyId: 'k', userId: null, costNanoUsd: 1n }, { position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n }])).rejects.toThrow(RangeError);
+        expect((await store.getSpend('k', null)).keyNanoUsd).toBe(0n);
+      });
+
       it('refuses a malformed log position', async () => {
         const store = await fresh();
         await expect(store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: 'x' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
