@@ -56,7 +56,12 @@ export interface AppDeps {
   readonly keepAliveMs?: number;
   /** Logger: true for pino at config.logLevel, false for silent. */
   readonly logger?: boolean;
-  /** Keys, users, channels, prices (default: an in-memory control plane seeded from the config file). */
+  /**
+   * Keys, users, channels, prices (default: an in-memory control plane seeded from the config
+   * file). With an `eventLog`, pass the control plane that follows that log's config topic: its
+   * `priceRevision` is stamped on every traffic event, and the consumers price with that revision
+   * of the same topic (they wait for it).
+   */
   readonly controlPlane?: ControlPlane;
   /** RPM/TPM limiter (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
   readonly limiter: RateLimiter;
