@@ -1,7 +1,9 @@
--- billing_lines re-created ordered for analysts: day first, then key, upstream model, channel, and
--- event_id last (002 ordered by the random event_id). Still a ReplacingMergeTree read with FINAL:
--- day, key_id, upstream_model and channel_id are fields of the UsageRecorded event, so a
--- redelivered event has the same sorting key and replaces its own row. Every column carries a
+-- billing_lines re-created ordered for analysts: day first, then key, upstream model, channel,
+-- time, and event_id last (002 ordered by the random event_id). The billing consumer's check for
+-- lines already stored (a batch's days, keys, models, channels and time range) reads only the
+-- granules of those groups and times. Still a ReplacingMergeTree read with FINAL: every sorting
+-- column is a field of the UsageRecorded event, so a redelivered event has the same sorting key
+-- and replaces its own row. Every column carries a
 -- COMMENT with its meaning and unit.
 -- https://clickhouse.com/docs/engines/table-engines/mergetree-family/replacingmergetree
 --
@@ -44,7 +46,7 @@ CREATE TABLE IF NOT EXISTS billing_lines_007
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(day)
-ORDER BY (day, key_id, upstream_model, channel_id, event_id);
+ORDER BY (day, key_id, upstream_model, channel_id, occurred_at, event_id);
 
 INSERT INTO billing_lines_007
     (event_id, request_id, occurred_at, occurred_at_ms, day, key_id, user_id, model, upstream_model, channel_id, provider,

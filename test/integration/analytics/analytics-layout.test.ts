@@ -24,7 +24,7 @@ const MAX_DECIMAL64_NANO = 999_999_999_999_999_999n;
 
 const SORTING_KEYS: Record<string, string> = {
   consumption_log: 'toDate(occurred_at), key_id, model, channel_id, event_id',
-  billing_lines: 'day, key_id, upstream_model, channel_id, event_id',
+  billing_lines: 'day, key_id, upstream_model, channel_id, occurred_at, event_id',
   spend_by_key_day: 'day, key_id',
   spend_by_user_day: 'day, user_id',
   spend_by_model_day: 'day, upstream_model',
