@@ -1,11 +1,12 @@
 /**
- * The billing consumer: UsageRecorded events (topic `tollgate.usage`) → `billing_lines` in the
- * analytics store (the spend tables follow them), then the per-key and per-user spend counters in
- * the state store (quota checks). Each event is priced with the price book as of its
- * `priceRevision` (the PriceSets its gateway node had applied), at its `occurredAt`.
- * Exactly-once effect under redelivery and replay: a line is inserted only when its event id is
- * not stored yet (insert-new-billing-lines.ts), and the state store applies each log position
- * once (one addSpendBatch per partition and batch, partitions concurrently).
+ * The billing consumer: UsageRecorded events (topic `tollgate.usage`) → the per-key and per-user
+ * spend counters in the state store (quota checks) and `billing_lines` in the analytics store (the
+ * spend tables follow them). Each event is priced with the price book as of its `priceRevision`
+ * (the PriceSets its gateway node had applied), at its `occurredAt`.
+ * Exactly-once effect under redelivery, replay and duplicated events: an event whose line is
+ * stored already is neither billed nor inserted again (find-stored-billing-lines.ts), and the
+ * state store applies each log position once (one addSpendBatch per partition and batch,
+ * partitions concurrently).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
@@ -14,7 +15,7 @@ import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import { byPartition } from '../apply-in-log-order.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
-import { insertNewBillingLines } from './insert-new-billing-lines.ts';
+import { findStoredBillingLines } from './find-stored-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
 import { awaitPriceRevisions } from './await-price-revisions.ts';
 import { reportUnpriced } from './report-unpriced.ts';
@@ -35,9 +36,10 @@ export interface BillingConsumerDeps {
 
 /**
  * Creates the billing consumer (name `billing`, group `tollgate.billing`). handleBatch ignores
- * other event types; it waits for the batch's price revisions, inserts the batch's new lines and
- * only then adds each non-zero cost to the spend counters, so a failure at any step rejects and
- * the redelivered batch completes the rest without counting anything twice.
+ * other event types; it waits for the batch's price revisions, finds which lines are stored
+ * already, adds the others' non-zero costs to the spend counters, then inserts their lines. A
+ * failure at any step rejects; the redelivered batch finds the same lines missing, its spend
+ * skipped by the watermark where it was added, and completes the rest without counting twice.
  */
 export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsumer {
   return {
@@ -49,16 +51,24 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
       if (usage.length === 0) return;
       await awaitPriceRevisions(deps.prices, usage.map((u) => u.event), deps.priceWaitMs);
       const projections = usage.map(({ event }) => projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)));
-      await insertNewBillingLines(
+      const stored = await findStoredBillingLines(
         deps.analytics,
         projections.map((projection) => projection.line),
       );
-      const increments: SpendIncrement[] = [];
-      usage.forEach(({ event, position }, i) => {
-        const costNanoUsd = projections[i]?.costNanoUsd ?? 0n;
-        if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
+      const fresh: number[] = [];
+      usage.forEach(({ event }, i) => {
+        if (stored.has(event.eventId)) return;
+        stored.add(event.eventId); // an event twice in one batch counts once
+        fresh.push(i);
       });
+      const increments: SpendIncrement[] = [];
+      for (const i of fresh) {
+        const { event, position } = usage[i]!;
+        const costNanoUsd = projections[i]!.costNanoUsd;
+        if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
+      }
       await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
+      if (fresh.length > 0) await deps.analytics.insert('billing_lines', fresh.map((i) => projections[i]!.line));
       reportUnpriced(
         projections.map((projection) => projection.warning),
         deps.onWarning,

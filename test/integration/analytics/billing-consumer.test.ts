@@ -128,6 +128,21 @@ describe.each(ANALYTICS_ENGINES)('billing consumer on $name', (engine) => {
     expect(await store.query('SELECT count() AS n, toString(sum(cost_usd)) AS cost FROM billing_lines FINAL')).toEqual(linesBefore);
     expect(await allSpend(store)).toEqual(spendBefore);
     expect(await Promise.all(KEYS.map((k) => state.getSpend(k, 'user-x')))).toEqual(countersBefore);
-    expect(state.calls.length).toBe(3 * (PRICED_CASES.length - 1)); // every priced event offered 3 times, applied once
+    expect(state.calls.length).toBe(PRICED_CASES.length - 1); // the redeliveries find the lines stored: not offered again
+  });
+
+  it('bills an event that reached the topic twice, at two offsets, once', async () => {
+    const dupState = createFakeSpendStore();
+    const consumer = createBillingConsumer({ analytics: store, state: dupState, prices: staticPriceSource(PRICES) });
+    const event = usageRecorded({ keyId: 'key-dup', userId: 'user-dup', upstreamModel: 'priced-model', channelId: 'ch-a' });
+    const first = consumed([{ type: 'UsageRecorded', event }]);
+    // The same event again, later in the partition (a publish that timed out but had landed, re-sent from the spool).
+    const again = first.map((item) => ({ ...item, position: { ...item.position, offset: String(Number(item.position.offset) + 1_000_000) } }));
+    await consumer.handleBatch(first);
+    await consumer.handleBatch(again);
+    await consumer.handleBatch([...again, ...again.map((item) => ({ ...item, position: { ...item.position, offset: String(Number(item.position.offset) + 1) } }))]);
+    expect(await dupState.getSpend('key-dup', 'user-dup')).toEqual({ keyNanoUsd: 600_000n, userNanoUsd: 600_000n });
+    const [row] = await store.query<{ n: string; requests: string }>(`SELECT toString(count()) AS n, toString((SELECT sum(requests) FROM spend_by_key_day WHERE key_id = 'key-dup')) AS requests FROM billing_lines WHERE key_id = 'key-dup'`);
+    expect(row).toEqual({ n: '1', requests: '1' });
   });
 });

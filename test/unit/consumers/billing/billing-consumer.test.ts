@@ -42,11 +42,12 @@ describe('createBillingConsumer (fakes)', () => {
     expect(warnings).toEqual([UNPRICED_WARNING]);
   });
 
-  it('adds no spend when the insert fails, and a redelivery counts everything once', async () => {
+  it('rejects when the insert fails after the spend was added, and a redelivery counts everything once', async () => {
     const { analytics, state, consumer } = setup();
     analytics.failNext = 1;
     await expect(consumer.handleBatch(consumed(batch))).rejects.toThrow('Connection refused');
-    expect(state.calls).toHaveLength(0);
+    expect(analytics.inserts).toHaveLength(0);
+    expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
     await consumer.handleBatch(consumed(batch));
     await consumer.handleBatch(consumed(batch));
     expect(await state.getSpend('k1', 'u1')).toEqual({ keyNanoUsd: 1_200_000n, userNanoUsd: 600_000n });
