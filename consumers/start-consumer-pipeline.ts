@@ -39,6 +39,8 @@ export interface ConsumerPipelineDeps {
   readonly onBatchDone?: BatchDoneListener;
   /** Longest wait for the config topic to reach a traffic event's price revision, ms (default 10 000). */
   readonly priceWaitMs?: number;
+  /** Id of this pipeline's config follower, `[A-Za-z0-9_-]+` (default random): its consumer group is `tollgate.config.<id>`. */
+  readonly configFollowerId?: string;
 }
 
 /** Running consumers and the control-plane fold they price with. */
@@ -57,7 +59,7 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
   if (applied.length > 0) deps.log('info', 'applied ClickHouse migrations', { applied });
   const selected = new Set<ConsumerName>(deps.consumers ?? CONSUMER_NAMES);
   const controlPlane = new ConsumerControlPlane();
-  const follower = await startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log });
+  const follower = await startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log, ...(deps.configFollowerId ? { nodeId: deps.configFollowerId } : {}) });
   await follower.ready();
   const onWarning = (message: string): void => deps.log('warn', message);
   const pricing = { prices: controlPlane, onWarning, ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }) };

@@ -9,7 +9,7 @@
  * an analytics store whose statements run in the replay database. It stops once both consumers
  * have read every partition of their topic up to the end it had at start (end-offset-snapshot.ts).
  * Like every pipeline start, the config follower appends one sync marker (an empty record) to
- * the config topic.
+ * the config topic; its group is `tollgate.config.<configFollowerId>`, for the caller to remove.
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
@@ -45,6 +45,8 @@ export interface ReplayTrafficOptions {
   readonly state: StateStore;
   /** A consumer group prefix nobody used before, e.g. `tollgate.replay.<random>.`. */
   readonly groupPrefix: string;
+  /** Id of the replay's config follower (`[A-Za-z0-9_-]+`): its group is `tollgate.config.<id>`. */
+  readonly configFollowerId: string;
   /** The pipeline's log lines. */
   readonly log: ConsumerLog;
   /** Stops the replay early (nothing is reconciled then). */
@@ -80,6 +82,7 @@ export async function replayTraffic(options: ReplayTrafficOptions): Promise<Repl
     analytics: options.replayAnalytics,
     log: options.log,
     groupPrefix: options.groupPrefix,
+    configFollowerId: options.configFollowerId,
     consumers: REPLAYED,
     onBatchDone: (_consumer, records) => {
       for (const record of records) snapshot.markSeen(record.topic, record.partition, record.offset);

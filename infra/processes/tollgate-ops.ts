@@ -125,11 +125,13 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const stores = await openReplayStores(settings, replayDatabase);
   const log = await openOpsEventLog(settings);
   const state = createMemoryStateStore();
-  const groupPrefix = `tollgate.replay.${randomBytes(6).toString('hex')}.`;
+  const replayId = randomBytes(6).toString('hex');
+  const groupPrefix = `tollgate.replay.${replayId}.`;
+  const configFollowerId = `replay-${replayId}`;
   const stop = stopSignal(io);
   try {
     io.stderr(`replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`);
-    const { reconciliation } = await replayTraffic({ eventLog: log.eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
+    const { reconciliation } = await replayTraffic({ eventLog: log.eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
     if (!reconciliation) return (io.stderr('replay interrupted before the end: nothing reconciled'), 130);
     for (const line of reconciliation.summary) io.stdout(line);
     for (const difference of reconciliation.differences) io.stdout(difference.text);
@@ -139,7 +141,7 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   } finally {
     stop.release();
     await log.close();
-    await forgetConsumerGroups(settings, ['ledger', 'billing'].map((name) => groupPrefix + name), io);
+    await forgetConsumerGroups(settings, [...['ledger', 'billing'].map((name) => groupPrefix + name), `${CONFIG_TOPIC}.${configFollowerId}`], io);
     await state.close();
     await stores.replayAnalytics.close();
     if (stores.adminAnalytics !== stores.replayAnalytics) await stores.adminAnalytics.close();
