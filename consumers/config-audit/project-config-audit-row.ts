@@ -6,24 +6,7 @@
  * redelivered event projects to the same sorting key and replaces its own row.
  */
 
-/**
- * One applied control-plane event as the audit shows it, as this projection reads it. Declared
- * here, structurally, so the projection depends on no control-plane module: the control plane's
- * own AuditEntry (same fields, `type` narrowed to its event names) is assignable to it.
- */
-export interface AuditEntry {
-  readonly eventId: string;
-  /** ms since epoch */
-  readonly occurredAt: number;
-  /** `admin`, `cli`, `config-file`, `bootstrap` or a user id */
-  readonly actor: string;
-  /** The control-plane event type, e.g. `PriceSet`. */
-  readonly type: string;
-  /** The user, key, channel or price id the event is about. */
-  readonly entityId: string;
-  /** The event's fields without its header and without secrets (removed by whoever builds the entry). */
-  readonly changes: Readonly<Record<string, unknown>>;
-}
+import type { AuditEntry } from '../../schemas/control-plane/control-plane-records.ts';
 
 /** A `config_audit` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms. */
 export type ConfigAuditRow = {

@@ -8,7 +8,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { projectConfigAuditRow, type AuditEntry } from '../../../consumers/config-audit/project-config-audit-row.ts';
+import { projectConfigAuditRow } from '../../../consumers/config-audit/project-config-audit-row.ts';
+import type { AuditEntry } from '../../../schemas/control-plane/control-plane-records.ts';
 import { projectFailoverRow } from '../../../consumers/failovers/project-failover-row.ts';
 import { Decimal, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { loadMigrations, type Migration } from '../../../schemas/analytics/load-migrations.ts';
