@@ -1,5 +1,5 @@
 /**
- * A consumer folds traffic events into one projection (DESIGN.md §4): a pure projection plus an
+ * A consumer folds traffic events into one projection: a pure projection plus an
  * idempotent sink. The runner (consumers/run-consumers.ts) decodes records from the event log,
  * hands each consumer the events of its topics in log order, and commits offsets only after
  * `handleBatch` resolved — so `handleBatch` must be idempotent: the same batch delivered twice,

@@ -1,5 +1,5 @@
 /**
- * Chooses each port's adapter from configuration (DESIGN.md §2: an env var present → the
+ * Chooses each port's adapter from configuration (an env var present → the
  * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis,
  * else memory; CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
  */

@@ -1,5 +1,5 @@
 /**
- * Makes sure someone can sign in to the console at start-up (issue 5): the admin named by
+ * Makes sure someone can sign in to the console at start-up: the admin named by
  * TOLLGATE_ADMIN_USER / TOLLGATE_ADMIN_PASSWORD, or — when neither is set and no enabled admin can
  * sign in yet — an `admin` login with a generated password that main.ts prints once. Pure: returns
  * the events to append (actor `bootstrap`); an existing login is never reset from the environment.

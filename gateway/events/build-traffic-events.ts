@@ -1,5 +1,5 @@
 /**
- * Turns one finished exchange into its traffic events (DESIGN.md §4): a FailoverOccurred per
+ * Turns one finished exchange into its traffic events: a FailoverOccurred per
  * channel left, a UsageRecorded when a channel served (even if it failed mid-stream or the client
  * went away), and a RequestCompleted last.
  */

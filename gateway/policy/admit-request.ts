@@ -1,5 +1,5 @@
 /**
- * Admission of one client request (issue 4), after authentication and before routing:
+ * Admission of one client request, after authentication and before routing:
  * 1. quotas — the key's spend ≥ its quota, or the user's spend (over all their keys) ≥ the
  *    user's quota → `quota-exceeded` (429, not retryable, no `retry-after`: time does not
  *    replenish a quota);

@@ -1,5 +1,5 @@
 /**
- * Channel limits (issue 4): RPM/TPM per channel, modelled on the upstream account's quota. Before
+ * Channel limits: RPM/TPM per channel, modelled on the upstream account's quota. Before
  * calling a channel the exchange admits the request against the channel's scope
  * (`channel:<id>`); a channel at its limit is SKIPPED — not a failure, nothing is recorded against
  * its health — and the token reservation is settled with the attempt's actual usage afterwards.

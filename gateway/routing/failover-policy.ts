@@ -1,5 +1,5 @@
 /**
- * Bounds of failover (issue 4): how many channels one request may try, and the back-off between
+ * Bounds of failover: how many channels one request may try, and the back-off between
  * two attempts.
  *
  * Back-off choice: when the failed attempt carried a Retry-After of at most MAX_FAILOVER_WAIT_MS

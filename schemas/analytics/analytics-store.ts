@@ -1,8 +1,8 @@
 /**
- * The analytics port (DESIGN.md §2, §5): SQL over ClickHouse. Adapters: a ClickHouse server over
+ * The analytics port: SQL over ClickHouse. Adapters: a ClickHouse server over
  * HTTP (@clickhouse/client; used when CLICKHOUSE_URL is set) and the in-process engine (npm
  * `chdb`) in the data directory, run in a worker thread so it never blocks requests.
- * Every statement must run on both Debian's ClickHouse 18.16 and modern chdb (DESIGN.md §5):
+ * Every statement must run on both Debian's ClickHouse 18.16 and modern chdb (the dialect both accept):
  * no query parameters (render values with `sqlLiteral`), JSONEachRow in and out.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Control-plane events (issue 4): console and CLI actions append these to the config topic
+ * Control-plane events: console and CLI actions append these to the config topic
  * (`tollgate.config`, infinite retention, keyed by entity id); every gateway node folds them into
  * its projection, and replaying the topic rebuilds it. Secrets never appear in clear: keys travel
  * as HMAC-SHA-256 digests, channel credentials as AES-256-GCM ciphertext, console passwords as

@@ -1,5 +1,5 @@
 /**
- * The event-log port (DESIGN.md §2): publish without blocking the request, consume with stored
+ * The event-log port: publish without blocking the request, consume with stored
  * offsets. Adapters: Kafka (kafkajs; used when KAFKA_BROKERS is set) and an embedded append-only
  * file log in the data directory. kafkajs is in maintenance mode upstream: this port keeps a
  * replacement to one adapter.

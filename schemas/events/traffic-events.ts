@@ -1,5 +1,5 @@
 /**
- * The traffic events the gateway emits for every request (DESIGN.md §4): past-tense facts with
+ * The traffic events the gateway emits for every request: past-tense facts with
  * `eventId` (unique), `occurredAt` (ms since epoch) and `requestId`. These TypeScript types are
  * checked by the compiler against the Avro schemas in ./avro (see avro-schemas.ts): the
  * assertions in avro-schema-type-checks.ts break `tsc --noEmit` on any drift. Encode and decode

@@ -1,5 +1,5 @@
 /**
- * The rate-limit port (issue 4): RPM and TPM at user, key and channel level, enforced atomically
+ * The rate-limit port: RPM and TPM at user, key and channel level, enforced atomically
  * and exactly across gateway nodes (Redis Lua; in-process memory in embedded mode). Algorithm:
  * GCRA per (scope, kind) with a one-minute burst: `limit` units per 60 000 ms.
  * TPM reserves the request's estimated tokens at admission and is settled with the actual usage

@@ -1,5 +1,5 @@
 /**
- * The state-store port (DESIGN.md §2): spend counters for quota checks and channel health for
+ * The state-store port: spend counters for quota checks and channel health for
  * routing. Adapters: Redis (ioredis, Lua for atomic idempotent updates; used when REDIS_URL is
  * set) and in-process memory.
  *

@@ -1,5 +1,5 @@
 /**
- * The embedded event log (DESIGN.md §2), used when KAFKA_BROKERS is absent so `npm start` needs no
+ * The embedded event log, used when KAFKA_BROKERS is absent so `npm start` needs no
  * infrastructure. Layout under `dataDir`:
  *
  *   events/<topic>.log                  append-only record frames (record-frame-codec.ts), one partition (0)
