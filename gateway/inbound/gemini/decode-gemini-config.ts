@@ -1,7 +1,8 @@
 /**
- * Converts Gemini `generationConfig` (gemini-generate-content.md §2) into canonical sampling,
- * output-format and reasoning fields. `candidateCount > 1` is refused (the gateway returns one
- * candidate); fields the canonical model cannot carry are reported in `warnings`.
+ * Converts Gemini `generationConfig` (https://ai.google.dev/api/generate-content#generationconfig)
+ * into canonical sampling, output-format and reasoning fields. `candidateCount > 1` is refused
+ * (the gateway returns one candidate); fields the canonical model cannot carry are reported in
+ * `warnings`.
  */
 import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
 import { convertGeminiSchemaObject } from './convert-gemini-schema.ts';
@@ -15,9 +16,14 @@ export type GeminiConfigFields = Mutable<Pick<CanonicalRequest, 'maxOutputTokens
 const UNSUPPORTED_FIELDS = ['presencePenalty', 'frequencyPenalty', 'seed', 'responseLogprobs', 'logprobs', 'speechConfig', 'imageConfig'] as const;
 const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
 
-/** `responseJsonSchema` (as is) or `responseSchema` (converted) → json-schema; `application/json` alone → json-object. */
+/**
+ * `responseJsonSchema` (preferred) or `responseSchema` → json-schema, either one converted to plain
+ * JSON Schema by convertGeminiSchemaObject (clients send Gemini's upper-case `Type` names in both);
+ * `application/json` alone → json-object.
+ */
 function decodeResponseFormat(config: GeminiGenerationConfig, warnings: string[]): ResponseFormat | undefined {
-  const schema = config.responseJsonSchema ?? (config.responseSchema ? convertGeminiSchemaObject(config.responseSchema) : undefined);
+  const source = config.responseJsonSchema ?? config.responseSchema;
+  const schema = source ? convertGeminiSchemaObject(source) : undefined;
   if (schema) return { type: 'json-schema', name: 'response', schema };
   const mime = config.responseMimeType;
   if (mime === 'application/json') return { type: 'json-object' };

@@ -1,8 +1,9 @@
 /**
- * Converts Gemini `tools` and `toolConfig` (gemini-generate-content.md §2): function declarations
- * become canonical tools (`parametersJsonSchema` as is, or OpenAPI-subset `parameters` converted
- * to JSON Schema); built-in tools (googleSearch, codeExecution, urlContext, …) are dropped with a
- * warning. `functionCallingConfig.mode` AUTO → auto, ANY → required (or the one allowed function),
+ * Converts Gemini `tools` and `toolConfig` (https://ai.google.dev/api/caching#Tool): function
+ * declarations become canonical tools whose parameters are plain JSON Schema (`parametersJsonSchema`
+ * or the OpenAPI-subset `parameters`, both through convertGeminiSchemaObject); built-in tools
+ * (googleSearch, codeExecution, urlContext, …) are dropped with a warning.
+ * `functionCallingConfig.mode` AUTO → auto, ANY → required (or the one allowed function),
  * NONE → none, VALIDATED → auto.
  */
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
@@ -11,10 +12,13 @@ import type { GeminiTool, GeminiToolConfig } from './gemini-request-schema.ts';
 
 type Declaration = NonNullable<GeminiTool['functionDeclarations']>[number];
 
-/** Parameters of a declaration as JSON Schema; a declaration without parameters takes no arguments. */
+/**
+ * Parameters of a declaration as JSON Schema (`parametersJsonSchema` preferred, then `parameters`;
+ * clients send Gemini's upper-case `Type` names in both); none → a function without arguments.
+ */
 function declarationParameters(declaration: Declaration): Record<string, unknown> {
-  if (declaration.parametersJsonSchema) return declaration.parametersJsonSchema;
-  if (declaration.parameters) return convertGeminiSchemaObject(declaration.parameters);
+  const source = declaration.parametersJsonSchema ?? declaration.parameters;
+  if (source) return convertGeminiSchemaObject(source);
   return { type: 'object', properties: {} };
 }
 

@@ -1,9 +1,10 @@
 /**
  * Gemini accepts both lowerCamelCase and snake_case field names (proto3 JSON mapping,
- * gemini-generate-content.md §2). This rewrites snake_case keys to camelCase, recursively, before
- * validation — except where keys are user data:
+ * https://protobuf.dev/programming-guides/json/). This rewrites snake_case keys to camelCase,
+ * recursively, before validation — except where keys are user data:
  * - `args` (functionCall) and `response` (functionResponse / declaration output): opaque objects;
- * - `parametersJsonSchema`, `responseJsonSchema`: plain JSON Schema, copied verbatim;
+ * - `parametersJsonSchema`, `responseJsonSchema`: JSON Schema, keys copied verbatim (their
+ *   Gemini-style `type`/`nullable` values are converted later, by convertGeminiSchema);
  * - `parameters`, `responseSchema` (OpenAPI-subset Schema): keywords are normalised, but the
  *   property NAMES under `properties` are kept as written.
  * When both spellings of a key are present, the camelCase one wins.
