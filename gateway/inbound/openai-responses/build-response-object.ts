@@ -1,11 +1,12 @@
 /**
- * The full Responses `Response` object (per openai-responses.md §3): every key of the published
- * schema is present (nulls allowed), request settings are echoed from the client's raw body with
- * OpenAI's defaults when absent. Used for the non-streamed body and every lifecycle snapshot of a
- * stream (`response.created`, `in_progress`, terminal events).
+ * The full Responses `Response` object (https://platform.openai.com/docs/api-reference/responses/object):
+ * every key the API returns is present (nulls allowed), request settings are echoed from the
+ * client's raw body with OpenAI's defaults when absent. Used for the non-streamed body and every
+ * lifecycle snapshot of a stream (`response.created`, `in_progress`, terminal events).
  */
 import type { EncodeContext } from '../inbound-codec.ts';
 import { isJsonObject } from '../openai-common/request-field-error.ts';
+import { echoFunctionTool } from './echo-function-tool.ts';
 import type { ResponsesUsage } from './map-responses-usage.ts';
 
 /** What varies between snapshots of one response. `completedAt` in unix seconds. */
@@ -30,10 +31,14 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 const isObject = (v: unknown): v is Record<string, unknown> => isJsonObject(v);
 const isToolChoice = (v: unknown): v is string | Record<string, unknown> => isString(v) || isObject(v);
+/** A guard accepting only the listed strings (enums of the Response schema). */
+function isOneOf(...allowed: string[]): (v: unknown) => v is string {
+  return (v: unknown): v is string => isString(v) && allowed.includes(v);
+}
 
-/** Echo of `tools`: the function tools the client sent (built-in tools are not served, so not echoed). */
+/** Echo of `tools`: the function tools the client sent, with `strict` (built-in tools are not served, so not echoed). */
 function echoTools(tools: unknown): unknown[] {
-  return Array.isArray(tools) ? tools.filter((t) => isJsonObject(t) && t.type === 'function') : [];
+  return Array.isArray(tools) ? tools.filter((t) => isJsonObject(t) && t.type === 'function').map(echoFunctionTool) : [];
 }
 
 function echoReasoning(reasoning: unknown): Record<string, unknown> {
@@ -46,16 +51,26 @@ function echoText(text: unknown): Record<string, unknown> {
   return { format: orDefault(t.format, isObject, { type: 'text' }), verbosity: orDefault(t.verbosity, isString, 'medium') };
 }
 
-/** Computes the echoed request fields from the raw body (defaults: temperature 1, top_p 1, tool_choice "auto", store true…). */
+/**
+ * Computes the echoed request fields from the raw body. Defaults when absent: temperature 1,
+ * top_p 1, presence_penalty 0, frequency_penalty 0, tool_choice "auto", store true,
+ * safety_identifier / prompt_cache_key / prompt_cache_retention null. `user` (deprecated, typed
+ * as a non-null string by the schema) is echoed only when the client sent one.
+ */
 export function echoRequestFields(raw: Readonly<Record<string, unknown>>): EchoedRequestFields {
   return {
     background: orDefault(raw.background, isBoolean, false),
+    frequency_penalty: orDefault(raw.frequency_penalty, isNumber, 0),
     instructions: isString(raw.instructions) || Array.isArray(raw.instructions) ? raw.instructions : null,
     max_output_tokens: orDefault<number | null>(raw.max_output_tokens, isNumber, null),
     max_tool_calls: orDefault<number | null>(raw.max_tool_calls, isNumber, null),
     parallel_tool_calls: orDefault(raw.parallel_tool_calls, isBoolean, true),
+    presence_penalty: orDefault(raw.presence_penalty, isNumber, 0),
     previous_response_id: null,
+    prompt_cache_key: orDefault<string | null>(raw.prompt_cache_key, isString, null),
+    prompt_cache_retention: orDefault<string | null>(raw.prompt_cache_retention, isOneOf('in_memory', '24h'), null),
     reasoning: echoReasoning(raw.reasoning),
+    safety_identifier: orDefault<string | null>(raw.safety_identifier, isString, null),
     service_tier: orDefault(raw.service_tier, isString, 'default'),
     store: orDefault(raw.store, isBoolean, true),
     temperature: orDefault(raw.temperature, isNumber, 1),
@@ -65,12 +80,15 @@ export function echoRequestFields(raw: Readonly<Record<string, unknown>>): Echoe
     top_logprobs: orDefault(raw.top_logprobs, isNumber, 0),
     top_p: orDefault(raw.top_p, isNumber, 1),
     truncation: orDefault(raw.truncation, isString, 'disabled'),
-    user: orDefault<string | null>(raw.user, isString, null),
+    user: orDefault<string | undefined>(raw.user, isString, undefined),
     metadata: orDefault(raw.metadata, isObject, {}),
   };
 }
 
-/** Builds the Response object in OpenAI's key order. `model` is `context.model`, `created_at` is `context.createdAt`. */
+/**
+ * Builds the Response object in OpenAI's key order. `model` is `context.model`, `created_at` is
+ * `context.createdAt`; `user` is left out when not echoed.
+ */
 export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequestFields, context: EncodeContext): Record<string, unknown> {
   return {
     id: snapshot.id,
@@ -80,6 +98,7 @@ export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequ
     completed_at: snapshot.completedAt,
     background: echo.background,
     error: snapshot.error,
+    frequency_penalty: echo.frequency_penalty,
     incomplete_details: snapshot.incompleteDetails,
     instructions: echo.instructions,
     max_output_tokens: echo.max_output_tokens,
@@ -87,8 +106,12 @@ export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequ
     model: context.model,
     output: snapshot.output,
     parallel_tool_calls: echo.parallel_tool_calls,
+    presence_penalty: echo.presence_penalty,
     previous_response_id: echo.previous_response_id,
+    prompt_cache_key: echo.prompt_cache_key,
+    prompt_cache_retention: echo.prompt_cache_retention,
     reasoning: echo.reasoning,
+    safety_identifier: echo.safety_identifier,
     service_tier: echo.service_tier,
     store: echo.store,
     temperature: echo.temperature,
@@ -99,7 +122,7 @@ export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequ
     top_p: echo.top_p,
     truncation: echo.truncation,
     usage: snapshot.usage,
-    user: echo.user,
+    ...(echo.user === undefined ? {} : { user: echo.user }),
     metadata: echo.metadata,
   };
 }
