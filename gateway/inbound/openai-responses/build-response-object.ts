@@ -36,9 +36,17 @@ function isOneOf(...allowed: string[]): (v: unknown) => v is string {
   return (v: unknown): v is string => isString(v) && allowed.includes(v);
 }
 
-/** Echo of `tools`: the function tools the client sent, with `strict` (built-in tools are not served, so not echoed). */
+/** Echo of one tool: a function with `strict`; custom and namespace tools as the client sent them (inner functions with `strict`). */
+function echoTool(tool: Record<string, unknown>): Record<string, unknown> {
+  if (tool.type === 'function') return echoFunctionTool(tool);
+  if (tool.type !== 'namespace' || !Array.isArray(tool.tools)) return tool;
+  return { ...tool, tools: tool.tools.map((inner) => (isJsonObject(inner) ? echoTool(inner) : inner)) };
+}
+
+/** Echo of top-level `tools`: function, custom and namespace tools (the kinds the gateway carries). */
 function echoTools(tools: unknown): unknown[] {
-  return Array.isArray(tools) ? tools.filter((t) => isJsonObject(t) && t.type === 'function').map(echoFunctionTool) : [];
+  const carried = ['function', 'custom', 'namespace'];
+  return Array.isArray(tools) ? tools.filter((t): t is Record<string, unknown> => isJsonObject(t) && carried.includes(t.type as string)).map(echoTool) : [];
 }
 
 function echoReasoning(reasoning: unknown): Record<string, unknown> {

@@ -1,16 +1,24 @@
 /**
- * Responses `input` (per openai-responses.md §2.1) → canonical messages plus system texts.
+ * Responses `input` (https://platform.openai.com/docs/api-reference/responses/create#responses_create-input)
+ * → canonical messages plus system texts.
  * - system/developer messages become system texts (the caller joins them after `instructions`);
  * - assistant messages, `function_call` and `reasoning` items merge into the current assistant turn;
- * - `function_call_output` items become tool-result parts of one user turn (consecutive outputs merge);
- * - `item_reference` and other item types (built-in tool calls…) are dropped with a warning.
+ * - `custom_tool_call` items become tool calls with arguments `{"input": <the raw input>}` and the
+ *   canonical tool name of responses-tool-names.ts (`function_call` items with a `namespace` too);
+ * - `function_call_output` / `custom_tool_call_output` items become tool-result parts of one user
+ *   turn (consecutive outputs merge);
+ * - `additional_tools` items carry tools (read by decode-responses-tools.ts), not a turn;
+ * - `item_reference` (needs stored items) and every other item type (built-in tool calls…) are
+ *   dropped with a warning: the request still passes through unchanged to an OpenAI Responses
+ *   channel, and a translated exchange logs what it dropped.
  * Malformed items throw RequestFieldError naming the path (caught by the codec).
  */
 import type { CanonicalMessage, ContentPart, ReasoningPart, ToolResultPart } from '../../canonical/request.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { decodeAssistantContent, decodeInstructionContent, decodeToolOutput, decodeUserContent } from './decode-responses-content.ts';
 import { reasoningFromEncryptedContent } from './reasoning-encrypted-content.ts';
-import { functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, reasoningItemSchema } from './responses-request-schema.ts';
+import { additionalToolsItemSchema, customToolCallItemSchema, functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, reasoningItemSchema } from './responses-request-schema.ts';
+import { qualifiedToolName } from './responses-tool-names.ts';
 
 /** Decoded input: conversation turns and the system/developer texts found in it, in order. */
 export interface DecodedResponsesInput {
@@ -57,8 +65,16 @@ function decodeMessageItem(state: InputState, item: unknown, path: FieldPath): v
 
 function decodeFunctionCall(state: InputState, item: unknown, path: FieldPath): void {
   const call = parseAt(functionCallItemSchema, item, path);
-  state.toolNames.set(call.call_id, call.name);
-  appendAssistant(state, [{ type: 'tool-call', id: call.call_id, name: call.name, arguments: call.arguments }]);
+  const name = qualifiedToolName(call.namespace, call.name);
+  state.toolNames.set(call.call_id, name);
+  appendAssistant(state, [{ type: 'tool-call', id: call.call_id, name, arguments: call.arguments }]);
+}
+
+function decodeCustomToolCall(state: InputState, item: unknown, path: FieldPath): void {
+  const call = parseAt(customToolCallItemSchema, item, path);
+  const name = qualifiedToolName(call.namespace, call.name);
+  state.toolNames.set(call.call_id, name);
+  appendAssistant(state, [{ type: 'tool-call', id: call.call_id, name, arguments: JSON.stringify({ input: call.input }) }]);
 }
 
 function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldPath): void {
@@ -90,8 +106,14 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
       return decodeMessageItem(state, item, path);
     case 'function_call':
       return decodeFunctionCall(state, item, path);
+    case 'custom_tool_call':
+      return decodeCustomToolCall(state, item, path);
     case 'function_call_output':
+    case 'custom_tool_call_output':
       return decodeFunctionCallOutput(state, item, path);
+    case 'additional_tools':
+      parseAt(additionalToolsItemSchema, item, path);
+      return;
     case 'reasoning':
       return decodeReasoning(state, item, path);
     case 'item_reference':
@@ -99,12 +121,13 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
       return;
     default:
       state.warnings.push(`input.${index}: input item type '${type}' is not supported and was dropped`);
+      return;
   }
 }
 
 /**
- * Decodes `input` (a string = one user text message, or an item list). Warnings for dropped items
- * and parts are pushed to `warnings`. Throws RequestFieldError on malformed items.
+ * Decodes `input` (a string = one user text message, or an item list). Throws
+ * RequestFieldError on malformed or unsupported items and content parts.
  */
 export function decodeResponsesInput(input: string | unknown[], warnings: string[]): DecodedResponsesInput {
   if (typeof input === 'string') return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };

@@ -60,14 +60,14 @@ function decodeBody(body: unknown, countOnly: boolean): DecodeResult<CanonicalRe
   if (body.prompt !== undefined && body.prompt !== null) warnings.push('prompt: stored prompt templates are not supported and were ignored');
   const input = decodeResponsesInput(request.input, warnings);
   if (input.messages.length === 0) throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
-  const tools = request.tools ? decodeResponsesTools(request.tools, warnings) : undefined;
+  const tools = decodeResponsesTools(body, warnings);
   const value = omitUndefined<CanonicalRequest>({
     clientFormat: 'openai-responses',
     model: request.model,
     stream: countOnly ? false : request.stream === true,
     system: systemText(request.instructions, input.systemTexts),
     messages: input.messages,
-    tools: tools && tools.length > 0 ? tools : undefined,
+    tools: tools.length > 0 ? tools : undefined,
     toolChoice: decodeResponsesToolChoice(request.tool_choice, warnings),
     parallelToolCalls: request.parallel_tool_calls ?? undefined,
     maxOutputTokens: request.max_output_tokens ?? undefined,

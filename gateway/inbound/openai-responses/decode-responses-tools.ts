@@ -1,41 +1,59 @@
 /**
- * Responses `tools` and `tool_choice` (per openai-responses.md §2) → canonical ToolDefinition[]
- * and ToolChoice. Function tools are flat (`{type:"function", name, parameters…}`); built-in tool
- * types (web_search, file_search, mcp, custom…) cannot be served and are dropped with a warning.
+ * Responses tools (https://platform.openai.com/docs/api-reference/responses/create#responses_create-tools)
+ * and `tool_choice` → canonical
+ * ToolDefinition[] and ToolChoice. The offered tools (top-level `tools` and `additional_tools`
+ * input items, namespaces flattened) and their canonical names come from responses-tool-names.ts.
+ * A function tool is carried as is; a custom tool
+ * (https://platform.openai.com/docs/guides/function-calling#custom-tools) becomes a function
+ * with one required string parameter `input` whose value is the tool's free-text input.
  */
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
-import { isJsonObject, parseAt, RequestFieldError } from '../openai-common/request-field-error.ts';
-import { functionToolSchema } from './responses-request-schema.ts';
+import { isJsonObject, RequestFieldError } from '../openai-common/request-field-error.ts';
+import { listResponsesTools, qualifiedToolName, type ResponsesToolEntry } from './responses-tool-names.ts';
 
 /** A JSON Schema accepting an empty arguments object, for tools sent without `parameters`. */
 const EMPTY_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {} };
 
-/** Decodes `tools`; non-function tools are dropped with a warning. Throws RequestFieldError on malformed function tools. */
-export function decodeResponsesTools(tools: ReadonlyArray<unknown>, warnings: string[]): ToolDefinition[] {
-  const decoded: ToolDefinition[] = [];
-  tools.forEach((tool, index) => {
-    const path = ['tools', index];
-    if (!isJsonObject(tool) || typeof tool.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
-    if (tool.type !== 'function') {
-      warnings.push(`tools.${index}: built-in tool type '${tool.type}' is not supported and was dropped`);
-      return;
-    }
-    const fn = parseAt(functionToolSchema, tool, path);
-    decoded.push(
-      omitUndefined<ToolDefinition>({
-        name: fn.name,
-        description: fn.description ?? undefined,
-        parameters: fn.parameters ?? EMPTY_PARAMETERS,
-        strict: fn.strict ?? undefined,
-      }),
-    );
+/** Parameters of a custom tool: `{input: string}` (required). */
+const CUSTOM_PARAMETERS: Record<string, unknown> = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'The raw input of the tool, as free text.' } },
+  required: ['input'],
+  additionalProperties: false,
+};
+
+/** The description of a custom tool: its own, plus the grammar (syntax name and full definition) when it has one. */
+function customDescription(tool: Readonly<Record<string, unknown>>): string | undefined {
+  const description = typeof tool.description === 'string' ? tool.description : undefined;
+  const format = isJsonObject(tool.format) ? tool.format : undefined;
+  if (format?.type !== 'grammar') return description;
+  const note = `The \`input\` argument must be text that follows this ${String(format.syntax)} grammar:\n${String(format.definition)}`;
+  return description ? `${description}\n\n${note}` : note;
+}
+
+function toDefinition(entry: ResponsesToolEntry): ToolDefinition {
+  const { tool } = entry;
+  if (entry.kind === 'custom') return omitUndefined<ToolDefinition>({ name: entry.canonicalName, description: customDescription(tool), parameters: CUSTOM_PARAMETERS });
+  return omitUndefined<ToolDefinition>({
+    name: entry.canonicalName,
+    description: typeof tool.description === 'string' ? tool.description : undefined,
+    parameters: isJsonObject(tool.parameters) ? tool.parameters : EMPTY_PARAMETERS,
+    strict: typeof tool.strict === 'boolean' ? tool.strict : undefined,
   });
-  return decoded;
 }
 
 /**
- * Decodes `tool_choice`: `"none"|"auto"|"required"`, `{type:"function", name}`, or
+ * Decodes every offered tool, in order. Built-in kinds (web_search, file_search, mcp, …) are
+ * dropped with a warning (they pass through unchanged to an OpenAI Responses channel). Throws
+ * RequestFieldError naming the path of a malformed tool.
+ */
+export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, warnings: string[]): ToolDefinition[] {
+  return listResponsesTools(body, (path, type) => warnings.push(`${path.join('.')}: built-in tool type '${type}' is not supported and was dropped`)).map(toDefinition);
+}
+
+/**
+ * Decodes `tool_choice`: `"none"|"auto"|"required"`, `{type:"function"|"custom", name, namespace?}`, or
  * `{type:"allowed_tools", mode}` (the allowed subset cannot be expressed: kept as the mode, with a
  * warning). Built-in tool choices are dropped with a warning. Throws RequestFieldError on bad shapes.
  */
@@ -44,9 +62,9 @@ export function decodeResponsesToolChoice(choice: unknown, warnings: string[]): 
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
   if (typeof choice === 'string') throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
   if (!isJsonObject(choice) || typeof choice.type !== 'string') throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
-  if (choice.type === 'function') {
+  if (choice.type === 'function' || choice.type === 'custom') {
     if (typeof choice.name !== 'string' || choice.name === '') throw new RequestFieldError(['tool_choice', 'name'], 'expected a non-empty string');
-    return { type: 'tool', name: choice.name };
+    return { type: 'tool', name: qualifiedToolName(typeof choice.namespace === 'string' ? choice.namespace : undefined, choice.name) };
   }
   if (choice.type === 'allowed_tools') {
     const mode = choice.mode === 'required' ? 'required' : 'auto';

@@ -1,7 +1,7 @@
 /**
  * Encodes a finished CanonicalResponse as a non-streamed Responses body (per openai-responses.md
- * §3): reasoning → `reasoning` item, text → `message` item, tool call → `function_call` item, in
- * generation order, with fresh `resp_`/`msg_`/`rs_`/`fc_` ids.
+ * §3): reasoning → `reasoning` item, text → `message` item, tool call → `function_call` item (or
+ * `custom_tool_call` for a custom tool), in generation order, with fresh `resp_`/`msg_`/`rs_`/`fc_`/`ctc_` ids.
  */
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
@@ -9,10 +9,14 @@ import type { EncodeContext } from '../inbound-codec.ts';
 import { buildResponseObject, echoRequestFields, nowUnixSeconds } from './build-response-object.ts';
 import { mapResponsesStatus } from './map-responses-status.ts';
 import { mapResponsesUsage } from './map-responses-usage.ts';
-import { renderFinalItem, type ResponsesItemRecord } from './render-responses-output-item.ts';
+import { renderFinalItem, toolCallRecord, type ResponsesItemRecord } from './render-responses-output-item.ts';
+import { responsesToolsByCanonicalName, type ResponsesToolEntry } from './responses-tool-names.ts';
 
-/** One item record per output block (redacted/empty reasoning kept only when it carries continuity data). */
-function toItemRecord(block: OutputBlock): ResponsesItemRecord | undefined {
+/**
+ * One item record per output block (redacted/empty reasoning kept only when it carries continuity
+ * data); tool calls are renamed to the client's tools via `tools` (canonical name → offered tool).
+ */
+function toItemRecord(block: OutputBlock, tools: ReadonlyMap<string, ResponsesToolEntry>): ResponsesItemRecord | undefined {
   switch (block.type) {
     case 'text':
       return { kind: 'message', id: generateId('msg_'), text: block.text };
@@ -23,7 +27,7 @@ function toItemRecord(block: OutputBlock): ResponsesItemRecord | undefined {
       return block.redacted === undefined ? record : { ...record, redacted: block.redacted };
     }
     case 'tool-call':
-      return { kind: 'function_call', id: generateId('fc_'), callId: block.id, name: block.name, arguments: block.arguments };
+      return toolCallRecord(block.id, block.name, block.arguments, tools.get(block.name));
   }
 }
 
@@ -33,7 +37,8 @@ function toItemRecord(block: OutputBlock): ResponsesItemRecord | undefined {
  * (now, unix seconds) only for `completed`.
  */
 export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Record<string, unknown> {
-  const records = response.content.map(toItemRecord).filter((r): r is ResponsesItemRecord => r !== undefined);
+  const tools = responsesToolsByCanonicalName(context.rawRequest);
+  const records = response.content.map((block) => toItemRecord(block, tools)).filter((r): r is ResponsesItemRecord => r !== undefined);
   const terminal = mapResponsesStatus(response.finishReason);
   const output = records.map((record, i) => {
     const truncated = terminal.status === 'incomplete' && record.kind === 'message' && i === records.length - 1;

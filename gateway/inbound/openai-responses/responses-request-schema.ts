@@ -36,6 +36,33 @@ export const functionToolSchema = z.object({
   strict: z.boolean().nullish(),
 });
 
+/**
+ * A custom tool (schema `CustomToolParam`): free-text input, optionally constrained by a grammar
+ * (https://platform.openai.com/docs/guides/function-calling#custom-tools).
+ */
+export const customToolSchema = z.object({
+  type: z.literal('custom'),
+  name: z.string().min(1, 'must not be empty'),
+  description: z.string().nullish(),
+  format: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('text') }),
+      z.object({ type: z.literal('grammar'), syntax: z.string().min(1, 'must not be empty'), definition: z.string() }),
+    ])
+    .nullish(),
+});
+
+/** A namespace tool (schema `NamespaceToolParam`): `{type:"namespace", name, description?, tools:[function|custom…]}`. */
+export const namespaceToolSchema = z.object({
+  type: z.literal('namespace'),
+  name: z.string().min(1, 'must not be empty'),
+  description: z.string().nullish(),
+  tools: z.array(z.unknown()).min(1, 'must contain at least one tool'),
+});
+
+/** An `additional_tools` input item (schema `AdditionalTools`): tools made available from this point. */
+export const additionalToolsItemSchema = z.object({ tools: z.array(z.unknown()) });
+
 /** `text.format`: text | json_object | json_schema. */
 export const textFormatSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
@@ -58,11 +85,20 @@ export const messageItemSchema = z.object({
 /** `function_call` replayed from a prior assistant turn. */
 export const functionCallItemSchema = z.object({
   call_id: z.string().min(1, 'must not be empty'),
+  namespace: z.string().nullish(),
   name: z.string().min(1, 'must not be empty'),
   arguments: z.string(),
 });
 
-/** `function_call_output`: output is a string or a list of input_text/input_image/input_file parts. */
+/** `custom_tool_call` replayed from a prior assistant turn (schema `CustomToolCall`). */
+export const customToolCallItemSchema = z.object({
+  call_id: z.string().min(1, 'must not be empty'),
+  namespace: z.string().nullish(),
+  name: z.string().min(1, 'must not be empty'),
+  input: z.string(),
+});
+
+/** `function_call_output` / `custom_tool_call_output`: output is a string or a list of input_text/input_image/input_file parts. */
 export const functionCallOutputItemSchema = z.object({
   call_id: z.string().min(1, 'must not be empty'),
   output: z.union([z.string(), z.array(z.unknown())], { error: 'expected string or array' }),

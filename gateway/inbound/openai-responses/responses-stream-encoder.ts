@@ -7,6 +7,11 @@
  * flat+nested `error` event of §5.5, then `response.failed` (if `response.created` was sent),
  * then `[DONE]`.
  *
+ * Tool calls get the client's names back (responses-tool-names.ts); a call to a custom tool is a
+ * `custom_tool_call` item whose input is sent whole at its end as
+ * `response.custom_tool_call_input.delta` + `.done` (schemas ResponseCustomToolCallInputDeltaEvent
+ * / ResponseCustomToolCallInputDoneEvent of the OpenAI OpenAPI document).
+ *
  * The `output_item.done` of an ended block is deferred until the next block starts or the stream
  * ends, so that a message cut by `max_output_tokens` can be marked `incomplete` (§5.4).
  */
@@ -21,7 +26,8 @@ import { SSE_COMMENT_PING, SSE_DONE_FRAME, sseFrame } from '../sse-frame.ts';
 import { buildResponseObject, echoRequestFields, nowUnixSeconds, type EchoedRequestFields, type ResponseSnapshot } from './build-response-object.ts';
 import { mapResponsesStatus } from './map-responses-status.ts';
 import { mapResponsesUsage } from './map-responses-usage.ts';
-import { renderAddedItem, renderFinalItem, type ResponsesItemRecord, type ResponsesItemStatus } from './render-responses-output-item.ts';
+import { customToolInput, renderAddedItem, renderFinalItem, toolCallRecord, type ResponsesItemRecord, type ResponsesItemStatus } from './render-responses-output-item.ts';
+import { responsesToolsByCanonicalName, type ResponsesToolEntry } from './responses-tool-names.ts';
 
 /** One output item of the stream; `phase`: open (streaming) → ended (part-level done sent) → done (`output_item.done` sent). */
 interface StreamItem {
@@ -36,6 +42,8 @@ interface StreamItem {
 interface ResponsesStreamState {
   readonly context: EncodeContext;
   readonly echo: EchoedRequestFields;
+  /** The client's offered tools by canonical name (renames tool calls, marks custom ones). */
+  readonly tools: ReadonlyMap<string, ResponsesToolEntry>;
   readonly responseId: string;
   readonly items: StreamItem[];
   sequence: number;
@@ -110,10 +118,12 @@ function onSignature(state: ResponsesStreamState, index: number, signature: stri
   return '';
 }
 
+/** Function arguments stream as they come; a custom tool's JSON arguments are buffered (its raw `input` is sent at the end). */
 function onToolDelta(state: ResponsesStreamState, index: number, delta: string): string {
   const item = openBlock(state, index);
-  if (item?.record.kind !== 'function_call' || delta === '') return '';
+  if ((item?.record.kind !== 'function_call' && item?.record.kind !== 'custom_tool_call') || delta === '') return '';
   item.record.arguments += delta;
+  if (item.record.kind === 'custom_tool_call') return '';
   return emit(state, 'response.function_call_arguments.delta', { item_id: item.record.id, output_index: item.outputIndex, delta });
 }
 
@@ -137,6 +147,11 @@ function endFrames(state: ResponsesStreamState, item: StreamItem): string {
     }
     case 'function_call':
       return emit(state, 'response.function_call_arguments.done', { ...at, name: record.name, arguments: record.arguments });
+    case 'custom_tool_call': {
+      const input = customToolInput(record.arguments);
+      const delta = input === '' ? '' : emit(state, 'response.custom_tool_call_input.delta', { ...at, delta: input });
+      return delta + emit(state, 'response.custom_tool_call_input.done', { ...at, input });
+    }
   }
 }
 
@@ -194,7 +209,7 @@ function encodeEvent(state: ResponsesStreamState, event: StreamEvent): string {
       return openItem(state, event.redacted === undefined ? { kind: 'reasoning', id, text: '' } : { kind: 'reasoning', id, text: '', redacted: event.redacted }, event.index);
     }
     case 'tool-input-start':
-      return openItem(state, { kind: 'function_call', id: generateId('fc_'), callId: event.toolCallId, name: event.toolName, arguments: '' }, event.index);
+      return openItem(state, toolCallRecord(event.toolCallId, event.toolName, '', state.tools.get(event.toolName)), event.index);
     case 'text-delta':
       return onTextDelta(state, event.index, event.text);
     case 'reasoning-delta':
@@ -223,6 +238,7 @@ export function createResponsesStreamEncoder(context: EncodeContext): StreamEnco
   const state: ResponsesStreamState = {
     context,
     echo: echoRequestFields(context.rawRequest),
+    tools: responsesToolsByCanonicalName(context.rawRequest),
     responseId: generateId('resp_'),
     items: [],
     sequence: 0,
