@@ -1,7 +1,7 @@
 /**
  * Writing answers to the client: JSON error and success bodies with the request-id headers every
  * SDK reads (`x-request-id` for OpenAI, `request-id` for Anthropic), and SSE stream headers
- * (sse-and-sdk-notes.md §1: text/event-stream, no-cache, no buffering, no compression).
+ * (https://html.spec.whatwg.org/multipage/server-sent-events.html: text/event-stream, no-cache, no buffering, no compression).
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';

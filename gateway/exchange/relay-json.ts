@@ -1,7 +1,7 @@
 /**
  * Non-streamed relay: reads the whole upstream body, decodes it (also on the pass-through path,
  * as the usage tap), and answers the client in its format — or the upstream bytes unchanged on
- * pass-through. DeepSeek pads slow answers with leading blank lines (upstream-providers.md §5):
+ * pass-through. DeepSeek pads slow answers with leading blank lines (gateway/providers/PROVIDER-DOCS.md):
  * the body is trimmed before parsing, and a 200 whose body is an error envelope is a failure.
  */
 import type { FastifyReply } from 'fastify';

@@ -1,8 +1,8 @@
 /**
  * Model listing in each SDK's own shape: `GET /v1/models` answers the OpenAI list, or the
  * Anthropic page when the request carries `anthropic-version` / `x-api-key`
- * (anthropic-messages.md §6), or the Gemini list when it carries a Gemini key
- * (gemini-generate-content.md §7); `GET /v1beta/models` is always Gemini. Single-model gets too.
+ * (https://docs.anthropic.com/en/api/messages), or the Gemini list when it carries a Gemini key
+ * (https://ai.google.dev/api/generate-content); `GET /v1beta/models` is always Gemini. Single-model gets too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';

@@ -1,7 +1,7 @@
 /**
  * Tool-call arguments travel as JSON text in the canonical model (OpenAI style) but as a JSON
- * object in Anthropic `tool_use.input` (anthropic-messages.md §2.1) and Gemini
- * `functionCall.args` (gemini-generate-content.md §2). Shared by both codecs.
+ * object in Anthropic `tool_use.input` (https://docs.anthropic.com/en/api/messages) and Gemini
+ * `functionCall.args` (https://ai.google.dev/api/generate-content). Shared by both codecs.
  */
 
 /** Result of reading arguments text: the object, and whether the text had to be replaced by `{}`. */

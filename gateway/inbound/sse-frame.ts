@@ -1,5 +1,5 @@
 /**
- * The one SSE writer every stream encoder uses (../shared/protocols/sse-and-sdk-notes.md §1):
+ * The one SSE writer every stream encoder uses (https://html.spec.whatwg.org/multipage/server-sent-events.html):
  * `event:` line only when a name is given, exactly one compact `data:` line, `\n\n` after every
  * event, never `id:`/`retry:`, and U+2028/U+2029/U+0085 escaped inside JSON (both Gemini SDKs
  * split lines on them).

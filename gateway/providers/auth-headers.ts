@@ -1,6 +1,6 @@
 /**
  * Builds the credential headers for an upstream call from the provider's auth scheme
- * (../shared/protocols/upstream-providers.md §1, "Auth header" column).
+ * (gateway/providers/PROVIDER-DOCS.md, "Auth header" column).
  */
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { AuthScheme } from './provider-preset.ts';

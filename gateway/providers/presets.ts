@@ -1,5 +1,5 @@
 /**
- * The provider preset table. Base URLs and auth per ../shared/protocols/upstream-providers.md §1
+ * The provider preset table. Base URLs and auth per gateway/providers/PROVIDER-DOCS.md
  * (endpoint matrix), quirks per §3–§5. International hosts are the defaults; a channel's
  * `baseUrl` overrides them (e.g. China-region hosts).
  */

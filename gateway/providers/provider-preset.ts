@@ -1,7 +1,7 @@
 /**
  * Provider presets: rows of data describing each upstream provider — the protocols it offers with
  * their base URLs and auth, and the quirks adapters must honour. Cited from
- * ../shared/protocols/upstream-providers.md.
+ * gateway/providers/PROVIDER-DOCS.md.
  */
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 

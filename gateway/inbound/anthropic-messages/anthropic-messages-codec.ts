@@ -1,5 +1,5 @@
 /**
- * The Anthropic Messages inbound codec (anthropic-messages.md): `POST /v1/messages` and
+ * The Anthropic Messages inbound codec (https://docs.anthropic.com/en/api/messages): `POST /v1/messages` and
  * `POST /v1/messages/count_tokens`, for @anthropic-ai/sdk, the Python SDK and Claude Code.
  */
 import type { InboundCodec } from '../inbound-codec.ts';

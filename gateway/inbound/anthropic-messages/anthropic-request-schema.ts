@@ -1,5 +1,5 @@
 /**
- * zod schemas of the Anthropic Messages request body (anthropic-messages.md §2, §2.1, §5).
+ * zod schemas of the Anthropic Messages request body (https://docs.anthropic.com/en/api/messages).
  * Unknown fields are tolerated (stripped); `null` is accepted wherever a field is optional and
  * means "absent". Content blocks of unknown types parse as `{ type: 'unsupported' }` so that the
  * decoder can drop them with a warning instead of rejecting the request.

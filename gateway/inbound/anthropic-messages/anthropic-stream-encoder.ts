@@ -1,5 +1,5 @@
 /**
- * StreamEvent → Anthropic Messages SSE (anthropic-messages.md §4, sse-and-sdk-notes.md §1, §3):
+ * StreamEvent → Anthropic Messages SSE (https://docs.anthropic.com/en/api/messages, https://html.spec.whatwg.org/multipage/server-sent-events.html):
  * every frame has an `event:` line equal to its JSON `type`; message_start (+ ping), per block
  * content_block_start/delta/stop with our own 0..n indices, message_delta with cumulative usage
  * (numeric `output_tokens` always), message_stop; no `[DONE]`. A mid-stream error is an

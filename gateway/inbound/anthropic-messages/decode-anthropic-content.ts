@@ -1,5 +1,5 @@
 /**
- * Converts validated Anthropic request content blocks (anthropic-messages.md §2.1) into canonical
+ * Converts validated Anthropic request content blocks (https://docs.anthropic.com/en/api/messages) into canonical
  * content parts. Untranslatable blocks are dropped and reported in `warnings`.
  */
 import type { ContentPart, FilePart, ImagePart, TextPart } from '../../canonical/request.ts';

@@ -1,5 +1,5 @@
 /**
- * Converts the Anthropic request's tool and generation options (anthropic-messages.md §2):
+ * Converts the Anthropic request's tool and generation options (https://docs.anthropic.com/en/api/messages):
  * `tools`, `tool_choice`, `thinking`, `output_config` → canonical tools, tool choice, reasoning
  * and response format. What cannot be carried is reported in `warnings`.
  */

@@ -1,5 +1,5 @@
 /**
- * Decodes an Anthropic Messages request body (anthropic-messages.md §2, §2.1) — and the
+ * Decodes an Anthropic Messages request body (https://docs.anthropic.com/en/api/messages) — and the
  * `count_tokens` body (§5) — into a CanonicalRequest. Never throws: bad input yields
  * `{ ok: false, message, param }` naming the field path.
  */

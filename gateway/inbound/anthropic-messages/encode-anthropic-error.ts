@@ -1,5 +1,5 @@
 /**
- * Renders a GatewayError as an Anthropic error (anthropic-messages.md §4.4):
+ * Renders a GatewayError as an Anthropic error (https://docs.anthropic.com/en/api/messages):
  * `{ type: 'error', error: { type, message } }` with the error's HTTP status.
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';

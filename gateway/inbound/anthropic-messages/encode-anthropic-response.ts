@@ -1,5 +1,5 @@
 /**
- * Encodes a finished CanonicalResponse as an Anthropic Message object (anthropic-messages.md §3).
+ * Encodes a finished CanonicalResponse as an Anthropic Message object (https://docs.anthropic.com/en/api/messages).
  */
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';

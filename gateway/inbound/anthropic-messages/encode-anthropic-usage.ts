@@ -1,5 +1,5 @@
 /**
- * Renders canonical Usage as an Anthropic `usage` object (anthropic-messages.md §3, §4.2):
+ * Renders canonical Usage as an Anthropic `usage` object (https://docs.anthropic.com/en/api/messages):
  * `input_tokens` is the UNCACHED input only; cache reads/writes are reported beside it.
  */
 import { uncachedInputTokens, type Usage } from '../../canonical/usage.ts';

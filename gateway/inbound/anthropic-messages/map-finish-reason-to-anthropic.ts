@@ -1,5 +1,5 @@
 /**
- * Maps a canonical FinishReason to an Anthropic `stop_reason` (anthropic-messages.md §3).
+ * Maps a canonical FinishReason to an Anthropic `stop_reason` (https://docs.anthropic.com/en/api/messages).
  */
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages routes (anthropic-messages.md §1): `POST /v1/messages` and
+ * Anthropic Messages routes (https://docs.anthropic.com/en/api/messages): `POST /v1/messages` and
  * `POST /v1/messages/count_tokens` (`?beta=true` accepted). Auth: `x-api-key`, else Bearer.
  * `anthropic-version` is accepted and defaulted, never required; `anthropic-beta` is carried to
  * upstreams that are really Anthropic.

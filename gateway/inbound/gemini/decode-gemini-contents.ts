@@ -1,5 +1,5 @@
 /**
- * Converts Gemini `contents` (gemini-generate-content.md §2) into canonical messages.
+ * Converts Gemini `contents` (https://ai.google.dev/api/generate-content) into canonical messages.
  * - role `model` → assistant; `user`, `function`, `tool` or absent → user.
  * - `text` → text (empty text without a signature is dropped); `text` + `thought: true` → reasoning.
  * - `thoughtSignature` rides on the part: on a functionCall it becomes the tool call's `signature`,

@@ -1,5 +1,5 @@
 /**
- * Decodes a Gemini generateContent / streamGenerateContent body (gemini-generate-content.md §2)
+ * Decodes a Gemini generateContent / streamGenerateContent body (https://ai.google.dev/api/generate-content)
  * and a countTokens body (§5) into a CanonicalRequest. Model and streaming come from the URL path
  * (DecodeHints). snake_case and camelCase field names are both accepted. Never throws: bad input
  * yields `{ ok: false, message, param }` naming the field path (camelCase).

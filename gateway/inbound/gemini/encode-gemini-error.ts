@@ -1,5 +1,5 @@
 /**
- * Renders a GatewayError as a Gemini (google.rpc.Status) error (gemini-generate-content.md §6):
+ * Renders a GatewayError as a Gemini (google.rpc.Status) error (https://ai.google.dev/api/generate-content):
  * `{ error: { code, message, status, details? } }`, with `code` always equal to the HTTP status.
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';

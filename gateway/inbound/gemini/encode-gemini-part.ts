@@ -1,5 +1,5 @@
 /**
- * Output blocks → Gemini response parts (gemini-generate-content.md §3): reasoning →
+ * Output blocks → Gemini response parts (https://ai.google.dev/api/generate-content): reasoning →
  * `{text, thought: true}` (+ `thoughtSignature`), text → `{text}`, tool call →
  * `{functionCall: {name, args, id}}` (+ `thoughtSignature`). Anthropic redacted reasoning has no
  * Gemini form and yields no part.

@@ -1,6 +1,6 @@
 /**
  * Encodes a finished CanonicalResponse as a Gemini `GenerateContentResponse`
- * (gemini-generate-content.md §3).
+ * (https://ai.google.dev/api/generate-content).
  */
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';

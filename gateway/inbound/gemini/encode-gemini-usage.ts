@@ -1,5 +1,5 @@
 /**
- * Renders canonical Usage as Gemini `usageMetadata` (gemini-generate-content.md §3).
+ * Renders canonical Usage as Gemini `usageMetadata` (https://ai.google.dev/api/generate-content).
  */
 import { visibleOutputTokens, type Usage } from '../../canonical/usage.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The Gemini inbound codec (gemini-generate-content.md): `models/{model}:generateContent`,
+ * The Gemini inbound codec (https://ai.google.dev/api/generate-content): `models/{model}:generateContent`,
  * `:streamGenerateContent?alt=sse` and `:countTokens`, for @google/genai and google-genai.
  * Model and streaming come from the URL path (DecodeHints).
  */

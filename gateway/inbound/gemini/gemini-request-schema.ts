@@ -1,5 +1,5 @@
 /**
- * zod schemas of the Gemini `GenerateContentRequest` body (gemini-generate-content.md §2, §5),
+ * zod schemas of the Gemini `GenerateContentRequest` body (https://ai.google.dev/api/generate-content),
  * applied AFTER `normalizeGeminiKeys` (so only camelCase names appear here). Unknown fields are
  * tolerated; `null` is accepted wherever a field is optional and means "absent".
  */

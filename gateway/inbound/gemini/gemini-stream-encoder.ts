@@ -1,6 +1,6 @@
 /**
- * StreamEvent → Gemini `streamGenerateContent?alt=sse` (gemini-generate-content.md §4,
- * sse-and-sdk-notes.md §1, §4): `data: <json>\n\n` frames only — no `event:` lines, comments or
+ * StreamEvent → Gemini `streamGenerateContent?alt=sse` (https://ai.google.dev/api/generate-content,
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html): `data: <json>\n\n` frames only — no `event:` lines, comments or
  * `[DONE]`; U+2028/U+2029/U+0085 escaped by `sseFrame`. Every chunk is a complete
  * GenerateContentResponse with `role: "model"`, `index: 0` and the same `responseId` /
  * `modelVersion`. Tool-argument deltas are buffered and emitted as ONE functionCall part at the

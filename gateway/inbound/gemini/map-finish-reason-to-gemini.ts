@@ -1,5 +1,5 @@
 /**
- * Maps a canonical FinishReason to a Gemini `finishReason` (gemini-generate-content.md §3).
+ * Maps a canonical FinishReason to a Gemini `finishReason` (https://ai.google.dev/api/generate-content).
  */
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Gemini routes (gemini-generate-content.md §1): `POST /v1beta/models/{model}:{action}` for
+ * Gemini routes (https://ai.google.dev/api/generate-content): `POST /v1beta/models/{model}:{action}` for
  * generateContent, streamGenerateContent (`?alt=sse`) and countTokens, the same under `/v1/…`.
  * The model segment may contain `/`; the action is after the LAST `:`. Auth: `x-goog-api-key`,
  * `?key=`, or Bearer.

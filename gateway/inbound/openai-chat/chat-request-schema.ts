@@ -1,5 +1,5 @@
 /**
- * zod schemas of a Chat Completions request (per openai-chat-completions.md §2 and §2.1). Objects
+ * zod schemas of a Chat Completions request (per https://platform.openai.com/docs/api-reference/chat). Objects
  * are non-strict: unknown fields are tolerated and stripped (the raw body stays available to the
  * encoders, e.g. `stream_options`). Message and part lists are validated one by one in
  * decode-chat-messages.ts so that errors name the exact path (e.g. `messages.2.tool_call_id`).

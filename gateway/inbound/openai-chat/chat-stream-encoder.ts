@@ -1,5 +1,5 @@
 /**
- * StreamEvent → Chat Completions SSE (per openai-chat-completions.md §4): data-only frames, never
+ * StreamEvent → Chat Completions SSE (per https://platform.openai.com/docs/api-reference/chat): data-only frames, never
  * an `event:` line; every chunk has the same `id`/`created`/`model`. First chunk
  * `delta:{role:"assistant", content:""}`; text as `delta.content`; reasoning as
  * `delta.reasoning_content` (key omitted in other chunks, §5/§6); tool calls by `index` (position

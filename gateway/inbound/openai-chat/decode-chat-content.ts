@@ -1,5 +1,5 @@
 /**
- * Chat Completions content parts (per openai-chat-completions.md §2.1) → canonical parts.
+ * Chat Completions content parts (per https://platform.openai.com/docs/api-reference/chat) → canonical parts.
  * `input_audio` and other untranslatable parts are dropped with a warning; malformed parts throw
  * RequestFieldError (caught by the codec).
  */

@@ -1,5 +1,5 @@
 /**
- * Chat Completions `messages` (per openai-chat-completions.md §2.1) → canonical messages plus
+ * Chat Completions `messages` (per https://platform.openai.com/docs/api-reference/chat) → canonical messages plus
  * system texts:
  * - system/developer → system texts (joined by the caller with "\n\n");
  * - assistant → reasoning (`reasoning_content`, first), text (content and `refusal`), tool calls;

@@ -1,5 +1,5 @@
 /**
- * Decodes a Chat Completions body (per openai-chat-completions.md §2) into a CanonicalRequest.
+ * Decodes a Chat Completions body (per https://platform.openai.com/docs/api-reference/chat) into a CanonicalRequest.
  * `n > 1` is refused (one choice only). Vendor fields commonly sent through `extra_body`
  * (`thinking`, `enable_thinking`, `thinking_budget`, `reasoning_split`, `repetition_penalty`,
  * `tool_stream`) and the sampling fields the canonical model has no slot for

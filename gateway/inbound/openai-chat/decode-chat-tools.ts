@@ -1,6 +1,6 @@
 /**
  * Chat Completions `tools` / `tool_choice` and the legacy `functions` / `function_call`
- * (per openai-chat-completions.md §2) → canonical ToolDefinition[] and ToolChoice. Function tools
+ * (per https://platform.openai.com/docs/api-reference/chat) → canonical ToolDefinition[] and ToolChoice. Function tools
  * are nested (`{type:"function", function:{name, parameters…}}`); other tool types (`custom`) are
  * dropped with a warning.
  */

@@ -1,6 +1,6 @@
 /**
  * Encodes a finished CanonicalResponse as a non-streamed `chat.completion` (per
- * openai-chat-completions.md §3). Reasoning text goes to the non-standard
+ * https://platform.openai.com/docs/api-reference/chat). Reasoning text goes to the non-standard
  * `message.reasoning_content` (§6), present only when the answer has reasoning; reasoning
  * signatures and redacted blocks cannot be expressed in Chat Completions and are not sent.
  */

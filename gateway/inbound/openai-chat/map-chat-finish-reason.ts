@@ -1,4 +1,4 @@
-/** Canonical finish reason → Chat Completions `finish_reason` (per openai-chat-completions.md §3). */
+/** Canonical finish reason → Chat Completions `finish_reason` (per https://platform.openai.com/docs/api-reference/chat). */
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 
 /** The `finish_reason` values the gateway emits. */

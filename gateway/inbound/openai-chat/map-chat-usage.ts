@@ -1,4 +1,4 @@
-/** Canonical Usage → Chat Completions `usage` (per openai-chat-completions.md §3, SDK `CompletionUsage`). */
+/** Canonical Usage → Chat Completions `usage` (per https://platform.openai.com/docs/api-reference/chat, SDK `CompletionUsage`). */
 import type { Usage } from '../../canonical/usage.ts';
 
 /** The Chat usage object with both details objects. Counts are tokens. */

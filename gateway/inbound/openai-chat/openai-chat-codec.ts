@@ -1,6 +1,6 @@
 /**
  * The OpenAI Chat Completions client format (`POST /v1/chat/completions`), per
- * ../shared/protocols/openai-chat-completions.md. Routes live in routes.ts (owned by the lead).
+ * https://platform.openai.com/docs/api-reference/chat. Routes live in routes.ts (owned by the lead).
  */
 import type { InboundCodec } from '../inbound-codec.ts';
 import { encodeOpenAIError } from '../openai-common/encode-openai-error.ts';

@@ -1,5 +1,5 @@
 /**
- * OpenAI Chat Completions route (openai-chat-completions.md §1): `POST /v1/chat/completions`,
+ * OpenAI Chat Completions route (https://platform.openai.com/docs/api-reference/chat): `POST /v1/chat/completions`,
  * auth `Authorization: Bearer`.
  */
 import type { FastifyInstance } from 'fastify';

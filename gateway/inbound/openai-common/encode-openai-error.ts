@@ -1,6 +1,6 @@
 /**
- * HTTP error answers for both OpenAI client formats (per openai-responses.md §4; Chat Completions
- * uses the identical envelope, openai-chat-completions.md §3).
+ * HTTP error answers for both OpenAI client formats (per https://platform.openai.com/docs/api-reference/responses; Chat Completions
+ * uses the identical envelope, https://platform.openai.com/docs/api-reference/chat).
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';
 import type { EncodedError } from '../inbound-codec.ts';

@@ -1,6 +1,6 @@
 /**
  * OpenAI `reasoning_effort` (Chat) / `reasoning.effort` (Responses) → canonical ReasoningConfig
- * (per openai-responses.md §2 and openai-chat-completions.md §2).
+ * (per https://platform.openai.com/docs/api-reference/responses and https://platform.openai.com/docs/api-reference/chat).
  */
 import type { ReasoningConfig } from '../../canonical/request.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Content parts of Responses input items (per openai-responses.md §2.1 (b)–(d)) → canonical parts.
+ * Content parts of Responses input items (per https://platform.openai.com/docs/api-reference/responses) → canonical parts.
  * Clients are sloppy about `input_text` vs `output_text`, so both are accepted on every role.
  * Part types that cannot be translated are dropped with a warning; malformed parts throw
  * RequestFieldError (caught by the codec).

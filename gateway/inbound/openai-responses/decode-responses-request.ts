@@ -1,5 +1,5 @@
 /**
- * Decodes a Responses create body (per openai-responses.md §2) into a CanonicalRequest.
+ * Decodes a Responses create body (per https://platform.openai.com/docs/api-reference/responses) into a CanonicalRequest.
  * `previous_response_id` and `conversation` need stored state the gateway does not keep yet:
  * both are refused (OpenAI answers an unknown previous response with 400
  * `previous_response_not_found`, §6 item 8).

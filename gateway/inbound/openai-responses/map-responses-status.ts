@@ -1,4 +1,4 @@
-/** Canonical finish reason → Responses `status` / `incomplete_details` / `error` (per openai-responses.md §3.2). */
+/** Canonical finish reason → Responses `status` / `incomplete_details` / `error` (per https://platform.openai.com/docs/api-reference/responses). */
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 
 /** The terminal state of a Response. `error` is the in-response `{code, message}`, not the HTTP envelope. */

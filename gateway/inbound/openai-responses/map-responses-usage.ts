@@ -1,4 +1,4 @@
-/** Canonical Usage → Responses `usage` (per openai-responses.md §3.3). */
+/** Canonical Usage → Responses `usage` (per https://platform.openai.com/docs/api-reference/responses). */
 import type { Usage } from '../../canonical/usage.ts';
 
 /** The Responses usage object; both `*_details` objects are always present. Counts are tokens. */

@@ -1,6 +1,6 @@
 /**
  * The OpenAI Responses client format (`POST /v1/responses`, `POST /v1/responses/input_tokens`),
- * per ../shared/protocols/openai-responses.md. Routes live in routes.ts (owned by the lead).
+ * per https://platform.openai.com/docs/api-reference/responses. Routes live in routes.ts (owned by the lead).
  */
 import type { InboundCodec } from '../inbound-codec.ts';
 import { encodeOpenAIError } from '../openai-common/encode-openai-error.ts';

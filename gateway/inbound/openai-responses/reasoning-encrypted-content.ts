@@ -1,6 +1,6 @@
 /**
  * How canonical reasoning continuity tokens travel in a Responses reasoning item's opaque
- * `encrypted_content` (per openai-responses.md §2.1 (e) and §3.1): a provider signature
+ * `encrypted_content` (per https://platform.openai.com/docs/api-reference/responses): a provider signature
  * (Anthropic `signature`, Gemini `thoughtSignature`) is sent as is; an Anthropic redacted
  * thinking block is sent with the prefix `tollgate-redacted:` so that replaying the item restores
  * a redacted block rather than a signature. Clients treat the value as opaque.

@@ -1,5 +1,5 @@
 /**
- * Responses output items (per openai-responses.md §3.1 and §5.4), rendered from a small record so
+ * Responses output items (per https://platform.openai.com/docs/api-reference/responses), rendered from a small record so
  * that the non-streamed body, `output_item.added`/`.done` events and the terminal response of a
  * stream all show the same ids and shapes.
  */

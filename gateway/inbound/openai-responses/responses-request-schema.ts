@@ -1,5 +1,5 @@
 /**
- * zod schemas of a Responses create request (per openai-responses.md §2 and §2.1). Objects are
+ * zod schemas of a Responses create request (per https://platform.openai.com/docs/api-reference/responses). Objects are
  * non-strict: unknown fields are tolerated (SDKs add new ones every release) and stripped.
  * Item and content lists are validated item by item in decode-responses-input.ts so that errors
  * name the exact path (e.g. `input.3.call_id`).

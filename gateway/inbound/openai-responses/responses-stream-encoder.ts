@@ -1,5 +1,5 @@
 /**
- * StreamEvent → Responses SSE (per openai-responses.md §5): `event:` == `type` on every event,
+ * StreamEvent → Responses SSE (per https://platform.openai.com/docs/api-reference/responses): `event:` == `type` on every event,
  * `sequence_number` from 0, `response.created` → `response.in_progress` → items (strictly
  * appended `output_index`) → exactly one of `response.completed | incomplete | failed` →
  * `data: [DONE]` (§5.2, gateway spec). Item event sequences follow §5.4; the terminal response

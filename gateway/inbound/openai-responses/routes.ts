@@ -1,5 +1,5 @@
 /**
- * OpenAI Responses routes (openai-responses.md §1): `POST /v1/responses` and
+ * OpenAI Responses routes (https://platform.openai.com/docs/api-reference/responses): `POST /v1/responses` and
  * `POST /v1/responses/input_tokens`. Auth: `Authorization: Bearer` (or Azure-style `api-key`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,7 +1,7 @@
 /**
  * The Anthropic Messages upstream adapter: true Anthropic and the Anthropic-compatible endpoints of
- * DeepSeek, Moonshot, Zhipu, MiniMax, DashScope and Xiaomi MiMo (anthropic-messages.md,
- * upstream-providers.md §1, §3, §5–§7). Provider differences come from the preset's quirks:
+ * DeepSeek, Moonshot, Zhipu, MiniMax, DashScope and Xiaomi MiMo (https://docs.anthropic.com/en/api/messages,
+ * gateway/providers/PROVIDER-DOCS.md). Provider differences come from the preset's quirks:
  * `defaultMaxTokens`, `forwardAnthropicBeta`, `strictThinkingSignatures`.
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';

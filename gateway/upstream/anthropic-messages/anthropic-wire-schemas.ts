@@ -1,5 +1,5 @@
 /**
- * Zod schemas of what Anthropic-compatible upstreams send back (per anthropic-messages.md §3, §4).
+ * Zod schemas of what Anthropic-compatible upstreams send back (per https://docs.anthropic.com/en/api/messages).
  * Deliberately loose: unknown keys are ignored (new API versions add fields), and compat upstreams
  * (DeepSeek, Moonshot, Zhipu, MiniMax, DashScope, MiMo) omit optional ones or send null.
  */

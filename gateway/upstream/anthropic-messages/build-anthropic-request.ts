@@ -1,6 +1,6 @@
 /**
- * CanonicalRequest → Anthropic Messages HTTP call (per anthropic-messages.md §1, §2, §5 and
- * upstream-providers.md §1, §7 for the compat upstreams).
+ * CanonicalRequest → Anthropic Messages HTTP call (per https://docs.anthropic.com/en/api/messages and
+ * gateway/providers/PROVIDER-DOCS.md for the compat upstreams).
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';

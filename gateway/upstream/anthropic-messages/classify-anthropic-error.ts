@@ -1,6 +1,6 @@
 /**
- * Classification of Anthropic-protocol failures (per anthropic-messages.md §4.4 and
- * upstream-providers.md §5–§6): HTTP errors, error envelopes in a 2xx body, and SSE `error` events.
+ * Classification of Anthropic-protocol failures (per https://docs.anthropic.com/en/api/messages and
+ * gateway/providers/PROVIDER-DOCS.md): HTTP errors, error envelopes in a 2xx body, and SSE `error` events.
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-upstream-error.ts';

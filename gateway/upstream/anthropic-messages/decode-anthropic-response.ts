@@ -1,5 +1,5 @@
 /**
- * A non-streamed Anthropic Message → CanonicalResponse (per anthropic-messages.md §3).
+ * A non-streamed Anthropic Message → CanonicalResponse (per https://docs.anthropic.com/en/api/messages).
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';

@@ -1,5 +1,5 @@
 /**
- * Anthropic Messages SSE → StreamEvents (per anthropic-messages.md §4.2–§4.4). Upstream block
+ * Anthropic Messages SSE → StreamEvents (per https://docs.anthropic.com/en/api/messages). Upstream block
  * indices are renumbered 0.. over the blocks the gateway keeps (server-tool blocks are skipped
  * without leaving gaps); usage from `message_start` is merged with the cumulative usage of
  * `message_delta`; `message_stop` ends the message.

@@ -1,5 +1,5 @@
 /**
- * Canonical content parts → Anthropic request content blocks (per anthropic-messages.md §2.1).
+ * Canonical content parts → Anthropic request content blocks (per https://docs.anthropic.com/en/api/messages).
  * Each encoder returns the block, or undefined after pushing a warning when the part cannot be sent.
  */
 import type { FilePart, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../canonical/request.ts';

@@ -1,5 +1,5 @@
 /**
- * Canonical conversation → Anthropic `messages` (per anthropic-messages.md §2, §2.1): consecutive
+ * Canonical conversation → Anthropic `messages` (per https://docs.anthropic.com/en/api/messages): consecutive
  * same-role turns merged, `tool_result` blocks first in their user message, empty turns dropped.
  */
 import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';

@@ -1,5 +1,5 @@
 /**
- * Canonical tools / tool choice → Anthropic `tools` and `tool_choice` (per anthropic-messages.md §2).
+ * Canonical tools / tool choice → Anthropic `tools` and `tool_choice` (per https://docs.anthropic.com/en/api/messages).
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Anthropic `stop_reason` → unified FinishReason (per anthropic-messages.md §3).
+ * Anthropic `stop_reason` → unified FinishReason (per https://docs.anthropic.com/en/api/messages).
  */
 import { finishReason, type FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Anthropic `usage` → canonical Usage (per anthropic-messages.md §3 and upstream-providers.md §3).
+ * Anthropic `usage` → canonical Usage (per https://docs.anthropic.com/en/api/messages and gateway/providers/PROVIDER-DOCS.md).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
 import type { AnthropicUsage } from './anthropic-wire-schemas.ts';

@@ -1,6 +1,6 @@
 /**
  * Canonical reasoning controls + output cap → Anthropic `thinking` and `max_tokens`
- * (per anthropic-messages.md §2: `budget_tokens` ≥ 1024 and < `max_tokens`).
+ * (per https://docs.anthropic.com/en/api/messages: `budget_tokens` ≥ 1024 and < `max_tokens`).
  */
 import type { ReasoningConfig } from '../../canonical/request.ts';
 

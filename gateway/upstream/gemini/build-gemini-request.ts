@@ -1,6 +1,6 @@
 /**
  * CanonicalRequest → Gemini generateContent / streamGenerateContent / countTokens HTTP calls
- * (per gemini-generate-content.md §1, §2, §5).
+ * (per https://ai.google.dev/api/generate-content).
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';

@@ -1,5 +1,5 @@
 /**
- * Classification of Gemini failures (per gemini-generate-content.md §6): HTTP errors with a
+ * Classification of Gemini failures (per https://ai.google.dev/api/generate-content): HTTP errors with a
  * google.rpc.Status body, and errors embedded in a 2xx body or a stream chunk.
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';

@@ -1,5 +1,5 @@
 /**
- * A non-streamed GenerateContentResponse → CanonicalResponse (per gemini-generate-content.md §3).
+ * A non-streamed GenerateContentResponse → CanonicalResponse (per https://ai.google.dev/api/generate-content).
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';

@@ -1,5 +1,5 @@
 /**
- * Gemini `streamGenerateContent?alt=sse` → StreamEvents (per gemini-generate-content.md §4.1).
+ * Gemini `streamGenerateContent?alt=sse` → StreamEvents (per https://ai.google.dev/api/generate-content).
  * Every SSE event is a partial GenerateContentResponse holding only new parts; there is no
  * terminator event, the upstream closes after the chunk carrying `finishReason`.
  *

@@ -1,6 +1,6 @@
 /**
  * Canonical generation controls → Gemini `generationConfig`, `tools` and `toolConfig`
- * (per gemini-generate-content.md §2).
+ * (per https://ai.google.dev/api/generate-content).
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Canonical conversation → Gemini `contents` (per gemini-generate-content.md §2): roles user/model,
+ * Canonical conversation → Gemini `contents` (per https://ai.google.dev/api/generate-content): roles user/model,
  * consecutive same-role turns merged, function results in user turns named after their call.
  */
 import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';

@@ -1,5 +1,5 @@
 /**
- * Canonical content parts → Gemini request parts (per gemini-generate-content.md §2, "Part
+ * Canonical content parts → Gemini request parts (per https://ai.google.dev/api/generate-content, "Part
  * variants" and "Translation notes"). Each encoder returns the part, or undefined after pushing a
  * warning when the part cannot be sent.
  */

@@ -1,5 +1,5 @@
 /**
- * Gemini response parts → StreamEvent blocks (per gemini-generate-content.md §3, §4.1). Shared by
+ * Gemini response parts → StreamEvent blocks (per https://ai.google.dev/api/generate-content). Shared by
  * the stream decoder (parts arrive chunk by chunk) and the non-streamed decoder (all at once), so
  * both cut blocks the same way:
  * - consecutive text parts extend one text block; consecutive `thought` parts one reasoning block;

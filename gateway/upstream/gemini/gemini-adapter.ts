@@ -1,6 +1,6 @@
 /**
- * The Gemini generateContent upstream adapter (gemini-generate-content.md; no preset provider
- * besides Google and the mock speaks it today — upstream-providers.md preamble).
+ * The Gemini generateContent upstream adapter (https://ai.google.dev/api/generate-content; no preset provider
+ * besides Google and the mock speaks it today — gateway/providers/PROVIDER-DOCS.md).
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';

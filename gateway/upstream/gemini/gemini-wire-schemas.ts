@@ -1,5 +1,5 @@
 /**
- * Zod schemas of what a Gemini upstream sends back (per gemini-generate-content.md §3, §4, §6).
+ * Zod schemas of what a Gemini upstream sends back (per https://ai.google.dev/api/generate-content).
  * Loose on purpose: unknown keys (safetyRatings, citationMetadata, …) are ignored.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Gemini `finishReason` → unified FinishReason (per gemini-generate-content.md §3).
+ * Gemini `finishReason` → unified FinishReason (per https://ai.google.dev/api/generate-content).
  */
 import { finishReason, type FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Gemini `usageMetadata` → canonical Usage (per gemini-generate-content.md §3).
+ * Gemini `usageMetadata` → canonical Usage (per https://ai.google.dev/api/generate-content).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
 import type { GeminiUsageMetadata } from './gemini-wire-schemas.ts';

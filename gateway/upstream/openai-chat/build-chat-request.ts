@@ -1,6 +1,6 @@
 /**
- * CanonicalRequest → `POST {baseUrl}/chat/completions` (openai-chat-completions.md §1–§2), with the
- * provider quirks of upstream-providers.md §4–§5 applied: max-tokens field name, reasoning toggles,
+ * CanonicalRequest → `POST {baseUrl}/chat/completions` (https://platform.openai.com/docs/api-reference/chat), with the
+ * provider quirks of gateway/providers/PROVIDER-DOCS.md applied: max-tokens field name, reasoning toggles,
  * tool_choice degradation (Zhipu), dropped fields (DashScope), usage on streams.
  */
 import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';

@@ -1,14 +1,14 @@
 /**
  * Error classification for the OpenAI-family protocols (Chat Completions and Responses): the
- * envelope is `{"error":{"message","type","param","code"}}` (openai-responses.md §4), with the
- * provider variants of upstream-providers.md §6 (Zhipu string codes, MiniMax `type:error`).
+ * envelope is `{"error":{"message","type","param","code"}}` (https://platform.openai.com/docs/api-reference/responses), with the
+ * provider variants of gateway/providers/PROVIDER-DOCS.md (Zhipu string codes, MiniMax `type:error`).
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-upstream-error.ts';
 import type { UpstreamHeaders } from '../upstream-adapter.ts';
 import { asNumber, asRecord, asString } from './read-json-field.ts';
 
-/** MiniMax reports an exhausted balance as HTTP 500 "insufficient balance (1008)" (upstream-providers.md §5). */
+/** MiniMax reports an exhausted balance as HTTP 500 "insufficient balance (1008)" (gateway/providers/PROVIDER-DOCS.md). */
 const MINIMAX_BALANCE = /insufficient balance.*1008|1008.*insufficient balance/i;
 
 /**
@@ -33,7 +33,7 @@ export function classifyOpenAiError(status: number, body: string, headers: Upstr
 
 /**
  * Classifies an error envelope that arrived with HTTP 200 (a non-stream body or an SSE data
- * chunk with an `error` key; DeepSeek, openai-chat-completions.md §4.4). The status is
+ * chunk with an `error` key; DeepSeek, https://platform.openai.com/docs/api-reference/chat). The status is
  * `error.code` when it is a three-digit number (or numeric string) in 400–599, else a numeric
  * `error.status` in that range, else 500 (Zhipu's "1113"-style codes are not statuses).
  */
@@ -45,7 +45,7 @@ export function classifyOpenAiErrorEnvelope(envelope: Record<string, unknown>): 
   return classifyOpenAiError(status, JSON.stringify(envelope), {});
 }
 
-/** MiniMax `base_resp.status_code` → the HTTP status it stands for (upstream-providers.md §3, §6). */
+/** MiniMax `base_resp.status_code` → the HTTP status it stands for (gateway/providers/PROVIDER-DOCS.md). */
 const MINIMAX_STATUS: Readonly<Record<number, number>> = { 1002: 429, 1004: 401, 1008: 402, 1039: 429, 2013: 400 };
 
 /**

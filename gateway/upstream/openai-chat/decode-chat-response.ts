@@ -1,6 +1,6 @@
 /**
- * A non-streamed Chat Completions body → CanonicalResponse (openai-chat-completions.md §3, §6;
- * upstream-providers.md §3–§5 for usage and reasoning variants).
+ * A non-streamed Chat Completions body → CanonicalResponse (https://platform.openai.com/docs/api-reference/chat;
+ * gateway/providers/PROVIDER-DOCS.md for usage and reasoning variants).
  */
 import { finishReason } from '../../canonical/finish-reason.ts';
 import { GatewayError } from '../../canonical/gateway-error.ts';

@@ -1,6 +1,6 @@
 /**
- * Chat Completions SSE chunks → StreamEvents (openai-chat-completions.md §4, §6; provider stream
- * quirks of upstream-providers.md §5). One decoder per upstream response.
+ * Chat Completions SSE chunks → StreamEvents (https://platform.openai.com/docs/api-reference/chat; provider stream
+ * quirks of gateway/providers/PROVIDER-DOCS.md). One decoder per upstream response.
  *
  * - message-start on the first chunk (`id`, `model`).
  * - `reasoning_content` / `reasoning` / `reasoning_details` deltas → a reasoning block; `content` →

@@ -1,7 +1,7 @@
 /**
- * Canonical conversation → Chat Completions `messages` (openai-chat-completions.md §2.1).
+ * Canonical conversation → Chat Completions `messages` (https://platform.openai.com/docs/api-reference/chat).
  * - `system` becomes one leading `{role:'system'}` message (compat upstreams do not all know
- *   `developer`, upstream-providers.md §7).
+ *   `developer`, gateway/providers/PROVIDER-DOCS.md).
  * - A user turn's tool results become one `{role:'tool'}` message each, placed before the turn's
  *   remaining user content (Chat requires tool messages right after the assistant tool calls).
  * - Assistant reasoning is replayed as `reasoning_content` only when the provider wants it

@@ -1,6 +1,6 @@
 /**
  * Canonical reasoning controls → the provider's Chat Completions fields
- * (openai-chat-completions.md §2 `reasoning_effort` and vendor extensions; upstream-providers.md §4):
+ * (https://platform.openai.com/docs/api-reference/chat `reasoning_effort` and vendor extensions; gateway/providers/PROVIDER-DOCS.md):
  * - openai and unknown providers: `reasoning_effort` when an effort is given;
  * - deepseek: `thinking:{type}` when enabled is set (effort `none` disables), effort →
  *   `reasoning_effort` low|high|max (minimal→low, medium/xhigh→high);

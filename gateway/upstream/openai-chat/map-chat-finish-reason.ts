@@ -1,6 +1,6 @@
 /**
- * Chat Completions `finish_reason` → unified FinishReason (openai-chat-completions.md §3;
- * upstream-providers.md §5 for Zhipu's `sensitive` / `network_error`).
+ * Chat Completions `finish_reason` → unified FinishReason (https://platform.openai.com/docs/api-reference/chat;
+ * gateway/providers/PROVIDER-DOCS.md for Zhipu's `sensitive` / `network_error`).
  */
 import { finishReason, type FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Chat Completions `usage` → canonical Usage, null-safe across the compat upstreams
- * (openai-chat-completions.md §3 usage fields; upstream-providers.md §3 usage quirks).
+ * (https://platform.openai.com/docs/api-reference/chat usage fields; gateway/providers/PROVIDER-DOCS.md usage quirks).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
 import { asNumber, asRecord } from './read-json-field.ts';

@@ -1,6 +1,6 @@
 /**
- * The OpenAI Chat Completions upstream adapter (openai-chat-completions.md), used for OpenAI and
- * every Chat-compatible provider (upstream-providers.md): DeepSeek, DashScope, Moonshot, MiniMax,
+ * The OpenAI Chat Completions upstream adapter (https://platform.openai.com/docs/api-reference/chat), used for OpenAI and
+ * every Chat-compatible provider (gateway/providers/PROVIDER-DOCS.md): DeepSeek, DashScope, Moonshot, MiniMax,
  * Zhipu, Xiaomi MiMo, Gemini's OpenAI layer. Chat Completions has no token-count endpoint.
  */
 import type { UpstreamAdapter } from '../upstream-adapter.ts';

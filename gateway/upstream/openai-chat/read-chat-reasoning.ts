@@ -1,6 +1,6 @@
 /**
  * Reads reasoning text from a Chat Completions `message` or stream `delta`, whichever convention
- * the upstream uses (openai-chat-completions.md §6): `reasoning_content` (DeepSeek, DashScope,
+ * the upstream uses (https://platform.openai.com/docs/api-reference/chat): `reasoning_content` (DeepSeek, DashScope,
  * Moonshot, Zhipu, MiMo), `reasoning` string (OpenRouter, newer vLLM) or
  * `reasoning_details[].text` (MiniMax with `reasoning_split`).
  */

@@ -1,6 +1,6 @@
 /**
  * Null-safe readers for upstream JSON of unknown shape. Upstreams add, omit and null fields freely
- * (e.g. Xiaomi MiMo's `prompt_tokens_details: null`, upstream-providers.md §3), so decoders read
+ * (e.g. Xiaomi MiMo's `prompt_tokens_details: null`, gateway/providers/PROVIDER-DOCS.md), so decoders read
  * every field through these instead of trusting a static type.
  */
 

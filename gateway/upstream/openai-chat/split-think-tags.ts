@@ -1,7 +1,7 @@
 /**
  * Splits MiniMax-style inline reasoning out of `content`: `<think>…</think>` at the start of the
- * answer is reasoning, the rest is visible text (openai-chat-completions.md §6 "Variants";
- * upstream-providers.md §4, §5). Works across chunk boundaries: a tag may be cut anywhere.
+ * answer is reasoning, the rest is visible text (https://platform.openai.com/docs/api-reference/chat "Variants";
+ * gateway/providers/PROVIDER-DOCS.md). Works across chunk boundaries: a tag may be cut anywhere.
  *
  * Rules: only a `<think>` that opens the content (after optional whitespace) is recognised, once
  * per message, so a literal "<think>" later in an answer stays text. Whitespace just inside the

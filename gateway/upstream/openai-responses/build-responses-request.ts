@@ -1,5 +1,5 @@
 /**
- * CanonicalRequest → `POST {baseUrl}/responses` (openai-responses.md §1–§2), stateless:
+ * CanonicalRequest → `POST {baseUrl}/responses` (https://platform.openai.com/docs/api-reference/responses), stateless:
  * `store:false`, full history in `input`, system text as `instructions`.
  */
 import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';

@@ -1,6 +1,6 @@
 /**
  * An error reported inside a 2xx Responses answer → GatewayError: a `status:"failed"` response's
- * `error:{code,message}` (openai-responses.md §3.2) or a mid-stream `error` event, flat or nested
+ * `error:{code,message}` (https://platform.openai.com/docs/api-reference/responses) or a mid-stream `error` event, flat or nested
  * (§5.5).
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';

@@ -1,5 +1,5 @@
 /**
- * A non-streamed Responses body → CanonicalResponse (openai-responses.md §3).
+ * A non-streamed Responses body → CanonicalResponse (https://platform.openai.com/docs/api-reference/responses).
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';

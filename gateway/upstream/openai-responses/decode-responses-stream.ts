@@ -1,5 +1,5 @@
 /**
- * Responses SSE events → StreamEvents (openai-responses.md §5.3–§5.5). One decoder per upstream
+ * Responses SSE events → StreamEvents (https://platform.openai.com/docs/api-reference/responses). One decoder per upstream
  * response. Output items are keyed by `output_index`:
  * - `response.created` → message-start;
  * - `message` item: a text block opens at `content_part.added` (output_text/refusal) and takes

@@ -1,5 +1,5 @@
 /**
- * Canonical conversation → Responses `input` items (openai-responses.md §2.1), stateless style
+ * Canonical conversation → Responses `input` items (https://platform.openai.com/docs/api-reference/responses), stateless style
  * (`store:false`, full history each call):
  * - user turn → its tool results as `function_call_output` items first, then one user `message`
  *   with `input_text` / `input_image` / `input_file` parts;

@@ -1,5 +1,5 @@
 /**
- * Responses `status` / `incomplete_details.reason` → unified FinishReason (openai-responses.md §3.2).
+ * Responses `status` / `incomplete_details.reason` → unified FinishReason (https://platform.openai.com/docs/api-reference/responses).
  */
 import { finishReason, type FinishReason } from '../../canonical/finish-reason.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Responses `usage` → canonical Usage (openai-responses.md §3.3).
+ * Responses `usage` → canonical Usage (https://platform.openai.com/docs/api-reference/responses).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
 import { asNumber, asRecord } from '../openai-chat/read-json-field.ts';

@@ -1,6 +1,6 @@
 /**
- * The OpenAI Responses upstream adapter (openai-responses.md), for OpenAI and the providers with a
- * Responses-compatible endpoint (DeepSeek, DashScope, MiniMax; upstream-providers.md §1). Always
+ * The OpenAI Responses upstream adapter (https://platform.openai.com/docs/api-reference/responses), for OpenAI and the providers with a
+ * Responses-compatible endpoint (DeepSeek, DashScope, MiniMax; gateway/providers/PROVIDER-DOCS.md). Always
  * stateless (`store:false`). Token counting (`/responses/input_tokens`) is not wired here.
  */
 import { classifyOpenAiError } from '../openai-chat/classify-openai-error.ts';

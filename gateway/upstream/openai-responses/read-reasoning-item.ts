@@ -1,5 +1,5 @@
 /**
- * Text and signature of a Responses `reasoning` output item (openai-responses.md §3.1): summary
+ * Text and signature of a Responses `reasoning` output item (https://platform.openai.com/docs/api-reference/responses): summary
  * parts (`summary_text`) then content parts (`reasoning_text`), joined with a blank line; the
  * `encrypted_content` is the block's signature.
  */

@@ -17,6 +17,7 @@ import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { requireEngineUrl } from '../../support/engines.ts';
 import { collect, RUN_ID, waitUntil } from './collect-records.ts';
+import { infraEnvironment } from '../../../infra/services.ts';
 
 const run = promisify(execFile);
 
@@ -36,8 +37,7 @@ function publishRange(log: EventLog, topic: string, from: number, to: number): n
 describe('kafka outage', () => {
   it('spools while Kafka is down, survives a gateway restart and drains exactly once, in order', async () => {
     const brokers = (await requireEngineUrl('KAFKA_BROKERS')).split(',');
-    const infraPort = process.env.TOLLGATE_INFRA_KAFKA_PORT ?? '19092';
-    expect(brokers, 'the outage test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([`127.0.0.1:${infraPort}`]);
+    expect(brokers, 'the outage test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([infraEnvironment().KAFKA_BROKERS]);
     const spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-outage-spool-'));
     const topic = `test.outage.${RUN_ID}`;
     const logLines: string[] = [];

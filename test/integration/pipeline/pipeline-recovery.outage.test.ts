@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
 import { decimalToNano, engineEnvironment, eventually, isolatedEngineSettings, startTestSystem, type TestSystem } from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
+import { infraEnvironment } from '../../../infra/services.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHANNELS = [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'] }];
@@ -47,8 +48,7 @@ const distinctRequests = async (): Promise<number> => Number((await system.analy
 
 beforeAll(async () => {
   const settings = await isolatedEngineSettings('production');
-  const infraPort = process.env.TOLLGATE_INFRA_KAFKA_PORT ?? '19092';
-  expect(settings.kafkaBrokers, 'this test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([`127.0.0.1:${infraPort}`]);
+  expect(settings.kafkaBrokers, 'this test stops the infra Kafka; KAFKA_BROKERS must point at it').toEqual([infraEnvironment().KAFKA_BROKERS]);
   system = await startTestSystem({ settings, channels: CHANNELS, prices: PRICES, consumers: false });
   const configPath = join(settings.dataDir, 'consumers.json');
   writeFileSync(configPath, JSON.stringify({ prices: PRICES }));
