@@ -21,23 +21,13 @@ export function byPartition<T extends { readonly position: LogPosition }>(items:
 
 /**
  * Calls `apply` for every item, sequentially per partition (items in the order given), partitions
- * concurrently. Resolves with the results in the order given.
+ * concurrently.
  * @throws the first error of any partition; that partition's later items are not applied
  */
-export async function applyInLogOrder<T, R>(items: ReadonlyArray<T>, positionOf: (item: T) => LogPosition, apply: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  const byPartition = new Map<string, number[]>();
-  items.forEach((item, index) => {
-    const { topic, partition } = positionOf(item);
-    const key = `${topic}\u0000${partition}`;
-    const indexes = byPartition.get(key);
-    if (indexes) indexes.push(index);
-    else byPartition.set(key, [index]);
-  });
+export async function applyInLogOrder<T extends { readonly position: LogPosition }>(items: ReadonlyArray<T>, apply: (item: T) => Promise<unknown>): Promise<void> {
   await Promise.all(
-    [...byPartition.values()].map(async (indexes) => {
-      for (const index of indexes) results[index] = await apply(items[index] as T);
+    [...byPartition(items).values()].map(async (partition) => {
+      for (const item of partition) await apply(item);
     }),
   );
-  return results;
 }

@@ -32,7 +32,7 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
     topics: [TOPICS.requests, TOPICS.failovers],
     async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {
       const observations = events.flatMap(projectChannelObservations);
-      await applyInLogOrder(observations, (observation) => observation.position, (observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
+      await applyInLogOrder(observations, (observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
         if (!(error instanceof RangeError)) throw error;
         deps.onWarning?.(`health: skipped event ${observation.eventId}: ${error.message}`);
         return false;

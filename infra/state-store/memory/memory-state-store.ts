@@ -17,9 +17,6 @@ import { addSpendChecked, assertSpendBatch } from '../../../schemas/state-store/
 import { AppliedWatermarks } from '../../../schemas/state-store/applied-watermark.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
-/** Options of the memory store (none yet; kept so callers need not change when one is added). */
-export type MemoryStateStoreOptions = Record<string, never>;
-
 interface ChannelRecord {
   state: ChannelHealthState;
   windowMs: number;
@@ -27,7 +24,7 @@ interface ChannelRecord {
 }
 
 /** Creates an empty in-process StateStore (see state-store.ts for the contract). */
-export function createMemoryStateStore(_options: MemoryStateStoreOptions = {}): StateStore {
+export function createMemoryStateStore(): StateStore {
   const watermarks = new AppliedWatermarks();
   const keySpend = new Map<string, bigint>();
   const userSpend = new Map<string, bigint>();
