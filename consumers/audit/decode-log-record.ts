@@ -5,12 +5,11 @@
  * Secrets never leave: the fields the console's audit history leaves out (a key's `digest`, a
  * channel's `apiKeyCiphertext`, a user's `passwordHash`) are dropped here too.
  */
+import { SECRET_FIELDS } from '../../schemas/control-plane/audit-history.ts';
 import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
 
-/** Fields never printed: the same rule as the console's audit history. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext', 'passwordHash']);
 
 /** What a record holds. */
 export type DecodedLogRecord =

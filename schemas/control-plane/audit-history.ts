@@ -10,8 +10,8 @@ import type { AuditEntry } from './control-plane-records.ts';
 /** Entries kept by default (the newest). */
 export const MAX_AUDIT_ENTRIES = 100_000;
 
-/** Event fields that hold a secret or a secret's digest: never copied into `changes`. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext', 'passwordHash']);
+/** Control-event fields that hold a secret or a secret's digest: never copied into `changes`, never printed. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext', 'passwordHash']);
 
 /**
  * The audit entry of one event: header fields on their own, the entity id (controlEventKey), and
