@@ -27,6 +27,7 @@ import { registerAdminRoutes } from './control-plane/admin-routes.ts';
 import { registerConsole } from './console/console-routes.ts';
 import { ConsoleSessions } from './console/console-session.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
+import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import { createLocalControlPlane, type ControlPlane } from './control-plane/local-control-plane.ts';
 import { createChannelLimits } from './policy/create-channel-limits.ts';
@@ -71,6 +72,13 @@ export interface AppDeps {
   readonly maxAttempts?: number;
   /** Console sessions (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
   readonly sessionStore: SessionStore;
+  /**
+   * Stored Responses answers (Redis shared by all nodes, or in-process memory), chosen by the
+   * composition root: `store`, `previous_response_id` and `GET`/`DELETE /v1/responses/{id}`. None:
+   * nothing is stored, every `previous_response_id` is unknown (400) and every id 404s. The
+   * caller closes it.
+   */
+  readonly responseStore?: ResponseStore;
   /** The consumption log and spend for the console (none: its usage pages answer 503). */
   readonly analytics?: AnalyticsStore;
   /** Clock for the console, ms since epoch (default Date.now). */
@@ -135,6 +143,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS },
     exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
+    ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
   };
   installClientErrorHandlers(app, config.bodyLimit);
   app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));

@@ -11,6 +11,7 @@ import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
 import { verifyPassword } from './control-plane/password-hash.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyInstance } from 'fastify';
@@ -33,6 +34,8 @@ export interface GatewayNodePorts {
   readonly state: StateStore;
   readonly limiter: RateLimiter;
   readonly sessionStore: SessionStore;
+  /** Stored Responses answers (`store`, `previous_response_id`, `GET /v1/responses/{id}`). */
+  readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
   readonly analytics?: AnalyticsStore;
 }
@@ -56,7 +59,7 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const mock = needsMock ? await startMockUpstream() : undefined;
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
-  const app = await buildApp(config, { dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const app = await buildApp(config, { dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   bindAppLog(app);
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;

@@ -12,12 +12,15 @@ import { createFileEventLog } from './event-log/file/file-event-log.ts';
 import { createKafkaEventLog } from './event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
 import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limiter.ts';
+import { createMemoryResponseStore } from './state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
 import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
+import { createRedisResponseStore } from './state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
 import { createRedisStateStore } from './state-store/redis/redis-state-store.ts';
+import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 
@@ -39,6 +42,8 @@ export interface EngineSettings {
   readonly redisKeyPrefix?: string;
   /** Prefix for every topic name (default none): isolates deployments sharing a Kafka cluster. */
   readonly topicPrefix?: string;
+  /** How long stored Responses answers are kept, days (default 30, as OpenAI; fractions allowed). */
+  readonly responseRetentionDays?: number;
   /** Sink for adapter log lines. */
   readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 }
@@ -54,7 +59,15 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(env.CLICKHOUSE_URL && env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
+    ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) } : {}),
   };
+}
+
+/** TOLLGATE_RESPONSE_RETENTION_DAYS → days. @throws Error naming the variable when it is not a positive number */
+function parseRetentionDays(text: string): number {
+  const days = Number(text);
+  if (!Number.isFinite(days) || days <= 0) throw new Error(`TOLLGATE_RESPONSE_RETENTION_DAYS must be a positive number of days, got '${text}'`);
+  return days;
 }
 
 /** The event log for these settings. */
@@ -88,4 +101,14 @@ export function openRateLimiter(settings: EngineSettings): RateLimiter {
 export function openSessionStore(settings: EngineSettings): SessionStore {
   if (settings.redisUrl) return createRedisSessionStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
   return createMemorySessionStore();
+}
+
+/**
+ * The stored-responses store for these settings: Redis (shared by every node, so any node can
+ * continue a chain) or in-process memory; records live `responseRetentionDays` (default 30 days).
+ */
+export function openResponseStore(settings: EngineSettings): ResponseStore {
+  const retention = settings.responseRetentionDays === undefined ? {} : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
+  if (settings.redisUrl) return createRedisResponseStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...retention });
+  return createMemoryResponseStore(retention);
 }

@@ -1,9 +1,10 @@
 /**
  * CanonicalRequest: the hub every inbound codec decodes into and every upstream adapter encodes
  * from. It holds what the four wire formats can express in common; what one format cannot carry
- * is dropped by the adapter with a warning (see `TranslationWarnings`).
+ * is either dropped as safe to lose or refused by name (see translation-notes.ts).
  */
 import type { ClientFormat } from './formats.ts';
+import type { UncarriedPart } from './translation-notes.ts';
 
 /** Plain text. */
 export interface TextPart {
@@ -140,7 +141,11 @@ export interface CanonicalRequest {
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
-/** Result of decoding a client body: a request, or a GatewayError-ready description. */
+/**
+ * Result of decoding a client body: a request, or a GatewayError-ready description.
+ * `warnings` lists parts dropped because losing them is safe; `uncarried` the parts the canonical
+ * model cannot hold (the request may then only be passed through; see translation-notes.ts).
+ */
 export type DecodeResult<T> =
-  | { readonly ok: true; readonly value: T; readonly warnings?: ReadonlyArray<string> }
+  | { readonly ok: true; readonly value: T; readonly warnings?: ReadonlyArray<string>; readonly uncarried?: ReadonlyArray<UncarriedPart> }
   | { readonly ok: false; readonly message: string; readonly param?: string };

@@ -1,6 +1,7 @@
 /**
  * The result of trying one channel: either the client got an answer (`served`), or nothing was
- * sent yet and the router may move on (`failed`).
+ * sent yet and the router may move on (`failed`), or the channel's protocol cannot carry the
+ * request and nothing was sent upstream (`refused`: not the channel's fault, not a failover).
  */
 import type { GatewayError } from '../canonical/gateway-error.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -15,4 +16,5 @@ export type AttemptResult =
       readonly ttfbMs: number;
       readonly error?: GatewayError;
     }
-  | { readonly kind: 'failed'; readonly error: GatewayError };
+  | { readonly kind: 'failed'; readonly error: GatewayError }
+  | { readonly kind: 'refused'; readonly error: GatewayError };

@@ -5,10 +5,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
+import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import type { ChannelLimits } from '../routing/channel-limits.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
+import type { ClientAnswerHook } from './client-answer-hook.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
 
 /** Long-lived collaborators of every exchange. */
@@ -42,8 +44,15 @@ export interface ExchangeInput {
   readonly rawBody: Readonly<Record<string, unknown>>;
   /** Arrival time, ms since epoch (`Date.now()`). */
   readonly startedAt: number;
-  /** Decode warnings to log with the outcome. */
+  /** Decode warnings to log with the outcome: parts dropped as safe to lose. */
   readonly warnings: ReadonlyArray<string>;
+  /**
+   * Parts of the client's request the canonical model cannot hold: the request can only be passed
+   * through unchanged to a channel of the client's own protocol, and is refused by name elsewhere.
+   */
+  readonly uncarried: ReadonlyArray<UncarriedPart>;
   /** Who is calling: the API key's id and its owner, if any. */
   readonly identity: { readonly keyId: string; readonly userId: string | null };
+  /** Sees (and may amend) the final answer before the client gets it (Responses `store`); none: nothing is kept. */
+  readonly answerHook?: ClientAnswerHook;
 }

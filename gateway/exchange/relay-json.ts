@@ -43,6 +43,8 @@ export async function relayJson(
     return { kind: 'failed', error: toGatewayError(error) };
   }
   const usage = finalizeUsage(response.usage, input.request, response.content);
-  sendJsonReply(reply, passThrough ? text : input.codec.encodeResponse({ ...response, usage }, encodeContext), input.requestId);
+  const body = passThrough ? text : input.codec.encodeResponse({ ...response, usage }, encodeContext);
+  const replaced = input.answerHook ? await input.answerHook.jsonBody(passThrough ? parsed : body, passThrough) : undefined;
+  sendJsonReply(reply, replaced ?? body, input.requestId);
   return { kind: 'served', status: 'completed', httpStatus: 200, usage, ttfbMs: Date.now() - input.startedAt };
 }

@@ -62,8 +62,11 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
   };
   const keepAlive = setInterval(() => void writeKeepAlive(args, state), Math.max(50, Math.floor(args.deps.keepAliveMs / 2)));
   try {
-    const tap = args.passThrough ? (chunk: Buffer) => emit(state, chunk) : undefined;
+    // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
+    const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
+    const tap = args.passThrough && !passThroughHook ? (chunk: Buffer) => emit(state, chunk) : undefined;
     for await (const sse of readSseEvents(args.answer.body, tap)) {
+      if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
       const failure = await handleEvents(args, state, decoder.push(sse));
       if (failure) return abandon(args, failure);
     }
@@ -101,6 +104,7 @@ async function handleEvents(args: StreamRelayArgs, state: RelayState, events: St
     // Pass-through copies upstream bytes; only errors the gateway itself detected need frames.
     if (!args.passThrough || (gatewayMade && event.type === 'error')) {
       const frame = state.encoder.encode(event);
+      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody) await args.input.answerHook.streamFinished(state.encoder.finalBody());
       if (frame !== '') await emit(state, frame);
     }
   }

@@ -9,6 +9,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import { describeUncarried, type UncarriedPart } from '../canonical/translation-notes.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
@@ -60,6 +61,15 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     const channel = current.channel;
     const attemptStartedAt = Date.now();
     const result = await attemptChannel(deps, input, channel, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+    if (result.kind === 'refused') {
+      // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
+      gates.settle(current, undefined);
+      const next = (await gates.next(candidates, current.index + 1)).admitted;
+      if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts - 1, undefined);
+      current = next;
+      attempts--;
+      continue;
+    }
     reportAttempt(deps, channel, result);
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, result, attempts, failovers);
@@ -104,7 +114,11 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
   const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
   const built = adapter.buildRequest(input.request, target);
-  if (built.warnings.length > 0 && !passThrough) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: built.warnings }, 'dropped untranslatable request parts');
+  if (!passThrough) {
+    const uncarried = [...input.uncarried, ...built.notes.uncarried];
+    if (uncarried.length > 0) return { kind: 'refused', error: uncarriedError(uncarried, channel) };
+    if (built.notes.dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: built.notes.dropped }, 'dropped request parts that are safe to lose');
+  }
   const httpRequest = passThrough ? { ...built.request, body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) } : built.request;
   const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal });
   if (answer.status < 200 || answer.status >= 300) {
@@ -115,6 +129,19 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
   if (!input.request.stream) return relayJson(input, answer, adapter, decodeContext, encodeContext, passThrough, reply);
   return relayStream({ deps, input, answer, adapter, decodeContext, encodeContext, passThrough, reply, signal });
+}
+
+const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {
+  'openai-chat': 'OpenAI Chat Completions',
+  'openai-responses': 'OpenAI Responses',
+  'anthropic-messages': 'Anthropic Messages',
+  gemini: 'Gemini generateContent',
+};
+
+/** The 400 for a request whose parts the channel's protocol cannot carry (names the first part as `param`). */
+function uncarriedError(parts: ReadonlyArray<UncarriedPart>, channel: Channel): GatewayError {
+  const target = `the ${PROTOCOL_NAMES[channel.protocol]} API that serves this model`;
+  return new GatewayError('invalid-request', describeUncarried(parts, target), { ...(parts[0] ? { param: parts[0].path } : {}), code: 'unsupported_parameter' });
 }
 
 function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {

@@ -7,6 +7,7 @@ import type { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest, DecodeResult } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
+import type { CompactionSeal } from './openai-responses/compaction/compaction-seal.ts';
 
 /** What the route knows outside the body: Gemini carries model and streaming in the URL path. */
 export interface DecodeHints {
@@ -14,6 +15,8 @@ export interface DecodeHints {
   readonly model?: string;
   /** Streaming decided by the path (Gemini `:streamGenerateContent`). */
   readonly stream?: boolean;
+  /** Opens gateway-sealed Responses compaction items (openai-responses/compaction/); without it such items are refused. */
+  readonly compactionSeal?: CompactionSeal;
 }
 
 /** Everything an encoder needs besides the canonical response. */
@@ -40,6 +43,12 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** A keep-alive frame that every official SDK of the format ignores. */
   keepAlive(): string;
+  /**
+   * The format's final body as the client received it, once the terminal event was encoded
+   * (Responses: the `response` of `response.completed` / `response.incomplete`); undefined before,
+   * and for formats without one.
+   */
+  finalBody?(): unknown;
 }
 
 /** An HTTP error answer in the client's format. */

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import { generateId } from '../canonical/ids.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
+import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import { countInputTokens } from '../exchange/count-tokens.ts';
 import type { ExchangeDeps } from '../exchange/exchange-types.ts';
@@ -16,6 +17,8 @@ import { admitRequest, settleRequest, type AdmissionDeps, type AdmittedRequest }
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
 import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
+import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
+import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
 
 /** What route handlers need from the app. */
 export interface ClientRouteServices {
@@ -24,6 +27,8 @@ export interface ClientRouteServices {
   /** RPM/TPM limiter and spend counters for admission. */
   readonly admission: AdmissionDeps;
   readonly exchange: ExchangeDeps;
+  /** Stored Responses answers (`store`, `previous_response_id`, retrieval); none: the Responses API is stateless. */
+  readonly responseStore?: ResponseStore;
 }
 
 /** Reads the presented API key from a request, per format. */
@@ -71,28 +76,48 @@ async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, 
   return undefined;
 }
 
-function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string): { value: CanonicalRequest; warnings: ReadonlyArray<string> } | undefined {
+function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string): { value: CanonicalRequest; warnings: ReadonlyArray<string>; uncarried: ReadonlyArray<UncarriedPart> } | undefined {
   const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     sendErrorReply(reply, codec, new GatewayError('invalid-request', 'The request body must be a JSON object'), requestId);
     return undefined;
   }
   const decoded = decode(body);
-  if (decoded.ok) return { value: decoded.value, warnings: decoded.warnings ?? [] };
+  if (decoded.ok) return { value: decoded.value, warnings: decoded.warnings ?? [], uncarried: decoded.uncarried ?? [] };
   const code = decoded.param === 'previous_response_id' ? 'previous_response_not_found' : undefined;
   sendErrorReply(reply, codec, new GatewayError('invalid-request', decoded.message, { ...(decoded.param === undefined ? {} : { param: decoded.param }), ...(code ? { code } : {}) }), requestId);
   return undefined;
 }
 
-/** Authenticates, decodes and runs one generation request. `extensions` adds header-borne fields (e.g. `anthropic-beta`). */
-export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>): Promise<void> {
+/**
+ * Runs the format's stored-state resolver on an object body: `request.body` becomes the resolved
+ * body. On refusal answers in the codec's format and returns undefined. Other bodies are left to
+ * the decoder to refuse.
+ */
+async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string, keyId: string, purpose: 'generate' | 'count'): Promise<Partial<ResolvedRequestState> | undefined> {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const result = await state.resolve(body as Record<string, unknown>, { keyId, requestId, purpose, log: request.log });
+  if (result instanceof GatewayError) return void sendErrorReply(reply, codec, result, requestId);
+  request.body = result.body;
+  return result;
+}
+
+/**
+ * Authenticates, decodes and runs one generation request. `extensions` adds header-borne fields
+ * (e.g. `anthropic-beta`); `state` resolves stored state before decoding (Responses
+ * `previous_response_id` / `store`, request-state-resolver.ts).
+ */
+export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>, state?: RequestStateResolver): Promise<void> {
   const requestId = generateId('req_');
   const startedAt = Date.now();
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
   if (!resolved) return;
+  const stored = state ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate') : {};
+  if (!stored) return;
   const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
   if (!decoded) return;
-  if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped untranslatable request parts');
+  if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
   const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
   if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
     const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
@@ -101,16 +126,18 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
   const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
   if (!admitted) return;
   const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
-  const outcome = await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, identity }, reply);
+  const outcome = await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}) }, reply);
   if (admitted !== 'unlimited') {
     await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.warn({ requestId, reason: (error as Error).message }, 'settling the token reservation failed'));
   }
 }
 
-/** Authenticates, decodes and answers one token-count request. */
-export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}): Promise<void> {
+/** Authenticates, decodes and answers one token-count request; `state` as for serveGeneration (no answer is kept). */
+export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver): Promise<void> {
   const requestId = generateId('req_');
-  if (!authenticate(services, codec, extractKey, request, reply, requestId)) return;
+  const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
+  if (!resolved) return;
+  if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count'))) return;
   const decode = codec.decodeCountTokensRequest?.bind(codec);
   const encode = codec.encodeCountTokensResponse?.bind(codec);
   if (!decode || !encode) return void sendErrorReply(reply, codec, new GatewayError('not-found', 'Token counting is not available for this format'), requestId);

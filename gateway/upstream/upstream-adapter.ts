@@ -9,6 +9,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
 import type { ProviderPreset } from '../providers/provider-preset.ts';
+import type { TranslationNotes } from '../canonical/translation-notes.ts';
 
 /** Where and as whom to call: resolved from the channel and the provider preset. */
 export interface UpstreamTarget {
@@ -59,15 +60,22 @@ export interface UpstreamStreamDecoder {
 /** Response headers as undici returns them. */
 export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/** An upstream call and what its translation could not carry. */
+export interface BuiltUpstreamRequest {
+  readonly request: UpstreamHttpRequest;
+  readonly notes: TranslationNotes;
+}
+
 /** One upstream protocol. */
 export interface UpstreamAdapter {
   readonly protocol: UpstreamProtocol;
   /**
-   * Builds the HTTP call. `warnings` lists what could not be translated and was dropped
-   * (the caller logs them). Throws GatewayError('invalid-request') only for requests that cannot
-   * be expressed at all.
+   * Builds the HTTP call. `notes.dropped` lists parts dropped as safe to lose (the caller logs
+   * them); `notes.uncarried` the parts this protocol or provider cannot carry (the caller refuses
+   * the request unless it passes the client's body through). Throws GatewayError('invalid-request')
+   * only for requests that cannot be expressed at all.
    */
-  buildRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] };
+  buildRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest;
   /** Decodes a 2xx non-streamed body (already JSON-parsed). Throws GatewayError('upstream-malformed') on nonsense. */
   decodeResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse;
   createStreamDecoder(context: UpstreamDecodeContext): UpstreamStreamDecoder;

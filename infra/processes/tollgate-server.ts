@@ -13,7 +13,7 @@ import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.t
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore } from '../open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 
 function loadConfigOrExit(): GatewayConfig {
   try {
@@ -37,10 +37,11 @@ async function main(): Promise<void> {
   const state = openStateStore(settings);
   const limiter = openRateLimiter(settings);
   const sessionStore = openSessionStore(settings);
+  const responseStore = openResponseStore(settings);
   const inProcessConsumers = config.consumers === 'in-process';
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
-  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
+  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
     appLog = app.log as unknown as typeof appLog;
   });
   const consumers = inProcessConsumers && analytics ? await startConsumerPipeline({ eventLog, state, analytics, log }) : undefined;
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     await consumers?.stop();
     await analytics?.close();
     await sessionStore.close();
+    await responseStore.close();
     await eventLog.close();
     await limiter.close();
     await state.close();

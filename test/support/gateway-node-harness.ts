@@ -1,7 +1,7 @@
 /**
  * Starts gateway NODES the way main.ts does — a control-plane projection following the config
- * topic, the config file applied as events, the shared rate limiter, state store and console
- * session store — on the
+ * topic, the config file applied as events, the shared rate limiter, state store, console
+ * session store and response store — on the
  * engines of `settings`, so several nodes can share Kafka and Redis in one test.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { eventsForConfigFile } from '../../gateway/control-plane/config-file-eve
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
 import { startConfigFollower } from '../../schemas/control-plane/config-follower.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import { openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
+import { openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 
 /** Secrets every node of one deployment shares. */
 export interface NodeSecrets {
@@ -44,6 +44,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
   const state = openStateStore(options.settings);
   const limiter = openRateLimiter(options.settings);
   const sessionStore = openSessionStore(options.settings);
+  const responseStore = openResponseStore(options.settings);
   const projection = new ControlPlaneProjection(options.secrets.masterKey);
   const node = await startConfigFollower({ eventLog, projection, log: () => undefined });
   await node.ready();
@@ -57,6 +58,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
     stateStore: state,
     limiter,
     sessionStore,
+    responseStore,
     controlPlane: { view: projection, append: (events) => node.append(events), secrets: options.secrets },
     mockBaseUrl: options.mockBaseUrl,
     healthRefreshMs: options.healthRefreshMs ?? 100,
@@ -84,6 +86,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
       await state.close();
       await limiter.close();
       await sessionStore.close();
+      await responseStore.close();
       await dispatcher.close();
     },
   };

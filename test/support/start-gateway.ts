@@ -6,6 +6,7 @@ import { Agent } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDeps } from '../../gateway/app.ts';
 import { createMemoryRateLimiter } from '../../infra/state-store/memory/memory-rate-limiter.ts';
+import { createMemoryResponseStore } from '../../infra/state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
@@ -23,13 +24,14 @@ export interface TestGateway {
 
 /**
  * Starts a gateway for `configFile` (the YAML/JSON document as an object; `keys` defaults to
- * TEST_KEY). `deps` overrides app dependencies (mock base URL, random source, keep-alive).
+ * TEST_KEY). `deps` overrides app dependencies (mock base URL, random source, keep-alive; the
+ * response store defaults to a fresh in-process one).
  */
 export async function startTestGateway(configFile: Record<string, unknown>, deps: Partial<AppDeps> = {}, env: Record<string, string> = {}): Promise<TestGateway> {
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], ...configFile }, { LOG_LEVEL: 'silent', ...env });
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: (o) => outcomes.push(o), ...deps });
+  const app = await buildApp(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), responseStore: createMemoryResponseStore(), onOutcome: (o) => outcomes.push(o), ...deps });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return {

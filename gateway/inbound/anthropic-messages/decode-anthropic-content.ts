@@ -10,6 +10,7 @@ import type {
   AnthropicToolResultBlock,
   ToolResultInnerBlock,
 } from './anthropic-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** An image block: base64/url → ImagePart; a Files-API `file_id` → FilePart (kind `file-id`). */
 function decodeImage(block: AnthropicImageBlock): ImagePart | FilePart {
@@ -25,7 +26,7 @@ function decodeImage(block: AnthropicImageBlock): ImagePart | FilePart {
 }
 
 /** A document block: base64/url/file → FilePart; a plain-text source → TextPart; a content source → its text. */
-function decodeDocument(block: AnthropicDocumentBlock, where: string, warnings: string[]): ContentPart[] {
+function decodeDocument(block: AnthropicDocumentBlock, where: string, warnings: TranslationNotes): ContentPart[] {
   const source = block.source;
   const title = block.title ?? undefined;
   switch (source.type) {
@@ -42,14 +43,14 @@ function decodeDocument(block: AnthropicDocumentBlock, where: string, warnings: 
       const texts: TextPart[] = [];
       for (const inner of source.content) {
         if (inner.type === 'text' && typeof inner.text === 'string') texts.push({ type: 'text', text: inner.text });
-        else warnings.push(`${where}: document content block of type "${inner.type}" is not supported and was dropped`);
+        else warnings.refuse(where, `a document content block of type "${inner.type}" has no equivalent on other APIs`);
       }
       return texts;
     }
   }
 }
 
-function decodeToolResultContent(content: AnthropicToolResultBlock['content'], where: string, warnings: string[]): string | Array<TextPart | ImagePart> {
+function decodeToolResultContent(content: AnthropicToolResultBlock['content'], where: string, warnings: TranslationNotes): string | Array<TextPart | ImagePart> {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   const parts: Array<TextPart | ImagePart> = [];
@@ -58,7 +59,7 @@ function decodeToolResultContent(content: AnthropicToolResultBlock['content'], w
     else if (inner.type === 'image' && inner.source.type !== 'file') parts.push(decodeImage(inner) as ImagePart);
     else {
       const what = inner.type === 'image' ? 'an image by file_id' : `block type "${inner.originalType}"`;
-      warnings.push(`${where}.content.${i}: ${what} is not supported inside tool_result and was dropped`);
+      warnings.refuse(`${where}.content.${i}`, `${what} inside tool_result has no equivalent on other APIs`);
     }
   });
   return parts;
@@ -68,7 +69,7 @@ function decodeToolResultContent(content: AnthropicToolResultBlock['content'], w
  * Converts one block. `where` is its path (e.g. `messages.2.content.0`) for warnings.
  * tool_use `input` becomes JSON text; thinking keeps its signature; redacted_thinking its data.
  */
-export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string, warnings: string[]): ContentPart[] {
+export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string, warnings: TranslationNotes): ContentPart[] {
   switch (block.type) {
     case 'text':
       return [{ type: 'text', text: block.text }];
@@ -87,13 +88,13 @@ export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string
     case 'redacted_thinking':
       return [{ type: 'reasoning', text: '', redacted: block.data }];
     case 'unsupported':
-      warnings.push(`${where}: content block of type "${block.originalType}" is not supported and was dropped`);
+      warnings.refuse(where, `content block type "${block.originalType}" has no equivalent on other APIs`);
       return [];
   }
 }
 
 /** Converts a message's content (a string is one text part). */
-export function decodeAnthropicContent(content: string | ReadonlyArray<AnthropicContentBlock>, where: string, warnings: string[]): ContentPart[] {
+export function decodeAnthropicContent(content: string | ReadonlyArray<AnthropicContentBlock>, where: string, warnings: TranslationNotes): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: ContentPart[] = [];
   content.forEach((block, i) => parts.push(...decodeAnthropicBlock(block, `${where}.${i}`, warnings)));

@@ -5,16 +5,17 @@
  */
 import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import type { AnthropicOutputConfig, AnthropicThinking, AnthropicTool, AnthropicToolChoice } from './anthropic-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 /** Custom tools → ToolDefinitions; server tools (`web_search_…`, `bash_…`, …) are dropped with a warning. */
-export function decodeAnthropicTools(tools: ReadonlyArray<AnthropicTool>, warnings: string[]): ToolDefinition[] {
+export function decodeAnthropicTools(tools: ReadonlyArray<AnthropicTool>, warnings: TranslationNotes): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   tools.forEach((tool, i) => {
     const custom = tool.type === undefined || tool.type === null || tool.type === 'custom';
     if (!custom || !tool.input_schema) {
-      warnings.push(`tools.${i}: server tool "${tool.type ?? tool.name}" is not supported by the gateway and was dropped`);
+      warnings.refuse(`tools.${i}`, `server tool "${tool.type ?? tool.name}" runs on Anthropic's platform`);
       return;
     }
     const definition: { -readonly [K in keyof ToolDefinition]: ToolDefinition[K] } = { name: tool.name, parameters: tool.input_schema };
@@ -48,7 +49,7 @@ export function decodeAnthropicToolChoice(choice: AnthropicToolChoice): { toolCh
 export function decodeAnthropicReasoning(
   thinking: AnthropicThinking | null | undefined,
   outputConfig: AnthropicOutputConfig | null | undefined,
-  warnings: string[],
+  warnings: TranslationNotes,
 ): ReasoningConfig | undefined {
   let reasoning: { -readonly [K in keyof ReasoningConfig]: ReasoningConfig[K] } | undefined;
   if (thinking) {
@@ -58,21 +59,21 @@ export function decodeAnthropicReasoning(
       if (thinking.budget_tokens) reasoning.budgetTokens = thinking.budget_tokens;
     } else if (thinking.type === 'adaptive') reasoning = { enabled: true, includeThoughts };
     else if (thinking.type === 'disabled') reasoning = { enabled: false };
-    else warnings.push(`thinking.type: "${thinking.type}" is not supported and was ignored`);
+    else warnings.drop(`thinking.type: "${thinking.type}" is not supported and was ignored`);
   }
   const effort = outputConfig?.effort;
   if (effort) {
     if (EFFORTS.has(effort)) reasoning = { ...reasoning, effort: effort as ReasoningConfig['effort'] };
-    else warnings.push(`output_config.effort: "${effort}" is not supported and was ignored`);
+    else warnings.drop(`output_config.effort: "${effort}" is not supported and was ignored`);
   }
   return reasoning;
 }
 
 /** `output_config.format` `{type: "json_schema", schema}` → a json-schema ResponseFormat. */
-export function decodeAnthropicOutputFormat(outputConfig: AnthropicOutputConfig | null | undefined, warnings: string[]): ResponseFormat | undefined {
+export function decodeAnthropicOutputFormat(outputConfig: AnthropicOutputConfig | null | undefined, warnings: TranslationNotes): ResponseFormat | undefined {
   const format = outputConfig?.format;
   if (!format) return undefined;
   if (format.type === 'json_schema' && format.schema) return { type: 'json-schema', name: 'output', schema: format.schema };
-  warnings.push(`output_config.format: type "${format.type}" is not supported and was ignored`);
+  warnings.refuse('output_config.format', `format type "${format.type}" has no equivalent on other APIs`);
   return undefined;
 }

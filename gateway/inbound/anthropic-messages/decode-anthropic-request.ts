@@ -8,11 +8,13 @@ import { anthropicRequestSchema, type AnthropicMessage, type AnthropicRequestBod
 import { decodeAnthropicContent } from './decode-anthropic-content.ts';
 import { decodeAnthropicOutputFormat, decodeAnthropicReasoning, decodeAnthropicToolChoice, decodeAnthropicTools } from './decode-anthropic-options.ts';
 import { describeZodError } from '../describe-zod-error.ts';
+import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Fields accepted by the API but not translated; their presence is reported as a warning. */
-const DROPPED_FIELDS = ['mcp_servers', 'container', 'context_management'] as const;
+/** Fields that bring in Anthropic-hosted capabilities: refused when translated. */
+const PLATFORM_FIELDS = ['mcp_servers', 'container'] as const;
 
 /** Top-level `system` (string or text blocks) joined with "\n\n". `cache_control` is dropped silently. */
 function systemText(system: AnthropicRequestBody['system']): string[] {
@@ -22,7 +24,7 @@ function systemText(system: AnthropicRequestBody['system']): string[] {
 }
 
 /** Splits messages into canonical turns and extra system text (from `role: "system"` messages). */
-function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: string[]): { turns: CanonicalMessage[]; system: string[] } {
+function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: TranslationNotes): { turns: CanonicalMessage[]; system: string[] } {
   const turns: CanonicalMessage[] = [];
   const system: string[] = [];
   messages.forEach((message, i) => {
@@ -34,13 +36,13 @@ function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: str
     }
     for (const part of content) {
       if (part.type === 'text') system.push(part.text);
-      else warnings.push(`${where}: a ${part.type} part in a system message is not supported and was dropped`);
+      else warnings.refuse(where, `a ${part.type} part cannot be carried in a system message`);
     }
   });
   return { turns, system };
 }
 
-function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>, warnings: string[]): void {
+function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>, warnings: TranslationNotes): void {
   if (body.tools && body.tools.length > 0) request.tools = decodeAnthropicTools(body.tools, warnings);
   if (body.tool_choice) Object.assign(request, decodeAnthropicToolChoice(body.tool_choice));
   const reasoning = decodeAnthropicReasoning(body.thinking, body.output_config, warnings);
@@ -48,9 +50,11 @@ function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalReq
   const responseFormat = decodeAnthropicOutputFormat(body.output_config, warnings);
   if (responseFormat) request.responseFormat = responseFormat;
   if (body.metadata?.user_id) request.user = body.metadata.user_id;
-  for (const field of DROPPED_FIELDS) {
-    if (body[field] !== undefined && body[field] !== null) warnings.push(`${field}: not supported by the gateway and was dropped`);
+  for (const field of PLATFORM_FIELDS) {
+    if (body[field] !== undefined && body[field] !== null) warnings.refuse(field, 'it brings in capabilities hosted by Anthropic');
   }
+  // Context editing only trims what the model sees; without it the full conversation is sent.
+  if (body.context_management !== undefined && body.context_management !== null) warnings.drop('context_management: context editing is not applied on other APIs; the full conversation is sent');
 }
 
 function decodeSampling(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>): void {
@@ -69,14 +73,14 @@ export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalReq
   const parsed = anthropicRequestSchema.safeParse(body);
   if (!parsed.success) return { ok: false, ...describeZodError(parsed.error) };
   const data = parsed.data;
-  const warnings: string[] = [];
+  const warnings = new TranslationNotes();
   const { turns, system } = decodeMessages(data.messages, warnings);
   const systemParts = [...systemText(data.system), ...system];
   const request: Mutable<CanonicalRequest> = { clientFormat: 'anthropic-messages', model: data.model, stream: data.stream === true, messages: turns };
   if (systemParts.length > 0) request.system = systemParts.join('\n\n');
   decodeSampling(data, request);
   decodeOptions(data, request, warnings);
-  return warnings.length > 0 ? { ok: true, value: request, warnings } : { ok: true, value: request };
+  return decodedWith(request, warnings);
 }
 
 /**

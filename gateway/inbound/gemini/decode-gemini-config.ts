@@ -7,13 +7,17 @@
 import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
 import { convertGeminiSchemaObject } from './convert-gemini-schema.ts';
 import type { GeminiGenerationConfig } from './gemini-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The canonical fields a generationConfig sets. */
 export type GeminiConfigFields = Mutable<Pick<CanonicalRequest, 'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat' | 'reasoning'>>;
 
-const UNSUPPORTED_FIELDS = ['presencePenalty', 'frequencyPenalty', 'seed', 'responseLogprobs', 'logprobs', 'speechConfig', 'imageConfig'] as const;
+/** Sampling hints the canonical model has no field for: dropped as safe to lose (README, "What the gateway drops"). */
+const SAMPLING_HINTS = ['presencePenalty', 'frequencyPenalty', 'seed'] as const;
+/** Outputs other APIs cannot produce: a request asking for them is refused when translated. */
+const UNSUPPORTED_FIELDS = ['responseLogprobs', 'logprobs', 'speechConfig', 'imageConfig'] as const;
 const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
 
 /**
@@ -21,13 +25,13 @@ const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = { M
  * JSON Schema by convertGeminiSchemaObject (clients send Gemini's upper-case `Type` names in both);
  * `application/json` alone → json-object.
  */
-function decodeResponseFormat(config: GeminiGenerationConfig, warnings: string[]): ResponseFormat | undefined {
+function decodeResponseFormat(config: GeminiGenerationConfig, warnings: TranslationNotes): ResponseFormat | undefined {
   const source = config.responseJsonSchema ?? config.responseSchema;
   const schema = source ? convertGeminiSchemaObject(source) : undefined;
   if (schema) return { type: 'json-schema', name: 'response', schema };
   const mime = config.responseMimeType;
   if (mime === 'application/json') return { type: 'json-object' };
-  if (mime && mime !== 'text/plain') warnings.push(`generationConfig.responseMimeType: "${mime}" is not supported and was ignored`);
+  if (mime && mime !== 'text/plain') warnings.refuse('generationConfig.responseMimeType', `"${mime}" output cannot be requested from other APIs`);
   return undefined;
 }
 
@@ -36,7 +40,7 @@ function decodeResponseFormat(config: GeminiGenerationConfig, warnings: string[]
  * `enabled: true` without a budget; N > 0 → `enabled: true, budgetTokens: N` (tokens);
  * `thinkingLevel` MINIMAL|LOW|MEDIUM|HIGH → `effort`; `includeThoughts` copied.
  */
-export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingConfig'], warnings: string[]): ReasoningConfig | undefined {
+export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingConfig'], warnings: TranslationNotes): ReasoningConfig | undefined {
   if (!thinking) return undefined;
   const reasoning: Mutable<ReasoningConfig> = {};
   const budget = thinking.thinkingBudget;
@@ -46,7 +50,7 @@ export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingC
   const level = thinking.thinkingLevel?.toUpperCase();
   if (level && level !== 'THINKING_LEVEL_UNSPECIFIED') {
     const effort = THINKING_LEVELS[level];
-    if (effort === undefined) warnings.push(`generationConfig.thinkingConfig.thinkingLevel: "${thinking.thinkingLevel}" is not supported and was ignored`);
+    if (effort === undefined) warnings.drop(`generationConfig.thinkingConfig.thinkingLevel: "${thinking.thinkingLevel}" is not supported and was ignored`);
     else {
       reasoning.effort = effort;
       if (budget !== 0) reasoning.enabled = true;
@@ -56,16 +60,19 @@ export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingC
   return Object.keys(reasoning).length > 0 ? reasoning : undefined;
 }
 
-function reportUnsupported(config: GeminiGenerationConfig, warnings: string[]): void {
+function reportUnsupported(config: GeminiGenerationConfig, warnings: TranslationNotes): void {
+  for (const field of SAMPLING_HINTS) {
+    if (config[field] !== undefined && config[field] !== null) warnings.drop(`generationConfig.${field}: a sampling hint the gateway does not carry; dropped`);
+  }
   for (const field of UNSUPPORTED_FIELDS) {
-    if (config[field] !== undefined && config[field] !== null) warnings.push(`generationConfig.${field}: not supported by the gateway and was dropped`);
+    if (config[field] !== undefined && config[field] !== null) warnings.refuse(`generationConfig.${field}`, 'it has no equivalent the gateway can carry');
   }
   const modalities = config.responseModalities?.filter((m) => m.toUpperCase() !== 'TEXT') ?? [];
-  if (modalities.length > 0) warnings.push(`generationConfig.responseModalities: ${modalities.join(', ')} output is not supported; only text is returned`);
+  if (modalities.length > 0) warnings.refuse('generationConfig.responseModalities', `${modalities.join(', ')} output cannot be produced through other APIs`);
 }
 
 /** Decodes a generationConfig; fails only for `candidateCount > 1`. */
-export function decodeGeminiConfig(config: GeminiGenerationConfig | null | undefined, warnings: string[]): DecodeResult<GeminiConfigFields> {
+export function decodeGeminiConfig(config: GeminiGenerationConfig | null | undefined, warnings: TranslationNotes): DecodeResult<GeminiConfigFields> {
   const fields: GeminiConfigFields = {};
   if (!config) return { ok: true, value: fields };
   if (typeof config.candidateCount === 'number' && config.candidateCount > 1) {

@@ -13,6 +13,7 @@
  */
 import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';
 import type { GeminiContent, GeminiPart } from './gemini-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Pairs calls and responses: function name → ids of calls not yet answered, oldest first. */
 type PendingCalls = Map<string, string[]>;
@@ -21,7 +22,7 @@ interface PartContext {
   readonly where: string;
   readonly syntheticId: string;
   readonly pending: PendingCalls;
-  readonly warnings: string[];
+  readonly warnings: TranslationNotes;
 }
 
 function decodeFunctionCall(call: NonNullable<GeminiPart['functionCall']>, signature: string | undefined, ctx: PartContext): ContentPart {
@@ -42,7 +43,7 @@ function decodeFunctionResponse(result: NonNullable<GeminiPart['functionResponse
     if (at >= 0) queue.splice(at, 1);
   } else {
     const oldest = queue.shift();
-    if (oldest === undefined) ctx.warnings.push(`${ctx.where}.functionResponse: no earlier functionCall named "${result.name}"; a tool call id was synthesized`);
+    if (oldest === undefined) ctx.warnings.drop(`${ctx.where}.functionResponse: no earlier functionCall named "${result.name}"; a tool call id was synthesized`);
     id = oldest ?? ctx.syntheticId;
   }
   const content = typeof result.response === 'string' ? result.response : JSON.stringify(result.response ?? {});
@@ -69,9 +70,9 @@ function decodePartData(part: GeminiPart, ctx: PartContext): ContentPart[] {
   const media = decodeMedia(part);
   if (media) return [media];
   if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
-    ctx.warnings.push(`${ctx.where}: executableCode/codeExecutionResult parts are not supported and were dropped`);
+    ctx.warnings.refuse(ctx.where, 'executableCode/codeExecutionResult parts belong to Gemini\'s own code execution');
   } else if (!part.thoughtSignature) {
-    ctx.warnings.push(`${ctx.where}: part has no supported data field and was dropped`);
+    ctx.warnings.refuse(ctx.where, 'the part has no data field other APIs can carry');
   }
   return [];
 }
@@ -89,7 +90,7 @@ function decodeGeminiPart(part: GeminiPart, ctx: PartContext): ContentPart[] {
 }
 
 /** Converts `contents` to messages; contents whose parts all drop out are omitted. */
-export function decodeGeminiContents(contents: ReadonlyArray<GeminiContent>, warnings: string[]): CanonicalMessage[] {
+export function decodeGeminiContents(contents: ReadonlyArray<GeminiContent>, warnings: TranslationNotes): CanonicalMessage[] {
   const pending: PendingCalls = new Map();
   const messages: CanonicalMessage[] = [];
   contents.forEach((content, c) => {

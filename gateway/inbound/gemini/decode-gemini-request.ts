@@ -12,6 +12,7 @@ import { decodeGeminiContents } from './decode-gemini-contents.ts';
 import { decodeGeminiToolChoice, decodeGeminiTools } from './decode-gemini-tools.ts';
 import { geminiRequestSchema, type GeminiRequestBody } from './gemini-request-schema.ts';
 import { normalizeGeminiKeys } from './normalize-gemini-keys.ts';
+import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -26,27 +27,27 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** `systemInstruction` text parts joined with "\n\n"; other parts are dropped with a warning. */
-function decodeSystem(system: GeminiRequestBody['systemInstruction'], warnings: string[]): string | undefined {
+function decodeSystem(system: GeminiRequestBody['systemInstruction'], warnings: TranslationNotes): string | undefined {
   if (system === undefined || system === null) return undefined;
   if (typeof system === 'string') return system === '' ? undefined : system;
   const texts: string[] = [];
   system.parts.forEach((part, i) => {
     if (typeof part.text === 'string') {
       if (part.text !== '') texts.push(part.text);
-    } else warnings.push(`systemInstruction.parts.${i}: only text parts are supported; the part was dropped`);
+    } else warnings.refuse(`systemInstruction.parts.${i}`, 'only text parts can be carried in a system instruction');
   });
   return texts.length > 0 ? texts.join('\n\n') : undefined;
 }
 
-function decodeToolFields(body: GeminiRequestBody, request: Mutable<CanonicalRequest>, warnings: string[]): void {
+function decodeToolFields(body: GeminiRequestBody, request: Mutable<CanonicalRequest>, warnings: TranslationNotes): void {
   if (body.tools && body.tools.length > 0) {
     const tools = decodeGeminiTools(body.tools, warnings);
     if (tools.length > 0) request.tools = tools;
   }
   const toolChoice = decodeGeminiToolChoice(body.toolConfig, warnings);
   if (toolChoice) request.toolChoice = toolChoice;
-  if (body.safetySettings !== undefined && body.safetySettings !== null) warnings.push('safetySettings: not supported by the gateway and was dropped');
-  if (body.cachedContent) warnings.push('cachedContent: cached contents are not supported by the gateway and were ignored');
+  if (body.safetySettings !== undefined && body.safetySettings !== null) warnings.drop('safetySettings: other providers apply their own safety policies; dropped');
+  if (body.cachedContent) warnings.refuse('cachedContent', 'a cached content lives on the Gemini platform');
 }
 
 function decodeBody(body: unknown, model: string, stream: boolean, options: DecodeOptions): DecodeResult<CanonicalRequest> {
@@ -55,7 +56,7 @@ function decodeBody(body: unknown, model: string, stream: boolean, options: Deco
   const data = parsed.data;
   const at = (field: string): string => [...options.path, field].join('.');
   if (data.contents.length === 0 && !options.countTokens) return { ok: false, message: `${at('contents')}: must not be empty`, param: at('contents') };
-  const warnings: string[] = [];
+  const warnings = new TranslationNotes();
   const messages = decodeGeminiContents(data.contents, warnings);
   const config = decodeGeminiConfig(data.generationConfig, warnings);
   if (!config.ok) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${config.message}`, param: at(config.param ?? 'generationConfig') };
@@ -63,7 +64,7 @@ function decodeBody(body: unknown, model: string, stream: boolean, options: Deco
   const system = decodeSystem(data.systemInstruction, warnings);
   if (system !== undefined) request.system = system;
   decodeToolFields(data, request, warnings);
-  return warnings.length > 0 ? { ok: true, value: request, warnings } : { ok: true, value: request };
+  return decodedWith(request, warnings);
 }
 
 /** The model from the path, without a `models/` prefix; undefined when missing. */

@@ -9,6 +9,7 @@
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { convertGeminiSchemaObject } from './convert-gemini-schema.ts';
 import type { GeminiTool, GeminiToolConfig } from './gemini-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 type Declaration = NonNullable<GeminiTool['functionDeclarations']>[number];
 
@@ -23,7 +24,7 @@ function declarationParameters(declaration: Declaration): Record<string, unknown
 }
 
 /** Flattens every `functionDeclarations` list into ToolDefinitions; reports other tool kinds. */
-export function decodeGeminiTools(tools: ReadonlyArray<GeminiTool>, warnings: string[]): ToolDefinition[] {
+export function decodeGeminiTools(tools: ReadonlyArray<GeminiTool>, warnings: TranslationNotes): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   tools.forEach((tool, i) => {
     for (const declaration of tool.functionDeclarations ?? []) {
@@ -31,13 +32,13 @@ export function decodeGeminiTools(tools: ReadonlyArray<GeminiTool>, warnings: st
       definitions.push(declaration.description ? { name: declaration.name, description: declaration.description, parameters } : { name: declaration.name, parameters });
     }
     const builtIns = Object.keys(tool).filter((key) => key !== 'functionDeclarations');
-    if (builtIns.length > 0) warnings.push(`tools.${i}: ${builtIns.join(', ')} ${builtIns.length > 1 ? 'are' : 'is'} not supported by the gateway and was dropped`);
+    if (builtIns.length > 0) warnings.refuse(`tools.${i}`, `${builtIns.join(', ')} ${builtIns.length > 1 ? 'are' : 'is'} Gemini's built-in tooling`);
   });
   return definitions;
 }
 
 /** `toolConfig.functionCallingConfig` → ToolChoice (undefined when unset or MODE_UNSPECIFIED). */
-export function decodeGeminiToolChoice(config: GeminiToolConfig | null | undefined, warnings: string[]): ToolChoice | undefined {
+export function decodeGeminiToolChoice(config: GeminiToolConfig | null | undefined, warnings: TranslationNotes): ToolChoice | undefined {
   const calling = config?.functionCallingConfig;
   const allowed = calling?.allowedFunctionNames ?? [];
   switch (calling?.mode) {
@@ -49,7 +50,7 @@ export function decodeGeminiToolChoice(config: GeminiToolConfig | null | undefin
     case 'ANY': {
       const only = allowed.length === 1 ? allowed[0] : undefined;
       if (only !== undefined) return { type: 'tool', name: only };
-      if (allowed.length > 1) warnings.push('toolConfig.functionCallingConfig.allowedFunctionNames: a restriction to several functions is not supported; any declared function may be called');
+      if (allowed.length > 1) warnings.refuse('toolConfig.functionCallingConfig.allowedFunctionNames', 'a restriction to several functions cannot be expressed on other APIs');
       return { type: 'required' };
     }
     default:

@@ -7,14 +7,15 @@ import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imageUrlPartSchema, refusalPartSchema, textPartSchema } from './chat-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 function partType(part: unknown, path: FieldPath): string {
   if (!isJsonObject(part) || typeof part.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
   return part.type;
 }
 
-function dropped(path: FieldPath, type: string, role: string, warnings: string[]): void {
-  warnings.push(`${path.join('.')}: content part type '${type}' is not supported in ${role} content and was dropped`);
+function dropped(path: FieldPath, type: string, role: string, warnings: TranslationNotes): void {
+  warnings.refuse(path.join('.'), `content part type '${type}' in ${role} content has no equivalent on other APIs`);
 }
 
 function textOf(part: unknown, path: FieldPath): TextPart {
@@ -33,7 +34,7 @@ function fileOf(part: unknown, path: FieldPath): FilePart {
 }
 
 /** User content: a string, or text / image_url / file parts (input_audio dropped with a warning). */
-export function decodeChatUserContent(content: string | unknown[], path: FieldPath, warnings: string[]): Array<TextPart | ImagePart | FilePart> {
+export function decodeChatUserContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): Array<TextPart | ImagePart | FilePart> {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: Array<TextPart | ImagePart | FilePart> = [];
   content.forEach((part, i) => {
@@ -48,7 +49,7 @@ export function decodeChatUserContent(content: string | unknown[], path: FieldPa
 }
 
 /** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts for the assistant role. */
-export function decodeChatTextContent(content: string | unknown[], path: FieldPath, role: string, warnings: string[]): string[] {
+export function decodeChatTextContent(content: string | unknown[], path: FieldPath, role: string, warnings: TranslationNotes): string[] {
   if (typeof content === 'string') return [content];
   const texts: string[] = [];
   content.forEach((part, i) => {

@@ -12,6 +12,7 @@ import type { CanonicalMessage, ContentPart, ToolResultPart } from '../../canoni
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { assistantMessageSchema, contentMessageSchema, functionMessageSchema, roleSchema, toolCallSchema, toolMessageSchema } from './chat-request-schema.ts';
 import { decodeChatTextContent, decodeChatUserContent } from './decode-chat-content.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Decoded messages: conversation turns and system/developer texts, in order. */
 export interface DecodedChatMessages {
@@ -24,7 +25,7 @@ interface MessagesState {
   readonly systemTexts: string[];
   readonly toolNames: Map<string, string>;
   readonly legacyCalls: Map<string, string[]>;
-  readonly warnings: string[];
+  readonly warnings: TranslationNotes;
 }
 
 function appendToolResult(state: MessagesState, part: ToolResultPart): void {
@@ -38,7 +39,7 @@ function decodeToolCalls(state: MessagesState, calls: ReadonlyArray<unknown>, pa
   calls.forEach((raw, i) => {
     const call = parseAt(toolCallSchema, raw, [...path, i]);
     if (call.type !== undefined && call.type !== null && call.type !== 'function') {
-      state.warnings.push(`${[...path, i].join('.')}: tool call type '${call.type}' is not supported and was dropped`);
+      state.warnings.refuse([...path, i].join('.'), `tool call type '${call.type}' has no equivalent on other APIs`);
       return;
     }
     state.toolNames.set(call.id, call.function.name);
@@ -105,7 +106,7 @@ function decodeMessage(state: MessagesState, message: unknown, index: number): v
 }
 
 /** Decodes `messages`; warnings for dropped parts are pushed to `warnings`. Throws RequestFieldError on malformed messages. */
-export function decodeChatMessages(messages: ReadonlyArray<unknown>, warnings: string[]): DecodedChatMessages {
+export function decodeChatMessages(messages: ReadonlyArray<unknown>, warnings: TranslationNotes): DecodedChatMessages {
   const state: MessagesState = { messages: [], systemTexts: [], toolNames: new Map(), legacyCalls: new Map(), warnings };
   messages.forEach((message, index) => decodeMessage(state, message, index));
   return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts.filter((t) => t !== '') };

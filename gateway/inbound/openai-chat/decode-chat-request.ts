@@ -13,6 +13,7 @@ import { catchRequestFieldError, isJsonObject, parseAt, RequestFieldError } from
 import { chatRequestSchema, responseFormatSchema, type ChatRequestBody } from './chat-request-schema.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatToolChoice, decodeChatTools, decodeLegacyFunctionCall } from './decode-chat-tools.ts';
+import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Body fields passed through unchanged in `extensions` (wire names). */
 const EXTENSION_FIELDS = ['thinking', 'enable_thinking', 'thinking_budget', 'reasoning_split', 'repetition_penalty', 'tool_stream', 'presence_penalty', 'frequency_penalty', 'seed'] as const;
@@ -38,16 +39,16 @@ function decodeResponseFormat(format: unknown): ResponseFormat | undefined {
   }
 }
 
-function warnDropped(body: Record<string, unknown>, warnings: string[]): void {
-  if (body.logprobs === true) warnings.push('logprobs: log probabilities are not supported and were not requested');
-  if (body.audio !== undefined && body.audio !== null) warnings.push('audio: audio output is not supported and was dropped');
+function warnDropped(body: Record<string, unknown>, warnings: TranslationNotes): void {
+  if (body.logprobs === true) warnings.refuse('logprobs', 'log probabilities cannot be returned from other APIs');
+  if (body.audio !== undefined && body.audio !== null) warnings.refuse('audio', 'audio output cannot be produced through other APIs');
 }
 
 function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
   const request: ChatRequestBody = parseAt(chatRequestSchema, body, []);
   if (request.n !== undefined && request.n !== null && request.n !== 1) throw new RequestFieldError(['n'], 'only n=1 is supported');
-  const warnings: string[] = [];
+  const warnings = new TranslationNotes();
   warnDropped(body, warnings);
   const decoded = decodeChatMessages(request.messages, warnings);
   if (decoded.messages.length === 0) throw new RequestFieldError(['messages'], 'must contain at least one user, assistant or tool message');
@@ -72,7 +73,7 @@ function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {
     metadata: request.metadata ?? undefined,
     extensions: decodeExtensions(body),
   });
-  return warnings.length === 0 ? { ok: true, value } : { ok: true, value, warnings };
+  return decodedWith(value, warnings);
 }
 
 /**

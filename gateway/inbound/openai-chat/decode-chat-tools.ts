@@ -8,6 +8,7 @@ import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { functionDefinitionSchema } from './chat-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** A JSON Schema accepting an empty arguments object, for tools sent without `parameters`. */
 const EMPTY_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {} };
@@ -23,12 +24,12 @@ function toolDefinition(definition: unknown, path: FieldPath): ToolDefinition {
 }
 
 /** Decodes `tools` (nested function tools) followed by legacy `functions`. Throws RequestFieldError on malformed tools. */
-export function decodeChatTools(tools: ReadonlyArray<unknown>, functions: ReadonlyArray<unknown>, warnings: string[]): ToolDefinition[] {
+export function decodeChatTools(tools: ReadonlyArray<unknown>, functions: ReadonlyArray<unknown>, warnings: TranslationNotes): ToolDefinition[] {
   const decoded: ToolDefinition[] = [];
   tools.forEach((tool, index) => {
     const path = ['tools', index];
     if (!isJsonObject(tool) || typeof tool.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
-    if (tool.type !== 'function') warnings.push(`tools.${index}: tool type '${tool.type}' is not supported and was dropped`);
+    if (tool.type !== 'function') warnings.refuse(`tools.${index}`, `tool type '${tool.type}' has no equivalent on other APIs`);
     else decoded.push(toolDefinition(tool.function, [...path, 'function']));
   });
   functions.forEach((fn, index) => decoded.push(toolDefinition(fn, ['functions', index])));
@@ -39,7 +40,7 @@ export function decodeChatTools(tools: ReadonlyArray<unknown>, functions: Readon
  * Decodes `tool_choice`: `"none"|"auto"|"required"`, `{type:"function", function:{name}}`, or
  * `{type:"allowed_tools", allowed_tools:{mode}}` (kept as the mode, with a warning).
  */
-export function decodeChatToolChoice(choice: unknown, warnings: string[]): ToolChoice | undefined {
+export function decodeChatToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
   if (typeof choice === 'string') throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
@@ -52,10 +53,10 @@ export function decodeChatToolChoice(choice: unknown, warnings: string[]): ToolC
   if (choice.type === 'allowed_tools') {
     const allowed = isJsonObject(choice.allowed_tools) ? choice.allowed_tools : {};
     const mode = allowed.mode === 'required' ? 'required' : 'auto';
-    warnings.push(`tool_choice: allowed_tools restriction is not supported; used mode '${mode}' over all tools`);
+    warnings.refuse('tool_choice', `an allowed_tools restriction (mode '${mode}') cannot be expressed on other APIs`);
     return { type: mode };
   }
-  warnings.push(`tool_choice: tool choice type '${choice.type}' is not supported and was dropped`);
+  warnings.refuse('tool_choice', `tool choice type '${choice.type}' has no equivalent on other APIs`);
   return undefined;
 }
 

@@ -62,7 +62,9 @@ function echoText(text: unknown): Record<string, unknown> {
 /**
  * Computes the echoed request fields from the raw body. Defaults when absent: temperature 1,
  * top_p 1, presence_penalty 0, frequency_penalty 0, tool_choice "auto", store true,
- * safety_identifier / prompt_cache_key / prompt_cache_retention null. `user` (deprecated, typed
+ * safety_identifier / prompt_cache_key / prompt_cache_retention / previous_response_id null (the
+ * gateway resolves `previous_response_id` from its own store before decoding, stored-responses/,
+ * and echoes it as the API does). `user` (deprecated, typed
  * as a non-null string by the schema) is echoed only when the client sent one.
  */
 export function echoRequestFields(raw: Readonly<Record<string, unknown>>): EchoedRequestFields {
@@ -74,7 +76,7 @@ export function echoRequestFields(raw: Readonly<Record<string, unknown>>): Echoe
     max_tool_calls: orDefault<number | null>(raw.max_tool_calls, isNumber, null),
     parallel_tool_calls: orDefault(raw.parallel_tool_calls, isBoolean, true),
     presence_penalty: orDefault(raw.presence_penalty, isNumber, 0),
-    previous_response_id: null,
+    previous_response_id: isString(raw.previous_response_id) && raw.previous_response_id !== '' ? raw.previous_response_id : null,
     prompt_cache_key: orDefault<string | null>(raw.prompt_cache_key, isString, null),
     prompt_cache_retention: orDefault<string | null>(raw.prompt_cache_retention, isOneOf('in_memory', '24h'), null),
     reasoning: echoReasoning(raw.reasoning),

@@ -8,6 +8,7 @@ import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imagePartSchema, refusalPartSchema, textPartSchema } from './responses-request-schema.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Parts a user turn may carry. */
 export type UserContentPart = TextPart | ImagePart | FilePart;
@@ -35,13 +36,13 @@ function filePart(part: unknown, path: FieldPath): FilePart {
   return file;
 }
 
-function dropped(path: FieldPath, type: string, role: string, warnings: string[]): undefined {
-  warnings.push(`${path.join('.')}: content part type '${type}' is not supported in ${role} content and was dropped`);
+function dropped(path: FieldPath, type: string, role: string, warnings: TranslationNotes): undefined {
+  warnings.refuse(path.join('.'), `content part type '${type}' in ${role} content has no equivalent on other APIs`);
   return undefined;
 }
 
 /** Decodes user content: a string, or input_text / input_image / input_file parts. */
-export function decodeUserContent(content: string | unknown[], path: FieldPath, warnings: string[]): UserContentPart[] {
+export function decodeUserContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): UserContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: UserContentPart[] = [];
   content.forEach((part, i) => {
@@ -56,7 +57,7 @@ export function decodeUserContent(content: string | unknown[], path: FieldPath, 
 }
 
 /** Decodes assistant history content: output_text / input_text parts and `refusal` parts (as text). */
-export function decodeAssistantContent(content: string | unknown[], path: FieldPath, warnings: string[]): TextPart[] {
+export function decodeAssistantContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): TextPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const parts: TextPart[] = [];
   content.forEach((part, i) => {
@@ -70,7 +71,7 @@ export function decodeAssistantContent(content: string | unknown[], path: FieldP
 }
 
 /** Decodes system/developer content into one string (text parts joined with "\n\n"). */
-export function decodeInstructionContent(content: string | unknown[], path: FieldPath, warnings: string[]): string {
+export function decodeInstructionContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): string {
   if (typeof content === 'string') return content;
   const texts: string[] = [];
   content.forEach((part, i) => {
@@ -83,7 +84,7 @@ export function decodeInstructionContent(content: string | unknown[], path: Fiel
 }
 
 /** Decodes `function_call_output.output`: a string, or input_text / input_image parts (files dropped). */
-export function decodeToolOutput(output: string | unknown[], path: FieldPath, warnings: string[]): string | Array<TextPart | ImagePart> {
+export function decodeToolOutput(output: string | unknown[], path: FieldPath, warnings: TranslationNotes): string | Array<TextPart | ImagePart> {
   if (typeof output === 'string') return output;
   const parts: Array<TextPart | ImagePart> = [];
   output.forEach((part, i) => {

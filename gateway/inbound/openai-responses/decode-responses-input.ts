@@ -19,6 +19,9 @@ import { decodeAssistantContent, decodeInstructionContent, decodeToolOutput, dec
 import { reasoningFromEncryptedContent } from './reasoning-encrypted-content.ts';
 import { additionalToolsItemSchema, customToolCallItemSchema, functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, reasoningItemSchema } from './responses-request-schema.ts';
 import { qualifiedToolName } from './responses-tool-names.ts';
+import type { CompactionSeal } from './compaction/compaction-seal.ts';
+import { expandCompactionItem } from './compaction/expand-compaction-item.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Decoded input: conversation turns and the system/developer texts found in it, in order. */
 export interface DecodedResponsesInput {
@@ -30,7 +33,9 @@ interface InputState {
   readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
   readonly systemTexts: string[];
   readonly toolNames: Map<string, string>;
-  readonly warnings: string[];
+  readonly warnings: TranslationNotes;
+  /** Opens gateway-sealed compaction items (compaction/expand-compaction-item.ts). */
+  readonly compactionSeal?: CompactionSeal;
 }
 
 function appendAssistant(state: InputState, parts: ContentPart[]): void {
@@ -116,11 +121,16 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
       return;
     case 'reasoning':
       return decodeReasoning(state, item, path);
+    case 'compaction': {
+      const summary = expandCompactionItem(item, path, state.compactionSeal, state.warnings);
+      if (summary) state.messages.push({ role: 'user', content: [...summary.content] });
+      return;
+    }
     case 'item_reference':
-      state.warnings.push(`input.${index}: item_reference is not supported (no stored items) and was dropped`);
+      state.warnings.refuse(`input.${index}`, 'an item_reference points at an item stored by the upstream');
       return;
     default:
-      state.warnings.push(`input.${index}: input item type '${type}' is not supported and was dropped`);
+      state.warnings.refuse(`input.${index}`, `input item type '${type}' has no equivalent on other APIs`);
       return;
   }
 }
@@ -129,9 +139,9 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
  * Decodes `input` (a string = one user text message, or an item list). Throws
  * RequestFieldError on malformed or unsupported items and content parts.
  */
-export function decodeResponsesInput(input: string | unknown[], warnings: string[]): DecodedResponsesInput {
+export function decodeResponsesInput(input: string | unknown[], warnings: TranslationNotes, compactionSeal?: CompactionSeal): DecodedResponsesInput {
   if (typeof input === 'string') return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
-  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), warnings };
+  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), warnings, ...(compactionSeal ? { compactionSeal } : {}) };
   input.forEach((item, index) => decodeItem(state, item, index));
   return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts };
 }

@@ -1,23 +1,23 @@
 /**
  * Decodes a Responses create body (per https://platform.openai.com/docs/api-reference/responses) into a CanonicalRequest.
- * `previous_response_id` and `conversation` need stored state the gateway does not keep yet:
- * both are refused (OpenAI answers an unknown previous response with 400
- * `previous_response_not_found`, §6 item 8).
+ * `previous_response_id` is resolved before decoding (stored-responses/prepare-stored-state.ts:
+ * the earlier turns are prepended to `input`, an unknown id is refused with 400
+ * `previous_response_not_found`), so the decoder ignores it; `conversation` needs state the
+ * gateway does not keep and is refused.
  */
 import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
 import { mapOpenAIReasoningEffort } from '../openai-common/map-openai-reasoning-effort.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { catchRequestFieldError, isJsonObject, parseAt, RequestFieldError } from '../openai-common/request-field-error.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
+import type { DecodeHints } from '../inbound-codec.ts';
+import type { CompactionSeal } from './compaction/compaction-seal.ts';
 import { decodeResponsesToolChoice, decodeResponsesTools } from './decode-responses-tools.ts';
 import { responsesRequestSchema, textFormatSchema, type ResponsesRequestBody } from './responses-request-schema.ts';
+import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
 
-/** Refuses stateful continuation fields (no persistence yet). */
+/** Refuses `conversation` (no stored conversations); `previous_response_id` was resolved by the route. */
 function refuseStoredState(body: Record<string, unknown>): DecodeResult<never> | undefined {
-  const previous = body.previous_response_id;
-  if (typeof previous === 'string' && previous !== '') {
-    return { ok: false, message: `Previous response with id '${previous}' not found.`, param: 'previous_response_id' };
-  }
   if (body.conversation !== undefined && body.conversation !== null) {
     return { ok: false, message: 'Conversations are not supported by this gateway; send the full input instead.', param: 'conversation' };
   }
@@ -38,7 +38,7 @@ function decodeTextFormat(text: ResponsesRequestBody['text']): ResponseFormat | 
 }
 
 /** `reasoning.effort` → effort; any `reasoning.summary` asks for the reasoning text (`includeThoughts`). */
-function decodeReasoning(reasoning: ResponsesRequestBody['reasoning'], warnings: string[]): ReasoningConfig | undefined {
+function decodeReasoning(reasoning: ResponsesRequestBody['reasoning'], warnings: TranslationNotes): ReasoningConfig | undefined {
   if (!reasoning) return undefined;
   const effort = reasoning.effort ? mapOpenAIReasoningEffort(reasoning.effort, 'reasoning.effort', warnings) : undefined;
   const includeThoughts = reasoning.summary ? true : undefined;
@@ -51,14 +51,14 @@ function systemText(instructions: string | null | undefined, texts: string[]): s
   return all.length === 0 ? undefined : all.join('\n\n');
 }
 
-function decodeBody(body: unknown, countOnly: boolean): DecodeResult<CanonicalRequest> {
+function decodeBody(body: unknown, countOnly: boolean, compactionSeal?: CompactionSeal): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
   const refused = refuseStoredState(body);
   if (refused) return refused;
   const request = parseAt(responsesRequestSchema, body, []);
-  const warnings: string[] = [];
-  if (body.prompt !== undefined && body.prompt !== null) warnings.push('prompt: stored prompt templates are not supported and were ignored');
-  const input = decodeResponsesInput(request.input, warnings);
+  const warnings = new TranslationNotes();
+  if (body.prompt !== undefined && body.prompt !== null) warnings.refuse('prompt', 'a stored prompt template lives on the OpenAI platform');
+  const input = decodeResponsesInput(request.input, warnings, compactionSeal);
   if (input.messages.length === 0) throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
   const tools = decodeResponsesTools(body, warnings);
   const value = omitUndefined<CanonicalRequest>({
@@ -78,23 +78,24 @@ function decodeBody(body: unknown, countOnly: boolean): DecodeResult<CanonicalRe
     user: request.user ?? undefined,
     metadata: request.metadata ?? undefined,
   });
-  return warnings.length === 0 ? { ok: true, value } : { ok: true, value, warnings };
+  return decodedWith(value, warnings);
 }
 
 /**
  * Validates and decodes `POST /v1/responses`. Never throws on bad input: returns
  * `{ ok: false, message, param }` with a dot path (e.g. `input.2.call_id`). Requires `model`
  * (non-empty string) and `input` (string or item list yielding at least one turn).
+ * `hints.compactionSeal` opens gateway-sealed compaction items in `input`.
  */
-export function decodeResponsesRequest(body: unknown): DecodeResult<CanonicalRequest> {
-  return catchRequestFieldError(() => decodeBody(body, false));
+export function decodeResponsesRequest(body: unknown, hints: DecodeHints = {}): DecodeResult<CanonicalRequest> {
+  return catchRequestFieldError(() => decodeBody(body, false, hints.compactionSeal));
 }
 
 /**
  * Decodes `POST /v1/responses/input_tokens`: the same body as a create request; `stream` is
- * forced to false. `hints.model` fills a missing `model`.
+ * forced to false. `hints.model` fills a missing `model`; `compactionSeal` opens gateway-sealed compaction items.
  */
-export function decodeResponsesCountTokensRequest(body: unknown, hintModel?: string): DecodeResult<CanonicalRequest> {
+export function decodeResponsesCountTokensRequest(body: unknown, hintModel?: string, compactionSeal?: CompactionSeal): DecodeResult<CanonicalRequest> {
   const withModel = hintModel !== undefined && isJsonObject(body) && body.model === undefined ? { ...body, model: hintModel } : body;
-  return catchRequestFieldError(() => decodeBody(withModel, true));
+  return catchRequestFieldError(() => decodeBody(withModel, true, compactionSeal));
 }

@@ -11,6 +11,7 @@ import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { isJsonObject, RequestFieldError } from '../openai-common/request-field-error.ts';
 import { listResponsesTools, qualifiedToolName, type ResponsesToolEntry } from './responses-tool-names.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** A JSON Schema accepting an empty arguments object, for tools sent without `parameters`. */
 const EMPTY_PARAMETERS: Record<string, unknown> = { type: 'object', properties: {} };
@@ -48,8 +49,8 @@ function toDefinition(entry: ResponsesToolEntry): ToolDefinition {
  * dropped with a warning (they pass through unchanged to an OpenAI Responses channel). Throws
  * RequestFieldError naming the path of a malformed tool.
  */
-export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, warnings: string[]): ToolDefinition[] {
-  return listResponsesTools(body, (path, type) => warnings.push(`${path.join('.')}: built-in tool type '${type}' is not supported and was dropped`)).map(toDefinition);
+export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): ToolDefinition[] {
+  return listResponsesTools(body, (path, type) => warnings.refuse(path.join('.'), `built-in tool type '${type}' runs inside OpenAI's platform and has no equivalent elsewhere`)).map(toDefinition);
 }
 
 /**
@@ -57,7 +58,7 @@ export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, wa
  * `{type:"allowed_tools", mode}` (the allowed subset cannot be expressed: kept as the mode, with a
  * warning). Built-in tool choices are dropped with a warning. Throws RequestFieldError on bad shapes.
  */
-export function decodeResponsesToolChoice(choice: unknown, warnings: string[]): ToolChoice | undefined {
+export function decodeResponsesToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
   if (typeof choice === 'string') throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
@@ -68,9 +69,9 @@ export function decodeResponsesToolChoice(choice: unknown, warnings: string[]): 
   }
   if (choice.type === 'allowed_tools') {
     const mode = choice.mode === 'required' ? 'required' : 'auto';
-    warnings.push(`tool_choice: allowed_tools restriction is not supported; used mode '${mode}' over all tools`);
+    warnings.refuse('tool_choice', `an allowed_tools restriction (mode '${mode}') cannot be expressed on other APIs`);
     return { type: mode };
   }
-  warnings.push(`tool_choice: tool choice type '${choice.type}' is not supported and was dropped`);
+  warnings.refuse('tool_choice', `tool choice type '${choice.type}' names a built-in tool`);
   return undefined;
 }

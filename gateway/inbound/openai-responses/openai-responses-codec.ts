@@ -19,10 +19,10 @@ import { createResponsesStreamEncoder } from './responses-stream-encoder.ts';
  */
 export const openaiResponsesCodec: InboundCodec = {
   format: 'openai-responses',
-  decodeRequest: (body) => decodeResponsesRequest(body),
+  decodeRequest: (body, hints) => decodeResponsesRequest(body, hints),
   encodeResponse: encodeResponsesResponse,
   createStreamEncoder: createResponsesStreamEncoder,
   encodeError: encodeOpenAIError,
-  decodeCountTokensRequest: (body, hints) => decodeResponsesCountTokensRequest(body, hints.model),
+  decodeCountTokensRequest: (body, hints) => decodeResponsesCountTokensRequest(body, hints.model, hints.compactionSeal),
   encodeCountTokensResponse: (inputTokens) => ({ object: 'response.input_tokens', input_tokens: inputTokens }),
 };

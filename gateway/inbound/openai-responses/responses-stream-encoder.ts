@@ -49,6 +49,8 @@ interface ResponsesStreamState {
   sequence: number;
   started: boolean;
   finished: boolean;
+  /** The `response` of the terminal `response.completed` / `response.incomplete` event, once sent. */
+  finalResponse: Record<string, unknown> | undefined;
 }
 
 function emit(state: ResponsesStreamState, type: string, payload: Record<string, unknown>): string {
@@ -182,6 +184,7 @@ function onMessageEnd(state: ResponsesStreamState, finish: FinishReason, usage: 
     incompleteDetails: terminal.incompleteDetails,
     completedAt: terminal.status === 'completed' ? nowUnixSeconds() : null,
   });
+  state.finalResponse = response;
   return frames + emit(state, `response.${terminal.status}`, { response }) + SSE_DONE_FRAME;
 }
 
@@ -232,7 +235,8 @@ function encodeEvent(state: ResponsesStreamState, event: StreamEvent): string {
 /**
  * Creates the encoder for one Responses stream. `encode` returns complete SSE frames ('' when an
  * event yields none, e.g. a signature); after the terminal frames every further event yields ''.
- * `keepAlive` returns `: ping\n\n`.
+ * `keepAlive` returns `: ping\n\n`; `finalBody` the terminal Response object (completed or
+ * incomplete; undefined before, and after a failure).
  */
 export function createResponsesStreamEncoder(context: EncodeContext): StreamEncoder {
   const state: ResponsesStreamState = {
@@ -244,9 +248,11 @@ export function createResponsesStreamEncoder(context: EncodeContext): StreamEnco
     sequence: 0,
     started: false,
     finished: false,
+    finalResponse: undefined,
   };
   return {
     encode: (event) => (state.finished ? '' : encodeEvent(state, event)),
     keepAlive: () => SSE_COMMENT_PING,
+    finalBody: () => state.finalResponse,
   };
 }

@@ -1,10 +1,16 @@
 /**
- * OpenAI Responses routes (https://platform.openai.com/docs/api-reference/responses): `POST /v1/responses` and
- * `POST /v1/responses/input_tokens`. Auth: `Authorization: Bearer` (or Azure-style `api-key`).
+ * OpenAI Responses routes (https://platform.openai.com/docs/api-reference/responses): `POST /v1/responses`,
+ * `POST /v1/responses/input_tokens`, `POST /v1/responses/compact` (compaction/) and the stored-response routes
+ * `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items` (stored-responses/). Auth: `Authorization: Bearer` (or Azure-style `api-key`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
 import { openaiResponsesCodec } from './openai-responses-codec.ts';
+import { createCompactionSeal } from './compaction/compaction-seal.ts';
+import { serveResponsesCompaction } from './compaction/serve-responses-compaction.ts';
+import { registerResponsesWebSocket } from './websocket/register-responses-websocket.ts';
+import { createStoredResponsesResolver } from './stored-responses/resolve-previous-response.ts';
+import { registerStoredResponsesRoutes } from './stored-responses/stored-responses-routes.ts';
 
 /** OpenAI SDK credential: Bearer, or the Azure-style `api-key` header. */
 export function openaiApiKey(request: FastifyRequest): string | undefined {
@@ -13,6 +19,13 @@ export function openaiApiKey(request: FastifyRequest): string | undefined {
 
 export function registerOpenaiResponsesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   const config = { codec: openaiResponsesCodec };
-  app.post('/v1/responses', { config }, (request, reply) => serveGeneration(services, openaiResponsesCodec, openaiApiKey, request, reply));
-  app.post('/v1/responses/input_tokens', { config }, (request, reply) => serveCountTokens(services, openaiResponsesCodec, openaiApiKey, request, reply));
+  const compactionSeal = createCompactionSeal(services.controlPlane.hmacSecret);
+  // Stored state (stored-responses/): previous_response_id, store, GET/DELETE /v1/responses/{id}, input_items.
+  const storedState = createStoredResponsesResolver(services.responseStore);
+  app.post('/v1/responses', { config }, (request, reply) => serveGeneration(services, openaiResponsesCodec, openaiApiKey, request, reply, { compactionSeal }, undefined, storedState));
+  app.post('/v1/responses/input_tokens', { config }, (request, reply) => serveCountTokens(services, openaiResponsesCodec, openaiApiKey, request, reply, { compactionSeal }, storedState));
+  registerStoredResponsesRoutes(app, services, openaiApiKey);
+  app.post('/v1/responses/compact', { config }, (request, reply) => serveResponsesCompaction(services, compactionSeal, openaiApiKey, request, reply));
+  // WebSocket mode: GET /v1/responses with Upgrade: websocket (websocket/).
+  registerResponsesWebSocket(app, services, openaiApiKey);
 }

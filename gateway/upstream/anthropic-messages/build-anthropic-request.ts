@@ -4,10 +4,11 @@
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
 import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** The extension key that carries the client's `anthropic-beta` header value. */
 const BETA_EXTENSION = 'anthropic-beta';
@@ -38,16 +39,16 @@ export function buildAnthropicHeaders(request: CanonicalRequest, target: Upstrea
   return headers;
 }
 
-function encodeOutputConfig(request: CanonicalRequest, warnings: string[]): Record<string, unknown> | undefined {
+function encodeOutputConfig(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> | undefined {
   const format = request.responseFormat;
   if (format?.type === 'json-schema') return { format: { type: 'json_schema', schema: format.schema } };
-  if (format?.type === 'json-object') warnings.push('response_format: JSON mode without a schema is not supported by Anthropic Messages; dropped');
+  if (format?.type === 'json-object') warnings.refuse('response_format', 'JSON mode without a schema is not supported by Anthropic Messages (give a json_schema)');
   return undefined;
 }
 
-function encodeMetadata(request: CanonicalRequest, warnings: string[]): Record<string, unknown> | undefined {
+function encodeMetadata(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> | undefined {
   if (request.metadata && Object.keys(request.metadata).length > 0) {
-    warnings.push('metadata: Anthropic Messages only accepts metadata.user_id; other metadata dropped');
+    warnings.drop('metadata: Anthropic Messages only accepts metadata.user_id; other metadata dropped');
   }
   return request.user === undefined ? undefined : { user_id: request.user };
 }
@@ -67,11 +68,11 @@ function readReasoning(request: CanonicalRequest): ReasoningConfig | undefined {
   return typeof budget === 'number' ? { enabled: true, budgetTokens: budget } : { enabled: true };
 }
 
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: string[]): void {
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: TranslationNotes): void {
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
     if (key === BETA_EXTENSION || key === 'thinking' || value === undefined) continue;
     if (PASS_THROUGH_FIELDS.has(key)) body[key] = value;
-    else warnings.push(`${key}: not an Anthropic Messages field; dropped`);
+    else warnings.drop(`${key}: not an Anthropic Messages field; dropped`);
   }
 }
 
@@ -84,8 +85,8 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * applied last (reconcileAnthropicThinking).
  * Returns the body object and the warnings for what was dropped.
  */
-export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: string[] } {
-  const warnings: string[] = [];
+export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: TranslationNotes } {
+  const warnings = new TranslationNotes();
   const quirks = target.provider.quirks;
   const { thinking, maxTokens } = planAnthropicThinking(readReasoning(request), request.maxOutputTokens, quirks.defaultMaxTokens, warnings);
   const messages = encodeAnthropicMessages(request.messages, { strictThinkingSignatures: quirks.strictThinkingSignatures === true }, warnings);
@@ -109,11 +110,11 @@ export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTa
 }
 
 /** The full `POST {baseUrl}/v1/messages` call with the warnings of the translation. */
-export function buildAnthropicRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+export function buildAnthropicRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const { body, warnings } = buildAnthropicBody(request, target);
   return {
     request: { url: `${target.baseUrl}/v1/messages`, headers: buildAnthropicHeaders(request, target), body: JSON.stringify(body) },
-    warnings,
+    notes: warnings,
   };
 }
 

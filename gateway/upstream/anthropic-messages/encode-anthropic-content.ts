@@ -3,6 +3,7 @@
  * Each encoder returns the block, or undefined after pushing a warning when the part cannot be sent.
  */
 import type { FilePart, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../canonical/request.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Anthropic request content block (`text`, `image`, `document`, `tool_use`, …). */
 export type AnthropicRequestBlock = { readonly type: string } & Readonly<Record<string, unknown>>;
@@ -30,10 +31,10 @@ export function encodeAnthropicImage(part: ImagePart): AnthropicRequestBlock {
  * base64 images → `image` block, URL → `url` source (Anthropic fetches PDFs by URL). Provider file
  * ids and other media types are dropped with a warning.
  */
-export function encodeAnthropicFile(part: FilePart, path: string, warnings: string[]): AnthropicRequestBlock | undefined {
+export function encodeAnthropicFile(part: FilePart, path: string, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
   const source = part.source;
   if (source.kind === 'file-id') {
-    warnings.push(`${path}: file ids are provider-specific and cannot be sent to this upstream; dropped`);
+    warnings.refuse(path, 'a file id is specific to the provider that issued it and cannot be sent to this upstream');
     return undefined;
   }
   if (source.kind === 'url') {
@@ -52,7 +53,7 @@ export function encodeAnthropicFile(part: FilePart, path: string, warnings: stri
   if (source.mediaType.startsWith('image/')) {
     return encodeAnthropicImage({ type: 'image', source: { kind: 'base64', mediaType: source.mediaType, data: source.data } });
   }
-  warnings.push(`${path}: files of type ${source.mediaType} are not supported by Anthropic Messages; dropped`);
+  warnings.refuse(path, `files of type ${source.mediaType} are not supported by Anthropic Messages`);
   return undefined;
 }
 
@@ -72,11 +73,11 @@ export function encodeAnthropicToolResult(part: ToolResultPart): AnthropicReques
  * `{data}`. With `strict` (true Anthropic validates signatures) a reasoning part without a signature
  * is dropped with a warning; compat upstreams get `signature: ''` when none is known.
  */
-export function encodeAnthropicReasoning(part: ReasoningPart, strict: boolean, path: string, warnings: string[]): AnthropicRequestBlock | undefined {
+export function encodeAnthropicReasoning(part: ReasoningPart, strict: boolean, path: string, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
   if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
   if (part.signature === undefined || part.signature === '') {
     if (strict) {
-      warnings.push(`${path}: reasoning without a signature cannot be replayed to this upstream; dropped`);
+      warnings.drop(`${path}: reasoning without a signature cannot be replayed to this upstream; dropped`);
       return undefined;
     }
     return { type: 'thinking', thinking: part.text, signature: '' };
@@ -88,7 +89,7 @@ export function encodeAnthropicReasoning(part: ReasoningPart, strict: boolean, p
  * `tool_use` block: `input` is the parsed `arguments` JSON object; text that is not a JSON object
  * is sent as `{}` with a warning (Anthropic requires an object).
  */
-export function encodeAnthropicToolUse(part: ToolCallPart, path: string, warnings: string[]): AnthropicRequestBlock {
+export function encodeAnthropicToolUse(part: ToolCallPart, path: string, warnings: TranslationNotes): AnthropicRequestBlock {
   let input: unknown;
   try {
     input = part.arguments.trim() === '' ? {} : JSON.parse(part.arguments);
@@ -96,7 +97,7 @@ export function encodeAnthropicToolUse(part: ToolCallPart, path: string, warning
     input = undefined;
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    warnings.push(`${path}: tool call arguments are not a JSON object; sent as {}`);
+    warnings.refuse(path, 'tool call arguments are not a JSON object');
     input = {};
   }
   return { type: 'tool_use', id: part.id, name: part.name, input };

@@ -11,6 +11,7 @@ import {
   encodeAnthropicToolUse,
   type AnthropicRequestBlock,
 } from './encode-anthropic-content.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Anthropic request message. */
 export interface AnthropicRequestMessage {
@@ -24,7 +25,7 @@ export interface EncodeAnthropicMessagesOptions {
   readonly strictThinkingSignatures: boolean;
 }
 
-function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, options: EncodeAnthropicMessagesOptions, warnings: string[]): AnthropicRequestBlock | undefined {
+function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, options: EncodeAnthropicMessagesOptions, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
   switch (part.type) {
     case 'text':
       return part.text === '' ? undefined : { type: 'text', text: part.text };
@@ -34,15 +35,15 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
       return encodeAnthropicFile(part, path, warnings);
     case 'reasoning':
       if (role === 'assistant') return encodeAnthropicReasoning(part, options.strictThinkingSignatures, path, warnings);
-      warnings.push(`${path}: reasoning in a user turn cannot be sent; dropped`);
+      warnings.refuse(path, 'reasoning in a user turn cannot be sent to Anthropic Messages');
       return undefined;
     case 'tool-call':
       if (role === 'assistant') return encodeAnthropicToolUse(part, path, warnings);
-      warnings.push(`${path}: a tool call in a user turn cannot be sent; dropped`);
+      warnings.refuse(path, 'a tool call in a user turn cannot be sent to Anthropic Messages');
       return undefined;
     case 'tool-result':
       if (role === 'user') return encodeAnthropicToolResult(part);
-      warnings.push(`${path}: a tool result in an assistant turn cannot be sent; dropped`);
+      warnings.refuse(path, 'a tool result in an assistant turn cannot be sent to Anthropic Messages');
       return undefined;
   }
 }
@@ -58,7 +59,7 @@ function toolResultsFirst(blocks: AnthropicRequestBlock[]): AnthropicRequestBloc
  * their path (`messages.3.content.1`); a turn left with no blocks is dropped (with a warning) and
  * its neighbours merge if they now share a role.
  */
-export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage>, options: EncodeAnthropicMessagesOptions, warnings: string[]): AnthropicRequestMessage[] {
+export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage>, options: EncodeAnthropicMessagesOptions, warnings: TranslationNotes): AnthropicRequestMessage[] {
   const out: { role: CanonicalMessage['role']; content: AnthropicRequestBlock[] }[] = [];
   messages.forEach((message, m) => {
     const blocks: AnthropicRequestBlock[] = [];
@@ -67,7 +68,7 @@ export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage
       if (block) blocks.push(block);
     });
     if (blocks.length === 0) {
-      if (message.content.length > 0) warnings.push(`messages.${m}: nothing left to send in this turn; dropped`);
+      if (message.content.length > 0) warnings.drop(`messages.${m}: nothing left to send in this turn; dropped`);
       return;
     }
     const last = out[out.length - 1];

@@ -3,6 +3,7 @@
  * (per https://docs.anthropic.com/en/api/messages: `budget_tokens` ≥ 1024 and < `max_tokens`).
  */
 import type { ReasoningConfig } from '../../canonical/request.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Anthropic `thinking` request field. */
 export type AnthropicThinking = { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'disabled' };
@@ -43,7 +44,7 @@ export function planAnthropicThinking(
   reasoning: ReasoningConfig | undefined,
   maxOutputTokens: number | undefined,
   defaultMaxTokens: number | undefined,
-  warnings: string[],
+  warnings: TranslationNotes,
 ): { thinking?: AnthropicThinking; maxTokens: number } {
   const fallback = defaultMaxTokens ?? 4096;
   const maxTokens = maxOutputTokens ?? fallback;
@@ -55,11 +56,11 @@ export function planAnthropicThinking(
   if (budget < maxTokens) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
   if (maxOutputTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + fallback };
   if (maxTokens <= MIN_BUDGET) {
-    warnings.push(`reasoning: max_tokens ${maxTokens} leaves no room for the minimum thinking budget of ${MIN_BUDGET}; thinking not enabled`);
+    warnings.drop(`reasoning: max_tokens ${maxTokens} leaves no room for the minimum thinking budget of ${MIN_BUDGET}; thinking not enabled`);
     return { maxTokens };
   }
   const lowered = Math.max(MIN_BUDGET, Math.floor((maxTokens * 3) / 4));
-  warnings.push(`reasoning: thinking budget lowered from ${budget} to ${lowered} to stay under max_tokens ${maxTokens}`);
+  warnings.drop(`reasoning: thinking budget lowered from ${budget} to ${lowered} to stay under max_tokens ${maxTokens}`);
   return { thinking: { type: 'enabled', budget_tokens: lowered }, maxTokens };
 }
 
@@ -70,25 +71,25 @@ export function planAnthropicThinking(
  * answers 400 to them; compat upstreams ignore them in thinking mode anyway). Each change is
  * reported as a warning.
  */
-export function reconcileAnthropicThinking(body: Record<string, unknown>, warnings: string[]): void {
+export function reconcileAnthropicThinking(body: Record<string, unknown>, warnings: TranslationNotes): void {
   const thinking = body.thinking as AnthropicThinking | undefined;
   if (thinking?.type !== 'enabled') return;
   const choice = (body.tool_choice as { type?: string } | undefined)?.type;
   if (choice === 'any' || choice === 'tool') {
     delete body.thinking;
-    warnings.push('reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled');
+    warnings.drop('reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled');
     return;
   }
   if (body.temperature !== undefined && body.temperature !== 1) {
     delete body.temperature;
-    warnings.push('temperature: must be 1 while thinking is enabled; dropped');
+    warnings.drop('temperature: must be 1 while thinking is enabled; dropped');
   }
   if (body.top_k !== undefined) {
     delete body.top_k;
-    warnings.push('top_k: not allowed while thinking is enabled; dropped');
+    warnings.drop('top_k: not allowed while thinking is enabled; dropped');
   }
   if (typeof body.top_p === 'number' && body.top_p < 0.95) {
     delete body.top_p;
-    warnings.push('top_p: must be at least 0.95 while thinking is enabled; dropped');
+    warnings.drop('top_p: must be at least 0.95 while thinking is enabled; dropped');
   }
 }

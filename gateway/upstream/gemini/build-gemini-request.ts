@@ -4,9 +4,10 @@
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
 import { encodeGeminiContents } from './encode-gemini-contents.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Top-level GenerateContentRequest fields that `extensions` may carry through to Gemini. */
 const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 'cachedContent']);
@@ -31,18 +32,18 @@ function geminiHeaders(target: UpstreamTarget): Record<string, string> {
   return { 'content-type': 'application/json', ...authHeadersFor(authSchemeFor(target.provider, 'gemini'), target.apiKey) };
 }
 
-function dropUnsupported(request: CanonicalRequest, warnings: string[]): void {
-  if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; dropped');
-  if (request.metadata && Object.keys(request.metadata).length > 0) warnings.push('metadata: Gemini has no request metadata; dropped');
+function dropUnsupported(request: CanonicalRequest, warnings: TranslationNotes): void {
+  if (request.user !== undefined) warnings.drop('user: Gemini has no end-user field; dropped');
+  if (request.metadata && Object.keys(request.metadata).length > 0) warnings.drop('metadata: Gemini has no request metadata; dropped');
 }
 
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: string[]): void {
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: TranslationNotes): void {
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
     const configField = GENERATION_CONFIG_EXTENSIONS[key];
     if (value === undefined || SILENT_EXTENSIONS.has(key)) continue;
     if (GEMINI_EXTENSION_FIELDS.has(key)) body[key] = value;
     else if (configField !== undefined) body.generationConfig = { ...(body.generationConfig as Record<string, unknown> | undefined), [configField]: value };
-    else warnings.push(`${key}: not a Gemini request field; dropped`);
+    else warnings.drop(`${key}: not a Gemini request field; dropped`);
   }
 }
 
@@ -53,7 +54,7 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * frequency_penalty, seed (→ generationConfig presencePenalty, frequencyPenalty, seed); other
  * extensions are dropped with a warning.
  */
-export function buildGeminiBody(request: CanonicalRequest, warnings: string[]): Record<string, unknown> {
+export function buildGeminiBody(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> {
   const body: Record<string, unknown> = { contents: encodeGeminiContents(request.messages, warnings) };
   if (request.system !== undefined && request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
   Object.assign(body, encodeGeminiTools(request, warnings));
@@ -68,13 +69,13 @@ export function buildGeminiBody(request: CanonicalRequest, warnings: string[]): 
  * The full call: `POST {baseUrl}/v1beta/models/{model}:generateContent`, or
  * `:streamGenerateContent?alt=sse` when `request.stream`; auth per the provider (x-goog-api-key).
  */
-export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
-  const warnings: string[] = [];
+export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
+  const warnings = new TranslationNotes();
   const body = buildGeminiBody(request, warnings);
   const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return {
     request: { url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`, headers: geminiHeaders(target), body: JSON.stringify(body) },
-    warnings,
+    notes: warnings,
   };
 }
 
@@ -84,7 +85,7 @@ export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTa
  * `{generateContentRequest: {model: "models/…", contents, systemInstruction, tools}}`.
  */
 export function buildGeminiCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
-  const full = buildGeminiBody(request, []);
+  const full = buildGeminiBody(request, new TranslationNotes());
   const url = `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:countTokens`;
   const hasContext = full.systemInstruction !== undefined || full.tools !== undefined;
   const inner: Record<string, unknown> = { model: geminiModelPath(target.upstreamModel), contents: full.contents };

@@ -3,6 +3,7 @@
  * (per https://ai.google.dev/api/generate-content).
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Gemini accepts at most this many stop sequences. */
 const MAX_STOP_SEQUENCES = 5;
@@ -41,14 +42,14 @@ export function encodeGeminiThinkingConfig(reasoning: ReasoningConfig | undefine
  * dropped with a warning), responseMimeType `application/json` (+ `responseJsonSchema` for a JSON
  * schema format), thinkingConfig. Undefined when empty.
  */
-export function encodeGeminiGenerationConfig(request: CanonicalRequest, warnings: string[]): Record<string, unknown> | undefined {
+export function encodeGeminiGenerationConfig(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> | undefined {
   const config: Record<string, unknown> = {};
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
   const stops = request.stopSequences ?? [];
-  if (stops.length > MAX_STOP_SEQUENCES) warnings.push(`stop: Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences; ${stops.length - MAX_STOP_SEQUENCES} dropped`);
+  if (stops.length > MAX_STOP_SEQUENCES) warnings.refuse('stop', `Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences, this request has ${stops.length}`);
   if (stops.length > 0) config.stopSequences = stops.slice(0, MAX_STOP_SEQUENCES);
   const format = request.responseFormat;
   if (format?.type === 'json-object') config.responseMimeType = 'application/json';
@@ -80,14 +81,14 @@ function functionCallingConfig(choice: NonNullable<CanonicalRequest['toolChoice'
  * none → NONE, required → ANY, tool → ANY + allowedFunctionNames). `parallelToolCalls: false` has
  * no Gemini equivalent and is dropped with a warning. Nothing is sent without tools.
  */
-export function encodeGeminiTools(request: CanonicalRequest, warnings: string[]): { tools?: unknown[]; toolConfig?: Record<string, unknown> } {
+export function encodeGeminiTools(request: CanonicalRequest, warnings: TranslationNotes): { tools?: unknown[]; toolConfig?: Record<string, unknown> } {
   if (!request.tools || request.tools.length === 0) return {};
   const functionDeclarations = request.tools.map((tool) => ({
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),
     ...(Object.keys(tool.parameters).length === 0 ? {} : { parametersJsonSchema: tool.parameters }),
   }));
-  if (request.parallelToolCalls === false) warnings.push('parallel_tool_calls: Gemini cannot forbid parallel function calls; dropped');
+  if (request.parallelToolCalls === false) warnings.drop('parallel_tool_calls: Gemini cannot forbid parallel function calls; dropped');
   const tools = [{ functionDeclarations }];
   return request.toolChoice ? { tools, toolConfig: { functionCallingConfig: functionCallingConfig(request.toolChoice) } } : { tools };
 }

@@ -11,6 +11,7 @@ import {
   encodeGeminiReasoning,
   type GeminiRequestPart,
 } from './encode-gemini-parts.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Gemini request turn. */
 export interface GeminiRequestContent {
@@ -27,7 +28,7 @@ function toolNamesById(messages: ReadonlyArray<CanonicalMessage>): Map<string, s
   return names;
 }
 
-function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, names: Map<string, string>, warnings: string[]): GeminiRequestPart | undefined {
+function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, names: Map<string, string>, warnings: TranslationNotes): GeminiRequestPart | undefined {
   switch (part.type) {
     case 'text':
       return part.text === '' ? undefined : { text: part.text };
@@ -39,15 +40,15 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
       return role === 'assistant' ? encodeGeminiReasoning(part, path, warnings) : undefined;
     case 'tool-call':
       if (role === 'assistant') return encodeGeminiFunctionCall(part, path, warnings);
-      warnings.push(`${path}: a tool call in a user turn cannot be sent; dropped`);
+      warnings.refuse(path, 'a tool call in a user turn cannot be sent to Gemini');
       return undefined;
     case 'tool-result': {
       if (role !== 'user') {
-        warnings.push(`${path}: a tool result in an assistant turn cannot be sent; dropped`);
+        warnings.refuse(path, 'a tool result in an assistant turn cannot be sent to Gemini');
         return undefined;
       }
       const name = part.toolName ?? names.get(part.toolCallId);
-      if (name === undefined) warnings.push(`${path}: no tool call with id ${part.toolCallId} names this result; sent with the id as its name`);
+      if (name === undefined) warnings.drop(`${path}: no tool call with id ${part.toolCallId} names this result; sent with the id as its name`);
       return encodeGeminiFunctionResponse(part, name ?? part.toolCallId, path, warnings);
     }
   }
@@ -59,7 +60,7 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
  * Parts that cannot be sent are dropped with a warning naming `messages.N.content.M`; turns left
  * empty are dropped and their neighbours merge when they now share a role.
  */
-export function encodeGeminiContents(messages: ReadonlyArray<CanonicalMessage>, warnings: string[]): GeminiRequestContent[] {
+export function encodeGeminiContents(messages: ReadonlyArray<CanonicalMessage>, warnings: TranslationNotes): GeminiRequestContent[] {
   const names = toolNamesById(messages);
   const out: GeminiRequestContent[] = [];
   messages.forEach((message, m) => {

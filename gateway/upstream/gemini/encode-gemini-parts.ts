@@ -4,6 +4,7 @@
  * warning when the part cannot be sent.
  */
 import type { FilePart, ImagePart, ReasoningPart, ToolCallPart, ToolResultPart } from '../../canonical/request.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Gemini request part (`text`, `inlineData`, `fileData`, `functionCall`, `functionResponse`). */
 export type GeminiRequestPart = Readonly<Record<string, unknown>>;
@@ -43,10 +44,10 @@ export function encodeGeminiImage(part: ImagePart): GeminiRequestPart {
 }
 
 /** File → `inlineData` / `fileData` (mime type from the part, the URL, or application/pdf); provider file ids are dropped. */
-export function encodeGeminiFile(part: FilePart, path: string, warnings: string[]): GeminiRequestPart | undefined {
+export function encodeGeminiFile(part: FilePart, path: string, warnings: TranslationNotes): GeminiRequestPart | undefined {
   const source = part.source;
   if (source.kind === 'file-id') {
-    warnings.push(`${path}: file ids are provider-specific and cannot be sent to Gemini; dropped`);
+    warnings.refuse(path, 'a file id is specific to the provider that issued it and cannot be sent to Gemini');
     return undefined;
   }
   if (source.kind === 'base64') return { inlineData: { mimeType: source.mediaType, data: source.data } };
@@ -61,9 +62,9 @@ export function encodeGeminiFile(part: FilePart, path: string, warnings: string[
  * reasoning → `{text, thought: true, thoughtSignature}` (or `{text: '', thoughtSignature}` when the
  * block had no text, as Gemini itself sends it). Anthropic redacted thinking is dropped with a warning.
  */
-export function encodeGeminiReasoning(part: ReasoningPart, path: string, warnings: string[]): GeminiRequestPart | undefined {
+export function encodeGeminiReasoning(part: ReasoningPart, path: string, warnings: TranslationNotes): GeminiRequestPart | undefined {
   if (part.redacted !== undefined) {
-    warnings.push(`${path}: redacted reasoning cannot be sent to Gemini; dropped`);
+    warnings.drop(`${path}: redacted reasoning cannot be sent to Gemini; dropped`);
     return undefined;
   }
   if (!part.signature) return undefined;
@@ -71,7 +72,7 @@ export function encodeGeminiReasoning(part: ReasoningPart, path: string, warning
 }
 
 /** Parses tool-call arguments into an object; text that is not a JSON object becomes `{}` with a warning. */
-function parseArguments(text: string, path: string, warnings: string[]): Record<string, unknown> {
+function parseArguments(text: string, path: string, warnings: TranslationNotes): Record<string, unknown> {
   let value: unknown;
   try {
     value = text.trim() === '' ? {} : JSON.parse(text);
@@ -79,12 +80,12 @@ function parseArguments(text: string, path: string, warnings: string[]): Record<
     value = undefined;
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  warnings.push(`${path}: tool call arguments are not a JSON object; sent as {}`);
+  warnings.refuse(path, 'tool call arguments are not a JSON object');
   return {};
 }
 
 /** Tool call → `{functionCall: {name, args, id}, thoughtSignature?}` (the signature is echoed as Gemini 3 requires). */
-export function encodeGeminiFunctionCall(part: ToolCallPart, path: string, warnings: string[]): GeminiRequestPart {
+export function encodeGeminiFunctionCall(part: ToolCallPart, path: string, warnings: TranslationNotes): GeminiRequestPart {
   const functionCall = { name: part.name, args: parseArguments(part.arguments, path, warnings), id: part.id };
   return part.signature ? { functionCall, thoughtSignature: part.signature } : { functionCall };
 }
@@ -94,11 +95,11 @@ export function encodeGeminiFunctionCall(part: ToolCallPart, path: string, warni
  * `response` is the content when it is a JSON object string, else `{result: content}`; for an
  * error result the value goes under `error` instead. Images in results are dropped with a warning.
  */
-export function encodeGeminiFunctionResponse(part: ToolResultPart, name: string, path: string, warnings: string[]): GeminiRequestPart {
+export function encodeGeminiFunctionResponse(part: ToolResultPart, name: string, path: string, warnings: TranslationNotes): GeminiRequestPart {
   let text: string;
   if (typeof part.content === 'string') text = part.content;
   else {
-    if (part.content.some((item) => item.type === 'image')) warnings.push(`${path}: images in tool results cannot be sent to Gemini; dropped`);
+    if (part.content.some((item) => item.type === 'image')) warnings.refuse(path, 'images in tool results cannot be sent to Gemini');
     text = part.content.map((item) => (item.type === 'text' ? item.text : '')).join('');
   }
   let value: unknown;

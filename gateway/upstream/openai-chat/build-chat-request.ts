@@ -6,9 +6,10 @@
 import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'messages', 'stream']);
@@ -38,16 +39,16 @@ function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {
  * `tools` + `tool_choice`. With `toolChoiceAutoOnly` (Zhipu) a forced choice degrades to `auto`
  * and `none` is expressed by not sending the tools at all (both with a warning).
  */
-function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
   const choice = request.toolChoice;
   if (provider.quirks.toolChoiceAutoOnly && choice?.type === 'none') {
-    warnings.push(`toolChoice 'none' is not supported by provider ${provider.id}; tools were not sent instead`);
+    warnings.drop(`toolChoice 'none' is not supported by provider ${provider.id}; tools were not sent instead`);
     return;
   }
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   if (!choice) return;
   if (provider.quirks.toolChoiceAutoOnly && choice.type !== 'auto') {
-    warnings.push(`toolChoice '${choice.type === 'tool' ? choice.name : choice.type}' is not supported by provider ${provider.id}; degraded to 'auto'`);
+    warnings.refuse('tool_choice', `forcing a tool call ('${choice.type === 'tool' ? choice.name : choice.type}') is not supported by this model's provider`);
     body.tool_choice = 'auto';
     return;
   }
@@ -55,7 +56,7 @@ function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: 
 }
 
 /** Sampling and output controls; `topK` and `metadata` have no Chat Completions field. */
-function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
   const maxField = provider.quirks.maxTokensField ?? (provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens');
   if (request.maxOutputTokens !== undefined) body[maxField] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -64,14 +65,14 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
   if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.user !== undefined) body.user = request.user;
-  if (request.topK !== undefined) warnings.push('topK dropped (Chat Completions has no top_k; send it as an extension if the upstream knows it)');
-  if (request.metadata !== undefined) warnings.push('metadata dropped (not forwarded on Chat Completions)');
+  if (request.topK !== undefined) warnings.drop('topK: a sampling hint Chat Completions has no field for; dropped');
+  if (request.metadata !== undefined) warnings.drop('metadata dropped (not forwarded on Chat Completions)');
 }
 
 /** Vendor extensions win over everything except the gateway-owned keys. */
-function mergeExtensions(request: CanonicalRequest, body: Record<string, unknown>, warnings: string[]): void {
+function mergeExtensions(request: CanonicalRequest, body: Record<string, unknown>, warnings: TranslationNotes): void {
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (RESERVED_KEYS.has(key)) warnings.push(`extensions.${key} ignored (set by the gateway)`);
+    if (RESERVED_KEYS.has(key)) warnings.drop(`extensions.${key} ignored (set by the gateway)`);
     else body[key] = value;
   }
 }
@@ -81,7 +82,7 @@ function mergeExtensions(request: CanonicalRequest, body: Record<string, unknown
  * Streams always ask for `stream_options.include_usage` (billing). Finally removes
  * `quirks.dropFields`. Returns warnings for everything dropped. Never throws.
  */
-export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const provider = target.provider;
   const { messages, warnings } = encodeChatMessages(request, provider.quirks);
   const body: Record<string, unknown> = { model: target.upstreamModel, messages };
@@ -89,7 +90,7 @@ export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarg
   encodeControls(request, provider, body, warnings);
   const reasoning = encodeChatReasoning(request.reasoning, provider.id);
   Object.assign(body, reasoning.fields);
-  warnings.push(...reasoning.warnings);
+  warnings.absorb(reasoning.warnings);
   if (request.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };
@@ -101,5 +102,5 @@ export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarg
     accept: request.stream ? 'text/event-stream' : 'application/json',
     ...authHeadersFor(authSchemeFor(provider, 'openai-chat'), target.apiKey),
   };
-  return { request: { url: `${target.baseUrl}/chat/completions`, headers, body: JSON.stringify(body) }, warnings };
+  return { request: { url: `${target.baseUrl}/chat/completions`, headers, body: JSON.stringify(body) }, notes: warnings };
 }

@@ -9,6 +9,7 @@
  */
 import type { CanonicalMessage, CanonicalRequest, ContentPart, FilePart, ImagePart, ToolResultPart } from '../../canonical/request.ts';
 import type { ProviderQuirks } from '../../providers/provider-preset.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Chat Completions message as sent on the wire. */
 export type ChatWireMessage = Record<string, unknown>;
@@ -24,7 +25,7 @@ function encodeImage(part: ImagePart): ChatWireMessage {
 }
 
 /** `file` part: by id, or inline as filename + data URL; a non-image URL cannot be expressed. */
-function encodeFile(part: FilePart, path: string, warnings: string[]): ChatWireMessage | undefined {
+function encodeFile(part: FilePart, path: string, warnings: TranslationNotes): ChatWireMessage | undefined {
   const source = part.source;
   if (source.kind === 'file-id') return { type: 'file', file: { file_id: source.fileId } };
   if (source.kind === 'base64') {
@@ -32,45 +33,57 @@ function encodeFile(part: FilePart, path: string, warnings: string[]): ChatWireM
     return { type: 'file', file: { filename: source.filename ?? `document.${extension}`, file_data: dataUrl(source.mediaType, source.data) } };
   }
   if (source.mediaType?.startsWith('image/')) return { type: 'image_url', image_url: { url: source.url } };
-  warnings.push(`${path}: file given by URL dropped (Chat Completions accepts files only inline or by file id)`);
+  warnings.refuse(path, 'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)');
   return undefined;
 }
 
-/** One `{role:'tool'}` message; text parts are joined with newlines, images are dropped. */
-function encodeToolResult(part: ToolResultPart, path: string, warnings: string[]): ChatWireMessage {
+/**
+ * One `{role:'tool'}` message (text parts joined with newlines) and the result's images. Chat
+ * Completions tool messages carry text only
+ * (https://platform.openai.com/docs/api-reference/chat/create, "Tool message"), so images travel in
+ * the user message that follows the tool messages, introduced by a line naming the tool call.
+ */
+function encodeToolResult(part: ToolResultPart, path: string, warnings: TranslationNotes): { message: ChatWireMessage; images: ChatWireMessage[] } {
   let content: string;
+  const images: ChatWireMessage[] = [];
   if (typeof part.content === 'string') {
     content = part.content;
   } else {
-    if (part.content.some((p) => p.type === 'image')) warnings.push(`${path}: image in a tool result dropped (Chat Completions tool messages carry text only)`);
     content = part.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    const imageParts = part.content.filter((p): p is ImagePart => p.type === 'image');
+    if (imageParts.length > 0) images.push({ type: 'text', text: `Images returned by tool call ${part.toolCallId}:` }, ...imageParts.map(encodeImage));
   }
-  if (part.isError) warnings.push(`${path}: tool-result error flag dropped (Chat Completions has no such flag)`);
-  return { role: 'tool', tool_call_id: part.toolCallId, content };
+  if (part.isError) warnings.drop(`${path}: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)`);
+  return { message: { role: 'tool', tool_call_id: part.toolCallId, content }, images };
 }
 
-/** Tool messages first, then one user message with the remaining parts (string when one text part). */
-function encodeUserTurn(message: CanonicalMessage, path: string, warnings: string[]): ChatWireMessage[] {
+/** Tool messages first, then one user message with the tool results' images and the remaining parts (string when one text part). */
+function encodeUserTurn(message: CanonicalMessage, path: string, warnings: TranslationNotes): ChatWireMessage[] {
   const toolMessages: ChatWireMessage[] = [];
+  const toolImages: ChatWireMessage[] = [];
   const parts: ChatWireMessage[] = [];
   message.content.forEach((part: ContentPart, i) => {
     const partPath = `${path}.content.${i}`;
-    if (part.type === 'tool-result') toolMessages.push(encodeToolResult(part, partPath, warnings));
-    else if (part.type === 'text') parts.push({ type: 'text', text: part.text });
+    if (part.type === 'tool-result') {
+      const encoded = encodeToolResult(part, partPath, warnings);
+      toolMessages.push(encoded.message);
+      toolImages.push(...encoded.images);
+    } else if (part.type === 'text') parts.push({ type: 'text', text: part.text });
     else if (part.type === 'image') parts.push(encodeImage(part));
     else if (part.type === 'file') {
       const file = encodeFile(part, partPath, warnings);
       if (file) parts.push(file);
-    } else warnings.push(`${partPath}: ${part.type} part in a user turn dropped`);
+    } else warnings.refuse(partPath, `a ${part.type} part cannot be sent in a user turn on Chat Completions`);
   });
-  if (parts.length === 0) return toolMessages;
-  const only = parts[0];
-  const content = parts.length === 1 && only?.type === 'text' ? only.text : parts;
+  const all = [...toolImages, ...parts];
+  if (all.length === 0) return toolMessages;
+  const only = all[0];
+  const content = all.length === 1 && only?.type === 'text' ? only.text : all;
   return [...toolMessages, { role: 'user', content }];
 }
 
 /** Assistant turn: joined text (null when there are tool calls and no text), tool_calls, optional reasoning_content. */
-function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: ProviderQuirks, warnings: string[]): ChatWireMessage {
+function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: ProviderQuirks, warnings: TranslationNotes): ChatWireMessage {
   const text: string[] = [];
   const reasoning: string[] = [];
   const toolCalls: ChatWireMessage[] = [];
@@ -78,7 +91,7 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: Pr
     if (part.type === 'text') text.push(part.text);
     else if (part.type === 'reasoning') reasoning.push(part.text);
     else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
-    else warnings.push(`${path}.content.${i}: ${part.type} part in an assistant turn dropped (Chat Completions assistant messages carry text and tool calls only)`);
+    else warnings.refuse(`${path}.content.${i}`, `a ${part.type} part cannot be sent in an assistant turn (Chat Completions assistant messages carry text and tool calls only)`);
   });
   const wire: ChatWireMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '' };
   if (toolCalls.length > 0) wire.tool_calls = toolCalls;
@@ -91,8 +104,8 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: Pr
  * Encodes `request.system` and `request.messages`. Returns the wire messages and warnings
  * (`messages.<i>.content.<j>: …`) for parts Chat Completions cannot carry. Never throws.
  */
-export function encodeChatMessages(request: CanonicalRequest, quirks: ProviderQuirks): { messages: ChatWireMessage[]; warnings: string[] } {
-  const warnings: string[] = [];
+export function encodeChatMessages(request: CanonicalRequest, quirks: ProviderQuirks): { messages: ChatWireMessage[]; warnings: TranslationNotes } {
+  const warnings = new TranslationNotes();
   const messages: ChatWireMessage[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });
   request.messages.forEach((message, i) => {

@@ -5,8 +5,9 @@
 import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream']);
@@ -39,18 +40,18 @@ function encodeTextFormat(format: ResponseFormat): Record<string, unknown> {
  * reasoning survives `store:false` (only when reasoning was asked for: non-reasoning OpenAI models
  * reject both fields).
  */
-function encodeReasoning(reasoning: ReasoningConfig, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+function encodeReasoning(reasoning: ReasoningConfig, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
   const wire: Record<string, unknown> = {};
   if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
   if (reasoning.includeThoughts) wire.summary = 'auto';
   if (Object.keys(wire).length > 0) body.reasoning = wire;
-  if (reasoning.enabled === false && reasoning.effort === undefined) warnings.push('reasoning.enabled: turning reasoning off needs an effort on Responses; dropped');
-  if (reasoning.budgetTokens !== undefined) warnings.push('reasoning.budgetTokens dropped (Responses takes an effort, not a token budget)');
+  if (reasoning.enabled === false && reasoning.effort === undefined) warnings.drop('reasoning.enabled: turning reasoning off needs an effort on Responses; dropped');
+  if (reasoning.budgetTokens !== undefined) warnings.drop('reasoning.budgetTokens dropped (Responses takes an effort, not a token budget)');
   const wantsReasoning = reasoning.enabled !== false && reasoning.effort !== 'none' && Object.keys(wire).length > 0;
   if (wantsReasoning && provider.id === 'openai') body.include = ['reasoning.encrypted_content'];
 }
 
-function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: string[]): void {
+function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
@@ -61,8 +62,8 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.user !== undefined) body.user = request.user;
   if (request.metadata !== undefined) body.metadata = { ...request.metadata };
-  if (request.stopSequences && request.stopSequences.length > 0) warnings.push('stopSequences dropped (Responses has no stop sequences)');
-  if (request.topK !== undefined) warnings.push('topK dropped (Responses has no top_k)');
+  if (request.stopSequences && request.stopSequences.length > 0) warnings.refuse('stopSequences', 'the OpenAI Responses API has no stop sequences');
+  if (request.topK !== undefined) warnings.drop('topK: a sampling hint the Responses API has no field for; dropped');
 }
 
 /**
@@ -71,7 +72,7 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
  * `quirks.dropFields` removed (DashScope rejects `store`). Returns warnings for what was dropped.
  * Never throws.
  */
-export function buildResponsesRequest(request: CanonicalRequest, target: UpstreamTarget): { request: UpstreamHttpRequest; warnings: string[] } {
+export function buildResponsesRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const provider = target.provider;
   const { input, warnings } = encodeResponsesInput(request.messages);
   const body: Record<string, unknown> = { model: target.upstreamModel };
@@ -81,7 +82,7 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
   body.store = false;
   body.stream = request.stream;
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (RESERVED_KEYS.has(key)) warnings.push(`extensions.${key} ignored (set by the gateway)`);
+    if (RESERVED_KEYS.has(key)) warnings.drop(`extensions.${key} ignored (set by the gateway)`);
     else body[key] = value;
   }
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
@@ -90,5 +91,5 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
     accept: request.stream ? 'text/event-stream' : 'application/json',
     ...authHeadersFor(authSchemeFor(provider, 'openai-responses'), target.apiKey),
   };
-  return { request: { url: `${target.baseUrl}/responses`, headers, body: JSON.stringify(body) }, warnings };
+  return { request: { url: `${target.baseUrl}/responses`, headers, body: JSON.stringify(body) }, notes: warnings };
 }

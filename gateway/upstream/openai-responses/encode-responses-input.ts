@@ -8,6 +8,7 @@
  *   is dropped silently, as is normal), `function_call` items.
  */
 import type { CanonicalMessage, FilePart, ImagePart, ToolResultPart } from '../../canonical/request.ts';
+import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Responses input item as sent on the wire. */
 export type ResponsesInputItem = Record<string, unknown>;
@@ -30,16 +31,16 @@ function encodeFile(part: FilePart): ResponsesInputItem {
 }
 
 /** `function_call_output`: a string, or a part list when the result holds images. */
-function encodeToolResult(part: ToolResultPart, path: string, warnings: string[]): ResponsesInputItem {
+function encodeToolResult(part: ToolResultPart, path: string, warnings: TranslationNotes): ResponsesInputItem {
   let output: unknown;
   if (typeof part.content === 'string') output = part.content;
   else if (part.content.some((p) => p.type === 'image')) output = part.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : encodeImage(p)));
   else output = part.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
-  if (part.isError) warnings.push(`${path}: tool-result error flag dropped (Responses has no such flag)`);
+  if (part.isError) warnings.drop(`${path}: tool-result error flag dropped (Responses has no such flag)`);
   return { type: 'function_call_output', call_id: part.toolCallId, output };
 }
 
-function encodeUserTurn(message: CanonicalMessage, path: string, warnings: string[]): ResponsesInputItem[] {
+function encodeUserTurn(message: CanonicalMessage, path: string, warnings: TranslationNotes): ResponsesInputItem[] {
   const outputs: ResponsesInputItem[] = [];
   const parts: ResponsesInputItem[] = [];
   message.content.forEach((part, i) => {
@@ -48,12 +49,12 @@ function encodeUserTurn(message: CanonicalMessage, path: string, warnings: strin
     else if (part.type === 'text') parts.push({ type: 'input_text', text: part.text });
     else if (part.type === 'image') parts.push(encodeImage(part));
     else if (part.type === 'file') parts.push(encodeFile(part));
-    else warnings.push(`${partPath}: ${part.type} part in a user turn dropped`);
+    else warnings.refuse(partPath, `a ${part.type} part cannot be sent in a user turn on the Responses API`);
   });
   return parts.length === 0 ? outputs : [...outputs, { type: 'message', role: 'user', content: parts }];
 }
 
-function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: string[]): ResponsesInputItem[] {
+function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: TranslationNotes): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
   let texts: ResponsesInputItem[] = [];
   const flushText = (): void => {
@@ -71,7 +72,7 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: 
     } else if (part.type === 'tool-call') {
       items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
     } else {
-      warnings.push(`${path}.content.${i}: ${part.type} part in an assistant turn dropped (Responses assistant items carry text, reasoning and function calls only)`);
+      warnings.refuse(`${path}.content.${i}`, `a ${part.type} part cannot be sent in an assistant turn (Responses assistant items carry text, reasoning and function calls only)`);
     }
   });
   flushText();
@@ -82,8 +83,8 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: 
  * Encodes `messages` into input items. Returns the items and warnings
  * (`messages.<i>.content.<j>: …`) for parts Responses cannot carry. Never throws.
  */
-export function encodeResponsesInput(messages: ReadonlyArray<CanonicalMessage>): { input: ResponsesInputItem[]; warnings: string[] } {
-  const warnings: string[] = [];
+export function encodeResponsesInput(messages: ReadonlyArray<CanonicalMessage>): { input: ResponsesInputItem[]; warnings: TranslationNotes } {
+  const warnings = new TranslationNotes();
   const input: ResponsesInputItem[] = [];
   messages.forEach((message, i) => {
     const path = `messages.${i}`;

@@ -160,7 +160,7 @@ describe('anthropic decodeRequest', () => {
     expect(none.ok && none.value.parallelToolCalls).toBeUndefined();
   });
 
-  it('drops server tools and unknown blocks with warnings', () => {
+  it('names server tools, unknown blocks and hosted capabilities as parts it cannot carry', () => {
     const result = decode({
       model: 'm',
       messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }, { type: 'text', text: 'ok' }] }],
@@ -174,10 +174,11 @@ describe('anthropic decodeRequest', () => {
     if (!result.ok) return;
     expect(result.value.tools).toStrictEqual([{ name: 'f', parameters: { type: 'object' } }]);
     expect(result.value.messages[0]?.content).toStrictEqual([{ type: 'text', text: 'ok' }]);
-    expect(result.warnings).toStrictEqual([
-      'messages.0.content.0: content block of type "server_tool_use" is not supported and was dropped',
-      'tools.0: server tool "web_search_20250305" is not supported by the gateway and was dropped',
-      'mcp_servers: not supported by the gateway and was dropped',
+    expect(result.warnings).toBeUndefined();
+    expect(result.uncarried).toStrictEqual([
+      { path: 'messages.0.content.0', reason: 'content block type "server_tool_use" has no equivalent on other APIs' },
+      { path: 'tools.0', reason: 'server tool "web_search_20250305" runs on Anthropic\'s platform' },
+      { path: 'mcp_servers', reason: 'it brings in capabilities hosted by Anthropic' },
     ]);
   });
 

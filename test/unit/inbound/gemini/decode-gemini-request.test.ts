@@ -165,12 +165,11 @@ describe('gemini decodeRequest', () => {
     expect(result.value.reasoning).toStrictEqual({ enabled: true, effort: 'low', includeThoughts: false });
     expect(result.value.tools).toStrictEqual([{ name: 'noargs', parameters: { type: 'object', properties: {} } }]);
     expect(result.value.toolChoice).toStrictEqual({ type: 'none' });
-    expect(result.warnings).toStrictEqual([
-      'contents.0.parts.1: executableCode/codeExecutionResult parts are not supported and were dropped',
-      'generationConfig.seed: not supported by the gateway and was dropped',
-      'tools.0: googleSearch is not supported by the gateway and was dropped',
-      'tools.1: codeExecution is not supported by the gateway and was dropped',
-      'safetySettings: not supported by the gateway and was dropped',
+    expect(result.warnings).toStrictEqual(['generationConfig.seed: a sampling hint the gateway does not carry; dropped', 'safetySettings: other providers apply their own safety policies; dropped']);
+    expect(result.uncarried).toStrictEqual([
+      { path: 'contents.0.parts.1', reason: "executableCode/codeExecutionResult parts belong to Gemini's own code execution" },
+      { path: 'tools.0', reason: "googleSearch is Gemini's built-in tooling" },
+      { path: 'tools.1', reason: "codeExecution is Gemini's built-in tooling" },
     ]);
     const dynamic = decode({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { thinkingConfig: { thinkingBudget: -1 }, responseJsonSchema: { type: 'object' } } });
     expect(dynamic.ok && dynamic.value.reasoning).toStrictEqual({ enabled: true });

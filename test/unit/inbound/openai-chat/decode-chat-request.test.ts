@@ -28,7 +28,7 @@ describe('openaiChatCodec.decodeRequest', () => {
     expect(result.value.system).toBe('Be terse.\n\nA\n\nB');
   });
 
-  it('decodes user parts: text, image_url, file; drops input_audio with a warning', () => {
+  it('decodes user parts: text, image_url, file; names input_audio as a part it cannot carry', () => {
     const result = decodeOk({
       model: 'm',
       messages: [
@@ -52,7 +52,7 @@ describe('openaiChatCodec.decodeRequest', () => {
       { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
       { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER', filename: 'doc.pdf' } },
     ]);
-    expect(result.warnings).toEqual(["messages.0.content.3: content part type 'input_audio' is not supported in user content and was dropped"]);
+    expect(result.uncarried).toEqual([{ path: 'messages.0.content.3', reason: "content part type 'input_audio' in user content has no equivalent on other APIs" }]);
   });
 
   it('decodes assistant reasoning_content, content, refusal and tool_calls; merges consecutive tool messages', () => {

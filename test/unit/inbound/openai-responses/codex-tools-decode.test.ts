@@ -96,10 +96,10 @@ describe('Codex tools on translated paths', () => {
     expect(qualifiedToolName('n'.repeat(40), 'x'.repeat(41))).not.toBe(long);
   });
 
-  it('refuses duplicate canonical names, naming the path; drops a built-in tool inside a namespace with a warning', () => {
+  it('refuses duplicate canonical names, naming the path; names a built-in tool inside a namespace as a part it cannot carry', () => {
     const dup = codexBody({ tools: [{ type: 'function', name: 'exec' }] });
     expect(openaiResponsesCodec.decodeRequest(dup, {})).toMatchObject({ ok: false, param: 'input.0.tools.0.tools.0.name' });
     const inner = codexBody({ tools: [{ type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'web_search' }] }] });
-    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({ ok: true, warnings: ["tools.0.tools.0: built-in tool type 'web_search' is not supported and was dropped"] });
+    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({ ok: true, uncarried: [{ path: 'tools.0.tools.0', reason: "built-in tool type 'web_search' runs inside OpenAI's platform and has no equivalent elsewhere" }] });
   });
 });

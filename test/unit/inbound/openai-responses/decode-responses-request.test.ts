@@ -95,7 +95,7 @@ describe('openaiResponsesCodec.decodeRequest', () => {
     expect(result.value.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'reasoning', text: '', redacted: 'EqQB' }] });
   });
 
-  it('drops item_reference, unknown items, built-in tools and unsupported parts with warnings', () => {
+  it('names item_reference, unknown items, built-in tools and unsupported parts as parts it cannot carry', () => {
     const result = decodeOk({
       model: 'm',
       input: [
@@ -107,11 +107,12 @@ describe('openaiResponsesCodec.decodeRequest', () => {
     });
     expect(result.value.tools).toEqual([{ name: 'f', parameters: { type: 'object', properties: {} } }]);
     expect(result.value.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
-    expect(result.warnings).toEqual([
-      'input.0: item_reference is not supported (no stored items) and was dropped',
-      "input.1: input item type 'web_search_call' is not supported and was dropped",
-      "input.2.content.1: content part type 'input_audio' is not supported in user content and was dropped",
-      "tools.0: built-in tool type 'web_search' is not supported and was dropped",
+    expect(result.warnings).toBeUndefined();
+    expect(result.uncarried).toEqual([
+      { path: 'input.0', reason: 'an item_reference points at an item stored by the upstream' },
+      { path: 'input.1', reason: "input item type 'web_search_call' has no equivalent on other APIs" },
+      { path: 'input.2.content.1', reason: "content part type 'input_audio' in user content has no equivalent on other APIs" },
+      { path: 'tools.0', reason: "built-in tool type 'web_search' runs inside OpenAI's platform and has no equivalent elsewhere" },
     ]);
   });
 
@@ -188,12 +189,8 @@ describe('openaiResponsesCodec.decodeRequest', () => {
     expect(decode([1])).toEqual({ ok: false, message: 'request body must be a JSON object' });
   });
 
-  it('refuses previous_response_id as not found', () => {
-    expect(decode({ model: 'm', previous_response_id: 'resp_123', input: 'more' })).toEqual({
-      ok: false,
-      message: "Previous response with id 'resp_123' not found.",
-      param: 'previous_response_id',
-    });
+  it('leaves previous_response_id to the route (stored-responses resolves it before decoding)', () => {
+    expect(decode({ model: 'm', previous_response_id: 'resp_123', input: 'more' }).ok).toBe(true);
   });
 
   it('tolerates unknown fields', () => {

@@ -14,8 +14,8 @@ function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
 }
 
 function build(req: CanonicalRequest, provider: ProviderId = 'anthropic') {
-  const { request: http, warnings } = anthropicMessagesAdapter.buildRequest(req, target(provider));
-  return { http, warnings, body: JSON.parse(http.body) as Record<string, unknown> };
+  const { request: http, notes } = anthropicMessagesAdapter.buildRequest(req, target(provider));
+  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
 }
 
 const TOOL_ROUND_TRIP: CanonicalRequest = request({
@@ -156,11 +156,10 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(warnings[1]).toBe('messages.1: nothing left to send in this turn; dropped');
   });
 
-  it('sends {} for tool arguments that are not a JSON object, with a warning', () => {
+  it('tool arguments that are not a JSON object cannot be carried', () => {
     const req = request({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: [{ type: 'tool-call', id: 't1', name: 'f', arguments: '[1,2' }] }] });
-    const { body, warnings } = build(req);
-    expect((body.messages as Array<{ content: unknown[] }>)[1]?.content).toEqual([{ type: 'tool_use', id: 't1', name: 'f', input: {} }]);
-    expect(warnings).toEqual(['messages.1.content.0: tool call arguments are not a JSON object; sent as {}']);
+    const { uncarried } = build(req);
+    expect(uncarried).toEqual([{ path: 'messages.1.content.0', reason: 'tool call arguments are not a JSON object' }]);
   });
 
   it('encodes images, documents and tool results with image content and errors', () => {
@@ -178,7 +177,7 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
         },
       ],
     });
-    const { body, warnings } = build(req);
+    const { body, warnings, uncarried } = build(req);
     expect(body.messages).toEqual([
       {
         role: 'user',
@@ -190,7 +189,8 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
         ],
       },
     ]);
-    expect(warnings).toEqual(['messages.0.content.3: file ids are provider-specific and cannot be sent to this upstream; dropped']);
+    expect(warnings).toEqual([]);
+    expect(uncarried).toEqual([{ path: 'messages.0.content.3', reason: 'a file id is specific to the provider that issued it and cannot be sent to this upstream' }]);
   });
 
   it('maps tool choices and adds type:object to schemas without one', () => {
@@ -239,12 +239,12 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(build(request({ reasoning: { enabled: false }, temperature: 0.2 })).body.temperature).toBe(0.2);
   });
 
-  it('maps JSON schema output to output_config.format and drops schemaless JSON mode', () => {
+  it('maps JSON schema output to output_config.format; schemaless JSON mode cannot be carried', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.output_config).toEqual({ format: { type: 'json_schema', schema } });
     const jsonMode = build(request({ responseFormat: { type: 'json-object' } }));
     expect(jsonMode.body.output_config).toBeUndefined();
-    expect(jsonMode.warnings).toHaveLength(1);
+    expect(jsonMode.uncarried.map((part) => part.path)).toEqual(['response_format']);
   });
 
   it('passes only Anthropic fields from extensions, drops the rest with warnings, omits stream for non-streams', () => {

@@ -15,8 +15,8 @@ function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
 }
 
 function build(req: CanonicalRequest, model?: string) {
-  const { request: http, warnings } = geminiAdapter.buildRequest(req, target(model));
-  return { http, warnings, body: JSON.parse(http.body) as Record<string, unknown> };
+  const { request: http, notes } = geminiAdapter.buildRequest(req, target(model));
+  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
 }
 
 const TOOL_ROUND_TRIP = request({
@@ -120,7 +120,7 @@ describe('geminiAdapter.buildRequest', () => {
   });
 
   it('encodes images and files as inlineData / fileData', () => {
-    const { body, warnings } = build(
+    const { body, warnings, uncarried } = build(
       request({
         messages: [
           {
@@ -142,7 +142,8 @@ describe('geminiAdapter.buildRequest', () => {
       { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/cat.png?x=1' } },
       { fileData: { mimeType: 'application/pdf', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
     ]);
-    expect(warnings).toHaveLength(1);
+    expect(warnings).toEqual([]);
+    expect(uncarried).toEqual([{ path: 'messages.0.content.4', reason: 'a file id is specific to the provider that issued it and cannot be sent to Gemini' }]);
   });
 
   it('maps tool choices and drops parallel_tool_calls=false with a warning', () => {
@@ -167,13 +168,13 @@ describe('geminiAdapter.buildRequest', () => {
     expect(build(request()).body.generationConfig).toBeUndefined();
   });
 
-  it('maps response formats and caps stop sequences at 5', () => {
+  it('maps response formats; more than 5 stop sequences cannot be carried', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
     expect(build(request({ responseFormat: { type: 'json-object' } })).body.generationConfig).toEqual({ responseMimeType: 'application/json' });
     const stops = build(request({ stopSequences: ['1', '2', '3', '4', '5', '6'] }));
     expect(stops.body.generationConfig).toEqual({ stopSequences: ['1', '2', '3', '4', '5'] });
-    expect(stops.warnings).toEqual(['stop: Gemini accepts at most 5 stop sequences; 1 dropped']);
+    expect(stops.uncarried).toEqual([{ path: 'stop', reason: 'Gemini accepts at most 5 stop sequences, this request has 6' }]);
   });
 
   it('passes Gemini extensions through and drops the rest with warnings', () => {

@@ -13,8 +13,8 @@ const target = (provider: ProviderId, upstreamModel = 'up-model'): UpstreamTarge
 });
 
 const build = (request: CanonicalRequest, provider: ProviderId, model?: string) => {
-  const { request: http, warnings } = openaiChatAdapter.buildRequest(request, target(provider, model));
-  return { http, warnings, body: JSON.parse(http.body) as Record<string, unknown> };
+  const { request: http, notes } = openaiChatAdapter.buildRequest(request, target(provider, model));
+  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
 };
 
 /** A tool round trip with reasoning in history: the same conversation for every provider. */
@@ -122,8 +122,8 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
     expect(warnings).toEqual(['extensions.model ignored (set by the gateway)']);
   });
 
-  it('zhipu: a forced tool_choice degrades to auto with a warning', () => {
-    const { warnings, body } = build({ ...toolTurn, reasoning: { enabled: false } }, 'zhipu', 'glm-4.6');
+  it('zhipu: a forced tool_choice cannot be carried (refused by name, not degraded silently)', () => {
+    const { warnings, uncarried, body } = build({ ...toolTurn, reasoning: { enabled: false } }, 'zhipu', 'glm-4.6');
     expect(body).toEqual({
       model: 'glm-4.6',
       messages: history('Need the tool.'),
@@ -135,7 +135,8 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(warnings).toEqual(["toolChoice 'get_weather' is not supported by provider zhipu; degraded to 'auto'"]);
+    expect(warnings).toEqual([]);
+    expect(uncarried).toEqual([{ path: 'tool_choice', reason: "forcing a tool call ('get_weather') is not supported by this model's provider" }]);
   });
 
   it("zhipu: tool_choice 'none' is expressed by not sending tools", () => {
@@ -189,7 +190,7 @@ describe('openai-chat buildRequest: content and controls', () => {
       metadata: { k: 'v' },
       responseFormat: { type: 'json-schema', name: 'out', schema: { type: 'object' }, strict: true },
     };
-    const { warnings, body } = build(request, 'mock');
+    const { warnings, uncarried, body } = build(request, 'mock');
     expect(body).toEqual({
       model: 'up-model',
       messages: [
@@ -210,14 +211,11 @@ describe('openai-chat buildRequest: content and controls', () => {
       parallel_tool_calls: false,
       user: 'u-1',
     });
-    expect(warnings).toEqual([
-      'messages.0.content.5: file given by URL dropped (Chat Completions accepts files only inline or by file id)',
-      'topK dropped (Chat Completions has no top_k; send it as an extension if the upstream knows it)',
-      'metadata dropped (not forwarded on Chat Completions)',
-    ]);
+    expect(warnings).toEqual(['topK: a sampling hint Chat Completions has no field for; dropped', 'metadata dropped (not forwarded on Chat Completions)']);
+    expect(uncarried).toEqual([{ path: 'messages.0.content.5', reason: 'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)' }]);
   });
 
-  it('tool results: one tool message each, before user text; images dropped with a warning', () => {
+  it('tool results: one tool message each, then their images and the user text in one user message', () => {
     const request: CanonicalRequest = {
       clientFormat: 'anthropic-messages',
       model: 'alias',
@@ -239,14 +237,18 @@ describe('openai-chat buildRequest: content and controls', () => {
     expect(body.messages).toEqual([
       { role: 'tool', tool_call_id: 'a', content: 'one' },
       { role: 'tool', tool_call_id: 'b', content: 'x\ny' },
-      { role: 'user', content: 'Here:' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Images returned by tool call b:' },
+          { type: 'image_url', image_url: { url: 'https://i' } },
+          { type: 'text', text: 'Here:' },
+        ],
+      },
       { role: 'assistant', content: 'Hello' },
       { role: 'assistant', content: '' },
     ]);
-    expect(warnings).toEqual([
-      'messages.0.content.2: image in a tool result dropped (Chat Completions tool messages carry text only)',
-      'messages.0.content.2: tool-result error flag dropped (Chat Completions has no such flag)',
-    ]);
+    expect(warnings).toEqual(["messages.0.content.2: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)"]);
   });
 
   it('uses the provider auth scheme and the channel base URL', () => {

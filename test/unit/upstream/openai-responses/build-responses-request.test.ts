@@ -13,8 +13,8 @@ const target = (provider: ProviderId, upstreamModel = 'up-model'): UpstreamTarge
 });
 
 const build = (request: CanonicalRequest, provider: ProviderId, model?: string) => {
-  const { request: http, warnings } = openaiResponsesAdapter.buildRequest(request, target(provider, model));
-  return { http, warnings, body: JSON.parse(http.body) as Record<string, unknown> };
+  const { request: http, notes } = openaiResponsesAdapter.buildRequest(request, target(provider, model));
+  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
 };
 
 const conversation: CanonicalRequest = {
@@ -80,7 +80,7 @@ const INPUT = [
 
 describe('openai-responses buildRequest', () => {
   it('openai: full body snapshot (instructions, items, flat tools, text.format, reasoning + include, store:false)', () => {
-    const { http, warnings, body } = build(conversation, 'openai', 'gpt-5-mini');
+    const { http, warnings, uncarried, body } = build(conversation, 'openai', 'gpt-5-mini');
     expect(http.url).toBe('https://api.openai.com/v1/responses');
     expect(http.headers).toEqual({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-test' });
     expect(body).toEqual({
@@ -101,7 +101,8 @@ describe('openai-responses buildRequest', () => {
       store: false,
       stream: true,
     });
-    expect(warnings).toEqual(['stopSequences dropped (Responses has no stop sequences)']);
+    expect(warnings).toEqual([]);
+    expect(uncarried).toEqual([{ path: 'stopSequences', reason: 'the OpenAI Responses API has no stop sequences' }]);
   });
 
   it('dashscope: dropFields apply (store, metadata); no include for non-OpenAI providers', () => {

@@ -1,0 +1,114 @@
+/**
+ * The in-process response store (embedded mode, no REDIS_URL): a Map of serialised records with
+ * expiry times, the same contract as the Redis adapter (response-store.ts). Records live as long
+ * as the process at most. Besides the per-record limit the whole store is bounded: when the JSON
+ * held exceeds `maxTotalBytes` (default 256 MiB), the oldest records are forgotten first, as if
+ * they had expired. Expired records are dropped when read and swept every 256 writes.
+ */
+import {
+  assertStorableRecord,
+  assertValidRetention,
+  DEFAULT_MAX_RESPONSE_RECORD_BYTES,
+  DEFAULT_RESPONSE_RETENTION_MS,
+  parseStoredResponse,
+  serializeStoredResponse,
+  type ResponsePutResult,
+  type ResponseStore,
+  type StoredResponse,
+} from '../../../schemas/state-store/response-store.ts';
+
+/** Options of the memory store. Sizes in bytes of JSON text; `clock` (ms since epoch) is for tests. */
+export interface MemoryResponseStoreOptions {
+  /** Record lifetime, ms (default 30 days). @throws RangeError from the factory when not a positive integer */
+  readonly retentionMs?: number;
+  /** Largest record accepted (default 8 MiB). */
+  readonly maxRecordBytes?: number;
+  /** Most JSON held in all, bytes (default 256 MiB); the oldest records go first beyond it. */
+  readonly maxTotalBytes?: number;
+  readonly clock?: () => number;
+}
+
+const SWEEP_EVERY_PUTS = 256;
+const DEFAULT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
+
+interface Entry {
+  readonly text: string;
+  readonly bytes: number;
+  readonly expiresAt: number;
+}
+
+/** Creates an empty in-process ResponseStore. @throws RangeError when `retentionMs` is not a positive integer */
+export function createMemoryResponseStore(options: MemoryResponseStoreOptions = {}): ResponseStore {
+  const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
+  assertValidRetention(retentionMs);
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
+  const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
+  const clock = options.clock ?? Date.now;
+  // Map order is insertion order: re-inserting on put keeps the oldest record first.
+  const entries = new Map<string, Entry>();
+  let totalBytes = 0;
+  let puts = 0;
+  const slot = (keyId: string, id: string): string => `${keyId}\u0000${id}`;
+  const remove = (key: string): boolean => {
+    const entry = entries.get(key);
+    if (!entry) return false;
+    entries.delete(key);
+    totalBytes -= entry.bytes;
+    return true;
+  };
+  const sweep = (now: number): void => {
+    for (const [key, entry] of entries) if (entry.expiresAt <= now) remove(key);
+  };
+  const read = (keyId: string, id: string): StoredResponse | undefined => {
+    const key = slot(keyId, id);
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= clock()) {
+      remove(key);
+      return undefined;
+    }
+    return parseStoredResponse(entry.text);
+  };
+
+  return {
+    retentionMs,
+    maxRecordBytes,
+
+    async put(record: StoredResponse): Promise<ResponsePutResult> {
+      assertStorableRecord(record);
+      const text = serializeStoredResponse(record);
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > maxRecordBytes) return 'too-large';
+      const now = clock();
+      if (++puts % SWEEP_EVERY_PUTS === 0) sweep(now);
+      const key = slot(record.keyId, record.id);
+      remove(key);
+      entries.set(key, { text, bytes, expiresAt: now + retentionMs });
+      totalBytes += bytes;
+      for (const oldest of entries.keys()) {
+        if (totalBytes <= maxTotalBytes || oldest === key) break;
+        remove(oldest);
+      }
+      return 'stored';
+    },
+
+    async get(keyId: string, id: string): Promise<StoredResponse | undefined> {
+      return read(keyId, id);
+    },
+
+    async getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>> {
+      return ids.map((id) => read(keyId, id));
+    },
+
+    async delete(keyId: string, id: string): Promise<boolean> {
+      const present = read(keyId, id) !== undefined;
+      remove(slot(keyId, id));
+      return present;
+    },
+
+    async close(): Promise<void> {
+      entries.clear();
+      totalBytes = 0;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The Redis response store (REDIS_URL): one string key per stored response holding the record as
+ * JSON (response-store.ts `serializeStoredResponse`), with a PX expiry of the retention —
+ * `SET … PX` to store, `MGET` to read one or a whole chain in one round trip, `DEL` to delete.
+ * The key names the owning API key's id, so another key's lookups never reach the record. Key
+ * layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the prefix sees the same records,
+ * so any node can continue a chain another node started.
+ */
+import { Redis } from 'ioredis';
+import {
+  assertStorableRecord,
+  assertValidRetention,
+  DEFAULT_MAX_RESPONSE_RECORD_BYTES,
+  DEFAULT_RESPONSE_RETENTION_MS,
+  parseStoredResponse,
+  serializeStoredResponse,
+  type ResponsePutResult,
+  type ResponseStore,
+  type StoredResponse,
+} from '../../../schemas/state-store/response-store.ts';
+
+/** Options of the Redis response store. Times in ms, sizes in bytes. */
+export interface RedisResponseStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`; never logged. */
+  readonly url: string;
+  /** Starts every key (default `tollgate:`). */
+  readonly keyPrefix?: string;
+  /** Record lifetime, ms (default 30 days). */
+  readonly retentionMs?: number;
+  /** Largest record accepted (default 8 MiB of JSON). */
+  readonly maxRecordBytes?: number;
+}
+
+/** The key of a stored response: `<prefix>response:<keyId>:<responseId>`. */
+export function redisResponseKey(prefix: string, keyId: string, responseId: string): string {
+  return `${prefix}response:${keyId}:${responseId}`;
+}
+
+/**
+ * Connects to Redis (reconnecting on its own) and returns the ResponseStore over it. Calls reject
+ * while Redis is unreachable (after 3 retries); a stored value that is not a record, or whose
+ * `keyId`/`id` do not match its key, reads as missing.
+ * @throws RangeError when `retentionMs` is not a positive integer
+ */
+export function createRedisResponseStore(options: RedisResponseStoreOptions): ResponseStore {
+  const prefix = options.keyPrefix ?? 'tollgate:';
+  const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
+  assertValidRetention(retentionMs);
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
+  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 });
+  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const parse = (keyId: string, id: string, text: string | null): StoredResponse | undefined => {
+    const record = text === null ? undefined : parseStoredResponse(text);
+    return record && record.keyId === keyId && record.id === id ? record : undefined;
+  };
+
+  return {
+    retentionMs,
+    maxRecordBytes,
+
+    async put(record: StoredResponse): Promise<ResponsePutResult> {
+      assertStorableRecord(record);
+      const text = serializeStoredResponse(record);
+      if (Buffer.byteLength(text, 'utf8') > maxRecordBytes) return 'too-large';
+      await redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs);
+      return 'stored';
+    },
+
+    async get(keyId: string, id: string): Promise<StoredResponse | undefined> {
+      return parse(keyId, id, await redis.get(redisResponseKey(prefix, keyId, id)));
+    },
+
+    async getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>> {
+      if (ids.length === 0) return [];
+      const texts = await redis.mget(...ids.map((id) => redisResponseKey(prefix, keyId, id)));
+      return ids.map((id, i) => parse(keyId, id, texts[i] ?? null));
+    },
+
+    async delete(keyId: string, id: string): Promise<boolean> {
+      return (await redis.del(redisResponseKey(prefix, keyId, id))) > 0;
+    },
+
+    async close(): Promise<void> {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The stored-responses port: Responses API answers kept for `previous_response_id`,
+ * `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}` and `GET /v1/responses/{id}/input_items`
+ * (https://platform.openai.com/docs/api-reference/responses). A record belongs to the API key that
+ * created it: every read and delete names that key's id, and another key's records are invisible
+ * (as if unknown). Records live for the store's retention (default 30 days, as OpenAI keeps
+ * stored responses: https://platform.openai.com/docs/guides/your-data) and are then forgotten.
+ * Adapters: Redis (REDIS_URL; every gateway node sees the same records; key layout in
+ * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openResponseStore`
+ * (infra/open-adapters.ts).
+ */
+
+/** One stored response. Never holds an API key: `keyId` is the key's public id. */
+export interface StoredResponse {
+  /** The Response object's `id` (`resp_…`); see `isValidResponseId`. */
+  readonly id: string;
+  /** Id of the API key that created it (`key_…`); only that key can read, continue or delete it. */
+  readonly keyId: string;
+  /** When the gateway stored it, ms since epoch. */
+  readonly createdAt: number;
+  /** The `previous_response_id` the request named, or null. */
+  readonly previousResponseId: string | null;
+  /**
+   * Ids of every earlier response of the chain, oldest first (the previous response's own
+   * `ancestorIds` followed by the previous response's id): the whole chain loads in one read.
+   */
+  readonly ancestorIds: ReadonlyArray<string>;
+  /** This request's input items (not the earlier turns'), normalised to item objects with ids. */
+  readonly inputItems: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /** The Response object exactly as the client received it (terminal event's `response` for streams). */
+  readonly response: Readonly<Record<string, unknown>>;
+}
+
+/** What `put` did: `too-large` means the record was refused (see `maxRecordBytes`), nothing was written. */
+export type ResponsePutResult = 'stored' | 'too-large';
+
+/** Where stored responses live. Times in ms, sizes in bytes of the record's JSON text (UTF-8). */
+export interface ResponseStore {
+  /** How long a record lives after it is put, ms (the retention). */
+  readonly retentionMs: number;
+  /** Largest record accepted, bytes of its JSON text; larger records are refused by `put`. */
+  readonly maxRecordBytes: number;
+  /**
+   * Stores `record` for `retentionMs` (replacing a record of the same key id and id).
+   * Resolves `too-large` (and stores nothing) when its JSON exceeds `maxRecordBytes`.
+   * @throws RangeError when `record.id` or any ancestor id is not a valid response id
+   */
+  put(record: StoredResponse): Promise<ResponsePutResult>;
+  /** The record `id` of key `keyId`, or undefined when unknown, expired, deleted or another key's. */
+  get(keyId: string, id: string): Promise<StoredResponse | undefined>;
+  /** `get` for several ids in one round trip, in the order given (undefined where missing). */
+  getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>>;
+  /** Forgets the record; resolves true when it existed (for this key), false otherwise. */
+  delete(keyId: string, id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Default retention: 30 days, in ms. */
+export const DEFAULT_RESPONSE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Default largest record: 8 MiB of JSON text (a long tool-using turn with images stays below). */
+export const DEFAULT_MAX_RESPONSE_RECORD_BYTES = 8 * 1024 * 1024;
+
+/** Longest id accepted, characters. */
+const MAX_ID_LENGTH = 100;
+
+/**
+ * True for ids the gateway will store or look up: 1–100 characters (Fastify's longest path parameter) of `[A-Za-z0-9_-]` (OpenAI's
+ * `resp_…` ids and the gateway's own fit; no `:` so Redis key parts cannot run together).
+ */
+export function isValidResponseId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH && /^[A-Za-z0-9_-]+$/.test(id);
+}
+
+/** Rejects a record whose ids are not valid response ids. @throws RangeError naming the bad id */
+export function assertStorableRecord(record: StoredResponse): void {
+  for (const id of [record.id, ...record.ancestorIds]) {
+    if (!isValidResponseId(id)) throw new RangeError(`not a valid response id: ${JSON.stringify(id).slice(0, 80)}`);
+  }
+}
+
+/** Rejects a retention that is not a positive integer number of ms. @throws RangeError */
+export function assertValidRetention(retentionMs: number): void {
+  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new RangeError(`retentionMs must be a positive integer number of ms, got ${retentionMs}`);
+}
+
+/** The record as stored: JSON text with the fields in a fixed order. */
+export function serializeStoredResponse(record: StoredResponse): string {
+  return JSON.stringify({
+    id: record.id,
+    keyId: record.keyId,
+    createdAt: record.createdAt,
+    previousResponseId: record.previousResponseId,
+    ancestorIds: record.ancestorIds,
+    inputItems: record.inputItems,
+    response: record.response,
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A stored value back to a StoredResponse; undefined when it is not one (never throws). */
+export function parseStoredResponse(text: string): StoredResponse | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  const { id, keyId, createdAt, previousResponseId, ancestorIds, inputItems, response } = value;
+  if (typeof id !== 'string' || typeof keyId !== 'string' || typeof createdAt !== 'number') return undefined;
+  if (previousResponseId !== null && typeof previousResponseId !== 'string') return undefined;
+  if (!Array.isArray(ancestorIds) || !ancestorIds.every((a) => typeof a === 'string')) return undefined;
+  if (!Array.isArray(inputItems) || !inputItems.every(isObject) || !isObject(response)) return undefined;
+  return { id, keyId, createdAt, previousResponseId, ancestorIds, inputItems, response };
+}

@@ -1,0 +1,100 @@
+/**
+ * A fake model provider speaking all four upstream protocols on one loopback port, scripted per
+ * agent run (see plan-scripted-reply.ts). It answers generation requests streamed or not as
+ * asked, answers token-count requests, and records every request it receives with the facts
+ * read from it, so a test can compare what the agent offered with what reached the upstream.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import { encodeWireReply, type ScriptedReply } from './encode-wire-reply.ts';
+import { planScriptedReply, type AgentScenario } from './plan-scripted-reply.ts';
+import { generationFormatOf, readWireRequest, type WireRequestSummary } from './read-wire-request.ts';
+
+/** One request the fake received. `summary`/`reply` are set for generation requests only. */
+export interface UpstreamExchange {
+  readonly method: string;
+  readonly path: string;
+  readonly format?: WireFormat;
+  readonly body: unknown;
+  readonly summary?: WireRequestSummary;
+  readonly reply?: ScriptedReply;
+  readonly status: number;
+}
+
+/** A running scripted upstream. */
+export interface ScriptedUpstream {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** Channel base URL for `protocol` in that protocol's SDK convention (`/v1` for OpenAI). */
+  baseUrl(protocol: WireFormat): string;
+  /** Every request received, in arrival order. */
+  readonly exchanges: UpstreamExchange[];
+  close(): Promise<void>;
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** Token-count endpoints: Anthropic `count_tokens`, Gemini `countTokens`, Responses `input_tokens`. */
+function countTokensAnswer(path: string): unknown {
+  if (path.endsWith('/v1/messages/count_tokens')) return { input_tokens: 42 };
+  if (/:countTokens$/.test(path)) return { totalTokens: 42 };
+  if (path.endsWith('/v1/responses/input_tokens')) return { object: 'response.input_tokens', input_tokens: 42 };
+  return undefined;
+}
+
+function send(response: ServerResponse, status: number, contentType: string, body: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-cache' }).end(body);
+}
+
+/**
+ * Starts the fake on 127.0.0.1 with an ephemeral port, answering by `scenario`. A request it
+ * cannot read is answered 400 and recorded, so a malformed translation fails the test.
+ */
+export async function startScriptedUpstream(scenario: AgentScenario): Promise<ScriptedUpstream> {
+  const exchanges: UpstreamExchange[] = [];
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const method = request.method ?? 'GET';
+    readJson(request)
+      .then((body) => {
+        const format = generationFormatOf(path);
+        const counted = countTokensAnswer(path);
+        if (counted !== undefined) {
+          exchanges.push({ method, path, body, status: 200 });
+          return send(response, 200, 'application/json', JSON.stringify(counted));
+        }
+        if (!format || method !== 'POST') {
+          exchanges.push({ method, path, body, status: 404 });
+          return send(response, 404, 'application/json', JSON.stringify({ error: { message: `scripted upstream: no route ${method} ${path}` } }));
+        }
+        const summary = readWireRequest(format, path, body);
+        const reply = planScriptedReply(summary, scenario);
+        const includeUsage = (body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
+        const encoded = encodeWireReply(format, reply, { model: summary.model, stream: summary.stream, includeUsage });
+        exchanges.push({ method, path, format, body, summary, reply, status: 200 });
+        send(response, 200, encoded.contentType, encoded.body);
+      })
+      .catch((error: unknown) => {
+        exchanges.push({ method, path, body: undefined, status: 400 });
+        send(response, 400, 'application/json', JSON.stringify({ error: { message: `scripted upstream: unreadable request: ${String(error)}` } }));
+      });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    baseUrl: (protocol) => (protocol === 'openai-chat' || protocol === 'openai-responses' ? `${origin}/v1` : origin),
+    exchanges,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
