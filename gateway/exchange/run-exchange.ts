@@ -9,6 +9,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import { hasStampedReasoning, reasoningForChannel } from '../canonical/reasoning-provenance.ts';
 import { describeUncarried, type UncarriedPart } from '../canonical/translation-notes.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
@@ -21,6 +22,7 @@ import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
+import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
 
 /**
@@ -112,12 +114,15 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   const adapter = deps.adapters[channel.protocol];
   const upstreamModel = upstreamModelFor(channel, input.request.model);
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
-  const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
-  const built = adapter.buildRequest(input.request, target);
-  if (!passThrough) {
+  const passThrough = passesThrough(input, channel);
+  // Translated: replayed reasoning goes only to the provider that minted it (reasoning-provenance.ts).
+  const translated = passThrough ? undefined : reasoningForChannel(input.request, channel.provider.id, channel.protocol);
+  const built = adapter.buildRequest(translated?.request ?? input.request, target);
+  if (translated) {
     const uncarried = [...input.uncarried, ...built.notes.uncarried];
     if (uncarried.length > 0) return { kind: 'refused', error: uncarriedError(uncarried, channel) };
-    if (built.notes.dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: built.notes.dropped }, 'dropped request parts that are safe to lose');
+    const dropped = [...translated.dropped, ...built.notes.dropped];
+    if (dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: dropped }, 'dropped request parts that are safe to lose');
   }
   const httpRequest = passThrough ? { ...built.request, body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) } : built.request;
   const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal });
@@ -127,8 +132,17 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   }
   const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
   const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
-  if (!input.request.stream) return relayJson(input, answer, adapter, decodeContext, encodeContext, passThrough, reply);
-  return relayStream({ deps, input, answer, adapter, decodeContext, encodeContext, passThrough, reply, signal });
+  const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
+  if (!input.request.stream) return relayJson(input, answer, decoding, decodeContext, encodeContext, passThrough, reply);
+  return relayStream({ deps, input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, signal });
+}
+
+/**
+ * Whether the client's body goes upstream unchanged (pass-through-policy.ts); never when it
+ * replays reasoning the gateway stamped, which only the translated path can restore.
+ */
+function passesThrough(input: ExchangeInput, channel: Channel): boolean {
+  return canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) && !hasStampedReasoning(input.request);
 }
 
 const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {
@@ -145,7 +159,7 @@ function uncarriedError(parts: ReadonlyArray<UncarriedPart>, channel: Channel): 
 }
 
 function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {
-  const passThrough = canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream);
+  const passThrough = passesThrough(input, channel);
   return emitOutcome(deps, input, {
     status: result.status,
     httpStatus: result.httpStatus,

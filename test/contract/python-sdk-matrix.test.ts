@@ -37,6 +37,15 @@ function expectation(protocol: WireFormat, scenario: Scenario | undefined): Fixt
   return path ? (JSON.parse(readFileSync(path, 'utf8')) as FixtureExpectation) : undefined;
 }
 
+/** The provider token on the reasoning fixture's answer: Anthropic thinking `signature`, Responses reasoning `encrypted_content`. */
+function fixtureReasoningToken(protocol: WireFormat): string | undefined {
+  const path = fixturePath(protocol, 'reasoning', 'json');
+  const answer = JSON.parse(readFileSync(path ?? '', 'utf8')) as { content?: Array<Record<string, unknown>>; output?: Array<Record<string, unknown>> };
+  if (protocol === 'anthropic-messages') return answer.content?.find((block) => block.type === 'thinking')?.signature as string | undefined;
+  if (protocol === 'openai-responses') return answer.output?.find((item) => item.type === 'reasoning')?.encrypted_content as string | undefined;
+  return undefined;
+}
+
 /** Channels: one per protocol replaying fixtures, one for upstream failures (so its errors never trip the others' breakers), one answering counts. */
 function channelsFor(upstream: FixtureUpstream, counter: CountTokensUpstream): Array<Record<string, unknown>> {
   return WIRE_FORMATS.flatMap((protocol) => {
@@ -102,6 +111,7 @@ describe.runIf(sdkState === 'ready' || inCi)('official Python SDKs through the g
             tag,
             expected: expectation(protocol, testCase.scenario),
             followup: expectation(protocol, testCase.followup),
+            fixtureReasoningToken: fixtureReasoningToken(protocol),
             upstreamBodies: () => upstream.requests.map((r) => r.body).filter(tagged),
             countBodies: () => counter.requests.map((r) => r.body).filter(tagged),
             upstreamCounts: COUNTING_PROTOCOLS.has(protocol),

@@ -25,7 +25,7 @@ export function registerOpenaiResponsesRoutes(app: FastifyInstance, services: Cl
   app.post('/v1/responses', { config }, (request, reply) => serveGeneration(services, openaiResponsesCodec, openaiApiKey, request, reply, { compactionSeal }, undefined, storedState));
   app.post('/v1/responses/input_tokens', { config }, (request, reply) => serveCountTokens(services, openaiResponsesCodec, openaiApiKey, request, reply, { compactionSeal }, storedState));
   registerStoredResponsesRoutes(app, services, openaiApiKey);
-  app.post('/v1/responses/compact', { config }, (request, reply) => serveResponsesCompaction(services, compactionSeal, openaiApiKey, request, reply));
+  app.post('/v1/responses/compact', { config }, (request, reply) => serveResponsesCompaction(services, compactionSeal, storedState, openaiApiKey, request, reply));
   // WebSocket mode: GET /v1/responses with Upgrade: websocket (websocket/).
   registerResponsesWebSocket(app, services, openaiApiKey);
 }

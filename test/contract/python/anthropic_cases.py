@@ -62,6 +62,8 @@ def assistant_turn(message: Any) -> Dict[str, Any]:
             content.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
             content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+        elif block.type == "thinking":
+            content.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
     return {"role": "assistant", "content": content}
 
 
@@ -111,6 +113,17 @@ def messages_thinking(job: CaseJob) -> Dict[str, Any]:
     return message_result(message)
 
 
+def messages_thinking_replay(job: CaseJob) -> Dict[str, Any]:
+    """A thinking answer replayed, signature and all, as the assistant turn of the next request."""
+    client = client_for(job)
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    messages: List[Dict[str, Any]] = [{"role": "user", "content": job.prompt()}]
+    first = client.messages.create(model=job.model, max_tokens=2048, thinking=thinking, messages=messages)
+    messages += [assistant_turn(first), {"role": "user", "content": job.followup_prompt()}]
+    second = client.messages.create(model=job.followup_model, max_tokens=2048, thinking=thinking, messages=messages)
+    return {"first": message_result(first), "answer": message_result(second)}
+
+
 def messages_structured(job: CaseJob) -> Dict[str, Any]:
     """`output_config.format` (https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs)."""
     message = client_for(job).messages.create(
@@ -150,6 +163,7 @@ CASES = {
     "messages-stream-tools": messages_stream_tools,
     "messages-tools": messages_tools,
     "messages-thinking": messages_thinking,
+    "messages-thinking-replay": messages_thinking_replay,
     "messages-structured": messages_structured,
     "count-tokens": count_tokens,
     "error-bad-key": error_bad_key,

@@ -100,6 +100,18 @@ def thinking(job: CaseJob) -> Dict[str, Any]:
     return chunks_result(list(client.models.generate_content_stream(model=job.model, contents=job.prompt(), config=config)))
 
 
+def thinking_replay(job: CaseJob) -> Dict[str, Any]:
+    """A thinking answer replayed as the model turn of the next request: the SDK holds
+    `thoughtSignature` as bytes, so what it sends back is its own base64 encoding of them."""
+    client = client_for(job)
+    config = types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True, thinking_budget=1024))
+    contents: List[types.Content] = [types.Content(role="user", parts=[types.Part(text=job.prompt())])]
+    first = client.models.generate_content(model=job.model, contents=contents, config=config)
+    contents += [first.candidates[0].content, types.Content(role="user", parts=[types.Part(text=job.followup_prompt())])]
+    second = client.models.generate_content(model=job.followup_model, contents=contents, config=config)
+    return {"first": chunks_result([first]), "answer": chunks_result([second])}
+
+
 def function_call(job: CaseJob) -> Dict[str, Any]:
     """A `functionCall`, then its `functionResponse` sent back with the model turn replayed."""
     client = client_for(job)
@@ -166,6 +178,7 @@ CASES = {
     "generate": generate,
     "generate-stream": generate_stream,
     "thinking": thinking,
+    "thinking-replay": thinking_replay,
     "function-call": function_call,
     "function-call-stream": function_call_stream,
     "json-schema": json_schema,

@@ -16,6 +16,13 @@ from sdk_case_runner import REQUEST_TIMEOUT_SECONDS, COUNT_PADDING, WEATHER_PARA
 CHAT_TOOLS: List[Dict[str, Any]] = [
     {"type": "function", "function": {"name": "get_weather", "description": "Current weather", "parameters": WEATHER_PARAMETERS}}
 ]
+#: `chat.completions.stream()` auto-parses tool arguments and accepts only strict function tools.
+STRICT_CHAT_TOOLS: List[Dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {"name": "get_weather", "description": "Current weather", "parameters": {**WEATHER_PARAMETERS, "additionalProperties": False}, "strict": True},
+    }
+]
 RESPONSES_TOOLS: List[Dict[str, Any]] = [
     {"type": "function", "name": "get_weather", "description": "Current weather", "parameters": WEATHER_PARAMETERS, "strict": False}
 ]
@@ -76,6 +83,19 @@ def chat_stream(job: CaseJob) -> Dict[str, Any]:
                 usage = event.chunk.usage
         completion = stream.get_final_completion()
     return {**chat_result(completion, usage), "contentDeltas": deltas}
+
+
+def chat_stream_tools(job: CaseJob) -> Dict[str, Any]:
+    """A tool call streamed as argument fragments, assembled by `chat.completions.stream()`."""
+    usage = None
+    with client_for(job).chat.completions.stream(
+        model=job.model, messages=[{"role": "user", "content": job.prompt()}], tools=STRICT_CHAT_TOOLS, stream_options={"include_usage": True}
+    ) as stream:
+        for event in stream:
+            if event.type == "chunk" and event.chunk.usage is not None:
+                usage = event.chunk.usage
+        completion = stream.get_final_completion()
+    return chat_result(completion, usage)
 
 
 def chat_tools(job: CaseJob) -> Dict[str, Any]:
@@ -150,10 +170,30 @@ def responses_stream(job: CaseJob) -> Dict[str, Any]:
     return {**responses_result(response), "deltaText": text, "firstEvent": event_types[0], "lastEvent": event_types[-1]}
 
 
+def responses_stream_tools(job: CaseJob) -> Dict[str, Any]:
+    """A function call streamed as `response.function_call_arguments.delta` events."""
+    with client_for(job).responses.stream(model=job.model, input=job.prompt(), tools=RESPONSES_TOOLS) as stream:
+        arguments_done = [event.arguments for event in stream if event.type == "response.function_call_arguments.done"]
+        response = stream.get_final_response()
+    return {**responses_result(response), "argumentsDone": [json.loads(arguments) for arguments in arguments_done]}
+
+
 def responses_reasoning(job: CaseJob) -> Dict[str, Any]:
     return responses_result(
         client_for(job).responses.create(model=job.model, input=job.prompt(), reasoning={"effort": "low", "summary": "auto"})
     )
+
+
+def responses_reasoning_replay(job: CaseJob) -> Dict[str, Any]:
+    """The output items of a reasoning answer (reasoning item included) replayed as input of the next request."""
+    client = client_for(job)
+    reasoning = {"effort": "low", "summary": "auto"}
+    conversation: List[Any] = [{"role": "user", "content": job.prompt()}]
+    first = client.responses.create(model=job.model, input=conversation, reasoning=reasoning)
+    conversation += [item.model_dump(exclude_none=True) for item in first.output]
+    conversation.append({"role": "user", "content": job.followup_prompt()})
+    second = client.responses.create(model=job.followup_model, input=conversation, reasoning=reasoning)
+    return {"first": responses_result(first), "answer": responses_result(second)}
 
 
 def responses_tools(job: CaseJob) -> Dict[str, Any]:
@@ -220,6 +260,7 @@ def responses_error_upstream(job: CaseJob) -> Dict[str, Any]:
 CASES = {
     "chat": chat_plain,
     "chat-stream": chat_stream,
+    "chat-stream-tools": chat_stream_tools,
     "chat-tools": chat_tools,
     "chat-structured": chat_structured,
     "chat-error-bad-key": chat_error_bad_key,
@@ -227,7 +268,9 @@ CASES = {
     "chat-error-upstream": chat_error_upstream,
     "responses": responses_create,
     "responses-stream": responses_stream,
+    "responses-stream-tools": responses_stream_tools,
     "responses-reasoning": responses_reasoning,
+    "responses-reasoning-replay": responses_reasoning_replay,
     "responses-tools": responses_tools,
     "responses-structured": responses_structured,
     "responses-input-tokens": responses_input_tokens,

@@ -8,7 +8,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
 import type { WireFormat } from '../../../gateway/canonical/formats.ts';
 import type { PythonCaseOutcome, PythonSdk } from './python-case-runner.ts';
-import { readUpstreamOutputSchema, readUpstreamToolExchange, withLowerCaseTypes } from './read-upstream-request.ts';
+import { readUpstreamOutputSchema, readUpstreamReplayedReasoning, readUpstreamToolExchange, withLowerCaseTypes } from './read-upstream-request.ts';
 
 /** A fixture's expectation file (test/fixtures/upstream/<protocol>/<scenario>.expect.json). */
 export interface FixtureExpectation {
@@ -27,6 +27,8 @@ export interface CaseContext {
   readonly expected: FixtureExpectation | undefined;
   /** The expectation of the follow-up request's scenario (`text`). */
   readonly followup: FixtureExpectation | undefined;
+  /** The signature (Anthropic) or encrypted content (Responses) this upstream's reasoning fixture carries, if any. */
+  readonly fixtureReasoningToken: string | undefined;
   /** Bodies the fixture upstream received for this case (they carry its tag). */
   readonly upstreamBodies: () => string[];
   /** Bodies the count-only upstream received for this case. */
@@ -54,6 +56,7 @@ export const UPSTREAM_TOKEN_COUNT = 4321;
 // Must equal sdk_case_runner.py: CaseJob.prompt(), CaseJob.tool_result(), COUNT_PADDING, WEATHER_REPORT_SCHEMA.
 const promptOf = (tag: string): string => `What is the weather in Oslo? (ref ${tag})`;
 const toolResultOf = (tag: string): string => `12 degrees and cloudy (ref ${tag})`;
+const followupPromptOf = (tag: string): string => `Thanks! And tomorrow? (ref ${tag})`;
 const COUNT_PADDING = ' Please answer in detail, mentioning wind, rain and temperature for every hour of the day.';
 const WEATHER_REPORT_SCHEMA = {
   type: 'object',
@@ -144,6 +147,28 @@ function expectToolRoundTrip(context: CaseContext): void {
   if (context.protocol === 'anthropic-messages') expect(exchange.callId).toMatch(/^[a-zA-Z0-9_-]+$/);
 }
 
+/**
+ * A reasoning answer replayed by the client reaches the upstream that minted it with its text and
+ * the provider's own token, byte for byte (Anthropic verifies thinking signatures:
+ * https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking; Responses reasoning items
+ * carry `encrypted_content`: https://platform.openai.com/docs/guides/reasoning). Whatever the
+ * gateway wraps such tokens in on the way to the client must be unwrapped on the way back.
+ */
+function expectReasoningReplay(family: PythonSdk | 'responses', result: Result, context: CaseContext): void {
+  const e = need(context.expected);
+  expect({ text: result.first.text, reasoning: result.first.reasoning }).toEqual({ text: e.text, reasoning: e.reasoning });
+  expectAnswer(family, result.answer, need(context.followup));
+  const bodies = context.upstreamBodies();
+  expect(bodies).toHaveLength(2);
+  const replay = bodies.find((body) => body.includes(followupPromptOf(context.tag)));
+  expect(replay, 'the upstream request replaying the answer').toBeDefined();
+  const replayed = readUpstreamReplayedReasoning(context.protocol, JSON.parse(replay ?? '{}') as Record<string, unknown>);
+  if (context.fixtureReasoningToken !== undefined) {
+    expect(replayed.map((r) => r.signature)).toEqual([context.fixtureReasoningToken]);
+  }
+  if (context.protocol === 'anthropic-messages') expect(replayed.map((r) => r.text)).toEqual([e.reasoning]);
+}
+
 /** The schema as the upstream got it, in that protocol's field. */
 function expectUpstreamSchema(context: CaseContext, expected: unknown, compare: 'equal' | 'lower-case-types' = 'equal'): void {
   const bodies = context.upstreamBodies();
@@ -224,6 +249,7 @@ const OPENAI_CASES: PythonSdkCase[] = [
       expect(result.contentDeltas).toBeGreaterThan(0);
     },
   },
+  { sdk: 'openai', name: 'chat-stream-tools', scenario: 'tool-call', check: (o, c) => expectAnswer('openai', resultOf(o), need(c.expected)) },
   {
     sdk: 'openai',
     name: 'chat-tools',
@@ -249,6 +275,17 @@ const OPENAI_CASES: PythonSdkCase[] = [
       expect({ deltaText: result.deltaText, firstEvent: result.firstEvent, lastEvent: result.lastEvent }).toEqual({ deltaText: need(c.expected).text, firstEvent: 'response.created', lastEvent: 'response.completed' });
     },
   },
+  {
+    sdk: 'openai',
+    name: 'responses-stream-tools',
+    scenario: 'tool-call',
+    check: (o, c) => {
+      const result = resultOf(o);
+      expectAnswer('responses', result, need(c.expected));
+      expect(result.argumentsDone).toEqual(need(c.expected).toolCalls.map((call) => call.arguments));
+    },
+  },
+  { sdk: 'openai', name: 'responses-reasoning-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('responses', resultOf(o), c) },
   { sdk: 'openai', name: 'responses-reasoning', scenario: 'reasoning', check: (o, c) => expectAnswer('responses', resultOf(o), need(c.expected), { reasoning: true }) },
   {
     sdk: 'openai',
@@ -289,6 +326,7 @@ const ANTHROPIC_CASES: PythonSdkCase[] = [
     },
   },
   { sdk: 'anthropic', name: 'messages-thinking', scenario: 'reasoning', check: (o, c) => expectAnswer('anthropic', resultOf(o), need(c.expected), { reasoning: true }) },
+  { sdk: 'anthropic', name: 'messages-thinking-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('anthropic', resultOf(o), c) },
   { sdk: 'anthropic', name: 'messages-structured', scenario: 'text', check: (o, c) => (expectAnswer('anthropic', resultOf(o), need(c.expected)), expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)) },
   { sdk: 'anthropic', name: 'count-tokens', scenario: 'count', check: (o, c) => expectCounts(resultOf(o), c) },
   ...errorCases('anthropic', ''),
@@ -298,6 +336,7 @@ const GENAI_CASES: PythonSdkCase[] = [
   { sdk: 'genai', name: 'generate', scenario: 'text', check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected)) },
   { sdk: 'genai', name: 'generate-stream', scenario: 'text', check: (o, c) => (expectAnswer('genai', resultOf(o), need(c.expected)), expect(resultOf(o).roles).toEqual(['model'])) },
   { sdk: 'genai', name: 'thinking', scenario: 'reasoning', check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected), { reasoning: true }) },
+  { sdk: 'genai', name: 'thinking-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('genai', resultOf(o), c) },
   {
     sdk: 'genai',
     name: 'function-call',

@@ -142,3 +142,40 @@ export function withLowerCaseTypes(schema: unknown): unknown {
     Object.entries(schema as Json).map(([key, value]) => [key, key === 'type' && typeof value === 'string' ? value.toLowerCase() : withLowerCaseTypes(value)]),
   );
 }
+
+/** A reasoning part replayed to an upstream: its text and the provider token that vouches for it. */
+export interface ReplayedReasoning {
+  readonly text: string;
+  /** Anthropic `signature`, Responses `encrypted_content`, Gemini `thoughtSignature`. */
+  readonly signature: string | undefined;
+}
+
+/**
+ * The reasoning an upstream request of `protocol` replays in its assistant turns: Anthropic
+ * `thinking` blocks, Responses `reasoning` items, Gemini `thought` parts, Chat `reasoning_content`
+ * (the DeepSeek-style field: https://api-docs.deepseek.com/guides/reasoning_model).
+ */
+export function readUpstreamReplayedReasoning(protocol: WireFormat, body: Json): ReplayedReasoning[] {
+  switch (protocol) {
+    case 'anthropic-messages':
+      return asRecords(body.messages)
+        .filter((m) => m.role === 'assistant')
+        .flatMap((m) => asRecords(m.content))
+        .filter((block) => block.type === 'thinking')
+        .map((block) => ({ text: String(block.thinking ?? ''), signature: block.signature as string | undefined }));
+    case 'openai-responses':
+      return asRecords(body.input)
+        .filter((item) => item.type === 'reasoning')
+        .map((item) => ({ text: textOf(item.summary) + textOf(item.content), signature: item.encrypted_content as string | undefined }));
+    case 'gemini':
+      return asRecords(body.contents)
+        .filter((c) => c.role === 'model')
+        .flatMap((c) => asRecords(c.parts))
+        .filter((part) => part.thought === true)
+        .map((part) => ({ text: String(part.text ?? ''), signature: part.thoughtSignature as string | undefined }));
+    case 'openai-chat':
+      return asRecords(body.messages)
+        .filter((m) => m.role === 'assistant' && typeof m.reasoning_content === 'string')
+        .map((m) => ({ text: m.reasoning_content as string, signature: undefined }));
+  }
+}

@@ -66,6 +66,10 @@ class CaseJob:
         """The user prompt, carrying the tag so upstream requests can be attributed to this case."""
         return f"What is the weather in Oslo? (ref {self.tag})"
 
+    def followup_prompt(self) -> str:
+        """The user turn after a replayed answer, carrying the tag."""
+        return f"Thanks! And tomorrow? (ref {self.tag})"
+
     def tool_result(self) -> str:
         """The tool result sent back in round-trip cases, also carrying the tag."""
         return f"12 degrees and cloudy (ref {self.tag})"

@@ -139,6 +139,36 @@ describe.each([
   });
 });
 
+describe('previous_response_id (stored responses)', () => {
+  it('the stored turns are compacted with the new input; only a previous response is enough', async () => {
+    const first = await client.responses.create({ model: 'chat-compact', input: 'Plan a trip to Kyoto' });
+    const { result, sent, outcomes } = await observe(() => client.responses.compact({ model: 'chat-compact', previous_response_id: first.id, input: [{ role: 'user', content: 'In April' }] }));
+    expect(sent[0]!.text).toContain('Plan a trip to Kyoto');
+    expect(sent[0]!.text).toContain('In April');
+    expect(result.output.filter((item) => item.type === 'message')).toHaveLength(2);
+    expect(outcomes).toHaveLength(1);
+    await expect(client.responses.retrieve(result.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError); // a compaction is not a stored response
+    const only = await client.responses.compact({ model: 'chat-compact', previous_response_id: first.id });
+    expect(only.output[0]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] });
+    expect(only.output.at(-1)).toMatchObject({ type: 'compaction' });
+  });
+
+  it('passed through, the upstream gets the resolved turns and no gateway response id', async () => {
+    const first = await client.responses.create({ model: 'gpt-compact', input: 'Plan a trip to Kyoto' });
+    const { sent } = await observe(() => client.responses.compact({ model: 'gpt-compact', previous_response_id: first.id, input: 'In April' }));
+    expect(sent[0]!.path).toBe('/v1/responses/compact');
+    expect(sent[0]!.body.previous_response_id).toBeUndefined();
+    expect(sent[0]!.text).toContain('Plan a trip to Kyoto');
+    expect(sent[0]!.text).toContain('In April');
+  });
+
+  it('an unknown previous response is a 400 naming previous_response_id', async () => {
+    const answer = await postJson('/v1/responses/compact', { model: 'chat-compact', previous_response_id: 'resp_0123456789abcdef01234567', input: 'hi' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ param: 'previous_response_id' });
+  });
+});
+
 describe('refusals', () => {
   async function gatewayItem(): Promise<OpenAI.Responses.ResponseInputItem[]> {
     const compacted = await client.responses.compact({ model: 'chat-compact', input: CONVERSATION });

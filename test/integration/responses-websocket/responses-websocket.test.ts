@@ -204,7 +204,6 @@ describe('one response at a time, cancellation, limits and billing', () => {
     const created = await fetch(`${gateway.origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'websocket-rpm-1', rpm: 1 }) });
     expect(created.status).toBe(201);
     const { apiKey, key } = (await created.json()) as { apiKey: string; key: { keyId: string } };
-    await waitFor(() => true);
     const connection = connect(apiKey);
     const outcomesBefore = gateway.outcomes.length;
     completed(await connection.turn({ model: 'openai-responses--text', input: 'One', store: false }));
@@ -212,6 +211,7 @@ describe('one response at a time, cancellation, limits and billing', () => {
     expect(rest).toEqual([]);
     expect(refusal).toMatchObject({ type: 'error', status: 429, error: { type: 'requests', code: 'rate_limit_exceeded' } });
     await waitFor(() => gateway.outcomes.length >= outcomesBefore + 1);
+    // Outcomes are emitted just after a response ends: give a stray second one the time to show up.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const mine = gateway.outcomes.slice(outcomesBefore).filter((o) => o.keyId === key.keyId);
     expect(mine).toHaveLength(1);

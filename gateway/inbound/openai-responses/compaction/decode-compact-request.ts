@@ -15,14 +15,16 @@ import { decodeResponsesRequest } from '../decode-responses-request.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
 import { SUMMARISATION_INSTRUCTION } from './summarisation-prompt.ts';
 
-/** Fields of the compact body that carry over to the summarisation request's decode. */
-const CARRIED_FIELDS = ['model', 'input', 'instructions', 'tools', 'reasoning', 'previous_response_id', 'conversation'] as const;
+/**
+ * Fields of the compact body that carry over to the summarisation request's decode
+ * (`previous_response_id` was already resolved into `input` by the route; `conversation` is refused).
+ */
+const CARRIED_FIELDS = ['model', 'input', 'instructions', 'tools', 'reasoning', 'conversation'] as const;
 
 /**
  * Validates the compact body and builds the summarisation request (non-streamed).
  * Never throws on bad input: `{ ok: false, message, param }` with a dot path — `model` when it is
- * missing or empty, `input.N…` for a malformed or unverifiable item, `previous_response_id` when
- * it names a response the gateway does not hold.
+ * missing or empty, `input.N…` for a malformed or unverifiable item.
  */
 export function decodeCompactRequest(body: unknown, seal: CompactionSeal): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) return { ok: false, message: 'The request body must be a JSON object' };

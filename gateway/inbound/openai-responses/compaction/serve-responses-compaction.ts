@@ -22,6 +22,7 @@ import type { UpstreamAdapter, UpstreamDecodeContext } from '../../../upstream/u
 import type { InboundCodec } from '../../inbound-codec.ts';
 import { encodeOpenAIError } from '../../openai-common/encode-openai-error.ts';
 import { isJsonObject } from '../../openai-common/request-field-error.ts';
+import type { RequestStateResolver } from '../../request-state-resolver.ts';
 import { serveGeneration, type ApiKeyExtractor, type ClientRouteServices } from '../../serve-client-request.ts';
 import { openaiResponsesCodec } from '../openai-responses-codec.ts';
 import { buildCompactedResponse } from './build-compacted-response.ts';
@@ -34,14 +35,21 @@ interface SummaryAuthor {
   model?: string;
 }
 
-/** Serves one compact request on `reply`; never throws (every failure is an OpenAI error answer). */
-export async function serveResponsesCompaction(services: ClientRouteServices, seal: CompactionSeal, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * Serves one compact request on `reply`; never throws (every failure is an OpenAI error answer).
+ * `storedState` resolves `previous_response_id` (earlier turns prepended to `input`, or 400
+ * `previous_response_not_found`); it is asked as for a token count, so the compaction itself is
+ * never kept as a stored response.
+ */
+export async function serveResponsesCompaction(services: ClientRouteServices, seal: CompactionSeal, storedState: RequestStateResolver, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // `input` is optional on compact: with only a previous response, the stored turns are the whole input.
+  const state: RequestStateResolver = { resolve: (body, context) => storedState.resolve(body.input === undefined || body.input === null ? { ...body, input: [] } : body, { ...context, purpose: 'count' }) };
   const author: SummaryAuthor = {};
   const codec = compactionCodec(seal, author);
   // Read when the exchange runs: the body the exchange forwards is `request.body` at that time.
   const rawBody = (): Readonly<Record<string, unknown>> => (isJsonObject(request.body) ? request.body : {});
   const adapters = compactionAdapters(services.exchange.adapters, rawBody, author);
-  await serveGeneration({ ...services, exchange: { ...services.exchange, adapters } }, codec, extractKey, request, reply);
+  await serveGeneration({ ...services, exchange: { ...services.exchange, adapters } }, codec, extractKey, request, reply, {}, undefined, state);
 }
 
 /** The codec of one compact request: decodes the compact body, encodes the compacted response. */

@@ -7,8 +7,8 @@
  * On pass-through answers of a chained request it also puts the request's `previous_response_id`
  * into every Response object the client sees (the upstream never saw that id, so it echoes null),
  * as the API echoes it (https://platform.openai.com/docs/api-reference/responses/object).
- * Saving happens before the answer's last bytes are written, so the client can continue at once.
- * Never rejects: a failed or refused save is logged and the client still gets its answer.
+ * Saving happens before the answer's last bytes are written (waiting at most 2 s for the store),
+ * so the client can continue at once. Never rejects: a failed or refused save is logged and the client still gets its answer.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isValidResponseId, type ResponseStore } from '../../../../schemas/state-store/response-store.ts';
@@ -28,6 +28,23 @@ export interface StoredResponseCapture {
   readonly inputItems: ReadonlyArray<Record<string, unknown>>;
   /** Whether to save the answer (`store` not false); false: only the echo is done. */
   readonly store: boolean;
+}
+
+/**
+ * Longest wait for a save before the answer goes on anyway, ms: a store that hangs (Redis
+ * reconnecting) must not hold the client's answer; the save still completes or fails on its own.
+ */
+const MAX_SAVE_WAIT_MS = 2_000;
+
+/** Resolves when `work` settles or after `ms`, whichever comes first (never rejects). */
+async function boundedWait(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([work, timeout]);
+  clearTimeout(timer);
 }
 
 const LIFECYCLE_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.queued', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
@@ -52,7 +69,8 @@ export function createStoredResponseCapture(store: ResponseStore, capture: Store
   const echo = (response: Record<string, unknown>): Record<string, unknown> =>
     capture.previousResponseId === null || response.previous_response_id === capture.previousResponseId ? response : { ...response, previous_response_id: capture.previousResponseId };
 
-  const save = async (response: unknown): Promise<void> => {
+  const save = (response: unknown): Promise<void> => boundedWait(saveNow(response), MAX_SAVE_WAIT_MS);
+  const saveNow = async (response: unknown): Promise<void> => {
     if (!capture.store || !isJsonObject(response) || !STORED_STATUSES.has(response.status)) return;
     const id = response.id;
     const context = { requestId: capture.requestId, responseId: typeof id === 'string' ? id.slice(0, 80) : undefined };

@@ -40,10 +40,10 @@ const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
  * not come over TCP (e.g. `injectWS`).
  */
 function loopbackOrigin(request: FastifyRequest, server: FastifyInstance['server']): string | undefined {
-  let host = request.raw.socket?.localAddress;
-  let port = request.raw.socket?.localPort;
-  const address = server.address();
-  if ((!host || !port) && address && typeof address === 'object') ({ address: host, port } = address);
+  const listening = server.address();
+  const fallback = listening !== null && typeof listening === 'object' ? listening : undefined;
+  let host = request.raw.socket?.localAddress ?? fallback?.address;
+  const port = request.raw.socket?.localPort ?? fallback?.port;
   if (!host || !port) return undefined;
   if (host.startsWith('::ffff:')) host = host.slice('::ffff:'.length);
   if (host === '0.0.0.0') host = '127.0.0.1';

@@ -123,8 +123,9 @@ const codex: AgentLauncher = {
 const geminiCli: AgentLauncher = {
   name: 'gemini-cli',
   // Gemini CLI 0.61.0: `auto` routes between pro and flash after a classifier call to flash-lite.
-  defaultModels: ['gemini-3.1-pro-preview', 'gemini-3.5-flash', 'gemini-3.5-flash-lite', 'gemini-3.1-flash-lite'],
-  explicitModel: 'gemini-3.5-flash',
+  defaultModels: ['gemini-3.1-pro-preview', 'gemini-3.8-flash', 'gemini-3.5-flash-lite'],
+  // Not a flash model: 0.61 promotes any `-m <flash model>` to its latest flash (gemini-3.8-flash).
+  explicitModel: 'gemini-2.5-pro',
   prepare(context) {
     const settingsDir = join(context.home, '.gemini');
     mkdirSync(settingsDir, { recursive: true });

@@ -46,7 +46,7 @@ function toolProblems(run: AgentRunRecord): string[] {
   for (const exchange of run.clientExchanges) {
     const client = summariseClient(exchange);
     if (!client || exchange.status < 200 || exchange.status >= 300) continue;
-    const upstream = run.upstreamExchanges.slice(exchange.upstreamStart, exchange.upstreamEnd).filter((u) => u.summary);
+    const upstream = run.upstreamExchanges.slice(exchange.upstreamStart, exchange.upstreamEnd).filter((u) => u.summary && u.status === 200);
     const forwarded = upstream.at(-1)?.summary;
     if (!forwarded) {
       problems.push(`${pathOf(exchange.url)} (model ${client.model}) answered ${exchange.status} but no generation request reached the upstream`);
@@ -56,8 +56,7 @@ function toolProblems(run: AgentRunRecord): string[] {
     const dropped = client.tools.filter((tool) => !upstreamNames.has(tool.name)).map((tool) => `${tool.name} (${tool.kind})`);
     if (dropped.length > 0) problems.push(`${pathOf(exchange.url)} (model ${client.model}): tools offered by the agent never reached the upstream: ${dropped.join(', ')}`);
   }
-  const unreadable = run.upstreamExchanges.filter((u) => u.status === 400);
-  if (unreadable.length > 0) problems.push(`the upstream could not read ${unreadable.length} request(s): ${unreadable.map((u) => u.path).join(', ')}`);
+  for (const refused of run.upstreamExchanges.filter((u) => u.status === 400)) problems.push(`the upstream refused ${refused.path}: ${refused.refusal ?? 'unreadable request'}`);
   return problems;
 }
 

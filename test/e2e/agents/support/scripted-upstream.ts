@@ -7,9 +7,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
-import { encodeWireReply, type ScriptedReply } from './encode-wire-reply.ts';
+import { encodeWireReply, type ScriptedReasoning, type ScriptedReply } from './encode-wire-reply.ts';
 import { planScriptedReply, type AgentScenario } from './plan-scripted-reply.ts';
-import { generationFormatOf, readWireRequest, type WireRequestSummary } from './read-wire-request.ts';
+import { anthropicThinkingOn, invalidRequestBody, IssuedSignatures, replayRuleViolation } from './provider-replay-rules.ts';
+import { generationFormatOf, readWireRequest, type JsonObject, type WireRequestSummary } from './read-wire-request.ts';
 
 /** One request the fake received. `summary`/`reply` are set for generation requests only. */
 export interface UpstreamExchange {
@@ -20,6 +21,8 @@ export interface UpstreamExchange {
   readonly summary?: WireRequestSummary;
   readonly reply?: ScriptedReply;
   readonly status: number;
+  /** Why the fake refused the request (status 400), in the provider's words. */
+  readonly refusal?: string;
 }
 
 /** A running scripted upstream. */
@@ -40,6 +43,19 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
+/**
+ * Signed reasoning the protocol's current models return with an answer: Anthropic when thinking
+ * is on; Gemini 3 always (thought signatures); Responses when `include` asks for
+ * `reasoning.encrypted_content`; never for Chat Completions.
+ */
+function reasoningFor(format: WireFormat, body: JsonObject, signatures: IssuedSignatures): ScriptedReasoning | undefined {
+  const wanted =
+    (format === 'anthropic-messages' && anthropicThinkingOn(body)) ||
+    format === 'gemini' ||
+    (format === 'openai-responses' && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content'));
+  return wanted ? { text: 'Planning the next step.', signature: signatures.mint() } : undefined;
+}
+
 /** Token-count endpoints: Anthropic `count_tokens`, Gemini `countTokens`, Responses `input_tokens`. */
 function countTokensAnswer(path: string): unknown {
   if (path.endsWith('/v1/messages/count_tokens')) return { input_tokens: 42 };
@@ -58,6 +74,7 @@ function send(response: ServerResponse, status: number, contentType: string, bod
  */
 export async function startScriptedUpstream(scenario: AgentScenario): Promise<ScriptedUpstream> {
   const exchanges: UpstreamExchange[] = [];
+  const signatures = new IssuedSignatures();
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const method = request.method ?? 'GET';
@@ -74,9 +91,15 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
           return send(response, 404, 'application/json', JSON.stringify({ error: { message: `scripted upstream: no route ${method} ${path}` } }));
         }
         const summary = readWireRequest(format, path, body);
+        const object = body as JsonObject;
+        const refusal = replayRuleViolation(format, object, signatures);
+        if (refusal) {
+          exchanges.push({ method, path, format, body, summary, status: 400, refusal });
+          return send(response, 400, 'application/json', invalidRequestBody(format, refusal));
+        }
         const reply = planScriptedReply(summary, scenario);
-        const includeUsage = (body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
-        const encoded = encodeWireReply(format, reply, { model: summary.model, stream: summary.stream, includeUsage });
+        const includeUsage = (object.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+        const encoded = encodeWireReply(format, reply, { model: summary.model, stream: summary.stream, includeUsage, reasoning: reasoningFor(format, object, signatures) });
         exchanges.push({ method, path, format, body, summary, reply, status: 200 });
         send(response, 200, encoded.contentType, encoded.body);
       })

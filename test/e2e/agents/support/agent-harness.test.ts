@@ -1,0 +1,90 @@
+/**
+ * The agent matrix's own parts must be able to fail: the checker flags a dropped tool, a non-2xx
+ * answer, a missing tool result and a missing marker; the request reader sees Codex's
+ * `additional_tools` and namespaces; the scripted model calls a tool only when it should.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkAgentRun } from './check-agent-run.ts';
+import { planScriptedReply, sampleJsonFor, type AgentScenario } from './plan-scripted-reply.ts';
+import { readWireRequest } from './read-wire-request.ts';
+import type { AgentRunRecord } from './run-agent-case.ts';
+import type { UpstreamExchange } from './scripted-upstream.ts';
+
+const scenario: AgentScenario = { mode: 'tool', marker: 'MARKER-1', notePath: '/tmp/ws/note.txt' };
+
+function anthropicBody(tools: string[], toolResult?: string): Record<string, unknown> {
+  const messages: unknown[] = [{ role: 'user', content: 'read it' }];
+  if (toolResult !== undefined) messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: toolResult }] });
+  return { model: 'claude-opus-5-5', stream: true, messages, tools: tools.map((name) => ({ name, input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } })) };
+}
+
+function upstreamOf(body: Record<string, unknown>): UpstreamExchange {
+  const summary = readWireRequest('anthropic-messages', '/v1/messages', body);
+  return { method: 'POST', path: '/v1/messages', format: 'anthropic-messages', body, summary, reply: planScriptedReply(summary, scenario), status: 200 };
+}
+
+function healthyRun(): AgentRunRecord {
+  const first = anthropicBody(['Read', 'Bash']);
+  const second = anthropicBody(['Read', 'Bash'], 'secret-42');
+  return {
+    agentCase: { agent: 'claude-code', protocol: 'anthropic-messages', model: 'default', mode: 'tool' },
+    scenario,
+    noteSecret: 'secret-42',
+    exitCode: 0,
+    timedOut: false,
+    stdout: 'All done. MARKER-1',
+    stderr: '',
+    clientExchanges: [
+      { method: 'POST', url: '/v1/messages?beta=true', body: first, status: 200, upstreamStart: 0, upstreamEnd: 1 },
+      { method: 'POST', url: '/v1/messages?beta=true', body: second, status: 200, upstreamStart: 1, upstreamEnd: 2 },
+    ],
+    upstreamExchanges: [upstreamOf(first), upstreamOf(second)],
+    outcomes: [],
+    durationMs: 1,
+  };
+}
+
+describe('checkAgentRun', () => {
+  it('passes a healthy tool round trip', () => {
+    expect(checkAgentRun(healthyRun())).toEqual([]);
+  });
+
+  it('flags a tool the upstream never saw', () => {
+    const run = healthyRun();
+    const trimmed = anthropicBody(['Read']);
+    const upstreamExchanges = [upstreamOf(trimmed), ...run.upstreamExchanges.slice(1)];
+    expect(checkAgentRun({ ...run, upstreamExchanges }).join('\n')).toMatch(/never reached the upstream: Bash/);
+  });
+
+  it('flags a non-2xx answer, a missing marker and a missing tool result', () => {
+    const run = healthyRun();
+    const [first] = run.clientExchanges;
+    const problems = checkAgentRun({ ...run, stdout: 'nothing', clientExchanges: [first!, { method: 'GET', url: '/v1/models', body: undefined, status: 404, errorBody: 'no', upstreamStart: 2, upstreamEnd: 2 }], upstreamExchanges: run.upstreamExchanges.slice(0, 1) }).join('\n');
+    expect(problems).toMatch(/lacks marker/);
+    expect(problems).toMatch(/GET \/v1\/models answered 404/);
+    expect(problems).toMatch(/no follow-up request carrying a tool result/);
+  });
+});
+
+describe('scripted model', () => {
+  it('reads Codex tools from additional_tools items and namespaces', () => {
+    const body = {
+      model: 'gpt-6.1-sol',
+      input: [{ type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }, { type: 'namespace', name: 'clock', tools: [{ type: 'function', name: 'sleep', parameters: {} }] }] }],
+      tools: [{ type: 'web_search' }],
+    };
+    expect(readWireRequest('openai-responses', '/v1/responses', body).tools.map((tool) => tool.name)).toEqual(['web_search', 'exec', 'clock__sleep']);
+  });
+
+  it('calls a harmless tool first, then answers with the marker once a result is present', () => {
+    const call = planScriptedReply(readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Write', 'Read'])), scenario);
+    expect(call).toEqual({ kind: 'tool-call', toolName: 'Read', toolKind: 'function', input: JSON.stringify({ file_path: '/tmp/ws/note.txt' }) });
+    const answer = planScriptedReply(readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Read'], 'x')), scenario);
+    expect(answer).toEqual({ kind: 'text', text: 'All done. MARKER-1' });
+  });
+
+  it('answers structured-output requests with JSON that meets the schema', () => {
+    const schema = { type: 'object', properties: { score: { type: 'integer', minimum: 1 }, choice: { type: 'string', enum: ['flash', 'pro'] } }, required: ['score', 'choice'] };
+    expect(sampleJsonFor(schema)).toEqual({ score: 1, choice: 'flash' });
+  });
+});
