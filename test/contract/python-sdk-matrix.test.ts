@@ -17,7 +17,8 @@ import { fixturePath, startFixtureUpstream, type FixtureUpstream } from '../supp
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import { startCountTokensUpstream, type CountTokensUpstream } from './python/count-tokens-upstream.ts';
 import { INSTALL_PYTHON_SDKS_COMMAND, PYTHON_SDK_SCRIPTS, pythonSdkState, runPythonCases, type PythonCaseJob, type PythonCaseOutcome, type PythonSdk } from './python/python-case-runner.ts';
-import { PYTHON_SDK_CASES, UPSTREAM_TOKEN_COUNT, type FixtureExpectation, type PythonSdkCase, type Scenario } from './python/python-sdk-cases.ts';
+import { UPSTREAM_TOKEN_COUNT, type FixtureExpectation } from './python/expect-sdk-outcome.ts';
+import { PYTHON_SDK_CASES, type PythonSdkCase, type Scenario } from './python/python-sdk-cases.ts';
 
 const PROVIDER_FOR: Record<WireFormat, string> = { 'openai-chat': 'deepseek', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
 /** Upstream protocols whose adapters ask the upstream to count tokens (the others are estimated locally). */
@@ -40,7 +41,8 @@ function expectation(protocol: WireFormat, scenario: Scenario | undefined): Fixt
 /** The provider token on the reasoning fixture's answer: Anthropic thinking `signature`, Responses reasoning `encrypted_content`. */
 function fixtureReasoningToken(protocol: WireFormat): string | undefined {
   const path = fixturePath(protocol, 'reasoning', 'json');
-  const answer = JSON.parse(readFileSync(path ?? '', 'utf8')) as { content?: Array<Record<string, unknown>>; output?: Array<Record<string, unknown>> };
+  if (!path) throw new Error(`missing fixture ${protocol}/reasoning.json`);
+  const answer = JSON.parse(readFileSync(path, 'utf8')) as { content?: Array<Record<string, unknown>>; output?: Array<Record<string, unknown>> };
   if (protocol === 'anthropic-messages') return answer.content?.find((block) => block.type === 'thinking')?.signature as string | undefined;
   if (protocol === 'openai-responses') return answer.output?.find((item) => item.type === 'reasoning')?.encrypted_content as string | undefined;
   return undefined;

@@ -11,7 +11,7 @@ import { createResponsesStreamEncoder } from './responses-stream-encoder.ts';
 /**
  * Codec of format `openai-responses`:
  * - decodeRequest: create body → CanonicalRequest (ok=false with a dot-path `param` on bad input;
- *   `previous_response_id` → ok=false "Previous response with id '…' not found.");
+ *   `previous_response_id` is resolved by the route before decoding, stored-responses/);
  * - encodeResponse: the full Response object (§3);
  * - createStreamEncoder: the §5.4 event sequences + `data: [DONE]`;
  * - encodeError: `{error:{message,type,param,code}}` with the GatewayError's status (§4);

@@ -55,6 +55,22 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
 }
 
 /**
+ * The value Gemini documents for function calls it did not generate (a conversation from another
+ * model, or one whose signature was minted by another provider and left out): Gemini 3 requires
+ * the first function call of each model step to carry a signature and answers 400 otherwise
+ * (https://ai.google.dev/gemini-api/docs/thought-signatures, "FAQs": dummy signatures).
+ */
+export const FOREIGN_CALL_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Gives the first function call of a model turn the documented dummy signature when it has none. */
+function signFirstFunctionCall(parts: GeminiRequestPart[]): void {
+  const index = parts.findIndex((part) => 'functionCall' in part);
+  const first = parts[index];
+  if (first === undefined || first.thoughtSignature !== undefined) return;
+  parts[index] = { ...first, thoughtSignature: FOREIGN_CALL_SIGNATURE };
+}
+
+/**
  * Encodes the canonical messages (user → `user`, assistant → `model`). A tool result's function
  * name is its `toolName`, else the name of the tool call with the same id in this request.
  * Parts that cannot be sent are dropped with a warning naming `messages.N.content.M`; turns left
@@ -70,6 +86,7 @@ export function encodeGeminiContents(messages: ReadonlyArray<CanonicalMessage>, 
       if (encoded) parts.push(encoded);
     });
     if (parts.length === 0) return;
+    if (message.role === 'assistant') signFirstFunctionCall(parts);
     const role = message.role === 'assistant' ? 'model' : 'user';
     const last = out[out.length - 1];
     if (last?.role === role) last.parts.push(...parts);

@@ -85,6 +85,18 @@ def chat_stream(job: CaseJob) -> Dict[str, Any]:
     return {**chat_result(completion, usage), "contentDeltas": deltas}
 
 
+def chat_stream_without_usage(job: CaseJob) -> Dict[str, Any]:
+    """A stream without `stream_options.include_usage`: no chunk may carry usage
+    (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options)."""
+    usage_chunks = 0
+    with client_for(job).chat.completions.stream(model=job.model, messages=[{"role": "user", "content": job.prompt()}]) as stream:
+        for event in stream:
+            if event.type == "chunk" and event.chunk.usage is not None:
+                usage_chunks += 1
+        completion = stream.get_final_completion()
+    return {**chat_result(completion, completion.usage), "usageChunks": usage_chunks}
+
+
 def chat_stream_tools(job: CaseJob) -> Dict[str, Any]:
     """A tool call streamed as argument fragments, assembled by `chat.completions.stream()`."""
     usage = None
@@ -227,6 +239,17 @@ def responses_input_tokens(job: CaseJob) -> Dict[str, Any]:
     return {"object": short.object, "short": short.input_tokens, "padded": padded.input_tokens}
 
 
+def chat_logprobs(job: CaseJob) -> Dict[str, Any]:
+    """`logprobs: true`, which only a Chat Completions upstream can answer."""
+    completion = client_for(job).chat.completions.create(model=job.model, messages=[{"role": "user", "content": job.prompt()}], logprobs=True)
+    return chat_result(completion, completion.usage)
+
+
+def responses_builtin_tool(job: CaseJob) -> Dict[str, Any]:
+    """A built-in tool (`web_search`, https://platform.openai.com/docs/guides/tools-web-search), which only OpenAI runs."""
+    return responses_result(client_for(job).responses.create(model=job.model, input=job.prompt(), tools=[{"type": "web_search"}]))
+
+
 def chat_error_bad_key(job: CaseJob) -> Dict[str, Any]:
     client_for(job, key="sk-not-a-tollgate-key").chat.completions.create(model=job.model, messages=[{"role": "user", "content": job.prompt()}])
     return {"unexpected": "no error raised"}
@@ -260,9 +283,11 @@ def responses_error_upstream(job: CaseJob) -> Dict[str, Any]:
 CASES = {
     "chat": chat_plain,
     "chat-stream": chat_stream,
+    "chat-stream-without-usage": chat_stream_without_usage,
     "chat-stream-tools": chat_stream_tools,
     "chat-tools": chat_tools,
     "chat-structured": chat_structured,
+    "chat-logprobs": chat_logprobs,
     "chat-error-bad-key": chat_error_bad_key,
     "chat-error-unknown-model": chat_error_unknown_model,
     "chat-error-upstream": chat_error_upstream,
@@ -274,6 +299,7 @@ CASES = {
     "responses-tools": responses_tools,
     "responses-structured": responses_structured,
     "responses-input-tokens": responses_input_tokens,
+    "responses-builtin-tool": responses_builtin_tool,
     "responses-error-bad-key": responses_error_bad_key,
     "responses-error-unknown-model": responses_error_unknown_model,
     "responses-error-upstream": responses_error_upstream,

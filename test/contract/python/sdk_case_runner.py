@@ -138,19 +138,19 @@ def _run_batch(cases: Dict[str, Case]) -> None:
 
 def _job_from_argv_or_env(argv: list[str]) -> CaseJob:
     env = os.environ
-    url, key, model, case = (argv + [None] * 4)[:4]
-    followup = argv[4] if len(argv) > 4 else env.get("TOLLGATE_FOLLOWUP_MODEL")
+    url, key, model, case, followup = (argv + [""] * 5)[:5]
+    model = model or env.get("TOLLGATE_MODEL", "")
     job = CaseJob(
         case=case or env.get("TOLLGATE_CASE", ""),
         url=url or env.get("TOLLGATE_GATEWAY_URL", ""),
         key=key or env.get("TOLLGATE_KEY", ""),
-        model=model or env.get("TOLLGATE_MODEL", ""),
-        followup_model="",
+        model=model,
+        followup_model=followup or env.get("TOLLGATE_FOLLOWUP_MODEL") or model,
         tag=env.get("TOLLGATE_TAG", "single"),
     )
     if not (job.case and job.url and job.key and job.model):
         sys.exit("usage: CASES.py GATEWAY_URL KEY MODEL CASE [FOLLOWUP_MODEL]  (or TOLLGATE_* env, or --batch)")
-    return CaseJob(job.case, job.url, job.key, job.model, followup or job.model, job.tag)
+    return job
 
 
 def main(cases: Dict[str, Case]) -> None:

@@ -32,7 +32,7 @@ beforeAll(async () => {
     channels: [
       { id: 'chat', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { 'chain-chat': 'text' } },
       { id: 'responses', provider: 'openai', protocol: 'openai-responses', baseUrl: upstream.baseUrl('openai-responses'), apiKey: 'k', modelMap: { 'chain-responses': 'text', 'chain-responses-next': 'reasoning' } },
-      { id: 'anthropic', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: upstream.baseUrl('anthropic-messages'), apiKey: 'k', modelMap: { 'chain-claude': 'text' } },
+      { id: 'anthropic', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: upstream.baseUrl('anthropic-messages'), apiKey: 'k', modelMap: { 'chain-claude': 'text', 'chain-claude-tool': 'tool-call' } },
       { id: 'gemini', provider: 'gemini', protocol: 'gemini', baseUrl: upstream.baseUrl('gemini'), apiKey: 'k', modelMap: { 'chain-gemini': 'text' } },
     ],
   });
@@ -103,6 +103,22 @@ describe.each(PROTOCOLS)('a two-turn chain on $protocol', ({ protocol, first, se
       expect(outcomes.every((o) => o.status === 'completed' && o.passThrough === passThrough)).toBe(true);
     });
   }
+});
+
+describe('a tool round trip across two turns', () => {
+  it('sends the stored function call before the new function_call_output (Anthropic: tool_use then tool_result)', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }];
+    const first = await client.responses.create({ model: 'chain-claude-tool', input: 'Weather in Oslo?', tools });
+    const call = first.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather' });
+    const callId = (call as { call_id: string }).call_id;
+    const second = await client.responses.create({ model: 'chain-claude', previous_response_id: first.id, tools, input: [{ type: 'function_call_output', call_id: callId, output: '{"temperature":21}' }] });
+    expect(second.previous_response_id).toBe(first.id);
+    const sent = JSON.parse(upstreamBodiesFor('anthropic-messages').at(-1)!) as { messages: Array<{ role: string; content: Array<{ type: string; id?: string; tool_use_id?: string }> }> };
+    expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent.messages[1]!.content.find((part) => part.type === 'tool_use')?.id).toBe(callId);
+    expect(sent.messages[2]!.content.find((part) => part.type === 'tool_result')?.tool_use_id).toBe(callId);
+  });
 });
 
 describe('the official SDK', () => {

@@ -2,9 +2,10 @@
  * WebSocket mode of the Responses API (https://developers.openai.com/api/docs/guides/websocket-mode)
  * through the gateway with the official SDK's WebSocket client, on channels of every upstream
  * protocol served by a fake upstream: plain responses, several per connection, connection-local
- * continuation with store:false, a tool round trip, documented error events, refused keys,
- * malformed messages, one response at a time, client disconnects, and one outcome (usage, billing)
- * per response, RPM limits included.
+ * continuation with store:false, a tool round trip, previous responses resolved by the HTTP route
+ * (stored ones, and chains mixing both), documented error events, refused keys, malformed
+ * messages, one response at a time, client disconnects, and one outcome (usage, billing) per
+ * response, RPM limits included.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +116,10 @@ describe.each(WIRE_FORMATS)('upstream %s', (protocol) => {
     const body = upstreamBodySince(before);
     expectInOrder(body, ['What is the first question?', expectedText(protocol), 'And the second one?']);
     expect(body).not.toContain('pirate');
+    // A third turn continues the second: the whole conversation so far is carried.
+    const beforeThird = upstream.requests.length;
+    completed(await connection.turn({ model: `${protocol}--text`, previous_response_id: second.id, input: 'And a third?', store: false }));
+    expectInOrder(upstreamBodySince(beforeThird), ['What is the first question?', expectedText(protocol), 'And the second one?', expectedText(protocol), 'And a third?']);
   });
 
   it('a tool round trip: function_call, then function_call_output continuing it', async () => {
@@ -128,6 +133,26 @@ describe.each(WIRE_FORMATS)('upstream %s', (protocol) => {
     expect(outputText(second)).toBe(expectedText(protocol));
     // The user turn, the call's arguments (the only other "Oslo"), then the tool output.
     expectInOrder(upstreamBodySince(before), ['Weather in Oslo?', 'Oslo', 'temperature_c']);
+  });
+});
+
+describe('previous responses that are not connection-local go to the HTTP route (stored responses)', () => {
+  it('a stored response continues on another connection; a store:false turn chained to it continues locally, keeping the stored part', async () => {
+    const model = 'openai-chat--text';
+    const stored = completed(await connect().turn({ model, input: 'Stored opening line' }));
+    const connection = connect();
+    const before = upstream.requests.length;
+    const second = completed(await connection.turn({ model, previous_response_id: stored.id, input: 'Second, not stored', store: false }));
+    expectInOrder(upstreamBodySince(before), ['Stored opening line', expectedText('openai-chat'), 'Second, not stored']);
+    const beforeThird = upstream.requests.length;
+    completed(await connection.turn({ model, previous_response_id: second.id, input: 'Third, local', store: false }));
+    expectInOrder(upstreamBodySince(beforeThird), ['Stored opening line', expectedText('openai-chat'), 'Second, not stored', expectedText('openai-chat'), 'Third, local']);
+  });
+
+  it('a store:false response is not retrievable from another connection', async () => {
+    const local = completed(await connect().turn({ model: 'openai-chat--text', input: 'Only on this socket', store: false }));
+    const [error] = await connect().turn({ model: 'openai-chat--text', previous_response_id: local.id, input: 'Elsewhere', store: false });
+    expect(error).toMatchObject({ type: 'error', status: 400, error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
   });
 });
 
@@ -147,9 +172,17 @@ describe('errors', () => {
     const refused = await refusedUpgrade(gateway.origin, { authorization: 'Bearer sk-not-a-real-key-000' });
     expect(refused).toEqual({ status: 401, body: { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
     expect((await refusedUpgrade(gateway.origin, {})).status).toBe(401);
+    expect((await refusedUpgrade(gateway.origin, { 'api-key': 'sk-not-a-real-key-000' })).status).toBe(401);
     const connection = connect('sk-not-a-real-key-000');
     await waitFor(() => connection.closeCode !== undefined);
     expect(connection.errors[0]?.message).toContain('401');
+  });
+
+  it('the Azure-style api-key header is accepted like Bearer', async () => {
+    const raw = await RawConnection.open(gateway.origin, { 'api-key': TEST_KEY });
+    raw.socket.send(JSON.stringify({ type: 'response.create', model: 'gemini--text', input: 'hi' }));
+    expect(outputText(completed(await raw.nextTurn()))).toBe(expectedText('gemini'));
+    raw.socket.close();
   });
 
   it('malformed messages get error events and the connection stays usable', async () => {

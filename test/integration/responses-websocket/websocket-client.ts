@@ -73,8 +73,10 @@ export class RawConnection extends TurnCollector {
     socket.on('message', (data) => void this.events.push(JSON.parse(String(data)) as ServerEvent));
   }
 
-  static async open(origin: string, apiKey: string): Promise<RawConnection> {
-    const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${apiKey}` } });
+  /** Opens a socket with `Authorization: Bearer <credentials>`, or with the given headers. */
+  static async open(origin: string, credentials: string | Record<string, string>): Promise<RawConnection> {
+    const headers = typeof credentials === 'string' ? { authorization: `Bearer ${credentials}` } : credentials;
+    const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/v1/responses`, { headers });
     const connection = new RawConnection(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());

@@ -2,8 +2,9 @@
  * One Responses WebSocket connection (https://developers.openai.com/api/docs/guides/websocket-mode):
  * several responses per connection, one at a time; each `response.create` is replayed over HTTP
  * (replay-create-over-loopback.ts) and its events are sent back one JSON text message each; the
- * most recent `store: false` response is retained for connection-local continuation
- * (connection-local-continuation.ts).
+ * most recent finished response of the connection, when it was created with `store: false`, is
+ * retained for connection-local continuation (connection-local-continuation.ts). A failed or
+ * refused response leaves the retained one in place, so that the client may retry the same turn.
  *
  * Behaviour per the guide and the WebSocket events reference
  * (https://developers.openai.com/api/reference/resources/responses/websocket-events):
@@ -14,7 +15,8 @@
  * - the connection lasts at most `maxConnectionMs` (the guide's 60 minutes): then, once no response
  *   is in flight, the documented `websocket_connection_limit_reached` error is sent and the socket
  *   is closed (code 1000);
- * - the client closing the socket aborts the in-flight HTTP request (and so the upstream request).
+ * - the client closing the socket aborts the in-flight HTTP request (and so the upstream request);
+ * - while a response runs, a Ping frame goes out every 15 s.
  * Memory per connection: one retained response (≤ `maxRetainedBytes` of JSON) and the message being
  * handled (the socket's `maxPayload` bounds it).
  */
@@ -29,6 +31,12 @@ import { CONNECTION_LIMIT_MESSAGE, errorEventFromGatewayError, invalidClientEven
 
 /** Above this many queued outgoing bytes a send waits until the socket has written it (back-pressure). */
 const SEND_HIGH_WATER_BYTES = 256 * 1024;
+/**
+ * While a response runs, a Ping frame (RFC 6455 §5.5.2; clients answer with a Pong) goes out this
+ * often, ms, so that proxies do not close a socket that is silent while the model thinks — the
+ * WebSocket counterpart of the SSE keep-alive comments, which are not relayed.
+ */
+const PING_INTERVAL_MS = 15_000;
 /** `WebSocket.OPEN` (https://websockets.spec.whatwg.org/#dom-websocket-open). */
 const OPEN = 1;
 
@@ -101,14 +109,17 @@ export class ResponsesWebSocketSession {
   private async runResponse(body: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     const retained = this.retained;
     const outgoing = retained !== undefined && body.previous_response_id === retained.id ? expandContinuation(body, retained) : body;
-    const result = await replayCreateOverLoopback({ dispatcher: this.deps.dispatcher, origin: this.deps.origin, apiKey: this.deps.apiKey, body: outgoing, signal, onEvent: (json) => this.sendText(json) });
+    const heartbeat = setInterval(() => {
+      if (this.socket.readyState === OPEN) this.socket.ping();
+    }, PING_INTERVAL_MS);
+    heartbeat.unref();
+    const result = await replayCreateOverLoopback({ dispatcher: this.deps.dispatcher, origin: this.deps.origin, apiKey: this.deps.apiKey, body: outgoing, signal, onEvent: (json) => this.sendText(json) }).finally(() => clearInterval(heartbeat));
     if (result.kind === 'cancelled') return;
     if (result.kind === 'refused') return this.send(result.error);
     if (!result.terminal) {
       if (!result.sawError) await this.send(errorEventFromGatewayError(new GatewayError('internal', 'The response stream ended before its terminal event.')));
       return;
     }
-    // A failed response leaves the retained one in place: the client may retry the same continuation.
     if (result.terminal.type !== 'response.failed') this.retained = retainResponse(outgoing, result.terminal.response, this.deps.limits.maxRetainedBytes);
   }
 

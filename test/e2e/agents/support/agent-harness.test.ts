@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkAgentRun } from './check-agent-run.ts';
 import { planScriptedReply, sampleJsonFor, type AgentScenario } from './plan-scripted-reply.ts';
+import { IssuedSignatures, replayRuleViolation } from './provider-replay-rules.ts';
 import { readWireRequest } from './read-wire-request.ts';
 import type { AgentRunRecord } from './run-agent-case.ts';
 import type { UpstreamExchange } from './scripted-upstream.ts';
@@ -86,5 +87,25 @@ describe('scripted model', () => {
   it('answers structured-output requests with JSON that meets the schema', () => {
     const schema = { type: 'object', properties: { score: { type: 'integer', minimum: 1 }, choice: { type: 'string', enum: ['flash', 'pro'] } }, required: ['score', 'choice'] };
     expect(sampleJsonFor(schema)).toEqual({ score: 1, choice: 'flash' });
+  });
+});
+
+describe('provider replay rules', () => {
+  it('refuses an Anthropic thinking request whose last tool-using assistant turn lost its thinking block', () => {
+    const signatures = new IssuedSignatures();
+    const signature = signatures.mint();
+    const toolUse = { type: 'tool_use', id: 't1', name: 'Read', input: {} };
+    const body = (assistant: unknown[]) => ({ thinking: { type: 'adaptive' }, messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: assistant }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }] }] });
+    expect(replayRuleViolation('anthropic-messages', body([toolUse]), signatures)).toMatch(/must start with a thinking block/);
+    expect(replayRuleViolation('anthropic-messages', body([{ type: 'thinking', thinking: 'p', signature: 'forged' }, toolUse]), signatures)).toMatch(/Invalid `signature`/);
+    expect(replayRuleViolation('anthropic-messages', body([{ type: 'thinking', thinking: 'p', signature }, toolUse]), signatures)).toBeUndefined();
+  });
+
+  it('refuses a Gemini function call of the current turn without its thought signature, accepting the documented dummy', () => {
+    const signatures = new IssuedSignatures();
+    const body = (thoughtSignature?: string) => ({ contents: [{ role: 'user', parts: [{ text: 'go' }] }, { role: 'model', parts: [{ functionCall: { name: 'read_file', args: {} }, ...(thoughtSignature ? { thoughtSignature } : {}) }] }, { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: {} } }] }] });
+    expect(replayRuleViolation('gemini', body(), signatures)).toMatch(/missing a thought_signature/);
+    expect(replayRuleViolation('gemini', body(signatures.mint()), signatures)).toBeUndefined();
+    expect(replayRuleViolation('gemini', body('skip_thought_signature_validator'), signatures)).toBeUndefined();
   });
 });

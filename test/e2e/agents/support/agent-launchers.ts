@@ -50,6 +50,11 @@ export interface AgentLauncher {
   readonly defaultModels: ReadonlyArray<string>;
   /** A model to pass explicitly with `--model`/`-m`, different from the default. */
   readonly explicitModel: string;
+  /**
+   * Stderr lines that reveal a swallowed failure (the agent carries on, so exit code and output
+   * alone would not show it), e.g. Gemini CLI's router falling back after an unusable answer.
+   */
+  readonly swallowedFailure?: RegExp;
   /** Writes config files under `context.home` and returns the command to run. */
   prepare(context: AgentRunContext): AgentCommand;
 }
@@ -126,6 +131,7 @@ const geminiCli: AgentLauncher = {
   defaultModels: ['gemini-3.1-pro-preview', 'gemini-3.8-flash', 'gemini-3.5-flash-lite'],
   // Not a flash model: 0.61 promotes any `-m <flash model>` to its latest flash (gemini-3.8-flash).
   explicitModel: 'gemini-2.5-pro',
+  swallowedFailure: /\[Routing\][^\n]*failed[^\n]*/,
   prepare(context) {
     const settingsDir = join(context.home, '.gemini');
     mkdirSync(settingsDir, { recursive: true });

@@ -1,7 +1,8 @@
 /**
  * The pass criteria of one agent run, as a list of readable problems (empty = passed):
  * the agent exited 0 and printed the marker; every request it sent was answered 2xx; every tool
- * it offered reached the upstream in the paired upstream request; in a tool round trip, the
+ * it offered, and any structured-output schema it asked for, reached the upstream in the paired
+ * upstream request; in a tool round trip, the
  * scripted tool call was made and the tool's output (the note secret) reached the upstream.
  */
 import { agentLauncher } from './agent-launchers.ts';
@@ -31,6 +32,8 @@ function processProblems(run: AgentRunRecord): string[] {
   const problems: string[] = [];
   if (run.timedOut) problems.push(`agent timed out; stderr: ${clip(run.stderr.slice(-1500), 1500)}`);
   else if (run.exitCode !== 0) problems.push(`agent exited ${String(run.exitCode)}; stderr: ${clip(run.stderr.slice(-1500), 1500)}; stdout: ${clip(run.stdout.slice(-800))}`);
+  const swallowed = agentLauncher(run.agentCase.agent).swallowedFailure?.exec(run.stderr);
+  if (swallowed) problems.push(`the agent reported a swallowed failure: ${clip(run.stderr.slice(swallowed.index, swallowed.index + 600))}`);
   if (!run.stdout.includes(run.scenario.marker)) problems.push(`agent output lacks marker ${run.scenario.marker}; stdout: ${clip(run.stdout.slice(-800))}`);
   return problems;
 }
@@ -41,7 +44,7 @@ function statusProblems(run: AgentRunRecord): string[] {
     .map((exchange) => `${exchange.method} ${pathOf(exchange.url)} answered ${exchange.status}: ${clip(exchange.errorBody ?? '')}`);
 }
 
-function toolProblems(run: AgentRunRecord): string[] {
+function forwardingProblems(run: AgentRunRecord): string[] {
   const problems: string[] = [];
   for (const exchange of run.clientExchanges) {
     const client = summariseClient(exchange);
@@ -55,6 +58,7 @@ function toolProblems(run: AgentRunRecord): string[] {
     const upstreamNames = new Set(forwarded.tools.map((tool) => tool.name));
     const dropped = client.tools.filter((tool) => !upstreamNames.has(tool.name)).map((tool) => `${tool.name} (${tool.kind})`);
     if (dropped.length > 0) problems.push(`${pathOf(exchange.url)} (model ${client.model}): tools offered by the agent never reached the upstream: ${dropped.join(', ')}`);
+    if (client.jsonSchema && !forwarded.jsonSchema) problems.push(`${pathOf(exchange.url)} (model ${client.model}): the structured-output schema the agent asked for never reached the upstream`);
   }
   for (const refused of run.upstreamExchanges.filter((u) => u.status === 400)) problems.push(`the upstream refused ${refused.path}: ${refused.refusal ?? 'unreadable request'}`);
   return problems;
@@ -86,5 +90,5 @@ function modelProblems(run: AgentRunRecord): string[] {
 
 /** Every way `run` fails the matrix's criteria (see the module comment); `[]` when it passed. */
 export function checkAgentRun(run: AgentRunRecord): string[] {
-  return [...processProblems(run), ...statusProblems(run), ...toolProblems(run), ...roundTripProblems(run), ...modelProblems(run)];
+  return [...processProblems(run), ...statusProblems(run), ...forwardingProblems(run), ...roundTripProblems(run), ...modelProblems(run)];
 }

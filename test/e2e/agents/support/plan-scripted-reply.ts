@@ -25,7 +25,10 @@ export interface AgentScenario {
  */
 const HARMLESS_TOOLS = ['Read', 'read_file', 'shell_command', 'exec_command', 'shell', 'Bash', 'run_shell_command', 'LS', 'list_directory', 'exec'];
 
-/** A value satisfying `schema`'s types, enums and required properties (first enum member, empty-ish values). */
+/**
+ * A value satisfying `schema`'s types, enums and required properties: the first enum member,
+ * `"e2e"` for strings, `minimum` (else 1) for numbers, `false`, `[]`, `null`; `{}` without a schema.
+ */
 export function sampleJsonFor(schema: JsonObject | undefined): unknown {
   if (!schema) return {};
   const enumValues = schema.enum;
@@ -34,7 +37,7 @@ export function sampleJsonFor(schema: JsonObject | undefined): unknown {
   if (Array.isArray(anyOf) && anyOf.length > 0) return sampleJsonFor(anyOf[0]);
   const type = String(Array.isArray(schema.type) ? schema.type[0] : (schema.type ?? 'object')).toLowerCase();
   if (type === 'string') return 'e2e';
-  if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 0;
+  if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 1;
   if (type === 'boolean') return false;
   if (type === 'array') return [];
   if (type === 'null') return null;

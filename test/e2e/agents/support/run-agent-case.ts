@@ -59,7 +59,11 @@ function runProcess(command: string, args: string[], env: Record<string, string>
     const timer = setTimeout(() => {
       timedOut = true;
       // The agent and any command it spawned share its process group.
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group already exited.
+      }
     }, timeoutMs);
     child.on('close', (exitCode) => {
       clearTimeout(timer);

@@ -63,6 +63,23 @@ describe('geminiAdapter.buildRequest', () => {
     });
   });
 
+  it('gives the first function call of a model turn without a signature the documented dummy one', () => {
+    const foreign = request({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo and Bergen?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            { type: 'tool-call', id: 'toolu_2', name: 'get_weather', arguments: '{"city":"Bergen"}' },
+          ],
+        },
+      ],
+    });
+    const parts = (build(foreign).body.contents as Array<{ parts: Array<Record<string, unknown>> }>)[1]?.parts;
+    expect(parts?.map((part) => part.thoughtSignature)).toEqual(['skip_thought_signature_validator', undefined]);
+  });
+
   it('streams with alt=sse and keeps slashes of model ids, encoding each segment', () => {
     expect(build(request({ stream: true })).http.url).toBe(`${BASE}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
     expect(build(request(), 'qwen/qwen3 max').http.url).toBe(`${BASE}/v1beta/models/qwen/qwen3%20max:generateContent`);
