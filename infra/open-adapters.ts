@@ -1,7 +1,8 @@
 /**
  * Chooses each port's adapter from configuration (an env var present → the
  * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis,
- * else memory; CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
+ * else memory (state, limits, console sessions, stored Responses answers); CLICKHOUSE_URL → a
+ * ClickHouse server, else chdb in the data directory.
  */
 import { join } from 'node:path';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';

@@ -3,8 +3,9 @@
  * `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}` and `GET /v1/responses/{id}/input_items`
  * (https://platform.openai.com/docs/api-reference/responses). A record belongs to the API key that
  * created it: every read and delete names that key's id, and another key's records are invisible
- * (as if unknown). Records live for the store's retention (default 30 days, as OpenAI keeps
- * stored responses: https://platform.openai.com/docs/guides/your-data) and are then forgotten.
+ * (as if unknown). Records live for the store's retention (default 30 days: "Response objects
+ * are saved for 30 days by default", https://platform.openai.com/docs/guides/conversation-state)
+ * and are then forgotten.
  * Adapters: Redis (REDIS_URL; every gateway node sees the same records; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openResponseStore`
  * (infra/open-adapters.ts).

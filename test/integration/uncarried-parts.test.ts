@@ -48,7 +48,7 @@ const anthropic = { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' };
 const gemini = { 'x-goog-api-key': TEST_KEY };
 
 function responsesBody(model: string): Record<string, unknown> {
-  return { model, input: 'Find the news', tools: [{ type: 'web_search' }, { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }] };
+  return { model, input: 'Find the news', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }] };
 }
 
 describe('parts the gateway cannot carry', () => {
@@ -57,7 +57,7 @@ describe('parts the gateway cannot carry', () => {
     const answer = await post('/v1/responses', openai, responsesBody('via-chat'));
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: 'tools.0', code: 'unsupported_parameter' });
-    expect(answer.body.error.message).toContain("tools.0: built-in tool type 'web_search'");
+    expect(answer.body.error.message).toContain("tools.0: built-in tool type 'file_search'");
     expect(answer.body.error.message).toContain('OpenAI Chat Completions');
     expect(upstream.requests.length).toBe(before);
     const outcome = gateway.outcomes.at(-1);
@@ -68,7 +68,7 @@ describe('parts the gateway cannot carry', () => {
     const answer = await post('/v1/responses', openai, responsesBody('via-responses'));
     expect(answer.status).toBe(200);
     const sent = JSON.parse(upstream.requests.at(-1)?.body ?? '{}');
-    expect(sent.tools[0]).toEqual({ type: 'web_search' });
+    expect(sent.tools[0]).toEqual({ type: 'file_search', vector_store_ids: ['vs_1'] });
   });
 
   it('Responses: with a chat and a Responses channel for one model, the Responses channel serves it', async () => {

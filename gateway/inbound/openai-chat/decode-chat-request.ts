@@ -39,9 +39,20 @@ function decodeResponseFormat(format: unknown): ResponseFormat | undefined {
   }
 }
 
+/**
+ * Top-level fields outside the canonical model: those whose loss would change the answer are
+ * refused when translated; `prediction`, `service_tier` and `store` only affect latency,
+ * scheduling or OpenAI-side storage and are dropped (README, "What the gateway drops").
+ */
 function warnDropped(body: Record<string, unknown>, warnings: TranslationNotes): void {
   if (body.logprobs === true) warnings.refuse('logprobs', 'log probabilities cannot be returned from other APIs');
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) warnings.refuse('top_logprobs', 'log probabilities cannot be returned from other APIs');
+  if (body.logit_bias !== undefined && body.logit_bias !== null && Object.keys(body.logit_bias as object).length > 0) warnings.refuse('logit_bias', 'token biases are tokenizer-specific and cannot be carried to other APIs');
   if (body.audio !== undefined && body.audio !== null) warnings.refuse('audio', 'audio output cannot be produced through other APIs');
+  if (body.web_search_options !== undefined && body.web_search_options !== null) warnings.refuse('web_search_options', "web search runs inside OpenAI's platform");
+  for (const field of ['prediction', 'service_tier', 'store'] as const) {
+    if (body[field] !== undefined && body[field] !== null) warnings.drop(`${field}: only affects latency, scheduling or OpenAI-side storage; dropped`);
+  }
 }
 
 function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {

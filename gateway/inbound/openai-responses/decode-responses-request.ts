@@ -51,13 +51,30 @@ function systemText(instructions: string | null | undefined, texts: string[]): s
   return all.length === 0 ? undefined : all.join('\n\n');
 }
 
+/**
+ * Top-level fields outside the canonical model. Refused when translated: stored prompts,
+ * background mode, log probabilities. Dropped as safe (README, "What the gateway drops"):
+ * `truncation`, `service_tier`, `text.verbosity`, `max_tool_calls` (it limits built-in tools only,
+ * which are refused anyway), `context_management`, `prompt_cache_key`, `prompt_cache_retention`,
+ * `safety_identifier` — these are echoed in the Response object but change nothing upstream.
+ */
+function noteTopLevelFields(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): void {
+  if (body.prompt !== undefined && body.prompt !== null) warnings.refuse('prompt', 'a stored prompt template lives on the OpenAI platform');
+  if (body.background === true) warnings.refuse('background', 'background mode runs the response on the OpenAI platform');
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) warnings.refuse('top_logprobs', 'log probabilities cannot be returned from other APIs');
+  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs')) warnings.refuse('include', 'log probabilities cannot be returned from other APIs');
+  for (const field of ['truncation', 'service_tier', 'max_tool_calls', 'context_management'] as const) {
+    if (body[field] !== undefined && body[field] !== null && body[field] !== 'disabled') warnings.drop(`${field}: has no effect on other APIs; dropped`);
+  }
+}
+
 function decodeBody(body: unknown, countOnly: boolean, compactionSeal?: CompactionSeal): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
   const refused = refuseStoredState(body);
   if (refused) return refused;
   const request = parseAt(responsesRequestSchema, body, []);
   const warnings = new TranslationNotes();
-  if (body.prompt !== undefined && body.prompt !== null) warnings.refuse('prompt', 'a stored prompt template lives on the OpenAI platform');
+  noteTopLevelFields(body, warnings);
   const input = decodeResponsesInput(request.input, warnings, compactionSeal);
   if (input.messages.length === 0) throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
   const tools = decodeResponsesTools(body, warnings);

@@ -45,12 +45,24 @@ function toDefinition(entry: ResponsesToolEntry): ToolDefinition {
 }
 
 /**
- * Decodes every offered tool, in order. Built-in kinds (web_search, file_search, mcp, …) are
- * dropped with a warning (they pass through unchanged to an OpenAI Responses channel). Throws
- * RequestFieldError naming the path of a malformed tool.
+ * Built-in tools whose offer is safe to leave out on translated paths: web search only adds live
+ * sources to an answer the model can give without them, and `tool_search` only lets the model
+ * look up further tools the client defers (the tools offered directly stay available). Agents
+ * such as Codex offer both with every request (README, "What the gateway drops").
+ */
+const OPTIONAL_BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'web_search_2025_08_26', 'tool_search']);
+
+/**
+ * Decodes every offered tool, in order. Built-in kinds run on OpenAI's platform (they pass
+ * through unchanged to an OpenAI Responses channel): web search and tool search are left out
+ * with a note elsewhere, every other one (file_search, mcp, code_interpreter, …) is a part the
+ * translation cannot carry. Throws RequestFieldError naming the path of a malformed tool.
  */
 export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): ToolDefinition[] {
-  return listResponsesTools(body, (path, type) => warnings.refuse(path.join('.'), `built-in tool type '${type}' runs inside OpenAI's platform and has no equivalent elsewhere`)).map(toDefinition);
+  return listResponsesTools(body, (path, type) => {
+    if (OPTIONAL_BUILT_IN_TOOLS.has(type)) warnings.drop(`${path.join('.')}: built-in tool '${type}' is only offered, not required; left out`);
+    else warnings.refuse(path.join('.'), `built-in tool type '${type}' runs inside OpenAI's platform and has no equivalent elsewhere`);
+  }).map(toDefinition);
 }
 
 /**

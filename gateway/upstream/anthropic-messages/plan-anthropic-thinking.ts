@@ -65,14 +65,37 @@ export function planAnthropicThinking(
 }
 
 /**
+ * True when the last assistant message calls a tool but does not start with a thinking block.
+ * While thinking is on, Anthropic requires the assistant turn a tool loop continues to start with
+ * its thinking block (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking,
+ * "Preserving thinking blocks"); clients of other formats often keep no reasoning in history.
+ */
+function toolTurnLacksThinking(body: Record<string, unknown>): boolean {
+  const messages = body.messages as ReadonlyArray<{ role: string; content: unknown }> | undefined;
+  let lastAssistant: { role: string; content: unknown } | undefined;
+  for (const message of messages ?? []) if (message.role === 'assistant') lastAssistant = message;
+  if (!lastAssistant || !Array.isArray(lastAssistant.content)) return false;
+  const blocks = lastAssistant.content as ReadonlyArray<{ type?: string }>;
+  if (!blocks.some((block) => block.type === 'tool_use')) return false;
+  const first = blocks[0]?.type;
+  return first !== 'thinking' && first !== 'redacted_thinking';
+}
+
+/**
  * Applies Anthropic's extended-thinking rules to a built body (mutated in place) when `thinking`
- * is enabled: forced tool use (`tool_choice` any/tool) cannot think, so thinking is left off;
+ * is on: a continued tool-use turn without its thinking block cannot think (thinking is left
+ * off); when `thinking` is enabled: forced tool use (`tool_choice` any/tool) cannot think, so thinking is left off;
  * otherwise `temperature` other than 1, any `top_k`, and `top_p` below 0.95 are removed (the API
  * answers 400 to them; compat upstreams ignore them in thinking mode anyway). Each change is
  * reported as a warning.
  */
 export function reconcileAnthropicThinking(body: Record<string, unknown>, warnings: TranslationNotes): void {
   const thinking = body.thinking as AnthropicThinking | undefined;
+  if (thinking !== undefined && thinking.type !== 'disabled' && toolTurnLacksThinking(body)) {
+    delete body.thinking;
+    warnings.drop('reasoning: the tool-use turn being continued carries no thinking block (the client did not keep it), which Anthropic Messages requires while thinking is on; thinking not enabled for this request');
+    return;
+  }
   if (thinking?.type !== 'enabled') return;
   const choice = (body.tool_choice as { type?: string } | undefined)?.type;
   if (choice === 'any' || choice === 'tool') {

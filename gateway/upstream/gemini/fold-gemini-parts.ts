@@ -6,9 +6,13 @@
  * - a `functionCall` part is a whole tool-call block (start, one delta with the JSON args, end),
  *   carrying the part's `thoughtSignature`;
  * - a `thoughtSignature` on a thought part signs that reasoning block; a signature on a bare
- *   `{text:''}` part signs the open reasoning block if it has none yet; otherwise (and for a
- *   signature riding on visible text) it becomes a reasoning block of its own `{text:'', signature}`
- *   right after, so the next request can echo it.
+ *   `{text:''}` part signs the open reasoning block if it has none yet; before any visible text it
+ *   becomes a reasoning block of its own `{text:'', signature}`, so the next request can echo it.
+ *   Once visible text has started, a signature riding on text (Gemini 3 sends one on the last text
+ *   chunk) is left out: only function-call signatures are validated, those on other parts are not
+ *   (https://ai.google.dev/gemini-api/docs/thought-signatures, "How it works"), and a reasoning
+ *   block after the answer's text would end the answer with an empty block in formats whose
+ *   clients read the last block as the answer (Anthropic Messages).
  */
 import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
@@ -25,6 +29,8 @@ interface OpenBlock {
 export class GeminiPartFolder {
   private nextIndex = 0;
   private open: OpenBlock | undefined;
+  /** True once a text block was started. */
+  private producedText = false;
   /** True once a functionCall part was folded (turns finishReason STOP into tool-calls). */
   producedToolCall = false;
 
@@ -77,6 +83,7 @@ export class GeminiPartFolder {
       this.open.signed = true;
       return;
     }
+    if (this.producedText) return;
     const index = this.start('reasoning', out);
     out.push({ type: 'reasoning-signature', index, signature });
     this.close(out);
@@ -86,6 +93,7 @@ export class GeminiPartFolder {
     this.close(out);
     const index = this.nextIndex++;
     this.open = { kind, index, signed: false };
+    if (kind === 'text') this.producedText = true;
     out.push(kind === 'text' ? { type: 'text-start', index } : { type: 'reasoning-start', index });
     return index;
   }

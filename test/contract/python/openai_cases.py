@@ -246,8 +246,8 @@ def chat_logprobs(job: CaseJob) -> Dict[str, Any]:
 
 
 def responses_builtin_tool(job: CaseJob) -> Dict[str, Any]:
-    """A built-in tool (`web_search`, https://platform.openai.com/docs/guides/tools-web-search), which only OpenAI runs."""
-    return responses_result(client_for(job).responses.create(model=job.model, input=job.prompt(), tools=[{"type": "web_search"}]))
+    """A built-in tool (`file_search`, https://platform.openai.com/docs/guides/tools-file-search), which only OpenAI runs."""
+    return responses_result(client_for(job).responses.create(model=job.model, input=job.prompt(), tools=[{"type": "file_search", "vector_store_ids": ["vs_contract"]}]))
 
 
 def chat_error_bad_key(job: CaseJob) -> Dict[str, Any]:

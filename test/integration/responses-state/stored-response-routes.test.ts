@@ -135,6 +135,16 @@ describe('store: false and unknown previous responses', () => {
     expect(sdkError).toMatchObject({ status: 400, code: 'previous_response_not_found' });
   });
 
+  it('continues from the history alone when a create names a previous response and sends no input', async () => {
+    const first = await createWith(client, { input: 'History without a new question' });
+    const again = await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: first.id } });
+    expect(again.status).toBe(200);
+    served++;
+    expect(again.body.previous_response_id).toBe(first.id);
+    expect(upstream.requests.at(-1)!.body).toContain('History without a new question');
+    expect((await raw('POST', '/v1/responses', { body: { model: MODEL } })).body.error.param).toBe('input'); // no history, no input: still refused
+  });
+
   it('counts input tokens over the whole chain with previous_response_id', async () => {
     const first = await createWith(client, { input: 'A fairly long first question, with quite a few words in it, to count.' });
     const alone = await raw('POST', '/v1/responses/input_tokens', { body: { model: MODEL, input: 'short' } });

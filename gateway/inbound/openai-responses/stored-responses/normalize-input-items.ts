@@ -22,8 +22,12 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
   reasoning: 'rs_',
 };
 
-/** Item types whose ids only name the stored listing entry (input side, no server-side identity). */
-const INPUT_SIDE_TYPES: ReadonlySet<string> = new Set(['function_call_output', 'custom_tool_call_output']);
+/**
+ * Item types whose `id` is optional as input (messages, tool calls and their outputs are linked by
+ * role and `call_id`): replayed without it, so an id the gateway minted for the listing never
+ * reaches an upstream. Reasoning items, item references and other types keep theirs.
+ */
+const ID_OPTIONAL_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output']);
 
 function normalizeMessage(item: Item): Item {
   const role = typeof item.role === 'string' ? item.role : 'user';
@@ -50,13 +54,13 @@ export function normalizeInputItems(input: unknown): Item[] {
 }
 
 /**
- * A stored input item as sent again in a later turn: user/system/developer messages and tool
- * outputs lose the listing id the gateway may have given them (those ids mean nothing to an
- * upstream); assistant messages, calls and reasoning keep theirs, as the client would send them.
+ * A stored input item as sent again in a later turn: messages, tool calls and tool outputs lose
+ * their `id` (it may be one the gateway minted for the listing, unknown to any upstream, and the
+ * API does not need it); other items are sent as stored. The turn's output items are replayed
+ * unchanged elsewhere (they are what the client received).
  */
 export function replayInputItem(item: Readonly<Item>): Item {
-  const inputSide = (item.type === 'message' && item.role !== 'assistant') || INPUT_SIDE_TYPES.has(item.type as string);
-  if (!inputSide) return { ...item };
+  if (!ID_OPTIONAL_TYPES.has(item.type as string)) return { ...item };
   const { id: _listingId, ...rest } = item;
   return rest;
 }

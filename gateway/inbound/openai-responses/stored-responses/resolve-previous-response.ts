@@ -12,6 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
+import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
 import type { RequestStateResolver, ResolvedRequestState } from '../../request-state-resolver.ts';
 import { normalizeInputItems, replayInputItem } from './normalize-input-items.ts';
 import { createStoredResponseCapture } from './stored-response-capture.ts';
@@ -44,9 +45,14 @@ export async function loadChain(store: ResponseStore, keyId: string, id: string)
   return [...(earlier as StoredResponse[]), last];
 }
 
-/** The request's own input as items to append after the history (a string becomes one user message). */
+/**
+ * The request's own input as items to append after the history: a string becomes one user
+ * message, no input at all adds nothing (the model answers the history); undefined when `input`
+ * is malformed (left for the decoder to refuse).
+ */
 function currentInputItems(input: unknown): unknown[] | undefined {
   if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  if (input === undefined || input === null) return [];
   return Array.isArray(input) ? input : undefined;
 }
 
@@ -80,7 +86,8 @@ export function createStoredResponsesResolver(store: ResponseStore | undefined):
   };
 }
 
-function captureFor(store: ResponseStore, body: Record<string, unknown>, previousId: string | null, chain: StoredResponse[], context: { keyId: string; requestId: string; log: FastifyBaseLogger }) {
+/** The answer hook of one create: saves it (unless `store: false`) as the chain's next turn. */
+function captureFor(store: ResponseStore, body: Record<string, unknown>, previousId: string | null, chain: StoredResponse[], context: { keyId: string; requestId: string; log: FastifyBaseLogger }): ClientAnswerHook {
   const last = chain.at(-1);
   return createStoredResponseCapture(
     store,

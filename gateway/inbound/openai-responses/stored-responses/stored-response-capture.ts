@@ -57,11 +57,27 @@ function frameSseEvent(event: UpstreamSseEvent, data: string = event.data): stri
   return `${event.event === undefined ? '' : `event: ${event.event}\n`}${lines}\n`;
 }
 
-/** The event's type: its `event:` name, else the data's `type` (parsed only then). */
-function eventType(event: UpstreamSseEvent): string | undefined {
-  if (event.event !== undefined) return event.event;
-  const match = /"type"\s*:\s*"([^"]+)"/.exec(event.data.slice(0, 200));
-  return match?.[1];
+/** A lifecycle event: its type and its parsed data, which holds a Response object. */
+interface LifecycleEvent {
+  readonly type: string;
+  readonly data: Record<string, unknown> & { readonly response: Record<string, unknown> };
+}
+
+/**
+ * The event as a lifecycle event, or undefined for every other event. The data is parsed only when
+ * the `event:` name says lifecycle, or when there is no name and the data holds a `"response"` key.
+ */
+function asLifecycleEvent(event: UpstreamSseEvent): LifecycleEvent | undefined {
+  if (event.event !== undefined ? !LIFECYCLE_EVENTS.has(event.event) : !event.data.includes('"response"')) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(data) || !isJsonObject(data.response)) return undefined;
+  const type = event.event ?? data.type;
+  return typeof type === 'string' && LIFECYCLE_EVENTS.has(type) ? { type, data: data as LifecycleEvent['data'] } : undefined;
 }
 
 /** Creates the hook for one create request. */
@@ -97,21 +113,11 @@ export function createStoredResponseCapture(store: ResponseStore, capture: Store
     },
 
     async passThroughEvent(event: UpstreamSseEvent): Promise<string> {
-      const type = eventType(event);
-      if (type === undefined || !LIFECYCLE_EVENTS.has(type)) return frameSseEvent(event);
-      const needsEcho = capture.previousResponseId !== null;
-      const terminal = capture.store && TERMINAL_EVENTS.has(type);
-      if (!needsEcho && !terminal) return frameSseEvent(event);
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        return frameSseEvent(event);
-      }
-      if (!isJsonObject(data) || !isJsonObject(data.response)) return frameSseEvent(event);
-      const response = echo(data.response);
-      if (terminal) await save(response);
-      return response === data.response ? frameSseEvent(event) : frameSseEvent(event, JSON.stringify({ ...data, response }));
+      const lifecycle = asLifecycleEvent(event);
+      if (!lifecycle) return frameSseEvent(event);
+      const response = echo(lifecycle.data.response);
+      if (TERMINAL_EVENTS.has(lifecycle.type)) await save(response);
+      return response === lifecycle.data.response ? frameSseEvent(event) : frameSseEvent(event, JSON.stringify({ ...lifecycle.data, response }));
     },
   };
 }

@@ -44,6 +44,13 @@ function statusProblems(run: AgentRunRecord): string[] {
     .map((exchange) => `${exchange.method} ${pathOf(exchange.url)} answered ${exchange.status}: ${clip(exchange.errorBody ?? '')}`);
 }
 
+/**
+ * Built-in tools the README lists as safe to leave out on translated paths ("What the gateway
+ * drops"): web search and tool search are only offered, the model answers without them. Every
+ * other tool an agent offers must reach the upstream.
+ */
+const OFFER_ONLY_BUILT_INS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'tool_search']);
+
 function forwardingProblems(run: AgentRunRecord): string[] {
   const problems: string[] = [];
   for (const exchange of run.clientExchanges) {
@@ -56,7 +63,7 @@ function forwardingProblems(run: AgentRunRecord): string[] {
       continue;
     }
     const upstreamNames = new Set(forwarded.tools.map((tool) => tool.name));
-    const dropped = client.tools.filter((tool) => !upstreamNames.has(tool.name)).map((tool) => `${tool.name} (${tool.kind})`);
+    const dropped = client.tools.filter((tool) => !upstreamNames.has(tool.name) && !OFFER_ONLY_BUILT_INS.has(tool.name)).map((tool) => `${tool.name} (${tool.kind})`);
     if (dropped.length > 0) problems.push(`${pathOf(exchange.url)} (model ${client.model}): tools offered by the agent never reached the upstream: ${dropped.join(', ')}`);
     if (client.jsonSchema && !forwarded.jsonSchema) problems.push(`${pathOf(exchange.url)} (model ${client.model}): the structured-output schema the agent asked for never reached the upstream`);
   }

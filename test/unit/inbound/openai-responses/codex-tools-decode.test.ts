@@ -99,7 +99,7 @@ describe('Codex tools on translated paths', () => {
   it('refuses duplicate canonical names, naming the path; names a built-in tool inside a namespace as a part it cannot carry', () => {
     const dup = codexBody({ tools: [{ type: 'function', name: 'exec' }] });
     expect(openaiResponsesCodec.decodeRequest(dup, {})).toMatchObject({ ok: false, param: 'input.0.tools.0.tools.0.name' });
-    const inner = codexBody({ tools: [{ type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'web_search' }] }] });
-    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({ ok: true, uncarried: [{ path: 'tools.0.tools.0', reason: "built-in tool type 'web_search' runs inside OpenAI's platform and has no equivalent elsewhere" }] });
+    const inner = codexBody({ tools: [{ type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'file_search' }] }] });
+    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({ ok: true, uncarried: [{ path: 'tools.0.tools.0', reason: "built-in tool type 'file_search' runs inside OpenAI's platform and has no equivalent elsewhere" }] });
   });
 });

@@ -103,17 +103,21 @@ describe('openaiResponsesCodec.decodeRequest', () => {
         { type: 'web_search_call', id: 'ws_1' },
         { role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_audio', input_audio: {} }] },
       ],
-      tools: [{ type: 'web_search' }, { type: 'function', name: 'f' }],
+      tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'function', name: 'f' }, { type: 'web_search' }, { type: 'tool_search', execution: 'client' }],
     });
     expect(result.value.tools).toEqual([{ name: 'f', parameters: { type: 'object', properties: {} } }]);
     expect(result.value.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
-    expect(result.warnings).toBeUndefined();
+    expect(result.warnings).toEqual(["tools.2: built-in tool 'web_search' is only offered, not required; left out", "tools.3: built-in tool 'tool_search' is only offered, not required; left out"]);
     expect(result.uncarried).toEqual([
       { path: 'input.0', reason: 'an item_reference points at an item stored by the upstream' },
       { path: 'input.1', reason: "input item type 'web_search_call' has no equivalent on other APIs" },
       { path: 'input.2.content.1', reason: "content part type 'input_audio' in user content has no equivalent on other APIs" },
-      { path: 'tools.0', reason: "built-in tool type 'web_search' runs inside OpenAI's platform and has no equivalent elsewhere" },
+      { path: 'tools.0', reason: "built-in tool type 'file_search' runs inside OpenAI's platform and has no equivalent elsewhere" },
     ]);
+    // Web search and tool search are only offered: left out with a note, not refused.
+    const offered = decodeOk({ model: 'm', input: 'hi', tools: [{ type: 'web_search' }, { type: 'tool_search', execution: 'client' }, { type: 'function', name: 'f' }] });
+    expect(offered.uncarried).toBeUndefined();
+    expect(offered.warnings).toEqual(["tools.0: built-in tool 'web_search' is only offered, not required; left out", "tools.1: built-in tool 'tool_search' is only offered, not required; left out"]);
   });
 
   it('decodes options: tools, tool_choice, limits, sampling, reasoning, text.format, user, metadata, stream', () => {

@@ -239,6 +239,25 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(build(request({ reasoning: { enabled: false }, temperature: 0.2 })).body.temperature).toBe(0.2);
   });
 
+  it('does not think when the tool-use turn being continued lost its thinking block; keeps thinking when the block is there', () => {
+    const tools = [{ name: 'f', parameters: { type: 'object' } }];
+    const loop = (assistant: CanonicalRequest['messages'][number]['content']): CanonicalRequest =>
+      request({
+        reasoning: { budgetTokens: 2000 },
+        tools,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Go' }] },
+          { role: 'assistant', content: assistant },
+          { role: 'user', content: [{ type: 'tool-result', toolCallId: 'toolu_1', content: 'ok' }] },
+        ],
+      });
+    const bare = build(loop([{ type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{}' }]));
+    expect(bare.body.thinking).toBeUndefined();
+    expect(bare.warnings).toEqual(['reasoning: the tool-use turn being continued carries no thinking block (the client did not keep it), which Anthropic Messages requires while thinking is on; thinking not enabled for this request']);
+    const kept = build(loop([{ type: 'reasoning', text: 'Plan.', signature: 'sig' }, { type: 'tool-call', id: 'toolu_1', name: 'f', arguments: '{}' }]));
+    expect(kept.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+  });
+
   it('maps JSON schema output to output_config.format; schemaless JSON mode cannot be carried', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.output_config).toEqual({ format: { type: 'json_schema', schema } });

@@ -41,14 +41,13 @@ describe('geminiAdapter.decodeResponse parts', () => {
     ]);
   });
 
-  it('keeps a signature that rode on text (or followed text) as a signature-only reasoning block after it', () => {
-    expect(decode(candidate([{ text: 'Answer', thoughtSignature: 'sig-2' }])).content).toEqual([
+  it('leaves out a signature that rode on text (or followed it): no empty reasoning block ends the answer', () => {
+    expect(decode(candidate([{ text: 'Answer', thoughtSignature: 'sig-2' }])).content).toEqual([{ type: 'text', text: 'Answer' }]);
+    expect(decode(candidate([{ text: 'Answer' }, { text: '', thoughtSignature: 'sig-3' }])).content).toEqual([{ type: 'text', text: 'Answer' }]);
+    // Before any text, a lone signature still becomes a reasoning block the next request can echo.
+    expect(decode(candidate([{ text: '', thoughtSignature: 'sig-4' }, { text: 'Answer' }])).content).toEqual([
+      { type: 'reasoning', text: '', signature: 'sig-4' },
       { type: 'text', text: 'Answer' },
-      { type: 'reasoning', text: '', signature: 'sig-2' },
-    ]);
-    expect(decode(candidate([{ text: 'Answer' }, { text: '', thoughtSignature: 'sig-3' }])).content).toEqual([
-      { type: 'text', text: 'Answer' },
-      { type: 'reasoning', text: '', signature: 'sig-3' },
     ]);
   });
 

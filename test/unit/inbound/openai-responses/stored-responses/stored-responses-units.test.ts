@@ -37,12 +37,13 @@ describe('normalizeInputItems', () => {
     expect(items[4]!.id).toMatch(/^item_/);
   });
 
-  it('replays input-side items without their listing ids, output-side items as they are', () => {
-    const [user, output, call] = normalizeInputItems([{ role: 'user', content: 'q' }, { type: 'function_call_output', call_id: 'c', output: 'x' }, { type: 'function_call', id: 'fc_1', call_id: 'c', name: 'f', arguments: '{}' }]);
-    expect(replayInputItem(user!)).not.toHaveProperty('id');
+  it('replays messages, calls and outputs without ids (they may be listing ids the gateway minted), other items as stored', () => {
+    const [user, output, call] = normalizeInputItems([{ role: 'user', content: 'q' }, { type: 'function_call_output', call_id: 'c', output: 'x' }, { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }]);
+    expect(replayInputItem(user!)).toEqual({ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'q' }] });
     expect(replayInputItem(output!)).not.toHaveProperty('id');
-    expect(replayInputItem(call!)).toEqual(call);
-    expect(replayInputItem({ id: 'msg_a', type: 'message', role: 'assistant', content: [] })).toHaveProperty('id', 'msg_a');
+    expect(replayInputItem(call!)).toEqual({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' });
+    expect(replayInputItem({ id: 'rs_a', type: 'reasoning', summary: [], encrypted_content: 'x' })).toHaveProperty('id', 'rs_a');
+    expect(replayInputItem({ id: 'msg_ref', type: 'item_reference' })).toHaveProperty('id', 'msg_ref');
   });
 });
 
@@ -92,6 +93,15 @@ describe('the answer hook on pass-through events', () => {
     await hook.passThroughEvent(created('response.completed', 'completed'));
     expect(await store.get('key_1', 'resp_new')).toMatchObject({ previousResponseId: 'resp_prev', ancestorIds: ['resp_prev'], inputItems: capture.inputItems, response: { previous_response_id: 'resp_prev', status: 'completed' } });
     expect(await hook.passThroughEvent({ data: '[DONE]' })).toBe('data: [DONE]\n\n');
+  });
+
+  it('recognises lifecycle events without an event: line, whatever the key order', async () => {
+    const store = createMemoryResponseStore();
+    const hook = createStoredResponseCapture(store, capture, silent);
+    const text = await hook.passThroughEvent({ data: JSON.stringify({ response: { id: 'resp_unnamed', status: 'incomplete', output: [{ type: 'message' }] }, type: 'response.incomplete' }) });
+    expect(text.startsWith('data: {"response":{"id":"resp_unnamed"')).toBe(true);
+    expect(JSON.parse(text.slice(6)).response.previous_response_id).toBe('resp_prev');
+    expect(await store.get('key_1', 'resp_unnamed')).toMatchObject({ response: { status: 'incomplete' } });
   });
 
   it('saves nothing for failed responses, store: false, or an id reused from the chain', async () => {
