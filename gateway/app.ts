@@ -12,7 +12,8 @@ import { buildTrafficEvents } from './events/build-traffic-events.ts';
 import { publishTrafficEvents } from './events/traffic-event-publisher.ts';
 import type { ExchangeOutcome, OutcomeSink } from './exchange/exchange-outcome.ts';
 import { registerAnthropicMessagesRoutes } from './inbound/anthropic-messages/routes.ts';
-import { installClientErrorHandlers } from './inbound/client-error-handler.ts';
+import { createFrameworkErrorHandler, handleClientSocketError, installClientErrorHandlers } from './inbound/client-error-handler.ts';
+import { installJsonBodyParser } from './inbound/json-body-parser.ts';
 import { registerGeminiRoutes } from './inbound/gemini/routes.ts';
 import { registerModelsRoutes } from './inbound/models-routes.ts';
 import { registerOpenaiChatRoutes } from './inbound/openai-chat/routes.ts';
@@ -105,12 +106,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     // One log line per request comes from the outcome sink instead of Fastify's request logs.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: false,
+    // Router and socket errors answered in the client's own format (client-error-handler.ts).
+    frameworkErrors: createFrameworkErrorHandler(config.bodyLimit),
+    clientErrorHandler: handleClientSocketError,
   });
-  // curl -d sends form content-type; parse any body as JSON so clients get JSON errors, not 415.
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    const parser = app.getDefaultJsonParser('error', 'error');
-    parser(request, body as string, done);
-  });
+  // Any content type parses as JSON, after the nesting/size pre-scan (json-body-parser.ts).
+  installJsonBodyParser(app);
   const controlPlane = deps.controlPlane ?? createLocalControlPlane(config);
   const view = controlPlane.view;
   const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));
@@ -141,8 +142,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   };
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
-    admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS },
-    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
+    admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
+    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, requestDeadlineMs: config.requestDeadlineMs, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
   };
   installClientErrorHandlers(app, config.bodyLimit);

@@ -17,6 +17,7 @@ import { createMemoryResponseStore } from './state-store/memory/memory-response-
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
 import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import type { RedisOutageSettings } from './state-store/redis/guarded-redis.ts';
 import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from './state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
@@ -45,6 +46,11 @@ export interface EngineSettings {
   readonly topicPrefix?: string;
   /** How long stored Responses answers are kept, days (default 30, as OpenAI; fractions allowed). */
   readonly responseRetentionDays?: number;
+  /**
+   * How the Redis adapters behave while Redis is down (deadline per request-path command,
+   * circuit breaker); TOLLGATE_REDIS_TIMEOUT_MS sets the deadline (ms, default 100).
+   */
+  readonly redisOutage?: RedisOutageSettings;
   /** Sink for adapter log lines. */
   readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 }
@@ -61,7 +67,20 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
     ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) } : {}),
+    ...(env.TOLLGATE_REDIS_TIMEOUT_MS ? { redisOutage: { commandTimeoutMs: parseRedisTimeout(env.TOLLGATE_REDIS_TIMEOUT_MS) } } : {}),
   };
+}
+
+/** TOLLGATE_REDIS_TIMEOUT_MS → ms. @throws Error naming the variable when it is not an integer in 1..60000 */
+function parseRedisTimeout(text: string): number {
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1 || ms > 60_000) throw new Error(`TOLLGATE_REDIS_TIMEOUT_MS must be a whole number of ms from 1 to 60000, got '${text}'`);
+  return ms;
+}
+
+/** The Redis connection options of every Redis adapter for these settings. */
+function redisOptions(settings: EngineSettings, url: string) {
+  return { url, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...(settings.redisOutage ? { outage: settings.redisOutage } : {}), ...(settings.log ? { log: settings.log } : {}) };
 }
 
 /** TOLLGATE_RESPONSE_RETENTION_DAYS → days. @throws Error naming the variable when it is not a positive number */
@@ -82,7 +101,7 @@ export function openEventLog(settings: EngineSettings): EventLog {
 
 /** The state store for these settings. */
 export function openStateStore(settings: EngineSettings): StateStore {
-  if (settings.redisUrl) return createRedisStateStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  if (settings.redisUrl) return createRedisStateStore(redisOptions(settings, settings.redisUrl));
   return createMemoryStateStore();
 }
 
@@ -94,13 +113,13 @@ export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
 
 /** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */
 export function openRateLimiter(settings: EngineSettings): RateLimiter {
-  if (settings.redisUrl) return createRedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  if (settings.redisUrl) return createRedisRateLimiter(redisOptions(settings, settings.redisUrl));
   return createMemoryRateLimiter();
 }
 
 /** The console session store for these settings: Redis (shared by every node) or in-process memory. */
 export function openSessionStore(settings: EngineSettings): SessionStore {
-  if (settings.redisUrl) return createRedisSessionStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:' });
+  if (settings.redisUrl) return createRedisSessionStore(redisOptions(settings, settings.redisUrl));
   return createMemorySessionStore();
 }
 
@@ -110,6 +129,6 @@ export function openSessionStore(settings: EngineSettings): SessionStore {
  */
 export function openResponseStore(settings: EngineSettings): ResponseStore {
   const retention = settings.responseRetentionDays === undefined ? {} : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
-  if (settings.redisUrl) return createRedisResponseStore({ url: settings.redisUrl, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...retention });
+  if (settings.redisUrl) return createRedisResponseStore({ ...redisOptions(settings, settings.redisUrl), ...retention });
   return createMemoryResponseStore(retention);
 }

@@ -7,6 +7,13 @@ import { WIRE_FORMATS } from '../canonical/formats.ts';
 import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { PROVIDER_IDS } from '../providers/provider-preset.ts';
 
+/** Default total deadline of one upstream attempt, ms (10 min). */
+export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
+/** Default total deadline of one client request across failover attempts, ms (15 min). */
+export const DEFAULT_REQUEST_DEADLINE_MS = 900_000;
+/** Default minimum rate of a streamed upstream body: 128 bytes per 60 s after the first byte. */
+export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 128, windowMs: 60_000 });
+
 /** One upstream account: a provider, a protocol, a credential and the models it serves. */
 export const channelSchema = z
   .object({
@@ -20,8 +27,22 @@ export const channelSchema = z
     priority: z.number().int().default(0),
     weight: z.number().positive('must be > 0').default(1),
     enabled: z.boolean().default(true),
-    /** Upstream timeout to response headers, ms. */
+    /** Upstream time limit to response headers and for every gap between body bytes, ms. */
     timeoutMs: z.number().int().positive().default(600_000),
+    /**
+     * Total time one attempt on this channel may take, from sending the request to the last byte
+     * of the answer, ms (README "Deadlines"). Default 600 000 (10 min).
+     */
+    deadlineMs: z.number().int().positive().default(DEFAULT_ATTEMPT_DEADLINE_MS),
+    /**
+     * Slowest streamed body accepted: at least `bytes` in every window of `windowMs` after the
+     * first body byte, or the attempt is cut (README "Deadlines"). `bytes: 0` turns it off.
+     * Default 128 bytes per 60 000 ms.
+     */
+    minStreamRate: z
+      .object({ bytes: z.number().int().min(0), windowMs: z.number().int().positive() })
+      .strict()
+      .default({ ...DEFAULT_MIN_STREAM_RATE }),
     /** Mock provider only: behaviour of the built-in fake model. */
     mock: z
       .object({
@@ -83,8 +104,14 @@ export const envSchema = z.object({
     .min(1)
     .transform((text): boolean | string => (text === 'true' ? true : text === 'false' ? false : text))
     .optional(),
+  /** Total time for one client request across its failover attempts, ms (README "Deadlines"). */
+  TOLLGATE_REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(DEFAULT_REQUEST_DEADLINE_MS),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** What RPM/TPM limits of keys and users do while the state store (Redis) is unreachable: `open` admits unchecked, `closed` answers 503. */
+  TOLLGATE_LIMITS_ON_STORE_OUTAGE: z.enum(['open', 'closed']).default('open'),
+  /** What spend quotas do while the state store (Redis) is unreachable: `open` admits unchecked, `closed` answers 503. */
+  TOLLGATE_QUOTAS_ON_STORE_OUTAGE: z.enum(['open', 'closed']).default('open'),
   KAFKA_BROKERS: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
   CLICKHOUSE_URL: z.string().min(1).optional(),
@@ -94,12 +121,27 @@ export type ChannelConfig = z.infer<typeof channelSchema>;
 export type KeyConfig = z.infer<typeof keySchema>;
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
+/** `open`: admit without the check (logged); `closed`: refuse with 503 and retry-after. */
+export type StoreOutageResponse = 'open' | 'closed';
+
+/**
+ * What admission does per limit kind when the state store cannot answer in time (Redis down):
+ * `limits` — RPM/TPM of keys and users; `quotas` — spend quotas of keys and users. Channel limits
+ * always fail open: the upstream enforces its own quota.
+ */
+export interface StoreOutagePolicy {
+  readonly limits: StoreOutageResponse;
+  readonly quotas: StoreOutageResponse;
+}
+
 /** The parsed, validated configuration the app runs on. */
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
   /** Max request body size, bytes. */
   readonly bodyLimit: number;
+  /** Total time for one client request across its failover attempts, ms (TOLLGATE_REQUEST_DEADLINE_MS). */
+  readonly requestDeadlineMs: number;
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   readonly channels: ReadonlyArray<ChannelConfig>;
   readonly keys: ReadonlyArray<KeyConfig>;
@@ -110,6 +152,8 @@ export interface GatewayConfig {
   readonly adminToken?: string;
   /** Fastify's `trustProxy` (TOLLGATE_TRUST_PROXY): false unless the gateway runs behind a proxy. */
   readonly trustProxy: boolean | string;
+  /** Admission while the state store is unreachable (TOLLGATE_LIMITS_ON_STORE_OUTAGE, TOLLGATE_QUOTAS_ON_STORE_OUTAGE; both default open). */
+  readonly storeOutage: StoreOutagePolicy;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

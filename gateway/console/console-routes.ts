@@ -14,6 +14,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
+import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
 import { AdminHttpError, sendAdminError } from '../control-plane/admin-errors.ts';
 import { setUserPassword } from '../control-plane/commands-users.ts';
 import { fail, parseInput } from '../control-plane/commands-common.ts';
@@ -75,6 +76,17 @@ function registerPages(scope: FastifyInstance): void {
 }
 
 /**
+ * The 503 for a session or sign-in that the state store could not serve. It names what is down
+ * (e.g. "the session store (Redis) is unreachable") when the store reported an outage, which the
+ * store logs once per outage; any other failure is logged here as an error.
+ */
+function storeOutageHttpError(request: FastifyRequest, cause: unknown, otherwise: string): AdminHttpError {
+  if (isStateStoreUnavailable(cause)) return new AdminHttpError(503, `sign-in is unavailable: ${cause.message}; try again in a few seconds`);
+  request.log.error({ err: cause }, 'console: session store failed');
+  return new AdminHttpError(503, `sign-in is unavailable: ${otherwise} (see the gateway log)`);
+}
+
+/**
  * The API's onRequest hook: resolves the session cookie to the signed-in user; answers 401
  * without one (except for signing in) and 403 for a write without a valid CSRF token.
  */
@@ -82,8 +94,7 @@ function authenticate(deps: ConsoleDeps): (request: FastifyRequest) => Promise<v
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && isCrossOrigin(request)) throw new AdminHttpError(403, 'cross-origin request refused');
     const identity = await deps.sessions.identify(request).catch((cause: unknown) => {
-      request.log.error({ err: cause }, 'console: session store failed');
-      throw new AdminHttpError(503, 'sign-in is unavailable: the session store did not answer (see the gateway log)');
+      throw storeOutageHttpError(request, cause, 'the session store did not answer');
     });
     if (identity) request.consoleIdentity = identity;
     const path = request.url.split('?')[0];
@@ -104,8 +115,7 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
   scope.post(path, options, async (request, reply) => {
     const { login, password } = parseInput(signInInput, request.body);
     const result = await deps.sessions.signIn(login, password, request.ip).catch((cause: unknown) => {
-      request.log.error({ err: cause }, 'console: sign-in failed');
-      throw new AdminHttpError(503, 'sign-in is unavailable: the session store or rate limiter did not answer (see the gateway log)');
+      throw storeOutageHttpError(request, cause, 'the session store or rate limiter did not answer');
     });
     if (result.kind === 'throttled') return tooManyAttempts(reply, result.retryAfterMs);
     if (result.kind === 'refused') throw new AdminHttpError(401, 'invalid login or password');

@@ -33,6 +33,8 @@ export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, li
     timeoutMs: config.timeoutMs,
     rpm: limits.rpm,
     tpm: limits.tpm,
+    deadlineMs: config.deadlineMs,
+    minStreamRate: { bytes: config.minStreamRate.bytes, windowMs: config.minStreamRate.windowMs },
     mock: config.mock ? { latencyMs: config.mock.latencyMs, chunkDelayMs: config.mock.chunkDelayMs, failStatus: config.mock.failStatus ?? null } : null,
   };
 }
@@ -77,6 +79,8 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
     weight: event.weight,
     enabled: event.enabled && !undecryptable,
     timeoutMs: event.timeoutMs,
+    ...(event.deadlineMs === null || event.deadlineMs === undefined ? {} : { deadlineMs: event.deadlineMs }),
+    ...(event.minStreamRate ? { minStreamRate: { bytes: event.minStreamRate.bytes, windowMs: event.minStreamRate.windowMs } } : {}),
     ...(event.mock ? { mock: { latencyMs: event.mock.latencyMs, chunkDelayMs: event.mock.chunkDelayMs, ...(event.mock.failStatus !== null ? { failStatus: event.mock.failStatus } : {}) } } : {}),
   });
   if (!parsed.success) {

@@ -13,7 +13,7 @@ import { eventHeader, fail, limitField, parseInput, type CommandContext, type Co
 /**
  * Body of `upsertChannel`: the config file's channel fields (gateway/config/config-schema.ts
  * `channelSchema`: provider, protocol?, baseUrl?, apiKey?, models?, modelMap?, priority?, weight?,
- * enabled?, timeoutMs?) plus rpm/tpm limits (null = unlimited). `id` comes from the path; `mock`
+ * enabled?, timeoutMs?, deadlineMs?, minStreamRate?) plus rpm/tpm limits (null = unlimited). `id` comes from the path; `mock`
  * is config-file only.
  */
 export const upsertChannelInput = channelSchema.safeExtend({
@@ -48,6 +48,8 @@ export function upsertChannel(view: ControlPlaneView, channelId: string, input: 
     weight: parsed.weight,
     enabled: parsed.enabled,
     timeoutMs: parsed.timeoutMs,
+    deadlineMs: parsed.deadlineMs,
+    minStreamRate: { bytes: parsed.minStreamRate.bytes, windowMs: parsed.minStreamRate.windowMs },
     rpm: parsed.rpm,
     tpm: parsed.tpm,
   };

@@ -110,7 +110,7 @@ export function sameChannelConfig(a: ChannelConfig, b: ChannelConfig): boolean {
 function normalizedChannel(c: ChannelConfig): unknown[] {
   const modelMap = Object.entries(c.modelMap).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const mock = c.mock ? [c.mock.latencyMs, c.mock.chunkDelayMs, c.mock.failStatus ?? null] : null;
-  return [c.id, c.provider, c.protocol ?? null, c.baseUrl ?? null, c.apiKey, c.models, modelMap, c.priority, c.weight, c.enabled, c.timeoutMs, mock];
+  return [c.id, c.provider, c.protocol ?? null, c.baseUrl ?? null, c.apiKey, c.models, modelMap, c.priority, c.weight, c.enabled, c.timeoutMs, mock, c.deadlineMs, c.minStreamRate.bytes, c.minStreamRate.windowMs];
 }
 
 function priceEvents(prices: GatewayConfig['prices'], view: ControlPlaneView, header: () => ControlEventHeader): ControlEvent[] {

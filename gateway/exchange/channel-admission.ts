@@ -8,6 +8,7 @@
  */
 import { MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
 import type { LimitScope } from '../../schemas/state-store/rate-limiter.ts';
+import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { actualTokensOf } from '../policy/admit-request.ts';
 import type { Channel } from '../routing/channel.ts';
@@ -60,7 +61,9 @@ export class ChannelAdmission {
       this.deps.log.debug({ requestId: this.input.requestId, channel: channel.id, refusedBy: admission.refusedBy, retryAfterMs: admission.retryAfterMs }, 'channel at its limit: skipped');
       return { retryAfterMs: admission.retryAfterMs };
     } catch (error) {
-      this.deps.log.warn({ requestId: this.input.requestId, channel: channel.id, err: error }, 'channel limiter unavailable: channel used without reservation');
+      // A store outage is logged once by the store itself (per transition), not per request.
+      const level = isStateStoreUnavailable(error) ? 'debug' : 'warn';
+      this.deps.log[level]({ requestId: this.input.requestId, channel: channel.id, err: error }, 'channel limiter unavailable: channel used without reservation');
       return { admitted: { channel, index, reservedTokens: 0 } };
     }
   }
@@ -72,7 +75,7 @@ export class ChannelAdmission {
     const actual = result?.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
     if (actual === admitted.reservedTokens) return;
     limiter.settle([admitted.scope], admitted.reservedTokens, actual).catch((error: unknown) => {
-      this.deps.log.warn({ requestId: this.input.requestId, channel: admitted.channel.id, err: error }, 'channel limit settlement failed');
+      this.deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId: this.input.requestId, channel: admitted.channel.id, err: error }, 'channel limit settlement failed');
     });
   }
 }

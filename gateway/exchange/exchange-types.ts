@@ -34,6 +34,11 @@ export interface ExchangeDeps {
   readonly channelLimits?: ChannelLimits;
   /** Most channels tried for one request; skipped channels do not count (default 4, routing/failover-policy.ts). */
   readonly maxAttempts?: number;
+  /**
+   * Total time for one client request across all its failover attempts, from arrival, ms
+   * (TOLLGATE_REQUEST_DEADLINE_MS; default DEFAULT_REQUEST_DEADLINE_MS, 15 min).
+   */
+  readonly requestDeadlineMs?: number;
 }
 
 /** One decoded client request. */
@@ -55,4 +60,9 @@ export interface ExchangeInput {
   readonly identity: { readonly keyId: string; readonly userId: string | null };
   /** Sees (and may amend) the final answer before the client gets it (Responses `store`); none: nothing is kept. */
   readonly answerHook?: ClientAnswerHook;
+  /**
+   * Aborts when the client leaves, watched from the start of the route handler
+   * (inbound/client-departure.ts); none: the exchange watches the response's `close` itself.
+   */
+  readonly clientGone?: AbortSignal;
 }

@@ -1,25 +1,47 @@
 /**
- * Parses an upstream SSE byte stream into events with `eventsource-parser` (WHATWG SSE rules:
- * LF/CR/CRLF framing, comments dropped, multi-line data joined). A last event not closed by a
- * blank line is still delivered at EOF.
+ * Parses an upstream SSE byte stream into events with `eventsource-parser` (WHATWG SSE rules,
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation:
+ * LF/CR/CRLF framing, comments dropped, multi-line data joined). Bytes that are not UTF-8 become
+ * U+FFFD (TextDecoder's replacement mode, as the spec's "UTF-8 decode" requires). A last event not
+ * closed by a blank line is still delivered at a clean end of the body when its data is whole
+ * (JSON or `[DONE]`), and dropped when it was cut short; a body that fails (connection reset,
+ * abort) throws instead and its unfinished event is never delivered.
  */
 import type { Readable } from 'node:stream';
 import { createParser } from 'eventsource-parser';
 import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
-/** Yields SSE events from `body`; `onBytes` sees every raw chunk first (pass-through tap). */
-export async function* readSseEvents(body: Readable, onBytes?: (chunk: Buffer) => void | Promise<void>): AsyncGenerator<UpstreamSseEvent> {
+/**
+ * Yields SSE events from `body`. `afterChunk` sees every raw chunk (bytes) once the events that
+ * chunk completed were yielded and handled, so a consumer that stops at a bad event never has
+ * that chunk passed on (pass-through tap, byte counting).
+ * @throws whatever reading `body` throws (undici socket and abort errors)
+ */
+export async function* readSseEvents(body: Readable, afterChunk?: (chunk: Buffer) => void | Promise<void>): AsyncGenerator<UpstreamSseEvent> {
   const queue: UpstreamSseEvent[] = [];
   const parser = createParser({
     onEvent: (event) => queue.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
   });
   const decoder = new TextDecoder();
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (onBytes) await onBytes(chunk);
     parser.feed(decoder.decode(chunk, { stream: true }));
     while (queue.length > 0) yield queue.shift() as UpstreamSseEvent;
+    if (afterChunk) await afterChunk(chunk);
   }
   parser.feed(decoder.decode());
-  parser.reset({ consume: true });
   while (queue.length > 0) yield queue.shift() as UpstreamSseEvent;
+  parser.reset({ consume: true });
+  const unterminated = queue.shift();
+  if (unterminated && isWholeData(unterminated.data)) yield unterminated;
+}
+
+/** True when SSE data is `[DONE]` or parses as JSON (an event the upstream finished writing). */
+function isWholeData(data: string): boolean {
+  if (data === '[DONE]') return true;
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -9,12 +9,17 @@ import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstream-adapter.ts';
 import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
+import type { AttemptDeadline } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { sendJsonReply } from './client-response.ts';
 import type { ExchangeInput } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
 
-/** Relays a 2xx non-streamed upstream answer. Returns `failed` (nothing sent) on undecodable bodies. */
+/**
+ * Relays a 2xx non-streamed upstream answer. Returns `failed` (nothing sent) on undecodable bodies,
+ * and on a body cut by `deadline` (the attempt's total deadline: `upstream-timeout`). Invalid UTF-8
+ * in the body is read as U+FFFD (undici's `text()` decodes like TextDecoder), also on pass-through.
+ */
 export async function relayJson(
   input: ExchangeInput,
   answer: UpstreamAnswer,
@@ -23,12 +28,13 @@ export async function relayJson(
   encodeContext: EncodeContext,
   passThrough: boolean,
   reply: FastifyReply,
+  deadline: AttemptDeadline,
 ): Promise<AttemptResult> {
   let text: string;
   try {
     text = await answer.body.text();
   } catch (error) {
-    return { kind: 'failed', error: classifyTransportError(error) };
+    return { kind: 'failed', error: deadline.expired ?? classifyTransportError(error) };
   }
   let parsed: unknown;
   try {

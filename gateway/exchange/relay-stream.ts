@@ -5,6 +5,12 @@
  * upstream that fails before producing content still allows failover; after that, failures end
  * the stream with the format's own error event. A client that goes away aborts the upstream call
  * and the delivered part is billed as `partial`.
+ *
+ * The client only ever receives whole SSE events: pass-through bytes are forwarded up to the last
+ * complete event of each chunk (sse-frame-cutter.ts), so an upstream cut inside an event is
+ * followed by the gateway's error event after a complete frame, never after half of one. Bytes that
+ * are not UTF-8 reach the client as U+FFFD on both paths. The attempt's deadline
+ * (attempt-deadline.ts) sees every body byte for the minimum-rate check.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
@@ -19,6 +25,8 @@ import { startEventStream, writeWithBackpressure } from './client-response.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
 import { readSseEvents } from './read-sse-events.ts';
+import type { AttemptDeadline } from './attempt-deadline.ts';
+import { SseFrameCutter } from './sse-frame-cutter.ts';
 
 const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set(['text-delta', 'reasoning-delta', 'reasoning-start', 'tool-input-start', 'message-end']);
 
@@ -32,7 +40,10 @@ export interface StreamRelayArgs {
   readonly encodeContext: EncodeContext;
   readonly passThrough: boolean;
   readonly reply: FastifyReply;
+  /** The client's disconnect (aborted when it went away). */
   readonly signal: AbortSignal;
+  /** The attempt's total deadline and minimum rate; counts body bytes; names the limit that ended the call. */
+  readonly deadline: AttemptDeadline;
 }
 
 interface RelayState {
@@ -42,8 +53,6 @@ interface RelayState {
   readonly encoder: StreamEncoder;
   ttfbMs: number;
   lastWriteAt: number;
-  /** False while the bytes written so far end inside an SSE event (pass-through chunks need not align). */
-  atEventBoundary: boolean;
   endError: GatewayError | undefined;
 }
 
@@ -57,24 +66,30 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     encoder: args.input.codec.createStreamEncoder(args.encodeContext),
     ttfbMs: 0,
     lastWriteAt: Date.now(),
-    atEventBoundary: true,
     endError: undefined,
   };
   const keepAlive = setInterval(() => void writeKeepAlive(args, state), Math.max(50, Math.floor(args.deps.keepAliveMs / 2)));
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
-    const tap = args.passThrough && !passThroughHook ? (chunk: Buffer) => emit(state, chunk) : undefined;
-    for await (const sse of readSseEvents(args.answer.body, tap)) {
+    const cutter = args.passThrough && !passThroughHook ? new SseFrameCutter() : undefined;
+    const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
+      args.deadline.countBytes(chunk.length);
+      const events = cutter?.push(chunk);
+      return events === undefined ? undefined : emit(state, events);
+    };
+    for await (const sse of readSseEvents(args.answer.body, afterChunk)) {
       if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
       const failure = await handleEvents(args, state, decoder.push(sse));
       if (failure) return abandon(args, failure);
     }
+    const last = cutter?.finish();
+    if (last !== undefined) await emit(state, last);
     const failure = await handleEvents(args, state, decoder.end(), true);
     if (failure) return abandon(args, failure);
   } catch (error) {
     if (args.signal.aborted) return finish(args, state, 'cancelled');
-    const failure = classifyTransportError(error);
+    const failure = args.deadline.expired ?? classifyTransportError(error);
     if (!state.raw) return abandon(args, failure);
     await handleEvents(args, state, [{ type: 'error', error: failure }], true);
   } finally {
@@ -118,14 +133,8 @@ async function start(args: StreamRelayArgs, state: RelayState): Promise<void> {
   for (const chunk of pending) await writeWithBackpressure(state.raw, chunk);
 }
 
-/** True when `chunk` ends an SSE event (a blank line in any of SSE's line-ending styles). */
-function endsEvent(chunk: string | Buffer): boolean {
-  const tail = typeof chunk === 'string' ? chunk.slice(-4) : chunk.toString('latin1', Math.max(0, chunk.length - 4));
-  return tail.endsWith('\n\n') || tail.endsWith('\r\r') || tail.endsWith('\r\n\r\n');
-}
-
+/** Writes whole SSE events (or holds them until the stream starts). */
 async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
-  if (chunk.length > 0) state.atEventBoundary = endsEvent(chunk);
   if (!state.raw) {
     state.pending.push(chunk);
     return;
@@ -135,7 +144,7 @@ async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
 }
 
 async function writeKeepAlive(args: StreamRelayArgs, state: RelayState): Promise<void> {
-  if (!state.raw || state.raw.writableEnded || !state.atEventBoundary || Date.now() - state.lastWriteAt < args.deps.keepAliveMs) return;
+  if (!state.raw || state.raw.writableEnded || Date.now() - state.lastWriteAt < args.deps.keepAliveMs) return;
   await emit(state, state.encoder.keepAlive());
 }
 

@@ -1,9 +1,9 @@
 /**
  * One client request end to end: candidates for the model → try each channel in failover order
- * (issue contract: retryable errors — connection error, timeout, 408, 429, 5xx — before the first
- * byte reached the client move on to the next channel: the rest of the tier by weight, then lower
- * tiers) → answer in the client's format → one ExchangeOutcome to the sink.
- * Issue 4: channels at their RPM/TPM limit are skipped (ExchangeDeps.channelLimits), at most
+ * (retryable errors — connection error, timeout, 408, 429, 5xx — before the first byte reached
+ * the client move on to the next channel: the rest of the tier by weight, then lower tiers) →
+ * answer in the client's format → one ExchangeOutcome to the sink.
+ * Channels at their RPM/TPM limit are skipped (ExchangeDeps.channelLimits), at most
  * ExchangeDeps.maxAttempts channels (default 4) are tried, with a wait of a short upstream
  * Retry-After (≤ 1 s) between attempts (routing/failover-policy.ts).
  */
@@ -12,9 +12,11 @@ import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import { hasStampedReasoning, reasoningForChannel } from '../canonical/reasoning-provenance.ts';
 import { describeUncarried, type UncarriedPart } from '../canonical/translation-notes.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
+import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
+import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
@@ -28,8 +30,11 @@ import { relayStream } from './relay-stream.ts';
 /**
  * Serves `input` on `reply` and resolves with the request's outcome (also given to
  * `deps.onOutcome`). Never throws: every failure becomes a format-native answer.
+ * A client that has left (`input.clientGone` aborted, or the response closed before its end) is
+ * never sent upstream: the outcome is `cancelled` (499) with no channel.
  */
 export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
+  if (input.clientGone?.aborted) return reportFailure(deps, input, reply, clientLeftError(), [], 0, undefined, true);
   const candidates = deps.router.candidatesFor(input.request.model);
   if (candidates.length === 0) {
     const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
@@ -39,12 +44,20 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
   const onClose = (): void => {
     if (!reply.raw.writableEnded) abort.abort();
   };
+  const onClientGone = (): void => abort.abort();
   reply.raw.on('close', onClose);
+  input.clientGone?.addEventListener('abort', onClientGone, { once: true });
   try {
     return await tryCandidates(deps, input, reply, candidates, abort.signal);
   } finally {
     reply.raw.off('close', onClose);
+    input.clientGone?.removeEventListener('abort', onClientGone);
   }
+}
+
+/** The error recorded for a client that left before its request was sent upstream. */
+function clientLeftError(): GatewayError {
+  return new GatewayError('upstream-unavailable', 'The client closed the connection before the request was sent upstream', { allowFailover: false, retryable: false });
 }
 
 /**
@@ -61,6 +74,11 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
   let current = first.admitted;
   for (let attempts = 1; ; attempts++) {
     const channel = current.channel;
+    // The client left while the channel was being admitted: nothing is sent upstream.
+    if (signal.aborted) {
+      gates.settle(current, undefined);
+      return reportFailure(deps, input, reply, clientLeftError(), failovers, attempts - 1, undefined, true);
+    }
     const attemptStartedAt = Date.now();
     const result = await attemptChannel(deps, input, channel, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
     if (result.kind === 'refused') {
@@ -125,16 +143,24 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
     if (dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: dropped }, 'dropped request parts that are safe to lose');
   }
   const httpRequest = passThrough ? { ...built.request, body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) } : built.request;
-  const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal });
-  if (answer.status < 200 || answer.status >= 300) {
-    const text = await answer.body.text().catch(() => '');
-    return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers) };
+  // The attempt's total deadline and minimum stream rate (README "Deadlines"); the signal also carries the client's disconnect.
+  const limits = attemptLimitsFor(channel, input.startedAt + (deps.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS));
+  if (limits.totalMs <= 0) return { kind: 'failed', error: new GatewayError('upstream-timeout', 'Request deadline of the gateway reached before this attempt', { allowFailover: false }) };
+  const deadline = new AttemptDeadline(signal, limits);
+  try {
+    const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal: deadline.signal });
+    if (answer.status < 200 || answer.status >= 300) {
+      const text = await answer.body.text().catch(() => '');
+      return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers) };
+    }
+    const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
+    const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
+    const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
+    if (!input.request.stream) return await relayJson(input, answer, decoding, decodeContext, encodeContext, passThrough, reply, deadline);
+    return await relayStream({ deps, input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, signal, deadline });
+  } finally {
+    deadline.dispose();
   }
-  const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
-  const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
-  const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
-  if (!input.request.stream) return relayJson(input, answer, decoding, decodeContext, encodeContext, passThrough, reply);
-  return relayStream({ deps, input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, signal });
 }
 
 /**

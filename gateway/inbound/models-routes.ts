@@ -82,7 +82,8 @@ function serveModels(services: ClientRouteServices, createdAt: number, request: 
   const allowed = resolved.key.models;
   const models = entries(services.exchange.router).filter((m) => !allowed || allowed.has(m.id));
   if (modelId === undefined) return sendJsonReply(reply, pageOf(format, models, (request.query ?? {}) as Record<string, unknown>, createdAt), requestId);
-  const id = decodeURIComponent(modelId).replace(/^models\//, '');
+  // The router has already percent-decoded the wildcard parameter once; decoding again would throw on `%25ZZ`.
+  const id = modelId.replace(/^models\//, '');
   const found = models.find((m) => m.id === id);
   if (found) return sendJsonReply(reply, modelObject(format, found, createdAt), requestId);
   sendErrorReply(reply, codec, new GatewayError('not-found', `The model '${id}' does not exist`, { param: 'model', code: 'model_not_found' }), requestId);

@@ -2,6 +2,15 @@
  * The shared handler steps of every client route: authenticate with the format's own key
  * header, decode the body with the format's codec, then run the exchange or the token count.
  * Every refusal is rendered by the same codec, so each client sees its own error shape.
+ *
+ * Recording: a generation request is ACCEPTED once it is authenticated, decoded, allowed its
+ * model and admitted (quotas and RPM/TPM, or let through by the store-outage policy). Every
+ * accepted request produces exactly one ExchangeOutcome (→ RequestCompleted), however it ends.
+ * Refusals before that (401, 400, 403, 429 of a limit or quota, 503 of a closed outage policy) are
+ * answered in the client's format and not recorded: they reach no channel and bill nothing. The
+ * client's departure is watched from the first line of the handler, so a client that leaves while
+ * it is authenticated, resolved or admitted is recorded once as `cancelled` (499) and never sent
+ * upstream.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
@@ -10,12 +19,14 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import { countInputTokens } from '../exchange/count-tokens.ts';
-import type { ExchangeDeps } from '../exchange/exchange-types.ts';
+import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
+import type { ExchangeDeps, ExchangeInput } from '../exchange/exchange-types.ts';
 import { runExchange } from '../exchange/run-exchange.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import { admitRequest, settleRequest, type AdmissionDeps, type AdmittedRequest } from '../policy/admit-request.ts';
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
 import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
+import { watchClientDeparture } from './client-departure.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
 import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
@@ -57,8 +68,10 @@ export function authenticate(services: ClientRouteServices, codec: InboundCodec,
 
 /**
  * Admits the request against quotas and RPM/TPM limits; on refusal answers the format's 429
- * (with retry-after and x-ratelimit-* headers) and returns undefined. A limiter outage admits the
- * request (fail-open, logged): availability of generation beats strict limits.
+ * (with retry-after and x-ratelimit-* headers) or, under a `closed` store-outage policy, 503, and
+ * returns undefined. While the state store is down, admission takes at most its deadline and a
+ * check under an `open` policy is skipped (logged at debug: the store logs the outage itself, once).
+ * An unexpected admission failure (a bug) admits the request without limits, logged as a warning.
  */
 async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, resolved: ResolvedKey, canonical: CanonicalRequest, request: FastifyRequest, reply: FastifyReply, requestId: string): Promise<AdmittedRequest | 'unlimited' | undefined> {
   let result;
@@ -67,11 +80,14 @@ async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, 
     const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
     result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0 });
   } catch (error) {
-    request.log.warn({ requestId, reason: (error as Error).message }, 'rate limiter unavailable; admitting without limits');
+    request.log.warn({ requestId, reason: (error as Error).message }, 'admission failed; admitting without limits');
     return 'unlimited';
   }
   void reply.headers(result.headers);
-  if (result.ok) return result;
+  if (result.ok) {
+    if (result.unchecked.length > 0) request.log.debug({ requestId, unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
+    return result;
+  }
   sendErrorReply(reply, codec, result.error, requestId);
   return undefined;
 }
@@ -106,29 +122,77 @@ async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCo
 /**
  * Authenticates, decodes and runs one generation request. `extensions` adds header-borne fields
  * (e.g. `anthropic-beta`); `state` resolves stored state before decoding (Responses
- * `previous_response_id` / `store`, request-state-resolver.ts).
+ * `previous_response_id` / `store`, request-state-resolver.ts). An accepted request is recorded
+ * exactly once (see the module doc).
  */
 export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>, state?: RequestStateResolver): Promise<void> {
   const requestId = generateId('req_');
   const startedAt = Date.now();
-  const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
-  if (!resolved) return;
-  const stored = state ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate') : {};
-  if (!stored) return;
-  const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
-  if (!decoded) return;
-  if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
-  const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
-  if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
-    const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
-    return void sendErrorReply(reply, codec, error, requestId);
+  const departure = watchClientDeparture(request, reply);
+  try {
+    const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
+    if (!resolved) return;
+    const stored = state ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate') : {};
+    if (!stored) return;
+    const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
+    if (!decoded) return;
+    if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
+    const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
+    if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
+      const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
+      return void sendErrorReply(reply, codec, error, requestId);
+    }
+    const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
+    if (!admitted) return;
+    const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
+    const input: ExchangeInput = { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, clientGone: departure.signal, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}) };
+    const outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
+    if (admitted !== 'unlimited') {
+      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ requestId, reason: (error as Error).message }, 'settling the token reservation failed'));
+    }
+  } finally {
+    departure.stop();
   }
-  const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
-  if (!admitted) return;
-  const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
-  const outcome = await runExchange(services.exchange, { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}) }, reply);
-  if (admitted !== 'unlimited') {
-    await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.warn({ requestId, reason: (error as Error).message }, 'settling the token reservation failed'));
+}
+
+/**
+ * Runs the exchange with an outcome sink that passes on the first outcome only (a second one is
+ * logged as an error and dropped). Should the exchange reject — it is not meant to — the request
+ * is still recorded once: `failed` with a 500 answer, or `cancelled` when the client has left.
+ */
+async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
+  let recorded: ExchangeOutcome | undefined;
+  const onOutcome = (outcome: ExchangeOutcome): void => {
+    if (recorded) return void deps.log.error({ requestId: input.requestId, status: outcome.status }, 'a second outcome for one request was dropped');
+    recorded = outcome;
+    deps.onOutcome(outcome);
+  };
+  try {
+    return await runExchange({ ...deps, onOutcome }, input, reply);
+  } catch (error) {
+    deps.log.error({ requestId: input.requestId, err: error }, 'exchange failed unexpectedly');
+    if (recorded) return recorded;
+    const cancelled = input.clientGone?.aborted === true;
+    const failure = toGatewayError(error);
+    const httpStatus = cancelled ? 499 : reply.sent ? reply.raw.statusCode : sendErrorReply(reply, input.codec, failure, input.requestId);
+    const outcome: ExchangeOutcome = {
+      requestId: input.requestId,
+      keyId: input.identity.keyId,
+      userId: input.identity.userId,
+      clientFormat: input.codec.format,
+      model: input.request.model,
+      stream: input.request.stream,
+      status: cancelled ? 'cancelled' : 'failed',
+      httpStatus,
+      errorKind: failure.kind,
+      errorMessage: failure.message,
+      passThrough: false,
+      attempts: 0,
+      failovers: [],
+      latencyMs: Date.now() - input.startedAt,
+    };
+    onOutcome(outcome);
+    return outcome;
   }
 }
 

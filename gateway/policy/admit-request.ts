@@ -8,9 +8,16 @@
  *    with `retryAfterMs`).
  * After the exchange, settleRequest corrects the token reservation to the actual usage.
  * Headers: rate-limit-headers.ts (`x-ratelimit-*` of the tightest scope, `retry-after` on refusal).
+ *
+ * When the state store cannot answer (StateStoreUnavailableError: Redis down or slower than its
+ * deadline), each kind follows `AdmissionDeps.onStoreOutage`: `open` admits without that check
+ * (the admitted request lists it in `unchecked`), `closed` refuses with 503 and `retry-after`.
+ * Any other rejection of the store propagates.
  */
 import type { LimitScope, LimitState, RateLimiter } from '../../schemas/state-store/rate-limiter.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
+import { isStateStoreUnavailable, type StateStoreUnavailableError } from '../../schemas/state-store/state-store-unavailable.ts';
+import type { StoreOutagePolicy } from '../config/config-schema.ts';
 import { isNeverAdmissible, MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -21,7 +28,14 @@ import { formatResetDuration, rateLimitHeaders, type RateLimitHeaders } from './
 export interface AdmissionDeps {
   readonly limiter: RateLimiter;
   readonly spend: Pick<StateStore, 'getSpend'>;
+  /** Per limit kind, what to do while the store cannot answer (default: both `open`). */
+  readonly onStoreOutage?: StoreOutagePolicy;
 }
+
+/** A limit kind admission checks against the state store. */
+export type AdmissionCheck = 'quotas' | 'limits';
+
+const FAIL_OPEN: StoreOutagePolicy = { limits: 'open', quotas: 'open' };
 
 /** The request to admit: its key, the key's owner (if any) and its estimated tokens (estimateAdmissionTokens). */
 export interface AdmissionContext {
@@ -41,6 +55,8 @@ export interface AdmittedRequest {
   /** Tokens reserved in every scope with a TPM limit. */
   readonly reservedTokens: number;
   readonly headers: RateLimitHeaders;
+  /** Checks skipped because the state store could not answer (policy `open`); empty normally. */
+  readonly unchecked: ReadonlyArray<AdmissionCheck>;
 }
 
 /** A refused request: the format-neutral error to render and the headers to send with it. */
@@ -109,21 +125,52 @@ function rateLimitedError(refusedBy: { scope: string; kind: LimitState['kind'] }
   return new GatewayError('rate-limited', message, { retryAfterMs });
 }
 
+/** The 503 of a check that cannot be made while the store is down, under policy `closed`. */
+function storeOutageError(check: AdmissionCheck, cause: StateStoreUnavailableError): GatewayError {
+  const what = check === 'quotas' ? 'Spend quotas' : 'Rate limits';
+  const retryAfterMs = Math.max(1000, cause.retryAfterMs);
+  return new GatewayError('internal', `${what} cannot be checked right now: ${cause.message}. Please try again in ${formatResetDuration(retryAfterMs)}.`, { status: 503, retryable: true, retryAfterMs, code: 'limits_unavailable', cause });
+}
+
+/** The refusal for `check` under policy `closed`, with `retry-after` in whole seconds. */
+function refuseForOutage(check: AdmissionCheck, cause: StateStoreUnavailableError): RefusedRequest {
+  const error = storeOutageError(check, cause);
+  return { ok: false, error, headers: { 'retry-after': String(Math.ceil((error.retryAfterMs ?? 1000) / 1000)) } };
+}
+
 /**
  * Admits one request: quotas first, then the user's and the key's limits together (one atomic
  * admission reserving 1 request + `estimatedTokens`). Refusals: `quota-exceeded` (headers empty)
  * or `rate-limited` with `retryAfterMs` and `x-ratelimit-*` + `retry-after` headers.
- * Rejects (does not refuse) when the spend store or the limiter is unreachable: the caller picks
- * fail-open or fail-closed.
+ * While the store cannot answer (StateStoreUnavailableError), each kind follows
+ * `deps.onStoreOutage` (default open): skipped and named in `unchecked`, or refused with a 503
+ * (`code: limits_unavailable`, `retry-after`). Takes at most the store's deadline per check.
+ * @throws whatever else the spend store or the limiter rejects with (not an outage: a bug)
  */
 export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): Promise<AdmissionResult> {
-  const quotaError = await checkQuotas(deps, ctx.key, ctx.user);
+  const policy = deps.onStoreOutage ?? FAIL_OPEN;
+  const unchecked: AdmissionCheck[] = [];
+  let quotaError: GatewayError | undefined;
+  try {
+    quotaError = await checkQuotas(deps, ctx.key, ctx.user);
+  } catch (error) {
+    if (!isStateStoreUnavailable(error)) throw error;
+    if (policy.quotas === 'closed') return refuseForOutage('quotas', error);
+    unchecked.push('quotas');
+  }
   if (quotaError) return { ok: false, error: quotaError, headers: {} };
   const scopes = requestLimitScopes(ctx.key, ctx.user);
   const tokens = limiterTokens(ctx.estimatedTokens);
-  if (scopes.length === 0) return { ok: true, scopes, reservedTokens: 0, headers: {} };
-  const admission = await deps.limiter.admit(scopes, tokens, ctx.now);
-  if (admission.allowed) return { ok: true, scopes, reservedTokens: tokens, headers: rateLimitHeaders(admission.states) };
+  if (scopes.length === 0) return { ok: true, scopes, reservedTokens: 0, headers: {}, unchecked };
+  let admission;
+  try {
+    admission = await deps.limiter.admit(scopes, tokens, ctx.now);
+  } catch (error) {
+    if (!isStateStoreUnavailable(error)) throw error;
+    if (policy.limits === 'closed') return refuseForOutage('limits', error);
+    return { ok: true, scopes: [], reservedTokens: 0, headers: {}, unchecked: [...unchecked, 'limits'] };
+  }
+  if (admission.allowed) return { ok: true, scopes, reservedTokens: tokens, headers: rateLimitHeaders(admission.states), unchecked };
   const refusedBy = admission.refusedBy ?? { scope: scopes[0]?.scope ?? 'key', kind: 'requests' as const };
   const state = admission.states.find((s) => s.scope === refusedBy.scope && s.kind === refusedBy.kind);
   const error = rateLimitedError(refusedBy, state, admission.retryAfterMs, tokens, isNeverAdmissible(admission));

@@ -27,6 +27,10 @@ export interface Channel {
   readonly enabled: boolean;
   /** Upstream time limit to response headers and between body bytes, ms. */
   readonly timeoutMs: number;
+  /** Total time of one attempt, request sent to last answer byte, ms. */
+  readonly deadlineMs: number;
+  /** Slowest streamed body accepted after its first byte (`bytes: 0`: no check). */
+  readonly minStreamRate: ChannelConfig['minStreamRate'];
   readonly mock?: ChannelConfig['mock'];
 }
 
@@ -57,6 +61,8 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
     weight: config.weight,
     enabled: config.enabled,
     timeoutMs: config.timeoutMs,
+    deadlineMs: config.deadlineMs,
+    minStreamRate: config.minStreamRate,
     ...(config.mock ? { mock: config.mock } : {}),
   };
 }

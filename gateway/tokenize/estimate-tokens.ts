@@ -1,63 +1,83 @@
 /**
- * Local token estimates with the o200k_base BPE (npm `gpt-tokenizer`), used when an upstream has
- * no count endpoint or reports no usage. Counts are estimates for non-OpenAI models.
+ * Local token estimates with the o200k_base BPE (npm `gpt-tokenizer`), used for TPM reservations
+ * and when an upstream has no count endpoint or reports no usage. Counts are estimates for
+ * non-OpenAI models. Every count goes through a BoundedTokenCounter (bounded-token-counter.ts):
+ * exact for the first EXACT_BUDGET bytes of a request or response, estimated beyond, so one
+ * request costs at most ≈ 0.1–0.2 s of CPU here whatever its text.
  */
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import type { CanonicalRequest, ContentPart } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
+import { BoundedTokenCounter } from './bounded-token-counter.ts';
 
 /** Per-message framing overhead (tokens), as in OpenAI's chat token accounting. */
 const TOKENS_PER_MESSAGE = 3;
 /** Flat estimate for one image (tokens). */
 const TOKENS_PER_IMAGE = 765;
 
-/** Tokens in a string. */
-export function countTextTokens(text: string): number {
-  return text === '' ? 0 : encode(text).length;
+/**
+ * Tokens in a string (tokens). Never throws on any text: special-token text such as
+ * "<|endoftext|>" is counted as ordinary text (bounded-token-counter.ts). With `counter`, the
+ * count shares that counter's exact budget; without, the string gets a budget of its own.
+ */
+export function countTextTokens(text: string, counter: BoundedTokenCounter = new BoundedTokenCounter()): number {
+  return counter.count(text);
 }
 
-function partTokens(part: ContentPart): number {
+/** Input estimates already made, per request object (requests are immutable; counted once each). */
+const inputTokensByRequest = new WeakMap<CanonicalRequest, number>();
+
+function partTokens(part: ContentPart, counter: BoundedTokenCounter): number {
   switch (part.type) {
     case 'text':
-      return countTextTokens(part.text);
+      return counter.count(part.text);
     case 'reasoning':
-      return countTextTokens(part.text);
+      return counter.count(part.text);
     case 'image':
     case 'file':
       return TOKENS_PER_IMAGE;
     case 'tool-call':
-      return countTextTokens(part.name) + countTextTokens(part.arguments);
+      return counter.count(part.name) + counter.count(part.arguments);
     case 'tool-result':
       return typeof part.content === 'string'
-        ? countTextTokens(part.content)
-        : part.content.reduce((sum, p) => sum + (p.type === 'text' ? countTextTokens(p.text) : TOKENS_PER_IMAGE), 0);
+        ? counter.count(part.content)
+        : part.content.reduce((sum, p) => sum + (p.type === 'text' ? counter.count(p.text) : TOKENS_PER_IMAGE), 0);
   }
 }
 
-/** Estimated input tokens of a request: system, messages and tool definitions. */
+/**
+ * Estimated input tokens of a request: system, messages and tool definitions (tokens). One
+ * exact budget for the whole request; the result is kept per request object, so admission,
+ * channel limits and usage finalisation tokenize a request once.
+ */
 export function estimateInputTokens(request: CanonicalRequest): number {
-  let total = request.system ? countTextTokens(request.system) + TOKENS_PER_MESSAGE : 0;
+  const known = inputTokensByRequest.get(request);
+  if (known !== undefined) return known;
+  const counter = new BoundedTokenCounter();
+  let total = request.system ? counter.count(request.system) + TOKENS_PER_MESSAGE : 0;
   for (const message of request.messages) {
     total += TOKENS_PER_MESSAGE;
-    for (const part of message.content) total += partTokens(part);
+    for (const part of message.content) total += partTokens(part, counter);
   }
   for (const tool of request.tools ?? []) {
-    total += countTextTokens(tool.name) + countTextTokens(tool.description ?? '') + countTextTokens(JSON.stringify(tool.parameters));
+    total += counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters));
   }
-  return total + 3;
+  total += 3;
+  inputTokensByRequest.set(request, total);
+  return total;
 }
 
-/** Estimated output tokens of a response; `reasoning` counts the reasoning blocks alone. */
+/** Estimated output tokens of a response (tokens; one exact budget for all blocks); `reasoning` counts the reasoning blocks alone. */
 export function estimateOutputTokens(response: Pick<CanonicalResponse, 'content'>): { total: number; reasoning: number } {
+  const counter = new BoundedTokenCounter();
   let total = 0;
   let reasoning = 0;
   for (const block of response.content) {
-    if (block.type === 'text') total += countTextTokens(block.text);
+    if (block.type === 'text') total += counter.count(block.text);
     else if (block.type === 'reasoning') {
-      const n = countTextTokens(block.text);
+      const n = counter.count(block.text);
       total += n;
       reasoning += n;
-    } else total += countTextTokens(block.name) + countTextTokens(block.arguments);
+    } else total += counter.count(block.name) + counter.count(block.arguments);
   }
   return { total, reasoning };
 }

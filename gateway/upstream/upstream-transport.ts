@@ -16,8 +16,10 @@ export interface UpstreamAnswer {
 
 /**
  * POSTs `request` through `dispatcher`. `timeoutMs` bounds the wait for response headers and
- * every gap between body bytes. `signal` aborts the call (client went away).
- * @throws GatewayError upstream-timeout on a timeout, upstream-unavailable on connection failures.
+ * every gap between body bytes, ms. `signal` aborts the call (client went away, or a deadline:
+ * then its `reason` is the GatewayError to report).
+ * @throws GatewayError upstream-timeout on a timeout, upstream-unavailable on connection failures,
+ *   or the abort reason when it is a GatewayError.
  */
 export async function sendUpstream(dispatcher: Dispatcher, request: UpstreamHttpRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<UpstreamAnswer> {
   const url = new URL(request.url);
@@ -34,6 +36,7 @@ export async function sendUpstream(dispatcher: Dispatcher, request: UpstreamHttp
     });
     return { status: answer.statusCode, headers: answer.headers, body: answer.body };
   } catch (error) {
+    if (options.signal?.aborted && options.signal.reason instanceof GatewayError) throw options.signal.reason;
     throw classifyTransportError(error);
   }
 }

@@ -3,7 +3,7 @@
  * type its current Avro schema (control-avro-schemas.ts) decodes into, and the schema table covers
  * exactly the ControlEvent tags. `tsc --noEmit` fails on any drift (a renamed, retyped, added,
  * removed or nullability-changed field, or a changed enum symbol). ChannelUpserted's `mock` is
- * optional in TypeScript (producers may leave it out; it encodes as null), so its schema is
+ * (like `deadlineMs` and `minStreamRate`) optional in TypeScript (producers may leave it out; it encodes as null), so its schema is
  * compared with `Required<ChannelUpserted>`. This module exports nothing at run time.
  */
 import type { AvroToTs, Assert, Equals } from '../events/avro-to-ts.ts';
@@ -20,6 +20,7 @@ import type {
   userUpdatedSchema,
 } from './control-avro-schemas.ts';
 import type {
+  ChannelMinStreamRate,
   ChannelMock,
   ChannelRemoved,
   ChannelUpserted,
@@ -53,6 +54,9 @@ export type KeyRevokedMatchesSchema = Assert<Equals<AvroToTs<typeof keyRevokedSc
 export type ChannelUpsertedMatchesSchema = Assert<Equals<AvroToTs<typeof channelUpsertedSchema>, Required<ChannelUpserted>>>;
 /** The nested ChannelMock record ⇔ ChannelMock. */
 export type ChannelMockMatchesSchema = Assert<Equals<AvroToTs<ChannelMockSchema>, ChannelMock>>;
+type ChannelMinStreamRateSchema = Exclude<Extract<(typeof channelUpsertedSchema)['fields'][number], { name: 'minStreamRate' }>['type'][number], 'null'>;
+/** The nested ChannelMinStreamRate record ⇔ ChannelMinStreamRate. */
+export type ChannelMinStreamRateMatchesSchema = Assert<Equals<AvroToTs<ChannelMinStreamRateSchema>, ChannelMinStreamRate>>;
 /** ChannelRemoved ⇔ its schema. */
 export type ChannelRemovedMatchesSchema = Assert<Equals<AvroToTs<typeof channelRemovedSchema>, ChannelRemoved>>;
 /** PriceSet ⇔ its schema. */

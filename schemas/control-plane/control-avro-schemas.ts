@@ -118,7 +118,10 @@ export const keyRevokedSchema = {
   ],
 } as const;
 
-/** Schema of ChannelUpserted, version 1. The credential is AES-256-GCM ciphertext. */
+/**
+ * Schema of ChannelUpserted, version 2 (v1, in avro/history, lacks `deadlineMs` and
+ * `minStreamRate`: such events decode with null = the defaults). The credential is AES-256-GCM ciphertext.
+ */
 export const channelUpsertedSchema = {
   type: 'record',
   name: 'ChannelUpserted',
@@ -150,6 +153,23 @@ export const channelUpsertedSchema = {
             { name: 'latencyMs', type: 'long' },
             { name: 'chunkDelayMs', type: 'long' },
             { name: 'failStatus', type: ['null', 'int'], default: null },
+          ],
+        },
+      ],
+      default: null,
+    },
+    { name: 'deadlineMs', type: ['null', 'long'], default: null, doc: 'ms, total time of one attempt; null = the default' },
+    {
+      name: 'minStreamRate',
+      type: [
+        'null',
+        {
+          type: 'record',
+          name: 'ChannelMinStreamRate',
+          doc: 'Slowest streamed body accepted: bytes per windowMs after the first byte; bytes 0 = no check.',
+          fields: [
+            { name: 'bytes', type: 'long' },
+            { name: 'windowMs', type: 'long' },
           ],
         },
       ],

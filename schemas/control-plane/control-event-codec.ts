@@ -33,13 +33,13 @@ const registry = loadControlSchemaRegistry();
 
 /**
  * Encodes a control event with its current schema as an Avro single-object message.
- * ChannelUpserted without `mock` encodes it as null.
+ * ChannelUpserted without `mock`, `deadlineMs` or `minStreamRate` encodes them as null.
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
  * @throws Error when the event does not fit its schema (e.g. a non-integer `rpm`, an unknown
  *   `role`, a missing string)
  */
 export function encodeControlEvent(event: ControlEvent): Buffer {
-  const datum = event.type === 'ChannelUpserted' ? { ...event.event, mock: event.event.mock ?? null } : event.event;
+  const datum = event.type === 'ChannelUpserted' ? { ...event.event, mock: event.event.mock ?? null, deadlineMs: event.event.deadlineMs ?? null, minStreamRate: event.event.minStreamRate ?? null } : event.event;
   return encodeSingleObject(registry, event.type, datum);
 }
 
@@ -94,7 +94,8 @@ function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlE
     case 'ChannelUpserted': {
       const channel = decoded as Required<ChannelUpserted>;
       const mock: ChannelMock | null = channel.mock === null ? null : { ...channel.mock };
-      return { type: eventType, event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock } };
+      const minStreamRate = channel.minStreamRate === null ? null : { ...channel.minStreamRate };
+      return { type: eventType, event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock, minStreamRate } };
     }
     default:
       return { type: eventType, event: plain } as unknown as ControlEvent;

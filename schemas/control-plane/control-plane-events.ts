@@ -105,6 +105,18 @@ export interface ChannelUpserted extends ControlEventHeader, RateLimits {
    * field is `["null", ChannelMock]` with default null.
    */
   readonly mock?: ChannelMock | null;
+  /** Total time of one attempt, ms; absent or null = the gateway's default. Added in version 2. */
+  readonly deadlineMs?: number | null;
+  /** Slowest streamed body accepted; absent or null = the gateway's default. Added in version 2. */
+  readonly minStreamRate?: ChannelMinStreamRate | null;
+}
+
+/** Minimum rate of a streamed upstream body (mirrors the config file's `minStreamRate`). */
+export interface ChannelMinStreamRate {
+  /** bytes per window; 0 = no check */
+  readonly bytes: number;
+  /** ms */
+  readonly windowMs: number;
 }
 
 /** Behaviour of the built-in fake model of a mock channel (mirrors the config file's `mock`). */

@@ -18,6 +18,9 @@
  * or mis-routed gateway outcome, rows missing) or a server did not start; 2 invalid settings;
  * 130 interrupted.
  * Children are stopped by PID on every exit path.
+ *
+ * `npm run bench -- --soak [--soak-minutes N …]` (or `npm run bench:soak`) runs the memory soak
+ * instead (run-soak.ts): exit code 0 when RSS growth after warm-up stays under its target, 1 otherwise.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -27,6 +30,7 @@ import { buildBenchRows, formatBenchTable, type BenchReport } from './format-ben
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
+import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
 import { killBenchServers, spawnBenchServer } from './spawn-bench-server.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
@@ -153,11 +157,12 @@ process.once('SIGTERM', () => {
   process.exit(143);
 });
 
-main().then(
+const soak = process.argv.includes('--soak');
+(soak ? Promise.resolve().then(() => runSoak(readSoakSettings(process.argv))).then((pass) => process.exit(pass ? 0 : 1)) : main()).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
     killBenchServers();
-    process.exit(error instanceof BenchSettingsError ? 2 : 1);
+    process.exit(error instanceof BenchSettingsError || error instanceof SoakOptionsError ? 2 : 1);
   },
 );

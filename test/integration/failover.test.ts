@@ -1,5 +1,5 @@
 /**
- * Failover (issue contract): a retryable failure before the first byte moves to the next channel
+ * Failover: a retryable failure before the first byte moves to the next channel
  * serving the model — the rest of the tier, then lower tiers; a non-retryable one does not; after
  * the first byte, the stream ends with the format's own error event.
  */

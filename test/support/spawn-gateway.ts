@@ -1,6 +1,7 @@
 /**
- * Runs the real entry point, `infra/processes/tollgate-server.ts`, in a child process in demo mode (no config file:
- * the mock channel and the demo key) and waits for its "running at" banner.
+ * Runs the real entry point, `infra/processes/tollgate-server.ts`, in a child process — in demo mode (no config file:
+ * the mock channel and the demo key) or with `TOLLGATE_CONFIG` — and waits for its address: the demo's "running at"
+ * banner, or the "Tollgate listening" log line (printed at LOG_LEVEL info and below).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,17 +19,21 @@ export interface GatewayProcess {
 }
 
 /**
- * Spawns `infra/processes/tollgate-server.ts` with exactly `env` (set PORT 0 and HOST for an ephemeral loopback port).
- * @throws Error (with the process output) when no banner came within `timeoutMs` or it exited first.
+ * Spawns `infra/processes/tollgate-server.ts` with exactly `env` (set PORT 0 and HOST for an ephemeral loopback port;
+ * outside demo mode set LOG_LEVEL to info or lower, so that the address is printed).
+ * @throws Error (with the process output) when no address came within `timeoutMs` (the process is killed) or it exited first.
  */
 export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<GatewayProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway printed no address within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // no address: nothing will stop it later
+      reject(new Error(`gateway printed no address within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /running at (http:\/\/[\d.]+:\d+)/.exec(output);
+      const match = /running at (http:\/\/[\d.]+:\d+)/.exec(output) ?? /"address":"(http:\/\/[\d.]+:\d+)".*"msg":"Tollgate listening"/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -17,11 +17,16 @@ export function geminiApiKey(request: FastifyRequest): string | undefined {
   return headerValue(request, 'x-goog-api-key') ?? (typeof query?.key === 'string' ? query.key : undefined) ?? bearerToken(request);
 }
 
-/** Splits `models/qwen/qwen3-max:generateContent` into model and action. */
+/**
+ * Splits `models/qwen/qwen3-max:generateContent` into model and action. `path` is the route's
+ * wildcard parameter, which Fastify's router has already percent-decoded once (a malformed
+ * escape never reaches here: the router answers it as FST_ERR_BAD_URL, client-error-handler.ts);
+ * decoding again would turn `%2525` into `%` and throw on `%25ZZ`. Never throws.
+ */
 export function parseGeminiModelPath(path: string): { model: string; action: string } | undefined {
   const at = path.lastIndexOf(':');
   if (at <= 0) return undefined;
-  return { model: decodeURIComponent(path.slice(0, at)).replace(/^models\//, ''), action: path.slice(at + 1) };
+  return { model: path.slice(0, at).replace(/^models\//, ''), action: path.slice(at + 1) };
 }
 
 function serveGeminiAction(services: ClientRouteServices, request: FastifyRequest, reply: FastifyReply): Promise<void> | void {

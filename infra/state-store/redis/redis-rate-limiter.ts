@@ -11,9 +11,10 @@
  * Clock: with no `now` argument the script reads the Redis server clock (TIME), so every node
  * shares one clock; `now` (integer ms) is for tests.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { admissionCells, assertLimitUnits, decideAdmission, parseTat, type GcraCell } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
+import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
 /** Options of the Redis limiter. `keyPrefix` (default `tollgate:`) starts every key. */
@@ -21,6 +22,10 @@ export interface RedisRateLimiterOptions {
   /** `redis://[user:password@]host:port[/db]`; never logged. */
   readonly url: string;
   readonly keyPrefix?: string;
+  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
+  readonly outage?: RedisOutageSettings;
+  /** Where the outage transitions are logged (once per transition). */
+  readonly log?: StateStoreLog;
 }
 
 /** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
@@ -41,13 +46,15 @@ function clockArg(now: number | undefined): string {
 
 /**
  * Connects to Redis (reconnecting on its own) and returns the RateLimiter over it (contract:
- * rate-limiter.ts). Calls reject while Redis is unreachable (after 3 retries).
+ * rate-limiter.ts). While Redis is unreachable or slower than the deadline (`outage`, default
+ * 100 ms) calls reject with StateStoreUnavailableError within that deadline, and at once while the
+ * circuit breaker is open (guarded-redis.ts).
  * @throws RangeError (from admit/settle) on a negative, non-integer or > 1e9 limit or token count.
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? 'tollgate:';
-  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as ScriptedRedis;
-  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const guarded = openGuardedRedis<ScriptedRedis>({ url: options.url, role: 'rate limiter', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const redis = guarded.client;
   redis.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
   redis.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
 
@@ -57,7 +64,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       if (cells.length === 0) return { allowed: true, retryAfterMs: 0, states: [] };
       const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
       const args = cells.flatMap((cell) => [String(cell.limit), String(cell.cost)]);
-      const reply = await redis.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...args);
+      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...args));
       const scriptNow = Number(reply[1]);
       const stored = cells.map((cell, i) => parseTat(String(reply[i + 2] ?? ''), cell.limit));
       const decision = decideAdmission(cells, stored, scriptNow);
@@ -74,11 +81,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       if (cells.length === 0 || actual === reserved) return;
       const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
       const args = cells.flatMap((cell) => [String(cell.limit), String(actual - reserved)]);
-      await redis.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...args);
+      await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...args));
     },
 
-    async close(): Promise<void> {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => guarded.close(),
   };
 }

@@ -6,7 +6,6 @@
  * layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the prefix sees the same records,
  * so any node can continue a chain another node started.
  */
-import { Redis } from 'ioredis';
 import {
   assertStorableRecord,
   assertValidRetention,
@@ -18,6 +17,10 @@ import {
   type ResponseStore,
   type StoredResponse,
 } from '../../../schemas/state-store/response-store.ts';
+import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+
+/** Deadline of storing one record (up to `maxRecordBytes` of JSON), ms: longer than a lookup's. */
+const PUT_TIMEOUT_MS = 2000;
 
 /** Options of the Redis response store. Times in ms, sizes in bytes. */
 export interface RedisResponseStoreOptions {
@@ -29,6 +32,10 @@ export interface RedisResponseStoreOptions {
   readonly retentionMs?: number;
   /** Largest record accepted (default 8 MiB of JSON). */
   readonly maxRecordBytes?: number;
+  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
+  readonly outage?: RedisOutageSettings;
+  /** Where the outage transitions are logged (once per transition). */
+  readonly log?: StateStoreLog;
 }
 
 /** The key of a stored response: `<prefix>response:<keyId>:<responseId>`. */
@@ -37,8 +44,10 @@ export function redisResponseKey(prefix: string, keyId: string, responseId: stri
 }
 
 /**
- * Connects to Redis (reconnecting on its own) and returns the ResponseStore over it. Calls reject
- * while Redis is unreachable (after 3 retries); a stored value that is not a record, or whose
+ * Connects to Redis (reconnecting on its own) and returns the ResponseStore over it. While Redis is
+ * unreachable or slow, calls reject with StateStoreUnavailableError within their deadline (reads
+ * and deletes: `outage.commandTimeoutMs`, default 100 ms; `put`: 2000 ms), at once while the
+ * circuit breaker is open (guarded-redis.ts); a stored value that is not a record, or whose
  * `keyId`/`id` do not match its key, reads as missing.
  * @throws RangeError when `retentionMs` is not a positive integer
  */
@@ -47,8 +56,7 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
   const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
   assertValidRetention(retentionMs);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
-  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 });
-  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const guarded = openGuardedRedis({ url: options.url, role: 'response store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
   const parse = (keyId: string, id: string, text: string | null): StoredResponse | undefined => {
     const record = text === null ? undefined : parseStoredResponse(text);
     return record && record.keyId === keyId && record.id === id ? record : undefined;
@@ -62,26 +70,24 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
       assertStorableRecord(record);
       const text = serializeStoredResponse(record);
       if (Buffer.byteLength(text, 'utf8') > maxRecordBytes) return 'too-large';
-      await redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs);
+      await guarded.run((redis) => redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs), Math.max(PUT_TIMEOUT_MS, guarded.commandTimeoutMs));
       return 'stored';
     },
 
     async get(keyId: string, id: string): Promise<StoredResponse | undefined> {
-      return parse(keyId, id, await redis.get(redisResponseKey(prefix, keyId, id)));
+      return parse(keyId, id, await guarded.run((redis) => redis.get(redisResponseKey(prefix, keyId, id))));
     },
 
     async getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>> {
       if (ids.length === 0) return [];
-      const texts = await redis.mget(...ids.map((id) => redisResponseKey(prefix, keyId, id)));
+      const texts = await guarded.run((redis) => redis.mget(...ids.map((id) => redisResponseKey(prefix, keyId, id))));
       return ids.map((id, i) => parse(keyId, id, texts[i] ?? null));
     },
 
     async delete(keyId: string, id: string): Promise<boolean> {
-      return (await redis.del(redisResponseKey(prefix, keyId, id))) > 0;
+      return (await guarded.run((redis) => redis.del(redisResponseKey(prefix, keyId, id)))) > 0;
     },
 
-    async close(): Promise<void> {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => guarded.close(),
   };
 }

@@ -4,14 +4,18 @@
  * 6.2), `DEL` to sign out. Key layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the
  * prefix sees the same sessions.
  */
-import { Redis } from 'ioredis';
 import { assertValidTtl, parseStoredSession, type ConsoleSession, type SessionStore } from '../../../schemas/state-store/session-store.ts';
+import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 
 /** Options of the Redis session store. `keyPrefix` (default `tollgate:`) starts every key. */
 export interface RedisSessionStoreOptions {
   /** `redis://[user:password@]host:port[/db]`; never logged. */
   readonly url: string;
   readonly keyPrefix?: string;
+  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
+  readonly outage?: RedisOutageSettings;
+  /** Where the outage transitions are logged (once per transition). */
+  readonly log?: StateStoreLog;
 }
 
 /** The key of a session: `<prefix>console:session:<sessionKey>`. */
@@ -20,35 +24,33 @@ export function redisSessionKey(prefix: string, sessionKey: string): string {
 }
 
 /**
- * Connects to Redis (reconnecting on its own) and returns the SessionStore over it. Calls reject
- * while Redis is unreachable (after 3 retries); a stored value that is not a session reads as
- * undefined.
+ * Connects to Redis (reconnecting on its own) and returns the SessionStore over it. While Redis is
+ * unreachable or slower than the deadline (`outage`, default 100 ms) calls reject with
+ * StateStoreUnavailableError within that deadline, at once while the circuit breaker is open
+ * (guarded-redis.ts); a stored value that is not a session reads as undefined.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const prefix = options.keyPrefix ?? 'tollgate:';
-  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 });
-  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const guarded = openGuardedRedis({ url: options.url, role: 'session store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
 
   return {
     async put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void> {
       assertValidTtl(ttlMs, 'ttlMs');
       const value = JSON.stringify({ userId: session.userId, csrfSecret: session.csrfSecret, createdAt: session.createdAt, credentialsStamp: session.credentialsStamp });
-      await redis.set(redisSessionKey(prefix, sessionKey), value, 'PX', ttlMs);
+      await guarded.run((redis) => redis.set(redisSessionKey(prefix, sessionKey), value, 'PX', ttlMs));
     },
 
     async get(sessionKey: string, slideTtlMs?: number): Promise<ConsoleSession | undefined> {
       const key = redisSessionKey(prefix, sessionKey);
       if (slideTtlMs !== undefined) assertValidTtl(slideTtlMs, 'slideTtlMs');
-      const text = slideTtlMs === undefined ? await redis.get(key) : await redis.getex(key, 'PX', slideTtlMs);
+      const text = await guarded.run((redis) => (slideTtlMs === undefined ? redis.get(key) : redis.getex(key, 'PX', slideTtlMs)));
       return text === null ? undefined : parseStoredSession(text);
     },
 
     async delete(sessionKey: string): Promise<void> {
-      await redis.del(redisSessionKey(prefix, sessionKey));
+      await guarded.run((redis) => redis.del(redisSessionKey(prefix, sessionKey)));
     },
 
-    async close(): Promise<void> {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => guarded.close(),
   };
 }

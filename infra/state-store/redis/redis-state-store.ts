@@ -4,8 +4,9 @@
  * so replays and redeliveries of any age change nothing, with one small key per partition. Key layout and TTLs: REDIS-KEYS.md. A single Redis (or a primary with replicas) is
  * assumed: the keys of one script are not hash-tagged for Redis Cluster.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
+import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { offsetOf, watermarkName, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
@@ -16,7 +17,16 @@ export interface RedisStateStoreOptions {
   /** `redis://[user:password@]host:port[/db]`; never logged. */
   readonly url: string;
   readonly keyPrefix?: string;
+  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
+  readonly outage?: RedisOutageSettings;
+  /** Where the outage transitions are logged (once per transition). */
+  readonly log?: StateStoreLog;
 }
+
+/** Deadline of the consumers' writes (spend, health), ms: a consumer retries, so it can wait longer than a request. */
+const WRITE_TIMEOUT_MS = 2000;
+/** Deadline of the health read that routing refreshes in the background, ms. */
+const HEALTH_READ_TIMEOUT_MS = 500;
 
 /** TTL of a channel's state hash after its last observation, ms (7 days). */
 export const CHANNEL_STATE_TTL_MS = 604_800_000;
@@ -45,14 +55,17 @@ export function redisStateKeys(prefix: string) {
 
 /**
  * Connects to Redis (reconnecting on its own) and returns the StateStore over it (contract:
- * state-store.ts). Calls reject while Redis is unreachable (after 3 retries), which makes a
- * consumer redeliver; addSpend rejects with RangeError when a counter would pass 2^63 − 1 nano-USD
+ * state-store.ts). While Redis is unreachable or slow, calls reject with
+ * StateStoreUnavailableError within their deadline — getSpend (admission): `outage.commandTimeoutMs`
+ * (default 100 ms); getChannelHealth: 500 ms; the consumers' writes: 2000 ms — and at once while
+ * the circuit breaker is open (guarded-redis.ts); a consumer then redelivers. addSpend rejects with RangeError when a counter would pass 2^63 − 1 nano-USD
  * (nothing is changed then).
  */
 export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
   const keys = redisStateKeys(options.keyPrefix ?? 'tollgate:');
-  const redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as ScriptedRedis;
-  redis.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const guarded = openGuardedRedis<ScriptedRedis>({ url: options.url, role: 'state store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const redis = guarded.client;
+  const writeTimeoutMs = Math.max(WRITE_TIMEOUT_MS, guarded.commandTimeoutMs);
   redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
   redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
@@ -73,7 +86,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       return index;
     };
     const args = increments.flatMap((increment) => [String(offsetOf(increment.position)), increment.costNanoUsd.toString(), String(keyIndex(keys.keySpend(increment.keyId))), String(increment.userId === null ? 0 : keyIndex(keys.userSpend(increment.userId)))]);
-    return redis.tollgateAddSpend(scriptKeys.length, ...scriptKeys, ...args).catch((error: unknown) => {
+    return guarded.run((client) => client.tollgateAddSpend(scriptKeys.length, ...scriptKeys, ...args), writeTimeoutMs).catch((error: unknown) => {
       if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
       throw error;
     });
@@ -87,7 +100,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     addSpendBatch,
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
-      const [key, user] = await redis.mget(keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)]));
+      const [key, user] = await guarded.run((client) => client.mget(keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])));
       return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: BigInt(user ?? '0') };
     },
 
@@ -95,27 +108,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       assertValidObservation(observation);
       assertValidPolicy(policy);
       const id = observation.channelId;
-      const applied = await redis.tollgateRecordObservation(
-        4,
-        keys.applied('health', observation.position),
-        keys.healthState(id),
-        keys.healthOk(id),
-        keys.healthFail(id),
-        ...observationArgs(observation, policy),
-      );
+      const scriptKeys = [keys.applied('health', observation.position), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
+      const applied = await guarded.run((client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...observationArgs(observation, policy)), writeTimeoutMs);
       return applied === 1;
     },
 
     async getChannelHealth(channelIds: ReadonlyArray<string>, now: number = Date.now()): Promise<ChannelHealth[]> {
       if (channelIds.length === 0) return [];
       const scriptKeys = channelIds.flatMap((id) => [keys.healthState(id), keys.healthOk(id), keys.healthFail(id)]);
-      const reply = await redis.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now));
+      const reply = await guarded.run((client) => client.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now)), Math.max(HEALTH_READ_TIMEOUT_MS, guarded.commandTimeoutMs));
       return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 7, i * 7 + 7), now));
     },
 
-    async close(): Promise<void> {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => guarded.close(),
   };
 }
 

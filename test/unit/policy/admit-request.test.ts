@@ -70,7 +70,7 @@ describe('admitRequest: limits', () => {
   it('admits without the limiter when nothing is limited', async () => {
     const deps = makeDeps();
     const result = await admitRequest(deps, { key: keyRecord(), user: userRecord(), estimatedTokens: 100 });
-    expect(result).toEqual({ ok: true, scopes: [], reservedTokens: 0, headers: {} });
+    expect(result).toEqual({ ok: true, scopes: [], reservedTokens: 0, headers: {}, unchecked: [] });
     expect(deps.admits()).toBe(0);
   });
 
@@ -90,6 +90,7 @@ describe('admitRequest: limits', () => {
         'x-ratelimit-remaining-tokens': '7000',
         'x-ratelimit-reset-tokens': '18s',
       },
+      unchecked: [],
     });
     expect((await admitRequest(deps, ctx)).ok).toBe(true);
     const refused = await admitRequest(deps, { ...ctx, now: T0 + 1_500 });

@@ -8,6 +8,8 @@
  * is refused rather than silently generating (and billing) a response.
  * Only the envelope is checked here; the body itself is validated by the HTTP route it is replayed to.
  */
+import { jsonLimitError } from '../../json-body-parser.ts';
+import { findJsonLimitViolation } from '../../scan-json-body-limits.ts';
 import { invalidClientEvent, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
 
 /** A create body ready to replay (`stream: true`, no `type`), or the error event to answer. */
@@ -19,22 +21,30 @@ export const RESPONSE_CREATE = 'response.create';
 /** Message payload as `ws` delivers it (text frames are Buffers too unless configured otherwise). */
 export type WebSocketPayload = Buffer | ArrayBuffer | Buffer[];
 
-function payloadText(data: WebSocketPayload): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  return data.toString('utf8');
+function payloadBytes(data: WebSocketPayload): Buffer {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return Buffer.from(data);
+  return data;
 }
 
 /**
  * Parses `data` (a text or binary frame holding UTF-8 JSON). Errors (400 `invalid_request_error`):
+ * a broken body limit → code `json_too_deep` / `json_too_many_items` / `json_string_too_long`;
  * not JSON → code `invalid_json`; not an object, or `type` other than `response.create` → code
  * `invalid_value` (param `type`); `background: true` or `generate: false` → code
  * `unsupported_parameter` (param `background` / `generate`).
  */
 export function parseClientEvent(data: WebSocketPayload): ParsedClientEvent {
+  const bytes = payloadBytes(data);
+  // The HTTP routes' nesting and size limits (scan-json-body-limits.ts), before anything recursive runs.
+  const violation = findJsonLimitViolation(bytes);
+  if (violation) {
+    const error = jsonLimitError(violation);
+    return { ok: false, error: invalidClientEvent(error.message, error.code ?? 'invalid_value') };
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(payloadText(data));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     return { ok: false, error: invalidClientEvent('The message is not valid JSON. Send one JSON object per message.', 'invalid_json') };
   }

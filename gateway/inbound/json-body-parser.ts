@@ -1,0 +1,46 @@
+/**
+ * The request body parser of every route: any content type is parsed as JSON (curl -d sends a
+ * form content type; clients get JSON errors, not 415), after a linear pre-scan that enforces the
+ * structural limits (scan-json-body-limits.ts) so nothing recursive ever sees a hostile body.
+ * Parsing is Fastify's own default JSON parser with prototype poisoning refused
+ * (https://fastify.dev/docs/latest/Reference/ContentTypeParser/#getdefaultjsonparser); Fastify's
+ * body limit (bytes) still applies before either step runs.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../canonical/gateway-error.ts';
+import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits, type JsonLimitViolation } from './scan-json-body-limits.ts';
+
+/**
+ * The client's error for a broken limit: depth and member counts are 400 `invalid-request`
+ * (code `json_too_deep` / `json_too_many_items`); an over-long string is 413 `request-too-large`
+ * (code `json_string_too_long`), the status for content over a size limit
+ * (https://www.rfc-editor.org/rfc/rfc9110#section-15.5.14). The message names the limit and the
+ * byte offset, never the content.
+ */
+export function jsonLimitError(violation: JsonLimitViolation): GatewayError {
+  switch (violation.limit) {
+    case 'depth':
+      return new GatewayError('invalid-request', `Request body nests arrays and objects deeper than the limit of ${violation.max} levels (at byte ${violation.offset})`, { code: 'json_too_deep' });
+    case 'items':
+      return new GatewayError('invalid-request', `Request body has an array or object with more than the limit of ${violation.max} members (at byte ${violation.offset})`, { code: 'json_too_many_items' });
+    case 'string-length':
+      return new GatewayError('request-too-large', `Request body has a string longer than the limit of ${violation.max} bytes (at byte ${violation.offset})`, { code: 'json_string_too_long' });
+  }
+}
+
+/**
+ * Replaces Fastify's JSON parser and adds a catch-all one, both with the pre-scan. A broken limit
+ * or malformed JSON reaches the app's error handler (client-error-handler.ts) as an error.
+ * Must run before the app starts (Fastify refuses parser changes after `ready`).
+ */
+export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimits = DEFAULT_JSON_BODY_LIMITS): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parse = (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+    const violation = findJsonLimitViolation(body, limits);
+    if (violation) return done(jsonLimitError(violation), undefined);
+    parseJson(request, body.toString('utf8'), done);
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parse);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, parse);
+}

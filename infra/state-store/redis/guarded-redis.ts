@@ -1,0 +1,159 @@
+/**
+ * One ioredis client that fails fast while Redis is down, shared by the shapes of every Redis
+ * adapter (limiter, spend and health, sessions, stored responses):
+ *
+ * - no offline queue (`enableOfflineQueue: false`): a command sent while the connection is down
+ *   rejects at once instead of waiting for a reconnect (ioredis README, "Offline Queue",
+ *   https://github.com/redis/ioredis#offline-queue); `maxRetriesPerRequest: 0` fails commands in
+ *   flight when the connection drops instead of resending them later;
+ * - a deadline per command (`run(command, timeoutMs)`): a Redis that accepts connections but does
+ *   not answer (hung, overloaded, network black hole) costs at most the deadline, and ioredis'
+ *   `socketTimeout` drops such a connection so that it reconnects;
+ * - a circuit breaker (cockatiel's ConsecutiveBreaker, https://github.com/connor4312/cockatiel#circuitbreaker):
+ *   after `failureThreshold` consecutive outage failures no command is tried for `halfOpenAfterMs`,
+ *   then one trial command decides whether to close or stay open. While open, calls reject in
+ *   microseconds.
+ *
+ * Every outage failure rejects with StateStoreUnavailableError (schemas/state-store); other
+ * rejections (a script's own error, a refused input) pass through unchanged and do not count.
+ * The transitions are logged once each: `warn` when the client's breaker first opens, `info`
+ * when it closes again — never per command.
+ */
+import { BrokenCircuitError, circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen } from 'cockatiel';
+import { Redis, ReplyError } from 'ioredis';
+import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
+
+/** Log sink of the adapters (EngineSettings.log). */
+export type StateStoreLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+
+/** How a Redis client behaves while Redis is down. Times in ms. */
+export interface RedisOutageSettings {
+  /** Deadline of a command on the request path, ms (default 100). */
+  readonly commandTimeoutMs?: number;
+  /** Consecutive outage failures that open the breaker (default 3). */
+  readonly failureThreshold?: number;
+  /** How long the open breaker refuses every command before one trial, ms (default 1000). */
+  readonly halfOpenAfterMs?: number;
+}
+
+/** Defaults of RedisOutageSettings. */
+export const DEFAULT_REDIS_OUTAGE_SETTINGS: Required<RedisOutageSettings> = { commandTimeoutMs: 100, failureThreshold: 3, halfOpenAfterMs: 1000 };
+
+/** Longest silence on a connection with commands pending before ioredis drops it and reconnects, ms. */
+const SOCKET_TIMEOUT_MS = 5000;
+/** Longest wait between reconnection attempts, ms (ioredis default: 2000). */
+const MAX_RECONNECT_DELAY_MS = 500;
+
+/** Options of openGuardedRedis. */
+export interface GuardedRedisOptions {
+  /** `redis://[user:password@]host:port[/db]`; never logged. */
+  readonly url: string;
+  /** What the client serves, in messages and log lines (e.g. `rate limiter`). */
+  readonly role: string;
+  readonly outage?: RedisOutageSettings;
+  readonly log?: StateStoreLog;
+}
+
+/** A Redis client whose commands run under a deadline and a circuit breaker. */
+export interface GuardedRedis<R extends Redis = Redis> {
+  /** The client, for defineCommand; send commands through `run`. */
+  readonly client: R;
+  /** The request-path deadline of this client, ms. */
+  readonly commandTimeoutMs: number;
+  /**
+   * Runs `command` on the client within `timeoutMs` (default: the request-path deadline).
+   * @throws StateStoreUnavailableError when Redis is unreachable, too slow or the breaker is open
+   * @throws whatever `command` rejects with otherwise (e.g. a script's ReplyError)
+   */
+  run<T>(command: (client: R) => Promise<T>, timeoutMs?: number): Promise<T>;
+  /** True while the breaker is closed (Redis answered the last commands). */
+  isAvailable(): boolean;
+  /** Quits the connection (disconnects when QUIT cannot be sent). */
+  close(): Promise<void>;
+}
+
+/** A rejection raised inside `run` when the deadline passes. */
+class CommandDeadlineError extends Error {}
+
+/** Reply errors that mean "the server cannot serve now" rather than "your command is wrong". */
+const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/** Whether a rejection is an outage (counts for the breaker) rather than an answer. */
+function isOutageFailure(error: Error): boolean {
+  if (error instanceof RangeError || error instanceof TypeError) return false;
+  if (error instanceof ReplyError) return UNAVAILABLE_REPLIES.test(error.message);
+  return true;
+}
+
+/**
+ * Connects to `options.url` (reconnecting on its own, at most every 500 ms) and returns the
+ * guarded client. The first commands wait for the first connection up to their deadline.
+ */
+export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisOptions): GuardedRedis<R> {
+  const settings = { ...DEFAULT_REDIS_OUTAGE_SETTINGS, ...options.outage };
+  const store = `${options.role} (Redis)`;
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
+  }) as R;
+  client.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
+  const breaker = circuitBreaker(handleWhen(isOutageFailure), { halfOpenAfter: settings.halfOpenAfterMs, breaker: new ConsecutiveBreaker(settings.failureThreshold) });
+  let down = false;
+  let openedAt = 0;
+  breaker.onBreak((failure) => {
+    openedAt = Date.now();
+    if (down) return; // a failed trial: still the same outage
+    down = true;
+    const reason = 'error' in failure ? failure.error.message : 'failed';
+    options.log?.('warn', `${store} unreachable: failing fast, one trial every ${settings.halfOpenAfterMs} ms until it answers`, { role: options.role, reason });
+  });
+  breaker.onReset(() => {
+    if (!down) return;
+    down = false;
+    options.log?.('info', `${store} reachable again`, { role: options.role });
+  });
+  let everReady = client.status === 'ready';
+  client.once('ready', () => void (everReady = true));
+
+  /** Runs one command under the deadline; the first commands also wait for the first connection. */
+  const attempt = async <T>(command: (redis: R) => Promise<T>, timeoutMs: number): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CommandDeadlineError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      if (!everReady) await Promise.race([new Promise<void>((resolve) => client.once('ready', (onReady = resolve))), deadline]);
+      return await Promise.race([command(client), deadline]);
+    } finally {
+      clearTimeout(timer);
+      if (onReady) client.off('ready', onReady);
+    }
+  };
+
+  return {
+    client,
+    commandTimeoutMs: settings.commandTimeoutMs,
+
+    async run<T>(command: (redis: R) => Promise<T>, timeoutMs: number = settings.commandTimeoutMs): Promise<T> {
+      try {
+        return await breaker.execute(() => attempt(command, timeoutMs));
+      } catch (error) {
+        if (error instanceof BrokenCircuitError) {
+          throw new StateStoreUnavailableError(store, 'circuit-open', Math.max(0, openedAt + settings.halfOpenAfterMs - Date.now()), { cause: error });
+        }
+        if (!(error instanceof Error) || !isOutageFailure(error)) throw error;
+        const reason = error instanceof CommandDeadlineError ? 'timeout' : 'unreachable';
+        throw new StateStoreUnavailableError(store, reason, breaker.state === CircuitState.Open ? settings.halfOpenAfterMs : 0, { cause: error });
+      }
+    },
+
+    isAvailable: () => breaker.state === CircuitState.Closed,
+
+    async close(): Promise<void> {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { countTokens, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+const size = Number(process.argv[2] ?? 100000);
+if (size !== 100000) setMergeCacheSize(size);
+const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const len = Number(process.argv[3] ?? 512);
+const randomWord = () => { let s = ''; for (let i = 0; i < len; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)]; return s; };
+global.gc?.();
+const before = process.memoryUsage();
+const t0 = performance.now();
+for (let i = 0; i < 120000; i++) countTokens(randomWord());
+global.gc?.();
+const after = process.memoryUsage();
+console.log({ size, len, ms: Math.round(performance.now() - t0), heapMiB: ((after.heapUsed - before.heapUsed) / 1048576).toFixed(1), rssMiB: ((after.rss - before.rss) / 1048576).toFixed(1) });
