@@ -46,6 +46,8 @@ export interface EngineSettings {
   readonly topicPrefix?: string;
   /** How long stored Responses answers are kept, days (default 30, as OpenAI; fractions allowed). */
   readonly responseRetentionDays?: number;
+  /** In-process store only (no REDIS_URL): most JSON of stored Responses answers held, MiB (default 32; TOLLGATE_RESPONSE_STORE_MEMORY_MB). */
+  readonly responseStoreMemoryMiB?: number;
   /**
    * How the Redis adapters behave while Redis is down (deadline per request-path command,
    * circuit breaker); TOLLGATE_REDIS_TIMEOUT_MS sets the deadline (ms, default 100).
@@ -67,6 +69,7 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
     ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) } : {}),
+    ...(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB ? { responseStoreMemoryMiB: parseResponseStoreMemory(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB) } : {}),
     ...(env.TOLLGATE_REDIS_TIMEOUT_MS ? { redisOutage: { commandTimeoutMs: parseRedisTimeout(env.TOLLGATE_REDIS_TIMEOUT_MS) } } : {}),
   };
 }
@@ -88,6 +91,13 @@ function parseRetentionDays(text: string): number {
   const days = Number(text);
   if (!Number.isFinite(days) || days <= 0) throw new Error(`TOLLGATE_RESPONSE_RETENTION_DAYS must be a positive number of days, got '${text}'`);
   return days;
+}
+
+/** TOLLGATE_RESPONSE_STORE_MEMORY_MB → MiB. @throws Error naming the variable when it is not a whole number from 1 to 65536 */
+function parseResponseStoreMemory(text: string): number {
+  const mib = Number(text);
+  if (!Number.isInteger(mib) || mib < 1 || mib > 65_536) throw new Error(`TOLLGATE_RESPONSE_STORE_MEMORY_MB must be a whole number of MiB from 1 to 65536, got '${text}'`);
+  return mib;
 }
 
 /** The event log for these settings. */
@@ -125,10 +135,11 @@ export function openSessionStore(settings: EngineSettings): SessionStore {
 
 /**
  * The stored-responses store for these settings: Redis (shared by every node, so any node can
- * continue a chain) or in-process memory; records live `responseRetentionDays` (default 30 days).
+ * continue a chain) or in-process memory, holding at most `responseStoreMemoryMiB` of JSON (default
+ * 32 MiB, oldest out first); records live `responseRetentionDays` (default 30 days).
  */
 export function openResponseStore(settings: EngineSettings): ResponseStore {
   const retention = settings.responseRetentionDays === undefined ? {} : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
   if (settings.redisUrl) return createRedisResponseStore({ ...redisOptions(settings, settings.redisUrl), ...retention });
-  return createMemoryResponseStore(retention);
+  return createMemoryResponseStore({ ...retention, ...(settings.responseStoreMemoryMiB ? { maxTotalBytes: settings.responseStoreMemoryMiB * 1024 * 1024 } : {}) });
 }

@@ -2,7 +2,7 @@
  * Token counting for `count_tokens` / `countTokens` / `responses/input_tokens`: the upstream's
  * count endpoint on the first candidate channel that has one (exact), else the local o200k
  * estimate (estimate-tokens.ts: exact for the first 64 KiB of text, estimated beyond, so a
- * hostile body costs at most ≈ 0.15 s of CPU; bounded-token-counter.ts has the figures).
+ * hostile body costs at most ≈ 0.1 s of CPU; bounded-token-counter.ts has the figures).
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  * Tokens to reserve for `request`: the local input estimate (o200k BPE, estimate-tokens.ts) plus
  * `maxOutputTokens`, or `defaultMaxOutput` (tokens, e.g. a per-model default) when the client set
  * none. Settled with the actual usage after the exchange. Bounded cost: exact for the first 64 KiB
- * of a request's text, estimated beyond (bounded-token-counter.ts), ≤ ≈ 0.15 s of CPU for any
+ * of a request's text, estimated beyond (bounded-token-counter.ts), ≈ 0.1 s of CPU at most for any
  * body; computed once per request object however many limits (key, user, channels) ask. Never throws.
  */
 export function estimateAdmissionTokens(request: CanonicalRequest, defaultMaxOutput: number = DEFAULT_MAX_OUTPUT_TOKENS): number {

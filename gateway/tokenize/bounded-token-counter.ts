@@ -1,38 +1,45 @@
 /**
- * o200k_base token counting (npm `gpt-tokenizer`) whose cost grows linearly with the text, for
- * any text a client can send.
+ * o200k_base token counting (npm `gpt-tokenizer`) whose cost per byte is bounded, for any text a
+ * client can send.
  *
  * Why: BPE merges one pre-token (a regex match: a word, a run of punctuation or of spaces) in time
- * quadratic in its length, and the o200k pre-tokenizer regex itself overflows V8's backtracking
- * stack on a multi-megabyte match (e.g. a run of "e" + U+0301). A run of one character without
- * a word boundary is a single pre-token: 64 KiB of "a" took 1.1–1.5 s, 4 MiB more than 14 minutes.
+ * quadratic in its length, and the o200k pre-tokenizer regex overflows V8's backtracking stack on
+ * a multi-megabyte match (e.g. a run of "e" + U+0301). A run of one character, or a long word of
+ * random letters, is a single pre-token: 64 KiB of "a" took 1.1–1.5 s, 4 MiB more than 14 minutes.
  *
- * How (same pre-tokenizer, same BPE, only the amount fed to them at once is bounded):
- * - the pre-tokenizer regex runs over windows of WINDOW_LENGTH code units; the pre-tokens a window
- *   holds completely (ending at least WINDOW_SLACK units before its end, so a cut-off contraction
- *   suffix or look-ahead cannot change them) are counted by the library in one call, and the next
- *   window starts where they end. Pre-tokens are decided by the text from their start onwards (the
- *   o200k pattern has no look-behind), so for text whose pre-tokens are at most MAX_PIECE_LENGTH
- *   long the counts are those of `countTokens(text)` on the whole string;
- * - a pre-token longer than MAX_PIECE_LENGTH (only runs without any boundary, e.g. "aaaa…",
- *   "=====…", or a space-less script run longer than a page) is cut into pieces of
- *   MAX_PIECE_LENGTH, each counted on its own: a few tokens more or fewer per cut;
- * - once a counter has counted `exactBudget` code units exactly, the rest is estimated from its
- *   UTF-8 size at the tokens-per-byte ratio of what was counted exactly (4 bytes per token when
- *   nothing was).
+ * How (the library's pre-tokenizer and BPE; only what is fed to them at once is bounded):
+ * - a text whose stretches of letters and of punctuation/whitespace are all shorter than
+ *   MAX_PIECE_LENGTH cannot hold a longer pre-token: it is counted by the library in one call;
+ * - otherwise the pre-tokenizer regex runs over windows of WINDOW_LENGTH code units; the pre-tokens
+ *   a window holds completely (ending at least WINDOW_SLACK units before its cut, so a cut-off
+ *   contraction suffix or look-ahead cannot change them) are counted by the library, and the next
+ *   window starts where they end. The o200k pattern has no look-behind, so this gives the library's
+ *   own count for every pre-token up to MAX_PIECE_LENGTH;
+ * - a pre-token longer than MAX_PIECE_LENGTH (a run without any boundary: "aaaa…", "=====…", a
+ *   space-less script run longer than a page) is cut into pieces of MAX_PIECE_LENGTH, each counted
+ *   on its own: a token more or fewer per cut;
+ * - once a counter has counted `exactBudget` UTF-8 bytes exactly (EXACT_BUDGET by default), the
+ *   rest is estimated from its UTF-8 size at the tokens-per-byte ratio of what it counted exactly
+ *   (4 bytes per token when it counted nothing).
  *
- * Cost, measured on the project's 2-core bench machine (Node 20): ordinary prose and code
- * 90–180 µs per KiB; the worst case for exact counting is high-entropy text that misses the
- * library's merge cache (random letters, base64, random CJK/Thai), ≤ 1.7 ms per KiB with pieces
- * of MAX_PIECE_LENGTH; a single-character run ≈ 30 µs per KiB; the estimate beyond the budget
- * ≈ 1 µs per KiB. One counter thus spends at most ≈ 110 ms on exact counting (EXACT_BUDGET ×
- * 1.7 ms per KiB) plus ≈ 1 µs per KiB of the rest; 4 MiB of "a" takes ≈ 15 ms (was > 14 min).
+ * Cost (CPU, Node 20 on the project's 2-core machine; `npx tsx test/bench/measure-token-counting.ts`):
+ * exact counting costs 90–220 µs per KiB on prose, code and base64, the same as the library alone;
+ * the worst case is high-entropy text that misses the library's merge cache (random letters, Thai,
+ * Han), ≤ 1.6 ms per KiB (the library alone: 22–28 ms per KiB on 16–48 KiB words, growing with
+ * length); a run of one character 12 µs per KiB (library: 9.6 ms per KiB at 16 KiB, 45 ms per KiB at
+ * 64 KiB). The estimate beyond the budget costs ≈ 1 µs per KiB. So one counter spends at most
+ * ≈ EXACT_BUDGET × 1.6 ms per KiB ≈ 105 ms on exact counting, plus ≈ 1 µs per KiB of the rest:
+ * measured 105–111 ms for 4 MiB of random letters, Thai or Han, 10 ms for 4 MiB of
+ * prose, 3.5 ms for 4 MiB of "a".
  *
  * Special-token text (e.g. "<|endoftext|>") is counted as ordinary text, as tiktoken's
  * `encode_ordinary` does (https://github.com/openai/tiktoken/blob/main/tiktoken/core.py,
  * `Encoding.encode_ordinary`): a client's prompt is text, never control tokens.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+// Bounds the library's process-wide merge cache (its default holds ≈ 340 MB of made-up words).
+import './tokenizer-merge-cache.ts';
+// The library's own o200k split pattern (the same object its encoder uses), so windows split as it does.
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 
 /** Longest pre-token given to BPE in one piece (UTF-16 code units); longer runs are cut. */
@@ -49,7 +56,7 @@ const BYTES_PER_TOKEN_FALLBACK = 4;
 /** No special token is allowed: their text is counted as ordinary text. */
 const ORDINARY_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() });
 
-/** Position after `index` that does not split a UTF-16 surrogate pair (moves back by one if it would). */
+/** `index`, or `index - 1` where cutting at `index` would split a UTF-16 surrogate pair. */
 function cutAt(text: string, index: number): number {
   if (index <= 0 || index >= text.length) return index;
   const before = text.charCodeAt(index - 1);

@@ -3,7 +3,7 @@
  * and when an upstream has no count endpoint or reports no usage. Counts are estimates for
  * non-OpenAI models. Every count goes through a BoundedTokenCounter (bounded-token-counter.ts):
  * exact for the first EXACT_BUDGET bytes of a request or response, estimated beyond, so one
- * request costs at most ≈ 0.1–0.2 s of CPU here whatever its text.
+ * request costs at most ≈ 0.1 s of CPU here whatever its text (figures in bounded-token-counter.ts).
  */
 import type { CanonicalRequest, ContentPart } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';

@@ -4,6 +4,9 @@
  * GCRA per (scope, kind) with a one-minute burst: `limit` units per 60 000 ms.
  * TPM reserves the request's estimated tokens at admission and is settled with the actual usage
  * afterwards (a failure settles to 0, releasing the reservation).
+ *
+ * Outage: while its engine cannot answer in time, an adapter rejects with
+ * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
 
 /** One scope to check, e.g. `{ scope: 'key:key_123', rpm: 60, tpm: 100000 }`; null = unlimited. */

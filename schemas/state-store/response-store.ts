@@ -9,6 +9,9 @@
  * Adapters: Redis (REDIS_URL; every gateway node sees the same records; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openResponseStore`
  * (infra/open-adapters.ts).
+ *
+ * Outage: while its engine cannot answer in time, an adapter rejects with
+ * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
 
 /** One stored response. Never holds an API key: `keyId` is the key's public id. */

@@ -4,6 +4,9 @@
  * in). Adapters: Redis (REDIS_URL; every gateway node sees the same sessions; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openSessionStore`
  * (infra/open-adapters.ts).
+ *
+ * Outage: while its engine cannot answer in time, an adapter rejects with
+ * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
 
 /** A console session: the signed-in user and the CSRF secret. */

@@ -9,6 +9,9 @@
  * redelivery or a replay and changes nothing. Consumers read a partition in offset order, so this
  * is exact however old the replayed records are, and the memory it takes is one small value per
  * partition, not one per event.
+ *
+ * Outage: while its engine cannot answer in time, an adapter rejects with
+ * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
 
 /**

@@ -30,8 +30,9 @@ export interface SoakGrowth {
 
 /** The verdict: RSS growth after warm-up against `targetPercent`, with heap growth beside it. */
 export interface SoakSummary {
-  /** Elapsed time of the baseline sample (the first at or after the warm-up), ms. */
+  /** Elapsed time of the first baseline sample (the first at or after the warm-up), ms. */
   readonly baselineAtMs: number;
+  /** Elapsed time of the last sample, ms. */
   readonly finalAtMs: number;
   readonly rss: SoakGrowth;
   readonly heapUsed: SoakGrowth;
@@ -39,20 +40,35 @@ export interface SoakSummary {
   readonly pass: boolean;
 }
 
-function growth(baseline: number, final: number): SoakGrowth {
-  return { baselineBytes: baseline, finalBytes: final, growthPercent: baseline > 0 ? ((final - baseline) / baseline) * 100 : 0 };
+/** Length of the baseline and final windows whose samples' median is compared, ms. */
+export const SOAK_WINDOW_MS = 60_000;
+
+function median(values: ReadonlyArray<number>): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+function growth(baseline: ReadonlyArray<SoakSample>, final: ReadonlyArray<SoakSample>, figure: (sample: SoakSample) => number): SoakGrowth {
+  const baselineBytes = median(baseline.map(figure));
+  const finalBytes = median(final.map(figure));
+  return { baselineBytes, finalBytes, growthPercent: baselineBytes > 0 ? ((finalBytes - baselineBytes) / baselineBytes) * 100 : 0 };
 }
 
 /**
- * Growth from the first sample at or after `warmupMs` to the last sample.
+ * Growth from the minute after the warm-up to the last minute of the load: the median of the
+ * samples in [warmupMs, warmupMs + 60 s) against the median of those in the last 60 s (medians, so
+ * that one garbage-collection swing does not decide the verdict; the windows may overlap in a run
+ * shorter than warm-up + 2 min). Passes when RSS grew less than `targetPercent`.
  * @throws Error when no sample lies after the warm-up (the run was shorter than the warm-up).
  */
 export function summarizeSoak(samples: ReadonlyArray<SoakSample>, warmupMs: number, targetPercent: number): SoakSummary {
-  const baseline = samples.find((sample) => sample.elapsedMs >= warmupMs);
-  const final = samples[samples.length - 1];
-  if (!baseline || !final || final === baseline) throw new Error(`soak: no samples after the ${warmupMs} ms warm-up to compare`);
-  const rss = growth(baseline.memory.rssBytes, final.memory.rssBytes);
-  return { baselineAtMs: baseline.elapsedMs, finalAtMs: final.elapsedMs, rss, heapUsed: growth(baseline.memory.heapUsedBytes, final.memory.heapUsedBytes), targetPercent, pass: rss.growthPercent < targetPercent };
+  const baseline = samples.filter((sample) => sample.elapsedMs >= warmupMs && sample.elapsedMs < warmupMs + SOAK_WINDOW_MS);
+  const last = samples[samples.length - 1];
+  if (baseline.length === 0 || !last || last === baseline[0]) throw new Error(`soak: no samples after the ${warmupMs} ms warm-up to compare`);
+  const final = samples.filter((sample) => sample.elapsedMs > last.elapsedMs - SOAK_WINDOW_MS && sample.elapsedMs >= warmupMs);
+  const rss = growth(baseline, final, (sample) => sample.memory.rssBytes);
+  return { baselineAtMs: (baseline[0] as SoakSample).elapsedMs, finalAtMs: last.elapsedMs, rss, heapUsed: growth(baseline, final, (sample) => sample.memory.heapUsedBytes), targetPercent, pass: rss.growthPercent < targetPercent };
 }
 
 /** The samples at whole minutes (the first at or after each minute mark, and the start). */
@@ -69,9 +85,9 @@ export function minuteSamples(samples: ReadonlyArray<SoakSample>): SoakSample[] 
 
 const mb = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
-/** One table row per sample: minute, RSS, heap used, external, array buffers (MiB), requests and their outcomes since the previous row. */
+/** One table row per sample: minute, RSS, heap used, external, array buffers (MiB), tokenizer merge-cache entries, requests and their outcomes since the previous row. */
 export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
-  const header = ['min', 'RSS MiB', 'heap used', 'heap total', 'external', 'arraybuf', 'req/s', '2xx', '4xx', '5xx', 'aborts', 'errors'];
+  const header = ['min', 'RSS MiB', 'heap used', 'heap total', 'external', 'arraybuf', 'merge cache', 'req/s', '2xx', '4xx', '5xx', 'aborts', 'errors'];
   const lines = [header];
   let previous: SoakSample | undefined;
   for (const row of rows) {
@@ -84,6 +100,7 @@ export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
       mb(row.memory.heapTotalBytes),
       mb(row.memory.externalBytes),
       mb(row.memory.arrayBuffersBytes),
+      row.memory.tokenizerMergeCacheEntries === undefined ? '-' : String(row.memory.tokenizerMergeCacheEntries),
       seconds > 0 ? (delta('sent') / seconds).toFixed(0) : '-',
       String(delta('status2xx')),
       String(delta('status4xx')),
@@ -97,11 +114,11 @@ export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
   return lines.map((line) => line.map((cell, column) => cell.padStart(widths[column] as number)).join('  ')).join('\n');
 }
 
-/** The verdict line: `RSS growth after warm-up: +4.2% (512.0 → 533.5 MiB), heap used +1.0%; target < 10%: PASS`. */
+/** The verdict line: `RSS growth after warm-up (1.0 → 30.0 min): +4.2% (512.0 → 533.5 MiB), heap used +1.0% (…); target < 10%: PASS` (medians of each window). */
 export function formatSoakVerdict(summary: SoakSummary): string {
   const sign = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(1)}%`;
   return (
-    `RSS growth after warm-up (${(summary.baselineAtMs / 60_000).toFixed(1)} → ${(summary.finalAtMs / 60_000).toFixed(1)} min): ${sign(summary.rss.growthPercent)} ` +
+    `RSS growth after warm-up (median of the minute from ${(summary.baselineAtMs / 60_000).toFixed(1)} min → of the minute to ${(summary.finalAtMs / 60_000).toFixed(1)} min): ${sign(summary.rss.growthPercent)} ` +
     `(${mb(summary.rss.baselineBytes)} → ${mb(summary.rss.finalBytes)} MiB), heap used ${sign(summary.heapUsed.growthPercent)} ` +
     `(${mb(summary.heapUsed.baselineBytes)} → ${mb(summary.heapUsed.finalBytes)} MiB); target < ${summary.targetPercent}%: ${summary.pass ? 'PASS' : 'FAIL'}`
   );

@@ -10,7 +10,9 @@
  *
  * Options (argv): `--soak-minutes N` (load duration, minutes > 1, default 30), `--soak-warmup-minutes N`
  * (default 1), `--soak-concurrency N` (requests in flight, default 32), `--soak-seed N` (default 1),
- * `--soak-heap-snapshots DIR` (V8 heap snapshots of the gateway at the end of warm-up and of the load).
+ * `--soak-heap-snapshots DIR` (V8 heap snapshots of the gateway at the end of warm-up and of the load),
+ * `--soak-consumers off` (diagnosis only: no in-process consumers, hence no chdb, to tell their
+ * memory from the gateway's; default `in-process`, as `npm start` ships).
  * Exit codes: 0 pass; 1 growth at or above the target, or the gateway failed; 2 invalid options.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,8 @@ export interface SoakSettings {
   readonly concurrency: number;
   readonly seed: number;
   readonly heapSnapshotDir?: string;
+  /** `in-process` (default, as shipped) or `off` (TOLLGATE_CONSUMERS=off: no consumers, no chdb). */
+  readonly consumers: 'in-process' | 'off';
 }
 
 /** Reads `--soak-*` options from argv. @throws SoakOptionsError naming the option */
@@ -58,11 +62,14 @@ export function readSoakSettings(argv: ReadonlyArray<string>): SoakSettings {
   const warmupMinutes = numberOf('--soak-warmup-minutes', 1, (n) => n >= 0, 'minutes >= 0');
   const minutes = numberOf('--soak-minutes', 30, (n) => n > warmupMinutes, `minutes > the warm-up (${warmupMinutes})`);
   const snapshots = value('--soak-heap-snapshots');
+  const consumers = value('--soak-consumers') ?? 'in-process';
+  if (consumers !== 'in-process' && consumers !== 'off') throw new SoakOptionsError(`--soak-consumers: expected in-process or off, got ${JSON.stringify(consumers)}`);
   return {
     minutes,
     warmupMinutes,
     concurrency: numberOf('--soak-concurrency', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     seed: numberOf('--soak-seed', 1, (n) => Number.isInteger(n), 'an integer'),
+    consumers,
     ...(snapshots ? { heapSnapshotDir: snapshots } : {}),
   };
 }
@@ -101,14 +108,14 @@ async function sampleWhileLoaded(gateway: SoakGateway, settings: SoakSettings, t
 
 /** Runs the soak and prints its report. Resolves true when the growth stayed under the target. @throws Error when a server fails to start */
 export async function runSoak(settings: SoakSettings): Promise<boolean> {
-  process.stdout.write(`Tollgate memory soak: ${settings.minutes} min (warm-up ${settings.warmupMinutes} min), ${settings.concurrency} clients, seed ${settings.seed}\n`);
+  process.stdout.write(`Tollgate memory soak: ${settings.minutes} min (warm-up ${settings.warmupMinutes} min), ${settings.concurrency} clients, seed ${settings.seed}, consumers ${settings.consumers}\n`);
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-soak-'));
   const upstream = await startSoakUpstream();
   let gateway: SoakGateway | undefined;
   try {
     const configPath = join(dataDir, 'soak-config.json');
     writeFileSync(configPath, JSON.stringify(buildSoakConfig(upstream.origin, SOAK_UPSTREAM_BEHAVIOURS)));
-    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data') });
+    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
     process.stdout.write(`  gateway pid ${gateway.pid} at ${gateway.origin}; upstream ${upstream.origin}\n`);
     const tally = emptySoakTally();
     const stop = new AbortController();

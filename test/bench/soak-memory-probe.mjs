@@ -6,7 +6,8 @@
  * TypeScript loader. Does nothing without an IPC channel (worker threads included). Messages
  * (parent → child → parent; shapes: SoakProbeRequest and SoakProbeReply in spawn-soak-gateway.ts):
  * - `{ type: 'memory' }` → `{ type: 'memory', memory }`, bytes from process.memoryUsage() and
- *   v8.getHeapStatistics() (https://nodejs.org/api/process.html#processmemoryusage);
+ *   v8.getHeapStatistics() (https://nodejs.org/api/process.html#processmemoryusage), and the
+ *   entries of the tokenizer's merge cache;
  * - `{ type: 'snapshot', path }` → writes a V8 heap snapshot there
  *   (https://nodejs.org/api/v8.html#v8writeheapsnapshotfilenameoptions), then
  *   `{ type: 'snapshot', path }` or `{ type: 'snapshot', error }`.
@@ -15,14 +16,28 @@
  */
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
-function readMemory() {
-  const usage = process.memoryUsage();
-  const heap = getHeapStatistics();
-  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, arrayBuffersBytes: usage.arrayBuffers, mallocedBytes: heap.malloced_memory };
+/**
+ * Entries in the o200k tokenizer's merge cache (npm `gpt-tokenizer`, the same module instance the
+ * gateway counts with), read from the library's private LRU map; undefined when unavailable.
+ */
+async function tokenizerMergeCacheEntries() {
+  try {
+    const o200k = (await import('gpt-tokenizer/encoding/o200k_base')).default;
+    return o200k?.bytePairEncodingCoreProcessor?.mergeCache?.size;
+  } catch {
+    return undefined;
+  }
 }
 
-function answer(request) {
-  if (request.type === 'memory') return { type: 'memory', memory: readMemory() };
+async function readMemory() {
+  const usage = process.memoryUsage();
+  const heap = getHeapStatistics();
+  const mergeCacheEntries = await tokenizerMergeCacheEntries();
+  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, arrayBuffersBytes: usage.arrayBuffers, mallocedBytes: heap.malloced_memory, ...(mergeCacheEntries === undefined ? {} : { tokenizerMergeCacheEntries: mergeCacheEntries }) };
+}
+
+async function answer(request) {
+  if (request.type === 'memory') return { type: 'memory', memory: await readMemory() };
   try {
     return { type: 'snapshot', path: writeHeapSnapshot(request.path) };
   } catch (error) {
@@ -33,7 +48,7 @@ function answer(request) {
 if (process.send && process.channel) {
   process.on('message', (message) => {
     if (message?.type !== 'memory' && message?.type !== 'snapshot') return;
-    process.send?.(answer(message));
+    void answer(message).then((reply) => process.send?.(reply));
   });
   // After the listener: adding a 'message' listener refs the channel again.
   process.channel.unref();

@@ -4,7 +4,8 @@
  * each (`<protocol>-<behaviour>`, e.g. `messages-cut`), plus `failover` (a failing channel tried
  * first, then a working one). Clients: the four client formats, streamed and not, with a share of
  * clients that abort mid-stream or before the answer, stored Responses answers and chains, token
- * counts, model lists and malformed requests. Draws come from a seeded generator (mulberry32), so
+ * counts, model lists and malformed requests; a third of the prompts carry high-entropy letter runs
+ * (as fuzzed input does), which the gateway's tokenizer has never seen. Draws come from a seeded generator (mulberry32), so
  * two runs with the same seed send the same sequence of request kinds.
  */
 import { Agent, request } from 'undici';
@@ -92,10 +93,19 @@ function pick<T>(random: () => number, items: ReadonlyArray<T>): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 
+/** A run of random lowercase letters (`length` code units): a pre-token the tokenizer has never seen, as fuzzed text has. */
+function randomLetters(random: () => number, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += String.fromCharCode(97 + Math.floor(random() * 26));
+  return text;
+}
+
+/** Prose from a small vocabulary; in one prompt of three, a few high-entropy runs of 16–512 letters too. */
 function promptText(random: () => number, sequence: number): string {
   const words = 5 + Math.floor(random() ** 3 * 600);
   const parts = [`soak request ${sequence}:`];
   for (let i = 0; i < words; i++) parts.push(pick(random, WORDS));
+  if (random() < 1 / 3) for (let i = 0; i < 4; i++) parts.push(randomLetters(random, 16 + Math.floor(random() ** 2 * 496)));
   return parts.join(' ');
 }
 

@@ -21,6 +21,8 @@ export interface SoakMemorySample {
   readonly arrayBuffersBytes: number;
   /** v8.getHeapStatistics().malloced_memory: memory V8 allocated outside its heap. */
   readonly mallocedBytes: number;
+  /** Entries in the o200k tokenizer's merge cache (absent when the probe could not read it). */
+  readonly tokenizerMergeCacheEntries?: number;
 }
 
 /** A request to the preloaded probe (soak-memory-probe.mjs). */
@@ -68,13 +70,15 @@ function ask(child: ChildProcess, message: SoakProbeRequest, timeoutMs: number):
 }
 
 /**
- * Spawns the server with `env` (merged over this process's, engine URLs removed) and waits for its
+ * Spawns the server with `env` (merged over this process's without its engine URLs and
+ * TOLLGATE_CONSUMERS) and waits for its
  * "Tollgate listening" log line (LOG_LEVEL info).
  * @throws Error with its output when it exits or stays silent for `timeoutMs` ms
  */
 export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 90_000): Promise<SoakGateway> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, LOG_LEVEL: 'info' };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
   for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete childEnv[name];
+  Object.assign(childEnv, env);
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, 'infra/processes/tollgate-server.ts'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let output = '';
   const onData = (chunk: Buffer): void => {

@@ -2,8 +2,14 @@
  * The in-process response store (embedded mode, no REDIS_URL): a Map of serialised records with
  * expiry times, the same contract as the Redis adapter (response-store.ts). Records live as long
  * as the process at most. Besides the per-record limit the whole store is bounded: when the JSON
- * held exceeds `maxTotalBytes` (default 256 MiB), the oldest records are forgotten first, as if
- * they had expired. Expired records are dropped when read and swept every 256 writes.
+ * held exceeds `maxTotalBytes` (default DEFAULT_MEMORY_RESPONSE_STORE_BYTES, 32 MiB), the oldest
+ * records are forgotten first, as if they had expired. Expired records are dropped when read and
+ * swept every 256 writes.
+ *
+ * The default is small because this store lives in the gateway's heap in embedded mode, beside
+ * everything else the process holds, and never gives memory back while it is full: V8 keeps a
+ * record's JSON as a string of 1–2 bytes per character, so the heap holds up to about twice the
+ * bytes counted. Deployments that continue long chains run Redis (REDIS_URL), or raise the cap.
  */
 import {
   assertStorableRecord,
@@ -23,13 +29,14 @@ export interface MemoryResponseStoreOptions {
   readonly retentionMs?: number;
   /** Largest record accepted (default 8 MiB). */
   readonly maxRecordBytes?: number;
-  /** Most JSON held in all, bytes (default 256 MiB); the oldest records go first beyond it. */
+  /** Most JSON held in all, bytes of UTF-8 (default 32 MiB); the oldest records go first beyond it. */
   readonly maxTotalBytes?: number;
   readonly clock?: () => number;
 }
 
 const SWEEP_EVERY_PUTS = 256;
-const DEFAULT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
+/** Default cap of the JSON all records hold together, bytes of UTF-8 (32 MiB, four records of the 8 MiB maximum). */
+export const DEFAULT_MEMORY_RESPONSE_STORE_BYTES = 32 * 1024 * 1024;
 
 interface Entry {
   readonly text: string;
@@ -42,7 +49,7 @@ export function createMemoryResponseStore(options: MemoryResponseStoreOptions = 
   const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
   assertValidRetention(retentionMs);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
-  const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
+  const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MEMORY_RESPONSE_STORE_BYTES;
   const clock = options.clock ?? Date.now;
   // Map order is insertion order: re-inserting on put keeps the oldest record first.
   const entries = new Map<string, Entry>();

@@ -1,18 +1,19 @@
 /**
- * One ioredis client that fails fast while Redis is down, shared by the shapes of every Redis
- * adapter (limiter, spend and health, sessions, stored responses):
+ * One ioredis client that fails fast while Redis is down, used by every Redis adapter (limiter,
+ * spend and health, sessions, stored responses):
  *
  * - no offline queue (`enableOfflineQueue: false`): a command sent while the connection is down
- *   rejects at once instead of waiting for a reconnect (ioredis README, "Offline Queue",
- *   https://github.com/redis/ioredis#offline-queue); `maxRetriesPerRequest: 0` fails commands in
+ *   rejects at once instead of waiting for a reconnect (https://github.com/redis/ioredis, README
+ *   sections "Offline Queue" and "Auto-reconnect"); `maxRetriesPerRequest: 0` fails commands in
  *   flight when the connection drops instead of resending them later;
  * - a deadline per command (`run(command, timeoutMs)`): a Redis that accepts connections but does
  *   not answer (hung, overloaded, network black hole) costs at most the deadline, and ioredis'
  *   `socketTimeout` drops such a connection so that it reconnects;
- * - a circuit breaker (cockatiel's ConsecutiveBreaker, https://github.com/connor4312/cockatiel#circuitbreaker):
+ * - a circuit breaker (cockatiel's ConsecutiveBreaker, https://github.com/connor4312/cockatiel,
+ *   sections "circuitBreaker(policy, { halfOpenAfter, breaker })" and "ConsecutiveBreaker"):
  *   after `failureThreshold` consecutive outage failures no command is tried for `halfOpenAfterMs`,
  *   then one trial command decides whether to close or stay open. While open, calls reject in
- *   microseconds.
+ *   microseconds; while the trial runs, other calls wait for it (at most its deadline).
  *
  * Every outage failure rejects with StateStoreUnavailableError (schemas/state-store); other
  * rejections (a script's own error, a refused input) pass through unchanged and do not count.
@@ -75,6 +76,22 @@ export interface GuardedRedis<R extends Redis = Redis> {
 /** A rejection raised inside `run` when the deadline passes. */
 class CommandDeadlineError extends Error {}
 
+/** Longest wait of the first commands for the client's first connection, ms (start-up only). */
+const FIRST_CONNECTION_TIMEOUT_MS = 2000;
+
+/** `work`, or a CommandDeadlineError after `timeoutMs` (the work is not cancelled: its late answer is ignored). */
+async function withDeadline<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CommandDeadlineError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Reply errors that mean "the server cannot serve now" rather than "your command is wrong". */
 const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN)\b/;
 
@@ -87,7 +104,8 @@ function isOutageFailure(error: Error): boolean {
 
 /**
  * Connects to `options.url` (reconnecting on its own, at most every 500 ms) and returns the
- * guarded client. The first commands wait for the first connection up to their deadline.
+ * guarded client. Until it was first connected (start-up), commands wait for that connection up to
+ * 2000 ms, and fail at once when the attempt fails (Redis refusing connections).
  */
 export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisOptions): GuardedRedis<R> {
   const settings = { ...DEFAULT_REDIS_OUTAGE_SETTINGS, ...options.outage };
@@ -116,21 +134,34 @@ export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisO
   });
   let everReady = client.status === 'ready';
   client.once('ready', () => void (everReady = true));
+  /** Settles when the first connection is ready (resolves) or its attempt failed (rejects); shared by every waiting command. */
+  let firstConnection: Promise<void> | undefined;
+  const awaitFirstConnection = (): Promise<void> =>
+    (firstConnection ??= new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error): void => {
+        client.off('ready', onReady);
+        client.off('close', onClose);
+        if (error) {
+          firstConnection = undefined; // the next command waits for the next attempt
+          reject(error);
+        } else resolve();
+      };
+      const onReady = (): void => settle();
+      const onClose = (): void => settle(new Error('the connection to Redis failed'));
+      client.once('ready', onReady);
+      client.once('close', onClose);
+    }));
 
-  /** Runs one command under the deadline; the first commands also wait for the first connection. */
+  /**
+   * Runs one command under the deadline. Until the client was first ready, a command waits for
+   * the connection up to FIRST_CONNECTION_TIMEOUT_MS (start-up), failing at once when the attempt fails.
+   */
   const attempt = async <T>(command: (redis: R) => Promise<T>, timeoutMs: number): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    let onReady: (() => void) | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CommandDeadlineError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      if (!everReady) await Promise.race([new Promise<void>((resolve) => client.once('ready', (onReady = resolve))), deadline]);
-      return await Promise.race([command(client), deadline]);
-    } finally {
-      clearTimeout(timer);
-      if (onReady) client.off('ready', onReady);
+    if (!everReady) {
+      if (client.status !== 'connecting' && client.status !== 'connect' && client.status !== 'wait') throw new Error(`Redis is not connected (${client.status})`);
+      await withDeadline(awaitFirstConnection(), Math.max(timeoutMs, FIRST_CONNECTION_TIMEOUT_MS));
     }
+    return withDeadline(command(client), timeoutMs);
   };
 
   return {

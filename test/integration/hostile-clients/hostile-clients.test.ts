@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireFormat } from '../../../gateway/canonical/formats.ts';
 import { startFixtureUpstream, type FixtureUpstream } from '../../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../../support/start-gateway.ts';
+import { RawConnection } from '../responses-websocket/websocket-client.ts';
 import { CLIENT_ENDPOINTS, expectErrorEnvelope, MODELS, type Envelope } from './client-endpoints.ts';
 import { damagedBodies, nestedArrays, seededRandom, wrongTypeBodies, type HostileBody } from './hostile-body-generator.ts';
 
@@ -236,5 +237,16 @@ describe('malformed HTTP on the socket', () => {
     const answer = await sendRaw(`POST /v1/messages HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(answer.status).toBe(431);
     expectErrorEnvelope('anthropic', 431, JSON.parse(answer.body));
+  });
+});
+
+describe('Responses WebSocket mode', () => {
+  it('a message nested 5,000 levels deep gets an error event and the connection stays usable', async () => {
+    const raw = await RawConnection.open(gateway.origin, TEST_KEY);
+    raw.socket.send(`{"type":"response.create","model":"${MODELS.chat}","input":"hi","deep":${nestedArrays(5000)}}`);
+    expect(await raw.nextTurn()).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ code: 'json_too_deep' }) })]);
+    raw.socket.send(JSON.stringify({ type: 'response.create', model: MODELS.chat, input: 'hi' }));
+    expect((await raw.nextTurn()).at(-1)).toMatchObject({ type: 'response.completed' });
+    raw.socket.close();
   });
 });

@@ -10,7 +10,7 @@
  * measurement with it. The fake upstream (test/support/fixture-upstream.ts) has no count
  * endpoints, so all three counts fall back to the gateway's local counting.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -28,6 +28,7 @@ const BIG_ANSWER_LIMIT_MS = 20_000;
 let upstream: FixtureUpstream;
 let gateway: GatewayProcess;
 let apiKey = '';
+let dataDir = '';
 
 async function admin(method: 'PUT' | 'POST', path: string, body: unknown): Promise<any> {
   const response = await request(`${gateway.origin}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -38,7 +39,7 @@ async function admin(method: 'PUT' | 'POST', path: string, body: unknown): Promi
 
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-liveness-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'tollgate-liveness-'));
   const configPath = join(dataDir, 'tollgate.json');
   writeFileSync(configPath, JSON.stringify({ channels: [], keys: [] }));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_CONSUMERS: 'off' };
@@ -59,6 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await upstream?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Answer {

@@ -16,6 +16,7 @@ import { createRedisRateLimiter } from '../../../infra/state-store/redis/redis-r
 import { createRedisSessionStore } from '../../../infra/state-store/redis/redis-session-store.ts';
 import { createRedisStateStore } from '../../../infra/state-store/redis/redis-state-store.ts';
 import type { StateStoreLog } from '../../../infra/state-store/redis/guarded-redis.ts';
+import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 import { startTestGateway, type TestGateway } from '../../support/start-gateway.ts';
 
 const ADMIN = 'redis-outage-admin-token-000';
@@ -197,7 +198,13 @@ describe('redis outage', () => {
       if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     figures.recoveryMs = Date.now() - restartedAt;
-    expect((await chat(closed, closedKey)).status).toBe(200);
+    // The `closed` node admits again once its own client has reconnected (within a few hundred ms).
+    let closedStatus = (await chat(closed, closedKey)).status;
+    while (closedStatus !== 200 && Date.now() - restartedAt < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      closedStatus = (await chat(closed, closedKey)).status;
+    }
+    expect(closedStatus).toBe(200);
     expect(open.logs.filter((l) => l.message.startsWith('rate limiter (Redis) unreachable'))).toHaveLength(1);
     expect(open.logs.filter((l) => l.message.startsWith('rate limiter (Redis) reachable again'))).toHaveLength(1);
 
@@ -213,6 +220,27 @@ describe('redis outage', () => {
       expect(frozen.max).toBeLessThan(2000);
     } finally {
       process.kill(redis.pid as number, 'SIGCONT');
+    }
+  });
+
+  it('fails fast from the start when Redis refuses connections at start-up, and opens the breaker', async () => {
+    const nowhere = `redis://127.0.0.1:${await freePort()}`;
+    const logs: string[] = [];
+    const limiter = createRedisRateLimiter({ url: nowhere, keyPrefix: PREFIX, log: (_level, message) => void logs.push(message) });
+    try {
+      const reasons: string[] = [];
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) {
+        const error = await limiter.admit([{ scope: 'key:k', rpm: 1, tpm: null }], 0).then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(StateStoreUnavailableError);
+        reasons.push((error as StateStoreUnavailableError).reason);
+      }
+      figures.startUpFiveCallsMs = performance.now() - started;
+      expect(figures.startUpFiveCallsMs).toBeLessThan(2000);
+      expect(reasons.slice(-2)).toEqual(['circuit-open', 'circuit-open']);
+      expect(logs.filter((m) => m.startsWith('rate limiter (Redis) unreachable'))).toHaveLength(1);
+    } finally {
+      await limiter.close();
     }
   });
 });

@@ -33,7 +33,7 @@ export type NullableCollections = [
   Assert<Equals<AvroToTs<readonly ['null', { type: 'map'; values: 'long' }]>, Readonly<Record<string, number>> | null>>,
 ];
 
-const withMock = channelUpserted({ provider: 'mock', mock: { latencyMs: 5, chunkDelayMs: 20, failStatus: 503 }, baseUrl: 'http://127.0.0.1:9/v1', protocol: null, tpm: 1_000_000 });
+const withMock = channelUpserted({ provider: 'mock', mock: { latencyMs: 5, chunkDelayMs: 20, failStatus: 503 }, baseUrl: 'http://127.0.0.1:9/v1', protocol: null, tpm: 1_000_000, deadlineMs: 120_000, minStreamRate: { bytes: 64, windowMs: 30_000 } });
 const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
   ['UserCreated (nulls)', userCreated({ rpm: null, tpm: null, quotaNanoUsd: null, role: 'admin' })],
@@ -58,11 +58,20 @@ describe('control event codec', () => {
   it('encodes a ChannelUpserted without mock as null and decodes plain objects', () => {
     const event = channelUpserted();
     const decoded = decodeControlEvent(encodeControlEvent(event));
-    expect(decoded).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null } });
+    expect(decoded).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null } });
     if (decoded.type !== 'ChannelUpserted') throw new Error('wrong type');
     expect(Object.getPrototypeOf(decoded.event)).toBe(Object.prototype);
     expect(Array.isArray(decoded.event.models)).toBe(true);
     expect(Object.getPrototypeOf(decoded.event.modelMap)).toBe(Object.prototype);
+  });
+
+  it('decodes a ChannelUpserted written with version 1 (no deadlineMs, no minStreamRate) as nulls', () => {
+    const v1 = JSON.parse(readFileSync(join(AVRO_DIR, 'history', 'channel-upserted.v1.avsc'), 'utf8')) as object;
+    const event = channelUpserted();
+    if (event.type !== 'ChannelUpserted') throw new Error('wrong type');
+    const body = avro.Type.forSchema(v1 as avro.Schema).toBuffer({ ...event.event, mock: null });
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprintToLittleEndian(schemaFingerprint64(v1)), body]);
+    expect(decodeControlEvent(message)).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null } });
   });
 
   it('writes the single-object header: c301 + little-endian CRC-64-AVRO of the schema', () => {

@@ -11,6 +11,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
 import type { RequestStateResolver, ResolvedRequestState } from '../../request-state-resolver.ts';
@@ -73,7 +74,8 @@ export function createStoredResponsesResolver(store: ResponseStore | undefined):
           if (!loaded) return previousResponseNotFound(previousId);
           chain = loaded;
         } catch (error) {
-          context.log.warn({ requestId: context.requestId, reason: (error as Error).message }, 'response store unavailable');
+          // A store outage is logged once by the store itself (per transition), not per request.
+          context.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId: context.requestId, reason: (error as Error).message }, 'response store unavailable');
           return responseStoreUnavailable();
         }
       }

@@ -12,6 +12,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { isValidResponseId, type ResponseStore } from '../../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
 import type { UpstreamSseEvent } from '../../../upstream/upstream-adapter.ts';
 import { isJsonObject } from '../../openai-common/request-field-error.ts';
@@ -96,7 +97,7 @@ export function createStoredResponseCapture(store: ResponseStore, capture: Store
       const record = { id, keyId: capture.keyId, createdAt: Date.now(), previousResponseId: capture.previousResponseId, ancestorIds: capture.ancestorIds, inputItems: capture.inputItems, response };
       if ((await store.put(record)) === 'too-large') log.warn({ ...context, maxRecordBytes: store.maxRecordBytes }, 'response not stored: larger than the stored-response limit');
     } catch (error) {
-      log.warn({ ...context, reason: (error as Error).message }, 'response not stored: the response store failed');
+      log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ ...context, reason: (error as Error).message }, 'response not stored: the response store failed');
     }
   };
 

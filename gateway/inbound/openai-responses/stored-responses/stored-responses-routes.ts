@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import { generateId } from '../../../canonical/ids.ts';
 import { sendErrorReply, sendJsonReply } from '../../../exchange/client-response.ts';
@@ -54,7 +55,7 @@ function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, 
     try {
       await handler({ requestId, keyId: resolved.key.keyId, responseId, store: services.responseStore }, request, reply);
     } catch (error) {
-      request.log.warn({ requestId, reason: (error as Error).message }, 'response store unavailable');
+      request.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId, reason: (error as Error).message }, 'response store unavailable');
       if (!reply.sent) fail(reply, requestId, responseStoreUnavailable());
     }
   };
