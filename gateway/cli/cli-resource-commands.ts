@@ -92,6 +92,7 @@ const CHANNEL_FIELDS = {
   priority: ['priority', asNumber],
   weight: ['weight', asNumber],
   'timeout-ms': ['timeoutMs', asNumber],
+  'deadline-ms': ['deadlineMs', asNumber],
   rpm: ['rpm', numberOrNull],
   tpm: ['tpm', numberOrNull],
 } as const;
@@ -109,7 +110,8 @@ const channelsUpsert: CliCommand = {
     'model-map': { type: 'string', value: 'alias=model,…', help: 'client alias → upstream model' },
     priority: { type: 'string', value: 'N', help: 'priority tier (higher first, default 0)' },
     weight: { type: 'string', value: 'N', help: 'weight within the tier (default 1)' },
-    'timeout-ms': { type: 'string', value: 'MS', help: 'upstream timeout to response headers' },
+    'timeout-ms': { type: 'string', value: 'MS', help: 'upstream timeout to response headers and between body bytes' },
+    'deadline-ms': { type: 'string', value: 'MS', help: 'total time of one attempt, request to last byte (default 600000)' },
     rpm: { type: 'string', value: 'N', help: 'the upstream account’s requests per minute' },
     tpm: { type: 'string', value: 'N', help: 'the upstream account’s tokens per minute' },
     disabled: { type: 'boolean', help: 'create or keep the channel disabled' },

@@ -54,6 +54,10 @@ export interface ChannelView {
   readonly weight: number;
   readonly enabled: boolean;
   readonly timeoutMs: number;
+  /** Total time of one attempt, ms (README "Deadlines"). */
+  readonly deadlineMs: number;
+  /** Slowest streamed body accepted: bytes per windowMs after the first byte (bytes 0: off). */
+  readonly minStreamRate: { readonly bytes: number; readonly windowMs: number };
   readonly rpm: number | null;
   readonly tpm: number | null;
   readonly updatedAt: string;
@@ -115,6 +119,8 @@ export function presentChannel(channel: ChannelRecord): ChannelView {
     weight: c.weight,
     enabled: c.enabled,
     timeoutMs: c.timeoutMs,
+    deadlineMs: c.deadlineMs,
+    minStreamRate: { bytes: c.minStreamRate.bytes, windowMs: c.minStreamRate.windowMs },
     rpm: channel.rpm,
     tpm: channel.tpm,
     updatedAt: new Date(channel.updatedAt).toISOString(),

@@ -46,9 +46,11 @@ export class SseFrameCutter {
     const held = this.tail;
     this.tail = undefined;
     if (!held) return undefined;
-    const text = this.replacingDecoder.decode(held).replace(/[\r\n]+$/, '');
+    const heldText = this.replacingDecoder.decode(held);
+    const text = heldText.replace(/[\r\n]+$/, '');
     if (text.trim() === '') return undefined;
-    const newline = text.includes('\r\n') ? '\r\n' : text.includes('\r') ? '\r' : '\n';
+    // The upstream's own line-ending style: one stream never mixes them.
+    const newline = heldText.includes('\r\n') ? '\r\n' : heldText.includes('\r') ? '\r' : '\n';
     const data = text
       .split(/\r\n|\r|\n/)
       .filter((line) => line.startsWith('data:'))

@@ -85,9 +85,13 @@ export function minuteSamples(samples: ReadonlyArray<SoakSample>): SoakSample[] 
 
 const mb = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
-/** One table row per sample: minute, RSS, heap used, external, array buffers (MiB), tokenizer merge-cache entries, requests and their outcomes since the previous row. */
+/**
+ * One table row per sample: minute; RSS, heap used, heap total, RSS minus heap total (memory
+ * outside the V8 heap: native code, chdb, buffers), external, array buffers (MiB); tokenizer
+ * merge-cache entries; requests per second and their outcomes since the previous row.
+ */
 export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
-  const header = ['min', 'RSS MiB', 'heap used', 'heap total', 'external', 'arraybuf', 'merge cache', 'req/s', '2xx', '4xx', '5xx', 'aborts', 'errors'];
+  const header = ['min', 'RSS MiB', 'heap used', 'heap total', 'RSS-heap', 'external', 'arraybuf', 'merge cache', 'req/s', '2xx', '4xx', '5xx', 'aborts', 'errors'];
   const lines = [header];
   let previous: SoakSample | undefined;
   for (const row of rows) {
@@ -98,6 +102,7 @@ export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
       mb(row.memory.rssBytes),
       mb(row.memory.heapUsedBytes),
       mb(row.memory.heapTotalBytes),
+      mb(row.memory.rssBytes - row.memory.heapTotalBytes),
       mb(row.memory.externalBytes),
       mb(row.memory.arrayBuffersBytes),
       row.memory.tokenizerMergeCacheEntries === undefined ? '-' : String(row.memory.tokenizerMergeCacheEntries),

@@ -2,6 +2,7 @@
  * The memory soak (`npm run bench -- --soak`, `npm run bench:soak`): the gateway as `npm start`
  * ships it, in a child process (spawn-soak-gateway.ts), under the soak's mixed traffic
  * (soak-traffic.ts: four client formats, streamed and not, clients aborting mid-stream and early,
+ * on a key with RPM/TPM limits created through the admin API, so admission estimates every prompt's tokens,
  * stored Responses chains, token counts, malformed requests) against a hostile upstream
  * (soak-upstream.ts: errors, resets, cut, slow, stalled and garbage answers). Reads the child's
  * memory every 10 s, prints RSS and heap per minute, then the RSS growth from the end of the
@@ -15,10 +16,12 @@
  * memory from the gateway's; default `in-process`, as `npm start` ships).
  * Exit codes: 0 pass; 1 growth at or above the target, or the gateway failed; 2 invalid options.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
 import { formatSoakTable, formatSoakVerdict, minuteSamples, summarizeSoak, type SoakSample } from './format-soak-report.ts';
 import { spawnSoakGateway, type SoakGateway } from './spawn-soak-gateway.ts';
 import { buildSoakConfig, emptySoakTally, runSoakClients, type SoakTally } from './soak-traffic.ts';
@@ -106,6 +109,19 @@ async function sampleWhileLoaded(gateway: SoakGateway, settings: SoakSettings, t
   }
 }
 
+/**
+ * Creates the key the clients use through the admin API: RPM and TPM limits high enough never to
+ * refuse, so that every request goes through admission's token estimate as on a limited key.
+ * @returns the key's secret. @throws Error when the admin API does not answer 200/201 with it
+ */
+async function createLimitedKey(origin: string, adminToken: string): Promise<string> {
+  const answer = await request(`${origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'soak-limited', rpm: 100_000_000, tpm: 1_000_000_000 }) });
+  const text = await answer.body.text();
+  const apiKey = (JSON.parse(text) as { apiKey?: string }).apiKey;
+  if ((answer.statusCode !== 200 && answer.statusCode !== 201) || !apiKey) throw new Error(`soak: creating the limited key answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  return apiKey;
+}
+
 /** Runs the soak and prints its report. Resolves true when the growth stayed under the target. @throws Error when a server fails to start */
 export async function runSoak(settings: SoakSettings): Promise<boolean> {
   process.stdout.write(`Tollgate memory soak: ${settings.minutes} min (warm-up ${settings.warmupMinutes} min), ${settings.concurrency} clients, seed ${settings.seed}, consumers ${settings.consumers}\n`);
@@ -115,12 +131,14 @@ export async function runSoak(settings: SoakSettings): Promise<boolean> {
   try {
     const configPath = join(dataDir, 'soak-config.json');
     writeFileSync(configPath, JSON.stringify(buildSoakConfig(upstream.origin, SOAK_UPSTREAM_BEHAVIOURS)));
-    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
+    const adminToken = randomBytes(24).toString('hex');
+    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: adminToken, ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
+    const key = await createLimitedKey(gateway.origin, adminToken);
     process.stdout.write(`  gateway pid ${gateway.pid} at ${gateway.origin}; upstream ${upstream.origin}\n`);
     const tally = emptySoakTally();
     const stop = new AbortController();
     const startedAt = performance.now();
-    const clients = runSoakClients({ origin: gateway.origin, concurrency: settings.concurrency, seed: settings.seed, stop: stop.signal, tally });
+    const clients = runSoakClients({ origin: gateway.origin, concurrency: settings.concurrency, seed: settings.seed, stop: stop.signal, tally, key });
     const samples = await sampleWhileLoaded(gateway, settings, tally, startedAt);
     stop.abort();
     await clients;

@@ -124,9 +124,14 @@ function pickModel(random: () => number): { model: string; upstream: string } {
   return { model: `${upstream}-${behaviour}`, upstream };
 }
 
-const openaiHeaders = { authorization: `Bearer ${SOAK_KEY}`, 'content-type': 'application/json' };
-const anthropicHeaders = { 'x-api-key': SOAK_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
-const geminiHeaders = { 'x-goog-api-key': SOAK_KEY, 'content-type': 'application/json' };
+/** Each client format's auth and content headers for `key`. */
+function headersFor(key: string) {
+  return {
+    openai: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    anthropic: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    gemini: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+  };
+}
 
 /** Stored Responses ids the mix continues from (most recent last, at most 64). */
 export class StoredResponseIds {
@@ -140,7 +145,8 @@ export class StoredResponseIds {
   }
 }
 
-function generationRequest(random: () => number, sequence: number, stored: StoredResponseIds): SoakRequest {
+function generationRequest(random: () => number, sequence: number, stored: StoredResponseIds, key: string): SoakRequest {
+  const { openai: openaiHeaders, anthropic: anthropicHeaders, gemini: geminiHeaders } = headersFor(key);
   const format = pick(random, ['chat', 'responses', 'messages', 'gemini'] as const);
   const stream = random() < 0.5;
   const { model } = pickModel(random);
@@ -167,7 +173,8 @@ function nested(depth: number): string {
 }
 
 /** Token counts, model lists, stored-response reads and malformed or unauthorised requests. */
-function otherRequest(random: () => number, sequence: number, stored: StoredResponseIds): SoakRequest {
+function otherRequest(random: () => number, sequence: number, stored: StoredResponseIds, key: string): SoakRequest {
+  const { openai: openaiHeaders, anthropic: anthropicHeaders, gemini: geminiHeaders } = headersFor(key);
   const text = promptText(random, sequence);
   const none = 'none' as const;
   const choices: Array<() => SoakRequest> = [
@@ -185,9 +192,9 @@ function otherRequest(random: () => number, sequence: number, stored: StoredResp
   return pick(random, choices)();
 }
 
-/** The `sequence`-th request of the mix: 90% generation requests, 10% everything else. */
-export function pickSoakRequest(random: () => number, sequence: number, stored: StoredResponseIds): SoakRequest {
-  return random() < 0.9 ? generationRequest(random, sequence, stored) : otherRequest(random, sequence, stored);
+/** The `sequence`-th request of the mix, sent with `key`: 90% generation requests, 10% everything else. */
+export function pickSoakRequest(random: () => number, sequence: number, stored: StoredResponseIds, key: string = SOAK_KEY): SoakRequest {
+  return random() < 0.9 ? generationRequest(random, sequence, stored, key) : otherRequest(random, sequence, stored, key);
 }
 
 /** Counts of finished requests: by status class, aborts by the client, transport errors, and per kind. */
@@ -247,6 +254,8 @@ export interface SoakClientOptions {
   /** Clients stop starting new requests once this is aborted. */
   readonly stop: AbortSignal;
   readonly tally: SoakTally;
+  /** The client key sent (default SOAK_KEY, which has no limits). */
+  readonly key?: string;
 }
 
 /** Runs `concurrency` clients sending the mix until `stop` aborts; resolves when the last request ended. */
@@ -258,7 +267,7 @@ export async function runSoakClients(options: SoakClientOptions): Promise<void> 
   const client = async (): Promise<void> => {
     while (!options.stop.aborted) {
       sequence += 1;
-      await sendOne(options.origin, pickSoakRequest(random, sequence, stored), dispatcher, options.tally, stored, random);
+      await sendOne(options.origin, pickSoakRequest(random, sequence, stored, options.key ?? SOAK_KEY), dispatcher, options.tally, stored, random);
     }
   };
   try {

@@ -8,7 +8,8 @@
  * - `drip`: the opening events, then one byte of the next event every 200 ms, forever;
  * - `bad-utf8`: a complete, valid stream whose text delta carries bytes that are not UTF-8
  *   (`C3 28`, `FF`);
- * - `slow`: a complete, valid stream with one event every 100 ms for about 20 s.
+ * - `slow`: a complete, valid stream with one event every 100 ms for about 20 s;
+ * - `stall`: response headers, then nothing at all (streamed or not).
  *
  * Every request records whether the connection was closed by the peer (the gateway) before the
  * server ended the answer.
@@ -17,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** What the upstream does; the first path segment of a channel's base URL. */
-export type HostileBehaviour = 'cut' | 'cut-clean' | 'drip' | 'bad-utf8' | 'slow';
+export type HostileBehaviour = 'cut' | 'cut-clean' | 'drip' | 'bad-utf8' | 'slow' | 'stall';
 export type HostileProtocol = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
 /** One request the upstream received. */
@@ -150,6 +151,11 @@ function wire(frame: string): Buffer {
 }
 
 function serve(behaviour: HostileBehaviour, protocol: HostileProtocol, response: ServerResponse, record: HostileRequestRecord): void {
+  if (behaviour === 'stall') {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    response.flushHeaders();
+    return;
+  }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const opening = openingFrames(protocol);
   for (const frame of opening) response.write(frame);
