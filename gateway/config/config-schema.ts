@@ -11,8 +11,13 @@ import { PROVIDER_IDS } from '../providers/provider-preset.ts';
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
 /** Default total deadline of one client request across failover attempts, ms (15 min). */
 export const DEFAULT_REQUEST_DEADLINE_MS = 900_000;
-/** Default minimum rate of a streamed upstream body: 128 bytes per 60 s after the first byte. */
-export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 128, windowMs: 60_000 });
+/**
+ * Default minimum rate of a streamed upstream body: 256 bytes per 5 min after the first byte.
+ * Reasoning models may stream nothing for minutes while they think (OpenAI Responses sends no
+ * event during unsummarised reasoning), so the window is long; a body dripping slower than this
+ * is cut, and any drip ends at the attempt deadline.
+ */
+export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 256, windowMs: 300_000 });
 
 /** One upstream account: a provider, a protocol, a credential and the models it serves. */
 export const channelSchema = z

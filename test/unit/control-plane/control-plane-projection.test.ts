@@ -81,7 +81,7 @@ describe('ControlPlaneProjection', () => {
     const p = projection();
     p.apply(channelUpserted({ mock: { latencyMs: 1, chunkDelayMs: 2, failStatus: 429 } }, 'upstream-secret'));
     const [record] = p.channels();
-    expect(record?.config).toEqual({ id: 'ch-1', provider: 'mock', protocol: 'openai-chat', apiKey: 'upstream-secret', models: ['mock-1'], modelMap: { 'gpt-4o': 'mock-1' }, priority: 1, weight: 2.5, enabled: true, timeoutMs: 30_000, deadlineMs: 600_000, minStreamRate: { bytes: 128, windowMs: 60_000 }, mock: { latencyMs: 1, chunkDelayMs: 2, failStatus: 429 } });
+    expect(record?.config).toEqual({ id: 'ch-1', provider: 'mock', protocol: 'openai-chat', apiKey: 'upstream-secret', models: ['mock-1'], modelMap: { 'gpt-4o': 'mock-1' }, priority: 1, weight: 2.5, enabled: true, timeoutMs: 30_000, deadlineMs: 600_000, minStreamRate: { bytes: 256, windowMs: 300_000 }, mock: { latencyMs: 1, chunkDelayMs: 2, failStatus: 429 } });
     expect(record).toMatchObject({ rpm: 600, tpm: null });
     const channel = resolveChannel(record!.config, 'http://127.0.0.1:1234');
     expect(channel).toMatchObject({ id: 'ch-1', apiKey: 'upstream-secret', protocol: 'openai-chat', enabled: true });
