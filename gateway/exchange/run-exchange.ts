@@ -215,10 +215,12 @@ function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyR
   });
 }
 
-type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
+/** What an outcome says beyond the request's own fields (ids, format, model, stream, latency). */
+export type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
 
-function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
-  const outcome: ExchangeOutcome = {
+/** The outcome of `input` with `details`; `latencyMs` is measured from `input.startedAt` to now. */
+export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
+  return {
     requestId: input.requestId,
     keyId: input.identity.keyId,
     userId: input.identity.userId,
@@ -228,6 +230,10 @@ function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeD
     latencyMs: Date.now() - input.startedAt,
     ...details,
   };
+}
+
+function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
+  const outcome = outcomeOf(input, details);
   try {
     deps.onOutcome(outcome);
   } catch (error) {

@@ -21,7 +21,7 @@ import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import { countInputTokens } from '../exchange/count-tokens.ts';
 import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from '../exchange/exchange-types.ts';
-import { runExchange } from '../exchange/run-exchange.ts';
+import { outcomeOf, runExchange } from '../exchange/run-exchange.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import { admitRequest, settleRequest, type AdmissionDeps, type AdmittedRequest } from '../policy/admit-request.ts';
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
@@ -175,13 +175,7 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
     const cancelled = input.clientGone?.aborted === true;
     const failure = toGatewayError(error);
     const httpStatus = cancelled ? 499 : reply.sent ? reply.raw.statusCode : sendErrorReply(reply, input.codec, failure, input.requestId);
-    const outcome: ExchangeOutcome = {
-      requestId: input.requestId,
-      keyId: input.identity.keyId,
-      userId: input.identity.userId,
-      clientFormat: input.codec.format,
-      model: input.request.model,
-      stream: input.request.stream,
+    const outcome = outcomeOf(input, {
       status: cancelled ? 'cancelled' : 'failed',
       httpStatus,
       errorKind: failure.kind,
@@ -189,8 +183,7 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
       passThrough: false,
       attempts: 0,
       failovers: [],
-      latencyMs: Date.now() - input.startedAt,
-    };
+    });
     onOutcome(outcome);
     return outcome;
   }

@@ -10,6 +10,7 @@
  */
 import { Agent, request } from 'undici';
 import type { SoakUpstreamBehaviour } from './soak-upstream.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 /** The client key of the soak's config. */
 export const SOAK_KEY = 'sk-soak-key-000000001';
@@ -61,17 +62,6 @@ export function buildSoakConfig(upstreamOrigin: string, behaviours: ReadonlyArra
   };
 }
 
-/** A seeded uniform generator in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** How a client ends its request: reads to the end, aborts after the first body bytes, or aborts before the answer. */
 export type SoakAbort = 'none' | 'mid-stream' | 'early';

@@ -14,7 +14,8 @@ import { startFixtureUpstream, type FixtureUpstream } from '../../support/fixtur
 import { startTestGateway, TEST_KEY, type TestGateway } from '../../support/start-gateway.ts';
 import { RawConnection } from '../responses-websocket/websocket-client.ts';
 import { CLIENT_ENDPOINTS, expectErrorEnvelope, MODELS, type Envelope } from './client-endpoints.ts';
-import { damagedBodies, nestedArrays, seededRandom, wrongTypeBodies, type HostileBody } from './hostile-body-generator.ts';
+import { seededRandom } from '../../support/seeded-random.ts';
+import { damagedBodies, nestedArrays, wrongTypeBodies, type HostileBody } from './hostile-body-generator.ts';
 
 /** The seed of every generated body; change it to explore, keep it to replay. */
 const SEED = 0x7011_6a7e;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
 import { formatSoakVerdict, minuteSamples, summarizeSoak, type SoakSample } from '../../bench/format-soak-report.ts';
 import { readSoakSettings, SoakOptionsError } from '../../bench/run-soak.ts';
-import { buildSoakConfig, pickSoakRequest, seededRandom, StoredResponseIds } from '../../bench/soak-traffic.ts';
+import { buildSoakConfig, pickSoakRequest, StoredResponseIds } from '../../bench/soak-traffic.ts';
+import { seededRandom } from '../../support/seeded-random.ts';
 import { SOAK_UPSTREAM_BEHAVIOURS } from '../../bench/soak-upstream.ts';
 
 const MiB = 1024 * 1024;

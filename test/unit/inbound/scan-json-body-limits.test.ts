@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits } from '../../../gateway/inbound/scan-json-body-limits.ts';
-import { seededRandom } from '../../integration/hostile-clients/hostile-body-generator.ts';
+import { seededRandom } from '../../support/seeded-random.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
