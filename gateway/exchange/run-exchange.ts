@@ -80,7 +80,8 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
       return reportFailure(deps, input, reply, clientLeftError(), failovers, attempts - 1, undefined, true);
     }
     const attemptStartedAt = Date.now();
-    const result = await attemptChannel(deps, input, channel, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+    const passThrough = passesThrough(input, channel);
+    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
     if (result.kind === 'refused') {
       // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
       gates.settle(current, undefined);
@@ -92,7 +93,7 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     }
     reportAttempt(deps, channel, result);
     gates.settle(current, result);
-    if (result.kind === 'served') return reportServed(deps, input, channel, result, attempts, failovers);
+    if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
     // The client went away: not the channel's failure, and nothing more to try.
     if (signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, attempts, channel, true);
     const next = result.error.allowFailover && attempts < maxAttempts ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
@@ -127,12 +128,11 @@ function reportAttempt(deps: ExchangeDeps, channel: Channel, result: AttemptResu
   deps.onAttempt(channel.id, channelFault ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) } : { ok: true });
 }
 
-/** Tries one channel; `failed` means nothing was sent to the client. */
-async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, reply: FastifyReply, signal: AbortSignal): Promise<AttemptResult> {
+/** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
+async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, reply: FastifyReply, signal: AbortSignal): Promise<AttemptResult> {
   const adapter = deps.adapters[channel.protocol];
   const upstreamModel = upstreamModelFor(channel, input.request.model);
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
-  const passThrough = passesThrough(input, channel);
   // Translated: replayed reasoning goes only to the provider that minted it (reasoning-provenance.ts).
   const translated = passThrough ? undefined : reasoningForChannel(input.request, channel.provider.id, channel.protocol);
   const built = adapter.buildRequest(translated?.request ?? input.request, target);
@@ -184,8 +184,7 @@ function uncarriedError(parts: ReadonlyArray<UncarriedPart>, channel: Channel): 
   return new GatewayError('invalid-request', describeUncarried(parts, target), { ...(parts[0] ? { param: parts[0].path } : {}), code: 'unsupported_parameter' });
 }
 
-function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {
-  const passThrough = passesThrough(input, channel);
+function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {
   return emitOutcome(deps, input, {
     status: result.status,
     httpStatus: result.httpStatus,
