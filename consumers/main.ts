@@ -1,11 +1,12 @@
 /**
  * `npm run consumers`: the composition root of the consumers process. Opens the engines from
- * KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent), batch size from
- * TOLLGATE_CONSUMER_BATCH_SIZE (default 500), then runs until SIGINT/SIGTERM, finishing in-flight
+ * KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent), batching from
+ * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
  * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
  */
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
+import { consumerBatchingFromEnv } from './consumer-batching.ts';
 import type { ConsumerLog } from './run-consumers.ts';
 import { startConsumerPipeline } from './start-consumer-pipeline.ts';
 
@@ -14,12 +15,12 @@ const log: ConsumerLog = (level, message, extra) => {
 };
 
 async function main(): Promise<void> {
+  const batching = consumerBatchingFromEnv();
   const settings = { ...engineSettingsFromEnv(), log };
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const batchSize = Number(process.env.TOLLGATE_CONSUMER_BATCH_SIZE ?? 500);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, log, maxBatchSize: Number.isInteger(batchSize) && batchSize > 0 ? batchSize : 500 });
+  const running = await startConsumerPipeline({ eventLog, state, analytics, log, ...batching });
   log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: Boolean(settings.redisUrl), clickhouse: Boolean(settings.clickhouseUrl) });
   const shutdown = async (): Promise<void> => {
     await running.stop();

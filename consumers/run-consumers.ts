@@ -30,6 +30,8 @@ export interface RunConsumersOptions {
    * from the beginning.
    */
   readonly groupPrefix?: string;
+  /** Longest a partial batch of an `analytics` consumer is held for more events, ms (default 0); `state` consumers never wait. */
+  readonly maxBatchWaitMs?: number;
   readonly onBatchDone?: BatchDoneListener;
 }
 
@@ -42,6 +44,7 @@ export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<
         groupId: `${options.groupPrefix ?? 'tollgate.'}${consumer.name}`,
         topics: consumer.topics,
         maxBatchSize: options.maxBatchSize ?? 500,
+        ...(consumer.sink === 'analytics' && options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
         handleBatch: async (records) => {
           const events = decodeRecords(records, consumer.name, log);
           if (events.length > 0) await consumer.handleBatch(events);

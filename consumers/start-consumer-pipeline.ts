@@ -31,6 +31,12 @@ export interface ConsumerPipelineDeps {
   readonly log: ConsumerLog;
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
+  /**
+   * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit)
+   * waits for more events, ms (default 0; the processes pass TOLLGATE_CONSUMER_BATCH_WAIT_MS,
+   * default 1000, see consumer-batching.ts). Health is never held.
+   */
+  readonly maxBatchWaitMs?: number;
   /** Consumer group prefix (default `tollgate.`); a fresh one replays every topic. */
   readonly groupPrefix?: string;
   /** Which consumers to run (default all). */
@@ -69,7 +75,7 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     ['health', () => createHealthConsumer({ state: deps.state, onWarning })],
     ['failovers', () => createFailoverConsumer({ analytics: deps.analytics })],
   ];
-  const options = { groupPrefix: deps.groupPrefix ?? 'tollgate.', ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }), ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}) };
+  const options = { groupPrefix: deps.groupPrefix ?? 'tollgate.', ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }), ...(deps.maxBatchWaitMs ? { maxBatchWaitMs: deps.maxBatchWaitMs } : {}), ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}) };
   const running = await runConsumers(deps.eventLog, traffic.filter(([name]) => selected.has(name)).map(([, create]) => create()), deps.log, options);
   const audit: Subscription | undefined = selected.has('config-audit') ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
   return {

@@ -16,6 +16,12 @@ export interface TrafficConsumer {
   readonly name: string;
   /** Topics it reads (from schemas/topics.ts). */
   readonly topics: ReadonlyArray<string>;
+  /**
+   * Where its projection lives: `analytics` (ClickHouse, which wants few large inserts: its batches
+   * are held up to the pipeline's maxBatchWaitMs) or `state` (the state store, read on the request
+   * path, e.g. channel health for failover: batches go at once).
+   */
+  readonly sink: 'analytics' | 'state';
   /** Applies a batch; resolves only after the sink acknowledged. Rejects to have the batch redelivered. */
   handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void>;
 }

@@ -43,6 +43,7 @@ export interface BillingConsumerDeps {
  */
 export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsumer {
   return {
+    sink: 'analytics',
     name: 'billing',
     topics: [TOPICS.usage],
     async handleBatch(events) {

@@ -21,6 +21,8 @@ export interface ConfigAuditConsumerOptions {
   /** Consumer group prefix (default `tollgate.`). */
   readonly groupPrefix?: string;
   readonly maxBatchSize?: number;
+  /** Longest a partial batch is held for more events, ms (default 0). */
+  readonly maxBatchWaitMs?: number;
   /** Told after each handled batch, before its offsets are committed. */
   readonly onBatchDone?: (consumer: string, records: ReadonlyArray<DeliveredRecord>) => void;
 }
@@ -31,6 +33,7 @@ export async function startConfigAuditConsumer(options: ConfigAuditConsumerOptio
     groupId: `${options.groupPrefix ?? 'tollgate.'}config-audit`,
     topics: [CONFIG_TOPIC],
     maxBatchSize: options.maxBatchSize ?? 500,
+    ...(options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
     handleBatch: async (records) => {
       const rows = [];
       for (const record of records) {

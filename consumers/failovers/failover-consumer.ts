@@ -15,6 +15,7 @@ import { projectFailoverRow } from './project-failover-row.ts';
  */
 export function createFailoverConsumer(deps: { readonly analytics: AnalyticsStore }): TrafficConsumer {
   return {
+    sink: 'analytics',
     name: 'failovers',
     topics: [TOPICS.failovers],
     async handleBatch(events) {

@@ -28,6 +28,7 @@ export interface HealthConsumerDeps {
 export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer {
   const policy = deps.policy ?? DEFAULT_HEALTH_POLICY;
   return {
+    sink: 'state',
     name: 'health',
     topics: [TOPICS.requests, TOPICS.failovers],
     async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {

@@ -36,6 +36,7 @@ export interface LedgerConsumerDeps {
  */
 export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer {
   return {
+    sink: 'analytics',
     name: 'ledger',
     topics: [TOPICS.requests],
     async handleBatch(events) {

@@ -21,8 +21,11 @@ const DEFAULT_CHUNK_BYTES = 256 * 1024;
  * @throws Error on I/O errors or a corrupt length field.
  */
 export async function readFileFrames(file: FileHandle, position: number, maxFrames: number, chunkBytes = DEFAULT_CHUNK_BYTES): Promise<FrameChunk> {
-  const buffer = Buffer.allocUnsafe(chunkBytes);
-  const { bytesRead } = await file.read(buffer, 0, chunkBytes, position);
+  // Sized to what the file holds past `position`: an idle poll allocates and reads nothing.
+  const { size } = await file.stat();
+  if (size <= position) return { frames: [], nextPosition: position };
+  const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size - position));
+  const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
   if (bytesRead === 0) return { frames: [], nextPosition: position };
   let decoded = decodeRecordFrames(buffer.subarray(0, bytesRead), position, maxFrames);
   if (decoded.frames.length === 0 && decoded.nextFrameSize > bytesRead) {

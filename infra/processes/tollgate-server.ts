@@ -9,26 +9,32 @@
  * with every problem listed (exit code 2).
  */
 import { mkdirSync } from 'node:fs';
+import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/consumer-batching.ts';
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 
-function loadConfigOrExit(): GatewayConfig {
+function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching } {
+  let config: GatewayConfig;
   try {
-    return loadConfig();
+    config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  try {
+    return { config, batching: consumerBatchingFromEnv() };
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
   }
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const { config, batching } = loadConfigOrExit();
   mkdirSync(config.dataDir, { recursive: true });
   let appLog: { [level: string]: (obj: object, msg: string) => void } | undefined;
   const log: GatewayNodeLog = (level, message, extra) => appLog?.[level]?.(extra ?? {}, message);
@@ -44,7 +50,7 @@ async function main(): Promise<void> {
   const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
     appLog = app.log as unknown as typeof appLog;
   });
-  const consumers = inProcessConsumers && analytics ? await startConsumerPipeline({ eventLog, state, analytics, log }) : undefined;
+  const consumers = inProcessConsumers && analytics ? await startConsumerPipeline({ eventLog, state, analytics, log, ...batching }) : undefined;
   const shutdown = async (): Promise<void> => {
     await node.stop();
     await consumers?.stop();

@@ -38,6 +38,15 @@ export interface SubscribeOptions {
   readonly handleBatch: BatchHandler;
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
+  /**
+   * Batching by time as well as size, ms (default 0: hand over whatever is there). A batch smaller
+   * than `maxBatchSize` is held until its oldest record has waited this long, so that at low load a
+   * sink gets one insert per period instead of one per record; a full batch, and a backlog, go at
+   * once. The bound on a record's extra delay is this value (plus the adapter's poll period).
+   * Kafka: the fetch waits for 64 KiB or this long (`minBytes`/`maxWaitTimeInMs`,
+   * https://kafka.js.org/docs/consuming#options).
+   */
+  readonly maxBatchWaitMs?: number;
 }
 
 /** A running subscription. */

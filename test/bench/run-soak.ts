@@ -31,6 +31,14 @@ const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.m
 const SAMPLE_EVERY_MS = 10_000;
 const IDLE_AFTER_MS = 15_000;
 const TARGET_PERCENT = 10;
+/**
+ * Cap of the in-process stored-Responses store in the soak, MiB (TOLLGATE_RESPONSE_STORE_MEMORY_MB;
+ * shipped default 32). The store is bounded by design and fills at the rate the clients store answers:
+ * at the default cap it would still be filling long after the warm-up and its fill would count as
+ * growth. A small cap is reached within the warm-up, so what the soak measures afterwards is what
+ * is not bounded, while eviction at the cap is exercised the whole time.
+ */
+const SOAK_RESPONSE_STORE_MIB = 2;
 
 /** Raised for invalid soak options (exit code 2). */
 export class SoakOptionsError extends Error {}
@@ -132,7 +140,7 @@ export async function runSoak(settings: SoakSettings): Promise<boolean> {
     const configPath = join(dataDir, 'soak-config.json');
     writeFileSync(configPath, JSON.stringify(buildSoakConfig(upstream.origin, SOAK_UPSTREAM_BEHAVIOURS)));
     const adminToken = randomBytes(24).toString('hex');
-    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: adminToken, ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
+    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: adminToken, TOLLGATE_RESPONSE_STORE_MEMORY_MB: String(SOAK_RESPONSE_STORE_MIB), ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
     const key = await createLimitedKey(gateway.origin, adminToken);
     process.stdout.write(`  gateway pid ${gateway.pid} at ${gateway.origin}; upstream ${upstream.origin}\n`);
     const tally = emptySoakTally();

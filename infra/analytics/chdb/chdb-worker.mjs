@@ -18,8 +18,24 @@ import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Session } from 'chdb';
 
-/** 64-bit integers come back as JSON strings, as they do from a ClickHouse server. */
-const CONNECTION_ARGS = ['--output_format_json_quote_64bit_integers=1'];
+/**
+ * Engine settings, as command-line arguments of the embedded clickhouse-local:
+ * - 64-bit integers come back as JSON strings, as they do from a ClickHouse server;
+ * - server settings (https://clickhouse.com/docs/operations/server-configuration-parameters/settings)
+ *   sized for an engine that shares the gateway's process: at most 16 idle threads kept in the global
+ *   pool (default 1000: every thread ever started stays, with its allocator caches, so the process
+ *   grows with the busiest moment it ever had), and caches of marks, primary indexes and query
+ *   conditions capped at 64/16/16/16 MiB (defaults 5 GiB, 5 GiB, 1 GiB and 100 MiB of memory the
+ *   gateway would never get back).
+ */
+const CONNECTION_ARGS = [
+  '--output_format_json_quote_64bit_integers=1',
+  '--max_thread_pool_free_size=16',
+  '--mark_cache_size=67108864',
+  '--index_mark_cache_size=16777216',
+  '--primary_index_cache_size=16777216',
+  '--query_condition_cache_size=16777216',
+];
 
 /** @type {Session | undefined} */
 let session;
@@ -73,3 +89,4 @@ parentPort?.on('message', (request) => {
     parentPort?.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) });
   }
 });
+

@@ -6,7 +6,8 @@
  * back-off of 200 ms doubling to 5 s. A new group starts at the beginning of each topic.
  *
  * New data is noticed through the in-process writer's notification, or by polling every
- * `pollIntervalMs` (a consumer in another process). Reading tolerates concurrent appends: only
+ * `pollIntervalMs` (a consumer in another process). With `maxBatchWaitMs`, a partial batch is held
+ * until its oldest record (by the timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
  * whole frames are delivered; a partially written last record is waited for.
  */
 import type { FileHandle } from 'node:fs/promises';
@@ -75,12 +76,18 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
       signalled = false;
       try {
         let delivered = false;
+        let holdMs = Number.POSITIVE_INFINITY;
         for (const cursor of cursors) {
           if (abort.signal.aborted) break;
-          if (await deliverNext(cursor, subscription, abort.signal, logger)) delivered = true;
+          const outcome = await deliverNext(cursor, subscription, abort.signal, logger);
+          if (outcome === 'delivered') delivered = true;
+          else if (outcome !== 'empty') holdMs = Math.min(holdMs, outcome.holdMs);
         }
         failures = 0;
-        if (!delivered) await waitForData();
+        if (delivered) continue;
+        // A partial batch is held for its oldest record's remaining wait; notifications cannot shorten it.
+        if (holdMs !== Number.POSITIVE_INFINITY) await sleepUnlessAborted(holdMs, abort.signal);
+        else await waitForData();
       } catch (error) {
         logger('error', 'event log: reading failed, retrying', { groupId: subscription.groupId, error: (error as Error).message });
         await sleepUnlessAborted(backOffMs(failures++, RETRY_INITIAL_MS, RETRY_MAX_MS), abort.signal);
@@ -113,12 +120,25 @@ async function loadCursor(dataDir: string, offsetsDir: string, topic: string, lo
   return { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath, position };
 }
 
-/** Delivers the next batch of one topic; true when a batch was handled and its offset stored. */
-async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, signal: AbortSignal, logger: EventLogLogger): Promise<boolean> {
+/**
+ * What one delivery attempt did: handed a batch over (and stored its offset), found nothing, or
+ * found a partial batch to hold `holdMs` more (batching by time, SubscribeOptions.maxBatchWaitMs).
+ */
+type DeliveryOutcome = 'delivered' | 'empty' | { readonly holdMs: number };
+
+/** Delivers the next batch of one topic unless it is partial and younger than `maxBatchWaitMs`. */
+async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, signal: AbortSignal, logger: EventLogLogger): Promise<DeliveryOutcome> {
   cursor.handle ??= await open(cursor.logPath, 'r').catch(() => undefined);
-  if (!cursor.handle) return false;
-  const chunk = await readFileFrames(cursor.handle, cursor.position, subscription.maxBatchSize ?? 500);
-  if (chunk.frames.length === 0) return false;
+  if (!cursor.handle) return 'empty';
+  const maxBatchSize = subscription.maxBatchSize ?? 500;
+  const chunk = await readFileFrames(cursor.handle, cursor.position, maxBatchSize);
+  const oldest = chunk.frames[0];
+  if (!oldest) return 'empty';
+  const waitMs = subscription.maxBatchWaitMs ?? 0;
+  if (waitMs > 0 && chunk.frames.length < maxBatchSize) {
+    const holdMs = Math.min(waitMs, oldest.record.timestamp + waitMs - Date.now());
+    if (holdMs > 0) return { holdMs };
+  }
   const records: DeliveredRecord[] = chunk.frames.map(({ position, record }) => ({
     topic: cursor.topic,
     partition: 0,
@@ -135,12 +155,12 @@ async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, 
       const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
       logger('warn', 'event log: batch handler failed, redelivering after a back-off', { groupId: subscription.groupId, topic: cursor.topic, records: records.length, delayMs, error: (error as Error).message });
       await sleepUnlessAborted(delayMs, signal);
-      if (signal.aborted) return false;
+      if (signal.aborted) return 'empty';
     }
   }
   await storeOffset(cursor.offsetPath, chunk.nextPosition);
   cursor.position = chunk.nextPosition;
-  return true;
+  return 'delivered';
 }
 
 /** Replaces the offset file atomically: temp file, fdatasync, rename. */

@@ -51,7 +51,7 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
   let restarts = 0;
 
   const launch = async (): Promise<void> => {
-    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: HEARTBEAT_MS, retry: CONSUMER_RETRY });
+    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, ...fetchWaitOf(options), sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: HEARTBEAT_MS, retry: CONSUMER_RETRY });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart && !stopSignal.signal.aborted) scheduleRestart(payload.error);
     });
@@ -85,6 +85,18 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
       return stopped;
     },
   };
+}
+
+/** Bytes a fetch waits for when the subscription batches by time (SubscribeOptions.maxBatchWaitMs). */
+const BATCHING_MIN_BYTES = 64 * 1024;
+
+/**
+ * The fetch's wait: by default the broker answers as soon as it has a record (`minBytes` 1) and
+ * holds an empty fetch 500 ms; batching by time holds it for 64 KiB or `maxBatchWaitMs`.
+ */
+function fetchWaitOf(options: SubscribeOptions): { maxWaitTimeInMs: number; minBytes?: number } {
+  const waitMs = options.maxBatchWaitMs ?? 0;
+  return waitMs > 0 ? { maxWaitTimeInMs: waitMs, minBytes: BATCHING_MIN_BYTES } : { maxWaitTimeInMs: 500 };
 }
 
 async function stopConsumer(consumer: Consumer): Promise<void> {

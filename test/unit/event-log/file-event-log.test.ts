@@ -1,7 +1,8 @@
 /**
  * The embedded file event log against the real file system: order, stored offsets resumed by a
  * new instance, redelivery after a rejected batch, a partially written last record, independent
- * consumer groups, a consumer in a second instance (another process) that only polls.
+ * consumer groups, a consumer in a second instance (another process) that only polls, batching by
+ * time (a partial batch held for its oldest record's wait, a full batch and a backlog at once).
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,27 +38,60 @@ async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void
 }
 
 /** Subscribes and collects every delivered batch. */
-async function consume(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; reject?: (batch: ReadonlyArray<DeliveredRecord>, call: number) => boolean } = {}) {
+async function consume(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; maxBatchWaitMs?: number; reject?: (batch: ReadonlyArray<DeliveredRecord>, call: number) => boolean } = {}) {
   const batches: DeliveredRecord[][] = [];
+  const deliveredAt: number[] = [];
   let calls = 0;
   const subscription = await log.subscribe({
     groupId,
     topics,
     ...(options.maxBatchSize ? { maxBatchSize: options.maxBatchSize } : {}),
+    ...(options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
     handleBatch: async (batch) => {
       calls += 1;
+      deliveredAt.push(Date.now());
       if (options.reject?.(batch, calls)) throw new Error('sink unavailable');
       batches.push([...batch]);
     },
   });
   open.push(subscription);
   const records = (): DeliveredRecord[] => batches.flat();
-  return { subscription, batches, records, calls: () => calls };
+  return { subscription, batches, deliveredAt, records, calls: () => calls };
 }
 
 const value = (i: number): Buffer => Buffer.from(`event-${i}`);
 
 describe('file event log', () => {
+  it('batches by time: records published over 300 ms reach a subscriber with a 600 ms wait as one batch, no sooner than the wait', async () => {
+    const log = newLog();
+    const { batches, deliveredAt, records } = await consume(log, 'timed', ['t.a'], { maxBatchSize: 100, maxBatchWaitMs: 600 });
+    const firstPublishedAt = Date.now();
+    for (let i = 0; i < 6; i += 1) {
+      log.publish({ topic: 't.a', key: 'k', value: value(i) });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await waitFor(() => records().length === 6);
+    expect(batches.map((b) => b.length)).toEqual([6]);
+    expect((deliveredAt[0] ?? 0) - firstPublishedAt).toBeGreaterThanOrEqual(550);
+    expect((deliveredAt[0] ?? 0) - firstPublishedAt).toBeLessThan(2000);
+  });
+
+  it('batches by time: a full batch and a backlog older than the wait go at once', async () => {
+    const log = newLog();
+    for (let i = 0; i < 250; i += 1) log.publish({ topic: 't.a', key: 'k', value: value(i) });
+    await log.flush();
+    const startedAt = Date.now();
+    const { batches, deliveredAt, records } = await consume(log, 'full', ['t.a'], { maxBatchSize: 100, maxBatchWaitMs: 5000 });
+    await waitFor(() => records().length === 200);
+    expect(batches.slice(0, 2).map((b) => b.length)).toEqual([100, 100]);
+    expect((deliveredAt[1] ?? 0) - startedAt).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(records()).toHaveLength(200); // the 50 left are a partial batch younger than 5 s
+    const old = await consume(log, 'old', ['t.a'], { maxBatchSize: 1000, maxBatchWaitMs: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await waitFor(() => old.records().length === 250, 1000);
+  });
+
   it('delivers every record once, in publish order, with byte-position offsets', async () => {
     const log = newLog();
     for (let i = 0; i < 1200; i += 1) log.publish({ topic: i % 3 === 0 ? 't.a' : 't.b', key: `req-${i % 7}`, value: value(i) });

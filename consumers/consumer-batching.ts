@@ -1,0 +1,39 @@
+/**
+ * How the consumers batch: at most `maxBatchSize` events per batch, and (for consumers whose sink
+ * is ClickHouse) a partial batch held until its oldest event has waited `maxBatchWaitMs`, so that at
+ * low load the analytics store gets about one insert per table per period instead of one per
+ * request. ClickHouse asks for inserts in batches, at most about one per second
+ * (https://clickhouse.com/docs/best-practices/selecting-an-insert-strategy, "Batch inserts if
+ * synchronous"): every insert creates a part per table (and per materialized view) that background
+ * merges must fold away again.
+ */
+
+/** Consumer batching, as read from the environment. */
+export interface ConsumerBatching {
+  /** Max events per batch (TOLLGATE_CONSUMER_BATCH_SIZE, default 500). */
+  readonly maxBatchSize: number;
+  /** Longest a partial batch for ClickHouse waits for more events, ms (TOLLGATE_CONSUMER_BATCH_WAIT_MS, default 1000; 0 hands batches over at once). */
+  readonly maxBatchWaitMs: number;
+}
+
+/** Defaults of ConsumerBatching. */
+export const DEFAULT_CONSUMER_BATCHING: ConsumerBatching = { maxBatchSize: 500, maxBatchWaitMs: 1000 };
+
+/**
+ * Reads TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS.
+ * @throws Error naming the variable when it is not a whole number in range (size 1..100000, wait 0..60000 ms)
+ */
+export function consumerBatchingFromEnv(env: NodeJS.ProcessEnv = process.env): ConsumerBatching {
+  return {
+    maxBatchSize: wholeNumber(env, 'TOLLGATE_CONSUMER_BATCH_SIZE', DEFAULT_CONSUMER_BATCHING.maxBatchSize, 1, 100_000),
+    maxBatchWaitMs: wholeNumber(env, 'TOLLGATE_CONSUMER_BATCH_WAIT_MS', DEFAULT_CONSUMER_BATCHING.maxBatchWaitMs, 0, 60_000),
+  };
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${text}'`);
+  return value;
+}
