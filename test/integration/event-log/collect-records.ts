@@ -16,13 +16,14 @@ export interface Collector {
 /**
  * Subscribes `groupId` to `topics`; `reject(callNumber)` (1-based) makes that call fail.
  */
-export async function collect(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; reject?: (call: number) => boolean } = {}): Promise<Collector> {
+export async function collect(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; maxBatchWaitMs?: number; reject?: (call: number) => boolean } = {}): Promise<Collector> {
   const accepted: DeliveredRecord[] = [];
   const calls: Collector['calls'] = [];
   const subscription = await log.subscribe({
     groupId,
     topics,
     ...(options.maxBatchSize ? { maxBatchSize: options.maxBatchSize } : {}),
+    ...(options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
     handleBatch: async (batch) => {
       const rejected = options.reject?.(calls.length + 1) ?? false;
       calls.push({ first: `${batch[0]?.partition}:${batch[0]?.offset}`, size: batch.length, rejected });

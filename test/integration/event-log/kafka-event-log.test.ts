@@ -1,6 +1,7 @@
 /**
  * The Kafka adapter against a real broker (KAFKA_BROKERS): per-key order across partitions,
- * redelivery of a rejected batch, and offsets committed only after the handler resolved.
+ * redelivery of a rejected batch, offsets committed only after the handler resolved, and batching
+ * by time (the fetch held for `maxBatchWaitMs`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,28 @@ afterAll(async () => {
 });
 
 describe('kafka event log', () => {
+  it('batches by time: records published 60 ms apart reach a subscriber with maxBatchWaitMs in a few batches, and one without in many', async () => {
+    const topic = `test.timed.${RUN_ID}`;
+    const timed = await collect(log, `timed-${RUN_ID}`, [topic], { maxBatchWaitMs: 1500 });
+    const immediate = await collect(log, `immediate-${RUN_ID}`, [topic]);
+    log.publish({ topic, key: 'same', value: Buffer.from('warm-up') });
+    await log.flush();
+    await waitUntil('both groups fetching', () => timed.accepted.length === 1 && immediate.accepted.length === 1, 60_000);
+    const [timedBefore, immediateBefore] = [timed.calls.length, immediate.calls.length];
+    for (let i = 0; i < 10; i += 1) {
+      log.publish({ topic, key: 'same', value: Buffer.from(String(i)) });
+      await log.flush();
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    await waitUntil('11 records each', () => timed.accepted.length === 11 && immediate.accepted.length === 11);
+    await Promise.all([timed.subscription.stop(), immediate.subscription.stop()]);
+    const timedBatches = timed.calls.length - timedBefore;
+    const immediateBatches = immediate.calls.length - immediateBefore;
+    expect(timedBatches).toBeLessThanOrEqual(3);
+    expect(immediateBatches).toBeGreaterThan(timedBatches);
+    expect(timed.accepted.slice(1).map((r) => r.value.toString())).toEqual(Array.from({ length: 10 }, (_, i) => String(i)));
+  });
+
   it('keeps per-key order across partitions and delivers every record once', async () => {
     const topic = `test.order.${RUN_ID}`;
     const started = Date.now();
