@@ -15,6 +15,7 @@ import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
+import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
@@ -134,15 +135,19 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   const upstreamModel = upstreamModelFor(channel, input.request.model);
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
   // Translated: replayed reasoning goes only to the provider that minted it (reasoning-provenance.ts).
-  const translated = passThrough ? undefined : reasoningForChannel(input.request, channel.provider.id, channel.protocol);
-  const built = adapter.buildRequest(translated?.request ?? input.request, target);
-  if (translated) {
+  let httpRequest: UpstreamHttpRequest;
+  if (passThrough) {
+    // The client's own body: nothing is translated, so nothing can be dropped or left uncarried.
+    httpRequest = { ...adapter.passThroughTarget(input.request, target), body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) };
+  } else {
+    const translated = reasoningForChannel(input.request, channel.provider.id, channel.protocol);
+    const built = adapter.buildRequest(translated.request, target);
     const uncarried = [...input.uncarried, ...built.notes.uncarried];
     if (uncarried.length > 0) return { kind: 'refused', error: uncarriedError(uncarried, channel) };
     const dropped = [...translated.dropped, ...built.notes.dropped];
     if (dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: dropped }, 'dropped request parts that are safe to lose');
+    httpRequest = built.request;
   }
-  const httpRequest = passThrough ? { ...built.request, body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) } : built.request;
   // The attempt's total deadline and minimum stream rate (README "Deadlines"); the signal also carries the client's disconnect.
   const limits = attemptLimitsFor(channel, input.startedAt + (deps.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS));
   if (limits.totalMs <= 0) return { kind: 'failed', error: new GatewayError('upstream-timeout', 'Request deadline of the gateway reached before this attempt', { allowFailover: false }) };

@@ -57,6 +57,9 @@ export interface UpstreamStreamDecoder {
   end(): StreamEvent[];
 }
 
+/** The URL and headers of an upstream call, without its body. */
+export type UpstreamCallTarget = Omit<UpstreamHttpRequest, 'body'>;
+
 /** Response headers as undici returns them. */
 export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -76,6 +79,11 @@ export interface UpstreamAdapter {
    * only for requests that cannot be expressed at all.
    */
   buildRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest;
+  /**
+   * Where a passed-through body goes and with which headers: the URL and headers `buildRequest`
+   * would use for `request`, without translating the body (the caller sends the client's own).
+   */
+  passThroughTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget;
   /** Decodes a 2xx non-streamed body (already JSON-parsed). Throws GatewayError('upstream-malformed') on nonsense. */
   decodeResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse;
   createStreamDecoder(context: UpstreamDecodeContext): UpstreamStreamDecoder;

@@ -6,7 +6,7 @@
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
-import { buildAnthropicCountTokensRequest, buildAnthropicRequest } from './build-anthropic-request.ts';
+import { buildAnthropicCountTokensRequest, buildAnthropicRequest, anthropicCallTarget } from './build-anthropic-request.ts';
 import { classifyAnthropicError } from './classify-anthropic-error.ts';
 import { decodeAnthropicResponse } from './decode-anthropic-response.ts';
 import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
@@ -27,6 +27,7 @@ function decodeAnthropicCountTokensResponse(body: unknown): number {
 export const anthropicMessagesAdapter: UpstreamAdapter = {
   protocol: 'anthropic-messages',
   buildRequest: buildAnthropicRequest,
+  passThroughTarget: anthropicCallTarget,
   decodeResponse: decodeAnthropicResponse,
   createStreamDecoder: createAnthropicStreamDecoder,
   classifyError: classifyAnthropicError,

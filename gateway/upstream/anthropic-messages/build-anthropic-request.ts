@@ -4,7 +4,7 @@
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
 import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
@@ -112,10 +112,12 @@ export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTa
 /** The full `POST {baseUrl}/v1/messages` call with the warnings of the translation. */
 export function buildAnthropicRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const { body, warnings } = buildAnthropicBody(request, target);
-  return {
-    request: { url: `${target.baseUrl}/v1/messages`, headers: buildAnthropicHeaders(request, target), body: JSON.stringify(body) },
-    notes: warnings,
-  };
+  return { request: { ...anthropicCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+}
+
+/** `POST {baseUrl}/v1/messages` with buildAnthropicHeaders. */
+export function anthropicCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
+  return { url: `${target.baseUrl}/v1/messages`, headers: buildAnthropicHeaders(request, target) };
 }
 
 /**

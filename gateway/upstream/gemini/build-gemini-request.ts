@@ -4,7 +4,7 @@
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
 import { encodeGeminiContents } from './encode-gemini-contents.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -72,11 +72,13 @@ export function buildGeminiBody(request: CanonicalRequest, warnings: Translation
 export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const warnings = new TranslationNotes();
   const body = buildGeminiBody(request, warnings);
+  return { request: { ...geminiCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+}
+
+/** `POST {baseUrl}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse` when streamed) with geminiHeaders. */
+export function geminiCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
   const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  return {
-    request: { url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`, headers: geminiHeaders(target), body: JSON.stringify(body) },
-    notes: warnings,
-  };
+  return { url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`, headers: geminiHeaders(target) };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
-import { buildGeminiCountTokensRequest, buildGeminiRequest } from './build-gemini-request.ts';
+import { buildGeminiCountTokensRequest, buildGeminiRequest, geminiCallTarget } from './build-gemini-request.ts';
 import { classifyGeminiError } from './classify-gemini-error.ts';
 import { decodeGeminiResponse } from './decode-gemini-response.ts';
 import { createGeminiStreamDecoder } from './decode-gemini-stream.ts';
@@ -25,6 +25,7 @@ function decodeGeminiCountTokensResponse(body: unknown): number {
 export const geminiAdapter: UpstreamAdapter = {
   protocol: 'gemini',
   buildRequest: buildGeminiRequest,
+  passThroughTarget: geminiCallTarget,
   decodeResponse: decodeGeminiResponse,
   createStreamDecoder: createGeminiStreamDecoder,
   classifyError: classifyGeminiError,

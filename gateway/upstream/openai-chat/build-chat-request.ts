@@ -6,7 +6,7 @@
 import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -97,10 +97,15 @@ export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarg
   }
   mergeExtensions(request, body, warnings);
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
+  return { request: { ...chatCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+}
+
+/** `POST {baseUrl}/chat/completions` with JSON, SSE accepted when streamed, and the provider's credential headers. */
+export function chatCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
   const headers = {
     'content-type': 'application/json',
     accept: request.stream ? 'text/event-stream' : 'application/json',
-    ...authHeadersFor(authSchemeFor(provider, 'openai-chat'), target.apiKey),
+    ...authHeadersFor(authSchemeFor(target.provider, 'openai-chat'), target.apiKey),
   };
-  return { request: { url: `${target.baseUrl}/chat/completions`, headers, body: JSON.stringify(body) }, notes: warnings };
+  return { url: `${target.baseUrl}/chat/completions`, headers };
 }

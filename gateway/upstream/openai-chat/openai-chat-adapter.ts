@@ -4,7 +4,7 @@
  * Zhipu, Xiaomi MiMo, Gemini's OpenAI layer. Chat Completions has no token-count endpoint.
  */
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
-import { buildChatRequest } from './build-chat-request.ts';
+import { buildChatRequest, chatCallTarget } from './build-chat-request.ts';
 import { classifyOpenAiError } from './classify-openai-error.ts';
 import { decodeChatResponse } from './decode-chat-response.ts';
 import { createChatStreamDecoder } from './decode-chat-stream.ts';
@@ -13,6 +13,7 @@ import { createChatStreamDecoder } from './decode-chat-stream.ts';
 export const openaiChatAdapter: UpstreamAdapter = {
   protocol: 'openai-chat',
   buildRequest: buildChatRequest,
+  passThroughTarget: chatCallTarget,
   decodeResponse: decodeChatResponse,
   createStreamDecoder: createChatStreamDecoder,
   classifyError: classifyOpenAiError,

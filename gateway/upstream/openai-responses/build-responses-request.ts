@@ -5,7 +5,7 @@
 import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { BuiltUpstreamRequest, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
@@ -86,10 +86,15 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
     else body[key] = value;
   }
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
+  return { request: { ...responsesCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+}
+
+/** `POST {baseUrl}/responses` with JSON, SSE accepted when streamed, and the provider's credential headers. */
+export function responsesCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
   const headers = {
     'content-type': 'application/json',
     accept: request.stream ? 'text/event-stream' : 'application/json',
-    ...authHeadersFor(authSchemeFor(provider, 'openai-responses'), target.apiKey),
+    ...authHeadersFor(authSchemeFor(target.provider, 'openai-responses'), target.apiKey),
   };
-  return { request: { url: `${target.baseUrl}/responses`, headers, body: JSON.stringify(body) }, notes: warnings };
+  return { url: `${target.baseUrl}/responses`, headers };
 }

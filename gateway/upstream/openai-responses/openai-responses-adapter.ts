@@ -5,7 +5,7 @@
  */
 import { classifyOpenAiError } from '../openai-chat/classify-openai-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
-import { buildResponsesRequest } from './build-responses-request.ts';
+import { buildResponsesRequest, responsesCallTarget } from './build-responses-request.ts';
 import { decodeResponsesResponse } from './decode-responses-response.ts';
 import { createResponsesStreamDecoder } from './decode-responses-stream.ts';
 
@@ -13,6 +13,7 @@ import { createResponsesStreamDecoder } from './decode-responses-stream.ts';
 export const openaiResponsesAdapter: UpstreamAdapter = {
   protocol: 'openai-responses',
   buildRequest: buildResponsesRequest,
+  passThroughTarget: responsesCallTarget,
   decodeResponse: decodeResponsesResponse,
   createStreamDecoder: createResponsesStreamDecoder,
   classifyError: classifyOpenAiError,
