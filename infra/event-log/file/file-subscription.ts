@@ -5,8 +5,10 @@
  * rename) only AFTER `handleBatch` resolved; a rejected batch is delivered again after a
  * back-off of 200 ms doubling to 5 s. A new group starts at the beginning of each topic.
  *
- * New data is noticed through the in-process writer's notification, or by polling every
- * `pollIntervalMs` (a consumer in another process). With `maxBatchWaitMs`, a partial batch is held
+ * New data is noticed through the in-process writer's notification at once, or by polling (a
+ * writer in another process): every `pollIntervalMs` while records keep coming, backing off
+ * (doubling) to once a second while the topics stay idle, so an idle subscription costs next to
+ * nothing. With `maxBatchWaitMs`, a partial batch is held
  * until its oldest record (by the timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
  * whole frames are delivered; a partially written last record is waited for.
  */
@@ -39,6 +41,8 @@ interface TopicCursor {
   handle?: FileHandle;
 }
 
+/** Longest poll period of an idle subscription, ms: a writer in another process is noticed within this. */
+const IDLE_POLL_MAX_MS = 1000;
 const RETRY_INITIAL_MS = 200;
 const RETRY_MAX_MS = 5000;
 
@@ -58,15 +62,18 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
     signalled = true;
     wake?.();
   });
+  // Idle polls back off from pollIntervalMs, doubling to IDLE_POLL_MAX_MS; found data resets it.
+  let idlePolls = 0;
   const waitForData = (): Promise<void> => {
     if (signalled || abort.signal.aborted) return Promise.resolve();
+    const pollMs = Math.min(IDLE_POLL_MAX_MS, options.pollIntervalMs * 2 ** Math.min(idlePolls++, 16));
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         wake = undefined;
         resolve();
       };
-      const timer = setTimeout(done, options.pollIntervalMs);
+      const timer = setTimeout(done, Math.max(options.pollIntervalMs, pollMs));
       wake = done;
     });
   };
@@ -84,7 +91,10 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
           else if (outcome !== 'empty') holdMs = Math.min(holdMs, outcome.holdMs);
         }
         failures = 0;
-        if (delivered) continue;
+        if (delivered) {
+          idlePolls = 0;
+          continue;
+        }
         // A partial batch is held for its oldest record's remaining wait; notifications cannot shorten it.
         if (holdMs !== Number.POSITIVE_INFINITY) await sleepUnlessAborted(holdMs, abort.signal);
         else await waitForData();
