@@ -57,7 +57,8 @@ export interface RunningGatewayNode {
 export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, log: GatewayNodeLog, bindAppLog: (app: FastifyInstance) => void): Promise<RunningGatewayNode> {
   const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
   const mock = needsMock ? await startMockUpstream() : undefined;
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+  // No cap by default: a stream holds its connection for the whole answer (TOLLGATE_UPSTREAM_CONNECTIONS).
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: config.upstreamConnections ?? null, pipelining: 1 });
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
   const app = await buildApp(config, { dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   bindAppLog(app);

@@ -111,6 +111,12 @@ export const envSchema = z.object({
     .optional(),
   /** Total time for one client request across its failover attempts, ms (README "Deadlines"). */
   TOLLGATE_REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(DEFAULT_REQUEST_DEADLINE_MS),
+  /**
+   * Most connections a node opens to one upstream origin; unset (or 0) means no cap. Streams hold
+   * their connection for the whole answer, so a cap is also the most concurrent streams a node
+   * relays to that origin: requests past it wait for a free connection.
+   */
+  TOLLGATE_UPSTREAM_CONNECTIONS: z.coerce.number().int().min(0).max(1_000_000).default(0),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** What RPM/TPM limits of keys and users do while the state store (Redis) is unreachable: `open` admits unchecked, `closed` answers 503. */
@@ -147,6 +153,8 @@ export interface GatewayConfig {
   readonly bodyLimit: number;
   /** Total time for one client request across its failover attempts, ms (TOLLGATE_REQUEST_DEADLINE_MS). */
   readonly requestDeadlineMs: number;
+  /** Most connections per upstream origin, or undefined for no cap (TOLLGATE_UPSTREAM_CONNECTIONS). */
+  readonly upstreamConnections?: number;
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   readonly channels: ReadonlyArray<ChannelConfig>;
   readonly keys: ReadonlyArray<KeyConfig>;

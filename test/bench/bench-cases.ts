@@ -1,43 +1,79 @@
 /**
- * The load benchmark's cases: one small prompt ("Hello there", max_tokens 64) sent either straight
- * to the mock upstream or through the gateway, in Chat Completions and Anthropic Messages form,
- * non-streamed and streamed. Each gateway case names the direct case it is compared with and the
- * path the gateway must take (checked against the gateway's outcome tallies).
+ * The load benchmark's cases: one small prompt ("Hello there", max_tokens 64) in four shapes —
+ * Chat Completions and Anthropic Messages form, non-streamed and streamed — each sent to four
+ * targets: straight to the mock upstream (`mock`, the direct baseline), through the featureless
+ * floor proxy (`floor`), through the gateway alone (`gateway`) and through the embedded `npm start`
+ * server (`embedded`). Tollgate cases name the path the gateway must take (Chat is passed
+ * through, Anthropic is translated to the mock channel's Chat protocol).
  */
 import { BENCH_KEY, BENCH_MODEL } from './bench-server-contract.ts';
 
 /** Path prefix selecting the mock's behaviour: no latency, no delay per stream chunk. */
 export const MOCK_BEHAVIOUR_PREFIX = '/b/latency=0,chunk=0';
 
-/** One benchmark case. */
+/** Where a case's requests go: the mock directly, the floor proxy, the gateway alone, the embedded server. */
+export type BenchTarget = 'mock' | 'floor' | 'gateway' | 'embedded';
+
+/** The targets in run order, and their names in tables. */
+export const BENCH_TARGETS: ReadonlyArray<{ readonly target: BenchTarget; readonly name: string }> = [
+  { target: 'mock', name: 'direct' },
+  { target: 'floor', name: 'floor' },
+  { target: 'gateway', name: 'gateway' },
+  { target: 'embedded', name: 'embedded' },
+];
+
+/** Request shape ids. */
+export type BenchShapeId = 'chat' | 'chat-stream' | 'anthropic' | 'anthropic-stream';
+
+/** One request shape: what the client sends and what a correct answer holds. */
+export interface BenchShape {
+  readonly id: BenchShapeId;
+  /** Human label, e.g. `chat→chat pass-through, streamed`. */
+  readonly label: string;
+  /** Client path on the floor and on Tollgate (the mock's is MOCK_BEHAVIOUR_PREFIX + this). */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON request body. */
+  readonly body: string;
+  readonly stream: boolean;
+  /** The path every Tollgate outcome must report. */
+  readonly gatewayPath: 'pass-through' | 'translated';
+  /** Substrings a correct answer body contains (checked once per case before the load). */
+  readonly expectInBody: ReadonlyArray<string>;
+}
+
+/** One benchmark case: a shape sent to a target. */
 export interface BenchCase {
-  /** Short stable id, e.g. `chat-gateway-stream`. */
+  /** Short stable id: `<family>-<direct|floor|gateway|embedded>[-stream]`, e.g. `chat-gateway-stream`. */
   readonly id: string;
   /** Human label for the table. */
   readonly label: string;
-  readonly target: 'mock' | 'gateway';
+  readonly target: BenchTarget;
+  readonly shape: BenchShapeId;
   /** Request path on the target. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   /** JSON request body. */
   readonly body: string;
   readonly stream: boolean;
-  /** Gateway cases: id of the direct case whose latency is subtracted. */
+  /** Non-mock cases: id of the direct case whose latency is subtracted. */
   readonly baseline?: string;
-  /** Gateway cases: the path every outcome must report. */
+  /** Tollgate cases: the path every outcome must report. */
   readonly gatewayPath?: 'pass-through' | 'translated';
   /** Substrings a correct answer body contains (checked once per case before the load). */
   readonly expectInBody: ReadonlyArray<string>;
 }
 
-const userTurn = [{ role: 'user', content: 'Hello there' }];
+const userTurn = (text: string) => [{ role: 'user', content: text }];
 
-const chatBody = (stream: boolean): string =>
-  JSON.stringify({ model: BENCH_MODEL, messages: userTurn, max_tokens: 64, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+/** Chat Completions body; `prompt` is the user turn (default "Hello there"). */
+export const chatBody = (stream: boolean, prompt = 'Hello there'): string =>
+  JSON.stringify({ model: BENCH_MODEL, messages: userTurn(prompt), max_tokens: 64, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
 
-const anthropicBody = (stream: boolean): string => JSON.stringify({ model: BENCH_MODEL, messages: userTurn, max_tokens: 64, ...(stream ? { stream: true } : {}) });
+const anthropicBody = (stream: boolean): string => JSON.stringify({ model: BENCH_MODEL, messages: userTurn('Hello there'), max_tokens: 64, ...(stream ? { stream: true } : {}) });
 
-const chatHeaders = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
+/** Chat Completions request headers with the bench key. */
+export const chatHeaders: Readonly<Record<string, string>> = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
 const anthropicHeaders = { 'content-type': 'application/json', 'x-api-key': BENCH_KEY, 'anthropic-version': '2023-06-01' };
 
 const CHAT_JSON = ['"object":"chat.completion"', 'Mock reply to: Hello there'];
@@ -45,21 +81,29 @@ const CHAT_SSE = ['"object":"chat.completion.chunk"', '"usage":{', 'data: [DONE]
 const ANTHROPIC_JSON = ['"type":"message"', 'Mock reply to: Hello there', '"output_tokens":'];
 const ANTHROPIC_SSE = ['event: message_start', 'event: content_block_delta', 'event: message_stop'];
 
-type CaseShape = Pick<BenchCase, 'headers' | 'body' | 'stream' | 'expectInBody'>;
+const streamed = (stream: boolean): string => (stream ? 'streamed' : 'non-streamed');
 
-const chat = (stream: boolean): CaseShape => ({ headers: chatHeaders, body: chatBody(stream), stream, expectInBody: stream ? CHAT_SSE : CHAT_JSON });
-const anthropic = (stream: boolean): CaseShape => ({ headers: anthropicHeaders, body: anthropicBody(stream), stream, expectInBody: stream ? ANTHROPIC_SSE : ANTHROPIC_JSON });
-const direct = (id: string, label: string, path: string, shape: CaseShape): BenchCase => ({ id, label, target: 'mock', path: `${MOCK_BEHAVIOUR_PREFIX}${path}`, ...shape });
-const viaGateway = (id: string, label: string, path: string, baseline: string, gatewayPath: 'pass-through' | 'translated', shape: CaseShape): BenchCase => ({ id, label, target: 'gateway', path, baseline, gatewayPath, ...shape });
+/** The four shapes in run order. */
+export const BENCH_SHAPES: ReadonlyArray<BenchShape> = [false, true].flatMap((stream): BenchShape[] => [
+  { id: stream ? 'chat-stream' : 'chat', label: `chat→chat pass-through, ${streamed(stream)}`, path: '/v1/chat/completions', headers: chatHeaders, body: chatBody(stream), stream, gatewayPath: 'pass-through', expectInBody: stream ? CHAT_SSE : CHAT_JSON },
+  { id: stream ? 'anthropic-stream' : 'anthropic', label: `anthropic→chat translated, ${streamed(stream)}`, path: '/v1/messages', headers: anthropicHeaders, body: anthropicBody(stream), stream, gatewayPath: 'translated', expectInBody: stream ? ANTHROPIC_SSE : ANTHROPIC_JSON },
+]);
 
-/** The cases in run order: each direct case precedes the gateway case compared with it. */
-export const BENCH_CASES: ReadonlyArray<BenchCase> = [
-  direct('chat-direct', 'direct: chat, non-streamed', '/v1/chat/completions', chat(false)),
-  viaGateway('chat-gateway', 'gateway: chat→chat pass-through, non-streamed', '/v1/chat/completions', 'chat-direct', 'pass-through', chat(false)),
-  direct('chat-direct-stream', 'direct: chat, streamed', '/v1/chat/completions', chat(true)),
-  viaGateway('chat-gateway-stream', 'gateway: chat→chat pass-through, streamed', '/v1/chat/completions', 'chat-direct-stream', 'pass-through', chat(true)),
-  direct('anthropic-direct', 'direct: anthropic, non-streamed', '/v1/messages', anthropic(false)),
-  viaGateway('anthropic-gateway', 'gateway: anthropic→chat translated, non-streamed', '/v1/messages', 'anthropic-direct', 'translated', anthropic(false)),
-  direct('anthropic-direct-stream', 'direct: anthropic, streamed', '/v1/messages', anthropic(true)),
-  viaGateway('anthropic-gateway-stream', 'gateway: anthropic→chat translated, streamed', '/v1/messages', 'anthropic-direct-stream', 'translated', anthropic(true)),
-];
+/** The case id of `shape` sent to the target named `targetName` (`chat` + `gateway` → `chat-gateway`). */
+export function benchCaseId(shape: BenchShapeId, targetName: string): string {
+  const [family, stream] = shape.split('-') as [string, string | undefined];
+  return `${family}-${targetName}${stream ? '-stream' : ''}`;
+}
+
+/** The case sending `shape` to `target`. */
+export function benchCase(shape: BenchShape, target: BenchTarget): BenchCase {
+  const name = BENCH_TARGETS.find((t) => t.target === target)?.name ?? target;
+  const common = { id: benchCaseId(shape.id, name), target, shape: shape.id, headers: shape.headers, body: shape.body, stream: shape.stream, expectInBody: shape.expectInBody };
+  if (target === 'mock') return { ...common, label: shape.label.replace(/→chat (pass-through|translated)/, ''), path: `${MOCK_BEHAVIOUR_PREFIX}${shape.path}` };
+  const baseline = benchCaseId(shape.id, 'direct');
+  if (target === 'floor') return { ...common, label: shape.label.replace(/→chat (pass-through|translated)/, ''), path: shape.path, baseline };
+  return { ...common, label: shape.label, path: shape.path, baseline, gatewayPath: shape.gatewayPath };
+}
+
+/** Every case in run order: per shape, direct, floor, gateway, embedded (each after its baseline). */
+export const BENCH_CASES: ReadonlyArray<BenchCase> = BENCH_SHAPES.flatMap((shape) => BENCH_TARGETS.map(({ target }) => benchCase(shape, target)));

@@ -3,7 +3,7 @@
  * client key and model, the ready line a child prints, and the stats its control server answers.
  */
 
-/** The bench client key accepted by the gateway child. */
+/** The bench client key accepted by the gateway child (the floor proxy and the mock accept any). */
 export const BENCH_KEY = 'sk-bench-key-0001';
 
 /** The model name the bench sends; served by the gateway's `bench-mock` channel. */
@@ -15,8 +15,8 @@ export const BENCH_MODEL = 'mock-1';
  */
 export const BENCH_PRICES = [{ model: BENCH_MODEL, inputPerMTok: 0.5, outputPerMTok: 1.5, effectiveFrom: '2020-01-01T00:00:00Z' }] as const;
 
-/** Which server a child runs. */
-export type BenchServerRole = 'mock' | 'gateway';
+/** Which server a child runs: the mock upstream, the featureless floor proxy, or the gateway. */
+export type BenchServerRole = 'mock' | 'floor' | 'gateway';
 
 /** Tallies of gateway outcomes by status, and of completed ones by path (all zero in the mock child). */
 export interface OutcomeTally {

@@ -1,10 +1,15 @@
 /**
  * Child-process entry of the load benchmark: `node --import tsx bench-servers.ts <role> [mockBaseUrl]`.
  * - role `mock`: starts the mock upstream on 127.0.0.1, port 0;
- * - role `gateway`: starts the gateway on 127.0.0.1, port 0, with one mock channel
+ * - role `floor`: starts the featureless pass-through proxy (floor-proxy.ts) on 127.0.0.1, port 0,
+ *   forwarding to `mockBaseUrl` + MOCK_BEHAVIOUR_PREFIX;
+ * - role `gateway`: starts the gateway on 127.0.0.1, port 0. Its config file is the JSON file named
+ *   by BENCH_GATEWAY_CONFIG_FILE when set (bench-gateway-config.ts), else one mock channel
  *   (`bench-mock`, openai-chat, model `mock-1`, no chunk delay) pointing at `mockBaseUrl`.
- *   With BENCH_GATEWAY_EVENTS=1 (the pipeline case) the gateway also publishes its traffic events
+ *   TOLLGATE_ADMIN_TOKEN, when set, turns its admin API on.
+ *   With BENCH_GATEWAY_EVENTS=1 the gateway also publishes its traffic events
  *   to the engines the environment names, and may run the consumers (bench-gateway-events.ts).
+ * Each role loads only the modules it serves with, so the floor's memory holds no gateway code.
  * Each role also starts a control server (plain node:http, loopback, port 0) answering any GET
  * with a BenchServerStats JSON, so the parent can read this process's CPU time around a case;
  * under `/pipeline/` it answers the pipeline probe (pipeline-probe.ts) when the consumers run here,
@@ -13,16 +18,11 @@
  * or SIGINT, or until its stdin closes (the parent died), when it closes its servers and exits 0.
  * Start-up failures exit 1 with the error on stderr.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { Agent } from 'undici';
-import { buildApp } from '../../gateway/app.ts';
-import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
-import { createMemoryRateLimiter } from '../../infra/state-store/memory/memory-rate-limiter.ts';
-import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
-import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { BenchGatewayEvents } from './bench-gateway-events.ts';
+import { MOCK_BEHAVIOUR_PREFIX } from './bench-cases.ts';
 import { BENCH_KEY, BENCH_MODEL, BENCH_PRICES, FLUSH_EVENTS_PATH, type BenchEventsFlushed, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
 import { answerProbeRequest } from './pipeline-probe.ts';
 
@@ -67,16 +67,33 @@ function listenControl(): Promise<{ server: Server; port: number }> {
   });
 }
 
+/** The config file document: BENCH_GATEWAY_CONFIG_FILE's JSON, else the one mock channel. */
+function gatewayConfigDocument(): unknown {
+  const file = process.env.BENCH_GATEWAY_CONFIG_FILE;
+  if (file) return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  return {
+    channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } }],
+    keys: [{ name: 'bench', key: BENCH_KEY }],
+    ...(process.env.BENCH_GATEWAY_EVENTS === '1' ? { prices: BENCH_PRICES } : {}),
+  };
+}
+
 async function startGateway(mockBaseUrl: string): Promise<{ port: number; close: () => Promise<void> }> {
-  const config = parseConfigFile(
-    {
-      channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } }],
-      keys: [{ name: 'bench', key: BENCH_KEY }],
-      ...(process.env.BENCH_GATEWAY_EVENTS === '1' ? { prices: BENCH_PRICES } : {}),
-    },
-    { LOG_LEVEL: 'silent', ...(process.env.TOLLGATE_DATA_DIR ? { TOLLGATE_DATA_DIR: process.env.TOLLGATE_DATA_DIR } : {}) },
-  );
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const [{ Agent }, { buildApp }, { joinControlPlane }, { createMemoryRateLimiter }, { createMemorySessionStore }, { parseConfigFile }] = await Promise.all([
+    import('undici'),
+    import('../../gateway/app.ts'),
+    import('../../gateway/start-gateway-node.ts'),
+    import('../../infra/state-store/memory/memory-rate-limiter.ts'),
+    import('../../infra/state-store/memory/memory-session-store.ts'),
+    import('../../gateway/config/load-config.ts'),
+  ]);
+  const env = process.env;
+  const config = parseConfigFile(gatewayConfigDocument(), {
+    LOG_LEVEL: 'silent',
+    ...(env.TOLLGATE_DATA_DIR ? { TOLLGATE_DATA_DIR: env.TOLLGATE_DATA_DIR } : {}),
+    ...(env.TOLLGATE_ADMIN_TOKEN ? { TOLLGATE_ADMIN_TOKEN: env.TOLLGATE_ADMIN_TOKEN } : {}),
+  });
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: null });
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
   events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
   const joined = events ? await joinControlPlane(config, events.eventLog, () => undefined) : undefined;
@@ -87,17 +104,19 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
 }
 
 async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined): Promise<{ port: number; close: () => Promise<void> }> {
-  if (role === 'gateway') {
-    if (!mockBaseUrl) throw new Error('bench-servers: role gateway needs the mock base URL as second argument');
+  if (role === 'gateway' || role === 'floor') {
+    if (!mockBaseUrl) throw new Error(`bench-servers: role ${role} needs the mock base URL as second argument`);
+    if (role === 'floor') return (await import('./floor-proxy.ts')).startFloorProxy(mockBaseUrl, MOCK_BEHAVIOUR_PREFIX);
     return startGateway(mockBaseUrl);
   }
+  const { startMockUpstream } = await import('../../gateway/mock/mock-upstream-server.ts');
   const mock = await startMockUpstream(0);
   return { port: Number(new URL(mock.baseUrl).port), close: mock.close };
 }
 
 async function main(): Promise<void> {
   const [role, mockBaseUrl] = process.argv.slice(2);
-  if (role !== 'mock' && role !== 'gateway') throw new Error(`bench-servers: unknown role ${String(role)} (expected mock or gateway)`);
+  if (role !== 'mock' && role !== 'gateway' && role !== 'floor') throw new Error(`bench-servers: unknown role ${String(role)} (expected mock, floor or gateway)`);
   const served = await startRole(role, mockBaseUrl);
   const control = await listenControl();
   let closing = false;

@@ -1,20 +1,27 @@
 /**
  * Runs one benchmark case end to end: a checked sample request, a warm-up, then the measured
- * load, with the servers' CPU time read just before and after the measured load.
+ * load, with the CPU time of the target server and of the mock read from /proc just before and
+ * after the measured load.
  */
 import { request } from 'undici';
-import type { BenchCase } from './bench-cases.ts';
+import type { BenchCase, BenchTarget } from './bench-cases.ts';
 import type { BenchServerStats, OutcomeTally } from './bench-server-contract.ts';
+import { readProcessUsage } from './read-process-usage.ts';
 import { runLoadPhase, type LoadPhaseResult } from './run-load-phase.ts';
-import type { BenchServerHandle } from './spawn-bench-server.ts';
 
-/** The two children a case talks to. */
-export interface BenchServers {
-  readonly mock: BenchServerHandle;
-  readonly gateway: BenchServerHandle;
+/** A server a case can load: its PID (for /proc), its origin, and — bench children — its stats. */
+export interface BenchServer {
+  readonly pid: number;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** Outcome tallies (the gateway child's control server); absent for servers without one. @throws on a non-200 answer */
+  stats?(): Promise<BenchServerStats>;
 }
 
-/** Durations in seconds; `connections` kept open by autocannon. */
+/** The four servers of a run, by target. */
+export type BenchServers = Readonly<Record<BenchTarget, BenchServer>>;
+
+/** Durations in seconds; `connections` kept open by autocannon at the loaded level. */
 export interface BenchSettings {
   readonly durationS: number;
   readonly warmupS: number;
@@ -24,18 +31,18 @@ export interface BenchSettings {
 /** One measured case. Latencies in ms, CPU in µs of process CPU time (user + system) per request. */
 export interface CaseMeasurement {
   readonly benchCase: BenchCase;
+  /** Connections autocannon kept open. */
+  readonly connections: number;
   readonly load: LoadPhaseResult;
-  /** Gateway child's CPU per measured request (gateway cases only). */
-  readonly gatewayCpuUsPerRequest?: number;
-  /** Mock child's CPU per measured request. */
+  /** The target server's CPU per measured request (the mock's own for direct cases), µs. */
+  readonly serverCpuUsPerRequest: number;
+  /** The mock's CPU per measured request, µs. */
   readonly mockCpuUsPerRequest: number;
-  /** Gateway child's resident set size after the case, MB. */
-  readonly gatewayRssMb: number;
+  /** The target server's resident set size after the case, bytes. */
+  readonly serverRssBytes: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-const cpuMicros = (stats: BenchServerStats): number => stats.cpu.user + stats.cpu.system;
 
 /** Sends the case's request once and checks status 200 and every expected substring. @throws Error naming what is wrong */
 async function checkSampleAnswer(benchCase: BenchCase, url: string): Promise<void> {
@@ -61,26 +68,35 @@ function checkOutcomes(benchCase: BenchCase, before: OutcomeTally, stats: BenchS
 }
 
 /**
- * Runs `benchCase` against its target. @throws Error when the sample answer is wrong, any answer
- * under load is not 2xx, or (gateway cases) any outcome failed or took the wrong path.
+ * Runs `benchCase` against its target with `connections` connections. Outcomes are checked on
+ * targets whose server has stats (the gateway child); every target's answers must be 2xx.
+ * @throws Error when the sample answer is wrong, any answer under load is not 2xx, a server's
+ *   /proc entry cannot be read, or (gateway child) any outcome failed or took the wrong path.
  */
-export async function runBenchCase(benchCase: BenchCase, servers: BenchServers, settings: BenchSettings): Promise<CaseMeasurement> {
-  const url = `${benchCase.target === 'mock' ? servers.mock.origin : servers.gateway.origin}${benchCase.path}`;
-  const load = { url, headers: benchCase.headers, body: benchCase.body, connections: settings.connections };
-  const outcomesBefore = (await servers.gateway.stats()).outcomes;
+export async function runBenchCase(benchCase: BenchCase, servers: BenchServers, settings: BenchSettings, connections: number): Promise<CaseMeasurement> {
+  const server = servers[benchCase.target];
+  const url = `${server.origin}${benchCase.path}`;
+  const load = { url, headers: benchCase.headers, body: benchCase.body, connections };
+  const checksOutcomes = benchCase.gatewayPath !== undefined && server.stats !== undefined;
+  const outcomesBefore = checksOutcomes ? (await server.stats?.())?.outcomes : undefined;
   await checkSampleAnswer(benchCase, url);
   if (settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
-  const [gatewayBefore, mockBefore] = await Promise.all([servers.gateway.stats(), servers.mock.stats()]);
+  const serverBefore = readProcessUsage(server.pid);
+  const mockBefore = readProcessUsage(servers.mock.pid);
   const measured = await runLoadPhase({ ...load, durationS: settings.durationS });
-  const [gatewayAfter, mockAfter] = await Promise.all([servers.gateway.stats(), servers.mock.stats()]);
-  await sleep(200); // let cancelled streams settle before reading final outcomes
-  if (benchCase.target === 'gateway') checkOutcomes(benchCase, outcomesBefore, await servers.gateway.stats());
-  const perRequest = (before: BenchServerStats, after: BenchServerStats): number => (cpuMicros(after) - cpuMicros(before)) / Math.max(1, measured.requests);
+  const serverAfter = readProcessUsage(server.pid);
+  const mockAfter = readProcessUsage(servers.mock.pid);
+  if (outcomesBefore && server.stats) {
+    await sleep(200); // let cancelled streams settle before reading final outcomes
+    checkOutcomes(benchCase, outcomesBefore, await server.stats());
+  }
+  const requests = Math.max(1, measured.requests);
   return {
     benchCase,
+    connections,
     load: measured,
-    ...(benchCase.target === 'gateway' ? { gatewayCpuUsPerRequest: perRequest(gatewayBefore, gatewayAfter) } : {}),
-    mockCpuUsPerRequest: perRequest(mockBefore, mockAfter),
-    gatewayRssMb: gatewayAfter.rssBytes / 1024 / 1024,
+    serverCpuUsPerRequest: (serverAfter.cpuMicros - serverBefore.cpuMicros) / requests,
+    mockCpuUsPerRequest: (mockAfter.cpuMicros - mockBefore.cpuMicros) / requests,
+    serverRssBytes: serverAfter.rssBytes,
   };
 }

@@ -1,37 +1,59 @@
 /**
- * `npm run bench`: Tollgate's load benchmark. Starts the mock upstream and the gateway in two
- * child processes (bench-servers.ts), then, from this process, loads each case of bench-cases.ts
- * with autocannon: a sample answer checked, a warm-up (default 2 s), a measured run (default 8 s,
- * 32 connections). Prints a table (req/s, p50/p99 latency, latency the gateway adds over the
- * direct case, CPU µs per request of the gateway and mock processes) and writes it as JSON to
- * `test-artifacts/bench/latest.json`. Then the pipeline case (run-pipeline-bench.ts): events per
- * second through gateway → event log → consumers → ClickHouse, and the lag from request end to
- * its row (p50, p99), and with REDIS_URL the Redis bytes and keys per 1,000 requests, on the engines
- * the environment names, and — consumers as their own process — the consumers' own events/s draining
- * a backlog; added to the JSON as `pipeline`.
+ * `npm run bench`: Tollgate's load benchmark. In one run, against one mock upstream (a child
+ * process, bench-servers.ts), it loads four servers, each its own child process:
+ * - direct: the mock itself (the baseline every added latency is measured against);
+ * - floor: a featureless Fastify + undici pass-through proxy (floor-proxy.ts), the cost floor of
+ *   any Node gateway;
+ * - gateway alone: buildApp with the bench channel, the bench key limited in RPM and TPM (never
+ *   refusing, so admission counts tokens) and the embedded file event log on, consumers elsewhere;
+ * - embedded: `npm start` as shipped (infra/processes/tollgate-server.ts: gateway, consumers,
+ *   file event log, chdb in one process), same channel, key and limits.
+ * Each case of bench-cases.ts (Chat pass-through and Anthropic translated, non-streamed and
+ * streamed) runs at BENCH_CONNECTIONS (default 32) and at 1 connection with autocannon: a sample
+ * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
+ * process (all its threads) is read from /proc around the measured run. Then, with no traffic:
+ * each server's RSS after 5 s and its CPU over 10 s; then, per server, the RSS cost of N live
+ * streams held open by a slow upstream. Prints the tables (Tollgate figures as ratios to the
+ * floor's for the same request shape) and a verdict per performance target, and writes it all to
+ * `test-artifacts/bench/latest.json`. With taskset and ≥ 2 CPUs, the servers run on CPU 1 and the
+ * load generator and mock on CPU 0 (BENCH_PIN=0 turns that off). Then the pipeline case
+ * (run-pipeline-bench.ts): events per second through gateway → event log → consumers →
+ * ClickHouse, and the lag from request end to its row (p50, p99), and with REDIS_URL the Redis
+ * bytes and keys per 1,000 requests, on the engines the environment names, and — consumers as
+ * their own process — the consumers' own events/s draining a backlog; added to the JSON as `pipeline`.
  *
- * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1);
+ * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
+ * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
+ * 10000), BENCH_LIVE_STREAM_CHUNK_MS (ms ≥ 1000, default 10000: the slow upstream's delay before each
+ * chunk), BENCH_IDLE_SETTLE_S (s ≥ 0, default 5), BENCH_IDLE_CPU_S (s > 0, default 10), BENCH_PIN
+ * (`0` never pins, `1` requires taskset; default pins when possible);
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
  * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120), BENCH_PIPELINE_BACKLOG (integer ≥ 0, default 5000;
- * 0 skips the backlog); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL.
- * Exit codes: 0 done; 1 a case failed (any non-2xx answer, request error, wrong answer, failed
- * or mis-routed gateway outcome, rows missing) or a server did not start; 2 invalid settings;
- * 130 interrupted.
+ * 0 skips the backlog); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
+ * servers above always run on the embedded engines).
+ * Exit codes: 0 done (whether or not the targets are met); 1 a case failed (any non-2xx answer,
+ * request error, wrong answer, failed or mis-routed gateway outcome, rows missing) or a server did
+ * not start; 2 invalid settings; 130 interrupted.
  * Children are stopped by PID on every exit path.
  *
  * `npm run bench -- --soak [--soak-minutes N …]` (or `npm run bench:soak`) runs the memory soak
  * instead (run-soak.ts): exit code 0 when RSS growth after warm-up stays under its target, 1 otherwise.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_CASES } from './bench-cases.ts';
-import { buildBenchRows, formatBenchTable, type BenchReport } from './format-bench-report.ts';
+import { BENCH_CASES, chatBody, chatHeaders } from './bench-cases.ts';
+import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
+import { buildBenchRows, formatBenchTables, formatFootprintTable, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type ServerFootprint } from './format-bench-report.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
+import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
 import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
-import { killBenchServers, spawnBenchServer } from './spawn-bench-server.ts';
+import { killBenchServers, spawnBenchServer, type BenchServerHandle } from './spawn-bench-server.ts';
+import { spawnEmbeddedGateway, type EmbeddedGateway } from './spawn-embedded-gateway.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
 
@@ -46,12 +68,38 @@ function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, vali
   return value;
 }
 
+/** Where the servers and the load generator run: CPU lists for taskset, or none. */
+interface CpuPlacement {
+  /** CPU list of the measured servers (floor, gateway alone, embedded). */
+  readonly servers?: string;
+  /** CPU list of the mock and of this process (the load generator). */
+  readonly loadGenerator?: string;
+  readonly description: string;
+}
+
+/** Everything read from BENCH_* variables for the HTTP part. */
+interface RunSettings extends BenchSettings {
+  readonly liveStreams: number;
+  readonly liveStreamChunkMs: number;
+  readonly idleSettleS: number;
+  readonly idleCpuWindowS: number;
+  /** BENCH_PIN: `0` never, `1` always (taskset required), `auto`. */
+  readonly pin: '0' | '1' | 'auto';
+}
+
 /** Reads the settings from BENCH_* variables. @throws BenchSettingsError naming the variable */
-function readBenchSettings(env: NodeJS.ProcessEnv): BenchSettings {
+function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
+  const pin = env.BENCH_PIN?.trim() || 'auto';
+  if (pin !== '0' && pin !== '1' && pin !== 'auto') throw new BenchSettingsError(`BENCH_PIN: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIN)}`);
   return {
     durationS: readNumber(env, 'BENCH_DURATION_S', 8, (n) => n > 0, 'a number of seconds > 0'),
     warmupS: readNumber(env, 'BENCH_WARMUP_S', 2, (n) => n >= 0, 'a number of seconds >= 0'),
     connections: readNumber(env, 'BENCH_CONNECTIONS', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
+    liveStreams: readNumber(env, 'BENCH_LIVE_STREAMS', 10_000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
+    liveStreamChunkMs: readNumber(env, 'BENCH_LIVE_STREAM_CHUNK_MS', 10_000, (n) => Number.isInteger(n) && n >= 1000, 'an integer number of ms >= 1000'),
+    idleSettleS: readNumber(env, 'BENCH_IDLE_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
+    idleCpuWindowS: readNumber(env, 'BENCH_IDLE_CPU_S', 10, (n) => n > 0, 'a number of seconds > 0'),
+    pin,
   };
 }
 
@@ -68,15 +116,37 @@ function readPipelineSettings(env: NodeJS.ProcessEnv, settings: BenchSettings): 
   };
 }
 
+/**
+ * Decides the CPU placement and pins this process (all its threads) to the load generator's CPU.
+ * @throws BenchSettingsError with BENCH_PIN=1 when taskset is missing or there is one CPU
+ */
+function placeOnCpus(pin: RunSettings['pin']): CpuPlacement {
+  const notPinned: CpuPlacement = { description: 'not pinned: load generator, mock and servers share every CPU' };
+  if (pin === '0') return notPinned;
+  const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  if (!hasTaskset || cpus().length < 2) {
+    if (pin === '1') throw new BenchSettingsError(`BENCH_PIN=1: ${hasTaskset ? 'needs at least 2 CPUs' : 'taskset is not installed'}`);
+    return notPinned;
+  }
+  execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  return { servers: '1', loadGenerator: '0', description: 'pinned with taskset: each measured server on CPU 1, load generator and mock on CPU 0' };
+}
+
+/** Lets this process (all its threads) run on every CPU again, so later children (the pipeline case's) are not confined to CPU 0. */
+function releaseCpus(placement: CpuPlacement): void {
+  if (placement.loadGenerator === undefined) return;
+  execFileSync('taskset', ['-a', '-p', '-c', `0-${cpus().length - 1}`, String(process.pid)], { stdio: 'ignore' });
+}
+
 function writeReport(report: BenchReport): void {
   mkdirSync(REPORT_DIR, { recursive: true });
   writeFileSync(`${REPORT_DIR}latest.json`, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** Runs the pipeline case, prints its table and notes, and returns the report with it added. */
-async function addPipeline(report: BenchReport, servers: BenchServers, settings: PipelineBenchSettings): Promise<BenchReport> {
+async function addPipeline(report: BenchReport, mock: BenchServerHandle, settings: PipelineBenchSettings): Promise<BenchReport> {
   process.stdout.write(`\nPipeline: ${settings.requests} requests through a gateway publishing events, consumers into ClickHouse …\n`);
-  const pipeline = roundPipelineReport(await runPipelineBench(servers.mock.origin, settings));
+  const pipeline = roundPipelineReport(await runPipelineBench(mock.origin, settings));
   process.stdout.write(
     `\n${formatPipelineTable(pipeline)}\n\n` +
       'events/s, rows/s: published events (RequestCompleted + UsageRecorded + FailoverOccurred) and consumption_log rows of the measured\n' +
@@ -91,15 +161,54 @@ async function addPipeline(report: BenchReport, servers: BenchServers, settings:
       'warm-up to after the measured phase, each taken once billing_lines held every line and the keys stopped changing for 1 s; per kind\n' +
       'of key below it. MEMORY USAGE leaves out the expires-dictionary entry of keys with a TTL and allocator overhead. health:ok/fail hold\n' +
       'the ids of the last 60 s of observations, so they grow with the requests of a short run but not past the window.\n' +
-      'The HTTP cases above run on a gateway without an event log.\n',
+      'The pipeline case runs its own gateway; the HTTP cases above are not part of it.\n',
   );
   return { ...report, pipeline };
 }
 
-async function startServers(): Promise<BenchServers> {
-  const mock = await spawnBenchServer('mock');
-  const gateway = await spawnBenchServer('gateway', [mock.origin]);
-  return { mock, gateway };
+/** The children of a run, and the gateway child's data directory. */
+interface StartedServers {
+  readonly mock: BenchServerHandle;
+  readonly floor: BenchServerHandle;
+  readonly gateway: BenchServerHandle;
+  readonly embedded: EmbeddedGateway;
+  readonly gatewayDataDir: string;
+}
+
+/** The environment of the gateway-alone child: embedded engines only, events on, consumers elsewhere. */
+function gatewayAloneEnv(dataDir: string, configFile: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_GATEWAY_EVENTS: '1', BENCH_GATEWAY_CONFIG_FILE: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+  for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS', 'BENCH_GATEWAY_CONSUMERS']) delete env[name];
+  return env;
+}
+
+/** Data directories to remove when this process exits. */
+const dataDirs = new Set<string>();
+
+async function startServers(placement: CpuPlacement): Promise<StartedServers> {
+  const mock = await spawnBenchServer('mock', [], 30_000, process.env, placement.loadGenerator);
+  const floor = await spawnBenchServer('floor', [mock.origin], 30_000, process.env, placement.servers);
+  const config = buildBenchGatewayConfig(mock.origin);
+  const gatewayDataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-gateway-'));
+  dataDirs.add(gatewayDataDir);
+  const configFile = join(gatewayDataDir, 'tollgate-config.json');
+  writeFileSync(configFile, JSON.stringify(config));
+  const gateway = await spawnBenchServer('gateway', [mock.origin], 120_000, gatewayAloneEnv(gatewayDataDir, configFile), placement.servers);
+  const embedded = await spawnEmbeddedGateway(config, placement.servers);
+  dataDirs.add(embedded.dataDir);
+  await applyBenchKeyLimits(gateway.origin);
+  await applyBenchKeyLimits(embedded.origin);
+  return { mock, floor, gateway, embedded, gatewayDataDir };
+}
+
+async function stopServers(started: StartedServers): Promise<void> {
+  started.floor.stop();
+  started.gateway.stop();
+  await started.embedded.stop();
+  dataDirs.delete(started.embedded.dataDir);
+  await Promise.all([started.floor.exited, started.gateway.exited]);
+  rmSync(started.gatewayDataDir, { recursive: true, force: true });
+  dataDirs.delete(started.gatewayDataDir);
 }
 
 const loadAverage1m = (): number => Number((loadavg()[0] ?? 0).toFixed(2));
@@ -108,46 +217,104 @@ function describeMachine(): BenchReport['machine'] {
   return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage1mAtStart: loadAverage1m(), loadAverage1mAtEnd: loadAverage1m(), node: process.version };
 }
 
-async function measureAll(servers: BenchServers, settings: BenchSettings): Promise<CaseMeasurement[]> {
+/** Every case at every connection level, loaded level first. */
+async function measureAll(servers: BenchServers, settings: BenchSettings, levels: ReadonlyArray<number>): Promise<CaseMeasurement[]> {
   const measurements: CaseMeasurement[] = [];
-  for (const benchCase of BENCH_CASES) {
-    process.stdout.write(`  ${benchCase.label} … `);
-    const measurement = await runBenchCase(benchCase, servers, settings);
-    process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
-    measurements.push(measurement);
+  for (const connections of levels) {
+    process.stdout.write(`${connections} connection${connections === 1 ? '' : 's'}:\n`);
+    for (const benchCase of BENCH_CASES) {
+      process.stdout.write(`  ${benchCase.target.padEnd(8)} ${benchCase.label} … `);
+      const measurement = await runBenchCase(benchCase, servers, settings, connections);
+      process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
+      measurements.push(measurement);
+    }
   }
   return measurements;
+}
+
+const roundOrNull = (value: number | null): number | null => (value === null ? null : Number(value.toFixed(1)));
+
+/** Idle RSS and CPU of the three servers at once, then each one's live-stream RSS in turn. */
+async function measureFootprints(started: StartedServers, settings: RunSettings): Promise<ServerFootprint[]> {
+  const servers = { floor: started.floor, gateway: started.gateway, embedded: started.embedded } as const;
+  process.stdout.write(`\nIdle: RSS after ${settings.idleSettleS} s, CPU over ${settings.idleCpuWindowS} s …\n`);
+  const idle = await measureIdle({ floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid }, settings.idleSettleS, settings.idleCpuWindowS);
+  const footprints: ServerFootprint[] = [];
+  for (const target of ['floor', 'gateway', 'embedded'] as const) {
+    process.stdout.write(`  ${target}: opening ${settings.liveStreams} live streams (upstream chunk every ${settings.liveStreamChunkMs} ms) … `);
+    const liveStreams = await measureLiveStreams({
+      url: `${servers[target].origin}/v1/chat/completions`,
+      headers: chatHeaders,
+      body: chatBody(true, `Hello there [mock:slow=${settings.liveStreamChunkMs}]`),
+      count: settings.liveStreams,
+      chunkDelayMs: settings.liveStreamChunkMs,
+      pid: servers[target].pid,
+    });
+    process.stdout.write(`${liveStreams.reached} open in ${liveStreams.openSeconds.toFixed(1)} s${liveStreams.failed > 0 ? `, ${liveStreams.failed} failed (first: ${liveStreams.firstError ?? 'unknown'})` : ''}\n`);
+    const figures = idle[target];
+    footprints.push({ target, idleRssMb: Number(((figures?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)), idleCpuPercent: Number((figures?.idleCpuPercent ?? 0).toFixed(3)), liveStreams: { ...liveStreams, kbPerStream: roundOrNull(liveStreams.kbPerStream), kbPerHeldRequest: roundOrNull(liveStreams.kbPerHeldRequest) } });
+  }
+  return footprints;
 }
 
 function printNotes(report: BenchReport): void {
   process.stdout.write(
     '\nLatency: from request write to the last byte of the answer (whole stream when streamed), ms.\n' +
-      '+p50/+p99: gateway case minus its direct baseline (chat rows vs direct chat; anthropic rows vs direct anthropic).\n' +
-      'CPU: process CPU time (user + system) of the gateway / mock child during the measured run, per request.\n' +
-      `Load generator, mock and gateway share ${report.machine.cpus} cores (1-min load average ${report.machine.loadAverage1mAtStart} at start, ` +
-      `${report.machine.loadAverage1mAtEnd} at end; other work on the machine skews every figure); ` +
-      'under saturation the added latency includes queueing; BENCH_CONNECTIONS=1 shows the unloaded cost.\n',
+      '+p50: the case\'s p50 minus the direct case\'s (same shape, same connections); floor +p50: the floor proxy\'s; +p50 vs floor: the difference.\n' +
+      'CPU: process CPU time (user + system, all threads) of the server during the measured run, per request, from /proc; direct rows: the mock\'s.\n' +
+      '× floor CPU: that CPU per request / the floor proxy\'s for the same request shape and connections.\n' +
+      `Idle: RSS after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
+      `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams.\n` +
+      `${report.settings.pinning}. ${report.machine.cpus} CPUs, 1-min load average ${report.machine.loadAverage1mAtStart} at start, ${report.machine.loadAverage1mAtEnd} at end ` +
+      '(other work on the machine skews every figure); under saturation the added latency includes queueing; the 1-connection table shows the unloaded cost.\n',
   );
 }
 
 async function main(): Promise<void> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
+  const placement = placeOnCpus(settings.pin);
   const machine = describeMachine();
-  process.stdout.write(`Tollgate load benchmark: ${settings.connections} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}\n`);
-  const servers = await startServers();
-  const measurements = await measureAll(servers, settings);
-  const report: BenchReport = { generatedAt: new Date().toISOString(), machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() }, settings, rows: buildBenchRows(measurements) };
-  process.stdout.write(`\n${formatBenchTable(report.rows)}\n`);
+  const levels = [...new Set([settings.connections, 1])];
+  process.stdout.write(
+    `Tollgate load benchmark: ${levels.join(' and ')} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; ${placement.description}\n`,
+  );
+  const started = await startServers(placement);
+  const servers: BenchServers = { mock: started.mock, floor: started.floor, gateway: started.gateway, embedded: started.embedded };
+  const measurements = await measureAll(servers, settings, levels);
+  const footprints = await measureFootprints(started, settings);
+  const rows = buildBenchRows(measurements);
+  const reportSettings: BenchReportSettings = {
+    durationS: settings.durationS,
+    warmupS: settings.warmupS,
+    connections: settings.connections,
+    connectionLevels: levels,
+    liveStreams: settings.liveStreams,
+    liveStreamChunkMs: settings.liveStreamChunkMs,
+    idleSettleS: settings.idleSettleS,
+    idleCpuWindowS: settings.idleCpuWindowS,
+    pinning: placement.description,
+  };
+  const report: BenchReport = { generatedAt: new Date().toISOString(), machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() }, settings: reportSettings, rows, footprints, verdicts: judgeBenchTargets(rows, footprints, settings.connections) };
+  await stopServers(started);
+  process.stdout.write(`\n${formatBenchTables(report.rows)}\n\n${formatFootprintTable(report.footprints)}\n`);
   printNotes(report);
+  process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
   writeReport(report);
-  if (pipelineSettings) writeReport(await addPipeline(report, servers, pipelineSettings));
+  releaseCpus(placement);
+  if (pipelineSettings) writeReport(await addPipeline(report, started.mock, pipelineSettings));
   process.stdout.write(`Written to test-artifacts/bench/latest.json\n`);
-  servers.gateway.stop();
-  servers.mock.stop();
+  started.mock.stop();
 }
 
-process.on('exit', killBenchServers);
+function removeDataDirs(): void {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+process.on('exit', () => {
+  killBenchServers();
+  removeDataDirs();
+});
 process.once('SIGINT', () => {
   killBenchServers();
   process.exit(130);

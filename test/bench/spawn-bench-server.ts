@@ -36,6 +36,12 @@ export interface BenchServerHandle {
 /** Every child started and not yet exited, so exit handlers can kill them by PID. */
 const liveChildren = new Set<ChildProcess>();
 
+/** Adds a child started elsewhere (the embedded gateway) to those killBenchServers stops; forgotten once it exits. */
+export function trackBenchChild(child: ChildProcess): void {
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+}
+
 /** Sends SIGTERM to every live child by PID. Safe to call from a synchronous `exit` handler. */
 export function killBenchServers(): void {
   for (const child of liveChildren) {
@@ -87,11 +93,14 @@ async function flushEvents(controlPort: number): Promise<BenchEventsFlushed> {
 /**
  * Spawns a `role` child and waits for its ready line (default 30 s; tsx compiles on first run).
  * The child's stderr is inherited; its stdin is a pipe it watches, so it exits if this process dies.
- * `env` replaces the child's environment (default: this process's).
+ * `env` replaces the child's environment (default: this process's). With `cpuList` (e.g. `1`) the
+ * child runs under `taskset -c <cpuList>` (taskset execs Node, so the PID is Node's).
  * @throws Error if the child exits or stays silent before it is ready.
  */
-export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env): Promise<BenchServerHandle> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY, role, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
+export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env, cpuList?: string): Promise<BenchServerHandle> {
+  const nodeArgs = ['--import', 'tsx', SERVER_ENTRY, role, ...args];
+  const [command, commandArgs] = cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
+  const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));

@@ -1,0 +1,70 @@
+/**
+ * The README's performance table, rendered from a load-benchmark report (the JSON of
+ * `test-artifacts/bench/latest.json`) as Markdown, and the splice of that Markdown between the
+ * README's `<!-- bench:begin -->` and `<!-- bench:end -->` markers. Pure functions only.
+ */
+import { SERVER_NAMES, type BenchReport, type BenchRow } from './format-bench-report.ts';
+
+/** The line that opens the generated part of the README. */
+export const README_BENCH_BEGIN = '<!-- bench:begin -->';
+/** The line that closes it. */
+export const README_BENCH_END = '<!-- bench:end -->';
+
+/** `1234.5` → `1 235` (thin groups of three, as the README writes figures). */
+function grouped(value: number): string {
+  return Math.round(value)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+}
+
+const signedMs = (value: number | undefined): string => (value === undefined ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(2)} ms`);
+
+/**
+ * Markdown for the README: a line naming the run, a table with one row per server and request
+ * shape (req/s and CPU µs per request at the loaded level with the ratio to the floor's; added p50
+ * at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream, and the
+ * verdict on each target. Without a 1-connection level the added-p50 cells read `–`.
+ */
+export function renderReadmeBenchSection(report: BenchReport): string {
+  const loaded = report.settings.connections;
+  const at = (row: BenchRow, connections: number): BenchRow | undefined => report.rows.find((r) => r.id === row.id && r.connections === connections);
+  const loadedRows = report.rows.filter((r) => r.connections === loaded && r.target !== 'mock');
+  const m = report.machine;
+  const lines = [
+    `Run of ${report.generatedAt.slice(0, 10)}: ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${report.settings.pinning}; ` +
+      `${report.settings.warmupS} s warm-up + ${report.settings.durationS} s per case; 1-min load average ${m.loadAverage1mAtStart}–${m.loadAverage1mAtEnd}.`,
+    '',
+    `| server | case | req/s (${loaded} conn.) | CPU per request (${loaded} conn.) | × floor CPU | added p50, 1 conn. | floor's added p50 |`,
+    '|---|---|---|---|---|---|---|',
+    ...loadedRows.map((row) => {
+      const single = at(row, 1);
+      return `| ${SERVER_NAMES[row.target]} | ${row.label} | ${grouped(row.requestsPerSecond)} | ${grouped(row.serverCpuUsPerRequest)} µs | ${row.cpuRatioToFloor === undefined ? '–' : `${row.cpuRatioToFloor.toFixed(2)}×`} | ${signedMs(single?.addedP50Ms)} | ${signedMs(single?.floorAddedP50Ms)} |`;
+    }),
+    '',
+    `| server | idle RSS | idle CPU | RSS per live stream |`,
+    '|---|---|---|---|',
+    ...report.footprints.map((f) => {
+      const live = f.liveStreams;
+      const perStream = live.kbPerStream === null ? '–' : `${live.kbPerStream.toFixed(1)} KB`;
+      const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held`;
+      const reached = live.reached === live.requested ? `${grouped(live.reached)} streams` : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${held}`;
+      return `| ${SERVER_NAMES[f.target]} | ${f.idleRssMb.toFixed(0)} MB | ${f.idleCpuPercent.toFixed(2)} % of a core | ${perStream} (${reached}) |`;
+    }),
+    '',
+    ...report.verdicts.map((v) => `- ${v.met ? 'MET' : '**NOT MET**'} — ${v.target}: ${v.figure}`),
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * `readme` with everything between the begin and end marker lines replaced by `section`.
+ * @throws Error when either marker is missing, repeated, or the end comes before the begin
+ */
+export function replaceReadmeBenchSection(readme: string, section: string): string {
+  const begin = readme.indexOf(README_BENCH_BEGIN);
+  const end = readme.indexOf(README_BENCH_END);
+  if (begin < 0 || end < 0) throw new Error(`README lacks the ${begin < 0 ? README_BENCH_BEGIN : README_BENCH_END} marker`);
+  if (readme.indexOf(README_BENCH_BEGIN, begin + 1) >= 0 || readme.indexOf(README_BENCH_END, end + 1) >= 0) throw new Error('README holds a bench marker twice');
+  if (end < begin) throw new Error(`README's ${README_BENCH_END} comes before ${README_BENCH_BEGIN}`);
+  return `${readme.slice(0, begin + README_BENCH_BEGIN.length)}\n${section}\n${readme.slice(end)}`;
+}

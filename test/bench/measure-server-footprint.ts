@@ -1,0 +1,182 @@
+/**
+ * The footprint of a bench server outside the request-rate cases, read from /proc
+ * (read-process-usage.ts): its RSS and CPU use while idle, and the RSS each live stream costs —
+ * N concurrent streamed requests held open by a slow upstream (`[mock:slow=MS]` in the prompt
+ * makes the mock wait MS before every stream chunk).
+ */
+import { Agent, request as httpRequest, type ClientRequest } from 'node:http';
+import { readProcessUsage } from './read-process-usage.ts';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A server's idle figures. */
+export interface IdleFootprint {
+  /** RSS after the settle time, bytes. */
+  readonly idleRssBytes: number;
+  /** CPU time over the idle window / wall time of the window × 100: percent of one core. */
+  readonly idleCpuPercent: number;
+}
+
+/**
+ * Waits `settleS` seconds, reads each server's RSS, then its CPU time over `cpuWindowS` seconds
+ * of no traffic (all servers at once; the caller sends nothing meanwhile). `pids` maps a name to a PID.
+ * @throws Error when a server's /proc entry cannot be read
+ */
+export async function measureIdle(pids: Readonly<Record<string, number>>, settleS: number, cpuWindowS: number): Promise<Record<string, IdleFootprint>> {
+  await sleep(settleS * 1000);
+  const names = Object.keys(pids);
+  const rss = new Map(names.map((name) => [name, readProcessUsage(pids[name] ?? -1).rssBytes]));
+  const before = new Map(names.map((name) => [name, readProcessUsage(pids[name] ?? -1).cpuMicros]));
+  const startedAt = process.hrtime.bigint();
+  await sleep(cpuWindowS * 1000);
+  const wallMicros = Number(process.hrtime.bigint() - startedAt) / 1000;
+  const result: Record<string, IdleFootprint> = {};
+  for (const name of names) {
+    const cpu = readProcessUsage(pids[name] ?? -1).cpuMicros - (before.get(name) ?? 0);
+    result[name] = { idleRssBytes: rss.get(name) ?? 0, idleCpuPercent: (cpu / wallMicros) * 100 };
+  }
+  return result;
+}
+
+/** What to open. */
+export interface LiveStreamOptions {
+  /** Full URL of the streamed endpoint. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON body of a streamed request whose upstream is slow (first chunk after `chunkDelayMs`). */
+  readonly body: string;
+  /** Streams to open (N). */
+  readonly count: number;
+  /** The upstream's delay before each chunk, ms: how long the first byte takes once a request arrives. */
+  readonly chunkDelayMs: number;
+  /** PID whose RSS is read. */
+  readonly pid: number;
+  /** Most requests not yet written to their socket at once (paces connection set-up; default 256). */
+  readonly openWindow?: number;
+}
+
+/** Live-stream figures. */
+export interface LiveStreamFootprint {
+  /** Streams asked for (N). */
+  readonly requested: number;
+  /** Requests sent (below `requested` when the server stopped taking connections). */
+  readonly sent: number;
+  /** Whether every request could be written to a socket. */
+  readonly openedAll: boolean;
+  /** Streams whose first body byte arrived before the RSS reading. */
+  readonly reached: number;
+  /** Requests that errored or answered non-200 (e.g. a proxy out of file descriptors). */
+  readonly failed: number;
+  /** The first such error, when any. */
+  readonly firstError?: string;
+  /** RSS just before opening, bytes. */
+  readonly rssBeforeBytes: number;
+  /** RSS with the streams open, bytes. */
+  readonly rssOpenBytes: number;
+  /** (rssOpenBytes − rssBeforeBytes) / reached / 1024, KB per open stream (null when none opened). */
+  readonly kbPerStream: number | null;
+  /**
+   * (rssOpenBytes − rssBeforeBytes) / (sent − failed) / 1024, KB per request the server held, open
+   * or still waiting for its upstream (null when none): the fairer figure when fewer streams opened than were sent.
+   */
+  readonly kbPerHeldRequest: number | null;
+  /** Seconds from the first request to the RSS reading. */
+  readonly openSeconds: number;
+}
+
+/**
+ * Opens `count` streamed requests (plain node:http, one socket each, at most `openWindow` not yet
+ * written at once; opening stops after 60 s without progress), waits until every one has its first
+ * body byte — or until `chunkDelayMs` + 10 s after the last was written, reporting how many did —
+ * reads the server's RSS, then aborts them all and waits 2 s for the server to let go.
+ * Never throws for requests that fail; they are counted in `failed`.
+ * @throws Error when the server's /proc entry cannot be read
+ */
+export async function measureLiveStreams(options: LiveStreamOptions): Promise<LiveStreamFootprint> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const headers = { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
+  const window = options.openWindow ?? 256;
+  const requests: ClientRequest[] = [];
+  let reached = 0;
+  let failed = 0;
+  let unwritten = 0;
+  let firstError: string | undefined;
+  let aborting = false;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  const fail = (message: string): void => {
+    if (aborting) return;
+    failed += 1;
+    firstError ??= message;
+    notify();
+  };
+  const rssBeforeBytes = readProcessUsage(options.pid).rssBytes;
+  const startedAt = Date.now();
+  const waitForProgress = (): Promise<unknown> => Promise.race([new Promise<void>((resolve) => (wake = resolve)), sleep(250)]);
+  // A server that stops taking connections (out of file descriptors) leaves requests unwritten: stop opening after 60 s without progress.
+  let lastProgressAt = Date.now();
+  let openedAll = true;
+  for (let i = 0; i < options.count; i++) {
+    while (unwritten >= window && Date.now() - lastProgressAt < 60_000) await waitForProgress();
+    if (unwritten >= window) {
+      openedAll = false;
+      break;
+    }
+    unwritten += 1;
+    let written = false;
+    const markWritten = (): void => {
+      if (written) return;
+      written = true;
+      unwritten -= 1;
+      lastProgressAt = Date.now();
+      notify();
+    };
+    const req = httpRequest(options.url, { method: 'POST', agent, headers });
+    req.once('finish', markWritten);
+    req.once('error', (error) => {
+      markWritten();
+      fail(error.message);
+    });
+    req.once('response', (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        return fail(`status ${response.statusCode}`);
+      }
+      let first = true;
+      response.on('data', () => {
+        if (!first) return;
+        first = false;
+        reached += 1;
+        notify();
+      });
+      response.on('error', () => undefined);
+    });
+    req.end(options.body);
+    requests.push(req);
+  }
+  while (unwritten > 0 && Date.now() - lastProgressAt < 60_000) await waitForProgress();
+  const deadline = Date.now() + options.chunkDelayMs + 10_000;
+  while (reached + failed < requests.length && Date.now() < deadline) await waitForProgress();
+  const rssOpenBytes = readProcessUsage(options.pid).rssBytes;
+  const openSeconds = (Date.now() - startedAt) / 1000;
+  aborting = true;
+  for (const req of requests) req.destroy();
+  agent.destroy();
+  await sleep(2000);
+  return {
+    requested: options.count,
+    sent: requests.length,
+    openedAll,
+    reached,
+    failed,
+    ...(firstError ? { firstError } : {}),
+    rssBeforeBytes,
+    rssOpenBytes,
+    kbPerStream: reached > 0 ? (rssOpenBytes - rssBeforeBytes) / reached / 1024 : null,
+    kbPerHeldRequest: requests.length - failed > 0 ? (rssOpenBytes - rssBeforeBytes) / (requests.length - failed) / 1024 : null,
+    openSeconds,
+  };
+}

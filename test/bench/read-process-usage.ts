@@ -1,0 +1,89 @@
+/**
+ * Reads a process's CPU time and resident memory from outside, through /proc (Linux): CPU time
+ * from /proc/<pid>/stat (utime + stime, in clock ticks; a process's figure covers all its threads,
+ * worker threads included) and RSS from /proc/<pid>/status (VmRSS). Child processes, found through
+ * /proc/<pid>/task/<tid>/children, are added, recursively.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** What a process (with its descendants) used so far. */
+export interface ProcessUsage {
+  /** User + system CPU time since the process started, µs (resolution: one clock tick, usually 10 000 µs). */
+  readonly cpuMicros: number;
+  /** Resident set size now, bytes. */
+  readonly rssBytes: number;
+}
+
+let clockTicksPerSecond: number | undefined;
+
+/** `getconf CLK_TCK` (clock ticks per second of /proc/<pid>/stat), 100 when it cannot be read. */
+function ticksPerSecond(): number {
+  if (clockTicksPerSecond !== undefined) return clockTicksPerSecond;
+  try {
+    const value = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    clockTicksPerSecond = Number.isInteger(value) && value > 0 ? value : 100;
+  } catch {
+    clockTicksPerSecond = 100;
+  }
+  return clockTicksPerSecond;
+}
+
+/**
+ * utime + stime of /proc/<pid>/stat, in clock ticks. The command name (field 2) may hold spaces
+ * and parentheses, so the fields are counted from its closing parenthesis.
+ * @throws Error when the line has fewer fields than expected
+ */
+export function parseStatCpuTicks(statLine: string): number {
+  const fields = statLine.slice(statLine.lastIndexOf(')') + 2).split(' ');
+  // After the command: field 3 (state) is index 0, so utime (field 14) is index 11, stime index 12.
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`unexpected /proc stat line: ${statLine.slice(0, 200)}`);
+  return utime + stime;
+}
+
+/** VmRSS of a /proc/<pid>/status text, bytes (0 when absent, as for a zombie). */
+export function parseStatusRssBytes(statusText: string): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(statusText);
+  return match?.[1] ? Number(match[1]) * 1024 : 0;
+}
+
+/** PIDs of the direct children of `pid` (empty when the kernel does not list them). */
+function childPids(pid: number): number[] {
+  const children: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return children;
+  }
+  for (const tid of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+    } catch {
+      // thread ended meanwhile, or no `children` file in this kernel
+    }
+  }
+  return children;
+}
+
+/**
+ * CPU time and RSS of process `pid` plus every descendant process.
+ * @throws Error when `pid` itself cannot be read (not running, or not Linux)
+ */
+export function readProcessUsage(pid: number): ProcessUsage {
+  const ticks = parseStatCpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  let cpuMicros = (ticks * 1_000_000) / ticksPerSecond();
+  let rssBytes = parseStatusRssBytes(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  for (const child of childPids(pid)) {
+    try {
+      const usage = readProcessUsage(child);
+      cpuMicros += usage.cpuMicros;
+      rssBytes += usage.rssBytes;
+    } catch {
+      // the child exited between the listing and the read
+    }
+  }
+  return { cpuMicros, rssBytes };
+}

@@ -1,0 +1,81 @@
+/**
+ * Starts Tollgate as `npm start` ships it — `node --import tsx infra/processes/tollgate-server.ts`:
+ * gateway, in-process consumers, embedded file event log, memory state, chdb, one process with
+ * worker threads — for the load benchmark, on 127.0.0.1 port 0 with the bench config
+ * (bench-gateway-config.ts) in a fresh temporary data directory. Engine URLs (KAFKA_BROKERS,
+ * REDIS_URL, CLICKHOUSE_URL) and TOLLGATE_CONSUMERS are removed from its environment so it always
+ * runs embedded. Its stdout and stderr (LOG_LEVEL info) go to a file in that directory, so the
+ * load generator spends no CPU reading them.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
+import { trackBenchChild } from './spawn-bench-server.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A running embedded Tollgate. */
+export interface EmbeddedGateway {
+  readonly pid: number;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** Its temporary directory (config file, output log, data directory); removed by stop(). */
+  readonly dataDir: string;
+  /** The last `chars` characters of its output (default 4 000). */
+  outputTail(chars?: number): string;
+  /** SIGTERM, then SIGKILL after 15 s; resolves once it exited, then removes its data directory. */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes `config` (a config file document) into a new temporary data directory, spawns the server
+ * there (under `taskset -c <cpuList>` when given) and waits for its "Tollgate listening" line.
+ * @throws Error with the tail of its output when it exits or does not listen within `timeoutMs` ms
+ */
+export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuList?: string, timeoutMs = 120_000): Promise<EmbeddedGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-embedded-'));
+  const configFile = join(dataDir, 'tollgate-config.json');
+  const outputFile = join(dataDir, 'server-output.log');
+  writeFileSync(configFile, JSON.stringify(config));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), LOG_LEVEL: 'info', TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+  for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete env[name];
+  const output = openSync(outputFile, 'a');
+  const nodeArgs = ['--import', 'tsx', 'infra/processes/tollgate-server.ts'];
+  const [command, args] = cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
+  const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', output, output] });
+  closeSync(output);
+  trackBenchChild(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const outputTail = (chars = 4000): string => {
+    try {
+      return readFileSync(outputFile, 'utf8').slice(-chars);
+    } catch {
+      return '';
+    }
+  };
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = /"address":"(http:\/\/[\d.]+:\d+)"[^\n]*Tollgate listening/.exec(readFileSync(outputFile, 'utf8'));
+    if (match?.[1]) return { pid: child.pid ?? -1, origin: match[1], dataDir, outputTail, stop };
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      const tail = outputTail();
+      await stop();
+      throw new Error(`embedded Tollgate ${child.exitCode === null && child.signalCode === null ? `did not listen within ${timeoutMs} ms` : `exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`}:\n${tail}`);
+    }
+    await sleep(100);
+  }
+}

@@ -1,0 +1,129 @@
+/** The load benchmark's pure parts: cases, rows and ratios to the floor, verdicts, README splice, /proc parsing. */
+import { describe, expect, it } from 'vitest';
+import { BENCH_CASES, benchCase, benchCaseId, BENCH_SHAPES, MOCK_BEHAVIOUR_PREFIX, type BenchTarget } from '../../bench/bench-cases.ts';
+import { buildBenchGatewayConfig } from '../../bench/bench-gateway-config.ts';
+import { parseConfigFile } from '../../../gateway/config/load-config.ts';
+import { buildBenchRows, formatBenchTables, formatVerdicts, judgeBenchTargets, type BenchReport, type ServerFootprint } from '../../bench/format-bench-report.ts';
+import { renderReadmeBenchSection, replaceReadmeBenchSection, README_BENCH_BEGIN, README_BENCH_END } from '../../bench/format-readme-bench-table.ts';
+import type { LiveStreamFootprint } from '../../bench/measure-server-footprint.ts';
+import { parseStatCpuTicks, parseStatusRssBytes } from '../../bench/read-process-usage.ts';
+import type { CaseMeasurement } from '../../bench/run-bench-case.ts';
+
+const shape = (id: string) => {
+  const found = BENCH_SHAPES.find((s) => s.id === id);
+  if (!found) throw new Error(`no shape ${id}`);
+  return found;
+};
+
+function measurement(target: BenchTarget, shapeId: string, connections: number, p50Ms: number, cpuUs: number): CaseMeasurement {
+  return {
+    benchCase: benchCase(shape(shapeId), target),
+    connections,
+    load: { requests: 1000, elapsedS: 1, requestsPerSecond: 1000, p50Ms, p99Ms: p50Ms * 2 },
+    serverCpuUsPerRequest: cpuUs,
+    mockCpuUsPerRequest: 50,
+    serverRssBytes: 100 * 1024 * 1024,
+  };
+}
+
+const live = (reached: number, requested: number, kbPerStream: number | null): LiveStreamFootprint => ({ requested, sent: requested, openedAll: true, reached, failed: 0, rssBeforeBytes: 0, rssOpenBytes: 0, kbPerStream, kbPerHeldRequest: kbPerStream, openSeconds: 1 });
+
+describe('bench cases', () => {
+  it('sends every shape to the four targets, each after its direct baseline, keeping the ids other benches use', () => {
+    expect(BENCH_CASES).toHaveLength(16);
+    expect(BENCH_CASES.find((c) => c.id === 'chat-gateway')?.path).toBe('/v1/chat/completions');
+    expect(BENCH_CASES.find((c) => c.id === 'anthropic-direct-stream')?.path).toBe(`${MOCK_BEHAVIOUR_PREFIX}/v1/messages`);
+    expect(benchCaseId('anthropic-stream', 'floor')).toBe('anthropic-floor-stream');
+    const embedded = BENCH_CASES.find((c) => c.id === 'anthropic-embedded');
+    expect(embedded).toMatchObject({ target: 'embedded', baseline: 'anthropic-direct', gatewayPath: 'translated' });
+    expect(BENCH_CASES.find((c) => c.id === 'chat-floor')?.gatewayPath).toBeUndefined();
+  });
+
+  it('builds a config both Tollgate modes accept, pointing at the mock behaviour prefix', () => {
+    const config = parseConfigFile(buildBenchGatewayConfig('http://127.0.0.1:9'));
+    expect(config.channels[0]?.baseUrl).toBe(`http://127.0.0.1:9${MOCK_BEHAVIOUR_PREFIX}/v1`);
+    expect(config.keys).toHaveLength(1);
+  });
+});
+
+describe('bench rows', () => {
+  const measurements = [
+    measurement('mock', 'chat', 32, 1, 40),
+    measurement('floor', 'chat', 32, 1.5, 100),
+    measurement('gateway', 'chat', 32, 3, 180),
+    measurement('embedded', 'chat', 32, 4, 320),
+    measurement('mock', 'chat', 1, 0.1, 40),
+    measurement('floor', 'chat', 1, 0.4, 120),
+    measurement('gateway', 'chat', 1, 0.5, 200),
+  ];
+  const rows = buildBenchRows(measurements);
+
+  it('subtracts the direct p50 of the same shape and connections, and divides CPU by the floor', () => {
+    const gateway32 = rows.find((r) => r.target === 'gateway' && r.connections === 32);
+    expect(gateway32).toMatchObject({ baseline: 'chat-direct', addedP50Ms: 2, floorAddedP50Ms: 0.5, addedP50OverFloorMs: 1.5, cpuRatioToFloor: 1.8 });
+    const gateway1 = rows.find((r) => r.target === 'gateway' && r.connections === 1);
+    expect(gateway1).toMatchObject({ addedP50Ms: 0.4, floorAddedP50Ms: 0.3, addedP50OverFloorMs: 0.1, cpuRatioToFloor: 1.67 });
+    expect(rows.find((r) => r.target === 'embedded')?.cpuRatioToFloor).toBe(3.2);
+    expect(rows.find((r) => r.target === 'floor')?.cpuRatioToFloor).toBeUndefined();
+    expect(rows.find((r) => r.target === 'mock')?.addedP50Ms).toBeUndefined();
+  });
+
+  it('prints one table per connection count', () => {
+    const text = formatBenchTables(rows);
+    expect(text).toContain('32 connections:');
+    expect(text).toContain('1 connection:');
+    expect(text).toContain('1.80×');
+  });
+
+  it('judges each target MET or NOT MET with its figure, and missing figures as not measured', () => {
+    const footprints: ServerFootprint[] = [
+      { target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: live(100, 100, 30) },
+      { target: 'embedded', idleRssMb: 300, idleCpuPercent: 2, liveStreams: live(50, 100, 20) },
+    ];
+    const verdicts = judgeBenchTargets(rows, footprints, 32);
+    const byStart = (text: string) => verdicts.find((v) => v.target.startsWith(text));
+    expect(byStart('gateway alone CPU/req ≤ 2× floor, non-streamed')).toMatchObject({ met: true });
+    expect(byStart('gateway alone CPU/req ≤ 2× floor, streamed')).toMatchObject({ met: false, figure: 'not measured' });
+    expect(byStart('gateway alone pass-through')).toMatchObject({ met: false });
+    expect(byStart('gateway alone added p50')?.met).toBe(true);
+    expect(byStart('embedded CPU/req')?.met).toBe(false);
+    expect(byStart('gateway alone idle CPU')?.met).toBe(true);
+    expect(byStart('embedded idle CPU')?.met).toBe(false);
+    expect(byStart('embedded idle RSS')).toMatchObject({ met: false, figure: '300 MB' });
+    expect(byStart('gateway alone ≤ 40 KB')?.met).toBe(true);
+    expect(byStart('embedded ≤ 40 KB')).toMatchObject({ met: false });
+    expect(byStart('embedded ≤ 40 KB')?.figure).toContain('only 50 of 100 opened');
+    expect(formatVerdicts(verdicts).split('\n')[0]).toMatch(/^MET {6}gateway alone/);
+  });
+
+  it('renders the README section and splices it between the markers', () => {
+    const report: BenchReport = {
+      generatedAt: '2026-01-02T03:04:05.000Z',
+      machine: { cpus: 2, cpuModel: 'Test CPU', loadAverage1mAtStart: 0.5, loadAverage1mAtEnd: 0.7, node: 'v20.0.0' },
+      settings: { durationS: 8, warmupS: 2, connections: 32, connectionLevels: [32, 1], liveStreams: 100, liveStreamChunkMs: 10_000, idleSettleS: 5, idleCpuWindowS: 10, pinning: 'not pinned' },
+      rows,
+      footprints: [{ target: 'floor', idleRssMb: 60, idleCpuPercent: 0, liveStreams: live(100, 100, 12.5) }],
+      verdicts: [{ target: 'a target', met: true, figure: '1×' }],
+    };
+    const section = renderReadmeBenchSection(report);
+    expect(section).toContain('| gateway alone | chat→chat pass-through, non-streamed | 1 000 | 180 µs | 1.80× | +0.40 ms | +0.30 ms |');
+    expect(section).toContain('| floor | 60 MB | 0.00 % of a core | 12.5 KB (100 streams) |');
+    expect(section).toContain('- MET — a target: 1×');
+    const readme = `intro\n${README_BENCH_BEGIN}\nold table\n${README_BENCH_END}\nafter\n`;
+    expect(replaceReadmeBenchSection(readme, 'new')).toBe(`intro\n${README_BENCH_BEGIN}\nnew\n${README_BENCH_END}\nafter\n`);
+    expect(() => replaceReadmeBenchSection('no markers', 'new')).toThrow(/lacks/);
+    expect(() => replaceReadmeBenchSection(`${README_BENCH_END}\n${README_BENCH_BEGIN}`, 'x')).toThrow(/before/);
+  });
+});
+
+describe('/proc parsing', () => {
+  it('reads utime + stime after a command name holding spaces and parentheses', () => {
+    const line = '1234 (node (tsx) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 11 0 500 1000 2000';
+    expect(parseStatCpuTicks(line)).toBe(290);
+  });
+
+  it('reads VmRSS in bytes, 0 when absent', () => {
+    expect(parseStatusRssBytes('Name:\tnode\nVmRSS:\t  2048 kB\n')).toBe(2048 * 1024);
+    expect(parseStatusRssBytes('Name:\tnode\n')).toBe(0);
+  });
+});
