@@ -33,7 +33,10 @@ export function sendJsonReply(reply: FastifyReply, body: string | unknown, reque
     .send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
-/** Takes the raw response over from Fastify and writes SSE headers with status 200. */
+/**
+ * Takes the raw response over from Fastify and sets SSE headers with status 200. They leave with
+ * the first write (the stream starts only when it has an event to send), one packet instead of two.
+ */
 export function startEventStream(reply: FastifyReply, requestId: string): ServerResponse {
   reply.hijack();
   const raw = reply.raw;
@@ -46,7 +49,6 @@ export function startEventStream(reply: FastifyReply, requestId: string): Server
     'x-accel-buffering': 'no',
     ...requestIdHeaders(requestId),
   });
-  raw.flushHeaders();
   return raw;
 }
 
