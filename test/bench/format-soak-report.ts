@@ -36,6 +36,11 @@ export interface SoakSummary {
   readonly finalAtMs: number;
   readonly rss: SoakGrowth;
   readonly heapUsed: SoakGrowth;
+  /**
+   * RSS minus the V8 heap's committed size: native memory (engines, allocator, buffers, threads).
+   * Told beside the verdict, because the heap's share of RSS swings with when V8 collects.
+   */
+  readonly outsideHeap: SoakGrowth;
   readonly targetPercent: number;
   readonly pass: boolean;
 }
@@ -68,7 +73,7 @@ export function summarizeSoak(samples: ReadonlyArray<SoakSample>, warmupMs: numb
   if (baseline.length === 0 || !last || last === baseline[0]) throw new Error(`soak: no samples after the ${warmupMs} ms warm-up to compare`);
   const final = samples.filter((sample) => sample.elapsedMs > last.elapsedMs - SOAK_WINDOW_MS && sample.elapsedMs >= warmupMs);
   const rss = growth(baseline, final, (sample) => sample.memory.rssBytes);
-  return { baselineAtMs: (baseline[0] as SoakSample).elapsedMs, finalAtMs: last.elapsedMs, rss, heapUsed: growth(baseline, final, (sample) => sample.memory.heapUsedBytes), targetPercent, pass: rss.growthPercent < targetPercent };
+  return { baselineAtMs: (baseline[0] as SoakSample).elapsedMs, finalAtMs: last.elapsedMs, rss, heapUsed: growth(baseline, final, (sample) => sample.memory.heapUsedBytes), outsideHeap: growth(baseline, final, (sample) => sample.memory.rssBytes - sample.memory.heapTotalBytes), targetPercent, pass: rss.growthPercent < targetPercent };
 }
 
 /** The samples at whole minutes (the first at or after each minute mark, and the start). */
@@ -125,6 +130,7 @@ export function formatSoakVerdict(summary: SoakSummary): string {
   return (
     `RSS growth after warm-up (median of the minute from ${(summary.baselineAtMs / 60_000).toFixed(1)} min → of the minute to ${(summary.finalAtMs / 60_000).toFixed(1)} min): ${sign(summary.rss.growthPercent)} ` +
     `(${mb(summary.rss.baselineBytes)} → ${mb(summary.rss.finalBytes)} MiB), heap used ${sign(summary.heapUsed.growthPercent)} ` +
-    `(${mb(summary.heapUsed.baselineBytes)} → ${mb(summary.heapUsed.finalBytes)} MiB); target < ${summary.targetPercent}%: ${summary.pass ? 'PASS' : 'FAIL'}`
+    `(${mb(summary.heapUsed.baselineBytes)} → ${mb(summary.heapUsed.finalBytes)} MiB), RSS outside the heap ${sign(summary.outsideHeap.growthPercent)} ` +
+    `(${mb(summary.outsideHeap.baselineBytes)} → ${mb(summary.outsideHeap.finalBytes)} MiB); target < ${summary.targetPercent}%: ${summary.pass ? 'PASS' : 'FAIL'}`
   );
 }
