@@ -112,7 +112,7 @@ async function handleEvents(args: StreamRelayArgs, state: RelayState, events: St
       if (CONTENT_EVENTS.has(event.type)) await start(args, state);
     }
     if (event.type === 'message-end') {
-      event = { ...event, usage: finalizeUsage(event.usage, args.input.request, state.accumulator.result().content) };
+      event = { ...event, usage: finalizeUsage(event.usage, args.input.request, () => state.accumulator.result().content) };
     }
     if (event.type === 'error') state.endError = event.error;
     state.accumulator.push(event);
@@ -156,7 +156,6 @@ function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {
 function finish(args: StreamRelayArgs, state: RelayState, status: 'completed' | 'failed' | 'cancelled'): AttemptResult {
   if (state.raw && !state.raw.writableEnded) state.raw.end();
   if (status === 'cancelled') args.answer.body.destroy();
-  const content = state.accumulator.result().content;
-  const usage = finalizeUsage(state.accumulator.currentUsage(), args.input.request, content, status !== 'completed');
+  const usage = finalizeUsage(state.accumulator.currentUsage(), args.input.request, () => state.accumulator.result().content, status !== 'completed');
   return { kind: 'served', status, httpStatus: 200, usage, ttfbMs: state.ttfbMs, ...(state.endError ? { error: state.endError } : {}) };
 }
