@@ -87,9 +87,10 @@ function compactionAdapters(adapters: Readonly<Record<UpstreamProtocol, Upstream
     const passThrough = (): boolean => canPassThrough('openai-responses', protocol, rawBody(), false);
     wrapped[protocol] = {
       ...adapter,
-      buildRequest(request, target) {
-        const built = adapter.buildRequest(request, target);
-        return passThrough() ? { ...built, request: { ...built.request, url: compactUrl(built.request.url) } } : built;
+      // Called on the pass-through path only (run-exchange.ts): the body goes to `…/responses/compact`.
+      passThroughTarget(request, target) {
+        const call = adapter.passThroughTarget(request, target);
+        return { ...call, url: compactUrl(call.url) };
       },
       decodeResponse: (body, context) => (passThrough() ? decodeUpstreamCompaction(body, context) : decodeSummary(adapter, body, context, author)),
     };
