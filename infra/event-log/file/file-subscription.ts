@@ -8,8 +8,8 @@
  * New data is noticed through the in-process writer's notification at once, or by polling (a
  * writer in another process): every `pollIntervalMs` while records keep coming, backing off
  * (doubling) to once a second while the topics stay idle, so an idle subscription costs next to
- * nothing. With `maxBatchWaitMs`, a partial batch is held
- * until its oldest record (by the timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
+ * nothing. With `maxBatchWaitMs`, a partial batch is held until its oldest record (by the
+ * timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
  * whole frames are delivered; a partially written last record is waited for.
  */
 import type { FileHandle } from 'node:fs/promises';
