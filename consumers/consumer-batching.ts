@@ -7,6 +7,7 @@
  * synchronous"): every insert creates a part per table (and per materialized view) that background
  * merges must fold away again.
  */
+import { parseWholeNumberVariable } from '../infra/parse-whole-number-variable.ts';
 
 /** Consumer batching, as read from the environment. */
 export interface ConsumerBatching {
@@ -24,16 +25,12 @@ export const DEFAULT_CONSUMER_BATCHING: ConsumerBatching = { maxBatchSize: 500, 
  * @throws Error naming the variable when it is not a whole number in range (size 1..100000, wait 0..60000 ms)
  */
 export function consumerBatchingFromEnv(env: NodeJS.ProcessEnv = process.env): ConsumerBatching {
-  return {
-    maxBatchSize: wholeNumber(env, 'TOLLGATE_CONSUMER_BATCH_SIZE', DEFAULT_CONSUMER_BATCHING.maxBatchSize, 1, 100_000),
-    maxBatchWaitMs: wholeNumber(env, 'TOLLGATE_CONSUMER_BATCH_WAIT_MS', DEFAULT_CONSUMER_BATCHING.maxBatchWaitMs, 0, 60_000),
+  const wholeNumber = (name: string, fallback: number, min: number, max: number): number => {
+    const text = env[name];
+    return text === undefined || text.trim() === '' ? fallback : parseWholeNumberVariable(name, text, { min, max });
   };
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const text = env[name];
-  if (text === undefined || text.trim() === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got '${text}'`);
-  return value;
+  return {
+    maxBatchSize: wholeNumber('TOLLGATE_CONSUMER_BATCH_SIZE', DEFAULT_CONSUMER_BATCHING.maxBatchSize, 1, 100_000),
+    maxBatchWaitMs: wholeNumber('TOLLGATE_CONSUMER_BATCH_WAIT_MS', DEFAULT_CONSUMER_BATCHING.maxBatchWaitMs, 0, 60_000),
+  };
 }

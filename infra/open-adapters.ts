@@ -12,6 +12,7 @@ import type { EventLog } from '../schemas/event-log/event-log.ts';
 import { createFileEventLog } from './event-log/file/file-event-log.ts';
 import { createKafkaEventLog } from './event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
+import { parseWholeNumberVariable } from './parse-whole-number-variable.ts';
 import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limiter.ts';
 import { createMemoryResponseStore } from './state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
@@ -69,16 +70,9 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
     ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) } : {}),
-    ...(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB ? { responseStoreMemoryMiB: parseResponseStoreMemory(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB) } : {}),
-    ...(env.TOLLGATE_REDIS_TIMEOUT_MS ? { redisOutage: { commandTimeoutMs: parseRedisTimeout(env.TOLLGATE_REDIS_TIMEOUT_MS) } } : {}),
+    ...(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB ? { responseStoreMemoryMiB: parseWholeNumberVariable('TOLLGATE_RESPONSE_STORE_MEMORY_MB', env.TOLLGATE_RESPONSE_STORE_MEMORY_MB, { min: 1, max: 65_536, unit: 'MiB' }) } : {}),
+    ...(env.TOLLGATE_REDIS_TIMEOUT_MS ? { redisOutage: { commandTimeoutMs: parseWholeNumberVariable('TOLLGATE_REDIS_TIMEOUT_MS', env.TOLLGATE_REDIS_TIMEOUT_MS, { min: 1, max: 60_000, unit: 'ms' }) } } : {}),
   };
-}
-
-/** TOLLGATE_REDIS_TIMEOUT_MS → ms. @throws Error naming the variable when it is not an integer in 1..60000 */
-function parseRedisTimeout(text: string): number {
-  const ms = Number(text);
-  if (!Number.isInteger(ms) || ms < 1 || ms > 60_000) throw new Error(`TOLLGATE_REDIS_TIMEOUT_MS must be a whole number of ms from 1 to 60000, got '${text}'`);
-  return ms;
 }
 
 /** The Redis connection options of every Redis adapter for these settings. */
@@ -91,13 +85,6 @@ function parseRetentionDays(text: string): number {
   const days = Number(text);
   if (!Number.isFinite(days) || days <= 0) throw new Error(`TOLLGATE_RESPONSE_RETENTION_DAYS must be a positive number of days, got '${text}'`);
   return days;
-}
-
-/** TOLLGATE_RESPONSE_STORE_MEMORY_MB → MiB. @throws Error naming the variable when it is not a whole number from 1 to 65536 */
-function parseResponseStoreMemory(text: string): number {
-  const mib = Number(text);
-  if (!Number.isInteger(mib) || mib < 1 || mib > 65_536) throw new Error(`TOLLGATE_RESPONSE_STORE_MEMORY_MB must be a whole number of MiB from 1 to 65536, got '${text}'`);
-  return mib;
 }
 
 /** The event log for these settings. */
