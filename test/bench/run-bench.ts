@@ -54,6 +54,7 @@ import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-ben
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
 import { killBenchServers, spawnBenchServer, type BenchServerHandle } from './spawn-bench-server.ts';
 import { spawnEmbeddedGateway, type EmbeddedGateway } from './spawn-embedded-gateway.ts';
+import { withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
 
@@ -177,9 +178,7 @@ interface StartedServers {
 
 /** The environment of the gateway-alone child: embedded engines only, events on, consumers elsewhere. */
 function gatewayAloneEnv(dataDir: string, configFile: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_GATEWAY_EVENTS: '1', BENCH_GATEWAY_CONFIG_FILE: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
-  for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS', 'BENCH_GATEWAY_CONSUMERS']) delete env[name];
-  return env;
+  return { ...withoutEngineVariables(process.env, ['BENCH_GATEWAY_CONSUMERS']), BENCH_GATEWAY_EVENTS: '1', BENCH_GATEWAY_CONFIG_FILE: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
 }
 
 /** Data directories to remove when this process exits. */

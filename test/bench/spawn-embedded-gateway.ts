@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
 import { trackBenchChild } from './spawn-bench-server.ts';
+import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,15 +43,13 @@ export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuL
   const configFile = join(dataDir, 'tollgate-config.json');
   const outputFile = join(dataDir, 'server-output.log');
   writeFileSync(configFile, JSON.stringify(config));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), LOG_LEVEL: 'info', TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
-  for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete env[name];
+  const env: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), LOG_LEVEL: 'info', TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
   const output = openSync(outputFile, 'a');
   const nodeArgs = ['--import', 'tsx', 'infra/processes/tollgate-server.ts'];
   const [command, args] = cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
   const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', output, output] });
   closeSync(output);
   trackBenchChild(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const outputTail = (chars = 4000): string => {
     try {
       return readFileSync(outputFile, 'utf8').slice(-chars);
@@ -59,18 +58,13 @@ export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuL
     }
   };
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChildProcess(child, 15_000);
     rmSync(dataDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const match = /"address":"(http:\/\/[\d.]+:\d+)"[^\n]*Tollgate listening/.exec(readFileSync(outputFile, 'utf8'));
-    if (match?.[1]) return { pid: child.pid ?? -1, origin: match[1], dataDir, outputTail, stop };
+    const origin = listeningAddressIn(readFileSync(outputFile, 'utf8'));
+    if (origin) return { pid: child.pid ?? -1, origin, dataDir, outputTail, stop };
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       const tail = outputTail();
       await stop();

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE = fileURLToPath(new URL('./soak-memory-probe.mjs', import.meta.url));
@@ -76,9 +77,7 @@ function ask(child: ChildProcess, message: SoakProbeRequest, timeoutMs: number):
  * @throws Error with its output when it exits or stays silent for `timeoutMs` ms
  */
 export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 90_000): Promise<SoakGateway> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
-  for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS']) delete childEnv[name];
-  Object.assign(childEnv, env);
+  const childEnv: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), LOG_LEVEL: 'info', ...env };
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, 'infra/processes/tollgate-server.ts'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   let output = '';
   const onData = (chunk: Buffer): void => {
@@ -86,15 +85,14 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`soak gateway did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const check = (): void => {
-      const match = /"address":"(http:\/\/[\d.]+:\d+)"[^\n]*Tollgate listening/.exec(output);
-      if (!match?.[1]) return;
+      const address = listeningAddressIn(output);
+      if (!address) return;
       clearTimeout(timer);
       child.stdout?.off('data', check);
-      resolve(match[1]);
+      resolve(address);
     };
     child.stdout?.on('data', check);
     child.once('exit', (code, signal) => {
@@ -116,12 +114,6 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
       if (reply.type !== 'snapshot' || !reply.path) throw new Error(`heap snapshot failed: ${reply.type === 'snapshot' ? (reply.error ?? 'no path') : 'wrong answer'}`);
       return reply.path;
     },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChildProcess(child, 15_000),
   };
 }

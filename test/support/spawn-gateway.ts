@@ -8,6 +8,31 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** Variables that take a server off its embedded engines: engine URLs, and where the consumers run. */
+export const ENGINE_VARIABLES = ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS'] as const;
+
+/** `env` without ENGINE_VARIABLES (nor `alsoRemove`): a server started with it runs embedded. */
+export function withoutEngineVariables(env: NodeJS.ProcessEnv, alsoRemove: ReadonlyArray<string> = []): NodeJS.ProcessEnv {
+  const embedded = { ...env };
+  for (const name of [...ENGINE_VARIABLES, ...alsoRemove]) delete embedded[name];
+  return embedded;
+}
+
+/** The address in the server's "Tollgate listening" log line (LOG_LEVEL info), if `output` holds it. */
+export function listeningAddressIn(output: string): string | undefined {
+  return /"address":"(http:\/\/[\d.]+:\d+)".*"msg":"Tollgate listening"/.exec(output)?.[1];
+}
+
+/** SIGTERM to `child`, then SIGKILL after `graceMs`; resolves once it exited (at once if it had). */
+export async function stopChildProcess(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** A running gateway process. */
 export interface GatewayProcess {
   /** `http://127.0.0.1:PORT` */
@@ -33,10 +58,10 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): 
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /running at (http:\/\/[\d.]+:\d+)/.exec(output) ?? /"address":"(http:\/\/[\d.]+:\d+)".*"msg":"Tollgate listening"/.exec(output);
-      if (match?.[1]) {
+      const address = /running at (http:\/\/[\d.]+:\d+)/.exec(output)?.[1] ?? listeningAddressIn(output);
+      if (address) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(address);
       }
     };
     child.stdout?.on('data', onData);
@@ -49,13 +74,6 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): 
   return {
     origin,
     output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChildProcess(child, 10_000),
   };
 }
