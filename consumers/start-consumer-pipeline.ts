@@ -23,10 +23,13 @@ import type { TrafficConsumer } from './traffic-consumer.ts';
 export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit'] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
+/** The part of the state store the consumers write: spend counters (billing) and channel health (health). */
+export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'>;
+
 /** What the pipeline runs on. */
 export interface ConsumerPipelineDeps {
   readonly eventLog: EventLog;
-  readonly state: StateStore;
+  readonly state: ConsumerStateStore;
   readonly analytics: AnalyticsStore;
   readonly log: ConsumerLog;
   /** Max records per batch (default 500). */

@@ -14,7 +14,7 @@ import { projectChannelObservations } from './project-channel-observations.ts';
 
 /** What the health consumer writes to, and the policy it folds with (default DEFAULT_HEALTH_POLICY). */
 export interface HealthConsumerDeps {
-  readonly state: StateStore;
+  readonly state: Pick<StateStore, 'recordChannelObservation'>;
   readonly policy?: HealthPolicy;
   /** Told about events skipped as invalid (the store's RangeError), so one bad event cannot block the topic. */
   readonly onWarning?: (message: string) => void;

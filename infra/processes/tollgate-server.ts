@@ -3,18 +3,19 @@
  * engines (Kafka/Redis/ClickHouse when their URLs are set, else the embedded file log, memory and
  * chdb in TOLLGATE_DATA_DIR), starts a gateway node (gateway/start-gateway-node.ts) and, in
  * embedded mode or with TOLLGATE_CONSUMERS=in-process, the consumers in the same process on the
- * same engines (consumers/start-consumer-pipeline.ts; chdb allows one process per data dir, so
- * they share the console's analytics store). SIGINT/SIGTERM shut down in order: stop taking
+ * same engines, on a worker thread of their own so they never hold up requests (consumer-thread.ts
+ * running consumers/start-consumer-pipeline.ts; chdb allows one process per data dir, so they
+ * share the console's analytics engine and, without Redis, the gateway's memory state store). SIGINT/SIGTERM shut down in order: stop taking
  * requests, flush events, stop consumers, close engines. Invalid configuration stops start-up
  * with every problem listed (exit code 2).
  */
 import { mkdirSync } from 'node:fs';
 import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/consumer-batching.ts';
-import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
+import { startConsumerThread } from './consumer-thread.ts';
 
 function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching } {
   let config: GatewayConfig;
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
     appLog = app.log as unknown as typeof appLog;
   });
-  const consumers = inProcessConsumers && analytics ? await startConsumerPipeline({ eventLog, state, analytics, log, ...batching }) : undefined;
+  const consumers = inProcessConsumers && analytics ? await startConsumerThread({ settings, batching, state, analytics, log }) : undefined;
   const shutdown = async (): Promise<void> => {
     await node.stop();
     await consumers?.stop();

@@ -3,7 +3,8 @@
  * - `embedded`: the file event log, the memory state store and chdb, all in a temp data dir;
  * - `production`: Kafka, Redis and a ClickHouse server from KAFKA_BROKERS / REDIS_URL /
  *   CLICKHOUSE_URL, isolated per run by a topic prefix, a Redis key prefix and a database.
- * A gateway (with the mock upstream) publishes events; consumers run in-process unless asked not to.
+ * A gateway (with the mock upstream) publishes events; consumers run in-process unless asked not to,
+ * on this thread or, as `npm start` runs them, on a worker thread.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -21,6 +22,7 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
+import { startConsumerThread } from '../../infra/processes/consumer-thread.ts';
 import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { requireEngineUrl } from './engines.ts';
@@ -80,6 +82,8 @@ export interface TestSystemOptions {
   readonly prices: ReadonlyArray<PriceEntryConfig>;
   /** Run consumers in this process (default true). */
   readonly consumers?: boolean;
+  /** Run them on a worker thread as `npm start` does (infra/processes/consumer-thread.ts) instead of this thread. */
+  readonly consumerThread?: boolean;
   /** Share an existing state store (a second gateway node). */
   readonly state?: StateStore;
   /** Share an existing analytics store (chdb allows one data dir per process). */
@@ -113,7 +117,9 @@ export async function startTestSystem(options: TestSystemOptions): Promise<TestS
     settings: options.settings,
     consumers: undefined,
     startConsumers: async () => {
-      system.consumers = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
+      system.consumers = options.consumerThread
+        ? await startConsumerThread({ settings: options.settings, batching: { maxBatchSize: 500, maxBatchWaitMs: 0 }, state, analytics, log: () => undefined })
+        : await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
     },
     close: async () => {
       const step = async (name: string, work: () => Promise<unknown> | undefined): Promise<void> => {

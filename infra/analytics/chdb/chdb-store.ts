@@ -2,7 +2,8 @@
  * The analytics port over the in-process ClickHouse engine (npm `chdb`), used when CLICKHOUSE_URL
  * is absent. The engine runs in a `worker_threads` Worker (chdb-worker.mjs) holding one persistent
  * Session in the data directory, so no query ever runs on the request thread. Calls are
- * serialised: one request is in flight at a time, matched to its reply by id.
+ * serialised: one request is in flight at a time, matched to its reply by id. Another thread
+ * (the embedded consumers' worker) reaches the same engine through a port from openClientPort().
  *
  * chdb allows ONE open data directory per process: create one store per process and share it;
  * a second store (another path) fails on every call until the first is closed.
@@ -12,7 +13,7 @@
  * Node 20), so the main thread keeps one reference for the life of the process.
  */
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { assertTableName } from '../assert-table-name.ts';
 
@@ -42,6 +43,95 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
+/** Either end the requests can travel over: the engine's Worker itself, or a MessagePort attached to it. */
+interface EngineEndpoint {
+  postMessage(message: unknown): void;
+  ref(): void;
+  unref(): void;
+  on(event: 'message', listener: (reply: WorkerReply) => void): unknown;
+}
+
+/** The chdb analytics store of this process: an AnalyticsStore that can also serve another thread. */
+export interface ChdbStore extends AnalyticsStore {
+  /**
+   * A MessagePort wired straight to the engine's worker, for another thread of this process to
+   * pass to createChdbStoreClient (transfer it in the `transferList` of the postMessage or
+   * `workerData` that carries it). Its requests run on the engine thread between this store's,
+   * one statement at a time; they never pass through this thread.
+   * @throws Error after close()
+   */
+  openClientPort(): MessagePort;
+}
+
+/**
+ * Requests over an endpoint, one in flight at a time, matched to replies by id; the endpoint holds
+ * the process open only while a request is pending. `failAll` rejects what is pending and every
+ * later request with its error.
+ */
+function engineClient(endpoint: EngineEndpoint) {
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let queue: Promise<unknown> = Promise.resolve();
+  let failure: Error | undefined;
+
+  const settle = (id: number): Pending | undefined => {
+    const entry = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) endpoint.unref();
+    return entry;
+  };
+  const failAll = (error: Error): void => {
+    failure ??= error;
+    for (const id of [...pending.keys()]) settle(id)?.reject(error);
+  };
+  endpoint.on('message', (reply: WorkerReply) => {
+    const entry = settle(reply.id);
+    if (!entry) return;
+    if (reply.ok) entry.resolve(reply.rows ?? []);
+    else entry.reject(new Error(reply.message));
+  });
+  endpoint.unref(); // after the listener: adding a 'message' listener re-refs the endpoint
+
+  const send = (request: WorkerRequest): Promise<unknown[]> =>
+    new Promise((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      endpoint.ref();
+      endpoint.postMessage({ id, ...request });
+    });
+  /** Queues a request behind the previous one, so the worker sees one at a time from this client. */
+  const call = (request: WorkerRequest): Promise<unknown[]> => {
+    const result = queue.then(() => send(request));
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  return { call, failAll };
+}
+
+/** The AnalyticsStore methods over a client's `call`; `isClosed` makes every call reject once closing began. */
+function analyticsOver(call: (request: WorkerRequest) => Promise<unknown[]>, isClosed: () => boolean): Omit<AnalyticsStore, 'close'> {
+  const guarded = (request: WorkerRequest): Promise<unknown[]> => (isClosed() ? Promise.reject(new Error('analytics store is closed')) : call(request));
+  return {
+    async exec(sql) {
+      await guarded({ op: 'exec', sql });
+    },
+    async insert(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>) {
+      assertTableName(table);
+      if (rows.length === 0) return;
+      await guarded({ op: 'exec', sql: `INSERT INTO ${table} FORMAT JSONEachRow\n${toJsonEachRow(rows)}` });
+    },
+    async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+      return (await guarded({ op: 'query', sql })) as T[];
+    },
+    async version() {
+      const [row] = (await guarded({ op: 'query', sql: 'SELECT version() AS version' })) as Array<{ version: string }>;
+      if (!row) throw new Error('chdb returned no version');
+      return row.version;
+    },
+  };
+}
+
 /**
  * Starts the engine's worker and returns the store. Every method rejects with an Error carrying
  * the engine's message (`Query failed: Code: 62. DB::Exception: Syntax error …`), or with
@@ -51,69 +141,24 @@ interface Pending {
  * cannot be created makes every call reject with `cannot open chdb at <path>: …` too.
  * @throws Error synchronously when `database` is not a plain identifier.
  */
-export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
+export function createChdbStore(options: ChdbStoreOptions): ChdbStore {
   const { database } = options;
   if (database !== undefined && !IDENTIFIER.test(database)) throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
   createRequire(import.meta.url)('chdb');
   const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path, database } });
-  const pending = new Map<number, Pending>();
-  let nextId = 1;
-  let queue: Promise<unknown> = Promise.resolve();
-  let failure: Error | undefined;
-  let closing: Promise<void> | undefined;
-
-  const settle = (id: number): Pending | undefined => {
-    const entry = pending.get(id);
-    pending.delete(id);
-    if (pending.size === 0) worker.unref();
-    return entry;
-  };
-  const failAll = (error: Error): void => {
-    failure ??= error;
-    for (const id of [...pending.keys()]) settle(id)?.reject(error);
-  };
-  worker.on('message', (reply: WorkerReply) => {
-    const entry = settle(reply.id);
-    if (!entry) return;
-    if (reply.ok) entry.resolve(reply.rows ?? []);
-    else entry.reject(new Error(reply.message));
-  });
+  const { call, failAll } = engineClient(worker);
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));
-  worker.unref(); // after the listeners: adding a 'message' listener re-refs the worker
-
-  const send = (request: WorkerRequest): Promise<unknown[]> =>
-    new Promise((resolve, reject) => {
-      if (failure) return reject(failure);
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ id, ...request });
-    });
-  /** Queues a request behind the previous one, so the worker sees one at a time. */
-  const call = (request: WorkerRequest): Promise<unknown[]> => {
-    if (closing && request.op !== 'close') return Promise.reject(new Error('analytics store is closed'));
-    const result = queue.then(() => send(request));
-    queue = result.catch(() => undefined);
-    return result;
-  };
+  worker.unref();
+  let closing: Promise<void> | undefined;
 
   return {
-    async exec(sql) {
-      await call({ op: 'exec', sql });
-    },
-    async insert(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>) {
-      assertTableName(table);
-      if (rows.length === 0) return;
-      await call({ op: 'exec', sql: `INSERT INTO ${table} FORMAT JSONEachRow\n${toJsonEachRow(rows)}` });
-    },
-    async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-      return (await call({ op: 'query', sql })) as T[];
-    },
-    async version() {
-      const [row] = (await call({ op: 'query', sql: 'SELECT version() AS version' })) as Array<{ version: string }>;
-      if (!row) throw new Error('chdb returned no version');
-      return row.version;
+    ...analyticsOver(call, () => closing !== undefined),
+    openClientPort() {
+      if (closing) throw new Error('analytics store is closed');
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ op: 'attach', port: port1 }, [port1]);
+      return port2;
     },
     close() {
       closing ??= call({ op: 'close' })
@@ -123,6 +168,25 @@ export function createChdbStore(options: ChdbStoreOptions): AnalyticsStore {
           await worker.terminate();
         });
       return closing;
+    },
+  };
+}
+
+/**
+ * The analytics store of another thread of this process, over a port from ChdbStore.openClientPort():
+ * the same methods and errors as the owning store's, served by the same engine thread. close()
+ * closes only the port (the owning store closes the engine); later calls reject with
+ * `analytics store is closed`, and so do pending ones when the engine goes away.
+ */
+export function createChdbStoreClient(port: MessagePort): AnalyticsStore {
+  const { call, failAll } = engineClient(port);
+  port.on('close', () => failAll(new Error('analytics store is closed')));
+  let closed = false;
+  return {
+    ...analyticsOver(call, () => closed),
+    async close() {
+      closed = true;
+      port.close();
     },
   };
 }

@@ -8,7 +8,9 @@
  * (https://clickhouse.com/docs/sql-reference/statements/use), so every statement runs in it;
  * without, the engine's default database (`default`) is used, as it always was.
  *
- * Requests:  { id: number, op: 'exec' | 'query' | 'close', sql?: string }
+ * Requests:  { id: number, op: 'exec' | 'query' | 'close', sql?: string }, on the parent port or on
+ *            any port attached with { op: 'attach', port: MessagePort } (no reply), each answered
+ *            on the port it came from; the engine runs one statement at a time across all ports.
  * Replies:   { id, ok: true, rows?: object[] }  or  { id, ok: false, message: string }
  *  - exec  runs a statement (DDL, INSERT … FORMAT JSONEachRow <rows>) and discards its output;
  *  - query runs a SELECT and replies with its JSONEachRow rows, parsed;
@@ -82,11 +84,20 @@ function handle(request) {
   throw new Error(`unknown chdb worker op: ${request.op}`);
 }
 
-parentPort?.on('message', (request) => {
-  try {
-    parentPort?.postMessage({ id: request.id, ok: true, ...handle(request) });
-  } catch (error) {
-    parentPort?.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) });
-  }
-});
+/** @param {import('node:worker_threads').MessagePort} port */
+function serve(port) {
+  port.on('message', (request) => {
+    if (request.op === 'attach') {
+      serve(request.port);
+      return;
+    }
+    try {
+      port.postMessage({ id: request.id, ok: true, ...handle(request) });
+    } catch (error) {
+      port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}
+
+if (parentPort) serve(parentPort);
 

@@ -7,7 +7,8 @@
  *   offsets/<groupId>/<topic>.offset    next byte position to deliver to that consumer group
  *
  * A record's offset is the byte position of its frame. One gateway process writes a data dir;
- * consumers may run in the same process or another one (they poll). Writing: file-topic-appender.ts
+ * consumers may run in the same process (woken by each write, in any of its threads:
+ * cross-thread-wakeups.ts) or another one (they poll). Writing: file-topic-appender.ts
  * (one write per topic per event-loop turn, fdatasync every second and on flush). Reading:
  * file-subscription.ts. End offsets (the last record's position + 1): file-end-offsets.ts. There
  * is no retention: the files grow until removed by the operator.
@@ -15,6 +16,7 @@
 import { join } from 'node:path';
 import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
+import { openCrossThreadWakeups } from './cross-thread-wakeups.ts';
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
 import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
@@ -42,6 +44,17 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
   const subscriptions = new Map<string, Subscription>();
   const tails: FramesTailCache = new Map();
+  const wakeups = openCrossThreadWakeups(options.dataDir);
+  appender.onWritten(() => wakeups.written());
+  /** Local writes and other threads' writes both wake a subscription. */
+  const onWritten = (listener: () => void): (() => void) => {
+    const local = appender.onWritten(listener);
+    const elsewhere = wakeups.onWrittenElsewhere(listener);
+    return () => {
+      local();
+      elsewhere();
+    };
+  };
 
   return {
     publish(record: LogRecord): void {
@@ -62,7 +75,7 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       const badTopic = topics.find((topic) => !isSafeLogName(topic));
       if (badTopic !== undefined) throw new Error(`illegal topic name: ${JSON.stringify(badTopic)}`);
       if (subscriptions.has(groupId)) throw new Error(`consumer group ${groupId} already subscribed in this process`);
-      const starting = startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten: appender.onWritten, logger });
+      const starting = startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten, logger });
       const handle: Subscription = {
         async stop() {
           await (await starting).stop();
@@ -87,6 +100,7 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       await appender.flush();
       await Promise.all([...subscriptions.values()].map((subscription) => subscription.stop()));
       await appender.close();
+      wakeups.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, sqlLiteral, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { createChdbStore } from '../../../infra/analytics/chdb/chdb-store.ts';
+import { createChdbStore, createChdbStoreClient } from '../../../infra/analytics/chdb/chdb-store.ts';
 import { ANALYTICS_ENGINES, decimalNano, type TestAnalyticsStore } from './analytics-engines.ts';
 
 const TRICKY = `it's a "quote" \\ back\\slash, tab\t, newline\n, émoji 🚀`;
@@ -82,6 +82,29 @@ describe('chdb store specifics', () => {
       expect(ticks).toBeGreaterThanOrEqual(20);
     } finally {
       await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves a client port: its statements reach the same engine, its errors come back, and it fails once the engine closes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const owner = createChdbStore({ path: join(dir, 'chdb') });
+    const client = createChdbStoreClient(owner.openClientPort());
+    try {
+      await client.exec('CREATE TABLE shared (x UInt32) ENGINE = MergeTree ORDER BY x');
+      await Promise.all([client.insert('shared', [{ x: 1 }, { x: 2 }]), owner.insert('shared', [{ x: 3 }])]);
+      expect(await owner.query('SELECT count() AS n FROM shared')).toEqual([{ n: '3' }]);
+      await expect(client.query('SELEC 1')).rejects.toThrow(/Syntax error/);
+      const second = createChdbStoreClient(owner.openClientPort());
+      await second.close();
+      await expect(second.query('SELECT 1')).rejects.toThrow('analytics store is closed');
+      expect(await client.query('SELECT sum(x) AS s FROM shared')).toEqual([{ s: '6' }]);
+      await owner.close();
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      expect(() => owner.openClientPort()).toThrow('analytics store is closed');
+    } finally {
+      await client.close();
+      await owner.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

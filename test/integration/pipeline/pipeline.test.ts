@@ -71,12 +71,16 @@ async function sendTraffic(system: TestSystem): Promise<number> {
   return sent;
 }
 
-describe.each<EngineSet>(['embedded', 'production'])('event pipeline on %s engines', (engines) => {
+describe.each<[EngineSet, 'this thread' | 'a worker thread']>([
+  ['embedded', 'this thread'],
+  ['production', 'this thread'],
+  ['embedded', 'a worker thread'],
+])('event pipeline on %s engines, consumers on %s', (engines, consumersOn) => {
   let system: TestSystem;
   let sent = 0;
 
   beforeAll(async () => {
-    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: CHANNELS, prices: PRICES });
+    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: CHANNELS, prices: PRICES, consumerThread: consumersOn === 'a worker thread' });
     sent = await sendTraffic(system);
     await system.eventLog.flush();
   }, 120_000);

@@ -1,7 +1,8 @@
 /**
  * The embedded file event log against the real file system: order, stored offsets resumed by a
  * new instance, redelivery after a rejected batch, a partially written last record, independent
- * consumer groups, a consumer in a second instance (another process) that only polls, batching by
+ * consumer groups, a consumer in a second instance (another process) that only polls, one in
+ * another instance of the same process woken by each write, batching by
  * time (a partial batch held for its oldest record's wait, a full batch and a backlog at once).
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -202,6 +203,19 @@ describe('file event log', () => {
     writer.publish({ topic: 'live', key: 'k', value: value(50) });
     await waitFor(() => c.records().length === 51);
     expect(c.records().map((r) => r.value.toString())).toEqual(Array.from({ length: 51 }, (_, i) => `event-${i}`));
+  });
+
+  it('wakes a consumer in another instance of this process (the consumer thread) at once instead of at its next poll', async () => {
+    const writer = newLog();
+    const reader = createFileEventLog({ dataDir, pollIntervalMs: 30_000 });
+    open.push(reader);
+    const c = await consume(reader, 'thread', ['live']);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // its first poll found nothing: it now waits 30 s
+    writer.publish({ topic: 'live', key: 'k', value: value(0) });
+    await waitFor(() => c.records().length === 1, 3000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    writer.publish({ topic: 'live', key: 'k', value: value(1) }); // within the wake-up interval of the first: still delivered
+    await waitFor(() => c.records().length === 2, 3000);
   });
 
   it('stop() waits for the in-flight batch', async () => {

@@ -1,0 +1,56 @@
+/**
+ * Body of the embedded consumers' worker thread (see consumer-thread.ts): opens its own event log
+ * over the same engines (the file log in the same data directory, or Kafka), reaches the state
+ * store and chdb through the ports it was given (or Redis/ClickHouse directly when their URLs are
+ * set), runs the consumer pipeline, and reports over the parent port (consumer-thread-contract.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startConsumerPipeline, type ConsumerStateStore, type RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import type { ConsumerLog } from '../../consumers/run-consumers.ts';
+import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
+import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
+import { consumerStateOverPort } from '../state-store/consumer-state-over-port.ts';
+import type { ConsumerThreadData, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
+
+const data = workerData as ConsumerThreadData;
+const report = (message: ConsumerThreadReport): void => parentPort?.postMessage(message);
+
+const log: ConsumerLog = (level, message, extra) => {
+  try {
+    report({ kind: 'log', level, message, ...(extra ? { extra } : {}) });
+  } catch {
+    // extra held something structured clone cannot carry (a function, a socket): send its text
+    report({ kind: 'log', level, message, extra: { detail: String(extra) } });
+  }
+};
+
+const settings = { ...data.settings, log };
+const eventLog = openEventLog(settings);
+const state: ConsumerStateStore & { close(): unknown } = data.statePort ? consumerStateOverPort(data.statePort) : openStateStore(settings);
+const analytics = data.analyticsPort ? createChdbStoreClient(data.analyticsPort) : openAnalyticsStore(settings);
+
+async function closeEngines(): Promise<void> {
+  await eventLog.close().catch((error: unknown) => log('warn', 'consumer thread: closing the event log failed', { error: String(error) }));
+  await Promise.resolve(state.close()).catch(() => undefined);
+  await analytics.close().catch(() => undefined);
+}
+
+let pipeline: RunningConsumerPipeline | undefined;
+try {
+  pipeline = await startConsumerPipeline({ eventLog, state, analytics, log, ...data.batching });
+  report({ kind: 'ready' });
+} catch (error) {
+  report({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+  await closeEngines();
+  process.exit(1);
+}
+
+parentPort?.on('message', (message: ConsumerThreadStop) => {
+  if (message.kind !== 'stop') return;
+  void (async () => {
+    await pipeline?.stop().catch((error: unknown) => log('error', 'consumer thread: stopping the consumers failed', { error: String(error) }));
+    await closeEngines();
+    report({ kind: 'stopped' });
+    parentPort?.close();
+  })();
+});

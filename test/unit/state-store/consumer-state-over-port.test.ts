@@ -1,0 +1,51 @@
+/**
+ * The consumers' state store across threads: calls made on one end of a MessageChannel run on the
+ * memory state store served at the other, results (bigint spend included) come back, a RangeError
+ * stays a RangeError (the health consumer skips those events), and a closed port fails calls.
+ */
+import { MessageChannel } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
+import { consumerStateOverPort, serveConsumerState } from '../../../infra/state-store/consumer-state-over-port.ts';
+
+const channels: MessageChannel[] = [];
+afterEach(() => {
+  for (const channel of channels.splice(0)) channel.port1.close();
+});
+
+function bridge() {
+  const served = createMemoryStateStore();
+  const channel = new MessageChannel();
+  channels.push(channel);
+  serveConsumerState(served, channel.port1);
+  return { served, remote: consumerStateOverPort(channel.port2) };
+}
+
+const position = (offset: number) => ({ topic: 'tollgate.requests', partition: 0, offset: String(offset) });
+
+describe('consumer state over a MessagePort', () => {
+  it('adds spend on the served store, once per log position', async () => {
+    const { served, remote } = bridge();
+    const increment = { position: position(7), keyId: 'key_a', userId: 'usr_a', costNanoUsd: 9_007_199_254_740_993n };
+    expect(await remote.addSpendBatch([increment])).toBe(1);
+    expect(await remote.addSpendBatch([increment])).toBe(0);
+    expect(await served.getSpend('key_a', 'usr_a')).toEqual({ keyNanoUsd: 9_007_199_254_740_993n, userNanoUsd: 9_007_199_254_740_993n });
+  });
+
+  it('folds channel observations there, and a RangeError arrives as a RangeError', async () => {
+    const { served, remote } = bridge();
+    const observation = { eventId: 'e1', position: position(1), channelId: 'ch-1', at: Date.now(), ok: false, latencyMs: 40, errorKind: 'upstream_5xx' };
+    expect(await remote.recordChannelObservation(observation)).toBe(true);
+    expect(await remote.recordChannelObservation(observation)).toBe(false);
+    const [health] = await served.getChannelHealth(['ch-1']);
+    expect(health?.consecutiveFailures).toBe(1);
+    const invalid = remote.recordChannelObservation({ ...observation, eventId: 'e2', position: position(2), latencyMs: -1 });
+    await expect(invalid).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('rejects calls once the port is closed', async () => {
+    const { remote } = bridge();
+    remote.close();
+    await expect(remote.addSpendBatch([])).rejects.toThrow('state store port is closed');
+  });
+});
