@@ -10,6 +10,7 @@ import { migrate } from '../schemas/analytics/migrate.ts';
 import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
 import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
+import type { ObservationBatchWriter } from './health/health-consumer.ts';
 import { createBillingConsumer } from './billing/billing-consumer.ts';
 import { startConfigAuditConsumer } from './config-audit/config-audit-consumer.ts';
 import { ConsumerControlPlane } from './control-plane/consumer-control-plane.ts';
@@ -23,8 +24,12 @@ import type { TrafficConsumer } from './traffic-consumer.ts';
 export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit'] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
-/** The part of the state store the consumers write: spend counters (billing) and channel health (health). */
-export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'>;
+/**
+ * The part of the state store the consumers write: spend counters (billing) and channel health
+ * (health), plus, for a store reached over a thread boundary, one call for a partition's
+ * observations (see ObservationBatchWriter).
+ */
+export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'> & Partial<ObservationBatchWriter>;
 
 /** What the pipeline runs on. */
 export interface ConsumerPipelineDeps {

@@ -10,6 +10,7 @@ import { createChdbStore } from './analytics/chdb/chdb-store.ts';
 import { createClickHouseStore } from './analytics/clickhouse-http/clickhouse-http-store.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import { createFileEventLog } from './event-log/file/file-event-log.ts';
+import type { FileLogWriteSignalSide } from './event-log/file/file-log-write-signal.ts';
 import { createKafkaEventLog } from './event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from './event-log/prefixed-event-log.ts';
 import { parseWholeNumberVariable } from './parse-whole-number-variable.ts';
@@ -54,6 +55,12 @@ export interface EngineSettings {
    * circuit breaker); TOLLGATE_REDIS_TIMEOUT_MS sets the deadline (ms, default 100).
    */
   readonly redisOutage?: RedisOutageSettings;
+  /**
+   * Embedded file log only: this log's side of the write signal shared with the file log of
+   * another thread (file-log-write-signal.ts): the request thread writes, the consumer thread is
+   * woken by its writes instead of polling.
+   */
+  readonly fileLogWriteSignal?: FileLogWriteSignalSide;
   /** Sink for adapter log lines. */
   readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 }
@@ -92,7 +99,7 @@ export function openEventLog(settings: EngineSettings): EventLog {
   const log =
     settings.kafkaBrokers && settings.kafkaBrokers.length > 0
       ? createKafkaEventLog({ brokers: [...settings.kafkaBrokers], spoolDir: join(settings.dataDir, 'spool'), ...(settings.log ? { logger: settings.log } : {}) })
-      : createFileEventLog({ dataDir: settings.dataDir, ...(settings.log ? { logger: settings.log } : {}) });
+      : createFileEventLog({ dataDir: settings.dataDir, ...(settings.fileLogWriteSignal ? { writeSignal: settings.fileLogWriteSignal } : {}), ...(settings.log ? { logger: settings.log } : {}) });
   return withTopicPrefix(log, settings.topicPrefix ?? '');
 }
 

@@ -6,15 +6,36 @@
  * record's log position and the store applies each position once (a watermark per partition), so
  * a redelivered batch or a replayed topic, however old, changes nothing.
  */
-import { DEFAULT_HEALTH_POLICY, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
+import { DEFAULT_HEALTH_POLICY, type ChannelObservation, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { applyInLogOrder } from '../apply-in-log-order.ts';
+import { applyInLogOrder, byPartition } from '../apply-in-log-order.ts';
 import type { ConsumedTrafficEvent, TrafficConsumer } from '../traffic-consumer.ts';
 import { projectChannelObservations } from './project-channel-observations.ts';
 
+/** An observation skipped as invalid: the store's RangeError message. */
+export interface SkippedObservation {
+  readonly eventId: string;
+  readonly message: string;
+}
+
+/**
+ * One call for the observations of one partition, for a store reached through messages (the
+ * embedded server's consumer thread, infra/state-store/consumer-state-over-port.ts), where one
+ * call per observation would cost a round trip each.
+ */
+export interface ObservationBatchWriter {
+  /**
+   * Applies `observations` (one partition's, in offset order) as recordChannelObservation would one
+   * by one: an invalid one (RangeError) is skipped and returned; any other failure stops there (the
+   * later ones are not applied) and rejects.
+   */
+  recordChannelObservationsInOrder(observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]>;
+}
+
 /** What the health consumer writes to, and the policy it folds with (default DEFAULT_HEALTH_POLICY). */
 export interface HealthConsumerDeps {
-  readonly state: Pick<StateStore, 'recordChannelObservation'>;
+  /** The store; its recordChannelObservationsInOrder, when it has one, is used instead of one call per observation. */
+  readonly state: Pick<StateStore, 'recordChannelObservation'> & Partial<ObservationBatchWriter>;
   readonly policy?: HealthPolicy;
   /** Told about events skipped as invalid (the store's RangeError), so one bad event cannot block the topic. */
   readonly onWarning?: (message: string) => void;
@@ -33,9 +54,16 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
     topics: [TOPICS.requests, TOPICS.failovers],
     async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {
       const observations = events.flatMap(projectChannelObservations);
-      await applyInLogOrder(observations, (observation) => deps.state.recordChannelObservation(observation, policy).catch((error: unknown) => {
+      const warn = (skipped: SkippedObservation): void => deps.onWarning?.(`health: skipped event ${skipped.eventId}: ${skipped.message}`);
+      const { state } = deps;
+      if (state.recordChannelObservationsInOrder) {
+        const inOrder = state.recordChannelObservationsInOrder.bind(state);
+        await Promise.all([...byPartition(observations).values()].map(async (partition) => (await inOrder(partition, policy)).forEach(warn)));
+        return;
+      }
+      await applyInLogOrder(observations, (observation) => state.recordChannelObservation(observation, policy).catch((error: unknown) => {
         if (!(error instanceof RangeError)) throw error;
-        deps.onWarning?.(`health: skipped event ${observation.eventId}: ${error.message}`);
+        warn({ eventId: observation.eventId, message: error.message });
         return false;
       }));
     },

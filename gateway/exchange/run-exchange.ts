@@ -41,18 +41,17 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
     const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
     return reportFailure(deps, input, reply, error, [], 0, undefined);
   }
+  // The handler's departure watch already aborts when the response closes before its end: use it as is.
+  if (input.clientGone) return tryCandidates(deps, input, reply, candidates, input.clientGone);
   const abort = new AbortController();
   const onClose = (): void => {
     if (!reply.raw.writableEnded) abort.abort();
   };
-  const onClientGone = (): void => abort.abort();
   reply.raw.on('close', onClose);
-  input.clientGone?.addEventListener('abort', onClientGone, { once: true });
   try {
     return await tryCandidates(deps, input, reply, candidates, abort.signal);
   } finally {
     reply.raw.off('close', onClose);
-    input.clientGone?.removeEventListener('abort', onClientGone);
   }
 }
 

@@ -16,10 +16,36 @@ export interface ResolvedKey {
 /** Why a key was refused; `message` is safe to show the client (it never echoes the key). */
 export type KeyRefusal = { readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled'; readonly message: string };
 
+/** Most presented keys whose digests are remembered, per HMAC secret. */
+const KNOWN_DIGESTS_MAX = 10_000;
+
+/**
+ * Digests of presented keys that matched a known key, per HMAC secret: an HMAC-SHA-256 costs a few
+ * µs on every request, a Map lookup well under one. Only keys that matched enter (oldest out at
+ * KNOWN_DIGESTS_MAX), so a client trying random keys cannot push the real ones out. A remembered
+ * key that is later revoked, disabled or deleted is still looked up by its digest, so it is refused
+ * exactly as before.
+ */
+const knownDigests = new WeakMap<Buffer, Map<string, string>>();
+
+/** The digest of `presented` under `hmacSecret`, from the remembered ones when it matched before. */
+function digestOf(view: ControlPlaneView, hmacSecret: Buffer, presented: string): string {
+  let remembered = knownDigests.get(hmacSecret);
+  const known = remembered?.get(presented);
+  if (known !== undefined) return known;
+  const digest = digestApiKey(hmacSecret, presented);
+  if (view.keyByDigest(digest)) {
+    if (!remembered) knownDigests.set(hmacSecret, (remembered = new Map()));
+    if (remembered.size >= KNOWN_DIGESTS_MAX) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(presented, digest);
+  }
+  return digest;
+}
+
 /** Resolves `presented` (the raw header value) at time `now` (ms). */
 export function resolveApiKey(view: ControlPlaneView, hmacSecret: Buffer, presented: string | undefined, now: number = Date.now()): ResolvedKey | KeyRefusal {
   if (!presented) return { reason: 'missing', message: 'Missing API key. Send it in the header your SDK uses (Authorization: Bearer, x-api-key or x-goog-api-key).' };
-  const key = presented.startsWith('sk-') ? view.keyByDigest(digestApiKey(hmacSecret, presented)) : undefined;
+  const key = presented.startsWith('sk-') ? view.keyByDigest(digestOf(view, hmacSecret, presented)) : undefined;
   if (!key) return { reason: 'unknown', message: 'Incorrect API key provided. Keys start with "sk-"; check the key you configured.' };
   if (key.revokedAt !== null && key.revokedAt <= now) return { reason: 'revoked', message: `The API key ${key.publicId} has been revoked.` };
   if (key.expiresAt !== null && key.expiresAt <= now) return { reason: 'expired', message: `The API key ${key.publicId} expired at ${new Date(key.expiresAt).toISOString()}.` };

@@ -24,7 +24,8 @@ const log: ConsumerLog = (level, message, extra) => {
   }
 };
 
-const settings = { ...data.settings, log };
+// This thread only reads the file log: it is woken by the request thread's writes.
+const settings = { ...data.settings, log, ...(data.settings.fileLogWriteSignal ? { fileLogWriteSignal: { signal: data.settings.fileLogWriteSignal.signal, side: 'reader' as const } } : {}) };
 const eventLog = openEventLog(settings);
 const state: ConsumerStateStore & { close(): unknown } = data.statePort ? consumerStateOverPort(data.statePort) : openStateStore(settings);
 const analytics = data.analyticsPort ? createChdbStoreClient(data.analyticsPort) : openAnalyticsStore(settings);

@@ -14,6 +14,7 @@ import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
+import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 import { startConsumerThread } from './consumer-thread.ts';
 
@@ -39,13 +40,14 @@ async function main(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true });
   let appLog: { [level: string]: (obj: object, msg: string) => void } | undefined;
   const log: GatewayNodeLog = (level, message, extra) => appLog?.[level]?.(extra ?? {}, message);
-  const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log };
+  const inProcessConsumers = config.consumers === 'in-process';
+  // The consumer thread's file log wakes on this thread's writes through a shared counter.
+  const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log, ...(inProcessConsumers ? { fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } : {}) };
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const limiter = openRateLimiter(settings);
   const sessionStore = openSessionStore(settings);
   const responseStore = openResponseStore(settings);
-  const inProcessConsumers = config.consumers === 'in-process';
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
   const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}) }, log, (app) => {

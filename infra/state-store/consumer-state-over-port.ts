@@ -6,18 +6,22 @@
  * consumerStateOverPort, the request thread answers with serveConsumerState.
  *
  * Messages (structured clone, so bigint nano-USD travel as they are):
- *   request  { id, op: 'addSpendBatch', increments } | { id, op: 'recordChannelObservation', observation, policy? }
+ *   request  { id, op: 'addSpendBatch', increments }
+ *          | { id, op: 'recordChannelObservation', observation, policy? }
+ *          | { id, op: 'recordChannelObservationsInOrder', observations, policy }  (one message per partition's batch)
  *   reply    { id, ok: true, value } | { id, ok: false, name, message }
  * A RangeError from the store arrives as a RangeError (the health consumer skips those events);
  * any other failure as an Error with the store's name and message.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { ObservationBatchWriter, SkippedObservation } from '../../consumers/health/health-consumer.ts';
 import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
 import type { ChannelObservation, HealthPolicy, SpendIncrement } from '../../schemas/state-store/state-store.ts';
 
 type StateRequest =
   | { readonly id: number; readonly op: 'addSpendBatch'; readonly increments: ReadonlyArray<SpendIncrement> }
-  | { readonly id: number; readonly op: 'recordChannelObservation'; readonly observation: ChannelObservation; readonly policy?: HealthPolicy };
+  | { readonly id: number; readonly op: 'recordChannelObservation'; readonly observation: ChannelObservation; readonly policy?: HealthPolicy }
+  | { readonly id: number; readonly op: 'recordChannelObservationsInOrder'; readonly observations: ReadonlyArray<ChannelObservation>; readonly policy: HealthPolicy };
 
 /** A request before its id is assigned. */
 type DistributiveOmitId<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -30,7 +34,12 @@ type StateReply = { readonly id: number; readonly ok: true; readonly value: unkn
  */
 export function serveConsumerState(state: ConsumerStateStore, port: MessagePort): void {
   port.on('message', (request: StateRequest) => {
-    const result = request.op === 'addSpendBatch' ? state.addSpendBatch(request.increments) : state.recordChannelObservation(request.observation, request.policy);
+    const result: Promise<unknown> =
+      request.op === 'addSpendBatch'
+        ? state.addSpendBatch(request.increments)
+        : request.op === 'recordChannelObservation'
+          ? state.recordChannelObservation(request.observation, request.policy)
+          : recordInOrder(state, request.observations, request.policy);
     result.then(
       (value) => port.postMessage({ id: request.id, ok: true, value } satisfies StateReply),
       (error: unknown) => {
@@ -42,12 +51,26 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
   port.unref();
 }
 
+/** ObservationBatchWriter over one-by-one calls to `state`. */
+async function recordInOrder(state: ConsumerStateStore, observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]> {
+  const skipped: SkippedObservation[] = [];
+  for (const observation of observations) {
+    try {
+      await state.recordChannelObservation(observation, policy);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      skipped.push({ eventId: observation.eventId, message: error.message });
+    }
+  }
+  return skipped;
+}
+
 /**
  * A ConsumerStateStore whose calls run on the thread serving `port` (serveConsumerState). Calls
  * reject with `state store port is closed` once the port closed. The port holds this thread open
  * only while a call is pending.
  */
-export function consumerStateOverPort(port: MessagePort): ConsumerStateStore & { close(): void } {
+export function consumerStateOverPort(port: MessagePort): ConsumerStateStore & ObservationBatchWriter & { close(): void } {
   const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let closed = false;
@@ -83,6 +106,7 @@ export function consumerStateOverPort(port: MessagePort): ConsumerStateStore & {
   return {
     addSpendBatch: (increments) => call<number>({ op: 'addSpendBatch', increments }),
     recordChannelObservation: (observation, policy) => call<boolean>({ op: 'recordChannelObservation', observation, ...(policy ? { policy } : {}) }),
+    recordChannelObservationsInOrder: (observations, policy) => call<SkippedObservation[]>({ op: 'recordChannelObservationsInOrder', observations, policy }),
     close() {
       port.close();
       failAll();

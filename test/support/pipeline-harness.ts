@@ -22,6 +22,7 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
+import { createFileLogWriteSignal } from '../../infra/event-log/file/file-log-write-signal.ts';
 import { startConsumerThread } from '../../infra/processes/consumer-thread.ts';
 import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
@@ -95,7 +96,9 @@ export interface TestSystemOptions {
 }
 
 /** Starts mock upstream, gateway and (optionally) consumers. */
-export async function startTestSystem(options: TestSystemOptions): Promise<TestSystem> {
+export async function startTestSystem(givenOptions: TestSystemOptions): Promise<TestSystem> {
+  // As `npm start` does: the consumer thread's file log wakes on this thread's writes.
+  const options = givenOptions.consumerThread ? { ...givenOptions, settings: { ...givenOptions.settings, fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } } : givenOptions;
   const mock = await startMockUpstream();
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) });
   const eventLog = openEventLog(options.settings);

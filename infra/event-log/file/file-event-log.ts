@@ -7,8 +7,8 @@
  *   offsets/<groupId>/<topic>.offset    next byte position to deliver to that consumer group
  *
  * A record's offset is the byte position of its frame. One gateway process writes a data dir;
- * consumers may run in the same process (woken by each write, in any of its threads:
- * cross-thread-wakeups.ts) or another one (they poll). Writing: file-topic-appender.ts
+ * consumers may run in the same process (woken by each write; in another thread through a shared
+ * write signal, file-log-write-signal.ts) or another one (they poll). Writing: file-topic-appender.ts
  * (one write per topic per event-loop turn, fdatasync every second and on flush). Reading:
  * file-subscription.ts. End offsets (the last record's position + 1): file-end-offsets.ts. There
  * is no retention: the files grow until removed by the operator.
@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
-import { openCrossThreadWakeups } from './cross-thread-wakeups.ts';
+import { announceWrites, watchWrites, type FileLogWriteSignalSide } from './file-log-write-signal.ts';
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
 import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
@@ -31,6 +31,12 @@ export interface FileEventLogOptions {
   readonly syncIntervalMs?: number;
   /** Poll period of subscriptions when no local write wakes them, ms (default 50). */
   readonly pollIntervalMs?: number;
+  /**
+   * Shared with the log of another thread of this process over the same data directory
+   * (file-log-write-signal.ts): the `writer` side's writes wake the `reader` side's subscriptions
+   * instead of their next poll.
+   */
+  readonly writeSignal?: FileLogWriteSignalSide;
   readonly logger?: EventLogLogger;
 }
 
@@ -44,15 +50,16 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
   const subscriptions = new Map<string, Subscription>();
   const tails: FramesTailCache = new Map();
-  const wakeups = openCrossThreadWakeups(options.dataDir);
-  appender.onWritten(() => wakeups.written());
-  /** Local writes and other threads' writes both wake a subscription. */
-  const onWritten = (listener: () => void): (() => void) => {
+  const announcer = options.writeSignal?.side === 'writer' ? announceWrites(options.writeSignal.signal) : undefined;
+  const watcher = options.writeSignal?.side === 'reader' ? watchWrites(options.writeSignal.signal) : undefined;
+  if (announcer) appender.onWritten(() => announcer.written());
+  /** This log's writes (to the topics written) and the writer thread's (any topic) both wake a subscription. */
+  const onWritten = (listener: (topics?: ReadonlySet<string>) => void): (() => void) => {
     const local = appender.onWritten(listener);
-    const elsewhere = wakeups.onWrittenElsewhere(listener);
+    const elsewhere = watcher?.onWritten(() => listener());
     return () => {
       local();
-      elsewhere();
+      elsewhere?.();
     };
   };
 
@@ -100,7 +107,8 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       await appender.flush();
       await Promise.all([...subscriptions.values()].map((subscription) => subscription.stop()));
       await appender.close();
-      wakeups.close();
+      announcer?.close();
+      watcher?.close();
     },
   };
 }

@@ -5,8 +5,8 @@
  * rename) only AFTER `handleBatch` resolved; a rejected batch is delivered again after a
  * back-off of 200 ms doubling to 5 s. A new group starts at the beginning of each topic.
  *
- * New data is noticed through the in-process writer's notification at once, or by polling (a
- * writer in another process): every `pollIntervalMs` while records keep coming, backing off
+ * New data is noticed through the writer's notification at once (a writer in this process, on
+ * any thread), or by polling (a writer in another process): every `pollIntervalMs` while records keep coming, backing off
  * (doubling) to once a second while the topics stay idle, so an idle subscription costs next to
  * nothing. With `maxBatchWaitMs`, a partial batch is held until its oldest record (by the
  * timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
@@ -26,8 +26,11 @@ export interface FileSubscriptionOptions {
   readonly subscription: SubscribeOptions;
   /** Poll period when no write notification arrives, ms. */
   readonly pollIntervalMs: number;
-  /** Registers a wake-up called after each local write; returns the unsubscribe function. */
-  readonly onWritten?: (listener: () => void) => () => void;
+  /**
+   * Registers a wake-up called after each write, with the topics written when known (a write to
+   * none of this subscription's topics is ignored); returns the unsubscribe function.
+   */
+  readonly onWritten?: (listener: (topics?: ReadonlySet<string>) => void) => () => void;
   readonly logger: EventLogLogger;
 }
 
@@ -58,7 +61,8 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
   const abort = new AbortController();
   let wake: (() => void) | undefined;
   let signalled = false;
-  const unsubscribe = options.onWritten?.(() => {
+  const unsubscribe = options.onWritten?.((topics) => {
+    if (topics && !subscription.topics.some((topic) => topics.has(topic))) return;
     signalled = true;
     wake?.();
   });

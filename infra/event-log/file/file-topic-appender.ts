@@ -37,8 +37,8 @@ export interface FileAppender {
   flush(): Promise<void>;
   /** Frames queued but not yet written. */
   pendingCount(): number;
-  /** Calls `listener` after each write that added frames; returns the unsubscribe function. */
-  onWritten(listener: () => void): () => void;
+  /** Calls `listener` with the topics written after each write that added frames; returns the unsubscribe function. */
+  onWritten(listener: (topics: ReadonlySet<string>) => void): () => void;
   /** Flushes, marks the files clean and closes them. */
   close(): Promise<void>;
 }
@@ -61,7 +61,7 @@ export function createFileAppender(options: FileAppenderOptions): FileAppender {
   let chain: Promise<void> = Promise.resolve();
   const files = new Map<string, Promise<TopicFile>>();
   const dirty = new Set<TopicFile>();
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(topics: ReadonlySet<string>) => void>();
 
   const enqueue = (step: () => Promise<void>): Promise<void> => {
     const run = chain.then(step);
@@ -95,7 +95,7 @@ export function createFileAppender(options: FileAppenderOptions): FileAppender {
     if (queued === 0) return;
     const batch = queues;
     queues = new Map();
-    let wrote = false;
+    const written = new Set<string>();
     try {
       for (const [topic, frames] of batch) {
         const file = await openTopic(topic);
@@ -103,11 +103,11 @@ export function createFileAppender(options: FileAppenderOptions): FileAppender {
         dirty.add(file);
         batch.delete(topic);
         queued -= frames.length;
-        wrote = true;
+        written.add(topic);
       }
     } finally {
       for (const [topic, frames] of batch) queues.set(topic, frames.concat(queues.get(topic) ?? []));
-      if (wrote) for (const listener of listeners) listener();
+      if (written.size > 0) for (const listener of listeners) listener(written);
     }
   }
 

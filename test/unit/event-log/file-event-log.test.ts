@@ -2,7 +2,7 @@
  * The embedded file event log against the real file system: order, stored offsets resumed by a
  * new instance, redelivery after a rejected batch, a partially written last record, independent
  * consumer groups, a consumer in a second instance (another process) that only polls, one in
- * another instance of the same process woken by each write, batching by
+ * another thread's instance woken by each write through the shared write signal, batching by
  * time (a partial batch held for its oldest record's wait, a full batch and a backlog at once).
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveredRecord, EventLog, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { createFileEventLog } from '../../../infra/event-log/file/file-event-log.ts';
+import { createFileLogWriteSignal } from '../../../infra/event-log/file/file-log-write-signal.ts';
 import { encodeRecordFrame } from '../../../infra/event-log/record-frame-codec.ts';
 
 let dataDir: string;
@@ -205,16 +206,16 @@ describe('file event log', () => {
     expect(c.records().map((r) => r.value.toString())).toEqual(Array.from({ length: 51 }, (_, i) => `event-${i}`));
   });
 
-  it('wakes a consumer in another instance of this process (the consumer thread) at once instead of at its next poll', async () => {
-    const writer = newLog();
-    const reader = createFileEventLog({ dataDir, pollIntervalMs: 30_000 });
-    open.push(reader);
+  it('wakes a consumer in another thread\'s instance through the shared write signal at once, not at its next poll', async () => {
+    const signal = createFileLogWriteSignal();
+    const writer = createFileEventLog({ dataDir, pollIntervalMs: 20, writeSignal: { signal, side: 'writer' } });
+    const reader = createFileEventLog({ dataDir, pollIntervalMs: 30_000, writeSignal: { signal, side: 'reader' } });
+    open.push(writer, reader);
     const c = await consume(reader, 'thread', ['live']);
     await new Promise((resolve) => setTimeout(resolve, 100)); // its first poll found nothing: it now waits 30 s
     writer.publish({ topic: 'live', key: 'k', value: value(0) });
     await waitFor(() => c.records().length === 1, 3000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    writer.publish({ topic: 'live', key: 'k', value: value(1) }); // within the wake-up interval of the first: still delivered
+    writer.publish({ topic: 'live', key: 'k', value: value(1) });
     await waitFor(() => c.records().length === 2, 3000);
   });
 

@@ -7,6 +7,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { consumerStateOverPort, serveConsumerState } from '../../../infra/state-store/consumer-state-over-port.ts';
+import { DEFAULT_HEALTH_POLICY } from '../../../schemas/state-store/state-store.ts';
 
 const channels: MessageChannel[] = [];
 afterEach(() => {
@@ -41,6 +42,17 @@ describe('consumer state over a MessagePort', () => {
     expect(health?.consecutiveFailures).toBe(1);
     const invalid = remote.recordChannelObservation({ ...observation, eventId: 'e2', position: position(2), latencyMs: -1 });
     await expect(invalid).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('folds a partition\'s observations in one call, in order, returning the invalid ones it skipped', async () => {
+    const { served, remote } = bridge();
+    const at = Date.now();
+    const failure = (i: number, latencyMs = 40) => ({ eventId: `e${i}`, position: position(i), channelId: 'ch-2', at: at + i, ok: false, latencyMs, errorKind: 'upstream_5xx' });
+    const skipped = await remote.recordChannelObservationsInOrder([failure(1), failure(2, -5), failure(3), failure(4)], DEFAULT_HEALTH_POLICY);
+    expect(skipped).toEqual([{ eventId: 'e2', message: expect.stringMatching(/latency/i) }]);
+    const [health] = await served.getChannelHealth(['ch-2']);
+    expect(health?.consecutiveFailures).toBe(3);
+    expect(await remote.recordChannelObservation(failure(4))).toBe(false);
   });
 
   it('rejects calls once the port is closed', async () => {

@@ -5,6 +5,8 @@ import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../../
 import { createMemoryStateStore } from '../../../../infra/state-store/memory/memory-state-store.ts';
 import type { HealthPolicy } from '../../../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../../../schemas/topics.ts';
+import { MessageChannel } from 'node:worker_threads';
+import { consumerStateOverPort, serveConsumerState } from '../../../../infra/state-store/consumer-state-over-port.ts';
 
 const T0 = 1_700_000_000_000;
 const POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 2, cooldownMs: 10_000, latencyAlpha: 0.5 };
@@ -102,5 +104,32 @@ describe('health consumer', () => {
     expect((await state.getChannelHealth(['a'], T0 + 1_000))[0]?.windowCount).toBe(1);
     const broken = createHealthConsumer({ state: { ...state, recordChannelObservation: async () => { throw new Error('redis down'); } } });
     await expect(broken.handleBatch(consumed([failover('a')]))).rejects.toThrow('redis down');
+  });
+
+  it('through a store on another thread: one call per partition, the same health, the same warning, and a store failure still rejects', async () => {
+    const served = createMemoryStateStore();
+    const channel = new MessageChannel();
+    serveConsumerState(served, channel.port1);
+    const remote = consumerStateOverPort(channel.port2);
+    const calls: number[] = [];
+    const counted = { ...remote, recordChannelObservationsInOrder: (observations: Parameters<typeof remote.recordChannelObservationsInOrder>[0], policy: HealthPolicy) => (calls.push(observations.length), remote.recordChannelObservationsInOrder(observations, policy)) };
+    const warnings: string[] = [];
+    const events = [failover('a'), completed('b'), failover('a', { occurredAt: Number.NaN }), failover('a')];
+    try {
+      await createHealthConsumer({ state: counted, policy: POLICY, onWarning: (m) => warnings.push(m) }).handleBatch(consumed(events));
+      const direct = createMemoryStateStore();
+      await createHealthConsumer({ state: direct, policy: POLICY, onWarning: () => undefined }).handleBatch(consumed(events));
+      expect(calls.sort()).toEqual([1, 3]); // failovers and requests are two partitions
+      expect(warnings).toEqual([expect.stringContaining(`skipped event ${events[2]?.event.eventId}`)]);
+      expect(await served.getChannelHealth(['a', 'b'], T0 + 1_000)).toEqual(await direct.getChannelHealth(['a', 'b'], T0 + 1_000));
+      expect((await served.getChannelHealth(['a'], T0 + 1_000))[0]).toMatchObject({ consecutiveFailures: 2 });
+      const brokenServed = new MessageChannel();
+      serveConsumerState({ ...served, recordChannelObservation: async () => { throw new Error('redis down'); } }, brokenServed.port1);
+      const broken = consumerStateOverPort(brokenServed.port2);
+      await expect(createHealthConsumer({ state: broken }).handleBatch(consumed([failover('c')]))).rejects.toThrow('redis down');
+      brokenServed.port1.close();
+    } finally {
+      channel.port1.close();
+    }
   });
 });
