@@ -4,16 +4,20 @@
  * connection count), the verdict on each performance target, plain-text tables, and the JSON
  * document written to `test-artifacts/bench/latest.json`. Pure functions only.
  */
-import type { BenchShapeId, BenchTarget } from './bench-cases.ts';
+import { BENCH_SHAPES, BENCH_TARGETS, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
 import type { LiveStreamFootprint } from './measure-server-footprint.ts';
+import { PEER_TARGETS, type PeerTarget } from './peers/peer-cases.ts';
 import type { BenchSettings, CaseMeasurement } from './run-bench-case.ts';
+
+/** Any server a row can describe: the bench's own four, or a peer gateway (`npm run bench:peers`). */
+export type ReportTarget = BenchTarget | PeerTarget;
 
 /** One row of the report: one case at one connection count. Latencies in ms, CPU in µs per request, memory in MB. */
 export interface BenchRow {
   readonly id: string;
   readonly label: string;
-  readonly target: BenchTarget;
+  readonly target: ReportTarget;
   readonly shape: BenchShapeId;
   /** Connections autocannon kept open. */
   readonly connections: number;
@@ -29,13 +33,13 @@ export interface BenchRow {
   readonly addedP50Ms?: number;
   /** p99 minus the direct case's p99 at the same connection count, ms. */
   readonly addedP99Ms?: number;
-  /** Tollgate rows: the floor proxy's added p50 for the same shape and connections, ms. */
+  /** Tollgate and peer rows: the floor proxy's added p50 for the same shape and connections, ms. */
   readonly floorAddedP50Ms?: number;
-  /** Tollgate rows: addedP50Ms − floorAddedP50Ms, ms. */
+  /** Tollgate and peer rows: addedP50Ms − floorAddedP50Ms, ms. */
   readonly addedP50OverFloorMs?: number;
-  /** CPU time of the target's process (the mock's for direct rows) per measured request, µs. */
+  /** CPU time of the target's process and its descendants (the mock's for direct rows) per measured request, µs. */
   readonly serverCpuUsPerRequest: number;
-  /** Tollgate rows: serverCpuUsPerRequest / the floor's for the same shape and connections. */
+  /** Tollgate and peer rows: serverCpuUsPerRequest / the floor's for the same shape and connections. */
   readonly cpuRatioToFloor?: number;
   /** The mock's CPU per measured request, µs. */
   readonly mockCpuUsPerRequest: number;
@@ -53,11 +57,62 @@ export interface ServerFootprint {
   readonly liveStreams: LiveStreamFootprint;
 }
 
-/** A performance target's verdict; `figure` is the measured value in words. */
+/** A performance target's verdict; `figure` is the measured value in words (or why there is none). */
 export interface BenchVerdict {
   readonly target: string;
+  /** Whether the target is met (false when not measured). */
   readonly met: boolean;
+  /** False when the figure could not be measured: the verdict is then NOT MEASURED, neither MET nor NOT MET. */
+  readonly measured: boolean;
   readonly figure: string;
+}
+
+/** A peer case without figures: one the peer cannot serve (`n/a`), one that failed, or a peer that could not be installed or started. */
+export interface UnmeasuredRow {
+  readonly id: string;
+  readonly label: string;
+  readonly target: PeerTarget;
+  readonly shape: BenchShapeId;
+  readonly connections: number;
+  readonly status: 'n/a' | 'failed' | 'not run';
+  /** Why, in words (the peer's answer or error for failures). */
+  readonly reason: string;
+}
+
+/** Idle memory and CPU of a peer gateway; live streams are not measured for peers. */
+export interface PeerFootprint {
+  readonly target: PeerTarget;
+  /** RSS of its process tree after the idle settle time, MB. */
+  readonly idleRssMb: number;
+  /** CPU of its process tree over the idle window, percent of one core. */
+  readonly idleCpuPercent: number;
+}
+
+/** One peer gateway of `npm run bench:peers`: what was asked for and what became of it. */
+export interface PeerGatewayReport {
+  readonly target: PeerTarget;
+  readonly name: string;
+  readonly version: string;
+  /** Package specs installed, e.g. `litellm[proxy]==1.100.5`. */
+  readonly spec: string;
+  /** `measured`, or why not: install or start-up failed. */
+  readonly status: 'measured' | 'install failed' | 'start failed';
+  readonly error?: string;
+  /** Its install directory (a cache under the OS temporary directory). */
+  readonly installDir?: string;
+  /** Whether the install was reused from that cache. */
+  readonly cached?: boolean;
+  /** Facts bearing on its figures. */
+  readonly notes: ReadonlyArray<string>;
+}
+
+/** The `peers` section of the report (`npm run bench:peers` only). */
+export interface PeerReport {
+  readonly gateways: ReadonlyArray<PeerGatewayReport>;
+  /** Measured peer cases, with ratios to the floor like Tollgate's rows. */
+  readonly rows: ReadonlyArray<BenchRow>;
+  readonly unmeasured: ReadonlyArray<UnmeasuredRow>;
+  readonly footprints: ReadonlyArray<PeerFootprint>;
 }
 
 /** The run's settings as written to the report. */
@@ -86,24 +141,32 @@ export interface BenchReport {
   readonly verdicts: ReadonlyArray<BenchVerdict>;
   /** The pipeline case (absent with BENCH_PIPELINE=0). */
   readonly pipeline?: PipelineReport;
+  /** The peer gateways (`npm run bench:peers` only). */
+  readonly peers?: PeerReport;
 }
 
 /** Target names in tables. */
-export const SERVER_NAMES: Readonly<Record<BenchTarget, string>> = { mock: 'direct', floor: 'floor', gateway: 'gateway alone', embedded: 'embedded' };
+export const SERVER_NAMES: Readonly<Record<ReportTarget, string>> = {
+  mock: 'direct',
+  floor: 'floor',
+  gateway: 'gateway alone',
+  embedded: 'embedded',
+  ...(Object.fromEntries(PEER_TARGETS.map((p) => [p.target, p.name])) as Record<PeerTarget, string>),
+};
 
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
 
 /**
  * Builds rows: a non-direct row's added latency uses the direct case of the same shape at the
- * same connection count; a Tollgate row's ratios use the floor case of the same shape and count
- * (absent when that case was not measured or its CPU was 0).
+ * same connection count; a Tollgate or peer row's ratios use the floor case of the same shape and
+ * count (absent when that case was not measured or its CPU was 0).
  */
 export function buildBenchRows(measurements: ReadonlyArray<CaseMeasurement>): BenchRow[] {
-  const find = (target: BenchTarget, shape: BenchShapeId, connections: number): CaseMeasurement | undefined =>
+  const find = (target: ReportTarget, shape: BenchShapeId, connections: number): CaseMeasurement | undefined =>
     measurements.find((m) => m.benchCase.target === target && m.benchCase.shape === shape && m.connections === connections);
   return measurements.map(({ benchCase, connections, load, serverCpuUsPerRequest, mockCpuUsPerRequest, serverRssBytes }) => {
     const base = benchCase.target === 'mock' ? undefined : find('mock', benchCase.shape, connections);
-    const floor = benchCase.target === 'gateway' || benchCase.target === 'embedded' ? find('floor', benchCase.shape, connections) : undefined;
+    const floor = benchCase.target !== 'mock' && benchCase.target !== 'floor' ? find('floor', benchCase.shape, connections) : undefined;
     const added = base ? load.p50Ms - base.load.p50Ms : undefined;
     const floorAdded = floor && base ? floor.load.p50Ms - base.load.p50Ms : undefined;
     return {
@@ -151,25 +214,30 @@ function worst(rows: ReadonlyArray<BenchRow>, value: (row: BenchRow) => number |
 
 const shapeList = (rows: ReadonlyArray<BenchRow>): string => rows.map((r) => r.label).join('; ');
 
+/** The verdict of a target whose figure is missing. */
+const notMeasured = (target: string, why = 'not measured'): BenchVerdict => ({ target, met: false, measured: false, figure: why });
+
 function ratioVerdict(target: string, rows: ReadonlyArray<BenchRow>, limit: number): BenchVerdict {
   const found = worst(rows, (r) => r.cpuRatioToFloor);
-  if (!found) return { target, met: false, figure: 'not measured' };
-  return { target, met: found.value <= limit, figure: `worst ${found.value.toFixed(2)}× (${found.row.label}, ${found.row.serverCpuUsPerRequest.toFixed(0)} µs/req)` };
+  if (!found) return notMeasured(target);
+  return { target, met: found.value <= limit, measured: true, figure: `worst ${found.value.toFixed(2)}× (${found.row.label}, ${found.row.serverCpuUsPerRequest.toFixed(0)} µs/req)` };
 }
 
 function liveStreamVerdict(target: string, footprint: ServerFootprint | undefined): BenchVerdict {
   const live = footprint?.liveStreams;
-  if (!live || live.kbPerStream === null) return { target, met: false, figure: 'no stream opened' };
+  if (!live) return notMeasured(target);
+  if (live.kbPerStream === null) return notMeasured(target, `not measured: ${live.notMeasuredReason ?? 'no stream opened'}`);
   const all = live.reached === live.requested;
   const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held, open or waiting`;
   const figure = `${live.kbPerStream.toFixed(1)} KB/stream over ${live.reached} open streams${all ? '' : ` (only ${live.reached} of ${live.requested} opened${held})`}`;
-  return { target, met: all && live.kbPerStream <= PERFORMANCE_TARGETS.kbPerLiveStream, figure };
+  return { target, met: all && live.kbPerStream <= PERFORMANCE_TARGETS.kbPerLiveStream, measured: true, figure };
 }
 
 /**
  * The verdict on every target. CPU ratios are judged at `loadedConnections` (worst shape of each
- * group), added p50 at 1 connection; a target whose figures are missing is NOT MET ("not measured");
- * live-stream targets are NOT MET when fewer streams opened than asked for.
+ * group), added p50 at 1 connection; a target whose figures are missing is NOT MEASURED (`met`
+ * false, `measured` false); live-stream targets are NOT MET when fewer streams opened than asked
+ * for, and NOT MEASURED when too few opened or the RSS did not grow (liveStreamFigures).
  */
 export function judgeBenchTargets(rows: ReadonlyArray<BenchRow>, footprints: ReadonlyArray<ServerFootprint>, loadedConnections: number): BenchVerdict[] {
   const L = PERFORMANCE_TARGETS;
@@ -184,26 +252,32 @@ export function judgeBenchTargets(rows: ReadonlyArray<BenchRow>, footprints: Rea
   const overFloor = worst(at('gateway', 1), (r) => r.addedP50OverFloorMs);
   verdicts.push(
     overFloor
-      ? { target: `gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`, met: overFloor.value <= L.addedP50OverFloorMs, figure: `worst +${overFloor.value.toFixed(3)} ms over the floor's (${overFloor.row.label}: added ${overFloor.row.addedP50Ms?.toFixed(3)} ms, floor ${overFloor.row.floorAddedP50Ms?.toFixed(3)} ms)` }
-      : { target: `gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`, met: false, figure: 'not measured' },
+      ? { target: `gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`, met: overFloor.value <= L.addedP50OverFloorMs, measured: true, figure: `worst +${overFloor.value.toFixed(3)} ms over the floor's (${overFloor.row.label}: added ${overFloor.row.addedP50Ms?.toFixed(3)} ms, floor ${overFloor.row.floorAddedP50Ms?.toFixed(3)} ms)` }
+      : notMeasured(`gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`),
   );
   verdicts.push(ratioVerdict(`embedded CPU/req ≤ ${L.embeddedCpuRatio}× floor (${c})`, at('embedded', loadedConnections), L.embeddedCpuRatio));
   const footprintOf = (target: ServerFootprint['target']) => footprints.find((f) => f.target === target);
   for (const target of ['gateway', 'embedded'] as const) {
     const f = footprintOf(target);
     const name = `${SERVER_NAMES[target]} idle CPU < ${L.idleCpuPercent}% of a core`;
-    verdicts.push(f ? { target: name, met: f.idleCpuPercent < L.idleCpuPercent, figure: `${f.idleCpuPercent.toFixed(2)}%` } : { target: name, met: false, figure: 'not measured' });
+    verdicts.push(f ? { target: name, met: f.idleCpuPercent < L.idleCpuPercent, measured: true, figure: `${f.idleCpuPercent.toFixed(2)}%` } : notMeasured(name));
   }
   const embedded = footprintOf('embedded');
   const rssName = `embedded idle RSS ≤ ${L.embeddedIdleRssMb} MB`;
-  verdicts.push(embedded ? { target: rssName, met: embedded.idleRssMb <= L.embeddedIdleRssMb, figure: `${embedded.idleRssMb.toFixed(0)} MB` } : { target: rssName, met: false, figure: 'not measured' });
+  verdicts.push(embedded ? { target: rssName, met: embedded.idleRssMb <= L.embeddedIdleRssMb, measured: true, figure: `${embedded.idleRssMb.toFixed(0)} MB` } : notMeasured(rssName));
   for (const target of ['gateway', 'embedded'] as const) verdicts.push(liveStreamVerdict(`${SERVER_NAMES[target]} ≤ ${L.kbPerLiveStream} KB per live stream`, footprintOf(target)));
   return verdicts;
 }
 
-/** Lines `MET     <target>: <figure>` / `NOT MET …`. */
+/** A verdict's word: `MET`, `NOT MET` or `NOT MEASURED` (a verdict without `measured`, from an older report, counts as measured). */
+export function verdictWord(verdict: BenchVerdict): 'MET' | 'NOT MET' | 'NOT MEASURED' {
+  if (verdict.measured === false) return 'NOT MEASURED';
+  return verdict.met ? 'MET' : 'NOT MET';
+}
+
+/** Lines `MET      <target>: <figure>` / `NOT MET  …` / `NOT MEASURED  …`. */
 export function formatVerdicts(verdicts: ReadonlyArray<BenchVerdict>): string {
-  return verdicts.map((v) => `${v.met ? 'MET    ' : 'NOT MET'}  ${v.target}: ${v.figure}`).join('\n');
+  return verdicts.map((v) => `${verdictWord(v).padEnd(7)}  ${v.target}: ${v.figure}`).join('\n');
 }
 
 /** `values` as an aligned plain-text table: the first `leftColumns` columns left-aligned, the rest right-aligned. */
@@ -234,19 +308,57 @@ function rateCells(row: BenchRow): string[] {
   ];
 }
 
-/** One table per connection count (in the rows' order), rows grouped by shape then server. */
-export function formatBenchTables(rows: ReadonlyArray<BenchRow>): string {
-  const levels = [...new Set(rows.map((r) => r.connections))];
+/** Cells of a peer case without figures: its status in the req/s column, the rest blank. */
+function unmeasuredCells(row: UnmeasuredRow): string[] {
+  return [SERVER_NAMES[row.target], row.label, row.status, ...RATE_HEADERS.slice(3).map(() => '')];
+}
+
+const TARGET_ORDER: ReadonlyArray<ReportTarget> = [...BENCH_TARGETS.map((t) => t.target), ...PEER_TARGETS.map((p) => p.target)];
+const SHAPE_ORDER: ReadonlyArray<BenchShapeId> = BENCH_SHAPES.map((s) => s.id);
+
+/** Table order: by shape (BENCH_SHAPES order), then server (direct, floor, gateway alone, embedded, peers). */
+function byShapeThenServer(a: { shape: BenchShapeId; target: ReportTarget }, b: { shape: BenchShapeId; target: ReportTarget }): number {
+  return SHAPE_ORDER.indexOf(a.shape) - SHAPE_ORDER.indexOf(b.shape) || TARGET_ORDER.indexOf(a.target) - TARGET_ORDER.indexOf(b.target);
+}
+
+/**
+ * One table per connection count (in the rows' order), rows grouped by shape then server; peer
+ * cases without figures (`unmeasured`) sit in their place with their status in the req/s column.
+ */
+export function formatBenchTables(rows: ReadonlyArray<BenchRow>, unmeasured: ReadonlyArray<UnmeasuredRow> = []): string {
+  const levels = [...new Set([...rows, ...unmeasured].map((r) => r.connections))];
   return levels
     .map((connections) => {
-      const at = rows.filter((r) => r.connections === connections);
-      return `${connections} connection${connections === 1 ? '' : 's'}:\n${alignTable(RATE_HEADERS, at.map(rateCells), 2)}`;
+      const entries = [...rows.filter((r) => r.connections === connections), ...unmeasured.filter((r) => r.connections === connections)].sort(byShapeThenServer);
+      const body = entries.map((entry) => ('status' in entry ? unmeasuredCells(entry) : rateCells(entry)));
+      return `${connections} connection${connections === 1 ? '' : 's'}:\n${alignTable(RATE_HEADERS, body, 2)}`;
     })
     .join('\n\n');
 }
 
-/** The idle / live-stream table: one row per server. */
-export function formatFootprintTable(footprints: ReadonlyArray<ServerFootprint>): string {
+/**
+ * One line per peer, status and reason, its cases and connection counts merged:
+ * `  <server>: <case>; <case> (<levels> connections): <status> — <reason>`. Empty when there are none.
+ */
+export function formatUnmeasuredNotes(unmeasured: ReadonlyArray<UnmeasuredRow>): string {
+  const merged = new Map<string, { row: UnmeasuredRow; labels: string[]; levels: number[] }>();
+  for (const row of unmeasured) {
+    const key = `${row.target}|${row.status}|${row.reason}`;
+    const found = merged.get(key) ?? { row, labels: [], levels: [] };
+    merged.set(key, found);
+    if (!found.labels.includes(row.label)) found.labels.push(row.label);
+    if (!found.levels.includes(row.connections)) found.levels.push(row.connections);
+  }
+  return [...merged.values()]
+    .map(({ row, labels, levels }) => `  ${SERVER_NAMES[row.target]}: ${labels.join('; ')} (${levels.join(' and ')} connection${levels.length === 1 && levels[0] === 1 ? '' : 's'}): ${row.status} — ${row.reason}`)
+    .join('\n');
+}
+
+/**
+ * The idle / live-stream table: one row per server, then one per peer (live streams not measured
+ * for peers: `skipped`). Under it, a line per server whose RSS per stream was not measured, with the reason.
+ */
+export function formatFootprintTable(footprints: ReadonlyArray<ServerFootprint>, peers: ReadonlyArray<PeerFootprint> = []): string {
   const headers = ['server', 'idle RSS MB', 'idle CPU % core', 'live streams open', 'RSS open MB', 'KB per stream', 'KB per held request'];
   const body = footprints.map((f) => [
     SERVER_NAMES[f.target],
@@ -254,8 +366,13 @@ export function formatFootprintTable(footprints: ReadonlyArray<ServerFootprint>)
     f.idleCpuPercent.toFixed(2),
     `${f.liveStreams.reached}/${f.liveStreams.requested}`,
     (f.liveStreams.rssOpenBytes / 1024 / 1024).toFixed(1),
-    f.liveStreams.kbPerStream === null ? '' : f.liveStreams.kbPerStream.toFixed(1),
+    f.liveStreams.kbPerStream === null ? 'not measured' : f.liveStreams.kbPerStream.toFixed(1),
     f.liveStreams.kbPerHeldRequest === null ? '' : f.liveStreams.kbPerHeldRequest.toFixed(1),
   ]);
-  return alignTable(headers, body);
+  const peerBody = peers.map((p) => [SERVER_NAMES[p.target], p.idleRssMb.toFixed(1), p.idleCpuPercent.toFixed(2), 'skipped', '', '', '']);
+  const reasons = footprints
+    .filter((f) => f.liveStreams.kbPerStream === null)
+    .map((f) => `${SERVER_NAMES[f.target]}: RSS per live stream not measured: ${f.liveStreams.notMeasuredReason ?? 'no stream opened'}`);
+  if (peers.length > 0) reasons.push('peers: live streams not measured (skipped); idle RSS and CPU are of the peer\'s whole process tree.');
+  return [alignTable(headers, [...body, ...peerBody]), ...reasons].join('\n');
 }

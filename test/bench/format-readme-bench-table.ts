@@ -3,7 +3,7 @@
  * `test-artifacts/bench/latest.json`) as Markdown, and the splice of that Markdown between the
  * README's `<!-- bench:begin -->` and `<!-- bench:end -->` markers. Pure functions only.
  */
-import { SERVER_NAMES, type BenchReport, type BenchRow } from './format-bench-report.ts';
+import { SERVER_NAMES, verdictWord, type BenchReport, type BenchRow } from './format-bench-report.ts';
 
 /** The line that opens the generated part of the README. */
 export const README_BENCH_BEGIN = '<!-- bench:begin -->';
@@ -22,8 +22,10 @@ const signedMs = (value: number | undefined): string => (value === undefined ? '
 /**
  * Markdown for the README: a line naming the run, a table with one row per server and request
  * shape (req/s and CPU µs per request at the loaded level with the ratio to the floor's; added p50
- * at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream, and the
- * verdict on each target. Without a 1-connection level the added-p50 cells read `–`.
+ * at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream (`not
+ * measured` with the reason when it could not be), and the verdict on each target (MET, NOT MET or
+ * NOT MEASURED). Without a 1-connection level the added-p50 cells read `–`. Tollgate's own servers
+ * only: the `peers` section of a `npm run bench:peers` report is left out.
  */
 export function renderReadmeBenchSection(report: BenchReport): string {
   const loaded = report.settings.connections;
@@ -45,13 +47,13 @@ export function renderReadmeBenchSection(report: BenchReport): string {
     '|---|---|---|---|',
     ...report.footprints.map((f) => {
       const live = f.liveStreams;
-      const perStream = live.kbPerStream === null ? '–' : `${live.kbPerStream.toFixed(1)} KB`;
       const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held`;
       const reached = live.reached === live.requested ? `${grouped(live.reached)} streams` : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${held}`;
-      return `| ${SERVER_NAMES[f.target]} | ${f.idleRssMb.toFixed(0)} MB | ${f.idleCpuPercent.toFixed(2)} % of a core | ${perStream} (${reached}) |`;
+      const perStream = live.kbPerStream === null ? `not measured (${live.notMeasuredReason ?? 'no stream opened'})` : `${live.kbPerStream.toFixed(1)} KB (${reached})`;
+      return `| ${SERVER_NAMES[f.target]} | ${f.idleRssMb.toFixed(0)} MB | ${f.idleCpuPercent.toFixed(2)} % of a core | ${perStream} |`;
     }),
     '',
-    ...report.verdicts.map((v) => `- ${v.met ? 'MET' : '**NOT MET**'} — ${v.target}: ${v.figure}`),
+    ...report.verdicts.map((v) => `- ${verdictWord(v) === 'MET' ? 'MET' : `**${verdictWord(v)}**`} — ${v.target}: ${v.figure}`),
   ];
   return lines.join('\n');
 }

@@ -53,7 +53,16 @@ export interface LiveStreamOptions {
   readonly pid: number;
   /** Most requests not yet written to their socket at once (paces connection set-up; default 256). */
   readonly openWindow?: number;
+  /**
+   * How long to wait, after the last request is written, for every stream's first body byte, ms
+   * (default 3 × `chunkDelayMs` + 10 000: a server may hold its answer until the upstream's first
+   * chunk with content, the mock's second, so one chunk delay is not enough).
+   */
+  readonly openTimeoutMs?: number;
 }
+
+/** Share of the requested streams that must open for the RSS per stream to be reported (0.9: 90 %). */
+export const MIN_OPEN_SHARE = 0.9;
 
 /** Live-stream figures. */
 export interface LiveStreamFootprint {
@@ -63,8 +72,10 @@ export interface LiveStreamFootprint {
   readonly sent: number;
   /** Whether every request could be written to a socket. */
   readonly openedAll: boolean;
-  /** Streams whose first body byte arrived before the RSS reading. */
+  /** Streams whose first body byte arrived before the RSS reading (open streams). */
   readonly reached: number;
+  /** Requests answered 200 with headers before the RSS reading (open or about to be). */
+  readonly headersReceived: number;
   /** Requests that errored or answered non-200 (e.g. a proxy out of file descriptors). */
   readonly failed: number;
   /** The first such error, when any. */
@@ -73,22 +84,68 @@ export interface LiveStreamFootprint {
   readonly rssBeforeBytes: number;
   /** RSS with the streams open, bytes. */
   readonly rssOpenBytes: number;
-  /** (rssOpenBytes − rssBeforeBytes) / reached / 1024, KB per open stream (null when none opened). */
+  /**
+   * (rssOpenBytes − rssBeforeBytes) / reached / 1024, KB per open stream; null — not measured — when
+   * fewer than MIN_OPEN_SHARE of the requested streams opened or the RSS did not grow (see notMeasuredReason).
+   */
   readonly kbPerStream: number | null;
   /**
    * (rssOpenBytes − rssBeforeBytes) / (sent − failed) / 1024, KB per request the server held, open
-   * or still waiting for its upstream (null when none): the fairer figure when fewer streams opened than were sent.
+   * or still waiting for its upstream: the fairer figure when fewer streams opened than were sent.
+   * Null when no request was held or the RSS did not grow.
    */
   readonly kbPerHeldRequest: number | null;
+  /** Why kbPerStream is null, in words (absent when it was measured). */
+  readonly notMeasuredReason?: string;
   /** Seconds from the first request to the RSS reading. */
   readonly openSeconds: number;
+}
+
+/** The counts and RSS readings of a live-stream run, before any per-stream figure. */
+export interface LiveStreamCounts {
+  readonly requested: number;
+  readonly sent: number;
+  readonly reached: number;
+  readonly failed: number;
+  /** RSS before opening and with the streams open, bytes. */
+  readonly rssBeforeBytes: number;
+  readonly rssOpenBytes: number;
+  /** How long the run waited for first bytes after the last request was written, ms (for the reason text). */
+  readonly openTimeoutMs: number;
+}
+
+const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+
+/**
+ * The per-stream figures of a run (KB = 1024 bytes), or why there are none: fewer than
+ * MIN_OPEN_SHARE of the requested streams open (an RSS delta spread over a handful of streams says
+ * nothing), or an RSS that did not grow (memory the server freed from earlier load outweighed the
+ * streams, so any quotient would be noise or negative).
+ */
+export function liveStreamFigures(counts: LiveStreamCounts): Pick<LiveStreamFootprint, 'kbPerStream' | 'kbPerHeldRequest' | 'notMeasuredReason'> {
+  const delta = counts.rssOpenBytes - counts.rssBeforeBytes;
+  const held = counts.sent - counts.failed;
+  const kbPerHeldRequest = delta > 0 && held > 0 ? delta / held / 1024 : null;
+  const needed = Math.ceil(counts.requested * MIN_OPEN_SHARE);
+  if (counts.reached < needed) {
+    const failed = counts.failed > 0 ? `, ${counts.failed} failed` : '';
+    const reason = `only ${counts.reached} of ${counts.requested} streams opened within ${Math.round(counts.openTimeoutMs / 1000)} s of the last request (fewer than ${Math.round(MIN_OPEN_SHARE * 100)} %${failed})`;
+    return { kbPerStream: null, kbPerHeldRequest, notMeasuredReason: reason };
+  }
+  if (delta <= 0) {
+    const change = delta === 0 ? 'did not grow' : `fell by ${mb(-delta)} MB`;
+    const why = 'the streams cost less than the server freed meanwhile (e.g. garbage of the load cases); more streams would show them';
+    return { kbPerStream: null, kbPerHeldRequest: null, notMeasuredReason: `RSS ${change} with ${counts.reached} streams open (${mb(counts.rssBeforeBytes)} → ${mb(counts.rssOpenBytes)} MB): ${why}` };
+  }
+  return { kbPerStream: delta / counts.reached / 1024, kbPerHeldRequest };
 }
 
 /**
  * Opens `count` streamed requests (plain node:http, one socket each, at most `openWindow` not yet
  * written at once; opening stops after 60 s without progress), waits until every one has its first
- * body byte — or until `chunkDelayMs` + 10 s after the last was written, reporting how many did —
- * reads the server's RSS, then aborts them all and waits 2 s for the server to let go.
+ * body byte — or until `openTimeoutMs` after the last was written, reporting how many did —
+ * reads the server's RSS, then aborts them all and waits 2 s for the server to let go. The RSS
+ * per stream is given only when enough streams opened and the RSS grew (liveStreamFigures).
  * Never throws for requests that fail; they are counted in `failed`.
  * @throws Error when the server's /proc entry cannot be read
  */
@@ -98,6 +155,7 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
   const window = options.openWindow ?? 256;
   const requests: ClientRequest[] = [];
   let reached = 0;
+  let headersReceived = 0;
   let failed = 0;
   let unwritten = 0;
   let firstError: string | undefined;
@@ -145,6 +203,7 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
         response.resume();
         return fail(`status ${response.statusCode}`);
       }
+      headersReceived += 1;
       let first = true;
       response.on('data', () => {
         if (!first) return;
@@ -158,7 +217,8 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     requests.push(req);
   }
   while (unwritten > 0 && Date.now() - lastProgressAt < 60_000) await waitForProgress();
-  const deadline = Date.now() + options.chunkDelayMs + 10_000;
+  const openTimeoutMs = options.openTimeoutMs ?? 3 * options.chunkDelayMs + 10_000;
+  const deadline = Date.now() + openTimeoutMs;
   while (reached + failed < requests.length && Date.now() < deadline) await waitForProgress();
   const rssOpenBytes = readProcessUsage(options.pid).rssBytes;
   const openSeconds = (Date.now() - startedAt) / 1000;
@@ -171,12 +231,12 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     sent: requests.length,
     openedAll,
     reached,
+    headersReceived,
     failed,
     ...(firstError ? { firstError } : {}),
     rssBeforeBytes,
     rssOpenBytes,
-    kbPerStream: reached > 0 ? (rssOpenBytes - rssBeforeBytes) / reached / 1024 : null,
-    kbPerHeldRequest: requests.length - failed > 0 ? (rssOpenBytes - rssBeforeBytes) / (requests.length - failed) / 1024 : null,
+    ...liveStreamFigures({ requested: options.count, sent: requests.length, reached, failed, rssBeforeBytes, rssOpenBytes, openTimeoutMs }),
     openSeconds,
   };
 }

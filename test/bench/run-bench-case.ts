@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import type { BenchCase, BenchTarget } from './bench-cases.ts';
 import type { BenchServerStats, OutcomeTally } from './bench-server-contract.ts';
+import type { PeerBenchCase, PeerTarget } from './peers/peer-cases.ts';
 import { readProcessUsage } from './read-process-usage.ts';
 import { runLoadPhase, type LoadPhaseResult } from './run-load-phase.ts';
 
@@ -18,8 +19,11 @@ export interface BenchServer {
   stats?(): Promise<BenchServerStats>;
 }
 
-/** The four servers of a run, by target. */
-export type BenchServers = Readonly<Record<BenchTarget, BenchServer>>;
+/** The four servers of a run, by target, and the peer gateways started (`npm run bench:peers`). */
+export type BenchServers = Readonly<Record<BenchTarget, BenchServer>> & Readonly<Partial<Record<PeerTarget, BenchServer>>>;
+
+/** A case a run can load: one of bench-cases.ts, or the same shape sent to a peer gateway. */
+export type MeasuredCase = BenchCase | PeerBenchCase;
 
 /** Durations in seconds; `connections` kept open by autocannon at the loaded level. */
 export interface BenchSettings {
@@ -30,11 +34,11 @@ export interface BenchSettings {
 
 /** One measured case. Latencies in ms, CPU in µs of process CPU time (user + system) per request. */
 export interface CaseMeasurement {
-  readonly benchCase: BenchCase;
+  readonly benchCase: MeasuredCase;
   /** Connections autocannon kept open. */
   readonly connections: number;
   readonly load: LoadPhaseResult;
-  /** The target server's CPU per measured request (the mock's own for direct cases), µs. */
+  /** The target server's CPU (its process and descendants) per measured request (the mock's own for direct cases), µs. */
   readonly serverCpuUsPerRequest: number;
   /** The mock's CPU per measured request, µs. */
   readonly mockCpuUsPerRequest: number;
@@ -45,7 +49,7 @@ export interface CaseMeasurement {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends the case's request once and checks status 200 and every expected substring. @throws Error naming what is wrong */
-async function checkSampleAnswer(benchCase: BenchCase, url: string): Promise<void> {
+async function checkSampleAnswer(benchCase: MeasuredCase, url: string): Promise<void> {
   const answer = await request(url, { method: 'POST', headers: { ...benchCase.headers }, body: benchCase.body });
   const text = await answer.body.text();
   if (answer.statusCode !== 200) throw new Error(`${benchCase.id}: sample request answered ${answer.statusCode}: ${text.slice(0, 500)}`);
@@ -58,7 +62,7 @@ async function checkSampleAnswer(benchCase: BenchCase, url: string): Promise<voi
  * case is labelled with (pass-through or translated). Cancelled ones (connections autocannon
  * closes at the end of a run) are allowed. @throws Error naming the counts
  */
-function checkOutcomes(benchCase: BenchCase, before: OutcomeTally, stats: BenchServerStats): void {
+function checkOutcomes(benchCase: MeasuredCase, before: OutcomeTally, stats: BenchServerStats): void {
   const after = stats.outcomes;
   const delta = (key: keyof OutcomeTally): number => after[key] - before[key];
   if (delta('failed') > 0) throw new Error(`${benchCase.id}: ${delta('failed')} gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
@@ -70,11 +74,13 @@ function checkOutcomes(benchCase: BenchCase, before: OutcomeTally, stats: BenchS
 /**
  * Runs `benchCase` against its target with `connections` connections. Outcomes are checked on
  * targets whose server has stats (the gateway child); every target's answers must be 2xx.
- * @throws Error when the sample answer is wrong, any answer under load is not 2xx, a server's
- *   /proc entry cannot be read, or (gateway child) any outcome failed or took the wrong path.
+ * @throws Error when the target is not among `servers`, the sample answer is wrong, any answer
+ *   under load is not 2xx, a server's /proc entry cannot be read, or (gateway child) any outcome
+ *   failed or took the wrong path.
  */
-export async function runBenchCase(benchCase: BenchCase, servers: BenchServers, settings: BenchSettings, connections: number): Promise<CaseMeasurement> {
+export async function runBenchCase(benchCase: MeasuredCase, servers: BenchServers, settings: BenchSettings, connections: number): Promise<CaseMeasurement> {
   const server = servers[benchCase.target];
+  if (!server) throw new Error(`${benchCase.id}: no ${benchCase.target} server is running`);
   const url = `${server.origin}${benchCase.path}`;
   const load = { url, headers: benchCase.headers, body: benchCase.body, connections };
   const checksOutcomes = benchCase.gatewayPath !== undefined && server.stats !== undefined;

@@ -38,17 +38,29 @@
  *
  * `npm run bench -- --soak [--soak-minutes N …]` (or `npm run bench:soak`) runs the memory soak
  * instead (run-soak.ts): exit code 0 when RSS growth after warm-up stays under its target, 1 otherwise.
+ *
+ * `npm run bench:peers` (`--peers`) runs the same bench plus two peer gateways (peers/): Portkey's
+ * OSS gateway (BENCH_PORTKEY_VERSION, default 1.15.2; BENCH_PORTKEY_PINS) and the LiteLLM proxy
+ * (BENCH_LITELLM_VERSION, default 1.100.5; BENCH_PYTHON), installed before anything is pinned into a
+ * cache under the OS temporary directory, started on the servers' CPU, loaded with every case they
+ * can serve against the mock (the others print `n/a` with the reason). Their rows sit in the same
+ * tables with ratios to the floor and go to the report's `peers` section; idle RSS and CPU are read
+ * over their whole process tree; live streams are not measured for them. A peer that cannot be
+ * installed or started, or whose case fails, is reported and the bench goes on (exit code unchanged).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_CASES, chatBody, chatHeaders } from './bench-cases.ts';
+import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
-import { buildBenchRows, formatBenchTables, formatFootprintTable, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type ServerFootprint } from './format-bench-report.ts';
+import { buildBenchRows, formatBenchTables, formatFootprintTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type BenchRow, type PeerFootprint, type PeerReport, type ServerFootprint, type UnmeasuredRow } from './format-bench-report.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
+import { isPeerTarget } from './peers/peer-cases.ts';
+import { peerGateways } from './peers/peer-gateways.ts';
+import { installPeers, peerCaseEntries, peerFailureReason, peerGatewayReports, runningPeerServers, startPeers, stopPeers, type PeerRun } from './peers/run-peers.ts';
 import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
@@ -216,28 +228,71 @@ function describeMachine(): BenchReport['machine'] {
   return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage1mAtStart: loadAverage1m(), loadAverage1mAtEnd: loadAverage1m(), node: process.version };
 }
 
-/** Every case at every connection level, loaded level first. */
-async function measureAll(servers: BenchServers, settings: BenchSettings, levels: ReadonlyArray<number>): Promise<CaseMeasurement[]> {
+/** The measured cases, and the peer cases without figures (n/a, failed, not run). */
+interface Measured {
+  readonly measurements: CaseMeasurement[];
+  readonly unmeasured: UnmeasuredRow[];
+}
+
+/**
+ * Every case at every connection level, loaded level first; per shape, the bench's four targets
+ * then each peer's case (`peers`: empty without --peers). A peer case that fails is recorded, not thrown.
+ */
+async function measureAll(servers: BenchServers, settings: BenchSettings, levels: ReadonlyArray<number>, peers: ReadonlyArray<PeerRun>): Promise<Measured> {
   const measurements: CaseMeasurement[] = [];
+  const unmeasured: UnmeasuredRow[] = [];
   for (const connections of levels) {
     process.stdout.write(`${connections} connection${connections === 1 ? '' : 's'}:\n`);
-    for (const benchCase of BENCH_CASES) {
-      process.stdout.write(`  ${benchCase.target.padEnd(8)} ${benchCase.label} … `);
-      const measurement = await runBenchCase(benchCase, servers, settings, connections);
-      process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
-      measurements.push(measurement);
+    for (const shape of BENCH_SHAPES) {
+      for (const benchCase of BENCH_CASES.filter((c) => c.shape === shape.id)) {
+        process.stdout.write(`  ${benchCase.target.padEnd(8)} ${benchCase.label} … `);
+        const measurement = await runBenchCase(benchCase, servers, settings, connections);
+        process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
+        measurements.push(measurement);
+      }
+      for (const entry of peerCaseEntries(shape, peers, servers.mock.origin)) {
+        if ('unmeasured' in entry) {
+          process.stdout.write(`  ${entry.unmeasured.target.padEnd(8)} ${entry.unmeasured.label} … ${entry.unmeasured.status}\n`);
+          unmeasured.push({ ...entry.unmeasured, connections });
+          continue;
+        }
+        const peerCase = entry.benchCase;
+        process.stdout.write(`  ${peerCase.target.padEnd(8)} ${peerCase.label} … `);
+        try {
+          const measurement = await runBenchCase(peerCase, servers, settings, connections);
+          process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
+          measurements.push(measurement);
+        } catch (error) {
+          const reason = peerFailureReason(peers.find((p) => p.gateway.target === peerCase.target), error);
+          process.stdout.write(`FAILED: ${reason}\n`);
+          unmeasured.push({ id: peerCase.id, label: peerCase.label, target: peerCase.target, shape: peerCase.shape, connections, status: 'failed', reason });
+        }
+      }
     }
   }
-  return measurements;
+  return { measurements, unmeasured };
 }
 
 const roundOrNull = (value: number | null): number | null => (value === null ? null : Number(value.toFixed(1)));
 
-/** Idle RSS and CPU of the three servers at once, then each one's live-stream RSS in turn. */
-async function measureFootprints(started: StartedServers, settings: RunSettings): Promise<ServerFootprint[]> {
+/** The footprints of the bench's servers and of the running peers (idle only). */
+interface Footprints {
+  readonly servers: ServerFootprint[];
+  readonly peers: PeerFootprint[];
+}
+
+/** Idle RSS and CPU of the three servers and the running peers at once, then each server's live-stream RSS in turn (not the peers'). */
+async function measureFootprints(started: StartedServers, settings: RunSettings, peers: ReadonlyArray<PeerRun>): Promise<Footprints> {
   const servers = { floor: started.floor, gateway: started.gateway, embedded: started.embedded } as const;
+  const peerPids = Object.fromEntries(Object.entries(runningPeerServers(peers)).map(([target, server]) => [target, server.pid]));
   process.stdout.write(`\nIdle: RSS after ${settings.idleSettleS} s, CPU over ${settings.idleCpuWindowS} s …\n`);
-  const idle = await measureIdle({ floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid }, settings.idleSettleS, settings.idleCpuWindowS);
+  const idle = await measureIdle({ floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid, ...peerPids }, settings.idleSettleS, settings.idleCpuWindowS);
+  const peerFootprints: PeerFootprint[] = Object.keys(peerPids).filter(isPeerTarget).map((target) => ({
+    target,
+    idleRssMb: Number(((idle[target]?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)),
+    idleCpuPercent: Number((idle[target]?.idleCpuPercent ?? 0).toFixed(3)),
+  }));
+  await stopPeers(peers); // no peer runs while the servers' live streams are measured
   const footprints: ServerFootprint[] = [];
   for (const target of ['floor', 'gateway', 'embedded'] as const) {
     process.stdout.write(`  ${target}: opening ${settings.liveStreams} live streams (upstream chunk every ${settings.liveStreamChunkMs} ms) … `);
@@ -249,29 +304,45 @@ async function measureFootprints(started: StartedServers, settings: RunSettings)
       chunkDelayMs: settings.liveStreamChunkMs,
       pid: servers[target].pid,
     });
-    process.stdout.write(`${liveStreams.reached} open in ${liveStreams.openSeconds.toFixed(1)} s${liveStreams.failed > 0 ? `, ${liveStreams.failed} failed (first: ${liveStreams.firstError ?? 'unknown'})` : ''}\n`);
+    process.stdout.write(
+      `${liveStreams.reached} open in ${liveStreams.openSeconds.toFixed(1)} s${liveStreams.failed > 0 ? `, ${liveStreams.failed} failed (first: ${liveStreams.firstError ?? 'unknown'})` : ''}` +
+        `${liveStreams.notMeasuredReason ? `; RSS per stream not measured: ${liveStreams.notMeasuredReason}` : ''}\n`,
+    );
     const figures = idle[target];
     footprints.push({ target, idleRssMb: Number(((figures?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)), idleCpuPercent: Number((figures?.idleCpuPercent ?? 0).toFixed(3)), liveStreams: { ...liveStreams, kbPerStream: roundOrNull(liveStreams.kbPerStream), kbPerHeldRequest: roundOrNull(liveStreams.kbPerHeldRequest) } });
   }
-  return footprints;
+  return { servers: footprints, peers: peerFootprints };
 }
 
 function printNotes(report: BenchReport): void {
   process.stdout.write(
     '\nLatency: from request write to the last byte of the answer (whole stream when streamed), ms.\n' +
       '+p50: the case\'s p50 minus the direct case\'s (same shape, same connections); floor +p50: the floor proxy\'s; +p50 vs floor: the difference.\n' +
-      'CPU: process CPU time (user + system, all threads) of the server during the measured run, per request, from /proc; direct rows: the mock\'s.\n' +
+      'CPU: process CPU time (user + system, all threads, child processes included) of the server during the measured run, per request, from /proc; direct rows: the mock\'s.\n' +
       '× floor CPU: that CPU per request / the floor proxy\'s for the same request shape and connections.\n' +
       `Idle: RSS after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
-      `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams.\n` +
+      `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams, not measured when fewer than 90 % opened or the RSS did not grow.\n` +
       `${report.settings.pinning}. ${report.machine.cpus} CPUs, 1-min load average ${report.machine.loadAverage1mAtStart} at start, ${report.machine.loadAverage1mAtEnd} at end ` +
       '(other work on the machine skews every figure); under saturation the added latency includes queueing; the 1-connection table shows the unloaded cost.\n',
   );
 }
 
-async function main(): Promise<void> {
+/** Lines under the tables about the peers: each one's version and status, its notes, and the reasons of rows without figures. */
+function printPeerNotes(peers: PeerReport): void {
+  const lines = peers.gateways.map((g) => `  ${g.name} ${g.version} (${g.spec}): ${g.status === 'measured' ? `installed in ${g.installDir ?? '?'}${g.cached ? ', reused' : ''}` : `${g.status}: ${g.error ?? ''}`}`);
+  const notes = peers.gateways.flatMap((g) => (g.status === 'measured' ? g.notes.map((n) => `  ${n}`) : []));
+  const unmeasured = formatUnmeasuredNotes(peers.unmeasured);
+  process.stdout.write(
+    `\nPeers (same mock, same CPU as the servers; CPU and RSS of each peer's whole process tree; routed to the mock's OpenAI-compatible API):\n${[...lines, ...notes].join('\n')}\n` +
+      (unmeasured ? `Peer cases without figures:\n${unmeasured}\n` : ''),
+  );
+}
+
+async function main(withPeers: boolean): Promise<void> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
+  // Installs run before this process is pinned, so they use every CPU.
+  const installedPeers = withPeers ? await installPeers(peerGateways(process.env), (text) => process.stdout.write(text)) : [];
   const placement = placeOnCpus(settings.pin);
   const machine = describeMachine();
   const levels = [...new Set([settings.connections, 1])];
@@ -279,10 +350,20 @@ async function main(): Promise<void> {
     `Tollgate load benchmark: ${levels.join(' and ')} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; ${placement.description}\n`,
   );
   const started = await startServers(placement);
-  const servers: BenchServers = { mock: started.mock, floor: started.floor, gateway: started.gateway, embedded: started.embedded };
-  const measurements = await measureAll(servers, settings, levels);
-  const footprints = await measureFootprints(started, settings);
-  const rows = buildBenchRows(measurements);
+  let peers: PeerRun[] = [];
+  if (withPeers) {
+    const runDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-peers-'));
+    dataDirs.add(runDir);
+    peers = await startPeers(installedPeers, { mockOrigin: started.mock.origin, ...(placement.servers === undefined ? {} : { cpuList: placement.servers }), runDir }, (text) => process.stdout.write(text));
+  }
+  const servers: BenchServers = { mock: started.mock, floor: started.floor, gateway: started.gateway, embedded: started.embedded, ...runningPeerServers(peers) };
+  const { measurements, unmeasured } = await measureAll(servers, settings, levels, peers);
+  const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
+  await stopPeers(peers);
+  const allRows = buildBenchRows(measurements);
+  const rows = allRows.filter((r) => !isPeerTarget(r.target));
+  const peerRows: BenchRow[] = allRows.filter((r) => isPeerTarget(r.target));
+  const peerReport: PeerReport | undefined = withPeers ? { gateways: peerGatewayReports(peers), rows: peerRows, unmeasured, footprints: peerFootprints } : undefined;
   const reportSettings: BenchReportSettings = {
     durationS: settings.durationS,
     warmupS: settings.warmupS,
@@ -294,10 +375,19 @@ async function main(): Promise<void> {
     idleCpuWindowS: settings.idleCpuWindowS,
     pinning: placement.description,
   };
-  const report: BenchReport = { generatedAt: new Date().toISOString(), machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() }, settings: reportSettings, rows, footprints, verdicts: judgeBenchTargets(rows, footprints, settings.connections) };
+  const report: BenchReport = {
+    generatedAt: new Date().toISOString(),
+    machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() },
+    settings: reportSettings,
+    rows,
+    footprints,
+    verdicts: judgeBenchTargets(rows, footprints, settings.connections),
+    ...(peerReport ? { peers: peerReport } : {}),
+  };
   await stopServers(started);
-  process.stdout.write(`\n${formatBenchTables(report.rows)}\n\n${formatFootprintTable(report.footprints)}\n`);
+  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
   printNotes(report);
+  if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
   writeReport(report);
   releaseCpus(placement);
@@ -324,7 +414,7 @@ process.once('SIGTERM', () => {
 });
 
 const soak = process.argv.includes('--soak');
-(soak ? Promise.resolve().then(() => runSoak(readSoakSettings(process.argv))).then((pass) => process.exit(pass ? 0 : 1)) : main()).then(
+(soak ? Promise.resolve().then(() => runSoak(readSoakSettings(process.argv))).then((pass) => process.exit(pass ? 0 : 1)) : main(process.argv.includes('--peers'))).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
