@@ -30,10 +30,20 @@ export interface RunConsumersOptions {
    * from the beginning.
    */
   readonly groupPrefix?: string;
-  /** Longest a partial batch of an `analytics` consumer is held for more events, ms (default 0); `state` consumers never wait. */
+  /**
+   * Longest a partial batch of an `analytics` consumer is held for more events, ms (default 0);
+   * `state` consumers wait at most STATE_BATCH_WAIT_MS of it.
+   */
   readonly maxBatchWaitMs?: number;
   readonly onBatchDone?: BatchDoneListener;
 }
+
+/**
+ * Longest a partial batch of a `state` consumer (channel health) is held, ms: short next to what
+ * health decides on (a window of a minute, cooldowns of seconds), and enough that under load a
+ * batch, and the offset commit with its fdatasync, covers many requests instead of a handful.
+ */
+export const STATE_BATCH_WAIT_MS = 50;
 
 /** Subscribes every consumer; resolves once all subscriptions are running. */
 export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, options: RunConsumersOptions = {}): Promise<RunningConsumers> {
@@ -44,7 +54,7 @@ export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<
         groupId: `${options.groupPrefix ?? 'tollgate.'}${consumer.name}`,
         topics: consumer.topics,
         maxBatchSize: options.maxBatchSize ?? 500,
-        ...(consumer.sink === 'analytics' && options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
+        ...(options.maxBatchWaitMs ? { maxBatchWaitMs: consumer.sink === 'analytics' ? options.maxBatchWaitMs : Math.min(options.maxBatchWaitMs, STATE_BATCH_WAIT_MS) } : {}),
         handleBatch: async (records) => {
           const events = decodeRecords(records, consumer.name, log);
           if (events.length > 0) await consumer.handleBatch(events);

@@ -112,7 +112,8 @@ export function openStateStore(settings: EngineSettings): StateStore {
 /** The analytics store for these settings: the server's `clickhouseDatabase` (default `tollgate`), or chdb's (default `default`). */
 export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
   if (settings.clickhouseUrl) return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
-  return createChdbStore({ path: join(settings.dataDir, 'chdb'), ...(settings.clickhouseDatabase ? { database: settings.clickhouseDatabase } : {}) });
+  // The embedded engine is background work next to the request thread: its threads yield to requests.
+  return createChdbStore({ path: join(settings.dataDir, 'chdb'), background: true, ...(settings.clickhouseDatabase ? { database: settings.clickhouseDatabase } : {}) });
 }
 
 /** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */

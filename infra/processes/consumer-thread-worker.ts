@@ -10,9 +10,12 @@ import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
 import { consumerStateOverPort } from '../state-store/consumer-state-over-port.ts';
+import { lowerThisThreadPriority } from './lower-thread-priority.mjs';
 import type { ConsumerThreadData, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
 const data = workerData as ConsumerThreadData;
+// Requests preempt the consumers' work when they share a core (lower-thread-priority.mjs).
+lowerThisThreadPriority();
 const report = (message: ConsumerThreadReport): void => parentPort?.postMessage(message);
 
 const log: ConsumerLog = (level, message, extra) => {

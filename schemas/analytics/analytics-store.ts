@@ -58,12 +58,38 @@ export function sqlLiteral(value: string | number | boolean | null | Decimal): s
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** Serialises rows as JSONEachRow text with Decimal values as bare literals. */
+/** Quoted JSON of column names already seen: a consumer's rows repeat the same few dozen keys. */
+const quotedKeys = new Map<string, string>();
+
+/** `"key":` for a column name (cached for names up to 64 characters; at most 1 024 cached). */
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (key.length <= 64 && quotedKeys.size < 1024) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/**
+ * Serialises rows as JSONEachRow text (one JSON object per line, keys in the row's order) with
+ * Decimal values as bare literals. One string is built by appending, with no per-row arrays or
+ * closures: the consumers serialise every row they insert.
+ */
 export function toJsonEachRow(rows: ReadonlyArray<Record<string, AnalyticsValue>>): string {
-  return rows
-    .map((row) => {
-      const parts = Object.entries(row).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof Decimal ? value.toString() : JSON.stringify(value)}`);
-      return `{${parts.join(',')}}`;
-    })
-    .join('\n');
+  let out = '';
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index] as Record<string, AnalyticsValue>;
+    out += index === 0 ? '{' : '\n{';
+    let first = true;
+    for (const key in row) {
+      if (!Object.hasOwn(row, key)) continue;
+      const value = row[key] as AnalyticsValue;
+      out += first ? quotedKey(key) : `,${quotedKey(key)}`;
+      out += value instanceof Decimal ? value.toString() : typeof value === 'number' && Number.isFinite(value) ? String(value) : JSON.stringify(value);
+      first = false;
+    }
+    out += '}';
+  }
+  return out;
 }

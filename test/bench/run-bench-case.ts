@@ -1,7 +1,7 @@
 /**
  * Runs one benchmark case end to end: a checked sample request, a warm-up, then the measured
  * load, with the CPU time of the target server and of the mock read from /proc just before and
- * after the measured load.
+ * after the measured load (for the embedded server, after its consumers caught up with it).
  */
 import { request } from 'undici';
 import type { BenchCase, BenchTarget } from './bench-cases.ts';
@@ -17,6 +17,11 @@ export interface BenchServer {
   readonly origin: string;
   /** Outcome tallies (the gateway child's control server); absent for servers without one. @throws on a non-200 answer */
   stats?(): Promise<BenchServerStats>;
+  /**
+   * Resolves once the work the load left behind is done (the embedded server's consumers caught
+   * up), so its CPU is read with the case that caused it. @throws when it does not settle in time
+   */
+  settled?(): Promise<void>;
 }
 
 /** The four servers of a run, by target, and the peer gateways started (`npm run bench:peers`). */
@@ -87,11 +92,13 @@ export async function runBenchCase(benchCase: MeasuredCase, servers: BenchServer
   const outcomesBefore = checksOutcomes ? (await server.stats?.())?.outcomes : undefined;
   await checkSampleAnswer(benchCase, url);
   if (settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
+  await server.settled?.();
   const serverBefore = readProcessUsage(server.pid);
   const mockBefore = readProcessUsage(servers.mock.pid);
   const measured = await runLoadPhase({ ...load, durationS: settings.durationS });
-  const serverAfter = readProcessUsage(server.pid);
   const mockAfter = readProcessUsage(servers.mock.pid);
+  await server.settled?.(); // its consumers' share of this load, however long they take, counts
+  const serverAfter = readProcessUsage(server.pid);
   if (outcomesBefore && server.stats) {
     await sleep(200); // let cancelled streams settle before reading final outcomes
     checkOutcomes(benchCase, outcomesBefore, await server.stats());

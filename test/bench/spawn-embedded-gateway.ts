@@ -8,7 +8,7 @@
  * load generator spends no CPU reading them.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,32 @@ export interface EmbeddedGateway {
   outputTail(chars?: number): string;
   /** SIGTERM, then SIGKILL after 15 s; resolves once it exited, then removes its data directory. */
   stop(): Promise<void>;
+  /**
+   * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp),
+   * so work deferred by batching or by their lower priority is counted with the load that caused it.
+   * @throws Error when they have not caught up within `timeoutMs` (default 120 s)
+   */
+  settled(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Whether every consumer group of an embedded data directory (`<dataDir>/offsets/<group>/<topic>.offset`)
+ * has committed up to the end of the topic it reads (`<dataDir>/events/<topic>.log`, whose size is
+ * the next record's position), i.e. every event written is in ClickHouse and the state store.
+ */
+export function embeddedConsumersCaughtUp(dataDir: string): boolean {
+  const offsetsDir = join(dataDir, 'offsets');
+  if (!existsSync(offsetsDir)) return false;
+  for (const group of readdirSync(offsetsDir)) {
+    for (const file of readdirSync(join(offsetsDir, group))) {
+      if (!file.endsWith('.offset')) continue;
+      const topic = file.slice(0, -'.offset'.length);
+      const log = join(dataDir, 'events', `${topic}.log`);
+      const committed = Number(readFileSync(join(offsetsDir, group, file), 'utf8'));
+      if (existsSync(log) && committed < statSync(log).size) return false;
+    }
+  }
+  return true;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,10 +87,17 @@ export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuL
     await stopChildProcess(child, 15_000);
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const settled = async (settleTimeoutMs = 120_000): Promise<void> => {
+    const until = Date.now() + settleTimeoutMs;
+    while (!embeddedConsumersCaughtUp(join(dataDir, 'data'))) {
+      if (Date.now() > until) throw new Error(`embedded Tollgate: its consumers did not catch up within ${settleTimeoutMs} ms:\n${outputTail()}`);
+      await sleep(50);
+    }
+  };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const origin = listeningAddressIn(readFileSync(outputFile, 'utf8'));
-    if (origin) return { pid: child.pid ?? -1, origin, dataDir, outputTail, stop };
+    if (origin) return { pid: child.pid ?? -1, origin, dataDir, outputTail, stop, settled };
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       const tail = outputTail();
       await stop();

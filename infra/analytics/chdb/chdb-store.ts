@@ -28,6 +28,11 @@ export interface ChdbStoreOptions {
    * Other databases of the same data directory stay reachable by qualified names (`db.table`).
    */
   readonly database?: string;
+  /**
+   * Run the engine's thread, and the thread pools it starts, at background priority
+   * (processes/lower-thread-priority.mjs): a request thread sharing a core preempts them. Default false.
+   */
+  readonly background?: boolean;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -145,7 +150,7 @@ export function createChdbStore(options: ChdbStoreOptions): ChdbStore {
   const { database } = options;
   if (database !== undefined && !IDENTIFIER.test(database)) throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
   createRequire(import.meta.url)('chdb');
-  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path, database } });
+  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path, database, background: options.background === true } });
   const { call, failAll } = engineClient(worker);
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));

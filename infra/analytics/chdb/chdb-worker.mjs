@@ -19,6 +19,7 @@
 import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Session } from 'chdb';
+import { lowerThisThreadPriority } from '../../processes/lower-thread-priority.mjs';
 
 /**
  * Engine settings, as command-line arguments of the embedded clickhouse-local:
@@ -43,6 +44,8 @@ const CONNECTION_ARGS = [
 let session;
 /** @type {string | undefined} why the session could not be opened */
 let openFailure;
+// Before the engine starts its thread pools, which inherit it: requests preempt the engine's work.
+if (workerData.background) lowerThisThreadPriority();
 try {
   mkdirSync(workerData.path, { recursive: true });
   session = new Session(workerData.path, { connectionArgs: CONNECTION_ARGS });
