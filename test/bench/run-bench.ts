@@ -49,7 +49,7 @@
  * installed or started, or whose case fails, is reported and the bench goes on (exit code unchanged).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -282,6 +282,21 @@ interface Footprints {
 }
 
 /** Idle RSS and CPU of the three servers and the running peers at once, then each server's live-stream RSS in turn (not the peers'). */
+/** Open file descriptors of a process (its sockets included), from /proc. */
+function openFileCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * Waits (at most `timeoutMs`) until `pid` holds at most `limit` open files: the mock closes a
+ * stream's socket only at its next chunk write after the proxy went away (up to a chunk delay
+ * later), and the streams of the previous server must not eat the next one's descriptors.
+ */
+async function waitForOpenFiles(pid: number, limit: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (openFileCount(pid) > limit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
 async function measureFootprints(started: StartedServers, settings: RunSettings, peers: ReadonlyArray<PeerRun>): Promise<Footprints> {
   const servers = { floor: started.floor, gateway: started.gateway, embedded: started.embedded } as const;
   const peerPids = Object.fromEntries(Object.entries(runningPeerServers(peers)).map(([target, server]) => [target, server.pid]));
@@ -294,7 +309,9 @@ async function measureFootprints(started: StartedServers, settings: RunSettings,
   }));
   await stopPeers(peers); // no peer runs while the servers' live streams are measured
   const footprints: ServerFootprint[] = [];
+  const mockQuietFds = openFileCount(started.mock.pid);
   for (const target of ['floor', 'gateway', 'embedded'] as const) {
+    await waitForOpenFiles(started.mock.pid, mockQuietFds + 64, 60_000);
     process.stdout.write(`  ${target}: opening ${settings.liveStreams} live streams (upstream chunk every ${settings.liveStreamChunkMs} ms) … `);
     const liveStreams = await measureLiveStreams({
       url: `${servers[target].origin}/v1/chat/completions`,
