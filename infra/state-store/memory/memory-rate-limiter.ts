@@ -4,12 +4,27 @@
  * to completion before another starts, so an admission is atomic over all its cells. Cells whose
  * TAT has passed are equivalent to absent ones and are dropped now and then.
  */
-import { admissionCells, assertLimitUnits, decideAdmission, parseTat, formatTat, settledTat, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import { admissionCells, assertLimitUnits, decideAdmission, settledTat, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 /** Options of the memory limiter; `clock` returns ms since epoch (default Date.now). */
 export interface MemoryRateLimiterOptions {
   readonly clock?: () => number;
+}
+
+/** A cell's TAT and the limit it was computed under. */
+interface StoredTat extends GcraTat {
+  readonly limit: number;
+}
+
+/**
+ * The TAT of a stored cell for a cell now limited to `limit`, converted as gcra-rate-limit.ts's
+ * parseTat converts the Redis adapter's text when the limit changed; null when absent.
+ */
+function tatAt(stored: StoredTat | undefined, limit: number): GcraTat | null {
+  if (!stored) return null;
+  if (stored.limit === limit) return { ms: stored.ms, r: stored.r };
+  return { ms: stored.r > 0 ? stored.ms + 1 : stored.ms, r: 0 };
 }
 
 /** Admissions between two sweeps of passed cells. */
@@ -21,13 +36,13 @@ const SWEEP_EVERY = 1024;
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
   const clock = options.clock ?? Date.now;
-  // Stored as the Redis adapter stores them ("<ms>:<r>:<limit>"), so a limit change converts alike.
-  const cells = new Map<string, string>();
+  // What the Redis adapter stores as "<ms>:<r>:<limit>", kept as numbers (no text to parse per request).
+  const cells = new Map<string, StoredTat>();
   let admissions = 0;
   const keyOf = (scope: string, kind: string): string => `${scope}\u0000${kind}`;
   const sweep = (now: number): void => {
     // A TAT `ms + r/limit` with ms < now has passed (r/limit < 1).
-    for (const [key, text] of cells) if (!(Number(text.split(':')[0]) >= now)) cells.delete(key);
+    for (const [key, stored] of cells) if (!(stored.ms >= now)) cells.delete(key);
   };
 
   return {
@@ -35,9 +50,9 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const list = admissionCells(scopes, tokens);
       const at = Math.floor(now ?? clock());
       if (++admissions % SWEEP_EVERY === 0) sweep(at);
-      const decision = decideAdmission(list, list.map((cell) => parseTat(cells.get(keyOf(cell.scope, cell.kind)), cell.limit)), at);
+      const decision = decideAdmission(list, list.map((cell) => tatAt(cells.get(keyOf(cell.scope, cell.kind)), cell.limit)), at);
       if (decision.admission.allowed) {
-        list.forEach((cell, i) => cells.set(keyOf(cell.scope, cell.kind), formatTat(decision.tats[i] as GcraTat, cell.limit)));
+        list.forEach((cell, i) => cells.set(keyOf(cell.scope, cell.kind), { ...(decision.tats[i] as GcraTat), limit: cell.limit }));
       }
       return decision.admission;
     },
@@ -50,7 +65,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       for (const cell of admissionCells(scopes, 0)) {
         if (cell.kind !== 'tokens' || cell.limit === 0) continue;
         const key = keyOf(cell.scope, cell.kind);
-        cells.set(key, formatTat(settledTat(parseTat(cells.get(key), cell.limit), actual - reserved, cell.limit, at), cell.limit));
+        cells.set(key, { ...settledTat(tatAt(cells.get(key), cell.limit), actual - reserved, cell.limit, at), limit: cell.limit });
       }
     },
 
