@@ -5,6 +5,7 @@
  * connection) and `expired` says which limit it was, as the GatewayError the client gets.
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
+import type { ClientGoneSignal } from './exchange-types.ts';
 
 /** At least `bytes` in every `windowMs` after the first body byte; `bytes: 0` disables the check. */
 export interface MinStreamRate {
@@ -36,7 +37,7 @@ export class AttemptDeadline {
 
   /** Starts the total deadline now. `clientSignal` is the client's own disconnect. */
   constructor(
-    private readonly clientSignal: AbortSignal,
+    private readonly clientSignal: ClientGoneSignal,
     private readonly limits: AttemptLimits,
   ) {
     this.signal = this.controller.signal;

@@ -64,5 +64,16 @@ export interface ExchangeInput {
    * Aborts when the client leaves, watched from the start of the route handler
    * (inbound/client-departure.ts); none: the exchange watches the response's `close` itself.
    */
-  readonly clientGone?: AbortSignal;
+  readonly clientGone?: ClientGoneSignal;
+}
+
+/**
+ * What the exchange needs of a "client went away" signal: an AbortSignal fits, and so does the
+ * lighter one the route handlers make per request (inbound/client-departure.ts). Listeners are
+ * called once, when it aborts; adding one after it aborted does nothing.
+ */
+export interface ClientGoneSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }

@@ -22,7 +22,7 @@ import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstrea
 import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { startEventStream, writeWithBackpressure } from './client-response.ts';
-import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import type { ClientGoneSignal, ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
 import { readSseEvents } from './read-sse-events.ts';
 import type { AttemptDeadline } from './attempt-deadline.ts';
@@ -41,7 +41,7 @@ export interface StreamRelayArgs {
   readonly passThrough: boolean;
   readonly reply: FastifyReply;
   /** The client's disconnect (aborted when it went away). */
-  readonly signal: AbortSignal;
+  readonly signal: ClientGoneSignal;
   /** The attempt's total deadline and minimum rate; counts body bytes; names the limit that ended the call. */
   readonly deadline: AttemptDeadline;
 }

@@ -22,7 +22,7 @@ import type { AttemptResult } from './attempt-result.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
-import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import type { ClientGoneSignal, ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
@@ -65,7 +65,7 @@ function clientLeftError(): GatewayError {
  * `maxAttempts` channels are tried, and a short upstream Retry-After is waited for before the
  * next attempt (routing/failover-policy.ts).
  */
-async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, candidates: ReadonlyArray<Channel>, signal: AbortSignal): Promise<ExchangeOutcome> {
+async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, candidates: ReadonlyArray<Channel>, signal: ClientGoneSignal): Promise<ExchangeOutcome> {
   const gates = new ChannelAdmission(deps, input);
   const maxAttempts = attemptCap(deps.maxAttempts);
   const failovers: FailoverRecord[] = [];
@@ -129,7 +129,7 @@ function reportAttempt(deps: ExchangeDeps, channel: Channel, result: AttemptResu
 }
 
 /** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
-async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, reply: FastifyReply, signal: AbortSignal): Promise<AttemptResult> {
+async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, reply: FastifyReply, signal: ClientGoneSignal): Promise<AttemptResult> {
   const adapter = deps.adapters[channel.protocol];
   const upstreamModel = upstreamModelFor(channel, input.request.model);
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };

@@ -9,6 +9,7 @@
  * cooldown honour the full Retry-After), so the next channel is tried at once.
  */
 import type { GatewayError } from '../canonical/gateway-error.ts';
+import type { ClientGoneSignal } from '../exchange/exchange-types.ts';
 
 /** Channels tried at most for one request when ExchangeDeps.maxAttempts is not set. */
 export const DEFAULT_MAX_ATTEMPTS = 4;
@@ -23,7 +24,7 @@ export function failoverWaitMs(error: Pick<GatewayError, 'retryAfterMs'>): numbe
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (the client went away). */
-export function waitForFailover(ms: number, signal: AbortSignal): Promise<void> {
+export function waitForFailover(ms: number, signal: ClientGoneSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

@@ -6,6 +6,9 @@
  * - `Connection` and `BrokerPool` lines (every error response and socket error, logged before
  *   kafkajs retries or returns it — TOPIC_ALREADY_EXISTS, coordinator loading, ECONNREFUSED) are
  *   demoted to `debug`: failures that matter surface as the adapter's own warn/error lines;
+ * - the producer's `Failed to send messages` (a leader election right after a topic is created,
+ *   a broker going away) is demoted to `debug` too: the publisher logs the outcome itself, as a
+ *   warning when it spools what it could not send (kafka-publisher.ts);
  * - a line repeated within 10 s (digits ignored, e.g. "Restarting the consumer in 229ms" every
  *   half second while Kafka is down) is logged once, the next one carrying `repeated: n`.
  */
@@ -14,6 +17,7 @@ import type { EventLogLevel, EventLogLogger } from '../../../schemas/event-log/e
 
 const EXPECTED_WARNING = 'Limiting retries for the idempotent producer';
 const DEMOTED_NAMESPACES = new Set(['Connection', 'BrokerPool']);
+const DEMOTED_PRODUCER_LINE = 'Failed to send messages';
 const REPEAT_WINDOW_MS = 10_000;
 
 /** A kafkajs `logCreator` writing to `logger`; pass `logLevel: logLevel.WARN` to the client too. */
@@ -22,7 +26,8 @@ export function createKafkajsLogCreator(logger: EventLogLogger): logCreator {
   return () => (entry) => {
     const { message, timestamp: _timestamp, ...extra } = entry.log;
     if (message.startsWith(EXPECTED_WARNING)) return;
-    const level = DEMOTED_NAMESPACES.has(entry.namespace) ? 'debug' : toLevel(entry.level);
+    const demoted = DEMOTED_NAMESPACES.has(entry.namespace) || (entry.namespace === 'Producer' && message.startsWith(DEMOTED_PRODUCER_LINE));
+    const level = demoted ? 'debug' : toLevel(entry.level);
     const key = `${level} ${entry.namespace} ${message.replace(/[\d.]+/g, '#')}`;
     const now = Date.now();
     const seen = lastSeen.get(key);

@@ -85,7 +85,14 @@ describe('kafkajs log creator', () => {
     log(entry('Connection', logLevel.ERROR, 'Connection error: connect ECONNREFUSED'));
     log(entry('Consumer', logLevel.ERROR, 'Restarting the consumer in 229.5ms'));
     log(entry('Consumer', logLevel.ERROR, 'Restarting the consumer in 231ms'));
-    expect(lines.map(([level, message]) => `${level} ${message}`)).toEqual(['debug kafkajs Connection: Connection error: connect ECONNREFUSED', 'error kafkajs Consumer: Restarting the consumer in 229.5ms']);
+    log(entry('Producer', logLevel.ERROR, 'Failed to send messages: This server is not the leader for that topic-partition'));
+    log(entry('Producer', logLevel.ERROR, 'Producer disconnected'));
+    expect(lines.map(([level, message]) => `${level} ${message}`)).toEqual([
+      'debug kafkajs Connection: Connection error: connect ECONNREFUSED',
+      'error kafkajs Consumer: Restarting the consumer in 229.5ms',
+      'debug kafkajs Producer: Failed to send messages: This server is not the leader for that topic-partition',
+      'error kafkajs Producer: Producer disconnected',
+    ]);
   });
 });
 
