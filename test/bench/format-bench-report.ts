@@ -9,6 +9,7 @@ import type { PipelineReport } from './format-pipeline-report.ts';
 import type { LiveStreamFootprint } from './measure-server-footprint.ts';
 import { PEER_TARGETS, type PeerTarget } from './peers/peer-cases.ts';
 import type { BenchSettings, CaseMeasurement } from './run-bench-case.ts';
+import type { TimeToFirstTokenRow } from './measure-time-to-first-token.ts';
 
 /** Any server a row can describe: the bench's own four, or a peer gateway (`npm run bench:peers`). */
 export type ReportTarget = BenchTarget | PeerTarget;
@@ -143,6 +144,8 @@ export interface BenchReport {
   readonly pipeline?: PipelineReport;
   /** The peer gateways (`npm run bench:peers` only). */
   readonly peers?: PeerReport;
+  /** Time to first token of the streamed shapes (measure-time-to-first-token.ts). */
+  readonly timeToFirstToken?: ReadonlyArray<TimeToFirstTokenRow>;
 }
 
 /** Target names in tables. */
@@ -267,6 +270,37 @@ export function judgeBenchTargets(rows: ReadonlyArray<BenchRow>, footprints: Rea
   verdicts.push(embedded ? { target: rssName, met: embedded.idleRssMb <= L.embeddedIdleRssMb, measured: true, figure: `${embedded.idleRssMb.toFixed(0)} MB` } : notMeasured(rssName));
   for (const target of ['gateway', 'embedded'] as const) verdicts.push(liveStreamVerdict(`${SERVER_NAMES[target]} ≤ ${L.kbPerLiveStream} KB per live stream`, footprintOf(target)));
   return verdicts;
+}
+
+/**
+ * The time-to-first-token verdicts: for the gateway alone and the embedded server, the worst shape's
+ * added p50 minus the floor's must stay within PERFORMANCE_TARGETS.addedP50OverFloorMs (the
+ * tolerance of the c=1 latency target; "no added time to first token beyond the floor's").
+ */
+export function judgeTimeToFirstToken(rows: ReadonlyArray<TimeToFirstTokenRow>): BenchVerdict[] {
+  const tolerance = PERFORMANCE_TARGETS.addedP50OverFloorMs;
+  return (['gateway', 'embedded'] as const).map((target) => {
+    const name = `${SERVER_NAMES[target]} added time to first token ≤ floor's + ${tolerance} ms`;
+    let worstRow: { over: number; row: TimeToFirstTokenRow; floor: TimeToFirstTokenRow } | undefined;
+    for (const row of rows.filter((r) => r.target === target)) {
+      const floor = rows.find((r) => r.target === 'floor' && r.shape === row.shape);
+      if (!floor) continue;
+      const over = round(row.addedP50Ms - floor.addedP50Ms, 3);
+      if (!worstRow || over > worstRow.over) worstRow = { over, row, floor };
+    }
+    if (!worstRow) return notMeasured(name);
+    const { over, row, floor } = worstRow;
+    return { target: name, met: over <= tolerance, measured: true, figure: `worst ${over >= 0 ? '+' : ''}${over.toFixed(3)} ms over the floor's (${row.label}: added ${row.addedP50Ms.toFixed(3)} ms, floor ${floor.addedP50Ms.toFixed(3)} ms)` };
+  });
+}
+
+/** The time-to-first-token table: p50 and added p50 per server and streamed shape. */
+export function formatTimeToFirstTokenTable(rows: ReadonlyArray<TimeToFirstTokenRow>): string {
+  return alignTable(
+    ['server', 'case', 'requests', 'p50 ms', '+p50 ms'],
+    rows.map((row) => [SERVER_NAMES[row.target], row.target === 'mock' ? row.label.replace(/→chat (pass-through|translated)/, '') : row.label, String(row.requests), row.p50Ms.toFixed(3), row.target === 'mock' ? '' : `+${row.addedP50Ms.toFixed(3)}`]),
+    2,
+  );
 }
 
 /** A verdict's word: `MET`, `NOT MET` or `NOT MEASURED` (a verdict without `measured`, from an older report, counts as measured). */

@@ -11,7 +11,9 @@
  * Each case of bench-cases.ts (Chat pass-through and Anthropic translated, non-streamed and
  * streamed) runs at BENCH_CONNECTIONS (default 32) and at 1 connection with autocannon: a sample
  * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
- * process (all its threads) is read from /proc around the measured run. Then, with no traffic:
+ * process (all its threads) is read from /proc around the measured run (for the embedded server,
+ * until its consumers caught up). Then the time to first token of the streamed shapes
+ * (measure-time-to-first-token.ts: sequential streams, upstream waiting before each chunk). Then, with no traffic:
  * each server's RSS after 5 s and its CPU over 10 s; then, per server, the RSS cost of N live
  * streams held open by a slow upstream. Prints the tables (Tollgate figures as ratios to the
  * floor's for the same request shape) and a verdict per performance target, and writes it all to
@@ -55,7 +57,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
-import { buildBenchRows, formatBenchTables, formatFootprintTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type BenchRow, type PeerFootprint, type PeerReport, type ServerFootprint, type UnmeasuredRow } from './format-bench-report.ts';
+import { measureTimeToFirstToken, TTFT_CHUNK_DELAY_MS } from './measure-time-to-first-token.ts';
+import { buildBenchRows, formatBenchTables, formatTimeToFirstTokenTable, judgeTimeToFirstToken, formatFootprintTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type BenchRow, type PeerFootprint, type PeerReport, type ServerFootprint, type UnmeasuredRow } from './format-bench-report.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
 import { isPeerTarget } from './peers/peer-cases.ts';
@@ -69,6 +72,9 @@ import { spawnEmbeddedGateway, type EmbeddedGateway } from './spawn-embedded-gat
 import { withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
+
+/** Sequential streams timed per server and streamed shape for time to first token. */
+const TIME_TO_FIRST_TOKEN_REQUESTS = 200;
 
 /** Raised for invalid BENCH_* variables (exit code 2). */
 class BenchSettingsError extends Error {}
@@ -375,6 +381,8 @@ async function main(withPeers: boolean): Promise<void> {
   }
   const servers: BenchServers = { mock: started.mock, floor: started.floor, gateway: started.gateway, embedded: started.embedded, ...runningPeerServers(peers) };
   const { measurements, unmeasured } = await measureAll(servers, settings, levels, peers);
+  process.stdout.write(`\nTime to first token: ${TIME_TO_FIRST_TOKEN_REQUESTS} sequential streams per server and shape, upstream chunk every ${TTFT_CHUNK_DELAY_MS} ms …\n`);
+  const timeToFirstToken = await measureTimeToFirstToken(servers, TIME_TO_FIRST_TOKEN_REQUESTS);
   const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
   await stopPeers(peers);
   const allRows = buildBenchRows(measurements);
@@ -398,11 +406,12 @@ async function main(withPeers: boolean): Promise<void> {
     settings: reportSettings,
     rows,
     footprints,
-    verdicts: judgeBenchTargets(rows, footprints, settings.connections),
+    verdicts: [...judgeBenchTargets(rows, footprints, settings.connections), ...judgeTimeToFirstToken(timeToFirstToken)],
+    timeToFirstToken,
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
-  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
+  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first body byte; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);

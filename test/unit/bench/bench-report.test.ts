@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BENCH_CASES, benchCase, benchCaseId, BENCH_SHAPES, MOCK_BEHAVIOUR_PREFIX, type BenchTarget } from '../../bench/bench-cases.ts';
 import { buildBenchGatewayConfig } from '../../bench/bench-gateway-config.ts';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
-import { buildBenchRows, formatBenchTables, formatFootprintTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, type BenchReport, type ServerFootprint, type UnmeasuredRow } from '../../bench/format-bench-report.ts';
+import { buildBenchRows, formatBenchTables, formatFootprintTable, formatTimeToFirstTokenTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, judgeTimeToFirstToken, type BenchReport, type ServerFootprint, type UnmeasuredRow } from '../../bench/format-bench-report.ts';
 import { renderReadmeBenchSection, replaceReadmeBenchSection, README_BENCH_BEGIN, README_BENCH_END } from '../../bench/format-readme-bench-table.ts';
 import { liveStreamFigures, type LiveStreamFootprint } from '../../bench/measure-server-footprint.ts';
 import { peerBenchCase } from '../../bench/peers/peer-cases.ts';
@@ -193,5 +193,21 @@ describe('/proc parsing', () => {
   it('reads VmRSS in bytes, 0 when absent', () => {
     expect(parseStatusRssBytes('Name:\tnode\nVmRSS:\t  2048 kB\n')).toBe(2048 * 1024);
     expect(parseStatusRssBytes('Name:\tnode\n')).toBe(0);
+  });
+});
+
+describe('time to first token verdicts', () => {
+  const row = (target: BenchTarget, shape: 'chat-stream' | 'anthropic-stream', addedP50Ms: number) => ({ target, shape, label: `${shape} label`, requests: 200, p50Ms: 5.2 + addedP50Ms, addedP50Ms });
+
+  it('judges the worst shape against the floor\'s added time, and a missing floor as not measured', () => {
+    const rows = [row('mock', 'chat-stream', 0), row('floor', 'chat-stream', 0.3), row('gateway', 'chat-stream', 0.4), row('embedded', 'chat-stream', 0.5), row('floor', 'anthropic-stream', 0.3), row('gateway', 'anthropic-stream', 0.6)];
+    const [gateway, embedded] = judgeTimeToFirstToken(rows);
+    expect(gateway).toMatchObject({ met: false, measured: true, figure: expect.stringContaining('worst +0.300 ms over the floor\'s (anthropic-stream label') });
+    expect(embedded).toMatchObject({ met: false, measured: true, figure: expect.stringContaining('+0.200 ms') });
+    const within = judgeTimeToFirstToken([row('floor', 'chat-stream', 0.3), row('gateway', 'chat-stream', 0.2), row('embedded', 'chat-stream', 0.45)]);
+    expect(within.map((v) => v.met)).toEqual([true, true]);
+    expect(within[0]?.figure).toContain('worst -0.100 ms');
+    expect(judgeTimeToFirstToken([row('gateway', 'chat-stream', 0.2)]).map((v) => v.measured)).toEqual([false, false]);
+    expect(formatTimeToFirstTokenTable(rows)).toContain('+0.400');
   });
 });

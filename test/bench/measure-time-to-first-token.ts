@@ -1,0 +1,85 @@
+/**
+ * Time to first token of the load benchmark: for each streamed shape (Chat pass-through, Anthropic
+ * → Chat translated) and each server, sequential streamed requests whose upstream waits
+ * TTFT_CHUNK_DELAY_MS before each chunk (`[mock:slow=MS]`), timed from sending the request to the
+ * first body byte; each stream is dropped once that byte arrived. The figure is the p50, and the
+ * p50 added over the mock's own (the direct row) — what a proxy adds before a client sees the first
+ * token, with the whole rest of the stream left out.
+ */
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { BENCH_MODEL } from './bench-server-contract.ts';
+import { BENCH_SHAPES, chatBody, MOCK_BEHAVIOUR_PREFIX, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
+
+/** The upstream's wait before each chunk, ms: long enough that the first chunk is a moment of its own. */
+export const TTFT_CHUNK_DELAY_MS = 5;
+
+/** One server's time to first token for one shape. */
+export interface TimeToFirstTokenRow {
+  readonly target: BenchTarget;
+  readonly shape: BenchShapeId;
+  readonly label: string;
+  /** Requests timed (after the warm-up ones). */
+  readonly requests: number;
+  /** Median time from sending to the first body byte, ms. */
+  readonly p50Ms: number;
+  /** p50Ms minus the direct row's of the same shape, ms (0 for the direct row). */
+  readonly addedP50Ms: number;
+}
+
+/** The servers measured, by target: their origins. */
+export type TimeToFirstTokenServers = Readonly<Record<BenchTarget, { readonly origin: string }>>;
+
+const PROMPT = `Hello there [mock:slow=${TTFT_CHUNK_DELAY_MS}]`;
+
+/** The streamed request of `shape` whose upstream waits before each chunk. */
+function slowStreamBody(shape: BenchShapeId): string {
+  if (shape === 'chat-stream') return chatBody(true, PROMPT);
+  return JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
+}
+
+/** ms from sending one request to its first body byte; the stream is then dropped. @throws on a non-200 answer or an empty body */
+async function timeOne(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<number> {
+  const started = performance.now();
+  const answer = await request(url, { method: 'POST', headers, body });
+  if (answer.statusCode !== 200) {
+    const text = await answer.body.text();
+    throw new Error(`${url} answered ${answer.statusCode}: ${text.slice(0, 200)}`);
+  }
+  for await (const chunk of answer.body) {
+    if ((chunk as Buffer).length === 0) continue;
+    const elapsed = performance.now() - started;
+    answer.body.destroy();
+    return elapsed;
+  }
+  throw new Error(`${url} ended its stream without a byte`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * Measures every streamed shape on every server in `servers` (mock first, as the baseline):
+ * `warmup` untimed requests, then `requests` timed ones, one at a time.
+ * @throws Error when a server answers a request with anything but a 200 stream
+ */
+export async function measureTimeToFirstToken(servers: TimeToFirstTokenServers, requests = 200, warmup = 20): Promise<TimeToFirstTokenRow[]> {
+  const rows: TimeToFirstTokenRow[] = [];
+  for (const shape of BENCH_SHAPES.filter((s) => s.stream)) {
+    let directP50 = 0;
+    for (const target of ['mock', 'floor', 'gateway', 'embedded'] as const) {
+      const url = `${servers[target].origin}${target === 'mock' ? MOCK_BEHAVIOUR_PREFIX : ''}${shape.path}`;
+      const body = slowStreamBody(shape.id);
+      for (let i = 0; i < warmup; i += 1) await timeOne(url, shape.headers, body);
+      const times: number[] = [];
+      for (let i = 0; i < requests; i += 1) times.push(await timeOne(url, shape.headers, body));
+      const p50Ms = median(times);
+      if (target === 'mock') directP50 = p50Ms;
+      rows.push({ target, shape: shape.id, label: shape.label, requests, p50Ms: Number(p50Ms.toFixed(3)), addedP50Ms: Number((p50Ms - directP50).toFixed(3)) });
+    }
+  }
+  return rows;
+}
