@@ -298,7 +298,7 @@ export function judgeTimeToFirstToken(rows: ReadonlyArray<TimeToFirstTokenRow>):
 export function formatTimeToFirstTokenTable(rows: ReadonlyArray<TimeToFirstTokenRow>): string {
   return alignTable(
     ['server', 'case', 'requests', 'p50 ms', '+p50 ms'],
-    rows.map((row) => [SERVER_NAMES[row.target], row.target === 'mock' ? row.label.replace(/→chat (pass-through|translated)/, '') : row.label, String(row.requests), row.p50Ms.toFixed(3), row.target === 'mock' ? '' : `+${row.addedP50Ms.toFixed(3)}`]),
+    rows.map((row) => [SERVER_NAMES[row.target], row.target === 'mock' ? row.label.replace(/→chat (pass-through|translated)/, '') : row.label, String(row.requests), row.p50Ms.toFixed(3), row.target === 'mock' ? '' : signed(row.addedP50Ms, 3)]),
     2,
   );
 }

@@ -2,9 +2,12 @@
  * Time to first token of the load benchmark: for each streamed shape (Chat pass-through, Anthropic
  * → Chat translated) and each server, sequential streamed requests whose upstream waits
  * TTFT_CHUNK_DELAY_MS before each chunk (`[mock:slow=MS]`), timed from sending the request to the
- * first body byte; each stream is dropped once that byte arrived. The figure is the p50, and the
- * p50 added over the mock's own (the direct row) — what a proxy adds before a client sees the first
- * token, with the whole rest of the stream left out.
+ * end of the first SSE event that carries generated text (Chat: a `choices[0].delta.content` that
+ * is not empty; Anthropic: a `content_block_delta`); each stream is dropped there. The first event
+ * of a stream usually carries no text (Chat's role delta, Anthropic's `message_start`), and a
+ * gateway may hold it back until text arrives (to fail over while nothing was sent), so the first
+ * byte is not the first token. The figure is the p50, and the p50 added over the mock's own (the
+ * direct row): what a proxy adds before a client sees the first token.
  */
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -38,7 +41,25 @@ function slowStreamBody(shape: BenchShapeId): string {
   return JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
 }
 
-/** ms from sending one request to its first body byte; the stream is then dropped. @throws on a non-200 answer or an empty body */
+/** Whether one SSE event (its text, without the blank line) carries generated text. */
+function carriesText(event: string): boolean {
+  for (const line of event.split('\n')) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice(5).trim();
+    if (data === '' || data === '[DONE]') continue;
+    try {
+      const parsed = JSON.parse(data) as { type?: string; choices?: Array<{ delta?: { content?: unknown } }> };
+      if (parsed.type === 'content_block_delta') return true;
+      const content = parsed.choices?.[0]?.delta?.content;
+      if (typeof content === 'string' && content !== '') return true;
+    } catch {
+      // not JSON: not a token
+    }
+  }
+  return false;
+}
+
+/** ms from sending one request to the end of its first event with text; the stream is then dropped. @throws on a non-200 answer or a stream without text */
 async function timeOne(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<number> {
   const started = performance.now();
   const answer = await request(url, { method: 'POST', headers, body });
@@ -46,13 +67,21 @@ async function timeOne(url: string, headers: Readonly<Record<string, string>>, b
     const text = await answer.body.text();
     throw new Error(`${url} answered ${answer.statusCode}: ${text.slice(0, 200)}`);
   }
+  let buffered = '';
   for await (const chunk of answer.body) {
-    if ((chunk as Buffer).length === 0) continue;
-    const elapsed = performance.now() - started;
-    answer.body.destroy();
-    return elapsed;
+    buffered += (chunk as Buffer).toString('utf8').replace(/\r\n/g, '\n');
+    let end = buffered.indexOf('\n\n');
+    while (end !== -1) {
+      if (carriesText(buffered.slice(0, end))) {
+        const elapsed = performance.now() - started;
+        answer.body.destroy();
+        return elapsed;
+      }
+      buffered = buffered.slice(end + 2);
+      end = buffered.indexOf('\n\n');
+    }
   }
-  throw new Error(`${url} ended its stream without a byte`);
+  throw new Error(`${url} ended its stream without an event carrying text`);
 }
 
 function median(values: number[]): number {

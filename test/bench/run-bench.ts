@@ -13,7 +13,8 @@
  * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
  * process (all its threads) is read from /proc around the measured run (for the embedded server,
  * until its consumers caught up). Then the time to first token of the streamed shapes
- * (measure-time-to-first-token.ts: sequential streams, upstream waiting before each chunk). Then, with no traffic:
+ * (measure-time-to-first-token.ts: sequential streams, upstream waiting before each chunk, timed
+ * to the first event carrying text). Then, with no traffic:
  * each server's RSS after 5 s and its CPU over 10 s; then, per server, the RSS cost of N live
  * streams held open by a slow upstream. Prints the tables (Tollgate figures as ratios to the
  * floor's for the same request shape) and a verdict per performance target, and writes it all to
@@ -411,7 +412,7 @@ async function main(withPeers: boolean): Promise<void> {
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
-  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first body byte; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
+  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first event carrying text; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
