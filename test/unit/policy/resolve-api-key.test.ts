@@ -1,7 +1,7 @@
 /**
  * Resolving presented API keys against the control plane, with the digests of known keys
- * remembered: a remembered key is still refused the moment it is revoked or disabled, a key
- * rotated to a new digest is no longer found by its old one, and unknown keys are refused.
+ * remembered: a remembered key is still refused the moment it is revoked or disabled, is unknown
+ * to a view that never had it and under another HMAC secret, and unknown keys are refused.
  */
 import { describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
