@@ -87,10 +87,16 @@ export function admissionCells(scopes: ReadonlyArray<LimitScope>, tokens: number
 export function parseTat(text: string | null | undefined, limit: number): GcraTat | null {
   const match = text ? /^(-?\d+):(\d+):(\d+)$/.exec(text) : null;
   if (!match) return null;
-  const ms = Number(match[1]);
-  const r = Number(match[2]);
-  if (Number(match[3]) === limit) return { ms, r };
-  return { ms: r > 0 ? ms + 1 : ms, r: 0 };
+  return tatUnderLimit({ ms: Number(match[1]), r: Number(match[2]) }, Number(match[3]), limit);
+}
+
+/**
+ * A TAT stored under `storedLimit` for a cell now limited to `limit`: unchanged when the limit is
+ * the same, else rounded up to whole ms (its remainder is in units of the old limit).
+ */
+export function tatUnderLimit(tat: GcraTat, storedLimit: number, limit: number): GcraTat {
+  if (storedLimit === limit) return { ms: tat.ms, r: tat.r };
+  return { ms: tat.r > 0 ? tat.ms + 1 : tat.ms, r: 0 };
 }
 
 /** Serialises a TAT for a cell limited to `limit` (the inverse of parseTat). */

@@ -4,7 +4,7 @@
  * to completion before another starts, so an admission is atomic over all its cells. Cells whose
  * TAT has passed are equivalent to absent ones and are dropped now and then.
  */
-import { admissionCells, assertLimitUnits, decideAdmission, settledTat, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import { admissionCells, assertLimitUnits, decideAdmission, settledTat, tatUnderLimit, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 /** Options of the memory limiter; `clock` returns ms since epoch (default Date.now). */
@@ -15,16 +15,6 @@ export interface MemoryRateLimiterOptions {
 /** A cell's TAT and the limit it was computed under. */
 interface StoredTat extends GcraTat {
   readonly limit: number;
-}
-
-/**
- * The TAT of a stored cell for a cell now limited to `limit`, converted as gcra-rate-limit.ts's
- * parseTat converts the Redis adapter's text when the limit changed; null when absent.
- */
-function tatAt(stored: StoredTat | undefined, limit: number): GcraTat | null {
-  if (!stored) return null;
-  if (stored.limit === limit) return { ms: stored.ms, r: stored.r };
-  return { ms: stored.r > 0 ? stored.ms + 1 : stored.ms, r: 0 };
 }
 
 /** Admissions between two sweeps of passed cells. */
@@ -40,6 +30,10 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   const cells = new Map<string, StoredTat>();
   let admissions = 0;
   const keyOf = (scope: string, kind: string): string => `${scope}\u0000${kind}`;
+  const tatAt = (key: string, limit: number): GcraTat | null => {
+    const stored = cells.get(key);
+    return stored ? tatUnderLimit(stored, stored.limit, limit) : null;
+  };
   const sweep = (now: number): void => {
     // A TAT `ms + r/limit` with ms < now has passed (r/limit < 1).
     for (const [key, stored] of cells) if (!(stored.ms >= now)) cells.delete(key);
@@ -50,7 +44,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const list = admissionCells(scopes, tokens);
       const at = Math.floor(now ?? clock());
       if (++admissions % SWEEP_EVERY === 0) sweep(at);
-      const decision = decideAdmission(list, list.map((cell) => tatAt(cells.get(keyOf(cell.scope, cell.kind)), cell.limit)), at);
+      const decision = decideAdmission(list, list.map((cell) => tatAt(keyOf(cell.scope, cell.kind), cell.limit)), at);
       if (decision.admission.allowed) {
         list.forEach((cell, i) => cells.set(keyOf(cell.scope, cell.kind), { ...(decision.tats[i] as GcraTat), limit: cell.limit }));
       }
@@ -65,7 +59,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       for (const cell of admissionCells(scopes, 0)) {
         if (cell.kind !== 'tokens' || cell.limit === 0) continue;
         const key = keyOf(cell.scope, cell.kind);
-        cells.set(key, { ...settledTat(tatAt(cells.get(key), cell.limit), actual - reserved, cell.limit, at), limit: cell.limit });
+        cells.set(key, { ...settledTat(tatAt(key, cell.limit), actual - reserved, cell.limit, at), limit: cell.limit });
       }
     },
 
