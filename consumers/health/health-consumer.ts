@@ -61,11 +61,38 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
         await Promise.all([...byPartition(observations).values()].map(async (partition) => (await inOrder(partition, policy)).forEach(warn)));
         return;
       }
-      await applyInLogOrder(observations, (observation) => state.recordChannelObservation(observation, policy).catch((error: unknown) => {
-        if (!(error instanceof RangeError)) throw error;
-        warn({ eventId: observation.eventId, message: error.message });
-        return false;
-      }));
+      await applyInLogOrder(observations, async (observation) => {
+        const skipped = await recordOrSkip(state, observation, policy);
+        if (skipped) warn(skipped);
+      });
     },
   };
+}
+
+/**
+ * recordChannelObservation, with an invalid observation (the store's RangeError) skipped and
+ * described instead of thrown. @throws any other error of the store
+ */
+async function recordOrSkip(state: Pick<StateStore, 'recordChannelObservation'>, observation: ChannelObservation, policy: HealthPolicy): Promise<SkippedObservation | undefined> {
+  try {
+    await state.recordChannelObservation(observation, policy);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { eventId: observation.eventId, message: error.message };
+  }
+}
+
+/**
+ * ObservationBatchWriter.recordChannelObservationsInOrder over one recordChannelObservation call per
+ * observation, for a store without a batch call of its own (what the consumer thread's state port
+ * serves). @throws the first error of the store that is not a RangeError; later observations are not applied
+ */
+export async function recordChannelObservationsOneByOne(state: Pick<StateStore, 'recordChannelObservation'>, observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]> {
+  const skipped: SkippedObservation[] = [];
+  for (const observation of observations) {
+    const result = await recordOrSkip(state, observation, policy);
+    if (result) skipped.push(result);
+  }
+  return skipped;
 }

@@ -14,7 +14,7 @@
  * any other failure as an Error with the store's name and message.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { ObservationBatchWriter, SkippedObservation } from '../../consumers/health/health-consumer.ts';
+import { recordChannelObservationsOneByOne, type ObservationBatchWriter, type SkippedObservation } from '../../consumers/health/health-consumer.ts';
 import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
 import type { ChannelObservation, HealthPolicy, SpendIncrement } from '../../schemas/state-store/state-store.ts';
 
@@ -39,7 +39,7 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
         ? state.addSpendBatch(request.increments)
         : request.op === 'recordChannelObservation'
           ? state.recordChannelObservation(request.observation, request.policy)
-          : recordInOrder(state, request.observations, request.policy);
+          : recordChannelObservationsOneByOne(state, request.observations, request.policy);
     result.then(
       (value) => port.postMessage({ id: request.id, ok: true, value } satisfies StateReply),
       (error: unknown) => {
@@ -49,20 +49,6 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
     );
   });
   port.unref();
-}
-
-/** ObservationBatchWriter over one-by-one calls to `state`. */
-async function recordInOrder(state: ConsumerStateStore, observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]> {
-  const skipped: SkippedObservation[] = [];
-  for (const observation of observations) {
-    try {
-      await state.recordChannelObservation(observation, policy);
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error;
-      skipped.push({ eventId: observation.eventId, message: error.message });
-    }
-  }
-  return skipped;
 }
 
 /**
