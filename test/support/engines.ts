@@ -4,8 +4,8 @@
  * answers, a testcontainers container is started instead (once per test process). Otherwise the
  * test fails with a message saying what to set — integration tests never skip silently.
  */
-import { createServer } from 'node:net';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
+import { freePort } from './free-port.ts';
 
 /** The engines a test may need, by the environment variable that points at them. */
 export type EngineName = 'KAFKA_BROKERS' | 'CLICKHOUSE_URL' | 'REDIS_URL';
@@ -70,13 +70,3 @@ async function startKafka(): Promise<string> {
   return `127.0.0.1:${container.getMappedPort(19092)}`;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}

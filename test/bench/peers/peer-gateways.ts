@@ -21,7 +21,8 @@ import { BENCH_MODEL } from '../bench-server-contract.ts';
 import { withoutEngineVariables } from '../../support/spawn-gateway.ts';
 import type { PeerTarget } from './peer-cases.ts';
 import { runInstallCommand } from './run-install-command.ts';
-import { findFreePort, spawnPeerProcess, type PeerProcess } from './spawn-peer-process.ts';
+import { freePort } from '../../support/free-port.ts';
+import { spawnPeerProcess, type PeerProcess } from './spawn-peer-process.ts';
 
 /** Where peer installs are kept between runs: `<os tmpdir>/tollgate-bench-peers-cache/<peer>-<version>-<hash of the specs>/`. */
 export const PEER_CACHE_DIR = join(tmpdir(), 'tollgate-bench-peers-cache');
@@ -150,7 +151,7 @@ function portkey(env: NodeJS.ProcessEnv): PeerGateway {
         runInstallCommand({ command: 'npm', args: ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', ...packages], cwd: dir, env: process.env, logFile: join(dir, 'install.log'), timeoutMs: 300_000 }),
       ),
     start: async (installed, options) => {
-      const port = await findFreePort();
+      const port = await freePort();
       // The server takes its port as `--port=N` and serves its console UI unless `--headless`
       // (https://github.com/Portkey-AI/gateway/blob/v1.15.2/src/start-server.ts).
       const peer = await spawnPeerProcess({
@@ -225,7 +226,7 @@ function litellm(env: NodeJS.ProcessEnv): PeerGateway {
         await runInstallCommand({ command: join(venv, 'bin', 'pip'), args: ['install', '--disable-pip-version-check', '--no-input', spec], cwd: dir, env: { ...process.env, PIP_NO_INPUT: '1' }, logFile, timeoutMs: 900_000 });
       }),
     start: async (installed, options) => {
-      const port = await findFreePort();
+      const port = await freePort();
       const config = join(options.runDir, 'litellm-config.yaml');
       const logConfig = join(options.runDir, 'litellm-log-config.json');
       writeFileSync(

@@ -6,27 +6,9 @@
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { request } from 'undici';
 import { trackBenchChild } from '../spawn-bench-server.ts';
 import { stopChildProcess } from '../../support/spawn-gateway.ts';
-
-/**
- * A TCP port free on 127.0.0.1 now: a server listens on port 0, reads the port the kernel gave it
- * and closes. Another process could take it before the peer binds it; the peer then fails to
- * start and the bench says so.
- */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('no port from listen(0)'))));
-    });
-  });
-}
 
 /** How to start a peer and know it is up. */
 export interface PeerProcessOptions {

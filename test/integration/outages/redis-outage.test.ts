@@ -8,7 +8,7 @@
  * TOLLGATE_LIMITS_ON_STORE_OUTAGE=closed. Figures (ms) are printed for the record.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
@@ -18,20 +18,10 @@ import { createRedisStateStore } from '../../../infra/state-store/redis/redis-st
 import type { StateStoreLog } from '../../../infra/state-store/redis/guarded-redis.ts';
 import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 import { startTestGateway, type TestGateway } from '../../support/start-gateway.ts';
+import { freePort } from '../../support/free-port.ts';
 
 const ADMIN = 'redis-outage-admin-token-000';
 const PREFIX = 'tollgate-outage:';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether a redis-server answers PING on `port` within 200 ms. */
 function pings(port: number): Promise<boolean> {
