@@ -3,6 +3,7 @@
  * and the pass/fail verdict against the target, and the per-minute table printed by run-soak.ts.
  */
 import type { SoakMemorySample } from './spawn-soak-gateway.ts';
+import { median } from './run-load-phase.ts';
 
 /** Request counts at a sample (cumulative since the load started). */
 export interface SoakCounts {
@@ -47,12 +48,6 @@ export interface SoakSummary {
 
 /** Length of the baseline and final windows whose samples' median is compared, ms. */
 export const SOAK_WINDOW_MS = 60_000;
-
-function median(values: ReadonlyArray<number>): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 function growth(baseline: ReadonlyArray<SoakSample>, final: ReadonlyArray<SoakSample>, figure: (sample: SoakSample) => number): SoakGrowth {
   const baselineBytes = median(baseline.map(figure));

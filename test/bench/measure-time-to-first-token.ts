@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { BENCH_MODEL } from './bench-server-contract.ts';
+import { median } from './run-load-phase.ts';
 import { BENCH_SHAPES, chatBody, MOCK_BEHAVIOUR_PREFIX, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 
 /** The upstream's wait before each chunk, ms: long enough that the first chunk is a moment of its own. */
@@ -82,12 +83,6 @@ async function timeOne(url: string, headers: Readonly<Record<string, string>>, b
     }
   }
   throw new Error(`${url} ended its stream without an event carrying text`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /**

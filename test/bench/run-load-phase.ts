@@ -33,6 +33,13 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
 }
 
+/** The median of `values` (the mean of the two middle ones for an even count); NaN when empty. */
+export function median(values: ReadonlyArray<number>): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /** Human summary of every failure autocannon counted; empty when the run was clean. */
 function describeFailures(result: autocannon.AutocannonResult, firstError: Error | undefined): string {
   const problems: string[] = [];

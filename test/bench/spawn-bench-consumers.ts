@@ -5,8 +5,8 @@
  * warn/error log lines are passed to this process's stderr. Killed by PID if this process exits.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readProcessUsage } from './read-process-usage.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -33,17 +33,6 @@ function parseLine(line: string): LogLine {
     return JSON.parse(line) as LogLine;
   } catch {
     return { level: 'error', message: line };
-  }
-}
-
-/** utime + stime of `pid` from /proc/<pid>/stat (fields 14 and 15, clock ticks of 10 ms), µs. */
-function readProcCpuMicros(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
   }
 }
 
@@ -90,7 +79,13 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
     pid,
     spawnedAtMs,
     runningAtMs,
-    cpuMicros: () => readProcCpuMicros(pid),
+    cpuMicros: () => {
+      try {
+        return readProcessUsage(pid).cpuMicros;
+      } catch {
+        return undefined; // exited
+      }
+    },
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
