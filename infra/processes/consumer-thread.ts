@@ -119,14 +119,11 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
   const { settings, log } = options;
   const { log: _log, ...clonableSettings } = settings;
   const transfer: MessagePort[] = [];
-  let statePort: MessagePort | undefined;
-  let workerStatePort: MessagePort | undefined;
-  if (!settings.redisUrl) {
-    const channel = new MessageChannel();
-    serveConsumerState(options.state, channel.port1);
-    statePort = channel.port1;
-    workerStatePort = channel.port2;
-    transfer.push(channel.port2);
+  // Without Redis the worker writes this thread's memory state store: port1 serves it, port2 goes to the worker.
+  const stateChannel = settings.redisUrl ? undefined : new MessageChannel();
+  if (stateChannel) {
+    serveConsumerState(options.state, stateChannel.port1);
+    transfer.push(stateChannel.port2);
   }
   let analyticsPort: MessagePort | undefined;
   if (!settings.clickhouseUrl && isChdbStore(options.analytics)) {
@@ -136,7 +133,7 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
   const workerData: ConsumerThreadData = {
     settings: clonableSettings,
     batching: options.batching,
-    ...(workerStatePort ? { statePort: workerStatePort } : {}),
+    ...(stateChannel ? { statePort: stateChannel.port2 } : {}),
     ...(analyticsPort ? { analyticsPort } : {}),
   };
   const worker = new Worker(new URL('./consumer-thread-entry.mjs', import.meta.url), { workerData, transferList: transfer, name: 'tollgate-consumers' });
@@ -151,5 +148,5 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
     void exited.then((code) => reject(new Error(`consumer thread exited during start-up (code ${code})`)));
   });
   ready.catch(() => undefined);
-  return { worker, ready, exited, ...(statePort ? { statePort } : {}) };
+  return { worker, ready, exited, ...(stateChannel ? { statePort: stateChannel.port1 } : {}) };
 }

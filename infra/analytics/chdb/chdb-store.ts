@@ -154,7 +154,6 @@ export function createChdbStore(options: ChdbStoreOptions): ChdbStore {
   const { call, failAll } = engineClient(worker);
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));
-  worker.unref();
   let closing: Promise<void> | undefined;
 
   return {
