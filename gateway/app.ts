@@ -2,9 +2,10 @@
  * buildApp(config, deps) → a Fastify instance with every client route, not listening (tests
  * inject or listen on port 0; main.ts listens on HOST:PORT).
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { UpstreamProtocol } from './canonical/formats.ts';
+import { generateId } from './canonical/ids.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
@@ -56,8 +57,16 @@ export interface AppDeps {
   readonly random?: RandomSource;
   /** Keep-alive interval for idle client streams, ms (default 15 000). */
   readonly keepAliveMs?: number;
-  /** Logger: true for pino at config.logLevel, false for silent. */
-  readonly logger?: boolean;
+  /**
+   * The process's pino logger (made by the composition root with its redaction paths and output
+   * format); each request logs through a child bound to `requestId`. None or false: silent.
+   */
+  readonly logger?: false | FastifyBaseLogger;
+  /**
+   * Registers tracing on the app before any route (the composition root's OpenTelemetry plugin);
+   * none: nothing is instrumented.
+   */
+  readonly instrument?: (app: FastifyInstance) => Promise<void>;
   /**
    * Keys, users, channels, prices (default: an in-memory control plane seeded from the config
    * file). With an `eventLog`, pass the control plane that follows that log's config topic: its
@@ -100,15 +109,26 @@ export const UPSTREAM_ADAPTERS: Readonly<Record<UpstreamProtocol, UpstreamAdapte
 /** Builds the gateway app. Throws if a channel cannot be resolved (config validation catches that first). */
 export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger === false ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]', 'req.headers["api-key"]'] },
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
+    // One id per request: Fastify's request id is the gateway's `req_…` id, in the answer's
+    // x-request-id, every log line (child binding `requestId`) and the events. A client's own
+    // x-request-id is never taken over (ids must be unique): requestIdHeader stays false.
+    genReqId: () => generateId('req_'),
+    requestIdHeader: false,
     // One log line per request comes from the outcome sink instead of Fastify's request logs.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     return503OnClosing: false,
     // Router and socket errors answered in the client's own format (client-error-handler.ts).
     frameworkErrors: createFrameworkErrorHandler(config.bodyLimit),
     clientErrorHandler: handleClientSocketError,
+  });
+  if (deps.instrument) await deps.instrument(app);
+  // Every answer names its request, also those of routes that never reach a client handler (404, admin, console).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
   });
   // Any content type parses as JSON, after the nesting/size pre-scan (json-body-parser.ts).
   installJsonBodyParser(app);

@@ -1,6 +1,7 @@
 /**
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
- * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005), costed with
+ * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005,
+ * upstream_request_id from 012), costed with
  * the price book.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
@@ -41,6 +42,8 @@ export type ConsumptionRow = {
   attempts: number;
   /** ms since epoch when the ledger built the insert holding this row (migration 005) */
   ingested_at_ms: number;
+  /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
+  upstream_request_id: string;
 };
 
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
@@ -54,7 +57,7 @@ export interface ConsumptionProjection {
  * Projects one request, written at `ingestedAt` (ms since epoch: the ledger's clock when it
  * builds the batch's insert, passed in so the projection stays pure).
  * cost_usd = costNanoUsd(usage, findPrice(prices, upstreamModel, channelId, occurredAt)), or 0 (with a warning if tokens were used) when there is no upstream
- * model or no price. Missing ids become ''. Never throws.
+ * model or no price. Missing ids (the upstream request id too) become ''. Never throws.
  */
 export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>, ingestedAt: number): ConsumptionProjection {
   const { usage } = event;
@@ -87,6 +90,7 @@ export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyA
     ttfb_ms: event.ttfbMs,
     attempts: event.attempts,
     ingested_at_ms: ingestedAt,
+    upstream_request_id: event.upstreamRequestId ?? '',
   };
   return { row, costNanoUsd: priced.costNanoUsd, warning: priced.warning };
 }

@@ -119,6 +119,7 @@ function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdenti
     attempts: outcome.attempts,
     usage,
     priceRevision: identity.priceRevision ?? null,
+    upstreamRequestId: outcome.upstreamRequestId ?? null,
   };
 }
 

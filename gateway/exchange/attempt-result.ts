@@ -15,6 +15,8 @@ export type AttemptResult =
       /** ms from request arrival to the first byte sent. */
       readonly ttfbMs: number;
       readonly error?: GatewayError;
+      /** The upstream's own id of the call (its `x-request-id` / `request-id` header), when it sent one. */
+      readonly upstreamRequestId?: string;
     }
-  | { readonly kind: 'failed'; readonly error: GatewayError }
+  | { readonly kind: 'failed'; readonly error: GatewayError; readonly upstreamRequestId?: string }
   | { readonly kind: 'refused'; readonly error: GatewayError };

@@ -38,6 +38,11 @@ export interface ExchangeOutcome {
   readonly channelId?: string;
   readonly provider?: string;
   readonly upstreamModel?: string;
+  /**
+   * The upstream's own id of the call that served (or failed last), from its `x-request-id` /
+   * `request-id` response header; absent when no upstream answered or it sent none.
+   */
+  readonly upstreamRequestId?: string;
   readonly passThrough: boolean;
   /** Channels tried, including the one that served. */
   readonly attempts: number;

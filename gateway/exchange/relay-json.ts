@@ -8,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstream-adapter.ts';
+import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
 import type { AttemptDeadline } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
@@ -52,5 +53,5 @@ export async function relayJson(
   const body = passThrough ? text : input.codec.encodeResponse({ ...response, usage }, encodeContext);
   const replaced = input.answerHook ? await input.answerHook.jsonBody(passThrough ? parsed : body, passThrough) : undefined;
   sendJsonReply(reply, replaced ?? body, input.requestId);
-  return { kind: 'served', status: 'completed', httpStatus: 200, usage, ttfbMs: Date.now() - input.startedAt };
+  return { kind: 'served', status: 'completed', httpStatus: 200, usage, ttfbMs: Date.now() - input.startedAt, upstreamRequestId: upstreamRequestIdOf(answer.headers) };
 }

@@ -19,6 +19,7 @@ import type { StreamEvent } from '../canonical/stream-event.ts';
 import { StreamAccumulator } from '../canonical/stream-accumulator.ts';
 import type { EncodeContext, StreamEncoder } from '../inbound/inbound-codec.ts';
 import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstream-adapter.ts';
+import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { startEventStream, writeWithBackpressure } from './client-response.ts';
@@ -157,5 +158,5 @@ function finish(args: StreamRelayArgs, state: RelayState, status: 'completed' | 
   if (state.raw && !state.raw.writableEnded) state.raw.end();
   if (status === 'cancelled') args.answer.body.destroy();
   const usage = finalizeUsage(state.accumulator.currentUsage(), args.input.request, () => state.accumulator.result().content, status !== 'completed');
-  return { kind: 'served', status, httpStatus: 200, usage, ttfbMs: state.ttfbMs, ...(state.endError ? { error: state.endError } : {}) };
+  return { kind: 'served', status, httpStatus: 200, usage, ttfbMs: state.ttfbMs, upstreamRequestId: upstreamRequestIdOf(args.answer.headers), ...(state.endError ? { error: state.endError } : {}) };
 }

@@ -16,6 +16,7 @@ import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
+import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
@@ -95,15 +96,15 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
     // The client went away: not the channel's failure, and nothing more to try.
-    if (signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, attempts, channel, true);
+    if (signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId }, true);
     const next = result.error.allowFailover && attempts < maxAttempts ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
     failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts, channel);
+    if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId });
     deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.channel.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
     await waitForFailover(failoverWaitMs(result.error), signal);
     if (signal.aborted) {
       gates.settle(next, undefined);
-      return reportFailure(deps, input, reply, result.error, failovers, attempts, channel, true);
+      return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId }, true);
     }
     current = next;
   }
@@ -155,7 +156,7 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
     const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal: deadline.signal });
     if (answer.status < 200 || answer.status >= 300) {
       const text = await answer.body.text().catch(() => '');
-      return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers) };
+      return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers), upstreamRequestId: upstreamRequestIdOf(answer.headers) };
     }
     const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
     const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
@@ -200,11 +201,18 @@ function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel
     failovers,
     usage: result.usage,
     ttfbMs: result.ttfbMs,
+    upstreamRequestId: result.upstreamRequestId,
     ...(result.error ? { errorKind: result.error.kind, errorMessage: result.error.message } : {}),
   });
 }
 
-function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, channel: Channel | undefined, cancelled = false): ExchangeOutcome {
+/** The channel tried last and the upstream's id of that call, when it answered with one. */
+interface LastAttempt {
+  readonly channel: Channel;
+  readonly upstreamRequestId: string | undefined;
+}
+
+function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, last: LastAttempt | undefined, cancelled = false): ExchangeOutcome {
   const httpStatus = cancelled || reply.sent ? 499 : sendErrorReply(reply, input.codec, error, input.requestId);
   return emitOutcome(deps, input, {
     status: cancelled ? 'cancelled' : 'failed',
@@ -214,7 +222,7 @@ function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyR
     passThrough: false,
     attempts,
     failovers,
-    ...(channel ? { channelId: channel.id, provider: channel.provider.id, upstreamModel: upstreamModelFor(channel, input.request.model) } : {}),
+    ...(last ? { channelId: last.channel.id, provider: last.channel.provider.id, upstreamModel: upstreamModelFor(last.channel, input.request.model), upstreamRequestId: last.upstreamRequestId } : {}),
   });
 }
 

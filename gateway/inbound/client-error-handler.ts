@@ -88,7 +88,7 @@ function quotablePath(target: string): string {
  */
 export function createFrameworkErrorHandler(bodyLimit: number): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    sendErrorReply(reply, codecForTarget(request.raw.url ?? '/', request.raw.headers), classifyFrameworkError(error, bodyLimit), generateId('req_'));
+    sendErrorReply(reply, codecForTarget(request.raw.url ?? '/', request.raw.headers), classifyFrameworkError(error, bodyLimit), request.id);
   };
 }
 
@@ -133,9 +133,9 @@ export function installClientErrorHandlers(app: FastifyInstance, bodyLimit: numb
     const gatewayError = classifyFrameworkError(error, bodyLimit);
     if (gatewayError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     if (reply.sent || reply.raw.headersSent) return;
-    sendErrorReply(reply, codecForRequest(request), gatewayError, generateId('req_'));
+    sendErrorReply(reply, codecForRequest(request), gatewayError, request.id);
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    sendErrorReply(reply, codecForRequest(request), new GatewayError('not-found', `Unknown route: ${request.method} ${quotablePath(request.raw.url ?? '/')}`), generateId('req_'));
+    sendErrorReply(reply, codecForRequest(request), new GatewayError('not-found', `Unknown route: ${request.method} ${quotablePath(request.raw.url ?? '/')}`), request.id);
   });
 }

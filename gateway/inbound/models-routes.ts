@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
-import { generateId } from '../canonical/ids.ts';
 import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import { anthropicMessagesCodec } from './anthropic-messages/anthropic-messages-codec.ts';
@@ -75,7 +74,7 @@ function entries(router: ChannelRouter): ModelEntry[] {
 function serveModels(services: ClientRouteServices, createdAt: number, request: FastifyRequest, reply: FastifyReply, modelId?: string): void {
   const format = listingFormat(request, request.url);
   const { codec, key } = FORMAT_AUTH[format];
-  const requestId = generateId('req_');
+  const requestId = request.id;
   const resolved = authenticate(services, codec, key, request, reply, requestId);
   if (!resolved) return;
   // A key with a model allowlist sees only the models it may use.

@@ -14,7 +14,6 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
-import { generateId } from '../canonical/ids.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
@@ -80,12 +79,12 @@ async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, 
     const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
     result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0 });
   } catch (error) {
-    request.log.warn({ requestId, reason: (error as Error).message }, 'admission failed; admitting without limits');
+    request.log.warn({ reason: (error as Error).message }, 'admission failed; admitting without limits');
     return 'unlimited';
   }
   void reply.headers(result.headers);
   if (result.ok) {
-    if (result.unchecked.length > 0) request.log.debug({ requestId, unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
+    if (result.unchecked.length > 0) request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
     return result;
   }
   sendErrorReply(reply, codec, result.error, requestId);
@@ -126,7 +125,7 @@ async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCo
  * exactly once (see the module doc).
  */
 export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>, state?: RequestStateResolver): Promise<void> {
-  const requestId = generateId('req_');
+  const requestId = request.id;
   const startedAt = Date.now();
   const departure = watchClientDeparture(request, reply);
   try {
@@ -136,7 +135,7 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
     if (!stored) return;
     const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
     if (!decoded) return;
-    if (decoded.warnings.length > 0) request.log.warn({ requestId, warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
+    if (decoded.warnings.length > 0) request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
     const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
     if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
       const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
@@ -148,7 +147,7 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
     const input: ExchangeInput = { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, clientGone: departure.signal, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}) };
     const outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
     if (admitted !== 'unlimited') {
-      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ requestId, reason: (error as Error).message }, 'settling the token reservation failed'));
+      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'));
     }
   } finally {
     departure.stop();
@@ -191,7 +190,7 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
 
 /** Authenticates, decodes and answers one token-count request; `state` as for serveGeneration (no answer is kept). */
 export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver): Promise<void> {
-  const requestId = generateId('req_');
+  const requestId = request.id;
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
   if (!resolved) return;
   if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count'))) return;

@@ -45,7 +45,7 @@ const tokenUsageFields = [
   { name: 'usageSource', type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] } },
 ] as const;
 
-/** Schema of RequestCompleted (topic tollgate.requests), version 3 (v1 and v2 are in avro/history). */
+/** Schema of RequestCompleted (topic tollgate.requests), version 4 (v1 to v3 are in avro/history). */
 export const requestCompletedSchema = {
   type: 'record',
   name: 'RequestCompleted',
@@ -83,6 +83,12 @@ export const requestCompletedSchema = {
       },
     },
     priceRevisionField,
+    {
+      name: 'upstreamRequestId',
+      type: ['null', 'string'],
+      default: null,
+      doc: "The upstream's own id of the call that served (or failed last): its x-request-id or request-id response header",
+    },
   ],
 } as const;
 

@@ -52,6 +52,8 @@ export interface RequestCompleted {
   readonly usage: TokenUsage;
   /** PriceSet events the gateway node had applied when it built the event: the price book the request is billed with; null in older events. */
   readonly priceRevision: number | null;
+  /** The upstream's own id of the call that served (or failed last), from its response headers; null when none was sent, and in older events. */
+  readonly upstreamRequestId: string | null;
 }
 
 /** Usage of a request a channel served. Topic `tollgate.usage`, key = requestId. */

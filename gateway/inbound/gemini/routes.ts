@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../canonical/gateway-error.ts';
-import { generateId } from '../../canonical/ids.ts';
 import { sendErrorReply } from '../../exchange/client-response.ts';
 import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
 import { geminiCodec } from './gemini-codec.ts';
@@ -39,7 +38,7 @@ function serveGeminiAction(services: ClientRouteServices, request: FastifyReques
     case 'countTokens':
       return serveCountTokens(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model });
     default:
-      sendErrorReply(reply, geminiCodec, new GatewayError('not-found', `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`), generateId('req_'));
+      sendErrorReply(reply, geminiCodec, new GatewayError('not-found', `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`), request.id);
   }
 }
 

@@ -280,9 +280,11 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     expect(before.billing).toHaveLength(REQUESTS.length);
 
     const modern = isVersionAtLeast(await store.version(), '21.1');
-    expect(await migrate(store)).toEqual(['006-consumption-log-by-time', '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', ...(modern ? ['011-key-id-indexes-by-time'] : [])]);
+    expect(await migrate(store)).toEqual(['006-consumption-log-by-time', '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', ...(modern ? ['011-key-id-indexes-by-time'] : []), '012-upstream-request-id']);
 
-    expect(await dump(store, 'consumption_log')).toEqual(before.consumption);
+    // Rows written before 012 read an empty upstream request id.
+    const upgraded = before.consumption.map((row) => ({ ...row, v_upstream_request_id: '' }));
+    expect(await dump(store, 'consumption_log')).toEqual(upgraded);
     expect(await dump(store, 'billing_lines')).toEqual(before.billing);
     expect(before.consumption.find((r) => r.v_event_id === 'ev_2')).toMatchObject({ v_ingested_at_ms: String(T0 + 1_540), v_ttfb_ms: '22' });
     expect(before.consumption.find((r) => r.v_event_id === 'ev_3')).toMatchObject({ v_ttfb_ms: null });
@@ -295,7 +297,7 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
 
     // A redelivered event still replaces its own row: its sorting key is a function of the event.
     await store.insert('consumption_log', [consumptionRow(REQUESTS[3]!)]);
-    expect(await dump(store, 'consumption_log')).toEqual(before.consumption);
+    expect(await dump(store, 'consumption_log')).toEqual(upgraded);
   });
 
   it('upgrades an empty database at 005', async () => {

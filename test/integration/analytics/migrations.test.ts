@@ -7,6 +7,7 @@ import { ANALYTICS_ENGINES, type TestAnalyticsStore } from './analytics-engines.
 const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
+  '012-upstream-request-id',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -39,6 +40,7 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['ttfb_ms', 'Nullable(UInt64)'],
   ['attempts', 'UInt16'],
   ['ingested_at_ms', 'UInt64'],
+  ['upstream_request_id', 'String'],
 ];
 
 const BILLING_LINES_COLUMNS = [
@@ -56,8 +58,8 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2]);
-    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1']);
+    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2]);
+    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1', null]);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });
 

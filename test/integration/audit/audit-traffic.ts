@@ -59,6 +59,7 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     attempts: 1,
     usage: tokenUsage(spec),
     priceRevision: spec.priceRevision ?? null,
+    upstreamRequestId: null,
   };
   return { type: 'RequestCompleted', event };
 }

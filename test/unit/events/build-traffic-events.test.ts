@@ -32,6 +32,7 @@ const served: ExchangeOutcome = {
   passThrough: true,
   usage: makeUsage({ inputTotal: 100, cacheRead: 40, cacheWrite: 10, outputTotal: 50, reasoning: 20, source: 'reported' }),
   ttfbMs: 30,
+  upstreamRequestId: 'req_upstream_7',
 };
 
 function types(events: TrafficEvent[]): string[] {
@@ -63,7 +64,7 @@ describe('buildTrafficEvents', () => {
       eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
       clientFormat: 'openai-chat', model: 'gpt-5', channelId: 'ch-1', provider: 'deepseek', upstreamModel: 'deepseek-v4-flash',
       stream: false, passThrough: true, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 120, ttfbMs: 30,
-      attempts: 1, usage: tokens, priceRevision: 7,
+      attempts: 1, usage: tokens, priceRevision: 7, upstreamRequestId: 'req_upstream_7',
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);
@@ -93,7 +94,7 @@ describe('buildTrafficEvents', () => {
     const events = buildTrafficEvents(outcome, identity, NOW);
     expect(types(events)).toEqual(['RequestCompleted']);
     expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
-      channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 404, errorKind: 'not-found', ttfbMs: null, attempts: 0,
+      channelId: null, provider: null, upstreamModel: null, upstreamRequestId: null, status: 'failed', httpStatus: 404, errorKind: 'not-found', ttfbMs: null, attempts: 0,
       usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' },
     });
     expectEncodable(events);

@@ -28,6 +28,7 @@ const requestCompleted: RequestCompleted = {
   attempts: 2,
   usage: { inputTokens: 1_234_567, cachedInputTokens: 1_000, cacheWriteTokens: 200, outputTokens: 1_099_511_627_776, reasoningTokens: 12, usageSource: 'partial' },
   priceRevision: 42,
+  upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -145,11 +146,17 @@ describe('traffic event codec', () => {
   });
 });
 
+/** A RequestCompleted as a writer older than v4 had it: without upstreamRequestId. */
+function withoutUpstreamRequestId(event: RequestCompleted): Omit<RequestCompleted, 'upstreamRequestId'> {
+  const { upstreamRequestId: _u, ...older } = event;
+  return older;
+}
+
 describe('schema evolution', () => {
   const v1Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)), 'utf8'));
 
   it('decodes a RequestCompleted written with v1 (no passThrough, no ttfbMs) with their defaults', () => {
-    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, ...v1Value } = requestCompleted;
+    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, upstreamRequestId: _u, ...v1Value } = requestCompleted;
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
@@ -157,7 +164,7 @@ describe('schema evolution', () => {
     expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
 
     const decoded = decodeTrafficEvent(message);
-    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null } });
+    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null, upstreamRequestId: null } });
   });
 
   it.each([
@@ -166,17 +173,31 @@ describe('schema evolution', () => {
   ] as const)('decodes a %s written before priceRevision existed with priceRevision null', (type, file) => {
     const oldSchema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL(`../../../schemas/events/avro/history/${file}`, import.meta.url)), 'utf8'));
     const event = type === 'RequestCompleted' ? requestCompleted : usageRecorded;
-    const { priceRevision: _r, ...oldValue } = event;
+    const { priceRevision: _r, ...oldValue } = type === 'RequestCompleted' ? withoutUpstreamRequestId(requestCompleted) : usageRecorded;
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(oldSchema));
     const oldType = avro.Type.forSchema(oldSchema as avro.Schema, { wrapUnions: false });
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, oldType.toBuffer(oldValue)]);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null } });
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null, ...(type === 'RequestCompleted' ? { upstreamRequestId: null } : {}) } });
+  });
+
+  it('decodes a RequestCompleted written with v3 (before upstreamRequestId) with upstreamRequestId null', () => {
+    const v3Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v3.avsc', import.meta.url)), 'utf8'));
+    const fingerprint = Buffer.alloc(8);
+    fingerprint.writeBigUInt64LE(schemaFingerprint64(v3Schema));
+    const v3Type = avro.Type.forSchema(v3Schema as avro.Schema, { wrapUnions: false });
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v3Type.toBuffer(withoutUpstreamRequestId(requestCompleted))]);
+    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, upstreamRequestId: null } });
+  });
+
+  it('round-trips the upstream request id through the current schema', () => {
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }))).toStrictEqual({ type: 'RequestCompleted', event: requestCompleted });
   });
 
   it('v1 is really an older shape: the current schema cannot decode its bytes without resolution', () => {
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
-    const { passThrough: _p, ttfbMs: _t, ...v1Value } = requestCompleted;
+    const { passThrough: _p, ttfbMs: _t, ...v1Value } = withoutUpstreamRequestId(requestCompleted);
     const current = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false });
     expect(() => current.fromBuffer(v1Type.toBuffer(v1Value))).toThrow();
   });

@@ -13,7 +13,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
 import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { generateId } from '../../../canonical/ids.ts';
 import { sendErrorReply, sendJsonReply } from '../../../exchange/client-response.ts';
 import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../serve-client-request.ts';
 import { isJsonObject } from '../../openai-common/request-field-error.ts';
@@ -43,7 +42,7 @@ function fail(reply: FastifyReply, requestId: string, error: GatewayError): void
 /** Wraps a handler with auth, id validation and store-failure handling (503, never 500). */
 function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, handler: Handler) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const requestId = generateId('req_');
+    const requestId = request.id;
     const resolved = authenticate(services, openaiResponsesCodec, extractKey, request, reply, requestId);
     if (!resolved) return;
     const params = isJsonObject(request.params) ? request.params : {};
@@ -55,7 +54,7 @@ function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, 
     try {
       await handler({ requestId, keyId: resolved.key.keyId, responseId, store: services.responseStore }, request, reply);
     } catch (error) {
-      request.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId, reason: (error as Error).message }, 'response store unavailable');
+      request.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ reason: (error as Error).message }, 'response store unavailable');
       if (!reply.sent) fail(reply, requestId, responseStoreUnavailable());
     }
   };

@@ -14,7 +14,6 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { generateId } from '../../../canonical/ids.ts';
 import { sendErrorReply } from '../../../exchange/client-response.ts';
 import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../serve-client-request.ts';
 import { openaiResponsesCodec } from '../openai-responses-codec.ts';
@@ -52,9 +51,9 @@ function loopbackOrigin(request: FastifyRequest, server: FastifyInstance['server
 }
 
 /** A plain GET without the upgrade: 426 Upgrade Required with `Upgrade: websocket` (RFC 9110 §15.5.22). */
-function answerUpgradeRequired(reply: FastifyReply): void {
+function answerUpgradeRequired(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('upgrade', 'websocket');
-  sendErrorReply(reply, openaiResponsesCodec, new GatewayError('invalid-request', 'GET /v1/responses serves the WebSocket mode: connect with Upgrade: websocket and send response.create messages.', { status: 426 }), generateId('req_'));
+  sendErrorReply(reply, openaiResponsesCodec, new GatewayError('invalid-request', 'GET /v1/responses serves the WebSocket mode: connect with Upgrade: websocket and send response.create messages.', { status: 426 }), request.id);
 }
 
 /**
@@ -80,10 +79,10 @@ export function registerResponsesWebSocket(app: FastifyInstance, services: Clien
       config: { codec: openaiResponsesCodec },
       preValidation: async (request, reply) => {
         // A refusal has been sent (401); returning the reply stops the route before the upgrade.
-        if (!authenticate(services, openaiResponsesCodec, extractKey, request, reply, generateId('req_'))) return reply;
+        if (!authenticate(services, openaiResponsesCodec, extractKey, request, reply, request.id)) return reply;
         return undefined;
       },
-      handler: (_request, reply) => answerUpgradeRequired(reply),
+      handler: (request, reply) => answerUpgradeRequired(request, reply),
       wsHandler: (socket, request) => {
         const origin = loopbackOrigin(request, scope.server);
         const apiKey = extractKey(request);

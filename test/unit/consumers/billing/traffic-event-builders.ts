@@ -41,6 +41,7 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     attempts: 1,
     usage: usage(),
     priceRevision: null,
+    upstreamRequestId: null,
     ...overrides,
   };
 }

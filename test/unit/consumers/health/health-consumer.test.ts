@@ -19,6 +19,7 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 400, ttfbMs: 120, attempts: 1,
     usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, usageSource: 'reported' },
     priceRevision: null,
+    upstreamRequestId: null,
     ...overrides,
   };
   return { type: 'RequestCompleted', event };

@@ -34,6 +34,7 @@ describe('projectConsumptionRow', () => {
       latencyMs: 1500,
       ttfbMs: 320,
       attempts: 2,
+      upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
       usage: usage({ inputTokens: 2000, cachedInputTokens: 500, cacheWriteTokens: 100, outputTokens: 40, reasoningTokens: 8, usageSource: 'estimated' }),
     });
     const { row } = projectConsumptionRow(event, PRICES, INGESTED_AT);
@@ -66,13 +67,14 @@ describe('projectConsumptionRow', () => {
       ttfb_ms: 320,
       attempts: 2,
       ingested_at_ms: INGESTED_AT,
+      upstream_request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy',
     });
   });
 
   it('writes empty strings and NULL ttfb for a request refused before any channel, without a warning', () => {
     const event = requestCompleted({ userId: null, channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 401, errorKind: 'unauthenticated', ttfbMs: null, attempts: 0, usage: usage({ inputTokens: 0, outputTokens: 0 }) });
     const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES, INGESTED_AT);
-    expect(row).toMatchObject({ user_id: '', channel_id: '', provider: '', upstream_model: '', status: 'failed', http_status: 401, error_kind: 'unauthenticated', ttfb_ms: null, attempts: 0 });
+    expect(row).toMatchObject({ user_id: '', channel_id: '', provider: '', upstream_model: '', upstream_request_id: '', status: 'failed', http_status: 401, error_kind: 'unauthenticated', ttfb_ms: null, attempts: 0 });
     expect(costNanoUsd).toBe(0n);
     expect(warning).toBeNull();
   });
