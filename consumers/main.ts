@@ -4,11 +4,15 @@
  * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
  * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
+ * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
+ * (default 127.0.0.1:9464, `off` for none; metrics/serve-metrics-http.ts).
  */
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
 import { consumerBatchingFromEnv } from './consumer-batching.ts';
 import type { ConsumerLog } from './run-consumers.ts';
 import { startConsumerPipeline } from './start-consumer-pipeline.ts';
+import { ConsumerMetrics } from './metrics/consumer-metrics.ts';
+import { metricsListenFromEnv, serveMetricsHttp } from './metrics/serve-metrics-http.ts';
 
 const log: ConsumerLog = (level, message, extra) => {
   process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), message, ...extra })}\n`);
@@ -16,14 +20,20 @@ const log: ConsumerLog = (level, message, extra) => {
 
 async function main(): Promise<void> {
   const batching = consumerBatchingFromEnv();
+  const metricsListen = metricsListenFromEnv(process.env);
+  const metrics = new ConsumerMetrics({ processMetrics: true, onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }) });
   const settings = { ...engineSettingsFromEnv(), log };
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, log, ...batching });
+  const running = await startConsumerPipeline({ eventLog, state, analytics, log, onCost: metrics.recordCost, ...batching });
+  metrics.watchConsumerGroups(eventLog, running.groups);
+  const metricsServer = metricsListen ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType) : undefined;
+  if (metricsServer) log('info', 'metrics listening', { address: `${metricsServer.address}/metrics` });
   log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: Boolean(settings.redisUrl), clickhouse: Boolean(settings.clickhouseUrl) });
   const shutdown = async (): Promise<void> => {
     await running.stop();
+    await metricsServer?.close();
     await eventLog.close();
     await state.close();
     await analytics.close();

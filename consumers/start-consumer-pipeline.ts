@@ -8,10 +8,11 @@
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { migrate } from '../schemas/analytics/migrate.ts';
 import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
+import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
 import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { ObservationBatchWriter } from './health/health-consumer.ts';
-import { createBillingConsumer } from './billing/billing-consumer.ts';
+import { createBillingConsumer, type CostListener } from './billing/billing-consumer.ts';
 import { startConfigAuditConsumer } from './config-audit/config-audit-consumer.ts';
 import { ConsumerControlPlane } from './control-plane/consumer-control-plane.ts';
 import { createFailoverConsumer } from './failovers/failover-consumer.ts';
@@ -53,13 +54,23 @@ export interface ConsumerPipelineDeps {
   readonly onBatchDone?: BatchDoneListener;
   /** Longest wait for the config topic to reach a traffic event's price revision, ms (default 10 000). */
   readonly priceWaitMs?: number;
+  /** Told the cost of each newly billed, priced usage line (the consumers' metrics). */
+  readonly onCost?: CostListener;
   /** Id of this pipeline's config follower, `[A-Za-z0-9_-]+` (default random): its consumer group is `tollgate.config.<id>`. */
   readonly configFollowerId?: string;
 }
 
-/** Running consumers and the control-plane fold they price with. */
+/** One consumer group the pipeline runs and the topics it reads (for lag). */
+export interface ConsumerGroupTopics {
+  /** As subscribed (before any topic prefix of the event log). */
+  readonly groupId: string;
+  readonly topics: ReadonlyArray<string>;
+}
+
+/** Running consumers, the control-plane fold they price with and their consumer groups. */
 export interface RunningConsumerPipeline extends RunningConsumers {
   readonly controlPlane: ConsumerControlPlane;
+  readonly groups: ReadonlyArray<ConsumerGroupTopics>;
 }
 
 /**
@@ -79,15 +90,19 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
   const pricing = { prices: controlPlane, onWarning, ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }) };
   const traffic: Array<[ConsumerName, () => TrafficConsumer]> = [
     ['ledger', () => createLedgerConsumer({ analytics: deps.analytics, ...pricing })],
-    ['billing', () => createBillingConsumer({ analytics: deps.analytics, state: deps.state, ...pricing })],
+    ['billing', () => createBillingConsumer({ analytics: deps.analytics, state: deps.state, ...pricing, ...(deps.onCost ? { onCost: deps.onCost } : {}) })],
     ['health', () => createHealthConsumer({ state: deps.state, onWarning })],
     ['failovers', () => createFailoverConsumer({ analytics: deps.analytics })],
   ];
   const options = { groupPrefix: deps.groupPrefix ?? 'tollgate.', ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }), ...(deps.maxBatchWaitMs ? { maxBatchWaitMs: deps.maxBatchWaitMs } : {}), ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}) };
-  const running = await runConsumers(deps.eventLog, traffic.filter(([name]) => selected.has(name)).map(([, create]) => create()), deps.log, options);
+  const consumers = traffic.filter(([name]) => selected.has(name)).map(([, create]) => create());
+  const running = await runConsumers(deps.eventLog, consumers, deps.log, options);
   const audit: Subscription | undefined = selected.has('config-audit') ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
+  const groups: ConsumerGroupTopics[] = consumers.map((consumer) => ({ groupId: `${options.groupPrefix}${consumer.name}`, topics: consumer.topics }));
+  if (audit) groups.push({ groupId: `${options.groupPrefix}config-audit`, topics: [CONFIG_TOPIC] });
   return {
     controlPlane,
+    groups,
     async stop() {
       await Promise.all([running.stop(), audit?.stop(), follower.stop()]);
     },

@@ -32,7 +32,12 @@ export interface BillingConsumerDeps {
   readonly priceWaitMs?: number;
   /** Told, once per batch and cause, about requests that used tokens but had no price (costed at 0). */
   readonly onWarning?: (message: string) => void;
+  /** Told the cost of each line billed for the first time with a known price (metrics); not told again on redelivery. */
+  readonly onCost?: CostListener;
 }
+
+/** Receives the cost of one newly billed line: the priced upstream model and nano-USD (1e-9 USD, > 0). */
+export type CostListener = (upstreamModel: string, costNanoUsd: bigint) => void;
 
 /**
  * Creates the billing consumer (name `billing`, group `tollgate.billing`). handleBatch ignores
@@ -70,10 +75,16 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
       }
       await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
       if (fresh.length > 0) await deps.analytics.insert('billing_lines', fresh.map((i) => projections[i]!.line));
+      if (deps.onCost) reportCosts(deps.onCost, fresh.map((i) => projections[i]!));
       reportUnpriced(
         projections.map((projection) => projection.warning),
         deps.onWarning,
       );
     },
   };
+}
+
+/** Tells `onCost` each stored line's cost where a price applied (the price's model names it). */
+function reportCosts(onCost: CostListener, billed: ReadonlyArray<ReturnType<typeof projectBillingLine>>): void {
+  for (const { line, costNanoUsd } of billed) if (costNanoUsd > 0n && line.price_model !== '') onCost(line.price_model, costNanoUsd);
 }

@@ -59,11 +59,18 @@ export interface AdmittedRequest {
   readonly unchecked: ReadonlyArray<AdmissionCheck>;
 }
 
-/** A refused request: the format-neutral error to render and the headers to send with it. */
+/**
+ * Which limit refused a request: the key's or its user's RPM/TPM, the key's or user's spend quota,
+ * or a check that could not be made under a `closed` store-outage policy.
+ */
+export type AdmissionLimit = 'key_rpm' | 'key_tpm' | 'user_rpm' | 'user_tpm' | 'key_quota' | 'user_quota' | 'store_outage';
+
+/** A refused request: the format-neutral error to render, the headers to send with it and the limit that refused it. */
 export interface RefusedRequest {
   readonly ok: false;
   readonly error: GatewayError;
   readonly headers: RateLimitHeaders;
+  readonly limit: AdmissionLimit;
 }
 
 /** The answer of admitRequest. */
@@ -89,16 +96,16 @@ export function formatNanoUsd(nano: bigint): string {
   return `$${whole}.${fraction}`;
 }
 
-/** The quota error for the key or its user, if either has spent its quota; reads spend only when a quota is set. */
-async function checkQuotas(deps: AdmissionDeps, key: KeyRecord, user: UserRecord | undefined): Promise<GatewayError | undefined> {
+/** The quota error for the key or its user (with which), if either has spent its quota; reads spend only when a quota is set. */
+async function checkQuotas(deps: AdmissionDeps, key: KeyRecord, user: UserRecord | undefined): Promise<{ error: GatewayError; limit: AdmissionLimit } | undefined> {
   const userQuota = user?.quotaNanoUsd ?? null;
   if (key.quotaNanoUsd === null && userQuota === null) return undefined;
   const spend = await deps.spend.getSpend(key.keyId, user?.userId ?? key.userId);
   if (key.quotaNanoUsd !== null && spend.keyNanoUsd >= key.quotaNanoUsd) {
-    return new GatewayError('quota-exceeded', `This API key has used its spend quota (${formatNanoUsd(spend.keyNanoUsd)} of ${formatNanoUsd(key.quotaNanoUsd)}). Ask an administrator to raise it.`, { retryable: false });
+    return { limit: 'key_quota', error: new GatewayError('quota-exceeded', `This API key has used its spend quota (${formatNanoUsd(spend.keyNanoUsd)} of ${formatNanoUsd(key.quotaNanoUsd)}). Ask an administrator to raise it.`, { retryable: false }) };
   }
   if (user && userQuota !== null && spend.userNanoUsd >= userQuota) {
-    return new GatewayError('quota-exceeded', `User '${user.name}' has used their spend quota (${formatNanoUsd(spend.userNanoUsd)} of ${formatNanoUsd(userQuota)}) over all their keys. Ask an administrator to raise it.`, { retryable: false });
+    return { limit: 'user_quota', error: new GatewayError('quota-exceeded', `User '${user.name}' has used their spend quota (${formatNanoUsd(spend.userNanoUsd)} of ${formatNanoUsd(userQuota)}) over all their keys. Ask an administrator to raise it.`, { retryable: false }) };
   }
   return undefined;
 }
@@ -135,7 +142,7 @@ function storeOutageError(check: AdmissionCheck, cause: StateStoreUnavailableErr
 /** The refusal for `check` under policy `closed`, with `retry-after` in whole seconds. */
 function refuseForOutage(check: AdmissionCheck, cause: StateStoreUnavailableError): RefusedRequest {
   const error = storeOutageError(check, cause);
-  return { ok: false, error, headers: { 'retry-after': String(Math.ceil((error.retryAfterMs ?? 1000) / 1000)) } };
+  return { ok: false, error, headers: { 'retry-after': String(Math.ceil((error.retryAfterMs ?? 1000) / 1000)) }, limit: 'store_outage' };
 }
 
 /**
@@ -150,7 +157,7 @@ function refuseForOutage(check: AdmissionCheck, cause: StateStoreUnavailableErro
 export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): Promise<AdmissionResult> {
   const policy = deps.onStoreOutage ?? FAIL_OPEN;
   const unchecked: AdmissionCheck[] = [];
-  let quotaError: GatewayError | undefined;
+  let quotaError: { error: GatewayError; limit: AdmissionLimit } | undefined;
   try {
     quotaError = await checkQuotas(deps, ctx.key, ctx.user);
   } catch (error) {
@@ -158,7 +165,7 @@ export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): 
     if (policy.quotas === 'closed') return refuseForOutage('quotas', error);
     unchecked.push('quotas');
   }
-  if (quotaError) return { ok: false, error: quotaError, headers: {} };
+  if (quotaError) return { ok: false, ...quotaError, headers: {} };
   const scopes = requestLimitScopes(ctx.key, ctx.user);
   const tokens = limiterTokens(ctx.estimatedTokens);
   if (scopes.length === 0) return { ok: true, scopes, reservedTokens: 0, headers: {}, unchecked };
@@ -174,7 +181,8 @@ export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): 
   const refusedBy = admission.refusedBy ?? { scope: scopes[0]?.scope ?? 'key', kind: 'requests' as const };
   const state = admission.states.find((s) => s.scope === refusedBy.scope && s.kind === refusedBy.kind);
   const error = rateLimitedError(refusedBy, state, admission.retryAfterMs, tokens, isNeverAdmissible(admission));
-  return { ok: false, error, headers: rateLimitHeaders(admission.states, admission.retryAfterMs) };
+  const limit: AdmissionLimit = `${refusedBy.scope.startsWith('user:') ? 'user' : 'key'}_${refusedBy.kind === 'tokens' ? 'tpm' : 'rpm'}`;
+  return { ok: false, error, headers: rateLimitHeaders(admission.states, admission.retryAfterMs), limit };
 }
 
 /** What settlement reads of an exchange's outcome (ExchangeOutcome fits). */

@@ -8,11 +8,13 @@ import type { EventLog } from '../../schemas/event-log/event-log.ts';
 /** Wraps `log` so that topic `t` is stored as `${prefix}${t}`. An empty prefix returns `log` itself. */
 export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
   if (prefix === '') return log;
+  const committedOf = log.committedOffsets?.bind(log);
   return {
     publish: (record) => log.publish({ ...record, topic: prefix + record.topic }),
     flush: () => log.flush(),
     status: () => log.status(),
     endOffsets: (topic) => log.endOffsets(prefix + topic),
+    ...(committedOf ? { committedOffsets: (groupId: string, topic: string) => committedOf(prefix + groupId, prefix + topic) } : {}),
     close: () => log.close(),
     subscribe: (options) =>
       log.subscribe({

@@ -25,9 +25,17 @@ export type ConsumerThreadReport =
   /** Start-up failed; the worker exits after this. */
   | { readonly kind: 'failed'; readonly message: string }
   /** The consumers stopped after their in-flight batches and the worker's engines are closed. */
-  | { readonly kind: 'stopped' };
+  | { readonly kind: 'stopped' }
+  /** The answer to a ConsumerThreadMetricsRequest: the worker registry's `getMetricsAsJSON()`. */
+  | { readonly kind: 'metrics'; readonly id: number; readonly metrics: object[] };
 
 /** Request thread → worker: finish the in-flight batches, close, report `stopped`. */
 export interface ConsumerThreadStop {
   readonly kind: 'stop';
+}
+
+/** Request thread → worker: answer with a `metrics` report of the same id (cost, consumer lag). */
+export interface ConsumerThreadMetricsRequest {
+  readonly kind: 'metrics';
+  readonly id: number;
 }

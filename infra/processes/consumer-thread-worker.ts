@@ -11,7 +11,8 @@ import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
 import { consumerStateOverPort } from '../state-store/consumer-state-over-port.ts';
 import { lowerThisThreadPriority } from './lower-thread-priority.mjs';
-import type { ConsumerThreadData, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
+import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
+import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
 const data = workerData as ConsumerThreadData;
 // Requests preempt the consumers' work when they share a core (lower-thread-priority.mjs).
@@ -39,9 +40,12 @@ async function closeEngines(): Promise<void> {
   await analytics.close().catch(() => undefined);
 }
 
+// Process metrics come from the request thread's registry, which merges this one into its /metrics.
+const metrics = new ConsumerMetrics({ onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }) });
 let pipeline: RunningConsumerPipeline | undefined;
 try {
-  pipeline = await startConsumerPipeline({ eventLog, state, analytics, log, ...data.batching });
+  pipeline = await startConsumerPipeline({ eventLog, state, analytics, log, onCost: metrics.recordCost, ...data.batching });
+  metrics.watchConsumerGroups(eventLog, pipeline.groups);
   report({ kind: 'ready' });
 } catch (error) {
   report({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
@@ -49,7 +53,11 @@ try {
   process.exit(1);
 }
 
-parentPort?.on('message', (message: ConsumerThreadStop) => {
+parentPort?.on('message', (message: ConsumerThreadStop | ConsumerThreadMetricsRequest) => {
+  if (message.kind === 'metrics') {
+    void metrics.snapshot().then((snapshot) => report({ kind: 'metrics', id: message.id, metrics: snapshot }), () => report({ kind: 'metrics', id: message.id, metrics: [] }));
+    return;
+  }
   if (message.kind !== 'stop') return;
   void (async () => {
     await pipeline?.stop().catch((error: unknown) => log('error', 'consumer thread: stopping the consumers failed', { error: String(error) }));

@@ -21,10 +21,12 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import type { ChdbStore } from '../analytics/chdb/chdb-store.ts';
 import type { EngineSettings } from '../open-adapters.ts';
 import { serveConsumerState } from '../state-store/consumer-state-over-port.ts';
-import type { ConsumerThreadData, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
+import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
 /** Delay before a worker that exited unexpectedly is started again, ms. */
 const RESTART_DELAY_MS = 1000;
+/** Longest metrics() waits for the worker's answer before answering without it, ms (below Prometheus' default 10 s scrape timeout). */
+const METRICS_TIMEOUT_MS = 5000;
 /** Longest stop() waits for the worker to finish its batches before terminating it, ms. */
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -44,6 +46,8 @@ export interface ConsumerThreadOptions {
 export interface RunningConsumerThread {
   /** Lets the in-flight batches finish (commit after ack), closes the worker's engines and ends the worker. Idempotent. */
   stop(): Promise<void>;
+  /** The worker's metrics (cost, consumer lag) as `getMetricsAsJSON()`; `[]` when it does not answer within METRICS_TIMEOUT_MS or is stopping. Never rejects. */
+  metrics(): Promise<object[]>;
 }
 
 /** A started worker and how its start-up went. */
@@ -88,7 +92,13 @@ export async function startConsumerThread(options: ConsumerThreadOptions): Promi
   watch(current);
 
   let stopped: Promise<void> | undefined;
+  let lastMetricsId = 0;
   return {
+    metrics() {
+      if (stopping) return Promise.resolve([]);
+      lastMetricsId += 1;
+      return askForMetrics(current.worker, lastMetricsId);
+    },
     stop() {
       stopped ??= (async () => {
         stopping = true;
@@ -149,4 +159,21 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
   });
   ready.catch(() => undefined);
   return { worker, ready, exited, ...(stateChannel ? { statePort: stateChannel.port1 } : {}) };
+}
+
+/** Posts a metrics request to `worker` and resolves with its answer, or `[]` after METRICS_TIMEOUT_MS. */
+function askForMetrics(worker: Worker, id: number): Promise<object[]> {
+  return new Promise((resolve) => {
+    const done = (metrics: object[]): void => {
+      clearTimeout(timer);
+      worker.off('message', onReport);
+      resolve(metrics);
+    };
+    const onReport = (report: ConsumerThreadReport): void => {
+      if (report.kind === 'metrics' && report.id === id) done(report.metrics);
+    };
+    const timer = setTimeout(() => done([]), METRICS_TIMEOUT_MS);
+    worker.on('message', onReport);
+    worker.postMessage({ kind: 'metrics', id } satisfies ConsumerThreadMetricsRequest);
+  });
 }

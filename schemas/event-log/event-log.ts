@@ -55,7 +55,7 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-/** Publisher health, for logs and /healthz. */
+/** Publisher health, for logs, /healthz and the /metrics gauges. */
 export interface PublisherStatus {
   /** Records accepted but not yet acknowledged by the log or written to the spool. */
   readonly pending: number;
@@ -95,6 +95,17 @@ export interface EventLog {
    *   log) on an illegal topic name.
    */
   endOffsets(topic: string): Promise<ReadonlyArray<{ partition: number; offset: string }>>;
+  /**
+   * Where consumer group `groupId` will resume reading `topic`: for every partition with a
+   * committed position, the offset of the next record the group reads (decimal string). So
+   * `end − committed` (clamped at 0) is the group's lag: records on Kafka (the committed offset,
+   * https://kafka.js.org/docs/admin, "Fetch consumer group offsets"), bytes on the file log (its
+   * offsets are byte positions). Partitions the group never committed are left out; an empty list
+   * for an unknown group or topic. Reads only. Optional: test doubles may leave it out.
+   * @throws the adapter's Error when the log is unreachable (Kafka) or cannot be read, or (file
+   *   log) on an illegal group or topic name.
+   */
+  committedOffsets?(groupId: string, topic: string): Promise<ReadonlyArray<{ partition: number; offset: string }>>;
   /** Flushes, then stops this instance's subscriptions and releases connections and files; later publishes are dropped. */
   close(): Promise<void>;
 }

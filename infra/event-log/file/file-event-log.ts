@@ -20,6 +20,7 @@ import { announceWrites, watchWrites, type FileLogWriteSignalSide } from './file
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
 import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
+import { fileCommittedOffsets } from './file-committed-offsets.ts';
 import { isSafeLogName } from '../is-safe-log-name.ts';
 import { encodeRecordFrame } from '../record-frame-codec.ts';
 
@@ -101,6 +102,10 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
     async endOffsets(topic: string) {
       if (!isSafeLogName(topic)) throw new Error(`illegal topic name: ${JSON.stringify(topic)}`);
       return fileEndOffsets(options.dataDir, topic, tails);
+    },
+    async committedOffsets(groupId: string, topic: string) {
+      if (!isSafeLogName(groupId) || !isSafeLogName(topic)) throw new Error(`illegal consumer group id or topic name: ${JSON.stringify(groupId)}, ${JSON.stringify(topic)}`);
+      return fileCommittedOffsets(options.dataDir, groupId, topic);
     },
     status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),
     async close() {

@@ -20,6 +20,7 @@ import { KafkaPublisher } from './kafka-publisher.ts';
 import { PUBLISH_RETRY } from './kafka-producer-session.ts';
 import { startKafkaSubscription } from './kafka-subscription.ts';
 import { fetchKafkaEndOffsets } from './kafka-end-offsets.ts';
+import { fetchKafkaCommittedOffsets } from './kafka-committed-offsets.ts';
 
 /** Options of the Kafka adapter. */
 export interface KafkaEventLogOptions {
@@ -59,6 +60,7 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     flush: () => publisher.flush(),
     status: () => publisher.status(),
     endOffsets: (topic) => fetchKafkaEndOffsets(kafka, topic),
+    committedOffsets: (groupId, topic) => fetchKafkaCommittedOffsets(kafka, groupId, topic),
     async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
       const running = await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger);
       const handle: Subscription = {

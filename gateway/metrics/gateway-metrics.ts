@@ -1,0 +1,181 @@
+/**
+ * The gateway's Prometheus metrics (prom-client, https://github.com/siimon/prom-client), named
+ * after https://prometheus.io/docs/practices/naming/ (`tollgate_` prefix, base units, `_total`
+ * counters). Requests, latency, time to first token, tokens, upstream errors, failovers and the
+ * channel-limit refusals are recorded from the outcome sink, once per request; admission refusals
+ * and live streams by the client route (serve-client-request.ts). The event log's publisher and the
+ * control-plane lag are read when scraped.
+ *
+ * Hot path: each (format, model, channel, status) combination gets one bundle of label children the
+ * first time it is seen, found again with one Map lookup on a joined key. Label values are bounded:
+ * formats, configured models and channels (a model no channel serves counts as `none`), error kinds
+ * and HTTP statuses; never a key, a user or free text.
+ */
+import { AggregatorRegistry, collectDefaultMetrics, Registry, type Counter, type Gauge, type Histogram } from 'prom-client';
+import type { ClientFormat } from '../canonical/formats.ts';
+import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
+import { createOutcomeFamilies, type OutcomeFamilies } from './outcome-families.ts';
+import type { AdmissionLimit } from '../policy/admit-request.ts';
+import type { EventLog } from '../../schemas/event-log/event-log.ts';
+import { measureConsumerLag } from '../../schemas/event-log/measure-consumer-lag.ts';
+
+/** Label value of a request that no channel served (unknown model, refused or cancelled before routing). */
+export const NO_CHANNEL = 'none';
+
+/** Metrics of another registry (a worker thread's `registry.getMetricsAsJSON()`), merged into each scrape. */
+export type MetricsSource = () => Promise<object[]>;
+
+/** The config follower whose distance to the config topic's end is the control-plane lag. */
+export interface FollowedConfigTopic {
+  readonly eventLog: EventLog;
+  /** The follower's consumer group (ConfigFollower.groupId). */
+  readonly groupId: string;
+  readonly topic: string;
+}
+
+/** Options of GatewayMetrics. */
+export interface GatewayMetricsOptions {
+  /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC). Default false: the composition root turns it on once per process. */
+  readonly processMetrics?: boolean;
+}
+
+/** The label children one (format, model, channel, status) combination records into. */
+interface OutcomeSeries {
+  readonly requests: Counter.Internal;
+  readonly duration: Histogram.Internal<'format' | 'model'>;
+  readonly timeToFirstToken: Histogram.Internal<'format' | 'model'>;
+  readonly inputTokens: Counter.Internal;
+  readonly outputTokens: Counter.Internal;
+  readonly cachedTokens: Counter.Internal;
+  readonly reasoningTokens: Counter.Internal;
+}
+
+/** The counters one failed attempt (channel, error kind) increments. */
+interface FailureSeries {
+  readonly failovers: Counter.Internal;
+  readonly upstreamErrors: Counter.Internal;
+}
+
+/** The gateway's registry and what records into it; one per app. */
+export class GatewayMetrics {
+  /** Where every family lives; `render` serializes it. */
+  readonly registry = new Registry();
+  private readonly families: OutcomeFamilies;
+  private readonly outcomeSeries = new Map<string, OutcomeSeries>();
+  private readonly failureSeries = new Map<string, FailureSeries>();
+  private readonly refusalSeries = new Map<string, Counter.Internal>();
+  private readonly liveStreamSeries = new Map<ClientFormat, Gauge.Internal<'format'>>();
+  private readonly sources: MetricsSource[] = [];
+
+  constructor(options: GatewayMetricsOptions = {}) {
+    this.families = createOutcomeFamilies(this.registry);
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Records one finished request (the outcome sink calls it once per accepted request). Never throws. */
+  recordOutcome(outcome: ExchangeOutcome): void {
+    const series = this.seriesOf(outcome);
+    series.requests.inc();
+    series.duration.observe(outcome.latencyMs / 1000);
+    if (outcome.stream && outcome.ttfbMs !== undefined && outcome.status === 'completed') series.timeToFirstToken.observe(outcome.ttfbMs / 1000);
+    const usage = outcome.usage;
+    if (usage) {
+      if (usage.input.total > 0) series.inputTokens.inc(usage.input.total);
+      if (usage.output.total > 0) series.outputTokens.inc(usage.output.total);
+      if (usage.input.cacheRead > 0) series.cachedTokens.inc(usage.input.cacheRead);
+      if (usage.output.reasoning > 0) series.reasoningTokens.inc(usage.output.reasoning);
+    }
+    for (const failover of outcome.failovers) {
+      const failure = this.failureOf(failover.channelId, failover.errorKind);
+      failure.failovers.inc();
+      failure.upstreamErrors.inc();
+    }
+    const kind = outcome.errorKind;
+    if (kind !== undefined && outcome.channelId !== undefined && kind.startsWith('upstream-')) this.failureOf(outcome.channelId, kind).upstreamErrors.inc();
+    if (kind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
+  }
+
+  /** Records an admission refusal (429 of a limit or quota, 503 of a closed store-outage policy). */
+  recordRefusal(format: ClientFormat, limit: AdmissionLimit | 'channel'): void {
+    const key = `${format}|${limit}`;
+    let child = this.refusalSeries.get(key);
+    if (!child) this.refusalSeries.set(key, (child = this.families.refusals.labels(format, limit)));
+    child.inc();
+  }
+
+  /** A streamed request was admitted; pair with streamClosed. */
+  streamOpened(format: ClientFormat): void {
+    this.liveStreamsOf(format).inc();
+  }
+
+  /** A streamed request finished, however it ended. */
+  streamClosed(format: ClientFormat): void {
+    this.liveStreamsOf(format).dec();
+  }
+
+  /** Reads the publisher's queue, spool and connection at each scrape (EventLog.status()). */
+  watchEventLog(eventLog: EventLog): void {
+    this.families.watchPublisher(() => eventLog.status());
+  }
+
+  /** Reads the config follower's lag at each scrape (records on Kafka, bytes on the file log); a failed read leaves the last value. */
+  watchConfigFollower(followed: FollowedConfigTopic): void {
+    this.families.watchControlPlaneLag(async () => {
+      const partitions = await measureConsumerLag(followed.eventLog, followed.groupId, [followed.topic]);
+      return partitions.reduce((sum, partition) => sum + partition.lag, 0);
+    });
+  }
+
+  /** Adds another registry's metrics (the consumers' worker thread) to every scrape. */
+  addSource(source: MetricsSource): void {
+    this.sources.push(source);
+  }
+
+  /** The Prometheus text exposition format's content type. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every family as Prometheus text, with the added sources merged in (a source that fails is left out). */
+  async render(): Promise<string> {
+    if (this.sources.length === 0) return this.registry.metrics();
+    const snapshots = await Promise.all([this.registry.getMetricsAsJSON(), ...this.sources.map((source) => source().catch(() => []))]);
+    return AggregatorRegistry.aggregate(snapshots).metrics();
+  }
+
+  private seriesOf(outcome: ExchangeOutcome): OutcomeSeries {
+    const channel = outcome.channelId ?? NO_CHANNEL;
+    // Only a model some channel served is a configured one: anything else the client typed is `none`.
+    const model = outcome.channelId === undefined ? NO_CHANNEL : outcome.model;
+    const key = `${outcome.clientFormat}|${model}|${channel}|${outcome.httpStatus}`;
+    let series = this.outcomeSeries.get(key);
+    if (!series) this.outcomeSeries.set(key, (series = this.newOutcomeSeries(outcome.clientFormat, model, channel, String(outcome.httpStatus))));
+    return series;
+  }
+
+  private newOutcomeSeries(format: ClientFormat, model: string, channel: string, status: string): OutcomeSeries {
+    const { requests, duration, timeToFirstToken, tokens } = this.families;
+    return {
+      requests: requests.labels(format, model, channel, status),
+      duration: duration.labels(format, model),
+      timeToFirstToken: timeToFirstToken.labels(format, model),
+      inputTokens: tokens.labels(model, channel, 'input'),
+      outputTokens: tokens.labels(model, channel, 'output'),
+      cachedTokens: tokens.labels(model, channel, 'cached'),
+      reasoningTokens: tokens.labels(model, channel, 'reasoning'),
+    };
+  }
+
+  private failureOf(channel: string, kind: string): FailureSeries {
+    const key = `${channel}|${kind}`;
+    let series = this.failureSeries.get(key);
+    if (!series) this.failureSeries.set(key, (series = { failovers: this.families.failovers.labels(channel, kind), upstreamErrors: this.families.upstreamErrors.labels(kind, channel) }));
+    return series;
+  }
+
+  private liveStreamsOf(format: ClientFormat): Gauge.Internal<'format'> {
+    let child = this.liveStreamSeries.get(format);
+    if (!child) this.liveStreamSeries.set(format, (child = this.families.liveStreams.labels(format)));
+    return child;
+  }
+}
