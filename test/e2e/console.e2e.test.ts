@@ -11,13 +11,14 @@ import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, SCREENSHOT_DIR, startGatewayProcess, type ConsoleTestMode, type GatewayProcess } from './console-e2e-harness.ts';
+import { runnableCases } from '../support/engines.ts';
 
 const ADMIN = { login: 'root', password: 'root-password-e2e' };
 const USER = { name: 'Eve Example', login: 'eve', password: 'eve-password-e2e' };
 /** Generous: the pipeline folds events into the analytics store asynchronously. */
 const PIPELINE_WAIT_MS = 45_000;
 
-describe.each<ConsoleTestMode>(['embedded', 'engines'])('the web console (%s)', (mode) => {
+describe.each(runnableCases<ConsoleTestMode>(['embedded', 'engines'], (mode) => mode === 'engines'))('the web console (%s)', (mode) => {
   let gateway: GatewayProcess;
   let browser: Browser;
   let adminContext: BrowserContext;

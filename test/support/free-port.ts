@@ -20,3 +20,30 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * `count` distinct ports free on 127.0.0.1: every probe stays open until all are known, so the
+ * kernel cannot hand the same port out twice.
+ * @throws the listen error, or Error when no port came back
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const probes = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      probes.map(
+        (probe) =>
+          new Promise<number>((resolve, reject) => {
+            probe.once('error', reject);
+            probe.listen(0, '127.0.0.1', () => {
+              const address = probe.address();
+              const port = typeof address === 'object' && address !== null ? address.port : 0;
+              if (port > 0) resolve(port);
+              else reject(new Error('no port from listen(0)'));
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(probes.map((probe) => new Promise((resolve) => (probe.listening ? probe.close(resolve) : resolve(undefined)))));
+  }
+}

@@ -1,53 +1,80 @@
 /**
- * vitest globalSetup: when KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL are not all set and no
- * Docker engine answers, starts the engines with infra/services.ts (as plain processes) and
- * exports their URLs to the test workers, so `npm ci && npm test` works on a machine that has
- * Java, Maven, clickhouse-server and redis-server. At teardown it stops only the engines it
- * started. When the engines cannot start, the tests that need them fail with instructions.
+ * vitest globalSetup: gives the run its engines. When KAFKA_BROKERS, CLICKHOUSE_URL and REDIS_URL
+ * are all set, those are used. Otherwise the missing ones are started for this run only: as
+ * Docker containers when a Docker engine answers, else as local processes through
+ * infra/services.ts on free ports with a state directory of their own (Kafka's jars come from
+ * the shared cache). Their URLs, and the TOLLGATE_INFRA_* layout the outage tests need to stop
+ * and start Kafka, are exported to the workers; teardown stops exactly what was started, by PID
+ * (or container id); an engine that is installed but does not start fails the run. When no engine
+ * can be had (binaries missing, no Docker) it prints ONE line naming what to install and
+ * sets TOLLGATE_TEST_ENGINES_MISSING, which makes the engine suites skip; with CI=true it throws.
  */
-import { connect } from 'node:net';
-import { getContainerRuntimeClient } from 'testcontainers';
-import { infraEnvironment, runInfraCommand } from '../../infra/services.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { infraEnvironment, layoutFromEnvironment, layoutVariables, missingPackages, startEngines, stopEngines, type EngineLayout, type EngineName as InfraEngine } from '../../infra/services.ts';
+import { dockerAnswers, startEngineContainers } from './engine-containers.ts';
+import { ENGINES_MISSING_VARIABLE, type EngineName } from './engines.ts';
+import { freePorts } from './free-port.ts';
 
-const SERVICES = [
-  ['kafka', 'KAFKA_BROKERS'],
-  ['clickhouse', 'CLICKHOUSE_URL'],
-  ['redis', 'REDIS_URL'],
-] as const;
+const INFRA_ENGINE: Record<EngineName, InfraEngine> = { REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse', KAFKA_BROKERS: 'kafka' };
+const VARIABLES = Object.keys(INFRA_ENGINE) as EngineName[];
+const JAVA_NOTE = 'openjdk-17-jre-headless';
 
-function portOpen(address: string): Promise<boolean> {
-  const url = new URL(address.includes('://') ? address : `tcp://${address}`);
-  return new Promise((resolve) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port) });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
+type Teardown = () => Promise<void>;
 
-async function dockerAnswers(): Promise<boolean> {
-  try {
-    await getContainerRuntimeClient();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export default async function setup(): Promise<(() => Promise<void>) | undefined> {
-  if (SERVICES.every(([, variable]) => process.env[variable])) return undefined;
-  if (await dockerAnswers()) return undefined;
-  const env = infraEnvironment();
-  const wasRunning = new Map<string, boolean>();
-  for (const [name, variable] of SERVICES) wasRunning.set(name, await portOpen(env[variable]));
-  try {
-    await runInfraCommand('up', []);
-  } catch (error) {
-    process.stderr.write(`Could not start the engines for the integration tests: ${(error as Error).message}\n`);
-    return undefined;
-  }
-  for (const [, variable] of SERVICES) process.env[variable] ??= env[variable];
-  const started = SERVICES.filter(([name]) => !wasRunning.get(name)).map(([name]) => name);
-  return async () => {
-    if (started.length > 0) await runInfraCommand('down', started);
+/** A layout for this run: a fresh state directory under the system temp dir, free ports. */
+async function runLayout(): Promise<EngineLayout> {
+  const [kafka, kafkaController, clickhouse, clickhouseNative, redis] = await freePorts(5);
+  return {
+    stateDir: mkdtempSync(join(tmpdir(), 'tollgate-test-engines-')),
+    kafkaLibsDir: layoutFromEnvironment().kafkaLibsDir,
+    ports: { kafka: kafka!, kafkaController: kafkaController!, clickhouse: clickhouse!, clickhouseNative: clickhouseNative!, redis: redis! },
   };
+}
+
+/** Prints why the engine suites are skipped and tells the workers; with CI=true it throws instead. */
+function engineSuitesSkipped(reason: string): undefined {
+  const line = `engine tests skipped: ${reason}`;
+  if (process.env.CI === 'true') throw new Error(`${line} (CI=true: the engine tests must run)`);
+  process.stderr.write(`${line}\n`);
+  process.env[ENGINES_MISSING_VARIABLE] = line;
+  return undefined;
+}
+
+async function startProcesses(missing: EngineName[]): Promise<Teardown | undefined> {
+  const names = missing.map((variable) => INFRA_ENGINE[variable]);
+  const packages = missingPackages(names);
+  if (packages.length > 0) {
+    const java = packages.includes(JAVA_NOTE) ? ' (Java 17 or newer)' : '';
+    return engineSuitesSkipped(`no Docker engine answers and ${packages.join(', ')} ${packages.length > 1 ? 'are' : 'is'} missing: run \`apt-get install -y ${packages.join(' ')}\`${java}, or start Docker`);
+  }
+  const layout = await runLayout();
+  let started: InfraEngine[] = [];
+  const teardown = async (): Promise<void> => {
+    await stopEngines(layout, started);
+    rmSync(layout.stateDir, { recursive: true, force: true });
+  };
+  try {
+    started = await startEngines(layout, names);
+  } catch (error) {
+    started = names;
+    await teardown();
+    throw error;
+  }
+  const urls = infraEnvironment(layout);
+  for (const variable of missing) process.env[variable] = urls[variable];
+  Object.assign(process.env, layoutVariables(layout));
+  return teardown;
+}
+
+export default async function setup(): Promise<Teardown | undefined> {
+  const missing = VARIABLES.filter((variable) => !process.env[variable]?.trim());
+  if (missing.length === 0) return undefined;
+  if (await dockerAnswers()) {
+    const containers = await startEngineContainers(missing);
+    Object.assign(process.env, containers.environment);
+    return containers.stop;
+  }
+  return startProcesses(missing);
 }

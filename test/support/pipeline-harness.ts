@@ -26,10 +26,13 @@ import { createFileLogWriteSignal } from '../../infra/event-log/file/file-log-wr
 import { startConsumerThread } from '../../infra/processes/consumer-thread.ts';
 import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
-import { requireEngineUrl } from './engines.ts';
+import { requireEngineUrl, runnableCases } from './engines.ts';
 import { TEST_KEY } from './start-gateway.ts';
 
 export type EngineSet = 'embedded' | 'production';
+
+/** Both engine sets for `describe.each(ENGINE_SETS)`; only 'embedded' in a run without engines (engines.ts). */
+export const ENGINE_SETS: readonly EngineSet[] = runnableCases<EngineSet>(['embedded', 'production'], (set) => set === 'production');
 
 /** Engine settings for a fresh, isolated run on `engines`. */
 export async function isolatedEngineSettings(engines: EngineSet): Promise<EngineSettings & { runId: string }> {

@@ -22,7 +22,7 @@ import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 
 const ADMIN_TOKEN = `it-admin-${randomBytes(8).toString('hex')}`;
 const MASTER_KEY = randomBytes(32);
@@ -97,7 +97,7 @@ async function within(timeoutMs: number, predicate: () => boolean): Promise<numb
   return Date.now() - start;
 }
 
-describe('tollgate CLI against a gateway on Kafka', () => {
+describe.skipIf(withoutEngines)('tollgate CLI against a gateway on Kafka', () => {
   it('creates a key (the key alone on the last line), and another node sees it, then its revocation, within a second', async () => {
     const [a, b] = nodes as [Node, Node];
     const user = await tollgate(['users', 'create', '--name', 'Ada', '--quota', '100']);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import { createChdbStore } from '../../../infra/analytics/chdb/chdb-store.ts';
 import { createClickHouseStore } from '../../../infra/analytics/clickhouse-http/clickhouse-http-store.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, runnableCases } from '../../support/engines.ts';
 
 /** A store on an empty database, and how to throw it away. */
 export interface TestAnalyticsStore {
@@ -28,8 +28,8 @@ export interface AnalyticsEngine {
 
 let counter = 0;
 
-/** The engines, for `describe.each(ANALYTICS_ENGINES)`. */
-export const ANALYTICS_ENGINES: ReadonlyArray<AnalyticsEngine> = [
+/** The engines, for `describe.each(ANALYTICS_ENGINES)`; chdb alone in a run without engines (engines.ts). */
+export const ANALYTICS_ENGINES: ReadonlyArray<AnalyticsEngine> = runnableCases<AnalyticsEngine>([
   {
     name: 'clickhouse-server',
     async open() {
@@ -61,7 +61,7 @@ export const ANALYTICS_ENGINES: ReadonlyArray<AnalyticsEngine> = [
       };
     },
   },
-];
+], (engine) => engine.name === 'clickhouse-server');
 
 /**
  * Exact decimal text as nano-units: `'1.5'` and `'1.500000000'` (chdb trims trailing zeros in

@@ -14,7 +14,7 @@ import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-
 import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
 import { encodeRecordFrame } from '../../../infra/event-log/record-frame-codec.ts';
 import { TOPIC_PARTITIONS } from '../../../schemas/topics.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 
 const RUN = `${Date.now().toString(36)}${process.pid}`;
 let groups = 0;
@@ -84,7 +84,7 @@ describe('file event log endOffsets', () => {
   });
 });
 
-describe('kafka event log endOffsets', () => {
+describe.skipIf(withoutEngines)('kafka event log endOffsets', () => {
   let spoolDir: string;
   let log: EventLog;
 

@@ -10,7 +10,7 @@ import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-event
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
-import { isolatedEngineSettings, type EngineSet } from '../../support/pipeline-harness.ts';
+import { isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
 import { failoverOccurred, leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
 
 const DIGEST = 'd1g3st'.repeat(10);
@@ -44,7 +44,7 @@ function eventIds(lines: ReadonlyArray<string>): string[] {
 
 const sorted = (ids: string[]): string[] => [...ids].sort();
 
-describe.each<EngineSet>(['embedded', 'production'])('tollgate events on %s engines', (engines) => {
+describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines) => {
   let settings: EngineSettings;
   let log: EventLog;
 

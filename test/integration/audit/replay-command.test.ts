@@ -11,7 +11,7 @@ import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
 import { openAnalyticsStore, openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
-import { eventually, isolatedEngineSettings, type EngineSet } from '../../support/pipeline-harness.ts';
+import { eventually, isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
 import { leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
 
 const DAY_1 = Date.parse('2025-04-01T09:30:00Z');
@@ -33,7 +33,7 @@ const REQUESTS: RequestSpec[] = [
 /** The live database, as `tollgate replay` derives it. */
 const liveDatabaseOf = (settings: EngineSettings): string => settings.clickhouseDatabase ?? 'default';
 
-describe.each<EngineSet>(['embedded', 'production'])('tollgate replay on %s engines', (engines) => {
+describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines) => {
   let settings: EngineSettings;
   let log: EventLog;
 

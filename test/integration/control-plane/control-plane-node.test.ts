@@ -19,7 +19,7 @@ import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger
 import { createFileEventLog } from '../../../infra/event-log/file/file-event-log.ts';
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 import { channelUpserted, keyCreated, keyRevoked, TEST_MASTER_KEY, userCreated } from '../../unit/control-plane/control-event-fixtures.ts';
 
 const RUN_ID = `${Date.now().toString(36)}-${process.pid}`;
@@ -153,7 +153,7 @@ describe('control-plane node on the embedded file log', () => {
   nodeScenarios(() => ({ name: 'file log', logFor: () => log, logLines }));
 });
 
-describe('control-plane node on Kafka', () => {
+describe.skipIf(withoutEngines)('control-plane node on Kafka', () => {
   const prefix = `cp-${RUN_ID}.`;
   const logs: EventLog[] = [];
   const spoolDirs: string[] = [];

@@ -13,6 +13,7 @@ import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts
 import { openAnalyticsStore, openEventLog, openStateStore } from '../../../infra/open-adapters.ts';
 import { newNodeSecrets, startGatewayNode, type GatewayNode } from '../../support/gateway-node-harness.ts';
 import { decimalToNano, eventually, isolatedEngineSettings } from '../../support/pipeline-harness.ts';
+import { withoutEngines } from '../../support/engines.ts';
 
 const CONFIG = {
   channels: [
@@ -66,7 +67,7 @@ async function createKey(node: GatewayNode, body: Record<string, unknown>): Prom
   return { apiKey: created.body.apiKey, keyId: created.body.key.keyId };
 }
 
-describe('two gateway nodes sharing Kafka and Redis', () => {
+describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () => {
   it('hold an RPM limit globally', async () => {
     const { apiKey } = await createKey(nodeA, { name: 'shared-rpm', rpm: 5 });
     await eventually(async () => (await chat(nodeB, apiKey).then(() => 'ok').catch((e: { status?: number }) => e.status)) === 'ok', true, 5000);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { TOPIC_PARTITIONS } from '../../../schemas/topics.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 import { collect, RUN_ID, waitUntil } from './collect-records.ts';
 
 let brokers: string[];
@@ -29,7 +29,7 @@ afterAll(async () => {
   await rm(spoolDir, { recursive: true, force: true });
 });
 
-describe('kafka event log', () => {
+describe.skipIf(withoutEngines)('kafka event log', () => {
   it('batches by time: records published 60 ms apart reach a subscriber with maxBatchWaitMs in a few batches, and one without in many', async () => {
     const topic = `test.timed.${RUN_ID}`;
     const timed = await collect(log, `timed-${RUN_ID}`, [topic], { maxBatchWaitMs: 1500 });

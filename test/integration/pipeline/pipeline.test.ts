@@ -17,6 +17,7 @@ import { TOPICS } from '../../../schemas/topics.ts';
 import { buildPriceBook, costNanoUsd, findPrice, type PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
 import { decimalToNano, eventually, isolatedEngineSettings, startTestSystem, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
+import { runnableCases } from '../../support/engines.ts';
 
 const CHANNELS = [
   // Highest tier, always failing: every request fails over from it until health turns it away.
@@ -71,11 +72,13 @@ async function sendTraffic(system: TestSystem): Promise<number> {
   return sent;
 }
 
-describe.each<[EngineSet, 'this thread' | 'a worker thread']>([
-  ['embedded', 'this thread'],
-  ['production', 'this thread'],
-  ['embedded', 'a worker thread'],
-])('event pipeline on %s engines, consumers on %s', (engines, consumersOn) => {
+describe.each(
+  runnableCases<[EngineSet, 'this thread' | 'a worker thread']>([
+    ['embedded', 'this thread'],
+    ['production', 'this thread'],
+    ['embedded', 'a worker thread'],
+  ], ([engines]) => engines === 'production'),
+)('event pipeline on %s engines, consumers on %s', (engines, consumersOn) => {
   let system: TestSystem;
   let sent = 0;
 

@@ -12,7 +12,7 @@ import { startConsumerPipeline } from '../../../consumers/start-consumer-pipelin
 import { publishTrafficEvents } from '../../../gateway/events/traffic-event-publisher.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
-import { eventually, isolatedEngineSettings, startTestSystem, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
+import { eventually, isolatedEngineSettings, startTestSystem, ENGINE_SETS, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
 
 const DAY_MS = 86_400_000;
 const REQUESTS = 40;
@@ -33,7 +33,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
   return events;
 }
 
-describe.each<EngineSet>(['embedded', 'production'])('a replay of 100-day-old events on %s engines', (engines) => {
+describe.each<EngineSet>(ENGINE_SETS)('a replay of 100-day-old events on %s engines', (engines) => {
   let system: TestSystem;
   const t0 = Date.now() - 100 * DAY_MS;
 

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decimalToNano, eventually, isolatedEngineSettings, startTestSystem, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
+import { decimalToNano, eventually, isolatedEngineSettings, startTestSystem, ENGINE_SETS, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
 
 const CLI = join(import.meta.dirname, '../../../infra/processes/tollgate-cli.ts');
@@ -52,7 +52,7 @@ function expectedNano(row: PricedRow, inputUsdPerMTok: bigint, outputUsdPerMTok:
   return BigInt(row.input_tokens) * inputUsdPerMTok * 1_000n + BigInt(row.output_tokens) * outputUsdPerMTok * 1_000n;
 }
 
-describe.each<EngineSet>(['embedded', 'production'])('prices set at run time on %s engines', (engines) => {
+describe.each<EngineSet>(ENGINE_SETS)('prices set at run time on %s engines', (engines) => {
   let system: TestSystem;
 
   beforeAll(async () => {

@@ -14,7 +14,7 @@ import { createChannelLimits } from '../../../gateway/policy/create-channel-limi
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from '../../../infra/state-store/redis/redis-rate-limiter.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 import { startFixtureUpstream, type FixtureUpstream } from '../../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, waitFor, type TestGateway } from '../../support/start-gateway.ts';
 
@@ -173,7 +173,7 @@ describe('bounded failover', () => {
   });
 });
 
-describe('channel limits across two gateway nodes (shared Redis limiter)', () => {
+describe.skipIf(withoutEngines)('channel limits across two gateway nodes (shared Redis limiter)', () => {
   const prefix = `tollgate-test:channel-limits:${randomUUID()}:`;
   let nodes: TestGateway[] = [];
   let limiters: RateLimiter[] = [];

@@ -14,6 +14,7 @@ import type { ResponseStore } from '../../../schemas/state-store/response-store.
 import { startFixtureUpstream, type FixtureUpstream } from '../../support/fixture-upstream.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../../support/start-gateway.ts';
+import { withoutEngines } from '../../support/engines.ts';
 
 const redisKeys = useRedisTestKeys('responses-nodes');
 let upstream: FixtureUpstream;
@@ -46,7 +47,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-describe('two gateway nodes on one Redis', () => {
+describe.skipIf(withoutEngines)('two gateway nodes on one Redis', () => {
   it('continue, retrieve and delete each other\'s responses', async () => {
     const [a, b] = [nodes[0]!, nodes[1]!];
     const first = await a.client.responses.create({ model: 'node-claude', input: 'Started on node A' });

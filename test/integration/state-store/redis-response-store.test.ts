@@ -11,16 +11,19 @@ import { createRedisResponseStore, redisResponseKey } from '../../../infra/state
 import { parseStoredResponse } from '../../../schemas/state-store/response-store.ts';
 import { describeResponseStoreContract, sampleRecord } from '../../unit/state-store/response-store-contract.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
+import { withoutEngines } from '../../support/engines.ts';
 
 const redisKeys = useRedisTestKeys('responses');
 
-describeResponseStoreContract('redis', {
-  sharedByNamespace: true,
-  make: async (namespace, options) => createRedisResponseStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:`, ...options }),
-  advance: (ms) => sleep(ms),
+describe.skipIf(withoutEngines)('redis adapter', () => {
+  describeResponseStoreContract('redis', {
+    sharedByNamespace: true,
+    make: async (namespace, options) => createRedisResponseStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:`, ...options }),
+    advance: (ms) => sleep(ms),
+  });
 });
 
-describe('redis response store', () => {
+describe.skipIf(withoutEngines)('redis response store', () => {
   it('writes <prefix>response:<keyId>:<responseId> as JSON with a PX ttl of the retention', async () => {
     const prefix = `${redisKeys.prefix}layout:`;
     const store = createRedisResponseStore({ url: redisKeys.url, keyPrefix: prefix, retentionMs: 60_000 });

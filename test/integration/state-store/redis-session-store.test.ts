@@ -9,16 +9,19 @@ import { openSessionStore } from '../../../infra/open-adapters.ts';
 import { createRedisSessionStore, redisSessionKey } from '../../../infra/state-store/redis/redis-session-store.ts';
 import { describeSessionStoreContract } from '../../unit/state-store/session-store-contract.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
+import { withoutEngines } from '../../support/engines.ts';
 
 const redisKeys = useRedisTestKeys('session');
 
-describeSessionStoreContract('redis', {
-  sharedByNamespace: true,
-  make: async (namespace) => createRedisSessionStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:` }),
-  advance: (ms) => sleep(ms),
+describe.skipIf(withoutEngines)('redis adapter', () => {
+  describeSessionStoreContract('redis', {
+    sharedByNamespace: true,
+    make: async (namespace) => createRedisSessionStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:` }),
+    advance: (ms) => sleep(ms),
+  });
 });
 
-describe('redis session store', () => {
+describe.skipIf(withoutEngines)('redis session store', () => {
   it('writes <prefix>console:session:<sessionKey> as JSON with a PX ttl that get slides', async () => {
     const prefix = `${redisKeys.prefix}layout:`;
     const store = createRedisSessionStore({ url: redisKeys.url, keyPrefix: prefix });

@@ -9,11 +9,14 @@ import { createRedisStateStore } from '../../../infra/state-store/redis/redis-st
 import type { ChannelObservation, HealthPolicy } from '../../../schemas/state-store/state-store.ts';
 import { describeStateStoreContract } from '../../unit/state-store/state-store-contract.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
+import { withoutEngines } from '../../support/engines.ts';
 
 const redisKeys = useRedisTestKeys('state');
 let storeSeq = 0;
 
-describeStateStoreContract('redis', async () => createRedisStateStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${++storeSeq}:` }));
+describe.skipIf(withoutEngines)('redis adapter', () => {
+  describeStateStoreContract('redis', async () => createRedisStateStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${++storeSeq}:` }));
+});
 
 /** A deterministic pseudo-random history: 3 channels, in- and out-of-order times, mixed outcomes. */
 function randomHistory(count: number, t0: number): ChannelObservation[] {
@@ -36,7 +39,7 @@ function randomHistory(count: number, t0: number): ChannelObservation[] {
   });
 }
 
-describe('redis state store', () => {
+describe.skipIf(withoutEngines)('redis state store', () => {
   it('folds a random history exactly like the memory adapter (Lua = foldChannelHealth)', async () => {
     const policy: HealthPolicy = { windowMs: 10_000, failureThreshold: 3, cooldownMs: 5_000, latencyAlpha: 0.3 };
     const t0 = 1_700_000_000_000;

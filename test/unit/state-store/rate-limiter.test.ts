@@ -10,6 +10,7 @@ import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memor
 import type { LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from '../../../infra/state-store/redis/redis-rate-limiter.ts';
 import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
+import { runnableCases, withoutEngines } from '../../support/engines.ts';
 
 const T0 = 1_700_000_000_000;
 const redisKeys = useRedisTestKeys('rl');
@@ -18,7 +19,7 @@ let prefixSeq = 0;
 /** Makes `count` limiters sharing one state (Redis: separate connections, like separate nodes). */
 type LimiterFactory = (count: number) => { limiters: RateLimiter[]; prefix: string };
 
-const ADAPTERS: Array<[string, LimiterFactory]> = [
+const ADAPTERS: Array<[string, LimiterFactory]> = runnableCases<[string, LimiterFactory]>([
   ['memory', (count) => {
     const shared = createMemoryRateLimiter({ clock: () => T0 });
     return { limiters: Array.from({ length: count }, () => shared), prefix: '' };
@@ -27,7 +28,7 @@ const ADAPTERS: Array<[string, LimiterFactory]> = [
     const prefix = `${redisKeys.prefix}${++prefixSeq}:`;
     return { limiters: Array.from({ length: count }, () => createRedisRateLimiter({ url: redisKeys.url, keyPrefix: prefix })), prefix };
   }],
-];
+], ([name]) => name === 'redis');
 
 const key = (rpm: number | null, tpm: number | null = null, scope = 'key:k1'): LimitScope => ({ scope, rpm, tpm });
 
@@ -155,7 +156,7 @@ describe.each(ADAPTERS)('RateLimiter contract: %s', (_name, make) => {
   });
 });
 
-describe('RateLimiter adapters agree', () => {
+describe.skipIf(withoutEngines)('RateLimiter adapters agree', () => {
   it('memory and Redis give identical admissions on a pseudo-random history', async () => {
     const memory = createMemoryRateLimiter();
     const redis = createRedisRateLimiter({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${++prefixSeq}:` });
