@@ -95,16 +95,22 @@ const PREREQUISITES: Record<EngineName, ReadonlyArray<readonly [binary: string, 
   kafka: [['java', 'openjdk-17-jre-headless'], ['mvn', 'maven']],
 };
 
+const PREREQUISITES_BY_BINARY = new Map(Object.values(PREREQUISITES).flat());
 const onPath = (binary: string): string => spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' }).stdout.trim();
 
-/** The Debian packages missing for these engines (empty when every binary is on PATH). */
-export function missingPackages(names: readonly EngineName[]): string[] {
-  return names.flatMap((name) => PREREQUISITES[name].filter(([binary]) => !onPath(binary)).map(([, debianPackage]) => debianPackage));
+/**
+ * The Debian packages missing for these engines (empty when every binary is on PATH). Maven is
+ * not needed once the layout's Kafka jars are cached.
+ */
+export function missingPackages(names: readonly EngineName[], layout: EngineLayout = layoutFromEnvironment()): string[] {
+  const jarsCached = existsSync(join(layout.kafkaLibsDir, '.complete'));
+  const needed = (binary: string): boolean => !(binary === 'mvn' && jarsCached) && !onPath(binary);
+  return names.flatMap((name) => PREREQUISITES[name].filter(([binary]) => needed(binary)).map(([, debianPackage]) => debianPackage));
 }
 
 function requireBinary(binary: string): string {
   const found = onPath(binary);
-  if (!found) throw new Error(`${binary} not found on PATH: install it (Debian: \`apt-get install -y ${missingPackages(ENGINE_NAMES).join(' ')}\`)`);
+  if (!found) throw new Error(`${binary} not found on PATH: install it (Debian: \`apt-get install -y ${PREREQUISITES_BY_BINARY.get(binary) ?? binary}\`)`);
   return found;
 }
 

@@ -44,7 +44,7 @@ function engineSuitesSkipped(reason: string): undefined {
 
 async function startProcesses(missing: EngineName[]): Promise<Teardown | undefined> {
   const names = missing.map((variable) => INFRA_ENGINE[variable]);
-  const packages = missingPackages(names);
+  const packages = missingPackages(names, layoutFromEnvironment());
   if (packages.length > 0) {
     const java = packages.includes(JAVA_NOTE) ? ' (Java 17 or newer)' : '';
     return engineSuitesSkipped(`no Docker engine answers and ${packages.join(', ')} ${packages.length > 1 ? 'are' : 'is'} missing: run \`apt-get install -y ${packages.join(' ')}\`${java}, or start Docker`);

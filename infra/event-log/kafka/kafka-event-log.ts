@@ -1,5 +1,5 @@
 /**
- * The Kafka adapter of the event-log port (kafkajs 2.2.4, verified against Apache Kafka 3.9.1
+ * The Kafka adapter of the event-log port (kafkajs 2.2.4, verified against Apache Kafka 4.4.0
  * in KRaft mode), used when KAFKA_BROKERS is set.
  *
  * Publishing (kafka-publisher.ts): enqueue only; idempotent producer with acks = all, batched
