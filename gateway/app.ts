@@ -38,6 +38,8 @@ import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
 import type { UpstreamAdapter } from './upstream/upstream-adapter.ts';
+import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import { registerMetricsRoute } from './metrics/metrics-route.ts';
 
 /** Collaborators made by main.ts (or tests) and injected. */
 export interface AppDeps {
@@ -93,6 +95,11 @@ export interface AppDeps {
   readonly analytics?: AnalyticsStore;
   /** Clock for the console, ms since epoch (default Date.now). */
   readonly now?: () => number;
+  /**
+   * Prometheus metrics served at `config.metricsPath` (default: a registry of this app's own, without
+   * process metrics; the composition root passes one with them and with the consumer thread merged in).
+   */
+  readonly metrics?: GatewayMetrics;
 }
 
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
@@ -153,11 +160,14 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   app.addHook('onClose', async () => stopWatching());
   const { limiter } = deps;
   const channelLimits = deps.channelLimits ?? createChannelLimits({ limiter, limitsOf: (channelId) => view.channels().find((c) => c.config.id === channelId) });
+  const metrics = config.metricsPath === false ? undefined : (deps.metrics ?? new GatewayMetrics());
+  if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
   const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
     app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
     if (deps.eventLog) {
       publishTrafficEvents(deps.eventLog, buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId, priceRevision: view.priceRevision }), (error) => app.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
     }
+    metrics?.recordOutcome(outcome);
     deps.onOutcome?.(outcome);
   };
   const services: ClientRouteServices = {
@@ -165,8 +175,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
     exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, requestDeadlineMs: config.requestDeadlineMs, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
+    ...(metrics ? { metrics } : {}),
   };
   installClientErrorHandlers(app, config.bodyLimit);
+  if (metrics) registerMetricsRoute(app, metrics, config.metricsPath || '/metrics');
   app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));
   registerOpenaiResponsesRoutes(app, services);
   registerOpenaiChatRoutes(app, services);

@@ -24,6 +24,8 @@ import { buildApp } from './app.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { DEMO_KEY } from './config/load-config.ts';
 import { startMockUpstream } from './mock/mock-upstream-server.ts';
+import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
 
 /** Log sink for start-up and adapter lines (the app's pino logger once it exists). */
 export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
@@ -38,6 +40,8 @@ export interface GatewayNodePorts {
   readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
   readonly analytics?: AnalyticsStore;
+  /** The node's Prometheus metrics (default: made here, with the process metrics); the root adds the consumer thread's to them. */
+  readonly metrics?: GatewayMetrics;
 }
 
 /** A listening gateway node. */
@@ -60,7 +64,9 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   // No cap by default: a stream holds its connection for the whole answer (TOLLGATE_UPSTREAM_CONNECTIONS).
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: config.upstreamConnections ?? null, pipelining: 1 });
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
-  const app = await buildApp(config, { dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const metrics = config.metricsPath === false ? undefined : (ports.metrics ?? new GatewayMetrics({ processMetrics: true }));
+  metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
+  const app = await buildApp(config, { ...(metrics ? { metrics } : {}), dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   bindAppLog(app);
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;

@@ -117,6 +117,11 @@ export const envSchema = z.object({
    * relays to that origin: requests past it wait for a free connection.
    */
   TOLLGATE_UPSTREAM_CONNECTIONS: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  /**
+   * Path of the Prometheus scrape endpoint (no API key: keep it off the public network or move it);
+   * `off` removes the route. Default `/metrics`.
+   */
+  TOLLGATE_METRICS_PATH: z.union([z.literal('off'), z.string().regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a path such as /metrics, or off')]).default('/metrics'),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** What RPM/TPM limits of keys and users do while the state store (Redis) is unreachable: `open` admits unchecked, `closed` answers 503. */
@@ -163,6 +168,8 @@ export interface GatewayConfig {
   readonly dataDir: string;
   /** Bearer token of the admin API; undefined disables it. */
   readonly adminToken?: string;
+  /** Path of `GET /metrics` (TOLLGATE_METRICS_PATH); false: no metrics route. Default `/metrics`. */
+  readonly metricsPath?: string | false;
   /** Fastify's `trustProxy` (TOLLGATE_TRUST_PROXY): false unless the gateway runs behind a proxy. */
   readonly trustProxy: boolean | string;
   /** Admission while the state store is unreachable (TOLLGATE_LIMITS_ON_STORE_OUTAGE, TOLLGATE_QUOTAS_ON_STORE_OUTAGE; both default open). */

@@ -74,6 +74,7 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     trustProxy: env.TOLLGATE_TRUST_PROXY ?? false,
     storeOutage: Object.freeze({ limits: env.TOLLGATE_LIMITS_ON_STORE_OUTAGE, quotas: env.TOLLGATE_QUOTAS_ON_STORE_OUTAGE }),
     ...(env.TOLLGATE_ADMIN_TOKEN ? { adminToken: env.TOLLGATE_ADMIN_TOKEN } : {}),
+    metricsPath: env.TOLLGATE_METRICS_PATH === 'off' ? false : env.TOLLGATE_METRICS_PATH,
     ...(env.KAFKA_BROKERS ? { kafkaBrokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),

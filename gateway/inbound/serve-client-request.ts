@@ -29,6 +29,7 @@ import { watchClientDeparture } from './client-departure.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
 import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 
 /** What route handlers need from the app. */
 export interface ClientRouteServices {
@@ -39,6 +40,8 @@ export interface ClientRouteServices {
   readonly exchange: ExchangeDeps;
   /** Stored Responses answers (`store`, `previous_response_id`, retrieval); none: the Responses API is stateless. */
   readonly responseStore?: ResponseStore;
+  /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
+  readonly metrics?: GatewayMetrics;
 }
 
 /** Reads the presented API key from a request, per format. */
@@ -88,6 +91,7 @@ async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, 
     return result;
   }
   sendErrorReply(reply, codec, result.error, requestId);
+  services.metrics?.recordRefusal(codec.format, result.limit);
   return undefined;
 }
 
@@ -145,7 +149,14 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
     if (!admitted) return;
     const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
     const input: ExchangeInput = { requestId, codec, request: canonical, rawBody: request.body as Record<string, unknown>, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, clientGone: departure.signal, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}) };
-    const outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
+    const liveStreams = canonical.stream ? services.metrics : undefined;
+    liveStreams?.streamOpened(codec.format);
+    let outcome: ExchangeOutcome;
+    try {
+      outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
+    } finally {
+      liveStreams?.streamClosed(codec.format);
+    }
     if (admitted !== 'unlimited') {
       await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'));
     }

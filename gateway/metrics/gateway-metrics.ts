@@ -85,14 +85,13 @@ export class GatewayMetrics {
       if (usage.input.cacheRead > 0) series.cachedTokens.inc(usage.input.cacheRead);
       if (usage.output.reasoning > 0) series.reasoningTokens.inc(usage.output.reasoning);
     }
-    for (const failover of outcome.failovers) {
-      const failure = this.failureOf(failover.channelId, failover.errorKind);
-      failure.failovers.inc();
+    // Every failed attempt is listed, the last one too (without a next channel: no failover then).
+    for (const failed of outcome.failovers) {
+      const failure = this.failureOf(failed.channelId, failed.errorKind);
       failure.upstreamErrors.inc();
+      if (failed.nextChannelId !== undefined) failure.failovers.inc();
     }
-    const kind = outcome.errorKind;
-    if (kind !== undefined && outcome.channelId !== undefined && kind.startsWith('upstream-')) this.failureOf(outcome.channelId, kind).upstreamErrors.inc();
-    if (kind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
+    if (outcome.errorKind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
   }
 
   /** Records an admission refusal (429 of a limit or quota, 503 of a closed store-outage policy). */

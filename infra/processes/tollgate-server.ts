@@ -14,6 +14,7 @@ import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
+import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
 import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 import { startConsumerThread } from './consumer-thread.ts';
@@ -50,10 +51,13 @@ async function main(): Promise<void> {
   const responseStore = openResponseStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
-  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}) }, log, (app) => {
+  // One registry for the process: the gateway's families, the process metrics and the consumer thread's, merged per scrape.
+  const metrics = config.metricsPath === false ? undefined : new GatewayMetrics({ processMetrics: true });
+  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), ...(metrics ? { metrics } : {}) }, log, (app) => {
     appLog = app.log as unknown as typeof appLog;
   });
   const consumers = inProcessConsumers && analytics ? await startConsumerThread({ settings, batching, state, analytics, log }) : undefined;
+  if (consumers) metrics?.addSource(() => consumers.metrics());
   const shutdown = async (): Promise<void> => {
     await node.stop();
     await consumers?.stop();
