@@ -186,3 +186,42 @@ export function isNeverAdmissible(admission: Admission): boolean {
   const refusal = admission.refusedBy as Partial<GcraRefusal> | undefined;
   return refusal?.neverAdmissible === true;
 }
+
+/** The part of an admission decided on one Redis Cluster slot: which cells, their stored TATs, and that node's clock. */
+export interface GcraCellGroup {
+  /** Indexes into the admission's cells, ascending. */
+  readonly indexes: ReadonlyArray<number>;
+  /** Stored TAT of each of those cells (null = none), in the same order. */
+  readonly stored: ReadonlyArray<GcraTat | null>;
+  /** The clock (ms) the group was decided at. */
+  readonly now: number;
+}
+
+/**
+ * decideAdmission for cells decided in groups (one per cluster slot, each against its node's clock,
+ * groups ordered by their first cell): allowed iff every group admits; `states` in cell order,
+ * uncharged in every group when refused; `retryAfterMs` the longest wait of the refusing groups;
+ * `refusedBy` the first never-admissible refusal, else the first refusal. `groupAllowed` says which
+ * groups admitted on their own (their charge is to be released when the whole is refused).
+ */
+export function decideGroupedAdmission(cells: ReadonlyArray<GcraCell>, groups: ReadonlyArray<GcraCellGroup>): { admission: Admission; groupAllowed: boolean[] } {
+  const decisions = groups.map((group) => decideAdmission(group.indexes.map((i) => cells[i] as GcraCell), group.stored, group.now));
+  const groupAllowed = decisions.map((decision) => decision.admission.allowed);
+  const allowed = groupAllowed.every(Boolean);
+  const states: LimitState[] = new Array(cells.length);
+  let retryAfterMs = 0;
+  let refusedBy: GcraRefusal | undefined;
+  groups.forEach((group, g) => {
+    const decision = decisions[g] as GcraDecision;
+    group.indexes.forEach((cellIndex, j) => {
+      const cell = cells[cellIndex] as GcraCell;
+      states[cellIndex] = allowed || !decision.admission.allowed ? (decision.admission.states[j] as LimitState) : limitStateOf(cell, chargeBase(group.stored[j] ?? null, group.now), group.now);
+    });
+    if (decision.admission.allowed) return;
+    retryAfterMs = Math.max(retryAfterMs, decision.admission.retryAfterMs);
+    const refusal = decision.admission.refusedBy as GcraRefusal;
+    if (!refusedBy || (refusal.neverAdmissible && !refusedBy.neverAdmissible)) refusedBy = refusal;
+  });
+  const admission: Admission = allowed ? { allowed, retryAfterMs: 0, states } : { allowed, retryAfterMs, refusedBy: refusedBy as GcraRefusal, states };
+  return { admission, groupAllowed };
+}

@@ -21,7 +21,8 @@
  * when it closes again — never per command.
  */
 import { BrokenCircuitError, circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen } from 'cockatiel';
-import { Redis, ReplyError } from 'ioredis';
+import { ReplyError } from 'ioredis';
+import { createRedisClient, isClusterClient, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
 import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 
 /** Log sink of the adapters (EngineSettings.log). */
@@ -45,10 +46,8 @@ const SOCKET_TIMEOUT_MS = 5000;
 /** Longest wait between reconnection attempts, ms (ioredis default: 2000). */
 const MAX_RECONNECT_DELAY_MS = 500;
 
-/** Options of openGuardedRedis. */
-export interface GuardedRedisOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+/** Options of openGuardedRedis: the endpoint (one Redis `url`, or a `cluster`) and the behaviour while it is down. */
+export interface GuardedRedisOptions extends RedisEndpoint {
   /** What the client serves, in messages and log lines (e.g. `rate limiter`). */
   readonly role: string;
   readonly outage?: RedisOutageSettings;
@@ -56,7 +55,7 @@ export interface GuardedRedisOptions {
 }
 
 /** A Redis client whose commands run under a deadline and a circuit breaker. */
-export interface GuardedRedis<R extends Redis = Redis> {
+export interface GuardedRedis<R extends RedisClient = RedisClient> {
   /** The client, for defineCommand; send commands through `run`. */
   readonly client: R;
   /** The request-path deadline of this client, ms. */
@@ -103,19 +102,14 @@ function isOutageFailure(error: Error): boolean {
 }
 
 /**
- * Connects to `options.url` (reconnecting on its own, at most every 500 ms) and returns the
- * guarded client. Until it was first connected (start-up), commands wait for that connection up to
+ * Connects to `options.url` or `options.cluster` (redis-connection.ts; reconnecting on its own, at
+ * most every 500 ms) and returns the guarded client. Until it was first connected (start-up), commands wait for that connection up to
  * 2000 ms, and fail at once when the attempt fails (Redis refusing connections).
  */
-export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisOptions): GuardedRedis<R> {
+export function openGuardedRedis<R extends RedisClient = RedisClient>(options: GuardedRedisOptions): GuardedRedis<R> {
   const settings = { ...DEFAULT_REDIS_OUTAGE_SETTINGS, ...options.outage };
   const store = `${options.role} (Redis)`;
-  const client = new Redis(options.url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
-  }) as R;
+  const client = createRedisClient(options, { socketTimeoutMs: SOCKET_TIMEOUT_MS, reconnectDelayMs: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS) }) as R;
   client.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
   const breaker = circuitBreaker(handleWhen(isOutageFailure), { halfOpenAfter: settings.halfOpenAfterMs, breaker: new ConsecutiveBreaker(settings.failureThreshold) });
   let down = false;
@@ -132,8 +126,11 @@ export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisO
     down = false;
     options.log?.('info', `${store} reachable again`, { role: options.role });
   });
-  let everReady = client.status === 'ready';
-  client.once('ready', () => void (everReady = true));
+  /** A cluster connects to its nodes lazily: the first ready also opens every master's connection (PING), so that no first command pays for it within its deadline. */
+  let warm: Promise<unknown> | undefined;
+  const warmUp = (): Promise<unknown> => (warm ??= isClusterClient(client) ? Promise.allSettled(client.nodes('master').map((node) => node.ping())) : Promise.resolve());
+  let everReady = client.status === 'ready' && !isClusterClient(client);
+  client.once('ready', () => void warmUp().then(() => (everReady = true)));
   /** Settles when the first connection is ready (resolves) or its attempt failed (rejects); shared by every waiting command. */
   let firstConnection: Promise<void> | undefined;
   const awaitFirstConnection = (): Promise<void> =>
@@ -146,7 +143,7 @@ export function openGuardedRedis<R extends Redis = Redis>(options: GuardedRedisO
           reject(error);
         } else resolve();
       };
-      const onReady = (): void => settle();
+      const onReady = (): void => void warmUp().then(() => settle());
       const onClose = (): void => settle(new Error('the connection to Redis failed'));
       client.once('ready', onReady);
       client.once('close', onClose);

@@ -3,7 +3,7 @@
  * (parseTat, addUnits, chargeBase, decideAdmission's test, settledTat) — keep the two in step.
  * Every number is an integer below 2^53, so Lua's doubles compute exactly what JavaScript does;
  * integers are written with `%.0f` (Lua's tostring would print 1.7e+12).
- * Key layout: `<prefix>rl:<scope>:<kind>` → string `"<ms>:<r>:<limit>"` (see redis-rate-limiter.ts).
+ * Key layout: `<prefix>rl:{<scope>}:<kind>` → string `"<ms>:<r>:<limit>"` (see redis-rate-limiter.ts).
  */
 
 /** Shared Lua helpers: the clock (ARGV[1], or Redis TIME when empty), parseTat and addUnits. */

@@ -1,26 +1,29 @@
 /**
- * The Redis rate limiter (used when REDIS_URL is set): GCRA per (scope, kind) as in
- * gcra-rate-limit.ts, every admission ONE Lua script over all its cells (all-or-nothing, atomic
- * across any number of gateway nodes sharing the Redis), settlements likewise.
+ * The Redis rate limiter (used when REDIS_URL or REDIS_CLUSTER_NODES is set): GCRA per (scope,
+ * kind) as in gcra-rate-limit.ts. On a single Redis every admission is ONE Lua script over all its
+ * cells (all-or-nothing, atomic across any number of gateway nodes sharing the Redis), settlements
+ * likewise. On a Redis Cluster the cells of one scope share a hash tag (one slot): each scope is
+ * admitted atomically by one script, the scopes concurrently; when one refuses, the charges the
+ * others made are released (SETTLE_LUA with the negative cost), so a refused request costs no
+ * scope anything, though a concurrent admission may see the charge for that instant.
  *
- * Key layout: `<prefix>rl:<scope>:<kind>` (kind `requests` | `tokens`) → string
+ * Key layout: `<prefix>rl:{<scope>}:<kind>` (kind `requests` | `tokens`) → string
  * `"<ms>:<r>:<limit>"`, the cell's TAT `ms + r/limit` (ms since epoch); PEXPIRE = until the TAT
  * has passed plus 60 000 ms (≤ ~2 minutes unless a settlement left usage debt). An absent key is
- * a fully replenished cell. A single Redis is assumed (keys are not hash-tagged for Cluster).
+ * a fully replenished cell.
  *
- * Clock: with no `now` argument the script reads the Redis server clock (TIME), so every node
- * shares one clock; `now` (integer ms) is for tests.
+ * Clock: with no `now` argument the script reads the Redis server clock (TIME), so every gateway
+ * node shares one clock per cell (on a cluster, the clock of the node holding the cell); `now`
+ * (integer ms) is for tests.
  */
-import type { Redis } from 'ioredis';
-import { admissionCells, assertLimitUnits, decideAdmission, parseTat, type GcraCell } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import { admissionCells, assertLimitUnits, decideAdmission, decideGroupedAdmission, parseTat, type GcraCell, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
-/** Options of the Redis limiter. `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisRateLimiterOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+/** Options of the Redis limiter: the endpoint (`url` or `cluster`, redis-connection.ts); `keyPrefix` (default `tollgate:`) starts every key. */
+export interface RedisRateLimiterOptions extends RedisEndpoint {
   readonly keyPrefix?: string;
   /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
   readonly outage?: RedisOutageSettings;
@@ -29,14 +32,30 @@ export interface RedisRateLimiterOptions {
 }
 
 /** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = RedisClient & {
   tollgateRateAdmit(numKeys: number, ...args: string[]): Promise<Array<string | number>>;
   tollgateRateSettle(numKeys: number, ...args: string[]): Promise<number>;
+};
+
+/** The Redis key of one (scope, kind) cell; the scope is the hash tag. */
+export function rateLimitKey(prefix: string, scope: string, kind: GcraCell['kind']): string {
+  return `${prefix}rl:{${scope}}:${kind}`;
 }
 
-/** The Redis key of one (scope, kind) cell. */
-export function rateLimitKey(prefix: string, scope: string, kind: GcraCell['kind']): string {
-  return `${prefix}rl:${scope}:${kind}`;
+/** The indexes of `cells` per scope (one hash tag, one slot), groups in order of their first cell. */
+function scopeGroups(cells: ReadonlyArray<GcraCell>): number[][] {
+  const byScope = new Map<string, number[]>();
+  cells.forEach((cell, i) => {
+    const group = byScope.get(cell.scope);
+    if (group) group.push(i);
+    else byScope.set(cell.scope, [i]);
+  });
+  return [...byScope.values()];
+}
+
+/** The error of a script whose verdict differs from gcra-rate-limit.ts. */
+function scriptDisagreement(): Error {
+  return new Error('rate limiter: the Lua script and gcra-rate-limit.ts disagree (keep redis-rate-limit-scripts.ts in step)');
 }
 
 /** '' (server clock) or the integer ms a caller passed. */
@@ -53,24 +72,48 @@ function clockArg(now: number | undefined): string {
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? 'tollgate:';
-  const guarded = openGuardedRedis<ScriptedRedis>({ url: options.url, role: 'rate limiter', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  if (options.cluster) assertClusterKeyPrefix(prefix);
+  const guarded = openGuardedRedis<ScriptedRedis>({ ...redisEndpointOf(options), role: 'rate limiter', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
   const redis = guarded.client;
+  const cluster = isClusterClient(redis);
   redis.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
   redis.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
+
+  /** One ADMIT_LUA call over `cells` (one slot): the script's verdict, the stored TATs it read and its clock. */
+  const admitCells = async (cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<{ allowed: boolean; stored: Array<GcraTat | null>; now: number }> => {
+    const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
+    const args = cells.flatMap((cell) => [String(cell.limit), String(cell.cost)]);
+    const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...args));
+    return { allowed: Number(reply[0]) === 1, stored: cells.map((cell, i) => parseTat(String(reply[i + 2] ?? ''), cell.limit)), now: Number(reply[1]) };
+  };
+
+  /** SETTLE_LUA over `cells` (one slot) with a delta per cell, at `now`. */
+  const settleCells = async (cells: ReadonlyArray<GcraCell>, deltaOf: (cell: GcraCell) => number, now: number | undefined): Promise<void> => {
+    const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
+    const args = cells.flatMap((cell) => [String(cell.limit), String(deltaOf(cell))]);
+    await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...args));
+  };
+
+  /** A cluster's admission: one script per scope, concurrently; when refused, the scopes that charged are released. */
+  const admitAcrossSlots = async (cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<Admission> => {
+    const groups = await Promise.all(scopeGroups(cells).map(async (indexes) => ({ indexes, ...(await admitCells(indexes.map((i) => cells[i] as GcraCell), now)) })));
+    const decided = decideGroupedAdmission(cells, groups);
+    if (groups.some((group, g) => group.allowed !== decided.groupAllowed[g])) throw scriptDisagreement();
+    if (!decided.admission.allowed) {
+      const charged = groups.filter((group) => group.allowed);
+      await Promise.all(charged.map((group) => settleCells(group.indexes.map((i) => cells[i] as GcraCell), (cell) => -cell.cost, group.now)));
+    }
+    return decided.admission;
+  };
 
   return {
     async admit(scopes: ReadonlyArray<LimitScope>, tokens: number, now?: number): Promise<Admission> {
       const cells = admissionCells(scopes, tokens);
       if (cells.length === 0) return { allowed: true, retryAfterMs: 0, states: [] };
-      const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
-      const args = cells.flatMap((cell) => [String(cell.limit), String(cell.cost)]);
-      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...args));
-      const scriptNow = Number(reply[1]);
-      const stored = cells.map((cell, i) => parseTat(String(reply[i + 2] ?? ''), cell.limit));
-      const decision = decideAdmission(cells, stored, scriptNow);
-      if (decision.admission.allowed !== (Number(reply[0]) === 1)) {
-        throw new Error('rate limiter: the Lua script and gcra-rate-limit.ts disagree (keep redis-rate-limit-scripts.ts in step)');
-      }
+      if (cluster) return admitAcrossSlots(cells, now);
+      const reply = await admitCells(cells, now);
+      const decision = decideAdmission(cells, reply.stored, reply.now);
+      if (decision.admission.allowed !== reply.allowed) throw scriptDisagreement();
       return decision.admission;
     },
 
@@ -79,9 +122,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       assertLimitUnits(actual, 'actual tokens');
       const cells = admissionCells(scopes, 0).filter((cell) => cell.kind === 'tokens' && cell.limit > 0);
       if (cells.length === 0 || actual === reserved) return;
-      const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
-      const args = cells.flatMap((cell) => [String(cell.limit), String(actual - reserved)]);
-      await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...args));
+      if (!cluster) return settleCells(cells, () => actual - reserved, now);
+      await Promise.all(scopeGroups(cells).map((indexes) => settleCells(indexes.map((i) => cells[i] as GcraCell), () => actual - reserved, now)));
     },
 
     close: () => guarded.close(),

@@ -1,7 +1,8 @@
 /**
- * The Redis response store (REDIS_URL): one string key per stored response holding the record as
+ * The Redis response store (REDIS_URL or REDIS_CLUSTER_NODES): one string key per stored response holding the record as
  * JSON (response-store.ts `serializeStoredResponse`), with a PX expiry of the retention —
- * `SET … PX` to store, `MGET` to read one or a whole chain in one round trip, `DEL` to delete.
+ * `SET … PX` to store, `MGET` to read one or a whole chain in one round trip (on a Redis Cluster,
+ * where a chain's records sit on several slots, one GET per record, sent together), `DEL` to delete.
  * The key names the owning API key's id, so another key's lookups never reach the record. Key
  * layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the prefix sees the same records,
  * so any node can continue a chain another node started.
@@ -18,14 +19,13 @@ import {
   type StoredResponse,
 } from '../../../schemas/state-store/response-store.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { isClusterClient, redisEndpointOf, type RedisEndpoint } from './redis-connection.ts';
 
 /** Deadline of storing one record (up to `maxRecordBytes` of JSON), ms: longer than a lookup's. */
 const PUT_TIMEOUT_MS = 2000;
 
 /** Options of the Redis response store. Times in ms, sizes in bytes. */
-export interface RedisResponseStoreOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+export interface RedisResponseStoreOptions extends RedisEndpoint {
   /** Starts every key (default `tollgate:`). */
   readonly keyPrefix?: string;
   /** Record lifetime, ms (default 30 days). */
@@ -56,7 +56,8 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
   const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
   assertValidRetention(retentionMs);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
-  const guarded = openGuardedRedis({ url: options.url, role: 'response store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis({ ...redisEndpointOf(options), role: 'response store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const cluster = isClusterClient(guarded.client);
   const parse = (keyId: string, id: string, text: string | null): StoredResponse | undefined => {
     const record = text === null ? undefined : parseStoredResponse(text);
     return record && record.keyId === keyId && record.id === id ? record : undefined;
@@ -80,7 +81,8 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
 
     async getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>> {
       if (ids.length === 0) return [];
-      const texts = await guarded.run((redis) => redis.mget(...ids.map((id) => redisResponseKey(prefix, keyId, id))));
+      const names = ids.map((id) => redisResponseKey(prefix, keyId, id));
+      const texts = await guarded.run((redis) => (cluster ? Promise.all(names.map((name) => redis.get(name))) : redis.mget(...names)));
       return ids.map((id, i) => parse(keyId, id, texts[i] ?? null));
     },
 

@@ -1,8 +1,10 @@
 /**
  * The Lua scripts of the Redis state store (key layout: REDIS-KEYS.md). Each write script first
- * compares the record's offset with its partition's applied-offset watermark and changes nothing
- * when the record is at or below it (a redelivery or a replay, at any age); otherwise it applies
- * the write and moves the watermark, in the same atomic script (addSpend moves it last). The health
+ * compares the record's offset with the watermark its entity (a spend counter, a channel) keeps
+ * for the record's partition, and changes nothing when the record is at or below it (a
+ * redelivery or a replay, at any age); otherwise it applies the write and moves that watermark, in
+ * the same atomic script (addSpend moves it last). Every key of one script shares one hash tag, so
+ * each script runs on one slot of a Redis Cluster. The health
  * script is a line-by-line transcription of `foldChannelHealth` (fold-channel-health.ts) — keep
  * the two in step. Numbers are written with `%.17g`, which round-trips IEEE doubles exactly, so
  * both adapters hold bit-identical EWMAs. Spend amounts never pass through Lua numbers: INCRBY
@@ -10,56 +12,69 @@
  */
 
 /**
- * addSpend and addSpendBatch. KEYS: the spend watermark of the partition, then every counter the
- * batch touches (each once). ARGV: per increment, in offset order, 4 values: offset (decimal),
- * increment (nano-USD ≥ 0, decimal string), the KEYS index of the key counter, the KEYS index of
- * the user counter (0 = none). Increments at or below the watermark are skipped; the others are
- * added in order. Returns how many were applied. When a counter would overflow 64 bits, that
- * increment is undone (its key increment if its user increment failed), the watermark is set to
- * the last increment applied before it, and the error is returned: Redis does not roll a script
- * back, hence the explicit order.
+ * addSpend and addSpendBatch over the counters of one script call (all of a batch's counters on a
+ * single Redis; one counter per call on a Redis Cluster, where each counter and its applied hash
+ * share a hash tag). KEYS: per counter its value key, then its applied hash (field per partition
+ * `<topic>:<partition>` → the highest offset applied to that counter). ARGV[1]: the partition's
+ * field; then per record, in offset order, 4 values: offset (decimal), increment (nano-USD ≥ 0,
+ * decimal string), the number (1-based) of its first counter, of its second counter (0 = none).
+ * A record is added to each of its counters whose watermark is below its offset, all or nothing
+ * within the call. Returns per record 1 (applied to some counter) or 0 (a redelivery or replay).
+ * When a counter would overflow 64 bits, that record's increments in this call are undone, every
+ * counter's watermark is set to the last record applied to it, and the error is returned: Redis
+ * does not roll a script back, hence the explicit order.
  */
 export const ADD_SPEND_LUA = `
-local applied = redis.call('GET', KEYS[1])
-local watermark = applied and tonumber(applied) or -1
-local watermarkText = nil
-local count = 0
-for i = 1, #ARGV, 4 do
-  if tonumber(ARGV[i]) > watermark then
-    local keyIndex, userIndex = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-    local failure = nil
-    local key = redis.pcall('INCRBY', KEYS[keyIndex], ARGV[i + 1])
-    if type(key) == 'table' and key.err then failure = key end
-    if not failure and userIndex > 0 then
-      local user = redis.pcall('INCRBY', KEYS[userIndex], ARGV[i + 1])
-      if type(user) == 'table' and user.err then
-        redis.call('DECRBY', KEYS[keyIndex], ARGV[i + 1])
-        failure = user
-      end
-    end
-    if failure then
-      if watermarkText then redis.call('SET', KEYS[1], watermarkText) end
-      return failure
-    end
-    watermark = tonumber(ARGV[i])
-    watermarkText = ARGV[i]
-    count = count + 1
+local field = ARGV[1]
+local counters = #KEYS / 2
+local marks, moved = {}, {}
+for c = 1, counters do
+  local mark = redis.call('HGET', KEYS[2 * c], field)
+  marks[c] = mark and tonumber(mark) or -1
+end
+local function flush()
+  for c = 1, counters do
+    if moved[c] then redis.call('HSET', KEYS[2 * c], field, moved[c]) end
   end
 end
-if watermarkText then redis.call('SET', KEYS[1], watermarkText) end
-return count
+local out = {}
+for i = 2, #ARGV, 4 do
+  local offset = tonumber(ARGV[i])
+  local fresh = {}
+  for j = 2, 3 do
+    local c = tonumber(ARGV[i + j])
+    if c > 0 and offset > marks[c] then fresh[#fresh + 1] = c end
+  end
+  for k, c in ipairs(fresh) do
+    local total = redis.pcall('INCRBY', KEYS[2 * c - 1], ARGV[i + 1])
+    if type(total) == 'table' and total.err then
+      for u = 1, k - 1 do redis.call('DECRBY', KEYS[2 * fresh[u] - 1], ARGV[i + 1]) end
+      flush()
+      return total
+    end
+  end
+  for _, c in ipairs(fresh) do
+    marks[c] = offset
+    moved[c] = ARGV[i]
+  end
+  out[#out + 1] = #fresh > 0 and 1 or 0
+end
+flush()
+return out
 `;
 
 /**
- * recordChannelObservation. KEYS: health watermark of the partition, state hash, ok zset, fail zset.
+ * recordChannelObservation. KEYS (one channel, one hash tag): its applied hash (field per partition
+ * → the highest offset folded into this channel), state hash, ok zset, fail zset.
  * ARGV: offset (decimal), eventId, at (ms), ok ('1'|'0'), latencyMs, errorKind ('' = none),
- * retryAfterMs ('0' = none), windowMs, failureThreshold, cooldownMs, latencyAlpha, state TTL (ms).
- * Returns 1 when applied, 0 when the watermark is already at or past the offset.
+ * retryAfterMs ('0' = none), windowMs, failureThreshold, cooldownMs, latencyAlpha, state TTL (ms),
+ * the partition's field `<topic>:<partition>`.
+ * Returns 1 when applied, 0 when the channel's watermark of the partition is at or past the offset.
  */
 export const RECORD_OBSERVATION_LUA = `
-local applied = redis.call('GET', KEYS[1])
+local applied = redis.call('HGET', KEYS[1], ARGV[13])
 if applied and tonumber(applied) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[13], ARGV[1])
 local at = tonumber(ARGV[3])
 local ok = ARGV[4] == '1'
 local latency = tonumber(ARGV[5])
@@ -109,7 +124,8 @@ return 1
 `;
 
 /**
- * getChannelHealth. KEYS: per channel its state hash, ok zset, fail zset. ARGV: now (ms).
+ * getChannelHealth. KEYS: per channel its state hash, ok zset, fail zset (all channels on a single
+ * Redis; the channels of one hash tag on a Redis Cluster). ARGV: now (ms).
  * Returns per channel 7 entries: latencyEwmaMs, consecutiveFailures, failureCooldownUntil,
  * retryAfterUntil, lastAt (strings or nil), ok count, failure count (window `at > now - windowMs`).
  */

@@ -6,11 +6,10 @@
  */
 import { assertValidTtl, parseStoredSession, type ConsoleSession, type SessionStore } from '../../../schemas/state-store/session-store.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { redisEndpointOf, type RedisEndpoint } from './redis-connection.ts';
 
 /** Options of the Redis session store. `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisSessionStoreOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+export interface RedisSessionStoreOptions extends RedisEndpoint {
   readonly keyPrefix?: string;
   /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
   readonly outage?: RedisOutageSettings;
@@ -31,7 +30,7 @@ export function redisSessionKey(prefix: string, sessionKey: string): string {
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const prefix = options.keyPrefix ?? 'tollgate:';
-  const guarded = openGuardedRedis({ url: options.url, role: 'session store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis({ ...redisEndpointOf(options), role: 'session store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
 
   return {
     async put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void> {

@@ -1,25 +1,31 @@
 /**
- * The Redis state store (used when REDIS_URL is set): ioredis, every write one Lua script that
- * checks and moves its partition's applied-offset watermark (`applied:<kind>:<topic>:<partition>`),
- * so replays and redeliveries of any age change nothing, with one small key per partition. Key layout and TTLs: REDIS-KEYS.md. A single Redis (or a primary with replicas) is
- * assumed: the keys of one script are not hash-tagged for Redis Cluster.
+ * The Redis state store (used when REDIS_URL or REDIS_CLUSTER_NODES is set): ioredis, every write
+ * one Lua script that checks and moves the applied-offset watermark its entity (a spend counter, a
+ * channel) keeps per partition, so replays and redeliveries of any age change nothing. Every key of
+ * one script shares one hash tag, so the store runs on a single Redis and on a Redis Cluster alike;
+ * on a single Redis a batch is one script over all its entities, on a cluster one script per
+ * entity, sent concurrently (pipelined per node). Key layout, TTLs and the upgrade from the
+ * untagged layout: REDIS-KEYS.md.
  */
 import type { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
+import { appliedField, redisStateKeys, type RedisStateKeys } from './redis-state-keys.ts';
+import { migrateUntaggedStateLayout } from './migrate-untagged-state-layout.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
-import { offsetOf, watermarkName, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
+import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
-/** Options of the Redis store. `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisStateStoreOptions {
-  /** `redis://[user:password@]host:port[/db]`; never logged. */
-  readonly url: string;
+export { redisStateKeys } from './redis-state-keys.ts';
+
+/** Options of the Redis store: the endpoint (`url` or `cluster`, redis-connection.ts); `keyPrefix` (default `tollgate:`) starts every key. */
+export interface RedisStateStoreOptions extends RedisEndpoint {
   readonly keyPrefix?: string;
   /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
   readonly outage?: RedisOutageSettings;
-  /** Where the outage transitions are logged (once per transition). */
+  /** Where the outage transitions are logged (once per transition), and the layout migration. */
   readonly log?: StateStoreLog;
 }
 
@@ -27,6 +33,8 @@ export interface RedisStateStoreOptions {
 const WRITE_TIMEOUT_MS = 2000;
 /** Deadline of the health read that routing refreshes in the background, ms. */
 const HEALTH_READ_TIMEOUT_MS = 500;
+/** Deadline of the one-time migration from the untagged layout, ms. */
+const MIGRATION_TIMEOUT_MS = 300_000;
 
 /** TTL of a channel's state hash after its last observation, ms (7 days). */
 export const CHANNEL_STATE_TTL_MS = 604_800_000;
@@ -34,62 +42,109 @@ export const CHANNEL_STATE_TTL_MS = 604_800_000;
 type ScriptReply = Array<string | number | null>;
 
 /** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
-interface ScriptedRedis extends Redis {
-  tollgateAddSpend(numKeys: number, ...args: string[]): Promise<number>;
+type ScriptedRedis = RedisClient & {
+  tollgateAddSpend(numKeys: number, ...args: string[]): Promise<number[]>;
   tollgateRecordObservation(numKeys: number, ...args: string[]): Promise<number>;
   tollgateReadHealth(numKeys: number, ...args: string[]): Promise<ScriptReply>;
-}
+};
 
-/** The key names of REDIS-KEYS.md, for one prefix. */
-export function redisStateKeys(prefix: string) {
-  return {
-    /** The applied-offset watermark of one kind and partition (applied-watermark.ts). */
-    applied: (kind: WatermarkKind, position: LogPosition) => `${prefix}applied:${watermarkName(kind, position)}`,
-    keySpend: (keyId: string) => `${prefix}spend:key:${keyId}`,
-    userSpend: (userId: string) => `${prefix}spend:user:${userId}`,
-    healthState: (channelId: string) => `${prefix}health:state:${channelId}`,
-    healthOk: (channelId: string) => `${prefix}health:ok:${channelId}`,
-    healthFail: (channelId: string) => `${prefix}health:fail:${channelId}`,
-  };
+/** One ADD_SPEND_LUA call: its KEYS, its ARGV, and the batch index of each of its records. */
+interface SpendScriptCall {
+  readonly keys: string[];
+  readonly args: string[];
+  readonly records: number[];
+  readonly counterNumbers: Map<string, number>;
 }
 
 /**
- * Connects to Redis (reconnecting on its own) and returns the StateStore over it (contract:
- * state-store.ts). While Redis is unreachable or slow, calls reject with
+ * The script calls of one spend batch: one over every counter (`perCounter` false, a single
+ * Redis: a record's key and user counters change together), or one per counter (a cluster: each
+ * counter with its applied hash is one hash tag, one slot).
+ */
+function spendScriptCalls(increments: ReadonlyArray<SpendIncrement>, keys: RedisStateKeys, perCounter: boolean): SpendScriptCall[] {
+  const field = appliedField((increments[0] as SpendIncrement).position);
+  const calls = new Map<string, SpendScriptCall>();
+  const callOf = (counter: string): SpendScriptCall => {
+    const id = perCounter ? counter : '';
+    let call = calls.get(id);
+    if (!call) calls.set(id, (call = { keys: [], args: [field], records: [], counterNumbers: new Map() }));
+    return call;
+  };
+  const numberIn = (call: SpendScriptCall, counter: string, applied: string): string => {
+    let number = call.counterNumbers.get(counter);
+    if (number === undefined) call.counterNumbers.set(counter, (number = call.keys.push(counter, applied) / 2));
+    return String(number);
+  };
+  increments.forEach((increment, index) => {
+    const offset = String(offsetOf(increment.position));
+    const amount = increment.costNanoUsd.toString();
+    const counters: Array<[string, string]> = [[keys.keySpend(increment.keyId), keys.keySpendApplied(increment.keyId)]];
+    if (increment.userId !== null) counters.push([keys.userSpend(increment.userId), keys.userSpendApplied(increment.userId)]);
+    const groups = perCounter ? counters.map((counter) => [counter]) : [counters];
+    for (const group of groups) {
+      const call = callOf(group[0]![0]);
+      call.args.push(offset, amount, ...group.map(([counter, applied]) => numberIn(call, counter, applied)), ...(group.length === 1 ? ['0'] : []));
+      call.records.push(index);
+    }
+  });
+  return [...calls.values()];
+}
+
+/**
+ * Connects to Redis or a Redis Cluster (reconnecting on its own) and returns the StateStore over
+ * it (contract: state-store.ts). While Redis is unreachable or slow, calls reject with
  * StateStoreUnavailableError within their deadline — getSpend (admission): `outage.commandTimeoutMs`
  * (default 100 ms); getChannelHealth: 500 ms; the consumers' writes: 2000 ms — and at once while
- * the circuit breaker is open (guarded-redis.ts); a consumer then redelivers. addSpend rejects with RangeError when a counter would pass 2^63 − 1 nano-USD
- * (nothing is changed then).
+ * the circuit breaker is open (guarded-redis.ts); a consumer then redelivers. addSpend rejects with
+ * RangeError when a counter would pass 2^63 − 1 nano-USD. On a single Redis the first call first
+ * migrates the untagged layout (migrate-untagged-state-layout.ts; once, up to 300 000 ms).
+ * @throws Error (at once) on a cluster when `keyPrefix` contains a brace
  */
 export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
-  const keys = redisStateKeys(options.keyPrefix ?? 'tollgate:');
-  const guarded = openGuardedRedis<ScriptedRedis>({ url: options.url, role: 'state store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const prefix = options.keyPrefix ?? 'tollgate:';
+  const keys = redisStateKeys(prefix);
+  if (options.cluster) assertClusterKeyPrefix(prefix);
+  const guarded = openGuardedRedis<ScriptedRedis>({ ...redisEndpointOf(options), role: 'state store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
   const redis = guarded.client;
+  const cluster = isClusterClient(redis);
   const writeTimeoutMs = Math.max(WRITE_TIMEOUT_MS, guarded.commandTimeoutMs);
   redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
   redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
-  /** One script call for the batch (ADD_SPEND_LUA): counters deduplicated into KEYS, 4 ARGV per increment. */
+  let layoutReady = cluster;
+  let migration: Promise<void> | undefined;
+  /** undefined once the layout is current; else the (shared) migration to wait for. */
+  const layout = (): Promise<void> | undefined => {
+    if (layoutReady) return undefined;
+    return (migration ??= guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS).then(
+      (moved) => {
+        layoutReady = true;
+        if (moved.counters + moved.channels + moved.watermarks > 0) options.log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
+      },
+      (error: unknown) => {
+        migration = undefined;
+        throw error;
+      },
+    ));
+  };
+
+  /** The batch as script calls, run concurrently (one on a single Redis); applied = records some counter took. */
   const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
     assertSpendBatch(increments);
-    const first = increments[0];
-    if (!first) return 0;
-    const scriptKeys = [keys.applied('spend', first.position)];
-    const indexOf = new Map<string, number>();
-    const keyIndex = (name: string): number => {
-      let index = indexOf.get(name);
-      if (index === undefined) {
-        index = scriptKeys.push(name);
-        indexOf.set(name, index);
-      }
-      return index;
+    if (increments.length === 0) return 0;
+    await layout();
+    const calls = spendScriptCalls(increments, keys, cluster);
+    const applied = new Uint8Array(increments.length);
+    const run = async (call: SpendScriptCall): Promise<void> => {
+      const reply = await guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), writeTimeoutMs);
+      reply.forEach((flag, i) => void (flag === 1 && (applied[call.records[i] as number] = 1)));
     };
-    const args = increments.flatMap((increment) => [String(offsetOf(increment.position)), increment.costNanoUsd.toString(), String(keyIndex(keys.keySpend(increment.keyId))), String(increment.userId === null ? 0 : keyIndex(keys.userSpend(increment.userId)))]);
-    return guarded.run((client) => client.tollgateAddSpend(scriptKeys.length, ...scriptKeys, ...args), writeTimeoutMs).catch((error: unknown) => {
+    await Promise.all(calls.map(run)).catch((error: unknown) => {
       if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
       throw error;
     });
+    return applied.reduce((sum, flag) => sum + flag, 0);
   };
 
   return {
@@ -100,28 +155,43 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     addSpendBatch,
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
-      const [key, user] = await guarded.run((client) => client.mget(keys.keySpend(keyId), ...(userId === null ? [] : [keys.userSpend(userId)])));
+      const pending = layout();
+      if (pending) await pending;
+      const [key, user] = await guarded.run((client) => readSpend(client, keys.keySpend(keyId), userId === null ? null : keys.userSpend(userId), cluster));
       return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: BigInt(user ?? '0') };
     },
 
     async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {
       assertValidObservation(observation);
       assertValidPolicy(policy);
+      await layout();
       const id = observation.channelId;
-      const scriptKeys = [keys.applied('health', observation.position), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
-      const applied = await guarded.run((client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...observationArgs(observation, policy)), writeTimeoutMs);
+      const scriptKeys = [keys.healthApplied(id), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
+      const args = [...observationArgs(observation, policy), appliedField(observation.position)];
+      const applied = await guarded.run((client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...args), writeTimeoutMs);
       return applied === 1;
     },
 
     async getChannelHealth(channelIds: ReadonlyArray<string>, now: number = Date.now()): Promise<ChannelHealth[]> {
       if (channelIds.length === 0) return [];
-      const scriptKeys = channelIds.flatMap((id) => [keys.healthState(id), keys.healthOk(id), keys.healthFail(id)]);
-      const reply = await guarded.run((client) => client.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now)), Math.max(HEALTH_READ_TIMEOUT_MS, guarded.commandTimeoutMs));
+      await layout();
+      const groups = cluster ? channelIds.map((id) => [id]) : [channelIds];
+      const read = (group: ReadonlyArray<string>): Promise<ScriptReply> => {
+        const scriptKeys = group.flatMap((id) => [keys.healthState(id), keys.healthOk(id), keys.healthFail(id)]);
+        return guarded.run((client) => client.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now)), Math.max(HEALTH_READ_TIMEOUT_MS, guarded.commandTimeoutMs));
+      };
+      const reply = (await Promise.all(groups.map(read))).flat();
       return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 7, i * 7 + 7), now));
     },
 
     close: () => guarded.close(),
   };
+}
+
+/** The key and user counters: one MGET on a single Redis; on a cluster one GET per counter (two slots). */
+function readSpend(client: RedisClient, keyCounter: string, userCounter: string | null, cluster: boolean): Promise<Array<string | null>> {
+  if (userCounter === null) return client.mget(keyCounter);
+  return cluster ? Promise.all([client.get(keyCounter), client.get(userCounter)]) : client.mget(keyCounter, userCounter);
 }
 
 /** ARGV 1..12 of RECORD_OBSERVATION_LUA; numbers as JS's shortest round-trip decimal. */
