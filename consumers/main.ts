@@ -4,19 +4,30 @@
  * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
  * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
+ * Logs: pino at LOG_LEVEL (default info), TOLLGATE_LOG_FORMAT=pretty|json (default: pretty on a
+ * terminal, JSON otherwise; infra/logging/process-logger.ts); a bad value stops start-up (exit code 2).
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
  * (default 127.0.0.1:9464, `off` for none; metrics/serve-metrics-http.ts).
  */
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
+import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../infra/logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching.ts';
 import type { ConsumerLog } from './run-consumers.ts';
 import { startConsumerPipeline } from './start-consumer-pipeline.ts';
 import { ConsumerMetrics } from './metrics/consumer-metrics.ts';
 import { metricsListenFromEnv, serveMetricsHttp } from './metrics/serve-metrics-http.ts';
 
-const log: ConsumerLog = (level, message, extra) => {
-  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), message, ...extra })}\n`);
-};
+/** The process logger, or exit code 2 when LOG_LEVEL or TOLLGATE_LOG_FORMAT is invalid. */
+function createLogOrExit(): ConsumerLog {
+  try {
+    return levelLogOf(createProcessLogger({ name: 'tollgate-consumers', level: logLevelFromEnv(process.env), format: logFormatFromEnv(process.env, process.stdout) }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
+const log = createLogOrExit();
 
 async function main(): Promise<void> {
   const batching = consumerBatchingFromEnv();

@@ -14,7 +14,7 @@ import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
 import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
@@ -27,7 +27,7 @@ import { startMockUpstream } from './mock/mock-upstream-server.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
 
-/** Log sink for start-up and adapter lines (the app's pino logger once it exists). */
+/** Log sink for start-up and adapter lines (the process's pino logger). */
 export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 
 /** The ports a gateway node runs on, opened by the process's composition root. */
@@ -40,6 +40,10 @@ export interface GatewayNodePorts {
   readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
   readonly analytics?: AnalyticsStore;
+  /** The process's pino logger (its redaction and format chosen by the root); none: the app is silent. */
+  readonly logger?: FastifyBaseLogger;
+  /** Registers tracing on the app before its routes (AppDeps.instrument); none: nothing is traced. */
+  readonly instrument?: (app: FastifyInstance) => Promise<void>;
   /** The node's Prometheus metrics (default: made here, with the process metrics); the root adds the consumer thread's to them. */
   readonly metrics?: GatewayMetrics;
 }
@@ -58,7 +62,7 @@ export interface RunningGatewayNode {
  * prints the demo hint and the generated console password (once) to stdout.
  * @throws Error when the config topic cannot be followed (event log unreachable) or listening fails
  */
-export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, log: GatewayNodeLog, bindAppLog: (app: FastifyInstance) => void): Promise<RunningGatewayNode> {
+export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, log: GatewayNodeLog): Promise<RunningGatewayNode> {
   const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
   const mock = needsMock ? await startMockUpstream() : undefined;
   // No cap by default: a stream holds its connection for the whole answer (TOLLGATE_UPSTREAM_CONNECTIONS).
@@ -66,8 +70,7 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
   const metrics = config.metricsPath === false ? undefined : (ports.metrics ?? new GatewayMetrics({ processMetrics: true }));
   metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
-  const app = await buildApp(config, { ...(metrics ? { metrics } : {}), dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
-  bindAppLog(app);
+  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, ...(metrics ? { metrics } : {}), dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');

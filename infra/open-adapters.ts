@@ -1,8 +1,8 @@
 /**
  * Chooses each port's adapter from configuration (an env var present → the
- * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis,
- * else memory (state, limits, console sessions, stored Responses answers); CLICKHOUSE_URL → a
- * ClickHouse server, else chdb in the data directory.
+ * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis, or
+ * REDIS_CLUSTER_NODES → a Redis Cluster, else memory (state, limits, console sessions, stored
+ * Responses answers); CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
  */
 import { join } from 'node:path';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
@@ -20,6 +20,7 @@ import { createMemorySessionStore } from './state-store/memory/memory-session-st
 import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { RedisOutageSettings } from './state-store/redis/guarded-redis.ts';
+import { parseRedisClusterNodes, type RedisClusterSettings, type RedisEndpoint } from './state-store/redis/redis-connection.ts';
 import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from './state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
@@ -34,6 +35,8 @@ export interface EngineSettings {
   readonly dataDir: string;
   readonly kafkaBrokers?: ReadonlyArray<string>;
   readonly redisUrl?: string;
+  /** A Redis Cluster instead of `redisUrl` (REDIS_CLUSTER_NODES; redis-connection.ts). */
+  readonly redisCluster?: RedisClusterSettings;
   readonly clickhouseUrl?: string;
   /**
    * ClickHouse database. Server: default `tollgate`. chdb: default `default` (where the embedded
@@ -65,13 +68,18 @@ export interface EngineSettings {
   readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 }
 
-/** Reads EngineSettings from environment variables. */
+/**
+ * Reads EngineSettings from environment variables.
+ * @throws Error naming the variable when REDIS_CLUSTER_NODES is malformed or set together with REDIS_URL
+ */
 export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
   const brokers = env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new Error('set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   return {
     dataDir: env.TOLLGATE_DATA_DIR ?? './data',
     ...(brokers && brokers.length > 0 ? { kafkaBrokers: brokers } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.REDIS_CLUSTER_NODES ? { redisCluster: parseRedisClusterNodes(env.REDIS_CLUSTER_NODES) } : {}),
     ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),
     ...(env.CLICKHOUSE_URL && env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
@@ -82,9 +90,15 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
   };
 }
 
-/** The Redis connection options of every Redis adapter for these settings. */
-function redisOptions(settings: EngineSettings, url: string) {
-  return { url, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...(settings.redisOutage ? { outage: settings.redisOutage } : {}), ...(settings.log ? { log: settings.log } : {}) };
+/** True when the settings name a Redis or a Redis Cluster (the Redis adapters are used). */
+export function usesRedis(settings: Pick<EngineSettings, 'redisUrl' | 'redisCluster'>): boolean {
+  return Boolean(settings.redisUrl || settings.redisCluster);
+}
+
+/** The Redis connection options of every Redis adapter for these settings (the cluster when given). */
+function redisOptions(settings: EngineSettings) {
+  const endpoint: RedisEndpoint = settings.redisCluster ? { cluster: settings.redisCluster } : { url: settings.redisUrl as string };
+  return { ...endpoint, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...(settings.redisOutage ? { outage: settings.redisOutage } : {}), ...(settings.log ? { log: settings.log } : {}) };
 }
 
 /** TOLLGATE_RESPONSE_RETENTION_DAYS → days. @throws Error naming the variable when it is not a positive number */
@@ -105,7 +119,7 @@ export function openEventLog(settings: EngineSettings): EventLog {
 
 /** The state store for these settings. */
 export function openStateStore(settings: EngineSettings): StateStore {
-  if (settings.redisUrl) return createRedisStateStore(redisOptions(settings, settings.redisUrl));
+  if (usesRedis(settings)) return createRedisStateStore(redisOptions(settings));
   return createMemoryStateStore();
 }
 
@@ -118,13 +132,13 @@ export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
 
 /** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */
 export function openRateLimiter(settings: EngineSettings): RateLimiter {
-  if (settings.redisUrl) return createRedisRateLimiter(redisOptions(settings, settings.redisUrl));
+  if (usesRedis(settings)) return createRedisRateLimiter(redisOptions(settings));
   return createMemoryRateLimiter();
 }
 
 /** The console session store for these settings: Redis (shared by every node) or in-process memory. */
 export function openSessionStore(settings: EngineSettings): SessionStore {
-  if (settings.redisUrl) return createRedisSessionStore(redisOptions(settings, settings.redisUrl));
+  if (usesRedis(settings)) return createRedisSessionStore(redisOptions(settings));
   return createMemorySessionStore();
 }
 
@@ -135,6 +149,6 @@ export function openSessionStore(settings: EngineSettings): SessionStore {
  */
 export function openResponseStore(settings: EngineSettings): ResponseStore {
   const retention = settings.responseRetentionDays === undefined ? {} : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
-  if (settings.redisUrl) return createRedisResponseStore({ ...redisOptions(settings, settings.redisUrl), ...retention });
+  if (usesRedis(settings)) return createRedisResponseStore({ ...redisOptions(settings), ...retention });
   return createMemoryResponseStore({ ...retention, ...(settings.responseStoreMemoryMiB ? { maxTotalBytes: settings.responseStoreMemoryMiB * 1024 * 1024 } : {}) });
 }

@@ -19,7 +19,7 @@ import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { ChdbStore } from '../analytics/chdb/chdb-store.ts';
-import type { EngineSettings } from '../open-adapters.ts';
+import { usesRedis, type EngineSettings } from '../open-adapters.ts';
 import { serveConsumerState } from '../state-store/consumer-state-over-port.ts';
 import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
@@ -34,7 +34,7 @@ const STOP_TIMEOUT_MS = 30_000;
 export interface ConsumerThreadOptions {
   readonly settings: EngineSettings;
   readonly batching: ConsumerBatching;
-  /** The process's state store; served to the worker when it is the memory store (no `settings.redisUrl`). */
+  /** The process's state store; served to the worker when it is the memory store (no Redis: usesRedis). */
   readonly state: ConsumerStateStore;
   /** The process's analytics store; must be the chdb store when `settings.clickhouseUrl` is absent. */
   readonly analytics: AnalyticsStore;
@@ -130,7 +130,7 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
   const { log: _log, ...clonableSettings } = settings;
   const transfer: MessagePort[] = [];
   // Without Redis the worker writes this thread's memory state store: port1 serves it, port2 goes to the worker.
-  const stateChannel = settings.redisUrl ? undefined : new MessageChannel();
+  const stateChannel = usesRedis(settings) ? undefined : new MessageChannel();
   if (stateChannel) {
     serveConsumerState(options.state, stateChannel.port1);
     transfer.push(stateChannel.port2);

@@ -18,8 +18,10 @@ import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
 import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 import { startConsumerThread } from './consumer-thread.ts';
+import { createProcessLogger, levelLogOf, logFormatFromEnv, type LogFormat } from '../logging/process-logger.ts';
+import { startTracing } from '../telemetry/start-tracing.ts';
 
-function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching } {
+function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching; logFormat: LogFormat } {
   let config: GatewayConfig;
   try {
     config = loadConfig();
@@ -29,7 +31,7 @@ function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching
     process.exit(2);
   }
   try {
-    return { config, batching: consumerBatchingFromEnv() };
+    return { config, batching: consumerBatchingFromEnv(), logFormat: logFormatFromEnv(process.env, process.stdout) };
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -37,10 +39,13 @@ function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching
 }
 
 async function main(): Promise<void> {
-  const { config, batching } = loadConfigOrExit();
+  const { config, batching, logFormat } = loadConfigOrExit();
   mkdirSync(config.dataDir, { recursive: true });
-  let appLog: { [level: string]: (obj: object, msg: string) => void } | undefined;
-  const log: GatewayNodeLog = (level, message, extra) => appLog?.[level]?.(extra ?? {}, message);
+  const logger = createProcessLogger({ name: 'tollgate', level: config.logLevel, format: logFormat });
+  const log: GatewayNodeLog = levelLogOf(logger);
+  // OpenTelemetry only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise nothing is loaded.
+  const tracing = await startTracing(process.env);
+  if (tracing) log('info', 'tracing: exporting spans over OTLP/HTTP', { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT });
   const inProcessConsumers = config.consumers === 'in-process';
   // The consumer thread's file log wakes on this thread's writes through a shared counter.
   const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log, ...(inProcessConsumers ? { fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } : {}) };
@@ -53,13 +58,12 @@ async function main(): Promise<void> {
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
   // One registry for the process: the gateway's families, the process metrics and the consumer thread's, merged per scrape.
   const metrics = config.metricsPath === false ? undefined : new GatewayMetrics({ processMetrics: true });
-  const node = await startGatewayNode(config, { eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), ...(metrics ? { metrics } : {}) }, log, (app) => {
-    appLog = app.log as unknown as typeof appLog;
-  });
-  const consumers = inProcessConsumers && analytics ? await startConsumerThread({ settings, batching, state, analytics, log }) : undefined;
+  const node = await startGatewayNode(config, { logger, ...(tracing ? { instrument: tracing.instrumentApp } : {}), eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), ...(metrics ? { metrics } : {}) }, log);
+  const consumers = inProcessConsumers && analytics ? await startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
   if (consumers) metrics?.addSource(() => consumers.metrics());
   const shutdown = async (): Promise<void> => {
     await node.stop();
+    await tracing?.shutdown();
     await consumers?.stop();
     await analytics?.close();
     await sessionStore.close();

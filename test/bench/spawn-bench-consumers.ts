@@ -2,7 +2,8 @@
  * Starts the consumers as their own process for the pipeline case, exactly as deployed:
  * `node --import tsx consumers/main.ts` from the repository root with the run's environment.
  * Ready once it logs `consumers running` (migrations applied, subscriptions started). Its
- * warn/error log lines are passed to this process's stderr. Killed by PID if this process exits.
+ * warn/error log lines (pino JSON on stdout: TOLLGATE_LOG_FORMAT=json) and anything on its stderr
+ * are passed to this process's stderr. Killed by PID if this process exits.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -23,16 +24,20 @@ export interface BenchConsumersHandle {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** A pino line: level 40 warn, 50 error, 60 fatal (https://getpino.io/#/docs/api?id=levels). */
 interface LogLine {
-  readonly level?: string;
-  readonly message?: string;
+  readonly level?: number;
+  readonly msg?: string;
 }
+
+/** pino's level number for `warn`. */
+const WARN_LEVEL = 40;
 
 function parseLine(line: string): LogLine {
   try {
     return JSON.parse(line) as LogLine;
   } catch {
-    return { level: 'error', message: line };
+    return { level: 50, msg: line };
   }
 }
 
@@ -42,7 +47,7 @@ function parseLine(line: string): LogLine {
  */
 export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: REPO_ROOT, env: { ...env, TOLLGATE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid ?? -1;
   const kill = (): void => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -54,7 +59,8 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
   const ready = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`consumers did not report ready within ${timeoutMs} ms; last lines:\n${recent.join('\n')}`)), timeoutMs);
     child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`consumers exited before ready (code ${String(code)}, signal ${String(signal)}); last lines:\n${recent.join('\n')}`))));
-    child.stderr?.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`consumers: ${chunk.toString('utf8')}`));
+    child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {
@@ -63,8 +69,8 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
         recent.push(line);
         if (recent.length > 20) recent.shift();
         const parsed = parseLine(line);
-        if (parsed.message === 'consumers running') (clearTimeout(timer), resolve(Date.now()));
-        else if (parsed.level === 'warn' || parsed.level === 'error') process.stderr.write(`consumers: ${line}\n`);
+        if (parsed.msg === 'consumers running') (clearTimeout(timer), resolve(Date.now()));
+        else if ((parsed.level ?? 0) >= WARN_LEVEL) process.stderr.write(`consumers: ${line}\n`);
       }
     });
   });
