@@ -130,6 +130,8 @@ export const envSchema = z.object({
   TOLLGATE_QUOTAS_ON_STORE_OUTAGE: z.enum(['open', 'closed']).default('open'),
   KAFKA_BROKERS: z.string().min(1).optional(),
   REDIS_URL: z.string().min(1).optional(),
+  /** A Redis Cluster instead of REDIS_URL: comma-separated seed nodes `host:port` (parsed and checked by the Redis adapters). */
+  REDIS_CLUSTER_NODES: z.string().min(1).optional(),
   CLICKHOUSE_URL: z.string().min(1).optional(),
 });
 
@@ -178,6 +180,8 @@ export interface GatewayConfig {
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];
   readonly redisUrl?: string;
+  /** REDIS_CLUSTER_NODES as given (a Redis Cluster's seed nodes), when set. */
+  readonly redisClusterNodes?: string;
   readonly clickhouseUrl?: string;
   /** True when no config file was given and the built-in demo channel and key are in use. */
   readonly demo: boolean;

@@ -77,6 +77,7 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     metricsPath: env.TOLLGATE_METRICS_PATH === 'off' ? false : env.TOLLGATE_METRICS_PATH,
     ...(env.KAFKA_BROKERS ? { kafkaBrokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.REDIS_CLUSTER_NODES ? { redisClusterNodes: env.REDIS_CLUSTER_NODES } : {}),
     ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),
     demo,
   });
