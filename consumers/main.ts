@@ -7,7 +7,7 @@
  * Logs: pino at LOG_LEVEL (default info), TOLLGATE_LOG_FORMAT=pretty|json (default: pretty on a
  * terminal, JSON otherwise; infra/logging/process-logger.ts); a bad value stops start-up (exit code 2).
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
- * (default 127.0.0.1:9464, `off` for none; metrics/serve-metrics-http.ts).
+ * (default HOST or 127.0.0.1, port 9464; `off` for none; metrics/serve-metrics-http.ts).
  */
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../infra/logging/process-logger.ts';

@@ -1,7 +1,7 @@
 /**
  * The consumers process's scrape endpoint: `GET /metrics` on its own HTTP listener
- * (TOLLGATE_METRICS_HOST, default 127.0.0.1; TOLLGATE_METRICS_PORT, default 9464, `0` = a free
- * port, `off` = no listener), in the Prometheus text format
+ * (TOLLGATE_METRICS_HOST, default HOST — the interface the gateway listens on, 0.0.0.0 in the
+ * image — else 127.0.0.1; TOLLGATE_METRICS_PORT, default 9464, `0` = a free port, `off` = no listener), in the Prometheus text format
  * (https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format). Any other path
  * answers 404, any other method 405. No authentication: bind it to a private interface.
  */
@@ -27,7 +27,7 @@ export function metricsListenFromEnv(env: NodeJS.ProcessEnv): MetricsListen | un
   if (rawPort === 'off') return undefined;
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || port > 65_535) throw new Error(`TOLLGATE_METRICS_PORT must be off or a port number (0-65535), got ${JSON.stringify(rawPort)}`);
-  return { host: env.TOLLGATE_METRICS_HOST?.trim() || '127.0.0.1', port };
+  return { host: env.TOLLGATE_METRICS_HOST?.trim() || env.HOST?.trim() || '127.0.0.1', port };
 }
 
 /** A listening metrics endpoint. */
