@@ -40,6 +40,8 @@ import { openaiResponsesAdapter } from './upstream/openai-responses/openai-respo
 import type { UpstreamAdapter } from './upstream/upstream-adapter.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { registerMetricsRoute } from './metrics/metrics-route.ts';
+import { NodeDrain } from './lifecycle/node-drain.ts';
+import { ReadinessProbe } from './lifecycle/readiness-probe.ts';
 
 /** Collaborators made by main.ts (or tests) and injected. */
 export interface AppDeps {
@@ -100,6 +102,10 @@ export interface AppDeps {
    * process metrics; the composition root passes one with them and with the consumer thread merged in).
    */
   readonly metrics?: GatewayMetrics;
+  /** The node's drain, begun by the composition root on SIGTERM/SIGINT (default: one that never begins). */
+  readonly drain?: NodeDrain;
+  /** What `GET /readyz` reports (default: ready unless draining, with no engine checks). */
+  readonly readiness?: ReadinessProbe;
 }
 
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
@@ -170,16 +176,24 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     metrics?.recordOutcome(outcome);
     deps.onOutcome?.(outcome);
   };
+  const drain = deps.drain ?? new NodeDrain();
+  const readiness = deps.readiness ?? new ReadinessProbe([], () => drain.draining);
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
-    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, requestDeadlineMs: config.requestDeadlineMs, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
+    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, requestDeadlineMs: config.requestDeadlineMs, drainDeadline: drain.deadlinePassed, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
     ...(metrics ? { metrics } : {}),
+    drain,
   };
   installClientErrorHandlers(app, config.bodyLimit);
   if (metrics) registerMetricsRoute(app, metrics, config.metricsPath || '/metrics');
   app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));
+  // Readiness: 200 `ready`, else 503 naming each failed check (lifecycle/readiness-probe.ts).
+  app.get('/readyz', async (_request, reply) => {
+    const report = await readiness.report();
+    return reply.code(report.status === 'ready' ? 200 : 503).header('cache-control', 'no-store').send(report);
+  });
   registerOpenaiResponsesRoutes(app, services);
   registerOpenaiChatRoutes(app, services);
   registerAnthropicMessagesRoutes(app, services);

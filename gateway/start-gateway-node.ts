@@ -24,6 +24,9 @@ import { buildApp } from './app.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { DEMO_KEY } from './config/load-config.ts';
 import { startMockUpstream } from './mock/mock-upstream-server.ts';
+import { engineReadinessChecks } from './lifecycle/engine-readiness-checks.ts';
+import { NodeDrain, type DrainResult } from './lifecycle/node-drain.ts';
+import { ReadinessProbe } from './lifecycle/readiness-probe.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
 
@@ -53,9 +56,18 @@ export interface RunningGatewayNode {
   readonly app: FastifyInstance;
   /** `http://host:port` */
   readonly address: string;
-  /** Stops taking requests, flushes events, stops following the config topic, closes the mock and the Agent (the ports stay open: the root closes them). */
-  stop(): Promise<void>;
+  /**
+   * Drains, then stops: /readyz turns 503 and new requests are refused with 503 `shutting-down`
+   * at once; the requests in flight get `config.drainTimeoutMs` to finish, then are cut
+   * (lifecycle/node-drain.ts). Then closes the listener and the connections left, flushes events,
+   * stops following the config topic, closes the mock and the Agent (the ports stay open: the
+   * root closes them). Resolves with what the drain did; call once.
+   */
+  stop(): Promise<DrainResult>;
 }
+
+/** How long closing the listener may wait for connections other than client requests (console, admin), ms, before they are closed. */
+const CLOSE_CONNECTIONS_AFTER_MS = 2000;
 
 /**
  * Starts a node: joins the control plane, builds the app and listens on config.host:config.port;
@@ -68,9 +80,18 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   // No cap by default: a stream holds its connection for the whole answer (TOLLGATE_UPSTREAM_CONNECTIONS).
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: config.upstreamConnections ?? null, pipelining: 1 });
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
+  let followingConfig = true;
+  const drain = new NodeDrain();
+  const readinessChecks = engineReadinessChecks({
+    controlPlaneCaughtUp: () => followingConfig,
+    eventLog: ports.eventLog,
+    ...(config.redisUrl || config.redisClusterNodes ? { redis: ports.state } : {}),
+    ...(config.clickhouseUrl && ports.analytics ? { clickhouse: ports.analytics } : {}),
+  });
+  const readiness = new ReadinessProbe(readinessChecks, () => drain.draining);
   const metrics = config.metricsPath === false ? undefined : (ports.metrics ?? new GatewayMetrics({ processMetrics: true }));
   metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
-  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, ...(metrics ? { metrics } : {}), dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, ...(metrics ? { metrics } : {}), drain, readiness, dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
@@ -87,13 +108,33 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
     app,
     address,
     async stop() {
-      await app.close();
+      log('info', 'shutdown: draining; new requests are refused', { requestsInFlight: drain.requestsInFlight, drainTimeoutMs: config.drainTimeoutMs });
+      const drained = await drain.drain(config.drainTimeoutMs, (inFlight) => log('warn', 'shutdown: drain deadline passed; ending the requests still in flight with an error (recorded, usage partial)', { requestsInFlight: inFlight, drainTimeoutMs: config.drainTimeoutMs }));
+      log('info', 'shutdown: drained', { ...drained });
+      await closeListener(app, drained.leftOver > 0);
+      followingConfig = false;
       await ports.eventLog.flush();
       await node.stop();
       await mock?.close();
       await dispatcher.close();
+      return drained;
     },
   };
+}
+
+/**
+ * Closes the listener and idle connections; connections still busy after
+ * CLOSE_CONNECTIONS_AFTER_MS (or at once with `closeAllNow`: requests the drain could not end,
+ * e.g. a client that stopped reading) are closed too.
+ */
+async function closeListener(app: FastifyInstance, closeAllNow: boolean): Promise<void> {
+  if (closeAllNow) app.server.closeAllConnections();
+  const forced = setTimeout(() => app.server.closeAllConnections(), CLOSE_CONNECTIONS_AFTER_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(forced);
+  }
 }
 
 /**

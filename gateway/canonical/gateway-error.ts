@@ -18,6 +18,7 @@ export type GatewayErrorKind =
   | 'upstream-unavailable' // connection refused/reset, 5xx, 529
   | 'upstream-timeout' // connect/headers/body timeout, 408, 504
   | 'upstream-malformed' // upstream answered 2xx with a body we cannot decode
+  | 'shutting-down' // 503: the node is draining before it stops (refused, or cut at the drain deadline)
   | 'internal'; // a bug in the gateway
 
 /** Constructor options of GatewayError. */
@@ -53,6 +54,7 @@ const DEFAULT_STATUS: Record<GatewayErrorKind, number> = {
   'upstream-unavailable': 502,
   'upstream-timeout': 504,
   'upstream-malformed': 502,
+  'shutting-down': 503,
   internal: 500,
 };
 
@@ -83,7 +85,7 @@ export class GatewayError extends Error {
     this.kind = kind;
     this.status = options.status ?? DEFAULT_STATUS[kind];
     this.allowFailover = options.allowFailover ?? FAILOVER_KINDS.has(kind);
-    this.retryable = options.retryable ?? (this.allowFailover || kind === 'rate-limited');
+    this.retryable = options.retryable ?? (this.allowFailover || kind === 'rate-limited' || kind === 'shutting-down');
     this.param = options.param;
     this.code = options.code;
     this.upstreamStatus = options.upstreamStatus;

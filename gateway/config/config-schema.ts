@@ -11,6 +11,9 @@ import { PROVIDER_IDS } from '../providers/provider-preset.ts';
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
 /** Default total deadline of one client request across failover attempts, ms (15 min). */
 export const DEFAULT_REQUEST_DEADLINE_MS = 900_000;
+
+/** How long a stopping node lets requests in flight finish before it cuts them, ms (TOLLGATE_DRAIN_TIMEOUT_MS). */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 /**
  * Default minimum rate of a streamed upstream body: 256 bytes per 5 min after the first byte.
  * Reasoning models may stream nothing for minutes while they think (OpenAI Responses sends no
@@ -111,6 +114,8 @@ export const envSchema = z.object({
     .optional(),
   /** Total time for one client request across its failover attempts, ms (README "Deadlines"). */
   TOLLGATE_REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(DEFAULT_REQUEST_DEADLINE_MS),
+  /** On SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut, ms (README "Readiness and drain"). */
+  TOLLGATE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_DRAIN_TIMEOUT_MS),
   /**
    * Most connections a node opens to one upstream origin; unset (or 0) means no cap. Streams hold
    * their connection for the whole answer, so a cap is also the most concurrent streams a node
@@ -160,6 +165,8 @@ export interface GatewayConfig {
   readonly bodyLimit: number;
   /** Total time for one client request across its failover attempts, ms (TOLLGATE_REQUEST_DEADLINE_MS). */
   readonly requestDeadlineMs: number;
+  /** On SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut, ms (TOLLGATE_DRAIN_TIMEOUT_MS). */
+  readonly drainTimeoutMs: number;
   /** Most connections per upstream origin, or undefined for no cap (TOLLGATE_UPSTREAM_CONNECTIONS). */
   readonly upstreamConnections?: number;
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];

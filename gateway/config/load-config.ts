@@ -69,6 +69,7 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     prices: Object.freeze([...file.prices]),
     dataDir: env.TOLLGATE_DATA_DIR,
     requestDeadlineMs: env.TOLLGATE_REQUEST_DEADLINE_MS,
+    drainTimeoutMs: env.TOLLGATE_DRAIN_TIMEOUT_MS,
     ...(env.TOLLGATE_UPSTREAM_CONNECTIONS > 0 ? { upstreamConnections: env.TOLLGATE_UPSTREAM_CONNECTIONS } : {}),
     consumers: env.TOLLGATE_CONSUMERS ?? (env.KAFKA_BROKERS ? 'off' : 'in-process'),
     trustProxy: env.TOLLGATE_TRUST_PROXY ?? false,

@@ -1,10 +1,12 @@
 /**
  * The time limits of one upstream attempt beyond undici's per-gap timeouts: a total deadline (from
- * sending the request to the last byte of the answer) and a minimum rate for streamed bodies. When
- * either is missed, or the client goes away, `signal` aborts the upstream call (undici closes the
- * connection) and `expired` says which limit it was, as the GatewayError the client gets.
+ * sending the request to the last byte of the answer), a minimum rate for streamed bodies and the
+ * node's drain deadline (lifecycle/node-drain.ts). When one is missed, or the client goes away,
+ * `signal` aborts the upstream call (undici closes the connection) and `expired` says which limit
+ * it was, as the GatewayError the client gets.
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
+import { drainDeadlineError } from '../lifecycle/node-drain.ts';
 import type { ClientGoneSignal } from './exchange-types.ts';
 
 /** At least `bytes` in every `windowMs` after the first body byte; `bytes: 0` disables the check. */
@@ -34,17 +36,24 @@ export class AttemptDeadline {
   private bytesInWindow = 0;
   private failure: GatewayError | undefined;
   private readonly onClientAbort = (): void => this.controller.abort();
+  private readonly onDrainDeadline = (): void => this.expire(drainDeadlineError());
 
-  /** Starts the total deadline now. `clientSignal` is the client's own disconnect. */
+  /**
+   * Starts the total deadline now. `clientSignal` is the client's own disconnect; `drainDeadline`
+   * the node's drain deadline (none: the attempt is never cut by a drain).
+   */
   constructor(
     private readonly clientSignal: ClientGoneSignal,
     private readonly limits: AttemptLimits,
+    private readonly drainDeadline?: ClientGoneSignal,
   ) {
     this.signal = this.controller.signal;
     if (clientSignal.aborted) this.controller.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
     const message = limits.requestDeadline ? `Request deadline of the gateway reached after ${limits.totalMs} ms of this attempt` : `Upstream did not finish its answer within the channel's deadline of ${limits.totalMs} ms`;
     this.totalTimer = setTimeout(() => this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !limits.requestDeadline })), Math.max(0, limits.totalMs));
+    if (drainDeadline?.aborted) this.expire(drainDeadlineError());
+    else drainDeadline?.addEventListener('abort', this.onDrainDeadline);
   }
 
   /** The limit that ended the attempt; undefined while none did (or when the client left first). */
@@ -71,6 +80,7 @@ export class AttemptDeadline {
     clearTimeout(this.totalTimer);
     if (this.rateTimer !== undefined) clearInterval(this.rateTimer);
     this.clientSignal.removeEventListener('abort', this.onClientAbort);
+    this.drainDeadline?.removeEventListener('abort', this.onDrainDeadline);
   }
 
   private expire(error: GatewayError): void {

@@ -39,6 +39,11 @@ export interface ExchangeDeps {
    * (TOLLGATE_REQUEST_DEADLINE_MS; default DEFAULT_REQUEST_DEADLINE_MS, 15 min).
    */
   readonly requestDeadlineMs?: number;
+  /**
+   * The node's drain deadline (lifecycle/node-drain.ts): when it aborts, every upstream attempt
+   * still running ends with a `shutting-down` error. None: attempts are never cut by a drain.
+   */
+  readonly drainDeadline?: ClientGoneSignal;
 }
 
 /** One decoded client request. */

@@ -151,7 +151,7 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   // The attempt's total deadline and minimum stream rate (README "Deadlines"); the signal also carries the client's disconnect.
   const limits = attemptLimitsFor(channel, input.startedAt + (deps.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS));
   if (limits.totalMs <= 0) return { kind: 'failed', error: new GatewayError('upstream-timeout', 'Request deadline of the gateway reached before this attempt', { allowFailover: false }) };
-  const deadline = new AttemptDeadline(signal, limits);
+  const deadline = new AttemptDeadline(signal, limits, deps.drainDeadline);
   try {
     const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal: deadline.signal });
     if (answer.status < 200 || answer.status >= 300) {

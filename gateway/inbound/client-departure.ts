@@ -8,6 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientGoneSignal } from '../exchange/exchange-types.ts';
+import { OnceSignal } from '../exchange/once-signal.ts';
 
 /** The watch over one request: `signal` aborts when the client leaves; `stop` removes the listener. */
 export interface ClientDeparture {
@@ -17,38 +18,11 @@ export interface ClientDeparture {
 }
 
 /**
- * A ClientGoneSignal with its listeners in a plain Set: every request gets one, and an
- * AbortController (an EventTarget) costs several times more to create and to listen to.
- */
-class DepartureSignal implements ClientGoneSignal {
-  aborted = false;
-  private listeners: Set<() => void> | undefined;
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) return;
-    (this.listeners ??= new Set()).add(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners?.delete(listener);
-  }
-
-  /** Marks the client gone and calls each listener once. */
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
-  }
-}
-
-/**
  * Starts watching `reply`'s connection. The signal aborts when the connection closes before the
  * answer was ended. Never throws.
  */
 export function watchClientDeparture(request: FastifyRequest, reply: FastifyReply): ClientDeparture {
-  const signal = new DepartureSignal();
+  const signal = new OnceSignal();
   const raw = reply.raw;
   const onClose = (): void => {
     if (!raw.writableEnded) signal.abort();

@@ -6,7 +6,7 @@
  * Recording: a generation request is ACCEPTED once it is authenticated, decoded, allowed its
  * model and admitted (quotas and RPM/TPM, or let through by the store-outage policy). Every
  * accepted request produces exactly one ExchangeOutcome (→ RequestCompleted), however it ends.
- * Refusals before that (401, 400, 403, 429 of a limit or quota, 503 of a closed outage policy) are
+ * Refusals before that (401, 400, 403, 429 of a limit or quota, 503 of a closed outage policy, 503 `shutting-down` of a draining node) are
  * answered in the client's format and not recorded: they reach no channel and bill nothing. The
  * client's departure is watched from the first line of the handler, so a client that leaves while
  * it is authenticated, resolved or admitted is recorded once as `cancelled` (499) and never sent
@@ -29,6 +29,7 @@ import { watchClientDeparture } from './client-departure.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
 import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
+import { shuttingDownRefusal, type NodeDrain } from '../lifecycle/node-drain.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 
 /** What route handlers need from the app. */
@@ -40,6 +41,8 @@ export interface ClientRouteServices {
   readonly exchange: ExchangeDeps;
   /** Stored Responses answers (`store`, `previous_response_id`, retrieval); none: the Responses API is stateless. */
   readonly responseStore?: ResponseStore;
+  /** The node's drain: generation requests are counted in flight, and refused once it began. None: never refused. */
+  readonly drain?: NodeDrain;
   /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
   readonly metrics?: GatewayMetrics;
 }
@@ -58,6 +61,15 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 export function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Answers 503 `shutting-down` in the codec's format with `Retry-After: 1` and `Connection: close`
+ * (the client reconnects, through its load balancer, to another node). Not recorded.
+ */
+function refuseWhileDraining(reply: FastifyReply, codec: InboundCodec, requestId: string): void {
+  void reply.header('connection', 'close');
+  sendErrorReply(reply, codec, shuttingDownRefusal(), requestId);
 }
 
 /** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
@@ -131,6 +143,9 @@ async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCo
 export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>, state?: RequestStateResolver): Promise<void> {
   const requestId = request.id;
   const startedAt = Date.now();
+  const drain = services.drain;
+  if (drain?.draining) return refuseWhileDraining(reply, codec, requestId);
+  drain?.enter();
   const departure = watchClientDeparture(request, reply);
   try {
     const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
@@ -162,6 +177,7 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
     }
   } finally {
     departure.stop();
+    drain?.leave();
   }
 }
 
@@ -202,6 +218,7 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
 /** Authenticates, decodes and answers one token-count request; `state` as for serveGeneration (no answer is kept). */
 export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver): Promise<void> {
   const requestId = request.id;
+  if (services.drain?.draining) return refuseWhileDraining(reply, codec, requestId);
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
   if (!resolved) return;
   if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count'))) return;

@@ -5,11 +5,14 @@
  * embedded mode or with TOLLGATE_CONSUMERS=in-process, the consumers in the same process on the
  * same engines, on a worker thread of their own so they never hold up requests (consumer-thread.ts
  * running consumers/start-consumer-pipeline.ts; chdb allows one process per data dir, so they
- * share the console's analytics engine and, without Redis, the gateway's memory state store). SIGINT/SIGTERM shut down in order: stop taking
- * requests, flush events, stop consumers, close engines. Invalid configuration stops start-up
- * with every problem listed (exit code 2).
+ * share the console's analytics engine and, without Redis, the gateway's memory state store). SIGINT/SIGTERM shut down in order: drain
+ * (readiness 503 and new requests refused at once, requests in flight get TOLLGATE_DRAIN_TIMEOUT_MS,
+ * start-gateway-node.ts), flush events, stop the consumers (their batch in hand is finished and
+ * committed), close the engines, exit 0; a second signal exits at once (128 + the signal's
+ * number). Invalid configuration stops start-up with every problem listed (exit code 2).
  */
 import { mkdirSync } from 'node:fs';
+import { constants } from 'node:os';
 import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/consumer-batching.ts';
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
@@ -59,22 +62,38 @@ async function main(): Promise<void> {
   // One registry for the process: the gateway's families, the process metrics and the consumer thread's, merged per scrape.
   const metrics = config.metricsPath === false ? undefined : new GatewayMetrics({ processMetrics: true });
   const node = await startGatewayNode(config, { logger, ...(tracing ? { instrument: tracing.instrumentApp } : {}), eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), ...(metrics ? { metrics } : {}) }, log);
-  const consumers = inProcessConsumers && analytics ? await startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
+  // The consumer thread starts (migrations, chdb) while the node already serves: a signal meanwhile still drains the node.
+  const consumersStarting = inProcessConsumers && analytics ? startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
+  exitOnSignals(log, [() => node.stop(), () => tracing?.shutdown(), async () => (await consumersStarting)?.stop(), () => analytics?.close(), () => sessionStore.close(), () => responseStore.close(), () => eventLog.close(), () => limiter.close(), () => state.close()]);
+  const consumers = await consumersStarting;
   if (consumers) metrics?.addSource(() => consumers.metrics());
-  const shutdown = async (): Promise<void> => {
-    await node.stop();
-    await tracing?.shutdown();
-    await consumers?.stop();
-    await analytics?.close();
-    await sessionStore.close();
-    await responseStore.close();
-    await eventLog.close();
-    await limiter.close();
-    await state.close();
+}
+
+/**
+ * On the first SIGINT/SIGTERM runs `steps` in order (the node's drain and stop first, then the
+ * consumers, then the engines) and exits 0, or 1 when a step throws; a second signal exits at once
+ * with 128 + the signal's number, without finishing the drain.
+ */
+function exitOnSignals(log: GatewayNodeLog, steps: ReadonlyArray<() => Promise<unknown> | undefined>): void {
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    if (stopping) {
+      log('warn', 'shutdown: second signal; exiting at once without finishing the drain', { signal });
+      process.exit(128 + constants.signals[signal]);
+    }
+    stopping = true;
+    log('info', 'shutdown: signal received', { signal });
+    try {
+      for (const step of steps) await step();
+    } catch (error) {
+      log('error', 'shutdown: closing failed', { reason: (error as Error).message });
+      process.exit(1);
+    }
+    log('info', 'shutdown: complete');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
 }
 
 void main().catch((error: unknown) => {

@@ -1,7 +1,8 @@
 /**
  * Runs the real entry point, `infra/processes/tollgate-server.ts`, in a child process — in demo mode (no config file:
  * the mock channel and the demo key) or with `TOLLGATE_CONFIG` — and waits for its address: the demo's "running at"
- * banner, or the "Tollgate listening" log line (printed at LOG_LEVEL info and below).
+ * banner, the "Tollgate listening" log line (printed at LOG_LEVEL info and below), or the console-admin notice a
+ * first start on a fresh data dir prints.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,10 @@ export interface GatewayProcess {
   output(): string;
   /** SIGTERM, then SIGKILL after 10 s; resolves once it exited. */
   stop(): Promise<void>;
+  /** Sends `signal` to the process (e.g. SIGTERM to watch its drain). */
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when the process exited: its exit code, or the signal that ended it. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -51,6 +56,7 @@ export interface GatewayProcess {
 export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<GatewayProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // no address: nothing will stop it later
@@ -58,7 +64,7 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): 
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const address = /running at (http:\/\/[\d.]+:\d+)/.exec(output)?.[1] ?? listeningAddressIn(output);
+      const address = /running at (http:\/\/[\d.]+:\d+)/.exec(output)?.[1] ?? listeningAddressIn(output) ?? /Sign in at (http:\/\/[\d.]+:\d+)\/console\//.exec(output)?.[1];
       if (address) {
         clearTimeout(timer);
         resolve(address);
@@ -75,5 +81,7 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): 
     origin,
     output: () => output,
     stop: () => stopChildProcess(child, 10_000),
+    kill: (signal) => void child.kill(signal),
+    exited,
   };
 }
