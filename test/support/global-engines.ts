@@ -16,6 +16,7 @@ import { infraEnvironment, layoutFromEnvironment, layoutVariables, missingPackag
 import { dockerAnswers, startEngineContainers } from './engine-containers.ts';
 import { ENGINES_MISSING_VARIABLE, type EngineName } from './engines.ts';
 import { freePorts } from './free-port.ts';
+import { warmUpGroupCoordinators } from './kafka-warm-up.ts';
 
 const INFRA_ENGINE: Record<EngineName, InfraEngine> = { REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse', KAFKA_BROKERS: 'kafka' };
 const VARIABLES = Object.keys(INFRA_ENGINE) as EngineName[];
@@ -57,6 +58,7 @@ async function startProcesses(missing: EngineName[]): Promise<Teardown | undefin
   };
   try {
     started = await startEngines(layout, names);
+    if (started.includes('kafka')) await warmUpGroupCoordinators([infraEnvironment(layout).KAFKA_BROKERS]);
   } catch (error) {
     started = names;
     await teardown();
@@ -74,6 +76,7 @@ export default async function setup(): Promise<Teardown | undefined> {
   if (await dockerAnswers()) {
     const containers = await startEngineContainers(missing);
     Object.assign(process.env, containers.environment);
+    if (containers.environment.KAFKA_BROKERS) await warmUpGroupCoordinators(containers.environment.KAFKA_BROKERS.split(','));
     return containers.stop;
   }
   return startProcesses(missing);
