@@ -4,6 +4,8 @@
  * under `/v1beta/models/…`), answering with `generateMockResponse`. It reuses the inbound codecs,
  * which render exactly what official SDKs accept — so the mock is also a faithful upstream.
  * Behaviour comes from the path prefix `/b/<behaviour>` (mock-behaviour.ts) and prompt directives.
+ * Every answer names itself with an `x-request-id: mockreq_…` header, as OpenAI's API does
+ * (https://platform.openai.com/docs/api-reference/debugging-requests).
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
@@ -35,9 +37,10 @@ async function serveGeneration(codec: InboundCodec, request: FastifyRequest, rep
   if (failStatus !== undefined) return sendError(codec, reply, mockFailure(failStatus));
   const response = generateMockResponse(canonical, canonical.model);
   const context: EncodeContext = { requestId: generateId('req_'), model: canonical.model, request: canonical, rawRequest: request.body as Record<string, unknown>, createdAt: Math.floor(Date.now() / 1000) };
-  if (!canonical.stream) return void reply.type('application/json').send(JSON.stringify(codec.encodeResponse(response, context)));
+  const upstreamRequestId = generateId('mockreq_');
+  if (!canonical.stream) return void reply.header('x-request-id', upstreamRequestId).type('application/json').send(JSON.stringify(codec.encodeResponse(response, context)));
   reply.hijack();
-  reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': upstreamRequestId });
   const encoder = codec.createStreamEncoder(context);
   const delay = directives.slowMs ?? behaviour.chunkDelayMs;
   for (const event of responseToStreamEvents(response, 12)) {

@@ -149,6 +149,21 @@ describe.each(
     expect(rows.filter((r) => r.model === 'alias-model').every((r) => r.upstream_model === 'chat-model')).toBe(true);
   });
 
+  it("carries the gateway's request id and the upstream's own id into every row", async () => {
+    await eventually(() => countRows('consumption_log'), sent);
+    const rows = await system.analytics.query<{ request_id: string; channel_id: string; upstream_request_id: string }>('SELECT request_id, channel_id, upstream_request_id FROM consumption_log FINAL');
+    const byId = new Map(rows.map((row) => [row.request_id, row]));
+    for (const outcome of system.outcomes.slice(0, sent)) {
+      const row = byId.get(outcome.requestId);
+      expect(row, outcome.requestId).toBeDefined();
+      expect(row?.upstream_request_id).toBe(outcome.upstreamRequestId ?? '');
+    }
+    // The mock upstream names every answer it served (x-request-id: mockreq_…).
+    const served = rows.filter((row) => row.channel_id === 'steady');
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.every((row) => /^mockreq_[0-9a-f]{24}$/.test(row.upstream_request_id))).toBe(true);
+  });
+
   it('keeps spend counters equal to the billed lines', async () => {
     await eventually(() => countRows('billing_lines'), sent - 1);
     const lines = await system.analytics.query<{ cost: string }>('SELECT toString(cost_usd) AS cost FROM billing_lines FINAL');
