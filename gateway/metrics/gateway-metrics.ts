@@ -6,14 +6,17 @@
  * and live streams by the client route (serve-client-request.ts). The event log's publisher and the
  * control-plane lag are read when scraped.
  *
- * Hot path: each (format, model, channel, status) combination gets one bundle of label children the
- * first time it is seen, found again with one Map lookup on a joined key. Label values are bounded:
+ * Hot path: each (format, model, channel, status) combination gets one bundle of counter cells and
+ * histogram children the first time it is seen, found again with one Map lookup on a joined key;
+ * counters and gauges are plain additions (metric-cells.ts), only the two histograms go through
+ * prom-client per request. Label values are bounded:
  * formats, configured models and channels (a model no channel serves counts as `none`), error kinds
  * and HTTP statuses; never a key, a user or free text.
  */
-import { AggregatorRegistry, collectDefaultMetrics, Registry, type Counter, type Gauge, type Histogram } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Registry, type Histogram } from 'prom-client';
 import type { ClientFormat } from '../canonical/formats.ts';
 import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
+import type { MetricCell } from './metric-cells.ts';
 import { createOutcomeFamilies, type OutcomeFamilies } from './outcome-families.ts';
 import type { AdmissionLimit } from '../policy/admit-request.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
@@ -39,21 +42,21 @@ export interface GatewayMetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** The label children one (format, model, channel, status) combination records into. */
+/** The cells and histogram children one (format, model, channel, status) combination records into. */
 interface OutcomeSeries {
-  readonly requests: Counter.Internal;
+  readonly requests: MetricCell;
   readonly duration: Histogram.Internal<'format' | 'model'>;
   readonly timeToFirstToken: Histogram.Internal<'format' | 'model'>;
-  readonly inputTokens: Counter.Internal;
-  readonly outputTokens: Counter.Internal;
-  readonly cachedTokens: Counter.Internal;
-  readonly reasoningTokens: Counter.Internal;
+  readonly inputTokens: MetricCell;
+  readonly outputTokens: MetricCell;
+  readonly cachedTokens: MetricCell;
+  readonly reasoningTokens: MetricCell;
 }
 
-/** The counters one failed attempt (channel, error kind) increments. */
+/** The counters one failed attempt (channel, error kind) adds to. */
 interface FailureSeries {
-  readonly failovers: Counter.Internal;
-  readonly upstreamErrors: Counter.Internal;
+  readonly failovers: MetricCell;
+  readonly upstreamErrors: MetricCell;
 }
 
 /** The gateway's registry and what records into it; one per app. */
@@ -63,8 +66,8 @@ export class GatewayMetrics {
   private readonly families: OutcomeFamilies;
   private readonly outcomeSeries = new Map<string, OutcomeSeries>();
   private readonly failureSeries = new Map<string, FailureSeries>();
-  private readonly refusalSeries = new Map<string, Counter.Internal>();
-  private readonly liveStreamSeries = new Map<ClientFormat, Gauge.Internal<'format'>>();
+  private readonly refusalSeries = new Map<string, MetricCell>();
+  private readonly liveStreamSeries = new Map<ClientFormat, MetricCell>();
   private readonly sources: MetricsSource[] = [];
 
   constructor(options: GatewayMetricsOptions = {}) {
@@ -75,21 +78,21 @@ export class GatewayMetrics {
   /** Records one finished request (the outcome sink calls it once per accepted request). Never throws. */
   recordOutcome(outcome: ExchangeOutcome): void {
     const series = this.seriesOf(outcome);
-    series.requests.inc();
+    series.requests.value += 1;
     series.duration.observe(outcome.latencyMs / 1000);
     if (outcome.stream && outcome.ttfbMs !== undefined && outcome.status === 'completed') series.timeToFirstToken.observe(outcome.ttfbMs / 1000);
     const usage = outcome.usage;
     if (usage) {
-      if (usage.input.total > 0) series.inputTokens.inc(usage.input.total);
-      if (usage.output.total > 0) series.outputTokens.inc(usage.output.total);
-      if (usage.input.cacheRead > 0) series.cachedTokens.inc(usage.input.cacheRead);
-      if (usage.output.reasoning > 0) series.reasoningTokens.inc(usage.output.reasoning);
+      series.inputTokens.value += usage.input.total;
+      series.outputTokens.value += usage.output.total;
+      series.cachedTokens.value += usage.input.cacheRead;
+      series.reasoningTokens.value += usage.output.reasoning;
     }
     // Every failed attempt is listed, the last one too (without a next channel: no failover then).
     for (const failed of outcome.failovers) {
       const failure = this.failureOf(failed.channelId, failed.errorKind);
-      failure.upstreamErrors.inc();
-      if (failed.nextChannelId !== undefined) failure.failovers.inc();
+      failure.upstreamErrors.value += 1;
+      if (failed.nextChannelId !== undefined) failure.failovers.value += 1;
     }
     if (outcome.errorKind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
   }
@@ -98,18 +101,18 @@ export class GatewayMetrics {
   recordRefusal(format: ClientFormat, limit: AdmissionLimit | 'channel'): void {
     const key = `${format}|${limit}`;
     let child = this.refusalSeries.get(key);
-    if (!child) this.refusalSeries.set(key, (child = this.families.refusals.labels(format, limit)));
-    child.inc();
+    if (!child) this.refusalSeries.set(key, (child = this.families.refusals.cell({ format, limit })));
+    child.value += 1;
   }
 
   /** A streamed request was admitted; pair with streamClosed. */
   streamOpened(format: ClientFormat): void {
-    this.liveStreamsOf(format).inc();
+    this.liveStreamsOf(format).value += 1;
   }
 
   /** A streamed request finished, however it ended. */
   streamClosed(format: ClientFormat): void {
-    this.liveStreamsOf(format).dec();
+    this.liveStreamsOf(format).value -= 1;
   }
 
   /** Reads the publisher's queue, spool and connection at each scrape (EventLog.status()). */
@@ -155,26 +158,26 @@ export class GatewayMetrics {
   private newOutcomeSeries(format: ClientFormat, model: string, channel: string, status: string): OutcomeSeries {
     const { requests, duration, timeToFirstToken, tokens } = this.families;
     return {
-      requests: requests.labels(format, model, channel, status),
+      requests: requests.cell({ format, model, channel, status }),
       duration: duration.labels(format, model),
       timeToFirstToken: timeToFirstToken.labels(format, model),
-      inputTokens: tokens.labels(model, channel, 'input'),
-      outputTokens: tokens.labels(model, channel, 'output'),
-      cachedTokens: tokens.labels(model, channel, 'cached'),
-      reasoningTokens: tokens.labels(model, channel, 'reasoning'),
+      inputTokens: tokens.cell({ model, channel, type: 'input' }),
+      outputTokens: tokens.cell({ model, channel, type: 'output' }),
+      cachedTokens: tokens.cell({ model, channel, type: 'cached' }),
+      reasoningTokens: tokens.cell({ model, channel, type: 'reasoning' }),
     };
   }
 
   private failureOf(channel: string, kind: string): FailureSeries {
     const key = `${channel}|${kind}`;
     let series = this.failureSeries.get(key);
-    if (!series) this.failureSeries.set(key, (series = { failovers: this.families.failovers.labels(channel, kind), upstreamErrors: this.families.upstreamErrors.labels(kind, channel) }));
+    if (!series) this.failureSeries.set(key, (series = { failovers: this.families.failovers.cell({ channel, kind }), upstreamErrors: this.families.upstreamErrors.cell({ kind, channel }) }));
     return series;
   }
 
-  private liveStreamsOf(format: ClientFormat): Gauge.Internal<'format'> {
-    let child = this.liveStreamSeries.get(format);
-    if (!child) this.liveStreamSeries.set(format, (child = this.families.liveStreams.labels(format)));
-    return child;
+  private liveStreamsOf(format: ClientFormat): MetricCell {
+    let cell = this.liveStreamSeries.get(format);
+    if (!cell) this.liveStreamSeries.set(format, (cell = this.families.liveStreams.cell({ format })));
+    return cell;
   }
 }

@@ -3,8 +3,9 @@
  * Metrics), registered on one prom-client Registry. Gauges read at scrape time get their `collect`
  * here (https://github.com/siimon/prom-client#gauge, "collect").
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { PublisherStatus } from '../../schemas/event-log/event-log.ts';
+import { MetricCells } from './metric-cells.ts';
 
 /** Request latency buckets, seconds: a cached answer to a long reasoning stream. */
 const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -13,14 +14,14 @@ const FIRST_TOKEN_BUCKETS_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15
 
 /** The families and the two scrape-time hooks. */
 export interface OutcomeFamilies {
-  readonly requests: Counter<'format' | 'model' | 'channel' | 'status'>;
+  readonly requests: MetricCells<'format' | 'model' | 'channel' | 'status'>;
   readonly duration: Histogram<'format' | 'model'>;
   readonly timeToFirstToken: Histogram<'format' | 'model'>;
-  readonly tokens: Counter<'model' | 'channel' | 'type'>;
-  readonly upstreamErrors: Counter<'kind' | 'channel'>;
-  readonly failovers: Counter<'channel' | 'kind'>;
-  readonly refusals: Counter<'format' | 'limit'>;
-  readonly liveStreams: Gauge<'format'>;
+  readonly tokens: MetricCells<'model' | 'channel' | 'type'>;
+  readonly upstreamErrors: MetricCells<'kind' | 'channel'>;
+  readonly failovers: MetricCells<'channel' | 'kind'>;
+  readonly refusals: MetricCells<'format' | 'limit'>;
+  readonly liveStreams: MetricCells<'format'>;
   /** The publisher gauges read `status` at each scrape. */
   watchPublisher(status: () => PublisherStatus): void;
   /** The control-plane lag gauge awaits `lag` at each scrape (a rejection keeps the last value). */
@@ -44,14 +45,14 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
     },
   });
   return {
-    requests: new Counter({ name: 'tollgate_requests_total', help: 'Accepted requests by client format, model, serving channel and HTTP status.', labelNames: ['format', 'model', 'channel', 'status'], registers }),
+    requests: new MetricCells(registry, 'counter', { name: 'tollgate_requests_total', help: 'Accepted requests by client format, model, serving channel and HTTP status.', labelNames: ['format', 'model', 'channel', 'status'] }),
     duration: new Histogram({ name: 'tollgate_request_duration_seconds', help: 'From request arrival to the last byte sent.', labelNames: ['format', 'model'], buckets: DURATION_BUCKETS_SECONDS, registers }),
     timeToFirstToken: new Histogram({ name: 'tollgate_time_to_first_token_seconds', help: 'Completed streams: from request arrival to the first byte of the answer sent.', labelNames: ['format', 'model'], buckets: FIRST_TOKEN_BUCKETS_SECONDS, registers }),
-    tokens: new Counter({ name: 'tollgate_tokens_total', help: 'Tokens by model, channel and type (input, output, cached = input read from cache, reasoning = part of output).', labelNames: ['model', 'channel', 'type'], registers }),
-    upstreamErrors: new Counter({ name: 'tollgate_upstream_errors_total', help: 'Failed upstream attempts by error kind and channel.', labelNames: ['kind', 'channel'], registers }),
-    failovers: new Counter({ name: 'tollgate_failovers_total', help: 'Attempts left for the next channel, by the channel left and why.', labelNames: ['channel', 'kind'], registers }),
-    refusals: new Counter({ name: 'tollgate_admission_refusals_total', help: 'Requests refused by a gateway limit or quota (or a closed store-outage policy), by client format and limit.', labelNames: ['format', 'limit'], registers }),
-    liveStreams: new Gauge({ name: 'tollgate_live_streams', help: 'Streamed requests admitted and not finished.', labelNames: ['format'], registers }),
+    tokens: new MetricCells(registry, 'counter', { name: 'tollgate_tokens_total', help: 'Tokens by model, channel and type (input, output, cached = input read from cache, reasoning = part of output).', labelNames: ['model', 'channel', 'type'] }),
+    upstreamErrors: new MetricCells(registry, 'counter', { name: 'tollgate_upstream_errors_total', help: 'Failed upstream attempts by error kind and channel.', labelNames: ['kind', 'channel'] }),
+    failovers: new MetricCells(registry, 'counter', { name: 'tollgate_failovers_total', help: 'Attempts left for the next channel, by the channel left and why.', labelNames: ['channel', 'kind'] }),
+    refusals: new MetricCells(registry, 'counter', { name: 'tollgate_admission_refusals_total', help: 'Requests refused by a gateway limit or quota (or a closed store-outage policy), by client format and limit.', labelNames: ['format', 'limit'] }),
+    liveStreams: new MetricCells(registry, 'gauge', { name: 'tollgate_live_streams', help: 'Streamed requests admitted and not finished.', labelNames: ['format'] }),
     watchPublisher(status) {
       publisherStatus = status;
     },

@@ -15,7 +15,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ConsumerMetrics } from '../../../consumers/metrics/consumer-metrics.ts';
-import { serveMetricsHttp, type MetricsServer } from '../../../consumers/metrics/serve-metrics-http.ts';
+import { metricsListenFromEnv, serveMetricsHttp, type MetricsServer } from '../../../consumers/metrics/serve-metrics-http.ts';
 import { startConsumerPipeline, type RunningConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
 import { buildApp } from '../../../gateway/app.ts';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
@@ -327,3 +327,36 @@ describe('lags and cost', () => {
     expect(sampleSum(merged, 'tollgate_requests_total', { model: 'chat-model', channel: 'steady', status: '200' })).toBeGreaterThan(0);
   }, 90_000);
 });
+
+describe('where /metrics is served', () => {
+  const steady = { channels: [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'] }] };
+
+  it('moves with TOLLGATE_METRICS_PATH and is gone with `off`', async () => {
+    const moved = await startTestGateway(steady, { mockBaseUrl: mock.baseUrl }, { TOLLGATE_METRICS_PATH: '/internal/prometheus' });
+    const off = await startTestGateway(steady, { mockBaseUrl: mock.baseUrl }, { TOLLGATE_METRICS_PATH: 'off' });
+    try {
+      const text = await (await request(`${moved.origin}/internal/prometheus`)).body.text();
+      expect(text).toContain('# TYPE tollgate_requests_total counter');
+      expect((await request(`${moved.origin}/metrics`)).statusCode).toBe(404);
+      expect((await request(`${off.origin}/metrics`)).statusCode).toBe(404);
+    } finally {
+      await moved.close();
+      await off.close();
+    }
+  });
+
+  it("reads the consumers' listener from the environment", () => {
+    expect(metricsListenFromEnv({})).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(metricsListenFromEnv({ HOST: '0.0.0.0', TOLLGATE_METRICS_PORT: '0' })).toEqual({ host: '0.0.0.0', port: 0 });
+    expect(metricsListenFromEnv({ HOST: '0.0.0.0', TOLLGATE_METRICS_HOST: '10.0.0.5', TOLLGATE_METRICS_PORT: '9100' })).toEqual({ host: '10.0.0.5', port: 9100 });
+    expect(metricsListenFromEnv({ TOLLGATE_METRICS_PORT: 'off' })).toBeUndefined();
+    expect(() => metricsListenFromEnv({ TOLLGATE_METRICS_PORT: '70000' })).toThrow(/TOLLGATE_METRICS_PORT/);
+    expect(() => metricsListenFromEnv({ TOLLGATE_METRICS_PORT: 'abc' })).toThrow(/TOLLGATE_METRICS_PORT/);
+  });
+
+  it("the consumers' listener answers only GET /metrics", async () => {
+    expect((await request(`${consumerServer.address}/other`)).statusCode).toBe(404);
+    expect((await request(`${consumerServer.address}/metrics`, { method: 'POST', body: '' })).statusCode).toBe(405);
+  });
+});
+
