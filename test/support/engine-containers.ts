@@ -5,11 +5,12 @@
  * explicitly, so stopping and starting its container (kafka-control.ts) keeps the address.
  */
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
+import { pinnedKafkaVersion } from '../../infra/services.ts';
 import type { EngineName } from './engines.ts';
 import { freePort } from './free-port.ts';
 
-/** The Kafka image the tests run; the same version as infra/kafka/pom.xml. */
-export const KAFKA_IMAGE = 'apache/kafka:4.4.0';
+/** The Kafka image the tests run: the version infra/kafka/pom.xml pins. */
+export const KAFKA_IMAGE = `apache/kafka:${pinnedKafkaVersion()}`;
 
 /** Set by the global setup to the id of the Kafka container, for the outage tests. */
 export const KAFKA_CONTAINER_VARIABLE = 'TOLLGATE_TEST_KAFKA_CONTAINER';

@@ -16,10 +16,10 @@ import { ReadinessProbe } from '../../../gateway/lifecycle/readiness-probe.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../../schemas/state-store/state-store.ts';
-import { requireEngineUrl } from '../../support/engines.ts';
+import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
 import { freePort } from '../../support/free-port.ts';
 
-describe('readiness checks on real engines', () => {
+describe.skipIf(withoutEngines)('readiness checks on real engines', () => {
   const opened: Array<{ close(): Promise<void> }> = [];
   let eventLog: EventLog;
   let redis: StateStore;
