@@ -155,8 +155,9 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
    */
   const attempt = async <T>(command: (redis: R) => Promise<T>, timeoutMs: number): Promise<T> => {
     if (!everReady) {
-      if (client.status !== 'connecting' && client.status !== 'connect' && client.status !== 'wait') throw new Error(`Redis is not connected (${client.status})`);
-      await withDeadline(awaitFirstConnection(), Math.max(timeoutMs, FIRST_CONNECTION_TIMEOUT_MS));
+      const waiting = client.status === 'ready' ? warmUp() : client.status === 'connecting' || client.status === 'connect' || client.status === 'wait' ? awaitFirstConnection() : undefined;
+      if (!waiting) throw new Error(`Redis is not connected (${client.status})`);
+      await withDeadline(waiting, Math.max(timeoutMs, FIRST_CONNECTION_TIMEOUT_MS));
     }
     return withDeadline(command(client), timeoutMs);
   };

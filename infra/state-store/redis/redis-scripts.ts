@@ -19,7 +19,8 @@
  * field; then per record, in offset order, 4 values: offset (decimal), increment (nano-USD ≥ 0,
  * decimal string), the number (1-based) of its first counter, of its second counter (0 = none).
  * A record is added to each of its counters whose watermark is below its offset, all or nothing
- * within the call. Returns per record 1 (applied to some counter) or 0 (a redelivery or replay).
+ * within the call. Returns `{flags, before}`: per record 1 (applied to some counter) or 0 (a
+ * redelivery or replay), and per counter its watermark as read before the call ('' when none).
  * When a counter would overflow 64 bits, that record's increments in this call are undone, every
  * counter's watermark is set to the last record applied to it, and the error is returned: Redis
  * does not roll a script back, hence the explicit order.
@@ -27,10 +28,11 @@
 export const ADD_SPEND_LUA = `
 local field = ARGV[1]
 local counters = #KEYS / 2
-local marks, moved = {}, {}
+local marks, moved, before = {}, {}, {}
 for c = 1, counters do
   local mark = redis.call('HGET', KEYS[2 * c], field)
   marks[c] = mark and tonumber(mark) or -1
+  before[c] = mark or ''
 end
 local function flush()
   for c = 1, counters do
@@ -60,7 +62,18 @@ for i = 2, #ARGV, 4 do
   out[#out + 1] = #fresh > 0 and 1 or 0
 end
 flush()
-return out
+return {out, before}
+`;
+
+/**
+ * Takes back one record's increment from one counter (on a Redis Cluster, when the record's other
+ * counter refused it). KEYS: the counter, its applied hash. ARGV: the partition's field, the
+ * increment (nano-USD, decimal), the watermark to restore ('' = none). Returns 1.
+ */
+export const REVERT_SPEND_LUA = `
+redis.call('DECRBY', KEYS[1], ARGV[2])
+if ARGV[3] == '' then redis.call('HDEL', KEYS[2], ARGV[1]) else redis.call('HSET', KEYS[2], ARGV[1], ARGV[3]) end
+return 1
 `;
 
 /**

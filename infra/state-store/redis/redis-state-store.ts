@@ -11,11 +11,12 @@ import type { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
-import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA } from './redis-scripts.ts';
-import { appliedField, redisStateKeys, type RedisStateKeys } from './redis-state-keys.ts';
+import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA, REVERT_SPEND_LUA } from './redis-scripts.ts';
+import { applySpendBatch, type SpendScriptReply, type SpendScriptRunner } from './redis-spend-batch.ts';
+import { appliedField, redisStateKeys } from './redis-state-keys.ts';
+import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
 import { migrateUntaggedStateLayout } from './migrate-untagged-state-layout.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
-import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 export { redisStateKeys } from './redis-state-keys.ts';
@@ -43,52 +44,11 @@ type ScriptReply = Array<string | number | null>;
 
 /** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
 type ScriptedRedis = RedisClient & {
-  tollgateAddSpend(numKeys: number, ...args: string[]): Promise<number[]>;
+  tollgateAddSpend(numKeys: number, ...args: string[]): Promise<SpendScriptReply>;
+  tollgateRevertSpend(numKeys: number, ...args: string[]): Promise<number>;
   tollgateRecordObservation(numKeys: number, ...args: string[]): Promise<number>;
   tollgateReadHealth(numKeys: number, ...args: string[]): Promise<ScriptReply>;
 };
-
-/** One ADD_SPEND_LUA call: its KEYS, its ARGV, and the batch index of each of its records. */
-interface SpendScriptCall {
-  readonly keys: string[];
-  readonly args: string[];
-  readonly records: number[];
-  readonly counterNumbers: Map<string, number>;
-}
-
-/**
- * The script calls of one spend batch: one over every counter (`perCounter` false, a single
- * Redis: a record's key and user counters change together), or one per counter (a cluster: each
- * counter with its applied hash is one hash tag, one slot).
- */
-function spendScriptCalls(increments: ReadonlyArray<SpendIncrement>, keys: RedisStateKeys, perCounter: boolean): SpendScriptCall[] {
-  const field = appliedField((increments[0] as SpendIncrement).position);
-  const calls = new Map<string, SpendScriptCall>();
-  const callOf = (counter: string): SpendScriptCall => {
-    const id = perCounter ? counter : '';
-    let call = calls.get(id);
-    if (!call) calls.set(id, (call = { keys: [], args: [field], records: [], counterNumbers: new Map() }));
-    return call;
-  };
-  const numberIn = (call: SpendScriptCall, counter: string, applied: string): string => {
-    let number = call.counterNumbers.get(counter);
-    if (number === undefined) call.counterNumbers.set(counter, (number = call.keys.push(counter, applied) / 2));
-    return String(number);
-  };
-  increments.forEach((increment, index) => {
-    const offset = String(offsetOf(increment.position));
-    const amount = increment.costNanoUsd.toString();
-    const counters: Array<[string, string]> = [[keys.keySpend(increment.keyId), keys.keySpendApplied(increment.keyId)]];
-    if (increment.userId !== null) counters.push([keys.userSpend(increment.userId), keys.userSpendApplied(increment.userId)]);
-    const groups = perCounter ? counters.map((counter) => [counter]) : [counters];
-    for (const group of groups) {
-      const call = callOf(group[0]![0]);
-      call.args.push(offset, amount, ...group.map(([counter, applied]) => numberIn(call, counter, applied)), ...(group.length === 1 ? ['0'] : []));
-      call.records.push(index);
-    }
-  });
-  return [...calls.values()];
-}
 
 /**
  * Connects to Redis or a Redis Cluster (reconnecting on its own) and returns the StateStore over
@@ -109,6 +69,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   const cluster = isClusterClient(redis);
   const writeTimeoutMs = Math.max(WRITE_TIMEOUT_MS, guarded.commandTimeoutMs);
   redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
+  redis.defineCommand('tollgateRevertSpend', { lua: REVERT_SPEND_LUA });
   redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
@@ -129,22 +90,21 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     ));
   };
 
-  /** The batch as script calls, run concurrently (one on a single Redis); applied = records some counter took. */
+  const spendRunner: SpendScriptRunner = {
+    run: (call) => guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), writeTimeoutMs),
+    revert: async (counter, applied, field, amount, watermark) => void (await guarded.run((client) => client.tollgateRevertSpend(2, counter, applied, field, amount, watermark), writeTimeoutMs)),
+    read: (counters) => guarded.run((client) => Promise.all(counters.map((counter) => client.get(counter))), writeTimeoutMs),
+  };
+
+  /** The batch through applySpendBatch (redis-spend-batch.ts); an overflow becomes a RangeError. */
   const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
     assertSpendBatch(increments);
     if (increments.length === 0) return 0;
     await layout();
-    const calls = spendScriptCalls(increments, keys, cluster);
-    const applied = new Uint8Array(increments.length);
-    const run = async (call: SpendScriptCall): Promise<void> => {
-      const reply = await guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), writeTimeoutMs);
-      reply.forEach((flag, i) => void (flag === 1 && (applied[call.records[i] as number] = 1)));
-    };
-    await Promise.all(calls.map(run)).catch((error: unknown) => {
+    return applySpendBatch(increments, keys, cluster, spendRunner).catch((error: unknown) => {
       if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
       throw error;
     });
-    return applied.reduce((sum, flag) => sum + flag, 0);
   };
 
   return {
