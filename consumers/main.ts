@@ -10,6 +10,7 @@
  * (default HOST or 127.0.0.1, port 9464; `off` for none; metrics/serve-metrics-http.ts).
  */
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
+import { exitOnSignals } from '../infra/processes/exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../infra/logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching.ts';
 import type { ConsumerLog } from './run-consumers.ts';
@@ -42,16 +43,8 @@ async function main(): Promise<void> {
   const metricsServer = metricsListen ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType) : undefined;
   if (metricsServer) log('info', 'metrics listening', { address: `${metricsServer.address}/metrics` });
   log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: Boolean(settings.redisUrl), clickhouse: Boolean(settings.clickhouseUrl) });
-  const shutdown = async (): Promise<void> => {
-    await running.stop();
-    await metricsServer?.close();
-    await eventLog.close();
-    await state.close();
-    await analytics.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
+  // The batches in hand finish and commit their offsets before the engines close (a second signal exits at once).
+  exitOnSignals(log, [() => running.stop(), () => metricsServer?.close(), () => eventLog.close(), () => state.close(), () => analytics.close()]);
 }
 
 void main().catch((error: unknown) => {

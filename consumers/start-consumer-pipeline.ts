@@ -104,7 +104,9 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     controlPlane,
     groups,
     async stop() {
-      await Promise.all([running.stop(), audit?.stop(), follower.stop()]);
+      // The follower stops last: a batch in hand waiting for a price revision can still get it and commit.
+      await Promise.all([running.stop(), audit?.stop()]);
+      await follower.stop();
     },
   };
 }

@@ -12,7 +12,6 @@
  * number). Invalid configuration stops start-up with every problem listed (exit code 2).
  */
 import { mkdirSync } from 'node:fs';
-import { constants } from 'node:os';
 import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/consumer-batching.ts';
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
@@ -21,6 +20,7 @@ import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
 import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
 import { startConsumerThread } from './consumer-thread.ts';
+import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, type LogFormat } from '../logging/process-logger.ts';
 import { startTracing } from '../telemetry/start-tracing.ts';
 
@@ -67,33 +67,6 @@ async function main(): Promise<void> {
   exitOnSignals(log, [() => node.stop(), () => tracing?.shutdown(), async () => (await consumersStarting)?.stop(), () => analytics?.close(), () => sessionStore.close(), () => responseStore.close(), () => eventLog.close(), () => limiter.close(), () => state.close()]);
   const consumers = await consumersStarting;
   if (consumers) metrics?.addSource(() => consumers.metrics());
-}
-
-/**
- * On the first SIGINT/SIGTERM runs `steps` in order (the node's drain and stop first, then the
- * consumers, then the engines) and exits 0, or 1 when a step throws; a second signal exits at once
- * with 128 + the signal's number, without finishing the drain.
- */
-function exitOnSignals(log: GatewayNodeLog, steps: ReadonlyArray<() => Promise<unknown> | undefined>): void {
-  let stopping = false;
-  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
-    if (stopping) {
-      log('warn', 'shutdown: second signal; exiting at once without finishing the drain', { signal });
-      process.exit(128 + constants.signals[signal]);
-    }
-    stopping = true;
-    log('info', 'shutdown: signal received', { signal });
-    try {
-      for (const step of steps) await step();
-    } catch (error) {
-      log('error', 'shutdown: closing failed', { reason: (error as Error).message });
-      process.exit(1);
-    }
-    log('info', 'shutdown: complete');
-    process.exit(0);
-  };
-  process.on('SIGINT', (signal) => void shutdown(signal));
-  process.on('SIGTERM', (signal) => void shutdown(signal));
 }
 
 void main().catch((error: unknown) => {

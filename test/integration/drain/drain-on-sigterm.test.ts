@@ -3,9 +3,10 @@
  * on its embedded engines): /readyz turns 503 at once, new requests are refused with 503 in their
  * own format, a stream that ends before the drain deadline completes normally, streams that would
  * never end are ended at the deadline with their format's error event (the SDKs' iterators throw,
- * nothing hangs), the process exits 0, and each request is recorded once — the cut ones billed
- * with usage `partial`. The fake upstream streams OpenAI Chat chunks: model `endless` never ends on
- * its own, model `brief` ends after BRIEF_CHUNKS chunks.
+ * nothing hangs), a non-streamed request still waiting at the deadline gets the 503 error answer,
+ * the process exits 0, and each request is recorded once — the cut streams billed with usage
+ * `partial`. The fake upstream streams OpenAI Chat chunks: model `endless` never ends on its own,
+ * model `brief` ends after BRIEF_CHUNKS chunks; a non-streamed request is never answered.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -30,17 +31,26 @@ const CHUNK_INTERVAL_MS = 100;
 let upstream: Server;
 let gateway: GatewayProcess;
 let dataDir = '';
+/** Non-streamed requests the upstream received (and never answers). */
+let unansweredJson = 0;
 
 function chunk(model: string, delta: Record<string, unknown>, finishReason: string | null = null): string {
   return `data: ${JSON.stringify({ id: 'chatcmpl-drain', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
 }
 
-/** OpenAI Chat streaming: `endless` sends a chunk every CHUNK_INTERVAL_MS until the gateway hangs up; `brief` ends after BRIEF_CHUNKS. */
+/**
+ * OpenAI Chat streaming: `endless` sends a chunk every CHUNK_INTERVAL_MS until the gateway hangs
+ * up; `brief` ends after BRIEF_CHUNKS. A non-streamed request is never answered.
+ */
 function serveChat(request: IncomingMessage, response: ServerResponse): void {
   let body = '';
   request.on('data', (data: Buffer) => (body += data.toString()));
   request.on('end', () => {
-    const model = (JSON.parse(body) as { model: string }).model;
+    const { model, stream } = JSON.parse(body) as { model: string; stream?: boolean };
+    if (stream !== true) {
+      unansweredJson += 1;
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(chunk(model, { role: 'assistant', content: '' }));
     let sent = 0;
@@ -118,6 +128,11 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     await chatIterator.next();
     await messagesIterator.next();
     const brief = await openai.chat.completions.create({ model: 'brief', messages: [{ role: 'user', content: 'short' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+    const waitingJson = openai.chat.completions.create({ model: 'endless', messages: [{ role: 'user', content: 'no stream' }] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await expect.poll(() => unansweredJson).toBe(1);
 
     gateway.kill('SIGTERM');
     await expect.poll(async () => (await fetch(`${gateway.origin}/readyz`)).status, { timeout: 5000 }).toBe(503);
@@ -152,14 +167,18 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     expect(messagesResult.error).toBeInstanceOf(Anthropic.APIError);
     expect((messagesResult.error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
 
+    const jsonError = await waitingJson;
+    expect(jsonError).toBeInstanceOf(OpenAI.APIError);
+    expect(jsonError).toMatchObject({ status: 503, error: { type: 'server_error', message: expect.stringContaining('drain deadline') } });
+
     const exit = await gateway.exited;
     expect(exit).toEqual({ code: 0, signal: null });
 
-    const events = await recordedEvents(3);
+    const events = await recordedEvents(4);
     const completed = events.flatMap((e) => (e.type === 'RequestCompleted' ? [e.event] : []));
     const usage = events.flatMap((e) => (e.type === 'UsageRecorded' ? [e.event] : []));
-    // The refusals reached no channel: only the three streams are recorded, each once.
-    expect(completed).toHaveLength(3);
+    // The refusals reached no channel: only the four accepted requests are recorded, each once.
+    expect(completed).toHaveLength(4);
     const ids = { chat: endlessChat.response.headers.get('x-request-id'), messages: endlessMessages.response.headers.get('x-request-id'), brief: brief.response.headers.get('x-request-id') };
     for (const id of [ids.chat, ids.messages]) {
       const record = completed.find((c) => c.requestId === id);
@@ -167,6 +186,7 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
       expect(record?.usage.outputTokens).toBeGreaterThan(0);
       expect(usage.filter((u) => u.requestId === id)).toEqual([expect.objectContaining({ usageSource: 'partial', channelId: 'slow-chat' })]);
     }
+    expect(completed.filter((c) => !Object.values(ids).includes(c.requestId))).toEqual([expect.objectContaining({ stream: false, status: 'failed', errorKind: 'shutting-down', httpStatus: 503 })]);
     expect(completed.find((c) => c.requestId === ids.brief)).toMatchObject({ status: 'completed', errorKind: null, usage: { usageSource: 'reported', outputTokens: BRIEF_CHUNKS } });
   }, 60_000);
 });
