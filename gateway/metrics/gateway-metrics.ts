@@ -138,11 +138,16 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
-  /** Every family as Prometheus text, with the added sources merged in (a source that fails is left out). */
+  /**
+   * Every family as Prometheus text, with the added sources merged in (a source that fails is left
+   * out). The sources are combined with prom-client's AggregatorRegistry.aggregate and merged with
+   * this registry as it is (aggregating it too would drop its `omit` metrics, such as the start time);
+   * a source's families must therefore not repeat this registry's.
+   */
   async render(): Promise<string> {
     if (this.sources.length === 0) return this.registry.metrics();
-    const snapshots = await Promise.all([this.registry.getMetricsAsJSON(), ...this.sources.map((source) => source().catch(() => []))]);
-    return AggregatorRegistry.aggregate(snapshots).metrics();
+    const snapshots = await Promise.all(this.sources.map((source) => source().catch(() => [])));
+    return Registry.merge([this.registry, AggregatorRegistry.aggregate(snapshots)]).metrics();
   }
 
   private seriesOf(outcome: ExchangeOutcome): OutcomeSeries {

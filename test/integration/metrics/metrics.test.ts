@@ -324,6 +324,7 @@ describe('lags and cost', () => {
     const merged = await until(scrapeGateway, (samples) => sampleSum(samples, 'tollgate_consumer_lag', { group: 'tollgate.ledger', topic: 'tollgate.requests' }) === 0 && (sampleSum(samples, 'tollgate_cost_usd_total', { model: 'chat-model' }) ?? 0) > 0);
     // One family each: the merge adds the thread's families, it does not repeat the gateway's.
     expect(merged.filter((s) => s.name === 'process_cpu_seconds_total')).toHaveLength(1);
+    expect(sampleSum(merged, 'process_start_time_seconds')).toBeGreaterThan(0);
     expect(sampleSum(merged, 'tollgate_requests_total', { model: 'chat-model', channel: 'steady', status: '200' })).toBeGreaterThan(0);
   }, 90_000);
 });
