@@ -69,6 +69,12 @@ describe('loadConfig', () => {
     ]));
   });
 
+  it('reads TOLLGATE_DRAIN_TIMEOUT_MS (default 30 000 ms) and names it when it is not a whole number of ms', () => {
+    expect(loadConfig({}).drainTimeoutMs).toBe(30_000);
+    expect(loadConfig({ TOLLGATE_DRAIN_TIMEOUT_MS: '2000' }).drainTimeoutMs).toBe(2000);
+    for (const value of ['soon', '-1', '1.5']) expect(problemsOf({ TOLLGATE_DRAIN_TIMEOUT_MS: value })).toEqual([expect.stringMatching(/^env TOLLGATE_DRAIN_TIMEOUT_MS: /)]);
+  });
+
   it('reports an unreadable or unparsable file', () => {
     expect(problemsOf({ TOLLGATE_CONFIG: '/nonexistent/tollgate.yaml' })[0]).toMatch(/cannot read/);
     expect(problemsOf({ TOLLGATE_CONFIG: writeConfig('bad.yaml', 'channels: [\n  - id: x\n') })[0]).toMatch(/not valid YAML/);
