@@ -19,7 +19,7 @@ import type { Redis } from 'ioredis';
 import type { RedisStateKeys } from './redis-state-keys.ts';
 
 /** The version the marker holds once the layout is hash-tagged. */
-const TAGGED_LAYOUT_VERSION = '2';
+export const TAGGED_LAYOUT_VERSION = '2';
 
 /** Keys asked per SCAN step (https://redis.io/docs/latest/commands/scan/, "The COUNT option"). */
 const SCAN_COUNT = 1000;

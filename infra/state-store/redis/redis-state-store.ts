@@ -15,7 +15,7 @@ import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA, REVERT_SPEND_LU
 import { applySpendBatch, type SpendScriptReply, type SpendScriptRunner } from './redis-spend-batch.ts';
 import { appliedField, redisStateKeys } from './redis-state-keys.ts';
 import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
-import { migrateUntaggedStateLayout } from './migrate-untagged-state-layout.ts';
+import { migrateUntaggedStateLayout, TAGGED_LAYOUT_VERSION } from './migrate-untagged-state-layout.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
@@ -57,7 +57,8 @@ type ScriptedRedis = RedisClient & {
  * (default 100 ms); getChannelHealth: 500 ms; the consumers' writes: 2000 ms — and at once while
  * the circuit breaker is open (guarded-redis.ts); a consumer then redelivers. addSpend rejects with
  * RangeError when a counter would pass 2^63 − 1 nano-USD. On a single Redis the first call first
- * migrates the untagged layout (migrate-untagged-state-layout.ts; once, up to 300 000 ms).
+ * reads the layout marker and, when it is missing, migrates the untagged layout
+ * (migrate-untagged-state-layout.ts; once, up to 300 000 ms).
  * @throws Error (at once) on a cluster when `keyPrefix` contains a brace
  */
 export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
@@ -75,19 +76,21 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
 
   let layoutReady = cluster;
   let migration: Promise<void> | undefined;
-  /** undefined once the layout is current; else the (shared) migration to wait for. */
+  /** Reads the layout marker (request-path deadline); migrates under the long deadline only when it is missing. */
+  const migrateOnce = async (): Promise<void> => {
+    if ((await guarded.run((client) => client.get(keys.layoutVersion))) !== TAGGED_LAYOUT_VERSION) {
+      const moved = await guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS);
+      if (moved.counters + moved.channels + moved.watermarks > 0) options.log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
+    }
+    layoutReady = true;
+  };
+  /** undefined once the layout is current; else the (shared) check or migration to wait for. */
   const layout = (): Promise<void> | undefined => {
     if (layoutReady) return undefined;
-    return (migration ??= guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS).then(
-      (moved) => {
-        layoutReady = true;
-        if (moved.counters + moved.channels + moved.watermarks > 0) options.log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
-      },
-      (error: unknown) => {
-        migration = undefined;
-        throw error;
-      },
-    ));
+    return (migration ??= migrateOnce().catch((error: unknown) => {
+      migration = undefined;
+      throw error;
+    }));
   };
 
   const spendRunner: SpendScriptRunner = {

@@ -205,7 +205,7 @@ describe.skipIf(withoutEngines)('channel limits across two gateway nodes (shared
     expect(await lastOutcome(b, 'm-shared', 1)).toMatchObject({ channelId: 'shared-spare', attempts: 1, failovers: [] });
     const admin = new Redis(redisUrl);
     try {
-      expect(await admin.get(`${prefix}rl:channel:shared-limited:tokens`)).toMatch(/^\d+:\d+:100000$/);
+      expect(await admin.get(`${prefix}rl:{channel:shared-limited}:tokens`)).toMatch(/^\d+:\d+:100000$/);
     } finally {
       await admin.quit();
     }
