@@ -74,7 +74,7 @@ export interface PipelineReport {
   readonly redisBytesPer1000Requests: number | null;
   /** Growth of the number of the run's Redis keys per 1,000 measured requests; null when not measured. */
   readonly redisKeysPer1000Requests: number | null;
-  /** The same two figures per kind of key (e.g. `applied:spend`, `health:ok`), when measured. */
+  /** The same two figures per kind of key (e.g. `spend:key:applied`, `health:ok`), when measured. */
   readonly redisPer1000RequestsByKind?: Readonly<Record<string, { readonly keys: number; readonly bytes: number }>>;
   /** The run's keys and their bytes after the measured phase (all requests, warm-up included), when measured. */
   readonly redisAfterRun?: { readonly keys: number; readonly bytes: number };

@@ -7,8 +7,8 @@
  * (INFO used_memory would include them).
  *
  * Also reads two progress marks of the consumers that write there, so a caller can wait until
- * they are done: the sum of the `spend:key:*` counters (billing) and the newest `lastAt` of the
- * `health:state:*` hashes (health), and single counters by key name (e.g. one key's spend while
+ * they are done: the sum of the key spend counters `spend:{key:<id>}` (billing) and the newest
+ * `lastAt` of the `health:{<channel>}:state` hashes (health), and single counters by key name (e.g. one key's spend while
  * a backlog drains). Key layout: schemas/state-store/REDIS-KEYS.md.
  */
 import { Redis } from 'ioredis';
@@ -26,11 +26,11 @@ export interface RedisFootprint {
   readonly keys: number;
   /** Sum of `MEMORY USAGE <key> SAMPLES 0` over them, bytes. */
   readonly bytes: number;
-  /** Per kind: the first two `:`-separated segments after the prefix, e.g. `applied:spend`, `health:ok`. */
+  /** Per kind (redisKeyKind), e.g. `spend:key`, `spend:key:applied`, `health:ok`. */
   readonly byKind: Readonly<Record<string, RedisKindFootprint>>;
-  /** Sum of the `spend:key:*` counters, nano-USD as a decimal string ('0' when none). */
+  /** Sum of the key spend counters (kind `spend:key`), nano-USD as a decimal string ('0' when none). */
   readonly spendNanoUsd: string;
-  /** Newest `lastAt` over the `health:state:*` hashes, ms since epoch (0 when none). */
+  /** Newest `lastAt` over the health state hashes (kind `health:state`), ms since epoch (0 when none). */
   readonly healthLastAtMs: number;
 }
 
@@ -43,7 +43,7 @@ export interface RedisFootprintReader {
    * health lastAt) and returns the later one. @throws Error when none are after `timeoutMs`
    */
   settle(timeoutMs: number, quietMs?: number): Promise<RedisFootprint>;
-  /** Full names of the keys of `kind` under the prefix (e.g. `spend:key` → `<prefix>spend:key:*`), sorted. */
+  /** Full names of the keys of `kind` (redisKeyKind) under the prefix (e.g. `spend:key` → every `<prefix>spend:{key:<id>}`), sorted. */
   keysOfKind(kind: string): Promise<string[]>;
   /** Sum of the integer counters `keys` (full names; absent keys count 0), as a decimal string — nano-USD for `spend:*` keys. */
   sumCounters(keys: ReadonlyArray<string>): Promise<string>;
@@ -54,9 +54,17 @@ const SCAN_COUNT = 1000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The kind of `key` under `prefix`: its first two segments (ids may contain `:`, kinds do not). */
+/**
+ * The kind of `key` under `prefix` (REDIS-KEYS.md): for a hash-tagged key its namespace, the
+ * entity kind of a spend tag (`key`, `user`) and the part after the tag, e.g. `spend:key`,
+ * `spend:user:applied`, `health:ok`, `rl:tokens`; otherwise its first two segments
+ * (`console:session`, `response:<keyId>`, `layout`).
+ */
 export function redisKeyKind(prefix: string, key: string): string {
-  return key.slice(prefix.length).split(':').slice(0, 2).join(':');
+  const rest = key.slice(prefix.length);
+  const tagged = /^([^:{]+):\{(?:(key|user):)?/.exec(rest);
+  if (!tagged) return rest.split(':').slice(0, 2).join(':');
+  return [tagged[1], tagged[2], /\}:([a-z]+)$/.exec(rest)?.[1]].filter(Boolean).join(':');
 }
 
 const sameFootprint = (a: RedisFootprint, b: RedisFootprint): boolean =>
@@ -143,9 +151,9 @@ export async function openRedisFootprint(redisUrl: string, prefix: string): Prom
       const found: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}${kind}:*`, 'COUNT', SCAN_COUNT);
+        const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}${kind.split(':')[0]}:*`, 'COUNT', SCAN_COUNT);
         cursor = next;
-        found.push(...batch);
+        found.push(...batch.filter((key) => redisKeyKind(prefix, key) === kind));
       } while (cursor !== '0');
       return [...new Set(found)].sort();
     },
