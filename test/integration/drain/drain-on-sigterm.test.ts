@@ -5,8 +5,9 @@
  * never end are ended at the deadline with their format's error event (the SDKs' iterators throw,
  * nothing hangs), a non-streamed request still waiting at the deadline gets the 503 error answer,
  * the process exits 0, and each request is recorded once — the cut streams billed with usage
- * `partial`. The fake upstream streams OpenAI Chat chunks: model `endless` never ends on its own,
- * model `brief` ends after BRIEF_CHUNKS chunks; a non-streamed request is never answered.
+ * `partial`; a second signal ends the process at once. The fake upstream streams OpenAI Chat
+ * chunks: model `endless` never ends on its own, model `brief` ends after BRIEF_CHUNKS chunks; a
+ * non-streamed request is never answered.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -30,7 +31,10 @@ const CHUNK_INTERVAL_MS = 100;
 
 let upstream: Server;
 let gateway: GatewayProcess;
+/** A second gateway, for the second-signal case. */
+let impatient: GatewayProcess | undefined;
 let dataDir = '';
+let gatewayEnv: NodeJS.ProcessEnv = {};
 /** Non-streamed requests the upstream received (and never answers). */
 let unansweredJson = 0;
 
@@ -91,12 +95,13 @@ beforeAll(async () => {
   const configPath = join(dataDir, 'tollgate.json');
   const channel = { id: 'slow-chat', provider: 'openai', protocol: 'openai-chat', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: 'upstream-key', models: ['endless', 'brief'] };
   writeFileSync(configPath, JSON.stringify({ channels: [channel], keys: [{ name: 'drain', key: API_KEY }] }));
-  const env = { ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath, TOLLGATE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) };
-  gateway = await spawnGateway(env, 60_000);
+  gatewayEnv = { ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath, TOLLGATE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) };
+  gateway = await spawnGateway(gatewayEnv, 60_000);
 }, 90_000);
 
 afterAll(async () => {
   await gateway?.stop();
+  await impatient?.stop();
   upstream?.closeAllConnections();
   await new Promise((resolve) => upstream?.close(resolve));
 });
@@ -188,5 +193,19 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     }
     expect(completed.filter((c) => !Object.values(ids).includes(c.requestId))).toEqual([expect.objectContaining({ stream: false, status: 'failed', errorKind: 'shutting-down', httpStatus: 503 })]);
     expect(completed.find((c) => c.requestId === ids.brief)).toMatchObject({ status: 'completed', errorKind: null, usage: { usageSource: 'reported', outputTokens: BRIEF_CHUNKS } });
+  }, 60_000);
+
+  it('exits at once on a second signal, without waiting for the drain deadline', async () => {
+    impatient = await spawnGateway({ ...gatewayEnv, TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-drain-')), TOLLGATE_DRAIN_TIMEOUT_MS: '600000' }, 60_000);
+    const openai = new OpenAI({ apiKey: API_KEY, baseURL: `${impatient.origin}/v1`, maxRetries: 0 });
+    const endless = await openai.chat.completions.create({ model: 'endless', messages: [{ role: 'user', content: 'go on' }], stream: true });
+    const iterator = endless[Symbol.asyncIterator]();
+    await iterator.next();
+    impatient.kill('SIGTERM');
+    await expect.poll(async () => (await fetch(`${impatient!.origin}/readyz`)).status, { timeout: 5000 }).toBe(503);
+    impatient.kill('SIGTERM');
+    // 128 + SIGTERM (15): the drain was not finished, the stream was cut with the connection.
+    expect(await impatient.exited).toEqual({ code: 143, signal: null });
+    expect((await drainStream({ [Symbol.asyncIterator]: () => iterator }, (c) => c.choices[0]?.delta.content ?? '')).error).toBeDefined();
   }, 60_000);
 });
