@@ -1,14 +1,15 @@
 /**
  * The state-store port: spend counters for quota checks and channel health for
- * routing. Adapters: Redis (ioredis, Lua for atomic idempotent updates; used when REDIS_URL is
- * set) and in-process memory.
+ * routing. Adapters: Redis (ioredis, Lua for atomic idempotent updates; used when REDIS_URL or
+ * REDIS_CLUSTER_NODES is set) and in-process memory.
  *
  * Exactly-once effect without time windows: every write carries the log position of the record it
- * comes from (topic, partition, offset). Per partition the store keeps one watermark, the highest
- * offset applied, in the same atomic step as the write; a write at or below the watermark is a
- * redelivery or a replay and changes nothing. Consumers read a partition in offset order, so this
- * is exact however old the replayed records are, and the memory it takes is one small value per
- * partition, not one per event.
+ * comes from (topic, partition, offset). Per partition the store keeps a watermark, the highest
+ * offset applied (the Redis adapter keeps one per partition and entity, counter or channel, so
+ * that each write stays in one Redis Cluster slot), in the same atomic step as the write; a write
+ * at or below the watermark is a redelivery or a replay and changes nothing. Consumers read a
+ * partition in offset order, so this is exact however old the replayed records are, and the
+ * memory it takes is one small value per partition (and entity), not one per event.
  *
  * Outage: while its engine cannot answer in time, an adapter rejects with
  * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
@@ -98,7 +99,7 @@ export interface StateStore {
   addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean>;
   /**
    * `addSpend` for the increments of ONE partition, in offset order, in one atomic step (one
-   * round trip): each increment at or below the watermark is skipped, the others are added in
+   * round trip; on a Redis Cluster one atomic step per counter, sent together): each increment at or below the watermark is skipped, the others are added in
    * order and the watermark moves to the last one applied.
    * @returns how many increments were applied
    * @throws RangeError before anything changes when an increment is malformed or the increments
