@@ -16,7 +16,11 @@
  * on a cluster.
  */
 import type { Redis } from 'ioredis';
+import type { GuardedRedis, StateStoreLog } from './guarded-redis.ts';
 import type { RedisStateKeys } from './redis-state-keys.ts';
+
+/** Deadline of the one-time migration, ms. */
+const MIGRATION_TIMEOUT_MS = 300_000;
 
 /** The version the marker holds once the layout is hash-tagged. */
 export const TAGGED_LAYOUT_VERSION = '2';
@@ -120,4 +124,29 @@ export async function migrateUntaggedStateLayout(client: Redis, prefix: string, 
   if (watermarks.names.length > 0) await client.del(...watermarks.names);
   await client.set(keys.layoutVersion, TAGGED_LAYOUT_VERSION);
   return { counters, channels, watermarks: watermarks.names.length };
+}
+
+/**
+ * The gate every call of a single Redis's state store passes first: returns undefined once the
+ * layout is current, else the shared promise of the check (the marker GET, under the request-path
+ * deadline) and, when the marker is missing, of the migration (up to 300 000 ms), logged when it
+ * moved anything. A failed check or migration is tried again by the next call.
+ */
+export function untaggedLayoutGate(guarded: GuardedRedis, prefix: string, keys: RedisStateKeys, log?: StateStoreLog): () => Promise<void> | undefined {
+  let ready = false;
+  let pending: Promise<void> | undefined;
+  const migrateOnce = async (): Promise<void> => {
+    if ((await guarded.run((client) => client.get(keys.layoutVersion))) !== TAGGED_LAYOUT_VERSION) {
+      const moved = await guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS);
+      if (moved.counters + moved.channels + moved.watermarks > 0) log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
+    }
+    ready = true;
+  };
+  return () => {
+    if (ready) return undefined;
+    return (pending ??= migrateOnce().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
+  };
 }

@@ -18,7 +18,7 @@
  */
 import { admissionCells, assertLimitUnits, decideAdmission, decideGroupedAdmission, parseTat, type GcraCell, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
-import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
@@ -63,57 +63,79 @@ function clockArg(now: number | undefined): string {
   return now === undefined ? '' : String(Math.floor(now));
 }
 
+/** ARGV tail of ADMIT_LUA / SETTLE_LUA after the clock: per cell its limit and `amountOf(cell)` (cost or delta). */
+function cellArgs(cells: ReadonlyArray<GcraCell>, amountOf: (cell: GcraCell) => number): string[] {
+  return cells.flatMap((cell) => [String(cell.limit), String(amountOf(cell))]);
+}
+
+/** The stored TATs in an ADMIT_LUA reply (entries 3…), one per cell. */
+function storedTats(cells: ReadonlyArray<GcraCell>, reply: ReadonlyArray<string | number>): Array<GcraTat | null> {
+  return cells.map((cell, i) => parseTat(String(reply[i + 2] ?? ''), cell.limit));
+}
+
+/** The scripts over the cells of one slot, for a cluster's admissions and settlements. */
+interface SlotScripts {
+  /** ADMIT_LUA: the script's verdict, the stored TATs it read and its node's clock (ms). */
+  admit(cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<{ allowed: boolean; stored: Array<GcraTat | null>; now: number }>;
+  /** SETTLE_LUA with a delta (units) per cell. */
+  settle(cells: ReadonlyArray<GcraCell>, deltaOf: (cell: GcraCell) => number, now: number | undefined): Promise<void>;
+}
+
+/** SlotScripts on `guarded` for keys under `prefix`. */
+function slotScriptsOf(guarded: GuardedRedis<ScriptedRedis>, prefix: string): SlotScripts {
+  const keysOf = (cells: ReadonlyArray<GcraCell>): string[] => cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
+  return {
+    async admit(cells, now) {
+      const keys = keysOf(cells);
+      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)));
+      return { allowed: Number(reply[0]) === 1, stored: storedTats(cells, reply), now: Number(reply[1]) };
+    },
+    async settle(cells, deltaOf, now) {
+      const keys = keysOf(cells);
+      await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...cellArgs(cells, deltaOf)));
+    },
+  };
+}
+
+/** A cluster's admission: one ADMIT_LUA per scope, concurrently; when refused, the scopes that charged are released. */
+async function admitAcrossSlots(cells: ReadonlyArray<GcraCell>, now: number | undefined, scripts: SlotScripts): Promise<Admission> {
+  const cellsAt = (indexes: ReadonlyArray<number>): GcraCell[] => indexes.map((i) => cells[i] as GcraCell);
+  const groups = await Promise.all(scopeGroups(cells).map(async (indexes) => ({ indexes, ...(await scripts.admit(cellsAt(indexes), now)) })));
+  const decided = decideGroupedAdmission(cells, groups);
+  if (groups.some((group, g) => group.allowed !== decided.groupAllowed[g])) throw scriptDisagreement();
+  if (!decided.admission.allowed) {
+    const charged = groups.filter((group) => group.allowed);
+    await Promise.all(charged.map((group) => scripts.settle(cellsAt(group.indexes), (cell) => -cell.cost, group.now)));
+  }
+  return decided.admission;
+}
+
 /**
- * Connects to Redis (reconnecting on its own) and returns the RateLimiter over it (contract:
- * rate-limiter.ts). While Redis is unreachable or slower than the deadline (`outage`, default
- * 100 ms) calls reject with StateStoreUnavailableError within that deadline, and at once while the
- * circuit breaker is open (guarded-redis.ts).
+ * Connects to Redis or a Redis Cluster (reconnecting on its own) and returns the RateLimiter over
+ * it (contract: rate-limiter.ts). While Redis is unreachable or slower than the deadline
+ * (`outage`, default 100 ms) calls reject with StateStoreUnavailableError within that deadline, and
+ * at once while the circuit breaker is open (guarded-redis.ts).
  * @throws RangeError (from admit/settle) on a negative, non-integer or > 1e9 limit or token count.
+ * @throws Error (at once) on a cluster when `keyPrefix` contains a brace
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? 'tollgate:';
   if (options.cluster) assertClusterKeyPrefix(prefix);
   const guarded = openGuardedRedis<ScriptedRedis>({ ...redisEndpointOf(options), role: 'rate limiter', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
-  const redis = guarded.client;
-  const cluster = isClusterClient(redis);
-  redis.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
-  redis.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
-
-  /** One ADMIT_LUA call over `cells` (one slot): the script's verdict, the stored TATs it read and its clock. */
-  const admitCells = async (cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<{ allowed: boolean; stored: Array<GcraTat | null>; now: number }> => {
-    const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
-    const args = cells.flatMap((cell) => [String(cell.limit), String(cell.cost)]);
-    const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...args));
-    return { allowed: Number(reply[0]) === 1, stored: cells.map((cell, i) => parseTat(String(reply[i + 2] ?? ''), cell.limit)), now: Number(reply[1]) };
-  };
-
-  /** SETTLE_LUA over `cells` (one slot) with a delta per cell, at `now`. */
-  const settleCells = async (cells: ReadonlyArray<GcraCell>, deltaOf: (cell: GcraCell) => number, now: number | undefined): Promise<void> => {
-    const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
-    const args = cells.flatMap((cell) => [String(cell.limit), String(deltaOf(cell))]);
-    await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...args));
-  };
-
-  /** A cluster's admission: one script per scope, concurrently; when refused, the scopes that charged are released. */
-  const admitAcrossSlots = async (cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<Admission> => {
-    const groups = await Promise.all(scopeGroups(cells).map(async (indexes) => ({ indexes, ...(await admitCells(indexes.map((i) => cells[i] as GcraCell), now)) })));
-    const decided = decideGroupedAdmission(cells, groups);
-    if (groups.some((group, g) => group.allowed !== decided.groupAllowed[g])) throw scriptDisagreement();
-    if (!decided.admission.allowed) {
-      const charged = groups.filter((group) => group.allowed);
-      await Promise.all(charged.map((group) => settleCells(group.indexes.map((i) => cells[i] as GcraCell), (cell) => -cell.cost, group.now)));
-    }
-    return decided.admission;
-  };
+  const cluster = isClusterClient(guarded.client);
+  guarded.client.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
+  guarded.client.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
+  const scripts = slotScriptsOf(guarded, prefix);
 
   return {
     async admit(scopes: ReadonlyArray<LimitScope>, tokens: number, now?: number): Promise<Admission> {
       const cells = admissionCells(scopes, tokens);
       if (cells.length === 0) return { allowed: true, retryAfterMs: 0, states: [] };
-      if (cluster) return admitAcrossSlots(cells, now);
-      const reply = await admitCells(cells, now);
-      const decision = decideAdmission(cells, reply.stored, reply.now);
-      if (decision.admission.allowed !== reply.allowed) throw scriptDisagreement();
+      if (cluster) return admitAcrossSlots(cells, now, scripts);
+      const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
+      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)));
+      const decision = decideAdmission(cells, storedTats(cells, reply), Number(reply[1]));
+      if (decision.admission.allowed !== (Number(reply[0]) === 1)) throw scriptDisagreement();
       return decision.admission;
     },
 
@@ -122,8 +144,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       assertLimitUnits(actual, 'actual tokens');
       const cells = admissionCells(scopes, 0).filter((cell) => cell.kind === 'tokens' && cell.limit > 0);
       if (cells.length === 0 || actual === reserved) return;
-      if (!cluster) return settleCells(cells, () => actual - reserved, now);
-      await Promise.all(scopeGroups(cells).map((indexes) => settleCells(indexes.map((i) => cells[i] as GcraCell), () => actual - reserved, now)));
+      if (!cluster) return scripts.settle(cells, () => actual - reserved, now);
+      await Promise.all(scopeGroups(cells).map((indexes) => scripts.settle(indexes.map((i) => cells[i] as GcraCell), () => actual - reserved, now)));
     },
 
     close: () => guarded.close(),

@@ -7,15 +7,14 @@
  * entity, sent concurrently (pipelined per node). Key layout, TTLs and the upgrade from the
  * untagged layout: REDIS-KEYS.md.
  */
-import type { Redis } from 'ioredis';
 import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
-import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
+import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA, REVERT_SPEND_LUA } from './redis-scripts.ts';
 import { applySpendBatch, type SpendScriptReply, type SpendScriptRunner } from './redis-spend-batch.ts';
 import { appliedField, redisStateKeys } from './redis-state-keys.ts';
 import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
-import { migrateUntaggedStateLayout, TAGGED_LAYOUT_VERSION } from './migrate-untagged-state-layout.ts';
+import { untaggedLayoutGate } from './migrate-untagged-state-layout.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
@@ -34,8 +33,6 @@ export interface RedisStateStoreOptions extends RedisEndpoint {
 const WRITE_TIMEOUT_MS = 2000;
 /** Deadline of the health read that routing refreshes in the background, ms. */
 const HEALTH_READ_TIMEOUT_MS = 500;
-/** Deadline of the one-time migration from the untagged layout, ms. */
-const MIGRATION_TIMEOUT_MS = 300_000;
 
 /** TTL of a channel's state hash after its last observation, ms (7 days). */
 export const CHANNEL_STATE_TTL_MS = 604_800_000;
@@ -74,30 +71,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   redis.defineCommand('tollgateRecordObservation', { lua: RECORD_OBSERVATION_LUA });
   redis.defineCommand('tollgateReadHealth', { lua: READ_HEALTH_LUA, readOnly: true });
 
-  let layoutReady = cluster;
-  let migration: Promise<void> | undefined;
-  /** Reads the layout marker (request-path deadline); migrates under the long deadline only when it is missing. */
-  const migrateOnce = async (): Promise<void> => {
-    if ((await guarded.run((client) => client.get(keys.layoutVersion))) !== TAGGED_LAYOUT_VERSION) {
-      const moved = await guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS);
-      if (moved.counters + moved.channels + moved.watermarks > 0) options.log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
-    }
-    layoutReady = true;
-  };
-  /** undefined once the layout is current; else the (shared) check or migration to wait for. */
-  const layout = (): Promise<void> | undefined => {
-    if (layoutReady) return undefined;
-    return (migration ??= migrateOnce().catch((error: unknown) => {
-      migration = undefined;
-      throw error;
-    }));
-  };
-
-  const spendRunner: SpendScriptRunner = {
-    run: (call) => guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), writeTimeoutMs),
-    revert: async (counter, applied, field, amount, watermark) => void (await guarded.run((client) => client.tollgateRevertSpend(2, counter, applied, field, amount, watermark), writeTimeoutMs)),
-    read: (counters) => guarded.run((client) => Promise.all(counters.map((counter) => client.get(counter))), writeTimeoutMs),
-  };
+  const layout = cluster ? () => undefined : untaggedLayoutGate(guarded, prefix, keys, options.log);
+  const spendRunner = spendRunnerOf(guarded, writeTimeoutMs);
 
   /** The batch through applySpendBatch (redis-spend-batch.ts); an overflow becomes a RangeError. */
   const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
@@ -148,6 +123,15 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     },
 
     close: () => guarded.close(),
+  };
+}
+
+/** The commands applySpendBatch needs, on `guarded` under the writes' deadline. */
+function spendRunnerOf(guarded: GuardedRedis<ScriptedRedis>, timeoutMs: number): SpendScriptRunner {
+  return {
+    run: (call) => guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), timeoutMs),
+    revert: async (counter, applied, field, amount, watermark) => void (await guarded.run((client) => client.tollgateRevertSpend(2, counter, applied, field, amount, watermark), timeoutMs)),
+    read: (counters) => guarded.run((client) => Promise.all(counters.map((counter) => client.get(counter))), timeoutMs),
   };
 }
 
