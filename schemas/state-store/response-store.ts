@@ -6,7 +6,7 @@
  * (as if unknown). Records live for the store's retention (default 30 days: "Response objects
  * are saved for 30 days by default", https://platform.openai.com/docs/guides/conversation-state)
  * and are then forgotten.
- * Adapters: Redis (REDIS_URL; every gateway node sees the same records; key layout in
+ * Adapters: Redis (REDIS_URL or REDIS_CLUSTER_NODES; every gateway node sees the same records; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openResponseStore`
  * (infra/open-adapters.ts).
  *

@@ -1,7 +1,7 @@
 /**
  * The console session store port: who is signed in, keyed by a digest of the session
  * cookie's random token (sha256 hex — never the token itself, so a dump of the store signs nobody
- * in). Adapters: Redis (REDIS_URL; every gateway node sees the same sessions; key layout in
+ * in). Adapters: Redis (REDIS_URL or REDIS_CLUSTER_NODES; every gateway node sees the same sessions; key layout in
  * REDIS-KEYS.md) and in-process memory (embedded mode). Chosen by `openSessionStore`
  * (infra/open-adapters.ts).
  *

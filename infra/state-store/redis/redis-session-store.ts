@@ -1,5 +1,5 @@
 /**
- * The Redis session store (REDIS_URL): one string key per session holding the session as JSON,
+ * The Redis session store (REDIS_URL or REDIS_CLUSTER_NODES): one string key per session holding the session as JSON,
  * with a PX expiry — `SET … PX` to store, `GETEX … PX` to read and slide in one command (Redis ≥
  * 6.2), `DEL` to sign out. Key layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the
  * prefix sees the same sessions.
