@@ -19,8 +19,10 @@ export const redisClusterSkipReason: string | undefined = (() => {
     assertRedisClusterTools();
     return undefined;
   } catch (error) {
-    const reason = `Redis Cluster suites skipped: ${(error as Error).message}`;
-    if (process.env.CI === 'true') throw new Error(`${reason} (CI=true: the cluster suites must run)`);
+    const missing = (error as Error).message;
+    if (process.env.CI === 'true') throw new Error(`Redis Cluster suites cannot run with CI=true: ${missing}`);
+    const reason = `Redis Cluster suites skipped: ${missing}`;
+    console.warn(reason);
     return reason;
   }
 })();
