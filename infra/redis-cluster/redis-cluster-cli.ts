@@ -1,5 +1,5 @@
 /**
- * `npx tsx infra/redis-cluster/redis-cluster-cli.ts [--masters 3]`: starts a local Redis Cluster
+ * `npm run infra:redis-cluster [-- --masters 3]`: starts a local Redis Cluster
  * (start-redis-cluster.ts) on free loopback ports, prints the line to export
  * (`REDIS_CLUSTER_NODES=127.0.0.1:…,…`) and the nodes' PIDs, and runs until SIGINT or SIGTERM,
  * then stops the nodes it started and deletes their directory. Exit codes: 0 stopped, 1 start-up
