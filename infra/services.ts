@@ -283,6 +283,18 @@ export async function stopEngines(layout: EngineLayout, names: readonly EngineNa
   for (const name of [...names].reverse()) await down(layout, name);
 }
 
+/**
+ * Kills the named engines of a layout at once (SIGKILL, by recorded PID), synchronously: for a
+ * process `exit` handler, where nothing asynchronous runs any more. Their data is not flushed.
+ */
+export function killEnginesNow(layout: EngineLayout, names: readonly EngineName[]): void {
+  for (const name of names) {
+    const pid = recordedPid(layout, name);
+    if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(pidFile(layout, name), { force: true });
+  }
+}
+
 /** Runs `up`/`down`/`env` on the command line's layout, for all engines or the ones named after the verb. */
 export async function runInfraCommand(verb: string, names: string[]): Promise<void> {
   const layout = layoutFromEnvironment();

@@ -10,9 +10,9 @@
  * sets TOLLGATE_TEST_ENGINES_MISSING, which makes the engine suites skip; with CI=true it throws.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { infraEnvironment, layoutFromEnvironment, layoutVariables, missingPackages, startEngines, stopEngines, type EngineLayout, type EngineName as InfraEngine } from '../../infra/services.ts';
+import { infraEnvironment, killEnginesNow, layoutFromEnvironment, layoutVariables, missingPackages, startEngines, stopEngines, type EngineLayout, type EngineName as InfraEngine } from '../../infra/services.ts';
 import { dockerAnswers, startEngineContainers } from './engine-containers.ts';
 import { ENGINES_MISSING_VARIABLE, type EngineName } from './engines.ts';
 import { freePorts } from './free-port.ts';
@@ -21,6 +21,7 @@ import { warmUpGroupCoordinators } from './kafka-warm-up.ts';
 const INFRA_ENGINE: Record<EngineName, InfraEngine> = { REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse', KAFKA_BROKERS: 'kafka' };
 const VARIABLES = Object.keys(INFRA_ENGINE) as EngineName[];
 const JAVA_NOTE = 'openjdk-17-jre-headless';
+const EXIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 type Teardown = () => Promise<void>;
 
@@ -43,6 +44,28 @@ function engineSuitesSkipped(reason: string): undefined {
   return undefined;
 }
 
+/**
+ * Ctrl-C or a kill ends vitest without its teardown: then the layout's engines are killed
+ * (SIGKILL by recorded PID) and its directory removed, so they never outlive the run.
+ * @returns a function that removes these handlers (for the orderly teardown)
+ */
+function killOnAbruptExit(layout: EngineLayout, names: readonly InfraEngine[]): () => void {
+  const kill = (): void => {
+    killEnginesNow(layout, names);
+    rmSync(layout.stateDir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    kill();
+    if (process.listenerCount(signal) === 0) process.exit(128 + constants.signals[signal]);
+  };
+  process.once('exit', kill);
+  for (const signal of EXIT_SIGNALS) process.once(signal, onSignal);
+  return () => {
+    process.off('exit', kill);
+    for (const signal of EXIT_SIGNALS) process.off(signal, onSignal);
+  };
+}
+
 async function startProcesses(missing: EngineName[]): Promise<Teardown | undefined> {
   const names = missing.map((variable) => INFRA_ENGINE[variable]);
   const packages = missingPackages(names, layoutFromEnvironment());
@@ -50,17 +73,18 @@ async function startProcesses(missing: EngineName[]): Promise<Teardown | undefin
     const java = packages.includes(JAVA_NOTE) ? ' (Java 17 or newer)' : '';
     return engineSuitesSkipped(`no Docker engine answers and ${packages.join(', ')} ${packages.length > 1 ? 'are' : 'is'} missing: run \`apt-get install -y ${packages.join(' ')}\`${java}, or start Docker`);
   }
+  // Every engine of this fresh layout is this run's: teardown stops them all by their recorded PIDs.
   const layout = await runLayout();
-  let started: InfraEngine[] = [];
+  const disarm = killOnAbruptExit(layout, names);
   const teardown = async (): Promise<void> => {
-    await stopEngines(layout, started);
+    disarm();
+    await stopEngines(layout, names);
     rmSync(layout.stateDir, { recursive: true, force: true });
   };
   try {
-    started = await startEngines(layout, names);
-    if (started.includes('kafka')) await warmUpGroupCoordinators([infraEnvironment(layout).KAFKA_BROKERS]);
+    await startEngines(layout, names);
+    if (names.includes('kafka')) await warmUpGroupCoordinators([infraEnvironment(layout).KAFKA_BROKERS]);
   } catch (error) {
-    started = names;
     await teardown();
     throw error;
   }
