@@ -9,7 +9,7 @@
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
  * (default HOST or 127.0.0.1, port 9464; `off` for none; metrics/serve-metrics-http.ts).
  */
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore } from '../infra/open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, usesRedis } from '../infra/open-adapters.ts';
 import { exitOnSignals } from '../infra/processes/exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../infra/logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching.ts';
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   metrics.watchConsumerGroups(eventLog, running.groups);
   const metricsServer = metricsListen ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType) : undefined;
   if (metricsServer) log('info', 'metrics listening', { address: `${metricsServer.address}/metrics` });
-  log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: Boolean(settings.redisUrl), clickhouse: Boolean(settings.clickhouseUrl) });
+  log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: usesRedis(settings), clickhouse: Boolean(settings.clickhouseUrl) });
   // The batches in hand finish and commit their offsets before the engines close (a second signal exits at once).
   exitOnSignals(log, [() => running.stop(), () => metricsServer?.close(), () => eventLog.close(), () => state.close(), () => analytics.close()]);
 }
