@@ -94,6 +94,11 @@ async function startProcesses(missing: EngineName[]): Promise<Teardown | undefin
   return teardown;
 }
 
+/**
+ * vitest's global setup hook (see the module comment).
+ * @returns the teardown that stops what it started, or undefined when it started nothing
+ * @throws Error when an installed engine or a container does not start, or (CI=true) when none can be had
+ */
 export default async function setup(): Promise<Teardown | undefined> {
   const missing = VARIABLES.filter((variable) => !process.env[variable]?.trim());
   if (missing.length === 0) return undefined;
