@@ -94,7 +94,7 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, ...(metrics ? { metrics } : {}), drain, readiness, dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
-  app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
+  app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl || config.redisClusterNodes), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
   if (config.demo) {
     process.stdout.write(
       `\nTollgate is running at ${address} with the built-in demo channel (mock provider).\n` +
