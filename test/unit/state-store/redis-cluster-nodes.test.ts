@@ -13,7 +13,7 @@ describe('REDIS_CLUSTER_NODES', () => {
     expect(parseRedisClusterNodes('10.0.0.1:7000, redis-1.internal:7001,[::1]:7002')).toEqual({
       nodes: [{ host: '10.0.0.1', port: 7000 }, { host: 'redis-1.internal', port: 7001 }, { host: '::1', port: 7002 }],
     });
-    expect(parseRedisClusterNodes('rediss://app:p%40ss@r0:6379,r1:6379')).toEqual({ nodes: [{ host: 'r0', port: 6379 }, { host: 'r1', port: 6379 }], username: 'app', password: 'p@ss', tls: true });
+    expect(parseRedisClusterNodes('rediss://app:p%40ss@r0:7001,r1:7002')).toEqual({ nodes: [{ host: 'r0', port: 7001 }, { host: 'r1', port: 7002 }], username: 'app', password: 'p@ss', tls: true });
     expect(engineSettingsFromEnv({ REDIS_CLUSTER_NODES: 'a:1,b:2' }).redisCluster).toEqual({ nodes: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }] });
   });
 
