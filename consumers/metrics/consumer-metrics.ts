@@ -35,7 +35,7 @@ export class ConsumerMetrics {
     this.cost = new Counter({ name: 'tollgate_cost_usd_total', help: 'Cost of the usage billed, USD, by the priced upstream model (unpriced usage is not counted).', labelNames: ['model'], registers });
     const metrics = this;
     new Gauge({
-      name: 'tollgate_consumer_lag',
+      name: 'tollgate_consumer_lag_offsets',
       help: 'End offset minus the consumer group committed offset, per topic and partition (Kafka: records; file log: bytes).',
       labelNames: ['group', 'topic', 'partition'],
       registers,

@@ -65,11 +65,13 @@ export function headerValue(request: FastifyRequest, name: string): string | und
 
 /**
  * Answers 503 `shutting-down` in the codec's format with `Retry-After: 1` and `Connection: close`
- * (the client reconnects, through its load balancer, to another node). Not recorded.
+ * (the client reconnects, through its load balancer, to another node). Not recorded as a request;
+ * counted in the refusals metric as `shutting_down`.
  */
-function refuseWhileDraining(reply: FastifyReply, codec: InboundCodec, requestId: string): void {
+function refuseWhileDraining(services: ClientRouteServices, reply: FastifyReply, codec: InboundCodec, requestId: string): void {
   void reply.header('connection', 'close');
   sendErrorReply(reply, codec, shuttingDownRefusal(), requestId);
+  services.metrics?.recordRefusal(codec.format, 'shutting_down');
 }
 
 /** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
@@ -144,7 +146,7 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
   const requestId = request.id;
   const startedAt = Date.now();
   const drain = services.drain;
-  if (drain?.draining) return refuseWhileDraining(reply, codec, requestId);
+  if (drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
   drain?.enter();
   const departure = watchClientDeparture(request, reply);
   try {
@@ -218,7 +220,7 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
 /** Authenticates, decodes and answers one token-count request; `state` as for serveGeneration (no answer is kept). */
 export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver): Promise<void> {
   const requestId = request.id;
-  if (services.drain?.draining) return refuseWhileDraining(reply, codec, requestId);
+  if (services.drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
   if (!resolved) return;
   if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count'))) return;

@@ -97,8 +97,11 @@ export class GatewayMetrics {
     if (outcome.errorKind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
   }
 
-  /** Records an admission refusal (429 of a limit or quota, 503 of a closed store-outage policy). */
-  recordRefusal(format: ClientFormat, limit: AdmissionLimit | 'channel'): void {
+  /**
+   * Records a refusal: 429 of a limit or quota, 503 of a closed store-outage policy, 429 when every
+   * channel is at its limit (`channel`), or 503 of a draining node (`shutting_down`).
+   */
+  recordRefusal(format: ClientFormat, limit: AdmissionLimit | 'channel' | 'shutting_down'): void {
     const key = `${format}|${limit}`;
     let child = this.refusalSeries.get(key);
     if (!child) this.refusalSeries.set(key, (child = this.families.refusals.cell({ format, limit })));

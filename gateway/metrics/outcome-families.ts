@@ -37,7 +37,7 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
   new Gauge({ name: 'tollgate_event_log_spooled_records', help: 'Records waiting in the on-disk spool for the event log to come back.', registers, collect() { if (publisherStatus) this.set(publisherStatus().spooled); } });
   new Gauge({ name: 'tollgate_event_log_connected', help: '1 while the event-log publisher is connected, else 0.', registers, collect() { if (publisherStatus) this.set(publisherStatus().connected ? 1 : 0); } });
   new Gauge({
-    name: 'tollgate_control_plane_lag',
+    name: 'tollgate_control_plane_lag_offsets',
     help: "How far this node's config follower is behind the config topic's end, in offsets (Kafka: records; file log: bytes).",
     registers,
     async collect() {

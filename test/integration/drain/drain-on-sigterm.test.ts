@@ -156,6 +156,9 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     const refusedGemini = await fetch(`${gateway.origin}/v1beta/models/brief:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'late' }] }] }) });
     expect(refusedGemini.status).toBe(503);
     expect(await refusedGemini.json()).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
+    // The draining node still answers scrapes, and counts each refusal by its format.
+    const metrics = await (await fetch(`${gateway.origin}/metrics`)).text();
+    for (const format of ['openai-chat', 'anthropic-messages', 'gemini']) expect(metrics).toContain(`tollgate_admission_refusals_total{format="${format}",limit="shutting_down"} 1`);
 
     const briefResult = await drainStream(brief.data, (c) => c.choices[0]?.delta.content ?? '');
     expect(briefResult.error).toBeUndefined();

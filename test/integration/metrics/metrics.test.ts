@@ -292,26 +292,26 @@ describe('the gateway /metrics', () => {
 
 describe('lags and cost', () => {
   it('the control-plane lag rises while a config follower is stopped and falls once it resumes', async () => {
-    expect(sampleSum(await scrapeGateway(), 'tollgate_control_plane_lag')).toBe(0);
+    expect(sampleSum(await scrapeGateway(), 'tollgate_control_plane_lag_offsets')).toBe(0);
     await follower!.stop();
     await admin('POST', '/keys', { name: 'while-stopped' });
-    expect(sampleSum(await scrapeGateway(), 'tollgate_control_plane_lag')).toBeGreaterThan(0);
+    expect(sampleSum(await scrapeGateway(), 'tollgate_control_plane_lag_offsets')).toBeGreaterThan(0);
     follower = await startConfigFollower({ eventLog, projection: { applyBatch: () => undefined }, log: () => undefined, nodeId: FOLLOWER_ID });
-    await until(scrapeGateway, (samples) => sampleSum(samples, 'tollgate_control_plane_lag') === 0);
+    await until(scrapeGateway, (samples) => sampleSum(samples, 'tollgate_control_plane_lag_offsets') === 0);
   }, 60_000);
 
   it('the consumers count the cost billed, and their lag rises with unconsumed events and falls after', async () => {
     const ledger = { group: `${GROUP_PREFIX}ledger`, topic: 'tollgate.requests' };
-    const caughtUp = await until(scrapeConsumers, (samples) => sampleSum(samples, 'tollgate_consumer_lag', ledger) === 0 && (sampleSum(samples, 'tollgate_cost_usd_total', { model: 'chat-model' }) ?? 0) > 0);
+    const caughtUp = await until(scrapeConsumers, (samples) => sampleSum(samples, 'tollgate_consumer_lag_offsets', ledger) === 0 && (sampleSum(samples, 'tollgate_cost_usd_total', { model: 'chat-model' }) ?? 0) > 0);
     const cost = sampleSum(caughtUp, 'tollgate_cost_usd_total', { model: 'chat-model' })!;
     await pipeline!.stop();
     expect((await chat('chat-model')).status).toBe(200);
     await eventLog.flush();
     const behind = await scrapeConsumers();
-    expect(sampleSum(behind, 'tollgate_consumer_lag', ledger)).toBeGreaterThan(0);
-    expect(sampleSum(behind, 'tollgate_consumer_lag', { group: `${GROUP_PREFIX}billing`, topic: 'tollgate.usage' })).toBeGreaterThan(0);
+    expect(sampleSum(behind, 'tollgate_consumer_lag_offsets', ledger)).toBeGreaterThan(0);
+    expect(sampleSum(behind, 'tollgate_consumer_lag_offsets', { group: `${GROUP_PREFIX}billing`, topic: 'tollgate.usage' })).toBeGreaterThan(0);
     pipeline = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined, groupPrefix: GROUP_PREFIX, onCost: consumerMetrics.recordCost });
-    const after = await until(scrapeConsumers, (samples) => sampleSum(samples, 'tollgate_consumer_lag', ledger) === 0 && sampleSum(samples, 'tollgate_consumer_lag', { group: `${GROUP_PREFIX}billing` }) === 0);
+    const after = await until(scrapeConsumers, (samples) => sampleSum(samples, 'tollgate_consumer_lag_offsets', ledger) === 0 && sampleSum(samples, 'tollgate_consumer_lag_offsets', { group: `${GROUP_PREFIX}billing` }) === 0);
     expect(sampleSum(after, 'tollgate_cost_usd_total', { model: 'chat-model' })).toBeGreaterThan(cost);
   }, 90_000);
 
@@ -321,7 +321,7 @@ describe('lags and cost', () => {
     thread = await startConsumerThread({ settings, batching: { maxBatchSize: 500, maxBatchWaitMs: 0 }, state, analytics, log: () => undefined });
     gatewayMetrics.addSource(() => thread!.metrics());
     expect((await chat('chat-model')).status).toBe(200);
-    const merged = await until(scrapeGateway, (samples) => sampleSum(samples, 'tollgate_consumer_lag', { group: 'tollgate.ledger', topic: 'tollgate.requests' }) === 0 && (sampleSum(samples, 'tollgate_cost_usd_total', { model: 'chat-model' }) ?? 0) > 0);
+    const merged = await until(scrapeGateway, (samples) => sampleSum(samples, 'tollgate_consumer_lag_offsets', { group: 'tollgate.ledger', topic: 'tollgate.requests' }) === 0 && (sampleSum(samples, 'tollgate_cost_usd_total', { model: 'chat-model' }) ?? 0) > 0);
     // One family each: the merge adds the thread's families, it does not repeat the gateway's.
     expect(merged.filter((s) => s.name === 'process_cpu_seconds_total')).toHaveLength(1);
     expect(sampleSum(merged, 'process_start_time_seconds')).toBeGreaterThan(0);
