@@ -20,23 +20,27 @@ export const REDACTED = '[Redacted]';
 
 /** Request and response headers that carry credentials (every client format's key header, cookies), as path segments. */
 const SECRET_HEADERS = ['.authorization', '["proxy-authorization"]', '["x-api-key"]', '["x-goog-api-key"]', '["api-key"]', '.cookie', '["set-cookie"]'];
-/** Fields that hold credentials wherever they appear one level down (channel configs, console users, control-plane secrets). */
+/** Fields that hold credentials (channel configs, console users, control-plane secrets). */
 const SECRET_FIELDS = ['apiKey', 'password', 'passwordHash', 'masterKey', 'hmacSecret', 'adminToken', 'credential', 'cookie', 'cookies'];
-/** Fields holding a URL whose query may carry a Gemini `key` parameter. */
-const URL_FIELDS = ['url', 'req.url', '*.url'];
+/**
+ * Where a log line carries a request, an answer, an upstream call, a channel, a user or a config:
+ * the line itself and these objects in it. The paths are spelled out for each of them instead of
+ * a leading wildcard (`*.apiKey`): fast-redact walks every key of every line for a leading
+ * wildcard, which measured about 50 µs per `request completed` line against 4 µs without.
+ */
+const CARRIERS = ['', 'req.', 'res.', 'request.', 'response.', 'upstream.', 'channel.', 'user.', 'config.'];
 
 /**
- * Every path pino redacts: headers at `req.headers`, `headers` and one level down (`*.headers`),
- * the secret fields at the top and one level down, the Gemini `key` query parameter in parsed
- * queries, and logged URLs (whose `key` parameter alone is masked, see redactSecret).
+ * Every path pino redacts (https://getpino.io/#/docs/redaction): the secret headers, the secret
+ * fields and the URLs (whose Gemini `key` query parameter alone is masked, see redactSecret) of a
+ * line and of each carrier in it, and the `key` of a parsed query.
  */
-export const SECRET_LOG_PATHS: ReadonlyArray<string> = [
-  ...SECRET_HEADERS.flatMap((header) => [`req.headers${header}`, `headers${header}`, `*.headers${header}`]),
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
-  'query.key',
-  '*.query.key',
-  ...URL_FIELDS,
-];
+export const SECRET_LOG_PATHS: ReadonlyArray<string> = CARRIERS.flatMap((carrier) => [
+  ...SECRET_HEADERS.map((header) => `${carrier}headers${header}`),
+  ...SECRET_FIELDS.map((field) => `${carrier}${field}`),
+  `${carrier}url`,
+  `${carrier}query.key`,
+]);
 
 /** `?key=…` / `&key=…` in a URL (the Gemini API key as a query parameter). */
 const KEY_QUERY_PARAMETER = /([?&]key=)[^&#]*/gi;
