@@ -8,10 +8,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freeLoopbackPorts } from '../free-loopback-ports.ts';
 
 /** The install line for the binaries this module needs (Debian/Ubuntu). */
 export const REDIS_CLUSTER_INSTALL_HINT = 'apt-get install -y redis-server';
@@ -52,23 +52,6 @@ function runs(binary: string): boolean {
 export function assertRedisClusterTools(): void {
   const missing = ['redis-server', 'redis-cli'].filter((binary) => !runs(binary));
   if (missing.length > 0) throw new RedisClusterToolsMissingError(`${missing.join(' and ')} not found on PATH: ${REDIS_CLUSTER_INSTALL_HINT}`);
-}
-
-/** `count` distinct ports free on 127.0.0.1 (all probes stay open until every port is known). */
-async function freeLoopbackPorts(count: number): Promise<number[]> {
-  const probes = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(probes.map((probe) => new Promise<number>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen(0, HOST, () => {
-        const address = probe.address();
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port from listen(0)'));
-      });
-    })));
-  } finally {
-    await Promise.all(probes.map((probe) => new Promise((resolve) => (probe.listening ? probe.close(resolve) : resolve(undefined)))));
-  }
 }
 
 /** `redis-cli -p <port> <args…>` → its stdout; '' when the node does not answer. */

@@ -1,49 +1,14 @@
 /**
- * A TCP port free on 127.0.0.1 at the moment of asking, for programs that take their port as a
- * setting instead of binding port 0 themselves (redis-server, peer gateways, containers).
+ * Ports free on 127.0.0.1 for the tests (infra/free-loopback-ports.ts): for programs that take their
+ * port as a setting instead of binding port 0 themselves (redis-server, peer gateways, containers).
  */
-import { createServer } from 'node:net';
+import { freeLoopbackPorts } from '../../infra/free-loopback-ports.ts';
 
-/**
- * A server listens on port 0, reads the port the kernel gave it and closes. Another process could
- * take the port before the caller binds it; the caller's start-up then fails and says so.
- * @throws the listen error, or Error when no port came back
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('no port from listen(0)'))));
-    });
-  });
+/** One port free on 127.0.0.1 at the moment of asking. @throws the listen error, or Error when no port came back */
+export async function freePort(): Promise<number> {
+  const [port] = await freeLoopbackPorts(1);
+  return port as number;
 }
 
-/**
- * `count` distinct ports free on 127.0.0.1: every probe stays open until all are known, so the
- * kernel cannot hand the same port out twice.
- * @throws the listen error, or Error when no port came back
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const probes = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(
-      probes.map(
-        (probe) =>
-          new Promise<number>((resolve, reject) => {
-            probe.once('error', reject);
-            probe.listen(0, '127.0.0.1', () => {
-              const address = probe.address();
-              const port = typeof address === 'object' && address !== null ? address.port : 0;
-              if (port > 0) resolve(port);
-              else reject(new Error('no port from listen(0)'));
-            });
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(probes.map((probe) => new Promise((resolve) => (probe.listening ? probe.close(resolve) : resolve(undefined)))));
-  }
-}
+/** `count` distinct ports free on 127.0.0.1 (freeLoopbackPorts). */
+export const freePorts = freeLoopbackPorts;
