@@ -51,7 +51,7 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
     tokens: new MetricCells(registry, 'counter', { name: 'tollgate_tokens_total', help: 'Tokens by model, channel and type (input, output, cached = input read from cache, reasoning = part of output).', labelNames: ['model', 'channel', 'type'] }),
     upstreamErrors: new MetricCells(registry, 'counter', { name: 'tollgate_upstream_errors_total', help: 'Failed upstream attempts by error kind and channel.', labelNames: ['kind', 'channel'] }),
     failovers: new MetricCells(registry, 'counter', { name: 'tollgate_failovers_total', help: 'Attempts left for the next channel, by the channel left and why.', labelNames: ['channel', 'kind'] }),
-    refusals: new MetricCells(registry, 'counter', { name: 'tollgate_admission_refusals_total', help: 'Requests refused by a gateway limit or quota (or a closed store-outage policy), by client format and limit.', labelNames: ['format', 'limit'] }),
+    refusals: new MetricCells(registry, 'counter', { name: 'tollgate_admission_refusals_total', help: 'Requests refused by a gateway limit or quota, a closed store-outage policy or a draining node, by client format and limit.', labelNames: ['format', 'limit'] }),
     liveStreams: new MetricCells(registry, 'gauge', { name: 'tollgate_live_streams', help: 'Streamed requests admitted and not finished.', labelNames: ['format'] }),
     watchPublisher(status) {
       publisherStatus = status;
