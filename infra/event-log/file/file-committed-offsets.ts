@@ -1,9 +1,10 @@
 /**
- * EventLog.committedOffsets for the embedded file log: the position a consumer group stored in
- * `<dataDir>/offsets/<groupId>/<topic>.offset` (the next byte position it reads; one partition, 0).
+ * EventLog.committedOffsets for the embedded file log: the position a consumer group stored
+ * (file-subscription.ts: `<dataDir>/offsets/<groupId>/<topic>.offset`, the next byte position it
+ * reads; one partition, 0).
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { parseStoredPosition, storedOffsetPath } from './file-subscription.ts';
 
 /**
  * The stored position of `groupId` on `topic`: `[]` when the group never stored one (or it is not
@@ -11,10 +12,10 @@ import { join } from 'node:path';
  * @throws the I/O Error other than a missing file.
  */
 export async function fileCommittedOffsets(dataDir: string, groupId: string, topic: string): Promise<Array<{ partition: number; offset: string }>> {
-  const stored = await readFile(join(dataDir, 'offsets', groupId, `${topic}.offset`), 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const stored = await readFile(storedOffsetPath(dataDir, groupId, topic), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  const position = stored === undefined ? NaN : Number(stored.trim());
-  return Number.isSafeInteger(position) && position >= 0 ? [{ partition: 0, offset: String(position) }] : [];
+  const position = stored === undefined ? undefined : parseStoredPosition(stored);
+  return position === undefined ? [] : [{ partition: 0, offset: String(position) }];
 }

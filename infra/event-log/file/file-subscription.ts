@@ -55,9 +55,8 @@ const RETRY_MAX_MS = 5000;
  */
 export async function startFileSubscription(options: FileSubscriptionOptions): Promise<Subscription> {
   const { dataDir, subscription, logger } = options;
-  const offsetsDir = join(dataDir, 'offsets', subscription.groupId);
-  await mkdir(offsetsDir, { recursive: true });
-  const cursors = await Promise.all(subscription.topics.map((topic) => loadCursor(dataDir, offsetsDir, topic, logger)));
+  await mkdir(join(dataDir, 'offsets', subscription.groupId), { recursive: true });
+  const cursors = await Promise.all(subscription.topics.map((topic) => loadCursor(dataDir, subscription.groupId, topic, logger)));
   const abort = new AbortController();
   let wake: (() => void) | undefined;
   let signalled = false;
@@ -123,15 +122,22 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
   };
 }
 
-async function loadCursor(dataDir: string, offsetsDir: string, topic: string, logger: EventLogLogger): Promise<TopicCursor> {
-  const offsetPath = join(offsetsDir, `${topic}.offset`);
-  const stored = await readFile(offsetPath, 'utf8').catch(() => '0');
-  let position = Number(stored.trim());
-  if (!Number.isSafeInteger(position) || position < 0) {
-    logger('warn', 'event log: unreadable stored offset, starting from the beginning', { offsetPath });
-    position = 0;
-  }
-  return { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath, position };
+/** Where `groupId` stores its position in `topic`: `<dataDir>/offsets/<groupId>/<topic>.offset`. */
+export function storedOffsetPath(dataDir: string, groupId: string, topic: string): string {
+  return join(dataDir, 'offsets', groupId, `${topic}.offset`);
+}
+
+/** A stored offset file's text as a byte position; undefined when it is not a non-negative integer. */
+export function parseStoredPosition(text: string): number | undefined {
+  const position = Number(text.trim());
+  return Number.isSafeInteger(position) && position >= 0 ? position : undefined;
+}
+
+async function loadCursor(dataDir: string, groupId: string, topic: string, logger: EventLogLogger): Promise<TopicCursor> {
+  const offsetPath = storedOffsetPath(dataDir, groupId, topic);
+  const position = parseStoredPosition(await readFile(offsetPath, 'utf8').catch(() => '0'));
+  if (position === undefined) logger('warn', 'event log: unreadable stored offset, starting from the beginning', { offsetPath });
+  return { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath, position: position ?? 0 };
 }
 
 /**
