@@ -40,9 +40,10 @@ function withoutSecrets(entry: string): string {
   return entry.replace(/\/\/([^@/]*)@/, '//***@');
 }
 
-/** One seed node: `host:port`, `[ipv6]:port`, or `redis[s]://[user[:password]@]host:port`. */
-function parseSeedNode(entry: string): { host: string; port: number; scheme: string; username: string; password: string } {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? entry : `redis://${entry}`;
+/** One seed node: `host:port`, `[ipv6]:port`, or `redis[s]://[user[:password]@]host:port`; `scheme` only when the entry names one. */
+function parseSeedNode(entry: string): { host: string; port: number; scheme: string | undefined; username: string; password: string } {
+  const explicitScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry);
+  const withScheme = explicitScheme ? entry : `redis://${entry}`;
   let url: URL;
   try {
     url = new URL(withScheme);
@@ -55,7 +56,7 @@ function parseSeedNode(entry: string): { host: string; port: number; scheme: str
   if (!url.port || !Number.isInteger(port) || port < 1 || port > 65_535) throw new Error('a port in 1..65535 is required');
   if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') throw new Error('a cluster has only database 0: no /<db> path');
   if (url.search || url.hash) throw new Error('no ?query or #fragment');
-  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port, scheme: url.protocol, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port, scheme: explicitScheme ? url.protocol : undefined, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
 }
 
 /**
@@ -79,9 +80,8 @@ export function parseRedisClusterNodes(text: string): RedisClusterSettings {
     } catch (error) {
       throw new Error(`REDIS_CLUSTER_NODES entry '${withoutSecrets(entry)}': ${(error as Error).message} (expected host:port or redis[s]://[user:password@]host:port, comma-separated)`);
     }
-    const explicitScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry);
-    if (explicitScheme && scheme !== undefined && scheme !== node.scheme) throw new Error('REDIS_CLUSTER_NODES mixes redis:// and rediss:// entries: use one scheme for every node');
-    if (explicitScheme) scheme = node.scheme;
+    if (node.scheme !== undefined && scheme !== undefined && scheme !== node.scheme) throw new Error('REDIS_CLUSTER_NODES mixes redis:// and rediss:// entries: use one scheme for every node');
+    scheme ??= node.scheme;
     if ((node.username && username && node.username !== username) || (node.password && password && node.password !== password)) throw new Error('REDIS_CLUSTER_NODES entries carry different credentials: every node of a cluster takes the same user and password');
     username ||= node.username;
     password ||= node.password;
