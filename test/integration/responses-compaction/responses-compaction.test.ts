@@ -4,8 +4,14 @@
  * `/responses/compact`; on Chat Completions, Anthropic and Gemini channels compacted by the
  * channel's own model into a gateway-sealed compaction item whose summary reaches the upstream
  * when the item is sent back in `POST /v1/responses` (also to an OpenAI Responses channel, never
- * raw). Refusals: tampered item, missing model, an OpenAI-minted item on a translated channel.
+ * raw). The gateway's compacted response validates against the `CompactResource` schema of
+ * OpenAI's OpenAPI document (kept user messages are `Message` items with `id` and `status`), and
+ * goes back as `input` unchanged. Refusals: tampered item, missing model, an OpenAI-minted item on
+ * a translated channel.
  */
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +22,19 @@ import { fakeSummary, startCompactionUpstream, UPSTREAM_COMPACTED, type Compacti
 let upstream: CompactionUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
+let validateCompactResource: ValidateFunction;
+
+/**
+ * The `CompactResource` schema of OpenAI's published OpenAPI document (https://github.com/openai/openai-openapi,
+ * `openapi.yaml`, MIT) with every schema it references, extracted unchanged into a fixture.
+ */
+const COMPACT_SCHEMA_PATH = new URL('./openai-compact-resource-schema.json', import.meta.url);
+
+/** The schema errors of a compacted response (at most 5, `path message`), [] when it validates. */
+function compactResourceErrors(body: unknown): string[] {
+  if (validateCompactResource(body)) return [];
+  return (validateCompactResource.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message}`);
+}
 
 /** Client model → [upstream protocol, upstream model, path the upstream sees]. */
 const CHANNELS = {
@@ -32,6 +51,12 @@ const CONVERSATION: OpenAI.Responses.ResponseInputItem[] = [
 ];
 
 beforeAll(async () => {
+  // OpenAPI 3.1 schemas are JSON Schema 2020-12; `x-*` and `discriminator` annotations are ignored.
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, validateSchema: false, allErrors: true });
+  ajv.addSchema(JSON.parse(readFileSync(COMPACT_SCHEMA_PATH, 'utf8')) as object, 'openai-openapi');
+  const compiled = ajv.getSchema('openai-openapi#/components/schemas/CompactResource');
+  if (!compiled) throw new Error('schema CompactResource not found');
+  validateCompactResource = compiled;
   upstream = await startCompactionUpstream();
   const base = (protocol: string): string => (protocol.startsWith('openai') ? `${upstream.origin}/v1` : upstream.origin);
   const provider = { 'openai-responses': 'openai', 'openai-chat': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' } as const;
@@ -96,8 +121,8 @@ describe.each([
     for (const text of ['Plan a trip to Kyoto', 'Sure. When would you like to travel?', 'In April, for cherry blossoms', 'Context checkpoint']) expect(sent[0]!.text).toContain(text);
     expect(result).toMatchObject({ object: 'response.compaction', id: expect.stringMatching(/^resp_/), created_at: expect.any(Number) });
     expect(result.output).toEqual([
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] },
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'In April, for cherry blossoms' }] },
+      { type: 'message', id: expect.stringMatching(/^msg_[0-9a-f]{24}$/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] },
+      { type: 'message', id: expect.stringMatching(/^msg_[0-9a-f]{24}$/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'In April, for cherry blossoms' }] },
       { type: 'compaction', id: expect.stringMatching(/^cmp_/), encrypted_content: expect.stringMatching(/^tgc1\./) },
     ]);
     const encrypted = (result.output[2] as { encrypted_content: string }).encrypted_content;
@@ -107,6 +132,32 @@ describe.each([
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]).toMatchObject({ status: 'completed', httpStatus: 200, model, passThrough: false, clientFormat: 'openai-responses' });
     expect(outcomes[0]!.usage).toMatchObject({ input: { total: 50 }, output: { total: 20 } });
+  });
+
+  it('the compacted response validates against the CompactResource schema: kept user messages are Message items with an id and a status', async () => {
+    const answer = await postJson('/v1/responses/compact', { model, input: [...CONVERSATION, { type: 'message', id: 'msg_client_own_id', role: 'user', content: 'Keep my id' }] });
+    expect(answer.status).toBe(200);
+    expect(compactResourceErrors(answer.body)).toEqual([]);
+    const messages = (answer.body.output as Array<Record<string, unknown>>).filter((item) => item.type === 'message');
+    expect(messages.map((item) => [item.role, item.status])).toEqual([['user', 'completed'], ['user', 'completed'], ['user', 'completed']]);
+    expect(messages.map((item) => item.id)).toEqual([expect.stringMatching(/^msg_[0-9a-f]{24}$/), expect.stringMatching(/^msg_[0-9a-f]{24}$/), 'msg_client_own_id']);
+    expect(new Set(messages.map((item) => item.id)).size).toBe(3);
+    // A string input is one user message, with an id too.
+    const single = await postJson('/v1/responses/compact', { model, input: 'Only this' });
+    expect(compactResourceErrors(single.body)).toEqual([]);
+    expect(single.body.output).toEqual([{ type: 'message', id: expect.stringMatching(/^msg_/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Only this' }] }, expect.objectContaining({ type: 'compaction' })]);
+  });
+
+  it('the compacted output sent back as input, ids and statuses included, is accepted on every channel; the ids stay at the gateway', async () => {
+    const keptIds = compacted.output.flatMap((item) => (item.type === 'message' && 'id' in item ? [item.id as string] : []));
+    expect(keptIds).toHaveLength(2);
+    for (const target of [model, 'gpt-compact']) {
+      const answer = await postJson('/v1/responses', { model: target, input: [...compacted.output, { role: 'user', content: 'Which hotels?' }] });
+      expect(answer.status, JSON.stringify(answer.body.error)).toBe(200);
+      const sent = upstream.requests.at(-1)!;
+      expect(sent.text).toContain('Plan a trip to Kyoto');
+      for (const id of keptIds) expect(sent.text).not.toContain(id);
+    }
   });
 
   it('the returned compaction item, sent back, carries the summary to the upstream', async () => {
@@ -136,6 +187,10 @@ describe.each([
     expect(sent[0]!.text).not.toContain('tgc1.');
     expect(result.output.at(-1)).toMatchObject({ type: 'compaction', encrypted_content: expect.stringMatching(/^tgc1\./) });
     expect(result.output.filter((item) => item.type === 'message')).toHaveLength(3);
+    expect(compactResourceErrors(result)).toEqual([]);
+    // The kept messages keep the ids they had in the first compacted window.
+    const ids = (output: ReadonlyArray<{ type: string }>): unknown[] => output.filter((item) => item.type === 'message').map((item) => (item as { id?: unknown }).id);
+    expect(ids(result.output).slice(0, 2)).toEqual(ids(compacted.output));
   });
 });
 
@@ -149,7 +204,7 @@ describe('previous_response_id (stored responses)', () => {
     expect(outcomes).toHaveLength(1);
     await expect(client.responses.retrieve(result.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError); // a compaction is not a stored response
     const only = await client.responses.compact({ model: 'chat-compact', previous_response_id: first.id });
-    expect(only.output[0]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] });
+    expect(only.output[0]).toEqual({ type: 'message', id: expect.stringMatching(/^msg_/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] });
     expect(only.output.at(-1)).toMatchObject({ type: 'compaction' });
   });
 

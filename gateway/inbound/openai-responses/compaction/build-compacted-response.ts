@@ -3,9 +3,12 @@
  * (https://platform.openai.com/docs/api-reference/responses/compact, "Returns": the compacted
  * response object): `{id, object:"response.compaction", created_at, output, usage}` where
  * `output` is "a list of all user messages, followed by a single compaction item". The user
- * messages are kept as the client sent them (string content as one `input_text` part); assistant
- * turns, tool calls and outputs, reasoning and earlier compaction items are what the summary in the
- * new compaction item replaces.
+ * messages keep the client's content (string content as one `input_text` part) and are returned as
+ * items of the `Message` schema, which requires `id` and `status` (`CompactResource.output` in
+ * OpenAI's OpenAPI document, https://github.com/openai/openai-openapi): the client's own
+ * item id when it sent one, else a new `msg_…` id, and `status: "completed"`. Assistant turns, tool
+ * calls and outputs, reasoning and earlier compaction items are what the summary in the new
+ * compaction item replaces.
  */
 import { generateId } from '../../../canonical/ids.ts';
 import type { Usage } from '../../../canonical/usage.ts';
@@ -34,15 +37,27 @@ function isUserMessage(item: unknown): item is Record<string, unknown> {
   return type === 'message' && record.role === 'user';
 }
 
-function userMessage(content: unknown): Record<string, unknown> {
-  return { type: 'message', role: 'user', content: typeof content === 'string' ? [{ type: 'input_text', text: content }] : content };
+/** A kept user message as a `Message` item: `{type, id, status, role, content}`. */
+function userMessage(content: unknown, id: unknown): Record<string, unknown> {
+  return {
+    type: 'message',
+    id: typeof id === 'string' && id !== '' ? id : generateId('msg_'),
+    status: 'completed',
+    role: 'user',
+    content: typeof content === 'string' ? [{ type: 'input_text', text: content }] : content,
+  };
 }
 
-/** The user messages of a Responses `input` (a string counts as one), in order, as message items. */
+/**
+ * The user messages of a Responses `input` (a string counts as one), in order, as `Message` items
+ * (`{type:"message", id, status:"completed", role:"user", content}`): an item keeps its own
+ * non-empty string `id` (so compacting a compacted window again keeps the ids), others get a new
+ * `msg_…` id. Anything but a string or a list yields [].
+ */
 export function keptUserMessages(input: unknown): Array<Record<string, unknown>> {
-  if (typeof input === 'string') return [userMessage(input)];
+  if (typeof input === 'string') return [userMessage(input, undefined)];
   if (!Array.isArray(input)) return [];
-  return input.filter(isUserMessage).map((item) => userMessage(item.content));
+  return input.filter(isUserMessage).map((item) => userMessage(item.content, item.id));
 }
 
 /** Builds the compacted response: kept user messages, then one compaction item sealing the summary. */
