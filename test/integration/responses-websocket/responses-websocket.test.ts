@@ -2,7 +2,9 @@
  * WebSocket mode of the Responses API (https://developers.openai.com/api/docs/guides/websocket-mode)
  * through the gateway with the official SDK's WebSocket client, on channels of every upstream
  * protocol served by a fake upstream: plain responses, several per connection, connection-local
- * continuation with store:false, a tool round trip, previous responses resolved by the HTTP route
+ * continuation with store:false (the `previous_response_id` the client named echoed in every
+ * Response object; a failed continuation evicting the response it continued), a tool round trip,
+ * previous responses resolved by the HTTP route
  * (stored ones, and chains mixing both), documented error events, refused keys, malformed
  * messages, one response at a time, client disconnects, and one outcome (usage, billing) per
  * response, RPM limits included.
@@ -36,7 +38,7 @@ beforeAll(async () => {
           protocol,
           baseUrl: upstream.baseUrl(protocol),
           apiKey: 'upstream-secret',
-          modelMap: { [`${protocol}--text`]: 'text', [`${protocol}--tool-call`]: 'tool-call' },
+          modelMap: { [`${protocol}--text`]: 'text', [`${protocol}--tool-call`]: 'tool-call', [`${protocol}--fail-400`]: 'fail-400', [`${protocol}--truncated`]: 'truncated' },
         })),
         { id: 'mock-chat', provider: 'mock', protocol: 'openai-chat', models: ['mock-chat'] },
       ],
@@ -75,6 +77,16 @@ function completed(turn: ServerEvent[]): ServerEvent {
 function upstreamBodySince(before: number): string {
   expect(upstream.requests.length).toBe(before + 1);
   return upstream.requests.at(-1)!.body;
+}
+
+/** The `previous_response_id` of every Response object in a turn's events (lifecycle snapshots), in order. */
+function echoedPreviousIds(turn: ServerEvent[]): unknown[] {
+  return turn.filter((event) => typeof event.response === 'object' && event.response !== null).map((event) => (event.response as ServerEvent).previous_response_id);
+}
+
+/** Asserts the documented `previous_response_not_found` error event (and nothing else) naming `id`. */
+function expectPreviousNotFound(turn: ServerEvent[], id: string): void {
+  expect(turn).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ type: 'invalid_request_error', code: 'previous_response_not_found', param: 'previous_response_id', message: expect.stringContaining(id) }) })]);
 }
 
 /** Asserts that `texts` occur in `body` in this order (each searched after the previous match). */
@@ -122,6 +134,42 @@ describe.each(WIRE_FORMATS)('upstream %s', (protocol) => {
     expectInOrder(upstreamBodySince(beforeThird), ['What is the first question?', expectedText(protocol), 'And the second one?', expectedText(protocol), 'And a third?']);
   });
 
+  it('a store:false continuation echoes the previous_response_id the client named, in every streamed Response object and the final one', async () => {
+    const connection = connect();
+    const first = completed(await connection.turn({ model: `${protocol}--text`, input: 'First', store: false }));
+    expect(first.previous_response_id).toBeNull();
+    const secondTurn = await connection.turn({ model: `${protocol}--text`, previous_response_id: first.id, input: 'Second', store: false });
+    const second = completed(secondTurn);
+    expect(echoedPreviousIds(secondTurn).length).toBeGreaterThanOrEqual(2);
+    expect(echoedPreviousIds(secondTurn)).toEqual(echoedPreviousIds(secondTurn).map(() => first.id));
+    const thirdTurn = await connection.turn({ model: `${protocol}--text`, previous_response_id: second.id, input: 'Third', store: false });
+    expect(completed(thirdTurn).previous_response_id).toBe(second.id);
+    expect(echoedPreviousIds(thirdTurn)).toEqual(echoedPreviousIds(thirdTurn).map(() => second.id));
+  });
+
+  it('a failed continuation evicts the response it continued: continuing from it again is previous_response_not_found', async () => {
+    const connection = connect();
+    const first = completed(await connection.turn({ model: `${protocol}--text`, input: 'Remember the code word: ember.', store: false }));
+    const [failure, ...afterFailure] = await connection.turn({ model: `${protocol}--fail-400`, previous_response_id: first.id, input: 'This turn fails upstream', store: false });
+    expect(afterFailure).toEqual([]);
+    expect(failure).toMatchObject({ type: 'error', status: 400 });
+    const before = upstream.requests.length;
+    expectPreviousNotFound(await connection.turn({ model: `${protocol}--text`, previous_response_id: first.id, input: 'Try to continue after the failed turn', store: false }), first.id);
+    expect(upstream.requests.length).toBe(before);
+    // The connection still serves a fresh chain, which continues as usual.
+    const fresh = completed(await connection.turn({ model: `${protocol}--text`, input: 'Start over with the whole context', store: false }));
+    completed(await connection.turn({ model: `${protocol}--text`, previous_response_id: fresh.id, input: 'And continue', store: false }));
+  });
+
+  it('a failed turn that did not continue the retained response leaves it in place', async () => {
+    const connection = connect();
+    const first = completed(await connection.turn({ model: `${protocol}--text`, input: 'Kept', store: false }));
+    expect((await connection.turn({ model: `${protocol}--fail-400`, input: 'Unrelated, fails', store: false }))[0]).toMatchObject({ type: 'error', status: 400 });
+    const before = upstream.requests.length;
+    completed(await connection.turn({ model: `${protocol}--text`, previous_response_id: first.id, input: 'Continue the kept one', store: false }));
+    expectInOrder(upstreamBodySince(before), ['Kept', expectedText(protocol), 'Continue the kept one']);
+  });
+
   it('a tool round trip: function_call, then function_call_output continuing it', async () => {
     const connection = connect();
     const first = completed(await connection.turn({ model: `${protocol}--tool-call`, tools: [WEATHER_TOOL], input: 'Weather in Oslo?', store: false }));
@@ -147,6 +195,28 @@ describe('previous responses that are not connection-local go to the HTTP route 
     const beforeThird = upstream.requests.length;
     completed(await connection.turn({ model, previous_response_id: second.id, input: 'Third, local', store: false }));
     expectInOrder(upstreamBodySince(beforeThird), ['Stored opening line', expectedText('openai-chat'), 'Second, not stored', expectedText('openai-chat'), 'Third, local']);
+  });
+
+  it('a local continuation of a turn chained to a stored response echoes the local id, not the stored one', async () => {
+    const model = 'anthropic-messages--text';
+    const stored = completed(await connect().turn({ model, input: 'Stored opening line' }));
+    const connection = connect();
+    const secondTurn = await connection.turn({ model, previous_response_id: stored.id, input: 'Second, not stored', store: false });
+    expect(echoedPreviousIds(secondTurn)).toEqual(echoedPreviousIds(secondTurn).map(() => stored.id));
+    const second = completed(secondTurn);
+    const thirdTurn = await connection.turn({ model, previous_response_id: second.id, input: 'Third, local', store: false });
+    expect(completed(thirdTurn).previous_response_id).toBe(second.id);
+    expect(echoedPreviousIds(thirdTurn)).toEqual(echoedPreviousIds(thirdTurn).map(() => second.id));
+  });
+
+  it('a continuation that fails inside the stream (response.failed) evicts the response it continued', async () => {
+    const connection = connect();
+    const first = completed(await connection.turn({ model: 'anthropic-messages--text', input: 'Before the broken stream', store: false }));
+    const failed = await connection.turn({ model: 'anthropic-messages--truncated', previous_response_id: first.id, input: 'The upstream stream breaks off', store: false });
+    expect(failed[0]?.type).toBe('response.created');
+    expect(failed.at(-1)?.type).toBe('response.failed');
+    expect((failed.at(-1)!.response as ServerEvent).previous_response_id).toBe(first.id);
+    expectPreviousNotFound(await connection.turn({ model: 'anthropic-messages--text', previous_response_id: first.id, input: 'Again', store: false }), first.id);
   });
 
   it('a store:false response is not retrievable from another connection', async () => {

@@ -10,7 +10,10 @@
  * own `instructions`, if any, apply — as with `previous_response_id` on the HTTP API,
  * https://platform.openai.com/docs/api-reference/responses/create#responses_create-instructions).
  * When the retained turn had itself named a previous response that was not local (a stored one),
- * that id is carried on so that the HTTP route prepends the stored part of the conversation.
+ * that id is carried on so that the HTTP route prepends the stored part of the conversation. The
+ * Response objects the client then receives echo the id the client named
+ * (https://platform.openai.com/docs/api-reference/responses/object, `previous_response_id`), not
+ * what the replayed body carried (`echoPreviousResponseId`).
  *
  * Memory: one retained response per connection, at most `maxBytes` of JSON (a larger one is not
  * retained, and continuing from it then fails as an unknown previous response).
@@ -78,4 +81,26 @@ export function expandContinuation(body: Readonly<Record<string, unknown>>, reta
   const expanded: Record<string, unknown> = { ...rest, input: [...retained.items, ...input] };
   if (retained.storedPreviousResponseId !== undefined) expanded.previous_response_id = retained.storedPreviousResponseId;
   return expanded;
+}
+
+/**
+ * One event's JSON as the client must see it when its create named `previousResponseId` but was
+ * replayed without it (or with a stored ancestor's id): a lifecycle event's `response` object
+ * (`response.created`, `response.in_progress`, `response.completed`, `response.failed`, …) gets
+ * `previous_response_id: previousResponseId`. Every other event — and text that is not JSON — is
+ * returned unchanged, without parsing unless the text holds a `"previous_response_id"` key.
+ */
+export function echoPreviousResponseId(json: string, previousResponseId: string): string {
+  if (!json.includes('"previous_response_id"')) return json;
+  let event: unknown;
+  try {
+    event = JSON.parse(json);
+  } catch {
+    return json;
+  }
+  if (typeof event !== 'object' || event === null) return json;
+  const response = (event as { response?: unknown }).response;
+  if (typeof response !== 'object' || response === null || Array.isArray(response) || !('previous_response_id' in response)) return json;
+  if ((response as { previous_response_id?: unknown }).previous_response_id === previousResponseId) return json;
+  return JSON.stringify({ ...event, response: { ...response, previous_response_id: previousResponseId } });
 }

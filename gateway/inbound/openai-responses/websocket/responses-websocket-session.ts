@@ -3,8 +3,15 @@
  * several responses per connection, one at a time; each `response.create` is replayed over HTTP
  * (replay-create-over-loopback.ts) and its events are sent back one JSON text message each; the
  * most recent finished response of the connection, when it was created with `store: false`, is
- * retained for connection-local continuation (connection-local-continuation.ts). A failed or
- * refused response leaves the retained one in place, so that the client may retry the same turn.
+ * retained for connection-local continuation (connection-local-continuation.ts). A create that
+ * continues the retained response consumes it: on success the new response takes its place, and
+ * when the turn fails (an `error` event, `response.failed`, or a stream without terminal event)
+ * the connection keeps no response, so continuing from the same id again answers
+ * `previous_response_not_found` (the client then starts over with the whole context, as the guide
+ * says for that error): a failed turn leaves no stale connection-local state to build on, which is
+ * what the Open Responses compliance suite checks ("WebSocket Failed Continuation Evicts Cache",
+ * https://github.com/openresponses/openresponses). A failed create that did not continue the
+ * retained response leaves it in place.
  *
  * Behaviour per the guide and the WebSocket events reference
  * (https://developers.openai.com/api/reference/resources/responses/websocket-events):
@@ -24,7 +31,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { WebSocket } from 'ws';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { expandContinuation, retainResponse, type RetainedResponse } from './connection-local-continuation.ts';
+import { echoPreviousResponseId, expandContinuation, retainResponse, type RetainedResponse } from './connection-local-continuation.ts';
 import { parseClientEvent, type WebSocketPayload } from './parse-client-event.ts';
 import { replayCreateOverLoopback } from './replay-create-over-loopback.ts';
 import { CONNECTION_LIMIT_MESSAGE, errorEventFromGatewayError, invalidClientEvent, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
@@ -105,15 +112,23 @@ export class ResponsesWebSocketSession {
       });
   }
 
-  /** Replays one create (expanded when it continues the retained response) and relays its events. */
+  /**
+   * Replays one create (expanded when it continues the retained response) and relays its events.
+   * A continuation of the retained response consumes it before the replay, so a turn that fails in
+   * any way (refused, `response.failed`, broken stream, an exception) leaves none behind; its
+   * events echo the `previous_response_id` the client named.
+   */
   private async runResponse(body: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     const retained = this.retained;
-    const outgoing = retained !== undefined && body.previous_response_id === retained.id ? expandContinuation(body, retained) : body;
+    const continued = retained !== undefined && body.previous_response_id === retained.id ? retained : undefined;
+    if (continued) this.retained = undefined;
+    const outgoing = continued ? expandContinuation(body, continued) : body;
+    const onEvent = continued ? (json: string) => this.sendText(echoPreviousResponseId(json, continued.id)) : (json: string) => this.sendText(json);
     const heartbeat = setInterval(() => {
       if (this.socket.readyState === OPEN) this.socket.ping();
     }, PING_INTERVAL_MS);
     heartbeat.unref();
-    const result = await replayCreateOverLoopback({ dispatcher: this.deps.dispatcher, origin: this.deps.origin, apiKey: this.deps.apiKey, body: outgoing, signal, onEvent: (json) => this.sendText(json) }).finally(() => clearInterval(heartbeat));
+    const result = await replayCreateOverLoopback({ dispatcher: this.deps.dispatcher, origin: this.deps.origin, apiKey: this.deps.apiKey, body: outgoing, signal, onEvent }).finally(() => clearInterval(heartbeat));
     if (result.kind === 'cancelled') return;
     if (result.kind === 'refused') return this.send(result.error);
     if (!result.terminal) {
