@@ -311,9 +311,12 @@ function anthropicOrphan(body: JsonObject): ProviderRefusal | undefined {
   return undefined;
 }
 
-function geminiPart(part: JsonObject, camel: 'functionCall' | 'functionResponse'): JsonObject | undefined {
-  const value = part[camel] ?? part[snakeCase(camel)];
-  return isObject(value) ? value : undefined;
+/** The `functionCall` or `functionResponse` payloads of a content's parts (either JSON name). */
+function geminiFunctionParts(content: unknown, camel: 'functionCall' | 'functionResponse'): JsonObject[] {
+  if (!isObject(content)) return [];
+  return objectsOf(content.parts)
+    .map((part) => part[camel] ?? part[snakeCase(camel)])
+    .filter(isObject);
 }
 
 /**
@@ -323,11 +326,10 @@ function geminiPart(part: JsonObject, camel: 'functionCall' | 'functionResponse'
 function geminiOrphan(contents: unknown): ProviderRefusal | undefined {
   const list = Array.isArray(contents) ? (contents as unknown[]) : [];
   for (const [index, content] of list.entries()) {
-    if (!isObject(content)) continue;
-    const responses = objectsOf(content.parts).flatMap((part) => geminiPart(part, 'functionResponse') ?? []);
+    const responses = geminiFunctionParts(content, 'functionResponse');
     if (responses.length === 0) continue;
     const previous = index > 0 ? list[index - 1] : undefined;
-    const calls = isObject(previous) && previous.role === 'model' ? objectsOf(previous.parts).flatMap((part) => geminiPart(part, 'functionCall') ?? []) : [];
+    const calls = isObject(previous) && previous.role === 'model' ? geminiFunctionParts(previous, 'functionCall') : [];
     const answered = (response: JsonObject): boolean =>
       calls.some((call) => (typeof call.id === 'string' && typeof response.id === 'string' ? call.id === response.id : call.name === response.name));
     if (calls.length === 0 || !responses.every(answered)) {
