@@ -4,6 +4,9 @@
  * under `/v1beta/models/…`), answering with `generateMockResponse`. It reuses the inbound codecs,
  * which render exactly what official SDKs accept — so the mock is also a faithful upstream.
  * Behaviour comes from the path prefix `/b/<behaviour>` (mock-behaviour.ts) and prompt directives.
+ * The inbound codecs tolerate unknown fields, so before decoding, a request the real API would
+ * refuse — an unknown top-level field or an orphan tool result — is refused with that API's 400
+ * (strict-request-rules.ts).
  * Every answer names itself with an `x-request-id: mockreq_…` header, as OpenAI's API does
  * (https://platform.openai.com/docs/api-reference/debugging-requests).
  */
@@ -19,6 +22,7 @@ import { openaiResponsesCodec } from '../inbound/openai-responses/openai-respons
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 import { decodeMockBehaviour, type MockBehaviour } from './mock-behaviour.ts';
 import { generateMockResponse, parseMockDirectives } from './mock-model.ts';
+import { refuseLikeProviderAt } from './strict-request-rules.ts';
 
 const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
@@ -70,6 +74,10 @@ function serveCountTokens(codec: InboundCodec, request: FastifyRequest, reply: F
 }
 
 async function routes(app: FastifyInstance): Promise<void> {
+  app.addHook('preHandler', async (request, reply) => {
+    const refusal = refuseLikeProviderAt(request.url, request.body);
+    if (refusal) return reply.code(refusal.status).header('x-request-id', generateId('mockreq_')).type('application/json').send(refusal.body);
+  });
   app.post('/v1/chat/completions', (req, reply) => serveGeneration(openaiChatCodec, req, reply, {}));
   app.post('/v1/responses', (req, reply) => serveGeneration(openaiResponsesCodec, req, reply, {}));
   app.post('/v1/messages', (req, reply) => serveGeneration(anthropicMessagesCodec, req, reply, {}));

@@ -1,9 +1,12 @@
 /**
  * A loopback HTTP server that answers every request with the SSE text it was given, for running
  * stream encoders' output through the official SDKs' own stream helpers. Records request bodies.
+ * A request the real API would refuse (unknown top-level field, orphan tool result:
+ * gateway/mock/strict-request-rules.ts) is answered with that API's 400 instead.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseLikeProviderAt } from '../../gateway/mock/strict-request-rules.ts';
 
 /** A running canned-SSE server. */
 export interface CannedSseServer {
@@ -30,6 +33,8 @@ export async function startCannedSseServer(sse = ''): Promise<CannedSseServer> {
   const server: Server = createServer((request, response) => {
     void readBody(request).then((received) => {
       bodies.push(received);
+      const refusal = refuseLikeProviderAt(request.url ?? '/', received);
+      if (refusal) return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.end(body);
     });

@@ -4,12 +4,14 @@
  * upstream model name the gateway sends (from the body, or the Gemini URL path), so a channel's
  * `modelMap` chooses what the fake answers. It records every request it receives.
  * Special scenarios: `fail-<status>` answers that status with the protocol's error body;
- * `hang` never answers (for timeouts).
+ * `hang` never answers (for timeouts). Like the real APIs, it refuses an unknown top-level field or
+ * an orphan tool result with a 400 (gateway/mock/strict-request-rules.ts) before any scenario.
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { WireFormat } from '../../gateway/canonical/formats.ts';
+import { refuseLikeProvider, type StrictRulesOptions } from '../../gateway/mock/strict-request-rules.ts';
 
 export const FIXTURE_ROOT = fileURLToPath(new URL('../fixtures/upstream/', import.meta.url));
 
@@ -60,7 +62,12 @@ function scenarioOf(protocol: WireFormat, path: string, body: string): { scenari
   return { scenario: parsed.model ?? '', stream: parsed.stream === true };
 }
 
-function answer(protocol: WireFormat, path: string, body: string, res: ServerResponse): void {
+function answer(protocol: WireFormat, path: string, body: string, res: ServerResponse, rules: StrictRulesOptions): void {
+  const refusal = refuseLikeProvider(protocol, path, JSON.parse(body) as unknown, rules);
+  if (refusal) {
+    res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+    return;
+  }
   const { scenario, stream } = scenarioOf(protocol, path, body);
   if (scenario === 'hang') return;
   const fail = /^fail-(\d{3})$/.exec(scenario);
@@ -77,8 +84,11 @@ function answer(protocol: WireFormat, path: string, body: string, res: ServerRes
   res.end(readFileSync(file));
 }
 
-/** Starts the fake on 127.0.0.1 (ephemeral port). */
-export async function startFixtureUpstream(): Promise<FixtureUpstream> {
+/**
+ * Starts the fake on 127.0.0.1 (ephemeral port). `rules` may accept a vendor's extra fields (for a
+ * fake standing in for that vendor); by default only the official API's fields pass.
+ */
+export async function startFixtureUpstream(rules: StrictRulesOptions = {}): Promise<FixtureUpstream> {
   const requests: RecordedUpstreamRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -90,7 +100,7 @@ export async function startFixtureUpstream(): Promise<FixtureUpstream> {
       if (!protocol) return void res.writeHead(404).end('{"error":{"message":"unknown path"}}');
       requests.push({ protocol, path, headers: req.headers, body });
       try {
-        answer(protocol, path, body, res);
+        answer(protocol, path, body, res, rules);
       } catch (error) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(errorBody(protocol, 500));
       }

@@ -3,10 +3,13 @@
  * (`…/chat/completions`, JSON or SSE as the body's `stream` asks) and Anthropic Messages
  * (`…/v1/messages`, JSON) with one short text answer, adds the response headers it is told to
  * (e.g. the provider's own `x-request-id` / `request-id`), and records every request's headers.
- * A model named `fail-400` is answered with a 400 error body instead.
+ * A model named `fail-400` is answered with a 400 error body instead, and a request the real API
+ * would refuse (unknown top-level field, orphan tool result: gateway/mock/strict-request-rules.ts)
+ * with that API's 400.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseLikeProviderAt } from '../../gateway/mock/strict-request-rules.ts';
 
 /** A running header-echo upstream. */
 export interface HeaderEchoUpstream {
@@ -35,11 +38,16 @@ async function readJson(request: IncomingMessage): Promise<{ model?: string; str
 }
 
 function answer(response: ServerResponse, url: string, body: { model?: string; stream?: boolean }, headers: Record<string, string>): void {
+  const refusal = refuseLikeProviderAt(url, body);
+  if (refusal) {
+    response.writeHead(refusal.status, { ...headers, 'content-type': 'application/json' });
+    return void response.end(refusal.body);
+  }
   if (body.model === 'fail-400') {
     response.writeHead(400, { ...headers, 'content-type': 'application/json' });
     return void response.end(JSON.stringify({ error: { message: 'bad request', type: 'invalid_request_error', param: null, code: null } }));
   }
-  if (url.endsWith('/v1/messages')) {
+  if (url.split('?')[0]?.endsWith('/v1/messages')) {
     response.writeHead(200, { ...headers, 'content-type': 'application/json' });
     return void response.end(JSON.stringify(MESSAGES_ANSWER));
   }

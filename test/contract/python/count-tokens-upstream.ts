@@ -4,10 +4,12 @@
  * `POST /v1beta/models/{model}:countTokens` (https://ai.google.dev/api/tokens) with `{totalTokens}`,
  * always the same number, and records the bodies it received. The replaying fixture upstream has
  * no count endpoints, so without this the gateway's fallback estimate would hide whether it asks
- * the upstream at all.
+ * the upstream at all. A request the real API would refuse (unknown top-level field, orphan tool
+ * result: gateway/mock/strict-request-rules.ts) is answered with that API's 400.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseLikeProviderAt } from '../../../gateway/mock/strict-request-rules.ts';
 
 /** A running count-only upstream. */
 export interface CountTokensUpstream {
@@ -26,7 +28,10 @@ export async function startCountTokensUpstream(tokens: number): Promise<CountTok
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const path = (request.url ?? '/').split('?')[0] ?? '/';
-      requests.push({ path, body: Buffer.concat(chunks).toString('utf8') });
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ path, body });
+      const refusal = body === '' ? undefined : refuseLikeProviderAt(path, JSON.parse(body) as unknown);
+      if (refusal) return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
       const answer = path === '/v1/messages/count_tokens' ? { input_tokens: tokens } : /\/models\/.+:countTokens$/.test(path) ? { totalTokens: tokens } : undefined;
       if (!answer) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"count-only fake upstream"}}');
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));

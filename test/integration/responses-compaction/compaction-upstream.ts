@@ -1,10 +1,13 @@
 /**
  * A fake upstream for the compaction tests: answers every upstream protocol's non-streamed
  * generation with a fixed summary text naming the protocol, OpenAI's `/responses/compact` with a
- * fixed compacted response, and records every request (path and JSON body).
+ * fixed compacted response, and records every request (path and JSON body). A request the real
+ * API would refuse (unknown top-level field, orphan tool result:
+ * gateway/mock/strict-request-rules.ts) is answered with that API's 400.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseLikeProviderAt } from '../../../gateway/mock/strict-request-rules.ts';
 
 /** One request the fake received. */
 export interface RecordedRequest {
@@ -72,6 +75,8 @@ export async function startCompactionUpstream(): Promise<CompactionUpstream> {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
       requests.push({ path, body, text });
+      const refusal = refuseLikeProviderAt(path, body);
+      if (refusal) return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
       const answer = answerFor(path, body);
       if (answer === undefined) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"unknown path"}}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));

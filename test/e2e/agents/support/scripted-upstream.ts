@@ -3,10 +3,14 @@
  * agent run (see plan-scripted-reply.ts). It answers generation requests streamed or not as
  * asked, answers token-count requests, and records every request it receives with the facts
  * read from it, so a test can compare what the agent offered with what reached the upstream.
+ * Like the real APIs it refuses, with their 400, an unknown top-level field or an orphan tool result
+ * (gateway/mock/strict-request-rules.ts) on every endpoint, and breaks of the replay rules
+ * (provider-replay-rules.ts) on generation requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import { refuseLikeProviderAt } from '../../../../gateway/mock/strict-request-rules.ts';
 import { encodeWireReply, type ScriptedReasoning, type ScriptedReply } from './encode-wire-reply.ts';
 import { planScriptedReply, type AgentScenario } from './plan-scripted-reply.ts';
 import { anthropicThinkingOn, invalidRequestBody, IssuedSignatures, replayRuleViolation } from './provider-replay-rules.ts';
@@ -81,6 +85,12 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
     readJson(request)
       .then((body) => {
         const format = generationFormatOf(path);
+        const strict = method === 'POST' ? refuseLikeProviderAt(path, body) : undefined;
+        if (strict) {
+          const summary = format ? readWireRequest(format, path, body) : undefined;
+          exchanges.push({ method, path, ...(format ? { format } : {}), body, ...(summary ? { summary } : {}), status: 400, refusal: strict.message });
+          return send(response, 400, 'application/json', strict.body);
+        }
         const counted = countTokensAnswer(path);
         if (counted !== undefined) {
           exchanges.push({ method, path, body, status: 200 });
