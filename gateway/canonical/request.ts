@@ -117,8 +117,13 @@ export interface ReasoningConfig {
  * - `system`: system/developer instructions, concatenated in order ("\n\n" between parts).
  * - `maxOutputTokens`: cap on generated tokens including reasoning.
  * - `clientFormat`: which inbound codec produced it.
- * - `extensions`: vendor fields passed through to upstreams that know them (e.g. DeepSeek
- *   `thinking`, DashScope `enable_thinking`), keyed by their wire name.
+ * - `extensions`: vendor body fields of the client's request that the canonical model has no slot
+ *   for (e.g. DeepSeek `thinking`, DashScope `enable_thinking`), keyed by their wire name. They
+ *   reach a channel of the client's own protocol, or one whose provider preset accepts them
+ *   (gateway/upstream/vendor-extensions.ts); elsewhere they are dropped as safe or refused by name.
+ * - `anthropicBetas`: the client's `anthropic-beta` header split at commas (Anthropic Messages
+ *   clients). A header, never a body field: sent as `anthropic-beta` to true Anthropic channels
+ *   only (https://docs.anthropic.com/en/api/beta-headers), dropped as safe everywhere else.
  */
 export interface CanonicalRequest {
   readonly clientFormat: ClientFormat;
@@ -139,6 +144,7 @@ export interface CanonicalRequest {
   readonly user?: string;
   readonly metadata?: Readonly<Record<string, string>>;
   readonly extensions?: Readonly<Record<string, unknown>>;
+  readonly anthropicBetas?: ReadonlyArray<string>;
 }
 
 /**

@@ -136,13 +136,21 @@ async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCo
   return result;
 }
 
+/** Request fields a client sends as headers rather than in the body (e.g. `anthropic-beta`). */
+export type HeaderBorneFields = Pick<CanonicalRequest, 'anthropicBetas'>;
+
+/** The decoded request with the header-borne fields added (none: unchanged). */
+function withHeaderFields(decoded: CanonicalRequest, fromHeaders: HeaderBorneFields | undefined): CanonicalRequest {
+  return fromHeaders?.anthropicBetas && fromHeaders.anthropicBetas.length > 0 ? { ...decoded, anthropicBetas: fromHeaders.anthropicBetas } : decoded;
+}
+
 /**
- * Authenticates, decodes and runs one generation request. `extensions` adds header-borne fields
- * (e.g. `anthropic-beta`); `state` resolves stored state before decoding (Responses
+ * Authenticates, decodes and runs one generation request. `fromHeaders` adds header-borne fields
+ * (`anthropic-beta`); `state` resolves stored state before decoding (Responses
  * `previous_response_id` / `store`, request-state-resolver.ts). An accepted request is recorded
  * exactly once (see the module doc).
  */
-export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, extensions?: Record<string, unknown>, state?: RequestStateResolver): Promise<void> {
+export async function serveGeneration(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, fromHeaders?: HeaderBorneFields, state?: RequestStateResolver): Promise<void> {
   const requestId = request.id;
   const startedAt = Date.now();
   const drain = services.drain;
@@ -157,7 +165,7 @@ export async function serveGeneration(services: ClientRouteServices, codec: Inbo
     const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
     if (!decoded) return;
     if (decoded.warnings.length > 0) request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
-    const canonical = extensions && Object.keys(extensions).length > 0 ? { ...decoded.value, extensions: { ...decoded.value.extensions, ...extensions } } : decoded.value;
+    const canonical = withHeaderFields(decoded.value, fromHeaders);
     if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
       const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
       return void sendErrorReply(reply, codec, error, requestId);
@@ -217,8 +225,8 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
   }
 }
 
-/** Authenticates, decodes and answers one token-count request; `state` as for serveGeneration (no answer is kept). */
-export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver): Promise<void> {
+/** Authenticates, decodes and answers one token-count request; `state` and `fromHeaders` as for serveGeneration (no answer is kept). */
+export async function serveCountTokens(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints = {}, state?: RequestStateResolver, fromHeaders?: HeaderBorneFields): Promise<void> {
   const requestId = request.id;
   if (services.drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
@@ -230,7 +238,7 @@ export async function serveCountTokens(services: ClientRouteServices, codec: Inb
   const decoded = decodeOrReply((body) => decode(body, hints), codec, request, reply, requestId);
   if (!decoded) return;
   try {
-    sendJsonReply(reply, encode(await countInputTokens(services.exchange, decoded.value, requestId)), requestId);
+    sendJsonReply(reply, encode(await countInputTokens(services.exchange, withHeaderFields(decoded.value, fromHeaders), requestId)), requestId);
   } catch (error) {
     sendErrorReply(reply, codec, toGatewayError(error), requestId);
   }

@@ -56,7 +56,16 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'anthropic-messages': { baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic', auth: 'bearer+x-api-key' },
       'openai-responses': { baseUrl: 'https://dashscope-intl.aliyuncs.com/api/v2/apps/protocols/compatible-mode/v1', auth: 'bearer' },
     },
-    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true, dropFields: ['store', 'reasoning_effort', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'], replayReasoningContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'reasoning_effort', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      replayReasoningContent: true,
+      defaultMaxTokens: 8192,
+      // The Responses endpoint takes the Chat endpoint's thinking switches
+      // (https://www.alibabacloud.com/help/en/model-studio/compatibility-with-openai-responses-api).
+      acceptedExtensions: { 'openai-responses': ['enable_thinking', 'thinking_budget'] },
+    },
   },
   // Moonshot: usage inside choices[0] on streams, top-level cached_tokens (§3, §5).
   moonshot: {

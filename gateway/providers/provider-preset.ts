@@ -37,6 +37,12 @@ export interface ProviderQuirks {
   readonly toolChoiceAutoOnly?: boolean;
   /** anthropic-messages: `max_tokens` to send when the client gave none (Anthropic requires it). */
   readonly defaultMaxTokens?: number;
+  /**
+   * Vendor body fields from a client of another format (`CanonicalRequest.extensions`) that this
+   * provider's endpoint of a protocol accepts beyond the protocol's own fields
+   * (gateway/upstream/vendor-extensions.ts). Absent: none.
+   */
+  readonly acceptedExtensions?: Readonly<Partial<Record<UpstreamProtocol, ReadonlyArray<string>>>>;
   /** anthropic-messages: forward the client's `anthropic-beta` header (true Anthropic only). */
   readonly forwardAnthropicBeta?: boolean;
   /** anthropic-messages: thinking signatures minted elsewhere are rejected (true Anthropic): drop unsigned/foreign thinking blocks. */

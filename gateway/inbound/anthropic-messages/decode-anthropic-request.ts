@@ -42,6 +42,26 @@ function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: Tra
   return { turns, system };
 }
 
+/**
+ * The first `tool_result` block whose `tool_use_id` names no `tool_use` block of an earlier
+ * message, as a refusal naming its path and id (the Messages API refuses it too:
+ * https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks).
+ */
+function findOrphanToolResult(messages: ReadonlyArray<AnthropicMessage>): { message: string; param: string } | undefined {
+  const calls = new Set<string>();
+  for (const [i, message] of messages.entries()) {
+    if (typeof message.content === 'string') continue;
+    for (const [j, block] of message.content.entries()) {
+      if (block.type === 'tool_use') calls.add(block.id);
+      else if (block.type === 'tool_result' && !calls.has(block.tool_use_id)) {
+        const param = `messages.${i}.content.${j}.tool_use_id`;
+        return { param, message: `${param}: unexpected tool_use_id '${block.tool_use_id}' in a tool_result block: no tool_use block with that id comes earlier in the conversation. Each tool_result block must answer a tool_use block of an earlier assistant message.` };
+      }
+    }
+  }
+  return undefined;
+}
+
 function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>, warnings: TranslationNotes): void {
   if (body.tools && body.tools.length > 0) request.tools = decodeAnthropicTools(body.tools, warnings);
   if (body.tool_choice) Object.assign(request, decodeAnthropicToolChoice(body.tool_choice));
@@ -67,12 +87,15 @@ function decodeSampling(body: AnthropicRequestBody, request: Mutable<CanonicalRe
 
 /**
  * Decodes `POST /v1/messages`. `max_tokens` may be absent (then `maxOutputTokens` stays undefined
- * and the gateway applies its default); when present it must be an integer ≥ 1.
+ * and the gateway applies its default); when present it must be an integer ≥ 1. A tool result
+ * whose call is not in the conversation is refused (findOrphanToolResult).
  */
 export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalRequest> {
   const parsed = anthropicRequestSchema.safeParse(body);
   if (!parsed.success) return { ok: false, ...describeZodError(parsed.error) };
   const data = parsed.data;
+  const orphan = findOrphanToolResult(data.messages);
+  if (orphan) return { ok: false, ...orphan };
   const warnings = new TranslationNotes();
   const { turns, system } = decodeMessages(data.messages, warnings);
   const systemParts = [...systemText(data.system), ...system];

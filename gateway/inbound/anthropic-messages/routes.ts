@@ -1,11 +1,12 @@
 /**
  * Anthropic Messages routes (https://docs.anthropic.com/en/api/messages): `POST /v1/messages` and
  * `POST /v1/messages/count_tokens` (`?beta=true` accepted). Auth: `x-api-key`, else Bearer.
- * `anthropic-version` is accepted and defaulted, never required; `anthropic-beta` is carried to
- * upstreams that are really Anthropic.
+ * `anthropic-version` is accepted and defaulted, never required; `anthropic-beta` (comma-separated
+ * flags, https://docs.anthropic.com/en/api/beta-headers) becomes `anthropicBetas`, sent as a header
+ * to upstreams that are really Anthropic and never as a body field.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
+import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices, type HeaderBorneFields } from '../serve-client-request.ts';
 import { anthropicMessagesCodec } from './anthropic-messages-codec.ts';
 
 /** Anthropic SDK credential: `x-api-key` (apiKey) or `Authorization: Bearer` (authToken). */
@@ -13,11 +14,17 @@ export function anthropicApiKey(request: FastifyRequest): string | undefined {
   return headerValue(request, 'x-api-key') ?? bearerToken(request);
 }
 
+/** The `anthropic-beta` header's flags (every occurrence, split at commas, trimmed, empty ones left out). */
+export function anthropicBetaFlags(request: FastifyRequest): HeaderBorneFields | undefined {
+  const header = request.headers['anthropic-beta'];
+  const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  const flags = values.flatMap((value) => value.split(',')).map((flag) => flag.trim()).filter((flag) => flag !== '');
+  return flags.length > 0 ? { anthropicBetas: flags } : undefined;
+}
+
+/** Registers `POST /v1/messages` and `POST /v1/messages/count_tokens` on `app`. */
 export function registerAnthropicMessagesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   const config = { codec: anthropicMessagesCodec };
-  app.post('/v1/messages', { config }, (request, reply) => {
-    const beta = headerValue(request, 'anthropic-beta');
-    return serveGeneration(services, anthropicMessagesCodec, anthropicApiKey, request, reply, {}, beta ? { 'anthropic-beta': beta } : undefined);
-  });
-  app.post('/v1/messages/count_tokens', { config }, (request, reply) => serveCountTokens(services, anthropicMessagesCodec, anthropicApiKey, request, reply));
+  app.post('/v1/messages', { config }, (request, reply) => serveGeneration(services, anthropicMessagesCodec, anthropicApiKey, request, reply, {}, anthropicBetaFlags(request)));
+  app.post('/v1/messages/count_tokens', { config }, (request, reply) => serveCountTokens(services, anthropicMessagesCodec, anthropicApiKey, request, reply, {}, undefined, anthropicBetaFlags(request)));
 }

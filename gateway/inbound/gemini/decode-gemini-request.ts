@@ -57,7 +57,8 @@ function decodeBody(body: unknown, model: string, stream: boolean, options: Deco
   const at = (field: string): string => [...options.path, field].join('.');
   if (data.contents.length === 0 && !options.countTokens) return { ok: false, message: `${at('contents')}: must not be empty`, param: at('contents') };
   const warnings = new TranslationNotes();
-  const messages = decodeGeminiContents(data.contents, warnings);
+  const { messages, orphan } = decodeGeminiContents(data.contents, warnings);
+  if (orphan) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${orphan.message}`, param: at(orphan.param) };
   const config = decodeGeminiConfig(data.generationConfig, warnings);
   if (!config.ok) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${config.message}`, param: at(config.param ?? 'generationConfig') };
   const request: Mutable<CanonicalRequest> = { clientFormat: 'gemini', model, stream, messages, ...config.value };

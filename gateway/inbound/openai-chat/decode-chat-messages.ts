@@ -4,6 +4,7 @@
  * - system/developer → system texts (joined by the caller with "\n\n");
  * - assistant → reasoning (`reasoning_content`, first), text (content and `refusal`), tool calls;
  * - tool (and legacy function) messages → tool-result parts; consecutive ones merge into one user turn;
+ *   one whose call no earlier assistant message made is refused (OpenAI refuses it too);
  * - legacy assistant `function_call` gets a synthetic id `call_legacy_<message index>` that the
  *   following `function` message with the same name refers to.
  * Malformed messages throw RequestFieldError naming the path (caught by the codec).
@@ -69,6 +70,9 @@ function decodeTool(state: MessagesState, message: unknown, path: FieldPath): vo
   const tool = parseAt(toolMessageSchema, message, path);
   const content = typeof tool.content === 'string' ? tool.content : decodeChatTextContent(tool.content, [...path, 'content'], 'tool', state.warnings).map((text) => ({ type: 'text' as const, text }));
   const toolName = state.toolNames.get(tool.tool_call_id);
+  if (toolName === undefined) {
+    throw new RequestFieldError([...path, 'tool_call_id'], `'${tool.tool_call_id}' is not the id of a tool call made earlier in the conversation; a tool message must answer an earlier assistant message's tool_calls entry`);
+  }
   appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: tool.tool_call_id, content } : { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content });
 }
 

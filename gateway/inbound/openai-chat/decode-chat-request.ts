@@ -3,10 +3,13 @@
  * `n > 1` is refused (one choice only). Vendor fields commonly sent through `extra_body`
  * (`thinking`, `enable_thinking`, `thinking_budget`, `reasoning_split`, `repetition_penalty`,
  * `tool_stream`) and the sampling fields the canonical model has no slot for
- * (`presence_penalty`, `frequency_penalty`, `seed`) are passed through in `extensions` under
- * their wire names; `top_k` maps to `topK`. `stream_options` stays in the raw body for the encoder.
+ * (`presence_penalty`, `frequency_penalty`, `seed`) are kept in `extensions` under their wire
+ * names, for channels that accept them (gateway/upstream/vendor-extensions.ts); the thinking
+ * switches (`thinking`, `enable_thinking`, `thinking_budget`) are also read into the canonical
+ * `reasoning`, so that channels of other protocols get them as their own reasoning controls.
+ * `top_k` maps to `topK`. `stream_options` stays in the raw body for the encoder.
  */
-import type { CanonicalRequest, DecodeResult, ResponseFormat } from '../../canonical/request.ts';
+import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
 import { mapOpenAIReasoningEffort } from '../openai-common/map-openai-reasoning-effort.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { catchRequestFieldError, isJsonObject, parseAt, RequestFieldError } from '../openai-common/request-field-error.ts';
@@ -22,6 +25,35 @@ function decodeExtensions(body: Record<string, unknown>): Record<string, unknown
   const extensions: Record<string, unknown> = {};
   for (const field of EXTENSION_FIELDS) if (body[field] !== undefined && body[field] !== null) extensions[field] = body[field];
   return Object.keys(extensions).length === 0 ? undefined : extensions;
+}
+
+/**
+ * The vendor thinking switches as canonical reasoning: DeepSeek/Zhipu/MiMo
+ * `thinking: {type: "enabled"|"disabled", budget_tokens?}` (https://api-docs.deepseek.com/guides/thinking_mode)
+ * and DashScope `enable_thinking` + `thinking_budget` (tokens;
+ * https://www.alibabacloud.com/help/en/model-studio/deep-thinking). Undefined when none is set or
+ * a value has another shape (the field still travels in `extensions` to channels that take it).
+ */
+function decodeThinkingSwitches(body: Record<string, unknown>): ReasoningConfig | undefined {
+  const { thinking, enable_thinking: enableThinking, thinking_budget: budget } = body;
+  let enabled: boolean | undefined;
+  let budgetTokens: number | undefined;
+  if (isJsonObject(thinking) && (thinking.type === 'enabled' || thinking.type === 'disabled')) {
+    enabled = thinking.type === 'enabled';
+    if (typeof thinking.budget_tokens === 'number' && Number.isInteger(thinking.budget_tokens) && thinking.budget_tokens > 0) budgetTokens = thinking.budget_tokens;
+  }
+  if (typeof enableThinking === 'boolean') enabled = enableThinking;
+  if (typeof budget === 'number' && Number.isInteger(budget) && budget > 0 && enabled !== false) budgetTokens = budget;
+  if (enabled === undefined && budgetTokens === undefined) return undefined;
+  return omitUndefined<ReasoningConfig>({ enabled: enabled ?? true, budgetTokens: enabled === false ? undefined : budgetTokens });
+}
+
+/** `reasoning_effort` and the vendor thinking switches, merged (the effort's own `enabled: false` for `none` wins). */
+function decodeReasoning(request: ChatRequestBody, body: Record<string, unknown>, warnings: TranslationNotes): ReasoningConfig | undefined {
+  const effort = request.reasoning_effort ? mapOpenAIReasoningEffort(request.reasoning_effort, 'reasoning_effort', warnings) : undefined;
+  const switches = decodeThinkingSwitches(body);
+  if (!switches) return effort;
+  return { ...switches, ...effort };
 }
 
 function decodeResponseFormat(format: unknown): ResponseFormat | undefined {
@@ -79,7 +111,7 @@ function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {
     topK: request.top_k ?? undefined,
     stopSequences: request.stop === undefined || request.stop === null ? undefined : typeof request.stop === 'string' ? [request.stop] : request.stop,
     responseFormat: decodeResponseFormat(request.response_format),
-    reasoning: request.reasoning_effort ? mapOpenAIReasoningEffort(request.reasoning_effort, 'reasoning_effort', warnings) : undefined,
+    reasoning: decodeReasoning(request, body, warnings),
     user: request.user ?? undefined,
     metadata: request.metadata ?? undefined,
     extensions: decodeExtensions(body),

@@ -6,7 +6,9 @@
  * - `custom_tool_call` items become tool calls with arguments `{"input": <the raw input>}` and the
  *   canonical tool name of responses-tool-names.ts (`function_call` items with a `namespace` too);
  * - `function_call_output` / `custom_tool_call_output` items become tool-result parts of one user
- *   turn (consecutive outputs merge);
+ *   turn (consecutive outputs merge); one whose `call_id` no earlier call item carries is refused,
+ *   as OpenAI refuses it, unless an earlier item may hold calls out of sight (a compaction, an
+ *   `item_reference`, an item type of the platform's own);
  * - `additional_tools` items carry tools (read by decode-responses-tools.ts), not a turn;
  * - `item_reference` (needs stored items) and every other item type (built-in tool calls…) are
  *   dropped with a warning: the request still passes through unchanged to an OpenAI Responses
@@ -33,6 +35,8 @@ interface InputState {
   readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
   readonly systemTexts: string[];
   readonly toolNames: Map<string, string>;
+  /** Set once an item that may hold earlier tool calls out of sight (compaction, item_reference, unknown type) was read. */
+  opaqueHistory: boolean;
   readonly warnings: TranslationNotes;
   /** Opens gateway-sealed compaction items (compaction/expand-compaction-item.ts). */
   readonly compactionSeal?: CompactionSeal;
@@ -86,6 +90,9 @@ function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldP
   const result = parseAt(functionCallOutputItemSchema, item, path);
   const content = decodeToolOutput(result.output, [...path, 'output'], state.warnings);
   const toolName = state.toolNames.get(result.call_id);
+  if (toolName === undefined && !state.opaqueHistory) {
+    throw new RequestFieldError([...path, 'call_id'], `No tool call found for function call output with call_id ${result.call_id}: no function_call or custom_tool_call item with that call_id comes earlier in the input`);
+  }
   appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: result.call_id, content } : { type: 'tool-result', toolCallId: result.call_id, toolName, content });
 }
 
@@ -122,14 +129,17 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
     case 'reasoning':
       return decodeReasoning(state, item, path);
     case 'compaction': {
+      state.opaqueHistory = true;
       const summary = expandCompactionItem(item, path, state.compactionSeal, state.warnings);
       if (summary) state.messages.push({ role: 'user', content: [...summary.content] });
       return;
     }
     case 'item_reference':
+      state.opaqueHistory = true;
       state.warnings.refuse(`input.${index}`, 'an item_reference points at an item stored by the upstream');
       return;
     default:
+      state.opaqueHistory = true;
       state.warnings.refuse(`input.${index}`, `input item type '${type}' has no equivalent on other APIs`);
       return;
   }
@@ -141,7 +151,7 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
  */
 export function decodeResponsesInput(input: string | unknown[], warnings: TranslationNotes, compactionSeal?: CompactionSeal): DecodedResponsesInput {
   if (typeof input === 'string') return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
-  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), warnings, ...(compactionSeal ? { compactionSeal } : {}) };
+  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), opaqueHistory: false, warnings, ...(compactionSeal ? { compactionSeal } : {}) };
   input.forEach((item, index) => decodeItem(state, item, index));
   return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts };
 }

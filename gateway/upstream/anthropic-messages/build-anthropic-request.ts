@@ -9,24 +9,27 @@ import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
 import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
-
-/** The extension key that carries the client's `anthropic-beta` header value. */
-const BETA_EXTENSION = 'anthropic-beta';
+import { selectVendorExtensions } from '../vendor-extensions.ts';
 
 /**
- * Top-level Messages fields (§2) that `extensions` may carry through unchanged. Other extension
- * keys (OpenAI sampling fields, other vendors' switches) would make Anthropic answer 400 and are
- * dropped with a warning; `thinking` is read as a reasoning control (readReasoning).
+ * Top-level Messages fields (https://docs.anthropic.com/en/api/messages) that `extensions` may
+ * carry through unchanged. Other extension keys (OpenAI sampling fields, other vendors' switches)
+ * would make Anthropic answer 400 ("Extra inputs are not permitted") and are dropped or refused by
+ * vendor-extensions.ts; `thinking` is read as a reasoning control (readReasoning).
  */
 const PASS_THROUGH_FIELDS: ReadonlySet<string> = new Set(['service_tier', 'container', 'mcp_servers', 'context_management', 'cache_control', 'inference_geo']);
+
+/** Body keys the gateway sets itself; an extension may not override them. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'max_tokens', 'messages', 'system', 'stream']);
 
 /** Fields `/v1/messages/count_tokens` accepts (§5); everything else is a generation parameter. */
 const COUNT_TOKENS_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
 
 /**
  * Headers: JSON content type, `anthropic-version: 2023-06-01`, the provider's credential headers,
- * and `anthropic-beta` (from `extensions['anthropic-beta']`) only for providers with
- * `quirks.forwardAnthropicBeta` (compat upstreams ignore or reject unknown betas).
+ * and `anthropic-beta` (the client's `anthropicBetas`, comma-joined) only for providers with
+ * `quirks.forwardAnthropicBeta`: Anthropic-compatible upstreams document the header as ignored
+ * (https://api-docs.deepseek.com/guides/anthropic_api), so it is dropped for them as safe.
  */
 export function buildAnthropicHeaders(request: CanonicalRequest, target: UpstreamTarget): Record<string, string> {
   const headers: Record<string, string> = {
@@ -34,8 +37,8 @@ export function buildAnthropicHeaders(request: CanonicalRequest, target: Upstrea
     'anthropic-version': '2023-06-01',
     ...authHeadersFor(authSchemeFor(target.provider, 'anthropic-messages'), target.apiKey),
   };
-  const beta = request.extensions?.[BETA_EXTENSION];
-  if (typeof beta === 'string' && beta !== '' && target.provider.quirks.forwardAnthropicBeta) headers['anthropic-beta'] = beta;
+  const betas = request.anthropicBetas;
+  if (betas && betas.length > 0 && target.provider.quirks.forwardAnthropicBeta) headers['anthropic-beta'] = betas.join(',');
   return headers;
 }
 
@@ -68,21 +71,18 @@ function readReasoning(request: CanonicalRequest): ReasoningConfig | undefined {
   return typeof budget === 'number' ? { enabled: true, budgetTokens: budget } : { enabled: true };
 }
 
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: TranslationNotes): void {
-  for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (key === BETA_EXTENSION || key === 'thinking' || value === undefined) continue;
-    if (PASS_THROUGH_FIELDS.has(key)) body[key] = value;
-    else warnings.drop(`${key}: not an Anthropic Messages field; dropped`);
-  }
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, target: UpstreamTarget, warnings: TranslationNotes): void {
+  const extensionTarget = { protocol: 'anthropic-messages' as const, provider: target.provider, protocolFields: PASS_THROUGH_FIELDS, reservedKeys: RESERVED_KEYS };
+  for (const [key, value] of selectVendorExtensions(request, extensionTarget, warnings)) body[key] = value;
 }
 
 /**
  * Builds the JSON body of `POST /v1/messages`: model, max_tokens (see planAnthropicThinking),
  * system, messages, tools/tool_choice, thinking, stop_sequences, temperature, top_p, top_k,
  * metadata.user_id, output_config.format (JSON schema output), stream; then the `extensions` that
- * are Anthropic fields (PASS_THROUGH_FIELDS); `anthropic-beta` is a header, `thinking` a
- * reasoning control, anything else is dropped with a warning. Extended-thinking restrictions are
- * applied last (reconcileAnthropicThinking).
+ * are Anthropic fields (PASS_THROUGH_FIELDS); `thinking` is a reasoning control, anything else is
+ * dropped or refused by vendor-extensions.ts (`anthropic-beta` is a header: buildAnthropicHeaders).
+ * Extended-thinking restrictions are applied before the extensions (reconcileAnthropicThinking).
  * Returns the body object and the warnings for what was dropped.
  */
 export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: TranslationNotes } {
@@ -105,7 +105,7 @@ export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTa
   if (outputConfig) body.output_config = outputConfig;
   if (request.stream) body.stream = true;
   reconcileAnthropicThinking(body, warnings);
-  mergeExtensions(body, request, warnings);
+  mergeExtensions(body, request, target, warnings);
   return { body, warnings };
 }
 

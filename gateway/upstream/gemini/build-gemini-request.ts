@@ -8,6 +8,8 @@ import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, Ups
 import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
 import { encodeGeminiContents } from './encode-gemini-contents.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
+import type { ProviderPreset } from '../../providers/provider-preset.ts';
+import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
 
 /** Top-level GenerateContentRequest fields that `extensions` may carry through to Gemini. */
 const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 'cachedContent']);
@@ -15,8 +17,8 @@ const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 
 /** OpenAI sampling extensions (wire names) that have a `generationConfig` equivalent. */
 const GENERATION_CONFIG_EXTENSIONS: Readonly<Record<string, string>> = { presence_penalty: 'presencePenalty', frequency_penalty: 'frequencyPenalty', seed: 'seed' };
 
-/** Extension keys that belong to other protocols' headers and are ignored without a warning. */
-const SILENT_EXTENSIONS: ReadonlySet<string> = new Set(['anthropic-beta']);
+/** Body keys the gateway sets itself; an extension may not override them. */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
 
 /**
  * The model's resource path as the SDKs build it: `models/{model}` unless the name already starts
@@ -37,14 +39,21 @@ function dropUnsupported(request: CanonicalRequest, warnings: TranslationNotes):
   if (request.metadata && Object.keys(request.metadata).length > 0) warnings.drop('metadata: Gemini has no request metadata; dropped');
 }
 
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, warnings: TranslationNotes): void {
+/**
+ * OpenAI sampling extensions go into `generationConfig`; the rest are passed, dropped or refused
+ * by vendor-extensions.ts; `anthropic-beta` flags are never a body field.
+ */
+function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, provider: ProviderPreset, warnings: TranslationNotes): void {
+  const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
     const configField = GENERATION_CONFIG_EXTENSIONS[key];
-    if (value === undefined || SILENT_EXTENSIONS.has(key)) continue;
-    if (GEMINI_EXTENSION_FIELDS.has(key)) body[key] = value;
-    else if (configField !== undefined) body.generationConfig = { ...(body.generationConfig as Record<string, unknown> | undefined), [configField]: value };
-    else warnings.drop(`${key}: not a Gemini request field; dropped`);
+    if (value === undefined) continue;
+    if (configField !== undefined) body.generationConfig = { ...(body.generationConfig as Record<string, unknown> | undefined), [configField]: value };
+    else rest[key] = value;
   }
+  const extensionTarget = { protocol: 'gemini' as const, provider, protocolFields: GEMINI_EXTENSION_FIELDS, reservedKeys: RESERVED_KEYS };
+  for (const [key, value] of selectVendorExtensions({ ...request, extensions: rest }, extensionTarget, warnings)) body[key] = value;
+  noteDroppedAnthropicBetas(request, warnings);
 }
 
 /**
@@ -52,16 +61,16 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * toolConfig, generationConfig, plus `extensions` named in GEMINI_EXTENSION_FIELDS
  * (safetySettings, cachedContent) and the OpenAI sampling extensions presence_penalty,
  * frequency_penalty, seed (→ generationConfig presencePenalty, frequencyPenalty, seed); other
- * extensions are dropped with a warning.
+ * extensions are dropped or refused by vendor-extensions.ts.
  */
-export function buildGeminiBody(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> {
+export function buildGeminiBody(request: CanonicalRequest, provider: ProviderPreset, warnings: TranslationNotes): Record<string, unknown> {
   const body: Record<string, unknown> = { contents: encodeGeminiContents(request.messages, warnings) };
   if (request.system !== undefined && request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
   Object.assign(body, encodeGeminiTools(request, warnings));
   const generationConfig = encodeGeminiGenerationConfig(request, warnings);
   if (generationConfig) body.generationConfig = generationConfig;
   dropUnsupported(request, warnings);
-  mergeExtensions(body, request, warnings);
+  mergeExtensions(body, request, provider, warnings);
   return body;
 }
 
@@ -71,7 +80,7 @@ export function buildGeminiBody(request: CanonicalRequest, warnings: Translation
  */
 export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTarget): BuiltUpstreamRequest {
   const warnings = new TranslationNotes();
-  const body = buildGeminiBody(request, warnings);
+  const body = buildGeminiBody(request, target.provider, warnings);
   return { request: { ...geminiCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
 }
 
@@ -87,7 +96,7 @@ export function geminiCallTarget(request: CanonicalRequest, target: UpstreamTarg
  * `{generateContentRequest: {model: "models/…", contents, systemInstruction, tools}}`.
  */
 export function buildGeminiCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
-  const full = buildGeminiBody(request, new TranslationNotes());
+  const full = buildGeminiBody(request, target.provider, new TranslationNotes());
   const url = `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:countTokens`;
   const hasContext = full.systemInstruction !== undefined || full.tools !== undefined;
   const inner: Record<string, unknown> = { model: geminiModelPath(target.upstreamModel), contents: full.contents };

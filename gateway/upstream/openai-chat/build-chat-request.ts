@@ -10,9 +10,16 @@ import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, Ups
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
+import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'messages', 'stream']);
+
+/**
+ * Chat Completions request fields (https://platform.openai.com/docs/api-reference/chat/create)
+ * outside the canonical model that a client of another format may carry in `extensions`.
+ */
+const CHAT_FIELDS: ReadonlySet<string> = new Set(['presence_penalty', 'frequency_penalty', 'seed', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier']);
 
 function encodeTool(tool: ToolDefinition): Record<string, unknown> {
   const fn: Record<string, unknown> = { name: tool.name };
@@ -69,12 +76,13 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
   if (request.metadata !== undefined) warnings.drop('metadata dropped (not forwarded on Chat Completions)');
 }
 
-/** Vendor extensions win over everything except the gateway-owned keys. */
-function mergeExtensions(request: CanonicalRequest, body: Record<string, unknown>, warnings: TranslationNotes): void {
-  for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (RESERVED_KEYS.has(key)) warnings.drop(`extensions.${key} ignored (set by the gateway)`);
-    else body[key] = value;
-  }
+/**
+ * Vendor extensions the channel accepts (vendor-extensions.ts) win over everything except the
+ * gateway-owned keys; `anthropic-beta` flags are never a body field.
+ */
+function mergeExtensions(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
+  for (const [key, value] of selectVendorExtensions(request, { protocol: 'openai-chat', provider, protocolFields: CHAT_FIELDS, reservedKeys: RESERVED_KEYS }, warnings)) body[key] = value;
+  noteDroppedAnthropicBetas(request, warnings);
 }
 
 /**
@@ -95,7 +103,7 @@ export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarg
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  mergeExtensions(request, body, warnings);
+  mergeExtensions(request, provider, body, warnings);
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
   return { request: { ...chatCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
 }

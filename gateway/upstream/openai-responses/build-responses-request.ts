@@ -8,9 +8,16 @@ import type { ProviderPreset } from '../../providers/provider-preset.ts';
 import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
+import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream']);
+
+/**
+ * Responses request fields (https://platform.openai.com/docs/api-reference/responses/create)
+ * outside the canonical model that a client of another format may carry in `extensions`.
+ */
+const RESPONSES_FIELDS: ReadonlySet<string> = new Set(['service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'truncation']);
 
 /** Flat function tool (no nested `function` object, unlike Chat). */
 function encodeTool(tool: ToolDefinition): Record<string, unknown> {
@@ -68,7 +75,8 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
 
 /**
  * Builds the upstream call: JSON body with `store:false` and `stream`, the provider's auth for
- * openai-responses, vendor `extensions` merged last (except model/input/stream), then
+ * openai-responses, the vendor `extensions` the channel accepts merged last (except
+ * model/input/stream; vendor-extensions.ts), then
  * `quirks.dropFields` removed (DashScope rejects `store`). Returns warnings for what was dropped.
  * Never throws.
  */
@@ -81,10 +89,8 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
   encodeControls(request, provider, body, warnings);
   body.store = false;
   body.stream = request.stream;
-  for (const [key, value] of Object.entries(request.extensions ?? {})) {
-    if (RESERVED_KEYS.has(key)) warnings.drop(`extensions.${key} ignored (set by the gateway)`);
-    else body[key] = value;
-  }
+  for (const [key, value] of selectVendorExtensions(request, { protocol: 'openai-responses', provider, protocolFields: RESPONSES_FIELDS, reservedKeys: RESERVED_KEYS }, warnings)) body[key] = value;
+  noteDroppedAnthropicBetas(request, warnings);
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
   return { request: { ...responsesCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
 }

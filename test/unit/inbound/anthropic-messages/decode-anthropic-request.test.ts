@@ -66,6 +66,7 @@ describe('anthropic decodeRequest', () => {
       model: 'm',
       max_tokens: 10,
       messages: [
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: {} }] },
         {
           role: 'user',
           content: [
@@ -89,6 +90,7 @@ describe('anthropic decodeRequest', () => {
       ],
     });
     expect(result.ok && result.value.messages).toStrictEqual([
+      { role: 'assistant', content: [{ type: 'tool-call', id: 't1', name: 'look', arguments: '{}' }] },
       {
         role: 'user',
         content: [

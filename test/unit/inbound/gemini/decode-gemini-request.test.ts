@@ -118,7 +118,6 @@ describe('gemini decodeRequest', () => {
             { functionResponse: { name: 'g', response: { ok: true } } },
             { functionResponse: { name: 'f', response: { n: 1 }, id: 'given-1' } },
             { functionResponse: { name: 'f', response: { n: 2 } } },
-            { functionResponse: { name: 'h', response: {} } },
           ],
         },
       ],
@@ -144,11 +143,24 @@ describe('gemini decodeRequest', () => {
           { type: 'tool-result', toolCallId: 'call_1_3', toolName: 'g', content: '{"ok":true}' },
           { type: 'tool-result', toolCallId: 'given-1', toolName: 'f', content: '{"n":1}' },
           { type: 'tool-result', toolCallId: 'call_1_2', toolName: 'f', content: '{"n":2}' },
-          { type: 'tool-result', toolCallId: 'call_2_3', toolName: 'h', content: '{}' },
         ],
       },
     ]);
-    expect(result.warnings).toStrictEqual(['contents.2.parts.3.functionResponse: no earlier functionCall named "h"; a tool call id was synthesized']);
+    expect(result.warnings).toBeUndefined();
+  });
+
+  it('refuses a function response that answers no earlier function call, by name or by id', () => {
+    const call = { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] };
+    const byName = decode({ contents: [{ parts: [{ text: 'Go' }] }, call, { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }, { functionResponse: { name: 'h', response: {} } }] }] });
+    expect(byName).toEqual({
+      ok: false,
+      param: 'contents.2.parts.1.functionResponse.name',
+      message: "contents.2.parts.1.functionResponse.name: no functionCall named 'h' earlier in the conversation is left unanswered; a function response must answer a function call made earlier in the conversation",
+    });
+    const answeredTwice = decode({ contents: [{ parts: [{ text: 'Go' }] }, call, { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }] });
+    expect(answeredTwice.ok || answeredTwice.param).toBe('contents.3.parts.0.functionResponse.name');
+    const byId = decode({ contents: [{ parts: [{ text: 'Go' }] }, call, { role: 'user', parts: [{ functionResponse: { id: 'call_9', name: 'f', response: {} } }] }] });
+    expect(byId.ok || byId.message).toMatch(/^contents\.2\.parts\.0\.functionResponse\.id: no functionCall earlier in the conversation has the id 'call_9'/);
   });
 
   it('maps response schemas, thinking levels and tool modes; warns about what it drops', () => {

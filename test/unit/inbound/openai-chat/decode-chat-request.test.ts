@@ -136,7 +136,7 @@ describe('openaiChatCodec.decodeRequest', () => {
       topK: 40,
       stopSequences: ['END'],
       responseFormat: { type: 'json-schema', name: 'out', schema: { type: 'object' }, strict: true },
-      reasoning: { effort: 'low' },
+      reasoning: { enabled: true, budgetTokens: 1024, effort: 'low' },
       user: 'u',
       metadata: { a: 'b' },
       extensions: { thinking: { type: 'enabled' }, enable_thinking: true, thinking_budget: 1024, reasoning_split: true, repetition_penalty: 1.1, tool_stream: true, seed: 7 },

@@ -83,19 +83,20 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
   });
 
   it('sends anthropic-version and x-api-key to Anthropic, forwarding anthropic-beta as a header only', () => {
-    const { http, body } = build(request({ extensions: { 'anthropic-beta': 'interleaved-thinking-2025-05-14', service_tier: 'auto' } }));
+    const { http, body } = build(request({ anthropicBetas: ['interleaved-thinking-2025-05-14', 'claude-code-20250219'], extensions: { service_tier: 'auto' } }));
     expect(http.headers).toEqual({
       'content-type': 'application/json',
       'anthropic-version': '2023-06-01',
       'x-api-key': 'sk-test',
-      'anthropic-beta': 'interleaved-thinking-2025-05-14',
+      'anthropic-beta': 'interleaved-thinking-2025-05-14,claude-code-20250219',
     });
     expect(body['anthropic-beta']).toBeUndefined();
+    expect(JSON.stringify(body)).not.toContain('anthropic-beta');
     expect(body.service_tier).toBe('auto');
   });
 
   it('uses the compat providers’ auth and never forwards anthropic-beta to them', () => {
-    const deepseek = build(request({ extensions: { 'anthropic-beta': 'x' } }), 'deepseek').http.headers;
+    const deepseek = build(request({ anthropicBetas: ['x'] }), 'deepseek').http.headers;
     expect(deepseek).toEqual({ 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: 'Bearer sk-test', 'x-api-key': 'sk-test' });
     const mimo = build(request(), 'xiaomi').http.headers;
     expect(mimo).toEqual({ 'content-type': 'application/json', 'anthropic-version': '2023-06-01', authorization: 'Bearer sk-test' });
@@ -266,18 +267,22 @@ describe('anthropicMessagesAdapter.buildRequest', () => {
     expect(jsonMode.uncarried.map((part) => part.path)).toEqual(['response_format']);
   });
 
-  it('passes only Anthropic fields from extensions, drops the rest with warnings, omits stream for non-streams', () => {
-    const { body, warnings } = build(request({ extensions: { model: 'evil', stream: true, service_tier: 'standard_only', presence_penalty: 0.5, seed: 1 } }));
+  it('passes only Anthropic fields from extensions, drops safe hints with warnings, refuses other vendor fields, omits stream for non-streams', () => {
+    const { body, warnings, uncarried } = build(request({ extensions: { model: 'evil', stream: true, service_tier: 'standard_only', presence_penalty: 0.5, seed: 1, tool_stream: true, reasoning_split: true, logit_bias: { 1: 2 } } }));
     expect(body.model).toBe('claude-sonnet-4-5');
     expect(body.stream).toBeUndefined();
     expect(body.service_tier).toBe('standard_only');
-    expect(body.presence_penalty).toBeUndefined();
+    expect(Object.keys(body)).not.toEqual(expect.arrayContaining(['presence_penalty']));
+    for (const field of ['presence_penalty', 'seed', 'tool_stream', 'reasoning_split', 'logit_bias']) expect(body[field]).toBeUndefined();
     expect(warnings).toEqual([
-      'model: not an Anthropic Messages field; dropped',
-      'stream: not an Anthropic Messages field; dropped',
-      'presence_penalty: not an Anthropic Messages field; dropped',
-      'seed: not an Anthropic Messages field; dropped',
+      'extensions.model ignored (set by the gateway)',
+      'extensions.stream ignored (set by the gateway)',
+      'presence_penalty: not a field of this upstream API; dropped (a sampling hint)',
+      'seed: not a field of this upstream API; dropped (a best-effort reproducibility hint)',
+      'tool_stream: not a field of this upstream API; dropped (it only chooses whether tool-call arguments stream in pieces)',
+      'reasoning_split: not a field of this upstream API; dropped (it only chooses where the provider puts reasoning text; the gateway returns reasoning in the client’s own field)',
     ]);
+    expect(uncarried).toEqual([{ path: 'logit_bias', reason: 'a vendor field that the Anthropic anthropic-messages API does not accept' }]);
   });
 
   it('reads a vendor thinking extension as a reasoning control when the request has none', () => {

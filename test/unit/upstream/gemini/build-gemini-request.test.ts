@@ -196,11 +196,16 @@ describe('geminiAdapter.buildRequest', () => {
 
   it('passes Gemini extensions through and drops the rest with warnings', () => {
     const safetySettings = [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }];
-    const { body, warnings } = build(request({ user: 'u1', maxOutputTokens: 9, extensions: { safetySettings, thinking: { type: 'enabled' }, 'anthropic-beta': 'x', seed: 7, presence_penalty: 0.5 } }));
+    const { body, warnings } = build(request({ user: 'u1', maxOutputTokens: 9, anthropicBetas: ['x'], extensions: { safetySettings, thinking: { type: 'enabled' }, seed: 7, presence_penalty: 0.5, repetition_penalty: 1.1 } }));
     expect(body.safetySettings).toEqual(safetySettings);
     expect(body.generationConfig).toEqual({ maxOutputTokens: 9, seed: 7, presencePenalty: 0.5 });
     expect(body.thinking).toBeUndefined();
-    expect(warnings).toEqual(['user: Gemini has no end-user field; dropped', 'thinking: not a Gemini request field; dropped']);
+    expect(JSON.stringify(body)).not.toMatch(/anthropic-beta|repetition_penalty/);
+    expect(warnings).toEqual([
+      'user: Gemini has no end-user field; dropped',
+      'repetition_penalty: not a field of this upstream API; dropped (a sampling hint)',
+      'anthropic-beta header (x): Anthropic feature flags this upstream does not take; dropped',
+    ]);
   });
 });
 

@@ -103,8 +103,9 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
       ...toolTurn,
       stream: false,
       toolChoice: { type: 'auto' },
+      clientFormat: 'openai-chat',
       reasoning: { budgetTokens: 1024 },
-      extensions: { store: true, metadata: { a: 'b' }, top_k: 20, model: 'evil' },
+      extensions: { store: true, metadata: { a: 'b' }, repetition_penalty: 1.05, model: 'evil' },
     };
     const { http, warnings, body } = build(request, 'dashscope', 'qwen3-max');
     expect(http.headers.accept).toBe('application/json');
@@ -117,7 +118,7 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
       temperature: 0.2,
       enable_thinking: true,
       thinking_budget: 1024,
-      top_k: 20,
+      repetition_penalty: 1.05,
     });
     expect(warnings).toEqual(['extensions.model ignored (set by the gateway)']);
   });
