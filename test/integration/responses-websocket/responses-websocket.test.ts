@@ -182,6 +182,15 @@ describe.each(WIRE_FORMATS)('upstream %s', (protocol) => {
     // The user turn, the call's arguments (the only other "Oslo"), then the tool output.
     expectInOrder(upstreamBodySince(before), ['Weather in Oslo?', 'Oslo', 'temperature_c']);
   });
+
+  it('a function_call_output whose call is not in the connection-local chain is refused by name, nothing sent upstream', async () => {
+    const connection = connect();
+    const first = completed(await connection.turn({ model: `${protocol}--tool-call`, tools: [WEATHER_TOOL], input: 'Weather in Oslo?', store: false }));
+    const before = upstream.requests.length;
+    const refused = await connection.turn({ model: `${protocol}--text`, tools: [WEATHER_TOOL], previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: 'call_not_made', output: '{}' }], store: false });
+    expect(refused).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ type: 'invalid_request_error', param: 'input.2.call_id', message: expect.stringContaining('call_id call_not_made') }) })]);
+    expect(upstream.requests.length).toBe(before);
+  });
 });
 
 describe('previous responses that are not connection-local go to the HTTP route (stored responses)', () => {
