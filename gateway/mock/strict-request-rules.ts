@@ -69,9 +69,11 @@ const CHAT_COMPLETIONS_FIELDS = [
 
 // OpenAI Responses `POST /v1/responses`: CreateResponse (and CreateModelResponseProperties,
 // ModelResponseProperties, ResponseProperties); openai `ResponseCreateParamsBase` (which lacks the
-// spec's `max_tool_calls`).
+// spec's `max_tool_calls`). Plus `client_metadata`, which OpenAI's own Codex CLI sends to
+// api.openai.com on every request (`ResponsesApiRequest` in
+// https://github.com/openai/codex/tree/main/codex-rs/codex-api) though neither lists it.
 const RESPONSES_FIELDS = [
-  'background', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
+  'background', 'client_metadata', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
   'max_tool_calls', 'metadata', 'model', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt',
   'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier',
   'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools',

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type WireFormat } from '../../gateway/canonical/formats.ts';
-import { fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
+import { DEEPSEEK_CHAT_FIELDS, fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import { startCountTokensUpstream, type CountTokensUpstream } from './python/count-tokens-upstream.ts';
 import { INSTALL_PYTHON_SDKS_COMMAND, PYTHON_SDK_SCRIPTS, pythonSdkState, runPythonCases, type PythonCaseJob, type PythonCaseOutcome, type PythonSdk } from './python/python-case-runner.ts';
@@ -85,7 +85,7 @@ const outcomes = new Map<string, Promise<PythonCaseOutcome>>();
 describe.runIf(sdkState === 'ready' || inCi)('official Python SDKs through the gateway', () => {
   beforeAll(async () => {
     if (sdkState !== 'ready') throw new Error(`Python SDKs ${sdkState} in .tollgate/python-sdks (CI=true requires them): run ${INSTALL_PYTHON_SDKS_COMMAND}`);
-    upstream = await startFixtureUpstream();
+    upstream = await startFixtureUpstream(DEEPSEEK_CHAT_FIELDS); // PROVIDER_FOR: DeepSeek serves openai-chat
     counter = await startCountTokensUpstream(UPSTREAM_TOKEN_COUNT);
     gateway = await startTestGateway({ channels: channelsFor(upstream, counter) });
     for (const sdk of Object.keys(PYTHON_SDK_SCRIPTS) as PythonSdk[]) {

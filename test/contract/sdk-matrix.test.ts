@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type WireFormat } from '../../gateway/canonical/formats.ts';
-import { fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
+import { DEEPSEEK_CHAT_FIELDS, fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import { callWithSdk, expectedFinish } from './sdk-clients.ts';
 
@@ -32,7 +32,7 @@ let upstream: FixtureUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startFixtureUpstream();
+  upstream = await startFixtureUpstream(DEEPSEEK_CHAT_FIELDS); // PROVIDER_FOR: DeepSeek serves openai-chat
   gateway = await startTestGateway({
     channels: WIRE_FORMATS.map((protocol) => ({
       id: `fake-${protocol}`,

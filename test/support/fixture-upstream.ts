@@ -15,6 +15,13 @@ import { refuseLikeProvider, type StrictRulesOptions } from '../../gateway/mock/
 
 export const FIXTURE_ROOT = fileURLToPath(new URL('../fixtures/upstream/', import.meta.url));
 
+/**
+ * The vendor fields DeepSeek's Chat Completions API documents beyond OpenAI's
+ * (https://api-docs.deepseek.com/api/create-chat-completion: `thinking`), for a fake standing in
+ * for DeepSeek on an `openai-chat` channel.
+ */
+export const DEEPSEEK_CHAT_FIELDS: StrictRulesOptions = { extraFields: { 'openai-chat': ['thinking'] } };
+
 /** One request the fake received. */
 export interface RecordedUpstreamRequest {
   readonly protocol: WireFormat;
