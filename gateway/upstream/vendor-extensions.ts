@@ -18,7 +18,8 @@ import type { ProviderPreset } from '../providers/provider-preset.ts';
 /**
  * Extension fields the Chat decoder also reads into the canonical `reasoning`
  * (gateway/inbound/openai-chat/decode-chat-request.ts): other protocols receive them as their own
- * reasoning controls, so the raw field is left out without a note.
+ * reasoning controls, so the raw field is left out without a note (when the decoder could read
+ * it: a value of another shape is refused by name like any unknown field).
  */
 const CARRIED_AS_REASONING: ReadonlySet<string> = new Set(['thinking', 'enable_thinking', 'thinking_budget']);
 
@@ -55,7 +56,7 @@ export function selectVendorExtensions(request: CanonicalRequest, target: Extens
     if (value === undefined) continue;
     if (target.reservedKeys.has(key)) notes.drop(`extensions.${key} ignored (set by the gateway)`);
     else if (ownProtocol || target.protocolFields.has(key) || accepted.includes(key)) selected.push([key, value]);
-    else if (CARRIED_AS_REASONING.has(key)) continue;
+    else if (CARRIED_AS_REASONING.has(key) && request.reasoning !== undefined) continue;
     else if (SAFE_TO_DROP[key] !== undefined) notes.drop(`${key}: not a field of this upstream API; dropped (${SAFE_TO_DROP[key]})`);
     else notes.refuse(key, `a vendor field that the ${target.provider.displayName} ${target.protocol} API does not accept`);
   }

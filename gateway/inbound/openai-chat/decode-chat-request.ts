@@ -29,7 +29,8 @@ function decodeExtensions(body: Record<string, unknown>): Record<string, unknown
 
 /**
  * The vendor thinking switches as canonical reasoning: DeepSeek/Zhipu/MiMo
- * `thinking: {type: "enabled"|"disabled", budget_tokens?}` (https://api-docs.deepseek.com/guides/thinking_mode)
+ * `thinking: {type: "enabled"|"disabled", budget_tokens?}` (https://api-docs.deepseek.com/guides/thinking_mode;
+ * Anthropic's `adaptive` reads as enabled)
  * and DashScope `enable_thinking` + `thinking_budget` (tokens;
  * https://www.alibabacloud.com/help/en/model-studio/deep-thinking). Undefined when none is set or
  * a value has another shape (the field still travels in `extensions` to channels that take it).
@@ -38,8 +39,8 @@ function decodeThinkingSwitches(body: Record<string, unknown>): ReasoningConfig 
   const { thinking, enable_thinking: enableThinking, thinking_budget: budget } = body;
   let enabled: boolean | undefined;
   let budgetTokens: number | undefined;
-  if (isJsonObject(thinking) && (thinking.type === 'enabled' || thinking.type === 'disabled')) {
-    enabled = thinking.type === 'enabled';
+  if (isJsonObject(thinking) && (thinking.type === 'enabled' || thinking.type === 'adaptive' || thinking.type === 'disabled')) {
+    enabled = thinking.type !== 'disabled';
     if (typeof thinking.budget_tokens === 'number' && Number.isInteger(thinking.budget_tokens) && thinking.budget_tokens > 0) budgetTokens = thinking.budget_tokens;
   }
   if (typeof enableThinking === 'boolean') enabled = enableThinking;
