@@ -4,6 +4,8 @@
  * under `/v1beta/models/…`), answering with `generateMockResponse`. It reuses the inbound codecs,
  * which render exactly what official SDKs accept — so the mock is also a faithful upstream.
  * Behaviour comes from the path prefix `/b/<behaviour>` (mock-behaviour.ts) and prompt directives.
+ * It also compacts a Responses conversation as OpenAI's `POST /v1/responses/compact` does
+ * (mock-compaction.ts).
  * The inbound codecs tolerate unknown fields, so before decoding, a request the real API would
  * refuse — an unknown top-level field or an orphan tool result — is refused with that API's 400
  * (strict-request-rules.ts).
@@ -21,6 +23,7 @@ import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 import { openaiResponsesCodec } from '../inbound/openai-responses/openai-responses-codec.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 import { decodeMockBehaviour, type MockBehaviour } from './mock-behaviour.ts';
+import { generateMockCompaction } from './mock-compaction.ts';
 import { generateMockResponse, parseMockDirectives } from './mock-model.ts';
 import { refuseLikeProviderAt } from './strict-request-rules.ts';
 
@@ -57,6 +60,28 @@ async function serveGeneration(codec: InboundCodec, request: FastifyRequest, rep
   reply.raw.end();
 }
 
+/**
+ * `POST /v1/responses/compact` (https://platform.openai.com/docs/api-reference/responses/compact):
+ * `model` is required and `input` holds the conversation (decoded as a Responses create `input`;
+ * the mock keeps no responses, so a request with only `previous_response_id` and no `input` is a
+ * 400). Answers the compacted response object (mock-compaction.ts), never streamed; obeys the
+ * channel behaviour's latency and failure and the prompt's `[mock:fail=NNN]`.
+ */
+async function serveCompaction(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const behaviour = behaviourOf(request);
+  const body = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+  if (typeof body.model !== 'string' || body.model === '') return sendError(openaiResponsesCodec, reply, new GatewayError('invalid-request', "Missing required parameter: 'model'.", { param: 'model' }));
+  const conversation: Record<string, unknown> = { model: body.model, input: body.input };
+  if (typeof body.instructions === 'string') conversation.instructions = body.instructions;
+  const decoded = openaiResponsesCodec.decodeRequest(conversation, {});
+  if (!decoded.ok) return sendError(openaiResponsesCodec, reply, new GatewayError('invalid-request', decoded.message, decoded.param === undefined ? {} : { param: decoded.param }));
+  await sleep(behaviour.latencyMs);
+  const failStatus = parseMockDirectives(decoded.value).failStatus ?? behaviour.failStatus;
+  if (failStatus !== undefined) return sendError(openaiResponsesCodec, reply, mockFailure(failStatus));
+  const compacted = generateMockCompaction(body.input, decoded.value, Math.floor(Date.now() / 1000));
+  void reply.header('x-request-id', generateId('mockreq_')).type('application/json').send(JSON.stringify(compacted));
+}
+
 function mockFailure(status: number): GatewayError {
   const kind = status === 429 ? 'rate-limited' : status === 504 || status === 408 ? 'upstream-timeout' : status >= 500 ? 'internal' : 'invalid-request';
   return new GatewayError(kind, `Mock failure with status ${status}`, { status });
@@ -80,6 +105,7 @@ async function routes(app: FastifyInstance): Promise<void> {
   });
   app.post('/v1/chat/completions', (req, reply) => serveGeneration(openaiChatCodec, req, reply, {}));
   app.post('/v1/responses', (req, reply) => serveGeneration(openaiResponsesCodec, req, reply, {}));
+  app.post('/v1/responses/compact', (req, reply) => serveCompaction(req, reply));
   app.post('/v1/messages', (req, reply) => serveGeneration(anthropicMessagesCodec, req, reply, {}));
   app.post('/v1/messages/count_tokens', (req, reply) => serveCountTokens(anthropicMessagesCodec, req, reply, {}));
   app.post('/v1beta/models/*', async (req, reply) => {

@@ -1,11 +1,14 @@
 /**
  * The mock provider answers deterministically in every upstream protocol, streams, reports usage,
- * and can be told to be slow or to fail — through the whole gateway, with official SDKs.
+ * and can be told to be slow or to fail — through the whole gateway, with official SDKs. Its
+ * OpenAI Responses side also compacts, as `POST /v1/responses/compact` does
+ * (https://platform.openai.com/docs/api-reference/responses/compact).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS } from '../../gateway/canonical/formats.ts';
+import { MOCK_COMPACTION_PREFIX, openMockCompaction } from '../../gateway/mock/mock-compaction.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import { startTestGateway, TEST_KEY, waitFor, type TestGateway } from '../support/start-gateway.ts';
 
@@ -80,5 +83,49 @@ describe('mock behaviour from channel config', () => {
     expect(chunks).toBeGreaterThan(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(40 * 3);
     await waitFor(() => gateway.outcomes.some((o) => o.model === 'mock-openai-chat' && o.stream));
+  });
+});
+
+describe('mock compaction (POST /v1/responses/compact)', () => {
+  it('through the gateway: user messages kept, then one opaque compaction item, with usage; the window continues the chain', async () => {
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
+    const compacted = await client.responses.compact({
+      model: 'mock-openai-responses',
+      input: [
+        { type: 'message', role: 'user', content: 'Launch on Tuesday.' },
+        { type: 'message', role: 'assistant', content: 'Understood.' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Notify support first.' }] },
+      ],
+    });
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.id).toMatch(/^resp_/);
+    expect(compacted.output).toHaveLength(3);
+    expect(compacted.output.slice(0, 2)).toEqual([
+      { type: 'message', id: expect.stringMatching(/^msg_/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Launch on Tuesday.' }] },
+      { type: 'message', id: expect.stringMatching(/^msg_/), status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Notify support first.' }] },
+    ]);
+    const item = compacted.output[2];
+    expect(item).toMatchObject({ type: 'compaction', id: expect.stringMatching(/^cmp_/) });
+    const encrypted = item?.type === 'compaction' ? item.encrypted_content : '';
+    expect(encrypted.startsWith(MOCK_COMPACTION_PREFIX)).toBe(true);
+    expect(openMockCompaction(encrypted)).toBe('Mock summary of 2 user turn(s): ["Launch on Tuesday.","Notify support first."]');
+    expect(compacted.usage.input_tokens).toBeGreaterThan(0);
+    expect(compacted.usage.output_tokens).toBeGreaterThan(0);
+
+    // The compacted window is the base input of a new chain (passed back as-is, as the guide says).
+    const next = await client.responses.create({ model: 'mock-openai-responses', input: [...compacted.output, { type: 'message', role: 'user', content: 'Continue.' }] as OpenAI.Responses.ResponseInput });
+    expect(next.output_text).toBe('Mock reply to: Continue.');
+  });
+
+  it('on the mock itself: a missing model is a 400 naming it; [mock:fail=429] answers 429', async () => {
+    const post = (body: unknown): Promise<Response> => fetch(`${mock.baseUrl}/v1/responses/compact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const missing = await post({ input: 'hello' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'model' } });
+    const failing = await post({ model: 'm', input: 'hello [mock:fail=429]' });
+    expect(failing.status).toBe(429);
+    const fine = await post({ model: 'm', input: 'hello' });
+    expect(fine.status).toBe(200);
+    expect(await fine.json()).toMatchObject({ object: 'response.compaction', output: [{ type: 'message', role: 'user' }, { type: 'compaction' }] });
   });
 });
