@@ -48,6 +48,8 @@ export interface ExchangeOutcome {
   readonly attempts: number;
   readonly failovers: ReadonlyArray<FailoverRecord>;
   readonly usage?: Usage;
+  /** Arrival time of the request, ms since epoch (absent in outcomes built without it: then the end minus latencyMs). */
+  readonly startedAt?: number;
   /** From request arrival to the last byte sent, ms. */
   readonly latencyMs: number;
   /** From request arrival to the first byte of the answer sent, ms. */

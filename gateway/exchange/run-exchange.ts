@@ -227,9 +227,9 @@ function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyR
 }
 
 /** What an outcome says beyond the request's own fields (ids, format, model, stream, latency). */
-export type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'latencyMs'>;
+export type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'startedAt' | 'latencyMs'>;
 
-/** The outcome of `input` with `details`; `latencyMs` is measured from `input.startedAt` to now. */
+/** The outcome of `input` with `details`; `startedAt` is `input.startedAt`, `latencyMs` is measured from it to now. */
 export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
   return {
     requestId: input.requestId,
@@ -238,6 +238,7 @@ export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): Exchan
     clientFormat: input.codec.format,
     model: input.request.model,
     stream: input.request.stream,
+    startedAt: input.startedAt,
     latencyMs: Date.now() - input.startedAt,
     ...details,
   };
