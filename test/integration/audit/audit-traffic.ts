@@ -60,6 +60,7 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     usage: tokenUsage(spec),
     priceRevision: spec.priceRevision ?? null,
     upstreamRequestId: null,
+    startedAt: null,
   };
   return { type: 'RequestCompleted', event };
 }
