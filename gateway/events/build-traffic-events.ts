@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../canonical/usage.ts';
 import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
-import type { FailoverOccurred, RequestCompleted, TokenUsage, TrafficEvent, UsageRecorded } from '../../schemas/events/traffic-events.ts';
+import type { FailoverOccurred, RequestCompleted, RequestTokenUsage, TokenUsage, TrafficEvent, UsageRecorded } from '../../schemas/events/traffic-events.ts';
 
 /** Who made the request: the API key's id (never the key) and its owner; and the price book it is billed with. */
 export interface TrafficIdentity {
@@ -19,16 +19,17 @@ export interface TrafficIdentity {
 /** A failover record; `retryAfterMs` (ms the upstream asked to wait) is carried when the exchange provides it. */
 type FailoverWithRetry = FailoverRecord & { readonly retryAfterMs?: number };
 
-/** Usage of a request nothing was generated for: all zeros, `reported` (nothing is billed). */
-const NO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' };
+/** Usage of a request that got none (nothing reported or estimated): all zeros, source `none` (nothing is billed). */
+const NO_USAGE: RequestTokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' };
 
 /**
  * The events of one exchange, in publishing order:
  * 1. one FailoverOccurred per `outcome.failovers` entry, in order;
  * 2. UsageRecorded when the outcome has a `channelId` AND `usage`;
- * 3. RequestCompleted (usage all zeros, `reported`, when the outcome has none).
- * Every event gets its own `eventId` (random UUID) and `occurredAt = now`; durations are
- * rounded to whole ms (the schemas hold them as Avro longs).
+ * 3. RequestCompleted (usage all zeros with source `none` when the outcome has none; `startedAt`
+ *    the outcome's arrival time, else `now - latencyMs`).
+ * Every event gets its own `eventId` (random UUID) and `occurredAt = now`; durations and
+ * `startedAt` are rounded to whole ms (the schemas hold them as Avro longs).
  *
  * @param outcome the finished exchange
  * @param identity the caller's key id and user id
@@ -36,11 +37,11 @@ const NO_USAGE: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteT
  */
 export function buildTrafficEvents(outcome: ExchangeOutcome, identity: TrafficIdentity, now: number = Date.now()): TrafficEvent[] {
   const events: TrafficEvent[] = outcome.failovers.map((record) => ({ type: 'FailoverOccurred', event: buildFailover(outcome, identity, record, now) }));
-  const usage = outcome.usage ? toTokenUsage(outcome.usage) : NO_USAGE;
-  if (outcome.channelId !== undefined && outcome.usage) {
+  const usage = outcome.usage ? toTokenUsage(outcome.usage) : undefined;
+  if (outcome.channelId !== undefined && usage) {
     events.push({ type: 'UsageRecorded', event: buildUsageRecorded(outcome, outcome.channelId, identity, usage, now) });
   }
-  events.push({ type: 'RequestCompleted', event: buildRequestCompleted(outcome, identity, usage, now) });
+  events.push({ type: 'RequestCompleted', event: buildRequestCompleted(outcome, identity, usage ?? NO_USAGE, now) });
   return events;
 }
 
@@ -97,7 +98,7 @@ function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identit
   };
 }
 
-function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdentity, usage: TokenUsage, now: number): RequestCompleted {
+function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdentity, usage: RequestTokenUsage, now: number): RequestCompleted {
   return {
     eventId: randomUUID(),
     occurredAt: now,
@@ -120,6 +121,7 @@ function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdenti
     usage,
     priceRevision: identity.priceRevision ?? null,
     upstreamRequestId: outcome.upstreamRequestId ?? null,
+    startedAt: Math.round(outcome.startedAt ?? now - outcome.latencyMs),
   };
 }
 

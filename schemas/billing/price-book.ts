@@ -5,7 +5,7 @@
  * to whole nano-USD once per request.
  */
 import { z } from 'zod';
-import type { TokenUsage } from '../events/traffic-events.ts';
+import type { TokenCounts } from '../events/traffic-events.ts';
 
 /**
  * Highest price accepted, USD per million tokens: the billing tables hold prices as Decimal64(9)
@@ -97,7 +97,7 @@ export function findPrice(book: ReadonlyArray<Price>, model: string, channelId: 
  * writes at theirs, all output (reasoning included) at the output price; the sum of
  * tokens × nano-per-MTok is divided by 1e6 once and rounded half up.
  */
-export function costNanoUsd(usage: TokenUsage, price: Price): bigint {
+export function costNanoUsd(usage: TokenCounts, price: Price): bigint {
   const cacheRead = BigInt(usage.cachedInputTokens);
   const cacheWrite = BigInt(usage.cacheWriteTokens);
   const uncached = BigInt(Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens));

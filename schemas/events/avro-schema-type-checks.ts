@@ -6,14 +6,14 @@
  */
 import type { AvroToTs, Assert, Equals } from './avro-to-ts.ts';
 import type { failoverOccurredSchema, requestCompletedSchema, usageRecordedSchema } from './avro-schemas.ts';
-import type { FailoverOccurred, RequestCompleted, TokenUsage, UsageRecorded } from './traffic-events.ts';
+import type { FailoverOccurred, RequestCompleted, RequestTokenUsage, UsageRecorded } from './traffic-events.ts';
 
 type RequestCompletedUsageSchema = Extract<(typeof requestCompletedSchema)['fields'][number], { name: 'usage' }>['type'];
 
 /** RequestCompleted ⇔ its schema. */
 export type RequestCompletedMatchesSchema = Assert<Equals<AvroToTs<typeof requestCompletedSchema>, RequestCompleted>>;
-/** The nested TokenUsage record ⇔ TokenUsage. */
-export type TokenUsageMatchesSchema = Assert<Equals<AvroToTs<RequestCompletedUsageSchema>, TokenUsage>>;
+/** The nested TokenUsage record ⇔ RequestTokenUsage. */
+export type TokenUsageMatchesSchema = Assert<Equals<AvroToTs<RequestCompletedUsageSchema>, RequestTokenUsage>>;
 /** UsageRecorded ⇔ its schema. */
 export type UsageRecordedMatchesSchema = Assert<Equals<AvroToTs<typeof usageRecordedSchema>, UsageRecorded>>;
 /** FailoverOccurred ⇔ its schema. */

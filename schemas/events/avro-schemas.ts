@@ -32,20 +32,37 @@ const priceRevisionField = {
   doc: 'PriceSet events the gateway had applied: the price book this request is billed with',
 } as const;
 
-/**
- * The token counts of one request (tokens) and where they came from: nested as the TokenUsage
- * record in RequestCompleted, flat in UsageRecorded. One list, so the two can never drift apart.
- */
-const tokenUsageFields = [
+/** The five token counts of one request (tokens), shared by RequestCompleted and UsageRecorded. */
+const tokenCountFields = [
   { name: 'inputTokens', type: 'long' },
   { name: 'cachedInputTokens', type: 'long' },
   { name: 'cacheWriteTokens', type: 'long' },
   { name: 'outputTokens', type: 'long' },
   { name: 'reasoningTokens', type: 'long' },
+] as const;
+
+/**
+ * UsageRecorded's token counts and where they came from (flat in the event). A channel served, so
+ * the source is one of the three a served request can have; the enum keeps its version-1 symbols.
+ */
+const servedTokenUsageFields = [
+  ...tokenCountFields,
   { name: 'usageSource', type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial'] } },
 ] as const;
 
-/** Schema of RequestCompleted (topic tollgate.requests), version 4 (v1 to v3 are in avro/history). */
+/**
+ * RequestCompleted's nested TokenUsage record: the counts and their source, where `none` (added
+ * in version 5, appended so the earlier symbols keep their positions) marks a request that got
+ * no usage at all (refused, failed or cancelled before any was reported or estimated). Adding a
+ * symbol is safe for new readers only: deploy the consumers before the gateway
+ * (https://avro.apache.org/docs/1.11.1/specification/#schema-resolution, enums).
+ */
+const requestTokenUsageFields = [
+  ...tokenCountFields,
+  { name: 'usageSource', type: { type: 'enum', name: 'UsageSource', symbols: ['reported', 'estimated', 'partial', 'none'] } },
+] as const;
+
+/** Schema of RequestCompleted (topic tollgate.requests), version 5 (v1 to v4 are in avro/history). */
 export const requestCompletedSchema = {
   type: 'record',
   name: 'RequestCompleted',
@@ -79,7 +96,7 @@ export const requestCompletedSchema = {
         type: 'record',
         name: 'TokenUsage',
         doc: 'Token counts (tokens). inputTokens includes cached; outputTokens includes reasoning.',
-        fields: tokenUsageFields,
+        fields: requestTokenUsageFields,
       },
     },
     priceRevisionField,
@@ -88,6 +105,12 @@ export const requestCompletedSchema = {
       type: ['null', 'string'],
       default: null,
       doc: "The upstream's own id of the call that served (or failed last): its x-request-id or request-id response header",
+    },
+    {
+      name: 'startedAt',
+      type: ['null', { type: 'long', logicalType: 'timestamp-millis' }],
+      default: null,
+      doc: 'ms since epoch when the request arrived; null in events before version 5 (then occurredAt - latencyMs)',
     },
   ],
 } as const;
@@ -108,7 +131,7 @@ export const usageRecordedSchema = {
     { name: 'upstreamModel', type: 'string', doc: 'The model the upstream served: what prices apply to.' },
     { name: 'channelId', type: 'string' },
     { name: 'provider', type: 'string' },
-    ...tokenUsageFields,
+    ...servedTokenUsageFields,
     priceRevisionField,
   ],
 } as const;

@@ -6,10 +6,13 @@
  * with traffic-event-codec.ts; change a schema only as EVOLUTION.md says.
  */
 
-/** Where the usage numbers came from. */
+/** Where the usage numbers of a request a channel served came from. */
 export type UsageSource = 'reported' | 'estimated' | 'partial';
 
-/** Token counts of one request (tokens). `inputTokens` includes cached; `outputTokens` includes reasoning. */
+/** Where a request's usage numbers came from: a served source, or `none` when it got no usage at all (all counts 0). */
+export type RequestUsageSource = UsageSource | 'none';
+
+/** Token counts of a request a channel served (tokens) and their source. `inputTokens` includes cached; `outputTokens` includes reasoning. */
 export interface TokenUsage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
@@ -17,6 +20,15 @@ export interface TokenUsage {
   readonly outputTokens: number;
   readonly reasoningTokens: number;
   readonly usageSource: UsageSource;
+}
+
+/** The five token counts alone (tokens), whatever their source: what prices apply to. */
+export type TokenCounts = Omit<TokenUsage, 'usageSource'>;
+
+/** Token counts of any request (tokens) and their source, as RequestCompleted carries them. */
+export interface RequestTokenUsage extends TokenCounts {
+  /** `none` when the request got no usage (refused, failed or cancelled before any was reported or estimated; every count 0); never in events before version 5. */
+  readonly usageSource: RequestUsageSource;
 }
 
 /** How a request ended. */
@@ -49,11 +61,13 @@ export interface RequestCompleted {
   readonly ttfbMs: number | null;
   /** channels tried, including the one that served */
   readonly attempts: number;
-  readonly usage: TokenUsage;
+  readonly usage: RequestTokenUsage;
   /** PriceSet events the gateway node had applied when it built the event: the price book the request is billed with; null in older events. */
   readonly priceRevision: number | null;
   /** The upstream's own id of the call that served (or failed last), from its response headers; null when none was sent, and in older events. */
   readonly upstreamRequestId: string | null;
+  /** ms since epoch when the request arrived (occurredAt - latencyMs, up to rounding); null in events before version 5. */
+  readonly startedAt: number | null;
 }
 
 /** Usage of a request a channel served. Topic `tollgate.usage`, key = requestId. */

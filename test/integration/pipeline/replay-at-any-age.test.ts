@@ -27,7 +27,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
     events.push({ type: 'UsageRecorded', event: { ...header, eventId: `${runId}-use-${i}`, model: 'old-model', upstreamModel: 'old-model', channelId: 'old-ch', provider: 'mock', ...usage, priceRevision: 1 } });
     events.push({
       type: 'RequestCompleted',
-      event: { ...header, eventId: `${runId}-rc-${i}`, clientFormat: 'openai-chat', model: 'old-model', channelId: 'old-ch', provider: 'mock', upstreamModel: 'old-model', stream: false, passThrough: false, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 300, ttfbMs: 100, attempts: i % 4 === 0 ? 2 : 1, usage, priceRevision: 1, upstreamRequestId: null },
+      event: { ...header, eventId: `${runId}-rc-${i}`, clientFormat: 'openai-chat', model: 'old-model', channelId: 'old-ch', provider: 'mock', upstreamModel: 'old-model', stream: false, passThrough: false, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 300, ttfbMs: 100, attempts: i % 4 === 0 ? 2 : 1, usage, priceRevision: 1, upstreamRequestId: null, startedAt: null },
     });
   }
   return events;

@@ -43,8 +43,8 @@ describe('Avro schema files', () => {
   it('registers the current and every historical schema, each with its own fingerprint', () => {
     const registry = loadTrafficSchemaRegistry();
     const versions = registry.all().map((s) => `${s.eventType}@${String(s.version)}`);
-    expect(versions).toEqual(['RequestCompleted@current', 'UsageRecorded@current', 'FailoverOccurred@current', 'RequestCompleted@1', 'RequestCompleted@2', 'RequestCompleted@3', 'UsageRecorded@1']);
-    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(7);
+    expect(versions).toEqual(['RequestCompleted@current', 'UsageRecorded@current', 'FailoverOccurred@current', 'RequestCompleted@1', 'RequestCompleted@2', 'RequestCompleted@3', 'RequestCompleted@4', 'UsageRecorded@1']);
+    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(8);
     for (const entry of registry.all()) {
       expect(registry.byFingerprintHex(entry.header.toString('hex', 2))).toBe(entry);
       expect(entry.header.subarray(0, 2).toString('hex')).toBe('c301');

@@ -64,7 +64,7 @@ describe('buildTrafficEvents', () => {
       eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
       clientFormat: 'openai-chat', model: 'gpt-5', channelId: 'ch-1', provider: 'deepseek', upstreamModel: 'deepseek-v4-flash',
       stream: false, passThrough: true, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 120, ttfbMs: 30,
-      attempts: 1, usage: tokens, priceRevision: 7, upstreamRequestId: 'req_upstream_7',
+      attempts: 1, usage: tokens, priceRevision: 7, upstreamRequestId: 'req_upstream_7', startedAt: NOW - 120,
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);
@@ -89,13 +89,13 @@ describe('buildTrafficEvents', () => {
     expectEncodable(events);
   });
 
-  it('failed with no channel: only RequestCompleted, zero usage marked reported, nulls', () => {
+  it('failed with no channel: only RequestCompleted, zero usage marked none, nulls', () => {
     const outcome: ExchangeOutcome = { ...base, status: 'failed', httpStatus: 404, errorKind: 'not-found', errorMessage: 'no such model', attempts: 0 };
     const events = buildTrafficEvents(outcome, identity, NOW);
     expect(types(events)).toEqual(['RequestCompleted']);
     expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
       channelId: null, provider: null, upstreamModel: null, upstreamRequestId: null, status: 'failed', httpStatus: 404, errorKind: 'not-found', ttfbMs: null, attempts: 0,
-      usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' },
+      usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' },
     });
     expectEncodable(events);
   });
@@ -113,7 +113,7 @@ describe('buildTrafficEvents', () => {
     const [first, last] = pick(events, 'FailoverOccurred');
     expect(first).toMatchObject({ channelId: 'ch-1', upstreamStatus: null, nextChannelId: 'ch-2', retryAfterMs: null });
     expect(last).toMatchObject({ channelId: 'ch-2', upstreamStatus: 429, nextChannelId: null, retryAfterMs: 30_000 });
-    expect(pick(events, 'RequestCompleted')[0]?.usage.outputTokens).toBe(0);
+    expect(pick(events, 'RequestCompleted')[0]?.usage).toMatchObject({ outputTokens: 0, usageSource: 'none' });
     expectEncodable(events);
   });
 
@@ -130,6 +130,13 @@ describe('buildTrafficEvents', () => {
       usage: { inputTokens: 2_000, outputTokens: 37, usageSource: 'partial' },
     });
     expectEncodable(events);
+  });
+
+  it('startedAt is the arrival the exchange recorded, whole ms, at or before occurredAt', () => {
+    const events = buildTrafficEvents({ ...served, startedAt: NOW - 130.4, latencyMs: 125 }, identity, NOW);
+    const [completed] = pick(events, 'RequestCompleted');
+    expect(completed?.startedAt).toBe(NOW - 130);
+    expect(completed!.startedAt!).toBeLessThanOrEqual(completed!.occurredAt);
   });
 
   it('failed mid-stream with an error kind still records usage', () => {

@@ -29,6 +29,7 @@ const requestCompleted: RequestCompleted = {
   usage: { inputTokens: 1_234_567, cachedInputTokens: 1_000, cacheWriteTokens: 200, outputTokens: 1_099_511_627_776, reasoningTokens: 12, usageSource: 'partial' },
   priceRevision: 42,
   upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
+  startedAt: 1_767_225_597_778,
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -146,9 +147,15 @@ describe('traffic event codec', () => {
   });
 });
 
-/** A RequestCompleted as a writer older than v4 had it: without upstreamRequestId. */
-function withoutUpstreamRequestId(event: RequestCompleted): Omit<RequestCompleted, 'upstreamRequestId'> {
-  const { upstreamRequestId: _u, ...older } = event;
+/** A RequestCompleted as a writer older than v4 had it: without upstreamRequestId (nor startedAt). */
+function withoutUpstreamRequestId(event: RequestCompleted): Omit<RequestCompleted, 'upstreamRequestId' | 'startedAt'> {
+  const { upstreamRequestId: _u, ...older } = withoutStartedAt(event);
+  return older;
+}
+
+/** A RequestCompleted as a v4 writer had it: without startedAt. */
+function withoutStartedAt(event: RequestCompleted): Omit<RequestCompleted, 'startedAt'> {
+  const { startedAt: _s, ...older } = event;
   return older;
 }
 
@@ -156,7 +163,7 @@ describe('schema evolution', () => {
   const v1Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)), 'utf8'));
 
   it('decodes a RequestCompleted written with v1 (no passThrough, no ttfbMs) with their defaults', () => {
-    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, upstreamRequestId: _u, ...v1Value } = requestCompleted;
+    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, upstreamRequestId: _u, startedAt: _s, ...v1Value } = requestCompleted;
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
@@ -164,7 +171,7 @@ describe('schema evolution', () => {
     expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
 
     const decoded = decodeTrafficEvent(message);
-    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null, upstreamRequestId: null } });
+    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null, upstreamRequestId: null, startedAt: null } });
   });
 
   it.each([
@@ -178,7 +185,7 @@ describe('schema evolution', () => {
     fingerprint.writeBigUInt64LE(schemaFingerprint64(oldSchema));
     const oldType = avro.Type.forSchema(oldSchema as avro.Schema, { wrapUnions: false });
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, oldType.toBuffer(oldValue)]);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null, ...(type === 'RequestCompleted' ? { upstreamRequestId: null } : {}) } });
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null, ...(type === 'RequestCompleted' ? { upstreamRequestId: null, startedAt: null } : {}) } });
   });
 
   it('decodes a RequestCompleted written with v3 (before upstreamRequestId) with upstreamRequestId null', () => {
@@ -188,7 +195,21 @@ describe('schema evolution', () => {
     const v3Type = avro.Type.forSchema(v3Schema as avro.Schema, { wrapUnions: false });
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v3Type.toBuffer(withoutUpstreamRequestId(requestCompleted))]);
     expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, upstreamRequestId: null } });
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, upstreamRequestId: null, startedAt: null } });
+  });
+
+  it('decodes a RequestCompleted written with v4 (before startedAt and usage source none) with startedAt null', () => {
+    const v4Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v4.avsc', import.meta.url)), 'utf8'));
+    const fingerprint = Buffer.alloc(8);
+    fingerprint.writeBigUInt64LE(schemaFingerprint64(v4Schema));
+    const v4Type = avro.Type.forSchema(v4Schema as avro.Schema, { wrapUnions: false });
+    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v4Type.toBuffer(withoutStartedAt(requestCompleted))]);
+    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, startedAt: null } });
+    // v4 knew no usage source `none`: a v4 writer cannot produce it, the current schema can.
+    expect(() => v4Type.toBuffer(withoutStartedAt({ ...requestCompleted, usage: { ...requestCompleted.usage, usageSource: 'none' } }))).toThrow();
+    const none = { ...requestCompleted, usage: { ...requestCompleted.usage, usageSource: 'none' as const } };
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: none }))).toStrictEqual({ type: 'RequestCompleted', event: none });
   });
 
   it('round-trips the upstream request id through the current schema', () => {

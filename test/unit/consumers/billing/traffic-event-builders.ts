@@ -42,6 +42,7 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     usage: usage(),
     priceRevision: null,
     upstreamRequestId: null,
+    startedAt: null,
     ...overrides,
   };
 }

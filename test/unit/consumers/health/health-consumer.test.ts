@@ -20,6 +20,7 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, usageSource: 'reported' },
     priceRevision: null,
     upstreamRequestId: null,
+    startedAt: null,
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
