@@ -49,6 +49,36 @@ export interface SubscribeOptions {
   readonly maxBatchWaitMs?: number;
 }
 
+/** A position to start a group-less read at: the offset of the first record to deliver. */
+export interface ReadPosition {
+  readonly topic: string;
+  readonly partition: number;
+  /** Decimal string, as in DeliveredRecord.offset. */
+  readonly offset: string;
+}
+
+/**
+ * Options of a group-less read (EventLog.read): no consumer group, nothing committed or stored.
+ * Delivery is in order per partition; a rejected batch comes again after a back-off, like a
+ * subscription's.
+ */
+export interface ReadOptions {
+  readonly topics: ReadonlyArray<string>;
+  readonly handleBatch: BatchHandler;
+  /**
+   * What the reader is, `[A-Za-z0-9._-]+` (e.g. `tollgate.config.<nodeId>`): the name in log lines,
+   * the name `committedOffsets` answers for while the read runs in this instance, and on Kafka the
+   * start of its throwaway group's id (see the adapter).
+   */
+  readonly name: string;
+  /** Where to start on each partition; partitions not named start at their first record. */
+  readonly from?: ReadonlyArray<ReadPosition>;
+  /** As SubscribeOptions.maxBatchSize. */
+  readonly maxBatchSize?: number;
+  /** As SubscribeOptions.maxBatchWaitMs. */
+  readonly maxBatchWaitMs?: number;
+}
+
 /** A running subscription. */
 export interface Subscription {
   /** Stops consuming; resolves after the in-flight batch finished (its offsets committed or not). */
@@ -81,6 +111,15 @@ export interface EventLog {
    * when the broker is unreachable at start.
    */
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Reads topics from their first record (or `from`) without a consumer group: no committed
+   * offsets, no offsets folder, nothing left in the log when the read stops, however the process
+   * ends (see each adapter for what a killed process leaves and for how long). For followers that
+   * keep their position in memory: the config follower, `tollgate events`, `tollgate replay`.
+   * Optional: test doubles may leave it out (callers then subscribe with a group of their own).
+   * @throws like `subscribe` (illegal names, Kafka unreachable at start).
+   */
+  read?(options: ReadOptions): Promise<Subscription>;
   status(): PublisherStatus;
   /**
    * Where each partition of `topic` ends now: for every partition, an offset E (decimal string)
@@ -101,7 +140,9 @@ export interface EventLog {
    * `end − committed` (clamped at 0) is the group's lag: records on Kafka (the committed offset,
    * https://kafka.js.org/docs/admin, "Fetch consumer group offsets"), bytes on the file log (its
    * offsets are byte positions). Partitions the group never committed are left out; an empty list
-   * for an unknown group or topic. Reads only. Optional: test doubles may leave it out.
+   * for an unknown group or topic. For a group-less read running in this instance
+   * (ReadOptions.name = `groupId`), the position it has handled up to instead (nothing is
+   * committed for it anywhere). Reads only. Optional: test doubles may leave it out.
    * @throws the adapter's Error when the log is unreachable (Kafka) or cannot be read, or (file
    *   log) on an illegal group or topic name.
    */

@@ -6,6 +6,10 @@
  *   events/<topic>.log.clean            size at the last clean close (lets start-up skip the torn-tail scan)
  *   offsets/<groupId>/<topic>.offset    next byte position to deliver to that consumer group
  *
+ * Group-less reads (EventLog.read: the config follower, `tollgate events`, `tollgate replay`)
+ * read the topic files directly and keep their positions in memory: they create nothing under
+ * `offsets/`, so a killed process leaves nothing behind either.
+ *
  * A record's offset is the byte position of its frame. One gateway process writes a data dir;
  * consumers may run in the same process (woken by each write; in another thread through a shared
  * write signal, file-log-write-signal.ts) or another one (they poll). Writing: file-topic-appender.ts
@@ -14,7 +18,7 @@
  * is no retention: the files grow until removed by the operator.
  */
 import { join } from 'node:path';
-import type { EventLog, LogRecord, PublisherStatus, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import type { EventLog, LogRecord, PublisherStatus, ReadOptions, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { announceWrites, watchWrites, type FileLogWriteSignalSide } from './file-log-write-signal.ts';
 import { createFileAppender } from './file-topic-appender.ts';
@@ -22,6 +26,7 @@ import { startFileSubscription } from './file-subscription.ts';
 import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
 import { fileCommittedOffsets } from './file-committed-offsets.ts';
 import { isSafeLogName } from '../is-safe-log-name.ts';
+import { ReaderPositions } from '../reader-positions.ts';
 import { encodeRecordFrame } from '../record-frame-codec.ts';
 
 /** Options of the embedded log. */
@@ -50,6 +55,8 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const logger = options.logger ?? silentLogger;
   const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
   const subscriptions = new Map<string, Subscription>();
+  const reads = new Set<Subscription>();
+  const readers = new ReaderPositions();
   const tails: FramesTailCache = new Map();
   const announcer = options.writeSignal?.side === 'writer' ? announceWrites(options.writeSignal.signal) : undefined;
   const watcher = options.writeSignal?.side === 'reader' ? watchWrites(options.writeSignal.signal) : undefined;
@@ -99,18 +106,35 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       }
       return handle;
     },
+    async read(read: ReadOptions): Promise<Subscription> {
+      const badName = [read.name, ...read.topics].find((name) => !isSafeLogName(name));
+      if (badName !== undefined) throw new Error(`illegal reader or topic name: ${JSON.stringify(badName)}`);
+      const startAt = new Map(read.from?.filter((position) => position.partition === 0).map((position) => [position.topic, Number(position.offset)]));
+      readers.open(read.name);
+      const subscription: SubscribeOptions = { ...read, groupId: read.name };
+      const running = await startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten, logger, startAt, onHandled: (topic, next) => readers.handled(read.name, topic, 0, String(next)) });
+      const handle: Subscription = {
+        async stop() {
+          reads.delete(handle);
+          await running.stop();
+          readers.close(read.name);
+        },
+      };
+      reads.add(handle);
+      return handle;
+    },
     async endOffsets(topic: string) {
       if (!isSafeLogName(topic)) throw new Error(`illegal topic name: ${JSON.stringify(topic)}`);
       return fileEndOffsets(options.dataDir, topic, tails);
     },
     async committedOffsets(groupId: string, topic: string) {
       if (!isSafeLogName(groupId) || !isSafeLogName(topic)) throw new Error(`illegal consumer group id or topic name: ${JSON.stringify(groupId)}, ${JSON.stringify(topic)}`);
-      return fileCommittedOffsets(options.dataDir, groupId, topic);
+      return readers.positions(groupId, topic) ?? fileCommittedOffsets(options.dataDir, groupId, topic);
     },
     status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),
     async close() {
       await appender.flush();
-      await Promise.all([...subscriptions.values()].map((subscription) => subscription.stop()));
+      await Promise.all([...subscriptions.values(), ...reads].map((subscription) => subscription.stop()));
       await appender.close();
       announcer?.close();
       watcher?.close();

@@ -11,6 +11,10 @@
  * nothing. With `maxBatchWaitMs`, a partial batch is held until its oldest record (by the
  * timestamp the writer stored) has waited that long. Reading tolerates concurrent appends: only
  * whole frames are delivered; a partially written last record is waited for.
+ *
+ * A group-less read (EventLog.read, `startAt` given) reads the same way but keeps its positions in
+ * memory only: no offsets folder is created and nothing is stored, so nothing is left behind
+ * however the process ends.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
@@ -32,13 +36,21 @@ export interface FileSubscriptionOptions {
    */
   readonly onWritten?: (listener: (topics?: ReadonlySet<string>) => void) => () => void;
   readonly logger: EventLogLogger;
+  /**
+   * Group-less read: the byte position to start at per topic (absent topics: 0). Nothing is read
+   * from or written to `offsets/`; `subscription.groupId` only names the reader in log lines.
+   */
+  readonly startAt?: ReadonlyMap<string, number>;
+  /** Told the next position of a topic after each handled batch (group-less reads report their progress). */
+  readonly onHandled?: (topic: string, nextPosition: number) => void;
 }
 
 /** Read state of one topic. */
 interface TopicCursor {
   readonly topic: string;
   readonly logPath: string;
-  readonly offsetPath: string;
+  /** Where the position is stored; undefined for a group-less read. */
+  readonly offsetPath: string | undefined;
   /** Byte position of the next record to deliver. */
   position: number;
   handle?: FileHandle;
@@ -50,13 +62,17 @@ const RETRY_INITIAL_MS = 200;
 const RETRY_MAX_MS = 5000;
 
 /**
- * Starts consuming; resolves once the stored offsets are loaded.
+ * Starts consuming; resolves once the stored offsets are loaded (a group-less read: at once).
  * @throws Error when the offsets directory cannot be created.
  */
 export async function startFileSubscription(options: FileSubscriptionOptions): Promise<Subscription> {
-  const { dataDir, subscription, logger } = options;
-  await mkdir(join(dataDir, 'offsets', subscription.groupId), { recursive: true });
-  const cursors = await Promise.all(subscription.topics.map((topic) => loadCursor(dataDir, subscription.groupId, topic, logger)));
+  const { dataDir, subscription, logger, startAt } = options;
+  if (!startAt) await mkdir(join(dataDir, 'offsets', subscription.groupId), { recursive: true });
+  const cursors = await Promise.all(
+    subscription.topics.map((topic): TopicCursor | Promise<TopicCursor> =>
+      startAt ? { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath: undefined, position: startAt.get(topic) ?? 0 } : loadCursor(dataDir, subscription.groupId, topic, logger),
+    ),
+  );
   const abort = new AbortController();
   let wake: (() => void) | undefined;
   let signalled = false;
@@ -90,6 +106,7 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
         for (const cursor of cursors) {
           if (abort.signal.aborted) break;
           const outcome = await deliverNext(cursor, subscription, abort.signal, logger);
+          if (outcome === 'delivered') options.onHandled?.(cursor.topic, cursor.position);
           if (outcome === 'delivered') delivered = true;
           else if (outcome !== 'empty') holdMs = Math.min(holdMs, outcome.holdMs);
         }
@@ -178,7 +195,7 @@ async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, 
       if (signal.aborted) return 'empty';
     }
   }
-  await storeOffset(cursor.offsetPath, chunk.nextPosition);
+  if (cursor.offsetPath !== undefined) await storeOffset(cursor.offsetPath, chunk.nextPosition);
   cursor.position = chunk.nextPosition;
   return 'delivered';
 }

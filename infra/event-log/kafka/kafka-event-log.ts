@@ -6,14 +6,15 @@
  * `sendBatch` every 10 ms or at 500 records; an fsync'ed disk spool at `<spoolDir>/spool.log`
  * while Kafka is unreachable, drained in order once it is back (also when a previous process left
  * one). Consuming (kafka-subscription.ts): one kafkajs consumer per subscribe(), offsets
- * committed after the handler resolved. End offsets (high watermarks): kafka-end-offsets.ts.
+ * committed after the handler resolved; group-less reads (kafka-read.ts): a throwaway group that
+ * never commits and is deleted when the read stops. End offsets (high watermarks): kafka-end-offsets.ts.
  * Topics are created on first use with TOPIC_PARTITIONS partitions (or their override in
  * schemas/topics.ts: the config topic gets one, kept forever). kafkajs' own log lines go to
  * `logger` through kafkajs-log-creator.ts (quietly).
  */
 import { Kafka, logLevel } from 'kafkajs';
 import { topicCreationSpec } from '../../../schemas/topics.ts';
-import type { EventLog, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import type { EventLog, ReadOptions, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createKafkajsLogCreator } from './kafkajs-log-creator.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
@@ -21,6 +22,8 @@ import { PUBLISH_RETRY } from './kafka-producer-session.ts';
 import { startKafkaSubscription } from './kafka-subscription.ts';
 import { fetchKafkaEndOffsets } from './kafka-end-offsets.ts';
 import { fetchKafkaCommittedOffsets } from './kafka-committed-offsets.ts';
+import { startKafkaRead } from './kafka-read.ts';
+import { ReaderPositions } from '../reader-positions.ts';
 
 /** Options of the Kafka adapter. */
 export interface KafkaEventLogOptions {
@@ -54,13 +57,25 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   });
   const publisher = new KafkaPublisher({ kafka, spoolDir: options.spoolDir, logger, lingerMs: options.lingerMs ?? 10, batchTrigger: options.batchTrigger ?? 500, sendTimeoutMs: 10_000 });
   const subscriptions = new Set<Subscription>();
+  const readers = new ReaderPositions();
 
   return {
     publish: (record) => publisher.publish(record),
     flush: () => publisher.flush(),
     status: () => publisher.status(),
     endOffsets: (topic) => fetchKafkaEndOffsets(kafka, topic),
-    committedOffsets: (groupId, topic) => fetchKafkaCommittedOffsets(kafka, groupId, topic),
+    committedOffsets: async (groupId, topic) => readers.positions(groupId, topic) ?? fetchKafkaCommittedOffsets(kafka, groupId, topic),
+    async read(read: ReadOptions): Promise<Subscription> {
+      const running = await startKafkaRead({ kafka, ensureTopics: (topics) => createTopics(kafka, topics), logger, positions: readers }, read);
+      const handle: Subscription = {
+        async stop() {
+          subscriptions.delete(handle);
+          await running.stop();
+        },
+      };
+      subscriptions.add(handle);
+      return handle;
+    },
     async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
       const running = await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger);
       const handle: Subscription = {

@@ -43,7 +43,29 @@ const CONSUMER_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 5000 }
  * @throws the kafkajs error when Kafka is unreachable at the first start.
  */
 export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOptions, ensureTopics: (topics: ReadonlyArray<string>) => Promise<void>, logger: EventLogLogger): Promise<Subscription> {
-  await ensureTopics(options.topics);
+  return runKafkaConsumer(kafka, { delivery: options, ensureTopics, logger, afterChunk: commitChunk });
+}
+
+/** How runKafkaConsumer runs one consumer (a subscription's, or a group-less read's throwaway group). */
+export interface KafkaConsumerSpec {
+  /** The group (`groupId`), the topics, the handler and the batching. */
+  readonly delivery: SubscribeOptions;
+  readonly ensureTopics: (topics: ReadonlyArray<string>) => Promise<void>;
+  readonly logger: EventLogLogger;
+  /** After a chunk's handler resolved and its last offset was resolved: commit it, or note it in memory. */
+  readonly afterChunk: (payload: EachBatchPayload, lastOffset: string) => Promise<void>;
+  /** Called with every consumer made (the first and each restart's), before it connects. */
+  readonly onConsumer?: (consumer: Consumer) => void;
+}
+
+/**
+ * Runs a kafkajs consumer for `spec` with the restart rules of startKafkaSubscription.
+ * @throws the kafkajs error when Kafka is unreachable at the first start.
+ */
+export async function runKafkaConsumer(kafka: Kafka, spec: KafkaConsumerSpec): Promise<Subscription> {
+  const options = spec.delivery;
+  const { logger } = spec;
+  await spec.ensureTopics(options.topics);
   const stopSignal = new AbortController();
   const failures = new Map<string, number>();
   let current: Consumer | undefined;
@@ -55,10 +77,11 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart && !stopSignal.signal.aborted) scheduleRestart(payload.error);
     });
+    spec.onConsumer?.(consumer);
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
-      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => deliverBatch(payload, options, failures, stopSignal.signal, logger) });
+      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => deliverBatch(payload, spec, failures, stopSignal.signal) });
     } catch (error) {
       await consumer.disconnect().catch(() => {});
       throw error;
@@ -87,6 +110,12 @@ export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOpt
   };
 }
 
+/** A subscription's afterChunk: commits offset + 1 of the chunk's last record. */
+async function commitChunk(payload: EachBatchPayload, lastOffset: string): Promise<void> {
+  const { batch } = payload;
+  await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(lastOffset) + 1n).toString() }] }] });
+}
+
 /** Bytes a fetch waits for when the subscription batches by time (SubscribeOptions.maxBatchWaitMs). */
 const BATCHING_MIN_BYTES = 64 * 1024;
 
@@ -104,9 +133,10 @@ async function stopConsumer(consumer: Consumer): Promise<void> {
   await consumer.disconnect();
 }
 
-/** Hands one partition batch to the handler chunk by chunk, committing after each acknowledged chunk. */
-async function deliverBatch(payload: EachBatchPayload, options: SubscribeOptions, failures: Map<string, number>, signal: AbortSignal, logger: EventLogLogger): Promise<void> {
-  const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
+/** Hands one partition batch to the handler chunk by chunk, calling afterChunk (commit) after each acknowledged chunk. */
+async function deliverBatch(payload: EachBatchPayload, spec: KafkaConsumerSpec, failures: Map<string, number>, signal: AbortSignal): Promise<void> {
+  const { delivery: options, logger } = spec;
+  const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const partitionKey = `${batch.topic}/${batch.partition}`;
   const records = batch.messages.map((message) => toDelivered(batch.topic, batch.partition, message));
   const size = options.maxBatchSize ?? 500;
@@ -126,7 +156,7 @@ async function deliverBatch(payload: EachBatchPayload, options: SubscribeOptions
     failures.delete(partitionKey);
     const last = chunk[chunk.length - 1]?.offset ?? batch.firstOffset() ?? '0';
     resolveOffset(last);
-    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }] });
+    await spec.afterChunk(payload, last);
     await heartbeat();
   }
 }
