@@ -23,6 +23,13 @@ import { usesRedis, type EngineSettings } from '../open-adapters.ts';
 import { serveConsumerState } from '../state-store/consumer-state-over-port.ts';
 import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
+/**
+ * The worker's entry. Run from source (`node --import tsx`, this module is .ts) the worker must
+ * register tsx itself (consumer-thread-entry.mjs); built by `npm run build` (dist/, this module is
+ * .js) the worker body is plain JavaScript next to this file and needs no loader.
+ */
+const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? new URL('./consumer-thread-entry.mjs', import.meta.url) : new URL('./consumer-thread-worker.js', import.meta.url);
+
 /** Delay before a worker that exited unexpectedly is started again, ms. */
 const RESTART_DELAY_MS = 1000;
 /** Longest metrics() waits for the worker's answer before answering without it, ms (below Prometheus' default 10 s scrape timeout). */
@@ -146,7 +153,7 @@ function startWorker(options: ConsumerThreadOptions): StartedWorker {
     ...(stateChannel ? { statePort: stateChannel.port2 } : {}),
     ...(analyticsPort ? { analyticsPort } : {}),
   };
-  const worker = new Worker(new URL('./consumer-thread-entry.mjs', import.meta.url), { workerData, transferList: transfer, name: 'tollgate-consumers' });
+  const worker = new Worker(WORKER_ENTRY, { workerData, transferList: transfer, name: 'tollgate-consumers' });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   worker.on('error', (error) => log('error', 'consumer thread failed', { error: error.message }));
   const ready = new Promise<void>((resolve, reject) => {
