@@ -1,6 +1,6 @@
 /**
- * `tollgate events`: a schema-aware console consumer. Reads topics with a fresh consumer group
- * from their first record, decodes every record (decode-log-record.ts, secrets dropped), keeps
+ * `tollgate events`: a schema-aware console consumer. Reads topics from their first record without
+ * a consumer group (EventLog.read: nothing committed, nothing left behind), decodes every record (decode-log-record.ts, secrets dropped), keeps
  * the events the filter selects (event-filter.ts) and prints each as one JSON line:
  *
  *   {"topic":"tollgate.requests","partition":0,"offset":"42","timestamp":1767225600000,"type":"RequestCompleted","event":{…}}
@@ -21,8 +21,8 @@ export interface PrintEventsOptions {
   /** Topics to read (full names without the deployment's prefix, e.g. `tollgate.requests`). */
   readonly topics: ReadonlyArray<string>;
   readonly filter: EventFilter;
-  /** A consumer group id no one used before (e.g. `tollgate.events.<random>`): reading starts at the first record. */
-  readonly groupId: string;
+  /** The reader's name, `[A-Za-z0-9._-]+` (e.g. `tollgate.events.<random>`); no group of that name is stored. */
+  readonly readerName: string;
   /** Keep reading past the end until `signal` aborts. */
   readonly follow: boolean;
   /** Stops reading (Ctrl-C); without `follow` the output is then incomplete. */
@@ -39,21 +39,22 @@ export interface PrintEventsResult {
   readonly undecodable: number;
   /** Whether `signal` stopped the run before the end (without `follow`). */
   readonly interrupted: boolean;
-  /** Whether the consumer group was used at all (nothing to read without `follow`: no subscription). */
-  readonly subscribed: boolean;
 }
 
 /**
- * Prints the selected events; resolves after the subscription stopped.
- * @throws the event log's Error when it cannot be read (e.g. Kafka unreachable at start).
+ * Prints the selected events; resolves after the read stopped.
+ * @throws the event log's Error when it cannot be read (e.g. Kafka unreachable at start), or an
+ *   Error when the log cannot read without a consumer group (a test double without `read`).
  */
 export async function printEvents(options: PrintEventsOptions): Promise<PrintEventsResult> {
+  const read = options.eventLog.read?.bind(options.eventLog);
+  if (!read) throw new Error('this event log cannot read without a consumer group');
   const snapshot = await takeEndOffsetSnapshot(options.eventLog, options.topics);
   const topics = options.follow ? [...new Set(options.topics)] : snapshot.nonEmptyTopics;
   const counts = { printed: 0, undecodable: 0 };
-  if (topics.length === 0) return { ...counts, interrupted: false, subscribed: false };
-  const subscription: Subscription = await options.eventLog.subscribe({
-    groupId: options.groupId,
+  if (topics.length === 0) return { ...counts, interrupted: false };
+  const subscription: Subscription = await read({
+    name: options.readerName,
     topics,
     handleBatch: async (records) => {
       for (const record of records) {
@@ -65,7 +66,7 @@ export async function printEvents(options: PrintEventsOptions): Promise<PrintEve
   });
   const interrupted = await waitForEnd(snapshot, options);
   await subscription.stop();
-  return { ...counts, interrupted, subscribed: true };
+  return { ...counts, interrupted };
 }
 
 /** Resolves true when the signal stopped the run before the snapshot's end, false otherwise. */

@@ -4,12 +4,15 @@
  *   consumption_log FINAL  per (key_id, model, day)           requests, input/output tokens, cost_usd
  *   billing_lines FINAL    per (key_id, upstream_model, day)  the same measures
  *
- * (day = the UTC date of occurred_at). Both databases are read through one store by qualified
+ * (day = the UTC date of occurred_at), then, for every group that differs, which requests are
+ * behind it (request-differences.ts): missing from live, extra in live, or different. Differences
+ * are counted as requests (a group whose requests all match still counts once). Both databases are read through one store by qualified
  * names (`db.table`), so it works with one chdb data directory as well as with a server. Money is
  * read with toString() and compared as exact decimals (chdb trims trailing zeros where ClickHouse
  * 18.16 pads to the scale, so the text is parsed, never compared).
  */
 import { Decimal, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { findRequestDifferences, type RequestDifferences } from './request-differences.ts';
 
 /**
  * The tables compared, the column that names the model in each, and the day. `toDate(occurred_at,
@@ -27,7 +30,14 @@ type Measure = (typeof MEASURES)[number];
 /** Totals of one group: counts and tokens as integers, cost in nano-USD. */
 type Totals = Readonly<Record<Measure, bigint>>;
 
-/** One difference between the live and the replay database. */
+/** One measure of a group that differs between the two sides (decimal text; cost in USD). */
+export interface MeasureDifference {
+  readonly measure: Measure;
+  readonly live: string;
+  readonly replay: string;
+}
+
+/** One key/model/day group that differs between the live and the replay database, and the requests behind it. */
 export interface SpendDifference {
   readonly table: 'consumption_log' | 'billing_lines';
   readonly keyId: string;
@@ -35,13 +45,15 @@ export interface SpendDifference {
   readonly model: string;
   /** UTC date, `YYYY-MM-DD`. */
   readonly day: string;
-  /** The measure that differs; undefined when the whole group exists on one side only. */
-  readonly measure?: Measure;
-  /** Live value (decimal text; cost in USD); undefined when the group is missing from the live side. */
-  readonly live?: string;
-  /** Replay value; undefined when the group is missing from the replay side. */
-  readonly replay?: string;
-  /** The difference in one line, for people. */
+  /** The side the group exists on when only one has it; undefined when both do. */
+  readonly onlyIn?: 'live' | 'replay';
+  /** The measures that differ (every measure of the present side when `onlyIn`, with the absent side as `-`). */
+  readonly measures: ReadonlyArray<MeasureDifference>;
+  /** The request ids behind the difference. */
+  readonly requests: RequestDifferences;
+  /** How many differences it counts as: its requests, at least 1. */
+  readonly count: number;
+  /** The group's difference in one line, for people (the request ids are listed apart). */
   readonly text: string;
 }
 
@@ -53,15 +65,17 @@ export interface ReconcileSpendOptions {
   readonly replayDatabase: string;
 }
 
-/** The comparison: a summary line per table and side, then every difference. */
+/** The comparison: a summary line per table and side, every differing group, and the number of differences (requests). */
 export interface SpendReconciliation {
   readonly summary: ReadonlyArray<string>;
   readonly differences: ReadonlyArray<SpendDifference>;
+  /** Sum of the differences' `count`: 0 when the sides agree. */
+  readonly differenceCount: number;
 }
 
 /**
- * Reads both sides and lists every difference (a group on one side only counts once; otherwise
- * each differing measure counts once), sorted by table, key, model and day.
+ * Reads both sides, lists every differing group with the requests behind it, sorted by table,
+ * key, model and day.
  * @throws the store's Error (e.g. a database or table that does not exist).
  */
 export async function reconcileSpend(options: ReconcileSpendOptions): Promise<SpendReconciliation> {
@@ -72,9 +86,15 @@ export async function reconcileSpend(options: ReconcileSpendOptions): Promise<Sp
     const replay = await readGroups(options.analytics, options.replayDatabase, spec);
     summary.push(`${spec.table}: live ${describeTotals(sumGroups(live))}; replay ${describeTotals(sumGroups(replay))}`);
     const keys = [...new Set([...live.keys(), ...replay.keys()])].sort();
-    for (const key of keys) differences.push(...compareGroup(spec.table, key, live.get(key), replay.get(key)));
+    for (const key of keys) {
+      const compared = compareGroup(spec.table, key, live.get(key), replay.get(key));
+      if (!compared) continue;
+      const requests = await findRequestDifferences(options.analytics, options.liveDatabase, options.replayDatabase, { ...spec, keyId: compared.keyId, model: compared.model, day: compared.day });
+      const count = Math.max(1, requests.missingFromLive.length + requests.extraInLive.length + requests.different.length);
+      differences.push({ ...compared, requests, count });
+    }
   }
-  return { summary, differences };
+  return { summary, differences, differenceCount: differences.reduce((sum, difference) => sum + difference.count, 0) };
 }
 
 async function readGroups(analytics: AnalyticsStore, database: string, spec: (typeof TABLES)[number]): Promise<Map<string, Totals>> {
@@ -96,19 +116,20 @@ async function readGroups(analytics: AnalyticsStore, database: string, spec: (ty
   return groups;
 }
 
-function compareGroup(table: SpendDifference['table'], key: string, live: Totals | undefined, replay: Totals | undefined): SpendDifference[] {
+/** The group's difference without its requests, or undefined when both sides agree. */
+function compareGroup(table: SpendDifference['table'], key: string, live: Totals | undefined, replay: Totals | undefined): Omit<SpendDifference, 'requests' | 'count'> | undefined {
   const [keyId = '', model = '', day = ''] = JSON.parse(key) as string[];
   const modelLabel = table === 'consumption_log' ? 'model' : 'upstream_model';
   const where = `${table} key_id=${show(keyId)} ${modelLabel}=${show(model)} day=${day}`;
   if (!live || !replay) {
     const present = (live ?? replay) as Totals;
-    const side = live ? 'live' : 'replay';
-    return [{ table, keyId, model, day, [side]: describeTotals(present), text: `${where}: only in ${side} (${describeTotals(present)})` }];
+    const onlyIn = live ? 'live' : 'replay';
+    const measures = MEASURES.map((measure) => ({ measure, live: live ? formatMeasure(measure, present[measure]) : '-', replay: replay ? formatMeasure(measure, present[measure]) : '-' }));
+    return { table, keyId, model, day, onlyIn, measures, text: `${where}: only in ${onlyIn} (${describeTotals(present)})` };
   }
-  return MEASURES.filter((measure) => live[measure] !== replay[measure]).map((measure) => {
-    const [liveText, replayText] = [formatMeasure(measure, live[measure]), formatMeasure(measure, replay[measure])];
-    return { table, keyId, model, day, measure, live: liveText, replay: replayText, text: `${where}: ${measure} live ${liveText}, replay ${replayText}` };
-  });
+  const measures = MEASURES.filter((measure) => live[measure] !== replay[measure]).map((measure) => ({ measure, live: formatMeasure(measure, live[measure]), replay: formatMeasure(measure, replay[measure]) }));
+  if (measures.length === 0) return undefined;
+  return { table, keyId, model, day, measures, text: `${where}: ${measures.map(({ measure, live: l, replay: r }) => `${measure} live ${l}, replay ${r}`).join('; ')}` };
 }
 
 function sumGroups(groups: Map<string, Totals>): Totals {

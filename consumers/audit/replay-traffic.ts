@@ -3,13 +3,15 @@
  * analytics database and reconciles it with the live one (reconcile-spend.ts).
  *
  * The replay runs the real pipeline (start-consumer-pipeline.ts: migrations, the config-topic
- * follower for prices, the ledger and billing consumers) under consumer groups nobody used before,
- * so it starts at the first record and never moves the live groups' offsets; with a fresh
+ * follower for prices, the ledger and billing consumers) on the caller's event log, whose
+ * subscriptions should be group-less reads (tollgate-ops.ts wraps it so: nothing committed,
+ * nothing left behind), or else under consumer groups nobody used before; either way it starts at
+ * the first record and never moves the live groups' offsets; with a fresh
  * in-memory state store, so live spend counters and channel health are never touched; and with
  * an analytics store whose statements run in the replay database. It stops once both consumers
  * have read every partition of their topic up to the end it had at start (end-offset-snapshot.ts).
  * Like every pipeline start, the config follower appends one sync marker (an empty record) to
- * the config topic; its group is `tollgate.config.<configFollowerId>`, for the caller to remove.
+ * the config topic; it reads without a group (reader `tollgate.config.<configFollowerId>`).
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
@@ -43,9 +45,9 @@ export interface ReplayTrafficOptions {
   readonly keep: boolean;
   /** A new, empty state store (memory): billing's spend counters land there and are dropped. */
   readonly state: StateStore;
-  /** A consumer group prefix nobody used before, e.g. `tollgate.replay.<random>.`. */
+  /** A consumer group (or group-less reader name) prefix nobody used before, e.g. `tollgate.replay.<random>.`. */
   readonly groupPrefix: string;
-  /** Id of the replay's config follower (`[A-Za-z0-9_-]+`): its group is `tollgate.config.<id>`. */
+  /** Id of the replay's config follower (`[A-Za-z0-9_-]+`): its reader is `tollgate.config.<id>`. */
   readonly configFollowerId: string;
   /** The pipeline's log lines. */
   readonly log: ConsumerLog;

@@ -4,29 +4,31 @@
  *
  *   tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO]
  *                   [--request-id ID] [--key-id ID] [--type NAME]... [--follow]
- *   tollgate replay [--database NAME] [--keep]
+ *   tollgate replay [--database NAME] [--keep] [--limit N | --details]
  *
  * It parses argv (node:util parseArgs: https://nodejs.org/api/util.html#utilparseargsconfig),
  * opens the adapters the environment selects (infra/open-adapters.ts: KAFKA_BROKERS,
  * CLICKHOUSE_URL, CLICKHOUSE_DATABASE, TOLLGATE_DATA_DIR, TOLLGATE_TOPIC_PREFIX) and hands them to
- * consumers/audit/. Afterwards it removes the consumer groups the command made: the offsets folder
- * of the file log, or the Kafka group (admin DeleteGroups). Exit codes: 0 ok, 1 differences found
- * or an engine failed, 2 usage error, 130 interrupted before the end.
+ * consumers/audit/. Both read the topics without consumer groups (EventLog.read; the replay's
+ * pipeline through withGrouplessSubscriptions), so they leave no Kafka group and no offsets folder
+ * behind however they stop (infra/event-log/kafka/kafka-read.ts says what a kill -9 leaves, and
+ * for how long). Exit codes: 0 ok, 1 differences found or an engine failed, 2 usage error (the
+ * message names the bad value and the valid ones), 130 interrupted before the end.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
 import { EVENT_TYPES, type EventFilter } from '../../consumers/audit/event-filter.ts';
+import { describeReconciliation } from '../../consumers/audit/describe-reconciliation.ts';
 import { printEvents } from '../../consumers/audit/print-events.ts';
 import { replayTraffic } from '../../consumers/audit/replay-traffic.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { isSafeLogName } from '../event-log/is-safe-log-name.ts';
+import { withGrouplessSubscriptions } from '../event-log/groupless-event-log.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, type EngineSettings } from '../open-adapters.ts';
 import { createMemoryStateStore } from '../state-store/memory/memory-state-store.ts';
 
@@ -43,10 +45,12 @@ export interface OpsIo {
 
 const USAGE = {
   events: 'usage: tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO] [--request-id ID] [--key-id ID] [--type NAME]... [--follow]',
-  replay: 'usage: tollgate replay [--database NAME] [--keep]',
+  replay: 'usage: tollgate replay [--database NAME] [--keep] [--limit N | --details]',
 } as const;
 
 const SHORT_TOPICS: Readonly<Record<string, string>> = { requests: TOPICS.requests, usage: TOPICS.usage, failovers: TOPICS.failovers, config: CONFIG_TOPIC };
+/** Request ids listed per kind of difference unless `--limit` or `--details` says otherwise. */
+const DEFAULT_REQUEST_LIMIT = 20;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** ISO 8601 date or date-time; a date-time without an offset is read as UTC. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
@@ -57,6 +61,8 @@ class UsageError extends Error {}
 /**
  * Runs `events` or `replay`; resolves with the exit code, or undefined when argv names another
  * command (the caller then runs the admin CLI). Never throws: failures are written to stderr.
+ * Usage errors (exit 2): an unknown flag, topic or event type, a malformed or impossible date, a
+ * bad `--limit`; the message names the value and what is accepted.
  */
 export async function runOpsCommand(argv: ReadonlyArray<string>, io: OpsIo): Promise<number | undefined> {
   const [command, ...args] = argv;
@@ -91,28 +97,25 @@ async function runEvents(args: ReadonlyArray<string>, io: OpsIo): Promise<number
     allowPositionals: false,
   });
   if (values.help) return (io.stdout(USAGE.events), 0);
-  const topics = (values.topic ?? Object.keys(SHORT_TOPICS)).map(topicName);
-  const filter = eventFilter(values);
   const settings = engineSettings(io);
+  const topics = (values.topic ?? Object.keys(SHORT_TOPICS)).map((value) => topicName(value, settings.topicPrefix ?? ''));
+  const filter = eventFilter(values);
   const log = await openOpsEventLog(settings);
-  const groupId = `tollgate.events.${randomBytes(6).toString('hex')}`;
+  const readerName = `tollgate.events.${randomBytes(6).toString('hex')}`;
   const stop = stopSignal(io);
-  let subscribed = true; // until printEvents says otherwise (also when it failed)
   try {
-    const result = await printEvents({ eventLog: log.eventLog, topics, filter, groupId, follow: values.follow, signal: stop.signal, stdout: io.stdout, stderr: io.stderr });
-    subscribed = result.subscribed;
+    const result = await printEvents({ eventLog: log.eventLog, topics, filter, readerName, follow: values.follow, signal: stop.signal, stdout: io.stdout, stderr: io.stderr });
     return result.interrupted ? 130 : 0;
   } finally {
-    stop.release();
     await log.close();
-    if (subscribed) await forgetConsumerGroups(settings, [groupId], io);
+    stop.release();
   }
 }
 
 async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number> {
   const { values } = parseArgs({
     args: [...args],
-    options: { database: { type: 'string' }, keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: { database: { type: 'string' }, keep: { type: 'boolean', default: false }, limit: { type: 'string' }, details: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
     strict: true,
     allowPositionals: false,
   });
@@ -122,6 +125,7 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const replayDatabase = values.database ?? `${liveDatabase}_replay`;
   if (!IDENTIFIER.test(replayDatabase)) throw new UsageError(`--database: not a plain identifier (letters, digits, "_"): ${JSON.stringify(replayDatabase)}`);
   if (replayDatabase === liveDatabase) throw new UsageError(`--database: ${replayDatabase} is the live database; the replay needs another one`);
+  const requestLimit = requestLimitOf(values);
   const stores = await openReplayStores(settings, replayDatabase);
   const log = await openOpsEventLog(settings);
   const state = createMemoryStateStore();
@@ -131,17 +135,14 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const stop = stopSignal(io);
   try {
     io.stderr(`replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`);
-    const { reconciliation } = await replayTraffic({ eventLog: log.eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
+    const eventLog = withGrouplessSubscriptions(log.eventLog);
+    const { reconciliation } = await replayTraffic({ eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
     if (!reconciliation) return (io.stderr('replay interrupted before the end: nothing reconciled'), 130);
-    for (const line of reconciliation.summary) io.stdout(line);
-    for (const difference of reconciliation.differences) io.stdout(difference.text);
-    const count = reconciliation.differences.length;
-    io.stdout(`reconciliation: ${count} difference${count === 1 ? '' : 's'}`);
-    return count === 0 ? 0 : 1;
+    for (const line of describeReconciliation(reconciliation, requestLimit)) io.stdout(line);
+    return reconciliation.differenceCount === 0 ? 0 : 1;
   } finally {
-    stop.release();
     await log.close();
-    await forgetConsumerGroups(settings, [...['ledger', 'billing'].map((name) => groupPrefix + name), `${CONFIG_TOPIC}.${configFollowerId}`], io);
+    stop.release();
     await state.close();
     await stores.replayAnalytics.close();
     if (stores.adminAnalytics !== stores.replayAnalytics) await stores.adminAnalytics.close();
@@ -193,11 +194,27 @@ async function openReplayStores(settings: EngineSettings, replayDatabase: string
   return { replayAnalytics, adminAnalytics };
 }
 
-/** `requests` → `tollgate.requests`; a full name is checked against the log's name rules. */
-function topicName(value: string): string {
-  const name = SHORT_TOPICS[value] ?? value;
-  if (!isSafeLogName(name)) throw new UsageError(`--topic: not a topic name: ${JSON.stringify(value)} (use requests, usage, failovers, config or a full name of [A-Za-z0-9._-])`);
+/**
+ * `requests` → `tollgate.requests`; a full name (`tollgate.requests`, or with the deployment's
+ * `prefix`, `staging.tollgate.requests`) is taken as it is without the prefix.
+ * @throws UsageError naming the value and every accepted name.
+ */
+function topicName(value: string, prefix: string): string {
+  const fullNames = Object.values(SHORT_TOPICS);
+  const unprefixed = prefix !== '' && value.startsWith(prefix) ? value.slice(prefix.length) : value;
+  const name = SHORT_TOPICS[value] ?? (fullNames.includes(unprefixed) ? unprefixed : undefined);
+  if (name === undefined) throw new UsageError(`--topic: unknown topic ${JSON.stringify(value)} (one of ${[...Object.keys(SHORT_TOPICS), ...fullNames].join(', ')})`);
   return name;
+}
+
+/** `--limit N` (a positive integer), `--details` (no limit), else DEFAULT_REQUEST_LIMIT. @throws UsageError */
+function requestLimitOf(values: { limit?: string; details?: boolean }): number {
+  if (values.details && values.limit !== undefined) throw new UsageError('--limit and --details exclude each other (--details lists every request)');
+  if (values.details) return Number.POSITIVE_INFINITY;
+  if (values.limit === undefined) return DEFAULT_REQUEST_LIMIT;
+  const limit = /^\d+$/.test(values.limit) ? Number(values.limit) : Number.NaN;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`--limit: not a positive integer: ${JSON.stringify(values.limit)} (e.g. --limit 100; --details lists every request)`);
+  return limit;
 }
 
 function eventFilter(values: { from?: string; to?: string; 'request-id'?: string; 'key-id'?: string; type?: string[] }): EventFilter {
@@ -215,10 +232,16 @@ function eventFilter(values: { from?: string; to?: string; 'request-id'?: string
   };
 }
 
-/** ISO 8601 text → ms since epoch; a date-time without an offset is UTC. @throws UsageError naming `flag`. */
+/**
+ * ISO 8601 text → ms since epoch; a date-time without an offset is UTC. Impossible dates and
+ * times (`2025-02-30`, `T24:00`) are refused, not rolled over as Date.parse does.
+ * @throws UsageError naming `flag`, the text and the accepted forms.
+ */
 function isoToMs(flag: string, text: string): number {
   const match = ISO_DATE_TIME.exec(text);
-  const ms = match ? Date.parse(text.includes('T') && !match[1] ? `${text}Z` : text) : Number.NaN;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = (match ? text.match(/\d+/g)?.slice(0, 6).map(Number) : undefined) ?? [];
+  const valid = match !== null && hour < 24 && minute < 60 && second < 60 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
+  const ms = valid ? Date.parse(text.includes('T') && !match[1] ? `${text}Z` : text) : Number.NaN;
   if (Number.isNaN(ms)) throw new UsageError(`${flag}: not an ISO 8601 date or date-time: ${JSON.stringify(text)} (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)`);
   return ms;
 }
@@ -233,13 +256,19 @@ function pipelineLog(io: OpsIo): NonNullable<EngineSettings['log']> {
   };
 }
 
-/** `io.signal`, or one aborted by SIGINT/SIGTERM until `release()`. */
+/**
+ * `io.signal`, or one aborted by SIGINT/SIGTERM until `release()`. The handlers stay installed
+ * until then: Ctrl-C signals the whole process group, so a launcher (npm, tsx) relays a second
+ * SIGINT right behind the terminal's, and with a `once` handler that second signal would kill the
+ * process before it cleaned up (https://nodejs.org/api/process.html#signal-events: with no
+ * listener, SIGINT and SIGTERM end the process).
+ */
 function stopSignal(io: OpsIo): { signal: AbortSignal; release: () => void } {
   if (io.signal) return { signal: io.signal, release: () => {} };
   const controller = new AbortController();
   const abort = (): void => controller.abort();
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
+  process.on('SIGINT', abort);
+  process.on('SIGTERM', abort);
   return {
     signal: controller.signal,
     release: () => {
@@ -247,31 +276,4 @@ function stopSignal(io: OpsIo): { signal: AbortSignal; release: () => void } {
       process.off('SIGTERM', abort);
     },
   };
-}
-
-/**
- * Removes what the command's consumer groups left behind (ids without the topic prefix; the
- * prefixed event log stores them with it): the file log's `offsets/<group>` folders, or the
- * Kafka groups (admin.deleteGroups: https://kafka.js.org/docs/admin, "Delete groups"). A group
- * that never existed is fine; one Kafka refuses to delete is reported and left (it holds only
- * offsets and expires after the broker's offsets.retention.minutes).
- */
-async function forgetConsumerGroups(settings: EngineSettings, groupIds: ReadonlyArray<string>, io: OpsIo): Promise<void> {
-  const stored = groupIds.map((groupId) => `${settings.topicPrefix ?? ''}${groupId}`);
-  if (!settings.kafkaBrokers || settings.kafkaBrokers.length === 0) {
-    for (const groupId of stored) await rm(join(settings.dataDir, 'offsets', groupId), { recursive: true, force: true });
-    return;
-  }
-  const admin = new Kafka({ clientId: 'tollgate-ops', brokers: [...settings.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
-  try {
-    await admin.connect();
-    await admin.deleteGroups(stored);
-  } catch (error) {
-    // A group that never committed an offset (the command failed early) does not exist: nothing to remove.
-    const failures = (error as { groups?: Array<{ error?: { type?: string } }> }).groups;
-    if (failures && failures.every((group) => group.error?.type === 'GROUP_ID_NOT_FOUND')) return;
-    io.stderr(`warning: consumer group(s) ${stored.join(', ')} not deleted (${(error as Error).message}); they hold only offsets and expire with the broker's offsets.retention.minutes`);
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
 }

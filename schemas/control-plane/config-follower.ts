@@ -1,9 +1,9 @@
 /**
  * One process's follower of the config topic (`tollgate.config`, one partition, kept forever),
- * run by every gateway node and by the consumers: it subscribes with its own consumer group
- * `tollgate.config.<nodeId>` (a random id per process, so every start replays the topic from the
- * beginning), decodes each batch and folds it into the projection (control-plane-fold.ts).
- * Records that do not decode are logged and skipped.
+ * run by every gateway node and by the consumers: it reads the topic from its first record
+ * without a consumer group (EventLog.read: nothing committed, no Kafka group or offsets folder
+ * left behind; every start replays the topic), decodes each batch and folds it into the
+ * projection (control-plane-fold.ts). Records that do not decode are logged and skipped.
  *
  * Sync markers give "caught up" and read-your-writes without a second channel: the node publishes
  * a record keyed `sync:<nodeId>:<n>` with an EMPTY value after what it wants to see applied, and
@@ -12,8 +12,8 @@
  * skipped. `ready()` waits for the marker published at start (the topic's history is applied);
  * `append()` publishes events, then a marker, and resolves once they are applied locally.
  *
- * Embedded file log: each start leaves a small offsets folder `offsets/tollgate.config.<nodeId>/`
- * in the data dir (the group is new every time by design).
+ * An event log without `read` (a test double) is followed with a consumer group
+ * `tollgate.config.<nodeId>` instead.
  */
 import { randomBytes } from 'node:crypto';
 import type { DeliveredRecord, EventLog, Subscription } from '../event-log/event-log.ts';
@@ -44,7 +44,10 @@ export interface ConfigFollowerOptions {
 /** A running follower. */
 export interface ConfigFollower {
   readonly nodeId: string;
-  /** `tollgate.config.<nodeId>` */
+  /**
+   * `tollgate.config.<nodeId>`: the reader's name, for which EventLog.committedOffsets answers the
+   * follower's position while it runs (its lag); no consumer group of that name is stored.
+   */
   readonly groupId: string;
   /**
    * Resolves once the topic's content as of start-up is applied (the start marker was consumed).
@@ -92,10 +95,10 @@ export async function startConfigFollower(options: ConfigFollowerOptions): Promi
   };
 
   const handleBatch = configBatchHandler(options.projection, options.log, syncMarkerKey(nodeId, 0).slice(0, -1), (n) => markers.seen(n));
-  const subscription: Subscription = await eventLog.subscribe({ groupId, topics: [CONFIG_TOPIC], handleBatch });
+  const subscription: Subscription = eventLog.read ? await eventLog.read({ name: groupId, topics: [CONFIG_TOPIC], handleBatch }) : await eventLog.subscribe({ groupId, topics: [CONFIG_TOPIC], handleBatch });
   const ready = sync(options.readyTimeoutMs ?? 60_000, 'start-up catch-up');
   ready.catch(() => {}); // observed by ready(); never an unhandled rejection
-  options.log('info', 'control plane: following the config topic', { nodeId, groupId });
+  options.log('info', 'control plane: following the config topic', { nodeId, reader: groupId });
 
   return {
     nodeId,

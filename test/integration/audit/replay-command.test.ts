@@ -2,8 +2,10 @@
  * `tollgate replay` on both engine sets (embedded: file log + chdb in a temp data dir, the live
  * tables in chdb's `default` database; production: Kafka under its own topic prefix and a
  * ClickHouse 18.16 database of its own). The live pipeline first projects the traffic; a replay
- * then reports 0 differences; after one row is deleted from the live consumption_log, the replay
- * names that key/model/day with the live and replay values and exits 1.
+ * then reports 0 differences; after one row is deleted from the live consumption_log (and one
+ * from billing_lines), the replay names each key/model/day with the live and replay values and
+ * the request id behind it, counts the differences as requests, and exits 1. No consumer group
+ * or offsets folder is left behind (the replay's consumers and config follower read group-less).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
@@ -84,6 +86,8 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     expect(run.stdout.at(-1)).toBe('reconciliation: 0 differences');
     expect(run.code).toBe(0);
     expect(await leftoverGroups(settings, 'tollgate.replay.')).toEqual([]);
+    // Neither the live pipeline's config follower nor the replay's left a group or offsets folder.
+    expect(await leftoverGroups(settings, 'tollgate.config.')).toEqual([]);
     expect(run.stdout[0]).toMatch(new RegExp(`^consumption_log: live requests ${REQUESTS.length}, .*; replay requests ${REQUESTS.length}, `));
     await withLiveStore(async (store) => {
       const replayDatabase = `${liveDatabaseOf(settings)}_replay`;
@@ -95,7 +99,7 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     });
   }, 120_000);
 
-  it('names the key/model/day of a row deleted from the live consumption_log, and exits 1', async () => {
+  it('names the key/model/day and the request id of a row deleted from the live consumption_log, counts requests, and exits 1', async () => {
     await withLiveStore(async (store) => {
       // Mutations exist on 18.16 and chdb; they run asynchronously, so wait for the row to go.
       await store.exec(`ALTER TABLE ${liveDatabaseOf(settings)}.consumption_log DELETE WHERE request_id = 'req-2'`);
@@ -107,13 +111,13 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     const where = 'consumption_log key_id=key-a model=small-model day=2025-04-01';
     // req-2 cost 800 × 0.123456789 + 100 × 1.5 USD/MTok = 0.000248765 USD (whole nano-USD per request).
     expect(run.stdout.filter((line) => !/^(consumption_log|billing_lines): live /.test(line))).toEqual([
-      `${where}: requests live 1, replay 2`,
-      `${where}: input_tokens live 1200, replay 2000`,
-      `${where}: output_tokens live 300, replay 400`,
-      `${where}: cost_usd live 0.000598148, replay 0.000846913`,
+      `${where}: requests live 1, replay 2; input_tokens live 1200, replay 2000; output_tokens live 300, replay 400; cost_usd live 0.000598148, replay 0.000846913`,
+      '  missing from live (1): req-2',
       'billing_lines key_id=key-b upstream_model=small-up day=2025-04-01: only in replay (requests 1, input_tokens 0, output_tokens 0, cost_usd 0.000000000)',
-      'reconciliation: 5 differences',
+      '  missing from live (1): req-8',
+      'reconciliation: 2 differences',
     ]);
+    expect(await leftoverGroups(settings, 'tollgate.replay.')).toEqual([]);
   }, 120_000);
 
   it('keeps what the replay database holds with --keep, and re-creates it without', async () => {
@@ -124,10 +128,11 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     const ghost = 'consumption_log key_id=key-z model=ghost-model day=2025-04-03: only in replay (requests 1, input_tokens 5, output_tokens 6, cost_usd 0.500000000)';
     const kept = await runCommand(settings, ['replay', '--database', replayDatabase, '--keep']);
     expect(kept.stdout).toContain(ghost);
-    expect(kept.stdout.at(-1)).toBe('reconciliation: 6 differences');
+    expect(kept.stdout[kept.stdout.indexOf(ghost) + 1]).toBe('  missing from live (1): ghost');
+    expect(kept.stdout.at(-1)).toBe('reconciliation: 3 differences');
     const fresh = await runCommand(settings, ['replay', '--database', replayDatabase]);
     expect(fresh.stdout).not.toContain(ghost);
-    expect(fresh.stdout.at(-1)).toBe('reconciliation: 5 differences');
+    expect(fresh.stdout.at(-1)).toBe('reconciliation: 2 differences');
   }, 120_000);
 
   it('stops before replaying when the live database was never migrated', async () => {
@@ -150,5 +155,14 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     const run = await runCommand(settings, ['replay', '--database', liveDatabaseOf(settings)]);
     expect(run.code).toBe(2);
     expect(run.stderr[0]).toContain('--database');
+  });
+
+  it('refuses a bad --limit, and --limit with --details, with exit code 2 naming what is accepted', async () => {
+    for (const args of [['--limit', '0'], ['--limit', 'ten'], ['--limit', '5', '--details']]) {
+      const run = await runCommand(settings, ['replay', ...args]);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr[0], args.join(' ')).toMatch(/--limit.*(positive integer|--details)/);
+      expect(run.stdout).toEqual([]);
+    }
   });
 });
