@@ -1,6 +1,6 @@
 /**
- * The CLI's HTTP client for the admin API: one JSON request per call, authenticated with the
- * admin token, recorded as actor `cli`. Non-2xx answers become AdminApiError carrying the API's
+ * The CLI's HTTP client for the admin API: one JSON request per call, authenticated with an
+ * admin token (the gateway records the token's holder as the actor of each change). Non-2xx answers become AdminApiError carrying the API's
  * own `{error:{message, field?}}`; an unreachable gateway becomes AdminApiError with status 0.
  */
 
@@ -40,7 +40,7 @@ export interface AdminClientOptions {
  */
 export async function callAdminApi(options: AdminClientOptions, request: AdminRequest): Promise<unknown> {
   const url = options.baseUrl.replace(/\/+$/, '') + request.path;
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, 'x-tollgate-actor': 'cli', accept: 'application/json' };
+  const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {

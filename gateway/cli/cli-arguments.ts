@@ -37,8 +37,8 @@ export interface CliCommand {
   readonly options: Readonly<Record<string, CliOption>>;
   /** Builds the API call. @throws UsageError for malformed flag values (e.g. `--model-map`). */
   request(args: CliArgs): AdminRequest | Promise<AdminRequest>;
-  /** Prints a successful answer (a table, a summary; the new key alone on the last line). */
-  print(body: any, out: CliOutput): void;
+  /** Prints a successful answer (a table, a summary; the new key alone on the last line); `args` as parsed. */
+  print(body: any, out: CliOutput, args?: CliArgs): void;
 }
 
 /** A usage mistake: printed with the command's help, exit code 2. */

@@ -1,9 +1,9 @@
 /**
- * `tollgate users …`, `channels …`, `prices …` and `whoami`: thin mappings from flags to admin
- * API calls and from answers to tables.
+ * `tollgate users …`, `channels …` and `whoami`: thin mappings from flags to admin API calls and
+ * from answers to tables (prices: cli-price-commands.ts; admin tokens: cli-admin-token-commands.ts).
  */
 import { readFileSync } from 'node:fs';
-import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, UsageError, type CliCommand, type CliOption } from './cli-arguments.ts';
+import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, type CliCommand, type CliOption } from './cli-arguments.ts';
 import { printRecord, printTable } from './cli-table.ts';
 
 const USER_OPTIONS: Record<string, CliOption> = {
@@ -129,82 +129,14 @@ const channelsRemove: CliCommand = {
   print: (body, out) => out.line(`removed channel ${body.removed}`),
 };
 
-const pricesList: CliCommand = {
-  name: 'prices list',
-  summary: 'list price-book entries (USD per million tokens)',
-  positionals: [],
-  options: {},
-  request: () => ({ method: 'GET', path: '/admin/api/prices' }),
-  print: (body, out) =>
-    printTable(out, body.prices as Array<Record<string, unknown>>, [
-      { header: 'MODEL', cell: (p) => p.model },
-      { header: 'CHANNEL', cell: (p) => p.channel },
-      { header: 'INPUT', cell: (p) => p.inputPerMTok },
-      { header: 'OUTPUT', cell: (p) => p.outputPerMTok },
-      { header: 'CACHE READ', cell: (p) => p.cacheReadPerMTok },
-      { header: 'CACHE WRITE', cell: (p) => p.cacheWritePerMTok },
-      { header: 'FROM', cell: (p) => p.effectiveFrom },
-      { header: 'PRICE ID', cell: (p) => p.priceId },
-    ]),
-};
-
-/**
- * A price flag's text → a JSON number. Only plain decimals (`0.27`, `12`, `-1` — the server names a
- * negative) convert; anything else (`abc`, `1e3`, `NaN`, `Infinity`) and decimals beyond 9 places,
- * which a JSON number could not carry exactly, are refused here, naming the flag.
- * @throws UsageError naming `--<flag>`.
- */
-function priceNumber(flag: string): (text: string) => number {
-  return (text) => {
-    const match = /^-?\d+(?:\.(\d+))?$/.exec(text.trim());
-    if (!match) throw new UsageError(`--${flag}: '${text}' is not a number: give USD per million tokens as a decimal, e.g. 0.27`);
-    if ((match[1] ?? '').replace(/0+$/, '').length > 9) throw new UsageError(`--${flag}: '${text}' has more than 9 decimal places`);
-    return Number(text);
-  };
-}
-
-const PRICE_FIELDS = {
-  model: ['model', String],
-  channel: ['channel', String],
-  input: ['inputPerMTok', priceNumber('input')],
-  output: ['outputPerMTok', priceNumber('output')],
-  'cache-read': ['cacheReadPerMTok', priceNumber('cache-read')],
-  'cache-write': ['cacheWritePerMTok', priceNumber('cache-write')],
-  from: ['effectiveFrom', String],
-  'effective-from': ['effectiveFrom', String],
-  id: ['priceId', String],
-} as const;
-
-const pricesSet: CliCommand = {
-  name: 'prices set',
-  summary: 'set a price (USD per million tokens); the same model, channel and --from replaces the entry',
-  positionals: [],
-  options: {
-    model: { type: 'string', value: 'M', help: 'upstream model name', required: true },
-    channel: { type: 'string', value: 'C', help: 'only on this channel' },
-    input: { type: 'string', value: 'USD', help: 'input price per million tokens', required: true },
-    output: { type: 'string', value: 'USD', help: 'output price per million tokens', required: true },
-    'cache-read': { type: 'string', value: 'USD', help: 'cache-read price (default: input)' },
-    'cache-write': { type: 'string', value: 'USD', help: 'cache-write price (default: input)' },
-    from: { type: 'string', value: 'ISO', help: 'effective from, an ISO-8601 date or date-time (default: the epoch)' },
-    'effective-from': { type: 'string', value: 'ISO', help: 'same as --from' },
-    id: { type: 'string', value: 'PRICE-ID', help: 'explicit entry id (default: model|channel|from)' },
-  },
-  request: ({ values }) => {
-    if (values.from !== undefined && values['effective-from'] !== undefined) throw new UsageError('--from and --effective-from are the same flag: give one');
-    return { method: 'PUT', path: '/admin/api/prices', body: bodyFrom(values, PRICE_FIELDS) };
-  },
-  print: (body, out) => (out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`), printRecord(out, body.price)),
-};
-
 const whoami: CliCommand = {
   name: 'whoami',
-  summary: 'check the admin token against the gateway',
+  summary: 'check the admin token against the gateway: who your changes are recorded as',
   positionals: [],
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/whoami' }),
   print: (body, out) => out.line(`authenticated as ${body.actor} (${body.auth})`),
 };
 
-/** The `users`, `channels`, `prices` and `whoami` commands. */
-export const RESOURCE_COMMANDS: ReadonlyArray<CliCommand> = [usersCreate, usersList, usersUpdate, channelsList, channelsUpsert, channelsRemove, pricesList, pricesSet, whoami];
+/** The `users`, `channels` and `whoami` commands. */
+export const RESOURCE_COMMANDS: ReadonlyArray<CliCommand> = [usersCreate, usersList, usersUpdate, channelsList, channelsUpsert, channelsRemove, whoami];

@@ -1,18 +1,21 @@
 /**
  * The `tollgate` CLI: `tollgate <resource> <action> [ID] [--flags]`, parsed with node's
  * `util.parseArgs` (strict), sent to the admin API at TOLLGATE_URL (default
- * http://127.0.0.1:8080) with TOLLGATE_ADMIN_TOKEN. Exit codes: 0 success, 1 API error or
+ * http://127.0.0.1:8080) with TOLLGATE_ADMIN_TOKEN — the gateway's bootstrap token or, better, a
+ * personal admin token (`admin-tokens create`), whose name the audit then records for each change. Exit codes: 0 success, 1 API error or
  * gateway unreachable, 2 usage error. Errors go to stderr; results to stdout (`--json` prints the
  * raw answer).
  */
 import { parseArgs } from 'node:util';
 import { AdminApiError, callAdminApi } from './admin-client.ts';
 import { UsageError, type CliArgs, type CliCommand } from './cli-arguments.ts';
+import { ADMIN_TOKEN_COMMANDS } from './cli-admin-token-commands.ts';
 import { KEY_COMMANDS } from './cli-key-commands.ts';
+import { PRICE_COMMANDS } from './cli-price-commands.ts';
 import { RESOURCE_COMMANDS } from './cli-resource-commands.ts';
 
 /** Every CLI command, by `<resource> <action>` (or a single word). */
-export const CLI_COMMANDS: ReadonlyArray<CliCommand> = [...KEY_COMMANDS, ...RESOURCE_COMMANDS];
+export const CLI_COMMANDS: ReadonlyArray<CliCommand> = [...KEY_COMMANDS, ...RESOURCE_COMMANDS, ...PRICE_COMMANDS, ...ADMIN_TOKEN_COMMANDS];
 
 /** Default admin API origin. */
 export const DEFAULT_TOLLGATE_URL = 'http://127.0.0.1:8080';
@@ -43,12 +46,12 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
   }
   if (args.values.help) return (io.stdout(commandHelp(command)), 0);
   const token = io.env.TOLLGATE_ADMIN_TOKEN;
-  if (!token) return usage(io, 'TOLLGATE_ADMIN_TOKEN is not set: export the gateway’s admin token', '');
+  if (!token) return usage(io, 'TOLLGATE_ADMIN_TOKEN is not set: export your personal admin token (or the gateway’s bootstrap token)', '');
   try {
     const request = await command.request(args);
     const body = await callAdminApi({ baseUrl: io.env.TOLLGATE_URL || DEFAULT_TOLLGATE_URL, token }, request);
     if (args.values.json) io.stdout(JSON.stringify(body, null, 2));
-    else command.print(body, { line: (text) => io.stdout(text) });
+    else command.print(body, { line: (text) => io.stdout(text) }, args);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return usage(io, error.message, commandHelp(command));
@@ -115,7 +118,7 @@ export function globalHelp(): string {
     '',
     'environment:',
     `  TOLLGATE_URL          gateway origin (default ${DEFAULT_TOLLGATE_URL})`,
-    '  TOLLGATE_ADMIN_TOKEN  the gateway’s admin token (required)',
+    '  TOLLGATE_ADMIN_TOKEN  your personal admin token, or the gateway’s bootstrap token (required)',
     '',
     'exit codes: 0 ok, 1 API error or gateway unreachable, 2 usage error.',
     'Run `tollgate <command> --help` for a command’s flags.',

@@ -5,7 +5,8 @@
  * and the audit history of config events. A non-admin gets 403 on every one of them.
  */
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { presentChannel, presentPrice, presentUser } from '../control-plane/admin-presenters.ts';
+import { presentChannel, presentPrices, presentUser } from '../control-plane/admin-presenters.ts';
+import { registerAdminTokenRoutes } from '../control-plane/admin-token-routes.ts';
 import { createUser, removeChannel, setPrice, updateUser, upsertChannel } from '../control-plane/commands.ts';
 import { fail, nanoToUsd } from '../control-plane/commands-common.ts';
 import type { ChannelRecord, UserRecord } from '../control-plane/control-plane-view.ts';
@@ -20,6 +21,7 @@ export function registerConsoleAdminRoutes(app: FastifyInstance, baseOptions: Ro
   registerUserRoutes(app, options, deps);
   registerChannelRoutes(app, options, deps);
   registerPriceAndAuditRoutes(app, options, deps);
+  registerAdminTokenRoutes(app, CONSOLE_API_PREFIX, options, deps.view, (request, command) => runAsUser(deps, request, command));
 }
 
 function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
@@ -86,17 +88,14 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
 function registerPriceAndAuditRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
   app.get(`${CONSOLE_API_PREFIX}/prices`, options, async (request) => {
     const q = queryText(request, 'q')?.toLowerCase();
-    const prices = deps.view
-      .prices()
-      .filter((p) => q === undefined || p.model.toLowerCase().includes(q) || (p.channel ?? '').toLowerCase().includes(q))
-      .sort((a, b) => a.model.localeCompare(b.model) || (a.channel ?? '').localeCompare(b.channel ?? '') || a.effectiveFrom.localeCompare(b.effectiveFrom));
+    const prices = presentPrices(deps.view.prices(), deps.now()).filter((p) => q === undefined || p.model.toLowerCase().includes(q) || (p.channel ?? '').toLowerCase().includes(q));
     const { items, total } = paginate(prices, pageOf(request));
-    return { prices: items.map(presentPrice), total };
+    return { prices: items, total };
   });
   app.put(`${CONSOLE_API_PREFIX}/prices`, options, async (request, reply) => {
     const { priceId, created } = await runAsUser(deps, request, (ctx) => setPrice(deps.view, undefined, request.body, ctx));
-    const price = deps.view.prices().find((p) => p.priceId === priceId) ?? fail(404, `price '${priceId}' not found`);
-    return reply.code(created ? 201 : 200).send({ price: presentPrice(price), created });
+    const price = presentPrices(deps.view.prices(), deps.now()).find((p) => p.priceId === priceId) ?? fail(404, `price '${priceId}' not found`);
+    return reply.code(created ? 201 : 200).send({ price, created });
   });
   app.get(`${CONSOLE_API_PREFIX}/audit`, options, async (request) => {
     const type = queryText(request, 'type');
@@ -106,7 +105,7 @@ function registerPriceAndAuditRoutes(app: FastifyInstance, options: RouteShortha
     const newestFirst = [...matching].reverse();
     const { items, total } = paginate(newestFirst, pageOf(request));
     return {
-      events: items.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt).toISOString(), actorName: deps.view.user(e.actor)?.name ?? e.actor, changes: presentAuditChanges(e.changes) })),
+      events: items.map((e) => ({ ...e, occurredAt: new Date(e.occurredAt).toISOString(), actorName: (deps.view.user(e.actor) ?? deps.view.userByLogin(e.actor))?.name ?? e.actor, changes: presentAuditChanges(e.changes) })),
       total,
     };
   });

@@ -62,12 +62,13 @@ export function requireAdmin(request: FastifyRequest): void {
 }
 
 /**
- * Runs `command` as the signed-in user (their user id is the events' actor), appends its events
- * and returns its result.
+ * Runs `command` as the signed-in user — their console login is the events' actor (their user id
+ * if they have none) — appends its events and returns its result.
  * @throws CommandError from the command; AdminHttpError 503 when the append is not confirmed.
  */
 export function runAsUser<T>(deps: ConsoleDeps, request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T> {
-  return appendCommand(deps, identityOf(request).user.userId, deps.now(), command);
+  const { user } = identityOf(request);
+  return appendCommand(deps, user.login ?? user.userId, deps.now(), command);
 }
 
 /** Pagination query: `offset` ≥ 0 (default 0), `limit` 1…200 (default 50). */

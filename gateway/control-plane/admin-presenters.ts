@@ -3,7 +3,8 @@
  * USD decimal strings — and never a secret (no key digest, no channel credential, no password hash).
  */
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
-import type { ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
+import { priceStandings, type PriceStanding } from '../../schemas/billing/price-standing.ts';
+import type { AdminTokenRecord, ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
 import { nanoToUsd } from './commands-common.ts';
 
 /** A key's state at a given time: revoked beats expired beats disabled. */
@@ -127,10 +128,52 @@ export function presentChannel(channel: ChannelRecord): ChannelView {
   };
 }
 
-/** Shows a price entry (USD per million tokens; effectiveFrom ISO-8601), id first. */
-export function presentPrice(price: PriceEntryConfig & { readonly priceId: string }): PriceEntryConfig & { readonly priceId: string } {
+/**
+ * A price entry as listed (USD per million tokens; effectiveFrom ISO-8601), id first, with its
+ * standing now: `in force`, `scheduled` (starts later) or `superseded` (schemas/billing/price-standing.ts).
+ */
+export type PriceView = PriceEntryConfig & { readonly priceId: string; readonly status: PriceStanding };
+
+/** Shows a price entry with its standing. */
+export function presentPrice(price: PriceEntryConfig & { readonly priceId: string }, status: PriceStanding): PriceView {
   const { priceId, ...entry } = price;
-  return { priceId, ...entry };
+  return { priceId, ...entry, status };
+}
+
+/**
+ * Shows every entry with its standing at `now` (ms since epoch), sorted by model, then channel
+ * (general entries first), then effectiveFrom.
+ * @param prices the book in the order last set (ControlPlaneView.prices())
+ */
+export function presentPrices(prices: ReadonlyArray<PriceEntryConfig & { readonly priceId: string }>, now: number): PriceView[] {
+  const standings = priceStandings(prices, now);
+  return [...prices]
+    .sort((a, b) => a.model.localeCompare(b.model) || (a.channel ?? '').localeCompare(b.channel ?? '') || Date.parse(a.effectiveFrom) - Date.parse(b.effectiveFrom))
+    .map((price) => presentPrice(price, standings.get(price.priceId) ?? 'superseded'));
+}
+
+/** A personal admin token as listed: never the token nor its digest. Times ISO-8601. */
+export interface AdminTokenView {
+  readonly tokenId: string;
+  readonly name: string;
+  readonly status: 'active' | 'revoked';
+  readonly createdAt: string;
+  readonly createdBy: string;
+  readonly revokedAt: string | null;
+  readonly revokedBy: string | null;
+}
+
+/** Shows an admin token without its digest. */
+export function presentAdminToken(token: AdminTokenRecord): AdminTokenView {
+  return {
+    tokenId: token.tokenId,
+    name: token.name,
+    status: token.revokedAt === null ? 'active' : 'revoked',
+    createdAt: new Date(token.createdAt).toISOString(),
+    createdBy: token.createdBy,
+    revokedAt: isoOrNull(token.revokedAt),
+    revokedBy: token.revokedBy,
+  };
 }
 
 function isoOrNull(ms: number | null): string | null {

@@ -1,7 +1,8 @@
 /**
- * The admin HTTP API under `/admin/api`: users, keys, channels and prices over the control-plane
- * commands (commands.ts). Every route is authenticated by `Authorization: Bearer <admin token>`
- * (403 for every route when no token is configured), carries `config: { adminApi: true }` and its
+ * The admin HTTP API under `/admin/api`: users, keys, channels, prices and personal admin tokens
+ * over the control-plane commands (commands.ts). Every route is authenticated by
+ * `Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>` (admin-auth.ts; the
+ * token decides the actor recorded on every event, no header does), carries `config: { adminApi: true }` and its
  * own error handler, so every error — malformed JSON included — answers `{"error":{"message",
  * "field"?}}`. Writes append events through `deps.append` and answer from the view once applied.
  * Responses never contain secrets, except the new key returned once by create and rotate.
@@ -9,10 +10,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
-import { adminAuthHook } from './admin-auth.ts';
+import { adminAuthHook, adminIdentityOf } from './admin-auth.ts';
+import { registerAdminTokenRoutes } from './admin-token-routes.ts';
 import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
-import { presentChannel, presentKey, presentPrice, presentUser } from './admin-presenters.ts';
+import { presentChannel, presentKey, presentPrices, presentUser } from './admin-presenters.ts';
 import { createKey, createUser, removeChannel, requireKey, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext, type CommandResult, type CommandSecrets } from './commands.ts';
 import { fail } from './commands-common.ts';
 import { requireUser } from './commands-users.ts';
@@ -26,14 +28,11 @@ export interface AdminRouteDeps {
   append(events: ReadonlyArray<ControlEvent>): Promise<void>;
   /** Master key (32 bytes, channel credentials) and HMAC secret (key digests). */
   readonly secrets: CommandSecrets;
-  /** TOLLGATE_ADMIN_TOKEN; undefined or empty disables the admin API (403 everywhere). */
+  /** TOLLGATE_ADMIN_TOKEN (actor `bootstrap-token`); undefined or empty: only personal admin tokens are accepted (403 everywhere while none is active). */
   readonly adminToken: string | undefined;
   /** Clock, ms since epoch (default Date.now). */
   readonly now?: () => number;
 }
-
-/** Header a client may send to be recorded as actor `cli` instead of `admin`. */
-export const ACTOR_HEADER = 'x-tollgate-actor';
 
 interface Runner {
   readonly deps: AdminRouteDeps;
@@ -46,7 +45,8 @@ interface Runner {
  * Registers every admin route on `app` (call before `listen`/`ready`):
  * `GET /admin/api/whoami`; `GET|POST /users`, `GET|PATCH /users/:id`; `GET|POST /keys`,
  * `GET|PATCH /keys/:id`, `POST /keys/:id/revoke`, `POST /keys/:id/rotate`; `GET /channels`,
- * `GET|PUT|DELETE /channels/:id`; `GET|PUT /prices`, `PUT /prices/:priceId`; any other
+ * `GET|PUT|DELETE /channels/:id`; `GET|PUT /prices`, `PUT /prices/:priceId`; `GET|POST
+ * /admin-tokens`, `POST /admin-tokens/:id/revoke` (admin-token-routes.ts); any other
  * `/admin/api/*` → 404. Keys may be addressed by key id or public id.
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
@@ -54,10 +54,15 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
   const runner: Runner = {
     deps,
     now,
-    run: (request, command) => appendCommand(deps, request.headers[ACTOR_HEADER] === 'cli' ? 'cli' : 'admin', now(), command),
+    run: (request, command) => appendCommand(deps, adminIdentityOf(request).actor, now(), command),
   };
-  const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest: adminAuthHook(deps.adminToken), errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
-  app.get(`${ADMIN_API_PREFIX}/whoami`, options, async () => ({ actor: 'admin', role: 'admin', auth: 'admin-token' }));
+  const onRequest = adminAuthHook({ view: deps.view, hmacSecret: deps.secrets.hmacSecret, adminToken: deps.adminToken });
+  const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest, errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
+  app.get(`${ADMIN_API_PREFIX}/whoami`, options, async (request) => {
+    const { actor, auth, tokenId } = adminIdentityOf(request);
+    return { actor, role: 'admin', auth, tokenId };
+  });
+  registerAdminTokenRoutes(app, ADMIN_API_PREFIX, options, deps.view, runner.run);
   registerUserRoutes(app, options, runner);
   registerKeyRoutes(app, options, runner);
   registerChannelRoutes(app, options, runner);
@@ -127,10 +132,10 @@ function registerPriceRoutes(app: FastifyInstance, options: RouteShorthandOption
   const { view } = runner.deps;
   const set = async (request: FastifyRequest, reply: FastifyReply, pathId: string | undefined) => {
     const { priceId, created } = await runner.run(request, (ctx) => setPrice(view, pathId, request.body, ctx));
-    const price = view.prices().find((p) => p.priceId === priceId) ?? notApplied('price', priceId);
-    return reply.code(created ? 201 : 200).send({ price: presentPrice(price), created });
+    const price = presentPrices(view.prices(), runner.now()).find((p) => p.priceId === priceId) ?? notApplied('price', priceId);
+    return reply.code(created ? 201 : 200).send({ price, created });
   };
-  app.get(`${ADMIN_API_PREFIX}/prices`, options, async () => ({ prices: view.prices().map(presentPrice) }));
+  app.get(`${ADMIN_API_PREFIX}/prices`, options, async () => ({ prices: presentPrices(view.prices(), runner.now()) }));
   app.put(`${ADMIN_API_PREFIX}/prices`, options, async (request, reply) => set(request, reply, undefined));
   app.put(`${ADMIN_API_PREFIX}/prices/:priceId`, options, async (request, reply) => set(request, reply, (request.params as { priceId: string }).priceId));
 }

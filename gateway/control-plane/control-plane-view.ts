@@ -3,10 +3,10 @@
  * config topic (schemas/control-plane/control-plane-events.ts). Every node keeps one in memory,
  * fed by its own subscription to the topic; reads are synchronous and never touch the network.
  */
-import type { AuditEntry, KeyRecord, PriceRecord, UserRecord } from '../../schemas/control-plane/control-plane-records.ts';
+import type { AdminTokenRecord, AuditEntry, KeyRecord, PriceRecord, UserRecord } from '../../schemas/control-plane/control-plane-records.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
 
-export type { AuditEntry, KeyRecord, PriceRecord, UserRecord };
+export type { AdminTokenRecord, AuditEntry, KeyRecord, PriceRecord, UserRecord };
 
 /** A channel as projected: the config-file shape (credential decrypted in memory) plus limits. */
 export interface ChannelRecord {
@@ -27,7 +27,12 @@ export interface ControlPlaneView {
   userByLogin(login: string): UserRecord | undefined;
   users(): ReadonlyArray<UserRecord>;
   channels(): ReadonlyArray<ChannelRecord>;
+  /** Latest entry per priceId, in the order last set (billing's tie-break order). */
   prices(): ReadonlyArray<PriceRecord>;
+  /** The personal admin token whose HMAC digest is `digest`, if any (revoked ones included: callers check). */
+  adminTokenByDigest(digest: string): AdminTokenRecord | undefined;
+  /** Every personal admin token, revoked ones included, in creation order. */
+  adminTokens(): ReadonlyArray<AdminTokenRecord>;
   /** PriceSet events applied so far (duplicates excluded): stamped on traffic events as `priceRevision`. */
   readonly priceRevision: number;
   /** Every applied event as an AuditEntry, oldest first (the newest 100 000 at most). */

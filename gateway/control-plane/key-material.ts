@@ -57,7 +57,7 @@ function randomPublicId(): string {
 }
 
 /** `length` uniform base62 characters (rejection sampling: bytes ≥ 248 are discarded, no modulo bias). */
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {

@@ -8,6 +8,8 @@
  */
 import type { AvroToTs, Assert, Equals } from '../events/avro-to-ts.ts';
 import type {
+  adminTokenCreatedSchema,
+  adminTokenRevokedSchema,
   channelRemovedSchema,
   channelUpsertedSchema,
   ControlEventType,
@@ -20,6 +22,8 @@ import type {
   userUpdatedSchema,
 } from './control-avro-schemas.ts';
 import type {
+  AdminTokenCreated,
+  AdminTokenRevoked,
   ChannelMinStreamRate,
   ChannelMock,
   ChannelRemoved,
@@ -61,3 +65,7 @@ export type ChannelMinStreamRateMatchesSchema = Assert<Equals<AvroToTs<ChannelMi
 export type ChannelRemovedMatchesSchema = Assert<Equals<AvroToTs<typeof channelRemovedSchema>, ChannelRemoved>>;
 /** PriceSet ⇔ its schema. */
 export type PriceSetMatchesSchema = Assert<Equals<AvroToTs<typeof priceSetSchema>, PriceSet>>;
+/** AdminTokenCreated ⇔ its schema. */
+export type AdminTokenCreatedMatchesSchema = Assert<Equals<AvroToTs<typeof adminTokenCreatedSchema>, AdminTokenCreated>>;
+/** AdminTokenRevoked ⇔ its schema. */
+export type AdminTokenRevokedMatchesSchema = Assert<Equals<AvroToTs<typeof adminTokenRevokedSchema>, AdminTokenRevoked>>;

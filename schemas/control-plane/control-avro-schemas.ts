@@ -21,7 +21,7 @@ const millis = { type: 'long', logicalType: 'timestamp-millis' } as const;
 const headerFields = [
   { name: 'eventId', type: 'string' },
   { name: 'occurredAt', type: millis, doc: 'ms since epoch' },
-  { name: 'actor', type: 'string', doc: 'admin | config-file | cli | a user id' },
+  { name: 'actor', type: 'string', doc: 'admin token name | console login | bootstrap-token | config-file | bootstrap (older events: admin | cli | a user id)' },
 ] as const;
 
 /** rpm, tpm: null = unlimited. */
@@ -206,6 +206,29 @@ export const priceSetSchema = {
   ],
 } as const;
 
+/** Schema of AdminTokenCreated, version 1. Only the HMAC digest of the token travels. */
+export const adminTokenCreatedSchema = {
+  type: 'record',
+  name: 'AdminTokenCreated',
+  namespace: 'tollgate.control',
+  doc: 'A personal admin token was created (only its HMAC-SHA-256 digest is carried).',
+  fields: [
+    ...headerFields,
+    { name: 'tokenId', type: 'string' },
+    { name: 'name', type: 'string', doc: 'the person the token belongs to; recorded as the actor of their changes' },
+    { name: 'digest', type: 'string', doc: 'hex HMAC-SHA-256 of the full token under TOLLGATE_KEY_HMAC_SECRET' },
+  ],
+} as const;
+
+/** Schema of AdminTokenRevoked, version 1. */
+export const adminTokenRevokedSchema = {
+  type: 'record',
+  name: 'AdminTokenRevoked',
+  namespace: 'tollgate.control',
+  doc: 'A personal admin token was revoked.',
+  fields: [...headerFields, { name: 'tokenId', type: 'string' }, { name: 'reason', type: ['null', 'string'], default: null }],
+} as const;
+
 /**
  * The current schema of each control event, by ControlEvent `type`, with the file name (under
  * ./avro) that holds the same schema as JSON.
@@ -220,6 +243,8 @@ export const CURRENT_CONTROL_SCHEMAS = {
   ChannelUpserted: { schema: channelUpsertedSchema, file: 'channel-upserted.avsc' },
   ChannelRemoved: { schema: channelRemovedSchema, file: 'channel-removed.avsc' },
   PriceSet: { schema: priceSetSchema, file: 'price-set.avsc' },
+  AdminTokenCreated: { schema: adminTokenCreatedSchema, file: 'admin-token-created.avsc' },
+  AdminTokenRevoked: { schema: adminTokenRevokedSchema, file: 'admin-token-revoked.avsc' },
 } as const;
 
 /** The `type` tag of a ControlEvent, which is also its schema's short name. */

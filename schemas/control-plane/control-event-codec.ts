@@ -62,7 +62,7 @@ export function isControlEventValue(value: Buffer): boolean {
 /**
  * The Kafka key of a control event: the id of the entity it is about (userId, keyId, channelId
  * or priceId). The config topic has one partition, so the key orders nothing by itself; it names
- * the entity for tools and for a future compacted copy of the topic.
+ * the entity for tools and for a future compacted copy of the topic. Admin tokens: their tokenId.
  */
 export function controlEventKey(event: ControlEvent): string {
   switch (event.type) {
@@ -79,6 +79,9 @@ export function controlEventKey(event: ControlEvent): string {
       return event.event.channelId;
     case 'PriceSet':
       return event.event.priceId;
+    case 'AdminTokenCreated':
+    case 'AdminTokenRevoked':
+      return event.event.tokenId;
   }
 }
 

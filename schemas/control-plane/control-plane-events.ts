@@ -20,7 +20,12 @@ export interface ControlEventHeader {
   readonly eventId: string;
   /** ms since epoch */
   readonly occurredAt: number;
-  /** Who made the change: `admin`, `config-file`, a user id, or `cli`. */
+  /**
+   * Who made the change: the name of the personal admin token used (`alice`), the console login
+   * of the signed-in user, `bootstrap-token` (TOLLGATE_ADMIN_TOKEN), `config-file`, `bootstrap`
+   * (the console's first admin). Events written by older versions may hold `admin`, `cli` or a
+   * user id.
+   */
   readonly actor: string;
 }
 
@@ -146,6 +151,25 @@ export interface PriceSet extends ControlEventHeader {
   readonly effectiveFrom: number;
 }
 
+/**
+ * A personal admin token was created: the admin API accepts it as a Bearer token and records its
+ * `name` as the actor of every change made with it. Only the digest travels, never the token.
+ */
+export interface AdminTokenCreated extends ControlEventHeader {
+  /** `adm_` + 16 lowercase hex characters. */
+  readonly tokenId: string;
+  /** The person it belongs to: 3–64 of `a-z 0-9 . _ @ -`, unique among active tokens. */
+  readonly name: string;
+  /** hex HMAC-SHA-256 of the full token under TOLLGATE_KEY_HMAC_SECRET */
+  readonly digest: string;
+}
+
+/** A personal admin token was revoked: refused from this event on, never reinstated. */
+export interface AdminTokenRevoked extends ControlEventHeader {
+  readonly tokenId: string;
+  readonly reason: string | null;
+}
+
 /** Any control-plane event, tagged by name. */
 export type ControlEvent =
   | { readonly type: 'UserCreated'; readonly event: UserCreated }
@@ -156,7 +180,9 @@ export type ControlEvent =
   | { readonly type: 'KeyRevoked'; readonly event: KeyRevoked }
   | { readonly type: 'ChannelUpserted'; readonly event: ChannelUpserted }
   | { readonly type: 'ChannelRemoved'; readonly event: ChannelRemoved }
-  | { readonly type: 'PriceSet'; readonly event: PriceSet };
+  | { readonly type: 'PriceSet'; readonly event: PriceSet }
+  | { readonly type: 'AdminTokenCreated'; readonly event: AdminTokenCreated }
+  | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked };
 
 /** The config topic. */
 export const CONFIG_TOPIC = 'tollgate.config';

@@ -19,16 +19,19 @@
  *   un-revokes nor postpones (a rotation's grace period is a revokedAt in the future).
  * - ChannelUpserted replaces the channel with what `projectChannel` makes of it (no record: left
  *   out; a warning is recorded). ChannelRemoved deletes the channel.
- * - PriceSet upserts the price by priceId and appends it to the price history (revision + 1);
- *   one whose amounts cannot be priced exactly (NaN, negative) is ignored with a warning.
+ * - PriceSet upserts the price by priceId (prices() lists them in the order last set, the
+ *   order findPrice breaks ties by) and appends it to the price history (revision + 1); one whose
+ *   amounts cannot be priced exactly (NaN, negative) is ignored with a warning.
+ * - AdminTokenCreated/AdminTokenRevoked: admin-token-registry.ts (unknown or repeated: warning).
  * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
  * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
 import { PriceHistory } from '../billing/price-history.ts';
+import { AdminTokenRegistry } from './admin-token-registry.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
 import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, UserCreated, UserCredentialsSet, UserUpdated } from './control-plane-events.ts';
-import { priceRecordOf, type AuditEntry, type KeyRecord, type PriceRecord, type UserRecord } from './control-plane-records.ts';
+import { priceRecordOf, type AdminTokenRecord, type AuditEntry, type KeyRecord, type PriceRecord, type UserRecord } from './control-plane-records.ts';
 
 /** What a process makes of one ChannelUpserted. */
 export interface ChannelProjection<C> {
@@ -61,6 +64,7 @@ export class ControlPlaneFold<C> {
   private readonly channelsById = new Map<string, C>();
   private readonly priceHistory = new PriceHistory();
   private readonly pricesById = new Map<string, PriceRecord>();
+  private readonly tokens = new AdminTokenRegistry();
   private readonly appliedEventIds = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly recentWarnings: string[] = [];
@@ -153,6 +157,17 @@ export class ControlPlaneFold<C> {
     return this.channelsById.get(channelId);
   }
 
+  /** The personal admin token whose HMAC digest is `digest`, if any (revoked ones included: callers check). */
+  adminTokenByDigest(digest: string): AdminTokenRecord | undefined {
+    return this.tokens.byDigest(digest);
+  }
+
+  /** Every personal admin token, revoked ones included, in creation order. */
+  adminTokens(): ReadonlyArray<AdminTokenRecord> {
+    return this.tokens.list();
+  }
+
+  /** The price entries, latest PriceSet per priceId, in the order they were last set. */
   prices(): ReadonlyArray<PriceRecord> {
     return (this.cache.prices ??= [...this.pricesById.values()]);
   }
@@ -199,7 +214,14 @@ export class ControlPlaneFold<C> {
         return;
       case 'PriceSet':
         if (!this.priceHistory.record(event.event)) return this.warn(`PriceSet ${event.event.priceId} ignored: its amounts cannot be priced exactly`, event);
+        this.pricesById.delete(event.event.priceId);
         this.pricesById.set(event.event.priceId, priceRecordOf(event.event));
+        return;
+      case 'AdminTokenCreated':
+        if (!this.tokens.created(event.event)) this.warn(`AdminTokenCreated for existing token ${event.event.tokenId} ignored`, event);
+        return;
+      case 'AdminTokenRevoked':
+        if (!this.tokens.revoked(event.event)) this.warn(`AdminTokenRevoked for unknown token ${event.event.tokenId} ignored`, event);
         return;
     }
   }

@@ -43,6 +43,24 @@ export interface KeyRecord {
   readonly createdAt: number;
 }
 
+/** A personal admin token as projected (never the token itself). */
+export interface AdminTokenRecord {
+  /** `adm_` + 16 lowercase hex characters. */
+  readonly tokenId: string;
+  /** Its owner's name: the actor recorded for every change made with it. */
+  readonly name: string;
+  /** hex HMAC-SHA-256 of the token under TOLLGATE_KEY_HMAC_SECRET. Never shown. */
+  readonly digest: string;
+  /** ms since epoch */
+  readonly createdAt: number;
+  /** The actor who created it. */
+  readonly createdBy: string;
+  /** ms since epoch of the revocation; null = active. */
+  readonly revokedAt: number | null;
+  /** The actor who revoked it; null = active. */
+  readonly revokedBy: string | null;
+}
+
 /** A price as projected: the config file's entry shape plus its id. */
 export type PriceRecord = PriceEntryConfig & { readonly priceId: string };
 
@@ -69,11 +87,11 @@ export interface AuditEntry {
   readonly eventId: string;
   /** ms since epoch */
   readonly occurredAt: number;
-  /** `admin`, `cli`, `config-file`, `bootstrap` or a user id */
+  /** See ControlEventHeader.actor: a token name, a console login, `bootstrap-token`, `config-file`, … */
   readonly actor: string;
   /** The event type, e.g. `KeyCreated`. */
   readonly type: ControlEvent['type'];
-  /** userId, keyId, channelId or priceId */
+  /** userId, keyId, channelId, priceId or tokenId */
   readonly entityId: string;
   readonly changes: Readonly<Record<string, unknown>>;
 }

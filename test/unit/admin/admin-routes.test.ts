@@ -42,6 +42,9 @@ const ROUTES: Array<[InjectOptions['method'], string]> = [
   ['GET', '/admin/api/prices'],
   ['PUT', '/admin/api/prices'],
   ['PUT', '/admin/api/prices/p1'],
+  ['GET', '/admin/api/admin-tokens'],
+  ['POST', '/admin/api/admin-tokens'],
+  ['POST', '/admin/api/admin-tokens/adm_1/revoke'],
   ['GET', '/admin/api/nope'],
 ];
 
@@ -55,13 +58,13 @@ describe('authentication', () => {
   });
 
   it.each([
-    [{}, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN>'],
-    [{ authorization: 'Basic YWRtaW46YWRtaW4=' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN>'],
-    [{ authorization: 'Bearer' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN>'],
+    [{}, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>'],
+    [{ authorization: 'Basic YWRtaW46YWRtaW4=' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>'],
+    [{ authorization: 'Bearer' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>'],
     [{ authorization: 'Bearer wrong' }, 'invalid admin token'],
     [{ authorization: 'Bearer admin-token-for-tests-012345678' }, 'invalid admin token'],
     [{ authorization: 'Bearer admin-token-for-tests-01234567890' }, 'invalid admin token'],
-    [{ 'x-api-key': 'admin-token-for-tests-0123456789' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN>'],
+    [{ 'x-api-key': 'admin-token-for-tests-0123456789' }, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>'],
   ])('headers %j → 401 on every route', async (headers, message) => {
     const { app } = await setup();
     for (const [method, url] of ROUTES) {
@@ -72,7 +75,7 @@ describe('authentication', () => {
 
   it('accepts the token case-insensitively on the scheme and answers whoami', async () => {
     const { call } = await setup();
-    expect(await call({ method: 'GET', url: '/admin/api/whoami', headers: { authorization: 'bearer admin-token-for-tests-0123456789' } })).toMatchObject({ status: 200, body: { actor: 'admin', role: 'admin', auth: 'admin-token' } });
+    expect(await call({ method: 'GET', url: '/admin/api/whoami', headers: { authorization: 'bearer admin-token-for-tests-0123456789' } })).toMatchObject({ status: 200, body: { actor: 'bootstrap-token', role: 'admin', auth: 'bootstrap-token', tokenId: null } });
   });
 });
 
@@ -147,14 +150,14 @@ describe('unknown ids and conflicts', () => {
 });
 
 describe('happy paths', () => {
-  it('users: create, list, update; actor recorded from x-tollgate-actor', async () => {
+  it('users: create, list, update; actor is the token, never the x-tollgate-actor header', async () => {
     const { call, controlPlane } = await setup();
     const created = await call({ method: 'POST', url: '/admin/api/users', payload: { name: 'Ada', role: 'admin', rpm: 60, quotaUsd: '10.5' }, headers: { 'x-tollgate-actor': 'cli' } });
     expect(created).toMatchObject({ status: 201, body: { user: { name: 'Ada', role: 'admin', rpm: 60, tpm: null, quotaUsd: '10.5', disabled: false } } });
     const id = created.body.user.userId;
-    expect(controlPlane.published[0]!.event.actor).toBe('cli');
+    expect(controlPlane.published[0]!.event.actor).toBe('bootstrap-token');
     expect(await call({ method: 'PATCH', url: `/admin/api/users/${id}`, payload: { disabled: true, quotaUsd: null } })).toMatchObject({ status: 200, body: { user: { userId: id, quotaUsd: null, disabled: true } } });
-    expect(controlPlane.published[1]!.event.actor).toBe('admin');
+    expect(controlPlane.published[1]!.event.actor).toBe('bootstrap-token');
     expect((await call({ method: 'GET', url: '/admin/api/users' })).body.users).toEqual([{ userId: id, name: 'Ada', login: null, role: 'admin', rpm: 60, tpm: null, quotaUsd: null, disabled: true, createdAt: expect.any(String) }]);
   });
 

@@ -67,7 +67,7 @@ describe('usage errors → exit 2', () => {
   });
 
   it('names the missing admin token', async () => {
-    expect(await cli(['keys', 'list'], { TOLLGATE_ADMIN_TOKEN: undefined })).toMatchObject({ code: 2, err: ['usage error: TOLLGATE_ADMIN_TOKEN is not set: export the gateway’s admin token'] });
+    expect(await cli(['keys', 'list'], { TOLLGATE_ADMIN_TOKEN: undefined })).toMatchObject({ code: 2, err: ['usage error: TOLLGATE_ADMIN_TOKEN is not set: export your personal admin token (or the gateway’s bootstrap token)'] });
   });
 
   it('prints help to stdout with exit 0', async () => {
@@ -112,7 +112,7 @@ describe('happy paths', () => {
     expect((await cli(['users', 'update', userId, '--disable', '--tpm', 'none'])).out[0]).toBe(`updated user ${userId}`);
     expect(admin.controlPlane.user(userId)).toMatchObject({ disabled: true, tpm: null, rpm: 600, quotaNanoUsd: 25_000_000_000n, login: 'ada.l' });
     expect(await verifyPassword('ada-console-pw', admin.controlPlane.user(userId)!.passwordHash!)).toBe(true);
-    expect(admin.controlPlane.published.at(-1)!.event.actor).toBe('cli');
+    expect(admin.controlPlane.published.at(-1)!.event.actor).toBe('bootstrap-token');
     const users = await cli(['users', 'list']);
     expect(users.out[0]).toMatch(/^USER ID\s+NAME\s+ROLE\s+LOGIN\s+DISABLED\s+RPM\s+TPM\s+QUOTA USD$/);
     expect(users.out.some((l) => l.startsWith(userId) && l.includes('Ada') && l.includes('true'))).toBe(true);
@@ -156,7 +156,7 @@ describe('happy paths', () => {
     expect((await cli(['prices', 'set', '--model', 'deepseek-chat', '--input', '0.27', '--output', '1.1', '--from', '2026-01-01'])).out[0]).toBe('set price deepseek-chat|*|2026-01-01T00:00:00.000Z');
     expect((await cli(['prices', 'set', '--model', 'deepseek-chat', '--input', '0.3', '--output', '1.1', '--from', '2026-01-01'])).out[0]).toBe('replaced price deepseek-chat|*|2026-01-01T00:00:00.000Z');
     const prices = await cli(['prices', 'list']);
-    expect(prices.out[1]).toMatch(/^deepseek-chat\s+-\s+0\.3\s+1\.1\s+-\s+-\s+2026-01-01T00:00:00\.000Z\s+deepseek-chat\|\*\|2026-01-01T00:00:00\.000Z$/);
-    expect(await cli(['whoami'])).toEqual({ code: 0, out: ['authenticated as admin (admin-token)'], err: [] });
+    expect(prices.out[1]).toMatch(/^deepseek-chat\s+\*\s+in force\s+0\.3\s+1\.1\s+-\s+-\s+2026-01-01T00:00:00\.000Z\s+deepseek-chat\|\*\|2026-01-01T00:00:00\.000Z$/);
+    expect(await cli(['whoami'])).toEqual({ code: 0, out: ['authenticated as bootstrap-token (bootstrap-token)'], err: [] });
   });
 });

@@ -236,7 +236,11 @@ describe('setPrice', () => {
     expect(await runCommand(cp, () => setPrice(cp, undefined, { ...good, channel: 'ch-1', effectiveFrom: '2026-01-01T00:00:00Z', outputPerMTok: 2 }, ctx))).toEqual({ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', created: false });
     expect(cp.prices()).toEqual([{ priceId: 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z', model: 'deepseek-chat', channel: 'ch-1', inputPerMTok: 0.27, outputPerMTok: 2, effectiveFrom: '2026-01-01T00:00:00.000Z' }]);
     expect(cp.published[1]).toMatchObject({ type: 'PriceSet', event: { channel: 'ch-1', cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: Date.parse('2026-01-01T00:00:00Z') } });
-    expect(await runCommand(cp, () => setPrice(cp, 'promo', good, ctx))).toEqual({ priceId: 'promo', created: true });
+    // A general price from now would lose to ch-1's own price once that starts: refused, unless forced.
+    const shadowed = commandRefusal(() => setPrice(cp, 'promo', { ...good, effectiveFrom: '2026-02-01' }, ctx));
+    expect(shadowed).toMatchObject({ status: 400, field: 'channel' });
+    expect(shadowed.message).toContain("price 'deepseek-chat|ch-1|2026-01-01T00:00:00.000Z' (model deepseek-chat, channel ch-1, from 2026-01-01T00:00:00.000Z, input 0.27, output 2 USD per million tokens) wins on channel 'ch-1'");
+    expect(await runCommand(cp, () => setPrice(cp, 'promo', { ...good, effectiveFrom: '2026-02-01', force: true }, ctx))).toEqual({ priceId: 'promo', created: true });
     expect(commandRefusal(() => setPrice(cp, 'promo', { ...good, priceId: 'other' }, ctx))).toEqual({ status: 400, field: 'priceId', message: "priceId: must equal the price id in the path ('promo')" });
   });
 });

@@ -53,9 +53,10 @@ describe('setPrice refuses bad input naming the field, publishing nothing', () =
 
   it('accepts a known channel, and a price for a model no channel serves', async () => {
     const cp = await withChannel();
-    expect(await runCommand(cp, () => setPrice(cp, undefined, { ...GOOD, channel: 'ds-1' }, ctx))).toEqual({ priceId: 'deepseek-chat|ds-1|1970-01-01T00:00:00.000Z', created: true });
+    // Without effectiveFrom, a price starts when it is set (ctx.now).
+    expect(await runCommand(cp, () => setPrice(cp, undefined, { ...GOOD, channel: 'ds-1' }, ctx))).toEqual({ priceId: 'deepseek-chat|ds-1|2026-03-01T00:00:00.000Z', created: true });
     expect(await runCommand(cp, () => setPrice(cp, undefined, { model: 'nobody-serves-this', inputPerMTok: 0, outputPerMTok: 12.000000001, effectiveFrom: '2026-01-01T00:00:00+02:00' }, ctx))).toEqual({ priceId: 'nobody-serves-this|*|2025-12-31T22:00:00.000Z', created: true });
-    expect(cp.prices().map((p) => p.priceId)).toEqual(['deepseek-chat|ds-1|1970-01-01T00:00:00.000Z', 'nobody-serves-this|*|2025-12-31T22:00:00.000Z']);
+    expect(cp.prices().map((p) => p.priceId)).toEqual(['deepseek-chat|ds-1|2026-03-01T00:00:00.000Z', 'nobody-serves-this|*|2025-12-31T22:00:00.000Z']);
   });
 });
 
@@ -117,11 +118,11 @@ describe('tollgate prices set with bad input', () => {
 
   it('sets a price for a known channel and one for a model no channel serves, and lists both', async () => {
     expect((await cli([...SET, '--input', '0.27', '--output', '1.10', '--channel', 'ds-1', '--effective-from', '2026-01-01'])).out[0]).toBe('set price deepseek-chat|ds-1|2026-01-01T00:00:00.000Z');
-    expect((await cli(['prices', 'set', '--model', 'unserved-model', '--input', '3', '--output', '15.000000001'])).out[0]).toBe('set price unserved-model|*|1970-01-01T00:00:00.000Z');
+    expect((await cli(['prices', 'set', '--model', 'unserved-model', '--input', '3', '--output', '15.000000001'])).out[0]).toMatch(/^set price unserved-model\|\*\|\d{4}-\d\d-\d\dT[\d:.]+Z$/);
     const list = await cli(['prices', 'list']);
     expect(list.code).toBe(0);
-    expect(list.out.find((l) => l.startsWith('unserved-model'))).toMatch(/^unserved-model\s+-\s+3\s+15\.000000001\s+-\s+-\s+1970-01-01T00:00:00\.000Z\s+unserved-model\|\*\|1970-01-01T00:00:00\.000Z$/);
-    expect(list.out.find((l) => l.startsWith('deepseek-chat'))).toMatch(/^deepseek-chat\s+ds-1\s+0\.27\s+1\.1\s/);
+    expect(list.out.find((l) => l.startsWith('unserved-model'))).toMatch(/^unserved-model\s+\*\s+in force\s+3\s+15\.000000001\s+-\s+-\s+(\S+)\s+unserved-model\|\*\|\1$/);
+    expect(list.out.find((l) => l.startsWith('deepseek-chat'))).toMatch(/^deepseek-chat\s+ds-1\s+in force\s+0\.27\s+1\.1\s/);
   });
 });
 

@@ -16,7 +16,7 @@ import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-t
 import { fingerprintToLittleEndian, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
 import { decodeSingleObject } from '../../../schemas/events/single-object-registry.ts';
 import { encodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
-import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
+import { adminTokenCreated, adminTokenRevoked, channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
 
 const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', import.meta.url));
 
@@ -47,6 +47,9 @@ const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['ChannelUpserted (mock settings)', withMock],
   ['ChannelRemoved', channelRemoved('ch-ü')],
   ['PriceSet', priceSet({ channel: 'ch-1', cacheWritePerMTok: 3.75, inputPerMTok: 0.000000001 })],
+  ['AdminTokenCreated', adminTokenCreated({ name: 'zoë@example.org' })],
+  ['AdminTokenRevoked', adminTokenRevoked({ reason: 'left the team' })],
+  ['AdminTokenRevoked (no reason)', adminTokenRevoked()],
 ];
 
 describe('control event codec', () => {
@@ -88,7 +91,7 @@ describe('control event codec', () => {
       const body = avro.Type.forSchema(schema as unknown as avro.Schema, { wrapUnions: false }).fromBuffer(bytes.subarray(10)) as { eventId: string };
       expect(body.eventId).toBe(event.event.eventId);
     }
-    expect(fingerprints.size).toBe(9);
+    expect(fingerprints.size).toBe(11);
   });
 
   it('keys each event by its entity id', () => {
@@ -101,6 +104,8 @@ describe('control event codec', () => {
     expect(controlEventKey(channelUpserted({ channelId: 'ch-7' }))).toBe('ch-7');
     expect(controlEventKey(channelRemoved('ch-8'))).toBe('ch-8');
     expect(controlEventKey(priceSet({ priceId: 'p-9' }))).toBe('p-9');
+    expect(controlEventKey(adminTokenCreated({ tokenId: 'adm_1' }))).toBe('adm_1');
+    expect(controlEventKey(adminTokenRevoked({ tokenId: 'adm_2' }))).toBe('adm_2');
   });
 
   it('refuses what is not a control event', () => {

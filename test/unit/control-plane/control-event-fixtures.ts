@@ -3,7 +3,7 @@
  * with a fresh eventId; `overrides` replace fields of the event body.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../../schemas/control-plane/control-plane-events.ts';
+import type { AdminTokenCreated, AdminTokenRevoked, ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../../schemas/control-plane/control-plane-events.ts';
 import { encryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 
 /** A fixed 32-byte master key for tests. */
@@ -71,4 +71,13 @@ export function channelRemoved(channelId = 'ch-1'): ControlEvent {
 
 export function priceSet(overrides: Partial<PriceSet> = {}): ControlEvent {
   return { type: 'PriceSet', event: { ...header(), priceId: 'price_1', model: 'gpt-4o', channel: null, inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25, cacheWritePerMTok: null, effectiveFrom: 1_735_689_600_000, ...overrides } };
+}
+
+/** A personal admin token `alice` (digest `a…a`). */
+export function adminTokenCreated(overrides: Partial<AdminTokenCreated> = {}): ControlEvent {
+  return { type: 'AdminTokenCreated', event: { ...header(), tokenId: 'adm_0123456789abcdef', name: 'alice', digest: 'a'.repeat(64), ...overrides } };
+}
+
+export function adminTokenRevoked(overrides: Partial<AdminTokenRevoked> = {}): ControlEvent {
+  return { type: 'AdminTokenRevoked', event: { ...header(), tokenId: 'adm_0123456789abcdef', reason: null, ...overrides } };
 }

@@ -4,7 +4,7 @@ import { ControlPlaneProjection } from '../../../gateway/control-plane/control-p
 import { encryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 import { resolveChannel } from '../../../gateway/routing/channel.ts';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
-import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, TEST_MASTER_KEY, userCreated, userUpdated } from './control-event-fixtures.ts';
+import { adminTokenCreated, adminTokenRevoked, channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, TEST_MASTER_KEY, userCreated, userUpdated } from './control-event-fixtures.ts';
 
 const projection = (): ControlPlaneProjection => new ControlPlaneProjection(TEST_MASTER_KEY);
 const snapshot = (p: ControlPlaneProjection) => ({ version: p.version, keys: p.keys(), users: p.users(), channels: p.channels(), prices: p.prices() });
@@ -118,13 +118,23 @@ describe('ControlPlaneProjection', () => {
     expect(p.channel('a')).toBeUndefined();
   });
 
-  it('upserts prices by priceId in the config-file entry shape', () => {
+  it('upserts prices by priceId in the config-file entry shape, listed in the order last set', () => {
     const p = projection();
     p.applyBatch([priceSet(), priceSet({ priceId: 'price_2', model: 'x', channel: 'ch-1', cacheReadPerMTok: null, cacheWritePerMTok: 0.5 }), priceSet({ inputPerMTok: 3 })]);
     expect(p.prices()).toEqual([
-      { priceId: 'price_1', model: 'gpt-4o', inputPerMTok: 3, outputPerMTok: 10, cacheReadPerMTok: 1.25, effectiveFrom: '2025-01-01T00:00:00.000Z' },
       { priceId: 'price_2', model: 'x', channel: 'ch-1', inputPerMTok: 2.5, outputPerMTok: 10, cacheWritePerMTok: 0.5, effectiveFrom: '2025-01-01T00:00:00.000Z' },
+      { priceId: 'price_1', model: 'gpt-4o', inputPerMTok: 3, outputPerMTok: 10, cacheReadPerMTok: 1.25, effectiveFrom: '2025-01-01T00:00:00.000Z' },
     ]);
+  });
+
+  it('keeps personal admin tokens by digest; a revocation is final; unknown or repeated events warn', () => {
+    const p = projection();
+    p.applyBatch([adminTokenCreated(), adminTokenCreated({ name: 'mallory' }), adminTokenRevoked({ reason: 'left' }), adminTokenRevoked({ tokenId: 'adm_unknown' })]);
+    expect(p.adminTokenByDigest('a'.repeat(64))).toMatchObject({ tokenId: 'adm_0123456789abcdef', name: 'alice', createdBy: 'admin', revokedAt: expect.any(Number), revokedBy: 'admin' });
+    expect(p.adminTokens()).toHaveLength(1);
+    expect(p.warnings()).toEqual([expect.stringMatching(/AdminTokenCreated for existing token adm_0123456789abcdef ignored/), expect.stringMatching(/AdminTokenRevoked for unknown token adm_unknown ignored/)]);
+    expect(p.history().find((e) => e.type === 'AdminTokenCreated')).toMatchObject({ entityId: 'adm_0123456789abcdef', changes: { tokenId: 'adm_0123456789abcdef', name: 'alice' } });
+    expect(JSON.stringify(p.history())).not.toContain('a'.repeat(64));
   });
 
   it('fails closed on a malformed quota', () => {
