@@ -34,7 +34,22 @@ export function offsetOf(position: LogPosition): number {
 
 /** Watermarks in memory (the embedded state store): name → highest applied offset. */
 export class AppliedWatermarks {
-  private readonly applied = new Map<string, number>();
+  private readonly applied: Map<string, number>;
+
+  /** Starts from `entries` (watermark name → offset, as `entries()` returns them), or empty. */
+  constructor(entries: Iterable<readonly [string, number]> = []) {
+    this.applied = new Map(entries);
+  }
+
+  /** Every watermark as [name, highest applied offset] (for a snapshot of the embedded store). */
+  entries(): Array<[string, number]> {
+    return [...this.applied];
+  }
+
+  /** The highest applied offset of `<kind>:<topic>:<partition>`, or undefined when none was applied. */
+  get(kind: WatermarkKind, topic: string, partition: number): number | undefined {
+    return this.applied.get(watermarkName(kind, { topic, partition, offset: '0' }));
+  }
 
   /** True when `position` is past its partition's watermark (not applied yet). */
   isNew(kind: WatermarkKind, position: LogPosition): boolean {

@@ -2,7 +2,9 @@
  * The in-process state store (embedded mode, no REDIS_URL): the same semantics as the Redis
  * adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
  * spend range and the same applied-offset watermarks per partition (applied-watermark.ts), so a
- * replay of any age changes nothing. State lives as long as the process.
+ * replay of any age changes nothing. State lives as long as the process; the embedded server
+ * rebuilds it from the event log at start and snapshots it (open-rebuilt-memory-state.ts), through
+ * `exportContent`, `markFolded` and a store created from a snapshot's content.
  */
 import {
   assertValidObservation,
@@ -14,7 +16,7 @@ import {
 } from '../../../schemas/state-store/fold-channel-health.ts';
 import { OutcomeWindow } from './outcome-window.ts';
 import { addSpendChecked, assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
-import { AppliedWatermarks } from '../../../schemas/state-store/applied-watermark.ts';
+import { AppliedWatermarks, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
 
 interface ChannelRecord {
@@ -23,12 +25,54 @@ interface ChannelRecord {
   readonly window: OutcomeWindow;
 }
 
-/** Creates an empty in-process StateStore (see state-store.ts for the contract). */
-export function createMemoryStateStore(): StateStore {
-  const watermarks = new AppliedWatermarks();
-  const keySpend = new Map<string, bigint>();
-  const userSpend = new Map<string, bigint>();
-  const channels = new Map<string, ChannelRecord>();
+/** One channel's health as held in memory: the folded state and its sliding window's [at ms, failed] pairs. */
+export interface MemoryChannelContent {
+  readonly channelId: string;
+  readonly state: ChannelHealthState;
+  /** The window length last folded with, ms. */
+  readonly windowMs: number;
+  readonly window: ReadonlyArray<readonly [number, boolean]>;
+}
+
+/** Everything the memory store holds: spend counters (nano-USD), channel health and the applied-offset watermarks. */
+export interface MemoryStateContent {
+  /** key id → spend, nano-USD */
+  readonly keySpend: ReadonlyArray<readonly [string, bigint]>;
+  /** user id → spend, nano-USD */
+  readonly userSpend: ReadonlyArray<readonly [string, bigint]>;
+  readonly channels: ReadonlyArray<MemoryChannelContent>;
+  /** watermark name (`<kind>:<topic>:<partition>`, applied-watermark.ts) → highest applied offset */
+  readonly watermarks: ReadonlyArray<readonly [string, number]>;
+}
+
+/** The memory StateStore, plus what rebuilding and snapshotting it need. */
+export interface MemoryStateStore extends StateStore {
+  /** A copy of everything held (taken synchronously, so consistent with the watermarks). */
+  exportContent(): MemoryStateContent;
+  /**
+   * Moves the `kind` watermark of `position`'s partition to it (never back) without changing a
+   * counter: the record there was folded and had no effect (an unpriced request, an event that
+   * says nothing of a channel). @throws RangeError on a malformed position
+   */
+  markFolded(kind: WatermarkKind, position: LogPosition): void;
+  /** The `kind` watermark of a partition (highest applied offset), or undefined when none. */
+  watermarkOf(kind: WatermarkKind, topic: string, partition: number): number | undefined;
+  /** How many writes changed something since the store was created (spend increments and observations applied). */
+  changeCount(): number;
+}
+
+/**
+ * Creates an in-process StateStore (see state-store.ts for the contract): empty, or holding
+ * `initial` (a snapshot's content; trusted as given).
+ */
+export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStateStore {
+  const watermarks = new AppliedWatermarks(initial?.watermarks);
+  const keySpend = new Map<string, bigint>(initial?.keySpend);
+  const userSpend = new Map<string, bigint>(initial?.userSpend);
+  const channels = new Map<string, ChannelRecord>(
+    (initial?.channels ?? []).map((channel) => [channel.channelId, { state: channel.state, windowMs: channel.windowMs, window: OutcomeWindow.fromPairs(channel.window) }]),
+  );
+  let changes = 0;
 
   const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
     assertSpendBatch(increments);
@@ -42,6 +86,7 @@ export function createMemoryStateStore(): StateStore {
       if (userId !== null) userSpend.set(userId, userTotal);
       applied += 1;
     }
+    changes += applied;
     return applied;
   };
 
@@ -69,6 +114,7 @@ export function createMemoryStateStore(): StateStore {
       record.state = foldChannelHealth(record.state, observation, policy);
       record.windowMs = policy.windowMs;
       record.window.add(observation.at, !observation.ok, policy.windowMs);
+      changes += 1;
       return true;
     },
 
@@ -79,6 +125,23 @@ export function createMemoryStateStore(): StateStore {
         return channelHealthOf(channelId, record.state, record.window.countSince(now, record.windowMs), now);
       });
     },
+
+    exportContent(): MemoryStateContent {
+      return {
+        keySpend: [...keySpend],
+        userSpend: [...userSpend],
+        channels: [...channels].map(([channelId, record]) => ({ channelId, state: record.state, windowMs: record.windowMs, window: record.window.toPairs() })),
+        watermarks: watermarks.entries(),
+      };
+    },
+
+    markFolded(kind: WatermarkKind, position: LogPosition): void {
+      watermarks.advance(kind, position);
+    },
+
+    watermarkOf: (kind, topic, partition) => watermarks.get(kind, topic, partition),
+
+    changeCount: () => changes,
 
     async close(): Promise<void> {},
   };

@@ -15,6 +15,19 @@ interface Outcome {
 export class OutcomeWindow {
   private readonly entries: Outcome[] = [];
 
+  /** A window holding `outcomes` ([at ms, failed] pairs, as `toPairs` returns them; sorted here). */
+  static fromPairs(outcomes: ReadonlyArray<readonly [number, boolean]>): OutcomeWindow {
+    const window = new OutcomeWindow();
+    for (const [at, failed] of outcomes) window.entries.push({ at, failed });
+    window.entries.sort((a, b) => a.at - b.at);
+    return window;
+  }
+
+  /** The outcomes held, oldest first, as [at ms, failed] pairs (for a snapshot). */
+  toPairs(): Array<[number, boolean]> {
+    return this.entries.map(({ at, failed }) => [at, failed]);
+  }
+
   /** Records one outcome at `at` (ms), then drops entries with `at <= at - windowMs`. */
   add(at: number, failed: boolean, windowMs: number): void {
     this.entries.splice(this.upperBound(at), 0, { at, failed });
