@@ -18,7 +18,8 @@ import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
 import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
 import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../open-adapters.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, usesRedis } from '../open-adapters.ts';
+import { openRebuiltMemoryState } from '../state-store/memory/open-rebuilt-memory-state.ts';
 import { startConsumerThread } from './consumer-thread.ts';
 import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, type LogFormat } from '../logging/process-logger.ts';
@@ -53,7 +54,9 @@ async function main(): Promise<void> {
   // The consumer thread's file log wakes on this thread's writes through a shared counter.
   const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log, ...(inProcessConsumers ? { fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } : {}) };
   const eventLog = openEventLog(settings);
-  const state = openStateStore(settings);
+  // Embedded: the memory store is rebuilt from the file log (and its snapshot) before the node admits a request.
+  const embeddedState = !usesRedis(settings) && !settings.kafkaBrokers;
+  const state = embeddedState ? await openRebuiltMemoryState({ dataDir: config.dataDir, topicPrefix: settings.topicPrefix ?? '', log }) : openStateStore(settings);
   const limiter = openRateLimiter(settings);
   const sessionStore = openSessionStore(settings);
   const responseStore = openResponseStore(settings);
