@@ -1,11 +1,11 @@
 /**
  * Prices set at run time are billed. On both engine sets (embedded: file log, memory, chdb;
  * production: Kafka, Redis, ClickHouse 18.16) a gateway serves a model priced in its config file
- * (from the epoch, like a CLI price without --effective-from); `tollgate prices set` (the CLI, as a child process, through the admin API) sets one;
+ * (from the epoch); `tollgate prices set` (the CLI, as a child process, through the admin API) sets one, in force from then on;
  * the requests after it are priced to the nano-dollar in consumption_log, billing_lines and the
  * spend counter, by the consumers that follow the config topic. A second price set later applies
  * to the requests after it and leaves the earlier ones as they were billed. Who set each price is
- * in config_audit.
+ * in config_audit (`bootstrap-token` for TOLLGATE_ADMIN_TOKEN).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ describe.each<EngineSet>(ENGINE_SETS)('prices set at run time on %s engines', (e
     const set = await tollgate(system, ['prices', 'set', '--model', MODEL, '--input', '1000', '--output', '2000']);
     expect(set.code, set.output).toBe(0);
     const first = await send(system, 10, 'first');
-    const raised = await tollgate(system, ['prices', 'set', '--model', MODEL, '--input', '3000', '--output', '5000', '--effective-from', new Date(Date.now() - 60_000).toISOString()]);
+    const raised = await tollgate(system, ['prices', 'set', '--model', MODEL, '--input', '3000', '--output', '5000']);
     expect(raised.code, raised.output).toBe(0);
     const second = await send(system, 5, 'second');
     expect(new Set([...first, ...second]).size).toBe(15);
@@ -108,8 +108,8 @@ describe.each<EngineSet>(ENGINE_SETS)('prices set at run time on %s engines', (e
     await eventually(async () => (await audit()).length, 3, 30_000);
     expect(await audit()).toEqual([
       { actor: 'config-file', input: '0.5' },
-      { actor: 'cli', input: '1000' },
-      { actor: 'cli', input: '3000' },
+      { actor: 'bootstrap-token', input: '1000' },
+      { actor: 'bootstrap-token', input: '3000' },
     ]);
   });
 });
