@@ -21,7 +21,7 @@ import { createMemoryStateStore, type MemoryStateStore } from './memory-state-st
 import { memoryStateSnapshotPath, readMemoryStateSnapshot, writeMemoryStateSnapshot, type MemoryStateSnapshot } from './memory-state-snapshot.ts';
 import { FOLDED_TOPICS, rebuildMemoryState } from './rebuild-memory-state.ts';
 
-/** Traffic log bytes after which a snapshot is due (64 MiB ≈ 45 000 requests of ~1.5 KB of events each). */
+/** Traffic log bytes after which a snapshot is due (64 MiB ≈ 135 000 requests at ~490 bytes of events each, test/bench/measure-state-rebuild.ts). */
 export const DEFAULT_SNAPSHOT_EVERY_BYTES = 64 * 1024 * 1024;
 /** Longest time between snapshots while the log moves, ms. */
 export const DEFAULT_SNAPSHOT_EVERY_MS = 60_000;

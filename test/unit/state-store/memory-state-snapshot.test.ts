@@ -1,0 +1,57 @@
+/**
+ * The embedded store's snapshot: a store recreated from a snapshot answers exactly as the one it
+ * was taken of (spend, health, watermarks), and a damaged file is refused rather than trusted.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
+import { decodeMemoryStateSnapshot, encodeMemoryStateSnapshot, readMemoryStateSnapshot, writeMemoryStateSnapshot } from '../../../infra/state-store/memory/memory-state-snapshot.ts';
+
+const T0 = 1_800_000_000_000;
+const usage = (offset: number) => ({ topic: 'tollgate.usage', partition: 0, offset: String(offset) });
+const requests = (offset: number) => ({ topic: 'tollgate.requests', partition: 0, offset: String(offset) });
+
+async function populated() {
+  const store = createMemoryStateStore();
+  await store.addSpendBatch([
+    { position: usage(10), keyId: 'key-a', userId: 'user-1', costNanoUsd: 9_223_372_036_854_775_000n },
+    { position: usage(20), keyId: 'key-b', userId: null, costNanoUsd: 1_234n },
+  ]);
+  await store.recordChannelObservation({ eventId: 'e1', position: requests(5), channelId: 'ch', at: T0, ok: false, latencyMs: 30, retryAfterMs: 5_000 });
+  await store.recordChannelObservation({ eventId: 'e2', position: requests(9), channelId: 'ch', at: T0 + 10, ok: true, latencyMs: 120 });
+  return store;
+}
+
+describe('memory state snapshot', () => {
+  it('round-trips: same spend, same health, and the watermarks still skip what was applied', async () => {
+    const store = await populated();
+    const decoded = decodeMemoryStateSnapshot(encodeMemoryStateSnapshot({ writtenAt: T0, covers: { 'tollgate.usage': 30 }, state: store.exportContent() }));
+    expect(decoded.covers).toEqual({ 'tollgate.usage': 30 });
+    const copy = createMemoryStateStore(decoded.state);
+    expect(await copy.getSpend('key-a', 'user-1')).toEqual(await store.getSpend('key-a', 'user-1'));
+    expect(await copy.getChannelHealth(['ch'], T0 + 20)).toEqual(await store.getChannelHealth(['ch'], T0 + 20));
+    expect(await copy.addSpend(usage(20), 'key-b', null, 5n)).toBe(false);
+    expect(await copy.addSpend(usage(21), 'key-b', null, 5n)).toBe(true);
+    expect((await copy.getSpend('key-b', null)).keyNanoUsd).toBe(1_239n);
+    expect(copy.watermarkOf('health', 'tollgate.requests', 0)).toBe(9);
+  });
+
+  it('refuses a truncated file, an altered one, and another format', async () => {
+    const text = encodeMemoryStateSnapshot({ writtenAt: T0, covers: {}, state: (await populated()).exportContent() });
+    expect(() => decodeMemoryStateSnapshot(text.slice(0, -10))).toThrow();
+    expect(() => decodeMemoryStateSnapshot(text.replace('"1234"', '"1235"'))).toThrow(/sha256/);
+    expect(() => decodeMemoryStateSnapshot(text.replace('"version":1', '"version":2'))).toThrow(/memory-state/);
+  });
+
+  it('reads none, unusable or found from the data dir, and writes atomically over the old file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-snapshot-'));
+    const path = join(dir, 'state', 'memory-state.json');
+    expect(await readMemoryStateSnapshot(path)).toEqual({ kind: 'none' });
+    await writeMemoryStateSnapshot(path, { writtenAt: T0, covers: { 'tollgate.usage': 1 }, state: (await populated()).exportContent() });
+    expect((await readMemoryStateSnapshot(path)).kind).toBe('found');
+    writeFileSync(path, 'not json');
+    expect((await readMemoryStateSnapshot(path)).kind).toBe('unusable');
+  });
+});
