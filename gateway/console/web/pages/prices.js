@@ -1,16 +1,18 @@
 /**
  * Prices page (`#/prices`, admin): the price book (USD per million tokens per model, optionally
- * per channel, with effective dates) and the "Set price" dialog → `PUT /prices`.
+ * per channel, with effective dates and each entry's standing: in force, scheduled, superseded)
+ * and the "Set price" dialog → `PUT /prices` (blank start = from now; a price another entry would
+ * win over is refused, naming that entry, unless "Set even if another entry wins" is on).
  */
 import { html, useState } from '/console/vendor/htm-preact.js';
 import { ApiError, api } from '../api-client.js';
 import { formatTime, fromLocalInput, inputValue, toLocalInput } from '../format.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
 import { SearchBox, useSearchedList } from '../components/searched-list.js';
-import { FormButtons, FormError, Input, useForm } from '../components/form-fields.js';
+import { FormButtons, FormError, Input, Switch, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
-const FIELDS = ['model', 'channel', 'inputPerMTok', 'outputPerMTok', 'cacheReadPerMTok', 'cacheWritePerMTok', 'effectiveFrom', 'priceId'];
+const FIELDS = ['model', 'channel', 'inputPerMTok', 'outputPerMTok', 'cacheReadPerMTok', 'cacheWritePerMTok', 'effectiveFrom', 'priceId', 'force'];
 const EPOCH = Date.parse('1970-01-01T00:00:00Z');
 
 /** A per-million-token price as `$2.5` (up to 9 decimals, no trailing zeros); null → `—`. */
@@ -34,6 +36,7 @@ export function priceBody(values, priceId) {
   if (values.effectiveFrom && !from) throw new ApiError('effectiveFrom: not a valid date and time', 0, 'effectiveFrom');
   if (from) body.effectiveFrom = from;
   if (priceId) body.priceId = priceId;
+  if (values.force) body.force = true;
   return body;
 }
 
@@ -60,7 +63,7 @@ export function PricesPage() {
       <figure class="table-wrap">
         <table class="dense striped" data-testid="prices-table">
           <thead>
-            <tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th>Effective from</th><th class="actions">Actions</th></tr>
+            <tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th>Effective from</th><th>Status</th><th class="actions">Actions</th></tr>
           </thead>
           <tbody>
             ${prices.map(
@@ -72,10 +75,11 @@ export function PricesPage() {
                 <td class="num">${formatPerMTok(p.cacheReadPerMTok ?? p.inputPerMTok)}</td>
                 <td class="num">${formatPerMTok(p.cacheWritePerMTok ?? p.inputPerMTok)}</td>
                 <td>${formatEffectiveFrom(p.effectiveFrom)}</td>
+                <td data-testid=${`price-status-${p.priceId}`}>${p.status === 'in force' ? html`<strong>in force</strong>` : html`<span class="muted">${p.status}</span>`}</td>
                 <td class="actions"><button type="button" class="outline small" data-testid=${`price-edit-${p.priceId}`} onClick=${() => setDialog({ price: p })}>Edit</button></td>
               </tr>`,
             )}
-            ${prices.length === 0 ? html`<tr><td colspan="8" class="empty" data-testid="prices-empty">${list.loading ? 'Loading…' : 'No prices yet: requests are billed $0.'}</td></tr>` : null}
+            ${prices.length === 0 ? html`<tr><td colspan="9" class="empty" data-testid="prices-empty">${list.loading ? 'Loading…' : 'No prices yet: requests are billed $0.'}</td></tr>` : null}
           </tbody>
         </table>
       </figure>
@@ -95,6 +99,7 @@ function PriceDialog({ price, onClose, onSaved }) {
     cacheReadPerMTok: inputValue(price?.cacheReadPerMTok),
     cacheWritePerMTok: inputValue(price?.cacheWritePerMTok),
     effectiveFrom: price && Date.parse(price.effectiveFrom) !== EPOCH ? toLocalInput(price.effectiveFrom) : '',
+    force: false,
   });
   const save = form.submit(async (values) => {
     await api.put('/prices', priceBody(values, price?.priceId));
@@ -115,7 +120,8 @@ function PriceDialog({ price, onClose, onSaved }) {
           <${Input} label="Cache read $/1M" name="cacheReadPerMTok" type="number" min="0" step="any" form=${form} testid="price-cache-read" placeholder="= input" />
           <${Input} label="Cache write $/1M" name="cacheWritePerMTok" type="number" min="0" step="any" form=${form} testid="price-cache-write" placeholder="= input" />
         </div>
-        <${Input} label="Effective from" name="effectiveFrom" type="datetime-local" form=${form} testid="price-effective-from" hint="blank = always" />
+        <${Input} label="Effective from" name="effectiveFrom" type="datetime-local" form=${form} testid="price-effective-from" hint="blank = from now" />
+        <${Switch} label="Set even if another entry wins" name="force" form=${form} testid="price-force" />
         <${FormError} error=${form.error} fields=${FIELDS} />
         <${FormButtons} form=${form} submitLabel="Save price" testidPrefix="price" onCancel=${onClose} />
       </form>
