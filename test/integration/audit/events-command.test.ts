@@ -44,6 +44,7 @@ function eventIds(lines: ReadonlyArray<string>): string[] {
 
 const sorted = (ids: string[]): string[] => [...ids].sort();
 
+
 describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines) => {
   let settings: EngineSettings;
   let log: EventLog;
@@ -88,20 +89,32 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
     expect(sorted(eventIds(run.stdout))).toEqual(sorted(expected));
   });
 
-  it('rejects bad flags and dates with exit code 2, naming the flag', async () => {
-    const cases: Array<[string[], string]> = [
-      [['--from', 'yesterday'], '--from'],
-      [['--to', '2025-13-45'], '--to'],
-      [['--type', 'RequestFinished'], '--type'],
-      [['--topic', 'no such/topic'], '--topic'],
-      [['--colour', 'red'], '--colour'],
+  it('takes a full topic name with the deployment prefix', async () => {
+    const run = await runCommand(settings, ['events', '--topic', `${settings.topicPrefix ?? ''}${TOPICS.failovers}`]);
+    expect(run.code).toBe(0);
+    expect(eventIds(run.stdout)).toEqual(['fo-req-2']);
+  });
+
+  it('rejects bad flags, unknown topics and types, and malformed or impossible dates with exit code 2, naming the valid values', async () => {
+    const cases: Array<[string[], string, RegExp]> = [
+      [['--from', 'yesterday'], '--from', /2025-01-31T12:00:00Z/],
+      [['--to', '2025-13-45'], '--to', /2025-01-31/],
+      [['--from', '2025-02-30'], '--from', /2025-01-31/],
+      [['--to', '2025-03-01T24:00:00Z'], '--to', /2025-01-31/],
+      [['--type', 'RequestFinished'], '--type', /RequestCompleted, UsageRecorded, FailoverOccurred.*PriceSet/],
+      [['--topic', 'request'], '--topic', /"request" \(one of requests, usage, failovers, config, tollgate\.requests, tollgate\.usage, tollgate\.failovers, tollgate\.config\)/],
+      [['--topic', 'tollgate.request'], '--topic', /one of requests/],
+      [['--topic', 'no such/topic'], '--topic', /one of requests/],
+      [['--colour', 'red'], '--colour', /--colour/],
     ];
-    for (const [args, flag] of cases) {
+    for (const [args, flag, valid] of cases) {
       const run = await runCommand(settings, ['events', ...args]);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr[0], args.join(' ')).toContain(flag);
+      expect(run.stderr[0], args.join(' ')).toMatch(valid);
       expect(run.stdout).toEqual([]);
     }
+    expect(await leftoverGroups(settings, '')).toEqual([]);
   });
 
   it('follows new events until stopped, and removes the consumer groups it used', async () => {
@@ -124,5 +137,6 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
     const once = await runCommand(settings, ['events', '--request-id', 'req-late']);
     expect(eventIds(once.stdout)).toEqual(['rc-req-late']);
     expect(await leftoverGroups(settings, 'tollgate.events.')).toEqual([]);
+    expect(await leftoverGroups(settings, '')).toEqual([]);
   }, 60_000);
 });
