@@ -2,7 +2,8 @@
  * The consumer side of Tollgate in one call: applies ClickHouse migrations, follows the config
  * topic into the control-plane fold (prices for billing), then runs the ledger (consumption_log),
  * billing (billing_lines, spend tables, spend counters), health (channel health in the state
- * store), failovers (failovers table) and config-audit (config_audit table) consumers. Used by
+ * store), failovers (failovers table), config-audit (config_audit table) and dimensions (users,
+ * keys and channels tables) consumers. Used by
  * `npm run consumers`, by the embedded all-in-one process and by `tollgate replay`.
  */
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
@@ -15,6 +16,7 @@ import type { ObservationBatchWriter } from './health/health-consumer.ts';
 import { createBillingConsumer, type CostListener } from './billing/billing-consumer.ts';
 import { startConfigAuditConsumer } from './config-audit/config-audit-consumer.ts';
 import { ConsumerControlPlane } from './control-plane/consumer-control-plane.ts';
+import { startDimensionsConsumer } from './dimensions/dimensions-consumer.ts';
 import { createFailoverConsumer } from './failovers/failover-consumer.ts';
 import { createHealthConsumer } from './health/health-consumer.ts';
 import { createLedgerConsumer } from './ledger/ledger-consumer.ts';
@@ -22,7 +24,7 @@ import { runConsumers, type BatchDoneListener, type ConsumerLog, type RunningCon
 import type { TrafficConsumer } from './traffic-consumer.ts';
 
 /** The consumers the pipeline can run. */
-export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit'] as const;
+export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit', 'dimensions'] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
 /**
@@ -41,7 +43,7 @@ export interface ConsumerPipelineDeps {
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
   /**
-   * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit)
+   * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit, dimensions)
    * waits for more events, ms (default 0; the processes pass TOLLGATE_CONSUMER_BATCH_WAIT_MS,
    * default 1000, see consumer-batching.ts). Health waits at most STATE_BATCH_WAIT_MS (50 ms) of it.
    */
@@ -98,14 +100,16 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
   const consumers = traffic.filter(([name]) => selected.has(name)).map(([, create]) => create());
   const running = await runConsumers(deps.eventLog, consumers, deps.log, options);
   const audit: Subscription | undefined = selected.has('config-audit') ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
+  const dimensions: Subscription | undefined = selected.has('dimensions') ? await startDimensionsConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
   const groups: ConsumerGroupTopics[] = consumers.map((consumer) => ({ groupId: `${options.groupPrefix}${consumer.name}`, topics: consumer.topics }));
   if (audit) groups.push({ groupId: `${options.groupPrefix}config-audit`, topics: [CONFIG_TOPIC] });
+  if (dimensions) groups.push({ groupId: `${options.groupPrefix}dimensions`, topics: [CONFIG_TOPIC] });
   return {
     controlPlane,
     groups,
     async stop() {
       // The follower stops last: a batch in hand waiting for a price revision can still get it and commit.
-      await Promise.all([running.stop(), audit?.stop()]);
+      await Promise.all([running.stop(), audit?.stop(), dimensions?.stop()]);
       await follower.stop();
     },
   };

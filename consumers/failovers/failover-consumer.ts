@@ -1,6 +1,7 @@
 /**
  * The failovers consumer: FailoverOccurred events (topic `tollgate.failovers`) → the `failovers`
- * table, one row per channel left for the next, for analysts' failover rates per channel.
+ * table, one row per failed attempt: a failover when `next_channel_id` names the channel tried
+ * next, the request's last attempt when it is NULL (README, For analysts: failover rate per channel).
  * Idempotent: the table is a ReplacingMergeTree keyed by event id (read with FINAL).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';

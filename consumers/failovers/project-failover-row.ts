@@ -28,13 +28,13 @@ export type FailoverRow = {
   latency_ms: number;
   /** ms the upstream asked to wait (Retry-After, whole, ≥ 0); null when it asked none */
   retry_after_ms: number | null;
-  /** the channel tried next; '' when the router gave up */
-  next_channel_id: string;
+  /** the channel tried next (a failover); null when none was left and the request failed here (migration 014) */
+  next_channel_id: string | null;
 };
 
 /**
  * Projects one failover. Durations are whole non-negative ms (the columns are UInt64; the event
- * already carries whole ms, this only guards the column type); a missing next channel becomes ''.
+ * already carries whole ms, this only guards the column type); a missing next channel stays null.
  * Never throws.
  */
 export function projectFailoverRow(event: FailoverOccurred): FailoverRow {
@@ -51,7 +51,7 @@ export function projectFailoverRow(event: FailoverOccurred): FailoverRow {
     upstream_status: event.upstreamStatus,
     latency_ms: wholeMs(event.latencyMs),
     retry_after_ms: event.retryAfterMs === null ? null : wholeMs(event.retryAfterMs),
-    next_channel_id: event.nextChannelId ?? '',
+    next_channel_id: event.nextChannelId,
   };
 }
 

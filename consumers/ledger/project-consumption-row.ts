@@ -1,7 +1,7 @@
 /**
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
  * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005,
- * upstream_request_id from 012), costed with
+ * upstream_request_id from 012, day, started_at and started_at_ms from 013), costed with
  * the price book.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
@@ -16,6 +16,12 @@ export type ConsumptionRow = {
   /** seconds since epoch (DateTime, UTC) */
   occurred_at: number;
   occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` (migration 013) */
+  day: string;
+  /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
+  started_at_ms: number;
+  /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
+  started_at: number;
   key_id: string;
   /** '' when the key belongs to no user */
   user_id: string;
@@ -57,16 +63,21 @@ export interface ConsumptionProjection {
  * Projects one request, written at `ingestedAt` (ms since epoch: the ledger's clock when it
  * builds the batch's insert, passed in so the projection stays pure).
  * cost_usd = costNanoUsd(usage, findPrice(prices, upstreamModel, channelId, occurredAt)), or 0 (with a warning if tokens were used) when there is no upstream
- * model or no price. Missing ids (the upstream request id too) become ''. Never throws.
+ * model or no price. Missing ids (the upstream request id too) become ''. An event without
+ * startedAt (older than RequestCompleted v5) started latencyMs before it finished. Never throws.
  */
 export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>, ingestedAt: number): ConsumptionProjection {
   const { usage } = event;
   const priced = priceUsage(prices, usage, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
+  const startedAtMs = Math.max(0, event.startedAt ?? event.occurredAt - event.latencyMs);
   const row: ConsumptionRow = {
     event_id: event.eventId,
     request_id: event.requestId,
     occurred_at: Math.floor(event.occurredAt / 1000),
     occurred_at_ms: event.occurredAt,
+    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    started_at_ms: startedAtMs,
+    started_at: Math.floor(startedAtMs / 1000),
     key_id: event.keyId,
     user_id: event.userId ?? '',
     model: event.model,

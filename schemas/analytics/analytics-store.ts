@@ -6,8 +6,8 @@
  * no query parameters (render values with `sqlLiteral`), JSONEachRow in and out.
  */
 
-/** A row value as rendered into JSONEachRow. Use `Decimal` for money so it is written as an exact decimal literal. */
-export type AnalyticsValue = string | number | boolean | null | Decimal;
+/** A row value as rendered into JSONEachRow. Use `Decimal` for money so it is written as an exact decimal literal; a string array fills an Array(String) column. */
+export type AnalyticsValue = string | number | boolean | null | Decimal | ReadonlyArray<string>;
 
 /** An exact decimal for Decimal64(9) columns, held as integer nano-units. */
 export class Decimal {

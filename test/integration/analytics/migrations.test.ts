@@ -7,7 +7,7 @@ import { ANALYTICS_ENGINES, type TestAnalyticsStore } from './analytics-engines.
 const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
-  '012-upstream-request-id',
+  '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -17,6 +17,9 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['request_id', 'String'],
   ['occurred_at', "DateTime('UTC')"],
   ['occurred_at_ms', 'UInt64'],
+  ['day', 'Date'],
+  ['started_at_ms', 'UInt64'],
+  ['started_at', "DateTime('UTC')"],
   ['key_id', 'String'],
   ['user_id', 'String'],
   ['model', 'String'],
@@ -58,8 +61,8 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2]);
-    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1', null]);
+    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3]);
+    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1', null, null, null, null]);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });
 
@@ -141,9 +144,11 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
     const rows = await store.query<{ name: string; engine: string }>("SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT IN ('future_only', 'now_ok', 'half_done', 'broken') ORDER BY name");
     expect(rows.map((r) => `${r.name}:${r.engine}`)).toEqual([
       'billing_lines:ReplacingMergeTree',
+      'channels:ReplacingMergeTree',
       'config_audit:ReplacingMergeTree',
       'consumption_log:ReplacingMergeTree',
       'failovers:ReplacingMergeTree',
+      'keys:ReplacingMergeTree',
       'schema_migrations:ReplacingMergeTree',
       'spend_by_channel_day:SummingMergeTree',
       'spend_by_channel_day_mv:MaterializedView',
@@ -153,6 +158,7 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       'spend_by_model_day_mv:MaterializedView',
       'spend_by_user_day:SummingMergeTree',
       'spend_by_user_day_mv:MaterializedView',
+      'users:ReplacingMergeTree',
     ]);
   });
 

@@ -43,6 +43,10 @@ describe('projectConsumptionRow', () => {
       request_id: 'req-x',
       occurred_at: Date.UTC(2025, 5, 15, 12, 0, 0) / 1000,
       occurred_at_ms: Date.UTC(2025, 5, 15, 12, 0, 0, 789),
+      // no startedAt in the event (as before schema v5): the request started latencyMs before it finished
+      day: '2025-06-15',
+      started_at_ms: Date.UTC(2025, 5, 15, 11, 59, 59, 289),
+      started_at: Date.UTC(2025, 5, 15, 11, 59, 59) / 1000,
       key_id: 'key-9',
       user_id: 'user-9',
       model: 'claude-client',
@@ -69,6 +73,14 @@ describe('projectConsumptionRow', () => {
       ingested_at_ms: INGESTED_AT,
       upstream_request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy',
     });
+  });
+
+  it('takes started_at from the event when it has one, and keeps usage source none', () => {
+    const occurredAt = Date.UTC(2025, 5, 15, 0, 0, 1, 100);
+    const event = requestCompleted({ occurredAt, startedAt: occurredAt - 2_300, latencyMs: 2_299, status: 'failed', channelId: 'dead', usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' } });
+    const { row } = projectConsumptionRow(event, PRICES, INGESTED_AT);
+    expect(row).toMatchObject({ day: '2025-06-15', started_at_ms: occurredAt - 2_300, started_at: Date.UTC(2025, 5, 14, 23, 59, 58) / 1000, usage_source: 'none' });
+    expect(row.started_at_ms).toBeLessThanOrEqual(row.occurred_at_ms);
   });
 
   it('writes empty strings and NULL ttfb for a request refused before any channel, without a warning', () => {
