@@ -91,7 +91,7 @@ GROUP BY key_id, key_name, revoked_at
 ORDER BY requests DESC`,
   },
   {
-    title: 'Who changed a price, newest first',
+    title: "Who changed a price, newest first (actor: a personal admin token's name, a console login, bootstrap-token or config-file; rows written before personal admin tokens say admin or cli, or hold a console user's id)",
     sql: `SELECT occurred_at, actor, entity_id AS price_id, visitParamExtractString(changes, 'model') AS model, changes
 FROM config_audit FINAL
 WHERE event_type = 'PriceSet'
