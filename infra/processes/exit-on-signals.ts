@@ -61,3 +61,24 @@ export function exitOnSignals(log: ShutdownLog, steps: ReadonlyArray<() => Promi
   process.on('SIGINT', (signal) => void shutdown(signal));
   process.on('SIGTERM', (signal) => void shutdown(signal));
 }
+
+/**
+ * Until the returned function is called, SIGINT/SIGTERM end the process at once with 128 + the
+ * signal's number (130/143), logging `shutdown: signal during start-up; exiting at once`. For the
+ * start-up of a process that admits nothing yet (rebuilding state, opening engines): as PID 1 in a
+ * container node ignores a signal it has no handler for
+ * (https://nodejs.org/api/process.html#signal-events), so without this `docker stop` would wait for
+ * its timeout. Call the returned function just before exitOnSignals takes over.
+ */
+export function exitAtOnceOnSignalsDuringStartUp(log: ShutdownLog): () => void {
+  const exitAtOnce = (signal: NodeJS.Signals): void => {
+    log('warn', 'shutdown: signal during start-up; exiting at once', { signal });
+    process.exit(128 + constants.signals[signal]);
+  };
+  process.on('SIGINT', exitAtOnce);
+  process.on('SIGTERM', exitAtOnce);
+  return () => {
+    process.off('SIGINT', exitAtOnce);
+    process.off('SIGTERM', exitAtOnce);
+  };
+}

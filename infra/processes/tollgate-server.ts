@@ -21,7 +21,7 @@ import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signa
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, usesRedis } from '../open-adapters.ts';
 import { openRebuiltMemoryState } from '../state-store/memory/open-rebuilt-memory-state.ts';
 import { startConsumerThread } from './consumer-thread.ts';
-import { exitOnSignals } from './exit-on-signals.ts';
+import { exitAtOnceOnSignalsDuringStartUp, exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, type LogFormat } from '../logging/process-logger.ts';
 import { startTracing } from '../telemetry/start-tracing.ts';
 
@@ -47,6 +47,8 @@ async function main(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true });
   const logger = createProcessLogger({ name: 'tollgate', level: config.logLevel, format: logFormat });
   const log: GatewayNodeLog = levelLogOf(logger);
+  // Nothing is admitted before the node starts: a signal until then (a long state rebuild, say) ends the process at once.
+  const startUpOver = exitAtOnceOnSignalsDuringStartUp(log);
   // OpenTelemetry only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise nothing is loaded.
   const tracing = await startTracing(process.env);
   if (tracing) log('info', 'tracing: exporting spans over OTLP/HTTP', { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT });
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
   const node = await startGatewayNode(config, { logger, ...(tracing ? { instrument: tracing.instrumentApp } : {}), eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), ...(metrics ? { metrics } : {}) }, log);
   // The consumer thread starts (migrations, chdb) while the node already serves: a signal meanwhile still drains the node.
   const consumersStarting = inProcessConsumers && analytics ? startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
+  startUpOver();
   exitOnSignals(log, [() => node.stop(), () => tracing?.shutdown(), async () => (await consumersStarting)?.stop(), () => analytics?.close(), () => sessionStore.close(), () => responseStore.close(), () => eventLog.close(), () => limiter.close(), () => state.close()]);
   const consumers = await consumersStarting;
   if (consumers) metrics?.addSource(() => consumers.metrics());
