@@ -12,24 +12,13 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { CONFIG_TOPIC, type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
+import type { ConfigAuditConsumerOptions } from '../config-audit/config-audit-consumer.ts';
 import type { ConsumerLog } from '../run-consumers.ts';
 import { dimensionRow, loadDimensionStates } from './dimension-store.ts';
 import { dimensionOf, foldDimensionEvent, type DimensionTable } from './fold-dimension-rows.ts';
 
-/** Options of the dimensions subscription. */
-export interface DimensionsConsumerOptions {
-  readonly eventLog: EventLog;
-  /** Migrated analytics store (migration 015 applied). */
-  readonly analytics: AnalyticsStore;
-  readonly log: ConsumerLog;
-  /** Consumer group prefix (default `tollgate.`). */
-  readonly groupPrefix?: string;
-  readonly maxBatchSize?: number;
-  /** Longest a partial batch is held for more events, ms (default 0). */
-  readonly maxBatchWaitMs?: number;
-  /** Told after each handled batch, before its offsets are committed. */
-  readonly onBatchDone?: (consumer: string, records: ReadonlyArray<DeliveredRecord>) => void;
-}
+/** Options of the dimensions subscription: those of the config-audit consumer, the other reader of the config topic. */
+export type DimensionsConsumerOptions = ConfigAuditConsumerOptions;
 
 /** Subscribes the dimensions consumer; resolves once it runs. A failed query or insert rejects the batch (redelivered). */
 export async function startDimensionsConsumer(options: DimensionsConsumerOptions): Promise<Subscription> {

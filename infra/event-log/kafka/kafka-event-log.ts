@@ -58,6 +58,17 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   const publisher = new KafkaPublisher({ kafka, spoolDir: options.spoolDir, logger, lingerMs: options.lingerMs ?? 10, batchTrigger: options.batchTrigger ?? 500, sendTimeoutMs: 10_000 });
   const subscriptions = new Set<Subscription>();
   const readers = new ReaderPositions();
+  /** A running read or subscription that `close()` stops, and that leaves the set when stopped. */
+  const tracked = (running: Subscription): Subscription => {
+    const handle: Subscription = {
+      async stop() {
+        subscriptions.delete(handle);
+        await running.stop();
+      },
+    };
+    subscriptions.add(handle);
+    return handle;
+  };
 
   return {
     publish: (record) => publisher.publish(record),
@@ -65,28 +76,8 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     status: () => publisher.status(),
     endOffsets: (topic) => fetchKafkaEndOffsets(kafka, topic),
     committedOffsets: async (groupId, topic) => readers.positions(groupId, topic) ?? fetchKafkaCommittedOffsets(kafka, groupId, topic),
-    async read(read: ReadOptions): Promise<Subscription> {
-      const running = await startKafkaRead({ kafka, ensureTopics: (topics) => createTopics(kafka, topics), logger, positions: readers }, read);
-      const handle: Subscription = {
-        async stop() {
-          subscriptions.delete(handle);
-          await running.stop();
-        },
-      };
-      subscriptions.add(handle);
-      return handle;
-    },
-    async subscribe(subscription: SubscribeOptions): Promise<Subscription> {
-      const running = await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger);
-      const handle: Subscription = {
-        async stop() {
-          subscriptions.delete(handle);
-          await running.stop();
-        },
-      };
-      subscriptions.add(handle);
-      return handle;
-    },
+    read: async (read: ReadOptions) => tracked(await startKafkaRead({ kafka, ensureTopics: (topics) => createTopics(kafka, topics), logger, positions: readers }, read)),
+    subscribe: async (subscription: SubscribeOptions) => tracked(await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger)),
     async close() {
       await publisher.close();
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
