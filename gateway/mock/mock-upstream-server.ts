@@ -3,7 +3,7 @@
  * would (OpenAI Chat and Responses under `/v1`, Anthropic Messages under `/v1/messages`, Gemini
  * under `/v1beta/models/…`), answering with `generateMockResponse`. It reuses the inbound codecs,
  * which render exactly what official SDKs accept — so the mock is also a faithful upstream.
- * Behaviour comes from the path prefix `/b/<behaviour>` (mock-behaviour.ts) and prompt directives.
+ * Behaviour comes from the path prefix `/b/<behaviour>` (gateway/providers/mock-endpoint.ts) and prompt directives.
  * It also compacts a Responses conversation as OpenAI's `POST /v1/responses/compact` does
  * (mock-compaction.ts).
  * The inbound codecs tolerate unknown fields, so before decoding, a request the real API would
@@ -22,7 +22,7 @@ import type { DecodeHints, EncodeContext, InboundCodec } from '../inbound/inboun
 import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 import { openaiResponsesCodec } from '../inbound/openai-responses/openai-responses-codec.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
-import { decodeMockBehaviour, type MockBehaviour } from './mock-behaviour.ts';
+import { decodeMockBehaviour, MOCK_BEHAVIOUR_ROUTE_PREFIX, type MockBehaviour } from '../providers/mock-endpoint.ts';
 import { generateMockCompaction } from './mock-compaction.ts';
 import { generateMockResponse, parseMockDirectives } from './mock-model.ts';
 import { refuseLikeProviderAt } from './strict-request-rules.ts';
@@ -123,7 +123,7 @@ async function routes(app: FastifyInstance): Promise<void> {
 export async function buildMockUpstream(): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true });
   await app.register(routes);
-  await app.register(routes, { prefix: '/b/:behaviour' });
+  await app.register(routes, { prefix: MOCK_BEHAVIOUR_ROUTE_PREFIX });
   return app;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
-import { encodeMockBehaviour } from '../mock/mock-behaviour.ts';
+import { mockChannelBaseUrl } from '../providers/mock-endpoint.ts';
 import { getProviderPreset } from '../providers/presets.ts';
 import type { ProviderPreset } from '../providers/provider-preset.ts';
 
@@ -44,10 +44,7 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
   const protocol = config.protocol ?? provider.defaultProtocol;
   const endpoint = provider.endpoints[protocol];
   let baseUrl = config.baseUrl ?? endpoint?.baseUrl;
-  if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl) {
-    const root = `${mockBaseUrl}/b/${encodeMockBehaviour(config.mock ?? {})}`;
-    baseUrl = protocol === 'openai-chat' || protocol === 'openai-responses' ? `${root}/v1` : root;
-  }
+  if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl) baseUrl = mockChannelBaseUrl(mockBaseUrl, config.mock ?? {}, protocol);
   if (!baseUrl) throw new Error(`channel ${config.id}: provider ${config.provider} has no ${protocol} endpoint; set baseUrl`);
   return {
     id: config.id,

@@ -1,7 +1,10 @@
 /**
- * Per-channel behaviour of the mock upstream, carried in the base URL path so one mock server
- * serves many channels: `/b/latency=50,chunk=10,fail=503/v1/chat/completions`.
+ * The mock provider's URL scheme: a mock channel's behaviour is carried in its base URL path so
+ * one mock server (gateway/mock/) serves many channels:
+ * `<mock origin>/b/latency=50,chunk=10,fail=503/v1/chat/completions`. Routing builds the base URL
+ * with mockChannelBaseUrl; the mock server decodes the segment with decodeMockBehaviour.
  */
+import type { UpstreamProtocol } from '../canonical/formats.ts';
 
 /** How the mock upstream behaves. Times in ms. */
 export interface MockBehaviour {
@@ -20,6 +23,19 @@ export function encodeMockBehaviour(behaviour: Partial<MockBehaviour>): string {
   const parts = [`latency=${behaviour.latencyMs ?? 0}`, `chunk=${behaviour.chunkDelayMs ?? 0}`];
   if (behaviour.failStatus !== undefined) parts.push(`fail=${behaviour.failStatus}`);
   return parts.join(',');
+}
+
+/** Path prefix under which the mock server mounts its routes; `:behaviour` is the encoded segment. */
+export const MOCK_BEHAVIOUR_ROUTE_PREFIX = '/b/:behaviour';
+
+/**
+ * The base URL of a mock channel speaking `protocol` with `behaviour`, in the protocol's SDK
+ * convention (OpenAI protocols end in `/v1`), no trailing slash. `mockOrigin`: the mock server's
+ * `http://host:port`.
+ */
+export function mockChannelBaseUrl(mockOrigin: string, behaviour: Partial<MockBehaviour>, protocol: UpstreamProtocol): string {
+  const root = `${mockOrigin}/b/${encodeMockBehaviour(behaviour)}`;
+  return protocol === 'openai-chat' || protocol === 'openai-responses' ? `${root}/v1` : root;
 }
 
 /** Decodes a path segment; unknown or malformed entries are ignored. */
