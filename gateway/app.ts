@@ -9,9 +9,8 @@ import { generateId } from './canonical/ids.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
-import { buildTrafficEvents } from './events/build-traffic-events.ts';
-import { publishTrafficEvents } from './events/traffic-event-publisher.ts';
-import type { ExchangeOutcome, OutcomeSink } from './exchange/exchange-outcome.ts';
+import { createOutcomeSink } from './events/outcome-sink.ts';
+import type { OutcomeSink } from './exchange/exchange-outcome.ts';
 import { registerAnthropicMessagesRoutes } from './inbound/anthropic-messages/routes.ts';
 import { createFrameworkErrorHandler, handleClientSocketError, installClientErrorHandlers } from './inbound/client-error-handler.ts';
 import { installJsonBodyParser } from './inbound/json-body-parser.ts';
@@ -168,14 +167,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const channelLimits = deps.channelLimits ?? createChannelLimits({ limiter, limitsOf: (channelId) => view.channels().find((c) => c.config.id === channelId) });
   const metrics = config.metricsPath === false ? undefined : (deps.metrics ?? new GatewayMetrics());
   if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
-  const onOutcome: OutcomeSink = (outcome: ExchangeOutcome) => {
-    app.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
-    if (deps.eventLog) {
-      publishTrafficEvents(deps.eventLog, buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId, priceRevision: view.priceRevision }), (error) => app.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
-    }
-    metrics?.recordOutcome(outcome);
-    deps.onOutcome?.(outcome);
-  };
+  const onOutcome = createOutcomeSink({ log: app.log, eventLog: deps.eventLog, priceRevision: () => view.priceRevision, metrics, onOutcome: deps.onOutcome });
   const drain = deps.drain ?? new NodeDrain();
   const readiness = deps.readiness ?? new ReadinessProbe([], () => drain.draining);
   const services: ClientRouteServices = {
