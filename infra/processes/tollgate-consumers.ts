@@ -1,22 +1,22 @@
 /**
  * `npm run consumers`: the composition root of the consumers process. Opens the engines from
  * KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent), batching from
- * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
+ * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumers/consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
  * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
  * Logs: pino at LOG_LEVEL (default info), TOLLGATE_LOG_FORMAT=pretty|json (default: pretty on a
  * terminal, JSON otherwise; infra/logging/process-logger.ts); a bad value stops start-up (exit code 2).
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
- * (default HOST or 127.0.0.1, port 9464; `off` for none; metrics/serve-metrics-http.ts).
+ * (default HOST or 127.0.0.1, port 9464; `off` for none; consumers/metrics/serve-metrics-http.ts).
  */
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, usesRedis } from '../infra/open-adapters.ts';
-import { exitOnSignals } from '../infra/processes/exit-on-signals.ts';
-import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../infra/logging/process-logger.ts';
-import { consumerBatchingFromEnv } from './consumer-batching.ts';
-import type { ConsumerLog } from './run-consumers.ts';
-import { startConsumerPipeline } from './start-consumer-pipeline.ts';
-import { ConsumerMetrics } from './metrics/consumer-metrics.ts';
-import { metricsListenFromEnv, serveMetricsHttp } from './metrics/serve-metrics-http.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, usesRedis } from '../open-adapters.ts';
+import { exitOnSignals } from './exit-on-signals.ts';
+import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../logging/process-logger.ts';
+import { consumerBatchingFromEnv } from '../../consumers/consumer-batching.ts';
+import type { ConsumerLog } from '../../consumers/run-consumers.ts';
+import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
+import { metricsListenFromEnv, serveMetricsHttp } from '../../consumers/metrics/serve-metrics-http.ts';
 
 /** The process logger, or exit code 2 when LOG_LEVEL or TOLLGATE_LOG_FORMAT is invalid. */
 function createLogOrExit(): ConsumerLog {

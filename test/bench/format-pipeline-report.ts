@@ -12,7 +12,7 @@ export interface PipelineReport {
     readonly analytics: string;
     /** `Redis` or `memory`. */
     readonly stateStore: string;
-    /** `separate process (consumers/main.ts)` or `in the gateway process`. */
+    /** `separate process (infra/processes/tollgate-consumers.ts)` or `in the gateway process`. */
     readonly consumers: string;
   };
   /** The request sent (label of the bench case). */

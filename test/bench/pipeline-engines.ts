@@ -2,7 +2,7 @@
  * The engines of one pipeline benchmark run, isolated from every other user of the machine's
  * engines: a temp TOLLGATE_DATA_DIR (file log, Kafka spool, chdb), and with the production
  * engines a unique topic prefix, ClickHouse database and Redis key prefix. Decides where the
- * consumers run: as their own process (`consumers/main.ts`) when both KAFKA_BROKERS and
+ * consumers run: as their own process (`infra/processes/tollgate-consumers.ts`) when both KAFKA_BROKERS and
  * CLICKHOUSE_URL are set — the parent then reads ClickHouse over HTTP — otherwise inside the
  * gateway child, as `npm start` runs them in embedded mode (chdb allows one process per data
  * directory, so only that child may read it). Cleans everything up again.

@@ -5,7 +5,7 @@
  *
  * Set-up (pipeline-engines.ts): a gateway child (bench-servers.ts, BENCH_GATEWAY_EVENTS=1) on the
  * engines the environment names, isolated per run. With KAFKA_BROKERS and CLICKHOUSE_URL the
- * consumers run as their own process (consumers/main.ts) and this process reads ClickHouse over
+ * consumers run as their own process (infra/processes/tollgate-consumers.ts) and this process reads ClickHouse over
  * HTTP; otherwise they run inside the gateway child, which answers the queries on its own store.
  *
  * Measure: a warm-up (up to 1000 requests, waited for until all their rows are in — Kafka group
@@ -370,7 +370,7 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
             ...redis,
           })
         : BACKLOG_NOT_MEASURED;
-    const consumers = engines.placement === 'separate-process' ? 'separate process (consumers/main.ts)' : 'in the gateway process';
+    const consumers = engines.placement === 'separate-process' ? 'separate process (infra/processes/tollgate-consumers.ts)' : 'in the gateway process';
     return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures, ...backlog };
   } finally {
     await stopAll(started);

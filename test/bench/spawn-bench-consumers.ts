@@ -1,6 +1,6 @@
 /**
  * Starts the consumers as their own process for the pipeline case, exactly as deployed:
- * `node --import tsx consumers/main.ts` from the repository root with the run's environment.
+ * `node --import tsx infra/processes/tollgate-consumers.ts` from the repository root with the run's environment.
  * Ready once it logs `consumers running` (migrations applied, subscriptions started). Its
  * warn/error log lines (pino JSON on stdout: TOLLGATE_LOG_FORMAT=json) and anything on its stderr
  * are passed to this process's stderr. Killed by PID if this process exits.
@@ -47,7 +47,7 @@ function parseLine(line: string): LogLine {
  */
 export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: REPO_ROOT, env: { ...env, TOLLGATE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-consumers.ts'], { cwd: REPO_ROOT, env: { ...env, TOLLGATE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid ?? -1;
   const kill = (): void => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

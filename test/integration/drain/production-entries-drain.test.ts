@@ -2,7 +2,7 @@
  * The entries as an operator starts them drain on a SIGTERM to their process group (Ctrl-C, systemd's
  * default, most supervisors): `npm start` and `npm run consumers` exactly as the README runs them,
  * and the image's commands `node dist/infra/processes/tollgate-server.js` and
- * `node dist/consumers/main.js` after `npm run build` (built once into a temporary directory). Each
+ * `node dist/infra/processes/tollgate-consumers.js` after `npm run build` (built once into a temporary directory). Each
  * runs as its own process group (`detached`) and gets `process.kill(-pid, 'SIGTERM')`:
  * - the gateway, embedded, with a slow stream of the `mock` provider in flight: the stream ends with
  *   `data: [DONE]`, the started process (npm itself, or node) exits 0 and only after the stream
@@ -107,7 +107,7 @@ beforeAll(async () => {
   build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise((resolve) => build.once('exit', resolve));
   // Type errors are `npm test`'s first step (tsc --noEmit); here the emitted entries must exist.
-  for (const entry of ['infra/processes/tollgate-server.js', 'infra/processes/consumer-thread-worker.js', 'consumers/main.js', 'schemas/analytics/migrations', 'gateway/console/web/index.html']) {
+  for (const entry of ['infra/processes/tollgate-server.js', 'infra/processes/consumer-thread-worker.js', 'infra/processes/tollgate-consumers.js', 'schemas/analytics/migrations', 'gateway/console/web/index.html']) {
     expect(existsSync(join(distDir, entry)), `${entry} in the build:\n${output}`).toBe(true);
   }
 }, 120_000);
@@ -170,7 +170,7 @@ describe.each(GATEWAY_ENTRIES)('$entry on a SIGTERM to its process group', ({ co
 
 const CONSUMER_ENTRIES = [
   { entry: 'npm run consumers', command: 'npm', args: () => ['run', 'consumers'] },
-  { entry: 'node dist/consumers/main.js', command: process.execPath, args: () => [join(distDir, 'consumers/main.js')] },
+  { entry: 'node dist/infra/processes/tollgate-consumers.js', command: process.execPath, args: () => [join(distDir, 'infra/processes/tollgate-consumers.js')] },
 ];
 
 describe.skipIf(withoutEngines).each(CONSUMER_ENTRIES)('$entry on a SIGTERM to its process group (Kafka, ClickHouse, Redis)', ({ command, args }) => {

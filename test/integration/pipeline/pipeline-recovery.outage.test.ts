@@ -1,6 +1,6 @@
 /**
  * Exactly-once effect under failure, on the production engines (Kafka, Redis, ClickHouse):
- * the consumers process (`consumers/main.ts`) is SIGKILLed in the middle of its batches and
+ * the consumers process (`infra/processes/tollgate-consumers.ts`) is SIGKILLed in the middle of its batches and
  * restarted, and Kafka is stopped during traffic and restarted — the gateway keeps serving,
  * spools events to disk and drains them. Still exactly N rows, no duplicates, nothing lost, and
  * spend counters equal to the billed lines.
@@ -26,7 +26,7 @@ let consumers: ChildProcess | undefined;
 let consumerEnv: NodeJS.ProcessEnv;
 
 function startConsumersProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'consumers/main.ts'], { cwd: ROOT, env: consumerEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-consumers.ts'], { cwd: ROOT, env: consumerEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', () => undefined);
   return child;
 }
