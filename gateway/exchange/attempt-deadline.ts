@@ -7,7 +7,7 @@
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { drainDeadlineError } from '../lifecycle/node-drain.ts';
-import type { ClientGoneSignal } from './exchange-types.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 
 /** At least `bytes` in every `windowMs` after the first body byte; `bytes: 0` disables the check. */
 export interface MinStreamRate {

@@ -1,5 +1,5 @@
 /**
- * What the exchange needs: its dependencies (made in main.ts, injected) and one client request.
+ * What the exchange needs: its dependencies (made by the app, injected) and one client request.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -7,6 +7,7 @@ import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ChannelLimits } from '../routing/channel-limits.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
@@ -70,15 +71,4 @@ export interface ExchangeInput {
    * (inbound/client-departure.ts); none: the exchange watches the response's `close` itself.
    */
   readonly clientGone?: ClientGoneSignal;
-}
-
-/**
- * What the exchange needs of a "client went away" signal: an AbortSignal fits, and so does the
- * lighter one the route handlers make per request (inbound/client-departure.ts). Listeners are
- * called once, when it aborts; adding one after it aborted does nothing.
- */
-export interface ClientGoneSignal {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
 }

@@ -16,21 +16,28 @@ import { sendJsonReply } from './client-response.ts';
 import type { ExchangeInput } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
 
+/** Everything one relay of an upstream answer works with, streamed or not. */
+export interface RelayArgs {
+  readonly input: ExchangeInput;
+  readonly answer: UpstreamAnswer;
+  /** Decodes the upstream answer (on pass-through too: the usage tap). */
+  readonly adapter: UpstreamAdapter;
+  readonly decodeContext: UpstreamDecodeContext;
+  readonly encodeContext: EncodeContext;
+  /** The client's own body went upstream unchanged: the upstream bytes are answered unchanged. */
+  readonly passThrough: boolean;
+  readonly reply: FastifyReply;
+  /** The attempt's total deadline and minimum rate; counts body bytes; names the limit that ended the call. */
+  readonly deadline: AttemptDeadline;
+}
+
 /**
  * Relays a 2xx non-streamed upstream answer. Returns `failed` (nothing sent) on undecodable bodies,
  * and on a body cut by `deadline` (the attempt's total deadline: `upstream-timeout`). Invalid UTF-8
  * in the body is read as U+FFFD (undici's `text()` decodes like TextDecoder), also on pass-through.
  */
-export async function relayJson(
-  input: ExchangeInput,
-  answer: UpstreamAnswer,
-  adapter: UpstreamAdapter,
-  decodeContext: UpstreamDecodeContext,
-  encodeContext: EncodeContext,
-  passThrough: boolean,
-  reply: FastifyReply,
-  deadline: AttemptDeadline,
-): Promise<AttemptResult> {
+export async function relayJson(args: RelayArgs): Promise<AttemptResult> {
+  const { input, answer, adapter, decodeContext, encodeContext, passThrough, reply, deadline } = args;
   let text: string;
   try {
     text = await answer.body.text();

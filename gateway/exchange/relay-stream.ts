@@ -13,38 +13,28 @@
  * (attempt-deadline.ts) sees every body byte for the minimum-rate check.
  */
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
 import type { GatewayError } from '../canonical/gateway-error.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
 import { StreamAccumulator } from '../canonical/stream-accumulator.ts';
-import type { EncodeContext, StreamEncoder } from '../inbound/inbound-codec.ts';
-import type { UpstreamAdapter, UpstreamDecodeContext } from '../upstream/upstream-adapter.ts';
+import type { StreamEncoder } from '../inbound/inbound-codec.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
-import { classifyTransportError, type UpstreamAnswer } from '../upstream/upstream-transport.ts';
+import { classifyTransportError } from '../upstream/upstream-transport.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { startEventStream, writeWithBackpressure } from './client-response.ts';
-import type { ClientGoneSignal, ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
+import type { ExchangeDeps } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
 import { readSseEvents } from './read-sse-events.ts';
-import type { AttemptDeadline } from './attempt-deadline.ts';
+import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
 
 const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set(['text-delta', 'reasoning-delta', 'reasoning-start', 'tool-input-start', 'message-end']);
 
 /** Everything one streamed relay works with. */
-export interface StreamRelayArgs {
+export interface StreamRelayArgs extends RelayArgs {
   readonly deps: ExchangeDeps;
-  readonly input: ExchangeInput;
-  readonly answer: UpstreamAnswer;
-  readonly adapter: UpstreamAdapter;
-  readonly decodeContext: UpstreamDecodeContext;
-  readonly encodeContext: EncodeContext;
-  readonly passThrough: boolean;
-  readonly reply: FastifyReply;
   /** The client's disconnect (aborted when it went away). */
   readonly signal: ClientGoneSignal;
-  /** The attempt's total deadline and minimum rate; counts body bytes; names the limit that ended the call. */
-  readonly deadline: AttemptDeadline;
 }
 
 interface RelayState {

@@ -23,7 +23,8 @@ import type { AttemptResult } from './attempt-result.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
-import type { ClientGoneSignal, ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
+import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
@@ -36,11 +37,11 @@ import { relayStream } from './relay-stream.ts';
  * never sent upstream: the outcome is `cancelled` (499) with no channel.
  */
 export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
-  if (input.clientGone?.aborted) return reportFailure(deps, input, reply, clientLeftError(), [], 0, undefined, true);
+  if (input.clientGone?.aborted) return reportFailure({ deps, input, reply, error: clientLeftError(), cancelled: true });
   const candidates = deps.router.candidatesFor(input.request.model);
   if (candidates.length === 0) {
     const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
-    return reportFailure(deps, input, reply, error, [], 0, undefined);
+    return reportFailure({ deps, input, reply, error });
   }
   // The handler's departure watch already aborts when the response closes before its end: use it as is.
   if (input.clientGone) return tryCandidates(deps, input, reply, candidates, input.clientGone);
@@ -71,14 +72,14 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
   const maxAttempts = attemptCap(deps.maxAttempts);
   const failovers: FailoverRecord[] = [];
   const first = await gates.next(candidates, 0);
-  if (!first.admitted) return reportFailure(deps, input, reply, allChannelsLimitedError(first.retryAfterMs), [], 0, undefined);
+  if (!first.admitted) return reportFailure({ deps, input, reply, error: allChannelsLimitedError(first.retryAfterMs) });
   let current = first.admitted;
   for (let attempts = 1; ; attempts++) {
     const channel = current.channel;
     // The client left while the channel was being admitted: nothing is sent upstream.
     if (signal.aborted) {
       gates.settle(current, undefined);
-      return reportFailure(deps, input, reply, clientLeftError(), failovers, attempts - 1, undefined, true);
+      return reportFailure({ deps, input, reply, error: clientLeftError(), failovers, attempts: attempts - 1, cancelled: true });
     }
     const attemptStartedAt = Date.now();
     const passThrough = passesThrough(input, channel);
@@ -87,7 +88,7 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
       // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
       gates.settle(current, undefined);
       const next = (await gates.next(candidates, current.index + 1)).admitted;
-      if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts - 1, undefined);
+      if (!next) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts: attempts - 1 });
       current = next;
       attempts--;
       continue;
@@ -96,15 +97,15 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
     // The client went away: not the channel's failure, and nothing more to try.
-    if (signal.aborted) return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId }, true);
+    if (signal.aborted) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId }, cancelled: true });
     const next = result.error.allowFailover && attempts < maxAttempts ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
     failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId });
+    if (!next) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId } });
     deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.channel.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
     await waitForFailover(failoverWaitMs(result.error), signal);
     if (signal.aborted) {
       gates.settle(next, undefined);
-      return reportFailure(deps, input, reply, result.error, failovers, attempts, { channel, upstreamRequestId: result.upstreamRequestId }, true);
+      return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId }, cancelled: true });
     }
     current = next;
   }
@@ -161,7 +162,7 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
     const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
     const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
     const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
-    if (!input.request.stream) return await relayJson(input, answer, decoding, decodeContext, encodeContext, passThrough, reply, deadline);
+    if (!input.request.stream) return await relayJson({ input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, deadline });
     return await relayStream({ deps, input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, signal, deadline });
   } finally {
     deadline.dispose();
@@ -212,7 +213,26 @@ interface LastAttempt {
   readonly upstreamRequestId: string | undefined;
 }
 
-function reportFailure(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, error: GatewayError, failovers: FailoverRecord[], attempts: number, last: LastAttempt | undefined, cancelled = false): ExchangeOutcome {
+/** A request that ends without a served answer, as reportFailure takes it. */
+interface FailureReport {
+  readonly deps: ExchangeDeps;
+  readonly input: ExchangeInput;
+  readonly reply: FastifyReply;
+  /** Why it ended; answered to the client in its format unless it left or an answer was already sent. */
+  readonly error: GatewayError;
+  /** The failovers so far (none: no channel was tried). */
+  readonly failovers?: FailoverRecord[];
+  /** Channels sent the request (0: none). */
+  readonly attempts?: number;
+  /** The channel tried last (none: no channel was sent the request). */
+  readonly last?: LastAttempt;
+  /** The client left: recorded as `cancelled` (499) and nothing is answered. */
+  readonly cancelled?: boolean;
+}
+
+/** Answers `error` (unless the client left or an answer was sent) and emits the request's failed or cancelled outcome. */
+function reportFailure(report: FailureReport): ExchangeOutcome {
+  const { deps, input, reply, error, failovers = [], attempts = 0, last, cancelled = false } = report;
   const httpStatus = cancelled || reply.sent ? 499 : sendErrorReply(reply, input.codec, error, input.requestId);
   return emitOutcome(deps, input, {
     status: cancelled ? 'cancelled' : 'failed',

@@ -7,8 +7,8 @@
  * read) counts as gone at once.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ClientGoneSignal } from '../exchange/exchange-types.ts';
-import { OnceSignal } from '../exchange/once-signal.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
+import { OnceSignal } from '../lifecycle/once-signal.ts';
 
 /** The watch over one request: `signal` aborts when the client leaves; `stop` removes the listener. */
 export interface ClientDeparture {

@@ -9,7 +9,7 @@
  * connections left, e.g. a client that stopped reading.
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
-import { OnceSignal } from '../exchange/once-signal.ts';
+import { OnceSignal } from './once-signal.ts';
 
 /** How long a refused client is asked to wait before retrying (Retry-After), ms. */
 export const SHUTDOWN_RETRY_AFTER_MS = 1000;

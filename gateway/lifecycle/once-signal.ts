@@ -1,10 +1,10 @@
 /**
  * A one-shot abort signal with its listeners in a plain Set: it fits ClientGoneSignal
- * (exchange-types.ts) and costs several times less to create and to listen to than an
+ * (client-gone-signal.ts) and costs several times less to create and to listen to than an
  * AbortController (an EventTarget), which matters for the one made per request and for the
  * node-wide drain deadline every upstream attempt listens to.
  */
-import type { ClientGoneSignal } from './exchange-types.ts';
+import type { ClientGoneSignal } from './client-gone-signal.ts';
 
 /** A ClientGoneSignal that aborts once, when `abort()` is called. */
 export class OnceSignal implements ClientGoneSignal {

@@ -9,7 +9,7 @@
  * cooldown honour the full Retry-After), so the next channel is tried at once.
  */
 import type { GatewayError } from '../canonical/gateway-error.ts';
-import type { ClientGoneSignal } from '../exchange/exchange-types.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 
 /** Channels tried at most for one request when ExchangeDeps.maxAttempts is not set. */
 export const DEFAULT_MAX_ATTEMPTS = 4;
