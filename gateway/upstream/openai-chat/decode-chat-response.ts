@@ -7,11 +7,11 @@ import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse, OutputBlock, OutputToolCall } from '../../canonical/response.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
-import { embeddedOpenAiError } from './classify-openai-error.ts';
+import { embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
-import { asArray, asRecord, asString } from './read-json-field.ts';
+import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
 import { splitThinkTags } from './split-think-tags.ts';
 
 /** `content` as text: a string, or the joined `text` of a part array (some compat upstreams). */

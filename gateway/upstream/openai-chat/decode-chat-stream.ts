@@ -19,12 +19,12 @@ import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
 import { emptyUsage, type Usage } from '../../canonical/usage.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
-import { embeddedOpenAiError } from './classify-openai-error.ts';
+import { embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
-import { asArray, asNumber, asRecord, asString } from './read-json-field.ts';
-import { StreamBlockCursor } from './stream-block-cursor.ts';
+import { asArray, asNumber, asRecord, asString } from '../shared/read-json-field.ts';
+import { StreamBlockCursor } from '../shared/stream-block-cursor.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 
 /** A Chat Completions stream decoder; `warnings` lists what was dropped while decoding. */

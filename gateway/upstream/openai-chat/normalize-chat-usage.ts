@@ -3,7 +3,7 @@
  * (https://platform.openai.com/docs/api-reference/chat usage fields; gateway/providers/PROVIDER-DOCS.md usage quirks).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
-import { asNumber, asRecord } from './read-json-field.ts';
+import { asNumber, asRecord } from '../shared/read-json-field.ts';
 
 /**
  * Normalises a Chat Completions usage object (tokens):

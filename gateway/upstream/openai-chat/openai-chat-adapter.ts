@@ -5,7 +5,7 @@
  */
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
 import { buildChatRequest, chatCallTarget } from './build-chat-request.ts';
-import { classifyOpenAiError } from './classify-openai-error.ts';
+import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
 import { decodeChatResponse } from './decode-chat-response.ts';
 import { createChatStreamDecoder } from './decode-chat-stream.ts';
 

@@ -4,7 +4,7 @@
  * Moonshot, Zhipu, MiMo), `reasoning` string (OpenRouter, newer vLLM) or
  * `reasoning_details[].text` (MiniMax with `reasoning_split`).
  */
-import { asArray, asRecord, asString } from './read-json-field.ts';
+import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
 
 /** The reasoning text carried by `message` (or a delta); '' when none. Never throws. */
 export function readChatReasoning(message: Record<string, unknown>): string {

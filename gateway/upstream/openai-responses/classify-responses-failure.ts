@@ -4,8 +4,8 @@
  * (§5.5).
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';
-import { classifyOpenAiError } from '../openai-chat/classify-openai-error.ts';
-import { asRecord, asString } from '../openai-chat/read-json-field.ts';
+import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
+import { asRecord, asString } from '../shared/read-json-field.ts';
 
 /** The HTTP status an error code stands for: rate limits 429, invalid input 400, everything else 500. */
 function statusForCode(code: string | undefined): number {

@@ -3,8 +3,8 @@
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
-import { classifyOpenAiErrorEnvelope } from '../openai-chat/classify-openai-error.ts';
-import { asArray, asRecord, asString } from '../openai-chat/read-json-field.ts';
+import { classifyOpenAiErrorEnvelope } from '../shared/classify-openai-error.ts';
+import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
 import { classifyResponsesFailure } from './classify-responses-failure.ts';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';

@@ -16,8 +16,8 @@
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
-import { asNumber, asRecord, asString } from '../openai-chat/read-json-field.ts';
-import { StreamBlockCursor } from '../openai-chat/stream-block-cursor.ts';
+import { asNumber, asRecord, asString } from '../shared/read-json-field.ts';
+import { StreamBlockCursor } from '../shared/stream-block-cursor.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
 import { classifyResponsesFailure } from './classify-responses-failure.ts';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';

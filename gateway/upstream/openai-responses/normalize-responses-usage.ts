@@ -2,7 +2,7 @@
  * Responses `usage` → canonical Usage (https://platform.openai.com/docs/api-reference/responses).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
-import { asNumber, asRecord } from '../openai-chat/read-json-field.ts';
+import { asNumber, asRecord } from '../shared/read-json-field.ts';
 
 /**
  * Normalises a Responses usage object (tokens): `input_tokens` (includes cached),

@@ -3,7 +3,7 @@
  * Responses-compatible endpoint (DeepSeek, DashScope, MiniMax; gateway/providers/PROVIDER-DOCS.md). Always
  * stateless (`store:false`). Token counting (`/responses/input_tokens`) is not wired here.
  */
-import { classifyOpenAiError } from '../openai-chat/classify-openai-error.ts';
+import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
 import { buildResponsesRequest, responsesCallTarget } from './build-responses-request.ts';
 import { decodeResponsesResponse } from './decode-responses-response.ts';

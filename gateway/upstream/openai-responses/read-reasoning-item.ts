@@ -3,7 +3,7 @@
  * parts (`summary_text`) then content parts (`reasoning_text`), joined with a blank line; the
  * `encrypted_content` is the block's signature.
  */
-import { asArray, asRecord, asString } from '../openai-chat/read-json-field.ts';
+import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
 
 /** Separator between reasoning parts, also used by the stream decoder so both paths agree. */
 export const REASONING_PART_SEPARATOR = '\n\n';
