@@ -9,7 +9,7 @@
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { migrate } from '../schemas/analytics/migrate.ts';
 import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
-import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../schemas/topics.ts';
 import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { ObservationBatchWriter } from './health/health-consumer.ts';

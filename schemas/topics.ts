@@ -1,10 +1,9 @@
 /**
  * Kafka topic names (also the embedded log's file names). Every traffic event is keyed by its
  * request id, so one request's events stay in one partition, in order. The control plane's
- * config topic (CONFIG_TOPIC, schemas/control-plane/control-plane-events.ts) is created with one
- * partition and infinite retention (see topicCreationSpec).
+ * config topic (CONFIG_TOPIC) is created with one partition and infinite retention (see
+ * topicCreationSpec).
  */
-import { CONFIG_TOPIC } from './control-plane/control-plane-events.ts';
 
 export const TOPICS = {
   /** RequestCompleted: one per client request, carrying its final usage. */
@@ -16,6 +15,12 @@ export const TOPICS = {
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];
+
+/**
+ * The config topic: every control event (users, keys, channels, prices, admin tokens; the Avro
+ * schemas in control-plane/avro/), keyed by entity id, in one partition, kept forever.
+ */
+export const CONFIG_TOPIC = 'tollgate.config';
 
 /** Partitions per topic when the gateway creates them. */
 export const TOPIC_PARTITIONS = 3;

@@ -6,7 +6,7 @@
  * channel's `apiKeyCiphertext`, a user's `passwordHash`) are dropped here too.
  */
 import { SECRET_FIELDS } from '../../schemas/control-plane/audit-history.ts';
-import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
 

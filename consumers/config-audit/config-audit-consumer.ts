@@ -8,7 +8,7 @@
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { auditEntryOf } from '../../schemas/control-plane/audit-history.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
-import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
 import type { ConsumerLog } from '../run-consumers.ts';
 import { projectConfigAuditRow } from './project-config-audit-row.ts';

@@ -25,9 +25,8 @@ import { describeReconciliation } from '../../consumers/audit/describe-reconcili
 import { printEvents } from '../../consumers/audit/print-events.ts';
 import { replayTraffic } from '../../consumers/audit/replay-traffic.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import { CONFIG_TOPIC } from '../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
-import { TOPICS } from '../../schemas/topics.ts';
+import { TOPICS, CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { withGrouplessSubscriptions } from '../event-log/groupless-event-log.ts';
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, type EngineSettings } from '../open-adapters.ts';
 import { createMemoryStateStore } from '../state-store/memory/memory-state-store.ts';

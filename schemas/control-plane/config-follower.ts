@@ -19,7 +19,8 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveredRecord, EventLog, Subscription } from '../event-log/event-log.ts';
 import type { EventLogLogger } from '../event-log/event-log-logger.ts';
 import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from './control-event-codec.ts';
-import { CONFIG_TOPIC, type ControlEvent } from './control-plane-events.ts';
+import { type ControlEvent } from './control-plane-events.ts';
+import { CONFIG_TOPIC } from '../topics.ts';
 
 /** Where decoded events go: ControlPlaneProjection satisfies it. */
 export interface ControlEventSink {

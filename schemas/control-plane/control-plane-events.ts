@@ -184,5 +184,5 @@ export type ControlEvent =
   | { readonly type: 'AdminTokenCreated'; readonly event: AdminTokenCreated }
   | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked };
 
-/** The config topic. */
-export const CONFIG_TOPIC = 'tollgate.config';
+/** The config topic's name, from its home schemas/topics.ts (re-exported while importers move there). */
+export { CONFIG_TOPIC } from '../topics.ts';

@@ -21,11 +21,11 @@ import { memoryStateSnapshotPath, writeMemoryStateSnapshot } from '../../infra/s
 import { openRebuiltMemoryState } from '../../infra/state-store/memory/open-rebuilt-memory-state.ts';
 import { rebuildMemoryState } from '../../infra/state-store/memory/rebuild-memory-state.ts';
 import { controlEventKey, encodeControlEvent } from '../../schemas/control-plane/control-event-codec.ts';
-import { CONFIG_TOPIC, type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import { type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { encodeTrafficEvent, trafficEventKey } from '../../schemas/events/traffic-event-codec.ts';
 import type { TrafficEvent } from '../../schemas/events/traffic-events.ts';
-import { TOPICS } from '../../schemas/topics.ts';
+import { TOPICS, CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { requestCompleted, usageRecorded } from '../unit/consumers/billing/traffic-event-builders.ts';
 
 const TOPIC_OF: Record<TrafficEvent['type'], string> = { RequestCompleted: TOPICS.requests, UsageRecorded: TOPICS.usage, FailoverOccurred: TOPICS.failovers };

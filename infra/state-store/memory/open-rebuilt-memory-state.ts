@@ -16,6 +16,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { TOPICS } from '../../../schemas/topics.ts';
 import { fileCommittedOffsets } from '../../event-log/file/file-committed-offsets.ts';
 import { createMemoryStateStore, type MemoryStateStore } from './memory-state-store.ts';
 import { memoryStateSnapshotPath, readMemoryStateSnapshot, writeMemoryStateSnapshot, type MemoryStateSnapshot } from './memory-state-snapshot.ts';
@@ -29,7 +30,7 @@ export const DEFAULT_SNAPSHOT_EVERY_MS = 60_000;
 const CHECK_EVERY_MS = 1000;
 
 /** The consumer group that folds each topic into the store (consumers/start-consumer-pipeline.ts, prefix `tollgate.`). */
-const GROUP_OF_TOPIC: Readonly<Record<string, string>> = { 'tollgate.usage': 'tollgate.billing', 'tollgate.requests': 'tollgate.health', 'tollgate.failovers': 'tollgate.health' };
+const GROUP_OF_TOPIC: Readonly<Record<string, string>> = { [TOPICS.usage]: 'tollgate.billing', [TOPICS.requests]: 'tollgate.health', [TOPICS.failovers]: 'tollgate.health' };
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 

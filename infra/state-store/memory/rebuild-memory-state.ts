@@ -14,10 +14,10 @@ import { ConsumerControlPlane } from '../../../consumers/control-plane/consumer-
 import { createTrafficStateFold, type TrafficStateFold } from '../../../consumers/state-rebuild/fold-traffic-into-state.ts';
 import type { ConsumedTrafficEvent } from '../../../consumers/traffic-consumer.ts';
 import { decodeControlEvent, isControlEventValue } from '../../../schemas/control-plane/control-event-codec.ts';
-import { CONFIG_TOPIC, type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
+import { type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import { decodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
 import type { WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
-import { TOPICS } from '../../../schemas/topics.ts';
+import { TOPICS, CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import { readFileFrames } from '../../event-log/read-file-frames.ts';
 import type { PositionedFrame } from '../../event-log/record-frame-codec.ts';
 import type { MemoryStateStore } from './memory-state-store.ts';

@@ -6,9 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
-import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
-import { TOPICS } from '../../../schemas/topics.ts';
+import { TOPICS, CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import { openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
 import { failoverOccurred, leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';

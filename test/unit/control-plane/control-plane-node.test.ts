@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
 import { startConfigFollower, syncMarkerKey } from '../../../schemas/control-plane/config-follower.ts';
 import { encodeControlEvent } from '../../../schemas/control-plane/control-event-codec.ts';
-import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import type { BatchHandler, DeliveredRecord, EventLog, LogRecord } from '../../../schemas/event-log/event-log.ts';
 import { keyCreated, TEST_MASTER_KEY } from './control-event-fixtures.ts';
 

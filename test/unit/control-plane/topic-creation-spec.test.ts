@@ -1,7 +1,6 @@
 /** Topic creation settings: the config topic gets one partition and infinite retention, prefixed or not. */
 import { describe, expect, it } from 'vitest';
-import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
-import { partitionsFor, TOPIC_PARTITIONS, TOPICS, topicCreationSpec } from '../../../schemas/topics.ts';
+import { partitionsFor, TOPIC_PARTITIONS, TOPICS, topicCreationSpec, CONFIG_TOPIC } from '../../../schemas/topics.ts';
 
 describe('topicCreationSpec', () => {
   it.each([CONFIG_TOPIC, `staging.${CONFIG_TOPIC}`, `cp-run-1.${CONFIG_TOPIC}`])('%s: one partition, retention.ms -1', (topic) => {
