@@ -68,7 +68,7 @@ export interface ExchangeInput {
   readonly answerHook?: ClientAnswerHook;
   /**
    * Aborts when the client leaves, watched from the start of the route handler
-   * (inbound/client-departure.ts); none: the exchange watches the response's `close` itself.
+   * (http/client-departure.ts); none: the exchange watches the response's `close` itself.
    */
   readonly clientGone?: ClientGoneSignal;
 }

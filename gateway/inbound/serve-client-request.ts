@@ -25,7 +25,8 @@ import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import { admitRequest, settleRequest, type AdmissionDeps, type AdmittedRequest } from '../policy/admit-request.ts';
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
 import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
-import { watchClientDeparture } from './client-departure.ts';
+import type { ApiKeyExtractor } from '../http/api-key-readers.ts';
+import { watchClientDeparture } from '../http/client-departure.ts';
 import type { DecodeHints, InboundCodec } from './inbound-codec.ts';
 import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
@@ -45,22 +46,6 @@ export interface ClientRouteServices {
   readonly drain?: NodeDrain;
   /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
   readonly metrics?: GatewayMetrics;
-}
-
-/** Reads the presented API key from a request, per format. */
-export type ApiKeyExtractor = (request: FastifyRequest) => string | undefined;
-
-/** `Authorization: Bearer <key>` → key. */
-export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
-  return match?.[1]?.trim();
-}
-
-/** A single header's value (first if repeated). */
-export function headerValue(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -17,7 +17,7 @@ import { registerAdminRoutes } from '../../../gateway/control-plane/admin-routes
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
 import { startConfigFollower, type ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
 import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
-import { installClientErrorHandlers } from '../../../gateway/inbound/client-error-handler.ts';
+import { installClientErrorHandlers } from '../../../gateway/http/client-error-handler.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';

@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAdminRoutes, type AdminRouteDeps } from '../../../gateway/control-plane/admin-routes.ts';
-import { installClientErrorHandlers } from '../../../gateway/inbound/client-error-handler.ts';
+import { installClientErrorHandlers } from '../../../gateway/http/client-error-handler.ts';
 import { RecordingControlPlane } from './recording-control-plane.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../gateway/canonical/gateway-error.ts';
-import { classifyFrameworkError } from '../../../gateway/inbound/client-error-handler.ts';
-import { codecForTarget } from '../../../gateway/inbound/codec-for-path.ts';
+import { classifyFrameworkError } from '../../../gateway/http/client-error-handler.ts';
+import { codecForTarget } from '../../../gateway/http/codec-for-path.ts';
 
 describe('codecForTarget', () => {
   it.each([

@@ -4,7 +4,7 @@
  * throws or overflows on hostile text; its cost stays a fraction of JSON.parse on 1 MB.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits } from '../../../gateway/inbound/scan-json-body-limits.ts';
+import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits } from '../../../gateway/http/scan-json-body-limits.ts';
 import { seededRandom } from '../../support/seeded-random.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -8,14 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
-import { anthropicMessagesCodec } from './anthropic-messages/anthropic-messages-codec.ts';
-import { anthropicApiKey } from './anthropic-messages/routes.ts';
-import { geminiCodec } from './gemini/gemini-codec.ts';
-import { geminiApiKey } from './gemini/routes.ts';
-import type { InboundCodec } from './inbound-codec.ts';
-import { openaiChatCodec } from './openai-chat/openai-chat-codec.ts';
-import { openaiApiKey } from './openai-responses/routes.ts';
-import { authenticate, headerValue, type ApiKeyExtractor, type ClientRouteServices } from './serve-client-request.ts';
+import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
+import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
+import { anthropicApiKey, geminiApiKey, headerValue, openaiApiKey, type ApiKeyExtractor } from './api-key-readers.ts';
+import { authenticate, type ClientRouteServices } from '../inbound/serve-client-request.ts';
 
 type ListingFormat = 'openai' | 'anthropic' | 'gemini';
 

@@ -6,11 +6,11 @@
  * OpenAI (https://platform.openai.com/docs/api-reference) for every other `/v1/` path.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { anthropicMessagesCodec } from './anthropic-messages/anthropic-messages-codec.ts';
-import { geminiCodec } from './gemini/gemini-codec.ts';
-import type { InboundCodec } from './inbound-codec.ts';
-import { openaiChatCodec } from './openai-chat/openai-chat-codec.ts';
-import { openaiResponsesCodec } from './openai-responses/openai-responses-codec.ts';
+import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
+import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
+import { openaiResponsesCodec } from '../inbound/openai-responses/openai-responses-codec.ts';
 
 /** The path of a request target (`/v1/x?key=…` → `/v1/x`); never decoded, so it cannot throw. */
 export function pathOfTarget(target: string): string {

@@ -5,16 +5,11 @@
  * `?key=`, or Bearer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.ts';
-import { sendErrorReply } from '../../exchange/client-response.ts';
-import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
-import { geminiCodec } from './gemini-codec.ts';
-
-/** Gemini SDK credential: `x-goog-api-key`, `?key=`, or Bearer. */
-export function geminiApiKey(request: FastifyRequest): string | undefined {
-  const query = request.query as Record<string, unknown> | undefined;
-  return headerValue(request, 'x-goog-api-key') ?? (typeof query?.key === 'string' ? query.key : undefined) ?? bearerToken(request);
-}
+import { GatewayError } from '../canonical/gateway-error.ts';
+import { sendErrorReply } from '../exchange/client-response.ts';
+import { geminiApiKey } from './api-key-readers.ts';
+import { serveCountTokens, serveGeneration, type ClientRouteServices } from '../inbound/serve-client-request.ts';
+import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
 
 /**
  * Splits `models/qwen/qwen3-max:generateContent` into model and action. `path` is the route's

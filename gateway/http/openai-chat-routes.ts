@@ -3,9 +3,9 @@
  * auth `Authorization: Bearer`.
  */
 import type { FastifyInstance } from 'fastify';
-import { openaiApiKey } from '../openai-responses/routes.ts';
-import { serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
-import { openaiChatCodec } from './openai-chat-codec.ts';
+import { openaiApiKey } from './api-key-readers.ts';
+import { serveGeneration, type ClientRouteServices } from '../inbound/serve-client-request.ts';
+import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 
 export function registerOpenaiChatRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   app.post('/v1/chat/completions', { config: { codec: openaiChatCodec } }, (request, reply) => serveGeneration(services, openaiChatCodec, openaiApiKey, request, reply));

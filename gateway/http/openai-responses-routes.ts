@@ -3,19 +3,15 @@
  * `POST /v1/responses/input_tokens`, `POST /v1/responses/compact` (compaction/) and the stored-response routes
  * `GET`/`DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items` (stored-responses/). Auth: `Authorization: Bearer` (or Azure-style `api-key`).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices } from '../serve-client-request.ts';
-import { openaiResponsesCodec } from './openai-responses-codec.ts';
-import { createCompactionSeal } from './compaction/compaction-seal.ts';
-import { serveResponsesCompaction } from './compaction/serve-responses-compaction.ts';
-import { registerResponsesWebSocket } from './websocket/register-responses-websocket.ts';
-import { createStoredResponsesResolver } from './stored-responses/resolve-previous-response.ts';
-import { registerStoredResponsesRoutes } from './stored-responses/stored-responses-routes.ts';
-
-/** OpenAI SDK credential: Bearer, or the Azure-style `api-key` header. */
-export function openaiApiKey(request: FastifyRequest): string | undefined {
-  return bearerToken(request) ?? headerValue(request, 'api-key');
-}
+import type { FastifyInstance } from 'fastify';
+import { openaiApiKey } from './api-key-readers.ts';
+import { serveCountTokens, serveGeneration, type ClientRouteServices } from '../inbound/serve-client-request.ts';
+import { openaiResponsesCodec } from '../inbound/openai-responses/openai-responses-codec.ts';
+import { createCompactionSeal } from '../inbound/openai-responses/compaction/compaction-seal.ts';
+import { serveResponsesCompaction } from '../inbound/openai-responses/compaction/serve-responses-compaction.ts';
+import { registerResponsesWebSocket } from '../inbound/openai-responses/websocket/register-responses-websocket.ts';
+import { createStoredResponsesResolver } from '../inbound/openai-responses/stored-responses/resolve-previous-response.ts';
+import { registerStoredResponsesRoutes } from '../inbound/openai-responses/stored-responses/stored-responses-routes.ts';
 
 export function registerOpenaiResponsesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   const config = { codec: openaiResponsesCodec };

@@ -19,7 +19,7 @@ import { GatewayError } from '../canonical/gateway-error.ts';
 import { generateId } from '../canonical/ids.ts';
 import { requestIdHeaders, sendErrorReply } from '../exchange/client-response.ts';
 import { codecForTarget, pathOfTarget } from './codec-for-path.ts';
-import type { InboundCodec } from './inbound-codec.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

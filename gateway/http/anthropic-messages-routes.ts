@@ -6,13 +6,9 @@
  * to upstreams that are really Anthropic and never as a body field.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerToken, headerValue, serveCountTokens, serveGeneration, type ClientRouteServices, type HeaderBorneFields } from '../serve-client-request.ts';
-import { anthropicMessagesCodec } from './anthropic-messages-codec.ts';
-
-/** Anthropic SDK credential: `x-api-key` (apiKey) or `Authorization: Bearer` (authToken). */
-export function anthropicApiKey(request: FastifyRequest): string | undefined {
-  return headerValue(request, 'x-api-key') ?? bearerToken(request);
-}
+import { anthropicApiKey } from './api-key-readers.ts';
+import { serveCountTokens, serveGeneration, type ClientRouteServices, type HeaderBorneFields } from '../inbound/serve-client-request.ts';
+import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
 
 /** The `anthropic-beta` header's flags (every occurrence, split at commas, trimmed, empty ones left out). */
 export function anthropicBetaFlags(request: FastifyRequest): HeaderBorneFields | undefined {
