@@ -22,17 +22,26 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 256, windowMs: 300_000 });
 
-/** One upstream account: a provider, a protocol, a credential and the models it serves. */
+/**
+ * One upstream account: a provider, a protocol, a credential and the models it serves. The one
+ * declaration of a channel's fields: routing's Channel, the control plane's ChannelRecord, the
+ * ChannelUpserted mapping and the admin API's ChannelView are derived from it.
+ */
 export const channelSchema = z
   .object({
     id: z.string().min(1, 'must be a non-empty string').regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
     provider: z.enum(PROVIDER_IDS),
     protocol: z.enum(WIRE_FORMATS).optional(),
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    /** The upstream credential (a secret: never logged, encrypted in events). */
     apiKey: z.string().default(''),
+    /** Client-facing model names served as is. */
     models: z.array(z.string().min(1)).default([]),
+    /** Client model name → upstream model name (its keys are served too). */
     modelMap: z.record(z.string().min(1), z.string().min(1)).default({}),
+    /** Higher tiers are tried first. */
     priority: z.number().int().default(0),
+    /** Relative share within a tier (> 0). */
     weight: z.number().positive('must be > 0').default(1),
     enabled: z.boolean().default(true),
     /** Upstream time limit to response headers and for every gap between body bytes, ms. */

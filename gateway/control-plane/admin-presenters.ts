@@ -4,6 +4,8 @@
  */
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { priceStandings, type PriceStanding } from '../../schemas/billing/price-standing.ts';
+import type { RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
+import type { ChannelConfig } from '../config/config-schema.ts';
 import type { AdminTokenRecord, ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
 import { nanoToUsd } from './commands-common.ts';
 
@@ -42,27 +44,16 @@ export interface UserView {
   readonly createdAt: string;
 }
 
-/** A channel as listed: every config field except the credential, which is reduced to `hasApiKey`. */
-export interface ChannelView {
-  readonly id: string;
-  readonly provider: string;
-  readonly protocol: string | null;
-  readonly baseUrl: string | null;
-  readonly hasApiKey: boolean;
-  readonly models: string[];
-  readonly modelMap: Record<string, string>;
-  readonly priority: number;
-  readonly weight: number;
-  readonly enabled: boolean;
-  readonly timeoutMs: number;
-  /** Total time of one attempt, ms (README "Deadlines"). */
-  readonly deadlineMs: number;
-  /** Slowest streamed body accepted: bytes per windowMs after the first byte (bytes 0: off). */
-  readonly minStreamRate: { readonly bytes: number; readonly windowMs: number };
-  readonly rpm: number | null;
-  readonly tpm: number | null;
-  readonly updatedAt: string;
-}
+/**
+ * A channel as listed: every config field (ChannelConfig, in its declaration order) except the
+ * credential, which is reduced to `hasApiKey`, and the config-file-only `mock`; absent protocol
+ * and baseUrl as null; rpm/tpm limits (null = unlimited); updatedAt ISO-8601.
+ */
+export type ChannelView = { readonly id: string; readonly provider: string; readonly protocol: string | null; readonly baseUrl: string | null; readonly hasApiKey: boolean } & Readonly<ChannelSettings> &
+  RateLimits & { readonly updatedAt: string };
+
+/** The config fields a ChannelView shows as they are. */
+type ChannelSettings = Omit<ChannelConfig, 'id' | 'provider' | 'protocol' | 'baseUrl' | 'apiKey' | 'mock'>;
 
 /** The status of `key` at `now` (ms since epoch). */
 export function keyStatus(key: KeyRecord, now: number): KeyStatus {
@@ -105,27 +96,11 @@ export function presentUser(user: UserRecord): UserView {
   };
 }
 
-/** Shows a channel without its credential. */
+/** Shows a channel without its credential (a copy: the view shares nothing with the record). */
 export function presentChannel(channel: ChannelRecord): ChannelView {
-  const c = channel.config;
-  return {
-    id: c.id,
-    provider: c.provider,
-    protocol: c.protocol ?? null,
-    baseUrl: c.baseUrl ?? null,
-    hasApiKey: c.apiKey !== '',
-    models: [...c.models],
-    modelMap: { ...c.modelMap },
-    priority: c.priority,
-    weight: c.weight,
-    enabled: c.enabled,
-    timeoutMs: c.timeoutMs,
-    deadlineMs: c.deadlineMs,
-    minStreamRate: { bytes: c.minStreamRate.bytes, windowMs: c.minStreamRate.windowMs },
-    rpm: channel.rpm,
-    tpm: channel.tpm,
-    updatedAt: new Date(channel.updatedAt).toISOString(),
-  };
+  const { id, provider, protocol, baseUrl, apiKey, mock, ...settings } = channel.config;
+  const shown: ChannelSettings = structuredClone(settings);
+  return { id, provider, protocol: protocol ?? null, baseUrl: baseUrl ?? null, hasApiKey: apiKey !== '', ...shown, rpm: channel.rpm, tpm: channel.tpm, updatedAt: new Date(channel.updatedAt).toISOString() };
 }
 
 /**

@@ -4,7 +4,7 @@
  * `channelRecordFromEvent` rebuilds a routable ChannelRecord from it. Only the latter ever holds a
  * decrypted credential, in memory; neither logs.
  */
-import type { ChannelUpserted } from '../../schemas/control-plane/control-plane-events.ts';
+import type { ChannelUpserted, RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import { channelSchema, type ChannelConfig } from '../config/config-schema.ts';
 import { resolveChannel } from '../routing/channel.ts';
 import type { ChannelRecord } from './control-plane-view.ts';
@@ -14,28 +14,22 @@ import { decryptCredential, encryptCredential } from './credential-cipher.ts';
 export type ChannelUpsertFields = Omit<ChannelUpserted, 'eventId' | 'occurredAt' | 'actor'>;
 
 /**
- * The event fields for a channel config: the credential encrypted under `masterKey`, limits as
- * given (null = unlimited), `mock` carried for mock channels.
+ * The event fields for a channel config: every config field under its own name (a copy), the
+ * credential encrypted under `masterKey`, absent protocol/baseUrl/mock as null, limits as given
+ * (null = unlimited).
  * @throws Error when `masterKey` is not 32 bytes
  */
-export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: { rpm: number | null; tpm: number | null }): ChannelUpsertFields {
+export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: RateLimits): ChannelUpsertFields {
+  const { id, protocol, baseUrl, apiKey, mock, ...settings } = structuredClone(config);
   return {
-    channelId: config.id,
-    provider: config.provider,
-    protocol: config.protocol ?? null,
-    baseUrl: config.baseUrl ?? null,
-    apiKeyCiphertext: encryptCredential(masterKey, config.apiKey),
-    models: [...config.models],
-    modelMap: { ...config.modelMap },
-    priority: config.priority,
-    weight: config.weight,
-    enabled: config.enabled,
-    timeoutMs: config.timeoutMs,
+    channelId: id,
+    protocol: protocol ?? null,
+    baseUrl: baseUrl ?? null,
+    apiKeyCiphertext: encryptCredential(masterKey, apiKey),
+    ...settings,
     rpm: limits.rpm,
     tpm: limits.tpm,
-    deadlineMs: config.deadlineMs,
-    minStreamRate: { bytes: config.minStreamRate.bytes, windowMs: config.minStreamRate.windowMs },
-    mock: config.mock ? { latencyMs: config.mock.latencyMs, chunkDelayMs: config.mock.chunkDelayMs, failStatus: config.mock.failStatus ?? null } : null,
+    mock: mock ? { ...mock, failStatus: mock.failStatus ?? null } : null,
   };
 }
 
@@ -67,22 +61,7 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
     undecryptable = true;
   }
   const hasCredential = undecryptable || apiKey !== '';
-  const parsed = channelSchema.safeParse({
-    id: event.channelId,
-    provider: event.provider,
-    ...(event.protocol !== null ? { protocol: event.protocol } : {}),
-    ...(event.baseUrl !== null ? { baseUrl: event.baseUrl } : {}),
-    apiKey,
-    models: event.models,
-    modelMap: event.modelMap,
-    priority: event.priority,
-    weight: event.weight,
-    enabled: event.enabled && !undecryptable,
-    timeoutMs: event.timeoutMs,
-    ...(event.deadlineMs === null || event.deadlineMs === undefined ? {} : { deadlineMs: event.deadlineMs }),
-    ...(event.minStreamRate ? { minStreamRate: { bytes: event.minStreamRate.bytes, windowMs: event.minStreamRate.windowMs } } : {}),
-    ...(event.mock ? { mock: { latencyMs: event.mock.latencyMs, chunkDelayMs: event.mock.chunkDelayMs, ...(event.mock.failStatus !== null ? { failStatus: event.mock.failStatus } : {}) } } : {}),
-  });
+  const parsed = channelSchema.safeParse({ ...configFieldsOf(event), apiKey, enabled: event.enabled && !undecryptable });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { record: undefined, undecryptable, hasCredential, warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}` };
@@ -95,4 +74,27 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
   const record: ChannelRecord = { config: parsed.data, rpm: event.rpm, tpm: event.tpm, updatedAt: event.occurredAt };
   const warning = undecryptable ? `channel ${event.channelId} disabled: its credential cannot be decrypted with this TOLLGATE_MASTER_KEY (wrong key or tampered event)` : undefined;
   return { record, undecryptable, hasCredential, warning };
+}
+
+/** The config fields a ChannelUpserted carries (`channelId` as `id`); null = absent, at any depth, so the config's default applies. */
+function configFieldsOf(event: ChannelUpserted): Record<string, unknown> {
+  const source: Readonly<Record<string, unknown>> = { ...event, id: event.channelId };
+  const fields: Record<string, unknown> = {};
+  for (const name of Object.keys(channelSchema.shape)) {
+    const value = withoutNulls(source[name]);
+    if (value !== undefined) fields[name] = value;
+  }
+  return fields;
+}
+
+/** `value` with null object entries left out (recursively through plain objects; arrays as they are); null itself → undefined. */
+function withoutNulls(value: unknown): unknown {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(value)) {
+    const inner = withoutNulls(entry);
+    if (inner !== undefined) kept[name] = inner;
+  }
+  return kept;
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { channelSchema } from '../config/config-schema.ts';
 import type { ChannelUpserted } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';
-import { encryptCredential } from './credential-cipher.ts';
+import { channelUpsertFields } from './channel-event-mapping.ts';
 import { eventHeader, fail, limitField, parseInput, type CommandContext, type CommandResult } from './commands-common.ts';
 
 /**
@@ -35,24 +35,8 @@ export function upsertChannel(view: ControlPlaneView, channelId: string, input: 
   const parsed = parseInput(upsertChannelInput, { ...body, id: channelId });
   const current = view.channels().find((c) => c.config.id === channelId);
   const plainKey = 'apiKey' in body ? parsed.apiKey : (current?.config.apiKey ?? '');
-  const event: ChannelUpserted = {
-    ...eventHeader(ctx),
-    channelId,
-    provider: parsed.provider,
-    protocol: parsed.protocol ?? null,
-    baseUrl: parsed.baseUrl ?? null,
-    apiKeyCiphertext: encryptCredential(ctx.secrets.masterKey, plainKey),
-    models: parsed.models,
-    modelMap: parsed.modelMap,
-    priority: parsed.priority,
-    weight: parsed.weight,
-    enabled: parsed.enabled,
-    timeoutMs: parsed.timeoutMs,
-    deadlineMs: parsed.deadlineMs,
-    minStreamRate: { bytes: parsed.minStreamRate.bytes, windowMs: parsed.minStreamRate.windowMs },
-    rpm: parsed.rpm,
-    tpm: parsed.tpm,
-  };
+  const { rpm, tpm, mock, ...config } = parsed;
+  const event: ChannelUpserted = { ...eventHeader(ctx), ...channelUpsertFields({ ...config, apiKey: plainKey }, ctx.secrets.masterKey, { rpm, tpm }) };
   return { events: [{ type: 'ChannelUpserted', event }], result: { channelId, created: current === undefined } };
 }
 

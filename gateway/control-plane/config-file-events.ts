@@ -102,15 +102,17 @@ function channelEvents(channels: ReadonlyArray<ChannelConfig>, view: ControlPlan
   return events;
 }
 
-/** Whether two channel configs route identically (absent optional fields = null; modelMap key order ignored). */
+/** Whether two channel configs route identically (absent optional fields = null; key order, of modelMap too, ignored). */
 export function sameChannelConfig(a: ChannelConfig, b: ChannelConfig): boolean {
-  return JSON.stringify(normalizedChannel(a)) === JSON.stringify(normalizedChannel(b));
+  return JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
 }
 
-function normalizedChannel(c: ChannelConfig): unknown[] {
-  const modelMap = Object.entries(c.modelMap).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-  const mock = c.mock ? [c.mock.latencyMs, c.mock.chunkDelayMs, c.mock.failStatus ?? null] : null;
-  return [c.id, c.provider, c.protocol ?? null, c.baseUrl ?? null, c.apiKey, c.models, modelMap, c.priority, c.weight, c.enabled, c.timeoutMs, mock, c.deadlineMs, c.minStreamRate.bytes, c.minStreamRate.windowMs];
+/** `value` with the keys of every plain object sorted (arrays keep their order), for comparison as JSON. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).filter(([, entry]) => entry !== undefined && entry !== null);
+  return Object.fromEntries(entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([name, entry]) => [name, sortedKeys(entry)]));
 }
 
 function priceEvents(prices: GatewayConfig['prices'], view: ControlPlaneView, header: () => ControlEventHeader): ControlEvent[] {

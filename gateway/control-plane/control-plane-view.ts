@@ -4,15 +4,15 @@
  * fed by its own subscription to the topic; reads are synchronous and never touch the network.
  */
 import type { AdminTokenRecord, AuditEntry, KeyRecord, PriceRecord, UserRecord } from '../../schemas/control-plane/control-plane-records.ts';
+import type { RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
 
 export type { AdminTokenRecord, AuditEntry, KeyRecord, PriceRecord, UserRecord };
 
-/** A channel as projected: the config-file shape (credential decrypted in memory) plus limits. */
-export interface ChannelRecord {
+/** A channel as projected: the config-file shape (credential decrypted in memory) plus its rpm/tpm limits (null = unlimited). */
+export interface ChannelRecord extends RateLimits {
   readonly config: ChannelConfig;
-  readonly rpm: number | null;
-  readonly tpm: number | null;
+  /** ms since epoch */
   readonly updatedAt: number;
 }
 

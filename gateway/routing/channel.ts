@@ -8,30 +8,19 @@ import { mockChannelBaseUrl } from '../providers/mock-endpoint.ts';
 import { getProviderPreset } from '../providers/presets.ts';
 import type { ProviderPreset } from '../providers/provider-preset.ts';
 
-/** A channel ready for routing. `apiKey` is a secret: never log a Channel whole. */
-export interface Channel {
-  readonly id: string;
+/**
+ * A channel ready for routing: the config-file channel (ChannelConfig, declared once by
+ * `channelSchema`) with its provider preset, protocol and base URL resolved and its models as a
+ * set. Every other field is the config's as is (timeouts and deadlines in ms). `apiKey` is a
+ * secret: never log a Channel whole.
+ */
+export interface Channel extends Readonly<Omit<ChannelConfig, 'provider' | 'protocol' | 'baseUrl' | 'models'>> {
   readonly provider: ProviderPreset;
   readonly protocol: UpstreamProtocol;
   /** Base URL in the protocol's SDK convention, no trailing slash. */
   readonly baseUrl: string;
-  readonly apiKey: string;
   /** Client-facing model names served, including modelMap keys. */
   readonly models: ReadonlySet<string>;
-  /** Client model name → upstream model name. */
-  readonly modelMap: Readonly<Record<string, string>>;
-  /** Higher tiers are tried first. */
-  readonly priority: number;
-  /** Relative share within a tier (> 0). */
-  readonly weight: number;
-  readonly enabled: boolean;
-  /** Upstream time limit to response headers and between body bytes, ms. */
-  readonly timeoutMs: number;
-  /** Total time of one attempt, request sent to last answer byte, ms. */
-  readonly deadlineMs: number;
-  /** Slowest streamed body accepted after its first byte (`bytes: 0`: no check). */
-  readonly minStreamRate: ChannelConfig['minStreamRate'];
-  readonly mock?: ChannelConfig['mock'];
 }
 
 /**
@@ -46,22 +35,7 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
   let baseUrl = config.baseUrl ?? endpoint?.baseUrl;
   if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl) baseUrl = mockChannelBaseUrl(mockBaseUrl, config.mock ?? {}, protocol);
   if (!baseUrl) throw new Error(`channel ${config.id}: provider ${config.provider} has no ${protocol} endpoint; set baseUrl`);
-  return {
-    id: config.id,
-    provider,
-    protocol,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    apiKey: config.apiKey,
-    models: new Set([...config.models, ...Object.keys(config.modelMap)]),
-    modelMap: config.modelMap,
-    priority: config.priority,
-    weight: config.weight,
-    enabled: config.enabled,
-    timeoutMs: config.timeoutMs,
-    deadlineMs: config.deadlineMs,
-    minStreamRate: config.minStreamRate,
-    ...(config.mock ? { mock: config.mock } : {}),
-  };
+  return { ...config, provider, protocol, baseUrl: baseUrl.replace(/\/+$/, ''), models: new Set([...config.models, ...Object.keys(config.modelMap)]) };
 }
 
 /** The model name to send upstream for a client model name on this channel. */
