@@ -18,7 +18,7 @@ import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './http/models-routes.ts';
 import { registerOpenaiChatRoutes } from './http/openai-chat-routes.ts';
 import { registerOpenaiResponsesRoutes } from './http/openai-responses-routes.ts';
-import type { ClientRouteServices } from './inbound/serve-client-request.ts';
+import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
 import type { ChannelLimits } from './routing/channel-limits.ts';
 import { ChannelHealthView } from './routing/channel-health-view.ts';

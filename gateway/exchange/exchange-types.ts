@@ -71,4 +71,9 @@ export interface ExchangeInput {
    * (http/client-departure.ts); none: the exchange watches the response's `close` itself.
    */
   readonly clientGone?: ClientGoneSignal;
+  /**
+   * The body holds something only the translated path can carry (a gateway-sealed Responses
+   * compaction item): it is never passed through unchanged. None: pass-through-policy.ts decides.
+   */
+  readonly mustTranslate?: boolean;
 }

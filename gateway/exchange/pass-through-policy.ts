@@ -4,12 +4,11 @@
  * Exceptions where a pass-through would lose something the gateway must guarantee:
  * - Chat Completions streams without `stream_options.include_usage` (no usage to bill; the
  *   translated path requests it upstream and strips it for the client);
- * - Anthropic requests without `max_tokens` (the gateway defaults it; upstreams require it);
- * - Responses input holding a gateway-sealed compaction item (only the gateway can open it: the
- *   translated path carries its summary; inbound/openai-responses/compaction/).
+ * - Anthropic requests without `max_tokens` (the gateway defaults it; upstreams require it).
+ * A request whose body holds what only the translated path carries (a gateway-sealed Responses
+ * compaction item) is marked by its route instead (ExchangeInput.mustTranslate).
  */
 import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
-import { holdsGatewayCompactionItem } from '../inbound/openai-responses/compaction/expand-compaction-item.ts';
 
 /** True when the raw body may be forwarded as-is (model name aside). */
 export function canPassThrough(clientFormat: ClientFormat, protocol: UpstreamProtocol, rawBody: Readonly<Record<string, unknown>>, stream: boolean): boolean {
@@ -19,14 +18,13 @@ export function canPassThrough(clientFormat: ClientFormat, protocol: UpstreamPro
     return options?.include_usage === true;
   }
   if (clientFormat === 'anthropic-messages') return typeof rawBody.max_tokens === 'number';
-  if (clientFormat === 'openai-responses') return !holdsGatewayCompactionItem(rawBody);
   return true;
 }
 
 /**
  * The body to forward: the client's JSON with `model` replaced (Gemini carries the model in the
  * URL). A Responses `previous_response_id` names a response the gateway stored (its turns are
- * already in `input`, gateway/inbound/openai-responses/stored-responses/), which the upstream does
+ * already in `input`, the stored responses of the Responses API), which the upstream does
  * not know: it is left out.
  */
 export function passThroughBody(clientFormat: ClientFormat, rawBody: Readonly<Record<string, unknown>>, upstreamModel: string): string {

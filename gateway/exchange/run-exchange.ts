@@ -171,10 +171,11 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
 
 /**
  * Whether the client's body goes upstream unchanged (pass-through-policy.ts); never when it
- * replays reasoning the gateway stamped, which only the translated path can restore.
+ * replays reasoning the gateway stamped, which only the translated path can restore, nor when the
+ * route marked it as holding what only that path carries (ExchangeInput.mustTranslate).
  */
 function passesThrough(input: ExchangeInput, channel: Channel): boolean {
-  return canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) && !hasStampedReasoning(input.request);
+  return input.mustTranslate !== true && canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) && !hasStampedReasoning(input.request);
 }
 
 const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {

@@ -7,7 +7,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { anthropicApiKey } from './api-key-readers.ts';
-import { serveCountTokens, serveGeneration, type ClientRouteServices, type HeaderBorneFields } from '../inbound/serve-client-request.ts';
+import type { ClientRouteServices, HeaderBorneFields } from '../exchange/client-request.ts';
+import { serveCountTokens } from '../exchange/serve-count-tokens.ts';
+import { serveGeneration } from '../exchange/serve-generation.ts';
 import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
 
 /** The `anthropic-beta` header's flags (every occurrence, split at commas, trimmed, empty ones left out). */
@@ -21,6 +23,6 @@ export function anthropicBetaFlags(request: FastifyRequest): HeaderBorneFields |
 /** Registers `POST /v1/messages` and `POST /v1/messages/count_tokens` on `app`. */
 export function registerAnthropicMessagesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   const config = { codec: anthropicMessagesCodec };
-  app.post('/v1/messages', { config }, (request, reply) => serveGeneration(services, anthropicMessagesCodec, anthropicApiKey, request, reply, {}, anthropicBetaFlags(request)));
-  app.post('/v1/messages/count_tokens', { config }, (request, reply) => serveCountTokens(services, anthropicMessagesCodec, anthropicApiKey, request, reply, {}, undefined, anthropicBetaFlags(request)));
+  app.post('/v1/messages', { config }, (request, reply) => serveGeneration({ services, codec: anthropicMessagesCodec, extractKey: anthropicApiKey, request, reply, fromHeaders: anthropicBetaFlags(request) }));
+  app.post('/v1/messages/count_tokens', { config }, (request, reply) => serveCountTokens({ services, codec: anthropicMessagesCodec, extractKey: anthropicApiKey, request, reply, fromHeaders: anthropicBetaFlags(request) }));
 }

@@ -3,9 +3,9 @@
  * official SDK sends it. A reader returns the key, or undefined when none was presented.
  */
 import type { FastifyRequest } from 'fastify';
+import type { ApiKeyExtractor } from '../exchange/client-request.ts';
 
-/** Reads the presented API key from a request, per format. */
-export type ApiKeyExtractor = (request: FastifyRequest) => string | undefined;
+export type { ApiKeyExtractor };
 
 /** `Authorization: Bearer <key>` → key. */
 export function bearerToken(request: FastifyRequest): string | undefined {

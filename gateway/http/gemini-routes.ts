@@ -8,7 +8,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { sendErrorReply } from '../exchange/client-response.ts';
 import { geminiApiKey } from './api-key-readers.ts';
-import { serveCountTokens, serveGeneration, type ClientRouteServices } from '../inbound/serve-client-request.ts';
+import type { ClientRouteServices } from '../exchange/client-request.ts';
+import { serveCountTokens } from '../exchange/serve-count-tokens.ts';
+import { serveGeneration } from '../exchange/serve-generation.ts';
 import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
 
 /**
@@ -27,11 +29,11 @@ function serveGeminiAction(services: ClientRouteServices, request: FastifyReques
   const parsed = parseGeminiModelPath((request.params as { '*': string })['*']);
   switch (parsed?.action) {
     case 'generateContent':
-      return serveGeneration(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model, stream: false });
+      return serveGeneration({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model, stream: false } });
     case 'streamGenerateContent':
-      return serveGeneration(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model, stream: true });
+      return serveGeneration({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model, stream: true } });
     case 'countTokens':
-      return serveCountTokens(services, geminiCodec, geminiApiKey, request, reply, { model: parsed.model });
+      return serveCountTokens({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model } });
     default:
       sendErrorReply(reply, geminiCodec, new GatewayError('not-found', `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`), request.id);
   }

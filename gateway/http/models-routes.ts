@@ -13,7 +13,7 @@ import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 import { anthropicApiKey, geminiApiKey, headerValue, openaiApiKey, type ApiKeyExtractor } from './api-key-readers.ts';
-import { authenticate, type ClientRouteServices } from '../inbound/serve-client-request.ts';
+import { authenticate, type ClientRouteServices } from '../exchange/client-request.ts';
 
 type ListingFormat = 'openai' | 'anthropic' | 'gemini';
 

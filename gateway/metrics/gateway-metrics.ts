@@ -3,7 +3,7 @@
  * after https://prometheus.io/docs/practices/naming/ (`tollgate_` prefix, base units, `_total`
  * counters). Requests, latency, time to first token, tokens, upstream errors, failovers and the
  * channel-limit refusals are recorded from the outcome sink, once per request; admission refusals
- * and live streams by the client route (serve-client-request.ts). The event log's publisher and the
+ * and live streams by the client route (exchange/serve-generation.ts). The event log's publisher and the
  * control-plane lag are read when scraped.
  *
  * Hot path: each (format, model, channel, status) combination gets one bundle of counter cells and

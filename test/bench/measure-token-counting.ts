@@ -38,7 +38,7 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const THAI = 'กขคงจฉชซญดตถทนบปผพฟภมยรลวศสหอฮะาิีึืุูเแโใไ';
 const HAN = '的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年就那要下以生会自着去之过家后可能对';
 const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-const code = ['gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/inbound/serve-client-request.ts'].map((path) => readFileSync(ROOT + path, 'utf8')).join('\n');
+const code = ['gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/exchange/serve-generation.ts'].map((path) => readFileSync(ROOT + path, 'utf8')).join('\n');
 
 const kinds: Array<{ name: string; make: () => string; library: boolean }> = [
   { name: 'prose (README)', make: () => readme, library: true },

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { watchClientDeparture } from '../../../gateway/http/client-departure.ts';
+import { watchClientDeparture } from '../../../gateway/exchange/client-departure.ts';
 
 function fakeExchange(options: { socketDestroyed?: boolean } = {}) {
   const raw = Object.assign(new EventEmitter(), { writableEnded: false, destroyed: false });

@@ -22,13 +22,14 @@ import type { UpstreamAdapter, UpstreamDecodeContext } from '../../../upstream/u
 import type { InboundCodec } from '../../inbound-codec.ts';
 import { encodeOpenAIError } from '../../openai-common/encode-openai-error.ts';
 import { isJsonObject } from '../../openai-common/request-field-error.ts';
-import type { RequestStateResolver } from '../../request-state-resolver.ts';
-import type { ApiKeyExtractor } from '../../../http/api-key-readers.ts';
-import { serveGeneration, type ClientRouteServices } from '../../serve-client-request.ts';
+import type { RequestStateResolver } from '../../../exchange/request-state-resolver.ts';
+import type { ApiKeyExtractor, ClientRouteServices } from '../../../exchange/client-request.ts';
+import { serveGeneration } from '../../../exchange/serve-generation.ts';
 import { openaiResponsesCodec } from '../openai-responses-codec.ts';
 import { buildCompactedResponse } from './build-compacted-response.ts';
 import type { CompactionSeal } from './compaction-seal.ts';
 import { decodeCompactRequest } from './decode-compact-request.ts';
+import { holdsGatewayCompactionItem } from './expand-compaction-item.ts';
 
 /** Which channel wrote the summary of this request (set when its answer is decoded). */
 interface SummaryAuthor {
@@ -50,7 +51,7 @@ export async function serveResponsesCompaction(services: ClientRouteServices, se
   // Read when the exchange runs: the body the exchange forwards is `request.body` at that time.
   const rawBody = (): Readonly<Record<string, unknown>> => (isJsonObject(request.body) ? request.body : {});
   const adapters = compactionAdapters(services.exchange.adapters, rawBody, author);
-  await serveGeneration({ ...services, exchange: { ...services.exchange, adapters } }, codec, extractKey, request, reply, {}, undefined, state);
+  await serveGeneration({ services: { ...services, exchange: { ...services.exchange, adapters } }, codec, extractKey, request, reply, state, mustTranslate: holdsGatewayCompactionItem });
 }
 
 /** The codec of one compact request: decodes the compact body, encodes the compacted response. */
@@ -85,7 +86,7 @@ function summaryText(response: CanonicalResponse): string {
 function compactionAdapters(adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>, rawBody: () => Readonly<Record<string, unknown>>, author: SummaryAuthor): Record<UpstreamProtocol, UpstreamAdapter> {
   const wrapped = {} as Record<UpstreamProtocol, UpstreamAdapter>;
   for (const [protocol, adapter] of Object.entries(adapters) as Array<[UpstreamProtocol, UpstreamAdapter]>) {
-    const passThrough = (): boolean => canPassThrough('openai-responses', protocol, rawBody(), false);
+    const passThrough = (): boolean => !holdsGatewayCompactionItem(rawBody()) && canPassThrough('openai-responses', protocol, rawBody(), false);
     wrapped[protocol] = {
       ...adapter,
       // Called on the pass-through path only (run-exchange.ts): the body goes to `…/responses/compact`.

@@ -14,7 +14,7 @@ import { isValidResponseId, type ResponseStore, type StoredResponse } from '../.
 import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
-import type { RequestStateResolver, ResolvedRequestState } from '../../request-state-resolver.ts';
+import type { RequestStateResolver, ResolvedRequestState } from '../../../exchange/request-state-resolver.ts';
 import { normalizeInputItems, replayInputItem } from './normalize-input-items.ts';
 import { createStoredResponseCapture } from './stored-response-capture.ts';
 

@@ -14,8 +14,7 @@ import { isValidResponseId, type ResponseStore, type StoredResponse } from '../.
 import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import { sendErrorReply, sendJsonReply } from '../../../exchange/client-response.ts';
-import type { ApiKeyExtractor } from '../../../http/api-key-readers.ts';
-import { authenticate, type ClientRouteServices } from '../../serve-client-request.ts';
+import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../../exchange/client-request.ts';
 import { isJsonObject } from '../../openai-common/request-field-error.ts';
 import { openaiResponsesCodec } from '../openai-responses-codec.ts';
 import { pageInputItems, parseInputItemsQuery } from './list-input-items.ts';

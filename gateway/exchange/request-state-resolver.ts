@@ -1,11 +1,11 @@
 /**
  * The hook by which a client format resolves state the gateway keeps before a request is decoded
  * (OpenAI Responses: `previous_response_id` turns prepended to `input`, and the answer saved for
- * `store`). serve-client-request.ts calls it after authentication and before decoding.
+ * `store`). serve-generation.ts and serve-count-tokens.ts call it after authentication and before decoding.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayError } from '../canonical/gateway-error.ts';
-import type { ClientAnswerHook } from '../exchange/client-answer-hook.ts';
+import type { ClientAnswerHook } from './client-answer-hook.ts';
 
 /** The body to decode and forward instead of the client's, and who watches the answer. */
 export interface ResolvedRequestState {

@@ -1,0 +1,114 @@
+/**
+ * One client request as the pipeline serves it (serve-generation.ts, serve-count-tokens.ts), and
+ * the steps both share: drain refusal, authentication, stored-state resolution and decoding. Each
+ * refusal is answered in the codec's own format and is not recorded.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../canonical/gateway-error.ts';
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { UncarriedPart } from '../canonical/translation-notes.ts';
+import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
+import type { DecodeHints, InboundCodec } from '../inbound/inbound-codec.ts';
+import { shuttingDownRefusal, type NodeDrain } from '../lifecycle/node-drain.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import type { AdmissionDeps } from '../policy/admit-request.ts';
+import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
+import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
+import { sendErrorReply } from './client-response.ts';
+import type { ExchangeDeps } from './exchange-types.ts';
+import type { RequestStateResolver, ResolvedRequestState } from './request-state-resolver.ts';
+
+/** What route handlers need from the app. */
+export interface ClientRouteServices {
+  /** Keys and users (the control-plane projection) and the secret their digests are keyed with. */
+  readonly controlPlane: { readonly view: ControlPlaneView; readonly hmacSecret: Buffer };
+  /** RPM/TPM limiter and spend counters for admission. */
+  readonly admission: AdmissionDeps;
+  readonly exchange: ExchangeDeps;
+  /** Stored Responses answers (`store`, `previous_response_id`, retrieval); none: the Responses API is stateless. */
+  readonly responseStore?: ResponseStore;
+  /** The node's drain: generation requests are counted in flight, and refused once it began. None: never refused. */
+  readonly drain?: NodeDrain;
+  /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
+  readonly metrics?: GatewayMetrics;
+}
+
+/** Reads the presented API key from a request, per format (gateway/http/api-key-readers.ts). */
+export type ApiKeyExtractor = (request: FastifyRequest) => string | undefined;
+
+/** Request fields a client sends as headers rather than in the body (e.g. `anthropic-beta`). */
+export type HeaderBorneFields = Pick<CanonicalRequest, 'anthropicBetas'>;
+
+/** The decoded request with the header-borne fields added (none: unchanged). */
+export function withHeaderFields(decoded: CanonicalRequest, fromHeaders: HeaderBorneFields | undefined): CanonicalRequest {
+  return fromHeaders?.anthropicBetas && fromHeaders.anthropicBetas.length > 0 ? { ...decoded, anthropicBetas: fromHeaders.anthropicBetas } : decoded;
+}
+
+/** One client request for serveGeneration or serveCountTokens: who serves it, how it is read, and its HTTP exchange. */
+export interface ClientRequest {
+  readonly services: ClientRouteServices;
+  /** The client format's codec: decodes the body, renders the answer and every refusal. */
+  readonly codec: InboundCodec;
+  /** Reads the presented API key, the format's way. */
+  readonly extractKey: ApiKeyExtractor;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** What the route knows outside the body (Gemini: model and streaming from the path); none: nothing. */
+  readonly hints?: DecodeHints;
+  /** Fields the client sent as headers (`anthropic-beta`); none: nothing added. */
+  readonly fromHeaders?: HeaderBorneFields;
+  /** Resolves stored state before decoding (Responses `previous_response_id` / `store`); none: the body is used as sent. */
+  readonly state?: RequestStateResolver;
+  /**
+   * True when the (resolved) body holds something only the translated path can carry, so it is
+   * never passed through unchanged (Responses: a gateway-sealed compaction item). None: never.
+   */
+  readonly mustTranslate?: (body: Readonly<Record<string, unknown>>) => boolean;
+}
+
+/**
+ * Answers 503 `shutting-down` in the codec's format with `Retry-After: 1` and `Connection: close`
+ * (the client reconnects, through its load balancer, to another node). Not recorded as a request;
+ * counted in the refusals metric as `shutting_down`.
+ */
+export function refuseWhileDraining(services: ClientRouteServices, reply: FastifyReply, codec: InboundCodec, requestId: string): void {
+  void reply.header('connection', 'close');
+  sendErrorReply(reply, codec, shuttingDownRefusal(), requestId);
+  services.metrics?.recordRefusal(codec.format, 'shutting_down');
+}
+
+/** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
+export function authenticate(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, requestId: string): ResolvedKey | undefined {
+  const resolved = resolveApiKey(services.controlPlane.view, services.controlPlane.hmacSecret, extractKey(request));
+  if ('key' in resolved) return resolved;
+  sendErrorReply(reply, codec, new GatewayError('unauthenticated', resolved.message, { code: 'invalid_api_key' }), requestId);
+  return undefined;
+}
+
+/** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */
+export function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string): { value: CanonicalRequest; warnings: ReadonlyArray<string>; uncarried: ReadonlyArray<UncarriedPart> } | undefined {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    sendErrorReply(reply, codec, new GatewayError('invalid-request', 'The request body must be a JSON object'), requestId);
+    return undefined;
+  }
+  const decoded = decode(body);
+  if (decoded.ok) return { value: decoded.value, warnings: decoded.warnings ?? [], uncarried: decoded.uncarried ?? [] };
+  const code = decoded.param === 'previous_response_id' ? 'previous_response_not_found' : undefined;
+  sendErrorReply(reply, codec, new GatewayError('invalid-request', decoded.message, { ...(decoded.param === undefined ? {} : { param: decoded.param }), ...(code ? { code } : {}) }), requestId);
+  return undefined;
+}
+
+/**
+ * Runs the format's stored-state resolver on an object body: `request.body` becomes the resolved
+ * body. On refusal answers in the codec's format and returns undefined. Other bodies are left to
+ * the decoder to refuse.
+ */
+export async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string, keyId: string, purpose: 'generate' | 'count'): Promise<Partial<ResolvedRequestState> | undefined> {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
+  const result = await state.resolve(body as Record<string, unknown>, { keyId, requestId, purpose, log: request.log });
+  if (result instanceof GatewayError) return void sendErrorReply(reply, codec, result, requestId);
+  request.body = result.body;
+  return result;
+}

@@ -1,0 +1,138 @@
+/**
+ * The shared handler steps of every client route: authenticate with the format's own key
+ * header, decode the body with the format's codec, then run the exchange or the token count.
+ * Every refusal is rendered by the same codec, so each client sees its own error shape.
+ *
+ * Recording: a generation request is ACCEPTED once it is authenticated, decoded, allowed its
+ * model and admitted (quotas and RPM/TPM, or let through by the store-outage policy). Every
+ * accepted request produces exactly one ExchangeOutcome (→ RequestCompleted), however it ends.
+ * Refusals before that (401, 400, 403, 429 of a limit or quota, 503 of a closed outage policy, 503 `shutting-down` of a draining node) are
+ * answered in the client's format and not recorded: they reach no channel and bill nothing. The
+ * client's departure is watched from the first line of the handler, so a client that leaves while
+ * it is authenticated, resolved or admitted is recorded once as `cancelled` (499) and never sent
+ * upstream.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { InboundCodec } from '../inbound/inbound-codec.ts';
+import { admitRequest, settleRequest, type AdmittedRequest } from '../policy/admit-request.ts';
+import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
+import type { ResolvedKey } from '../policy/resolve-api-key.ts';
+import { watchClientDeparture } from './client-departure.ts';
+import { authenticate, decodeOrReply, refuseWhileDraining, resolveStateOrReply, withHeaderFields, type ClientRequest, type ClientRouteServices } from './client-request.ts';
+import { sendErrorReply } from './client-response.ts';
+import type { ExchangeOutcome } from './exchange-outcome.ts';
+import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import { outcomeOf, runExchange } from './run-exchange.ts';
+
+/**
+ * Admits the request against quotas and RPM/TPM limits; on refusal answers the format's 429
+ * (with retry-after and x-ratelimit-* headers) or, under a `closed` store-outage policy, 503, and
+ * returns undefined. While the state store is down, admission takes at most its deadline and a
+ * check under an `open` policy is skipped (logged at debug: the store logs the outage itself, once).
+ * An unexpected admission failure (a bug) admits the request without limits, logged as a warning.
+ */
+async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, resolved: ResolvedKey, canonical: CanonicalRequest, request: FastifyRequest, reply: FastifyReply, requestId: string): Promise<AdmittedRequest | 'unlimited' | undefined> {
+  let result;
+  try {
+    // Tokenizing the prompt costs CPU on every request: only TPM limits need the estimate.
+    const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
+    result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0 });
+  } catch (error) {
+    request.log.warn({ reason: (error as Error).message }, 'admission failed; admitting without limits');
+    return 'unlimited';
+  }
+  void reply.headers(result.headers);
+  if (result.ok) {
+    if (result.unchecked.length > 0) request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
+    return result;
+  }
+  sendErrorReply(reply, codec, result.error, requestId);
+  services.metrics?.recordRefusal(codec.format, result.limit);
+  return undefined;
+}
+
+/**
+ * Authenticates, decodes and runs one generation request. `fromHeaders` adds header-borne fields
+ * (`anthropic-beta`); `state` resolves stored state before decoding (Responses
+ * `previous_response_id` / `store`, request-state-resolver.ts); `mustTranslate` keeps a body that
+ * holds what only the translated path carries from being passed through. An accepted request is recorded
+ * exactly once (see the module doc).
+ */
+export async function serveGeneration(client: ClientRequest): Promise<void> {
+  const { services, codec, extractKey, request, reply, hints = {}, fromHeaders, state } = client;
+  const requestId = request.id;
+  const startedAt = Date.now();
+  const drain = services.drain;
+  if (drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
+  drain?.enter();
+  const departure = watchClientDeparture(request, reply);
+  try {
+    const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
+    if (!resolved) return;
+    const stored = state ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate') : {};
+    if (!stored) return;
+    const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
+    if (!decoded) return;
+    if (decoded.warnings.length > 0) request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
+    const canonical = withHeaderFields(decoded.value, fromHeaders);
+    if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
+      const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
+      return void sendErrorReply(reply, codec, error, requestId);
+    }
+    const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
+    if (!admitted) return;
+    const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
+    const rawBody = request.body as Record<string, unknown>;
+    const input: ExchangeInput = { requestId, codec, request: canonical, rawBody, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, clientGone: departure.signal, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}), ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}) };
+    const liveStreams = canonical.stream ? services.metrics : undefined;
+    liveStreams?.streamOpened(codec.format);
+    let outcome: ExchangeOutcome;
+    try {
+      outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
+    } finally {
+      liveStreams?.streamClosed(codec.format);
+    }
+    if (admitted !== 'unlimited') {
+      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'));
+    }
+  } finally {
+    departure.stop();
+    drain?.leave();
+  }
+}
+
+/**
+ * Runs the exchange with an outcome sink that passes on the first outcome only (a second one is
+ * logged as an error and dropped). Should the exchange reject — it is not meant to — the request
+ * is still recorded once: `failed` with a 500 answer, or `cancelled` when the client has left.
+ */
+async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
+  let recorded: ExchangeOutcome | undefined;
+  const onOutcome = (outcome: ExchangeOutcome): void => {
+    if (recorded) return void deps.log.error({ requestId: input.requestId, status: outcome.status }, 'a second outcome for one request was dropped');
+    recorded = outcome;
+    deps.onOutcome(outcome);
+  };
+  try {
+    return await runExchange({ ...deps, onOutcome }, input, reply);
+  } catch (error) {
+    deps.log.error({ requestId: input.requestId, err: error }, 'exchange failed unexpectedly');
+    if (recorded) return recorded;
+    const cancelled = input.clientGone?.aborted === true;
+    const failure = toGatewayError(error);
+    const httpStatus = cancelled ? 499 : reply.sent ? reply.raw.statusCode : sendErrorReply(reply, input.codec, failure, input.requestId);
+    const outcome = outcomeOf(input, {
+      status: cancelled ? 'cancelled' : 'failed',
+      httpStatus,
+      errorKind: failure.kind,
+      errorMessage: failure.message,
+      passThrough: false,
+      attempts: 0,
+      failovers: [],
+    });
+    onOutcome(outcome);
+    return outcome;
+  }
+}
