@@ -7,8 +7,7 @@
  * `npm run consumers`, by the embedded all-in-one process and by `tollgate replay`.
  */
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
-import { migrate } from '../schemas/analytics/migrate.ts';
-import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
+import type { StartConfigFollower } from '../schemas/control-plane/config-follower.ts';
 import { CONFIG_TOPIC } from '../schemas/topics.ts';
 import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
@@ -34,8 +33,23 @@ export type ConsumerName = (typeof CONSUMER_NAMES)[number];
  */
 export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'> & Partial<ObservationBatchWriter>;
 
+/**
+ * What the pipeline runs at start, given by the process's composition root:
+ * infra/processes/consumer-pipeline-runners.ts holds the real ones.
+ */
+export interface ConsumerPipelineRunners {
+  /**
+   * Applies the ClickHouse migrations not yet applied to `analytics`; resolves to the names applied.
+   * @throws the store's error when a migration fails
+   */
+  readonly migrate: (analytics: AnalyticsStore) => Promise<ReadonlyArray<string>>;
+  /** Follows the config topic into the pipeline's control-plane fold (prices). */
+  readonly startConfigFollower: StartConfigFollower;
+}
+
 /** What the pipeline runs on. */
 export interface ConsumerPipelineDeps {
+  readonly runners: ConsumerPipelineRunners;
   readonly eventLog: EventLog;
   readonly state: ConsumerStateStore;
   readonly analytics: AnalyticsStore;
@@ -82,11 +96,11 @@ export interface RunningConsumerPipeline extends RunningConsumers {
  *   Error when the config topic's history is not applied within 60 s
  */
 export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise<RunningConsumerPipeline> {
-  const applied = await migrate(deps.analytics);
+  const applied = await deps.runners.migrate(deps.analytics);
   if (applied.length > 0) deps.log('info', 'applied ClickHouse migrations', { applied });
   const selected = new Set<ConsumerName>(deps.consumers ?? CONSUMER_NAMES);
   const controlPlane = new ConsumerControlPlane();
-  const follower = await startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log, ...(deps.configFollowerId ? { nodeId: deps.configFollowerId } : {}) });
+  const follower = await deps.runners.startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log, ...(deps.configFollowerId ? { nodeId: deps.configFollowerId } : {}) });
   await follower.ready();
   const onWarning = (message: string): void => deps.log('warn', message);
   const pricing = { prices: controlPlane, onWarning, ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }) };

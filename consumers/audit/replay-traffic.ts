@@ -18,7 +18,7 @@ import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { ConsumerLog } from '../run-consumers.ts';
-import { startConsumerPipeline, type ConsumerName } from '../start-consumer-pipeline.ts';
+import { startConsumerPipeline, type ConsumerName, type ConsumerPipelineRunners } from '../start-consumer-pipeline.ts';
 import { takeEndOffsetSnapshot, type EndOffsetSnapshot } from './end-offset-snapshot.ts';
 import { reconcileSpend, type SpendReconciliation } from './reconcile-spend.ts';
 
@@ -30,6 +30,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** What a replay runs on. */
 export interface ReplayTrafficOptions {
+  /** Migrations and the config follower the replayed pipeline runs (the CLI's composition root gives them). */
+  readonly runners: ConsumerPipelineRunners;
   readonly eventLog: EventLog;
   /** Statements run in the replay database: the replayed pipeline writes here. */
   readonly replayAnalytics: AnalyticsStore;
@@ -79,6 +81,7 @@ export async function replayTraffic(options: ReplayTrafficOptions): Promise<Repl
   }
   const snapshot = await takeEndOffsetSnapshot(options.eventLog, REPLAYED_TOPICS);
   const running = await startConsumerPipeline({
+    runners: options.runners,
     eventLog: options.eventLog,
     state: options.state,
     analytics: options.replayAnalytics,

@@ -1,7 +1,7 @@
 /**
  * The control plane of a gateway that has no shared config topic (tests, embedders): a projection
  * seeded from the config file's keys, channels and prices, with `append` applying events directly.
- * A gateway node uses the real one instead: a projection fed by the config topic (schemas/control-plane/config-follower.ts).
+ * A gateway node uses the real one instead: a projection fed by the config topic (infra/control-plane/config-follower.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';

@@ -1,5 +1,6 @@
 /**
- * Reads the versioned ClickHouse migrations: `migrations/NNN-name.sql`, applied in NNN order.
+ * Reads the versioned ClickHouse migrations: `schemas/analytics/migrations/NNN-name.sql` (the
+ * DDL is part of the contract; this reader runs in the processes), applied in NNN order.
  * A file holds one or more statements, each ended by a `;` at the end of a line; `--` comment
  * lines are dropped. A header line `-- requires: 21.1` marks a migration that needs at least
  * that engine version (it is skipped on older servers, e.g. 18.16, and applied once they are
@@ -22,8 +23,8 @@ export interface Migration {
 const FILE_NAME = /^(\d{3})-([a-z0-9][a-z0-9-]*)\.sql$/;
 const REQUIRES = /^--\s*requires:\s*(\d+(?:\.\d+)*)\s*$/m;
 
-/** The bundled migrations directory. */
-export const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+/** The bundled migrations directory (the same relative path from the compiled `dist/` tree). */
+export const MIGRATIONS_DIR = new URL('../../schemas/analytics/migrations/', import.meta.url);
 
 /**
  * Parses one migration file.

@@ -5,12 +5,12 @@
  * `IF NOT EXISTS` (an `ADD COLUMN` that finds its column counts as applied), and
  * `schema_migrations` is a ReplacingMergeTree read with FINAL.
  */
-import type { AnalyticsStore } from './analytics-store.ts';
+import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { loadMigrations, type Migration } from './load-migrations.ts';
 
 /** Options for `migrate`. */
 export interface MigrateOptions {
-  /** The migrations to apply (default: the bundled `migrations/*.sql`). */
+  /** The migrations to apply (default: the bundled `schemas/analytics/migrations/*.sql`). */
   readonly migrations?: ReadonlyArray<Migration>;
   /** Told about each migration skipped because the engine is older than it requires. */
   readonly onSkip?: (name: string, reason: string) => void;

@@ -3,7 +3,8 @@
  * run by every gateway node and by the consumers: it reads the topic from its first record
  * without a consumer group (EventLog.read: nothing committed, no Kafka group or offsets folder
  * left behind; every start replays the topic), decodes each batch and folds it into the
- * projection (control-plane-fold.ts). Records that do not decode are logged and skipped.
+ * projection (schemas/control-plane/control-plane-fold.ts). Records that do not decode are
+ * logged and skipped. Its interface, ConfigFollower, is in schemas/control-plane/config-follower.ts.
  *
  * Sync markers give "caught up" and read-your-writes without a second channel: the node publishes
  * a record keyed `sync:<nodeId>:<n>` with an EMPTY value after what it wants to see applied, and
@@ -16,63 +17,12 @@
  * `tollgate.config.<nodeId>` instead.
  */
 import { randomBytes } from 'node:crypto';
-import type { DeliveredRecord, EventLog, Subscription } from '../event-log/event-log.ts';
-import type { EventLogLogger } from '../event-log/event-log-logger.ts';
-import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from './control-event-codec.ts';
-import { type ControlEvent } from './control-plane-events.ts';
-import { CONFIG_TOPIC } from '../topics.ts';
-
-/** Where decoded events go: ControlPlaneProjection satisfies it. */
-export interface ControlEventSink {
-  /** Applies events in order (idempotently by eventId). */
-  applyBatch(events: ReadonlyArray<ControlEvent>): unknown;
-}
-
-/** Options of startConfigFollower. */
-export interface ConfigFollowerOptions {
-  /** The event log (Kafka or the embedded file log; may be wrapped by withTopicPrefix). */
-  readonly eventLog: EventLog;
-  readonly projection: ControlEventSink;
-  readonly log: EventLogLogger;
-  /** `[A-Za-z0-9_-]+`; default 12 random hex characters. */
-  readonly nodeId?: string;
-  /** How long `append` waits for its events to come back applied, ms (default 10 000). */
-  readonly syncTimeoutMs?: number;
-  /** How long `ready` waits for the start-up marker, ms (default 60 000). */
-  readonly readyTimeoutMs?: number;
-}
-
-/** A running follower. */
-export interface ConfigFollower {
-  readonly nodeId: string;
-  /**
-   * `tollgate.config.<nodeId>`: the reader's name, for which EventLog.committedOffsets answers the
-   * follower's position while it runs (its lag); no consumer group of that name is stored.
-   */
-  readonly groupId: string;
-  /**
-   * Resolves once the topic's content as of start-up is applied (the start marker was consumed).
-   * @throws Error after `readyTimeoutMs`, or when the node is stopped first
-   */
-  ready(): Promise<void>;
-  /**
-   * Publishes the events in order, flushes, and resolves once this node has applied them
-   * (read-your-writes). Encodes everything before publishing anything.
-   * @throws Error when an event does not fit its schema (nothing published), when the node is
-   *   stopped, or after `syncTimeoutMs` (the events were handed to the log and may still apply)
-   */
-  append(events: ReadonlyArray<ControlEvent>): Promise<void>;
-  /** Stops consuming; pending `ready`/`append` calls reject. The event log stays open. */
-  stop(): Promise<void>;
-}
-
-/** Key prefix of every sync marker: `sync:<nodeId>:<n>`. */
-export const SYNC_MARKER_PREFIX = 'sync:';
-
-/** The key of this node's n-th sync marker. */
-export function syncMarkerKey(nodeId: string, n: number): string {
-  return `${SYNC_MARKER_PREFIX}${nodeId}:${n}`;
-}
+import type { DeliveredRecord, Subscription } from '../../schemas/event-log/event-log.ts';
+import type { EventLogLogger } from '../../schemas/event-log/event-log-logger.ts';
+import { syncMarkerKey, type ConfigFollower, type ConfigFollowerOptions, type ControlEventSink } from '../../schemas/control-plane/config-follower.ts';
+import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
+import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 
 /**
  * Subscribes to the config topic and publishes the start-up sync marker (see the module doc).

@@ -5,6 +5,7 @@
  * set), runs the consumer pipeline, and reports over the parent port (consumer-thread-contract.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
 import { startConsumerPipeline, type ConsumerStateStore, type RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
@@ -44,7 +45,7 @@ async function closeEngines(): Promise<void> {
 const metrics = new ConsumerMetrics({ onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }) });
 let pipeline: RunningConsumerPipeline | undefined;
 try {
-  pipeline = await startConsumerPipeline({ eventLog, state, analytics, log, onCost: metrics.recordCost, ...data.batching });
+  pipeline = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log, onCost: metrics.recordCost, ...data.batching });
   metrics.watchConsumerGroups(eventLog, pipeline.groups);
   report({ kind: 'ready' });
 } catch (error) {

@@ -15,6 +15,7 @@ import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } fr
 import { consumerBatchingFromEnv } from '../../consumers/consumer-batching.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
 import { metricsListenFromEnv, serveMetricsHttp } from '../../consumers/metrics/serve-metrics-http.ts';
 
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, log, onCost: metrics.recordCost, ...batching });
+  const running = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log, onCost: metrics.recordCost, ...batching });
   metrics.watchConsumerGroups(eventLog, running.groups);
   const metricsServer = metricsListen ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType) : undefined;
   if (metricsServer) log('info', 'metrics listening', { address: `${metricsServer.address}/metrics` });

@@ -5,7 +5,7 @@
  * skipped. Exit code 1 on failure. With chdb, stop the gateway first: one process holds its files.
  */
 import { engineSettingsFromEnv, openAnalyticsStore } from '../open-adapters.ts';
-import { migrate } from '../../schemas/analytics/migrate.ts';
+import { migrate } from '../analytics/migrate.ts';
 
 function describe(settings: ReturnType<typeof engineSettingsFromEnv>): string {
   if (!settings.clickhouseUrl) return `chdb in ${settings.dataDir}/chdb`;

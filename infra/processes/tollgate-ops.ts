@@ -24,6 +24,7 @@ import { EVENT_TYPES, type EventFilter } from '../../consumers/audit/event-filte
 import { describeReconciliation } from '../../consumers/audit/describe-reconciliation.ts';
 import { printEvents } from '../../consumers/audit/print-events.ts';
 import { replayTraffic } from '../../consumers/audit/replay-traffic.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { TOPICS, CONFIG_TOPIC } from '../../schemas/topics.ts';
@@ -135,7 +136,7 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   try {
     io.stderr(`replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`);
     const eventLog = withGrouplessSubscriptions(log.eventLog);
-    const { reconciliation } = await replayTraffic({ eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
+    const { reconciliation } = await replayTraffic({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
     if (!reconciliation) return (io.stderr('replay interrupted before the end: nothing reconciled'), 130);
     for (const line of describeReconciliation(reconciliation, requestLimit)) io.stdout(line);
     return reconciliation.differenceCount === 0 ? 0 : 1;

@@ -7,6 +7,7 @@
  * process, with a probe of the analytics store they write to.
  */
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../infra/processes/consumer-pipeline-runners.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { buildPriceBook, priceBookSchema } from '../../schemas/billing/price-book.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
@@ -50,7 +51,7 @@ function countingEventLog(inner: EventLog, onPublish: () => void): EventLog {
 
 async function startInProcessConsumers(settings: EngineSettings, eventLog: EventLog, state: StateStore): Promise<{ analytics: AnalyticsStore; stop: () => Promise<void> }> {
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ eventLog, state, analytics, log });
+  const running = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log });
   return { analytics, stop: () => running.stop() };
 }
 

@@ -13,8 +13,8 @@ import { projectConsumptionRow } from '../../../consumers/ledger/project-consump
 import { writeDimensions, type PositionedEvent } from '../../../consumers/dimensions/dimensions-consumer.ts';
 import { ANALYST_QUERIES, renderAnalystQueries } from '../../../schemas/analytics/analyst-queries.ts';
 import { Decimal, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { loadMigrations } from '../../../schemas/analytics/load-migrations.ts';
-import { migrate } from '../../../schemas/analytics/migrate.ts';
+import { loadMigrations } from '../../../infra/analytics/load-migrations.ts';
+import { migrate } from '../../../infra/analytics/migrate.ts';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { FailoverOccurred, RequestCompleted } from '../../../schemas/events/traffic-events.ts';
 import { ANALYTICS_ENGINES, decimalNano, type AnalyticsEngine, type TestAnalyticsStore } from './analytics-engines.ts';

@@ -2,7 +2,7 @@ import { consumed, staticPriceSource } from '../../unit/consumers/consumed-event
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingConsumer } from '../../../consumers/billing/billing-consumer.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { migrate } from '../../../schemas/analytics/migrate.ts';
+import { migrate } from '../../../infra/analytics/migrate.ts';
 import type { TrafficEvent, UsageRecorded } from '../../../schemas/events/traffic-events.ts';
 import { createFakeSpendStore } from '../../unit/consumers/billing/fake-spend-store.ts';
 import { PRICED_CASES, PRICED_CASES_TOTAL_NANO, PRICES, SWITCH_AT, UNPRICED_WARNING } from '../../unit/consumers/billing/priced-cases.ts';

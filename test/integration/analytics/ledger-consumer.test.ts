@@ -2,7 +2,7 @@ import { consumed, staticPriceSource } from '../../unit/consumers/consumed-event
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLedgerConsumer } from '../../../consumers/ledger/ledger-consumer.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { migrate } from '../../../schemas/analytics/migrate.ts';
+import { migrate } from '../../../infra/analytics/migrate.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { PRICED_CASES, PRICED_CASES_TOTAL_NANO, PRICES, UNPRICED_WARNING } from '../../unit/consumers/billing/priced-cases.ts';
 import { requestCompleted, usage, usageRecorded } from '../../unit/consumers/billing/traffic-event-builders.ts';

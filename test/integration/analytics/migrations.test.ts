@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { loadMigrations, parseMigration } from '../../../schemas/analytics/load-migrations.ts';
-import { appliedMigrations, isVersionAtLeast, migrate } from '../../../schemas/analytics/migrate.ts';
+import { loadMigrations, parseMigration } from '../../../infra/analytics/load-migrations.ts';
+import { appliedMigrations, isVersionAtLeast, migrate } from '../../../infra/analytics/migrate.ts';
 import { ANALYTICS_ENGINES, type TestAnalyticsStore } from './analytics-engines.ts';
 
 const ALL = [

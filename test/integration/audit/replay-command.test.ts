@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import { openAnalyticsStore, openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { eventually, isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
@@ -60,7 +61,7 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     // The live pipeline (ledger and billing) projects the traffic into the live database.
     await withLiveStore(async (analytics) => {
       const state = createMemoryStateStore();
-      const live = await startConsumerPipeline({ eventLog: log, state, analytics, log: () => undefined, consumers: ['ledger', 'billing'] });
+      const live = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: log, state, analytics, log: () => undefined, consumers: ['ledger', 'billing'] });
       try {
         await eventually(async () => [await count(analytics, 'consumption_log'), await count(analytics, 'billing_lines')], [REQUESTS.length, REQUESTS.length], 60_000);
       } finally {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
-import { migrate } from '../../../schemas/analytics/migrate.ts';
+import { migrate } from '../../../infra/analytics/migrate.ts';
 import { queryLastUsed, querySpendSummary, queryUsageDetail, queryUsagePage, type UsageFilter } from '../../../gateway/console/usage-queries.ts';
 import { ANALYTICS_ENGINES, type TestAnalyticsStore } from '../analytics/analytics-engines.ts';
 

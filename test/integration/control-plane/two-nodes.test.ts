@@ -8,6 +8,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import type { RunningConsumers } from '../../../consumers/run-consumers.ts';
 import { startMockUpstream } from '../../../gateway/mock/mock-upstream-server.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../../../infra/open-adapters.ts';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   sharedState = state;
   const analytics = openAnalyticsStore(settings);
   sharedAnalytics = analytics;
-  consumers = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
+  consumers = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined });
   closeEngines = async () => {
     await consumers.stop();
     await eventLog.close();

@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../../infra/open-adapters.ts';
 import { startConsumerPipeline, type RunningConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import type { PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
 import { eventually, isolatedEngineSettings, startTestSystem, type TestSystem } from '../../support/pipeline-harness.ts';
@@ -83,7 +84,7 @@ beforeAll(async () => {
   relay = new SwitchableRelay({ host: target.hostname, port: Number(target.port) });
   await relay.open();
   relayedAnalytics = openAnalyticsStore({ ...settings, clickhouseUrl: `http://127.0.0.1:${relay.port}` });
-  consumers = await startConsumerPipeline({ eventLog: system.eventLog, state: system.state, analytics: relayedAnalytics, log: () => undefined, maxBatchSize: 5 });
+  consumers = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: system.eventLog, state: system.state, analytics: relayedAnalytics, log: () => undefined, maxBatchSize: 5 });
 }, 120_000);
 
 afterAll(async () => {

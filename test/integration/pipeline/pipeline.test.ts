@@ -12,6 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { buildPriceBook, costNanoUsd, findPrice, type PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
@@ -203,7 +204,7 @@ describe.each(
         }),
     };
     const prefix = `replay-${Date.now()}.`;
-    const replay = await startConsumerPipeline({ eventLog: countingLog, state: system.state, analytics: system.analytics, log: () => undefined, groupPrefix: prefix });
+    const replay = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: countingLog, state: system.state, analytics: system.analytics, log: () => undefined, groupPrefix: prefix });
     try {
       const replayed = () => Promise.resolve([delivered.get(`${prefix}ledger/${TOPICS.requests}`) ?? 0, delivered.get(`${prefix}billing/${TOPICS.usage}`) ?? 0]);
       await eventually(replayed, [before.rows, before.lines], 60_000);

@@ -9,6 +9,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import { publishTrafficEvents } from '../../../gateway/events/traffic-event-publisher.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
@@ -79,6 +80,7 @@ describe.each<EngineSet>(ENGINE_SETS)('a replay of 100-day-old events on %s engi
     const prefix = `replay-${runId}.`;
     const delivered = new Map<string, number>();
     const replay = await startConsumerPipeline({
+      runners: CONSUMER_PIPELINE_RUNNERS,
       eventLog: system.eventLog,
       state: system.state,
       analytics: system.analytics,

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
-import { startConfigFollower, syncMarkerKey } from '../../../schemas/control-plane/config-follower.ts';
+import { syncMarkerKey } from '../../../schemas/control-plane/config-follower.ts';
+import { startConfigFollower } from '../../../infra/control-plane/config-follower.ts';
 import { encodeControlEvent } from '../../../schemas/control-plane/control-event-codec.ts';
 import { CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import type { BatchHandler, DeliveredRecord, EventLog, LogRecord } from '../../../schemas/event-log/event-log.ts';
