@@ -17,7 +17,7 @@ import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
-import { startConfigFollower } from '../schemas/control-plane/config-follower.ts';
+import { startConfigFollower } from '../infra/control-plane/config-follower.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
 import { buildApp } from './app.ts';

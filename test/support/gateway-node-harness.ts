@@ -11,7 +11,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import { eventsForConfigFile } from '../../gateway/control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
-import { startConfigFollower } from '../../schemas/control-plane/config-follower.ts';
+import { startConfigFollower } from '../../infra/control-plane/config-follower.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
 

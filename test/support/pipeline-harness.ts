@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../infra/processes/consumer-pipeline-runners.ts';
 import type { RunningConsumers } from '../../consumers/run-consumers.ts';
 import { buildApp } from '../../gateway/app.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
@@ -125,7 +126,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
     startConsumers: async () => {
       system.consumers = options.consumerThread
         ? await startConsumerThread({ settings: options.settings, batching: { maxBatchSize: 500, maxBatchWaitMs: 0 }, state, analytics, log: () => undefined })
-        : await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined });
+        : await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined });
     },
     close: async () => {
       const step = async (name: string, work: () => Promise<unknown> | undefined): Promise<void> => {

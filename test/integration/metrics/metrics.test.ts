@@ -28,7 +28,9 @@ import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-
 import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { startConsumerThread, type RunningConsumerThread } from '../../../infra/processes/consumer-thread.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { startConfigFollower, type ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
+import type { ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
+import { startConfigFollower } from '../../../infra/control-plane/config-follower.ts';
+import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../../schemas/state-store/state-store.ts';
@@ -165,7 +167,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   consumerMetrics = new ConsumerMetrics({ processMetrics: false });
   consumerServer = await serveMetricsHttp({ host: '127.0.0.1', port: 0 }, () => consumerMetrics.render(), consumerMetrics.registry.contentType);
-  pipeline = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined, groupPrefix: GROUP_PREFIX, onCost: consumerMetrics.recordCost });
+  pipeline = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined, groupPrefix: GROUP_PREFIX, onCost: consumerMetrics.recordCost });
   consumerMetrics.watchConsumerGroups(eventLog, pipeline.groups);
   await admin('PUT', '/channels/tiny', { provider: 'mock', protocol: 'openai-chat', models: ['tiny-model'], rpm: 1 });
   keys.plain = (await admin('POST', '/keys', { name: 'plain' })).apiKey;
@@ -310,7 +312,7 @@ describe('lags and cost', () => {
     const behind = await scrapeConsumers();
     expect(sampleSum(behind, 'tollgate_consumer_lag_offsets', ledger)).toBeGreaterThan(0);
     expect(sampleSum(behind, 'tollgate_consumer_lag_offsets', { group: `${GROUP_PREFIX}billing`, topic: 'tollgate.usage' })).toBeGreaterThan(0);
-    pipeline = await startConsumerPipeline({ eventLog, state, analytics, log: () => undefined, groupPrefix: GROUP_PREFIX, onCost: consumerMetrics.recordCost });
+    pipeline = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined, groupPrefix: GROUP_PREFIX, onCost: consumerMetrics.recordCost });
     const after = await until(scrapeConsumers, (samples) => sampleSum(samples, 'tollgate_consumer_lag_offsets', ledger) === 0 && sampleSum(samples, 'tollgate_consumer_lag_offsets', { group: `${GROUP_PREFIX}billing` }) === 0);
     expect(sampleSum(after, 'tollgate_cost_usd_total', { model: 'chat-model' })).toBeGreaterThan(cost);
   }, 90_000);
@@ -360,4 +362,3 @@ describe('where /metrics is served', () => {
     expect((await request(`${consumerServer.address}/metrics`, { method: 'POST', body: '' })).statusCode).toBe(405);
   });
 });
-
