@@ -28,7 +28,7 @@ import { engineReadinessChecks } from './lifecycle/engine-readiness-checks.ts';
 import { NodeDrain, type DrainResult } from './lifecycle/node-drain.ts';
 import { ReadinessProbe } from './lifecycle/readiness-probe.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
-import { CONFIG_TOPIC } from '../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../schemas/topics.ts';
 
 /** Log sink for start-up and adapter lines (the process's pino logger). */
 export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;

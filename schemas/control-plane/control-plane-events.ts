@@ -183,6 +183,3 @@ export type ControlEvent =
   | { readonly type: 'PriceSet'; readonly event: PriceSet }
   | { readonly type: 'AdminTokenCreated'; readonly event: AdminTokenCreated }
   | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked };
-
-/** The config topic's name, from its home schemas/topics.ts (re-exported while importers move there). */
-export { CONFIG_TOPIC } from '../topics.ts';

@@ -31,7 +31,7 @@ import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.
 import type { ConfigFollower } from '../../../schemas/control-plane/config-follower.ts';
 import { startConfigFollower } from '../../../infra/control-plane/config-follower.ts';
 import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
-import { CONFIG_TOPIC } from '../../../schemas/control-plane/control-plane-events.ts';
+import { CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../../schemas/state-store/state-store.ts';
 import { parsePrometheusText, sampleSum, type PrometheusSample } from '../../support/prometheus-text.ts';
