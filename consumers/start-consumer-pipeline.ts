@@ -59,7 +59,7 @@ export interface ConsumerPipelineDeps {
   /**
    * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit, dimensions)
    * waits for more events, ms (default 0; the processes pass TOLLGATE_CONSUMER_BATCH_WAIT_MS,
-   * default 1000, see consumer-batching.ts). Health waits at most STATE_BATCH_WAIT_MS (50 ms) of it.
+   * default 1000, see infra/processes/consumer-batching-from-env.ts). Health waits at most STATE_BATCH_WAIT_MS (50 ms) of it.
    */
   readonly maxBatchWaitMs?: number;
   /** Consumer group prefix (default `tollgate.`); a fresh one replays every topic. */

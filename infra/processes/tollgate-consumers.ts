@@ -1,7 +1,7 @@
 /**
  * `npm run consumers`: the composition root of the consumers process. Opens the engines from
  * KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent), batching from
- * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumers/consumer-batching.ts), then runs until SIGINT/SIGTERM, finishing in-flight
+ * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching-from-env.ts), then runs until SIGINT/SIGTERM, finishing in-flight
  * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
  * Logs: pino at LOG_LEVEL (default info), TOLLGATE_LOG_FORMAT=pretty|json (default: pretty on a
@@ -12,7 +12,7 @@
 import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, usesRedis } from '../open-adapters.ts';
 import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../logging/process-logger.ts';
-import { consumerBatchingFromEnv } from '../../consumers/consumer-batching.ts';
+import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';

@@ -12,7 +12,8 @@
  * number). Invalid configuration stops start-up with every problem listed (exit code 2).
  */
 import { mkdirSync } from 'node:fs';
-import { consumerBatchingFromEnv, type ConsumerBatching } from '../../consumers/consumer-batching.ts';
+import type { ConsumerBatching } from '../../consumers/consumer-batching.ts';
+import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
 import type { GatewayConfig } from '../../gateway/config/config-schema.ts';
 import { ConfigError, loadConfig } from '../../gateway/config/load-config.ts';
 import { startGatewayNode, type GatewayNodeLog } from '../../gateway/start-gateway-node.ts';
