@@ -1,6 +1,8 @@
 /**
  * buildApp(config, deps) → a Fastify instance with every client route, not listening (tests
- * inject or listen on port 0; main.ts listens on HOST:PORT).
+ * inject or listen on port 0; start-gateway-node.ts listens on HOST:PORT). Every collaborator is
+ * made by the caller: the process's composition root through start-gateway-node.ts, or a test
+ * (test/support/test-app-deps.ts fills in the usual ones).
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -30,19 +32,18 @@ import { ConsoleSessions } from './console/console-session.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
-import { createLocalControlPlane, type ControlPlane } from './control-plane/local-control-plane.ts';
-import { createChannelLimits } from './policy/create-channel-limits.ts';
+import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
 import type { UpstreamAdapter } from './upstream/upstream-adapter.ts';
-import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { registerMetricsRoute } from './metrics/metrics-route.ts';
-import { NodeDrain } from './lifecycle/node-drain.ts';
-import { ReadinessProbe } from './lifecycle/readiness-probe.ts';
+import type { NodeDrain } from './lifecycle/node-drain.ts';
+import type { ReadinessProbe } from './lifecycle/readiness-probe.ts';
 
-/** Collaborators made by main.ts (or tests) and injected. */
+/** Collaborators made by the caller (start-gateway-node.ts, or a test) and injected. */
 export interface AppDeps {
   /** undici dispatcher for upstream calls (an Agent with keep-alive in production). */
   readonly dispatcher: Dispatcher;
@@ -71,16 +72,17 @@ export interface AppDeps {
    */
   readonly instrument?: (app: FastifyInstance) => Promise<void>;
   /**
-   * Keys, users, channels, prices (default: an in-memory control plane seeded from the config
-   * file). With an `eventLog`, pass the control plane that follows that log's config topic: its
+   * Keys, users, channels, prices: the control plane following the event log's config topic, or
+   * (tests) an in-memory one seeded from the config file (control-plane/local-control-plane.ts).
+   * With an `eventLog`, pass the control plane that follows that log's config topic: its
    * `priceRevision` is stamped on every traffic event, and the consumers price with that revision
    * of the same topic (they wait for it).
    */
-  readonly controlPlane?: ControlPlane;
+  readonly controlPlane: ControlPlane;
   /** RPM/TPM limiter (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
   readonly limiter: RateLimiter;
-  /** Per-channel RPM/TPM limits (default: the control plane's channel limits on `limiter`). */
-  readonly channelLimits?: ChannelLimits;
+  /** Per-channel RPM/TPM limits (in production: the control plane's channel limits on `limiter`, policy/create-channel-limits.ts). */
+  readonly channelLimits: ChannelLimits;
   /** Most channels tried per request (default 4). */
   readonly maxAttempts?: number;
   /** Console sessions (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
@@ -97,14 +99,15 @@ export interface AppDeps {
   /** Clock for the console, ms since epoch (default Date.now). */
   readonly now?: () => number;
   /**
-   * Prometheus metrics served at `config.metricsPath` (default: a registry of this app's own, without
-   * process metrics; the composition root passes one with them and with the consumer thread merged in).
+   * Prometheus metrics served at `config.metricsPath` (the composition root's registry, with the
+   * process metrics and the consumer thread's merged in). Undefined, or `config.metricsPath`
+   * false: no metrics route and nothing counted.
    */
-  readonly metrics?: GatewayMetrics;
-  /** The node's drain, begun by the composition root on SIGTERM/SIGINT (default: one that never begins). */
-  readonly drain?: NodeDrain;
-  /** What `GET /readyz` reports (default: ready unless draining, with no engine checks). */
-  readonly readiness?: ReadinessProbe;
+  readonly metrics: GatewayMetrics | undefined;
+  /** The node's drain, begun by the composition root on SIGTERM/SIGINT. */
+  readonly drain: NodeDrain;
+  /** What `GET /readyz` reports (lifecycle/readiness-probe.ts). */
+  readonly readiness: ReadinessProbe;
 }
 
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
@@ -144,7 +147,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   });
   // Any content type parses as JSON, after the nesting/size pre-scan (json-body-parser.ts).
   installJsonBodyParser(app);
-  const controlPlane = deps.controlPlane ?? createLocalControlPlane(config);
+  const { controlPlane } = deps;
   const view = controlPlane.view;
   const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));
   const router = new ChannelRouter(channelsNow(), deps.random);
@@ -163,13 +166,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     health?.setChannelIds(router.channels.map((c) => c.id));
   });
   app.addHook('onClose', async () => stopWatching());
-  const { limiter } = deps;
-  const channelLimits = deps.channelLimits ?? createChannelLimits({ limiter, limitsOf: (channelId) => view.channels().find((c) => c.config.id === channelId) });
-  const metrics = config.metricsPath === false ? undefined : (deps.metrics ?? new GatewayMetrics());
+  const { limiter, channelLimits, drain, readiness } = deps;
+  const metrics = config.metricsPath === false ? undefined : deps.metrics;
   if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
   const onOutcome = createOutcomeSink({ log: app.log, eventLog: deps.eventLog, priceRevision: () => view.priceRevision, metrics, onOutcome: deps.onOutcome });
-  const drain = deps.drain ?? new NodeDrain();
-  const readiness = deps.readiness ?? new ReadinessProbe([], () => drain.draining);
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
@@ -205,6 +205,5 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     ...(deps.analytics ? { analytics: deps.analytics } : {}),
     ...(deps.mockBaseUrl ? { mockBaseUrl: deps.mockBaseUrl } : {}),
   });
-  if (!deps.sessionStore) app.addHook('onClose', async () => sessionStore.close());
   return app;
 }

@@ -21,6 +21,7 @@ import { startConfigFollower } from '../infra/control-plane/config-follower.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
 import { buildApp } from './app.ts';
+import { createChannelLimits } from './policy/create-channel-limits.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { DEMO_KEY } from './config/load-config.ts';
 import { startMockUpstream } from './mock/mock-upstream-server.ts';
@@ -91,7 +92,8 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const readiness = new ReadinessProbe(readinessChecks, () => drain.draining);
   const metrics = config.metricsPath === false ? undefined : (ports.metrics ?? new GatewayMetrics({ processMetrics: true }));
   metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
-  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, ...(metrics ? { metrics } : {}), drain, readiness, dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const channelLimits = createChannelLimits({ limiter: ports.limiter, limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId) });
+  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, metrics, drain, readiness, channelLimits, dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl || config.redisClusterNodes), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');

@@ -79,13 +79,14 @@ function gatewayConfigDocument(): unknown {
 }
 
 async function startGateway(mockBaseUrl: string): Promise<{ port: number; close: () => Promise<void> }> {
-  const [{ Agent }, { buildApp }, { joinControlPlane }, { createMemoryRateLimiter }, { createMemorySessionStore }, { parseConfigFile }] = await Promise.all([
+  const [{ Agent }, { buildApp }, { joinControlPlane }, { createMemoryRateLimiter }, { createMemorySessionStore }, { parseConfigFile }, { testAppDeps }] = await Promise.all([
     import('undici'),
     import('../../gateway/app.ts'),
     import('../../gateway/start-gateway-node.ts'),
     import('../../infra/state-store/memory/memory-rate-limiter.ts'),
     import('../../infra/state-store/memory/memory-session-store.ts'),
     import('../../gateway/config/load-config.ts'),
+    import('../support/test-app-deps.ts'),
   ]);
   const env = process.env;
   const config = parseConfigFile(gatewayConfigDocument(), {
@@ -97,7 +98,7 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
   events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
   const joined = events ? await joinControlPlane(config, events.eventLog, () => undefined) : undefined;
-  const app = await buildApp(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}), ...(joined ? { controlPlane: joined.controlPlane } : {}) });
+  const app = await buildApp(config, testAppDeps(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}), ...(joined ? { controlPlane: joined.controlPlane } : {}) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return { port, close: async () => { await app.close(); await joined?.node.stop(); await events?.close(); await dispatcher.close(); } };

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.ts';
+import { testAppDeps } from './test-app-deps.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import { eventsForConfigFile } from '../../gateway/control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
@@ -51,7 +52,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
   await node.append(eventsForConfigFile(config, projection, options.secrets, Date.now()));
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, {
+  const app = await buildApp(config, testAppDeps(config, {
     dispatcher,
     logger: false,
     eventLog,
@@ -63,7 +64,7 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
     mockBaseUrl: options.mockBaseUrl,
     healthRefreshMs: options.healthRefreshMs ?? 100,
     onOutcome: (o) => outcomes.push(o),
-  });
+  }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   return {

@@ -16,6 +16,7 @@ import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.t
 import { CONSUMER_PIPELINE_RUNNERS } from '../../infra/processes/consumer-pipeline-runners.ts';
 import type { RunningConsumers } from '../../consumers/run-consumers.ts';
 import { buildApp } from '../../gateway/app.ts';
+import { testAppDeps } from './test-app-deps.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
@@ -112,7 +113,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) });
+  const app = await buildApp(config, testAppDeps(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const system: TestSystem = {
     origin: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,

@@ -10,6 +10,7 @@ import { createMemoryResponseStore } from '../../infra/state-store/memory/memory
 import { createMemorySessionStore } from '../../infra/state-store/memory/memory-session-store.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
+import { testAppDeps } from './test-app-deps.ts';
 
 export const TEST_KEY = 'sk-test-contract-key-0001';
 
@@ -25,13 +26,13 @@ export interface TestGateway {
 /**
  * Starts a gateway for `configFile` (the YAML/JSON document as an object; `keys` defaults to
  * TEST_KEY). `deps` overrides app dependencies (mock base URL, random source, keep-alive; the
- * response store defaults to a fresh in-process one).
+ * response store defaults to a fresh in-process one, the rest as testAppDeps makes them).
  */
 export async function startTestGateway(configFile: Record<string, unknown>, deps: Partial<AppDeps> = {}, env: Record<string, string> = {}): Promise<TestGateway> {
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], ...configFile }, { LOG_LEVEL: 'silent', ...env });
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), responseStore: createMemoryResponseStore(), onOutcome: (o) => outcomes.push(o), ...deps });
+  const app = await buildApp(config, testAppDeps(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), responseStore: createMemoryResponseStore(), onOutcome: (o) => outcomes.push(o), ...deps }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return {

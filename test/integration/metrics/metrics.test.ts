@@ -18,6 +18,7 @@ import { ConsumerMetrics } from '../../../consumers/metrics/consumer-metrics.ts'
 import { metricsListenFromEnv, serveMetricsHttp, type MetricsServer } from '../../../consumers/metrics/serve-metrics-http.ts';
 import { startConsumerPipeline, type RunningConsumerPipeline } from '../../../consumers/start-consumer-pipeline.ts';
 import { buildApp } from '../../../gateway/app.ts';
+import { testAppDeps } from '../../support/test-app-deps.ts';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
 import type { ControlPlane } from '../../../gateway/control-plane/local-control-plane.ts';
 import { GatewayMetrics } from '../../../gateway/metrics/gateway-metrics.ts';
@@ -162,7 +163,7 @@ beforeAll(async () => {
   follower = await startConfigFollower({ eventLog, projection: { applyBatch: () => undefined }, log: () => undefined, nodeId: FOLLOWER_ID });
   await follower.ready();
   gatewayMetrics.watchConfigFollower({ eventLog, groupId: follower.groupId, topic: CONFIG_TOPIC });
-  app = await buildApp(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter(settings), sessionStore: openSessionStore(settings), metrics: gatewayMetrics });
+  app = await buildApp(config, testAppDeps(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter(settings), sessionStore: openSessionStore(settings), metrics: gatewayMetrics }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   consumerMetrics = new ConsumerMetrics({ processMetrics: false });
