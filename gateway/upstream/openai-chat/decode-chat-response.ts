@@ -11,15 +11,14 @@ import { embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
-import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
+import { asRecord } from '../shared/read-json-field.ts';
+import { chatCompletionSchema, EMPTY_CHAT_MESSAGE, type ChatMessage } from './openai-chat-wire-schemas.ts';
 import { splitThinkTags } from './split-think-tags.ts';
 
 /** `content` as text: a string, or the joined `text` of a part array (some compat upstreams). */
-function readContent(content: unknown): string {
+function readContent(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
-  return asArray(content)
-    .map((part) => asString(asRecord(part)?.text) ?? '')
-    .join('');
+  return (content ?? []).map((part) => part?.text ?? '').join('');
 }
 
 /** Arguments as JSON text; a few compat upstreams send an object instead of a string. */
@@ -29,14 +28,13 @@ function argumentsText(value: unknown): string {
 }
 
 /** `tool_calls[]` (and the legacy `function_call`) → tool-call blocks; a missing id is minted. */
-function readToolCalls(message: Record<string, unknown>): OutputToolCall[] {
-  const calls = asArray(message.tool_calls).map((raw): OutputToolCall => {
-    const call = asRecord(raw) ?? {};
-    const fn = asRecord(call.function) ?? {};
-    return { type: 'tool-call', id: asString(call.id) || generateId('call_'), name: asString(fn.name) ?? '', arguments: argumentsText(fn.arguments) };
+function readToolCalls(message: ChatMessage): OutputToolCall[] {
+  const calls = (message.tool_calls ?? []).map((call): OutputToolCall => {
+    const fn = call?.function;
+    return { type: 'tool-call', id: call?.id || generateId('call_'), name: fn?.name ?? '', arguments: argumentsText(fn?.arguments) };
   });
-  const legacy = asRecord(message.function_call);
-  if (legacy) calls.push({ type: 'tool-call', id: generateId('call_'), name: asString(legacy.name) ?? '', arguments: argumentsText(legacy.arguments) });
+  const legacy = message.function_call;
+  if (legacy) calls.push({ type: 'tool-call', id: generateId('call_'), name: legacy.name ?? '', arguments: argumentsText(legacy.arguments) });
   return calls;
 }
 
@@ -53,9 +51,10 @@ export function decodeChatResponse(body: unknown, context: UpstreamDecodeContext
   if (!root) throw new GatewayError('upstream-malformed', 'Upstream answered with a body that is not a JSON object');
   const embedded = embeddedOpenAiError(root);
   if (embedded) throw embedded;
-  const choice = asRecord(asArray(root.choices)[0]);
+  const answer = chatCompletionSchema.parse(root);
+  const choice = answer.choices?.[0];
   if (!choice) throw new GatewayError('upstream-malformed', 'Upstream answer has no choices');
-  const message = asRecord(choice.message) ?? {};
+  const message = choice.message ?? EMPTY_CHAT_MESSAGE;
 
   let reasoning = readChatReasoning(message);
   let text = readContent(message.content);
@@ -64,8 +63,8 @@ export function decodeChatResponse(body: unknown, context: UpstreamDecodeContext
     reasoning += split.reasoning;
     text = split.text;
   }
-  const refusal = asString(message.refusal);
-  const refused = text === '' && refusal !== undefined && refusal !== '';
+  const refusal = message.refusal ?? '';
+  const refused = text === '' && refusal !== '';
   if (refused) text = refusal;
 
   const toolCalls = readToolCalls(message);
@@ -74,12 +73,12 @@ export function decodeChatResponse(body: unknown, context: UpstreamDecodeContext
   if (text !== '') content.push({ type: 'text', text });
   content.push(...toolCalls);
 
-  const raw = asString(choice.finish_reason);
+  const raw = choice.finish_reason ?? undefined;
   return {
-    id: asString(root.id) ?? '',
-    model: asString(root.model) ?? context.upstreamModel,
+    id: answer.id ?? '',
+    model: answer.model ?? context.upstreamModel,
     content,
     finishReason: refused ? finishReason('content-filter', raw) : mapChatFinishReason(raw, toolCalls.length > 0),
-    usage: normalizeChatUsage(root.usage ?? choice.usage),
+    usage: normalizeChatUsage(answer.usage ?? choice.usage),
   };
 }

@@ -23,7 +23,8 @@ import { embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
-import { asArray, asNumber, asRecord, asString } from '../shared/read-json-field.ts';
+import { asRecord } from '../shared/read-json-field.ts';
+import { chatCompletionSchema, EMPTY_CHAT_MESSAGE, type ChatToolCall } from './openai-chat-wire-schemas.ts';
 import { StreamBlockCursor } from '../shared/stream-block-cursor.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 
@@ -107,21 +108,21 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
       this.fail(embedded, out);
       return;
     }
+    const parsed = chatCompletionSchema.parse(chunk);
     if (!this.state.started) {
       this.state.started = true;
-      out.push({ type: 'message-start', messageId: asString(chunk.id) ?? '', model: asString(chunk.model) ?? this.context.upstreamModel });
+      out.push({ type: 'message-start', messageId: parsed.id ?? '', model: parsed.model ?? this.context.upstreamModel });
     }
-    const choice = asRecord(asArray(chunk.choices)[0]);
-    const usage = asRecord(chunk.usage) ?? asRecord(choice?.usage);
+    const choice = parsed.choices?.[0];
+    const usage = asRecord(parsed.usage) ?? asRecord(choice?.usage);
     if (usage) this.state.usage = normalizeChatUsage(usage);
     if (!choice) return;
-    const delta = asRecord(choice.delta) ?? {};
+    const delta = choice.delta ?? EMPTY_CHAT_MESSAGE;
     const reasoning = readChatReasoning(delta);
     if (reasoning !== '') this.onReasoning(reasoning, out);
-    const content = asString(delta.content);
-    if (content) this.onContent(content, out);
-    asArray(delta.tool_calls).forEach((fragment, position) => this.onToolFragment(fragment, position, out));
-    const finish = asString(choice.finish_reason);
+    if (typeof delta.content === 'string' && delta.content !== '') this.onContent(delta.content, out);
+    (delta.tool_calls ?? []).forEach((fragment, position) => this.onToolFragment(fragment, position, out));
+    const finish = choice.finish_reason;
     if (finish) {
       this.state.sawFinish = true;
       this.state.finishRaw = finish;
@@ -148,19 +149,19 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
   }
 
   /** Routes one `tool_calls[]` fragment: a new index (or a new id at a known index) opens a block. */
-  private onToolFragment(raw: unknown, position: number, out: StreamEvent[]): void {
-    const fragment = asRecord(raw);
+  private onToolFragment(fragment: ChatToolCall, position: number, out: StreamEvent[]): void {
     if (!fragment) return;
-    const upstreamIndex = asNumber(fragment.index) ?? position;
-    const fn = asRecord(fragment.function) ?? {};
-    const id = asString(fragment.id);
-    const args = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments === undefined || fn.arguments === null ? '' : JSON.stringify(fn.arguments);
+    const upstreamIndex = fragment.index ?? position;
+    const fn = fragment.function;
+    const id = fragment.id;
+    const raw = fn?.arguments;
+    const args = typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : JSON.stringify(raw);
     let slot = this.state.tools.get(upstreamIndex);
     if (!slot || (id && id !== slot.id)) {
       slot = { key: `tool:${this.state.toolCount++}`, id: id || generateId('call_') };
       this.state.tools.set(upstreamIndex, slot);
       this.state.hadToolCalls = true;
-      const name = asString(fn.name);
+      const name = fn?.name ?? undefined;
       if (name === undefined) this.warnings.push(`tool call ${slot.id}: first fragment carried no function name`);
       this.cursor.openTool(slot.key, slot.id, name ?? '', out);
     }

@@ -3,7 +3,7 @@
  * (https://platform.openai.com/docs/api-reference/chat usage fields; gateway/providers/PROVIDER-DOCS.md usage quirks).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
-import { asNumber, asRecord } from '../shared/read-json-field.ts';
+import { chatUsageSchema } from './openai-chat-wire-schemas.ts';
 
 /**
  * Normalises a Chat Completions usage object (tokens):
@@ -18,16 +18,15 @@ import { asNumber, asRecord } from '../shared/read-json-field.ts';
  * Explicit zeros stay zeros with source `reported`. Never throws.
  */
 export function normalizeChatUsage(raw: unknown): Usage {
-  const usage = asRecord(raw);
-  if (!usage) return emptyUsage('estimated');
-  const promptDetails = asRecord(usage.prompt_tokens_details);
-  const completionDetails = asRecord(usage.completion_tokens_details);
+  const parsed = chatUsageSchema.safeParse(raw);
+  if (!parsed.success) return emptyUsage('estimated');
+  const usage = parsed.data;
   return makeUsage({
-    inputTotal: asNumber(usage.prompt_tokens),
-    cacheRead: asNumber(usage.prompt_cache_hit_tokens) ?? asNumber(promptDetails?.cached_tokens) ?? asNumber(usage.cached_tokens) ?? 0,
-    cacheWrite: asNumber(promptDetails?.cache_write_tokens) ?? 0,
-    outputTotal: asNumber(usage.completion_tokens),
-    reasoning: asNumber(completionDetails?.reasoning_tokens) ?? 0,
+    inputTotal: usage.prompt_tokens,
+    cacheRead: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens ?? 0,
+    cacheWrite: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+    outputTotal: usage.completion_tokens,
+    reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     source: 'reported',
   });
 }

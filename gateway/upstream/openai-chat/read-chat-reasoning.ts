@@ -4,15 +4,11 @@
  * Moonshot, Zhipu, MiMo), `reasoning` string (OpenRouter, newer vLLM) or
  * `reasoning_details[].text` (MiniMax with `reasoning_split`).
  */
-import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
+import type { ChatMessage } from './openai-chat-wire-schemas.ts';
 
 /** The reasoning text carried by `message` (or a delta); '' when none. Never throws. */
-export function readChatReasoning(message: Record<string, unknown>): string {
-  const content = asString(message.reasoning_content);
-  if (content) return content;
-  const reasoning = asString(message.reasoning);
-  if (reasoning) return reasoning;
-  return asArray(message.reasoning_details)
-    .map((detail) => asString(asRecord(detail)?.text) ?? '')
-    .join('');
+export function readChatReasoning(message: ChatMessage): string {
+  if (message.reasoning_content) return message.reasoning_content;
+  if (message.reasoning) return message.reasoning;
+  return (message.reasoning_details ?? []).map((detail) => detail?.text ?? '').join('');
 }
