@@ -4,32 +4,29 @@
  * binary datum — the same framing and fingerprint code as the traffic events
  * (schemas/events/single-object-registry.ts). Encoding uses the current schemas
  * (control-avro-schemas.ts); decoding accepts the current and every historical version kept in
- * ./avro/history and resolves it into the current TypeScript shape.
+ * ./avro/history (as data: avro-files.generated.ts) and resolves it into the current TypeScript shape.
  *
  * Sync markers (records with an empty value, see config-follower.ts)
  * share the topic: check `isControlEventValue` before decoding.
  */
-import { fileURLToPath } from 'node:url';
-import { decodeSingleObject, encodeSingleObject, loadSchemaRegistry, type SchemaFamily, type SchemaRegistry } from '../events/single-object-registry.ts';
+import { decodeSingleObject, encodeSingleObject, loadSchemaRegistry, type SchemaFamily, type SchemaHistoryFile, type SchemaRegistry } from '../events/single-object-registry.ts';
+import { AVRO_HISTORY_FILES } from './avro-files.generated.ts';
 import { CONTROL_EVENTS_NAMESPACE, CURRENT_CONTROL_SCHEMAS, type ControlEventType } from './control-avro-schemas.ts';
 import type { ChannelMock, ChannelUpserted, ControlEvent, KeyCreated, KeyUpdated } from './control-plane-events.ts';
-
-/** Folder of the historical control schema files (`<event-file-stem>.v<N>.avsc`; may not exist yet). */
-export const CONTROL_SCHEMA_HISTORY_DIR = fileURLToPath(new URL('./avro/history/', import.meta.url));
 
 /** The control event family: namespace `tollgate.control`, schemas of control-avro-schemas.ts. */
 export const CONTROL_SCHEMA_FAMILY: SchemaFamily<ControlEventType> = { label: 'control', namespace: CONTROL_EVENTS_NAMESPACE, schemas: CURRENT_CONTROL_SCHEMAS };
 
 /**
- * Builds the registry of control schemas from the current ones and the history folder.
+ * Builds the registry of control schemas from the current ones and the history files (default: ./avro/history's).
  * @throws Error on a broken history file (see loadSchemaRegistry).
  */
-export function loadControlSchemaRegistry(historyDir: string = CONTROL_SCHEMA_HISTORY_DIR): SchemaRegistry<ControlEventType> {
-  return loadSchemaRegistry(CONTROL_SCHEMA_FAMILY, historyDir);
+export function controlSchemaRegistry(history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES): SchemaRegistry<ControlEventType> {
+  return loadSchemaRegistry(CONTROL_SCHEMA_FAMILY, history);
 }
 
-/** Loaded when this module is imported (start-up): a broken history file fails the start. */
-const registry = loadControlSchemaRegistry();
+/** Built when this module is imported (start-up): a broken history file fails the start. */
+const registry = controlSchemaRegistry();
 
 /**
  * Encodes a control event with its current schema as an Avro single-object message.

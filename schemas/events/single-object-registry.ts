@@ -5,13 +5,11 @@
  * itself (Avro spec, "Single-object encoding": `C3 01`, 8-byte little-endian fingerprint of the
  * writer schema's Parsing Canonical Form, Avro binary datum).
  *
- * A family = its current schemas (one per event type) and a history folder of earlier versions
- * (`<event-file-stem>.v<N>.avsc`). Each historical (writer) version carries an avsc resolver into
+ * A family = its current schemas (one per event type) and the earlier versions kept as history
+ * files (`<event-file-stem>.v<N>.avsc`, handed in as data: avro-files.generated.ts). Each historical (writer) version carries an avsc resolver into
  * the current (reader) schema, built once at load time, so a schema the current one cannot read
  * fails at start-up rather than at the first message.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import avro from 'avsc';
 import { fingerprintToLittleEndian, schemaFingerprint64 } from './rabin-fingerprint.ts';
 
@@ -61,23 +59,28 @@ export interface SchemaFamily<T extends string> {
   readonly schemas: Readonly<Record<T, { readonly schema: unknown; readonly file: string }>>;
 }
 
+/** One history file: its name (`<event-file-stem>.v<N>.avsc`) and its schema (parsed JSON). */
+export interface SchemaHistoryFile {
+  readonly file: string;
+  readonly schema: unknown;
+}
+
 /**
- * Builds the registry of a family from its current schemas and every `*.vN.avsc` file in
- * `historyDir` (a missing folder means no history yet).
+ * Builds the registry of a family from its current schemas and its history files (none yet is fine).
  *
- * @throws Error when a history file is not valid JSON/Avro, names an unknown event, does not
+ * @throws Error when a history file is not valid Avro, names an unknown event, does not
  *   match its file name, cannot be resolved into the current schema (an evolution rule was
  *   broken), or two different schemas share a fingerprint.
  */
-export function loadSchemaRegistry<T extends string>(family: SchemaFamily<T>, historyDir: string): SchemaRegistry<T> {
+export function loadSchemaRegistry<T extends string>(family: SchemaFamily<T>, history: ReadonlyArray<SchemaHistoryFile>): SchemaRegistry<T> {
   const byHex = new Map<string, RegisteredSchema<T>>();
   const current = new Map<T, RegisteredSchema<T>>();
   for (const [eventType, { schema }] of Object.entries(family.schemas) as Array<[T, { schema: unknown }]>) {
     const type = avro.Type.forSchema(schema as avro.Schema, { ...AVSC_OPTIONS });
     current.set(eventType, register(byHex, { eventType, version: 'current', schema, writerType: type, readerType: type, resolver: undefined }));
   }
-  for (const file of historyFiles(historyDir)) {
-    const { eventType, version, schema } = readHistoryFile(family, historyDir, file);
+  for (const { file, schema: fileSchema } of [...history].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
+    const { eventType, version, schema } = readHistoryFile(family, file, fileSchema);
     const readerType = (current.get(eventType) as RegisteredSchema<T>).readerType;
     const writerType = avro.Type.forSchema(schema as avro.Schema, { ...AVSC_OPTIONS });
     register(byHex, { eventType, version, schema, writerType, readerType, resolver: resolve(readerType, writerType, file) });
@@ -141,15 +144,10 @@ function register<T extends string>(byHex: Map<string, RegisteredSchema<T>>, reg
   return entry;
 }
 
-function historyFiles(historyDir: string): string[] {
-  if (!existsSync(historyDir)) return [];
-  return readdirSync(historyDir).filter((name) => name.endsWith('.avsc')).sort();
-}
-
-function readHistoryFile<T extends string>(family: SchemaFamily<T>, historyDir: string, file: string): { eventType: T; version: number; schema: unknown } {
+function readHistoryFile<T extends string>(family: SchemaFamily<T>, file: string, fileSchema: unknown): { eventType: T; version: number; schema: unknown } {
   const match = /^([a-z0-9-]+)\.v(\d+)\.avsc$/.exec(file);
   if (!match) throw new Error(`schema history file ${file}: name must be <event>.v<N>.avsc`);
-  const schema = JSON.parse(readFileSync(join(historyDir, file), 'utf8')) as { name?: unknown; namespace?: unknown };
+  const schema = fileSchema as { name?: unknown; namespace?: unknown };
   const fullName = typeof schema.name === 'string' && schema.name.includes('.') ? schema.name : `${String(schema.namespace)}.${String(schema.name)}`;
   const eventType = (Object.keys(family.schemas) as T[]).find((t) => `${family.namespace}.${t}` === fullName);
   if (!eventType) throw new Error(`schema history file ${file}: ${fullName} is not a ${family.label} event`);

@@ -9,7 +9,7 @@
 import type { TrafficEventType } from './avro-schemas.ts';
 import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from './traffic-events.ts';
 import {
-  loadTrafficSchemaRegistry,
+  trafficSchemaRegistry,
   SINGLE_OBJECT_HEADER_LENGTH,
   SINGLE_OBJECT_MARKER,
   type TrafficSchemaRegistry,
@@ -19,7 +19,7 @@ import {
  * The process-wide registry of schemas (immutable data), loaded when this module is imported:
  * at start-up, off the request path, and a broken history file fails the start.
  */
-const registry: TrafficSchemaRegistry = loadTrafficSchemaRegistry();
+const registry: TrafficSchemaRegistry = trafficSchemaRegistry();
 
 /**
  * Encodes an event with its current schema as an Avro single-object message.

@@ -1,19 +1,17 @@
 /**
  * The registry of every traffic event schema version a consumer may meet: the current schemas
- * (avro-schemas.ts) and every historical version kept in ./avro/history, looked up by their
+ * (avro-schemas.ts) and every historical version kept in ./avro/history (as data:
+ * avro-files.generated.ts), looked up by their
  * CRC-64-AVRO fingerprint (the single-object encoding header). Each historical (writer) version
  * carries an avsc resolver into the current (reader) schema, built once at load time, so a
  * schema that the current one cannot read fails at start-up rather than at the first message.
  * The machinery is shared with the control events (single-object-registry.ts).
  */
-import { fileURLToPath } from 'node:url';
+import { AVRO_HISTORY_FILES } from './avro-files.generated.ts';
 import { CURRENT_TRAFFIC_SCHEMAS, TRAFFIC_EVENTS_NAMESPACE, type TrafficEventType } from './avro-schemas.ts';
-import { loadSchemaRegistry, type RegisteredSchema as GenericRegisteredSchema, type SchemaFamily, type SchemaRegistry } from './single-object-registry.ts';
+import { loadSchemaRegistry, type RegisteredSchema as GenericRegisteredSchema, type SchemaFamily, type SchemaHistoryFile, type SchemaRegistry } from './single-object-registry.ts';
 
 export { SINGLE_OBJECT_HEADER_LENGTH, SINGLE_OBJECT_MARKER } from './single-object-registry.ts';
-
-/** Folder of the historical schema files (`<event-file-stem>.v<N>.avsc`). */
-export const DEFAULT_SCHEMA_HISTORY_DIR = fileURLToPath(new URL('./avro/history/', import.meta.url));
 
 /** One known writer schema of a traffic event (see single-object-registry.ts). */
 export type RegisteredSchema = GenericRegisteredSchema<TrafficEventType>;
@@ -25,12 +23,12 @@ export type TrafficSchemaRegistry = SchemaRegistry<TrafficEventType>;
 export const TRAFFIC_SCHEMA_FAMILY: SchemaFamily<TrafficEventType> = { label: 'traffic', namespace: TRAFFIC_EVENTS_NAMESPACE, schemas: CURRENT_TRAFFIC_SCHEMAS };
 
 /**
- * Builds the registry from the current schemas and every `*.vN.avsc` file in `historyDir`.
+ * Builds the registry from the current schemas and the history files (default: ./avro/history's).
  *
- * @throws Error when a history file is not valid JSON/Avro, names an unknown event, does not
+ * @throws Error when a history file is not valid Avro, names an unknown event, does not
  *   match its file name, cannot be resolved into the current schema (an evolution rule was
  *   broken), or two different schemas share a fingerprint.
  */
-export function loadTrafficSchemaRegistry(historyDir: string = DEFAULT_SCHEMA_HISTORY_DIR): TrafficSchemaRegistry {
-  return loadSchemaRegistry(TRAFFIC_SCHEMA_FAMILY, historyDir);
+export function trafficSchemaRegistry(history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES): TrafficSchemaRegistry {
+  return loadSchemaRegistry(TRAFFIC_SCHEMA_FAMILY, history);
 }

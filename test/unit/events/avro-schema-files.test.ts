@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CURRENT_TRAFFIC_SCHEMAS, requestCompletedSchema } from '../../../schemas/events/avro-schemas.ts';
 import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-ts.ts';
-import { DEFAULT_SCHEMA_HISTORY_DIR, loadTrafficSchemaRegistry } from '../../../schemas/events/traffic-schema-registry.ts';
+import { DEFAULT_SCHEMA_HISTORY_DIR, loadTrafficSchemaRegistry } from '../../../infra/build/load-schema-registry-from-dir.ts';
 import type { RequestCompleted } from '../../../schemas/events/traffic-events.ts';
 
 const AVRO_DIR = fileURLToPath(new URL('../../../schemas/events/avro/', import.meta.url));
