@@ -4,11 +4,12 @@
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
 import { classifyOpenAiErrorEnvelope } from '../shared/classify-openai-error.ts';
-import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
+import { asRecord } from '../shared/read-json-field.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
 import { classifyResponsesFailure } from './classify-responses-failure.ts';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';
 import { normalizeResponsesUsage } from './normalize-responses-usage.ts';
+import { responsesResponseSchema, type ResponsesOutputItem } from './openai-responses-wire-schemas.ts';
 import { readReasoningItem } from './read-reasoning-item.ts';
 
 /** Flags gathered while reading output items. */
@@ -18,22 +19,21 @@ interface OutputFlags {
 }
 
 /** A `message` item's parts: `output_text` and `refusal` text joined into one text block. */
-function readMessage(item: Record<string, unknown>, flags: OutputFlags): OutputBlock | undefined {
+function readMessage(item: ResponsesOutputItem, flags: OutputFlags): OutputBlock | undefined {
   let text = '';
-  for (const raw of asArray(item.content)) {
-    const part = asRecord(raw) ?? {};
-    if (part.type === 'refusal') {
+  for (const part of item.content ?? []) {
+    if (part?.type === 'refusal') {
       flags.refused = true;
-      text += asString(part.refusal) ?? '';
+      text += part.refusal ?? '';
     } else {
-      text += asString(part.text) ?? '';
+      text += part?.text ?? '';
     }
   }
   return text === '' ? undefined : { type: 'text', text };
 }
 
 /** One output item → a block (reasoning, text, tool-call); other item types are skipped. */
-function readOutputItem(item: Record<string, unknown>, flags: OutputFlags): OutputBlock | undefined {
+function readOutputItem(item: ResponsesOutputItem, flags: OutputFlags): OutputBlock | undefined {
   switch (item.type) {
     case 'reasoning': {
       const reasoning = readReasoningItem(item);
@@ -44,8 +44,8 @@ function readOutputItem(item: Record<string, unknown>, flags: OutputFlags): Outp
       return readMessage(item, flags);
     case 'function_call': {
       flags.hasToolCalls = true;
-      const id = asString(item.call_id) || asString(item.id) || '';
-      return { type: 'tool-call', id, name: asString(item.name) ?? '', arguments: asString(item.arguments) ?? '{}' };
+      const id = item.call_id || item.id || '';
+      return { type: 'tool-call', id, name: item.name ?? '', arguments: item.arguments ?? '{}' };
     }
     default:
       return undefined;
@@ -62,22 +62,23 @@ function readOutputItem(item: Record<string, unknown>, flags: OutputFlags): Outp
 export function decodeResponsesResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
   const root = asRecord(body);
   if (!root) throw new GatewayError('upstream-malformed', 'Upstream answered with a body that is not a JSON object');
-  const status = asString(root.status);
-  if (status === 'failed' || (root.error && status !== 'completed' && status !== 'incomplete')) {
-    throw root.object === 'response' || status !== undefined ? classifyResponsesFailure(asRecord(root.error) ?? {}) : classifyOpenAiErrorEnvelope(root);
+  const answer = responsesResponseSchema.parse(root);
+  const status = answer.status ?? undefined;
+  if (status === 'failed' || (answer.error && status !== 'completed' && status !== 'incomplete')) {
+    throw answer.object === 'response' || status !== undefined ? classifyResponsesFailure(asRecord(answer.error) ?? {}) : classifyOpenAiErrorEnvelope(root);
   }
-  if (!Array.isArray(root.output)) throw new GatewayError('upstream-malformed', 'Upstream answer has no output array');
+  if (!answer.output) throw new GatewayError('upstream-malformed', 'Upstream answer has no output array');
   const flags: OutputFlags = { hasToolCalls: false, refused: false };
   const content: OutputBlock[] = [];
-  for (const raw of root.output) {
-    const block = readOutputItem(asRecord(raw) ?? {}, flags);
+  for (const item of answer.output) {
+    const block = item ? readOutputItem(item, flags) : undefined;
     if (block) content.push(block);
   }
   return {
-    id: asString(root.id) ?? '',
-    model: asString(root.model) ?? context.upstreamModel,
+    id: answer.id ?? '',
+    model: answer.model ?? context.upstreamModel,
     content,
-    finishReason: mapResponsesFinishReason(status ?? 'completed', asString(asRecord(root.incomplete_details)?.reason), flags),
-    usage: normalizeResponsesUsage(root.usage),
+    finishReason: mapResponsesFinishReason(status ?? 'completed', answer.incomplete_details?.reason ?? undefined, flags),
+    usage: normalizeResponsesUsage(answer.usage),
   };
 }

@@ -16,12 +16,13 @@
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
-import { asNumber, asRecord, asString } from '../shared/read-json-field.ts';
+import { asRecord } from '../shared/read-json-field.ts';
 import { StreamBlockCursor } from '../shared/stream-block-cursor.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
 import { classifyResponsesFailure } from './classify-responses-failure.ts';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';
 import { normalizeResponsesUsage } from './normalize-responses-usage.ts';
+import { EMPTY_OUTPUT_ITEM, EMPTY_RESPONSE, responsesStreamEventSchema, type ResponsesOutputItem, type ResponsesResponse, type ResponsesStreamEvent } from './openai-responses-wire-schemas.ts';
 import { readReasoningItem, REASONING_PART_SEPARATOR } from './read-reasoning-item.ts';
 
 /** A Responses stream decoder; `warnings` lists what was dropped while decoding. */
@@ -50,7 +51,8 @@ interface ResponsesStreamState {
   readonly items: Map<number, ItemState>;
 }
 
-type Data = Record<string, unknown>;
+/** A stream event as parsed (responsesStreamEventSchema). */
+type Data = ResponsesStreamEvent;
 
 class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   readonly warnings: string[] = [];
@@ -63,14 +65,18 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     const out: StreamEvent[] = [];
     const text = sse.data.trim();
     if (this.state.finished || text === '' || text === '[DONE]') return out;
-    let data: Data | undefined;
+    let raw: Record<string, unknown> | undefined;
     try {
-      data = asRecord(JSON.parse(text));
+      raw = asRecord(JSON.parse(text));
     } catch {
-      data = undefined;
+      raw = undefined;
     }
-    if (!data) this.fail(new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${text.slice(0, 200)}`), out);
-    else this.dispatch(asString(data.type) ?? sse.event ?? '', data, out);
+    if (!raw) {
+      this.fail(new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${text.slice(0, 200)}`), out);
+      return out;
+    }
+    const data = responsesStreamEventSchema.parse(raw);
+    this.dispatch(data.type ?? sse.event ?? '', data, raw, out);
     return out;
   }
 
@@ -80,12 +86,13 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     return out;
   }
 
-  private dispatch(type: string, data: Data, out: StreamEvent[]): void {
+  /** Handles one event; `raw` is the event as sent (an `error` event is classified from it). */
+  private dispatch(type: string, data: Data, raw: Record<string, unknown>, out: StreamEvent[]): void {
     switch (type) {
       case 'response.created':
       case 'response.queued':
       case 'response.in_progress':
-        return this.start(asRecord(data.response), out);
+        return this.start(data.response ?? undefined, out);
       case 'response.output_item.added':
         return this.onItemAdded(data, out);
       case 'response.content_part.added':
@@ -96,35 +103,35 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
         this.state.refused = true;
         return this.onTextDelta(data, out);
       case 'response.reasoning_summary_text.delta':
-        return this.onReasoningDelta(data, `s:${asNumber(data.summary_index) ?? 0}`, out);
+        return this.onReasoningDelta(data, `s:${data.summary_index ?? 0}`, out);
       case 'response.reasoning_text.delta':
-        return this.onReasoningDelta(data, `c:${asNumber(data.content_index) ?? 0}`, out);
+        return this.onReasoningDelta(data, `c:${data.content_index ?? 0}`, out);
       case 'response.function_call_arguments.delta':
         return this.onArgumentsDelta(data, out);
       case 'response.output_item.done':
         return this.onItemDone(data, out);
       case 'response.completed':
       case 'response.incomplete':
-        return this.onTerminal(type === 'response.completed' ? 'completed' : 'incomplete', asRecord(data.response) ?? {}, out);
+        return this.onTerminal(type === 'response.completed' ? 'completed' : 'incomplete', data.response ?? EMPTY_RESPONSE, out);
       case 'response.failed':
-        return this.fail(classifyResponsesFailure(asRecord(asRecord(data.response)?.error) ?? {}), out);
+        return this.fail(classifyResponsesFailure(asRecord(data.response?.error) ?? {}), out);
       case 'error':
-        return this.fail(classifyResponsesFailure(data), out);
+        return this.fail(classifyResponsesFailure(raw), out);
       default:
         return; // unknown or uninteresting event (annotations, *.done text snapshots, keepalive)
     }
   }
 
   /** message-start once, from the lifecycle snapshot (or lazily, if an item event comes first). */
-  private start(response: Data | undefined, out: StreamEvent[]): void {
+  private start(response: ResponsesResponse | undefined, out: StreamEvent[]): void {
     if (this.state.started) return;
     this.state.started = true;
-    out.push({ type: 'message-start', messageId: asString(response?.id) ?? '', model: asString(response?.model) ?? this.context.upstreamModel });
+    out.push({ type: 'message-start', messageId: response?.id ?? '', model: response?.model ?? this.context.upstreamModel });
   }
 
   /** The state of the item at `output_index`, registering it (as `kind`) when unseen. */
   private item(data: Data, kind: string): ItemState {
-    const outputIndex = asNumber(data.output_index) ?? 0;
+    const outputIndex = data.output_index ?? 0;
     let item = this.state.items.get(outputIndex);
     if (!item) {
       item = { kind, key: `item:${outputIndex}`, opened: false, emitted: false, lastPart: undefined };
@@ -135,17 +142,17 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
 
   private onItemAdded(data: Data, out: StreamEvent[]): void {
     this.start(undefined, out);
-    const raw = asRecord(data.item) ?? {};
-    const item = this.item(data, asString(raw.type) ?? 'unknown');
+    const raw = data.item ?? EMPTY_OUTPUT_ITEM;
+    const item = this.item(data, raw.type ?? 'unknown');
     if (item.kind === 'function_call') this.openToolCall(item, raw, out);
   }
 
-  private openToolCall(item: ItemState, raw: Data, out: StreamEvent[]): void {
+  private openToolCall(item: ItemState, raw: ResponsesOutputItem, out: StreamEvent[]): void {
     this.state.hasToolCalls = true;
     item.opened = true;
-    const callId = asString(raw.call_id) || asString(raw.id) || generateId('call_');
-    const index = this.cursor.openTool(item.key, callId, asString(raw.name) ?? '', out);
-    const args = asString(raw.arguments) ?? '';
+    const callId = raw.call_id || raw.id || generateId('call_');
+    const index = this.cursor.openTool(item.key, callId, raw.name ?? '', out);
+    const args = raw.arguments ?? '';
     if (args !== '') {
       item.emitted = true;
       out.push({ type: 'tool-input-delta', index, argumentsFragment: args });
@@ -153,7 +160,7 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   }
 
   private onPartAdded(data: Data, out: StreamEvent[]): void {
-    const type = asRecord(data.part)?.type;
+    const type = data.part?.type;
     if (type === 'output_text' || type === 'refusal') this.cursor.ensure('text', this.item(data, 'message').key, out);
   }
 
@@ -161,7 +168,7 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     this.start(undefined, out);
     const item = this.item(data, 'message');
     const index = this.cursor.ensure('text', item.key, out);
-    const text = asString(data.delta) ?? '';
+    const text = data.delta ?? '';
     if (text === '') return;
     item.emitted = true;
     out.push({ type: 'text-delta', index, text });
@@ -171,7 +178,7 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     this.start(undefined, out);
     const item = this.item(data, 'reasoning');
     const index = this.cursor.ensure('reasoning', item.key, out);
-    const text = asString(data.delta) ?? '';
+    const text = data.delta ?? '';
     if (text === '') return;
     if (item.emitted && item.lastPart !== part) out.push({ type: 'reasoning-delta', index, text: REASONING_PART_SEPARATOR });
     item.lastPart = part;
@@ -182,7 +189,7 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   private onArgumentsDelta(data: Data, out: StreamEvent[]): void {
     const item = this.item(data, 'function_call');
     const index = this.cursor.indexOf(item.key);
-    const fragment = asString(data.delta) ?? '';
+    const fragment = data.delta ?? '';
     if (index === undefined) {
       this.warnings.push(`${item.key}: function-call arguments arrived while its block was not open; dropped`);
       return;
@@ -195,15 +202,15 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   /** Completes an item: emits what only the final item carries, then block-end. */
   private onItemDone(data: Data, out: StreamEvent[]): void {
     this.start(undefined, out);
-    const raw = asRecord(data.item) ?? {};
-    const item = this.item(data, asString(raw.type) ?? 'unknown');
+    const raw = data.item ?? EMPTY_OUTPUT_ITEM;
+    const item = this.item(data, raw.type ?? 'unknown');
     if (item.kind === 'reasoning') this.finishReasoning(item, raw, out);
     else if (item.kind === 'function_call') this.finishToolCall(item, raw, out);
     else if (item.kind === 'message') this.finishMessage(item, raw, out);
     if (this.cursor.indexOf(item.key) !== undefined) this.cursor.close(out);
   }
 
-  private finishReasoning(item: ItemState, raw: Data, out: StreamEvent[]): void {
+  private finishReasoning(item: ItemState, raw: ResponsesOutputItem, out: StreamEvent[]): void {
     const { text, signature } = readReasoningItem(raw);
     if (!item.emitted && text !== '') {
       item.emitted = true;
@@ -212,34 +219,33 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     if (signature) out.push({ type: 'reasoning-signature', index: this.cursor.ensure('reasoning', item.key, out), signature });
   }
 
-  private finishToolCall(item: ItemState, raw: Data, out: StreamEvent[]): void {
+  private finishToolCall(item: ItemState, raw: ResponsesOutputItem, out: StreamEvent[]): void {
     if (!item.opened) this.openToolCall(item, raw, out);
     const index = this.cursor.indexOf(item.key);
-    const args = asString(raw.arguments) ?? '';
+    const args = raw.arguments ?? '';
     if (index === undefined || item.emitted || args === '') return;
     item.emitted = true;
     out.push({ type: 'tool-input-delta', index, argumentsFragment: args });
   }
 
-  private finishMessage(item: ItemState, raw: Data, out: StreamEvent[]): void {
+  private finishMessage(item: ItemState, raw: ResponsesOutputItem, out: StreamEvent[]): void {
     if (item.emitted) return;
     let text = '';
-    for (const part of Array.isArray(raw.content) ? raw.content : []) {
-      const p = asRecord(part) ?? {};
-      if (p.type === 'refusal') this.state.refused = true;
-      text += asString(p.text) ?? asString(p.refusal) ?? '';
+    for (const part of raw.content ?? []) {
+      if (part?.type === 'refusal') this.state.refused = true;
+      text += part?.text ?? part?.refusal ?? '';
     }
     if (text === '') return;
     item.emitted = true;
     out.push({ type: 'text-delta', index: this.cursor.ensure('text', item.key, out), text });
   }
 
-  private onTerminal(fallbackStatus: string, response: Data, out: StreamEvent[]): void {
+  private onTerminal(fallbackStatus: string, response: ResponsesResponse, out: StreamEvent[]): void {
     this.start(response, out);
     this.cursor.close(out);
     this.state.finished = true;
-    const status = asString(response.status) ?? fallbackStatus;
-    const reason = asString(asRecord(response.incomplete_details)?.reason);
+    const status = response.status ?? fallbackStatus;
+    const reason = response.incomplete_details?.reason ?? undefined;
     out.push({
       type: 'message-end',
       finishReason: mapResponsesFinishReason(status, reason, { hasToolCalls: this.state.hasToolCalls, refused: this.state.refused }),

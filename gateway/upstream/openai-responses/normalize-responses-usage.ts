@@ -2,7 +2,7 @@
  * Responses `usage` → canonical Usage (https://platform.openai.com/docs/api-reference/responses).
  */
 import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
-import { asNumber, asRecord } from '../shared/read-json-field.ts';
+import { responsesUsageSchema } from './openai-responses-wire-schemas.ts';
 
 /**
  * Normalises a Responses usage object (tokens): `input_tokens` (includes cached),
@@ -12,16 +12,15 @@ import { asNumber, asRecord } from '../shared/read-json-field.ts';
  * `emptyUsage('estimated')`. Never throws.
  */
 export function normalizeResponsesUsage(raw: unknown): Usage {
-  const usage = asRecord(raw);
-  if (!usage) return emptyUsage('estimated');
-  const inputDetails = asRecord(usage.input_tokens_details);
-  const outputDetails = asRecord(usage.output_tokens_details);
+  const parsed = responsesUsageSchema.safeParse(raw);
+  if (!parsed.success) return emptyUsage('estimated');
+  const usage = parsed.data;
   return makeUsage({
-    inputTotal: asNumber(usage.input_tokens),
-    cacheRead: asNumber(inputDetails?.cached_tokens) ?? 0,
-    cacheWrite: asNumber(inputDetails?.cache_write_tokens) ?? 0,
-    outputTotal: asNumber(usage.output_tokens),
-    reasoning: asNumber(outputDetails?.reasoning_tokens) ?? 0,
+    inputTotal: usage.input_tokens,
+    cacheRead: usage.input_tokens_details?.cached_tokens ?? 0,
+    cacheWrite: usage.input_tokens_details?.cache_write_tokens ?? 0,
+    outputTotal: usage.output_tokens,
+    reasoning: usage.output_tokens_details?.reasoning_tokens ?? 0,
     source: 'reported',
   });
 }
