@@ -2,7 +2,7 @@
  * The current Avro schemas of the traffic events (namespace `tollgate.events`): the `.avsc` files
  * in ./avro, the source of truth, imported as `as const` data from avro-files.generated.ts
  * (infra/build/generate-avro-modules.ts writes it), so the compiler derives the events'
- * TypeScript types from them (see avro-schema-type-checks.ts).
+ * TypeScript types from them (traffic-events.ts).
  *
  * Conventions: field names are the TypeScript names (camelCase); `occurredAt` is a `long` with
  * logicalType `timestamp-millis` that decodes to a plain number of ms since epoch (no avsc

@@ -1,8 +1,8 @@
 /**
  * Type-level mapping from an Avro schema literal (an `as const` object) to the TypeScript type
  * avsc decodes it into (unwrapped unions, no logical types registered), plus an exact type
- * equality assertion. Used by avro-schema-type-checks.ts so that `tsc --noEmit` fails when a
- * schema and its interface in traffic-events.ts disagree.
+ * equality assertion. traffic-events.ts and control-plane-events.ts derive the events' types
+ * with it, so each field list is written once, in the `.avsc` files.
  */
 
 /** One field of a record schema literal. Only `name` and `type` shape the TS type. */
