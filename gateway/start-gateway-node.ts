@@ -1,11 +1,12 @@
 /**
- * One gateway node on engines its process opened (the composition root,
- * infra/processes/tollgate-server.ts, chooses the adapters): joins the control plane (follows the
+ * One gateway node on the engines, dispatcher and mock upstream its process's composition root
+ * (infra/processes/tollgate-server.ts) opened and chose: joins the control plane (follows the
  * config topic, appends the config file's keys, channels and prices, makes sure the console has
- * an admin), starts the mock upstream when a mock channel needs it, builds the app with an undici
- * Agent and listens on HOST:PORT.
+ * an admin), builds the app and listens on HOST:PORT. Reads no environment variable itself (the
+ * root hands over the values start-up needs) and never exits the process (start-up refusals are
+ * thrown as StartUpRefusal).
  */
-import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
 import { verifyPassword } from './control-plane/password-hash.ts';
@@ -17,22 +18,49 @@ import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
 import { ControlPlaneProjection } from './control-plane/control-plane-projection.ts';
-import { startConfigFollower } from '../infra/control-plane/config-follower.ts';
+import type { StartConfigFollower } from '../schemas/control-plane/config-follower.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
 import { buildApp } from './app.ts';
 import { createChannelLimits } from './policy/create-channel-limits.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { DEMO_KEY } from './config/load-config.ts';
-import { startMockUpstream } from './mock/mock-upstream-server.ts';
 import { engineReadinessChecks } from './lifecycle/engine-readiness-checks.ts';
 import { NodeDrain, type DrainResult } from './lifecycle/node-drain.ts';
 import { ReadinessProbe } from './lifecycle/readiness-probe.ts';
-import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { CONFIG_TOPIC } from '../schemas/topics.ts';
 
 /** Log sink for start-up and adapter lines (the process's pino logger). */
 export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+
+/**
+ * Environment values start-up reads, handed over by the composition root (process.env):
+ * TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET (control-plane/load-secrets.ts),
+ * TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD (console/bootstrap-admin.ts).
+ */
+export type StartUpEnv = Readonly<Record<string, string | undefined>>;
+
+/** What joining the control plane needs besides the config and the event log. */
+export interface ControlPlaneStartUp {
+  /** Start-up and follower log lines. */
+  readonly log: GatewayNodeLog;
+  /** The secrets and console admin variables (StartUpEnv). */
+  readonly env: StartUpEnv;
+  /** Follows the config topic (the root's adapter, infra/control-plane/config-follower.ts). */
+  readonly startConfigFollower: StartConfigFollower;
+}
+
+/**
+ * Start-up refused for a mistake of the operator's (an invalid TOLLGATE_ADMIN_USER /
+ * TOLLGATE_ADMIN_PASSWORD): the composition root prints the message alone and exits with code 2.
+ */
+export class StartUpRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartUpRefusal';
+  }
+}
 
 /** The ports a gateway node runs on, opened by the process's composition root. */
 export interface GatewayNodePorts {
@@ -48,8 +76,18 @@ export interface GatewayNodePorts {
   readonly logger?: FastifyBaseLogger;
   /** Registers tracing on the app before its routes (AppDeps.instrument); none: nothing is traced. */
   readonly instrument?: (app: FastifyInstance) => Promise<void>;
-  /** The node's Prometheus metrics (default: made here, with the process metrics); the root adds the consumer thread's to them. */
-  readonly metrics?: GatewayMetrics;
+  /**
+   * The node's Prometheus metrics (the root makes them with the process metrics and adds the
+   * consumer thread's); undefined when `config.metricsPath` is false.
+   */
+  readonly metrics: GatewayMetrics | undefined;
+  /** undici dispatcher for upstream calls (the root's Agent); the root closes it after stop(). */
+  readonly dispatcher: Dispatcher;
+  /**
+   * Base URL of the mock upstream the root started because a mock channel has no baseUrl; the
+   * root closes it after stop(). None: no mock upstream.
+   */
+  readonly mockBaseUrl?: string;
 }
 
 /** A listening gateway node. */
@@ -60,8 +98,8 @@ export interface RunningGatewayNode {
   /**
    * Drains, then stops: /readyz turns 503 and new requests are refused with 503 `shutting-down`
    * at once; the requests in flight get `config.drainTimeoutMs` to finish, then are cut
-   * (lifecycle/node-drain.ts). Then closes the listener and the connections left, flushes events,
-   * stops following the config topic, closes the mock and the Agent (the ports stay open: the
+   * (lifecycle/node-drain.ts). Then closes the listener and the connections left, flushes events
+   * and stops following the config topic (the ports, the dispatcher and the mock stay open: the
    * root closes them). Resolves with what the drain did; call once.
    */
   stop(): Promise<DrainResult>;
@@ -73,14 +111,13 @@ const CLOSE_CONNECTIONS_AFTER_MS = 2000;
 /**
  * Starts a node: joins the control plane, builds the app and listens on config.host:config.port;
  * prints the demo hint and the generated console password (once) to stdout.
- * @throws Error when the config topic cannot be followed (event log unreachable) or listening fails
+ * @throws StartUpRefusal when the console admin variables are invalid
+ * @throws Error when the secrets in the environment are malformed, the config topic cannot be
+ *   followed (event log unreachable) or listening fails
  */
-export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, log: GatewayNodeLog): Promise<RunningGatewayNode> {
-  const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
-  const mock = needsMock ? await startMockUpstream() : undefined;
-  // No cap by default: a stream holds its connection for the whole answer (TOLLGATE_UPSTREAM_CONNECTIONS).
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: config.upstreamConnections ?? null, pipelining: 1 });
-  const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, log);
+export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, startUp: ControlPlaneStartUp): Promise<RunningGatewayNode> {
+  const { log } = startUp;
+  const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, startUp);
   let followingConfig = true;
   const drain = new NodeDrain();
   const readinessChecks = engineReadinessChecks({
@@ -90,10 +127,10 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
     ...(config.clickhouseUrl && ports.analytics ? { clickhouse: ports.analytics } : {}),
   });
   const readiness = new ReadinessProbe(readinessChecks, () => drain.draining);
-  const metrics = config.metricsPath === false ? undefined : (ports.metrics ?? new GatewayMetrics({ processMetrics: true }));
+  const metrics = config.metricsPath === false ? undefined : ports.metrics;
   metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
   const channelLimits = createChannelLimits({ limiter: ports.limiter, limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId) });
-  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, metrics, drain, readiness, channelLimits, dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(mock ? { mockBaseUrl: mock.baseUrl } : {}) });
+  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, metrics, drain, readiness, channelLimits, dispatcher: ports.dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}) });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl || config.redisClusterNodes), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
@@ -117,8 +154,6 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
       followingConfig = false;
       await ports.eventLog.flush();
       await node.stop();
-      await mock?.close();
-      await dispatcher.close();
       return drained;
     },
   };
@@ -144,15 +179,18 @@ async function closeListener(app: FastifyInstance, closeAllNow: boolean): Promis
  * file's keys, channels and prices as events where they differ from what the topic holds.
  * With Kafka (several nodes) the secrets must come from the environment, so that every node
  * verifies the same key digests and decrypts the same credentials.
+ * @throws StartUpRefusal when the console admin variables are invalid
+ * @throws Error when the secrets in `startUp.env` are malformed or the config topic cannot be followed
  */
-export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, log: GatewayNodeLog) {
-  const secrets = loadControlPlaneSecrets({ env: process.env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
+export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, startUp: ControlPlaneStartUp) {
+  const { log, env } = startUp;
+  const secrets = loadControlPlaneSecrets({ env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
   if (secrets.generated) process.stderr.write(`Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
   const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });
-  const node = await startConfigFollower({ eventLog, projection, log });
+  const node = await startUp.startConfigFollower({ eventLog, projection, log });
   await node.ready();
   await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
-  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
+  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, env, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
   const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
   return { controlPlane, node, consoleAdminNotice };
 }
@@ -161,15 +199,14 @@ export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog
  * Makes sure someone can sign in to the console: the admin of TOLLGATE_ADMIN_USER /
  * TOLLGATE_ADMIN_PASSWORD, or on first start a generated `admin` password, returned as the notice
  * to print once the gateway listens (given the console's URL). An invalid
- * TOLLGATE_ADMIN_PASSWORD stops start-up (exit code 2).
+ * TOLLGATE_ADMIN_PASSWORD stops start-up: StartUpRefusal (the root exits with code 2).
  */
-async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, secrets: ControlPlane['secrets']): Promise<((consoleUrl: string) => string) | undefined> {
+async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, env: StartUpEnv, secrets: ControlPlane['secrets']): Promise<((consoleUrl: string) => string) | undefined> {
   let bootstrap;
   try {
-    bootstrap = bootstrapAdminEvents(projection, process.env, { now: Date.now(), actor: 'bootstrap', secrets });
+    bootstrap = bootstrapAdminEvents(projection, env, { now: Date.now(), actor: 'bootstrap', secrets });
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(2);
+    throw new StartUpRefusal((error as Error).message);
   }
   await node.append(bootstrap.events);
   const { login, generatedPassword } = bootstrap;

@@ -35,10 +35,10 @@ function formatIssues(prefix: string, error: z.ZodError): string[] {
 }
 
 /**
- * Builds the GatewayConfig from the environment (and the file it names).
+ * Builds the GatewayConfig from `env` (the composition root passes process.env) and the file it names.
  * @throws ConfigError listing every problem found.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function loadConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const problems: string[] = [];
   const envResult = envSchema.safeParse(env);
   if (!envResult.success) problems.push(...formatIssues('env ', envResult.error));

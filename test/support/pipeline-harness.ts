@@ -23,6 +23,7 @@ import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { joinControlPlane } from '../../gateway/start-gateway-node.ts';
+import { startConfigFollower } from '../../infra/control-plane/config-follower.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { createFileLogWriteSignal } from '../../infra/event-log/file/file-log-write-signal.ts';
 import { startConsumerThread } from '../../infra/processes/consumer-thread.ts';
@@ -108,7 +109,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) });
   const eventLog = openEventLog(options.settings);
   // As a gateway node does: the control plane (its prices included) is the config topic of this event log.
-  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, () => undefined);
+  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, { log: () => undefined, env: process.env, startConfigFollower });
   const state = options.state ?? openStateStore(options.settings);
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
