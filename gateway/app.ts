@@ -22,7 +22,7 @@ import { registerOpenaiChatRoutes } from './http/openai-chat-routes.ts';
 import { registerOpenaiResponsesRoutes } from './http/openai-responses-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
-import type { ChannelLimits } from './routing/channel-limits.ts';
+import type { ChannelLimits } from './policy/channel-limits.ts';
 import { ChannelHealthView } from './routing/channel-health-view.ts';
 import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
@@ -81,7 +81,7 @@ export interface AppDeps {
   readonly controlPlane: ControlPlane;
   /** RPM/TPM limiter (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
   readonly limiter: RateLimiter;
-  /** Per-channel RPM/TPM limits (in production: the control plane's channel limits on `limiter`, policy/create-channel-limits.ts). */
+  /** Per-channel RPM/TPM limits (in production: the control plane's channel limits on `limiter`, policy/channel-limits.ts). */
   readonly channelLimits: ChannelLimits;
   /** Most channels tried per request (default 4). */
   readonly maxAttempts?: number;

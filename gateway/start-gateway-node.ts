@@ -22,7 +22,7 @@ import type { StartConfigFollower } from '../schemas/control-plane/config-follow
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { loadControlPlaneSecrets } from './control-plane/load-secrets.ts';
 import { buildApp } from './app.ts';
-import { createChannelLimits } from './policy/create-channel-limits.ts';
+import { createChannelLimits } from './policy/channel-limits.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import { DEMO_KEY } from './config/load-config.ts';
 import { engineReadinessChecks } from './lifecycle/engine-readiness-checks.ts';

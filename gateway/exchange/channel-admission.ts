@@ -1,5 +1,5 @@
 /**
- * Channel limits inside the exchange (gateway/routing/channel-limits.ts): finding the next
+ * Channel limits inside the exchange (gateway/policy/channel-limits.ts): finding the next
  * candidate whose limits admit the request (channels at their limit are skipped, not failed),
  * and settling a channel's token reservation after the attempt.
  *

@@ -8,7 +8,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
-import type { ChannelLimits } from '../routing/channel-limits.ts';
+import type { ChannelLimits } from '../policy/channel-limits.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
 import type { ClientAnswerHook } from './client-answer-hook.ts';

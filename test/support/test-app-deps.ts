@@ -10,7 +10,7 @@ import { createLocalControlPlane } from '../../gateway/control-plane/local-contr
 import { NodeDrain } from '../../gateway/lifecycle/node-drain.ts';
 import { ReadinessProbe } from '../../gateway/lifecycle/readiness-probe.ts';
 import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
-import { createChannelLimits } from '../../gateway/policy/create-channel-limits.ts';
+import { createChannelLimits } from '../../gateway/policy/channel-limits.ts';
 
 /** What a test must give: the adapters; everything else may be left out. */
 export type TestAppDepsInput = Partial<AppDeps> & Pick<AppDeps, 'dispatcher' | 'limiter' | 'sessionStore'>;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannelLimits } from '../../../gateway/policy/create-channel-limits.ts';
+import { createChannelLimits } from '../../../gateway/policy/channel-limits.ts';
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { createRedisRateLimiter } from '../../../infra/state-store/redis/redis-rate-limiter.ts';

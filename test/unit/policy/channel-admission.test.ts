@@ -9,8 +9,7 @@ import { makeUsage } from '../../../gateway/canonical/usage.ts';
 import { allChannelsLimitedError, ChannelAdmission } from '../../../gateway/exchange/channel-admission.ts';
 import type { ExchangeDeps, ExchangeInput } from '../../../gateway/exchange/exchange-types.ts';
 import type { Channel } from '../../../gateway/routing/channel.ts';
-import type { ChannelLimits } from '../../../gateway/routing/channel-limits.ts';
-import { channelLimitScope } from '../../../gateway/routing/channel-limits.ts';
+import { channelLimitScope, type ChannelLimits } from '../../../gateway/policy/channel-limits.ts';
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 

@@ -1,10 +1,10 @@
 /**
  * Failover bounds (gateway/routing/failover-policy.ts) and the channel-limits factory
- * (gateway/policy/create-channel-limits.ts).
+ * (gateway/policy/channel-limits.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
-import { createChannelLimits } from '../../../gateway/policy/create-channel-limits.ts';
+import { createChannelLimits } from '../../../gateway/policy/channel-limits.ts';
 import { attemptCap, DEFAULT_MAX_ATTEMPTS, failoverWaitMs, waitForFailover } from '../../../gateway/routing/failover-policy.ts';
 import { estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
