@@ -228,11 +228,13 @@ export const channelUpsertedAvsc = {
           "fields": [
             {
               "name": "latencyMs",
-              "type": "long"
+              "type": "long",
+              "doc": "ms before the response headers"
             },
             {
               "name": "chunkDelayMs",
-              "type": "long"
+              "type": "long",
+              "doc": "ms between stream chunks"
             },
             {
               "name": "failStatus",
@@ -240,12 +242,14 @@ export const channelUpsertedAvsc = {
                 "null",
                 "int"
               ],
-              "default": null
+              "default": null,
+              "doc": "HTTP status every request fails with; null = succeed"
             }
           ]
         }
       ],
-      "default": null
+      "default": null,
+      "doc": "mock provider only: the built-in fake model's behaviour; null = none"
     },
     {
       "name": "deadlineMs",
@@ -267,16 +271,19 @@ export const channelUpsertedAvsc = {
           "fields": [
             {
               "name": "bytes",
-              "type": "long"
+              "type": "long",
+              "doc": "bytes per window; 0 = no check"
             },
             {
               "name": "windowMs",
-              "type": "long"
+              "type": "long",
+              "doc": "ms"
             }
           ]
         }
       ],
-      "default": null
+      "default": null,
+      "doc": "slowest streamed upstream body accepted; null = the default"
     }
   ]
 } as const;
@@ -427,7 +434,8 @@ export const keyRevokedAvsc = {
         "null",
         "string"
       ],
-      "default": null
+      "default": null,
+      "doc": "null = none given"
     }
   ]
 } as const;

@@ -2,7 +2,7 @@
  * The current Avro schemas of the control-plane events (namespace `tollgate.control`): the
  * `.avsc` files in ./avro, the source of truth, imported as `as const` data from
  * avro-files.generated.ts (infra/build/generate-avro-modules.ts writes it), so the compiler
- * derives the events' TypeScript types from them (control-avro-schema-type-checks.ts).
+ * derives the events' TypeScript types from them (control-plane-events.ts).
  *
  * Conventions (as for traffic events): camelCase field names = the TypeScript names; times are
  * `long` with logicalType `timestamp-millis` decoded to plain ms numbers; nullable fields are

@@ -5,170 +5,92 @@
  * as HMAC-SHA-256 digests, channel credentials as AES-256-GCM ciphertext, console passwords as
  * scrypt hashes.
  * Every event carries `eventId`, `occurredAt` (ms) and `actor` (who made the change).
+ *
+ * The TypeScript types are derived by the compiler from the current Avro schemas (./avro/*.avsc,
+ * imported as data through control-avro-schemas.ts; AvroToTs), so each field is declared once:
+ * its unit and meaning are in the `.avsc` file's `doc` attributes.
  */
+import type { AvroToTs, Assert, Equals } from '../events/avro-to-ts.ts';
+import type {
+  adminTokenCreatedSchema,
+  adminTokenRevokedSchema,
+  channelRemovedSchema,
+  channelUpsertedSchema,
+  ControlEventType,
+  keyCreatedSchema,
+  keyRevokedSchema,
+  keyUpdatedSchema,
+  priceSetSchema,
+  userCreatedSchema,
+  userCredentialsSetSchema,
+  userUpdatedSchema,
+} from './control-avro-schemas.ts';
 
-/** RPM/TPM limits; null = unlimited. */
-export interface RateLimits {
-  /** requests per minute */
-  readonly rpm: number | null;
-  /** tokens per minute (input estimate + max output at admission, settled with actual usage) */
-  readonly tpm: number | null;
-}
+/** A user was created (./avro/user-created.avsc); `quotaNanoUsd` covers all the user's keys. */
+export type UserCreated = AvroToTs<typeof userCreatedSchema>;
 
-/** Common event header. */
-export interface ControlEventHeader {
-  readonly eventId: string;
-  /** ms since epoch */
-  readonly occurredAt: number;
-  /**
-   * Who made the change: the name of the personal admin token used (`alice`), the console login
-   * of the signed-in user, `bootstrap-token` (TOLLGATE_ADMIN_TOKEN), `config-file`, `bootstrap`
-   * (the console's first admin). Events written by older versions may hold `admin`, `cli` or a
-   * user id.
-   */
-  readonly actor: string;
-}
-
-export interface UserCreated extends ControlEventHeader, RateLimits {
-  readonly userId: string;
-  readonly name: string;
-  readonly role: 'admin' | 'user';
-  /** Spend quota over all the user's keys, nano-USD; null = unlimited. */
-  readonly quotaNanoUsd: string | null;
-}
-
-export interface UserUpdated extends ControlEventHeader, RateLimits {
-  readonly userId: string;
-  readonly name: string;
-  readonly role: 'admin' | 'user';
-  readonly quotaNanoUsd: string | null;
-  readonly disabled: boolean;
-}
+/** A user's settings changed, full replacement (./avro/user-updated.avsc). */
+export type UserUpdated = AvroToTs<typeof userUpdatedSchema>;
 
 /**
- * The user `userId` signs in to the console as `login` (lower-case, 3–64 of `[a-z0-9._@-]`) with a
- * password whose scrypt hash is `passwordHash` (`scrypt$N$r$p$<salt b64url>$<hash b64url>`, see
- * gateway/control-plane/password-hash.ts). Replaces any earlier login and password of the user.
+ * The user `userId` signs in to the console as `login` with a password whose scrypt hash is
+ * `passwordHash` (see gateway/control-plane/password-hash.ts); replaces any earlier login and
+ * password of the user (./avro/user-credentials-set.avsc).
  */
-export interface UserCredentialsSet extends ControlEventHeader {
-  readonly userId: string;
-  readonly login: string;
-  /** scrypt hash, never the password */
-  readonly passwordHash: string;
-}
+export type UserCredentialsSet = AvroToTs<typeof userCredentialsSetSchema>;
 
-export interface KeyCreated extends ControlEventHeader, RateLimits {
-  readonly keyId: string;
-  /** The public id shown in listings (`sk-<publicId>…`). */
-  readonly publicId: string;
-  /** hex HMAC-SHA-256 of the full key under TOLLGATE_KEY_HMAC_SECRET */
-  readonly digest: string;
-  readonly name: string;
-  readonly userId: string | null;
-  /** nano-USD as a decimal string; null = unlimited */
-  readonly quotaNanoUsd: string | null;
-  /** ms since epoch; null = never */
-  readonly expiresAt: number | null;
-  /** Allowed client model names; null = all */
-  readonly models: ReadonlyArray<string> | null;
-}
+/** An API key was created; only its digest travels (./avro/key-created.avsc). */
+export type KeyCreated = AvroToTs<typeof keyCreatedSchema>;
 
-export interface KeyUpdated extends ControlEventHeader, RateLimits {
-  readonly keyId: string;
-  readonly name: string;
-  readonly quotaNanoUsd: string | null;
-  readonly expiresAt: number | null;
-  readonly models: ReadonlyArray<string> | null;
-  readonly enabled: boolean;
-}
+/** A key's settings changed, full replacement (./avro/key-updated.avsc). */
+export type KeyUpdated = AvroToTs<typeof keyUpdatedSchema>;
 
-export interface KeyRevoked extends ControlEventHeader {
-  readonly keyId: string;
-  /** When the revocation takes effect (ms; = occurredAt, or later for a rotation's grace period). */
-  readonly effectiveAt: number;
-  readonly reason: string | null;
-}
+/** A key was revoked, from `effectiveAt` (= occurredAt, or later for a rotation's grace period; ./avro/key-revoked.avsc). */
+export type KeyRevoked = AvroToTs<typeof keyRevokedSchema>;
 
-/** A channel as stored: the credential is encrypted. Fields mirror the config file's channel. */
-export interface ChannelUpserted extends ControlEventHeader, RateLimits {
-  readonly channelId: string;
-  readonly provider: string;
-  readonly protocol: string | null;
-  readonly baseUrl: string | null;
-  /** AES-256-GCM under TOLLGATE_MASTER_KEY: base64 of iv(12) | tag(16) | ciphertext */
-  readonly apiKeyCiphertext: string;
-  readonly models: ReadonlyArray<string>;
-  readonly modelMap: Readonly<Record<string, string>>;
-  readonly priority: number;
-  readonly weight: number;
-  readonly enabled: boolean;
-  /** Upstream timeout to response headers, ms. */
-  readonly timeoutMs: number;
-  /**
-   * Mock provider only: the built-in fake model's behaviour (the config file's `mock`). Absent or
-   * null = none. Optional so that producers of other channels need not mention it; the Avro
-   * field is `["null", ChannelMock]` with default null.
-   */
-  readonly mock?: ChannelMock | null;
-  /** Total time of one attempt, ms; absent or null = the gateway's default. Added in version 2. */
-  readonly deadlineMs?: number | null;
-  /** Slowest streamed body accepted; absent or null = the gateway's default. Added in version 2. */
-  readonly minStreamRate?: ChannelMinStreamRate | null;
-}
+/** The three ChannelUpserted fields added after version 1, optional so producers of other channels need not mention them (each encodes as null). */
+type ChannelUpsertedOptionalField = 'mock' | 'deadlineMs' | 'minStreamRate';
 
-/** Minimum rate of a streamed upstream body (mirrors the config file's `minStreamRate`). */
-export interface ChannelMinStreamRate {
-  /** bytes per window; 0 = no check */
-  readonly bytes: number;
-  /** ms */
-  readonly windowMs: number;
-}
+/** ChannelUpserted as decoded: every field present. */
+type DecodedChannelUpserted = AvroToTs<typeof channelUpsertedSchema>;
+
+/**
+ * A channel as stored, fields mirroring the config file's channel; the credential is encrypted
+ * (./avro/channel-upserted.avsc). `mock`, `deadlineMs` and `minStreamRate` may be left out (null).
+ */
+export type ChannelUpserted = Omit<DecodedChannelUpserted, ChannelUpsertedOptionalField> & Partial<Pick<DecodedChannelUpserted, ChannelUpsertedOptionalField>>;
 
 /** Behaviour of the built-in fake model of a mock channel (mirrors the config file's `mock`). */
-export interface ChannelMock {
-  /** ms before the response headers */
-  readonly latencyMs: number;
-  /** ms between stream chunks */
-  readonly chunkDelayMs: number;
-  /** HTTP status every request fails with; null = succeed */
-  readonly failStatus: number | null;
-}
+export type ChannelMock = NonNullable<DecodedChannelUpserted['mock']>;
 
-export interface ChannelRemoved extends ControlEventHeader {
-  readonly channelId: string;
-}
+/** Minimum rate of a streamed upstream body (mirrors the config file's `minStreamRate`). */
+export type ChannelMinStreamRate = NonNullable<DecodedChannelUpserted['minStreamRate']>;
 
-/** One price-book entry set (same fields as the config file's `prices`). */
-export interface PriceSet extends ControlEventHeader {
-  readonly priceId: string;
-  readonly model: string;
-  readonly channel: string | null;
-  readonly inputPerMTok: number;
-  readonly outputPerMTok: number;
-  readonly cacheReadPerMTok: number | null;
-  readonly cacheWritePerMTok: number | null;
-  /** ms since epoch */
-  readonly effectiveFrom: number;
-}
+/** A channel was removed (./avro/channel-removed.avsc). */
+export type ChannelRemoved = AvroToTs<typeof channelRemovedSchema>;
+
+/** One price-book entry set, the same fields as the config file's `prices` (./avro/price-set.avsc). */
+export type PriceSet = AvroToTs<typeof priceSetSchema>;
 
 /**
  * A personal admin token was created: the admin API accepts it as a Bearer token and records its
- * `name` as the actor of every change made with it. Only the digest travels, never the token.
+ * `name` as the actor of every change made with it. Only the digest travels, never the token
+ * (./avro/admin-token-created.avsc).
  */
-export interface AdminTokenCreated extends ControlEventHeader {
-  /** `adm_` + 16 lowercase hex characters. */
-  readonly tokenId: string;
-  /** The person it belongs to: 3–64 of `a-z 0-9 . _ @ -`, unique among active tokens. */
-  readonly name: string;
-  /** hex HMAC-SHA-256 of the full token under TOLLGATE_KEY_HMAC_SECRET */
-  readonly digest: string;
-}
+export type AdminTokenCreated = AvroToTs<typeof adminTokenCreatedSchema>;
 
-/** A personal admin token was revoked: refused from this event on, never reinstated. */
-export interface AdminTokenRevoked extends ControlEventHeader {
-  readonly tokenId: string;
-  readonly reason: string | null;
-}
+/** A personal admin token was revoked: refused from this event on, never reinstated (./avro/admin-token-revoked.avsc). */
+export type AdminTokenRevoked = AvroToTs<typeof adminTokenRevokedSchema>;
+
+/** RPM/TPM limits (requests, tokens per minute); null = unlimited. */
+export type RateLimits = Pick<UserCreated, 'rpm' | 'tpm'>;
+
+/**
+ * Common event header: `eventId`, `occurredAt` (ms since epoch) and `actor`, who made the change
+ * (the name of the personal admin token used, the console login of the signed-in user,
+ * `bootstrap-token`, `config-file`, `bootstrap`; older events may hold `admin`, `cli` or a user id).
+ */
+export type ControlEventHeader = Pick<UserCreated, 'eventId' | 'occurredAt' | 'actor'>;
 
 /** Any control-plane event, tagged by name. */
 export type ControlEvent =
@@ -183,3 +105,6 @@ export type ControlEvent =
   | { readonly type: 'PriceSet'; readonly event: PriceSet }
   | { readonly type: 'AdminTokenCreated'; readonly event: AdminTokenCreated }
   | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked };
+
+/** Compiles only while every ControlEvent tag has a schema (control-avro-schemas.ts) and every schema is a tag. */
+export type ControlEventTypesMatchSchemas = Assert<Equals<ControlEventType, ControlEvent['type']>>;
