@@ -20,7 +20,9 @@ export type ChannelUpsertFields = Omit<ChannelUpserted, 'eventId' | 'occurredAt'
  * @throws Error when `masterKey` is not 32 bytes
  */
 export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: RateLimits): ChannelUpsertFields {
-  const { id, protocol, baseUrl, apiKey, mock, ...settings } = structuredClone(config);
+  const { id, protocol, baseUrl, apiKey, mock, ...rest } = structuredClone(config);
+  // Every other config field travels under its own name: a config field the event lacks fails to compile here.
+  const settings: Pick<ChannelUpsertFields, keyof typeof rest> = rest;
   return {
     channelId: id,
     protocol: protocol ?? null,
