@@ -20,7 +20,7 @@ export interface SkippedObservation {
 
 /**
  * One call for the observations of one partition, for a store reached through messages (the
- * embedded server's consumer thread, infra/state-store/consumer-state-over-port.ts), where one
+ * embedded server's consumer thread, infra/processes/consumer-state-over-port.ts), where one
  * call per observation would cost a round trip each.
  */
 export interface ObservationBatchWriter {

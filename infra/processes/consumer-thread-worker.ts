@@ -10,7 +10,7 @@ import { startConsumerPipeline, type ConsumerStateStore, type RunningConsumerPip
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
-import { consumerStateOverPort } from '../state-store/consumer-state-over-port.ts';
+import { consumerStateOverPort } from './consumer-state-over-port.ts';
 import { lowerThisThreadPriority } from './lower-thread-priority.mjs';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
 import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';

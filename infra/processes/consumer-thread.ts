@@ -20,7 +20,7 @@ import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { ChdbStore } from '../analytics/chdb/chdb-store.ts';
 import { usesRedis, type EngineSettings } from '../open-adapters.ts';
-import { serveConsumerState } from '../state-store/consumer-state-over-port.ts';
+import { serveConsumerState } from './consumer-state-over-port.ts';
 import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
 
 /**

@@ -6,7 +6,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
-import { consumerStateOverPort, serveConsumerState } from '../../../infra/state-store/consumer-state-over-port.ts';
+import { consumerStateOverPort, serveConsumerState } from '../../../infra/processes/consumer-state-over-port.ts';
 import { DEFAULT_HEALTH_POLICY } from '../../../schemas/state-store/state-store.ts';
 
 const channels: MessageChannel[] = [];

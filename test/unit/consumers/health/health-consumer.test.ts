@@ -6,7 +6,7 @@ import { createMemoryStateStore } from '../../../../infra/state-store/memory/mem
 import type { HealthPolicy } from '../../../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../../../schemas/topics.ts';
 import { MessageChannel } from 'node:worker_threads';
-import { consumerStateOverPort, serveConsumerState } from '../../../../infra/state-store/consumer-state-over-port.ts';
+import { consumerStateOverPort, serveConsumerState } from '../../../../infra/processes/consumer-state-over-port.ts';
 
 const T0 = 1_700_000_000_000;
 const POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 2, cooldownMs: 10_000, latencyAlpha: 0.5 };

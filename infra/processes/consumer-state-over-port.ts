@@ -3,7 +3,9 @@
  * MessagePort (https://nodejs.org/api/worker_threads.html#class-messageport). The embedded server
  * keeps its in-memory state store on the request thread, where the gateway reads spend and
  * health, and runs the consumers on a worker thread: the worker calls through
- * consumerStateOverPort, the request thread answers with serveConsumerState.
+ * consumerStateOverPort, the request thread answers with serveConsumerState. Part of the server
+ * root's consumer thread wiring (consumer-thread.ts, consumer-thread-worker.ts), the one place
+ * where the state store's port and the consumers' view of it meet.
  *
  * Messages (structured clone, so bigint nano-USD travel as they are):
  *   request  { id, op: 'addSpendBatch', increments }
