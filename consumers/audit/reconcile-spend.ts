@@ -12,6 +12,7 @@
  * 18.16 pads to the scale, so the text is parsed, never compared).
  */
 import { Decimal, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import { findRequestDifferences, type RequestDifferences } from './request-differences.ts';
 
 /**
@@ -19,9 +20,9 @@ import { findRequestDifferences, type RequestDifferences } from './request-diffe
  * 'UTC')` rather than `toDate(occurred_at)`: the latter is consumption_log's sorting-key
  * expression, and 18.16 rejects it beside FINAL ("Column 'toDate(occurred_at)' already exists").
  */
-const TABLES = [
-  { table: 'consumption_log', modelColumn: 'model', dayExpression: "toDate(occurred_at, 'UTC')" },
-  { table: 'billing_lines', modelColumn: 'upstream_model', dayExpression: 'day' },
+const COMPARED_TABLES = [
+  { table: TABLES.consumptionLog, modelColumn: 'model', dayExpression: "toDate(occurred_at, 'UTC')" },
+  { table: TABLES.billingLines, modelColumn: 'upstream_model', dayExpression: 'day' },
 ] as const;
 
 const MEASURES = ['requests', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
@@ -39,7 +40,7 @@ export interface MeasureDifference {
 
 /** One key/model/day group that differs between the live and the replay database, and the requests behind it. */
 export interface SpendDifference {
-  readonly table: 'consumption_log' | 'billing_lines';
+  readonly table: typeof TABLES.consumptionLog | typeof TABLES.billingLines;
   readonly keyId: string;
   /** consumption_log: the client's model; billing_lines: the upstream model. */
   readonly model: string;
@@ -81,7 +82,7 @@ export interface SpendReconciliation {
 export async function reconcileSpend(options: ReconcileSpendOptions): Promise<SpendReconciliation> {
   const summary: string[] = [];
   const differences: SpendDifference[] = [];
-  for (const spec of TABLES) {
+  for (const spec of COMPARED_TABLES) {
     const live = await readGroups(options.analytics, options.liveDatabase, spec);
     const replay = await readGroups(options.analytics, options.replayDatabase, spec);
     summary.push(`${spec.table}: live ${describeTotals(sumGroups(live))}; replay ${describeTotals(sumGroups(replay))}`);
@@ -97,7 +98,7 @@ export async function reconcileSpend(options: ReconcileSpendOptions): Promise<Sp
   return { summary, differences, differenceCount: differences.reduce((sum, difference) => sum + difference.count, 0) };
 }
 
-async function readGroups(analytics: AnalyticsStore, database: string, spec: (typeof TABLES)[number]): Promise<Map<string, Totals>> {
+async function readGroups(analytics: AnalyticsStore, database: string, spec: (typeof COMPARED_TABLES)[number]): Promise<Map<string, Totals>> {
   // Aliases differ from column names: 18.16 substitutes an alias equal to a column inside aggregates.
   const rows = await analytics.query<{ key_id: string; model_name: string; day_text: string; n_requests: string; n_input: string; n_output: string; cost_text: string }>(
     `SELECT key_id, ${spec.modelColumn} AS model_name, toString(${spec.dayExpression}) AS day_text, toString(count()) AS n_requests, ` +
@@ -119,7 +120,7 @@ async function readGroups(analytics: AnalyticsStore, database: string, spec: (ty
 /** The group's difference without its requests, or undefined when both sides agree. */
 function compareGroup(table: SpendDifference['table'], key: string, live: Totals | undefined, replay: Totals | undefined): Omit<SpendDifference, 'requests' | 'count'> | undefined {
   const [keyId = '', model = '', day = ''] = JSON.parse(key) as string[];
-  const modelLabel = table === 'consumption_log' ? 'model' : 'upstream_model';
+  const modelLabel = table === TABLES.consumptionLog ? 'model' : 'upstream_model';
   const where = `${table} key_id=${show(keyId)} ${modelLabel}=${show(model)} day=${day}`;
   if (!live || !replay) {
     const present = (live ?? replay) as Totals;

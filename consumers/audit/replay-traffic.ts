@@ -14,6 +14,7 @@
  * the config topic; it reads without a group (reader `tollgate.config.<configFollowerId>`).
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -105,8 +106,8 @@ export async function replayTraffic(options: ReplayTrafficOptions): Promise<Repl
 
 /** Fails before any replay work when the live side has nothing to reconcile with. @throws Error naming the missing tables. */
 async function assertLiveTables(analytics: AnalyticsStore, database: string): Promise<void> {
-  const rows = await analytics.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${sqlLiteral(database)} AND name IN ('consumption_log', 'billing_lines')`);
-  const missing = ['consumption_log', 'billing_lines'].filter((table) => !rows.some((row) => row.name === table));
+  const rows = await analytics.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${sqlLiteral(database)} AND name IN (${sqlLiteral(TABLES.consumptionLog)}, ${sqlLiteral(TABLES.billingLines)})`);
+  const missing = [TABLES.consumptionLog, TABLES.billingLines].filter((table) => !rows.some((row) => row.name === table));
   if (missing.length > 0) throw new Error(`the live database ${database} has no ${missing.join(' or ')}: nothing to reconcile with (have its consumers ever run?)`);
 }
 

@@ -9,6 +9,7 @@
  * partitions concurrently).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import type { LogPosition, SpendIncrement, StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
@@ -74,7 +75,7 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
         if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
       }
       await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
-      if (fresh.length > 0) await deps.analytics.insert('billing_lines', fresh.map((i) => projections[i]!.line));
+      if (fresh.length > 0) await deps.analytics.insert(TABLES.billingLines, fresh.map((i) => projections[i]!.line));
       if (deps.onCost) reportCosts(deps.onCost, fresh.map((i) => projections[i]!));
       reportUnpriced(
         projections.map((projection) => projection.warning),

@@ -11,7 +11,7 @@
  * acknowledged, so a redelivered batch finds the lines its first delivery wrote, whole or in part.
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import type { BillingLine } from './project-billing-line.ts';
+import { TABLES, type BillingLine } from '../../schemas/analytics/tables.ts';
 
 /**
  * The event ids among `lines` that billing_lines holds already. The lookup is bounded by the
@@ -21,7 +21,7 @@ import type { BillingLine } from './project-billing-line.ts';
  */
 export async function findStoredBillingLines(analytics: AnalyticsStore, lines: ReadonlyArray<BillingLine>): Promise<Set<string>> {
   if (lines.length === 0) return new Set();
-  const stored = await analytics.query<{ event_id: string }>(`SELECT event_id FROM billing_lines WHERE ${batchBounds(lines)}`);
+  const stored = await analytics.query<{ event_id: string }>(`SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(lines)}`);
   return new Set(stored.map((row) => row.event_id));
 }
 

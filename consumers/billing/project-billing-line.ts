@@ -3,45 +3,11 @@
  * (schemas/analytics/migrations/002-billing-lines.sql) carrying the price it was billed at.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
+import type { BillingLine } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from './price-usage.ts';
 
-/** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
-export type BillingLine = {
-  event_id: string;
-  request_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` */
-  day: string;
-  key_id: string;
-  /** '' when the key belongs to no user */
-  user_id: string;
-  model: string;
-  upstream_model: string;
-  channel_id: string;
-  provider: string;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  usage_source: string;
-  cost_usd: Decimal;
-  /** The price entry used ('' / 0 when unpriced). */
-  price_model: string;
-  /** '' for an entry that applies to every channel */
-  price_channel: string;
-  price_effective_from_ms: number;
-  input_per_mtok: Decimal;
-  output_per_mtok: Decimal;
-  cache_read_per_mtok: Decimal;
-  cache_write_per_mtok: Decimal;
-  /** 1 when a price applied, 0 when none did (cost 0) */
-  priced: number;
-};
 
 /** The line, its cost in nano-USD (for the spend counters) and a warning when tokens went unpriced. */
 export interface BillingProjection {

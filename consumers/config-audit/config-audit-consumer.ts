@@ -6,6 +6,7 @@
  * ReplacingMergeTree keyed by event id. Sync markers (empty values) and undecodable records are skipped.
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import { auditEntryOf } from '../../schemas/control-plane/audit-history.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { CONFIG_TOPIC } from '../../schemas/topics.ts';
@@ -45,7 +46,7 @@ export async function startConfigAuditConsumer(options: ConfigAuditConsumerOptio
           options.log('error', 'config-audit: undecodable config event skipped', { topic: record.topic, offset: record.offset, reason: (error as Error).message });
         }
       }
-      if (rows.length > 0) await options.analytics.insert('config_audit', rows);
+      if (rows.length > 0) await options.analytics.insert(TABLES.configAudit, rows);
       options.onBatchDone?.('config-audit', records);
     },
   });

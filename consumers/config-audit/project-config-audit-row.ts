@@ -6,21 +6,9 @@
  * redelivered event projects to the same sorting key and replaces its own row.
  */
 
+import type { ConfigAuditRow } from '../../schemas/analytics/tables.ts';
 import type { AuditEntry } from '../../schemas/control-plane/control-plane-records.ts';
 
-/** A `config_audit` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms. */
-export type ConfigAuditRow = {
-  event_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  /** ms since epoch */
-  occurred_at_ms: number;
-  actor: string;
-  event_type: string;
-  entity_id: string;
-  /** `changes` as a JSON object; bigint values as decimal strings */
-  changes: string;
-};
 
 /**
  * Projects one audit entry. `changes` is rendered with JSON.stringify, except that bigint values

@@ -5,6 +5,7 @@
  * Idempotent: the table is a ReplacingMergeTree keyed by event id (read with FINAL).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
@@ -22,7 +23,7 @@ export function createFailoverConsumer(deps: { readonly analytics: AnalyticsStor
     async handleBatch(events) {
       const failovers: FailoverOccurred[] = [];
       for (const item of events) if (item.type === 'FailoverOccurred') failovers.push(item.event);
-      if (failovers.length > 0) await deps.analytics.insert('failovers', failovers.map(projectFailoverRow));
+      if (failovers.length > 0) await deps.analytics.insert(TABLES.failovers, failovers.map(projectFailoverRow));
     },
   };
 }

@@ -4,33 +4,9 @@
  * (day, channel_id, event_id), all fields of the event, so a redelivered event projects to the
  * same sorting key and replaces its own row.
  */
+import type { FailoverRow } from '../../schemas/analytics/tables.ts';
 import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
 
-/** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
-export type FailoverRow = {
-  event_id: string;
-  request_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  /** ms since epoch */
-  occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` */
-  day: string;
-  key_id: string;
-  /** the model as the client asked for it */
-  model: string;
-  /** the channel that failed */
-  channel_id: string;
-  error_kind: string;
-  /** HTTP status the upstream answered; null when it sent none */
-  upstream_status: number | null;
-  /** ms spent on the failed attempt (whole, ≥ 0) */
-  latency_ms: number;
-  /** ms the upstream asked to wait (Retry-After, whole, ≥ 0); null when it asked none */
-  retry_after_ms: number | null;
-  /** the channel tried next (a failover); null when none was left and the request failed here (migration 014) */
-  next_channel_id: string | null;
-};
 
 /**
  * Projects one failover. Durations are whole non-negative ms (the columns are UInt64; the event

@@ -6,6 +6,7 @@
  * replaces its own rows (counts read with FINAL).
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { TrafficConsumer } from '../traffic-consumer.ts';
@@ -47,7 +48,7 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer 
       const ingestedAt = (deps.now ?? Date.now)();
       const projections = requests.map((event) => projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt));
       await deps.analytics.insert(
-        'consumption_log',
+        TABLES.consumptionLog,
         projections.map((projection) => projection.row),
       );
       reportUnpriced(

@@ -5,52 +5,11 @@
  * the price book.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
+import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from '../billing/price-usage.ts';
 
-/** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
-export type ConsumptionRow = {
-  event_id: string;
-  request_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` (migration 013) */
-  day: string;
-  /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
-  started_at_ms: number;
-  /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
-  started_at: number;
-  key_id: string;
-  /** '' when the key belongs to no user */
-  user_id: string;
-  model: string;
-  upstream_model: string;
-  channel_id: string;
-  provider: string;
-  client_format: string;
-  stream: number;
-  pass_through: number;
-  status: string;
-  error_kind: string;
-  http_status: number;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  usage_source: string;
-  cost_usd: Decimal;
-  latency_ms: number;
-  /** null when nothing was sent to the client */
-  ttfb_ms: number | null;
-  attempts: number;
-  /** ms since epoch when the ledger built the insert holding this row (migration 005) */
-  ingested_at_ms: number;
-  /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
-  upstream_request_id: string;
-};
 
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
 export interface ConsumptionProjection {

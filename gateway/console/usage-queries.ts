@@ -9,6 +9,7 @@
  * column name inside an aggregate). Money comes back as exact decimal text (`toString`).
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { TABLES } from '../../schemas/analytics/tables.ts';
 
 /** Filters of the consumption log; every field optional. Times in ms since epoch. */
 export interface UsageFilter {
@@ -125,8 +126,8 @@ export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean 
 export async function queryUsagePage(store: AnalyticsStore, filter: UsageFilter, page: { offset: number; limit: number }): Promise<{ rows: UsageRow[]; total: number }> {
   const where = usageWhere(filter);
   const [rows, counted] = await Promise.all([
-    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM consumption_log FINAL WHERE ${where} ORDER BY occurred_at_ms DESC, event_id LIMIT ${page.offset}, ${page.limit}`),
-    store.query<{ total: string }>(`SELECT toString(count()) AS total FROM consumption_log FINAL WHERE ${where}`),
+    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE ${where} ORDER BY occurred_at_ms DESC, event_id LIMIT ${page.offset}, ${page.limit}`),
+    store.query<{ total: string }>(`SELECT toString(count()) AS total FROM ${TABLES.consumptionLog} FINAL WHERE ${where}`),
   ]);
   return { rows: rows.map(toUsageRow), total: Number(counted[0]?.total ?? 0) };
 }
@@ -135,11 +136,11 @@ export async function queryUsagePage(store: AnalyticsStore, filter: UsageFilter,
 export async function queryUsageDetail(store: AnalyticsStore, requestId: string): Promise<{ row: UsageRow | undefined; billing: Record<string, unknown> | null }> {
   const id = sqlLiteral(requestId);
   const [rows, billing] = await Promise.all([
-    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM consumption_log FINAL WHERE request_id = ${id} ORDER BY occurred_at_ms DESC LIMIT 1`),
+    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE request_id = ${id} ORDER BY occurred_at_ms DESC LIMIT 1`),
     store.query<Record<string, unknown>>(
       `SELECT event_id, upstream_model, channel_id, provider, usage_source, toString(cost_usd) AS cost, price_model, price_channel, toString(price_effective_from_ms) AS price_from_ms, ` +
         `toString(input_per_mtok) AS input_price, toString(output_per_mtok) AS output_price, toString(cache_read_per_mtok) AS cache_read_price, toString(cache_write_per_mtok) AS cache_write_price, priced ` +
-        `FROM billing_lines FINAL WHERE request_id = ${id} LIMIT 1`,
+        `FROM ${TABLES.billingLines} FINAL WHERE request_id = ${id} LIMIT 1`,
     ),
   ]);
   const line = billing[0];
@@ -169,7 +170,7 @@ export async function queryUsageDetail(store: AnalyticsStore, requestId: string)
 /** The spend dashboard over the consumption log for `filter` (status is ignored: failures cost what they cost). */
 export async function querySpendSummary(store: AnalyticsStore, filter: UsageFilter): Promise<SpendSummary> {
   const where = usageWhere(filter, { withStatus: false });
-  const from = `FROM consumption_log FINAL WHERE ${where}`;
+  const from = `FROM ${TABLES.consumptionLog} FINAL WHERE ${where}`;
   const sums = 'toString(sum(cost_usd)) AS cost_sum, toString(count()) AS request_count';
   const [totals, daily, keys, models, sources] = await Promise.all([
     store.query<Record<string, string>>(`SELECT ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum, toString(countIf(usage_source = 'estimated')) AS estimated ${from}`),
@@ -191,7 +192,7 @@ export async function querySpendSummary(store: AnalyticsStore, filter: UsageFilt
 /** Most recent request time per key (ms since epoch), for the keys list's "last used". */
 export async function queryLastUsed(store: AnalyticsStore, keyIds: ReadonlyArray<string>): Promise<Map<string, number>> {
   if (keyIds.length === 0) return new Map();
-  const rows = await store.query<{ key_id: string; last_ms: string }>(`SELECT key_id, toString(max(occurred_at_ms)) AS last_ms FROM consumption_log WHERE key_id IN (${keyIds.map((id) => sqlLiteral(id)).join(', ')}) GROUP BY key_id`);
+  const rows = await store.query<{ key_id: string; last_ms: string }>(`SELECT key_id, toString(max(occurred_at_ms)) AS last_ms FROM ${TABLES.consumptionLog} WHERE key_id IN (${keyIds.map((id) => sqlLiteral(id)).join(', ')}) GROUP BY key_id`);
   return new Map(rows.map((r) => [r.key_id, Number(r.last_ms)]));
 }
 

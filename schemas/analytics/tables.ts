@@ -1,0 +1,155 @@
+/**
+ * The ClickHouse tables the consumers write and the console and analysts read: their names, and
+ * the rows the consumers insert (JSONEachRow; the DDL is in ./migrations, the analysts' queries
+ * in analyst-queries.ts). SQL interpolates these names, never values: values go through
+ * sqlLiteral (analytics-store.ts).
+ */
+import type { Decimal } from './analytics-store.ts';
+
+/** Every table and view by name. */
+export const TABLES = {
+  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013). */
+  consumptionLog: 'consumption_log',
+  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007). */
+  billingLines: 'billing_lines',
+  /** One row per FailoverOccurred (failovers consumer, 009, 014). */
+  failovers: 'failovers',
+  /** One row per control event, secrets removed (config-audit consumer, 010). */
+  configAudit: 'config_audit',
+  /** Dimension tables, one row per entity and version (dimensions consumer, 015). */
+  users: 'users',
+  keys: 'keys',
+  channels: 'channels',
+  /** Spend per day, summed by materialized views from billing_lines (008); read with sum() GROUP BY. */
+  spendByKeyDay: 'spend_by_key_day',
+  spendByUserDay: 'spend_by_user_day',
+  spendByModelDay: 'spend_by_model_day',
+  spendByChannelDay: 'spend_by_channel_day',
+  /** The applied migration versions (infra/analytics/migrate.ts). */
+  schemaMigrations: 'schema_migrations',
+} as const;
+
+/** The name of a table or view. */
+export type TableName = (typeof TABLES)[keyof typeof TABLES];
+
+/** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
+export type ConsumptionRow = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` (migration 013) */
+  day: string;
+  /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
+  started_at_ms: number;
+  /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
+  started_at: number;
+  key_id: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  model: string;
+  upstream_model: string;
+  channel_id: string;
+  provider: string;
+  client_format: string;
+  stream: number;
+  pass_through: number;
+  status: string;
+  error_kind: string;
+  http_status: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: Decimal;
+  latency_ms: number;
+  /** null when nothing was sent to the client */
+  ttfb_ms: number | null;
+  attempts: number;
+  /** ms since epoch when the ledger built the insert holding this row (migration 005) */
+  ingested_at_ms: number;
+  /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
+  upstream_request_id: string;
+};
+
+/** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
+export type BillingLine = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` */
+  day: string;
+  key_id: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  model: string;
+  upstream_model: string;
+  channel_id: string;
+  provider: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: Decimal;
+  /** The price entry used ('' / 0 when unpriced). */
+  price_model: string;
+  /** '' for an entry that applies to every channel */
+  price_channel: string;
+  price_effective_from_ms: number;
+  input_per_mtok: Decimal;
+  output_per_mtok: Decimal;
+  cache_read_per_mtok: Decimal;
+  cache_write_per_mtok: Decimal;
+  /** 1 when a price applied, 0 when none did (cost 0) */
+  priced: number;
+};
+
+/** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
+export type FailoverRow = {
+  event_id: string;
+  request_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  /** ms since epoch */
+  occurred_at_ms: number;
+  /** UTC date of occurred_at, `YYYY-MM-DD` */
+  day: string;
+  key_id: string;
+  /** the model as the client asked for it */
+  model: string;
+  /** the channel that failed */
+  channel_id: string;
+  error_kind: string;
+  /** HTTP status the upstream answered; null when it sent none */
+  upstream_status: number | null;
+  /** ms spent on the failed attempt (whole, ≥ 0) */
+  latency_ms: number;
+  /** ms the upstream asked to wait (Retry-After, whole, ≥ 0); null when it asked none */
+  retry_after_ms: number | null;
+  /** the channel tried next (a failover); null when none was left and the request failed here (migration 014) */
+  next_channel_id: string | null;
+};
+
+/** A `config_audit` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms. */
+export type ConfigAuditRow = {
+  event_id: string;
+  /** seconds since epoch (DateTime, UTC) */
+  occurred_at: number;
+  /** ms since epoch */
+  occurred_at_ms: number;
+  actor: string;
+  event_type: string;
+  entity_id: string;
+  /** `changes` as a JSON object; bigint values as decimal strings */
+  changes: string;
+};
+
+/** A column of the row type `Row` (compile-time: SQL names a column the consumers write). */
+export type ColumnOf<Row> = Extract<keyof Row, string>;
