@@ -2,9 +2,9 @@
  * One gateway node on the engines, dispatcher and mock upstream its process's composition root
  * (infra/processes/tollgate-server.ts) opened and chose: joins the control plane (follows the
  * config topic, appends the config file's keys, channels and prices, makes sure the console has
- * an admin), builds the app and listens on HOST:PORT. Reads no environment variable itself (the
- * root hands over the values start-up needs) and never exits the process (start-up refusals are
- * thrown as StartUpRefusal).
+ * an admin), builds the app and listens on HOST:PORT. Reads no environment variable and writes to
+ * no stream itself (the root hands over the values start-up needs and prints its notices) and
+ * never exits the process (start-up refusals are thrown as StartUpRefusal).
  */
 import type { Dispatcher } from 'undici';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
@@ -49,6 +49,11 @@ export interface ControlPlaneStartUp {
   readonly env: StartUpEnv;
   /** Follows the config topic (the root's adapter, infra/control-plane/config-follower.ts). */
   readonly startConfigFollower: StartConfigFollower;
+  /**
+   * Prints a notice for the operator as it is (the root: the process's streams): on `stdout` the
+   * demo hint and a generated console password, on `stderr` that secrets were generated.
+   */
+  readonly print: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 /**
@@ -110,13 +115,13 @@ const CLOSE_CONNECTIONS_AFTER_MS = 2000;
 
 /**
  * Starts a node: joins the control plane, builds the app and listens on config.host:config.port;
- * prints the demo hint and the generated console password (once) to stdout.
+ * prints the demo hint and the generated console password (once) through `startUp.print`.
  * @throws StartUpRefusal when the console admin variables are invalid
  * @throws Error when the secrets in the environment are malformed, the config topic cannot be
  *   followed (event log unreachable) or listening fails
  */
 export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, startUp: ControlPlaneStartUp): Promise<RunningGatewayNode> {
-  const { log } = startUp;
+  const { log, print } = startUp;
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, startUp);
   let followingConfig = true;
   const drain = new NodeDrain();
@@ -135,14 +140,15 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
   app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl || config.redisClusterNodes), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
   if (config.demo) {
-    process.stdout.write(
+    print(
+      'stdout',
       `\nTollgate is running at ${address} with the built-in demo channel (mock provider).\n` +
         `Try it:\n  curl ${address}/v1/chat/completions -H 'Authorization: Bearer ${DEMO_KEY}' -H 'content-type: application/json' \\\n` +
         `    -d '{"model":"mock-1","messages":[{"role":"user","content":"Hello"}]}'\n` +
         `Console: ${address}/console/\n\n`,
     );
   }
-  if (consoleAdminNotice) process.stdout.write(consoleAdminNotice(`${address}/console/`));
+  if (consoleAdminNotice) print('stdout', consoleAdminNotice(`${address}/console/`));
   return {
     app,
     address,
@@ -185,7 +191,7 @@ async function closeListener(app: FastifyInstance, closeAllNow: boolean): Promis
 export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, startUp: ControlPlaneStartUp) {
   const { log, env } = startUp;
   const secrets = loadControlPlaneSecrets({ env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
-  if (secrets.generated) process.stderr.write(`Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
+  if (secrets.generated) startUp.print('stderr', `Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
   const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });
   const node = await startUp.startConfigFollower({ eventLog, projection, log });
   await node.ready();

@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const metrics = config.metricsPath === false ? undefined : new GatewayMetrics({ processMetrics: true });
   const upstream = await openUpstreamSide(config);
   const ports = { logger, ...(tracing ? { instrument: tracing.instrumentApp } : {}), eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), metrics, dispatcher: upstream.dispatcher, ...(upstream.mockBaseUrl ? { mockBaseUrl: upstream.mockBaseUrl } : {}) };
-  const node = await startGatewayNode(config, ports, { log, env: process.env, startConfigFollower });
+  const node = await startGatewayNode(config, ports, { log, env: process.env, startConfigFollower, print: (stream, text) => void process[stream].write(text) });
   // The consumer thread starts (migrations, chdb) while the node already serves: a signal meanwhile still drains the node.
   const consumersStarting = inProcessConsumers && analytics ? startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
   startUpOver();

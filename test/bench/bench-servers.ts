@@ -97,7 +97,7 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: null });
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
   events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
-  const joined = events ? await joinControlPlane(config, events.eventLog, { log: () => undefined, env: process.env, startConfigFollower: (await import('../../infra/control-plane/config-follower.ts')).startConfigFollower }) : undefined;
+  const joined = events ? await joinControlPlane(config, events.eventLog, { log: () => undefined, env: process.env, startConfigFollower: (await import('../../infra/control-plane/config-follower.ts')).startConfigFollower, print: () => undefined }) : undefined;
   const app = await buildApp(config, testAppDeps(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}), ...(joined ? { controlPlane: joined.controlPlane } : {}) }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;

@@ -109,7 +109,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
   const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) });
   const eventLog = openEventLog(options.settings);
   // As a gateway node does: the control plane (its prices included) is the config topic of this event log.
-  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, { log: () => undefined, env: process.env, startConfigFollower });
+  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, { log: () => undefined, env: process.env, startConfigFollower, print: () => undefined });
   const state = options.state ?? openStateStore(options.settings);
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });

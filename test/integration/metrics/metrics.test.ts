@@ -155,7 +155,7 @@ beforeAll(async () => {
     { LOG_LEVEL: 'silent', TOLLGATE_ADMIN_TOKEN: ADMIN, TOLLGATE_DATA_DIR: dataDir },
   );
   eventLog = openEventLog(settings);
-  ({ controlPlane, node } = await joinControlPlane(config, eventLog, { log: () => undefined, env: process.env, startConfigFollower }));
+  ({ controlPlane, node } = await joinControlPlane(config, eventLog, { log: () => undefined, env: process.env, startConfigFollower, print: () => undefined }));
   state = openStateStore(settings);
   analytics = openAnalyticsStore(settings);
   dispatcher = new Agent({ keepAliveTimeout: 10_000 });
