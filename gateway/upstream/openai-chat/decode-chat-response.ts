@@ -11,14 +11,16 @@ import { embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
-import { asRecord } from '../shared/read-json-field.ts';
+import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
 import { chatCompletionSchema, EMPTY_CHAT_MESSAGE, type ChatMessage } from './openai-chat-wire-schemas.ts';
 import { splitThinkTags } from './split-think-tags.ts';
 
 /** `content` as text: a string, or the joined `text` of a part array (some compat upstreams). */
-function readContent(content: ChatMessage['content']): string {
+function readContent(content: unknown): string {
   if (typeof content === 'string') return content;
-  return (content ?? []).map((part) => part?.text ?? '').join('');
+  return asArray(content)
+    .map((part) => asString(asRecord(part)?.text) ?? '')
+    .join('');
 }
 
 /** Arguments as JSON text; a few compat upstreams send an object instead of a string. */

@@ -18,8 +18,8 @@ export type ChatToolCall = z.infer<typeof chatToolCallSchema>;
 
 /** `message` of a choice or `delta` of a chunk's choice; reasoning in any of three compat fields. */
 export const chatMessageSchema = z.object({
-  /** A string, or (some compat upstreams) an array of parts with `text`; anything else reads as absent. */
-  content: z.union([z.string(), z.array(lenientObject({ text: lenientString }))]).nullish().catch(undefined),
+  /** A string, or (some compat upstreams) an array of parts with `text`: kept raw (a union costs a stream chunk more than reading it). */
+  content: anyJson,
   refusal: lenientString,
   reasoning_content: lenientString,
   reasoning: lenientString,
