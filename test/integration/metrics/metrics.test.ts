@@ -363,3 +363,4 @@ describe('where /metrics is served', () => {
     expect((await request(`${consumerServer.address}/metrics`, { method: 'POST', body: '' })).statusCode).toBe(405);
   });
 });
+
