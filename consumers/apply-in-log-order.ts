@@ -24,7 +24,10 @@ export function byPartition<T extends { readonly position: LogPosition }>(items:
  * concurrently.
  * @throws the first error of any partition; that partition's later items are not applied
  */
-export async function applyInLogOrder<T extends { readonly position: LogPosition }>(items: ReadonlyArray<T>, apply: (item: T) => Promise<unknown>): Promise<void> {
+export async function applyInLogOrder<T extends { readonly position: LogPosition }>(
+  items: ReadonlyArray<T>,
+  apply: (item: T) => Promise<unknown>,
+): Promise<void> {
   await Promise.all(
     [...byPartition(items).values()].map(async (partition) => {
       for (const item of partition) await apply(item);

@@ -10,10 +10,17 @@ import { decodeTrafficEvent } from '../schemas/events/traffic-event-codec.ts';
 import type { ConsumedTrafficEvent, TrafficConsumer } from './traffic-consumer.ts';
 
 /** Log sink of the consumers process. */
-export type ConsumerLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+export type ConsumerLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  extra?: Record<string, unknown>,
+) => void;
 
 /** Told after a consumer handled a batch (before its offsets are committed): which records it covered. */
-export type BatchDoneListener = (consumer: string, records: ReadonlyArray<Pick<DeliveredRecord, 'topic' | 'partition' | 'offset'>>) => void;
+export type BatchDoneListener = (
+  consumer: string,
+  records: ReadonlyArray<Pick<DeliveredRecord, 'topic' | 'partition' | 'offset'>>,
+) => void;
 
 /** Running consumers. */
 export interface RunningConsumers {
@@ -46,7 +53,12 @@ export interface RunConsumersOptions {
 export const STATE_BATCH_WAIT_MS = 50;
 
 /** Subscribes every consumer; resolves once all subscriptions are running. */
-export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<TrafficConsumer>, log: ConsumerLog, options: RunConsumersOptions = {}): Promise<RunningConsumers> {
+export async function runConsumers(
+  eventLog: EventLog,
+  consumers: ReadonlyArray<TrafficConsumer>,
+  log: ConsumerLog,
+  options: RunConsumersOptions = {},
+): Promise<RunningConsumers> {
   const subscriptions: Subscription[] = [];
   for (const consumer of consumers) {
     subscriptions.push(
@@ -54,7 +66,14 @@ export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<
         groupId: `${options.groupPrefix ?? 'tollgate.'}${consumer.name}`,
         topics: consumer.topics,
         maxBatchSize: options.maxBatchSize ?? 500,
-        ...(options.maxBatchWaitMs ? { maxBatchWaitMs: consumer.sink === 'analytics' ? options.maxBatchWaitMs : Math.min(options.maxBatchWaitMs, STATE_BATCH_WAIT_MS) } : {}),
+        ...(options.maxBatchWaitMs
+          ? {
+              maxBatchWaitMs:
+                consumer.sink === 'analytics'
+                  ? options.maxBatchWaitMs
+                  : Math.min(options.maxBatchWaitMs, STATE_BATCH_WAIT_MS),
+            }
+          : {}),
         handleBatch: async (records) => {
           const events = decodeRecords(records, consumer.name, log);
           if (events.length > 0) await consumer.handleBatch(events);
@@ -67,13 +86,26 @@ export async function runConsumers(eventLog: EventLog, consumers: ReadonlyArray<
 }
 
 /** Decodes a batch's records in order, each with its log position; undecodable records are logged and skipped. */
-function decodeRecords(records: ReadonlyArray<DeliveredRecord>, consumer: string, log: ConsumerLog): ConsumedTrafficEvent[] {
+function decodeRecords(
+  records: ReadonlyArray<DeliveredRecord>,
+  consumer: string,
+  log: ConsumerLog,
+): ConsumedTrafficEvent[] {
   const events: ConsumedTrafficEvent[] = [];
   for (const record of records) {
     try {
-      events.push({ ...decodeTrafficEvent(record.value), position: { topic: record.topic, partition: record.partition, offset: record.offset } });
+      events.push({
+        ...decodeTrafficEvent(record.value),
+        position: { topic: record.topic, partition: record.partition, offset: record.offset },
+      });
     } catch (error) {
-      log('error', 'skipping an undecodable record', { consumer, topic: record.topic, partition: record.partition, offset: record.offset, reason: (error as Error).message });
+      log('error', 'skipping an undecodable record', {
+        consumer,
+        topic: record.topic,
+        partition: record.partition,
+        offset: record.offset,
+        reason: (error as Error).message,
+      });
     }
   }
   return events;

@@ -31,7 +31,8 @@ export type ConsumerName = (typeof CONSUMER_NAMES)[number];
  * (health), plus, for a store reached over a thread boundary, one call for a partition's
  * observations (see ObservationBatchWriter).
  */
-export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'> & Partial<ObservationBatchWriter>;
+export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'> &
+  Partial<ObservationBatchWriter>;
 
 /**
  * What the pipeline runs at start, given by the process's composition root:
@@ -100,22 +101,52 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
   if (applied.length > 0) deps.log('info', 'applied ClickHouse migrations', { applied });
   const selected = new Set<ConsumerName>(deps.consumers ?? CONSUMER_NAMES);
   const controlPlane = new ConsumerControlPlane();
-  const follower = await deps.runners.startConfigFollower({ eventLog: deps.eventLog, projection: controlPlane, log: deps.log, ...(deps.configFollowerId ? { nodeId: deps.configFollowerId } : {}) });
+  const follower = await deps.runners.startConfigFollower({
+    eventLog: deps.eventLog,
+    projection: controlPlane,
+    log: deps.log,
+    ...(deps.configFollowerId ? { nodeId: deps.configFollowerId } : {}),
+  });
   await follower.ready();
   const onWarning = (message: string): void => deps.log('warn', message);
-  const pricing = { prices: controlPlane, onWarning, ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }) };
+  const pricing = {
+    prices: controlPlane,
+    onWarning,
+    ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }),
+  };
   const traffic: Array<[ConsumerName, () => TrafficConsumer]> = [
     ['ledger', () => createLedgerConsumer({ analytics: deps.analytics, ...pricing })],
-    ['billing', () => createBillingConsumer({ analytics: deps.analytics, state: deps.state, ...pricing, ...(deps.onCost ? { onCost: deps.onCost } : {}) })],
+    [
+      'billing',
+      () =>
+        createBillingConsumer({
+          analytics: deps.analytics,
+          state: deps.state,
+          ...pricing,
+          ...(deps.onCost ? { onCost: deps.onCost } : {}),
+        }),
+    ],
     ['health', () => createHealthConsumer({ state: deps.state, onWarning })],
     ['failovers', () => createFailoverConsumer({ analytics: deps.analytics })],
   ];
-  const options = { groupPrefix: deps.groupPrefix ?? 'tollgate.', ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }), ...(deps.maxBatchWaitMs ? { maxBatchWaitMs: deps.maxBatchWaitMs } : {}), ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}) };
+  const options = {
+    groupPrefix: deps.groupPrefix ?? 'tollgate.',
+    ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }),
+    ...(deps.maxBatchWaitMs ? { maxBatchWaitMs: deps.maxBatchWaitMs } : {}),
+    ...(deps.onBatchDone ? { onBatchDone: deps.onBatchDone } : {}),
+  };
   const consumers = traffic.filter(([name]) => selected.has(name)).map(([, create]) => create());
   const running = await runConsumers(deps.eventLog, consumers, deps.log, options);
-  const audit: Subscription | undefined = selected.has('config-audit') ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
-  const dimensions: Subscription | undefined = selected.has('dimensions') ? await startDimensionsConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options }) : undefined;
-  const groups: ConsumerGroupTopics[] = consumers.map((consumer) => ({ groupId: `${options.groupPrefix}${consumer.name}`, topics: consumer.topics }));
+  const audit: Subscription | undefined = selected.has('config-audit')
+    ? await startConfigAuditConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options })
+    : undefined;
+  const dimensions: Subscription | undefined = selected.has('dimensions')
+    ? await startDimensionsConsumer({ eventLog: deps.eventLog, analytics: deps.analytics, log: deps.log, ...options })
+    : undefined;
+  const groups: ConsumerGroupTopics[] = consumers.map((consumer) => ({
+    groupId: `${options.groupPrefix}${consumer.name}`,
+    topics: consumer.topics,
+  }));
   if (audit) groups.push({ groupId: `${options.groupPrefix}config-audit`, topics: [CONFIG_TOPIC] });
   if (dimensions) groups.push({ groupId: `${options.groupPrefix}dimensions`, topics: [CONFIG_TOPIC] });
   return {

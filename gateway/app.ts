@@ -14,7 +14,11 @@ import type { StateStore } from '../schemas/state-store/state-store.ts';
 import { createOutcomeSink } from './events/outcome-sink.ts';
 import type { OutcomeSink } from './exchange/exchange-outcome.ts';
 import { registerAnthropicMessagesRoutes } from './http/anthropic-messages-routes.ts';
-import { createFrameworkErrorHandler, handleClientSocketError, installClientErrorHandlers } from './http/client-error-handler.ts';
+import {
+  createFrameworkErrorHandler,
+  handleClientSocketError,
+  installClientErrorHandlers,
+} from './http/client-error-handler.ts';
 import { installJsonBodyParser } from './http/json-body-parser.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './http/models-routes.ts';
@@ -153,7 +157,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const router = new ChannelRouter(channelsNow(), deps.random);
   // Shared health (feedback consumer → state store) plus this node's circuit breaker steer routing.
   const health = deps.stateStore
-    ? new ChannelHealthView({ store: deps.stateStore, channelIds: router.channels.map((c) => c.id), refreshMs: deps.healthRefreshMs ?? 1000, log: app.log })
+    ? new ChannelHealthView({
+        store: deps.stateStore,
+        channelIds: router.channels.map((c) => c.id),
+        refreshMs: deps.healthRefreshMs ?? 1000,
+        log: app.log,
+      })
     : undefined;
   if (health) {
     router.setHealthSource(health);
@@ -169,29 +178,59 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const { limiter, channelLimits, drain, readiness } = deps;
   const metrics = config.metricsPath === false ? undefined : deps.metrics;
   if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
-  const onOutcome = createOutcomeSink({ log: app.log, eventLog: deps.eventLog, priceRevision: () => view.priceRevision, metrics, onOutcome: deps.onOutcome });
+  const onOutcome = createOutcomeSink({
+    log: app.log,
+    eventLog: deps.eventLog,
+    priceRevision: () => view.priceRevision,
+    metrics,
+    onOutcome: deps.onOutcome,
+  });
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
-    exchange: { dispatcher: deps.dispatcher, router, adapters: UPSTREAM_ADAPTERS, log: app.log, keepAliveMs: deps.keepAliveMs ?? 15_000, requestDeadlineMs: config.requestDeadlineMs, drainDeadline: drain.deadlinePassed, onOutcome, channelLimits, ...(health ? { onAttempt: health.onAttempt } : {}), ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }) },
+    exchange: {
+      dispatcher: deps.dispatcher,
+      router,
+      adapters: UPSTREAM_ADAPTERS,
+      log: app.log,
+      keepAliveMs: deps.keepAliveMs ?? 15_000,
+      requestDeadlineMs: config.requestDeadlineMs,
+      drainDeadline: drain.deadlinePassed,
+      onOutcome,
+      channelLimits,
+      ...(health ? { onAttempt: health.onAttempt } : {}),
+      ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }),
+    },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
     ...(metrics ? { metrics } : {}),
     drain,
   };
   installClientErrorHandlers(app, config.bodyLimit);
   if (metrics) registerMetricsRoute(app, metrics, config.metricsPath || '/metrics');
-  app.get('/healthz', async () => ({ status: 'ok', channels: router.channels.length, models: router.listModels().length }));
+  app.get('/healthz', async () => ({
+    status: 'ok',
+    channels: router.channels.length,
+    models: router.listModels().length,
+  }));
   // Readiness: 200 `ready`, else 503 naming each failed check (lifecycle/readiness-probe.ts).
   app.get('/readyz', async (_request, reply) => {
     const report = await readiness.report();
-    return reply.code(report.status === 'ready' ? 200 : 503).header('cache-control', 'no-store').send(report);
+    return reply
+      .code(report.status === 'ready' ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(report);
   });
   registerOpenaiResponsesRoutes(app, services);
   registerOpenaiChatRoutes(app, services);
   registerAnthropicMessagesRoutes(app, services);
   registerGeminiRoutes(app, services);
   registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
-  registerAdminRoutes(app, { view, append: (events) => controlPlane.append(events), secrets: controlPlane.secrets, adminToken: config.adminToken });
+  registerAdminRoutes(app, {
+    view,
+    append: (events) => controlPlane.append(events),
+    secrets: controlPlane.secrets,
+    adminToken: config.adminToken,
+  });
   const { sessionStore } = deps;
   await registerConsole(app, {
     view,

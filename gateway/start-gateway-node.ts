@@ -32,7 +32,11 @@ import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { CONFIG_TOPIC } from '../schemas/topics.ts';
 
 /** Log sink for start-up and adapter lines (the process's pino logger). */
-export type GatewayNodeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+export type GatewayNodeLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  extra?: Record<string, unknown>,
+) => void;
 
 /**
  * Environment values start-up reads, handed over by the composition root (process.env):
@@ -120,7 +124,11 @@ const CLOSE_CONNECTIONS_AFTER_MS = 2000;
  * @throws Error when the secrets in the environment are malformed, the config topic cannot be
  *   followed (event log unreachable) or listening fails
  */
-export async function startGatewayNode(config: GatewayConfig, ports: GatewayNodePorts, startUp: ControlPlaneStartUp): Promise<RunningGatewayNode> {
+export async function startGatewayNode(
+  config: GatewayConfig,
+  ports: GatewayNodePorts,
+  startUp: ControlPlaneStartUp,
+): Promise<RunningGatewayNode> {
   const { log, print } = startUp;
   const { controlPlane, node, consoleAdminNotice } = await joinControlPlane(config, ports.eventLog, startUp);
   let followingConfig = true;
@@ -134,11 +142,40 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
   const readiness = new ReadinessProbe(readinessChecks, () => drain.draining);
   const metrics = config.metricsPath === false ? undefined : ports.metrics;
   metrics?.watchConfigFollower({ eventLog: ports.eventLog, groupId: node.groupId, topic: CONFIG_TOPIC });
-  const channelLimits = createChannelLimits({ limiter: ports.limiter, limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId) });
-  const app = await buildApp(config, { logger: ports.logger ?? false, instrument: ports.instrument, metrics, drain, readiness, channelLimits, dispatcher: ports.dispatcher, eventLog: ports.eventLog, stateStore: ports.state, limiter: ports.limiter, controlPlane, sessionStore: ports.sessionStore, responseStore: ports.responseStore, ...(ports.analytics ? { analytics: ports.analytics } : {}), ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}) });
+  const channelLimits = createChannelLimits({
+    limiter: ports.limiter,
+    limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId),
+  });
+  const app = await buildApp(config, {
+    logger: ports.logger ?? false,
+    instrument: ports.instrument,
+    metrics,
+    drain,
+    readiness,
+    channelLimits,
+    dispatcher: ports.dispatcher,
+    eventLog: ports.eventLog,
+    stateStore: ports.state,
+    limiter: ports.limiter,
+    controlPlane,
+    sessionStore: ports.sessionStore,
+    responseStore: ports.responseStore,
+    ...(ports.analytics ? { analytics: ports.analytics } : {}),
+    ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}),
+  });
   await app.listen({ host: config.host, port: config.port });
   const address = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
-  app.log.info({ address, channels: config.channels.length, kafka: Boolean(config.kafkaBrokers), redis: Boolean(config.redisUrl || config.redisClusterNodes), clickhouse: Boolean(config.clickhouseUrl), consumers: config.consumers }, 'Tollgate listening');
+  app.log.info(
+    {
+      address,
+      channels: config.channels.length,
+      kafka: Boolean(config.kafkaBrokers),
+      redis: Boolean(config.redisUrl || config.redisClusterNodes),
+      clickhouse: Boolean(config.clickhouseUrl),
+      consumers: config.consumers,
+    },
+    'Tollgate listening',
+  );
   if (config.demo) {
     print(
       'stdout',
@@ -153,8 +190,17 @@ export async function startGatewayNode(config: GatewayConfig, ports: GatewayNode
     app,
     address,
     async stop() {
-      log('info', 'shutdown: draining; new requests are refused', { requestsInFlight: drain.requestsInFlight, drainTimeoutMs: config.drainTimeoutMs });
-      const drained = await drain.drain(config.drainTimeoutMs, (inFlight) => log('warn', 'shutdown: drain deadline passed; ending the requests still in flight with an error (recorded, usage partial)', { requestsInFlight: inFlight, drainTimeoutMs: config.drainTimeoutMs }));
+      log('info', 'shutdown: draining; new requests are refused', {
+        requestsInFlight: drain.requestsInFlight,
+        drainTimeoutMs: config.drainTimeoutMs,
+      });
+      const drained = await drain.drain(config.drainTimeoutMs, (inFlight) =>
+        log(
+          'warn',
+          'shutdown: drain deadline passed; ending the requests still in flight with an error (recorded, usage partial)',
+          { requestsInFlight: inFlight, drainTimeoutMs: config.drainTimeoutMs },
+        ),
+      );
       log('info', 'shutdown: drained', { ...drained });
       await closeListener(app, drained.leftOver > 0);
       followingConfig = false;
@@ -191,13 +237,24 @@ async function closeListener(app: FastifyInstance, closeAllNow: boolean): Promis
 export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog, startUp: ControlPlaneStartUp) {
   const { log, env } = startUp;
   const secrets = loadControlPlaneSecrets({ env, dataDir: config.dataDir, requireEnv: Boolean(config.kafkaBrokers) });
-  if (secrets.generated) startUp.print('stderr', `Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`);
+  if (secrets.generated)
+    startUp.print(
+      'stderr',
+      `Generated a master key and key-digest secret in ${secrets.file}; set TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET to run several nodes.\n`,
+    );
   const projection = new ControlPlaneProjection(secrets.masterKey, { onWarning: (message) => log('warn', message) });
   const node = await startUp.startConfigFollower({ eventLog, projection, log });
   await node.ready();
   await node.append(eventsForConfigFile(config, projection, secrets, Date.now()));
-  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, env, { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret });
-  const controlPlane: ControlPlane = { view: projection, append: (events) => node.append(events), secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret } };
+  const consoleAdminNotice = await bootstrapConsoleAdmin(projection, node, env, {
+    masterKey: secrets.masterKey,
+    hmacSecret: secrets.hmacSecret,
+  });
+  const controlPlane: ControlPlane = {
+    view: projection,
+    append: (events) => node.append(events),
+    secrets: { masterKey: secrets.masterKey, hmacSecret: secrets.hmacSecret },
+  };
   return { controlPlane, node, consoleAdminNotice };
 }
 
@@ -207,7 +264,12 @@ export async function joinControlPlane(config: GatewayConfig, eventLog: EventLog
  * to print once the gateway listens (given the console's URL). An invalid
  * TOLLGATE_ADMIN_PASSWORD stops start-up: StartUpRefusal (the root exits with code 2).
  */
-async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: { append: ControlPlane['append'] }, env: StartUpEnv, secrets: ControlPlane['secrets']): Promise<((consoleUrl: string) => string) | undefined> {
+async function bootstrapConsoleAdmin(
+  projection: ControlPlaneProjection,
+  node: { append: ControlPlane['append'] },
+  env: StartUpEnv,
+  secrets: ControlPlane['secrets'],
+): Promise<((consoleUrl: string) => string) | undefined> {
   let bootstrap;
   try {
     bootstrap = bootstrapAdminEvents(projection, env, { now: Date.now(), actor: 'bootstrap', secrets });
@@ -220,7 +282,9 @@ async function bootstrapConsoleAdmin(projection: ControlPlaneProjection, node: {
   // Another node starting on the same fresh topic may have set its own password just after ours.
   const stored = projection.userByLogin(login)?.passwordHash;
   if (stored && (await verifyPassword(generatedPassword, stored))) {
-    return (url) => `\nConsole admin created. Sign in at ${url} as '${login}' with password: ${generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`;
+    return (url) =>
+      `\nConsole admin created. Sign in at ${url} as '${login}' with password: ${generatedPassword}\n(shown once; set TOLLGATE_ADMIN_USER and TOLLGATE_ADMIN_PASSWORD to choose them)\n\n`;
   }
-  return () => `\nAnother gateway node created the console admin '${login}' at the same time: use the password that node printed.\n\n`;
+  return () =>
+    `\nAnother gateway node created the console admin '${login}' at the same time: use the password that node printed.\n\n`;
 }

@@ -30,6 +30,8 @@ export async function freeLoopbackPorts(count: number): Promise<number[]> {
       ),
     );
   } finally {
-    await Promise.all(probes.map((probe) => new Promise((resolve) => (probe.listening ? probe.close(resolve) : resolve(undefined)))));
+    await Promise.all(
+      probes.map((probe) => new Promise((resolve) => (probe.listening ? probe.close(resolve) : resolve(undefined)))),
+    );
   }
 }

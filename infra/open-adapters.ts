@@ -20,7 +20,11 @@ import { createMemorySessionStore } from './state-store/memory/memory-session-st
 import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { RedisOutageSettings } from './state-store/redis/guarded-redis.ts';
-import { parseRedisClusterNodes, type RedisClusterSettings, type RedisEndpoint } from './state-store/redis/redis-connection.ts';
+import {
+  parseRedisClusterNodes,
+  type RedisClusterSettings,
+  type RedisEndpoint,
+} from './state-store/redis/redis-connection.ts';
 import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from './state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
@@ -73,8 +77,11 @@ export interface EngineSettings {
  * @throws Error naming the variable when REDIS_CLUSTER_NODES is malformed or set together with REDIS_URL
  */
 export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
-  const brokers = env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
-  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new Error('set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  const brokers = env.KAFKA_BROKERS?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES)
+    throw new Error('set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
   return {
     dataDir: env.TOLLGATE_DATA_DIR ?? './data',
     ...(brokers && brokers.length > 0 ? { kafkaBrokers: brokers } : {}),
@@ -84,9 +91,29 @@ export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eng
     ...(env.CLICKHOUSE_URL && env.CLICKHOUSE_DATABASE ? { clickhouseDatabase: env.CLICKHOUSE_DATABASE } : {}),
     ...(env.REDIS_KEY_PREFIX ? { redisKeyPrefix: env.REDIS_KEY_PREFIX } : {}),
     ...(env.TOLLGATE_TOPIC_PREFIX ? { topicPrefix: env.TOLLGATE_TOPIC_PREFIX } : {}),
-    ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) } : {}),
-    ...(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB ? { responseStoreMemoryMiB: parseWholeNumberVariable('TOLLGATE_RESPONSE_STORE_MEMORY_MB', env.TOLLGATE_RESPONSE_STORE_MEMORY_MB, { min: 1, max: 65_536, unit: 'MiB' }) } : {}),
-    ...(env.TOLLGATE_REDIS_TIMEOUT_MS ? { redisOutage: { commandTimeoutMs: parseWholeNumberVariable('TOLLGATE_REDIS_TIMEOUT_MS', env.TOLLGATE_REDIS_TIMEOUT_MS, { min: 1, max: 60_000, unit: 'ms' }) } } : {}),
+    ...(env.TOLLGATE_RESPONSE_RETENTION_DAYS
+      ? { responseRetentionDays: parseRetentionDays(env.TOLLGATE_RESPONSE_RETENTION_DAYS) }
+      : {}),
+    ...(env.TOLLGATE_RESPONSE_STORE_MEMORY_MB
+      ? {
+          responseStoreMemoryMiB: parseWholeNumberVariable(
+            'TOLLGATE_RESPONSE_STORE_MEMORY_MB',
+            env.TOLLGATE_RESPONSE_STORE_MEMORY_MB,
+            { min: 1, max: 65_536, unit: 'MiB' },
+          ),
+        }
+      : {}),
+    ...(env.TOLLGATE_REDIS_TIMEOUT_MS
+      ? {
+          redisOutage: {
+            commandTimeoutMs: parseWholeNumberVariable('TOLLGATE_REDIS_TIMEOUT_MS', env.TOLLGATE_REDIS_TIMEOUT_MS, {
+              min: 1,
+              max: 60_000,
+              unit: 'ms',
+            }),
+          },
+        }
+      : {}),
   };
 }
 
@@ -97,14 +124,22 @@ export function usesRedis(settings: Pick<EngineSettings, 'redisUrl' | 'redisClus
 
 /** The Redis connection options of every Redis adapter for these settings (the cluster when given). */
 function redisOptions(settings: EngineSettings) {
-  const endpoint: RedisEndpoint = settings.redisCluster ? { cluster: settings.redisCluster } : { url: settings.redisUrl as string };
-  return { ...endpoint, keyPrefix: settings.redisKeyPrefix ?? 'tollgate:', ...(settings.redisOutage ? { outage: settings.redisOutage } : {}), ...(settings.log ? { log: settings.log } : {}) };
+  const endpoint: RedisEndpoint = settings.redisCluster
+    ? { cluster: settings.redisCluster }
+    : { url: settings.redisUrl as string };
+  return {
+    ...endpoint,
+    keyPrefix: settings.redisKeyPrefix ?? 'tollgate:',
+    ...(settings.redisOutage ? { outage: settings.redisOutage } : {}),
+    ...(settings.log ? { log: settings.log } : {}),
+  };
 }
 
 /** TOLLGATE_RESPONSE_RETENTION_DAYS → days. @throws Error naming the variable when it is not a positive number */
 function parseRetentionDays(text: string): number {
   const days = Number(text);
-  if (!Number.isFinite(days) || days <= 0) throw new Error(`TOLLGATE_RESPONSE_RETENTION_DAYS must be a positive number of days, got '${text}'`);
+  if (!Number.isFinite(days) || days <= 0)
+    throw new Error(`TOLLGATE_RESPONSE_RETENTION_DAYS must be a positive number of days, got '${text}'`);
   return days;
 }
 
@@ -112,8 +147,16 @@ function parseRetentionDays(text: string): number {
 export function openEventLog(settings: EngineSettings): EventLog {
   const log =
     settings.kafkaBrokers && settings.kafkaBrokers.length > 0
-      ? createKafkaEventLog({ brokers: [...settings.kafkaBrokers], spoolDir: join(settings.dataDir, 'spool'), ...(settings.log ? { logger: settings.log } : {}) })
-      : createFileEventLog({ dataDir: settings.dataDir, ...(settings.fileLogWriteSignal ? { writeSignal: settings.fileLogWriteSignal } : {}), ...(settings.log ? { logger: settings.log } : {}) });
+      ? createKafkaEventLog({
+          brokers: [...settings.kafkaBrokers],
+          spoolDir: join(settings.dataDir, 'spool'),
+          ...(settings.log ? { logger: settings.log } : {}),
+        })
+      : createFileEventLog({
+          dataDir: settings.dataDir,
+          ...(settings.fileLogWriteSignal ? { writeSignal: settings.fileLogWriteSignal } : {}),
+          ...(settings.log ? { logger: settings.log } : {}),
+        });
   return withTopicPrefix(log, settings.topicPrefix ?? '');
 }
 
@@ -125,9 +168,14 @@ export function openStateStore(settings: EngineSettings): StateStore {
 
 /** The analytics store for these settings: the server's `clickhouseDatabase` (default `tollgate`), or chdb's (default `default`). */
 export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
-  if (settings.clickhouseUrl) return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
+  if (settings.clickhouseUrl)
+    return createClickHouseStore({ url: settings.clickhouseUrl, database: settings.clickhouseDatabase ?? 'tollgate' });
   // The embedded engine is background work next to the request thread: its threads yield to requests.
-  return createChdbStore({ path: join(settings.dataDir, 'chdb'), background: true, ...(settings.clickhouseDatabase ? { database: settings.clickhouseDatabase } : {}) });
+  return createChdbStore({
+    path: join(settings.dataDir, 'chdb'),
+    background: true,
+    ...(settings.clickhouseDatabase ? { database: settings.clickhouseDatabase } : {}),
+  });
 }
 
 /** The RPM/TPM limiter for these settings: Redis (shared by every node) or in-process memory. */
@@ -148,7 +196,13 @@ export function openSessionStore(settings: EngineSettings): SessionStore {
  * 32 MiB, oldest out first); records live `responseRetentionDays` (default 30 days).
  */
 export function openResponseStore(settings: EngineSettings): ResponseStore {
-  const retention = settings.responseRetentionDays === undefined ? {} : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
+  const retention =
+    settings.responseRetentionDays === undefined
+      ? {}
+      : { retentionMs: Math.max(1, Math.round(settings.responseRetentionDays * 24 * 60 * 60 * 1000)) };
   if (usesRedis(settings)) return createRedisResponseStore({ ...redisOptions(settings), ...retention });
-  return createMemoryResponseStore({ ...retention, ...(settings.responseStoreMemoryMiB ? { maxTotalBytes: settings.responseStoreMemoryMiB * 1024 * 1024 } : {}) });
+  return createMemoryResponseStore({
+    ...retention,
+    ...(settings.responseStoreMemoryMiB ? { maxTotalBytes: settings.responseStoreMemoryMiB * 1024 * 1024 } : {}),
+  });
 }

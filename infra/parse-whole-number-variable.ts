@@ -16,7 +16,9 @@ export interface WholeNumberRange {
 export function parseWholeNumberVariable(name: string, text: string, range: WholeNumberRange): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < range.min || value > range.max) {
-    throw new Error(`${name} must be a whole number${range.unit ? ` of ${range.unit}` : ''} from ${range.min} to ${range.max}, got '${text}'`);
+    throw new Error(
+      `${name} must be a whole number${range.unit ? ` of ${range.unit}` : ''} from ${range.min} to ${range.max}, got '${text}'`,
+    );
   }
   return value;
 }

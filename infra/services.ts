@@ -35,7 +35,13 @@ export interface EngineLayout {
   readonly stateDir: string;
   /** Kafka's jars, downloaded once by Maven and shared by every set (absolute path). */
   readonly kafkaLibsDir: string;
-  readonly ports: { readonly kafka: number; readonly kafkaController: number; readonly clickhouse: number; readonly clickhouseNative: number; readonly redis: number };
+  readonly ports: {
+    readonly kafka: number;
+    readonly kafkaController: number;
+    readonly clickhouse: number;
+    readonly clickhouseNative: number;
+    readonly redis: number;
+  };
 }
 
 /** The environment that points Tollgate at a set of engines. */
@@ -92,25 +98,37 @@ export function infraEnvironment(layout: EngineLayout = layoutFromEnvironment())
 const PREREQUISITES: Record<EngineName, ReadonlyArray<readonly [binary: string, debianPackage: string]>> = {
   redis: [['redis-server', 'redis-server']],
   clickhouse: [['clickhouse-server', 'clickhouse-server']],
-  kafka: [['java', 'openjdk-17-jre-headless'], ['mvn', 'maven']],
+  kafka: [
+    ['java', 'openjdk-17-jre-headless'],
+    ['mvn', 'maven'],
+  ],
 };
 
 const PREREQUISITES_BY_BINARY = new Map(Object.values(PREREQUISITES).flat());
-const onPath = (binary: string): string => spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' }).stdout.trim();
+const onPath = (binary: string): string =>
+  spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' }).stdout.trim();
 
 /**
  * The Debian packages missing for these engines (empty when every binary is on PATH). Maven is
  * not needed once the layout's Kafka jars are cached.
  */
-export function missingPackages(names: readonly EngineName[], layout: EngineLayout = layoutFromEnvironment()): string[] {
+export function missingPackages(
+  names: readonly EngineName[],
+  layout: EngineLayout = layoutFromEnvironment(),
+): string[] {
   const jarsCached = existsSync(join(layout.kafkaLibsDir, '.complete'));
   const needed = (binary: string): boolean => !(binary === 'mvn' && jarsCached) && !onPath(binary);
-  return names.flatMap((name) => PREREQUISITES[name].filter(([binary]) => needed(binary)).map(([, debianPackage]) => debianPackage));
+  return names.flatMap((name) =>
+    PREREQUISITES[name].filter(([binary]) => needed(binary)).map(([, debianPackage]) => debianPackage),
+  );
 }
 
 function requireBinary(binary: string): string {
   const found = onPath(binary);
-  if (!found) throw new Error(`${binary} not found on PATH: install it (Debian: \`apt-get install -y ${PREREQUISITES_BY_BINARY.get(binary) ?? binary}\`)`);
+  if (!found)
+    throw new Error(
+      `${binary} not found on PATH: install it (Debian: \`apt-get install -y ${PREREQUISITES_BY_BINARY.get(binary) ?? binary}\`)`,
+    );
   return found;
 }
 
@@ -124,14 +142,31 @@ type Prepare = (layout: EngineLayout) => { command: string; args: string[] };
 const PREPARE: Record<EngineName, Prepare> = {
   redis: (layout) => ({
     command: requireBinary('redis-server'),
-    args: ['--port', String(layout.ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', join(layout.stateDir, 'redis')],
+    args: [
+      '--port',
+      String(layout.ports.redis),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--dir',
+      join(layout.stateDir, 'redis'),
+    ],
   }),
   clickhouse: (layout) => {
     const command = requireBinary('clickhouse-server');
     const dir = join(layout.stateDir, 'clickhouse');
-    for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true });
+    for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas'])
+      mkdirSync(join(dir, sub), { recursive: true });
     const template = readFileSync(join(INFRA, 'clickhouse', 'config.xml.template'), 'utf8');
-    writeFileSync(join(dir, 'config.xml'), render(template, { DIR: dir, HTTP_PORT: layout.ports.clickhouse, TCP_PORT: layout.ports.clickhouseNative }));
+    writeFileSync(
+      join(dir, 'config.xml'),
+      render(template, { DIR: dir, HTTP_PORT: layout.ports.clickhouse, TCP_PORT: layout.ports.clickhouseNative }),
+    );
     writeFileSync(join(dir, 'users.xml'), readFileSync(join(INFRA, 'clickhouse', 'users.xml')));
     return { command, args: [`--config-file=${join(dir, 'config.xml')}`] };
   },
@@ -150,11 +185,18 @@ function prepareKafka(layout: EngineLayout): { command: string; args: string[] }
   mkdirSync(join(dir, 'data'), { recursive: true });
   const properties = join(dir, 'server.properties');
   const template = readFileSync(join(INFRA, 'kafka', 'server.properties.template'), 'utf8');
-  writeFileSync(properties, render(template, { DIR: dir, PORT: layout.ports.kafka, CONTROLLER_PORT: layout.ports.kafkaController }));
+  writeFileSync(
+    properties,
+    render(template, { DIR: dir, PORT: layout.ports.kafka, CONTROLLER_PORT: layout.ports.kafkaController }),
+  );
   const log4j = `-Dlog4j2.configurationFile=${join(INFRA, 'kafka', 'log4j2.xml')}`;
   if (!existsSync(join(dir, 'data', 'meta.properties'))) {
     const clusterId = kafkaClusterId();
-    const format = spawnSync(java, ['-cp', classpath, log4j, 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId, '--config', properties], { encoding: 'utf8' });
+    const format = spawnSync(
+      java,
+      ['-cp', classpath, log4j, 'kafka.tools.StorageTool', 'format', '--cluster-id', clusterId, '--config', properties],
+      { encoding: 'utf8' },
+    );
     if (format.status !== 0) throw new Error(`kafka storage format failed: ${format.stderr || format.stdout}`);
   }
   return { command: java, args: ['-Xms256m', '-Xmx768m', '-cp', classpath, log4j, 'kafka.Kafka', properties] };
@@ -177,7 +219,19 @@ function ensureKafkaJars(libs: string): string {
   if (existsSync(join(libs, '.complete'))) return libs;
   const mvn = requireBinary('mvn');
   const partial = `${libs}.partial-${process.pid}`;
-  const result = spawnSync(mvn, ['-q', '-B', '-f', join(INFRA, 'kafka', 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${partial}`, '-DincludeScope=runtime'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(
+    mvn,
+    [
+      '-q',
+      '-B',
+      '-f',
+      join(INFRA, 'kafka', 'pom.xml'),
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${partial}`,
+      '-DincludeScope=runtime',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   if (result.status !== 0) throw new Error(`downloading Kafka jars failed:\n${result.stdout}\n${result.stderr}`);
   writeFileSync(join(partial, '.complete'), new Date().toISOString());
   mkdirSync(dirname(libs), { recursive: true });
@@ -190,7 +244,11 @@ function ensureKafkaJars(libs: string): string {
   return libs;
 }
 
-const ENGINE_PORT: Record<EngineName, (layout: EngineLayout) => number> = { redis: (l) => l.ports.redis, clickhouse: (l) => l.ports.clickhouse, kafka: (l) => l.ports.kafka };
+const ENGINE_PORT: Record<EngineName, (layout: EngineLayout) => number> = {
+  redis: (l) => l.ports.redis,
+  clickhouse: (l) => l.ports.clickhouse,
+  kafka: (l) => l.ports.kafka,
+};
 /** How long each engine may take to accept connections, ms. */
 const START_TIMEOUT_MS: Record<EngineName, number> = { redis: 15_000, clickhouse: 60_000, kafka: 90_000 };
 
@@ -228,7 +286,9 @@ async function waitForPort(layout: EngineLayout, name: EngineName, pid: number):
     if (!isAlive(pid)) throw new Error(`${name} exited during start-up; see ${logFile(layout, name)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${name} did not open port ${port} within ${START_TIMEOUT_MS[name]} ms; see ${logFile(layout, name)}`);
+  throw new Error(
+    `${name} did not open port ${port} within ${START_TIMEOUT_MS[name]} ms; see ${logFile(layout, name)}`,
+  );
 }
 
 /** Starts one engine unless its recorded process runs; returns whether it started one. */
@@ -300,7 +360,8 @@ export async function runInfraCommand(verb: string, names: string[]): Promise<vo
   const layout = layoutFromEnvironment();
   const selected = names.length > 0 ? ENGINE_NAMES.filter((name) => names.includes(name)) : ENGINE_NAMES;
   const printEnvironment = (): void => {
-    for (const [name, value] of Object.entries(infraEnvironment(layout))) process.stdout.write(`export ${name}=${value}\n`);
+    for (const [name, value] of Object.entries(infraEnvironment(layout)))
+      process.stdout.write(`export ${name}=${value}\n`);
   };
   if (verb === 'up') {
     await startEngines(layout, selected);

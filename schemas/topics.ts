@@ -29,7 +29,9 @@ export const TOPIC_PARTITIONS = 3;
 export const TOPIC_PARTITION_OVERRIDES: Readonly<Record<string, number>> = { [CONFIG_TOPIC]: 1 };
 
 /** Topic-level Kafka configs set at creation: the config topic is kept forever (`retention.ms` = -1). */
-export const TOPIC_CONFIG_OVERRIDES: Readonly<Record<string, ReadonlyArray<{ readonly name: string; readonly value: string }>>> = {
+export const TOPIC_CONFIG_OVERRIDES: Readonly<
+  Record<string, ReadonlyArray<{ readonly name: string; readonly value: string }>>
+> = {
   [CONFIG_TOPIC]: [{ name: 'retention.ms', value: '-1' }],
 };
 
@@ -48,7 +50,11 @@ export interface TopicCreationSpec {
 export function topicCreationSpec(topic: string): TopicCreationSpec {
   const partitions = TOPIC_PARTITION_OVERRIDES[overrideName(topic, TOPIC_PARTITION_OVERRIDES) ?? ''];
   const configs = TOPIC_CONFIG_OVERRIDES[overrideName(topic, TOPIC_CONFIG_OVERRIDES) ?? ''] ?? [];
-  return { topic, numPartitions: partitions ?? TOPIC_PARTITIONS, configEntries: configs.map(({ name, value }) => ({ name, value })) };
+  return {
+    topic,
+    numPartitions: partitions ?? TOPIC_PARTITIONS,
+    configEntries: configs.map(({ name, value }) => ({ name, value })),
+  };
 }
 
 /** Partitions `topic` is created with (see topicCreationSpec). */

@@ -10,7 +10,6 @@ import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
 
-
 /** What a record holds. */
 export type DecodedLogRecord =
   /** An event: its schema name and its fields (secrets removed). */

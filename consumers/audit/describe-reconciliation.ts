@@ -31,7 +31,9 @@ export function describeReconciliation(reconciliation: SpendReconciliation, limi
       if (ids.length === 0) continue;
       const shown = ids.slice(0, limit);
       const more = ids.length - shown.length;
-      lines.push(`  ${label} (${ids.length}): ${shown.join(', ')}${more > 0 ? ` … and ${more} more (--details lists all, --limit N more)` : ''}`);
+      lines.push(
+        `  ${label} (${ids.length}): ${shown.join(', ')}${more > 0 ? ` … and ${more} more (--details lists all, --limit N more)` : ''}`,
+      );
     }
   }
   const count = reconciliation.differenceCount;

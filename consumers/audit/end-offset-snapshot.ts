@@ -42,15 +42,20 @@ interface PartitionState {
  * Takes the end offsets of `topics` now.
  * @throws the event log's Error (e.g. Kafka unreachable, an illegal topic name for the file log).
  */
-export async function takeEndOffsetSnapshot(eventLog: EventLog, topics: ReadonlyArray<string>): Promise<EndOffsetSnapshot> {
+export async function takeEndOffsetSnapshot(
+  eventLog: EventLog,
+  topics: ReadonlyArray<string>,
+): Promise<EndOffsetSnapshot> {
   const partitions = new Map<string, PartitionState>();
   const nonEmptyTopics: string[] = [];
   for (const topic of new Set(topics)) {
     const ends = await eventLog.endOffsets(topic);
-    for (const { partition, offset } of ends) partitions.set(`${topic}\u0000${partition}`, { end: BigInt(offset), seen: undefined });
+    for (const { partition, offset } of ends)
+      partitions.set(`${topic}\u0000${partition}`, { end: BigInt(offset), seen: undefined });
     if (ends.some(({ offset }) => BigInt(offset) > 0n)) nonEmptyTopics.push(topic);
   }
-  const isDone = (state: PartitionState): boolean => state.end === 0n || (state.seen !== undefined && state.seen >= state.end - 1n);
+  const isDone = (state: PartitionState): boolean =>
+    state.end === 0n || (state.seen !== undefined && state.seen >= state.end - 1n);
   const isCaughtUp = (): boolean => [...partitions.values()].every(isDone);
   let resolve: () => void = () => {};
   const caughtUp = new Promise<void>((done) => (resolve = done));

@@ -20,10 +20,17 @@ export interface EventFilter {
 }
 
 /** Every event type a Tollgate topic can hold: traffic, then control-plane events. */
-export const EVENT_TYPES: ReadonlyArray<string> = [...Object.keys(CURRENT_TRAFFIC_SCHEMAS), ...Object.keys(CURRENT_CONTROL_SCHEMAS)];
+export const EVENT_TYPES: ReadonlyArray<string> = [
+  ...Object.keys(CURRENT_TRAFFIC_SCHEMAS),
+  ...Object.keys(CURRENT_CONTROL_SCHEMAS),
+];
 
 /** Whether an event of `type` with fields `event` passes `filter`. */
-export function matchesEventFilter(filter: EventFilter, type: string, event: Readonly<Record<string, unknown>>): boolean {
+export function matchesEventFilter(
+  filter: EventFilter,
+  type: string,
+  event: Readonly<Record<string, unknown>>,
+): boolean {
   if (filter.types && filter.types.size > 0 && !filter.types.has(type)) return false;
   if (filter.requestId !== undefined && event.requestId !== filter.requestId) return false;
   if (filter.keyId !== undefined && event.keyId !== filter.keyId) return false;

@@ -84,16 +84,31 @@ async function waitForEnd(snapshot: EndOffsetSnapshot, options: PrintEventsOptio
   return outcome === 'aborted' && !snapshot.isCaughtUp();
 }
 
-function printRecord(record: DeliveredRecord, options: PrintEventsOptions, counts: { printed: number; undecodable: number }): void {
+function printRecord(
+  record: DeliveredRecord,
+  options: PrintEventsOptions,
+  counts: { printed: number; undecodable: number },
+): void {
   const decoded = decodeLogRecord(record.topic, record.value);
   if (decoded.kind === 'marker') return;
   if (decoded.kind === 'undecodable') {
     counts.undecodable += 1;
-    options.stderr(`undecodable record ${record.topic} partition ${record.partition} offset ${record.offset}: ${decoded.reason}`);
+    options.stderr(
+      `undecodable record ${record.topic} partition ${record.partition} offset ${record.offset}: ${decoded.reason}`,
+    );
     return;
   }
   if (!matchesEventFilter(options.filter, decoded.type, decoded.event)) return;
-  const line = { topic: record.topic, partition: record.partition, offset: record.offset, timestamp: record.timestamp, type: decoded.type, event: decoded.event };
-  options.stdout(JSON.stringify(line, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
+  const line = {
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    timestamp: record.timestamp,
+    type: decoded.type,
+    event: decoded.event,
+  };
+  options.stdout(
+    JSON.stringify(line, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
+  );
   counts.printed += 1;
 }

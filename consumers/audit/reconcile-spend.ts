@@ -90,17 +90,37 @@ export async function reconcileSpend(options: ReconcileSpendOptions): Promise<Sp
     for (const key of keys) {
       const compared = compareGroup(spec.table, key, live.get(key), replay.get(key));
       if (!compared) continue;
-      const requests = await findRequestDifferences(options.analytics, options.liveDatabase, options.replayDatabase, { ...spec, keyId: compared.keyId, model: compared.model, day: compared.day });
-      const count = Math.max(1, requests.missingFromLive.length + requests.extraInLive.length + requests.different.length);
+      const requests = await findRequestDifferences(options.analytics, options.liveDatabase, options.replayDatabase, {
+        ...spec,
+        keyId: compared.keyId,
+        model: compared.model,
+        day: compared.day,
+      });
+      const count = Math.max(
+        1,
+        requests.missingFromLive.length + requests.extraInLive.length + requests.different.length,
+      );
       differences.push({ ...compared, requests, count });
     }
   }
   return { summary, differences, differenceCount: differences.reduce((sum, difference) => sum + difference.count, 0) };
 }
 
-async function readGroups(analytics: AnalyticsStore, database: string, spec: (typeof COMPARED_TABLES)[number]): Promise<Map<string, Totals>> {
+async function readGroups(
+  analytics: AnalyticsStore,
+  database: string,
+  spec: (typeof COMPARED_TABLES)[number],
+): Promise<Map<string, Totals>> {
   // Aliases differ from column names: 18.16 substitutes an alias equal to a column inside aggregates.
-  const rows = await analytics.query<{ key_id: string; model_name: string; day_text: string; n_requests: string; n_input: string; n_output: string; cost_text: string }>(
+  const rows = await analytics.query<{
+    key_id: string;
+    model_name: string;
+    day_text: string;
+    n_requests: string;
+    n_input: string;
+    n_output: string;
+    cost_text: string;
+  }>(
     `SELECT key_id, ${spec.modelColumn} AS model_name, toString(${spec.dayExpression}) AS day_text, toString(count()) AS n_requests, ` +
       `toString(sum(input_tokens)) AS n_input, toString(sum(output_tokens)) AS n_output, toString(sum(cost_usd)) AS cost_text ` +
       `FROM ${database}.${spec.table} FINAL GROUP BY key_id, model_name, day_text`,
@@ -118,19 +138,47 @@ async function readGroups(analytics: AnalyticsStore, database: string, spec: (ty
 }
 
 /** The group's difference without its requests, or undefined when both sides agree. */
-function compareGroup(table: SpendDifference['table'], key: string, live: Totals | undefined, replay: Totals | undefined): Omit<SpendDifference, 'requests' | 'count'> | undefined {
+function compareGroup(
+  table: SpendDifference['table'],
+  key: string,
+  live: Totals | undefined,
+  replay: Totals | undefined,
+): Omit<SpendDifference, 'requests' | 'count'> | undefined {
   const [keyId = '', model = '', day = ''] = JSON.parse(key) as string[];
   const modelLabel = table === TABLES.consumptionLog ? 'model' : 'upstream_model';
   const where = `${table} key_id=${show(keyId)} ${modelLabel}=${show(model)} day=${day}`;
   if (!live || !replay) {
     const present = (live ?? replay) as Totals;
     const onlyIn = live ? 'live' : 'replay';
-    const measures = MEASURES.map((measure) => ({ measure, live: live ? formatMeasure(measure, present[measure]) : '-', replay: replay ? formatMeasure(measure, present[measure]) : '-' }));
-    return { table, keyId, model, day, onlyIn, measures, text: `${where}: only in ${onlyIn} (${describeTotals(present)})` };
+    const measures = MEASURES.map((measure) => ({
+      measure,
+      live: live ? formatMeasure(measure, present[measure]) : '-',
+      replay: replay ? formatMeasure(measure, present[measure]) : '-',
+    }));
+    return {
+      table,
+      keyId,
+      model,
+      day,
+      onlyIn,
+      measures,
+      text: `${where}: only in ${onlyIn} (${describeTotals(present)})`,
+    };
   }
-  const measures = MEASURES.filter((measure) => live[measure] !== replay[measure]).map((measure) => ({ measure, live: formatMeasure(measure, live[measure]), replay: formatMeasure(measure, replay[measure]) }));
+  const measures = MEASURES.filter((measure) => live[measure] !== replay[measure]).map((measure) => ({
+    measure,
+    live: formatMeasure(measure, live[measure]),
+    replay: formatMeasure(measure, replay[measure]),
+  }));
   if (measures.length === 0) return undefined;
-  return { table, keyId, model, day, measures, text: `${where}: ${measures.map(({ measure, live: l, replay: r }) => `${measure} live ${l}, replay ${r}`).join('; ')}` };
+  return {
+    table,
+    keyId,
+    model,
+    day,
+    measures,
+    text: `${where}: ${measures.map(({ measure, live: l, replay: r }) => `${measure} live ${l}, replay ${r}`).join('; ')}`,
+  };
 }
 
 function sumGroups(groups: Map<string, Totals>): Totals {

@@ -73,8 +73,10 @@ export interface ReplayTrafficResult {
  */
 export async function replayTraffic(options: ReplayTrafficOptions): Promise<ReplayTrafficResult> {
   const { liveDatabase, replayDatabase } = options;
-  for (const name of [liveDatabase, replayDatabase]) if (!IDENTIFIER.test(name)) throw new Error(`invalid database name: ${JSON.stringify(name)}`);
-  if (liveDatabase === replayDatabase) throw new Error(`the replay database must differ from the live one (${liveDatabase})`);
+  for (const name of [liveDatabase, replayDatabase])
+    if (!IDENTIFIER.test(name)) throw new Error(`invalid database name: ${JSON.stringify(name)}`);
+  if (liveDatabase === replayDatabase)
+    throw new Error(`the replay database must differ from the live one (${liveDatabase})`);
   await assertLiveTables(options.adminAnalytics, liveDatabase);
   if (!options.keep) {
     await options.adminAnalytics.exec(`DROP DATABASE IF EXISTS ${replayDatabase}`);
@@ -106,9 +108,16 @@ export async function replayTraffic(options: ReplayTrafficOptions): Promise<Repl
 
 /** Fails before any replay work when the live side has nothing to reconcile with. @throws Error naming the missing tables. */
 async function assertLiveTables(analytics: AnalyticsStore, database: string): Promise<void> {
-  const rows = await analytics.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = ${sqlLiteral(database)} AND name IN (${sqlLiteral(TABLES.consumptionLog)}, ${sqlLiteral(TABLES.billingLines)})`);
-  const missing = [TABLES.consumptionLog, TABLES.billingLines].filter((table) => !rows.some((row) => row.name === table));
-  if (missing.length > 0) throw new Error(`the live database ${database} has no ${missing.join(' or ')}: nothing to reconcile with (have its consumers ever run?)`);
+  const rows = await analytics.query<{ name: string }>(
+    `SELECT name FROM system.tables WHERE database = ${sqlLiteral(database)} AND name IN (${sqlLiteral(TABLES.consumptionLog)}, ${sqlLiteral(TABLES.billingLines)})`,
+  );
+  const missing = [TABLES.consumptionLog, TABLES.billingLines].filter(
+    (table) => !rows.some((row) => row.name === table),
+  );
+  if (missing.length > 0)
+    throw new Error(
+      `the live database ${database} has no ${missing.join(' or ')}: nothing to reconcile with (have its consumers ever run?)`,
+    );
 }
 
 /** Resolves true once the snapshot's end is reached, false when the signal aborts first; reports progress meanwhile. */
@@ -126,6 +135,8 @@ async function waitUntilCaughtUp(snapshot: EndOffsetSnapshot, options: ReplayTra
 }
 
 function describeProgress(snapshot: EndOffsetSnapshot): string {
-  const parts = snapshot.progress().map(({ topic, partition, end, seen }) => `${topic}[${partition}] ${seen ?? '-'}/${end}`);
+  const parts = snapshot
+    .progress()
+    .map(({ topic, partition, end, seen }) => `${topic}[${partition}] ${seen ?? '-'}/${end}`);
   return `replaying: ${parts.join(', ')} (offset seen/end)`;
 }

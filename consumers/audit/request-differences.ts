@@ -32,8 +32,16 @@ export interface RequestDifferences {
  * Compares the group's rows request by request.
  * @throws the store's Error.
  */
-export async function findRequestDifferences(analytics: AnalyticsStore, liveDatabase: string, replayDatabase: string, group: GroupSelector): Promise<RequestDifferences> {
-  const [live, replay] = await Promise.all([readRequests(analytics, liveDatabase, group), readRequests(analytics, replayDatabase, group)]);
+export async function findRequestDifferences(
+  analytics: AnalyticsStore,
+  liveDatabase: string,
+  replayDatabase: string,
+  group: GroupSelector,
+): Promise<RequestDifferences> {
+  const [live, replay] = await Promise.all([
+    readRequests(analytics, liveDatabase, group),
+    readRequests(analytics, replayDatabase, group),
+  ]);
   const missingFromLive: string[] = [];
   const extraInLive: string[] = [];
   const different: string[] = [];
@@ -47,15 +55,30 @@ export async function findRequestDifferences(analytics: AnalyticsStore, liveData
 }
 
 /** request id → its totals as one comparable text (rows, tokens, and cost as an exact decimal normalised by parsing). */
-async function readRequests(analytics: AnalyticsStore, database: string, group: GroupSelector): Promise<Map<string, string>> {
+async function readRequests(
+  analytics: AnalyticsStore,
+  database: string,
+  group: GroupSelector,
+): Promise<Map<string, string>> {
   // Aliases differ from column names: 18.16 substitutes an alias equal to a column inside aggregates.
-  const rows = await analytics.query<{ request_id: string; n_rows: string; n_input: string; n_output: string; cost_text: string }>(
+  const rows = await analytics.query<{
+    request_id: string;
+    n_rows: string;
+    n_input: string;
+    n_output: string;
+    cost_text: string;
+  }>(
     `SELECT request_id, toString(count()) AS n_rows, toString(sum(input_tokens)) AS n_input, toString(sum(output_tokens)) AS n_output, toString(sum(cost_usd)) AS cost_text ` +
       `FROM ${database}.${group.table} FINAL ` +
       `WHERE key_id = ${sqlLiteral(group.keyId)} AND ${group.modelColumn} = ${sqlLiteral(group.model)} AND ${group.dayExpression} = toDate(${sqlLiteral(group.day)}) ` +
       `GROUP BY request_id`,
   );
-  return new Map(rows.map((row) => [row.request_id, [row.n_rows, row.n_input, row.n_output, normalDecimal(row.cost_text)].join('|')]));
+  return new Map(
+    rows.map((row) => [
+      row.request_id,
+      [row.n_rows, row.n_input, row.n_output, normalDecimal(row.cost_text)].join('|'),
+    ]),
+  );
 }
 
 /** `1.500000000` and `1.5` → `1.5` (chdb trims trailing zeros where ClickHouse 18.16 pads to the scale). */

@@ -13,8 +13,13 @@ export const DEFAULT_PRICE_WAIT_MS = 10_000;
  * need nothing).
  * @throws Error after `timeoutMs` (default 10 000 ms): the caller's batch is rejected and redelivered
  */
-export async function awaitPriceRevisions(prices: PriceSource, events: ReadonlyArray<{ readonly priceRevision: number | null }>, timeoutMs = DEFAULT_PRICE_WAIT_MS): Promise<void> {
+export async function awaitPriceRevisions(
+  prices: PriceSource,
+  events: ReadonlyArray<{ readonly priceRevision: number | null }>,
+  timeoutMs = DEFAULT_PRICE_WAIT_MS,
+): Promise<void> {
   let highest = 0;
-  for (const event of events) if (event.priceRevision !== null && event.priceRevision > highest) highest = event.priceRevision;
+  for (const event of events)
+    if (event.priceRevision !== null && event.priceRevision > highest) highest = event.priceRevision;
   if (highest > 0) await prices.awaitRevision(highest, timeoutMs);
 }

@@ -54,10 +54,17 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
     topics: [TOPICS.usage],
     async handleBatch(events) {
       const usage: Array<{ event: UsageRecorded; position: LogPosition }> = [];
-      for (const item of events) if (item.type === 'UsageRecorded') usage.push({ event: item.event, position: item.position });
+      for (const item of events)
+        if (item.type === 'UsageRecorded') usage.push({ event: item.event, position: item.position });
       if (usage.length === 0) return;
-      await awaitPriceRevisions(deps.prices, usage.map((u) => u.event), deps.priceWaitMs);
-      const projections = usage.map(({ event }) => projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)));
+      await awaitPriceRevisions(
+        deps.prices,
+        usage.map((u) => u.event),
+        deps.priceWaitMs,
+      );
+      const projections = usage.map(({ event }) =>
+        projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)),
+      );
       const stored = await findStoredBillingLines(
         deps.analytics,
         projections.map((projection) => projection.line),
@@ -75,8 +82,16 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
         if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
       }
       await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
-      if (fresh.length > 0) await deps.analytics.insert(TABLES.billingLines, fresh.map((i) => projections[i]!.line));
-      if (deps.onCost) reportCosts(deps.onCost, fresh.map((i) => projections[i]!));
+      if (fresh.length > 0)
+        await deps.analytics.insert(
+          TABLES.billingLines,
+          fresh.map((i) => projections[i]!.line),
+        );
+      if (deps.onCost)
+        reportCosts(
+          deps.onCost,
+          fresh.map((i) => projections[i]!),
+        );
       reportUnpriced(
         projections.map((projection) => projection.warning),
         deps.onWarning,
@@ -87,5 +102,6 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
 
 /** Tells `onCost` each stored line's cost where a price applied (the price's model names it). */
 function reportCosts(onCost: CostListener, billed: ReadonlyArray<ReturnType<typeof projectBillingLine>>): void {
-  for (const { line, costNanoUsd } of billed) if (costNanoUsd > 0n && line.price_model !== '') onCost(line.price_model, costNanoUsd);
+  for (const { line, costNanoUsd } of billed)
+    if (costNanoUsd > 0n && line.price_model !== '') onCost(line.price_model, costNanoUsd);
 }

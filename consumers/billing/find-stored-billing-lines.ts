@@ -19,9 +19,14 @@ import { TABLES, type BillingLine } from '../../schemas/analytics/tables.ts';
  * granules of those groups and times, not the day's whole table.
  * @throws the store's error when the query fails
  */
-export async function findStoredBillingLines(analytics: AnalyticsStore, lines: ReadonlyArray<BillingLine>): Promise<Set<string>> {
+export async function findStoredBillingLines(
+  analytics: AnalyticsStore,
+  lines: ReadonlyArray<BillingLine>,
+): Promise<Set<string>> {
   if (lines.length === 0) return new Set();
-  const stored = await analytics.query<{ event_id: string }>(`SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(lines)}`);
+  const stored = await analytics.query<{ event_id: string }>(
+    `SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(lines)}`,
+  );
   return new Set(stored.map((row) => row.event_id));
 }
 

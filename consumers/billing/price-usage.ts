@@ -30,10 +30,14 @@ export interface PriceLookup {
  * (a request refused before any channel costs nothing and is not worth a warning).
  */
 export function priceUsage(prices: ReadonlyArray<Price>, usage: TokenCounts, lookup: PriceLookup): PricedUsage {
-  const price = lookup.upstreamModel === null ? undefined : findPrice(prices, lookup.upstreamModel, lookup.channelId, lookup.at);
+  const price =
+    lookup.upstreamModel === null ? undefined : findPrice(prices, lookup.upstreamModel, lookup.channelId, lookup.at);
   if (price) return { price, costNanoUsd: costNanoUsd(usage, price), warning: null };
   const usedTokens = usage.inputTokens > 0 || usage.outputTokens > 0;
   if (!usedTokens) return { price: undefined, costNanoUsd: 0n, warning: null };
-  const warning = lookup.upstreamModel === null ? 'request used tokens but names no upstream model' : `no price for model ${JSON.stringify(lookup.upstreamModel)} on channel ${JSON.stringify(lookup.channelId ?? '')}`;
+  const warning =
+    lookup.upstreamModel === null
+      ? 'request used tokens but names no upstream model'
+      : `no price for model ${JSON.stringify(lookup.upstreamModel)} on channel ${JSON.stringify(lookup.channelId ?? '')}`;
   return { price: undefined, costNanoUsd: 0n, warning };
 }

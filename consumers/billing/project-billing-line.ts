@@ -8,7 +8,6 @@ import type { Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from './price-usage.ts';
 
-
 /** The line, its cost in nano-USD (for the spend counters) and a warning when tokens went unpriced. */
 export interface BillingProjection {
   readonly line: BillingLine;
@@ -23,7 +22,11 @@ const ZERO = new Decimal(0n);
  * time (see price-usage.ts). Never throws.
  */
 export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<Price>): BillingProjection {
-  const { price, costNanoUsd, warning } = priceUsage(prices, event, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
+  const { price, costNanoUsd, warning } = priceUsage(prices, event, {
+    upstreamModel: event.upstreamModel,
+    channelId: event.channelId,
+    at: event.occurredAt,
+  });
   const line: BillingLine = {
     event_id: event.eventId,
     request_id: event.requestId,

@@ -7,7 +7,10 @@
  * Calls `onWarning` once per distinct warning: `<warning>: <n> request(s) costed at 0`.
  * Nulls are ignored; does nothing without `onWarning`.
  */
-export function reportUnpriced(warnings: ReadonlyArray<string | null>, onWarning: ((message: string) => void) | undefined): void {
+export function reportUnpriced(
+  warnings: ReadonlyArray<string | null>,
+  onWarning: ((message: string) => void) | undefined,
+): void {
   if (!onWarning) return;
   const counts = new Map<string, number>();
   for (const warning of warnings) if (warning !== null) counts.set(warning, (counts.get(warning) ?? 0) + 1);

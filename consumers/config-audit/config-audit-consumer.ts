@@ -41,9 +41,17 @@ export async function startConfigAuditConsumer(options: ConfigAuditConsumerOptio
         if (!isControlEventValue(record.value)) continue;
         try {
           const event = decodeControlEvent(record.value);
-          rows.push(projectConfigAuditRow(auditEntryOf(event, event.type === 'ChannelUpserted' && event.event.apiKeyCiphertext !== '')));
+          rows.push(
+            projectConfigAuditRow(
+              auditEntryOf(event, event.type === 'ChannelUpserted' && event.event.apiKeyCiphertext !== ''),
+            ),
+          );
         } catch (error) {
-          options.log('error', 'config-audit: undecodable config event skipped', { topic: record.topic, offset: record.offset, reason: (error as Error).message });
+          options.log('error', 'config-audit: undecodable config event skipped', {
+            topic: record.topic,
+            offset: record.offset,
+            reason: (error as Error).message,
+          });
         }
       }
       if (rows.length > 0) await options.analytics.insert(TABLES.configAudit, rows);

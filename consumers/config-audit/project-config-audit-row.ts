@@ -9,7 +9,6 @@
 import type { ConfigAuditRow } from '../../schemas/analytics/tables.ts';
 import type { AuditEntry } from '../../schemas/control-plane/control-plane-records.ts';
 
-
 /**
  * Projects one audit entry. `changes` is rendered with JSON.stringify, except that bigint values
  * (at any depth) become decimal strings (`12345678901234567890n` → `"12345678901234567890"`),
@@ -25,6 +24,8 @@ export function projectConfigAuditRow(entry: AuditEntry): ConfigAuditRow {
     actor: entry.actor,
     event_type: entry.type,
     entity_id: entry.entityId,
-    changes: JSON.stringify(entry.changes, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
+    changes: JSON.stringify(entry.changes, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    ),
   };
 }

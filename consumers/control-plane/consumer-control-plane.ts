@@ -47,7 +47,11 @@ export class ConsumerControlPlane implements ControlEventSink, PriceSource {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         unsubscribe();
-        reject(new Error(`price revision ${revision} not applied within ${timeoutMs} ms (this process has ${this.fold.priceRevision}): the config topic is behind or unreachable; the batch will be retried`));
+        reject(
+          new Error(
+            `price revision ${revision} not applied within ${timeoutMs} ms (this process has ${this.fold.priceRevision}): the config topic is behind or unreachable; the batch will be retried`,
+          ),
+        );
       }, timeoutMs);
       const unsubscribe = this.fold.onChange(() => {
         if (this.fold.priceRevision < revision) return;
@@ -61,5 +65,9 @@ export class ConsumerControlPlane implements ControlEventSink, PriceSource {
 
 /** A ChannelUpserted as the consumers keep it: id and provider; the credential stays encrypted. */
 function consumerChannelOf(event: ChannelUpserted) {
-  return { record: { channelId: event.channelId, provider: event.provider }, warning: undefined, hasCredential: event.apiKeyCiphertext !== '' };
+  return {
+    record: { channelId: event.channelId, provider: event.provider },
+    warning: undefined,
+    hasCredential: event.apiKeyCiphertext !== '',
+  };
 }

@@ -50,7 +50,11 @@ function decodeBatch(records: ReadonlyArray<DeliveredRecord>, log: ConsumerLog):
       const event = decodeControlEvent(record.value);
       if (dimensionOf(event)) events.push({ event, offset: Number(record.offset) });
     } catch (error) {
-      log('error', 'dimensions: undecodable config event skipped', { topic: record.topic, offset: record.offset, reason: (error as Error).message });
+      log('error', 'dimensions: undecodable config event skipped', {
+        topic: record.topic,
+        offset: record.offset,
+        reason: (error as Error).message,
+      });
     }
   }
   return events;

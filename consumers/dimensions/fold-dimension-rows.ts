@@ -13,7 +13,15 @@
  * Events about other entities (prices, admin tokens) are ignored.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
-import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, UserCreated, UserUpdated } from '../../schemas/control-plane/control-plane-events.ts';
+import type {
+  ChannelUpserted,
+  ControlEvent,
+  KeyCreated,
+  KeyRevoked,
+  KeyUpdated,
+  UserCreated,
+  UserUpdated,
+} from '../../schemas/control-plane/control-plane-events.ts';
 
 /** Fields every dimension state has. Times in ms since epoch (UTC). */
 interface DimensionStateBase {
@@ -112,7 +120,11 @@ export function dimensionOf(event: ControlEvent): { readonly table: DimensionTab
  * version (already folded), or an update of an entity never created (KeyUpdated, KeyRevoked,
  * UserCredentialsSet of an unknown id: ignored, as the gateway's projection does). Never throws.
  */
-export function foldDimensionEvent(states: DimensionStates, event: ControlEvent, offset: number): DimensionTable | undefined {
+export function foldDimensionEvent(
+  states: DimensionStates,
+  event: ControlEvent,
+  offset: number,
+): DimensionTable | undefined {
   const target = dimensionOf(event);
   if (!target) return undefined;
   const existing = states[target.table].get(target.id);
@@ -124,7 +136,11 @@ export function foldDimensionEvent(states: DimensionStates, event: ControlEvent,
 }
 
 /** The state after `event`; `existing` is the state of the event's own table (dimensionOf). */
-function nextState(existing: DimensionStateBase | undefined, event: ControlEvent, offset: number): UserState | KeyState | ChannelState | undefined {
+function nextState(
+  existing: DimensionStateBase | undefined,
+  event: ControlEvent,
+  offset: number,
+): UserState | KeyState | ChannelState | undefined {
   const stamp = { updated_at_ms: event.event.occurredAt, version: offset };
   const user = existing as UserState | undefined;
   const key = existing as KeyState | undefined;
@@ -144,7 +160,9 @@ function nextState(existing: DimensionStateBase | undefined, event: ControlEvent
     case 'ChannelUpserted':
       return channelState(channel, event.event, stamp);
     case 'ChannelRemoved':
-      return channel ? ({ ...channel, status: 'removed', removed_at_ms: event.event.occurredAt, ...stamp } satisfies ChannelState) : undefined;
+      return channel
+        ? ({ ...channel, status: 'removed', removed_at_ms: event.event.occurredAt, ...stamp } satisfies ChannelState)
+        : undefined;
     default:
       return undefined;
   }
@@ -188,11 +206,21 @@ function keyCreated(existing: KeyState | undefined, event: KeyCreated, stamp: St
 
 function keyUpdated(existing: KeyState, event: KeyUpdated, stamp: Stamp): KeyState {
   const status = existing.revoked_at_ms !== null ? 'revoked' : event.enabled ? 'active' : 'disabled';
-  return { ...existing, name: event.name, rpm: event.rpm, tpm: event.tpm, quota_usd: quotaUsd(event.quotaNanoUsd), expires_at_ms: event.expiresAt, status, ...stamp };
+  return {
+    ...existing,
+    name: event.name,
+    rpm: event.rpm,
+    tpm: event.tpm,
+    quota_usd: quotaUsd(event.quotaNanoUsd),
+    expires_at_ms: event.expiresAt,
+    status,
+    ...stamp,
+  };
 }
 
 function keyRevoked(existing: KeyState, event: KeyRevoked, stamp: Stamp): KeyState {
-  const revokedAt = existing.revoked_at_ms === null ? event.effectiveAt : Math.min(existing.revoked_at_ms, event.effectiveAt);
+  const revokedAt =
+    existing.revoked_at_ms === null ? event.effectiveAt : Math.min(existing.revoked_at_ms, event.effectiveAt);
   return { ...existing, status: 'revoked', revoked_at_ms: revokedAt, ...stamp };
 }
 

@@ -7,7 +7,6 @@
 import type { FailoverRow } from '../../schemas/analytics/tables.ts';
 import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
 
-
 /**
  * Projects one failover. Durations are whole non-negative ms (the columns are UInt64; the event
  * already carries whole ms, this only guards the column type); a missing next channel stays null.

@@ -6,7 +6,12 @@
  * record's log position and the store applies each position once (a watermark per partition), so
  * a redelivered batch or a replayed topic, however old, changes nothing.
  */
-import { DEFAULT_HEALTH_POLICY, type ChannelObservation, type HealthPolicy, type StateStore } from '../../schemas/state-store/state-store.ts';
+import {
+  DEFAULT_HEALTH_POLICY,
+  type ChannelObservation,
+  type HealthPolicy,
+  type StateStore,
+} from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import { applyInLogOrder, byPartition } from '../apply-in-log-order.ts';
 import type { ConsumedTrafficEvent, TrafficConsumer } from '../traffic-consumer.ts';
@@ -29,7 +34,10 @@ export interface ObservationBatchWriter {
    * by one: an invalid one (RangeError) is skipped and returned; any other failure stops there (the
    * later ones are not applied) and rejects.
    */
-  recordChannelObservationsInOrder(observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]>;
+  recordChannelObservationsInOrder(
+    observations: ReadonlyArray<ChannelObservation>,
+    policy: HealthPolicy,
+  ): Promise<SkippedObservation[]>;
 }
 
 /** What the health consumer writes to, and the policy it folds with (default DEFAULT_HEALTH_POLICY). */
@@ -54,11 +62,16 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
     topics: [TOPICS.requests, TOPICS.failovers],
     async handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void> {
       const observations = events.flatMap(projectChannelObservations);
-      const warn = (skipped: SkippedObservation): void => deps.onWarning?.(`health: skipped event ${skipped.eventId}: ${skipped.message}`);
+      const warn = (skipped: SkippedObservation): void =>
+        deps.onWarning?.(`health: skipped event ${skipped.eventId}: ${skipped.message}`);
       const { state } = deps;
       if (state.recordChannelObservationsInOrder) {
         const inOrder = state.recordChannelObservationsInOrder.bind(state);
-        await Promise.all([...byPartition(observations).values()].map(async (partition) => (await inOrder(partition, policy)).forEach(warn)));
+        await Promise.all(
+          [...byPartition(observations).values()].map(async (partition) =>
+            (await inOrder(partition, policy)).forEach(warn),
+          ),
+        );
         return;
       }
       await applyInLogOrder(observations, async (observation) => {
@@ -73,7 +86,11 @@ export function createHealthConsumer(deps: HealthConsumerDeps): TrafficConsumer 
  * recordChannelObservation, with an invalid observation (the store's RangeError) skipped and
  * described instead of thrown. @throws any other error of the store
  */
-async function recordOrSkip(state: Pick<StateStore, 'recordChannelObservation'>, observation: ChannelObservation, policy: HealthPolicy): Promise<SkippedObservation | undefined> {
+async function recordOrSkip(
+  state: Pick<StateStore, 'recordChannelObservation'>,
+  observation: ChannelObservation,
+  policy: HealthPolicy,
+): Promise<SkippedObservation | undefined> {
   try {
     await state.recordChannelObservation(observation, policy);
     return undefined;
@@ -88,7 +105,11 @@ async function recordOrSkip(state: Pick<StateStore, 'recordChannelObservation'>,
  * observation, for a store without a batch call of its own (what the consumer thread's state port
  * serves). @throws the first error of the store that is not a RangeError; later observations are not applied
  */
-export async function recordChannelObservationsOneByOne(state: Pick<StateStore, 'recordChannelObservation'>, observations: ReadonlyArray<ChannelObservation>, policy: HealthPolicy): Promise<SkippedObservation[]> {
+export async function recordChannelObservationsOneByOne(
+  state: Pick<StateStore, 'recordChannelObservation'>,
+  observations: ReadonlyArray<ChannelObservation>,
+  policy: HealthPolicy,
+): Promise<SkippedObservation[]> {
   const skipped: SkippedObservation[] = [];
   for (const observation of observations) {
     const result = await recordOrSkip(state, observation, policy);

@@ -30,13 +30,25 @@ import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../sch
 import type { ChannelObservation, LogPosition } from '../../schemas/state-store/state-store.ts';
 
 /** Error kinds that are the channel's fault (the gateway's failover kinds). */
-export const CHANNEL_FAULT_KINDS: ReadonlySet<string> = new Set(['upstream-unavailable', 'upstream-timeout', 'upstream-malformed', 'upstream-rate-limited']);
+export const CHANNEL_FAULT_KINDS: ReadonlySet<string> = new Set([
+  'upstream-unavailable',
+  'upstream-timeout',
+  'upstream-malformed',
+  'upstream-rate-limited',
+]);
 
 /** Error kinds that are the request's fault: the channel answered as it should. */
-export const REQUEST_FAULT_KINDS: ReadonlySet<string> = new Set(['invalid-request', 'upstream-rejected', 'request-too-large', 'unsupported-media-type']);
+export const REQUEST_FAULT_KINDS: ReadonlySet<string> = new Set([
+  'invalid-request',
+  'upstream-rejected',
+  'request-too-large',
+  'unsupported-media-type',
+]);
 
 /** The health observations one traffic event yields (0 or 1). */
-export function projectChannelObservations(event: TrafficEvent & { readonly position: LogPosition }): ChannelObservation[] {
+export function projectChannelObservations(
+  event: TrafficEvent & { readonly position: LogPosition },
+): ChannelObservation[] {
   if (event.type === 'FailoverOccurred') return fromFailover(event.event, event.position);
   if (event.type === 'RequestCompleted') return fromRequest(event.event, event.position);
   return [];
@@ -56,7 +68,8 @@ function fromFailover(event: FailoverOccurred, position: LogPosition): ChannelOb
 function fromRequest(event: RequestCompleted, position: LogPosition): ChannelObservation[] {
   if (event.channelId === null) return [];
   const base = { eventId: event.eventId, position, channelId: event.channelId, at: event.occurredAt };
-  if (event.status === 'completed') return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs ?? event.latencyMs) }];
+  if (event.status === 'completed')
+    return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs ?? event.latencyMs) }];
   if (event.ttfbMs === null) return [];
   if (event.status === 'cancelled') return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs) }];
   return byFault(event.errorKind ?? '', { ...base, latencyMs: Math.max(0, event.latencyMs) });

@@ -46,7 +46,9 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer 
       if (requests.length === 0) return;
       await awaitPriceRevisions(deps.prices, requests, deps.priceWaitMs);
       const ingestedAt = (deps.now ?? Date.now)();
-      const projections = requests.map((event) => projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt));
+      const projections = requests.map((event) =>
+        projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt),
+      );
       await deps.analytics.insert(
         TABLES.consumptionLog,
         projections.map((projection) => projection.row),

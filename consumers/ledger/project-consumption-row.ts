@@ -10,7 +10,6 @@ import type { Price } from '../../schemas/billing/price-book.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from '../billing/price-usage.ts';
 
-
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
 export interface ConsumptionProjection {
   readonly row: ConsumptionRow;
@@ -25,9 +24,17 @@ export interface ConsumptionProjection {
  * model or no price. Missing ids (the upstream request id too) become ''. An event without
  * startedAt (older than RequestCompleted v5) started latencyMs before it finished. Never throws.
  */
-export function projectConsumptionRow(event: RequestCompleted, prices: ReadonlyArray<Price>, ingestedAt: number): ConsumptionProjection {
+export function projectConsumptionRow(
+  event: RequestCompleted,
+  prices: ReadonlyArray<Price>,
+  ingestedAt: number,
+): ConsumptionProjection {
   const { usage } = event;
-  const priced = priceUsage(prices, usage, { upstreamModel: event.upstreamModel, channelId: event.channelId, at: event.occurredAt });
+  const priced = priceUsage(prices, usage, {
+    upstreamModel: event.upstreamModel,
+    channelId: event.channelId,
+    at: event.occurredAt,
+  });
   const startedAtMs = Math.max(0, event.startedAt ?? event.occurredAt - event.latencyMs);
   const row: ConsumptionRow = {
     event_id: event.eventId,

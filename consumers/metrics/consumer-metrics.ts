@@ -32,7 +32,12 @@ export class ConsumerMetrics {
 
   constructor(options: ConsumerMetricsOptions = {}) {
     const registers = [this.registry];
-    this.cost = new Counter({ name: 'tollgate_cost_usd_total', help: 'Cost of the usage billed, USD, by the priced upstream model (unpriced usage is not counted).', labelNames: ['model'], registers });
+    this.cost = new Counter({
+      name: 'tollgate_cost_usd_total',
+      help: 'Cost of the usage billed, USD, by the priced upstream model (unpriced usage is not counted).',
+      labelNames: ['model'],
+      registers,
+    });
     const metrics = this;
     new Gauge({
       name: 'tollgate_consumer_lag_offsets',
@@ -43,7 +48,8 @@ export class ConsumerMetrics {
         const lags = await metrics.readLag().catch((error: unknown) => void options.onLagError?.(error as Error));
         if (!lags) return;
         this.reset();
-        for (const { groupId, partitions } of lags) for (const { topic, partition, lag } of partitions) this.labels(groupId, topic, String(partition)).set(lag);
+        for (const { groupId, partitions } of lags)
+          for (const { topic, partition, lag } of partitions) this.labels(groupId, topic, String(partition)).set(lag);
       },
     });
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -74,6 +80,11 @@ export class ConsumerMetrics {
   private async readLag(): Promise<Array<{ groupId: string; partitions: PartitionLag[] }>> {
     const watched = this.watched;
     if (!watched) return [];
-    return Promise.all(watched.groups.map(async ({ groupId, topics }) => ({ groupId, partitions: await measureConsumerLag(watched.eventLog, groupId, topics) })));
+    return Promise.all(
+      watched.groups.map(async ({ groupId, topics }) => ({
+        groupId,
+        partitions: await measureConsumerLag(watched.eventLog, groupId, topics),
+      })),
+    );
   }
 }

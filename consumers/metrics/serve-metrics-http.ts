@@ -26,7 +26,8 @@ export function metricsListenFromEnv(env: NodeJS.ProcessEnv): MetricsListen | un
   const rawPort = env.TOLLGATE_METRICS_PORT?.trim() || String(DEFAULT_METRICS_PORT);
   if (rawPort === 'off') return undefined;
   const port = Number(rawPort);
-  if (!/^\d+$/.test(rawPort) || port > 65_535) throw new Error(`TOLLGATE_METRICS_PORT must be off or a port number (0-65535), got ${JSON.stringify(rawPort)}`);
+  if (!/^\d+$/.test(rawPort) || port > 65_535)
+    throw new Error(`TOLLGATE_METRICS_PORT must be off or a port number (0-65535), got ${JSON.stringify(rawPort)}`);
   return { host: env.TOLLGATE_METRICS_HOST?.trim() || env.HOST?.trim() || '127.0.0.1', port };
 }
 
@@ -41,14 +42,25 @@ export interface MetricsServer {
  * Listens on `listen` and answers `GET /metrics` with `render()` (500 with the reason when it rejects).
  * @throws the listen Error (port in use, address not available)
  */
-export async function serveMetricsHttp(listen: MetricsListen, render: () => Promise<string>, contentType: string): Promise<MetricsServer> {
+export async function serveMetricsHttp(
+  listen: MetricsListen,
+  render: () => Promise<string>,
+  contentType: string,
+): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== '/metrics') return void response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-    if (request.method !== 'GET' && request.method !== 'HEAD') return void response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return void response
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' })
+        .end('method not allowed\n');
     render().then(
-      (text) => response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
-      (error: unknown) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(error as Error).message}\n`),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' })
+          .end(request.method === 'HEAD' ? undefined : text),
+      (error: unknown) =>
+        response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(error as Error).message}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -53,13 +53,18 @@ export function createTrafficStateFold(deps: TrafficStateFoldDeps): TrafficState
     warnedRevision = true;
     deps.onWarning?.(message);
   };
-  const health = createHealthConsumer({ state: deps.state, ...(deps.policy ? { policy: deps.policy } : {}), ...(deps.onWarning ? { onWarning: deps.onWarning } : {}) });
+  const health = createHealthConsumer({
+    state: deps.state,
+    ...(deps.policy ? { policy: deps.policy } : {}),
+    ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+  });
   return async (events) => {
     const increments: SpendIncrement[] = [];
     for (const item of events) {
       if (item.type !== 'UsageRecorded') continue;
       const costNanoUsd = costOf(item.event, deps.prices, warnOnce);
-      if (costNanoUsd > 0n) increments.push({ position: item.position, keyId: item.event.keyId, userId: item.event.userId, costNanoUsd });
+      if (costNanoUsd > 0n)
+        increments.push({ position: item.position, keyId: item.event.keyId, userId: item.event.userId, costNanoUsd });
     }
     await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
     await health.handleBatch(events);
@@ -69,7 +74,9 @@ export function createTrafficStateFold(deps: TrafficStateFoldDeps): TrafficState
 /** The event's cost in nano-USD, as billing computes it; `warn` is told when its price revision is not in the config topic. */
 function costOf(event: UsageRecorded, prices: TrafficStateFoldDeps['prices'], warn: (message: string) => void): bigint {
   if (event.priceRevision !== null && event.priceRevision > prices.priceRevision()) {
-    warn(`state rebuild: event ${event.eventId} names price revision ${event.priceRevision}, the config topic holds ${prices.priceRevision()}: priced with the book it holds`);
+    warn(
+      `state rebuild: event ${event.eventId} names price revision ${event.priceRevision}, the config topic holds ${prices.priceRevision()}: priced with the book it holds`,
+    );
   }
   return projectBillingLine(event, prices.bookFor(event.priceRevision, event.occurredAt)).costNanoUsd;
 }

@@ -43,7 +43,8 @@ export function readReasoningOrigin(sent: string): ReasoningOrigin {
   const decoded = Buffer.from(sent, 'base64').toString('utf8');
   const separator = decoded.indexOf(':', STAMP_PREFIX.length);
   const provider = decoded.slice(STAMP_PREFIX.length, separator);
-  if (!decoded.startsWith(STAMP_PREFIX) || separator < 0 || !PROVIDER_PATTERN.test(provider)) return { provider: undefined, value: sent };
+  if (!decoded.startsWith(STAMP_PREFIX) || separator < 0 || !PROVIDER_PATTERN.test(provider))
+    return { provider: undefined, value: sent };
   return { provider, value: decoded.slice(separator + 1) };
 }
 
@@ -52,17 +53,27 @@ function stampBlock(block: OutputBlock, provider: string): OutputBlock {
     if (block.signature === undefined && block.redacted === undefined) return block;
     return {
       ...block,
-      ...(block.signature === undefined || block.signature === '' ? {} : { signature: stampReasoning(block.signature, provider) }),
+      ...(block.signature === undefined || block.signature === ''
+        ? {}
+        : { signature: stampReasoning(block.signature, provider) }),
       ...(block.redacted === undefined ? {} : { redacted: stampReasoning(block.redacted, provider) }),
     };
   }
-  if (block.type === 'tool-call' && block.signature) return { ...block, signature: stampReasoning(block.signature, provider) };
+  if (block.type === 'tool-call' && block.signature)
+    return { ...block, signature: stampReasoning(block.signature, provider) };
   return block;
 }
 
 /** A translated answer with every signature and redacted block stamped with `provider`. */
 export function stampResponse(response: CanonicalResponse, provider: string): CanonicalResponse {
-  if (!response.content.some((block) => (block.type === 'reasoning' && (block.signature || block.redacted !== undefined)) || (block.type === 'tool-call' && block.signature))) return response;
+  if (
+    !response.content.some(
+      (block) =>
+        (block.type === 'reasoning' && (block.signature || block.redacted !== undefined)) ||
+        (block.type === 'tool-call' && block.signature),
+    )
+  )
+    return response;
   return { ...response, content: response.content.map((block) => stampBlock(block, provider)) };
 }
 
@@ -84,8 +95,14 @@ export function stampStreamEvent(event: StreamEvent, provider: string): StreamEv
 export function hasStampedReasoning(request: CanonicalRequest): boolean {
   for (const message of request.messages) {
     for (const part of message.content) {
-      if (part.type === 'reasoning' && ((part.signature !== undefined && part.signature.startsWith(STAMPED_START)) || (part.redacted !== undefined && part.redacted.startsWith(STAMPED_START)))) return true;
-      if (part.type === 'tool-call' && part.signature !== undefined && part.signature.startsWith(STAMPED_START)) return true;
+      if (
+        part.type === 'reasoning' &&
+        ((part.signature !== undefined && part.signature.startsWith(STAMPED_START)) ||
+          (part.redacted !== undefined && part.redacted.startsWith(STAMPED_START)))
+      )
+        return true;
+      if (part.type === 'tool-call' && part.signature !== undefined && part.signature.startsWith(STAMPED_START))
+        return true;
     }
   }
   return false;
@@ -96,19 +113,31 @@ function belongsTo(origin: ReasoningOrigin, provider: string, sameProtocol: bool
   return origin.provider === undefined ? sameProtocol : origin.provider === provider;
 }
 
-function partForChannel(part: ContentPart, provider: string, sameProtocol: boolean, dropped: string[], path: string): ContentPart {
+function partForChannel(
+  part: ContentPart,
+  provider: string,
+  sameProtocol: boolean,
+  dropped: string[],
+  path: string,
+): ContentPart {
   if (part.type === 'reasoning') {
     const { signature, redacted, ...rest } = part;
     const next: { -readonly [K in keyof typeof part]: (typeof part)[K] } = { ...rest };
     if (signature !== undefined && signature !== '') {
       const origin = readReasoningOrigin(signature);
       if (belongsTo(origin, provider, sameProtocol)) next.signature = origin.value;
-      else dropped.push(`${path}: reasoning signature minted by ${origin.provider ?? 'another API'} cannot be verified by ${provider}; left out`);
+      else
+        dropped.push(
+          `${path}: reasoning signature minted by ${origin.provider ?? 'another API'} cannot be verified by ${provider}; left out`,
+        );
     }
     if (redacted !== undefined) {
       const origin = readReasoningOrigin(redacted);
       if (belongsTo(origin, provider, sameProtocol)) next.redacted = origin.value;
-      else dropped.push(`${path}: redacted reasoning minted by ${origin.provider ?? 'another API'} cannot be read by ${provider}; left out`);
+      else
+        dropped.push(
+          `${path}: redacted reasoning minted by ${origin.provider ?? 'another API'} cannot be read by ${provider}; left out`,
+        );
     }
     return next;
   }
@@ -116,7 +145,9 @@ function partForChannel(part: ContentPart, provider: string, sameProtocol: boole
     const { signature, ...rest } = part;
     const origin = readReasoningOrigin(signature);
     if (belongsTo(origin, provider, sameProtocol)) return { ...rest, signature: origin.value };
-    dropped.push(`${path}: tool call signature minted by ${origin.provider ?? 'another API'} cannot be verified by ${provider}; left out`);
+    dropped.push(
+      `${path}: tool call signature minted by ${origin.provider ?? 'another API'} cannot be verified by ${provider}; left out`,
+    );
     return rest;
   }
   return part;
@@ -128,14 +159,26 @@ function partForChannel(part: ContentPart, provider: string, sameProtocol: boole
  * one line each with its `messages.N.content.M` path). Returns `request` itself when it holds no
  * signature at all.
  */
-export function reasoningForChannel(request: CanonicalRequest, provider: string, protocol: UpstreamProtocol): { request: CanonicalRequest; dropped: string[] } {
+export function reasoningForChannel(
+  request: CanonicalRequest,
+  provider: string,
+  protocol: UpstreamProtocol,
+): { request: CanonicalRequest; dropped: string[] } {
   const dropped: string[] = [];
-  const holdsReasoning = request.messages.some((message) => message.content.some((part) => (part.type === 'reasoning' && (part.signature || part.redacted !== undefined)) || (part.type === 'tool-call' && part.signature !== undefined)));
+  const holdsReasoning = request.messages.some((message) =>
+    message.content.some(
+      (part) =>
+        (part.type === 'reasoning' && (part.signature || part.redacted !== undefined)) ||
+        (part.type === 'tool-call' && part.signature !== undefined),
+    ),
+  );
   if (!holdsReasoning) return { request, dropped };
   const sameProtocol = (request.clientFormat as ClientFormat) === protocol;
   const messages: CanonicalMessage[] = request.messages.map((message, m) => ({
     ...message,
-    content: message.content.map((part, i) => partForChannel(part, provider, sameProtocol, dropped, `messages.${m}.content.${i}`)),
+    content: message.content.map((part, i) =>
+      partForChannel(part, provider, sameProtocol, dropped, `messages.${m}.content.${i}`),
+    ),
   }));
   return { request: { ...request, messages }, dropped };
 }

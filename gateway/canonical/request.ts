@@ -98,7 +98,13 @@ export type ToolChoice =
 export type ResponseFormat =
   | { readonly type: 'text' }
   | { readonly type: 'json-object' }
-  | { readonly type: 'json-schema'; readonly name: string; readonly schema: Record<string, unknown>; readonly strict?: boolean; readonly description?: string };
+  | {
+      readonly type: 'json-schema';
+      readonly name: string;
+      readonly schema: Record<string, unknown>;
+      readonly strict?: boolean;
+      readonly description?: string;
+    };
 
 /**
  * Reasoning controls. `enabled: false` turns thinking off; `effort` is OpenAI-style; `budgetTokens`
@@ -153,5 +159,10 @@ export interface CanonicalRequest {
  * model cannot hold (the request may then only be passed through; see translation-notes.ts).
  */
 export type DecodeResult<T> =
-  | { readonly ok: true; readonly value: T; readonly warnings?: ReadonlyArray<string>; readonly uncarried?: ReadonlyArray<UncarriedPart> }
+  | {
+      readonly ok: true;
+      readonly value: T;
+      readonly warnings?: ReadonlyArray<string>;
+      readonly uncarried?: ReadonlyArray<UncarriedPart>;
+    }
   | { readonly ok: false; readonly message: string; readonly param?: string };

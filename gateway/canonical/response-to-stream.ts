@@ -8,11 +8,21 @@ import type { CanonicalResponse } from './response.ts';
 import type { StreamEvent } from './stream-event.ts';
 import { makeUsage } from './usage.ts';
 
-export function responseToStreamEvents(response: CanonicalResponse, chunkSize = Number.POSITIVE_INFINITY): StreamEvent[] {
+export function responseToStreamEvents(
+  response: CanonicalResponse,
+  chunkSize = Number.POSITIVE_INFINITY,
+): StreamEvent[] {
   // Input usage is known before generation starts; announce it (Anthropic clients read message_start).
   const { input, source } = response.usage;
-  const startUsage = makeUsage({ inputTotal: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, source });
-  const events: StreamEvent[] = [{ type: 'message-start', messageId: response.id, model: response.model, usage: startUsage }];
+  const startUsage = makeUsage({
+    inputTotal: input.total,
+    cacheRead: input.cacheRead,
+    cacheWrite: input.cacheWrite,
+    source,
+  });
+  const events: StreamEvent[] = [
+    { type: 'message-start', messageId: response.id, model: response.model, usage: startUsage },
+  ];
   const split = (text: string): string[] => {
     if (text.length <= chunkSize) return [text];
     const pieces: string[] = [];
@@ -26,17 +36,29 @@ export function responseToStreamEvents(response: CanonicalResponse, chunkSize = 
         for (const text of split(block.text)) events.push({ type: 'text-delta', index, text });
         break;
       case 'reasoning':
-        events.push(block.redacted === undefined ? { type: 'reasoning-start', index } : { type: 'reasoning-start', index, redacted: block.redacted });
-        if (block.text !== '') for (const text of split(block.text)) events.push({ type: 'reasoning-delta', index, text });
+        events.push(
+          block.redacted === undefined
+            ? { type: 'reasoning-start', index }
+            : { type: 'reasoning-start', index, redacted: block.redacted },
+        );
+        if (block.text !== '')
+          for (const text of split(block.text)) events.push({ type: 'reasoning-delta', index, text });
         if (block.signature) events.push({ type: 'reasoning-signature', index, signature: block.signature });
         break;
       case 'tool-call':
         events.push(
           block.signature === undefined
             ? { type: 'tool-input-start', index, toolCallId: block.id, toolName: block.name }
-            : { type: 'tool-input-start', index, toolCallId: block.id, toolName: block.name, signature: block.signature },
+            : {
+                type: 'tool-input-start',
+                index,
+                toolCallId: block.id,
+                toolName: block.name,
+                signature: block.signature,
+              },
         );
-        for (const argumentsFragment of split(block.arguments)) events.push({ type: 'tool-input-delta', index, argumentsFragment });
+        for (const argumentsFragment of split(block.arguments))
+          events.push({ type: 'tool-input-delta', index, argumentsFragment });
         break;
     }
     events.push({ type: 'block-end', index });
@@ -44,7 +66,12 @@ export function responseToStreamEvents(response: CanonicalResponse, chunkSize = 
   events.push(
     response.stopSequence === undefined
       ? { type: 'message-end', finishReason: response.finishReason, usage: response.usage }
-      : { type: 'message-end', finishReason: response.finishReason, usage: response.usage, stopSequence: response.stopSequence },
+      : {
+          type: 'message-end',
+          finishReason: response.finishReason,
+          usage: response.usage,
+          stopSequence: response.stopSequence,
+        },
   );
   return events;
 }

@@ -38,7 +38,10 @@ export class StreamAccumulator {
         this.blocks[event.index] = { type: 'text', text: '' };
         return;
       case 'reasoning-start':
-        this.blocks[event.index] = event.redacted === undefined ? { type: 'reasoning', text: '' } : { type: 'reasoning', text: '', redacted: event.redacted };
+        this.blocks[event.index] =
+          event.redacted === undefined
+            ? { type: 'reasoning', text: '' }
+            : { type: 'reasoning', text: '', redacted: event.redacted };
         return;
       case 'tool-input-start': {
         const block: MutableBlock = { type: 'tool-call', id: event.toolCallId, name: event.toolName, arguments: '' };

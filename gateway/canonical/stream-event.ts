@@ -20,10 +20,21 @@ export type StreamEvent =
   | { readonly type: 'reasoning-start'; readonly index: number; readonly redacted?: string }
   | { readonly type: 'reasoning-delta'; readonly index: number; readonly text: string }
   | { readonly type: 'reasoning-signature'; readonly index: number; readonly signature: string }
-  | { readonly type: 'tool-input-start'; readonly index: number; readonly toolCallId: string; readonly toolName: string; readonly signature?: string }
+  | {
+      readonly type: 'tool-input-start';
+      readonly index: number;
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly signature?: string;
+    }
   | { readonly type: 'tool-input-delta'; readonly index: number; readonly argumentsFragment: string }
   | { readonly type: 'block-end'; readonly index: number }
-  | { readonly type: 'message-end'; readonly finishReason: FinishReason; readonly usage: Usage; readonly stopSequence?: string }
+  | {
+      readonly type: 'message-end';
+      readonly finishReason: FinishReason;
+      readonly usage: Usage;
+      readonly stopSequence?: string;
+    }
   | { readonly type: 'keep-alive' }
   | { readonly type: 'error'; readonly error: GatewayError };
 

@@ -49,7 +49,10 @@ export function describeUncarried(parts: ReadonlyArray<UncarriedPart>, target: s
 }
 
 /** A decode's ok result with the notes attached (fields only when non-empty). */
-export function decodedWith<T>(value: T, notes: TranslationNotes): { ok: true; value: T; warnings?: string[]; uncarried?: UncarriedPart[] } {
+export function decodedWith<T>(
+  value: T,
+  notes: TranslationNotes,
+): { ok: true; value: T; warnings?: string[]; uncarried?: UncarriedPart[] } {
   return {
     ok: true,
     value,

@@ -25,7 +25,8 @@ export function makeUsage(counts: {
   reasoning?: number | null;
   source?: Usage['source'];
 }): Usage {
-  const n = (v: number | null | undefined): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+  const n = (v: number | null | undefined): number =>
+    typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
   return {
     input: { total: n(counts.inputTotal), cacheRead: n(counts.cacheRead), cacheWrite: n(counts.cacheWrite) },
     output: { total: n(counts.outputTotal), reasoning: n(counts.reasoning) },

@@ -53,7 +53,10 @@ export async function callAdminApi(options: AdminClientOptions, request: AdminRe
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new AdminApiError(0, `cannot reach the gateway at ${options.baseUrl} (${reason}): is it running? Set TOLLGATE_URL`);
+    throw new AdminApiError(
+      0,
+      `cannot reach the gateway at ${options.baseUrl} (${reason}): is it running? Set TOLLGATE_URL`,
+    );
   }
   const text = await response.text();
   const body = parseJson(text);

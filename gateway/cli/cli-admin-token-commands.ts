@@ -10,8 +10,19 @@ const create: CliCommand = {
   name: 'admin-tokens create',
   summary: 'create a personal admin token (prints it alone on the last line: it is shown only once)',
   positionals: [],
-  options: { name: { type: 'string', value: 'NAME', help: 'whose token: recorded as the actor of their changes (3–64 of a-z 0-9 . _ @ -)', required: true } },
-  request: ({ values }) => ({ method: 'POST', path: '/admin/api/admin-tokens', body: bodyFrom(values, { name: ['name', String] }) }),
+  options: {
+    name: {
+      type: 'string',
+      value: 'NAME',
+      help: 'whose token: recorded as the actor of their changes (3–64 of a-z 0-9 . _ @ -)',
+      required: true,
+    },
+  },
+  request: ({ values }) => ({
+    method: 'POST',
+    path: '/admin/api/admin-tokens',
+    body: bodyFrom(values, { name: ['name', String] }),
+  }),
   print(body, out) {
     out.line(`created admin token ${body.adminToken.tokenId} for ${body.adminToken.name}`);
     printRecord(out, body.adminToken);
@@ -43,8 +54,15 @@ const revoke: CliCommand = {
   summary: 'revoke a personal admin token (refused from now on, on every node)',
   positionals: ['ID'],
   options: { reason: { type: 'string', value: 'TEXT', help: 'why (kept in the audit)' } },
-  request: ({ positionals, values }) => ({ method: 'POST', path: `/admin/api/admin-tokens/${segment(positionals[0]!)}/revoke`, body: bodyFrom(values, { reason: ['reason', String] }) }),
-  print: (body, out) => (out.line(`revoked admin token ${body.adminToken.tokenId} (${body.adminToken.name})`), printRecord(out, body.adminToken)),
+  request: ({ positionals, values }) => ({
+    method: 'POST',
+    path: `/admin/api/admin-tokens/${segment(positionals[0]!)}/revoke`,
+    body: bodyFrom(values, { reason: ['reason', String] }),
+  }),
+  print: (body, out) => (
+    out.line(`revoked admin token ${body.adminToken.tokenId} (${body.adminToken.name})`),
+    printRecord(out, body.adminToken)
+  ),
 };
 
 /** The `admin-tokens` commands. */

@@ -74,7 +74,10 @@ export function timeOrNull(text: string): string | null {
 
 /** `a,b` → ['a','b'] (trimmed, empties dropped). */
 export function list(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** `--models a,b` for a key → ['a','b']; `all` → null (every model). */
@@ -100,7 +103,10 @@ export function modelMap(text: string): Record<string, string> {
  * Copies each defined flag into a request body: `mapping` is `{ flag: [bodyField, convert] }`.
  * Undefined flags are left out so the server keeps (update) or defaults (create) them.
  */
-export function bodyFrom(values: CliArgs['values'], mapping: Record<string, readonly [string, (text: string) => unknown]>): Record<string, unknown> {
+export function bodyFrom(
+  values: CliArgs['values'],
+  mapping: Record<string, readonly [string, (text: string) => unknown]>,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [flag, [field, convert]] of Object.entries(mapping)) {
     const value = values[flag];

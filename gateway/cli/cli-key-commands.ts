@@ -2,14 +2,29 @@
  * `tollgate keys …`: create, list, update, revoke, rotate. Create and rotate print the new key
  * ALONE on the last line of stdout (it is shown only once), so scripts can take `tail -n 1`.
  */
-import { bodyFrom, enableFlag, modelsOrNull, numberOrNull, segment, timeOrNull, usdOrNull, type CliCommand, type CliOption, type CliOutput } from './cli-arguments.ts';
+import {
+  bodyFrom,
+  enableFlag,
+  modelsOrNull,
+  numberOrNull,
+  segment,
+  timeOrNull,
+  usdOrNull,
+  type CliCommand,
+  type CliOption,
+  type CliOutput,
+} from './cli-arguments.ts';
 import { printRecord, printTable } from './cli-table.ts';
 
 const LIMIT_OPTIONS: Record<string, CliOption> = {
   rpm: { type: 'string', value: 'N', help: 'requests per minute (none = unlimited)' },
   tpm: { type: 'string', value: 'N', help: 'tokens per minute (none = unlimited)' },
   quota: { type: 'string', value: 'USD', help: 'spend quota in USD, ≤ 9 decimals (none = unlimited)' },
-  expires: { type: 'string', value: 'ISO-8601', help: 'expiry time with time zone, e.g. 2030-01-01T00:00:00Z (never = no expiry)' },
+  expires: {
+    type: 'string',
+    value: 'ISO-8601',
+    help: 'expiry time with time zone, e.g. 2030-01-01T00:00:00Z (never = no expiry)',
+  },
   models: { type: 'string', value: 'a,b', help: 'model allowlist (all = every model)' },
 };
 
@@ -24,15 +39,35 @@ const KEY_FIELDS = {
 
 /** Prints a key record's main fields. */
 function printKey(out: CliOutput, key: Record<string, unknown>): void {
-  printRecord(out, { keyId: key.keyId, publicId: key.publicId, name: key.name, user: key.userId, status: key.status, rpm: key.rpm, tpm: key.tpm, quotaUsd: key.quotaUsd, expiresAt: key.expiresAt, models: key.models, revokedAt: key.revokedAt });
+  printRecord(out, {
+    keyId: key.keyId,
+    publicId: key.publicId,
+    name: key.name,
+    user: key.userId,
+    status: key.status,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    quotaUsd: key.quotaUsd,
+    expiresAt: key.expiresAt,
+    models: key.models,
+    revokedAt: key.revokedAt,
+  });
 }
 
 const create: CliCommand = {
   name: 'keys create',
   summary: 'create an API key (prints the key alone on the last line: it is shown only once)',
   positionals: [],
-  options: { name: { type: 'string', value: 'NAME', help: 'display name', required: true }, user: { type: 'string', value: 'ID', help: 'owner user id' }, ...LIMIT_OPTIONS },
-  request: ({ values }) => ({ method: 'POST', path: '/admin/api/keys', body: { ...bodyFrom(values, KEY_FIELDS), ...bodyFrom(values, { user: ['userId', String] }) } }),
+  options: {
+    name: { type: 'string', value: 'NAME', help: 'display name', required: true },
+    user: { type: 'string', value: 'ID', help: 'owner user id' },
+    ...LIMIT_OPTIONS,
+  },
+  request: ({ values }) => ({
+    method: 'POST',
+    path: '/admin/api/keys',
+    body: { ...bodyFrom(values, KEY_FIELDS), ...bodyFrom(values, { user: ['userId', String] }) },
+  }),
   print(body, out) {
     out.line(`created key ${body.key.keyId}`);
     printKey(out, body.key);
@@ -66,8 +101,17 @@ const update: CliCommand = {
   name: 'keys update',
   summary: 'change a key (only the flags given)',
   positionals: ['ID'],
-  options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...LIMIT_OPTIONS, enable: { type: 'boolean', help: 'enable the key' }, disable: { type: 'boolean', help: 'disable the key' } },
-  request: ({ positionals, values }) => ({ method: 'PATCH', path: `/admin/api/keys/${segment(positionals[0]!)}`, body: { ...bodyFrom(values, KEY_FIELDS), ...enableFlag(values, 'enabled') } }),
+  options: {
+    name: { type: 'string', value: 'NAME', help: 'display name' },
+    ...LIMIT_OPTIONS,
+    enable: { type: 'boolean', help: 'enable the key' },
+    disable: { type: 'boolean', help: 'disable the key' },
+  },
+  request: ({ positionals, values }) => ({
+    method: 'PATCH',
+    path: `/admin/api/keys/${segment(positionals[0]!)}`,
+    body: { ...bodyFrom(values, KEY_FIELDS), ...enableFlag(values, 'enabled') },
+  }),
   print(body, out) {
     out.line(`updated key ${body.key.keyId}`);
     printKey(out, body.key);
@@ -79,7 +123,11 @@ const revoke: CliCommand = {
   summary: 'revoke a key now',
   positionals: ['ID'],
   options: { reason: { type: 'string', value: 'TEXT', help: 'why (recorded in the event)' } },
-  request: ({ positionals, values }) => ({ method: 'POST', path: `/admin/api/keys/${segment(positionals[0]!)}/revoke`, body: bodyFrom(values, { reason: ['reason', String] }) }),
+  request: ({ positionals, values }) => ({
+    method: 'POST',
+    path: `/admin/api/keys/${segment(positionals[0]!)}/revoke`,
+    body: bodyFrom(values, { reason: ['reason', String] }),
+  }),
   print(body, out) {
     out.line(`revoked key ${body.key.keyId} at ${body.key.revokedAt}`);
   },
@@ -90,9 +138,15 @@ const rotate: CliCommand = {
   summary: 'replace a key with a new one (same settings); the old one stops after the grace period',
   positionals: ['ID'],
   options: { grace: { type: 'string', value: 'SECONDS', help: 'how long the old key keeps working (default 0)' } },
-  request: ({ positionals, values }) => ({ method: 'POST', path: `/admin/api/keys/${segment(positionals[0]!)}/rotate`, body: bodyFrom(values, { grace: ['graceSeconds', numberOrNull] }) }),
+  request: ({ positionals, values }) => ({
+    method: 'POST',
+    path: `/admin/api/keys/${segment(positionals[0]!)}/rotate`,
+    body: bodyFrom(values, { grace: ['graceSeconds', numberOrNull] }),
+  }),
   print(body, out) {
-    out.line(`rotated key ${body.replaced.keyId} → ${body.key.keyId}; the old key stops working at ${body.replaced.revokedAt}`);
+    out.line(
+      `rotated key ${body.replaced.keyId} → ${body.key.keyId}; the old key stops working at ${body.replaced.revokedAt}`,
+    );
     printKey(out, body.key);
     out.line('store this key now — it is shown only once:');
     out.line(body.apiKey);

@@ -16,7 +16,9 @@ const pricesList: CliCommand = {
   print: (body, out, args) =>
     printTable(
       out,
-      (body.prices as Array<Record<string, unknown>>).filter((p) => args?.values.all === true || p.status !== 'superseded'),
+      (body.prices as Array<Record<string, unknown>>).filter(
+        (p) => args?.values.all === true || p.status !== 'superseded',
+      ),
       [
         { header: 'MODEL', cell: (p) => p.model },
         { header: 'CHANNEL', cell: (p) => p.channel ?? '*' },
@@ -40,8 +42,10 @@ const pricesList: CliCommand = {
 function priceNumber(flag: string): (text: string) => number {
   return (text) => {
     const match = /^-?\d+(?:\.(\d+))?$/.exec(text.trim());
-    if (!match) throw new UsageError(`--${flag}: '${text}' is not a number: give USD per million tokens as a decimal, e.g. 0.27`);
-    if ((match[1] ?? '').replace(/0+$/, '').length > 9) throw new UsageError(`--${flag}: '${text}' has more than 9 decimal places`);
+    if (!match)
+      throw new UsageError(`--${flag}: '${text}' is not a number: give USD per million tokens as a decimal, e.g. 0.27`);
+    if ((match[1] ?? '').replace(/0+$/, '').length > 9)
+      throw new UsageError(`--${flag}: '${text}' has more than 9 decimal places`);
     return Number(text);
   };
 }
@@ -71,14 +75,26 @@ const pricesSet: CliCommand = {
     'cache-write': { type: 'string', value: 'USD', help: 'cache-write price (default: input)' },
     from: { type: 'string', value: 'ISO', help: 'effective from, an ISO-8601 date or date-time (default: now)' },
     'effective-from': { type: 'string', value: 'ISO', help: 'same as --from' },
-    id: { type: 'string', value: 'PRICE-ID', help: 'explicit entry id (default: model|channel|from); the same id replaces the entry' },
+    id: {
+      type: 'string',
+      value: 'PRICE-ID',
+      help: 'explicit entry id (default: model|channel|from); the same id replaces the entry',
+    },
     force: { type: 'boolean', help: 'set it even though another entry wins over it (the gateway names that entry)' },
   },
   request: ({ values }) => {
-    if (values.from !== undefined && values['effective-from'] !== undefined) throw new UsageError('--from and --effective-from are the same flag: give one');
-    return { method: 'PUT', path: '/admin/api/prices', body: { ...bodyFrom(values, PRICE_FIELDS), ...(values.force ? { force: true } : {}) } };
+    if (values.from !== undefined && values['effective-from'] !== undefined)
+      throw new UsageError('--from and --effective-from are the same flag: give one');
+    return {
+      method: 'PUT',
+      path: '/admin/api/prices',
+      body: { ...bodyFrom(values, PRICE_FIELDS), ...(values.force ? { force: true } : {}) },
+    };
   },
-  print: (body, out) => (out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`), printRecord(out, body.price)),
+  print: (body, out) => (
+    out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`),
+    printRecord(out, body.price)
+  ),
 };
 
 /** The `prices` commands. */

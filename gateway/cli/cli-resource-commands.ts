@@ -3,7 +3,18 @@
  * from answers to tables (prices: cli-price-commands.ts; admin tokens: cli-admin-token-commands.ts).
  */
 import { readFileSync } from 'node:fs';
-import { asNumber, bodyFrom, enableFlag, list, modelMap, numberOrNull, segment, usdOrNull, type CliCommand, type CliOption } from './cli-arguments.ts';
+import {
+  asNumber,
+  bodyFrom,
+  enableFlag,
+  list,
+  modelMap,
+  numberOrNull,
+  segment,
+  usdOrNull,
+  type CliCommand,
+  type CliOption,
+} from './cli-arguments.ts';
 import { printRecord, printTable } from './cli-table.ts';
 
 const USER_OPTIONS: Record<string, CliOption> = {
@@ -12,7 +23,11 @@ const USER_OPTIONS: Record<string, CliOption> = {
   tpm: { type: 'string', value: 'N', help: 'tokens per minute over all the user’s keys (none = unlimited)' },
   quota: { type: 'string', value: 'USD', help: 'spend quota in USD over all the user’s keys (none = unlimited)' },
   login: { type: 'string', value: 'LOGIN', help: 'console sign-in name (3–64 of a-z 0-9 . _ @ -); needs --password' },
-  password: { type: 'string', value: 'PASSWORD', help: 'console password, 8–200 characters ("-" reads it from stdin, keeping it out of ps)' },
+  password: {
+    type: 'string',
+    value: 'PASSWORD',
+    help: 'console password, 8–200 characters ("-" reads it from stdin, keeping it out of ps)',
+  },
 };
 const USER_FIELDS = {
   name: ['name', String],
@@ -56,8 +71,17 @@ const usersUpdate: CliCommand = {
   name: 'users update',
   summary: 'change a user (only the flags given)',
   positionals: ['ID'],
-  options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...USER_OPTIONS, enable: { type: 'boolean', help: 'enable the user' }, disable: { type: 'boolean', help: 'disable the user (all their keys are refused)' } },
-  request: ({ positionals, values }) => ({ method: 'PATCH', path: `/admin/api/users/${segment(positionals[0]!)}`, body: { ...bodyFrom(values, USER_FIELDS), ...enableFlag(values, 'disabled', true) } }),
+  options: {
+    name: { type: 'string', value: 'NAME', help: 'display name' },
+    ...USER_OPTIONS,
+    enable: { type: 'boolean', help: 'enable the user' },
+    disable: { type: 'boolean', help: 'disable the user (all their keys are refused)' },
+  },
+  request: ({ positionals, values }) => ({
+    method: 'PATCH',
+    path: `/admin/api/users/${segment(positionals[0]!)}`,
+    body: { ...bodyFrom(values, USER_FIELDS), ...enableFlag(values, 'disabled', true) },
+  }),
   print: (body, out) => (out.line(`updated user ${body.user.userId}`), printRecord(out, body.user)),
 };
 
@@ -105,19 +129,34 @@ const channelsUpsert: CliCommand = {
     provider: { type: 'string', value: 'P', help: 'openai, anthropic, gemini, deepseek, … or mock', required: true },
     protocol: { type: 'string', value: 'PROTO', help: 'openai-chat, openai-responses, anthropic-messages or gemini' },
     'base-url': { type: 'string', value: 'URL', help: 'upstream base URL (default: the provider’s)' },
-    'api-key': { type: 'string', value: 'KEY', help: 'upstream credential ("-" reads it from stdin, keeping it out of ps)' },
+    'api-key': {
+      type: 'string',
+      value: 'KEY',
+      help: 'upstream credential ("-" reads it from stdin, keeping it out of ps)',
+    },
     models: { type: 'string', value: 'a,b', help: 'models served' },
     'model-map': { type: 'string', value: 'alias=model,…', help: 'client alias → upstream model' },
     priority: { type: 'string', value: 'N', help: 'priority tier (higher first, default 0)' },
     weight: { type: 'string', value: 'N', help: 'weight within the tier (default 1)' },
     'timeout-ms': { type: 'string', value: 'MS', help: 'upstream timeout to response headers and between body bytes' },
-    'deadline-ms': { type: 'string', value: 'MS', help: 'total time of one attempt, request to last byte (default 600000)' },
+    'deadline-ms': {
+      type: 'string',
+      value: 'MS',
+      help: 'total time of one attempt, request to last byte (default 600000)',
+    },
     rpm: { type: 'string', value: 'N', help: 'the upstream account’s requests per minute' },
     tpm: { type: 'string', value: 'N', help: 'the upstream account’s tokens per minute' },
     disabled: { type: 'boolean', help: 'create or keep the channel disabled' },
   },
-  request: ({ positionals, values }) => ({ method: 'PUT', path: `/admin/api/channels/${segment(positionals[0]!)}`, body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) } }),
-  print: (body, out) => (out.line(`${body.created ? 'created' : 'updated'} channel ${body.channel.id}`), printRecord(out, body.channel)),
+  request: ({ positionals, values }) => ({
+    method: 'PUT',
+    path: `/admin/api/channels/${segment(positionals[0]!)}`,
+    body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) },
+  }),
+  print: (body, out) => (
+    out.line(`${body.created ? 'created' : 'updated'} channel ${body.channel.id}`),
+    printRecord(out, body.channel)
+  ),
 };
 
 const channelsRemove: CliCommand = {
@@ -139,4 +178,12 @@ const whoami: CliCommand = {
 };
 
 /** The `users`, `channels` and `whoami` commands. */
-export const RESOURCE_COMMANDS: ReadonlyArray<CliCommand> = [usersCreate, usersList, usersUpdate, channelsList, channelsUpsert, channelsRemove, whoami];
+export const RESOURCE_COMMANDS: ReadonlyArray<CliCommand> = [
+  usersCreate,
+  usersList,
+  usersUpdate,
+  channelsList,
+  channelsUpsert,
+  channelsRemove,
+  whoami,
+];

@@ -26,7 +26,8 @@ export function printTable<T>(out: CliOutput, rows: ReadonlyArray<T>, columns: R
   }
   const cells = rows.map((row) => columns.map((c) => cellText(c.cell(row))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
-  const render = (values: ReadonlyArray<string>) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
+  const render = (values: ReadonlyArray<string>) =>
+    values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
   out.line(render(columns.map((c) => c.header)));
   for (const row of cells) out.line(render(row));
 }

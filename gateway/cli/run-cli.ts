@@ -15,7 +15,12 @@ import { PRICE_COMMANDS } from './cli-price-commands.ts';
 import { RESOURCE_COMMANDS } from './cli-resource-commands.ts';
 
 /** Every CLI command, by `<resource> <action>` (or a single word). */
-export const CLI_COMMANDS: ReadonlyArray<CliCommand> = [...KEY_COMMANDS, ...RESOURCE_COMMANDS, ...PRICE_COMMANDS, ...ADMIN_TOKEN_COMMANDS];
+export const CLI_COMMANDS: ReadonlyArray<CliCommand> = [
+  ...KEY_COMMANDS,
+  ...RESOURCE_COMMANDS,
+  ...PRICE_COMMANDS,
+  ...ADMIN_TOKEN_COMMANDS,
+];
 
 /** Default admin API origin. */
 export const DEFAULT_TOLLGATE_URL = 'http://127.0.0.1:8080';
@@ -35,8 +40,14 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
   const first = argv[0];
   if (first === undefined) return usage(io, 'missing command', globalHelp());
   if (first === '--help' || first === '-h' || first === 'help') return (io.stdout(globalHelp()), 0);
-  const command = CLI_COMMANDS.find((c) => c.name === `${first} ${argv[1] ?? ''}`) ?? CLI_COMMANDS.find((c) => c.name === first);
-  if (!command) return usage(io, `unknown command '${argv.slice(0, 2).join(' ')}'`, 'run `tollgate --help` for the list of commands');
+  const command =
+    CLI_COMMANDS.find((c) => c.name === `${first} ${argv[1] ?? ''}`) ?? CLI_COMMANDS.find((c) => c.name === first);
+  if (!command)
+    return usage(
+      io,
+      `unknown command '${argv.slice(0, 2).join(' ')}'`,
+      'run `tollgate --help` for the list of commands',
+    );
   const rest = argv.slice(command.name.split(' ').length);
   let args: CliArgs & { values: Record<string, string | boolean | undefined> };
   try {
@@ -46,7 +57,12 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
   }
   if (args.values.help) return (io.stdout(commandHelp(command)), 0);
   const token = io.env.TOLLGATE_ADMIN_TOKEN;
-  if (!token) return usage(io, 'TOLLGATE_ADMIN_TOKEN is not set: export your personal admin token (or the gateway’s bootstrap token)', '');
+  if (!token)
+    return usage(
+      io,
+      'TOLLGATE_ADMIN_TOKEN is not set: export your personal admin token (or the gateway’s bootstrap token)',
+      '',
+    );
   try {
     const request = await command.request(args);
     const body = await callAdminApi({ baseUrl: io.env.TOLLGATE_URL || DEFAULT_TOLLGATE_URL, token }, request);
@@ -56,7 +72,9 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
   } catch (error) {
     if (error instanceof UsageError) return usage(io, error.message, commandHelp(command));
     if (error instanceof AdminApiError) {
-      io.stderr(`error: ${error.message}${error.field ? ` (field: ${error.field})` : ''}${error.status ? ` [HTTP ${error.status}]` : ''}`);
+      io.stderr(
+        `error: ${error.message}${error.field ? ` (field: ${error.field})` : ''}${error.status ? ` [HTTP ${error.status}]` : ''}`,
+      );
       return 1;
     }
     io.stderr(`error: ${(error as Error).message}`);
@@ -69,7 +87,10 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
  * the positional count and required flags.
  * @throws Error / UsageError with a message naming the problem.
  */
-function parseCommandArgs(command: CliCommand, rest: ReadonlyArray<string>): CliArgs & { values: Record<string, string | boolean | undefined> } {
+function parseCommandArgs(
+  command: CliCommand,
+  rest: ReadonlyArray<string>,
+): CliArgs & { values: Record<string, string | boolean | undefined> } {
   const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]));
   const { values, positionals } = parseArgs({
     args: [...rest],
@@ -79,8 +100,10 @@ function parseCommandArgs(command: CliCommand, rest: ReadonlyArray<string>): Cli
   });
   const flags = values as Record<string, string | boolean | undefined>;
   if (flags.help) return { values: flags, positionals };
-  if (positionals.length < command.positionals.length) throw new UsageError(`missing ${command.positionals.slice(positionals.length).join(' ')}`);
-  if (positionals.length > command.positionals.length) throw new UsageError(`unexpected argument '${positionals[command.positionals.length]}'`);
+  if (positionals.length < command.positionals.length)
+    throw new UsageError(`missing ${command.positionals.slice(positionals.length).join(' ')}`);
+  if (positionals.length > command.positionals.length)
+    throw new UsageError(`unexpected argument '${positionals[command.positionals.length]}'`);
   for (const [name, option] of Object.entries(command.options)) {
     if (option.required && flags[name] === undefined) throw new UsageError(`missing required --${name}`);
   }
@@ -99,8 +122,17 @@ export function commandHelp(command: CliCommand): string {
     const flag = o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`;
     return o.required ? flag : `[${flag}]`;
   });
-  const lines = [`usage: tollgate ${[command.name, ...command.positionals, ...flags].join(' ')} [--json]`, `  ${command.summary}`];
-  const rows = Object.entries(command.options).map(([name, o]) => [o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`, `${o.help}${o.required ? ' (required)' : ''}`] as const);
+  const lines = [
+    `usage: tollgate ${[command.name, ...command.positionals, ...flags].join(' ')} [--json]`,
+    `  ${command.summary}`,
+  ];
+  const rows = Object.entries(command.options).map(
+    ([name, o]) =>
+      [
+        o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`,
+        `${o.help}${o.required ? ' (required)' : ''}`,
+      ] as const,
+  );
   rows.push(['--json', 'print the raw JSON answer'], ['-h, --help', 'show this help']);
   const width = Math.max(...rows.map(([flag]) => flag.length));
   lines.push('', 'options:', ...rows.map(([flag, help]) => `  ${flag.padEnd(width)}  ${help}`));

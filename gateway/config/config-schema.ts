@@ -29,7 +29,10 @@ export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 256, windowMs: 300
  */
 export const channelSchema = z
   .object({
-    id: z.string().min(1, 'must be a non-empty string').regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
+    id: z
+      .string()
+      .min(1, 'must be a non-empty string')
+      .regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
     provider: z.enum(PROVIDER_IDS),
     protocol: z.enum(WIRE_FORMATS).optional(),
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -70,7 +73,10 @@ export const channelSchema = z
       .optional(),
   })
   .strict()
-  .refine((c) => c.models.length > 0 || Object.keys(c.modelMap).length > 0, { message: 'must serve at least one model (models or modelMap)', path: ['models'] });
+  .refine((c) => c.models.length > 0 || Object.keys(c.modelMap).length > 0, {
+    message: 'must serve at least one model (models or modelMap)',
+    path: ['models'],
+  });
 
 /** A bootstrap API key accepted by the gateway. */
 export const keySchema = z
@@ -92,7 +98,8 @@ export const configFileSchema = z
   .superRefine((config, ctx) => {
     const seen = new Set<string>();
     config.channels.forEach((channel, i) => {
-      if (seen.has(channel.id)) ctx.addIssue({ code: 'custom', message: `duplicate channel id '${channel.id}'`, path: ['channels', i, 'id'] });
+      if (seen.has(channel.id))
+        ctx.addIssue({ code: 'custom', message: `duplicate channel id '${channel.id}'`, path: ['channels', i, 'id'] });
       seen.add(channel.id);
     });
   });
@@ -103,7 +110,11 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   TOLLGATE_CONFIG: z.string().optional(),
   /** Max request body, bytes. */
-  TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  TOLLGATE_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the embedded event log, spool and in-process ClickHouse keep their files. */
@@ -135,7 +146,9 @@ export const envSchema = z.object({
    * Path of the Prometheus scrape endpoint (no API key: keep it off the public network or move it);
    * `off` removes the route. Default `/metrics`.
    */
-  TOLLGATE_METRICS_PATH: z.union([z.literal('off'), z.string().regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a path such as /metrics, or off')]).default('/metrics'),
+  TOLLGATE_METRICS_PATH: z
+    .union([z.literal('off'), z.string().regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a path such as /metrics, or off')])
+    .default('/metrics'),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** What RPM/TPM limits of keys and users do while the state store (Redis) is unreachable: `open` admits unchecked, `closed` answers 503. */

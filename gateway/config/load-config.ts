@@ -21,15 +21,29 @@ export const DEMO_KEY = 'sk-tollgate-demo';
 
 const DEMO_CONFIG: ConfigFile = configFileSchema.parse({
   channels: [
-    { id: 'demo-mock', provider: 'mock', protocol: 'openai-chat', models: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'], mock: { chunkDelayMs: 20 } },
+    {
+      id: 'demo-mock',
+      provider: 'mock',
+      protocol: 'openai-chat',
+      models: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'],
+      mock: { chunkDelayMs: 20 },
+    },
   ],
   keys: [{ name: 'demo', key: DEMO_KEY }],
-  prices: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'].map((model) => ({ model, inputPerMTok: 0.5, outputPerMTok: 1.5, cacheReadPerMTok: 0.05 })),
+  prices: ['mock-1', 'gpt-4o-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash'].map((model) => ({
+    model,
+    inputPerMTok: 0.5,
+    outputPerMTok: 1.5,
+    cacheReadPerMTok: 0.05,
+  })),
 });
 
 function formatIssues(prefix: string, error: z.ZodError): string[] {
   return error.issues.map((issue) => {
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+    const path = issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .replace(/^\./, '');
     return `${prefix}${path ? path + ': ' : ''}${issue.message}`;
   });
 }
@@ -73,10 +87,19 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     ...(env.TOLLGATE_UPSTREAM_CONNECTIONS > 0 ? { upstreamConnections: env.TOLLGATE_UPSTREAM_CONNECTIONS } : {}),
     consumers: env.TOLLGATE_CONSUMERS ?? (env.KAFKA_BROKERS ? 'off' : 'in-process'),
     trustProxy: env.TOLLGATE_TRUST_PROXY ?? false,
-    storeOutage: Object.freeze({ limits: env.TOLLGATE_LIMITS_ON_STORE_OUTAGE, quotas: env.TOLLGATE_QUOTAS_ON_STORE_OUTAGE }),
+    storeOutage: Object.freeze({
+      limits: env.TOLLGATE_LIMITS_ON_STORE_OUTAGE,
+      quotas: env.TOLLGATE_QUOTAS_ON_STORE_OUTAGE,
+    }),
     ...(env.TOLLGATE_ADMIN_TOKEN ? { adminToken: env.TOLLGATE_ADMIN_TOKEN } : {}),
     metricsPath: env.TOLLGATE_METRICS_PATH === 'off' ? false : env.TOLLGATE_METRICS_PATH,
-    ...(env.KAFKA_BROKERS ? { kafkaBrokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) } : {}),
+    ...(env.KAFKA_BROKERS
+      ? {
+          kafkaBrokers: env.KAFKA_BROKERS.split(',')
+            .map((b) => b.trim())
+            .filter(Boolean),
+        }
+      : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.REDIS_CLUSTER_NODES ? { redisClusterNodes: env.REDIS_CLUSTER_NODES } : {}),
     ...(env.CLICKHOUSE_URL ? { clickhouseUrl: env.CLICKHOUSE_URL } : {}),

@@ -11,17 +11,22 @@ import { parse as parseYaml } from 'yaml';
  */
 export function expandEnvironment(value: unknown, env: NodeJS.ProcessEnv, problems: string[], path = ''): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-      const found = env[name];
-      if (found !== undefined && found !== '') return found;
-      if (fallback !== undefined) return fallback;
-      problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
-      return '';
-    });
+    return value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_, name: string, fallback: string | undefined) => {
+        const found = env[name];
+        if (found !== undefined && found !== '') return found;
+        if (fallback !== undefined) return fallback;
+        problems.push(`${path || '(root)'}: environment variable ${name} is not set`);
+        return '';
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((item, i) => expandEnvironment(item, env, problems, `${path}[${i}]`));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnvironment(v, env, problems, path ? `${path}.${k}` : k)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, expandEnvironment(v, env, problems, path ? `${path}.${k}` : k)]),
+    );
   }
   return value;
 }
@@ -45,4 +50,3 @@ export function readConfigDocument(path: string, problems: string[]): unknown {
     return undefined;
   }
 }
-

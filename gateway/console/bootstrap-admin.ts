@@ -45,14 +45,25 @@ const NOTHING: BootstrapAdmin = { events: [], generatedPassword: null, login: nu
  * @throws Error naming the variable when only one of the two is set, when TOLLGATE_ADMIN_USER is
  *   not a valid login (3–64 of a-z 0-9 . _ @ -) or TOLLGATE_ADMIN_PASSWORD not 8–200 characters
  */
-export function bootstrapAdminEvents(view: ControlPlaneView, env: BootstrapAdminEnv, ctx: BootstrapContext): BootstrapAdmin {
+export function bootstrapAdminEvents(
+  view: ControlPlaneView,
+  env: BootstrapAdminEnv,
+  ctx: BootstrapContext,
+): BootstrapAdmin {
   const user = nonEmpty(env.TOLLGATE_ADMIN_USER);
   const password = nonEmpty(env.TOLLGATE_ADMIN_PASSWORD);
-  if (user !== undefined && password === undefined) throw new Error('TOLLGATE_ADMIN_USER is set but TOLLGATE_ADMIN_PASSWORD is not: set both, or neither to get a generated admin password');
-  if (password !== undefined && user === undefined) throw new Error('TOLLGATE_ADMIN_PASSWORD is set but TOLLGATE_ADMIN_USER is not: set both, or neither to get a generated admin password');
+  if (user !== undefined && password === undefined)
+    throw new Error(
+      'TOLLGATE_ADMIN_USER is set but TOLLGATE_ADMIN_PASSWORD is not: set both, or neither to get a generated admin password',
+    );
+  if (password !== undefined && user === undefined)
+    throw new Error(
+      'TOLLGATE_ADMIN_PASSWORD is set but TOLLGATE_ADMIN_USER is not: set both, or neither to get a generated admin password',
+    );
   if (user !== undefined && password !== undefined) {
     const login = validLogin(user);
-    if (!passwordField.safeParse(password).success) throw new Error('TOLLGATE_ADMIN_PASSWORD must have 8–200 characters');
+    if (!passwordField.safeParse(password).success)
+      throw new Error('TOLLGATE_ADMIN_PASSWORD must have 8–200 characters');
     if (view.userByLogin(login)) return NOTHING;
     return { events: adminEvents(login, password, ctx), generatedPassword: null, login };
   }
@@ -75,7 +86,10 @@ export function bootstrapAdminUserId(login: string): string {
 function adminEvents(login: string, password: string, context: BootstrapContext): ControlEvent[] {
   const ctx = { now: context.now, actor: context.actor ?? BOOTSTRAP_ACTOR };
   const userId = bootstrapAdminUserId(login);
-  const created: ControlEvent = { type: 'UserCreated', event: { ...eventHeader(ctx), userId, name: login, role: 'admin', rpm: null, tpm: null, quotaNanoUsd: null } };
+  const created: ControlEvent = {
+    type: 'UserCreated',
+    event: { ...eventHeader(ctx), userId, name: login, role: 'admin', rpm: null, tpm: null, quotaNanoUsd: null },
+  };
   return [created, credentialsEvent(ctx, userId, { login, password })];
 }
 

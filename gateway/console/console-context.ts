@@ -12,7 +12,13 @@ import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { AdminHttpError } from '../control-plane/admin-errors.ts';
 import { appendCommand } from '../control-plane/append-command.ts';
-import { fail, parseInput, type CommandContext, type CommandResult, type CommandSecrets } from '../control-plane/commands-common.ts';
+import {
+  fail,
+  parseInput,
+  type CommandContext,
+  type CommandResult,
+  type CommandSecrets,
+} from '../control-plane/commands-common.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
 import type { ConsoleIdentity, ConsoleSessions } from './console-session.ts';
@@ -66,15 +72,28 @@ export function requireAdmin(request: FastifyRequest): void {
  * if they have none) — appends its events and returns its result.
  * @throws CommandError from the command; AdminHttpError 503 when the append is not confirmed.
  */
-export function runAsUser<T>(deps: ConsoleDeps, request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T> {
+export function runAsUser<T>(
+  deps: ConsoleDeps,
+  request: FastifyRequest,
+  command: (ctx: CommandContext) => CommandResult<T>,
+): Promise<T> {
   const { user } = identityOf(request);
   return appendCommand(deps, user.login ?? user.userId, deps.now(), command);
 }
 
 /** Pagination query: `offset` ≥ 0 (default 0), `limit` 1…200 (default 50). */
 const pageQuery = z.object({
-  offset: z.coerce.number({ error: 'must be a whole number ≥ 0' }).int('must be a whole number ≥ 0').min(0, 'must be a whole number ≥ 0').default(0),
-  limit: z.coerce.number({ error: 'must be a whole number from 1 to 200' }).int('must be a whole number from 1 to 200').min(1, 'must be a whole number from 1 to 200').max(200, 'must be a whole number from 1 to 200').default(50),
+  offset: z.coerce
+    .number({ error: 'must be a whole number ≥ 0' })
+    .int('must be a whole number ≥ 0')
+    .min(0, 'must be a whole number ≥ 0')
+    .default(0),
+  limit: z.coerce
+    .number({ error: 'must be a whole number from 1 to 200' })
+    .int('must be a whole number from 1 to 200')
+    .min(1, 'must be a whole number from 1 to 200')
+    .max(200, 'must be a whole number from 1 to 200')
+    .default(50),
 });
 
 /** Reads `offset`/`limit` from the query. @throws CommandError 400 naming the field. */
@@ -95,12 +114,16 @@ export function queryTime(request: FastifyRequest, name: string, fallback: numbe
   const text = queryText(request, name);
   if (text === undefined) return fallback;
   const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : fail(400, `${name}: must be an ISO-8601 date-time, e.g. 2030-01-01T00:00:00Z`, name);
+  return Number.isFinite(ms)
+    ? ms
+    : fail(400, `${name}: must be an ISO-8601 date-time, e.g. 2030-01-01T00:00:00Z`, name);
 }
 
 /** The analytics store. @throws AdminHttpError 503 when this node has none. */
 export function analyticsOf(deps: ConsoleDeps): AnalyticsStore {
-  return deps.analytics ?? unavailable('usage is unavailable: this gateway node has no analytics store (set CLICKHOUSE_URL)');
+  return (
+    deps.analytics ?? unavailable('usage is unavailable: this gateway node has no analytics store (set CLICKHOUSE_URL)')
+  );
 }
 
 /**
@@ -118,7 +141,10 @@ export async function readAnalytics<T>(request: FastifyRequest, read: Promise<T>
 }
 
 /** Pages an in-memory list. */
-export function paginate<T>(items: ReadonlyArray<T>, page: { offset: number; limit: number }): { items: T[]; total: number } {
+export function paginate<T>(
+  items: ReadonlyArray<T>,
+  page: { offset: number; limit: number },
+): { items: T[]; total: number } {
   return { items: items.slice(page.offset, page.offset + page.limit), total: items.length };
 }
 

@@ -10,7 +10,16 @@ import { keyStatus, presentKey, type KeyView } from '../control-plane/admin-pres
 import { createKey, requireKey, revokeKey, rotateKey, updateKey } from '../control-plane/commands.ts';
 import { fail, nanoToUsd } from '../control-plane/commands-common.ts';
 import type { KeyRecord } from '../control-plane/control-plane-view.ts';
-import { CONSOLE_API_PREFIX, identityOf, isAdmin, pageOf, paginate, queryText, runAsUser, type ConsoleDeps } from './console-context.ts';
+import {
+  CONSOLE_API_PREFIX,
+  identityOf,
+  isAdmin,
+  pageOf,
+  paginate,
+  queryText,
+  runAsUser,
+  type ConsoleDeps,
+} from './console-context.ts';
 import { queryLastUsed } from './usage-queries.ts';
 
 /** A key as the console lists it. */
@@ -23,9 +32,14 @@ export interface KeyRow extends KeyView {
 }
 
 /** Registers `/console/api/keys…` on `app`. */
-export function registerConsoleKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
+export function registerConsoleKeyRoutes(
+  app: FastifyInstance,
+  options: RouteShorthandOptions,
+  deps: ConsoleDeps,
+): void {
   const prefix = `${CONSOLE_API_PREFIX}/keys`;
-  const rowOf = async (request: FastifyRequest, keyId: string) => (await keyRows(deps, request, [deps.view.key(keyId) ?? fail(404, `key '${keyId}' not found`, 'id')]))[0]!;
+  const rowOf = async (request: FastifyRequest, keyId: string) =>
+    (await keyRows(deps, request, [deps.view.key(keyId) ?? fail(404, `key '${keyId}' not found`, 'id')]))[0]!;
   app.get(prefix, options, async (request) => {
     const q = queryText(request, 'q')?.toLowerCase();
     const status = queryText(request, 'status');
@@ -34,7 +48,10 @@ export function registerConsoleKeyRoutes(app: FastifyInstance, options: RouteSho
     const visible = deps.view
       .keys()
       .filter((key) => canSee(request, key))
-      .filter((key) => (owner === undefined || key.userId === owner) && (status === undefined || keyStatus(key, now) === status))
+      .filter(
+        (key) =>
+          (owner === undefined || key.userId === owner) && (status === undefined || keyStatus(key, now) === status),
+      )
       .filter((key) => q === undefined || key.name.toLowerCase().includes(q) || key.publicId.toLowerCase().includes(q))
       .sort((a, b) => b.createdAt - a.createdAt || a.keyId.localeCompare(b.keyId));
     const { items, total } = paginate(visible, pageOf(request));
@@ -57,8 +74,12 @@ export function registerConsoleKeyRoutes(app: FastifyInstance, options: RouteSho
   });
   app.post(`${prefix}/:id/rotate`, options, async (request, reply) => {
     const key = visibleKey(deps, request);
-    const { keyId, apiKey, replacedKeyId } = await runAsUser(deps, request, (ctx) => rotateKey(deps.view, key.keyId, request.body, ctx));
-    return reply.code(201).send({ key: await rowOf(request, keyId), apiKey, replaced: await rowOf(request, replacedKeyId) });
+    const { keyId, apiKey, replacedKeyId } = await runAsUser(deps, request, (ctx) =>
+      rotateKey(deps.view, key.keyId, request.body, ctx),
+    );
+    return reply
+      .code(201)
+      .send({ key: await rowOf(request, keyId), apiKey, replaced: await rowOf(request, replacedKeyId) });
   });
 }
 
@@ -83,7 +104,8 @@ function ownBody(request: FastifyRequest): unknown {
   if (isAdmin(request) || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const self = identityOf(request).user.userId;
   const userId = (body as { userId?: unknown }).userId;
-  if (userId !== undefined && userId !== null && userId !== self) throw new AdminHttpError(403, 'userId: you can only create keys for yourself');
+  if (userId !== undefined && userId !== null && userId !== self)
+    throw new AdminHttpError(403, 'userId: you can only create keys for yourself');
   return { ...body, userId: self };
 }
 
@@ -91,7 +113,9 @@ function ownBody(request: FastifyRequest): unknown {
 async function keyRows(deps: ConsoleDeps, request: FastifyRequest, keys: ReadonlyArray<KeyRecord>): Promise<KeyRow[]> {
   const now = deps.now();
   const [spends, lastUsed] = await Promise.all([
-    Promise.all(keys.map(async (key) => (deps.stateStore ? (await deps.stateStore.getSpend(key.keyId, null)).keyNanoUsd : 0n))),
+    Promise.all(
+      keys.map(async (key) => (deps.stateStore ? (await deps.stateStore.getSpend(key.keyId, null)).keyNanoUsd : 0n)),
+    ),
     deps.analytics
       ? queryLastUsed(
           deps.analytics,

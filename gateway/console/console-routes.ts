@@ -26,7 +26,8 @@ import { clearSessionCookie, CSRF_HEADER, presentSessionUser, setSessionCookie }
 import { registerConsoleUsageRoutes } from './console-usage-routes.ts';
 
 /** The Content-Security-Policy of every console response. */
-export const CONSOLE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const CONSOLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'web');
 
@@ -47,12 +48,27 @@ const VENDOR_FILES: Readonly<Record<string, readonly [string, string]>> = {
 export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(fastifyCookie);
-    await scope.register(fastifyStatic, { root: WEB_DIR, prefix: '/console/assets/', index: false, wildcard: true, cacheControl: false, setHeaders: (res) => res.setHeader('cache-control', 'no-cache') });
+    await scope.register(fastifyStatic, {
+      root: WEB_DIR,
+      prefix: '/console/assets/',
+      index: false,
+      wildcard: true,
+      cacheControl: false,
+      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+    });
     scope.addHook('onSend', async (_request, reply) => {
-      void reply.header('content-security-policy', CONSOLE_CSP).header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
+      void reply
+        .header('content-security-policy', CONSOLE_CSP)
+        .header('x-content-type-options', 'nosniff')
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'same-origin');
     });
     registerPages(scope);
-    const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest: authenticate(deps), errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
+    const options: RouteShorthandOptions = {
+      config: { adminApi: true },
+      onRequest: authenticate(deps),
+      errorHandler: (error, request, reply) => sendAdminError(error, request, reply),
+    };
     registerSessionRoutes(scope, options, deps);
     registerConsoleKeyRoutes(scope, options, deps);
     registerConsoleUsageRoutes(scope, options, deps);
@@ -65,13 +81,19 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
 
 /** `/console` → `/console/`; `/console/` → index.html; `/console/vendor/<file>` → node_modules. */
 function registerPages(scope: FastifyInstance): void {
-  const vendorPaths = new Map(Object.entries(VENDOR_FILES).map(([name, [pkg, path]]) => [name, join(packageDir(pkg), path)]));
+  const vendorPaths = new Map(
+    Object.entries(VENDOR_FILES).map(([name, [pkg, path]]) => [name, join(packageDir(pkg), path)]),
+  );
   scope.get('/console', async (_request, reply) => reply.redirect('/console/'));
-  scope.get('/console/', async (_request, reply) => reply.header('cache-control', 'no-cache').sendFile('index.html', WEB_DIR));
+  scope.get('/console/', async (_request, reply) =>
+    reply.header('cache-control', 'no-cache').sendFile('index.html', WEB_DIR),
+  );
   scope.get('/console/vendor/:file', async (request, reply) => {
     const path = vendorPaths.get((request.params as { file: string }).file);
     if (!path) return reply.code(404).type('text/plain').send('not found');
-    return reply.header('cache-control', 'public, max-age=86400').sendFile(path.slice(dirname(path).length + 1), dirname(path));
+    return reply
+      .header('cache-control', 'public, max-age=86400')
+      .sendFile(path.slice(dirname(path).length + 1), dirname(path));
   });
 }
 
@@ -81,7 +103,8 @@ function registerPages(scope: FastifyInstance): void {
  * store logs once per outage; any other failure is logged here as an error.
  */
 function storeOutageHttpError(request: FastifyRequest, cause: unknown, otherwise: string): AdminHttpError {
-  if (isStateStoreUnavailable(cause)) return new AdminHttpError(503, `sign-in is unavailable: ${cause.message}; try again in a few seconds`);
+  if (isStateStoreUnavailable(cause))
+    return new AdminHttpError(503, `sign-in is unavailable: ${cause.message}; try again in a few seconds`);
   request.log.error({ err: cause }, 'console: session store failed');
   return new AdminHttpError(503, `sign-in is unavailable: ${otherwise} (see the gateway log)`);
 }
@@ -92,7 +115,8 @@ function storeOutageHttpError(request: FastifyRequest, cause: unknown, otherwise
  */
 function authenticate(deps: ConsoleDeps): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && isCrossOrigin(request)) throw new AdminHttpError(403, 'cross-origin request refused');
+    if (request.method !== 'GET' && request.method !== 'HEAD' && isCrossOrigin(request))
+      throw new AdminHttpError(403, 'cross-origin request refused');
     const identity = await deps.sessions.identify(request).catch((cause: unknown) => {
       throw storeOutageHttpError(request, cause, 'the session store did not answer');
     });
@@ -100,8 +124,15 @@ function authenticate(deps: ConsoleDeps): (request: FastifyRequest) => Promise<v
     const path = request.url.split('?')[0];
     if (path === `${CONSOLE_API_PREFIX}/session` && (request.method === 'POST' || request.method === 'GET')) return;
     if (!identity) throw new AdminHttpError(401, 'not signed in');
-    if (request.method !== 'GET' && request.method !== 'HEAD' && !deps.sessions.verifyCsrf(identity, headerText(request, CSRF_HEADER))) {
-      throw new AdminHttpError(403, `missing or invalid CSRF token: send the ${CSRF_HEADER} header from GET ${CONSOLE_API_PREFIX}/session`);
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      !deps.sessions.verifyCsrf(identity, headerText(request, CSRF_HEADER))
+    ) {
+      throw new AdminHttpError(
+        403,
+        `missing or invalid CSRF token: send the ${CSRF_HEADER} header from GET ${CONSOLE_API_PREFIX}/session`,
+      );
     }
   };
 }
@@ -131,7 +162,8 @@ function registerSessionRoutes(scope: FastifyInstance, options: RouteShorthandOp
   scope.post(`${path}/password`, options, async (request, reply) => {
     const identity = identityOf(request);
     const { currentPassword: current, newPassword: next } = parseInput(passwordChangeInput, request.body);
-    if (!(await verifyPassword(current, identity.user.passwordHash ?? ''))) fail(400, 'currentPassword: is not your current password', 'currentPassword');
+    if (!(await verifyPassword(current, identity.user.passwordHash ?? '')))
+      fail(400, 'currentPassword: is not your current password', 'currentPassword');
     await runAsUser(deps, request, (ctx) => setUserPassword(deps.view, identity.user.userId, next, ctx));
     await deps.sessions.renew(identity);
     return reply.code(204).send();

@@ -49,7 +49,12 @@ export class ConsoleSessions {
   private readonly csrf = CsrfTokens();
 
   constructor(
-    private readonly deps: { readonly store: SessionStore; readonly view: ControlPlaneView; readonly limiter: RateLimiter; readonly now?: () => number },
+    private readonly deps: {
+      readonly store: SessionStore;
+      readonly view: ControlPlaneView;
+      readonly limiter: RateLimiter;
+      readonly now?: () => number;
+    },
   ) {}
 
   /**
@@ -71,7 +76,12 @@ export class ConsoleSessions {
     const matches = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!user || !user.passwordHash || !matches || user.disabled) return { kind: 'refused' };
     const token = randomBytes(32).toString('base64url');
-    const session: ConsoleSession = { userId: user.userId, csrfSecret: this.csrf.secretSync(), createdAt: (this.deps.now ?? Date.now)(), credentialsStamp: credentialsStampOf(user.passwordHash) };
+    const session: ConsoleSession = {
+      userId: user.userId,
+      csrfSecret: this.csrf.secretSync(),
+      createdAt: (this.deps.now ?? Date.now)(),
+      credentialsStamp: credentialsStampOf(user.passwordHash),
+    };
     const sessionKey = sessionKeyOf(token);
     await this.deps.store.put(sessionKey, session, SESSION_TTL_MS);
     return { kind: 'signed-in', token, identity: { user, sessionKey, session } };
@@ -88,7 +98,12 @@ export class ConsoleSessions {
     const session = await this.deps.store.get(sessionKey, SESSION_TTL_MS);
     if (!session) return undefined;
     const user = this.deps.view.user(session.userId);
-    if (!user || user.disabled || !user.passwordHash || session.credentialsStamp !== credentialsStampOf(user.passwordHash)) {
+    if (
+      !user ||
+      user.disabled ||
+      !user.passwordHash ||
+      session.credentialsStamp !== credentialsStampOf(user.passwordHash)
+    ) {
       await this.deps.store.delete(sessionKey);
       return undefined;
     }
@@ -112,7 +127,11 @@ export class ConsoleSessions {
   async renew(identity: ConsoleIdentity): Promise<void> {
     const user = this.deps.view.user(identity.user.userId);
     if (!user?.passwordHash) return;
-    await this.deps.store.put(identity.sessionKey, { ...identity.session, credentialsStamp: credentialsStampOf(user.passwordHash) }, SESSION_TTL_MS);
+    await this.deps.store.put(
+      identity.sessionKey,
+      { ...identity.session, credentialsStamp: credentialsStampOf(user.passwordHash) },
+      SESSION_TTL_MS,
+    );
   }
 
   /** Ends the session. */
@@ -123,7 +142,13 @@ export class ConsoleSessions {
 
 /** Sets the session cookie on `reply` (Secure when the request came over HTTPS). */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {
-  void reply.setCookie(SESSION_COOKIE, token, { path: '/console', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https', maxAge: SESSION_TTL_MS / 1000 });
+  void reply.setCookie(SESSION_COOKIE, token, {
+    path: '/console',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: request.protocol === 'https',
+    maxAge: SESSION_TTL_MS / 1000,
+  });
 }
 
 /** Clears the session cookie. */
@@ -138,7 +163,10 @@ export function presentSessionUser(user: UserRecord): SessionUser {
 
 /** A digest of a stored password hash (16 hex characters): changes whenever the password does. */
 function credentialsStampOf(passwordHash: string | null): string {
-  return createHash('sha256').update(passwordHash ?? '', 'utf8').digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(passwordHash ?? '', 'utf8')
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The state-store key of a session token: its SHA-256, hex (the token itself is never stored). */

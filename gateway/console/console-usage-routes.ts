@@ -6,7 +6,17 @@
  */
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { fail } from '../control-plane/commands-common.ts';
-import { analyticsOf, CONSOLE_API_PREFIX, readAnalytics, identityOf, isAdmin, pageOf, queryText, queryTime, type ConsoleDeps } from './console-context.ts';
+import {
+  analyticsOf,
+  CONSOLE_API_PREFIX,
+  readAnalytics,
+  identityOf,
+  isAdmin,
+  pageOf,
+  queryText,
+  queryTime,
+  type ConsoleDeps,
+} from './console-context.ts';
 import { queryUsageDetail, querySpendSummary, queryUsagePage, type UsageFilter } from './usage-queries.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -15,19 +25,28 @@ const MAX_RANGE_MS = 400 * DAY_MS;
 const STATUSES = new Set(['completed', 'failed', 'cancelled']);
 
 /** Registers `/console/api/usage…` and `/console/api/spend` on `app`. */
-export function registerConsoleUsageRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
+export function registerConsoleUsageRoutes(
+  app: FastifyInstance,
+  options: RouteShorthandOptions,
+  deps: ConsoleDeps,
+): void {
   app.get(`${CONSOLE_API_PREFIX}/usage`, options, async (request) => {
     const filter = filterOf(request, deps, DAY_MS);
     const status = queryText(request, 'status');
-    if (status !== undefined && !STATUSES.has(status)) fail(400, 'status: must be completed, failed or cancelled', 'status');
+    if (status !== undefined && !STATUSES.has(status))
+      fail(400, 'status: must be completed, failed or cancelled', 'status');
     const page = pageOf(request);
-    return readAnalytics(request, queryUsagePage(analyticsOf(deps), { ...filter, ...(status ? { status } : {}) }, page));
+    return readAnalytics(
+      request,
+      queryUsagePage(analyticsOf(deps), { ...filter, ...(status ? { status } : {}) }, page),
+    );
   });
   app.get(`${CONSOLE_API_PREFIX}/usage/:requestId`, options, async (request) => {
     const requestId = (request.params as { requestId: string }).requestId;
     const detail = await readAnalytics(request, queryUsageDetail(analyticsOf(deps), requestId));
     const row = detail.row;
-    if (!row || (!isAdmin(request) && row.userId !== identityOf(request).user.userId)) fail(404, `request '${requestId}' not found`, 'requestId');
+    if (!row || (!isAdmin(request) && row.userId !== identityOf(request).user.userId))
+      fail(404, `request '${requestId}' not found`, 'requestId');
     return { row, billing: detail.billing };
   });
   app.get(`${CONSOLE_API_PREFIX}/spend`, options, async (request) => {
@@ -49,5 +68,12 @@ function filterOf(request: FastifyRequest, deps: ConsoleDeps, defaultSpanMs: num
     const value = queryText(request, name);
     return value === undefined ? {} : { [name]: value };
   };
-  return { fromMs, toMs, ...(userId === undefined ? {} : { userId }), ...optional('keyId'), ...optional('model'), ...optional('channelId') };
+  return {
+    fromMs,
+    toMs,
+    ...(userId === undefined ? {} : { userId }),
+    ...optional('keyId'),
+    ...optional('model'),
+    ...optional('channelId'),
+  };
 }

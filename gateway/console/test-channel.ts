@@ -37,7 +37,11 @@ export interface ChannelTestResult {
 export async function testChannel(
   channel: Channel,
   model: string | undefined,
-  deps: { readonly dispatcher: Dispatcher; readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>; readonly now?: () => number },
+  deps: {
+    readonly dispatcher: Dispatcher;
+    readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
+    readonly now?: () => number;
+  },
 ): Promise<ChannelTestResult> {
   const now = deps.now ?? Date.now;
   const started = now();
@@ -53,16 +57,30 @@ export async function testChannel(
   const upstreamModel = upstreamModelFor(channel, clientModel);
   let status = 0;
   try {
-    const built = adapter.buildRequest(request, { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider });
-    const answer = await sendUpstream(deps.dispatcher, built.request, { timeoutMs: Math.min(channel.timeoutMs, 30_000) });
+    const built = adapter.buildRequest(request, {
+      baseUrl: channel.baseUrl,
+      apiKey: channel.apiKey,
+      upstreamModel,
+      provider: channel.provider,
+    });
+    const answer = await sendUpstream(deps.dispatcher, built.request, {
+      timeoutMs: Math.min(channel.timeoutMs, 30_000),
+    });
     status = answer.status;
     const body = await answer.body.text();
     if (status < 200 || status >= 300) throw adapter.classifyError(status, body, answer.headers);
-    const response = adapter.decodeResponse(JSON.parse(body.trim()) as unknown, { provider: channel.provider, upstreamModel, request });
+    const response = adapter.decodeResponse(JSON.parse(body.trim()) as unknown, {
+      provider: channel.provider,
+      upstreamModel,
+      request,
+    });
     const text = response.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     return { ok: true, model: clientModel, latencyMs: now() - started, status, text: text.slice(0, 200) };
   } catch (error) {
-    const failure = error instanceof SyntaxError ? { kind: 'upstream-malformed', message: 'Upstream answered with a body that is not JSON' } : gatewayFailure(error);
+    const failure =
+      error instanceof SyntaxError
+        ? { kind: 'upstream-malformed', message: 'Upstream answered with a body that is not JSON' }
+        : gatewayFailure(error);
     return { ok: false, model: clientModel, latencyMs: now() - started, status, error: failure };
   }
 }

@@ -56,8 +56,21 @@ export interface UsageRow {
 
 /** The spend dashboard (CONSOLE-API.md `GET /spend`). Money in USD decimal text. */
 export interface SpendSummary {
-  readonly totals: { readonly requests: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: string; readonly estimatedRequests: number };
-  readonly daily: ReadonlyArray<{ readonly day: string; readonly model: string; readonly costUsd: string; readonly requests: number; readonly inputTokens: number; readonly outputTokens: number }>;
+  readonly totals: {
+    readonly requests: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly costUsd: string;
+    readonly estimatedRequests: number;
+  };
+  readonly daily: ReadonlyArray<{
+    readonly day: string;
+    readonly model: string;
+    readonly costUsd: string;
+    readonly requests: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+  }>;
   readonly topKeys: ReadonlyArray<{ readonly keyId: string; readonly costUsd: string; readonly requests: number }>;
   readonly topModels: ReadonlyArray<{ readonly model: string; readonly costUsd: string; readonly requests: number }>;
   readonly usageSources: ReadonlyArray<{ readonly source: string; readonly requests: number }>;
@@ -110,7 +123,8 @@ export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean 
     `occurred_at_ms >= ${sqlLiteral(fromMs)}`,
     `occurred_at_ms < ${sqlLiteral(toMs)}`,
   ];
-  const equal = (column: string, value: string | undefined) => value !== undefined && parts.push(`${column} = ${sqlLiteral(value)}`);
+  const equal = (column: string, value: string | undefined) =>
+    value !== undefined && parts.push(`${column} = ${sqlLiteral(value)}`);
   equal('key_id', filter.keyId);
   equal('user_id', filter.userId);
   equal('model', filter.model);
@@ -123,20 +137,33 @@ export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean 
  * One page of the consumption log, newest first, and the number of matching rows.
  * @throws whatever the analytics store throws (the route answers 503).
  */
-export async function queryUsagePage(store: AnalyticsStore, filter: UsageFilter, page: { offset: number; limit: number }): Promise<{ rows: UsageRow[]; total: number }> {
+export async function queryUsagePage(
+  store: AnalyticsStore,
+  filter: UsageFilter,
+  page: { offset: number; limit: number },
+): Promise<{ rows: UsageRow[]; total: number }> {
   const where = usageWhere(filter);
   const [rows, counted] = await Promise.all([
-    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE ${where} ORDER BY occurred_at_ms DESC, event_id LIMIT ${page.offset}, ${page.limit}`),
-    store.query<{ total: string }>(`SELECT toString(count()) AS total FROM ${TABLES.consumptionLog} FINAL WHERE ${where}`),
+    store.query<Record<string, unknown>>(
+      `SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE ${where} ORDER BY occurred_at_ms DESC, event_id LIMIT ${page.offset}, ${page.limit}`,
+    ),
+    store.query<{ total: string }>(
+      `SELECT toString(count()) AS total FROM ${TABLES.consumptionLog} FINAL WHERE ${where}`,
+    ),
   ]);
   return { rows: rows.map(toUsageRow), total: Number(counted[0]?.total ?? 0) };
 }
 
 /** One request's consumption-log row and billing line (undefined row when unknown). */
-export async function queryUsageDetail(store: AnalyticsStore, requestId: string): Promise<{ row: UsageRow | undefined; billing: Record<string, unknown> | null }> {
+export async function queryUsageDetail(
+  store: AnalyticsStore,
+  requestId: string,
+): Promise<{ row: UsageRow | undefined; billing: Record<string, unknown> | null }> {
   const id = sqlLiteral(requestId);
   const [rows, billing] = await Promise.all([
-    store.query<Record<string, unknown>>(`SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE request_id = ${id} ORDER BY occurred_at_ms DESC LIMIT 1`),
+    store.query<Record<string, unknown>>(
+      `SELECT ${ROW_COLUMNS} FROM ${TABLES.consumptionLog} FINAL WHERE request_id = ${id} ORDER BY occurred_at_ms DESC LIMIT 1`,
+    ),
     store.query<Record<string, unknown>>(
       `SELECT event_id, upstream_model, channel_id, provider, usage_source, toString(cost_usd) AS cost, price_model, price_channel, toString(price_effective_from_ms) AS price_from_ms, ` +
         `toString(input_per_mtok) AS input_price, toString(output_per_mtok) AS output_price, toString(cache_read_per_mtok) AS cache_read_price, toString(cache_write_per_mtok) AS cache_write_price, priced ` +
@@ -173,26 +200,62 @@ export async function querySpendSummary(store: AnalyticsStore, filter: UsageFilt
   const from = `FROM ${TABLES.consumptionLog} FINAL WHERE ${where}`;
   const sums = 'toString(sum(cost_usd)) AS cost_sum, toString(count()) AS request_count';
   const [totals, daily, keys, models, sources] = await Promise.all([
-    store.query<Record<string, string>>(`SELECT ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum, toString(countIf(usage_source = 'estimated')) AS estimated ${from}`),
-    store.query<Record<string, string>>(`SELECT toString(toDate(occurred_at)) AS day_text, model, ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum ${from} GROUP BY day_text, model ORDER BY day_text, model`),
-    store.query<Record<string, string>>(`SELECT key_id, ${sums} ${from} GROUP BY key_id ORDER BY sum(cost_usd) DESC, count() DESC, key_id LIMIT 10`),
-    store.query<Record<string, string>>(`SELECT model, ${sums} ${from} GROUP BY model ORDER BY sum(cost_usd) DESC, count() DESC, model LIMIT 10`),
-    store.query<Record<string, string>>(`SELECT usage_source, ${sums} ${from} GROUP BY usage_source ORDER BY usage_source`),
+    store.query<Record<string, string>>(
+      `SELECT ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum, toString(countIf(usage_source = 'estimated')) AS estimated ${from}`,
+    ),
+    store.query<Record<string, string>>(
+      `SELECT toString(toDate(occurred_at)) AS day_text, model, ${sums}, toString(sum(input_tokens)) AS in_sum, toString(sum(output_tokens)) AS out_sum ${from} GROUP BY day_text, model ORDER BY day_text, model`,
+    ),
+    store.query<Record<string, string>>(
+      `SELECT key_id, ${sums} ${from} GROUP BY key_id ORDER BY sum(cost_usd) DESC, count() DESC, key_id LIMIT 10`,
+    ),
+    store.query<Record<string, string>>(
+      `SELECT model, ${sums} ${from} GROUP BY model ORDER BY sum(cost_usd) DESC, count() DESC, model LIMIT 10`,
+    ),
+    store.query<Record<string, string>>(
+      `SELECT usage_source, ${sums} ${from} GROUP BY usage_source ORDER BY usage_source`,
+    ),
   ]);
   const total = totals[0] ?? {};
   return {
-    totals: { requests: Number(total.request_count ?? 0), inputTokens: Number(total.in_sum ?? 0), outputTokens: Number(total.out_sum ?? 0), costUsd: normalizeUsd(total.cost_sum), estimatedRequests: Number(total.estimated ?? 0) },
-    daily: daily.map((r) => ({ day: String(r.day_text), model: String(r.model), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count), inputTokens: Number(r.in_sum), outputTokens: Number(r.out_sum) })),
-    topKeys: keys.map((r) => ({ keyId: String(r.key_id), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count) })),
-    topModels: models.map((r) => ({ model: String(r.model), costUsd: normalizeUsd(r.cost_sum), requests: Number(r.request_count) })),
+    totals: {
+      requests: Number(total.request_count ?? 0),
+      inputTokens: Number(total.in_sum ?? 0),
+      outputTokens: Number(total.out_sum ?? 0),
+      costUsd: normalizeUsd(total.cost_sum),
+      estimatedRequests: Number(total.estimated ?? 0),
+    },
+    daily: daily.map((r) => ({
+      day: String(r.day_text),
+      model: String(r.model),
+      costUsd: normalizeUsd(r.cost_sum),
+      requests: Number(r.request_count),
+      inputTokens: Number(r.in_sum),
+      outputTokens: Number(r.out_sum),
+    })),
+    topKeys: keys.map((r) => ({
+      keyId: String(r.key_id),
+      costUsd: normalizeUsd(r.cost_sum),
+      requests: Number(r.request_count),
+    })),
+    topModels: models.map((r) => ({
+      model: String(r.model),
+      costUsd: normalizeUsd(r.cost_sum),
+      requests: Number(r.request_count),
+    })),
     usageSources: sources.map((r) => ({ source: String(r.usage_source), requests: Number(r.request_count) })),
   };
 }
 
 /** Most recent request time per key (ms since epoch), for the keys list's "last used". */
-export async function queryLastUsed(store: AnalyticsStore, keyIds: ReadonlyArray<string>): Promise<Map<string, number>> {
+export async function queryLastUsed(
+  store: AnalyticsStore,
+  keyIds: ReadonlyArray<string>,
+): Promise<Map<string, number>> {
   if (keyIds.length === 0) return new Map();
-  const rows = await store.query<{ key_id: string; last_ms: string }>(`SELECT key_id, toString(max(occurred_at_ms)) AS last_ms FROM ${TABLES.consumptionLog} WHERE key_id IN (${keyIds.map((id) => sqlLiteral(id)).join(', ')}) GROUP BY key_id`);
+  const rows = await store.query<{ key_id: string; last_ms: string }>(
+    `SELECT key_id, toString(max(occurred_at_ms)) AS last_ms FROM ${TABLES.consumptionLog} WHERE key_id IN (${keyIds.map((id) => sqlLiteral(id)).join(', ')}) GROUP BY key_id`,
+  );
   return new Map(rows.map((r) => [r.key_id, Number(r.last_ms)]));
 }
 

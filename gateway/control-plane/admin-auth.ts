@@ -48,16 +48,23 @@ export interface AdminAuthDeps {
 export function adminAuthHook(deps: AdminAuthDeps): (request: FastifyRequest) => Promise<void> {
   const expected = deps.adminToken ? sha256(deps.adminToken) : undefined;
   return async (request) => {
-    if (!expected && !deps.view.adminTokens().some((t) => t.revokedAt === null)) throw new AdminHttpError(403, ADMIN_DISABLED_MESSAGE);
+    if (!expected && !deps.view.adminTokens().some((t) => t.revokedAt === null))
+      throw new AdminHttpError(403, ADMIN_DISABLED_MESSAGE);
     const header = request.headers.authorization;
     const match = header === undefined ? null : /^Bearer\s+(\S.*)$/i.exec(header.trim());
-    if (!match) throw new AdminHttpError(401, 'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>');
+    if (!match)
+      throw new AdminHttpError(
+        401,
+        'missing admin token: send Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>',
+      );
     const presented = match[1]!;
     if (expected && timingSafeEqual(sha256(presented), expected)) {
       request.adminIdentity = { actor: BOOTSTRAP_TOKEN_ACTOR, auth: 'bootstrap-token', tokenId: null };
       return;
     }
-    const token = presented.startsWith(ADMIN_TOKEN_PREFIX) ? deps.view.adminTokenByDigest(digestApiKey(deps.hmacSecret, presented)) : undefined;
+    const token = presented.startsWith(ADMIN_TOKEN_PREFIX)
+      ? deps.view.adminTokenByDigest(digestApiKey(deps.hmacSecret, presented))
+      : undefined;
     if (!token || token.revokedAt !== null) throw new AdminHttpError(401, 'invalid admin token');
     request.adminIdentity = { actor: token.name, auth: 'admin-token', tokenId: token.tokenId };
   };

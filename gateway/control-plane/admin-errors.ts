@@ -58,7 +58,13 @@ export function isAdminRoute(request: FastifyRequest): boolean {
  * keep their status; anything else → 500 `internal error` (the caller logs the original).
  */
 export function renderAdminError(error: unknown): RenderedAdminError {
-  if (error instanceof CommandError) return { status: error.status, body: { error: error.field === undefined ? { message: error.message } : { message: error.message, field: error.field } } };
+  if (error instanceof CommandError)
+    return {
+      status: error.status,
+      body: {
+        error: error.field === undefined ? { message: error.message } : { message: error.message, field: error.field },
+      },
+    };
   if (error instanceof AdminHttpError) return { status: error.status, body: { error: { message: error.message } } };
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
@@ -80,7 +86,8 @@ export function renderAdminError(error: unknown): RenderedAdminError {
 /** Sends `error` rendered by renderAdminError; logs it when it is a 500. */
 export function sendAdminError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const rendered = renderAdminError(error);
-  if (rendered.status >= 500) request.log.error({ err: (error as { cause?: unknown }).cause ?? error }, 'admin API error');
+  if (rendered.status >= 500)
+    request.log.error({ err: (error as { cause?: unknown }).cause ?? error }, 'admin API error');
   if (reply.sent || reply.raw.headersSent) return;
   if (rendered.status === 401) reply.header('www-authenticate', 'Bearer realm="tollgate-admin"');
   void reply.code(rendered.status).type('application/json; charset=utf-8').send(rendered.body);

@@ -49,7 +49,13 @@ export interface UserView {
  * credential, which is reduced to `hasApiKey`, and the config-file-only `mock`; absent protocol
  * and baseUrl as null; rpm/tpm limits (null = unlimited); updatedAt ISO-8601.
  */
-export type ChannelView = { readonly id: string; readonly provider: string; readonly protocol: string | null; readonly baseUrl: string | null; readonly hasApiKey: boolean } & Readonly<ChannelSettings> &
+export type ChannelView = {
+  readonly id: string;
+  readonly provider: string;
+  readonly protocol: string | null;
+  readonly baseUrl: string | null;
+  readonly hasApiKey: boolean;
+} & Readonly<ChannelSettings> &
   RateLimits & { readonly updatedAt: string };
 
 /** The config fields a ChannelView shows as they are. */
@@ -100,7 +106,17 @@ export function presentUser(user: UserRecord): UserView {
 export function presentChannel(channel: ChannelRecord): ChannelView {
   const { id, provider, protocol, baseUrl, apiKey, mock, ...settings } = channel.config;
   const shown: ChannelSettings = structuredClone(settings);
-  return { id, provider, protocol: protocol ?? null, baseUrl: baseUrl ?? null, hasApiKey: apiKey !== '', ...shown, rpm: channel.rpm, tpm: channel.tpm, updatedAt: new Date(channel.updatedAt).toISOString() };
+  return {
+    id,
+    provider,
+    protocol: protocol ?? null,
+    baseUrl: baseUrl ?? null,
+    hasApiKey: apiKey !== '',
+    ...shown,
+    rpm: channel.rpm,
+    tpm: channel.tpm,
+    updatedAt: new Date(channel.updatedAt).toISOString(),
+  };
 }
 
 /**
@@ -120,10 +136,18 @@ export function presentPrice(price: PriceEntryConfig & { readonly priceId: strin
  * (general entries first), then effectiveFrom.
  * @param prices the book in the order last set (ControlPlaneView.prices())
  */
-export function presentPrices(prices: ReadonlyArray<PriceEntryConfig & { readonly priceId: string }>, now: number): PriceView[] {
+export function presentPrices(
+  prices: ReadonlyArray<PriceEntryConfig & { readonly priceId: string }>,
+  now: number,
+): PriceView[] {
   const standings = priceStandings(prices, now);
   return [...prices]
-    .sort((a, b) => a.model.localeCompare(b.model) || (a.channel ?? '').localeCompare(b.channel ?? '') || Date.parse(a.effectiveFrom) - Date.parse(b.effectiveFrom))
+    .sort(
+      (a, b) =>
+        a.model.localeCompare(b.model) ||
+        (a.channel ?? '').localeCompare(b.channel ?? '') ||
+        Date.parse(a.effectiveFrom) - Date.parse(b.effectiveFrom),
+    )
     .map((price) => presentPrice(price, standings.get(price.priceId) ?? 'superseded'));
 }
 

@@ -15,7 +15,21 @@ import { registerAdminTokenRoutes } from './admin-token-routes.ts';
 import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
 import { presentChannel, presentKey, presentPrices, presentUser } from './admin-presenters.ts';
-import { createKey, createUser, removeChannel, requireKey, revokeKey, rotateKey, setPrice, updateKey, updateUser, upsertChannel, type CommandContext, type CommandResult, type CommandSecrets } from './commands.ts';
+import {
+  createKey,
+  createUser,
+  removeChannel,
+  requireKey,
+  revokeKey,
+  rotateKey,
+  setPrice,
+  updateKey,
+  updateUser,
+  upsertChannel,
+  type CommandContext,
+  type CommandResult,
+  type CommandSecrets,
+} from './commands.ts';
 import { fail } from './commands-common.ts';
 import { requireUser } from './commands-users.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';
@@ -56,8 +70,16 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     now,
     run: (request, command) => appendCommand(deps, adminIdentityOf(request).actor, now(), command),
   };
-  const onRequest = adminAuthHook({ view: deps.view, hmacSecret: deps.secrets.hmacSecret, adminToken: deps.adminToken });
-  const options: RouteShorthandOptions = { config: { adminApi: true }, onRequest, errorHandler: (error, request, reply) => sendAdminError(error, request, reply) };
+  const onRequest = adminAuthHook({
+    view: deps.view,
+    hmacSecret: deps.secrets.hmacSecret,
+    adminToken: deps.adminToken,
+  });
+  const options: RouteShorthandOptions = {
+    config: { adminApi: true },
+    onRequest,
+    errorHandler: (error, request, reply) => sendAdminError(error, request, reply),
+  };
   app.get(`${ADMIN_API_PREFIX}/whoami`, options, async (request) => {
     const { actor, auth, tokenId } = adminIdentityOf(request);
     return { actor, role: 'admin', auth, tokenId };
@@ -75,8 +97,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
 function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
   const { view } = runner.deps;
   const show = (userId: string) => ({ user: presentUser(view.user(userId) ?? notApplied('user', userId)) });
-  app.get(`${ADMIN_API_PREFIX}/users`, options, async () => ({ users: [...view.users()].sort(byCreated).map(presentUser) }));
-  app.get(`${ADMIN_API_PREFIX}/users/:id`, options, async (request) => show(requireUser(view, idParam(request), 'id').userId));
+  app.get(`${ADMIN_API_PREFIX}/users`, options, async () => ({
+    users: [...view.users()].sort(byCreated).map(presentUser),
+  }));
+  app.get(`${ADMIN_API_PREFIX}/users/:id`, options, async (request) =>
+    show(requireUser(view, idParam(request), 'id').userId),
+  );
   app.post(`${ADMIN_API_PREFIX}/users`, options, async (request, reply) => {
     const { userId } = await runner.run(request, (ctx) => createUser(view, request.body, ctx));
     return reply.code(201).send(show(userId));
@@ -90,8 +116,12 @@ function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions
 function registerKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
   const { view } = runner.deps;
   const show = (keyId: string) => presentKey(view.key(keyId) ?? notApplied('key', keyId), runner.now());
-  app.get(`${ADMIN_API_PREFIX}/keys`, options, async () => ({ keys: [...view.keys()].sort(byCreated).map((k) => presentKey(k, runner.now())) }));
-  app.get(`${ADMIN_API_PREFIX}/keys/:id`, options, async (request) => ({ key: show(requireKey(view, idParam(request)).keyId) }));
+  app.get(`${ADMIN_API_PREFIX}/keys`, options, async () => ({
+    keys: [...view.keys()].sort(byCreated).map((k) => presentKey(k, runner.now())),
+  }));
+  app.get(`${ADMIN_API_PREFIX}/keys/:id`, options, async (request) => ({
+    key: show(requireKey(view, idParam(request)).keyId),
+  }));
   app.post(`${ADMIN_API_PREFIX}/keys`, options, async (request, reply) => {
     const { keyId, apiKey } = await runner.run(request, (ctx) => createKey(view, request.body, ctx));
     return reply.code(201).send({ key: show(keyId), apiKey });
@@ -105,7 +135,9 @@ function registerKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions,
     return { key: show(keyId) };
   });
   app.post(`${ADMIN_API_PREFIX}/keys/:id/rotate`, options, async (request, reply) => {
-    const { keyId, apiKey, replacedKeyId } = await runner.run(request, (ctx) => rotateKey(view, idParam(request), request.body, ctx));
+    const { keyId, apiKey, replacedKeyId } = await runner.run(request, (ctx) =>
+      rotateKey(view, idParam(request), request.body, ctx),
+    );
     return reply.code(201).send({ key: show(keyId), apiKey, replaced: show(replacedKeyId) });
   });
 }
@@ -113,14 +145,20 @@ function registerKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions,
 function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
   const { view } = runner.deps;
   const find = (id: string) => view.channels().find((c) => c.config.id === id);
-  app.get(`${ADMIN_API_PREFIX}/channels`, options, async () => ({ channels: [...view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id)).map(presentChannel) }));
+  app.get(`${ADMIN_API_PREFIX}/channels`, options, async () => ({
+    channels: [...view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id)).map(presentChannel),
+  }));
   app.get(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
     const id = idParam(request);
     return { channel: presentChannel(find(id) ?? fail(404, `channel '${id}' not found`, 'id')) };
   });
   app.put(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request, reply) => {
-    const { channelId, created } = await runner.run(request, (ctx) => upsertChannel(view, idParam(request), request.body, ctx));
-    return reply.code(created ? 201 : 200).send({ channel: presentChannel(find(channelId) ?? notApplied('channel', channelId)), created });
+    const { channelId, created } = await runner.run(request, (ctx) =>
+      upsertChannel(view, idParam(request), request.body, ctx),
+    );
+    return reply
+      .code(created ? 201 : 200)
+      .send({ channel: presentChannel(find(channelId) ?? notApplied('channel', channelId)), created });
   });
   app.delete(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
     const { channelId } = await runner.run(request, (ctx) => removeChannel(view, idParam(request), ctx));
@@ -132,12 +170,15 @@ function registerPriceRoutes(app: FastifyInstance, options: RouteShorthandOption
   const { view } = runner.deps;
   const set = async (request: FastifyRequest, reply: FastifyReply, pathId: string | undefined) => {
     const { priceId, created } = await runner.run(request, (ctx) => setPrice(view, pathId, request.body, ctx));
-    const price = presentPrices(view.prices(), runner.now()).find((p) => p.priceId === priceId) ?? notApplied('price', priceId);
+    const price =
+      presentPrices(view.prices(), runner.now()).find((p) => p.priceId === priceId) ?? notApplied('price', priceId);
     return reply.code(created ? 201 : 200).send({ price, created });
   };
   app.get(`${ADMIN_API_PREFIX}/prices`, options, async () => ({ prices: presentPrices(view.prices(), runner.now()) }));
   app.put(`${ADMIN_API_PREFIX}/prices`, options, async (request, reply) => set(request, reply, undefined));
-  app.put(`${ADMIN_API_PREFIX}/prices/:priceId`, options, async (request, reply) => set(request, reply, (request.params as { priceId: string }).priceId));
+  app.put(`${ADMIN_API_PREFIX}/prices/:priceId`, options, async (request, reply) =>
+    set(request, reply, (request.params as { priceId: string }).priceId),
+  );
 }
 
 function idParam(request: FastifyRequest): string {

@@ -14,14 +14,22 @@ import type { ControlPlaneView } from './control-plane-view.ts';
 export type RunCommand = <T>(request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>) => Promise<T>;
 
 /** Registers the three admin-token routes under `prefix` with `options` (auth, role check, error handler). */
-export function registerAdminTokenRoutes(app: FastifyInstance, prefix: string, options: RouteShorthandOptions, view: ControlPlaneView, run: RunCommand): void {
+export function registerAdminTokenRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  options: RouteShorthandOptions,
+  view: ControlPlaneView,
+  run: RunCommand,
+): void {
   app.get(`${prefix}/admin-tokens`, options, async () => ({ adminTokens: view.adminTokens().map(presentAdminToken) }));
   app.post(`${prefix}/admin-tokens`, options, async (request, reply) => {
     const { tokenId, token } = await run(request, (ctx) => createAdminToken(view, request.body, ctx));
     return reply.code(201).send({ adminToken: presentAdminToken(requireAdminToken(view, tokenId)), token });
   });
   app.post(`${prefix}/admin-tokens/:id/revoke`, options, async (request) => {
-    const { tokenId } = await run(request, (ctx) => revokeAdminToken(view, (request.params as { id: string }).id, request.body, ctx));
+    const { tokenId } = await run(request, (ctx) =>
+      revokeAdminToken(view, (request.params as { id: string }).id, request.body, ctx),
+    );
     return { adminToken: presentAdminToken(requireAdminToken(view, tokenId)) };
   });
 }

@@ -19,12 +19,23 @@ export interface CommandTarget {
  * @throws CommandError from the command (400/404/409); AdminHttpError 503 when the append is not
  *   confirmed (event log down or slow) — the change may still apply.
  */
-export async function appendCommand<T>(target: CommandTarget, actor: string, now: number, command: (ctx: CommandContext) => CommandResult<T>): Promise<T> {
+export async function appendCommand<T>(
+  target: CommandTarget,
+  actor: string,
+  now: number,
+  command: (ctx: CommandContext) => CommandResult<T>,
+): Promise<T> {
   const { events, result } = command({ now, actor, secrets: target.secrets });
   try {
     await target.append(events);
   } catch (cause) {
-    throw Object.assign(new AdminHttpError(503, 'control plane unavailable: the change could not be confirmed (see the gateway log); it may still apply'), { cause });
+    throw Object.assign(
+      new AdminHttpError(
+        503,
+        'control plane unavailable: the change could not be confirmed (see the gateway log); it may still apply',
+      ),
+      { cause },
+    );
   }
   return result;
 }

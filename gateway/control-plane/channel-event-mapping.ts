@@ -63,18 +63,34 @@ export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer
     undecryptable = true;
   }
   const hasCredential = undecryptable || apiKey !== '';
-  const parsed = channelSchema.safeParse({ ...configFieldsOf(event), apiKey, enabled: event.enabled && !undecryptable });
+  const parsed = channelSchema.safeParse({
+    ...configFieldsOf(event),
+    apiKey,
+    enabled: event.enabled && !undecryptable,
+  });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { record: undefined, undecryptable, hasCredential, warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}` };
+    return {
+      record: undefined,
+      undecryptable,
+      hasCredential,
+      warning: `channel ${event.channelId} left out: ${issue ? `${issue.path.join('.') || 'channel'}: ${issue.message}` : 'invalid'}`,
+    };
   }
   try {
     resolveChannel(parsed.data);
   } catch (error) {
-    return { record: undefined, undecryptable, hasCredential, warning: `channel ${event.channelId} left out: ${(error as Error).message}` };
+    return {
+      record: undefined,
+      undecryptable,
+      hasCredential,
+      warning: `channel ${event.channelId} left out: ${(error as Error).message}`,
+    };
   }
   const record: ChannelRecord = { config: parsed.data, rpm: event.rpm, tpm: event.tpm, updatedAt: event.occurredAt };
-  const warning = undecryptable ? `channel ${event.channelId} disabled: its credential cannot be decrypted with this TOLLGATE_MASTER_KEY (wrong key or tampered event)` : undefined;
+  const warning = undecryptable
+    ? `channel ${event.channelId} disabled: its credential cannot be decrypted with this TOLLGATE_MASTER_KEY (wrong key or tampered event)`
+    : undefined;
   return { record, undecryptable, hasCredential, warning };
 }
 

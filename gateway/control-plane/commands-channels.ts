@@ -8,7 +8,14 @@ import { channelSchema } from '../config/config-schema.ts';
 import type { ChannelUpserted } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';
 import { channelUpsertFields } from './channel-event-mapping.ts';
-import { eventHeader, fail, limitField, parseInput, type CommandContext, type CommandResult } from './commands-common.ts';
+import {
+  eventHeader,
+  fail,
+  limitField,
+  parseInput,
+  type CommandContext,
+  type CommandResult,
+} from './commands-common.ts';
 
 /**
  * Body of `upsertChannel`: the config file's channel fields (gateway/config/config-schema.ts
@@ -28,15 +35,25 @@ export const upsertChannelInput = channelSchema.safeExtend({
  * @returns one ChannelUpserted event; result `{ channelId, created }`.
  * @throws CommandError 400 bad input (field named; `id` in the body must equal the path's).
  */
-export function upsertChannel(view: ControlPlaneView, channelId: string, input: unknown, ctx: CommandContext): CommandResult<{ channelId: string; created: boolean }> {
+export function upsertChannel(
+  view: ControlPlaneView,
+  channelId: string,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ channelId: string; created: boolean }> {
   const body = input === undefined ? {} : input;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) fail(400, 'request body: must be a JSON object');
-  if ('id' in body && body.id !== channelId) fail(400, `id: must equal the channel id in the path ('${channelId}')`, 'id');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    fail(400, 'request body: must be a JSON object');
+  if ('id' in body && body.id !== channelId)
+    fail(400, `id: must equal the channel id in the path ('${channelId}')`, 'id');
   const parsed = parseInput(upsertChannelInput, { ...body, id: channelId });
   const current = view.channels().find((c) => c.config.id === channelId);
   const plainKey = 'apiKey' in body ? parsed.apiKey : (current?.config.apiKey ?? '');
   const { rpm, tpm, mock, ...config } = parsed;
-  const event: ChannelUpserted = { ...eventHeader(ctx), ...channelUpsertFields({ ...config, apiKey: plainKey }, ctx.secrets.masterKey, { rpm, tpm }) };
+  const event: ChannelUpserted = {
+    ...eventHeader(ctx),
+    ...channelUpsertFields({ ...config, apiKey: plainKey }, ctx.secrets.masterKey, { rpm, tpm }),
+  };
   return { events: [{ type: 'ChannelUpserted', event }], result: { channelId, created: current === undefined } };
 }
 
@@ -45,7 +62,11 @@ export function upsertChannel(view: ControlPlaneView, channelId: string, input: 
  * @returns one ChannelRemoved event; result `{ channelId }`.
  * @throws CommandError 404 unknown channel (field `id`).
  */
-export function removeChannel(view: ControlPlaneView, channelId: string, ctx: CommandContext): CommandResult<{ channelId: string }> {
+export function removeChannel(
+  view: ControlPlaneView,
+  channelId: string,
+  ctx: CommandContext,
+): CommandResult<{ channelId: string }> {
   if (!view.channels().some((c) => c.config.id === channelId)) fail(404, `channel '${channelId}' not found`, 'id');
   return { events: [{ type: 'ChannelRemoved', event: { ...eventHeader(ctx), channelId } }], result: { channelId } };
 }

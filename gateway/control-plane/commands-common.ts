@@ -85,9 +85,16 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
  * schemas): `is required`, `expected number, got string`, `must be one of "a", "b"`.
  */
 function typeErrorMessage(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) return 'is required';
+  if (issue.input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value'))
+    return 'is required';
   if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (issue.code === 'too_small' || issue.code === 'too_big') return boundMessage(issue.code, issue.origin, Number(issue.code === 'too_small' ? issue.minimum : issue.maximum), issue.inclusive ?? true);
+  if (issue.code === 'too_small' || issue.code === 'too_big')
+    return boundMessage(
+      issue.code,
+      issue.origin,
+      Number(issue.code === 'too_small' ? issue.minimum : issue.maximum),
+      issue.inclusive ?? true,
+    );
   if (issue.code !== 'invalid_type') return undefined;
   const got = issue.input === null ? 'null' : Array.isArray(issue.input) ? 'array' : typeof issue.input;
   return `expected ${issue.expected}, got ${got}`;
@@ -115,7 +122,11 @@ export function fail(status: 400 | 404 | 409, message: string, field?: string): 
 }
 
 /** An RPM/TPM limit: a positive integer, or null for unlimited. */
-export const limitField = z.number({ error: 'must be a positive integer or null' }).int('must be a positive integer or null').positive('must be a positive integer or null').nullable();
+export const limitField = z
+  .number({ error: 'must be a positive integer or null' })
+  .int('must be a positive integer or null')
+  .positive('must be a positive integer or null')
+  .nullable();
 
 /** A USD amount as a JSON number or a decimal string, ≥ 0 with at most 9 decimals; null = unlimited. */
 export const usdField = z
@@ -133,7 +144,10 @@ export const usdField = z
 /** An ISO-8601 date-time with an offset (`2030-01-01T00:00:00Z`) → ms since epoch; null = never. */
 export const isoTimeField = z
   .string({ error: 'must be an ISO-8601 date-time string or null' })
-  .refine((text) => z.iso.datetime({ offset: true }).safeParse(text).success, 'must be an ISO-8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z')
+  .refine(
+    (text) => z.iso.datetime({ offset: true }).safeParse(text).success,
+    'must be an ISO-8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z',
+  )
   .transform((text) => Date.parse(text))
   .nullable();
 
@@ -142,7 +156,9 @@ export const nameField = z.string().trim().min(1, 'must not be empty').max(200, 
 
 /** A model allowlist: a non-empty array of non-empty model names (deduplicated), or null for every model. */
 export const modelsField = z
-  .array(z.string({ error: 'must be a model name string' }).min(1, 'must not be empty'), { error: 'must be an array of model names or null' })
+  .array(z.string({ error: 'must be a model name string' }).min(1, 'must not be empty'), {
+    error: 'must be an array of model names or null',
+  })
   .min(1, 'must list at least one model (null allows every model)')
   .transform((models) => [...new Set(models)])
   .nullable();

@@ -21,13 +21,18 @@ export const loginField = z
   .regex(LOGIN_PATTERN, 'use 3–64 characters: a-z 0-9 . _ @ -');
 
 /** A console password: 8–200 characters, kept as typed (no trimming). */
-export const passwordField = z.string().min(8, 'must have at least 8 characters').max(200, 'must have at most 200 characters');
+export const passwordField = z
+  .string()
+  .min(8, 'must have at least 8 characters')
+  .max(200, 'must have at most 200 characters');
 
 /**
  * The login and password a command sets, when it sets any: `password` in clear (hashed by
  * credentialsEvent) or `passwordHash` to keep the current one.
  */
-export type CredentialsChange = { readonly login: string } & ({ readonly password: string } | { readonly passwordHash: string });
+export type CredentialsChange = { readonly login: string } & (
+  { readonly password: string } | { readonly passwordHash: string }
+);
 
 /**
  * Refuses a login another user holds.
@@ -39,9 +44,16 @@ export function requireLoginFree(view: ControlPlaneView, login: string, userId: 
 }
 
 /** The UserCredentialsSet event for `userId` (hashing `change.password` with scrypt, ~50 ms). */
-export function credentialsEvent(ctx: Pick<CommandContext, 'now' | 'actor'>, userId: string, change: CredentialsChange): ControlEvent {
+export function credentialsEvent(
+  ctx: Pick<CommandContext, 'now' | 'actor'>,
+  userId: string,
+  change: CredentialsChange,
+): ControlEvent {
   const passwordHash = 'password' in change ? hashPasswordSync(change.password) : change.passwordHash;
-  return { type: 'UserCredentialsSet', event: { ...eventHeader(ctx), userId, login: change.login.toLowerCase(), passwordHash } };
+  return {
+    type: 'UserCredentialsSet',
+    event: { ...eventHeader(ctx), userId, login: change.login.toLowerCase(), passwordHash },
+  };
 }
 
 /**
@@ -52,7 +64,12 @@ export function credentialsEvent(ctx: Pick<CommandContext, 'now' | 'actor'>, use
  * @throws CommandError 400 `newPassword: …` for a bad password, 404 unknown user (field `id`),
  *   409 when the user has no login (field `id`)
  */
-export function setUserPassword(view: ControlPlaneView, userId: string, newPassword: unknown, ctx: CommandContext): CommandResult<{ userId: string }> {
+export function setUserPassword(
+  view: ControlPlaneView,
+  userId: string,
+  newPassword: unknown,
+  ctx: CommandContext,
+): CommandResult<{ userId: string }> {
   const user = view.user(userId) ?? fail(404, `user '${userId}' not found`, 'id');
   const { newPassword: password } = parseInput(z.object({ newPassword: passwordField }), { newPassword });
   if (user.login === null) fail(409, `user '${userId}' has no login: an admin must set one first`, 'id');

@@ -7,7 +7,20 @@ import { z } from 'zod';
 import type { KeyCreated, KeyUpdated } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ControlPlaneView, KeyRecord } from './control-plane-view.ts';
 import { mintApiKey } from './key-material.ts';
-import { eventHeader, fail, isoTimeField, limitField, modelsField, nameField, parseInput, requireFuture, requireSomeField, usdField, type CommandContext, type CommandResult } from './commands-common.ts';
+import {
+  eventHeader,
+  fail,
+  isoTimeField,
+  limitField,
+  modelsField,
+  nameField,
+  parseInput,
+  requireFuture,
+  requireSomeField,
+  usdField,
+  type CommandContext,
+  type CommandResult,
+} from './commands-common.ts';
 import { requireUser } from './commands-users.ts';
 
 /** Longest rotation grace period: 30 days, in seconds. */
@@ -17,7 +30,11 @@ export const MAX_GRACE_SECONDS = 30 * 24 * 3600;
 export const createKeyInput = z
   .object({
     name: nameField,
-    userId: z.string({ error: 'must be a user id string or null' }).min(1, 'must not be empty').nullable().default(null),
+    userId: z
+      .string({ error: 'must be a user id string or null' })
+      .min(1, 'must not be empty')
+      .nullable()
+      .default(null),
     rpm: limitField.default(null),
     tpm: limitField.default(null),
     quotaUsd: usdField.default(null),
@@ -40,11 +57,26 @@ export const updateKeyInput = z
   .strict();
 
 /** Body of `revokeKey`: `{ reason?: string }`. */
-export const revokeKeyInput = z.object({ reason: z.string({ error: 'must be a string or null' }).max(500, 'must be at most 500 characters').nullable().default(null) }).strict();
+export const revokeKeyInput = z
+  .object({
+    reason: z
+      .string({ error: 'must be a string or null' })
+      .max(500, 'must be at most 500 characters')
+      .nullable()
+      .default(null),
+  })
+  .strict();
 
 /** Body of `rotateKey`: `{ graceSeconds?: integer 0…2 592 000 }` (default 0: the old key stops at once). */
 export const rotateKeyInput = z
-  .object({ graceSeconds: z.number({ error: 'must be a whole number of seconds' }).int('must be a whole number of seconds').min(0, 'must be ≥ 0').max(MAX_GRACE_SECONDS, `must be at most ${MAX_GRACE_SECONDS} (30 days)`).default(0) })
+  .object({
+    graceSeconds: z
+      .number({ error: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(0, 'must be ≥ 0')
+      .max(MAX_GRACE_SECONDS, `must be at most ${MAX_GRACE_SECONDS} (30 days)`)
+      .default(0),
+  })
   .strict();
 
 /** Result of creating or rotating a key: its id and the full key, shown only this once. */
@@ -64,7 +96,15 @@ export function createKey(view: ControlPlaneView, input: unknown, ctx: CommandCo
   const body = parseInput(createKeyInput, input);
   if (body.userId !== null) requireUser(view, body.userId, 'userId');
   requireFuture(body.expiresAt, ctx.now, 'expiresAt');
-  const settings = { name: body.name, userId: body.userId, rpm: body.rpm, tpm: body.tpm, quotaNanoUsd: body.quotaUsd === null ? null : body.quotaUsd.toString(), expiresAt: body.expiresAt, models: body.models };
+  const settings = {
+    name: body.name,
+    userId: body.userId,
+    rpm: body.rpm,
+    tpm: body.tpm,
+    quotaNanoUsd: body.quotaUsd === null ? null : body.quotaUsd.toString(),
+    expiresAt: body.expiresAt,
+    models: body.models,
+  };
   const { event, apiKey } = mintKeyCreated(settings, ctx);
   return { events: [{ type: 'KeyCreated', event }], result: { keyId: event.keyId, apiKey } };
 }
@@ -75,7 +115,12 @@ export function createKey(view: ControlPlaneView, input: unknown, ctx: CommandCo
  * @returns one KeyUpdated event with the full new state; result `{ keyId }`.
  * @throws CommandError 404 unknown key (field `id`), 409 revoked key, 400 bad input, past expiry or empty body.
  */
-export function updateKey(view: ControlPlaneView, keyRef: string, input: unknown, ctx: CommandContext): CommandResult<{ keyId: string }> {
+export function updateKey(
+  view: ControlPlaneView,
+  keyRef: string,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ keyId: string }> {
   const current = requireKey(view, keyRef);
   const body = parseInput(updateKeyInput, input);
   requireSomeField(body);
@@ -101,7 +146,12 @@ export function updateKey(view: ControlPlaneView, keyRef: string, input: unknown
  * @returns one KeyRevoked event (effectiveAt = now); result `{ keyId }`.
  * @throws CommandError 404 unknown key, 409 already revoked, 400 bad input.
  */
-export function revokeKey(view: ControlPlaneView, keyRef: string, input: unknown, ctx: CommandContext): CommandResult<{ keyId: string }> {
+export function revokeKey(
+  view: ControlPlaneView,
+  keyRef: string,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ keyId: string }> {
   const current = requireKey(view, keyRef);
   const body = parseInput(revokeKeyInput, input);
   if (isRevoked(current, ctx.now)) fail(409, `key '${current.keyId}' is already revoked`, 'id');
@@ -116,18 +166,53 @@ export function revokeKey(view: ControlPlaneView, keyRef: string, input: unknown
  *   `{ keyId, apiKey, replacedKeyId }`.
  * @throws CommandError 404 unknown key, 409 revoked / being revoked / expired key, 400 bad input.
  */
-export function rotateKey(view: ControlPlaneView, keyRef: string, input: unknown, ctx: CommandContext): CommandResult<MintedKey & { replacedKeyId: string }> {
+export function rotateKey(
+  view: ControlPlaneView,
+  keyRef: string,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<MintedKey & { replacedKeyId: string }> {
   const old = requireKey(view, keyRef);
   const body = parseInput(rotateKeyInput, input);
-  if (old.revokedAt !== null) fail(409, `key '${old.keyId}' is already ${isRevoked(old, ctx.now) ? 'revoked' : 'being revoked'} and cannot be rotated`, 'id');
-  if (old.expiresAt !== null && old.expiresAt <= ctx.now) fail(409, `key '${old.keyId}' has expired and cannot be rotated: create a new key`, 'id');
-  const settings = { name: old.name, userId: old.userId, rpm: old.rpm, tpm: old.tpm, quotaNanoUsd: old.quotaNanoUsd === null ? null : old.quotaNanoUsd.toString(), expiresAt: old.expiresAt, models: modelList(old) };
+  if (old.revokedAt !== null)
+    fail(
+      409,
+      `key '${old.keyId}' is already ${isRevoked(old, ctx.now) ? 'revoked' : 'being revoked'} and cannot be rotated`,
+      'id',
+    );
+  if (old.expiresAt !== null && old.expiresAt <= ctx.now)
+    fail(409, `key '${old.keyId}' has expired and cannot be rotated: create a new key`, 'id');
+  const settings = {
+    name: old.name,
+    userId: old.userId,
+    rpm: old.rpm,
+    tpm: old.tpm,
+    quotaNanoUsd: old.quotaNanoUsd === null ? null : old.quotaNanoUsd.toString(),
+    expiresAt: old.expiresAt,
+    models: modelList(old),
+  };
   const { event: created, apiKey } = mintKeyCreated(settings, ctx);
   const reason = `rotated to ${created.keyId}`;
   const revoked = { ...eventHeader(ctx), keyId: old.keyId, effectiveAt: ctx.now + body.graceSeconds * 1000, reason };
-  const disable: KeyUpdated | undefined = old.enabled ? undefined : { ...eventHeader(ctx), keyId: created.keyId, name: created.name, rpm: created.rpm, tpm: created.tpm, quotaNanoUsd: created.quotaNanoUsd, expiresAt: created.expiresAt, models: created.models, enabled: false };
+  const disable: KeyUpdated | undefined = old.enabled
+    ? undefined
+    : {
+        ...eventHeader(ctx),
+        keyId: created.keyId,
+        name: created.name,
+        rpm: created.rpm,
+        tpm: created.tpm,
+        quotaNanoUsd: created.quotaNanoUsd,
+        expiresAt: created.expiresAt,
+        models: created.models,
+        enabled: false,
+      };
   return {
-    events: [{ type: 'KeyCreated', event: created }, ...(disable ? [{ type: 'KeyUpdated' as const, event: disable }] : []), { type: 'KeyRevoked', event: revoked }],
+    events: [
+      { type: 'KeyCreated', event: created },
+      ...(disable ? [{ type: 'KeyUpdated' as const, event: disable }] : []),
+      { type: 'KeyRevoked', event: revoked },
+    ],
     result: { keyId: created.keyId, apiKey, replacedKeyId: old.keyId },
   };
 }
@@ -137,7 +222,9 @@ export function rotateKey(view: ControlPlaneView, keyRef: string, input: unknown
  * @throws CommandError 404 `key '<ref>' not found` (field `id`).
  */
 export function requireKey(view: ControlPlaneView, keyRef: string): KeyRecord {
-  return view.key(keyRef) ?? view.keys().find((k) => k.publicId === keyRef) ?? fail(404, `key '${keyRef}' not found`, 'id');
+  return (
+    view.key(keyRef) ?? view.keys().find((k) => k.publicId === keyRef) ?? fail(404, `key '${keyRef}' not found`, 'id')
+  );
 }
 
 /** Whether the key's revocation has taken effect at `now` (ms). */
@@ -150,7 +237,13 @@ type KeySettings = Pick<KeyCreated, 'name' | 'userId' | 'rpm' | 'tpm' | 'quotaNa
 /** Mints a new secret and builds its KeyCreated event (`keyId` = `key_<publicId>`). */
 function mintKeyCreated(settings: KeySettings, ctx: CommandContext): { event: KeyCreated; apiKey: string } {
   const minted = mintApiKey(ctx.secrets.hmacSecret);
-  const event: KeyCreated = { ...eventHeader(ctx), keyId: `key_${minted.publicId}`, publicId: minted.publicId, digest: minted.digest, ...settings };
+  const event: KeyCreated = {
+    ...eventHeader(ctx),
+    keyId: `key_${minted.publicId}`,
+    publicId: minted.publicId,
+    digest: minted.digest,
+    ...settings,
+  };
   return { event, apiKey: minted.key };
 }
 

@@ -18,7 +18,11 @@ import { eventHeader, fail, parseInput, type CommandContext, type CommandResult 
  */
 export const setPriceInput = priceEntrySchema.extend({
   effectiveFrom: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
-  priceId: z.string({ error: 'must be a string' }).min(1, 'must not be empty').max(300, 'must be at most 300 characters').optional(),
+  priceId: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(300, 'must be at most 300 characters')
+    .optional(),
   force: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
@@ -38,11 +42,20 @@ export const setPriceInput = priceEntrySchema.extend({
  *   (the message names the winning entry; field `channel` when a channel's own entry wins,
  *   `effectiveFrom` when a later-starting entry does).
  */
-export function setPrice(view: ControlPlaneView, pathPriceId: string | undefined, input: unknown, ctx: CommandContext): CommandResult<{ priceId: string; created: boolean }> {
+export function setPrice(
+  view: ControlPlaneView,
+  pathPriceId: string | undefined,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ priceId: string; created: boolean }> {
   const { force, ...body } = parseInput(setPriceInput, input);
-  if (pathPriceId !== undefined && body.priceId !== undefined && body.priceId !== pathPriceId) fail(400, `priceId: must equal the price id in the path ('${pathPriceId}')`, 'priceId');
-  if (body.channel !== undefined && !view.channels().some((c) => c.config.id === body.channel)) fail(400, `channel: unknown channel '${body.channel}'`, 'channel');
-  const effectiveFrom = new Date(body.effectiveFrom === undefined ? ctx.now : Date.parse(body.effectiveFrom)).toISOString();
+  if (pathPriceId !== undefined && body.priceId !== undefined && body.priceId !== pathPriceId)
+    fail(400, `priceId: must equal the price id in the path ('${pathPriceId}')`, 'priceId');
+  if (body.channel !== undefined && !view.channels().some((c) => c.config.id === body.channel))
+    fail(400, `channel: unknown channel '${body.channel}'`, 'channel');
+  const effectiveFrom = new Date(
+    body.effectiveFrom === undefined ? ctx.now : Date.parse(body.effectiveFrom),
+  ).toISOString();
   const priceId = pathPriceId ?? body.priceId ?? `${body.model}|${body.channel ?? '*'}|${effectiveFrom}`;
   const { priceId: _bodyId, ...fields } = body;
   const entry: PriceBookEntry = { ...fields, effectiveFrom, priceId };
@@ -61,5 +74,9 @@ function refuseShadowed(entry: PriceBookEntry, { winner, forChannel }: Shadowing
   const where = forChannel === null ? 'for every channel without its own price' : `on channel '${forChannel}'`;
   const why = byChannel ? "a channel's own price beats a general one" : 'it starts later and is in force by then';
   const rival = `price '${winner.priceId}' (model ${winner.model}, ${winner.channel === undefined ? 'every channel' : `channel ${winner.channel}`}, from ${new Date(Date.parse(winner.effectiveFrom)).toISOString()}, input ${winner.inputPerMTok}, output ${winner.outputPerMTok} USD per million tokens)`;
-  fail(400, `this price would not be in force: ${rival} wins ${where} (${why}); send "force": true (CLI: --force) to set it anyway`, byChannel ? 'channel' : 'effectiveFrom');
+  fail(
+    400,
+    `this price would not be in force: ${rival} wins ${where} (${why}); send "force": true (CLI: --force) to set it anyway`,
+    byChannel ? 'channel' : 'effectiveFrom',
+  );
 }

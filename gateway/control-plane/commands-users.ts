@@ -6,8 +6,25 @@
 import { z } from 'zod';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import type { UserRecord, ControlPlaneView } from './control-plane-view.ts';
-import { eventHeader, fail, limitField, nameField, newEntityId, parseInput, requireSomeField, usdField, type CommandContext, type CommandResult } from './commands-common.ts';
-import { credentialsEvent, loginField, passwordField, requireLoginFree, type CredentialsChange } from './commands-credentials.ts';
+import {
+  eventHeader,
+  fail,
+  limitField,
+  nameField,
+  newEntityId,
+  parseInput,
+  requireSomeField,
+  usdField,
+  type CommandContext,
+  type CommandResult,
+} from './commands-common.ts';
+import {
+  credentialsEvent,
+  loginField,
+  passwordField,
+  requireLoginFree,
+  type CredentialsChange,
+} from './commands-credentials.ts';
 
 export { setUserPassword } from './commands-credentials.ts';
 
@@ -51,15 +68,29 @@ export const updateUserInput = z
  * @throws CommandError 400 for bad input or a login without a password (or the reverse),
  *   409 `login '<login>' is already taken` (field `login`).
  */
-export function createUser(view: ControlPlaneView, input: unknown, ctx: CommandContext): CommandResult<{ userId: string }> {
+export function createUser(
+  view: ControlPlaneView,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ userId: string }> {
   const body = parseInput(createUserInput, input);
-  if (body.login !== undefined && body.password === undefined) fail(400, 'password: is required with a login', 'password');
+  if (body.login !== undefined && body.password === undefined)
+    fail(400, 'password: is required with a login', 'password');
   if (body.password !== undefined && body.login === undefined) fail(400, 'login: is required with a password', 'login');
   if (body.login !== undefined) requireLoginFree(view, body.login, undefined);
   const userId = newEntityId('usr_');
-  const event = { ...eventHeader(ctx), userId, name: body.name, role: body.role, rpm: body.rpm, tpm: body.tpm, quotaNanoUsd: body.quotaUsd === null ? null : body.quotaUsd.toString() };
+  const event = {
+    ...eventHeader(ctx),
+    userId,
+    name: body.name,
+    role: body.role,
+    rpm: body.rpm,
+    tpm: body.tpm,
+    quotaNanoUsd: body.quotaUsd === null ? null : body.quotaUsd.toString(),
+  };
   const events: ControlEvent[] = [{ type: 'UserCreated', event }];
-  if (body.login !== undefined && body.password !== undefined) events.push(credentialsEvent(ctx, userId, { login: body.login, password: body.password }));
+  if (body.login !== undefined && body.password !== undefined)
+    events.push(credentialsEvent(ctx, userId, { login: body.login, password: body.password }));
   return { events, result: { userId } };
 }
 
@@ -72,13 +103,19 @@ export function createUser(view: ControlPlaneView, input: unknown, ctx: CommandC
  *   user without a password (`password: is required to set a login`) or a password for a user
  *   without a login (`login: is required to set a password`), 409 login taken by another user.
  */
-export function updateUser(view: ControlPlaneView, userId: string, input: unknown, ctx: CommandContext): CommandResult<{ userId: string }> {
+export function updateUser(
+  view: ControlPlaneView,
+  userId: string,
+  input: unknown,
+  ctx: CommandContext,
+): CommandResult<{ userId: string }> {
   const current = requireUser(view, userId, 'id');
   const { login, password, ...settings } = parseInput(updateUserInput, input);
   requireSomeField({ login, password, ...settings });
   const credentials = credentialsChange(view, current, login, password);
   const events: ControlEvent[] = [];
-  if (Object.values(settings).some((v) => v !== undefined)) events.push({ type: 'UserUpdated', event: updatedUserEvent(current, settings, ctx) });
+  if (Object.values(settings).some((v) => v !== undefined))
+    events.push({ type: 'UserUpdated', event: updatedUserEvent(current, settings, ctx) });
   if (credentials) events.push(credentialsEvent(ctx, userId, credentials));
   return { events, result: { userId } };
 }
@@ -109,12 +146,20 @@ function updatedUserEvent(current: UserRecord, settings: UserSettings, ctx: Comm
 }
 
 /** What an update sets of the credentials, completed from `current`; undefined when neither is given or the login alone is unchanged. */
-function credentialsChange(view: ControlPlaneView, current: UserRecord, login: string | undefined, password: string | undefined): CredentialsChange | undefined {
+function credentialsChange(
+  view: ControlPlaneView,
+  current: UserRecord,
+  login: string | undefined,
+  password: string | undefined,
+): CredentialsChange | undefined {
   if (login === undefined && password === undefined) return undefined;
   const newLogin = login ?? current.login ?? fail(400, 'login: is required to set a password', 'login');
   requireLoginFree(view, newLogin, current.userId);
   if (password !== undefined) return { login: newLogin, password };
   // The console's edit form sends the login as it is: an unchanged login alone changes nothing.
   if (newLogin === current.login) return undefined;
-  return { login: newLogin, passwordHash: current.passwordHash ?? fail(400, 'password: is required to set a login', 'password') };
+  return {
+    login: newLogin,
+    passwordHash: current.passwordHash ?? fail(400, 'password: is required to set a login', 'password'),
+  };
 }

@@ -5,9 +5,24 @@
  * show. Commands never write; the caller appends (node `append`) and then reads the view.
  * Refusals are `CommandError { status: 400 | 404 | 409, message, field? }`.
  */
-export { CommandError, nanoToUsd, type CommandContext, type CommandResult, type CommandSecrets } from './commands-common.ts';
+export {
+  CommandError,
+  nanoToUsd,
+  type CommandContext,
+  type CommandResult,
+  type CommandSecrets,
+} from './commands-common.ts';
 export { createUser, updateUser, createUserInput, updateUserInput } from './commands-users.ts';
 export { setUserPassword, loginField, passwordField, LOGIN_PATTERN } from './commands-credentials.ts';
-export { createKey, updateKey, revokeKey, rotateKey, requireKey, isRevoked, MAX_GRACE_SECONDS, type MintedKey } from './commands-keys.ts';
+export {
+  createKey,
+  updateKey,
+  revokeKey,
+  rotateKey,
+  requireKey,
+  isRevoked,
+  MAX_GRACE_SECONDS,
+  type MintedKey,
+} from './commands-keys.ts';
 export { upsertChannel, removeChannel, upsertChannelInput } from './commands-channels.ts';
 export { setPrice, setPriceInput } from './commands-prices.ts';

@@ -53,12 +53,26 @@ export function configPriceId(entry: GatewayConfig['prices'][number]): string {
  * occurredAt. Never contains a plain key or credential.
  * @throws Error when `secrets.masterKey` is not 32 bytes
  */
-export function eventsForConfigFile(config: Pick<GatewayConfig, 'keys' | 'channels' | 'prices'>, view: ControlPlaneView, secrets: ConfigFileSecrets, now: number): ControlEvent[] {
+export function eventsForConfigFile(
+  config: Pick<GatewayConfig, 'keys' | 'channels' | 'prices'>,
+  view: ControlPlaneView,
+  secrets: ConfigFileSecrets,
+  now: number,
+): ControlEvent[] {
   const header = (): ControlEventHeader => ({ eventId: randomUUID(), occurredAt: now, actor: CONFIG_FILE_ACTOR });
-  return [...keyEvents(config.keys, view, secrets.hmacSecret, header), ...channelEvents(config.channels, view, secrets.masterKey, header), ...priceEvents(config.prices, view, header)];
+  return [
+    ...keyEvents(config.keys, view, secrets.hmacSecret, header),
+    ...channelEvents(config.channels, view, secrets.masterKey, header),
+    ...priceEvents(config.prices, view, header),
+  ];
 }
 
-function keyEvents(keys: GatewayConfig['keys'], view: ControlPlaneView, hmacSecret: Buffer, header: () => ControlEventHeader): ControlEvent[] {
+function keyEvents(
+  keys: GatewayConfig['keys'],
+  view: ControlPlaneView,
+  hmacSecret: Buffer,
+  header: () => ControlEventHeader,
+): ControlEvent[] {
   const events: ControlEvent[] = [];
   const seen = new Set<string>();
   for (const { name, key } of keys) {
@@ -68,7 +82,22 @@ function keyEvents(keys: GatewayConfig['keys'], view: ControlPlaneView, hmacSecr
     const existing = view.keyByDigest(digest) ?? view.key(configKeyId(digest));
     if (!existing) {
       const publicId = digest.slice(0, 12);
-      events.push({ type: 'KeyCreated', event: { ...header(), keyId: configKeyId(digest), publicId, digest, name, userId: null, rpm: null, tpm: null, quotaNanoUsd: null, expiresAt: null, models: null } });
+      events.push({
+        type: 'KeyCreated',
+        event: {
+          ...header(),
+          keyId: configKeyId(digest),
+          publicId,
+          digest,
+          name,
+          userId: null,
+          rpm: null,
+          tpm: null,
+          quotaNanoUsd: null,
+          expiresAt: null,
+          models: null,
+        },
+      });
     } else if (existing.name !== name) {
       events.push({ type: 'KeyUpdated', event: { ...header(), ...keySettings(existing), name } });
     }
@@ -77,7 +106,16 @@ function keyEvents(keys: GatewayConfig['keys'], view: ControlPlaneView, hmacSecr
 }
 
 /** A known key's settings as a KeyUpdated body (everything kept). */
-function keySettings(key: KeyRecord): { keyId: string; name: string; rpm: number | null; tpm: number | null; quotaNanoUsd: string | null; expiresAt: number | null; models: string[] | null; enabled: boolean } {
+function keySettings(key: KeyRecord): {
+  keyId: string;
+  name: string;
+  rpm: number | null;
+  tpm: number | null;
+  quotaNanoUsd: string | null;
+  expiresAt: number | null;
+  models: string[] | null;
+  enabled: boolean;
+} {
   return {
     keyId: key.keyId,
     name: key.name,
@@ -90,14 +128,22 @@ function keySettings(key: KeyRecord): { keyId: string; name: string; rpm: number
   };
 }
 
-function channelEvents(channels: ReadonlyArray<ChannelConfig>, view: ControlPlaneView, masterKey: Buffer, header: () => ControlEventHeader): ControlEvent[] {
+function channelEvents(
+  channels: ReadonlyArray<ChannelConfig>,
+  view: ControlPlaneView,
+  masterKey: Buffer,
+  header: () => ControlEventHeader,
+): ControlEvent[] {
   const projected = new Map(view.channels().map((record) => [record.config.id, record]));
   const events: ControlEvent[] = [];
   for (const channel of channels) {
     const existing = projected.get(channel.id);
     if (existing && sameChannelConfig(existing.config, channel)) continue;
     const limits = { rpm: existing?.rpm ?? null, tpm: existing?.tpm ?? null };
-    events.push({ type: 'ChannelUpserted', event: { ...header(), ...channelUpsertFields(channel, masterKey, limits) } });
+    events.push({
+      type: 'ChannelUpserted',
+      event: { ...header(), ...channelUpsertFields(channel, masterKey, limits) },
+    });
   }
   return events;
 }
@@ -112,10 +158,16 @@ function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).filter(([, entry]) => entry !== undefined && entry !== null);
-  return Object.fromEntries(entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([name, entry]) => [name, sortedKeys(entry)]));
+  return Object.fromEntries(
+    entries.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([name, entry]) => [name, sortedKeys(entry)]),
+  );
 }
 
-function priceEvents(prices: GatewayConfig['prices'], view: ControlPlaneView, header: () => ControlEventHeader): ControlEvent[] {
+function priceEvents(
+  prices: GatewayConfig['prices'],
+  view: ControlPlaneView,
+  header: () => ControlEventHeader,
+): ControlEvent[] {
   const projected = new Map(view.prices().map((price) => [price.priceId, price]));
   const events: ControlEvent[] = [];
   const seen = new Set<string>();

@@ -14,7 +14,10 @@ export type { PriceRecord } from '../../schemas/control-plane/control-plane-reco
 /** Options of the projection. */
 export interface ControlPlaneProjectionOptions {
   /** Called with each warning as it is recorded (e.g. a channel whose credential does not decrypt). */
-  readonly onWarning?: (message: string, extra: { readonly eventId: string; readonly type: ControlEvent['type'] }) => void;
+  readonly onWarning?: (
+    message: string,
+    extra: { readonly eventId: string; readonly type: ControlEvent['type'] },
+  ) => void;
 }
 
 /**
@@ -24,6 +27,9 @@ export interface ControlPlaneProjectionOptions {
 export class ControlPlaneProjection extends ControlPlaneFold<ChannelRecord> implements ControlPlaneView {
   /** @param masterKey the 32-byte TOLLGATE_MASTER_KEY that decrypts channel credentials */
   constructor(masterKey: Buffer, options: ControlPlaneProjectionOptions = {}) {
-    super({ projectChannel: (event) => channelRecordFromEvent(event, masterKey), ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
+    super({
+      projectChannel: (event) => channelRecordFromEvent(event, masterKey),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
   }
 }

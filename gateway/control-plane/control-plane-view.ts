@@ -3,7 +3,13 @@
  * config topic (schemas/control-plane/control-plane-events.ts). Every node keeps one in memory,
  * fed by its own subscription to the topic; reads are synchronous and never touch the network.
  */
-import type { AdminTokenRecord, AuditEntry, KeyRecord, PriceRecord, UserRecord } from '../../schemas/control-plane/control-plane-records.ts';
+import type {
+  AdminTokenRecord,
+  AuditEntry,
+  KeyRecord,
+  PriceRecord,
+  UserRecord,
+} from '../../schemas/control-plane/control-plane-records.ts';
 import type { RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
 

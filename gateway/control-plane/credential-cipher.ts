@@ -36,13 +36,18 @@ export function decryptCredential(masterKey: Buffer, ciphertext: string): string
     throw new Error('channel credential cannot be decrypted: ciphertext is not base64');
   }
   const bytes = Buffer.from(ciphertext, 'base64');
-  if (bytes.length < IV_BYTES + TAG_BYTES) throw new Error(`channel credential cannot be decrypted: ciphertext is ${bytes.length} bytes, expected at least ${IV_BYTES + TAG_BYTES}`);
+  if (bytes.length < IV_BYTES + TAG_BYTES)
+    throw new Error(
+      `channel credential cannot be decrypted: ciphertext is ${bytes.length} bytes, expected at least ${IV_BYTES + TAG_BYTES}`,
+    );
   const decipher = createDecipheriv('aes-256-gcm', masterKey, bytes.subarray(0, IV_BYTES));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   try {
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   } catch {
-    throw new Error('channel credential cannot be decrypted: wrong TOLLGATE_MASTER_KEY or tampered ciphertext (authentication failed)');
+    throw new Error(
+      'channel credential cannot be decrypted: wrong TOLLGATE_MASTER_KEY or tampered ciphertext (authentication failed)',
+    );
   }
 }
 
@@ -65,5 +70,6 @@ export function parseMasterKey(text: string): Buffer {
 }
 
 function assertMasterKey(masterKey: Buffer): void {
-  if (masterKey.length !== MASTER_KEY_BYTES) throw new Error(`master key must be ${MASTER_KEY_BYTES} bytes, got ${masterKey.length}`);
+  if (masterKey.length !== MASTER_KEY_BYTES)
+    throw new Error(`master key must be ${MASTER_KEY_BYTES} bytes, got ${masterKey.length}`);
 }

@@ -69,8 +69,15 @@ export function loadControlPlaneSecrets(options: LoadSecretsOptions): ControlPla
   const envMaster = nonEmpty(options.env['TOLLGATE_MASTER_KEY']);
   const envHmac = nonEmpty(options.env['TOLLGATE_KEY_HMAC_SECRET']);
   if (options.requireEnv && (envMaster === undefined || envHmac === undefined)) {
-    const missing = [envMaster === undefined ? 'TOLLGATE_MASTER_KEY' : '', envHmac === undefined ? 'TOLLGATE_KEY_HMAC_SECRET' : ''].filter(Boolean).join(' and ');
-    throw new Error(`${missing} must be set: every gateway node sharing the event log needs the same secrets (generate with \`openssl rand -base64 32\`)`);
+    const missing = [
+      envMaster === undefined ? 'TOLLGATE_MASTER_KEY' : '',
+      envHmac === undefined ? 'TOLLGATE_KEY_HMAC_SECRET' : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    throw new Error(
+      `${missing} must be set: every gateway node sharing the event log needs the same secrets (generate with \`openssl rand -base64 32\`)`,
+    );
   }
   const stored = envMaster !== undefined && envHmac !== undefined ? {} : readSecretsFile(file);
   const masterText = envMaster ?? stored.masterKey;
@@ -85,8 +92,14 @@ export function loadControlPlaneSecrets(options: LoadSecretsOptions): ControlPla
     writeSecretsFile(options.dataDir, file, toStore);
   }
   return {
-    masterKey: parseMasterSecret(masterText ?? (generatedMaster as string), envMaster !== undefined ? 'TOLLGATE_MASTER_KEY' : `${file}: masterKey`),
-    hmacSecret: parseHmacSecret(hmacText ?? (generatedHmac as string), envHmac !== undefined ? 'TOLLGATE_KEY_HMAC_SECRET' : `${file}: hmacSecret`),
+    masterKey: parseMasterSecret(
+      masterText ?? (generatedMaster as string),
+      envMaster !== undefined ? 'TOLLGATE_MASTER_KEY' : `${file}: masterKey`,
+    ),
+    hmacSecret: parseHmacSecret(
+      hmacText ?? (generatedHmac as string),
+      envHmac !== undefined ? 'TOLLGATE_KEY_HMAC_SECRET' : `${file}: hmacSecret`,
+    ),
     generated: generatedMaster !== undefined || generatedHmac !== undefined,
     sources: { masterKey: sourceOf(envMaster, masterText), hmacSecret: sourceOf(envHmac, hmacText) },
     file,
@@ -113,7 +126,9 @@ function parseMasterSecret(text: string, where: string): Buffer {
 
 function parseHmacSecret(text: string, where: string): Buffer {
   if (text.length < MIN_HMAC_SECRET_LENGTH) {
-    throw new Error(`${where} must be at least ${MIN_HMAC_SECRET_LENGTH} characters (e.g. \`openssl rand -base64 32\`); got ${text.length}`);
+    throw new Error(
+      `${where} must be at least ${MIN_HMAC_SECRET_LENGTH} characters (e.g. \`openssl rand -base64 32\`); got ${text.length}`,
+    );
   }
   return Buffer.from(text, 'utf8');
 }
@@ -125,15 +140,22 @@ function readSecretsFile(file: string): SecretsFile {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`${file} cannot be read as JSON (${(error as Error).name}); fix or restore it — it holds the key to the stored channel credentials`);
+    throw new Error(
+      `${file} cannot be read as JSON (${(error as Error).name}); fix or restore it — it holds the key to the stored channel credentials`,
+    );
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${file} must hold a JSON object { masterKey, hmacSecret }`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${file} must hold a JSON object { masterKey, hmacSecret }`);
   const record = parsed as Record<string, unknown>;
   for (const field of ['masterKey', 'hmacSecret']) {
-    if (record[field] !== undefined && typeof record[field] !== 'string') throw new Error(`${file}: ${field} must be a string`);
+    if (record[field] !== undefined && typeof record[field] !== 'string')
+      throw new Error(`${file}: ${field} must be a string`);
   }
   if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
-  return { ...(typeof record['masterKey'] === 'string' ? { masterKey: record['masterKey'] } : {}), ...(typeof record['hmacSecret'] === 'string' ? { hmacSecret: record['hmacSecret'] } : {}) };
+  return {
+    ...(typeof record['masterKey'] === 'string' ? { masterKey: record['masterKey'] } : {}),
+    ...(typeof record['hmacSecret'] === 'string' ? { hmacSecret: record['hmacSecret'] } : {}),
+  };
 }
 
 /** Writes secrets.json with mode 0600 through a temp file and a rename (never half-written). */

@@ -20,7 +20,10 @@ export interface ControlPlane {
 }
 
 /** Builds an in-memory control plane holding the config file's entities. Secrets are random unless given. */
-export function createLocalControlPlane(config: GatewayConfig, secrets: ControlPlane['secrets'] = { masterKey: randomBytes(32), hmacSecret: randomBytes(32) }): ControlPlane {
+export function createLocalControlPlane(
+  config: GatewayConfig,
+  secrets: ControlPlane['secrets'] = { masterKey: randomBytes(32), hmacSecret: randomBytes(32) },
+): ControlPlane {
   const projection = new ControlPlaneProjection(secrets.masterKey);
   projection.applyBatch(eventsForConfigFile(config, projection, secrets, Date.now()));
   return {

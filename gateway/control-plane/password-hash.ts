@@ -35,7 +35,10 @@ interface StoredHash {
  */
 export function hashPasswordSync(password: string): string {
   const salt = randomBytes(SALT_BYTES);
-  const hash = scryptSync(password.normalize('NFC'), salt, KEY_BYTES, { ...COST, maxmem: maxmemFor(COST.N, COST.r, COST.p) });
+  const hash = scryptSync(password.normalize('NFC'), salt, KEY_BYTES, {
+    ...COST,
+    maxmem: maxmemFor(COST.N, COST.r, COST.p),
+  });
   return `scrypt$${COST.N}$${COST.r}$${COST.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
@@ -48,7 +51,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parsed = parseStoredHash(stored);
   if (!parsed) return false;
   try {
-    const derived = await scryptAsync(password.normalize('NFC'), parsed.salt, parsed.hash.length, { N: parsed.N, r: parsed.r, p: parsed.p, maxmem: maxmemFor(parsed.N, parsed.r, parsed.p) });
+    const derived = await scryptAsync(password.normalize('NFC'), parsed.salt, parsed.hash.length, {
+      N: parsed.N,
+      r: parsed.r,
+      p: parsed.p,
+      maxmem: maxmemFor(parsed.N, parsed.r, parsed.p),
+    });
     return timingSafeEqual(derived, parsed.hash);
   } catch {
     return false;
@@ -66,7 +74,11 @@ function parseStoredHash(stored: string): StoredHash | undefined {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
   const [, nText = '', rText = '', pText = '', saltText = '', hashText = ''] = parts;
-  const [N, r, p] = [nText, rText, pText].map((text) => (/^[1-9]\d{0,7}$/.test(text) ? Number(text) : NaN)) as [number, number, number];
+  const [N, r, p] = [nText, rText, pText].map((text) => (/^[1-9]\d{0,7}$/.test(text) ? Number(text) : NaN)) as [
+    number,
+    number,
+    number,
+  ];
   const powerOfTwo = Number.isInteger(N) && N > 1 && (N & (N - 1)) === 0 && N <= 2 ** MAX_LOG2_N;
   if (!powerOfTwo || !(r >= 1 && r <= MAX_R) || !(p >= 1 && p <= MAX_P)) return undefined;
   if (!/^[A-Za-z0-9_-]+$/.test(saltText) || !/^[A-Za-z0-9_-]+$/.test(hashText)) return undefined;

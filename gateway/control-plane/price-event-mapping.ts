@@ -9,7 +9,13 @@ import type { PriceSet } from '../../schemas/control-plane/control-plane-events.
 export type PriceSetFields = Omit<PriceSet, 'eventId' | 'occurredAt' | 'actor'>;
 
 /** Maps `entry` (a validated `prices` entry) to PriceSet fields under `priceId`. */
-export function priceSetFields(entry: Pick<PriceEntryConfig, 'model' | 'channel' | 'inputPerMTok' | 'outputPerMTok' | 'cacheReadPerMTok' | 'cacheWritePerMTok' | 'effectiveFrom'>, priceId: string): PriceSetFields {
+export function priceSetFields(
+  entry: Pick<
+    PriceEntryConfig,
+    'model' | 'channel' | 'inputPerMTok' | 'outputPerMTok' | 'cacheReadPerMTok' | 'cacheWritePerMTok' | 'effectiveFrom'
+  >,
+  priceId: string,
+): PriceSetFields {
   return {
     priceId,
     model: entry.model,

@@ -6,7 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../canonical/usage.ts';
 import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
-import type { FailoverOccurred, RequestCompleted, RequestTokenUsage, TokenUsage, TrafficEvent, UsageRecorded } from '../../schemas/events/traffic-events.ts';
+import type {
+  FailoverOccurred,
+  RequestCompleted,
+  RequestTokenUsage,
+  TokenUsage,
+  TrafficEvent,
+  UsageRecorded,
+} from '../../schemas/events/traffic-events.ts';
 
 /** Who made the request: the API key's id (never the key) and its owner; and the price book it is billed with. */
 export interface TrafficIdentity {
@@ -20,7 +27,14 @@ export interface TrafficIdentity {
 type FailoverWithRetry = FailoverRecord & { readonly retryAfterMs?: number };
 
 /** Usage of a request that got none (nothing reported or estimated): all zeros, source `none` (nothing is billed). */
-const NO_USAGE: RequestTokenUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' };
+const NO_USAGE: RequestTokenUsage = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  usageSource: 'none',
+};
 
 /**
  * The events of one exchange, in publishing order:
@@ -35,8 +49,15 @@ const NO_USAGE: RequestTokenUsage = { inputTokens: 0, cachedInputTokens: 0, cach
  * @param identity the caller's key id and user id
  * @param now ms since epoch (default `Date.now()`)
  */
-export function buildTrafficEvents(outcome: ExchangeOutcome, identity: TrafficIdentity, now: number = Date.now()): TrafficEvent[] {
-  const events: TrafficEvent[] = outcome.failovers.map((record) => ({ type: 'FailoverOccurred', event: buildFailover(outcome, identity, record, now) }));
+export function buildTrafficEvents(
+  outcome: ExchangeOutcome,
+  identity: TrafficIdentity,
+  now: number = Date.now(),
+): TrafficEvent[] {
+  const events: TrafficEvent[] = outcome.failovers.map((record) => ({
+    type: 'FailoverOccurred',
+    event: buildFailover(outcome, identity, record, now),
+  }));
   const usage = outcome.usage ? toTokenUsage(outcome.usage) : undefined;
   if (outcome.channelId !== undefined && usage) {
     events.push({ type: 'UsageRecorded', event: buildUsageRecorded(outcome, outcome.channelId, identity, usage, now) });
@@ -61,7 +82,12 @@ function toTokenUsage(usage: Usage): TokenUsage {
 // and then adding fields puts each event in V8's dictionary mode, about 15 µs an event plus the
 // garbage it leaves (Node 20, --cpu-prof).
 
-function buildFailover(outcome: ExchangeOutcome, identity: TrafficIdentity, record: FailoverWithRetry, now: number): FailoverOccurred {
+function buildFailover(
+  outcome: ExchangeOutcome,
+  identity: TrafficIdentity,
+  record: FailoverWithRetry,
+  now: number,
+): FailoverOccurred {
   return {
     eventId: randomUUID(),
     occurredAt: now,
@@ -77,7 +103,13 @@ function buildFailover(outcome: ExchangeOutcome, identity: TrafficIdentity, reco
   };
 }
 
-function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identity: TrafficIdentity, usage: TokenUsage, now: number): UsageRecorded {
+function buildUsageRecorded(
+  outcome: ExchangeOutcome,
+  channelId: string,
+  identity: TrafficIdentity,
+  usage: TokenUsage,
+  now: number,
+): UsageRecorded {
   return {
     eventId: randomUUID(),
     occurredAt: now,
@@ -98,7 +130,12 @@ function buildUsageRecorded(outcome: ExchangeOutcome, channelId: string, identit
   };
 }
 
-function buildRequestCompleted(outcome: ExchangeOutcome, identity: TrafficIdentity, usage: RequestTokenUsage, now: number): RequestCompleted {
+function buildRequestCompleted(
+  outcome: ExchangeOutcome,
+  identity: TrafficIdentity,
+  usage: RequestTokenUsage,
+  now: number,
+): RequestCompleted {
   return {
     eventId: randomUUID(),
     occurredAt: now,

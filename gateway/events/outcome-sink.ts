@@ -34,10 +34,19 @@ export interface OutcomeSinkDeps {
  */
 export function createOutcomeSink(deps: OutcomeSinkDeps): OutcomeSink {
   return (outcome: ExchangeOutcome) => {
-    deps.log.info({ ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined }, 'request completed');
+    deps.log.info(
+      { ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined },
+      'request completed',
+    );
     if (deps.eventLog) {
-      const events = buildTrafficEvents(outcome, { keyId: outcome.keyId, userId: outcome.userId, priceRevision: deps.priceRevision() });
-      publishTrafficEvents(deps.eventLog, events, (error) => deps.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'));
+      const events = buildTrafficEvents(outcome, {
+        keyId: outcome.keyId,
+        userId: outcome.userId,
+        priceRevision: deps.priceRevision(),
+      });
+      publishTrafficEvents(deps.eventLog, events, (error) =>
+        deps.log.error({ err: error, requestId: outcome.requestId }, 'event publishing failed'),
+      );
     }
     deps.metrics?.recordOutcome(outcome);
     deps.onOutcome?.(outcome);

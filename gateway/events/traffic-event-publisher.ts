@@ -22,10 +22,18 @@ export type PublishErrorHandler = (error: Error, event: TrafficEvent) => void;
  * Never throws: an event that fails to encode or publish is reported to `onError` (when given)
  * and the remaining events are still published. An `onError` that throws is ignored.
  */
-export function publishTrafficEvents(log: EventLog, events: ReadonlyArray<TrafficEvent>, onError?: PublishErrorHandler): void {
+export function publishTrafficEvents(
+  log: EventLog,
+  events: ReadonlyArray<TrafficEvent>,
+  onError?: PublishErrorHandler,
+): void {
   for (const event of events) {
     try {
-      log.publish({ topic: TRAFFIC_EVENT_TOPICS[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });
+      log.publish({
+        topic: TRAFFIC_EVENT_TOPICS[event.type],
+        key: trafficEventKey(event),
+        value: encodeTrafficEvent(event),
+      });
     } catch (error) {
       try {
         onError?.(error instanceof Error ? error : new Error(String(error)), event);

@@ -50,8 +50,13 @@ export class AttemptDeadline {
     this.signal = this.controller.signal;
     if (clientSignal.aborted) this.controller.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    const message = limits.requestDeadline ? `Request deadline of the gateway reached after ${limits.totalMs} ms of this attempt` : `Upstream did not finish its answer within the channel's deadline of ${limits.totalMs} ms`;
-    this.totalTimer = setTimeout(() => this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !limits.requestDeadline })), Math.max(0, limits.totalMs));
+    const message = limits.requestDeadline
+      ? `Request deadline of the gateway reached after ${limits.totalMs} ms of this attempt`
+      : `Upstream did not finish its answer within the channel's deadline of ${limits.totalMs} ms`;
+    this.totalTimer = setTimeout(
+      () => this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !limits.requestDeadline })),
+      Math.max(0, limits.totalMs),
+    );
     if (drainDeadline?.aborted) this.expire(drainDeadlineError());
     else drainDeadline?.addEventListener('abort', this.onDrainDeadline);
   }
@@ -70,7 +75,14 @@ export class AttemptDeadline {
       this.rateTimer = setInterval(() => {
         const seen = this.bytesInWindow;
         this.bytesInWindow = 0;
-        if (seen < minimum) this.expire(new GatewayError('upstream-timeout', `Upstream stream slower than ${minimum} bytes per ${windowMs} ms (${seen} bytes in the last window)`, { allowFailover: !this.limits.requestDeadline }));
+        if (seen < minimum)
+          this.expire(
+            new GatewayError(
+              'upstream-timeout',
+              `Upstream stream slower than ${minimum} bytes per ${windowMs} ms (${seen} bytes in the last window)`,
+              { allowFailover: !this.limits.requestDeadline },
+            ),
+          );
       }, windowMs);
     }
   }
@@ -95,8 +107,16 @@ export class AttemptDeadline {
  * The limits of an attempt on a channel starting now: the channel's deadline, cut to what is left
  * of the request's (`requestDeadlineAt`, ms since epoch; `totalMs` ≤ 0 when none is left).
  */
-export function attemptLimitsFor(channel: { readonly deadlineMs: number; readonly minStreamRate: MinStreamRate }, requestDeadlineAt: number, now: number = Date.now()): AttemptLimits {
+export function attemptLimitsFor(
+  channel: { readonly deadlineMs: number; readonly minStreamRate: MinStreamRate },
+  requestDeadlineAt: number,
+  now: number = Date.now(),
+): AttemptLimits {
   const left = requestDeadlineAt - now;
   const requestDeadline = left <= channel.deadlineMs;
-  return { totalMs: requestDeadline ? left : channel.deadlineMs, requestDeadline, minStreamRate: channel.minStreamRate };
+  return {
+    totalMs: requestDeadline ? left : channel.deadlineMs,
+    requestDeadline,
+    minStreamRate: channel.minStreamRate,
+  };
 }

@@ -25,7 +25,8 @@ export interface AdmittedChannel {
 }
 
 /** The next admitted channel, or — when every remaining candidate was at its limit — the shortest wait among them (ms). */
-export type ChannelPick = { readonly admitted: AdmittedChannel } | { readonly admitted?: undefined; readonly retryAfterMs: number | undefined };
+export type ChannelPick =
+  { readonly admitted: AdmittedChannel } | { readonly admitted?: undefined; readonly retryAfterMs: number | undefined };
 
 /** Per-request channel admission: the token estimate is computed once, on first need. */
 export class ChannelAdmission {
@@ -50,20 +51,41 @@ export class ChannelAdmission {
     return { retryAfterMs };
   }
 
-  private async admit(channel: Channel, index: number, scope: LimitScope): Promise<{ admitted: AdmittedChannel } | { retryAfterMs: number }> {
+  private async admit(
+    channel: Channel,
+    index: number,
+    scope: LimitScope,
+  ): Promise<{ admitted: AdmittedChannel } | { retryAfterMs: number }> {
     const limits = this.deps.channelLimits;
     if (!limits) return { admitted: { channel, index, reservedTokens: 0 } };
     try {
       // Only a TPM limit needs the (tokenizer) estimate; it is computed once per request.
-      const tokens = scope.tpm === null ? 0 : (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0)));
+      const tokens =
+        scope.tpm === null
+          ? 0
+          : (this.tokens ??= Math.min(
+              MAX_LIMIT_UNITS,
+              Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0),
+            ));
       const admission = await limits.limiter.admit([scope], tokens);
       if (admission.allowed) return { admitted: { channel, index, scope, reservedTokens: tokens } };
-      this.deps.log.debug({ requestId: this.input.requestId, channel: channel.id, refusedBy: admission.refusedBy, retryAfterMs: admission.retryAfterMs }, 'channel at its limit: skipped');
+      this.deps.log.debug(
+        {
+          requestId: this.input.requestId,
+          channel: channel.id,
+          refusedBy: admission.refusedBy,
+          retryAfterMs: admission.retryAfterMs,
+        },
+        'channel at its limit: skipped',
+      );
       return { retryAfterMs: admission.retryAfterMs };
     } catch (error) {
       // A store outage is logged once by the store itself (per transition), not per request.
       const level = isStateStoreUnavailable(error) ? 'debug' : 'warn';
-      this.deps.log[level]({ requestId: this.input.requestId, channel: channel.id, err: error }, 'channel limiter unavailable: channel used without reservation');
+      this.deps.log[level](
+        { requestId: this.input.requestId, channel: channel.id, err: error },
+        'channel limiter unavailable: channel used without reservation',
+      );
       return { admitted: { channel, index, reservedTokens: 0 } };
     }
   }
@@ -75,12 +97,19 @@ export class ChannelAdmission {
     const actual = result?.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
     if (actual === admitted.reservedTokens) return;
     limiter.settle([admitted.scope], admitted.reservedTokens, actual).catch((error: unknown) => {
-      this.deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId: this.input.requestId, channel: admitted.channel.id, err: error }, 'channel limit settlement failed');
+      this.deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+        { requestId: this.input.requestId, channel: admitted.channel.id, err: error },
+        'channel limit settlement failed',
+      );
     });
   }
 }
 
 /** The answer when every channel serving the model is at its limit (429, retry after the shortest wait). */
 export function allChannelsLimitedError(retryAfterMs: number | undefined): GatewayError {
-  return new GatewayError('rate-limited', 'every channel serving this model is at its limit', retryAfterMs === undefined ? {} : { retryAfterMs });
+  return new GatewayError(
+    'rate-limited',
+    'every channel serving this model is at its limit',
+    retryAfterMs === undefined ? {} : { retryAfterMs },
+  );
 }

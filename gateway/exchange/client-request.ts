@@ -40,8 +40,13 @@ export type ApiKeyExtractor = (request: FastifyRequest) => string | undefined;
 export type HeaderBorneFields = Pick<CanonicalRequest, 'anthropicBetas'>;
 
 /** The decoded request with the header-borne fields added (none: unchanged). */
-export function withHeaderFields(decoded: CanonicalRequest, fromHeaders: HeaderBorneFields | undefined): CanonicalRequest {
-  return fromHeaders?.anthropicBetas && fromHeaders.anthropicBetas.length > 0 ? { ...decoded, anthropicBetas: fromHeaders.anthropicBetas } : decoded;
+export function withHeaderFields(
+  decoded: CanonicalRequest,
+  fromHeaders: HeaderBorneFields | undefined,
+): CanonicalRequest {
+  return fromHeaders?.anthropicBetas && fromHeaders.anthropicBetas.length > 0
+    ? { ...decoded, anthropicBetas: fromHeaders.anthropicBetas }
+    : decoded;
 }
 
 /** One client request for serveGeneration or serveCountTokens: who serves it, how it is read, and its HTTP exchange. */
@@ -71,31 +76,67 @@ export interface ClientRequest {
  * (the client reconnects, through its load balancer, to another node). Not recorded as a request;
  * counted in the refusals metric as `shutting_down`.
  */
-export function refuseWhileDraining(services: ClientRouteServices, reply: FastifyReply, codec: InboundCodec, requestId: string): void {
+export function refuseWhileDraining(
+  services: ClientRouteServices,
+  reply: FastifyReply,
+  codec: InboundCodec,
+  requestId: string,
+): void {
   void reply.header('connection', 'close');
   sendErrorReply(reply, codec, shuttingDownRefusal(), requestId);
   services.metrics?.recordRefusal(codec.format, 'shutting_down');
 }
 
 /** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
-export function authenticate(services: ClientRouteServices, codec: InboundCodec, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply, requestId: string): ResolvedKey | undefined {
+export function authenticate(
+  services: ClientRouteServices,
+  codec: InboundCodec,
+  extractKey: ApiKeyExtractor,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestId: string,
+): ResolvedKey | undefined {
   const resolved = resolveApiKey(services.controlPlane.view, services.controlPlane.hmacSecret, extractKey(request));
   if ('key' in resolved) return resolved;
-  sendErrorReply(reply, codec, new GatewayError('unauthenticated', resolved.message, { code: 'invalid_api_key' }), requestId);
+  sendErrorReply(
+    reply,
+    codec,
+    new GatewayError('unauthenticated', resolved.message, { code: 'invalid_api_key' }),
+    requestId,
+  );
   return undefined;
 }
 
 /** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */
-export function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string): { value: CanonicalRequest; warnings: ReadonlyArray<string>; uncarried: ReadonlyArray<UncarriedPart> } | undefined {
+export function decodeOrReply(
+  decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>,
+  codec: InboundCodec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestId: string,
+): { value: CanonicalRequest; warnings: ReadonlyArray<string>; uncarried: ReadonlyArray<UncarriedPart> } | undefined {
   const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    sendErrorReply(reply, codec, new GatewayError('invalid-request', 'The request body must be a JSON object'), requestId);
+    sendErrorReply(
+      reply,
+      codec,
+      new GatewayError('invalid-request', 'The request body must be a JSON object'),
+      requestId,
+    );
     return undefined;
   }
   const decoded = decode(body);
   if (decoded.ok) return { value: decoded.value, warnings: decoded.warnings ?? [], uncarried: decoded.uncarried ?? [] };
   const code = decoded.param === 'previous_response_id' ? 'previous_response_not_found' : undefined;
-  sendErrorReply(reply, codec, new GatewayError('invalid-request', decoded.message, { ...(decoded.param === undefined ? {} : { param: decoded.param }), ...(code ? { code } : {}) }), requestId);
+  sendErrorReply(
+    reply,
+    codec,
+    new GatewayError('invalid-request', decoded.message, {
+      ...(decoded.param === undefined ? {} : { param: decoded.param }),
+      ...(code ? { code } : {}),
+    }),
+    requestId,
+  );
   return undefined;
 }
 
@@ -104,7 +145,15 @@ export function decodeOrReply(decode: (body: unknown) => ReturnType<InboundCodec
  * body. On refusal answers in the codec's format and returns undefined. Other bodies are left to
  * the decoder to refuse.
  */
-export async function resolveStateOrReply(state: RequestStateResolver, codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, requestId: string, keyId: string, purpose: 'generate' | 'count'): Promise<Partial<ResolvedRequestState> | undefined> {
+export async function resolveStateOrReply(
+  state: RequestStateResolver,
+  codec: InboundCodec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestId: string,
+  keyId: string,
+  purpose: 'generate' | 'count',
+): Promise<Partial<ResolvedRequestState> | undefined> {
   const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return {};
   const result = await state.resolve(body as Record<string, unknown>, { keyId, requestId, purpose, log: request.log });

@@ -14,7 +14,12 @@ export function requestIdHeaders(requestId: string): Record<string, string> {
 }
 
 /** Sends `error` in the codec's envelope and status. Returns the status sent. */
-export function sendErrorReply(reply: FastifyReply, codec: InboundCodec, error: GatewayError, requestId: string): number {
+export function sendErrorReply(
+  reply: FastifyReply,
+  codec: InboundCodec,
+  error: GatewayError,
+  requestId: string,
+): number {
   const encoded = codec.encodeError(error);
   void reply
     .code(encoded.status)

@@ -15,22 +15,47 @@ import type { ExchangeDeps } from './exchange-types.ts';
  * Input tokens of `request` (tokens).
  * @throws GatewayError not-found when no channel serves the model.
  */
-export async function countInputTokens(deps: ExchangeDeps, request: CanonicalRequest, requestId: string): Promise<number> {
+export async function countInputTokens(
+  deps: ExchangeDeps,
+  request: CanonicalRequest,
+  requestId: string,
+): Promise<number> {
   const candidates = deps.router.candidatesFor(request.model);
   if (candidates.length === 0) {
-    throw new GatewayError('not-found', `The model '${request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
+    throw new GatewayError('not-found', `The model '${request.model}' does not exist or is not served by any channel`, {
+      param: 'model',
+      code: 'model_not_found',
+    });
   }
   for (const channel of candidates) {
     const adapter = deps.adapters[channel.protocol];
-    if (!adapter.buildCountTokensRequest || !adapter.decodeCountTokensResponse || !channel.provider.quirks.hasCountTokens) continue;
-    const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel: upstreamModelFor(channel, request.model), provider: channel.provider };
+    if (
+      !adapter.buildCountTokensRequest ||
+      !adapter.decodeCountTokensResponse ||
+      !channel.provider.quirks.hasCountTokens
+    )
+      continue;
+    const target = {
+      baseUrl: channel.baseUrl,
+      apiKey: channel.apiKey,
+      upstreamModel: upstreamModelFor(channel, request.model),
+      provider: channel.provider,
+    };
     try {
-      const answer = await sendUpstream(deps.dispatcher, adapter.buildCountTokensRequest(request, target), { timeoutMs: Math.min(channel.timeoutMs, 30_000) });
+      const answer = await sendUpstream(deps.dispatcher, adapter.buildCountTokensRequest(request, target), {
+        timeoutMs: Math.min(channel.timeoutMs, 30_000),
+      });
       const text = await answer.body.text();
       if (answer.status >= 200 && answer.status < 300) return adapter.decodeCountTokensResponse(JSON.parse(text));
-      deps.log.warn({ requestId, channel: channel.id, status: answer.status }, 'upstream token count failed; trying the next channel');
+      deps.log.warn(
+        { requestId, channel: channel.id, status: answer.status },
+        'upstream token count failed; trying the next channel',
+      );
     } catch (error) {
-      deps.log.warn({ requestId, channel: channel.id, reason: (error as Error).message }, 'upstream token count failed; trying the next channel');
+      deps.log.warn(
+        { requestId, channel: channel.id, reason: (error as Error).message },
+        'upstream token count failed; trying the next channel',
+      );
     }
   }
   return estimateInputTokens(request);

@@ -13,7 +13,12 @@ import { estimateInputTokens, estimateOutputTokens } from '../tokenize/estimate-
  * `content` is what was generated, or a function returning it, called only when an estimate is
  * needed (a stream's accumulated text is not copied when the upstream reported usage).
  */
-export function finalizeUsage(usage: Usage | undefined, request: CanonicalRequest, content: ReadonlyArray<OutputBlock> | (() => ReadonlyArray<OutputBlock>), partial = false): Usage {
+export function finalizeUsage(
+  usage: Usage | undefined,
+  request: CanonicalRequest,
+  content: ReadonlyArray<OutputBlock> | (() => ReadonlyArray<OutputBlock>),
+  partial = false,
+): Usage {
   if (usage && usage.source === 'reported' && !partial) return usage;
   const output = estimateOutputTokens({ content: typeof content === 'function' ? content() : content });
   const reported = usage?.source === 'reported';

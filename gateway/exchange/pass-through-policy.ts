@@ -11,7 +11,12 @@
 import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
 
 /** True when the raw body may be forwarded as-is (model name aside). */
-export function canPassThrough(clientFormat: ClientFormat, protocol: UpstreamProtocol, rawBody: Readonly<Record<string, unknown>>, stream: boolean): boolean {
+export function canPassThrough(
+  clientFormat: ClientFormat,
+  protocol: UpstreamProtocol,
+  rawBody: Readonly<Record<string, unknown>>,
+  stream: boolean,
+): boolean {
   if (clientFormat !== protocol) return false;
   if (clientFormat === 'openai-chat' && stream) {
     const options = rawBody.stream_options as { include_usage?: unknown } | undefined;
@@ -27,7 +32,11 @@ export function canPassThrough(clientFormat: ClientFormat, protocol: UpstreamPro
  * already in `input`, the stored responses of the Responses API), which the upstream does
  * not know: it is left out.
  */
-export function passThroughBody(clientFormat: ClientFormat, rawBody: Readonly<Record<string, unknown>>, upstreamModel: string): string {
+export function passThroughBody(
+  clientFormat: ClientFormat,
+  rawBody: Readonly<Record<string, unknown>>,
+  upstreamModel: string,
+): string {
   if (clientFormat === 'gemini') return JSON.stringify(rawBody);
   if (clientFormat === 'openai-responses' && 'previous_response_id' in rawBody) {
     const { previous_response_id: _resolvedByGateway, ...rest } = rawBody;

@@ -17,10 +17,14 @@ import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
  * that chunk passed on (pass-through tap, byte counting).
  * @throws whatever reading `body` throws (undici socket and abort errors)
  */
-export async function* readSseEvents(body: Readable, afterChunk?: (chunk: Buffer) => void | Promise<void>): AsyncGenerator<UpstreamSseEvent> {
+export async function* readSseEvents(
+  body: Readable,
+  afterChunk?: (chunk: Buffer) => void | Promise<void>,
+): AsyncGenerator<UpstreamSseEvent> {
   const queue: UpstreamSseEvent[] = [];
   const parser = createParser({
-    onEvent: (event) => queue.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
+    onEvent: (event) =>
+      queue.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
   });
   const decoder = new TextDecoder();
   for await (const chunk of body as AsyncIterable<Buffer>) {

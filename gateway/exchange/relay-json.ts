@@ -48,7 +48,10 @@ export async function relayJson(args: RelayArgs): Promise<AttemptResult> {
   try {
     parsed = JSON.parse(text.trim());
   } catch {
-    return { kind: 'failed', error: new GatewayError('upstream-malformed', 'Upstream answered with a body that is not JSON') };
+    return {
+      kind: 'failed',
+      error: new GatewayError('upstream-malformed', 'Upstream answered with a body that is not JSON'),
+    };
   }
   let response;
   try {
@@ -58,7 +61,16 @@ export async function relayJson(args: RelayArgs): Promise<AttemptResult> {
   }
   const usage = finalizeUsage(response.usage, input.request, response.content);
   const body = passThrough ? text : input.codec.encodeResponse({ ...response, usage }, encodeContext);
-  const replaced = input.answerHook ? await input.answerHook.jsonBody(passThrough ? parsed : body, passThrough) : undefined;
+  const replaced = input.answerHook
+    ? await input.answerHook.jsonBody(passThrough ? parsed : body, passThrough)
+    : undefined;
   sendJsonReply(reply, replaced ?? body, input.requestId);
-  return { kind: 'served', status: 'completed', httpStatus: 200, usage, ttfbMs: Date.now() - input.startedAt, upstreamRequestId: upstreamRequestIdOf(answer.headers) };
+  return {
+    kind: 'served',
+    status: 'completed',
+    httpStatus: 200,
+    usage,
+    ttfbMs: Date.now() - input.startedAt,
+    upstreamRequestId: upstreamRequestIdOf(answer.headers),
+  };
 }

@@ -28,7 +28,13 @@ import { readSseEvents } from './read-sse-events.ts';
 import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
 
-const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set(['text-delta', 'reasoning-delta', 'reasoning-start', 'tool-input-start', 'message-end']);
+const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set([
+  'text-delta',
+  'reasoning-delta',
+  'reasoning-start',
+  'tool-input-start',
+  'message-end',
+]);
 
 /** Everything one streamed relay works with. */
 export interface StreamRelayArgs extends RelayArgs {
@@ -59,7 +65,10 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     lastWriteAt: Date.now(),
     endError: undefined,
   };
-  const keepAlive = setInterval(() => void writeKeepAlive(args, state), Math.max(50, Math.floor(args.deps.keepAliveMs / 2)));
+  const keepAlive = setInterval(
+    () => void writeKeepAlive(args, state),
+    Math.max(50, Math.floor(args.deps.keepAliveMs / 2)),
+  );
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
@@ -86,7 +95,8 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
   } finally {
     clearInterval(keepAlive);
   }
-  if (!state.raw) return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
+  if (!state.raw)
+    return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
   return finish(args, state, state.endError ? 'failed' : 'completed');
 }
 
@@ -95,7 +105,12 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
  * `gatewayMade` marks events the gateway synthesised (transport failures, truncated streams):
  * their errors get frames even on the pass-through path.
  */
-async function handleEvents(args: StreamRelayArgs, state: RelayState, events: StreamEvent[], gatewayMade = false): Promise<GatewayError | undefined> {
+async function handleEvents(
+  args: StreamRelayArgs,
+  state: RelayState,
+  events: StreamEvent[],
+  gatewayMade = false,
+): Promise<GatewayError | undefined> {
   for (let event of events) {
     if (state.accumulator.finished) break;
     if (!state.raw) {
@@ -103,14 +118,18 @@ async function handleEvents(args: StreamRelayArgs, state: RelayState, events: St
       if (CONTENT_EVENTS.has(event.type)) await start(args, state);
     }
     if (event.type === 'message-end') {
-      event = { ...event, usage: finalizeUsage(event.usage, args.input.request, () => state.accumulator.result().content) };
+      event = {
+        ...event,
+        usage: finalizeUsage(event.usage, args.input.request, () => state.accumulator.result().content),
+      };
     }
     if (event.type === 'error') state.endError = event.error;
     state.accumulator.push(event);
     // Pass-through copies upstream bytes; only errors the gateway itself detected need frames.
     if (!args.passThrough || (gatewayMade && event.type === 'error')) {
       const frame = state.encoder.encode(event);
-      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody) await args.input.answerHook.streamFinished(state.encoder.finalBody());
+      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody)
+        await args.input.answerHook.streamFinished(state.encoder.finalBody());
       if (frame !== '') await emit(state, frame);
     }
   }
@@ -147,6 +166,19 @@ function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {
 function finish(args: StreamRelayArgs, state: RelayState, status: 'completed' | 'failed' | 'cancelled'): AttemptResult {
   if (state.raw && !state.raw.writableEnded) state.raw.end();
   if (status === 'cancelled') args.answer.body.destroy();
-  const usage = finalizeUsage(state.accumulator.currentUsage(), args.input.request, () => state.accumulator.result().content, status !== 'completed');
-  return { kind: 'served', status, httpStatus: 200, usage, ttfbMs: state.ttfbMs, upstreamRequestId: upstreamRequestIdOf(args.answer.headers), ...(state.endError ? { error: state.endError } : {}) };
+  const usage = finalizeUsage(
+    state.accumulator.currentUsage(),
+    args.input.request,
+    () => state.accumulator.result().content,
+    status !== 'completed',
+  );
+  return {
+    kind: 'served',
+    status,
+    httpStatus: 200,
+    usage,
+    ttfbMs: state.ttfbMs,
+    upstreamRequestId: upstreamRequestIdOf(args.answer.headers),
+    ...(state.endError ? { error: state.endError } : {}),
+  };
 }

@@ -21,5 +21,13 @@ export interface RequestStateResolver {
    * GatewayError to answer with (e.g. 400 `previous_response_not_found`). Never rejects.
    * `purpose`: `generate` (a create; may get an answer hook) or `count` (token counting; never does).
    */
-  resolve(body: Record<string, unknown>, context: { readonly keyId: string; readonly requestId: string; readonly purpose: 'generate' | 'count'; readonly log: FastifyBaseLogger }): Promise<ResolvedRequestState | GatewayError>;
+  resolve(
+    body: Record<string, unknown>,
+    context: {
+      readonly keyId: string;
+      readonly requestId: string;
+      readonly purpose: 'generate' | 'count';
+      readonly log: FastifyBaseLogger;
+    },
+  ): Promise<ResolvedRequestState | GatewayError>;
 }

@@ -36,11 +36,20 @@ import { relayStream } from './relay-stream.ts';
  * A client that has left (`input.clientGone` aborted, or the response closed before its end) is
  * never sent upstream: the outcome is `cancelled` (499) with no channel.
  */
-export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
-  if (input.clientGone?.aborted) return reportFailure({ deps, input, reply, error: clientLeftError(), cancelled: true });
+export async function runExchange(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  reply: FastifyReply,
+): Promise<ExchangeOutcome> {
+  if (input.clientGone?.aborted)
+    return reportFailure({ deps, input, reply, error: clientLeftError(), cancelled: true });
   const candidates = deps.router.candidatesFor(input.request.model);
   if (candidates.length === 0) {
-    const error = new GatewayError('not-found', `The model '${input.request.model}' does not exist or is not served by any channel`, { param: 'model', code: 'model_not_found' });
+    const error = new GatewayError(
+      'not-found',
+      `The model '${input.request.model}' does not exist or is not served by any channel`,
+      { param: 'model', code: 'model_not_found' },
+    );
     return reportFailure({ deps, input, reply, error });
   }
   // The handler's departure watch already aborts when the response closes before its end: use it as is.
@@ -59,7 +68,11 @@ export async function runExchange(deps: ExchangeDeps, input: ExchangeInput, repl
 
 /** The error recorded for a client that left before its request was sent upstream. */
 function clientLeftError(): GatewayError {
-  return new GatewayError('upstream-unavailable', 'The client closed the connection before the request was sent upstream', { allowFailover: false, retryable: false });
+  return new GatewayError(
+    'upstream-unavailable',
+    'The client closed the connection before the request was sent upstream',
+    { allowFailover: false, retryable: false },
+  );
 }
 
 /**
@@ -67,7 +80,13 @@ function clientLeftError(): GatewayError {
  * `maxAttempts` channels are tried, and a short upstream Retry-After is waited for before the
  * next attempt (routing/failover-policy.ts).
  */
-async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply, candidates: ReadonlyArray<Channel>, signal: ClientGoneSignal): Promise<ExchangeOutcome> {
+async function tryCandidates(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  reply: FastifyReply,
+  candidates: ReadonlyArray<Channel>,
+  signal: ClientGoneSignal,
+): Promise<ExchangeOutcome> {
   const gates = new ChannelAdmission(deps, input);
   const maxAttempts = attemptCap(deps.maxAttempts);
   const failovers: FailoverRecord[] = [];
@@ -79,11 +98,21 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     // The client left while the channel was being admitted: nothing is sent upstream.
     if (signal.aborted) {
       gates.settle(current, undefined);
-      return reportFailure({ deps, input, reply, error: clientLeftError(), failovers, attempts: attempts - 1, cancelled: true });
+      return reportFailure({
+        deps,
+        input,
+        reply,
+        error: clientLeftError(),
+        failovers,
+        attempts: attempts - 1,
+        cancelled: true,
+      });
     }
     const attemptStartedAt = Date.now();
     const passThrough = passesThrough(input, channel);
-    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal).catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }));
+    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal).catch(
+      (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
+    );
     if (result.kind === 'refused') {
       // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
       gates.settle(current, undefined);
@@ -97,21 +126,67 @@ async function tryCandidates(deps: ExchangeDeps, input: ExchangeInput, reply: Fa
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
     // The client went away: not the channel's failure, and nothing more to try.
-    if (signal.aborted) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId }, cancelled: true });
-    const next = result.error.allowFailover && attempts < maxAttempts ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
+    if (signal.aborted)
+      return reportFailure({
+        deps,
+        input,
+        reply,
+        error: result.error,
+        failovers,
+        attempts,
+        last: { channel, upstreamRequestId: result.upstreamRequestId },
+        cancelled: true,
+      });
+    const next =
+      result.error.allowFailover && attempts < maxAttempts
+        ? (await gates.next(candidates, current.index + 1)).admitted
+        : undefined;
     failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId } });
-    deps.log.warn({ requestId: input.requestId, channel: channel.id, next: next.channel.id, errorKind: result.error.kind, upstreamStatus: result.error.upstreamStatus, reason: result.error.message }, 'failover');
+    if (!next)
+      return reportFailure({
+        deps,
+        input,
+        reply,
+        error: result.error,
+        failovers,
+        attempts,
+        last: { channel, upstreamRequestId: result.upstreamRequestId },
+      });
+    deps.log.warn(
+      {
+        requestId: input.requestId,
+        channel: channel.id,
+        next: next.channel.id,
+        errorKind: result.error.kind,
+        upstreamStatus: result.error.upstreamStatus,
+        reason: result.error.message,
+      },
+      'failover',
+    );
     await waitForFailover(failoverWaitMs(result.error), signal);
     if (signal.aborted) {
       gates.settle(next, undefined);
-      return reportFailure({ deps, input, reply, error: result.error, failovers, attempts, last: { channel, upstreamRequestId: result.upstreamRequestId }, cancelled: true });
+      return reportFailure({
+        deps,
+        input,
+        reply,
+        error: result.error,
+        failovers,
+        attempts,
+        last: { channel, upstreamRequestId: result.upstreamRequestId },
+        cancelled: true,
+      });
     }
     current = next;
   }
 }
 
-function failoverRecord(channel: Channel, error: GatewayError, attemptStartedAt: number, next: Channel | undefined): FailoverRecord {
+function failoverRecord(
+  channel: Channel,
+  error: GatewayError,
+  attemptStartedAt: number,
+  next: Channel | undefined,
+): FailoverRecord {
   return {
     channelId: channel.id,
     errorKind: error.kind,
@@ -127,11 +202,23 @@ function reportAttempt(deps: ExchangeDeps, channel: Channel, result: AttemptResu
   if (!deps.onAttempt) return;
   const error = result.error;
   const channelFault = error !== undefined && error.allowFailover;
-  deps.onAttempt(channel.id, channelFault ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) } : { ok: true });
+  deps.onAttempt(
+    channel.id,
+    channelFault
+      ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) }
+      : { ok: true },
+  );
 }
 
 /** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
-async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, reply: FastifyReply, signal: ClientGoneSignal): Promise<AttemptResult> {
+async function attemptChannel(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  channel: Channel,
+  passThrough: boolean,
+  reply: FastifyReply,
+  signal: ClientGoneSignal,
+): Promise<AttemptResult> {
   const adapter = deps.adapters[channel.protocol];
   const upstreamModel = upstreamModelFor(channel, input.request.model);
   const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
@@ -139,31 +226,78 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
   let httpRequest: UpstreamHttpRequest;
   if (passThrough) {
     // The client's own body: nothing is translated, so nothing can be dropped or left uncarried.
-    httpRequest = { ...adapter.passThroughTarget(input.request, target), body: passThroughBody(input.codec.format, input.rawBody, upstreamModel) };
+    httpRequest = {
+      ...adapter.passThroughTarget(input.request, target),
+      body: passThroughBody(input.codec.format, input.rawBody, upstreamModel),
+    };
   } else {
     const translated = reasoningForChannel(input.request, channel.provider.id, channel.protocol);
     const built = adapter.buildRequest(translated.request, target);
     const uncarried = [...input.uncarried, ...built.notes.uncarried];
     if (uncarried.length > 0) return { kind: 'refused', error: uncarriedError(uncarried, channel) };
     const dropped = [...translated.dropped, ...built.notes.dropped];
-    if (dropped.length > 0) deps.log.warn({ requestId: input.requestId, channel: channel.id, warnings: dropped }, 'dropped request parts that are safe to lose');
+    if (dropped.length > 0)
+      deps.log.warn(
+        { requestId: input.requestId, channel: channel.id, warnings: dropped },
+        'dropped request parts that are safe to lose',
+      );
     httpRequest = built.request;
   }
   // The attempt's total deadline and minimum stream rate (README "Deadlines"); the signal also carries the client's disconnect.
   const limits = attemptLimitsFor(channel, input.startedAt + (deps.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS));
-  if (limits.totalMs <= 0) return { kind: 'failed', error: new GatewayError('upstream-timeout', 'Request deadline of the gateway reached before this attempt', { allowFailover: false }) };
+  if (limits.totalMs <= 0)
+    return {
+      kind: 'failed',
+      error: new GatewayError('upstream-timeout', 'Request deadline of the gateway reached before this attempt', {
+        allowFailover: false,
+      }),
+    };
   const deadline = new AttemptDeadline(signal, limits, deps.drainDeadline);
   try {
-    const answer = await sendUpstream(deps.dispatcher, httpRequest, { timeoutMs: channel.timeoutMs, signal: deadline.signal });
+    const answer = await sendUpstream(deps.dispatcher, httpRequest, {
+      timeoutMs: channel.timeoutMs,
+      signal: deadline.signal,
+    });
     if (answer.status < 200 || answer.status >= 300) {
       const text = await answer.body.text().catch(() => '');
-      return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers), upstreamRequestId: upstreamRequestIdOf(answer.headers) };
+      return {
+        kind: 'failed',
+        error: adapter.classifyError(answer.status, text, answer.headers),
+        upstreamRequestId: upstreamRequestIdOf(answer.headers),
+      };
     }
     const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
-    const encodeContext: EncodeContext = { requestId: input.requestId, model: input.request.model, request: input.request, rawRequest: input.rawBody, createdAt: Math.floor(input.startedAt / 1000) };
+    const encodeContext: EncodeContext = {
+      requestId: input.requestId,
+      model: input.request.model,
+      request: input.request,
+      rawRequest: input.rawBody,
+      createdAt: Math.floor(input.startedAt / 1000),
+    };
     const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
-    if (!input.request.stream) return await relayJson({ input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, deadline });
-    return await relayStream({ deps, input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, signal, deadline });
+    if (!input.request.stream)
+      return await relayJson({
+        input,
+        answer,
+        adapter: decoding,
+        decodeContext,
+        encodeContext,
+        passThrough,
+        reply,
+        deadline,
+      });
+    return await relayStream({
+      deps,
+      input,
+      answer,
+      adapter: decoding,
+      decodeContext,
+      encodeContext,
+      passThrough,
+      reply,
+      signal,
+      deadline,
+    });
   } finally {
     deadline.dispose();
   }
@@ -175,7 +309,11 @@ async function attemptChannel(deps: ExchangeDeps, input: ExchangeInput, channel:
  * route marked it as holding what only that path carries (ExchangeInput.mustTranslate).
  */
 function passesThrough(input: ExchangeInput, channel: Channel): boolean {
-  return input.mustTranslate !== true && canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) && !hasStampedReasoning(input.request);
+  return (
+    input.mustTranslate !== true &&
+    canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) &&
+    !hasStampedReasoning(input.request)
+  );
 }
 
 const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {
@@ -188,10 +326,21 @@ const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {
 /** The 400 for a request whose parts the channel's protocol cannot carry (names the first part as `param`). */
 function uncarriedError(parts: ReadonlyArray<UncarriedPart>, channel: Channel): GatewayError {
   const target = `the ${PROTOCOL_NAMES[channel.protocol]} API that serves this model`;
-  return new GatewayError('invalid-request', describeUncarried(parts, target), { ...(parts[0] ? { param: parts[0].path } : {}), code: 'unsupported_parameter' });
+  return new GatewayError('invalid-request', describeUncarried(parts, target), {
+    ...(parts[0] ? { param: parts[0].path } : {}),
+    code: 'unsupported_parameter',
+  });
 }
 
-function reportServed(deps: ExchangeDeps, input: ExchangeInput, channel: Channel, passThrough: boolean, result: Extract<AttemptResult, { kind: 'served' }>, attempts: number, failovers: FailoverRecord[]): ExchangeOutcome {
+function reportServed(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  channel: Channel,
+  passThrough: boolean,
+  result: Extract<AttemptResult, { kind: 'served' }>,
+  attempts: number,
+  failovers: FailoverRecord[],
+): ExchangeOutcome {
   return emitOutcome(deps, input, {
     status: result.status,
     httpStatus: result.httpStatus,
@@ -243,12 +392,22 @@ function reportFailure(report: FailureReport): ExchangeOutcome {
     passThrough: false,
     attempts,
     failovers,
-    ...(last ? { channelId: last.channel.id, provider: last.channel.provider.id, upstreamModel: upstreamModelFor(last.channel, input.request.model), upstreamRequestId: last.upstreamRequestId } : {}),
+    ...(last
+      ? {
+          channelId: last.channel.id,
+          provider: last.channel.provider.id,
+          upstreamModel: upstreamModelFor(last.channel, input.request.model),
+          upstreamRequestId: last.upstreamRequestId,
+        }
+      : {}),
   });
 }
 
 /** What an outcome says beyond the request's own fields (ids, format, model, stream, latency). */
-export type OutcomeDetails = Omit<ExchangeOutcome, 'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'startedAt' | 'latencyMs'>;
+export type OutcomeDetails = Omit<
+  ExchangeOutcome,
+  'requestId' | 'keyId' | 'userId' | 'clientFormat' | 'model' | 'stream' | 'startedAt' | 'latencyMs'
+>;
 
 /** The outcome of `input` with `details`; `startedAt` is `input.startedAt`, `latencyMs` is measured from it to now. */
 export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {

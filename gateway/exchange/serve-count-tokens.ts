@@ -5,7 +5,14 @@
  * reaches no channel and bills nothing.
  */
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
-import { authenticate, decodeOrReply, refuseWhileDraining, resolveStateOrReply, withHeaderFields, type ClientRequest } from './client-request.ts';
+import {
+  authenticate,
+  decodeOrReply,
+  refuseWhileDraining,
+  resolveStateOrReply,
+  withHeaderFields,
+  type ClientRequest,
+} from './client-request.ts';
 import { sendErrorReply, sendJsonReply } from './client-response.ts';
 import { countInputTokens } from './count-tokens.ts';
 
@@ -16,14 +23,25 @@ export async function serveCountTokens(client: ClientRequest): Promise<void> {
   if (services.drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
   const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
   if (!resolved) return;
-  if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count'))) return;
+  if (state && !(await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'count')))
+    return;
   const decode = codec.decodeCountTokensRequest?.bind(codec);
   const encode = codec.encodeCountTokensResponse?.bind(codec);
-  if (!decode || !encode) return void sendErrorReply(reply, codec, new GatewayError('not-found', 'Token counting is not available for this format'), requestId);
+  if (!decode || !encode)
+    return void sendErrorReply(
+      reply,
+      codec,
+      new GatewayError('not-found', 'Token counting is not available for this format'),
+      requestId,
+    );
   const decoded = decodeOrReply((body) => decode(body, hints), codec, request, reply, requestId);
   if (!decoded) return;
   try {
-    sendJsonReply(reply, encode(await countInputTokens(services.exchange, withHeaderFields(decoded.value, fromHeaders), requestId)), requestId);
+    sendJsonReply(
+      reply,
+      encode(await countInputTokens(services.exchange, withHeaderFields(decoded.value, fromHeaders), requestId)),
+      requestId,
+    );
   } catch (error) {
     sendErrorReply(reply, codec, toGatewayError(error), requestId);
   }

@@ -20,7 +20,15 @@ import { admitRequest, settleRequest, type AdmittedRequest } from '../policy/adm
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import { watchClientDeparture } from './client-departure.ts';
-import { authenticate, decodeOrReply, refuseWhileDraining, resolveStateOrReply, withHeaderFields, type ClientRequest, type ClientRouteServices } from './client-request.ts';
+import {
+  authenticate,
+  decodeOrReply,
+  refuseWhileDraining,
+  resolveStateOrReply,
+  withHeaderFields,
+  type ClientRequest,
+  type ClientRouteServices,
+} from './client-request.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
@@ -33,19 +41,32 @@ import { outcomeOf, runExchange } from './run-exchange.ts';
  * check under an `open` policy is skipped (logged at debug: the store logs the outage itself, once).
  * An unexpected admission failure (a bug) admits the request without limits, logged as a warning.
  */
-async function admitOrReply(services: ClientRouteServices, codec: InboundCodec, resolved: ResolvedKey, canonical: CanonicalRequest, request: FastifyRequest, reply: FastifyReply, requestId: string): Promise<AdmittedRequest | 'unlimited' | undefined> {
+async function admitOrReply(
+  services: ClientRouteServices,
+  codec: InboundCodec,
+  resolved: ResolvedKey,
+  canonical: CanonicalRequest,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requestId: string,
+): Promise<AdmittedRequest | 'unlimited' | undefined> {
   let result;
   try {
     // Tokenizing the prompt costs CPU on every request: only TPM limits need the estimate.
     const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
-    result = await admitRequest(services.admission, { key: resolved.key, user: resolved.user, estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0 });
+    result = await admitRequest(services.admission, {
+      key: resolved.key,
+      user: resolved.user,
+      estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0,
+    });
   } catch (error) {
     request.log.warn({ reason: (error as Error).message }, 'admission failed; admitting without limits');
     return 'unlimited';
   }
   void reply.headers(result.headers);
   if (result.ok) {
-    if (result.unchecked.length > 0) request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
+    if (result.unchecked.length > 0)
+      request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
     return result;
   }
   sendErrorReply(reply, codec, result.error, requestId);
@@ -71,21 +92,40 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
   try {
     const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
     if (!resolved) return;
-    const stored = state ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate') : {};
+    const stored = state
+      ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate')
+      : {};
     if (!stored) return;
     const decoded = decodeOrReply((body) => codec.decodeRequest(body, hints), codec, request, reply, requestId);
     if (!decoded) return;
-    if (decoded.warnings.length > 0) request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
+    if (decoded.warnings.length > 0)
+      request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
     const canonical = withHeaderFields(decoded.value, fromHeaders);
     if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
-      const error = new GatewayError('permission-denied', `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`, { param: 'model', code: 'model_not_allowed' });
+      const error = new GatewayError(
+        'permission-denied',
+        `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`,
+        { param: 'model', code: 'model_not_allowed' },
+      );
       return void sendErrorReply(reply, codec, error, requestId);
     }
     const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
     if (!admitted) return;
     const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
     const rawBody = request.body as Record<string, unknown>;
-    const input: ExchangeInput = { requestId, codec, request: canonical, rawBody, startedAt, warnings: decoded.warnings, uncarried: decoded.uncarried, identity, clientGone: departure.signal, ...(stored.answerHook ? { answerHook: stored.answerHook } : {}), ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}) };
+    const input: ExchangeInput = {
+      requestId,
+      codec,
+      request: canonical,
+      rawBody,
+      startedAt,
+      warnings: decoded.warnings,
+      uncarried: decoded.uncarried,
+      identity,
+      clientGone: departure.signal,
+      ...(stored.answerHook ? { answerHook: stored.answerHook } : {}),
+      ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}),
+    };
     const liveStreams = canonical.stream ? services.metrics : undefined;
     liveStreams?.streamOpened(codec.format);
     let outcome: ExchangeOutcome;
@@ -95,7 +135,9 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       liveStreams?.streamClosed(codec.format);
     }
     if (admitted !== 'unlimited') {
-      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) => request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'));
+      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
+        request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
+      );
     }
   } finally {
     departure.stop();
@@ -108,10 +150,18 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
  * logged as an error and dropped). Should the exchange reject — it is not meant to — the request
  * is still recorded once: `failed` with a 500 answer, or `cancelled` when the client has left.
  */
-async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput, reply: FastifyReply): Promise<ExchangeOutcome> {
+async function runExchangeRecordedOnce(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  reply: FastifyReply,
+): Promise<ExchangeOutcome> {
   let recorded: ExchangeOutcome | undefined;
   const onOutcome = (outcome: ExchangeOutcome): void => {
-    if (recorded) return void deps.log.error({ requestId: input.requestId, status: outcome.status }, 'a second outcome for one request was dropped');
+    if (recorded)
+      return void deps.log.error(
+        { requestId: input.requestId, status: outcome.status },
+        'a second outcome for one request was dropped',
+      );
     recorded = outcome;
     deps.onOutcome(outcome);
   };
@@ -122,7 +172,11 @@ async function runExchangeRecordedOnce(deps: ExchangeDeps, input: ExchangeInput,
     if (recorded) return recorded;
     const cancelled = input.clientGone?.aborted === true;
     const failure = toGatewayError(error);
-    const httpStatus = cancelled ? 499 : reply.sent ? reply.raw.statusCode : sendErrorReply(reply, input.codec, failure, input.requestId);
+    const httpStatus = cancelled
+      ? 499
+      : reply.sent
+        ? reply.raw.statusCode
+        : sendErrorReply(reply, input.codec, failure, input.requestId);
     const outcome = outcomeOf(input, {
       status: cancelled ? 'cancelled' : 'failed',
       httpStatus,

@@ -16,13 +16,34 @@ import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-
 export function anthropicBetaFlags(request: FastifyRequest): HeaderBorneFields | undefined {
   const header = request.headers['anthropic-beta'];
   const values = Array.isArray(header) ? header : header === undefined ? [] : [header];
-  const flags = values.flatMap((value) => value.split(',')).map((flag) => flag.trim()).filter((flag) => flag !== '');
+  const flags = values
+    .flatMap((value) => value.split(','))
+    .map((flag) => flag.trim())
+    .filter((flag) => flag !== '');
   return flags.length > 0 ? { anthropicBetas: flags } : undefined;
 }
 
 /** Registers `POST /v1/messages` and `POST /v1/messages/count_tokens` on `app`. */
 export function registerAnthropicMessagesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   const config = { codec: anthropicMessagesCodec };
-  app.post('/v1/messages', { config }, (request, reply) => serveGeneration({ services, codec: anthropicMessagesCodec, extractKey: anthropicApiKey, request, reply, fromHeaders: anthropicBetaFlags(request) }));
-  app.post('/v1/messages/count_tokens', { config }, (request, reply) => serveCountTokens({ services, codec: anthropicMessagesCodec, extractKey: anthropicApiKey, request, reply, fromHeaders: anthropicBetaFlags(request) }));
+  app.post('/v1/messages', { config }, (request, reply) =>
+    serveGeneration({
+      services,
+      codec: anthropicMessagesCodec,
+      extractKey: anthropicApiKey,
+      request,
+      reply,
+      fromHeaders: anthropicBetaFlags(request),
+    }),
+  );
+  app.post('/v1/messages/count_tokens', { config }, (request, reply) =>
+    serveCountTokens({
+      services,
+      codec: anthropicMessagesCodec,
+      extractKey: anthropicApiKey,
+      request,
+      reply,
+      fromHeaders: anthropicBetaFlags(request),
+    }),
+  );
 }

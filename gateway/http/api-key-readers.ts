@@ -33,5 +33,9 @@ export function anthropicApiKey(request: FastifyRequest): string | undefined {
 /** Gemini SDK credential: `x-goog-api-key`, `?key=`, or Bearer. */
 export function geminiApiKey(request: FastifyRequest): string | undefined {
   const query = request.query as Record<string, unknown> | undefined;
-  return headerValue(request, 'x-goog-api-key') ?? (typeof query?.key === 'string' ? query.key : undefined) ?? bearerToken(request);
+  return (
+    headerValue(request, 'x-goog-api-key') ??
+    (typeof query?.key === 'string' ? query.key : undefined) ??
+    bearerToken(request)
+  );
 }

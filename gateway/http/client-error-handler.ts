@@ -63,15 +63,25 @@ export function classifyFrameworkError(error: FastifyError | GatewayError | Erro
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('invalid-request', 'Content-Length does not match the body');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new GatewayError('invalid-request', 'Malformed JSON in request body: it does not parse as JSON (RFC 8259)');
+      return new GatewayError(
+        'invalid-request',
+        'Malformed JSON in request body: it does not parse as JSON (RFC 8259)',
+      );
     case 'FST_ERR_BAD_URL':
-      return new GatewayError('invalid-request', 'Malformed request URL: the path has an invalid percent-encoding (RFC 3986 §2.1)');
+      return new GatewayError(
+        'invalid-request',
+        'Malformed request URL: the path has an invalid percent-encoding (RFC 3986 §2.1)',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new GatewayError('invalid-request', 'A path parameter is too long', { status: 414 });
   }
-  if (error instanceof SyntaxError) return new GatewayError('invalid-request', 'Malformed JSON in request body: it does not parse as JSON (RFC 8259)');
+  if (error instanceof SyntaxError)
+    return new GatewayError('invalid-request', 'Malformed JSON in request body: it does not parse as JSON (RFC 8259)');
   const status = clientStatusOf(error as FastifyError);
-  if (status !== undefined) return new GatewayError('invalid-request', `${STATUS_CODES[status] ?? 'Bad request'}${code ? ` (${code})` : ''}`, { status });
+  if (status !== undefined)
+    return new GatewayError('invalid-request', `${STATUS_CODES[status] ?? 'Bad request'}${code ? ` (${code})` : ''}`, {
+      status,
+    });
   return new GatewayError('internal', 'Internal gateway error');
 }
 
@@ -86,9 +96,16 @@ function quotablePath(target: string): string {
  * (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH, FST_ERR_ASYNC_CONSTRAINT), answered in the format
  * the path chooses. `bodyLimit` in bytes.
  */
-export function createFrameworkErrorHandler(bodyLimit: number): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function createFrameworkErrorHandler(
+  bodyLimit: number,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    sendErrorReply(reply, codecForTarget(request.raw.url ?? '/', request.raw.headers), classifyFrameworkError(error, bodyLimit), request.id);
+    sendErrorReply(
+      reply,
+      codecForTarget(request.raw.url ?? '/', request.raw.headers),
+      classifyFrameworkError(error, bodyLimit),
+      request.id,
+    );
   };
 }
 
@@ -118,10 +135,20 @@ export function handleClientSocketError(error: Error & { code?: string; rawPacke
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const { status, message } = socketErrorAnswer(error.code);
-    const encoded = codecForTarget(targetOfRawRequest(error.rawPacket)).encodeError(new GatewayError('invalid-request', message, { status }));
+    const encoded = codecForTarget(targetOfRawRequest(error.rawPacket)).encodeError(
+      new GatewayError('invalid-request', message, { status }),
+    );
     const body = JSON.stringify(encoded.body);
-    const headers = { ...requestIdHeaders(generateId('req_')), ...(encoded.headers ?? {}), 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = {
+      ...requestIdHeaders(generateId('req_')),
+      ...(encoded.headers ?? {}),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(`HTTP/1.1 ${encoded.status} ${STATUS_CODES[encoded.status] ?? 'Bad Request'}\r\n${head}\r\n${body}`);
   }
   socket.destroy(error);
@@ -136,6 +163,11 @@ export function installClientErrorHandlers(app: FastifyInstance, bodyLimit: numb
     sendErrorReply(reply, codecForRequest(request), gatewayError, request.id);
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    sendErrorReply(reply, codecForRequest(request), new GatewayError('not-found', `Unknown route: ${request.method} ${quotablePath(request.raw.url ?? '/')}`), request.id);
+    sendErrorReply(
+      reply,
+      codecForRequest(request),
+      new GatewayError('not-found', `Unknown route: ${request.method} ${quotablePath(request.raw.url ?? '/')}`),
+      request.id,
+    );
   });
 }

@@ -47,7 +47,8 @@ export function codecForTarget(target: string, headers?: IncomingHttpHeaders): I
   if (path.startsWith('/v1beta/')) return geminiCodec;
   if (path.startsWith('/v1/models/') && path.includes(':')) return geminiCodec;
   if (path === '/v1/models' || path.startsWith('/v1/models/')) {
-    if (header(headers, 'anthropic-version') !== undefined || header(headers, 'x-api-key') !== undefined) return anthropicMessagesCodec;
+    if (header(headers, 'anthropic-version') !== undefined || header(headers, 'x-api-key') !== undefined)
+      return anthropicMessagesCodec;
     if (header(headers, 'x-goog-api-key') !== undefined || queryHasKey(target)) return geminiCodec;
     return openaiChatCodec;
   }

@@ -25,22 +25,57 @@ export function parseGeminiModelPath(path: string): { model: string; action: str
   return { model: path.slice(0, at).replace(/^models\//, ''), action: path.slice(at + 1) };
 }
 
-function serveGeminiAction(services: ClientRouteServices, request: FastifyRequest, reply: FastifyReply): Promise<void> | void {
+function serveGeminiAction(
+  services: ClientRouteServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> | void {
   const parsed = parseGeminiModelPath((request.params as { '*': string })['*']);
   switch (parsed?.action) {
     case 'generateContent':
-      return serveGeneration({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model, stream: false } });
+      return serveGeneration({
+        services,
+        codec: geminiCodec,
+        extractKey: geminiApiKey,
+        request,
+        reply,
+        hints: { model: parsed.model, stream: false },
+      });
     case 'streamGenerateContent':
-      return serveGeneration({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model, stream: true } });
+      return serveGeneration({
+        services,
+        codec: geminiCodec,
+        extractKey: geminiApiKey,
+        request,
+        reply,
+        hints: { model: parsed.model, stream: true },
+      });
     case 'countTokens':
-      return serveCountTokens({ services, codec: geminiCodec, extractKey: geminiApiKey, request, reply, hints: { model: parsed.model } });
+      return serveCountTokens({
+        services,
+        codec: geminiCodec,
+        extractKey: geminiApiKey,
+        request,
+        reply,
+        hints: { model: parsed.model },
+      });
     default:
-      sendErrorReply(reply, geminiCodec, new GatewayError('not-found', `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`), request.id);
+      sendErrorReply(
+        reply,
+        geminiCodec,
+        new GatewayError(
+          'not-found',
+          `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`,
+        ),
+        request.id,
+      );
   }
 }
 
 export function registerGeminiRoutes(app: FastifyInstance, services: ClientRouteServices): void {
   for (const version of ['v1beta', 'v1']) {
-    app.post(`/${version}/models/*`, { config: { codec: geminiCodec } }, (request, reply) => serveGeminiAction(services, request, reply));
+    app.post(`/${version}/models/*`, { config: { codec: geminiCodec } }, (request, reply) =>
+      serveGeminiAction(services, request, reply),
+    );
   }
 }

@@ -8,7 +8,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
-import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits, type JsonLimitViolation } from './scan-json-body-limits.ts';
+import {
+  DEFAULT_JSON_BODY_LIMITS,
+  findJsonLimitViolation,
+  type JsonBodyLimits,
+  type JsonLimitViolation,
+} from './scan-json-body-limits.ts';
 
 /**
  * The client's error for a broken limit: depth and member counts are 400 `invalid-request`
@@ -20,11 +25,23 @@ import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits, 
 export function jsonLimitError(violation: JsonLimitViolation): GatewayError {
   switch (violation.limit) {
     case 'depth':
-      return new GatewayError('invalid-request', `Request body nests arrays and objects deeper than the limit of ${violation.max} levels (at byte ${violation.offset})`, { code: 'json_too_deep' });
+      return new GatewayError(
+        'invalid-request',
+        `Request body nests arrays and objects deeper than the limit of ${violation.max} levels (at byte ${violation.offset})`,
+        { code: 'json_too_deep' },
+      );
     case 'items':
-      return new GatewayError('invalid-request', `Request body has an array or object with more than the limit of ${violation.max} members (at byte ${violation.offset})`, { code: 'json_too_many_items' });
+      return new GatewayError(
+        'invalid-request',
+        `Request body has an array or object with more than the limit of ${violation.max} members (at byte ${violation.offset})`,
+        { code: 'json_too_many_items' },
+      );
     case 'string-length':
-      return new GatewayError('request-too-large', `Request body has a string longer than the limit of ${violation.max} bytes (at byte ${violation.offset})`, { code: 'json_string_too_long' });
+      return new GatewayError(
+        'request-too-large',
+        `Request body has a string longer than the limit of ${violation.max} bytes (at byte ${violation.offset})`,
+        { code: 'json_string_too_long' },
+      );
   }
 }
 

@@ -9,5 +9,7 @@ import { serveGeneration } from '../exchange/serve-generation.ts';
 import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 
 export function registerOpenaiChatRoutes(app: FastifyInstance, services: ClientRouteServices): void {
-  app.post('/v1/chat/completions', { config: { codec: openaiChatCodec } }, (request, reply) => serveGeneration({ services, codec: openaiChatCodec, extractKey: openaiApiKey, request, reply }));
+  app.post('/v1/chat/completions', { config: { codec: openaiChatCodec } }, (request, reply) =>
+    serveGeneration({ services, codec: openaiChatCodec, extractKey: openaiApiKey, request, reply }),
+  );
 }

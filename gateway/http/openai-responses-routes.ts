@@ -21,10 +21,33 @@ export function registerOpenaiResponsesRoutes(app: FastifyInstance, services: Cl
   const compactionSeal = createCompactionSeal(services.controlPlane.hmacSecret);
   // Stored state (stored-responses/): previous_response_id, store, GET/DELETE /v1/responses/{id}, input_items.
   const storedState = createStoredResponsesResolver(services.responseStore);
-  app.post('/v1/responses', { config }, (request, reply) => serveGeneration({ services, codec: openaiResponsesCodec, extractKey: openaiApiKey, request, reply, hints: { compactionSeal }, state: storedState, mustTranslate: holdsGatewayCompactionItem }));
-  app.post('/v1/responses/input_tokens', { config }, (request, reply) => serveCountTokens({ services, codec: openaiResponsesCodec, extractKey: openaiApiKey, request, reply, hints: { compactionSeal }, state: storedState }));
+  app.post('/v1/responses', { config }, (request, reply) =>
+    serveGeneration({
+      services,
+      codec: openaiResponsesCodec,
+      extractKey: openaiApiKey,
+      request,
+      reply,
+      hints: { compactionSeal },
+      state: storedState,
+      mustTranslate: holdsGatewayCompactionItem,
+    }),
+  );
+  app.post('/v1/responses/input_tokens', { config }, (request, reply) =>
+    serveCountTokens({
+      services,
+      codec: openaiResponsesCodec,
+      extractKey: openaiApiKey,
+      request,
+      reply,
+      hints: { compactionSeal },
+      state: storedState,
+    }),
+  );
   registerStoredResponsesRoutes(app, services, openaiApiKey);
-  app.post('/v1/responses/compact', { config }, (request, reply) => serveResponsesCompaction(services, compactionSeal, storedState, openaiApiKey, request, reply));
+  app.post('/v1/responses/compact', { config }, (request, reply) =>
+    serveResponsesCompaction(services, compactionSeal, storedState, openaiApiKey, request, reply),
+  );
   // WebSocket mode: GET /v1/responses with Upgrade: websocket (websocket/).
   registerResponsesWebSocket(app, services, openaiApiKey);
 }

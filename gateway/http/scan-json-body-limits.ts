@@ -26,7 +26,11 @@ export interface JsonBodyLimits {
  * (Anthropic's documented cap on messages per request, https://docs.anthropic.com/en/api/messages),
  * and 16 MiB per string (inline media above that must be sent by URL or file reference).
  */
-export const DEFAULT_JSON_BODY_LIMITS: JsonBodyLimits = Object.freeze({ maxDepth: 128, maxItems: 100_000, maxStringLength: 16 * 1024 * 1024 });
+export const DEFAULT_JSON_BODY_LIMITS: JsonBodyLimits = Object.freeze({
+  maxDepth: 128,
+  maxItems: 100_000,
+  maxStringLength: 16 * 1024 * 1024,
+});
 
 /** Which limit a body broke, and where (byte offset into the body). */
 export type JsonLimitViolation =
@@ -86,7 +90,10 @@ function closingQuote(body: Buffer, open: number): number {
  * millisecond per MiB on a 2-core CI machine, a fraction of JSON.parse) and O(maxDepth) memory;
  * never throws, whatever the bytes.
  */
-export function findJsonLimitViolation(body: Buffer, limits: JsonBodyLimits = DEFAULT_JSON_BODY_LIMITS): JsonLimitViolation | undefined {
+export function findJsonLimitViolation(
+  body: Buffer,
+  limits: JsonBodyLimits = DEFAULT_JSON_BODY_LIMITS,
+): JsonLimitViolation | undefined {
   const { maxDepth, maxItems, maxStringLength } = limits;
   // Commas seen in each open container, indexed by depth (1-based).
   const commas = new Int32Array(maxDepth + 1);

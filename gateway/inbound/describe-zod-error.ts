@@ -18,7 +18,8 @@ function deepestBranchIssue(branches: ReadonlyArray<ReadonlyArray<Issue>>): Issu
   let best: Issue | undefined;
   for (const branch of branches) {
     const first = branch[0];
-    if (first !== undefined && first.path.length > 0 && (best === undefined || first.path.length > best.path.length)) best = first;
+    if (first !== undefined && first.path.length > 0 && (best === undefined || first.path.length > best.path.length))
+      best = first;
     if (first?.code === 'invalid_union' && first.path.length === 0 && best === undefined) best = first;
   }
   return best;
@@ -47,10 +48,12 @@ function describeIssue(issue: Issue, prefix: ReadonlyArray<PropertyKey>): FieldF
     const nested = deepestBranchIssue(issue.errors);
     if (nested !== undefined) return describeIssue(nested, path);
     const expected = expectedTypes(issue.errors);
-    if (expected !== undefined) return { param, message: `${where}: ${clientTerms(`expected ${[...new Set(expected)].join(' or ')}`)}` };
+    if (expected !== undefined)
+      return { param, message: `${where}: ${clientTerms(`expected ${[...new Set(expected)].join(' or ')}`)}` };
   }
   const missing = /^Invalid input: expected (\w+), received undefined$/.exec(issue.message);
-  if (missing !== null) return { param, message: `${where}: required field missing (expected ${clientTerms(missing[1] ?? '')})` };
+  if (missing !== null)
+    return { param, message: `${where}: required field missing (expected ${clientTerms(missing[1] ?? '')})` };
   return { param, message: `${where}: ${clientTerms(issue.message.replace(/^Invalid input: /, ''))}` };
 }
 

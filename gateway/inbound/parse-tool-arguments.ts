@@ -20,7 +20,8 @@ export function parseToolArguments(text: string): ParsedToolArguments {
   if (text.trim() === '') return { value: {}, replaced: false };
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return { value: parsed as Record<string, unknown>, replaced: false };
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return { value: parsed as Record<string, unknown>, replaced: false };
   } catch {
     // fall through: not JSON
   }

@@ -33,7 +33,8 @@ export function engineReadinessChecks(sources: EngineReadinessSources): Readines
     {
       name: 'controlPlane',
       run: () => {
-        if (!sources.controlPlaneCaughtUp()) throw new Error('the config topic is not followed up to date (the node is starting or stopped following it)');
+        if (!sources.controlPlaneCaughtUp())
+          throw new Error('the config topic is not followed up to date (the node is starting or stopped following it)');
       },
     },
     { name: 'eventLog', run: () => checkEventLog(sources.eventLog) },
@@ -48,5 +49,7 @@ export function engineReadinessChecks(sources: EngineReadinessSources): Readines
 function checkEventLog(eventLog: Pick<EventLog, 'status'>): void {
   const status = eventLog.status();
   if (status.connected || status.pending <= MAX_PENDING_WHILE_DISCONNECTED) return;
-  throw new Error(`the event log is unreachable and ${status.pending} events wait in memory (${status.spooled} spooled to disk): the spool is not taking them`);
+  throw new Error(
+    `the event log is unreachable and ${status.pending} events wait in memory (${status.spooled} spooled to disk): the spool is not taking them`,
+  );
 }

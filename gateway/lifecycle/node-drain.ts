@@ -31,12 +31,20 @@ export interface DrainResult {
 
 /** The refusal a draining node answers new requests with: 503, `Retry-After: 1`. */
 export function shuttingDownRefusal(): GatewayError {
-  return new GatewayError('shutting-down', 'This gateway node is shutting down; retry the request and another node will serve it', { retryAfterMs: SHUTDOWN_RETRY_AFTER_MS, allowFailover: false, retryable: true });
+  return new GatewayError(
+    'shutting-down',
+    'This gateway node is shutting down; retry the request and another node will serve it',
+    { retryAfterMs: SHUTDOWN_RETRY_AFTER_MS, allowFailover: false, retryable: true },
+  );
 }
 
 /** The error that ends an attempt still running at the drain deadline (503 before the answer started, the stream's error event after). */
 export function drainDeadlineError(): GatewayError {
-  return new GatewayError('shutting-down', 'This gateway node is shutting down and its drain deadline passed before the answer ended', { allowFailover: false, retryable: true });
+  return new GatewayError(
+    'shutting-down',
+    'This gateway node is shutting down and its drain deadline passed before the answer ended',
+    { allowFailover: false, retryable: true },
+  );
 }
 
 /**

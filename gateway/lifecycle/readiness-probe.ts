@@ -50,7 +50,11 @@ export class ReadinessProbe {
 
   /** The node's readiness now: `draining` at once once the drain began, else the checks (cached for `cacheMs`). Never rejects. */
   report(): Promise<ReadinessReport> {
-    if (this.draining()) return Promise.resolve({ status: 'draining', checks: { drain: { ok: false, reason: 'the node is shutting down and drains the requests in flight' } } });
+    if (this.draining())
+      return Promise.resolve({
+        status: 'draining',
+        checks: { drain: { ok: false, reason: 'the node is shutting down and drains the requests in flight' } },
+      });
     const now = Date.now();
     if (this.cached && now - this.cached.at < this.cacheMs) return this.cached.report;
     const report = this.evaluate();

@@ -80,7 +80,8 @@ export class GatewayMetrics {
     const series = this.seriesOf(outcome);
     series.requests.value += 1;
     series.duration.observe(outcome.latencyMs / 1000);
-    if (outcome.stream && outcome.ttfbMs !== undefined && outcome.status === 'completed') series.timeToFirstToken.observe(outcome.ttfbMs / 1000);
+    if (outcome.stream && outcome.ttfbMs !== undefined && outcome.status === 'completed')
+      series.timeToFirstToken.observe(outcome.ttfbMs / 1000);
     const usage = outcome.usage;
     if (usage) {
       series.inputTokens.value += usage.input.total;
@@ -159,7 +160,11 @@ export class GatewayMetrics {
     const model = outcome.channelId === undefined ? NO_CHANNEL : outcome.model;
     const key = `${outcome.clientFormat}|${model}|${channel}|${outcome.httpStatus}`;
     let series = this.outcomeSeries.get(key);
-    if (!series) this.outcomeSeries.set(key, (series = this.newOutcomeSeries(outcome.clientFormat, model, channel, String(outcome.httpStatus))));
+    if (!series)
+      this.outcomeSeries.set(
+        key,
+        (series = this.newOutcomeSeries(outcome.clientFormat, model, channel, String(outcome.httpStatus))),
+      );
     return series;
   }
 
@@ -179,7 +184,14 @@ export class GatewayMetrics {
   private failureOf(channel: string, kind: string): FailureSeries {
     const key = `${channel}|${kind}`;
     let series = this.failureSeries.get(key);
-    if (!series) this.failureSeries.set(key, (series = { failovers: this.families.failovers.cell({ channel, kind }), upstreamErrors: this.families.upstreamErrors.cell({ kind, channel }) }));
+    if (!series)
+      this.failureSeries.set(
+        key,
+        (series = {
+          failovers: this.families.failovers.cell({ channel, kind }),
+          upstreamErrors: this.families.upstreamErrors.cell({ kind, channel }),
+        }),
+      );
     return series;
   }
 

@@ -21,13 +21,28 @@ export class MetricCells<L extends string> {
    * Registers the family on `registry` as a `kind` metric named `name` (Prometheus naming:
    * https://prometheus.io/docs/practices/naming/) with these label names.
    */
-  constructor(registry: Registry, kind: 'counter' | 'gauge', config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] }) {
+  constructor(
+    registry: Registry,
+    kind: 'counter' | 'gauge',
+    config: { readonly name: string; readonly help: string; readonly labelNames: readonly L[] },
+  ) {
     const cells = this.cells;
     const base = { ...config, registers: [registry] };
     if (kind === 'counter') {
-      new Counter<L>({ ...base, collect() { this.reset(); for (const { labels, cell } of cells) if (cell.value > 0) this.inc(labels, cell.value); } });
+      new Counter<L>({
+        ...base,
+        collect() {
+          this.reset();
+          for (const { labels, cell } of cells) if (cell.value > 0) this.inc(labels, cell.value);
+        },
+      });
     } else {
-      new Gauge<L>({ ...base, collect() { for (const { labels, cell } of cells) this.set(labels, cell.value); } });
+      new Gauge<L>({
+        ...base,
+        collect() {
+          for (const { labels, cell } of cells) this.set(labels, cell.value);
+        },
+      });
     }
   }
 

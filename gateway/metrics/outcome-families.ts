@@ -33,9 +33,30 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
   const registers = [registry];
   let publisherStatus: (() => PublisherStatus) | undefined;
   let controlPlaneLag: (() => Promise<number>) | undefined;
-  new Gauge({ name: 'tollgate_event_log_pending_records', help: 'Records accepted by the event-log publisher and not yet acknowledged or spooled.', registers, collect() { if (publisherStatus) this.set(publisherStatus().pending); } });
-  new Gauge({ name: 'tollgate_event_log_spooled_records', help: 'Records waiting in the on-disk spool for the event log to come back.', registers, collect() { if (publisherStatus) this.set(publisherStatus().spooled); } });
-  new Gauge({ name: 'tollgate_event_log_connected', help: '1 while the event-log publisher is connected, else 0.', registers, collect() { if (publisherStatus) this.set(publisherStatus().connected ? 1 : 0); } });
+  new Gauge({
+    name: 'tollgate_event_log_pending_records',
+    help: 'Records accepted by the event-log publisher and not yet acknowledged or spooled.',
+    registers,
+    collect() {
+      if (publisherStatus) this.set(publisherStatus().pending);
+    },
+  });
+  new Gauge({
+    name: 'tollgate_event_log_spooled_records',
+    help: 'Records waiting in the on-disk spool for the event log to come back.',
+    registers,
+    collect() {
+      if (publisherStatus) this.set(publisherStatus().spooled);
+    },
+  });
+  new Gauge({
+    name: 'tollgate_event_log_connected',
+    help: '1 while the event-log publisher is connected, else 0.',
+    registers,
+    collect() {
+      if (publisherStatus) this.set(publisherStatus().connected ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'tollgate_control_plane_lag_offsets',
     help: "How far this node's config follower is behind the config topic's end, in offsets (Kafka: records; file log: bytes).",
@@ -45,14 +66,50 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
     },
   });
   return {
-    requests: new MetricCells(registry, 'counter', { name: 'tollgate_requests_total', help: 'Accepted requests by client format, model, serving channel and HTTP status.', labelNames: ['format', 'model', 'channel', 'status'] }),
-    duration: new Histogram({ name: 'tollgate_request_duration_seconds', help: 'From request arrival to the last byte sent.', labelNames: ['format', 'model'], buckets: DURATION_BUCKETS_SECONDS, registers }),
-    timeToFirstToken: new Histogram({ name: 'tollgate_time_to_first_token_seconds', help: 'Completed streams: from request arrival to the first byte of the answer sent.', labelNames: ['format', 'model'], buckets: FIRST_TOKEN_BUCKETS_SECONDS, registers }),
-    tokens: new MetricCells(registry, 'counter', { name: 'tollgate_tokens_total', help: 'Tokens by model, channel and type (input, output, cached = input read from cache, reasoning = part of output).', labelNames: ['model', 'channel', 'type'] }),
-    upstreamErrors: new MetricCells(registry, 'counter', { name: 'tollgate_upstream_errors_total', help: 'Failed upstream attempts by error kind and channel.', labelNames: ['kind', 'channel'] }),
-    failovers: new MetricCells(registry, 'counter', { name: 'tollgate_failovers_total', help: 'Attempts left for the next channel, by the channel left and why.', labelNames: ['channel', 'kind'] }),
-    refusals: new MetricCells(registry, 'counter', { name: 'tollgate_admission_refusals_total', help: 'Requests refused by a gateway limit or quota, a closed store-outage policy or a draining node, by client format and limit.', labelNames: ['format', 'limit'] }),
-    liveStreams: new MetricCells(registry, 'gauge', { name: 'tollgate_live_streams', help: 'Streamed requests admitted and not finished.', labelNames: ['format'] }),
+    requests: new MetricCells(registry, 'counter', {
+      name: 'tollgate_requests_total',
+      help: 'Accepted requests by client format, model, serving channel and HTTP status.',
+      labelNames: ['format', 'model', 'channel', 'status'],
+    }),
+    duration: new Histogram({
+      name: 'tollgate_request_duration_seconds',
+      help: 'From request arrival to the last byte sent.',
+      labelNames: ['format', 'model'],
+      buckets: DURATION_BUCKETS_SECONDS,
+      registers,
+    }),
+    timeToFirstToken: new Histogram({
+      name: 'tollgate_time_to_first_token_seconds',
+      help: 'Completed streams: from request arrival to the first byte of the answer sent.',
+      labelNames: ['format', 'model'],
+      buckets: FIRST_TOKEN_BUCKETS_SECONDS,
+      registers,
+    }),
+    tokens: new MetricCells(registry, 'counter', {
+      name: 'tollgate_tokens_total',
+      help: 'Tokens by model, channel and type (input, output, cached = input read from cache, reasoning = part of output).',
+      labelNames: ['model', 'channel', 'type'],
+    }),
+    upstreamErrors: new MetricCells(registry, 'counter', {
+      name: 'tollgate_upstream_errors_total',
+      help: 'Failed upstream attempts by error kind and channel.',
+      labelNames: ['kind', 'channel'],
+    }),
+    failovers: new MetricCells(registry, 'counter', {
+      name: 'tollgate_failovers_total',
+      help: 'Attempts left for the next channel, by the channel left and why.',
+      labelNames: ['channel', 'kind'],
+    }),
+    refusals: new MetricCells(registry, 'counter', {
+      name: 'tollgate_admission_refusals_total',
+      help: 'Requests refused by a gateway limit or quota, a closed store-outage policy or a draining node, by client format and limit.',
+      labelNames: ['format', 'limit'],
+    }),
+    liveStreams: new MetricCells(registry, 'gauge', {
+      name: 'tollgate_live_streams',
+      help: 'Streamed requests admitted and not finished.',
+      labelNames: ['format'],
+    }),
     watchPublisher(status) {
       publisherStatus = status;
     },

@@ -11,7 +11,10 @@
  */
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { makeUsage } from '../canonical/usage.ts';
-import { buildCompactedResponse, type CompactedResponseBody } from '../inbound/openai-responses/compaction/build-compacted-response.ts';
+import {
+  buildCompactedResponse,
+  type CompactedResponseBody,
+} from '../inbound/openai-responses/compaction/build-compacted-response.ts';
 import { countTextTokens, estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 
 /** Prefix of every `encrypted_content` the mock mints (followed by base64url JSON). */
@@ -37,8 +40,11 @@ export function mockCompactionSummary(request: CanonicalRequest): string {
 export function openMockCompaction(encryptedContent: string): string | undefined {
   if (!encryptedContent.startsWith(MOCK_COMPACTION_PREFIX)) return undefined;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(encryptedContent.slice(MOCK_COMPACTION_PREFIX.length), 'base64url').toString('utf8'));
-    const summary = typeof parsed === 'object' && parsed !== null ? (parsed as { summary?: unknown }).summary : undefined;
+    const parsed: unknown = JSON.parse(
+      Buffer.from(encryptedContent.slice(MOCK_COMPACTION_PREFIX.length), 'base64url').toString('utf8'),
+    );
+    const summary =
+      typeof parsed === 'object' && parsed !== null ? (parsed as { summary?: unknown }).summary : undefined;
     return typeof summary === 'string' ? summary : undefined;
   } catch {
     return undefined;
@@ -55,9 +61,14 @@ export function openMockCompaction(encryptedContent: string): string | undefined
  * - `createdAt`: unix seconds.
  * Returns `{id:"resp_…", object:"response.compaction", created_at, output, usage}`; never throws.
  */
-export function generateMockCompaction(input: unknown, request: CanonicalRequest, createdAt: number): CompactedResponseBody {
+export function generateMockCompaction(
+  input: unknown,
+  request: CanonicalRequest,
+  createdAt: number,
+): CompactedResponseBody {
   const summary = mockCompactionSummary(request);
-  const encryptedContent = MOCK_COMPACTION_PREFIX + Buffer.from(JSON.stringify({ summary }), 'utf8').toString('base64url');
+  const encryptedContent =
+    MOCK_COMPACTION_PREFIX + Buffer.from(JSON.stringify({ summary }), 'utf8').toString('base64url');
   const usage = makeUsage({ inputTotal: estimateInputTokens(request), outputTotal: countTextTokens(summary) });
   return buildCompactedResponse({ input, encryptedContent, usage, createdAt });
 }

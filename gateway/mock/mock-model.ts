@@ -48,14 +48,25 @@ function answerBlocks(request: CanonicalRequest): OutputBlock[] {
   const { text, toolResults } = lastUserTurn(request);
   const blocks: OutputBlock[] = [];
   if (request.reasoning?.enabled || (request.reasoning?.effort !== undefined && request.reasoning.effort !== 'none')) {
-    blocks.push({ type: 'reasoning', text: `The user wrote ${JSON.stringify(text)}; answer deterministically.`, signature: 'mock-signature' });
+    blocks.push({
+      type: 'reasoning',
+      text: `The user wrote ${JSON.stringify(text)}; answer deterministically.`,
+      signature: 'mock-signature',
+    });
   }
   const firstTool = request.tools?.[0];
   if (toolResults.length > 0) {
-    const results = toolResults.map((p) => (p.type === 'tool-result' ? (typeof p.content === 'string' ? p.content : textOf(p.content)) : '')).join('; ');
+    const results = toolResults
+      .map((p) => (p.type === 'tool-result' ? (typeof p.content === 'string' ? p.content : textOf(p.content)) : ''))
+      .join('; ');
     blocks.push({ type: 'text', text: `Tool results received: ${results}` });
   } else if (firstTool && request.toolChoice?.type !== 'none' && !/no tools/i.test(text)) {
-    blocks.push({ type: 'tool-call', id: generateId('call_'), name: request.toolChoice?.type === 'tool' ? request.toolChoice.name : firstTool.name, arguments: JSON.stringify({ input: text }) });
+    blocks.push({
+      type: 'tool-call',
+      id: generateId('call_'),
+      name: request.toolChoice?.type === 'tool' ? request.toolChoice.name : firstTool.name,
+      arguments: JSON.stringify({ input: text }),
+    });
   } else {
     blocks.push({ type: 'text', text: `Mock reply to: ${text}` });
   }
@@ -68,7 +79,12 @@ function truncateToLimit(blocks: OutputBlock[], maxTokens: number | undefined): 
   const last = blocks[blocks.length - 1];
   if (last?.type !== 'text') return false;
   const words = last.text.split(' ');
-  while (words.length > 1 && estimateOutputTokens({ content: [...blocks.slice(0, -1), { type: 'text', text: words.join(' ') }] }).total > maxTokens) words.pop();
+  while (
+    words.length > 1 &&
+    estimateOutputTokens({ content: [...blocks.slice(0, -1), { type: 'text', text: words.join(' ') }] }).total >
+      maxTokens
+  )
+    words.pop();
   blocks[blocks.length - 1] = { type: 'text', text: words.join(' ') };
   return true;
 }
@@ -84,7 +100,11 @@ export function generateMockResponse(request: CanonicalRequest, upstreamModel: s
     model: upstreamModel,
     content,
     finishReason: cut ? finishReason('length') : hasToolCall ? finishReason('tool-calls') : finishReason('stop'),
-    usage: makeUsage({ inputTotal: estimateInputTokens(request), outputTotal: output.total, reasoning: output.reasoning }),
+    usage: makeUsage({
+      inputTotal: estimateInputTokens(request),
+      outputTotal: output.total,
+      reasoning: output.reasoning,
+    }),
   };
 }
 

@@ -27,27 +27,52 @@ import { generateMockCompaction } from './mock-compaction.ts';
 import { generateMockResponse, parseMockDirectives } from './mock-model.ts';
 import { refuseLikeProviderAt } from './strict-request-rules.ts';
 
-const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+const sleep = (ms: number): Promise<void> =>
+  ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 function behaviourOf(request: FastifyRequest): MockBehaviour {
   return decodeMockBehaviour((request.params as { behaviour?: string }).behaviour);
 }
 
-async function serveGeneration(codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints): Promise<void> {
+async function serveGeneration(
+  codec: InboundCodec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  hints: DecodeHints,
+): Promise<void> {
   const behaviour = behaviourOf(request);
   const decoded = codec.decodeRequest(request.body, hints);
-  if (!decoded.ok) return sendError(codec, reply, new GatewayError('invalid-request', decoded.message, decoded.param === undefined ? {} : { param: decoded.param }));
+  if (!decoded.ok)
+    return sendError(
+      codec,
+      reply,
+      new GatewayError('invalid-request', decoded.message, decoded.param === undefined ? {} : { param: decoded.param }),
+    );
   const canonical = decoded.value;
   const directives = parseMockDirectives(canonical);
   await sleep(behaviour.latencyMs);
   const failStatus = directives.failStatus ?? behaviour.failStatus;
   if (failStatus !== undefined) return sendError(codec, reply, mockFailure(failStatus));
   const response = generateMockResponse(canonical, canonical.model);
-  const context: EncodeContext = { requestId: generateId('req_'), model: canonical.model, request: canonical, rawRequest: request.body as Record<string, unknown>, createdAt: Math.floor(Date.now() / 1000) };
+  const context: EncodeContext = {
+    requestId: generateId('req_'),
+    model: canonical.model,
+    request: canonical,
+    rawRequest: request.body as Record<string, unknown>,
+    createdAt: Math.floor(Date.now() / 1000),
+  };
   const upstreamRequestId = generateId('mockreq_');
-  if (!canonical.stream) return void reply.header('x-request-id', upstreamRequestId).type('application/json').send(JSON.stringify(codec.encodeResponse(response, context)));
+  if (!canonical.stream)
+    return void reply
+      .header('x-request-id', upstreamRequestId)
+      .type('application/json')
+      .send(JSON.stringify(codec.encodeResponse(response, context)));
   reply.hijack();
-  reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': upstreamRequestId });
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-request-id': upstreamRequestId,
+  });
   const encoder = codec.createStreamEncoder(context);
   const delay = directives.slowMs ?? behaviour.chunkDelayMs;
   for (const event of responseToStreamEvents(response, 12)) {
@@ -69,12 +94,25 @@ async function serveGeneration(codec: InboundCodec, request: FastifyRequest, rep
  */
 async function serveCompaction(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const behaviour = behaviourOf(request);
-  const body = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
-  if (typeof body.model !== 'string' || body.model === '') return sendError(openaiResponsesCodec, reply, new GatewayError('invalid-request', "Missing required parameter: 'model'.", { param: 'model' }));
+  const body =
+    typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body)
+      ? (request.body as Record<string, unknown>)
+      : {};
+  if (typeof body.model !== 'string' || body.model === '')
+    return sendError(
+      openaiResponsesCodec,
+      reply,
+      new GatewayError('invalid-request', "Missing required parameter: 'model'.", { param: 'model' }),
+    );
   const conversation: Record<string, unknown> = { model: body.model, input: body.input };
   if (typeof body.instructions === 'string') conversation.instructions = body.instructions;
   const decoded = openaiResponsesCodec.decodeRequest(conversation, {});
-  if (!decoded.ok) return sendError(openaiResponsesCodec, reply, new GatewayError('invalid-request', decoded.message, decoded.param === undefined ? {} : { param: decoded.param }));
+  if (!decoded.ok)
+    return sendError(
+      openaiResponsesCodec,
+      reply,
+      new GatewayError('invalid-request', decoded.message, decoded.param === undefined ? {} : { param: decoded.param }),
+    );
   await sleep(behaviour.latencyMs);
   const failStatus = parseMockDirectives(decoded.value).failStatus ?? behaviour.failStatus;
   if (failStatus !== undefined) return sendError(openaiResponsesCodec, reply, mockFailure(failStatus));
@@ -83,7 +121,14 @@ async function serveCompaction(request: FastifyRequest, reply: FastifyReply): Pr
 }
 
 function mockFailure(status: number): GatewayError {
-  const kind = status === 429 ? 'rate-limited' : status === 504 || status === 408 ? 'upstream-timeout' : status >= 500 ? 'internal' : 'invalid-request';
+  const kind =
+    status === 429
+      ? 'rate-limited'
+      : status === 504 || status === 408
+        ? 'upstream-timeout'
+        : status >= 500
+          ? 'internal'
+          : 'invalid-request';
   return new GatewayError(kind, `Mock failure with status ${status}`, { status });
 }
 
@@ -94,14 +139,20 @@ function sendError(codec: InboundCodec, reply: FastifyReply, error: GatewayError
 
 function serveCountTokens(codec: InboundCodec, request: FastifyRequest, reply: FastifyReply, hints: DecodeHints): void {
   const decoded = codec.decodeCountTokensRequest?.(request.body, hints);
-  if (!decoded || !decoded.ok) return sendError(codec, reply, new GatewayError('invalid-request', decoded?.message ?? 'count not supported'));
+  if (!decoded || !decoded.ok)
+    return sendError(codec, reply, new GatewayError('invalid-request', decoded?.message ?? 'count not supported'));
   void reply.send(codec.encodeCountTokensResponse?.(estimateInputTokens(decoded.value)));
 }
 
 async function routes(app: FastifyInstance): Promise<void> {
   app.addHook('preHandler', async (request, reply) => {
     const refusal = refuseLikeProviderAt(request.url, request.body);
-    if (refusal) return reply.code(refusal.status).header('x-request-id', generateId('mockreq_')).type('application/json').send(refusal.body);
+    if (refusal)
+      return reply
+        .code(refusal.status)
+        .header('x-request-id', generateId('mockreq_'))
+        .type('application/json')
+        .send(refusal.body);
   });
   app.post('/v1/chat/completions', (req, reply) => serveGeneration(openaiChatCodec, req, reply, {}));
   app.post('/v1/responses', (req, reply) => serveGeneration(openaiResponsesCodec, req, reply, {}));
@@ -114,7 +165,8 @@ async function routes(app: FastifyInstance): Promise<void> {
     const model = path.slice(0, at).replace(/^models\//, '');
     const action = path.slice(at + 1);
     if (action === 'countTokens') return serveCountTokens(geminiCodec, req, reply, { model });
-    if (action !== 'generateContent' && action !== 'streamGenerateContent') return sendError(geminiCodec, reply, new GatewayError('not-found', `Unknown action ${action}`));
+    if (action !== 'generateContent' && action !== 'streamGenerateContent')
+      return sendError(geminiCodec, reply, new GatewayError('not-found', `Unknown action ${action}`));
     return serveGeneration(geminiCodec, req, reply, { model, stream: action === 'streamGenerateContent' });
   });
 }

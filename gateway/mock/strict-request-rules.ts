@@ -59,11 +59,42 @@ export interface StrictRulesOptions {
 // OpenAI Chat Completions `POST /v1/chat/completions`: CreateChatCompletionRequest (and
 // CreateModelResponseProperties, ModelResponseProperties); openai `ChatCompletionCreateParamsBase`.
 const CHAT_COMPLETIONS_FIELDS = [
-  'messages', 'model', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs',
-  'max_completion_tokens', 'max_tokens', 'metadata', 'modalities', 'moderation', 'n', 'parallel_tool_calls',
-  'prediction', 'presence_penalty', 'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention',
-  'reasoning_effort', 'response_format', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream',
-  'stream_options', 'temperature', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'verbosity',
+  'messages',
+  'model',
+  'audio',
+  'frequency_penalty',
+  'function_call',
+  'functions',
+  'logit_bias',
+  'logprobs',
+  'max_completion_tokens',
+  'max_tokens',
+  'metadata',
+  'modalities',
+  'moderation',
+  'n',
+  'parallel_tool_calls',
+  'prediction',
+  'presence_penalty',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning_effort',
+  'response_format',
+  'safety_identifier',
+  'seed',
+  'service_tier',
+  'stop',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'user',
+  'verbosity',
   'web_search_options',
 ];
 
@@ -73,45 +104,133 @@ const CHAT_COMPLETIONS_FIELDS = [
 // api.openai.com on every request (`ResponsesApiRequest` in
 // https://github.com/openai/codex/tree/main/codex-rs/codex-api) though neither lists it.
 const RESPONSES_FIELDS = [
-  'background', 'client_metadata', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
-  'max_tool_calls', 'metadata', 'model', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt',
-  'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier',
-  'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools',
-  'top_logprobs', 'top_p', 'truncation', 'user',
+  'background',
+  'client_metadata',
+  'context_management',
+  'conversation',
+  'include',
+  'input',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'metadata',
+  'model',
+  'moderation',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'user',
 ];
 
 // OpenAI `POST /v1/responses/input_tokens`: TokenCountsBody; openai `InputTokenCountParams`.
 const RESPONSES_INPUT_TOKENS_FIELDS = [
-  'conversation', 'input', 'instructions', 'model', 'parallel_tool_calls', 'personality', 'previous_response_id',
-  'reasoning', 'text', 'tool_choice', 'tools', 'truncation',
+  'conversation',
+  'input',
+  'instructions',
+  'model',
+  'parallel_tool_calls',
+  'personality',
+  'previous_response_id',
+  'reasoning',
+  'text',
+  'tool_choice',
+  'tools',
+  'truncation',
 ];
 
 // OpenAI `POST /v1/responses/compact`: CompactResponseMethodPublicBody; openai `ResponseCompactParams`.
 const RESPONSES_COMPACT_FIELDS = [
-  'input', 'instructions', 'model', 'previous_response_id', 'prompt_cache_key', 'prompt_cache_options',
-  'prompt_cache_retention', 'service_tier',
+  'input',
+  'instructions',
+  'model',
+  'previous_response_id',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'service_tier',
 ];
 
 // Anthropic `POST /v1/messages`: @anthropic-ai/sdk `MessageCreateParamsBase` ∪
 // `beta.messages.MessageCreateParamsBase` body fields, plus the documented sampling fields.
 const MESSAGES_FIELDS = [
-  'billing_policy', 'cache_control', 'compaction', 'container', 'context_management', 'diagnostics',
-  'fallback_credit_token', 'fallbacks', 'inference_geo', 'max_tokens', 'mcp_servers', 'messages', 'metadata',
-  'model', 'output_config', 'output_format', 'service_tier', 'speed', 'stop_sequences', 'stream', 'system',
-  'temperature', 'thinking', 'thread', 'tool_choice', 'tools', 'top_k', 'top_p',
+  'billing_policy',
+  'cache_control',
+  'compaction',
+  'container',
+  'context_management',
+  'diagnostics',
+  'fallback_credit_token',
+  'fallbacks',
+  'inference_geo',
+  'max_tokens',
+  'mcp_servers',
+  'messages',
+  'metadata',
+  'model',
+  'output_config',
+  'output_format',
+  'service_tier',
+  'speed',
+  'stop_sequences',
+  'stream',
+  'system',
+  'temperature',
+  'thinking',
+  'thread',
+  'tool_choice',
+  'tools',
+  'top_k',
+  'top_p',
 ];
 
 // Anthropic `POST /v1/messages/count_tokens`: @anthropic-ai/sdk `MessageCountTokensParams` ∪
 // `beta.messages.MessageCountTokensParams` body fields.
 const MESSAGES_COUNT_TOKENS_FIELDS = [
-  'billing_policy', 'cache_control', 'compaction', 'context_management', 'mcp_servers', 'messages', 'model',
-  'output_config', 'output_format', 'speed', 'system', 'thinking', 'tool_choice', 'tools',
+  'billing_policy',
+  'cache_control',
+  'compaction',
+  'context_management',
+  'mcp_servers',
+  'messages',
+  'model',
+  'output_config',
+  'output_format',
+  'speed',
+  'system',
+  'thinking',
+  'tool_choice',
+  'tools',
 ];
 
 // Gemini `models.generateContent` / `models.streamGenerateContent` request body.
 const GEMINI_GENERATE_CONTENT_FIELDS = [
-  'contents', 'tools', 'toolConfig', 'safetySettings', 'systemInstruction', 'generationConfig', 'cachedContent',
-  'serviceTier', 'labels', 'store', 'continuationToken',
+  'contents',
+  'tools',
+  'toolConfig',
+  'safetySettings',
+  'systemInstruction',
+  'generationConfig',
+  'cachedContent',
+  'serviceTier',
+  'labels',
+  'store',
+  'continuationToken',
 ];
 
 // Gemini `models.countTokens` request body.
@@ -204,7 +323,10 @@ function unknownFieldsRefusal(endpoint: StrictEndpoint, unknown: readonly string
   const first = unknown[0] ?? '';
   if (format === 'openai-chat') {
     // One name: "…argument supplied: X"; several: "…arguments supplied: X, Y".
-    const message = unknown.length === 1 ? `Unrecognized request argument supplied: ${first}` : `Unrecognized request arguments supplied: ${unknown.join(', ')}`;
+    const message =
+      unknown.length === 1
+        ? `Unrecognized request argument supplied: ${first}`
+        : `Unrecognized request arguments supplied: ${unknown.join(', ')}`;
     return refusal(openaiErrorBody(message, null, null), message);
   }
   if (format === 'openai-responses') {
@@ -217,14 +339,21 @@ function unknownFieldsRefusal(endpoint: StrictEndpoint, unknown: readonly string
   }
   // Google reports every unknown name, one line and one field violation each; a top-level
   // violation carries no `field`.
-  const descriptions = unknown.map((name) => `Invalid JSON payload received. Unknown name "${name}": Cannot find field.`);
+  const descriptions = unknown.map(
+    (name) => `Invalid JSON payload received. Unknown name "${name}": Cannot find field.`,
+  );
   const message = descriptions.join('\n');
   const body = {
     error: {
       code: 400,
       message,
       status: 'INVALID_ARGUMENT',
-      details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: descriptions.map((description) => ({ description })) }],
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.BadRequest',
+          fieldViolations: descriptions.map((description) => ({ description })),
+        },
+      ],
     },
   };
   return refusal(JSON.stringify(body), message);
@@ -248,7 +377,8 @@ function chatOrphan(body: JsonObject): ProviderRefusal | undefined {
       continue;
     }
     if (!openCalls || openCalls.size === 0) {
-      const text = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+      const text =
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
       return refusal(openaiErrorBody(text, `messages.[${index}].role`, null), text);
     }
     const id = String(message.tool_call_id);
@@ -295,7 +425,9 @@ function anthropicOrphan(body: JsonObject): ProviderRefusal | undefined {
     const previous = index > 0 ? messages[index - 1] : undefined;
     const uses = new Set(
       isObject(previous) && previous.role === 'assistant'
-        ? objectsOf(previous.content).filter((block) => block.type === 'tool_use').map((block) => String(block.id))
+        ? objectsOf(previous.content)
+            .filter((block) => block.type === 'tool_use')
+            .map((block) => String(block.id))
         : [],
     );
     let firstOrphan: number | undefined;
@@ -333,7 +465,11 @@ function geminiOrphan(contents: unknown): ProviderRefusal | undefined {
     const previous = index > 0 ? list[index - 1] : undefined;
     const calls = isObject(previous) && previous.role === 'model' ? geminiFunctionParts(previous, 'functionCall') : [];
     const answered = (response: JsonObject): boolean =>
-      calls.some((call) => (typeof call.id === 'string' && typeof response.id === 'string' ? call.id === response.id : call.name === response.name));
+      calls.some((call) =>
+        typeof call.id === 'string' && typeof response.id === 'string'
+          ? call.id === response.id
+          : call.name === response.name,
+      );
     if (calls.length === 0 || !responses.every(answered)) {
       const text = 'Please ensure that function response turn comes immediately after a function call turn.';
       return refusal(JSON.stringify({ error: { code: 400, message: text, status: 'INVALID_ARGUMENT' } }), text);
@@ -369,7 +505,12 @@ export function orphanToolResultRefusal(endpoint: StrictEndpoint, body: unknown)
  * rules, when `path` names no endpoint the rules know, or when it names one of another format.
  * Never throws.
  */
-export function refuseLikeProvider(format: WireFormat, path: string, body: unknown, options: StrictRulesOptions = {}): ProviderRefusal | undefined {
+export function refuseLikeProvider(
+  format: WireFormat,
+  path: string,
+  body: unknown,
+  options: StrictRulesOptions = {},
+): ProviderRefusal | undefined {
   const endpoint = strictEndpointOf(path);
   if (!endpoint || FORMAT_OF_ENDPOINT[endpoint] !== format) return undefined;
   const unknown = unknownRequestFields(endpoint, body, options.extraFields?.[format]);
@@ -378,7 +519,11 @@ export function refuseLikeProvider(format: WireFormat, path: string, body: unkno
 }
 
 /** `refuseLikeProvider` with the format read from the path, for fakes that serve every format. */
-export function refuseLikeProviderAt(path: string, body: unknown, options: StrictRulesOptions = {}): ProviderRefusal | undefined {
+export function refuseLikeProviderAt(
+  path: string,
+  body: unknown,
+  options: StrictRulesOptions = {},
+): ProviderRefusal | undefined {
   const endpoint = strictEndpointOf(path);
   return endpoint ? refuseLikeProvider(FORMAT_OF_ENDPOINT[endpoint], path, body, options) : undefined;
 }

@@ -16,7 +16,10 @@
  */
 import type { LimitScope, LimitState, RateLimiter } from '../../schemas/state-store/rate-limiter.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
-import { isStateStoreUnavailable, type StateStoreUnavailableError } from '../../schemas/state-store/state-store-unavailable.ts';
+import {
+  isStateStoreUnavailable,
+  type StateStoreUnavailableError,
+} from '../../schemas/state-store/state-store-unavailable.ts';
 import type { StoreOutagePolicy } from '../config/config-schema.ts';
 import { isNeverAdmissible, MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
@@ -63,7 +66,8 @@ export interface AdmittedRequest {
  * Which limit refused a request: the key's or its user's RPM/TPM, the key's or user's spend quota,
  * or a check that could not be made under a `closed` store-outage policy.
  */
-export type AdmissionLimit = 'key_rpm' | 'key_tpm' | 'user_rpm' | 'user_tpm' | 'key_quota' | 'user_quota' | 'store_outage';
+export type AdmissionLimit =
+  'key_rpm' | 'key_tpm' | 'user_rpm' | 'user_tpm' | 'key_quota' | 'user_quota' | 'store_outage';
 
 /** A refused request: the format-neutral error to render, the headers to send with it and the limit that refused it. */
 export interface RefusedRequest {
@@ -79,7 +83,8 @@ export type AdmissionResult = AdmittedRequest | RefusedRequest;
 /** The limited scopes of a request, user first: scopes whose rpm and tpm are both null are left out. */
 export function requestLimitScopes(key: KeyRecord, user: UserRecord | undefined): LimitScope[] {
   const scopes: LimitScope[] = [];
-  if (user && (user.rpm !== null || user.tpm !== null)) scopes.push({ scope: `user:${user.userId}`, rpm: user.rpm, tpm: user.tpm });
+  if (user && (user.rpm !== null || user.tpm !== null))
+    scopes.push({ scope: `user:${user.userId}`, rpm: user.rpm, tpm: user.tpm });
   if (key.rpm !== null || key.tpm !== null) scopes.push({ scope: `key:${key.keyId}`, rpm: key.rpm, tpm: key.tpm });
   return scopes;
 }
@@ -97,15 +102,33 @@ export function formatNanoUsd(nano: bigint): string {
 }
 
 /** The quota error for the key or its user (with which), if either has spent its quota; reads spend only when a quota is set. */
-async function checkQuotas(deps: AdmissionDeps, key: KeyRecord, user: UserRecord | undefined): Promise<{ error: GatewayError; limit: AdmissionLimit } | undefined> {
+async function checkQuotas(
+  deps: AdmissionDeps,
+  key: KeyRecord,
+  user: UserRecord | undefined,
+): Promise<{ error: GatewayError; limit: AdmissionLimit } | undefined> {
   const userQuota = user?.quotaNanoUsd ?? null;
   if (key.quotaNanoUsd === null && userQuota === null) return undefined;
   const spend = await deps.spend.getSpend(key.keyId, user?.userId ?? key.userId);
   if (key.quotaNanoUsd !== null && spend.keyNanoUsd >= key.quotaNanoUsd) {
-    return { limit: 'key_quota', error: new GatewayError('quota-exceeded', `This API key has used its spend quota (${formatNanoUsd(spend.keyNanoUsd)} of ${formatNanoUsd(key.quotaNanoUsd)}). Ask an administrator to raise it.`, { retryable: false }) };
+    return {
+      limit: 'key_quota',
+      error: new GatewayError(
+        'quota-exceeded',
+        `This API key has used its spend quota (${formatNanoUsd(spend.keyNanoUsd)} of ${formatNanoUsd(key.quotaNanoUsd)}). Ask an administrator to raise it.`,
+        { retryable: false },
+      ),
+    };
   }
   if (user && userQuota !== null && spend.userNanoUsd >= userQuota) {
-    return { limit: 'user_quota', error: new GatewayError('quota-exceeded', `User '${user.name}' has used their spend quota (${formatNanoUsd(spend.userNanoUsd)} of ${formatNanoUsd(userQuota)}) over all their keys. Ask an administrator to raise it.`, { retryable: false }) };
+    return {
+      limit: 'user_quota',
+      error: new GatewayError(
+        'quota-exceeded',
+        `User '${user.name}' has used their spend quota (${formatNanoUsd(spend.userNanoUsd)} of ${formatNanoUsd(userQuota)}) over all their keys. Ask an administrator to raise it.`,
+        { retryable: false },
+      ),
+    };
   }
   return undefined;
 }
@@ -118,14 +141,21 @@ function scopeLabel(scope: string): string {
 }
 
 /** The rate-limited error for a refused admission (never admissible: not retryable, says why). */
-function rateLimitedError(refusedBy: { scope: string; kind: LimitState['kind'] }, state: LimitState | undefined, retryAfterMs: number, tokens: number, neverAdmissible: boolean): GatewayError {
+function rateLimitedError(
+  refusedBy: { scope: string; kind: LimitState['kind'] },
+  state: LimitState | undefined,
+  retryAfterMs: number,
+  tokens: number,
+  neverAdmissible: boolean,
+): GatewayError {
   const label = scopeLabel(refusedBy.scope);
   const limit = state?.limit ?? 0;
   const perMinute = refusedBy.kind === 'requests' ? 'requests per minute (RPM)' : 'tokens per minute (TPM)';
   if (neverAdmissible) {
-    const why = refusedBy.kind === 'tokens' && limit > 0
-      ? `This request needs an estimated ${tokens} tokens (prompt plus max output tokens), more than the ${perMinute} limit of ${limit} of ${label}; lower max_tokens or shorten the prompt.`
-      : `The ${perMinute} limit of ${label} is ${limit}: no request can be admitted.`;
+    const why =
+      refusedBy.kind === 'tokens' && limit > 0
+        ? `This request needs an estimated ${tokens} tokens (prompt plus max output tokens), more than the ${perMinute} limit of ${limit} of ${label}; lower max_tokens or shorten the prompt.`
+        : `The ${perMinute} limit of ${label} is ${limit}: no request can be admitted.`;
     return new GatewayError('rate-limited', why, { retryAfterMs, retryable: false });
   }
   const message = `Rate limit reached for ${label} on ${perMinute}: limit ${limit}, remaining ${state?.remaining ?? 0}. Please try again in ${formatResetDuration(retryAfterMs)}.`;
@@ -136,13 +166,22 @@ function rateLimitedError(refusedBy: { scope: string; kind: LimitState['kind'] }
 function storeOutageError(check: AdmissionCheck, cause: StateStoreUnavailableError): GatewayError {
   const what = check === 'quotas' ? 'Spend quotas' : 'Rate limits';
   const retryAfterMs = Math.max(1000, cause.retryAfterMs);
-  return new GatewayError('internal', `${what} cannot be checked right now: ${cause.message}. Please try again in ${formatResetDuration(retryAfterMs)}.`, { status: 503, retryable: true, retryAfterMs, code: 'limits_unavailable', cause });
+  return new GatewayError(
+    'internal',
+    `${what} cannot be checked right now: ${cause.message}. Please try again in ${formatResetDuration(retryAfterMs)}.`,
+    { status: 503, retryable: true, retryAfterMs, code: 'limits_unavailable', cause },
+  );
 }
 
 /** The refusal for `check` under policy `closed`, with `retry-after` in whole seconds. */
 function refuseForOutage(check: AdmissionCheck, cause: StateStoreUnavailableError): RefusedRequest {
   const error = storeOutageError(check, cause);
-  return { ok: false, error, headers: { 'retry-after': String(Math.ceil((error.retryAfterMs ?? 1000) / 1000)) }, limit: 'store_outage' };
+  return {
+    ok: false,
+    error,
+    headers: { 'retry-after': String(Math.ceil((error.retryAfterMs ?? 1000) / 1000)) },
+    limit: 'store_outage',
+  };
 }
 
 /**
@@ -177,7 +216,8 @@ export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): 
     if (policy.limits === 'closed') return refuseForOutage('limits', error);
     return { ok: true, scopes: [], reservedTokens: 0, headers: {}, unchecked: [...unchecked, 'limits'] };
   }
-  if (admission.allowed) return { ok: true, scopes, reservedTokens: tokens, headers: rateLimitHeaders(admission.states), unchecked };
+  if (admission.allowed)
+    return { ok: true, scopes, reservedTokens: tokens, headers: rateLimitHeaders(admission.states), unchecked };
   const refusedBy = admission.refusedBy ?? { scope: scopes[0]?.scope ?? 'key', kind: 'requests' as const };
   const state = admission.states.find((s) => s.scope === refusedBy.scope && s.kind === refusedBy.kind);
   const error = rateLimitedError(refusedBy, state, admission.retryAfterMs, tokens, isNeverAdmissible(admission));
@@ -207,7 +247,12 @@ export function actualTokensOf(outcome: SettlementOutcome | undefined): number {
  * in every scope with a TPM limit. No-op when nothing was limited or the counts agree.
  * Rejects when the limiter is unreachable (log it; the reservation then simply stands).
  */
-export async function settleRequest(deps: Pick<AdmissionDeps, 'limiter'>, admitted: Pick<AdmittedRequest, 'scopes' | 'reservedTokens'>, outcome: SettlementOutcome | undefined, now?: number): Promise<void> {
+export async function settleRequest(
+  deps: Pick<AdmissionDeps, 'limiter'>,
+  admitted: Pick<AdmittedRequest, 'scopes' | 'reservedTokens'>,
+  outcome: SettlementOutcome | undefined,
+  now?: number,
+): Promise<void> {
   if (!admitted.scopes.some((s) => s.tpm !== null)) return;
   const actual = actualTokensOf(outcome);
   if (actual === admitted.reservedTokens) return;

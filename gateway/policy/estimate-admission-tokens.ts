@@ -14,6 +14,9 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  * of a request's text, estimated beyond (bounded-token-counter.ts), ≈ 0.1 s of CPU at most for any
  * body; computed once per request object however many limits (key, user, channels) ask. Never throws.
  */
-export function estimateAdmissionTokens(request: CanonicalRequest, defaultMaxOutput: number = DEFAULT_MAX_OUTPUT_TOKENS): number {
+export function estimateAdmissionTokens(
+  request: CanonicalRequest,
+  defaultMaxOutput: number = DEFAULT_MAX_OUTPUT_TOKENS,
+): number {
   return estimateInputTokens(request) + (request.maxOutputTokens ?? defaultMaxOutput);
 }

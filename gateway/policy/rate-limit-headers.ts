@@ -24,7 +24,13 @@ export function formatResetDuration(ms: number): string {
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
   const millis = total % 60_000;
-  const seconds = `${Math.floor(millis / 1000)}${millis % 1000 === 0 ? '' : `.${String(millis % 1000).padStart(3, '0').replace(/0+$/, '')}`}s`;
+  const seconds = `${Math.floor(millis / 1000)}${
+    millis % 1000 === 0
+      ? ''
+      : `.${String(millis % 1000)
+          .padStart(3, '0')
+          .replace(/0+$/, '')}`
+  }s`;
   if (hours > 0) return `${hours}h${minutes}m${seconds}`;
   if (minutes > 0) return `${minutes}m${seconds}`;
   return seconds;
@@ -35,7 +41,8 @@ export function tightestState(states: ReadonlyArray<LimitState>, kind: LimitStat
   let best: LimitState | undefined;
   for (const state of states) {
     if (state.kind !== kind) continue;
-    if (!best || state.remaining < best.remaining || (state.remaining === best.remaining && state.limit < best.limit)) best = state;
+    if (!best || state.remaining < best.remaining || (state.remaining === best.remaining && state.limit < best.limit))
+      best = state;
   }
   return best;
 }

@@ -14,7 +14,10 @@ export interface ResolvedKey {
 }
 
 /** Why a key was refused; `message` is safe to show the client (it never echoes the key). */
-export type KeyRefusal = { readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled'; readonly message: string };
+export type KeyRefusal = {
+  readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled';
+  readonly message: string;
+};
 
 /** Most presented keys whose digests are remembered, per HMAC secret. */
 const KNOWN_DIGESTS_MAX = 10_000;
@@ -43,12 +46,31 @@ function digestOf(view: ControlPlaneView, hmacSecret: Buffer, presented: string)
 }
 
 /** Resolves `presented` (the raw header value) at time `now` (ms). */
-export function resolveApiKey(view: ControlPlaneView, hmacSecret: Buffer, presented: string | undefined, now: number = Date.now()): ResolvedKey | KeyRefusal {
-  if (!presented) return { reason: 'missing', message: 'Missing API key. Send it in the header your SDK uses (Authorization: Bearer, x-api-key or x-goog-api-key).' };
+export function resolveApiKey(
+  view: ControlPlaneView,
+  hmacSecret: Buffer,
+  presented: string | undefined,
+  now: number = Date.now(),
+): ResolvedKey | KeyRefusal {
+  if (!presented)
+    return {
+      reason: 'missing',
+      message:
+        'Missing API key. Send it in the header your SDK uses (Authorization: Bearer, x-api-key or x-goog-api-key).',
+    };
   const key = presented.startsWith('sk-') ? view.keyByDigest(digestOf(view, hmacSecret, presented)) : undefined;
-  if (!key) return { reason: 'unknown', message: 'Incorrect API key provided. Keys start with "sk-"; check the key you configured.' };
-  if (key.revokedAt !== null && key.revokedAt <= now) return { reason: 'revoked', message: `The API key ${key.publicId} has been revoked.` };
-  if (key.expiresAt !== null && key.expiresAt <= now) return { reason: 'expired', message: `The API key ${key.publicId} expired at ${new Date(key.expiresAt).toISOString()}.` };
+  if (!key)
+    return {
+      reason: 'unknown',
+      message: 'Incorrect API key provided. Keys start with "sk-"; check the key you configured.',
+    };
+  if (key.revokedAt !== null && key.revokedAt <= now)
+    return { reason: 'revoked', message: `The API key ${key.publicId} has been revoked.` };
+  if (key.expiresAt !== null && key.expiresAt <= now)
+    return {
+      reason: 'expired',
+      message: `The API key ${key.publicId} expired at ${new Date(key.expiresAt).toISOString()}.`,
+    };
   if (!key.enabled) return { reason: 'disabled', message: `The API key ${key.publicId} is disabled.` };
   const user = key.userId === null ? undefined : view.user(key.userId);
   if (user?.disabled) return { reason: 'owner-disabled', message: `The owner of API key ${key.publicId} is disabled.` };

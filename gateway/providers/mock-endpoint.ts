@@ -33,7 +33,11 @@ export const MOCK_BEHAVIOUR_ROUTE_PREFIX = '/b/:behaviour';
  * convention (OpenAI protocols end in `/v1`), no trailing slash. `mockOrigin`: the mock server's
  * `http://host:port`.
  */
-export function mockChannelBaseUrl(mockOrigin: string, behaviour: Partial<MockBehaviour>, protocol: UpstreamProtocol): string {
+export function mockChannelBaseUrl(
+  mockOrigin: string,
+  behaviour: Partial<MockBehaviour>,
+  protocol: UpstreamProtocol,
+): string {
   const root = `${mockOrigin}/b/${encodeMockBehaviour(behaviour)}`;
   return protocol === 'openai-chat' || protocol === 'openai-responses' ? `${root}/v1` : root;
 }
@@ -51,5 +55,9 @@ export function decodeMockBehaviour(segment: string | undefined): MockBehaviour 
     return Number.isFinite(v) && v >= 0 ? v : undefined;
   };
   const fail = num('fail');
-  return { latencyMs: num('latency') ?? 0, chunkDelayMs: num('chunk') ?? 0, ...(fail !== undefined && fail >= 400 && fail <= 599 ? { failStatus: fail } : {}) };
+  return {
+    latencyMs: num('latency') ?? 0,
+    chunkDelayMs: num('chunk') ?? 0,
+    ...(fail !== undefined && fail >= 400 && fail <= 599 ? { failStatus: fail } : {}),
+  };
 }

@@ -22,7 +22,12 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     displayName: 'Anthropic',
     defaultProtocol: 'anthropic-messages',
     endpoints: { 'anthropic-messages': { baseUrl: 'https://api.anthropic.com', auth: 'x-api-key' } },
-    quirks: { defaultMaxTokens: 4096, forwardAnthropicBeta: true, strictThinkingSignatures: true, hasCountTokens: true },
+    quirks: {
+      defaultMaxTokens: 4096,
+      forwardAnthropicBeta: true,
+      strictThinkingSignatures: true,
+      hasCountTokens: true,
+    },
   },
   gemini: {
     id: 'gemini',
@@ -44,7 +49,12 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'anthropic-messages': { baseUrl: 'https://api.deepseek.com/anthropic', auth: 'bearer+x-api-key' },
       'openai-responses': { baseUrl: 'https://api.deepseek.com', auth: 'bearer' },
     },
-    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true, replayReasoningContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      replayReasoningContent: true,
+      defaultMaxTokens: 8192,
+    },
   },
   // DashScope: rejects `store`, developer role; Anthropic endpoint requires max_tokens (§5).
   dashscope: {
@@ -54,7 +64,10 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     endpoints: {
       'openai-chat': { baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', auth: 'bearer' },
       'anthropic-messages': { baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic', auth: 'bearer+x-api-key' },
-      'openai-responses': { baseUrl: 'https://dashscope-intl.aliyuncs.com/api/v2/apps/protocols/compatible-mode/v1', auth: 'bearer' },
+      'openai-responses': {
+        baseUrl: 'https://dashscope-intl.aliyuncs.com/api/v2/apps/protocols/compatible-mode/v1',
+        auth: 'bearer',
+      },
     },
     quirks: {
       maxTokensField: 'max_tokens',
@@ -76,7 +89,12 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'openai-chat': { baseUrl: 'https://api.moonshot.ai/v1', auth: 'bearer' },
       'anthropic-messages': { baseUrl: 'https://api.moonshot.ai/anthropic', auth: 'bearer+x-api-key' },
     },
-    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true, replayReasoningContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      replayReasoningContent: true,
+      defaultMaxTokens: 8192,
+    },
   },
   // MiniMax: <think> tags inline in content; prefers max_completion_tokens (§4, §5).
   minimax: {
@@ -88,7 +106,12 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'anthropic-messages': { baseUrl: 'https://api.minimax.io/anthropic', auth: 'bearer+x-api-key' },
       'openai-responses': { baseUrl: 'https://api.minimax.io/v1', auth: 'bearer' },
     },
-    quirks: { maxTokensField: 'max_completion_tokens', developerAsSystem: true, thinkTagsInContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_completion_tokens',
+      developerAsSystem: true,
+      thinkTagsInContent: true,
+      defaultMaxTokens: 8192,
+    },
   },
   // Zhipu/Z.ai: max_tokens, only tool_choice auto, string error codes (§5, §6).
   zhipu: {
@@ -99,7 +122,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'openai-chat': { baseUrl: 'https://api.z.ai/api/paas/v4', auth: 'bearer' },
       'anthropic-messages': { baseUrl: 'https://api.z.ai/api/anthropic', auth: 'bearer+x-api-key' },
     },
-    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true, toolChoiceAutoOnly: true, replayReasoningContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      toolChoiceAutoOnly: true,
+      replayReasoningContent: true,
+      defaultMaxTokens: 8192,
+    },
   },
   // Xiaomi MiMo: null prompt_tokens_details; Anthropic endpoint documents Bearer, not x-api-key (§1, §3).
   xiaomi: {
@@ -110,7 +139,12 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'openai-chat': { baseUrl: 'https://api.xiaomimimo.com/v1', auth: 'bearer' },
       'anthropic-messages': { baseUrl: 'https://api.xiaomimimo.com/anthropic', auth: 'bearer' },
     },
-    quirks: { maxTokensField: 'max_completion_tokens', developerAsSystem: true, replayReasoningContent: true, defaultMaxTokens: 8192 },
+    quirks: {
+      maxTokensField: 'max_completion_tokens',
+      developerAsSystem: true,
+      replayReasoningContent: true,
+      defaultMaxTokens: 8192,
+    },
   },
   // The built-in fake model (gateway/mock/): speaks every protocol; base URL filled at start-up.
   mock: {

@@ -6,7 +6,18 @@
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 
 /** Known providers; `mock` is the built-in fake model. */
-export const PROVIDER_IDS = ['openai', 'anthropic', 'gemini', 'deepseek', 'dashscope', 'moonshot', 'minimax', 'zhipu', 'xiaomi', 'mock'] as const;
+export const PROVIDER_IDS = [
+  'openai',
+  'anthropic',
+  'gemini',
+  'deepseek',
+  'dashscope',
+  'moonshot',
+  'minimax',
+  'zhipu',
+  'xiaomi',
+  'mock',
+] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /**

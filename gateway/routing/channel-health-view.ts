@@ -139,7 +139,11 @@ export class ChannelHealthView implements ChannelHealthSource {
       this.failing = false;
       return true;
     } catch (error) {
-      if (!this.failing) this.options.log?.warn({ reason: (error as Error).message }, 'channel health refresh failed; routing on the last snapshot');
+      if (!this.failing)
+        this.options.log?.warn(
+          { reason: (error as Error).message },
+          'channel health refresh failed; routing on the last snapshot',
+        );
       this.failing = true;
       return false;
     }

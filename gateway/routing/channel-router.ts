@@ -85,14 +85,16 @@ export class ChannelRouter {
     const ready: Channel[] = [];
     const cooling: Channel[] = [];
     for (const channel of serving) (health.isCoolingDown(channel.id) ? cooling : ready).push(channel);
-    const weightOf = (channel: Channel): number => channel.weight * Math.max(MIN_HEALTH_WEIGHT_FACTOR, 1 - health.errorRate(channel.id));
+    const weightOf = (channel: Channel): number =>
+      channel.weight * Math.max(MIN_HEALTH_WEIGHT_FACTOR, 1 - health.errorRate(channel.id));
     return [...this.order(ready, weightOf), ...this.order(cooling, weightOf)];
   }
 
   /** Tiers by descending priority, weighted random (by `weightOf`) within each. */
   private order(channels: ReadonlyArray<Channel>, weightOf: (channel: Channel) => number): Channel[] {
     const tiers = new Map<number, Array<{ channel: Channel; weight: number }>>();
-    for (const channel of channels) tiers.set(channel.priority, [...(tiers.get(channel.priority) ?? []), { channel, weight: weightOf(channel) }]);
+    for (const channel of channels)
+      tiers.set(channel.priority, [...(tiers.get(channel.priority) ?? []), { channel, weight: weightOf(channel) }]);
     return [...tiers.keys()]
       .sort((a, b) => b - a)
       .flatMap((priority) => weightedOrder(tiers.get(priority) ?? [], this.random).map((entry) => entry.channel));

@@ -33,9 +33,17 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
   const protocol = config.protocol ?? provider.defaultProtocol;
   const endpoint = provider.endpoints[protocol];
   let baseUrl = config.baseUrl ?? endpoint?.baseUrl;
-  if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl) baseUrl = mockChannelBaseUrl(mockBaseUrl, config.mock ?? {}, protocol);
-  if (!baseUrl) throw new Error(`channel ${config.id}: provider ${config.provider} has no ${protocol} endpoint; set baseUrl`);
-  return { ...config, provider, protocol, baseUrl: baseUrl.replace(/\/+$/, ''), models: new Set([...config.models, ...Object.keys(config.modelMap)]) };
+  if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl)
+    baseUrl = mockChannelBaseUrl(mockBaseUrl, config.mock ?? {}, protocol);
+  if (!baseUrl)
+    throw new Error(`channel ${config.id}: provider ${config.provider} has no ${protocol} endpoint; set baseUrl`);
+  return {
+    ...config,
+    provider,
+    protocol,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    models: new Set([...config.models, ...Object.keys(config.modelMap)]),
+  };
 }
 
 /** The model name to send upstream for a client model name on this channel. */

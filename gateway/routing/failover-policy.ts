@@ -39,5 +39,7 @@ export function waitForFailover(ms: number, signal: ClientGoneSignal): Promise<v
 
 /** The attempt cap to use: `maxAttempts` when a positive integer, else DEFAULT_MAX_ATTEMPTS. */
 export function attemptCap(maxAttempts: number | undefined): number {
-  return maxAttempts !== undefined && Number.isSafeInteger(maxAttempts) && maxAttempts >= 1 ? maxAttempts : DEFAULT_MAX_ATTEMPTS;
+  return maxAttempts !== undefined && Number.isSafeInteger(maxAttempts) && maxAttempts >= 1
+    ? maxAttempts
+    : DEFAULT_MAX_ATTEMPTS;
 }

@@ -37,14 +37,16 @@ export class LocalCircuitBreaker {
       state = { consecutiveFailures: 0, failureOpenUntil: 0, retryAfterUntil: 0 };
       this.channels.set(channelId, state);
     }
-    if (retryAfterMs !== undefined && retryAfterMs > 0) state.retryAfterUntil = Math.max(state.retryAfterUntil, now + retryAfterMs);
+    if (retryAfterMs !== undefined && retryAfterMs > 0)
+      state.retryAfterUntil = Math.max(state.retryAfterUntil, now + retryAfterMs);
     if (ok) {
       state.consecutiveFailures = 0;
       state.failureOpenUntil = 0;
       return;
     }
     state.consecutiveFailures++;
-    if (state.consecutiveFailures >= this.options.failureThreshold) state.failureOpenUntil = Math.max(state.failureOpenUntil, now + this.options.cooldownMs);
+    if (state.consecutiveFailures >= this.options.failureThreshold)
+      state.failureOpenUntil = Math.max(state.failureOpenUntil, now + this.options.cooldownMs);
   }
 
   /** True while the breaker of `channelId` is open. */

@@ -81,7 +81,8 @@ function countInPieces(text: string, from: number, to: number): number {
  * what is left): tokens (tokens) and where the next window starts (code-unit index, > `from`).
  */
 function countWindow(text: string, from: number): { tokens: number; end: number } {
-  if (text.length - from <= MAX_PIECE_LENGTH) return { tokens: countTokens(from === 0 ? text : text.slice(from), ORDINARY_TEXT), end: text.length };
+  if (text.length - from <= MAX_PIECE_LENGTH)
+    return { tokens: countTokens(from === 0 ? text : text.slice(from), ORDINARY_TEXT), end: text.length };
   const windowEnd = cutAt(text, Math.min(from + WINDOW_LENGTH, text.length));
   const window = text.slice(from, windowEnd);
   const limit = windowEnd === text.length ? window.length : window.length - WINDOW_SLACK;
@@ -132,7 +133,16 @@ function scanPrefix(text: string, byteBudget: number): PrefixScan {
   let index = 0;
   for (; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code >= 0xdc00 && code <= 0xdfff ? 0 : code >= 0xd800 && code <= 0xdbff ? 4 : 3;
+    const size =
+      code < 0x80
+        ? 1
+        : code < 0x800
+          ? 2
+          : code >= 0xdc00 && code <= 0xdfff
+            ? 0
+            : code >= 0xd800 && code <= 0xdbff
+              ? 4
+              : 3;
     if (bytes + size > byteBudget) break;
     bytes += size;
     if (code >= 0x80 || code === 0x27) {
@@ -157,7 +167,7 @@ function scanPrefix(text: string, byteBudget: number): PrefixScan {
 /** Tokens of `text`, read window by window (for text that may hold pre-tokens over MAX_PIECE_LENGTH). */
 function countInWindows(text: string): number {
   let tokens = 0;
-  for (let position = 0; position < text.length; ) {
+  for (let position = 0; position < text.length;) {
     const counted = countWindow(text, position);
     tokens += counted.tokens;
     position = counted.end;

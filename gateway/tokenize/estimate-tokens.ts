@@ -59,7 +59,8 @@ export function estimateInputTokens(request: CanonicalRequest): number {
     for (const part of message.content) total += partTokens(part, counter);
   }
   for (const tool of request.tools ?? []) {
-    total += counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters));
+    total +=
+      counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters));
   }
   total += 3;
   inputTokensByRequest.set(request, total);
@@ -67,7 +68,10 @@ export function estimateInputTokens(request: CanonicalRequest): number {
 }
 
 /** Estimated output tokens of a response (tokens; one exact budget for all blocks); `reasoning` counts the reasoning blocks alone. */
-export function estimateOutputTokens(response: Pick<CanonicalResponse, 'content'>): { total: number; reasoning: number } {
+export function estimateOutputTokens(response: Pick<CanonicalResponse, 'content'>): {
+  total: number;
+  reasoning: number;
+} {
   const counter = new BoundedTokenCounter();
   let total = 0;
   let reasoning = 0;

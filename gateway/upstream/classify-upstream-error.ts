@@ -31,17 +31,33 @@ export function parseRetryAfterMs(headers: UpstreamHeaders, now: number = Date.n
  * (401/403 from upstream become 502: the client's key is fine, the channel's credential is not).
  * `message` is the upstream's own error text; `code` its error code/type if any.
  */
-export function classifyUpstreamHttpError(status: number, message: string, headers: UpstreamHeaders, code?: string): GatewayError {
+export function classifyUpstreamHttpError(
+  status: number,
+  message: string,
+  headers: UpstreamHeaders,
+  code?: string,
+): GatewayError {
   const retryAfterMs = parseRetryAfterMs(headers);
-  const base = { upstreamStatus: status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...(code === undefined ? {} : { code }) };
+  const base = {
+    upstreamStatus: status,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(code === undefined ? {} : { code }),
+  };
   const text = message || `Upstream answered HTTP ${status}`;
   if (status === 408 || status === 504) return new GatewayError('upstream-timeout', text, { ...base, status: 504 });
   if (status === 429) return new GatewayError('upstream-rate-limited', text, { ...base, status: 429 });
-  if (status >= 500) return new GatewayError('upstream-unavailable', text, { ...base, status: status === 503 ? 503 : 502 });
+  if (status >= 500)
+    return new GatewayError('upstream-unavailable', text, { ...base, status: status === 503 ? 503 : 502 });
   if (status === 401 || status === 403) {
-    return new GatewayError('upstream-rejected', `Upstream refused the channel's credentials: ${text}`, { ...base, status: 502, allowFailover: true, retryable: false });
+    return new GatewayError('upstream-rejected', `Upstream refused the channel's credentials: ${text}`, {
+      ...base,
+      status: 502,
+      allowFailover: true,
+      retryable: false,
+    });
   }
-  if (status === 402) return new GatewayError('upstream-rejected', text, { ...base, status: 502, allowFailover: true, retryable: false });
+  if (status === 402)
+    return new GatewayError('upstream-rejected', text, { ...base, status: 502, allowFailover: true, retryable: false });
   return new GatewayError('upstream-rejected', text, { ...base, status: status >= 400 && status < 500 ? status : 502 });
 }
 
@@ -55,7 +71,14 @@ export function upstreamErrorMessage(body: string): { message: string; code?: st
       if (error && typeof error === 'object') {
         const e = error as Record<string, unknown>;
         const message = typeof e.message === 'string' ? e.message : JSON.stringify(error);
-        const code = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : typeof e.status === 'string' ? e.status : undefined;
+        const code =
+          typeof e.code === 'string'
+            ? e.code
+            : typeof e.type === 'string'
+              ? e.type
+              : typeof e.status === 'string'
+                ? e.status
+                : undefined;
         return code === undefined ? { message } : { message, code };
       }
       if (typeof error === 'string') return { message: error };

@@ -23,7 +23,8 @@ export function upstreamRequestIdOf(headers: UpstreamHeaders): string | undefine
   for (const name of REQUEST_ID_HEADERS) {
     const raw = headers[name];
     const value = Array.isArray(raw) ? raw[0] : raw;
-    if (typeof value === 'string' && value !== '') return value.length > MAX_UPSTREAM_REQUEST_ID_LENGTH ? value.slice(0, MAX_UPSTREAM_REQUEST_ID_LENGTH) : value;
+    if (typeof value === 'string' && value !== '')
+      return value.length > MAX_UPSTREAM_REQUEST_ID_LENGTH ? value.slice(0, MAX_UPSTREAM_REQUEST_ID_LENGTH) : value;
   }
   return undefined;
 }

@@ -21,7 +21,11 @@ export interface UpstreamAnswer {
  * @throws GatewayError upstream-timeout on a timeout, upstream-unavailable on connection failures,
  *   or the abort reason when it is a GatewayError.
  */
-export async function sendUpstream(dispatcher: Dispatcher, request: UpstreamHttpRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<UpstreamAnswer> {
+export async function sendUpstream(
+  dispatcher: Dispatcher,
+  request: UpstreamHttpRequest,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<UpstreamAnswer> {
   const url = new URL(request.url);
   try {
     const answer = await dispatcher.request({
@@ -46,11 +50,20 @@ export function classifyTransportError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: string }).code ?? '';
   const message = error instanceof Error ? error.message : String(error);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'ETIMEDOUT'
+  ) {
     return new GatewayError('upstream-timeout', `Upstream timed out (${code})`, { cause: error });
   }
   if (code === 'UND_ERR_ABORTED' || (error as { name?: string }).name === 'AbortError') {
-    return new GatewayError('upstream-unavailable', 'Upstream call aborted', { cause: error, allowFailover: false, retryable: false });
+    return new GatewayError('upstream-unavailable', 'Upstream call aborted', {
+      cause: error,
+      allowFailover: false,
+      retryable: false,
+    });
   }
   return new GatewayError('upstream-unavailable', `Upstream connection failed (${code || message})`, { cause: error });
 }

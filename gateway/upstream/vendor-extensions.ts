@@ -30,7 +30,8 @@ const SAFE_TO_DROP: Readonly<Record<string, string>> = {
   repetition_penalty: 'a sampling hint',
   seed: 'a best-effort reproducibility hint',
   tool_stream: 'it only chooses whether tool-call arguments stream in pieces',
-  reasoning_split: 'it only chooses where the provider puts reasoning text; the gateway returns reasoning in the client’s own field',
+  reasoning_split:
+    'it only chooses where the provider puts reasoning text; the gateway returns reasoning in the client’s own field',
 };
 
 /** What a builder tells selectVendorExtensions about its protocol. */
@@ -48,7 +49,11 @@ export interface ExtensionTarget {
  * pairs in the client's order. Notes a drop for reserved keys and safe-to-drop fields, and a
  * refusal (path = the field's name) for any other field the target does not accept. Never throws.
  */
-export function selectVendorExtensions(request: CanonicalRequest, target: ExtensionTarget, notes: TranslationNotes): Array<[string, unknown]> {
+export function selectVendorExtensions(
+  request: CanonicalRequest,
+  target: ExtensionTarget,
+  notes: TranslationNotes,
+): Array<[string, unknown]> {
   const selected: Array<[string, unknown]> = [];
   const ownProtocol = request.clientFormat === target.protocol;
   const accepted = target.provider.quirks.acceptedExtensions?.[target.protocol] ?? [];
@@ -57,8 +62,13 @@ export function selectVendorExtensions(request: CanonicalRequest, target: Extens
     if (target.reservedKeys.has(key)) notes.drop(`extensions.${key} ignored (set by the gateway)`);
     else if (ownProtocol || target.protocolFields.has(key) || accepted.includes(key)) selected.push([key, value]);
     else if (CARRIED_AS_REASONING.has(key) && request.reasoning !== undefined) continue;
-    else if (SAFE_TO_DROP[key] !== undefined) notes.drop(`${key}: not a field of this upstream API; dropped (${SAFE_TO_DROP[key]})`);
-    else notes.refuse(key, `a vendor field that the ${target.provider.displayName} ${target.protocol} API does not accept`);
+    else if (SAFE_TO_DROP[key] !== undefined)
+      notes.drop(`${key}: not a field of this upstream API; dropped (${SAFE_TO_DROP[key]})`);
+    else
+      notes.refuse(
+        key,
+        `a vendor field that the ${target.provider.displayName} ${target.protocol} API does not accept`,
+      );
   }
   return selected;
 }
@@ -71,6 +81,8 @@ export function selectVendorExtensions(request: CanonicalRequest, target: Extens
  */
 export function noteDroppedAnthropicBetas(request: CanonicalRequest, notes: TranslationNotes): void {
   if (request.anthropicBetas && request.anthropicBetas.length > 0) {
-    notes.drop(`anthropic-beta header (${request.anthropicBetas.join(',')}): Anthropic feature flags this upstream does not take; dropped`);
+    notes.drop(
+      `anthropic-beta header (${request.anthropicBetas.join(',')}): Anthropic feature flags this upstream does not take; dropped`,
+    );
   }
 }

@@ -42,7 +42,12 @@ export function parseMigration(fileName: string, text: string): Migration {
     .map((statement) => statement.trim())
     .filter((statement) => statement !== '');
   if (statements.length === 0) throw new Error(`migration ${fileName} holds no statement`);
-  return { version: Number(match[1]), name: fileName.slice(0, -'.sql'.length), requires: REQUIRES.exec(text)?.[1] ?? null, statements };
+  return {
+    version: Number(match[1]),
+    name: fileName.slice(0, -'.sql'.length),
+    requires: REQUIRES.exec(text)?.[1] ?? null,
+    statements,
+  };
 }
 
 /**
@@ -51,9 +56,14 @@ export function parseMigration(fileName: string, text: string): Migration {
  */
 export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
-  const migrations = await Promise.all(files.map(async (file) => parseMigration(file, await readFile(new URL(file, dir), 'utf8'))));
+  const migrations = await Promise.all(
+    files.map(async (file) => parseMigration(file, await readFile(new URL(file, dir), 'utf8'))),
+  );
   for (let i = 1; i < migrations.length; i++) {
-    if (migrations[i]?.version === migrations[i - 1]?.version) throw new Error(`two migrations with version ${migrations[i]?.version}: ${migrations[i - 1]?.name}, ${migrations[i]?.name}`);
+    if (migrations[i]?.version === migrations[i - 1]?.version)
+      throw new Error(
+        `two migrations with version ${migrations[i]?.version}: ${migrations[i - 1]?.name}, ${migrations[i]?.name}`,
+      );
   }
   return migrations;
 }

@@ -57,7 +57,9 @@ async function migrateNow(store: AnalyticsStore, options: MigrateOptions): Promi
       continue;
     }
     for (const statement of migration.statements) await execIdempotent(store, statement);
-    await store.insert('schema_migrations', [{ version: migration.version, name: migration.name, applied_at: Math.floor(Date.now() / 1000) }]);
+    await store.insert('schema_migrations', [
+      { version: migration.version, name: migration.name, applied_at: Math.floor(Date.now() / 1000) },
+    ]);
     applied.push(migration.name);
   }
   return applied;
@@ -83,7 +85,6 @@ export function isVersionAtLeast(version: string, required: string): boolean {
   }
   return true;
 }
-
 
 /**
  * Runs one DDL statement; an `ADD COLUMN` that fails because the column already exists counts as

@@ -26,7 +26,9 @@ const SOURCE_ONLY = [join(ROOT, 'infra', 'build'), join(ROOT, 'infra', 'processe
 const outDir = resolve(ROOT, process.argv[2] ?? 'dist');
 rmSync(outDir, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], { stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], {
+  stdio: 'inherit',
+});
 for (const dir of SOURCE_DIRS) {
   cpSync(join(ROOT, dir), join(outDir, dir), {
     recursive: true,

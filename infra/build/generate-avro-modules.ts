@@ -34,13 +34,18 @@ export interface AvroFamilyFiles {
  */
 export function readAvroFiles(dir: string): AvroSchemaFile[] {
   if (!existsSync(dir)) return [];
-  const files = readdirSync(dir).filter((name) => name.endsWith('.avsc')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.avsc'))
+    .sort();
   return files.map((file) => ({ file, schema: JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown }));
 }
 
 /** Reads `familyDir/avro/*.avsc` and `familyDir/avro/history/*.avsc`. */
 export function readAvroFamily(familyDir: string): AvroFamilyFiles {
-  return { current: readAvroFiles(join(familyDir, 'avro')), history: readAvroFiles(join(familyDir, 'avro', 'history')) };
+  return {
+    current: readAvroFiles(join(familyDir, 'avro')),
+    history: readAvroFiles(join(familyDir, 'avro', 'history')),
+  };
 }
 
 /** `request-completed.avsc` → `requestCompletedAvsc`. */
@@ -59,9 +64,15 @@ export function renderAvroModule(family: AvroFamilyFiles): string {
     ' */',
     '',
   ];
-  for (const { file, schema } of family.current) lines.push(`/** ./avro/${file} */`, `export const ${avscConstName(file)} = ${literal(schema)} as const;`, '');
-  lines.push('/** Every earlier schema version kept in ./avro/history (`<event-file-stem>.v<N>.avsc`), by file name. */');
-  lines.push(`export const AVRO_HISTORY_FILES: ReadonlyArray<{ readonly file: string; readonly schema: unknown }> = ${literal(family.history)};`, '');
+  for (const { file, schema } of family.current)
+    lines.push(`/** ./avro/${file} */`, `export const ${avscConstName(file)} = ${literal(schema)} as const;`, '');
+  lines.push(
+    '/** Every earlier schema version kept in ./avro/history (`<event-file-stem>.v<N>.avsc`), by file name. */',
+  );
+  lines.push(
+    `export const AVRO_HISTORY_FILES: ReadonlyArray<{ readonly file: string; readonly schema: unknown }> = ${literal(family.history)};`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -75,5 +86,6 @@ export function generateAvroModules(root: string): string[] {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const path of generateAvroModules(fileURLToPath(new URL('../../', import.meta.url)))) console.log(`wrote ${path}`);
+  for (const path of generateAvroModules(fileURLToPath(new URL('../../', import.meta.url))))
+    console.log(`wrote ${path}`);
 }

@@ -14,7 +14,9 @@ import { readAvroFiles } from './generate-avro-modules.ts';
 export const DEFAULT_SCHEMA_HISTORY_DIR = fileURLToPath(new URL('../../schemas/events/avro/history/', import.meta.url));
 
 /** Folder of the historical control schema files (`<event-file-stem>.v<N>.avsc`; may not exist yet). */
-export const CONTROL_SCHEMA_HISTORY_DIR = fileURLToPath(new URL('../../schemas/control-plane/avro/history/', import.meta.url));
+export const CONTROL_SCHEMA_HISTORY_DIR = fileURLToPath(
+  new URL('../../schemas/control-plane/avro/history/', import.meta.url),
+);
 
 /**
  * The traffic registry from the current schemas and every `*.avsc` in `historyDir` (a missing folder holds none).
@@ -29,6 +31,8 @@ export function loadTrafficSchemaRegistry(historyDir: string = DEFAULT_SCHEMA_HI
  * The control registry from the current schemas and every `*.avsc` in `historyDir` (a missing folder holds none).
  * @throws Error as loadTrafficSchemaRegistry
  */
-export function loadControlSchemaRegistry(historyDir: string = CONTROL_SCHEMA_HISTORY_DIR): SchemaRegistry<ControlEventType> {
+export function loadControlSchemaRegistry(
+  historyDir: string = CONTROL_SCHEMA_HISTORY_DIR,
+): SchemaRegistry<ControlEventType> {
   return controlSchemaRegistry(readAvroFiles(historyDir));
 }

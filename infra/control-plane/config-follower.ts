@@ -19,8 +19,18 @@
 import { randomBytes } from 'node:crypto';
 import type { DeliveredRecord, Subscription } from '../../schemas/event-log/event-log.ts';
 import type { EventLogLogger } from '../../schemas/event-log/event-log-logger.ts';
-import { syncMarkerKey, type ConfigFollower, type ConfigFollowerOptions, type ControlEventSink } from '../../schemas/control-plane/config-follower.ts';
-import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
+import {
+  syncMarkerKey,
+  type ConfigFollower,
+  type ConfigFollowerOptions,
+  type ControlEventSink,
+} from '../../schemas/control-plane/config-follower.ts';
+import {
+  controlEventKey,
+  decodeControlEvent,
+  encodeControlEvent,
+  isControlEventValue,
+} from '../../schemas/control-plane/control-event-codec.ts';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 
@@ -30,7 +40,8 @@ import { CONFIG_TOPIC } from '../../schemas/topics.ts';
  */
 export async function startConfigFollower(options: ConfigFollowerOptions): Promise<ConfigFollower> {
   const nodeId = options.nodeId ?? randomBytes(6).toString('hex');
-  if (!/^[A-Za-z0-9_-]+$/.test(nodeId)) throw new Error(`illegal control-plane node id ${JSON.stringify(nodeId)}: use letters, digits, "_" and "-"`);
+  if (!/^[A-Za-z0-9_-]+$/.test(nodeId))
+    throw new Error(`illegal control-plane node id ${JSON.stringify(nodeId)}: use letters, digits, "_" and "-"`);
   const { eventLog } = options;
   const groupId = `${CONFIG_TOPIC}.${nodeId}`;
   const markers = new MarkerWaiters();
@@ -45,8 +56,12 @@ export async function startConfigFollower(options: ConfigFollowerOptions): Promi
     await seen;
   };
 
-  const handleBatch = configBatchHandler(options.projection, options.log, syncMarkerKey(nodeId, 0).slice(0, -1), (n) => markers.seen(n));
-  const subscription: Subscription = eventLog.read ? await eventLog.read({ name: groupId, topics: [CONFIG_TOPIC], handleBatch }) : await eventLog.subscribe({ groupId, topics: [CONFIG_TOPIC], handleBatch });
+  const handleBatch = configBatchHandler(options.projection, options.log, syncMarkerKey(nodeId, 0).slice(0, -1), (n) =>
+    markers.seen(n),
+  );
+  const subscription: Subscription = eventLog.read
+    ? await eventLog.read({ name: groupId, topics: [CONFIG_TOPIC], handleBatch })
+    : await eventLog.subscribe({ groupId, topics: [CONFIG_TOPIC], handleBatch });
   const ready = sync(options.readyTimeoutMs ?? 60_000, 'start-up catch-up');
   ready.catch(() => {}); // observed by ready(); never an unhandled rejection
   options.log('info', 'control plane: following the config topic', { nodeId, reader: groupId });
@@ -57,7 +72,11 @@ export async function startConfigFollower(options: ConfigFollowerOptions): Promi
     ready: () => ready,
     async append(events) {
       if (stopped) throw new Error('control-plane node stopped');
-      const records = events.map((event) => ({ topic: CONFIG_TOPIC, key: controlEventKey(event), value: encodeControlEvent(event) }));
+      const records = events.map((event) => ({
+        topic: CONFIG_TOPIC,
+        key: controlEventKey(event),
+        value: encodeControlEvent(event),
+      }));
       for (const record of records) eventLog.publish(record);
       await sync(options.syncTimeoutMs ?? 10_000, `append of ${records.length} event(s)`);
     },
@@ -74,7 +93,12 @@ export async function startConfigFollower(options: ConfigFollowerOptions): Promi
  * The subscription handler: decodes events (undecodable ones are logged and skipped), applies
  * them as one batch, then reports the highest of this node's markers (`markerPrefix<n>`) seen.
  */
-function configBatchHandler(projection: ControlEventSink, log: EventLogLogger, markerPrefix: string, onMarker: (n: number) => void): (records: ReadonlyArray<DeliveredRecord>) => Promise<void> {
+function configBatchHandler(
+  projection: ControlEventSink,
+  log: EventLogLogger,
+  markerPrefix: string,
+  onMarker: (n: number) => void,
+): (records: ReadonlyArray<DeliveredRecord>) => Promise<void> {
   let warnedPartition = false;
   return async (records) => {
     const events: ControlEvent[] = [];
@@ -82,16 +106,27 @@ function configBatchHandler(projection: ControlEventSink, log: EventLogLogger, m
     for (const record of records) {
       if (record.partition !== 0 && !warnedPartition) {
         warnedPartition = true;
-        log('error', 'control plane: the config topic has more than one partition, so control events have no global order; recreate it with one', { topic: record.topic, partition: record.partition });
+        log(
+          'error',
+          'control plane: the config topic has more than one partition, so control events have no global order; recreate it with one',
+          { topic: record.topic, partition: record.partition },
+        );
       }
       if (!isControlEventValue(record.value)) {
-        if (record.key.startsWith(markerPrefix)) highest = Math.max(highest, Number(record.key.slice(markerPrefix.length)) || 0);
+        if (record.key.startsWith(markerPrefix))
+          highest = Math.max(highest, Number(record.key.slice(markerPrefix.length)) || 0);
         continue;
       }
       try {
         events.push(decodeControlEvent(record.value));
       } catch (error) {
-        log('error', 'control plane: undecodable config event skipped', { topic: record.topic, partition: record.partition, offset: record.offset, key: record.key, error: (error as Error).message });
+        log('error', 'control plane: undecodable config event skipped', {
+          topic: record.topic,
+          partition: record.partition,
+          offset: record.offset,
+          key: record.key,
+          error: (error as Error).message,
+        });
       }
     }
     if (events.length > 0) projection.applyBatch(events);
@@ -101,7 +136,12 @@ function configBatchHandler(projection: ControlEventSink, log: EventLogLogger, m
 
 /** Pending waits for this node's sync markers; markers arrive in order (one partition). */
 class MarkerWaiters {
-  private readonly waiters = new Set<{ readonly n: number; readonly resolve: () => void; readonly reject: (error: Error) => void; readonly timer: NodeJS.Timeout }>();
+  private readonly waiters = new Set<{
+    readonly n: number;
+    readonly resolve: () => void;
+    readonly reject: (error: Error) => void;
+    readonly timer: NodeJS.Timeout;
+  }>();
   private highestSeen = 0;
 
   /** Resolves once marker `n` (or a later one) was seen. @throws Error after `timeoutMs` */
@@ -110,7 +150,11 @@ class MarkerWaiters {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new Error(`control plane: ${what} not confirmed within ${timeoutMs} ms — the config topic did not deliver this node's sync marker (event log unreachable or slow); events handed to the log are kept and apply when it catches up`));
+        reject(
+          new Error(
+            `control plane: ${what} not confirmed within ${timeoutMs} ms — the config topic did not deliver this node's sync marker (event log unreachable or slow); events handed to the log are kept and apply when it catches up`,
+          ),
+        );
       }, timeoutMs);
       const waiter = { n, resolve, reject, timer };
       this.waiters.add(waiter);

@@ -15,7 +15,9 @@ export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
     flush: () => log.flush(),
     status: () => log.status(),
     endOffsets: (topic) => log.endOffsets(prefix + topic),
-    ...(committedOf ? { committedOffsets: (groupId: string, topic: string) => committedOf(prefix + groupId, prefix + topic) } : {}),
+    ...(committedOf
+      ? { committedOffsets: (groupId: string, topic: string) => committedOf(prefix + groupId, prefix + topic) }
+      : {}),
     close: () => log.close(),
     ...(readOf
       ? {
@@ -24,8 +26,16 @@ export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
               ...options,
               name: prefix + options.name,
               topics: options.topics.map((topic) => prefix + topic),
-              ...(options.from ? { from: options.from.map((position) => ({ ...position, topic: prefix + position.topic })) } : {}),
-              handleBatch: (records) => options.handleBatch(records.map((r) => ({ ...r, topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic }))),
+              ...(options.from
+                ? { from: options.from.map((position) => ({ ...position, topic: prefix + position.topic })) }
+                : {}),
+              handleBatch: (records) =>
+                options.handleBatch(
+                  records.map((r) => ({
+                    ...r,
+                    topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic,
+                  })),
+                ),
             }),
         }
       : {}),
@@ -36,7 +46,10 @@ export function withTopicPrefix(log: EventLog, prefix: string): EventLog {
         // deployments sharing a group id would starve each other.
         groupId: prefix + options.groupId,
         topics: options.topics.map((topic) => prefix + topic),
-        handleBatch: (records) => options.handleBatch(records.map((r) => ({ ...r, topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic }))),
+        handleBatch: (records) =>
+          options.handleBatch(
+            records.map((r) => ({ ...r, topic: r.topic.startsWith(prefix) ? r.topic.slice(prefix.length) : r.topic })),
+          ),
       }),
   };
 }

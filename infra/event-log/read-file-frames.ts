@@ -20,7 +20,12 @@ const DEFAULT_CHUNK_BYTES = 256 * 1024;
  * Reads up to `maxFrames` whole frames starting at byte `position`.
  * @throws Error on I/O errors or a corrupt length field.
  */
-export async function readFileFrames(file: FileHandle, position: number, maxFrames: number, chunkBytes = DEFAULT_CHUNK_BYTES): Promise<FrameChunk> {
+export async function readFileFrames(
+  file: FileHandle,
+  position: number,
+  maxFrames: number,
+  chunkBytes = DEFAULT_CHUNK_BYTES,
+): Promise<FrameChunk> {
   // Sized to what the file holds past `position`: an idle poll allocates and reads nothing.
   const { size } = await file.stat();
   if (size <= position) return { frames: [], nextPosition: position };

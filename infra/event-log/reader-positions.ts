@@ -35,6 +35,8 @@ export class ReaderPositions {
   positions(name: string, topic: string): Array<{ partition: number; offset: string }> | undefined {
     const topics = this.readers.get(name);
     if (!topics) return undefined;
-    return [...(topics.get(topic) ?? new Map<number, string>()).entries()].map(([partition, offset]) => ({ partition, offset })).sort((a, b) => a.partition - b.partition);
+    return [...(topics.get(topic) ?? new Map<number, string>()).entries()]
+      .map(([partition, offset]) => ({ partition, offset }))
+      .sort((a, b) => a.partition - b.partition);
   }
 }

@@ -76,9 +76,13 @@ export function decodeRecordFrames(buffer: Buffer, basePosition: number, maxFram
   let at = 0;
   while (frames.length < maxFrames && buffer.length - at >= 4) {
     const size = 4 + buffer.readUInt32BE(at);
-    if (size < FIXED_BYTES || size > MAX_FRAME_BYTES) throw new Error(`corrupt frame length ${size} at byte ${basePosition + at}`);
+    if (size < FIXED_BYTES || size > MAX_FRAME_BYTES)
+      throw new Error(`corrupt frame length ${size} at byte ${basePosition + at}`);
     if (buffer.length - at < size) return { frames, consumed: at, nextFrameSize: size };
-    frames.push({ position: basePosition + at, record: decodeFrame(buffer.subarray(at, at + size), basePosition + at) });
+    frames.push({
+      position: basePosition + at,
+      record: decodeFrame(buffer.subarray(at, at + size), basePosition + at),
+    });
     at += size;
   }
   return { frames, consumed: at, nextFrameSize: 0 };

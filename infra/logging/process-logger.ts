@@ -19,9 +19,27 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export const REDACTED = '[Redacted]';
 
 /** Request and response headers that carry credentials (every client format's key header, cookies), as path segments. */
-const SECRET_HEADERS = ['.authorization', '["proxy-authorization"]', '["x-api-key"]', '["x-goog-api-key"]', '["api-key"]', '.cookie', '["set-cookie"]'];
+const SECRET_HEADERS = [
+  '.authorization',
+  '["proxy-authorization"]',
+  '["x-api-key"]',
+  '["x-goog-api-key"]',
+  '["api-key"]',
+  '.cookie',
+  '["set-cookie"]',
+];
 /** Fields that hold credentials (channel configs, console users, control-plane secrets). */
-const SECRET_FIELDS = ['apiKey', 'password', 'passwordHash', 'masterKey', 'hmacSecret', 'adminToken', 'credential', 'cookie', 'cookies'];
+const SECRET_FIELDS = [
+  'apiKey',
+  'password',
+  'passwordHash',
+  'masterKey',
+  'hmacSecret',
+  'adminToken',
+  'credential',
+  'cookie',
+  'cookies',
+];
 /**
  * Where a log line carries a request, an answer, an upstream call, a channel, a user or a config:
  * the line itself and these objects in it. The paths are spelled out for each of them instead of
@@ -50,7 +68,8 @@ const KEY_QUERY_PARAMETER = /([?&]key=)[^&#]*/gi;
  * other redacted value becomes REDACTED.
  */
 export function redactSecret(value: unknown, path: ReadonlyArray<string>): unknown {
-  if (path[path.length - 1] === 'url' && typeof value === 'string') return value.replace(KEY_QUERY_PARAMETER, `$1${REDACTED}`);
+  if (path[path.length - 1] === 'url' && typeof value === 'string')
+    return value.replace(KEY_QUERY_PARAMETER, `$1${REDACTED}`);
   return REDACTED;
 }
 
@@ -93,16 +112,28 @@ export interface ProcessLoggerOptions {
 
 /** A pino logger with the secret paths redacted and the chosen format. */
 export function createProcessLogger(options: ProcessLoggerOptions): Logger {
-  const settings = { name: options.name, level: options.level, redact: { paths: [...SECRET_LOG_PATHS], censor: redactSecret } };
+  const settings = {
+    name: options.name,
+    level: options.level,
+    redact: { paths: [...SECRET_LOG_PATHS], censor: redactSecret },
+  };
   if (options.format === 'pretty') {
-    const pretty = pinoPretty({ colorize: options.colorize ?? process.stdout.isTTY === true, sync: true, ...(options.destination ? { destination: options.destination } : {}) });
+    const pretty = pinoPretty({
+      colorize: options.colorize ?? process.stdout.isTTY === true,
+      sync: true,
+      ...(options.destination ? { destination: options.destination } : {}),
+    });
     return pino(settings, pretty);
   }
   return pino(settings, options.destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /** A `(level, message, extra)` log sink (gateway node, engine adapters, consumers) writing to `logger`. */
-export type LevelLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+export type LevelLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  extra?: Record<string, unknown>,
+) => void;
 
 /** The `(level, message, extra)` sink the engine adapters and the consumers take, writing through `logger`. */
 export function levelLogOf(logger: Logger): LevelLog {

@@ -8,4 +8,7 @@ import { migrate } from '../analytics/migrate.ts';
 import { startConfigFollower } from '../control-plane/config-follower.ts';
 
 /** The real migrations and config follower. */
-export const CONSUMER_PIPELINE_RUNNERS: ConsumerPipelineRunners = { migrate: (analytics) => migrate(analytics), startConfigFollower };
+export const CONSUMER_PIPELINE_RUNNERS: ConsumerPipelineRunners = {
+  migrate: (analytics) => migrate(analytics),
+  startConfigFollower,
+};

@@ -16,19 +16,35 @@
  * any other failure as an Error with the store's name and message.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { recordChannelObservationsOneByOne, type ObservationBatchWriter, type SkippedObservation } from '../../consumers/health/health-consumer.ts';
+import {
+  recordChannelObservationsOneByOne,
+  type ObservationBatchWriter,
+  type SkippedObservation,
+} from '../../consumers/health/health-consumer.ts';
 import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
 import type { ChannelObservation, HealthPolicy, SpendIncrement } from '../../schemas/state-store/state-store.ts';
 
 type StateRequest =
   | { readonly id: number; readonly op: 'addSpendBatch'; readonly increments: ReadonlyArray<SpendIncrement> }
-  | { readonly id: number; readonly op: 'recordChannelObservation'; readonly observation: ChannelObservation; readonly policy?: HealthPolicy }
-  | { readonly id: number; readonly op: 'recordChannelObservationsInOrder'; readonly observations: ReadonlyArray<ChannelObservation>; readonly policy: HealthPolicy };
+  | {
+      readonly id: number;
+      readonly op: 'recordChannelObservation';
+      readonly observation: ChannelObservation;
+      readonly policy?: HealthPolicy;
+    }
+  | {
+      readonly id: number;
+      readonly op: 'recordChannelObservationsInOrder';
+      readonly observations: ReadonlyArray<ChannelObservation>;
+      readonly policy: HealthPolicy;
+    };
 
 /** A request before its id is assigned. */
 type DistributiveOmitId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-type StateReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly name: string; readonly message: string };
+type StateReply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly name: string; readonly message: string };
 
 /**
  * Answers the consumer-side calls arriving on `port` with `state` until the port closes. The port
@@ -46,7 +62,12 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
       (value) => port.postMessage({ id: request.id, ok: true, value } satisfies StateReply),
       (error: unknown) => {
         const failure = error instanceof Error ? error : new Error(String(error));
-        port.postMessage({ id: request.id, ok: false, name: failure.name, message: failure.message } satisfies StateReply);
+        port.postMessage({
+          id: request.id,
+          ok: false,
+          name: failure.name,
+          message: failure.message,
+        } satisfies StateReply);
       },
     );
   });
@@ -58,7 +79,9 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
  * reject with `state store port is closed` once the port closed. The port holds this thread open
  * only while a call is pending.
  */
-export function consumerStateOverPort(port: MessagePort): ConsumerStateStore & ObservationBatchWriter & { close(): void } {
+export function consumerStateOverPort(
+  port: MessagePort,
+): ConsumerStateStore & ObservationBatchWriter & { close(): void } {
   const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let closed = false;
@@ -93,8 +116,10 @@ export function consumerStateOverPort(port: MessagePort): ConsumerStateStore & O
     });
   return {
     addSpendBatch: (increments) => call<number>({ op: 'addSpendBatch', increments }),
-    recordChannelObservation: (observation, policy) => call<boolean>({ op: 'recordChannelObservation', observation, ...(policy ? { policy } : {}) }),
-    recordChannelObservationsInOrder: (observations, policy) => call<SkippedObservation[]>({ op: 'recordChannelObservationsInOrder', observations, policy }),
+    recordChannelObservation: (observation, policy) =>
+      call<boolean>({ op: 'recordChannelObservation', observation, ...(policy ? { policy } : {}) }),
+    recordChannelObservationsInOrder: (observations, policy) =>
+      call<SkippedObservation[]>({ op: 'recordChannelObservationsInOrder', observations, policy }),
     close() {
       port.close();
       failAll();

@@ -19,7 +19,12 @@ export interface ConsumerThreadData {
 
 /** Worker → request thread. */
 export type ConsumerThreadReport =
-  | { readonly kind: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly message: string; readonly extra?: Record<string, unknown> }
+  | {
+      readonly kind: 'log';
+      readonly level: 'debug' | 'info' | 'warn' | 'error';
+      readonly message: string;
+      readonly extra?: Record<string, unknown>;
+    }
   /** The consumers run (migrations applied, config history folded). */
   | { readonly kind: 'ready' }
   /** Start-up failed; the worker exits after this. */

@@ -6,14 +6,23 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
-import { startConsumerPipeline, type ConsumerStateStore, type RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
+import {
+  startConsumerPipeline,
+  type ConsumerStateStore,
+  type RunningConsumerPipeline,
+} from '../../consumers/start-consumer-pipeline.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
 import { consumerStateOverPort } from './consumer-state-over-port.ts';
 import { lowerThisThreadPriority } from './lower-thread-priority.mjs';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
-import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
+import type {
+  ConsumerThreadData,
+  ConsumerThreadMetricsRequest,
+  ConsumerThreadReport,
+  ConsumerThreadStop,
+} from './consumer-thread-contract.ts';
 
 const data = workerData as ConsumerThreadData;
 // Requests preempt the consumers' work when they share a core (lower-thread-priority.mjs).
@@ -30,22 +39,42 @@ const log: ConsumerLog = (level, message, extra) => {
 };
 
 // This thread only reads the file log: it is woken by the request thread's writes.
-const settings = { ...data.settings, log, ...(data.settings.fileLogWriteSignal ? { fileLogWriteSignal: { signal: data.settings.fileLogWriteSignal.signal, side: 'reader' as const } } : {}) };
+const settings = {
+  ...data.settings,
+  log,
+  ...(data.settings.fileLogWriteSignal
+    ? { fileLogWriteSignal: { signal: data.settings.fileLogWriteSignal.signal, side: 'reader' as const } }
+    : {}),
+};
 const eventLog = openEventLog(settings);
-const state: ConsumerStateStore & { close(): unknown } = data.statePort ? consumerStateOverPort(data.statePort) : openStateStore(settings);
+const state: ConsumerStateStore & { close(): unknown } = data.statePort
+  ? consumerStateOverPort(data.statePort)
+  : openStateStore(settings);
 const analytics = data.analyticsPort ? createChdbStoreClient(data.analyticsPort) : openAnalyticsStore(settings);
 
 async function closeEngines(): Promise<void> {
-  await eventLog.close().catch((error: unknown) => log('warn', 'consumer thread: closing the event log failed', { error: String(error) }));
+  await eventLog
+    .close()
+    .catch((error: unknown) => log('warn', 'consumer thread: closing the event log failed', { error: String(error) }));
   await Promise.resolve(state.close()).catch(() => undefined);
   await analytics.close().catch(() => undefined);
 }
 
 // Process metrics come from the request thread's registry, which merges this one into its /metrics.
-const metrics = new ConsumerMetrics({ onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }) });
+const metrics = new ConsumerMetrics({
+  onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }),
+});
 let pipeline: RunningConsumerPipeline | undefined;
 try {
-  pipeline = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log, onCost: metrics.recordCost, ...data.batching });
+  pipeline = await startConsumerPipeline({
+    runners: CONSUMER_PIPELINE_RUNNERS,
+    eventLog,
+    state,
+    analytics,
+    log,
+    onCost: metrics.recordCost,
+    ...data.batching,
+  });
   metrics.watchConsumerGroups(eventLog, pipeline.groups);
   report({ kind: 'ready' });
 } catch (error) {
@@ -56,12 +85,19 @@ try {
 
 parentPort?.on('message', (message: ConsumerThreadStop | ConsumerThreadMetricsRequest) => {
   if (message.kind === 'metrics') {
-    void metrics.snapshot().then((snapshot) => report({ kind: 'metrics', id: message.id, metrics: snapshot }), () => report({ kind: 'metrics', id: message.id, metrics: [] }));
+    void metrics.snapshot().then(
+      (snapshot) => report({ kind: 'metrics', id: message.id, metrics: snapshot }),
+      () => report({ kind: 'metrics', id: message.id, metrics: [] }),
+    );
     return;
   }
   if (message.kind !== 'stop') return;
   void (async () => {
-    await pipeline?.stop().catch((error: unknown) => log('error', 'consumer thread: stopping the consumers failed', { error: String(error) }));
+    await pipeline
+      ?.stop()
+      .catch((error: unknown) =>
+        log('error', 'consumer thread: stopping the consumers failed', { error: String(error) }),
+      );
     await closeEngines();
     report({ kind: 'stopped' });
     parentPort?.close();

@@ -21,14 +21,21 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import type { ChdbStore } from '../analytics/chdb/chdb-store.ts';
 import { usesRedis, type EngineSettings } from '../open-adapters.ts';
 import { serveConsumerState } from './consumer-state-over-port.ts';
-import type { ConsumerThreadData, ConsumerThreadMetricsRequest, ConsumerThreadReport, ConsumerThreadStop } from './consumer-thread-contract.ts';
+import type {
+  ConsumerThreadData,
+  ConsumerThreadMetricsRequest,
+  ConsumerThreadReport,
+  ConsumerThreadStop,
+} from './consumer-thread-contract.ts';
 
 /**
  * The worker's entry. Run from source (`node --import tsx`, this module is .ts) the worker must
  * register tsx itself (consumer-thread-entry.mjs); built by `npm run build` (dist/, this module is
  * .js) the worker body is plain JavaScript next to this file and needs no loader.
  */
-const WORKER_ENTRY = import.meta.url.endsWith('.ts') ? new URL('./consumer-thread-entry.mjs', import.meta.url) : new URL('./consumer-thread-worker.js', import.meta.url);
+const WORKER_ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./consumer-thread-entry.mjs', import.meta.url)
+  : new URL('./consumer-thread-worker.js', import.meta.url);
 
 /** Delay before a worker that exited unexpectedly is started again, ms. */
 const RESTART_DELAY_MS = 1000;
@@ -78,7 +85,8 @@ function isChdbStore(store: AnalyticsStore): store is ChdbStore {
  */
 export async function startConsumerThread(options: ConsumerThreadOptions): Promise<RunningConsumerThread> {
   const { log } = options;
-  if (!options.settings.clickhouseUrl && !isChdbStore(options.analytics)) throw new Error('the consumer thread needs the chdb store when CLICKHOUSE_URL is absent');
+  if (!options.settings.clickhouseUrl && !isChdbStore(options.analytics))
+    throw new Error('the consumer thread needs the chdb store when CLICKHOUSE_URL is absent');
   let stopping = false;
   let current = startWorker(options);
   await current.ready;
@@ -91,7 +99,9 @@ export async function startConsumerThread(options: ConsumerThreadOptions): Promi
       setTimeout(() => {
         if (stopping) return;
         current = startWorker(options);
-        current.ready.catch((error: unknown) => log('error', 'consumer thread failed to restart', { error: (error as Error).message }));
+        current.ready.catch((error: unknown) =>
+          log('error', 'consumer thread failed to restart', { error: (error as Error).message }),
+        );
         watch(current);
       }, RESTART_DELAY_MS).unref();
     });

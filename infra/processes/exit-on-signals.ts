@@ -41,7 +41,10 @@ export function exitOnSignals(log: ShutdownLog, steps: ReadonlyArray<() => Promi
       const sinceFirstMs = performance.now() - first.at;
       if (!repeatTaken && signal === first.signal && sinceFirstMs <= REPEAT_WINDOW_MS) {
         repeatTaken = true;
-        log('info', 'shutdown: the same signal again, taken as the same delivery', { signal, sinceFirstMs: Math.round(sinceFirstMs) });
+        log('info', 'shutdown: the same signal again, taken as the same delivery', {
+          signal,
+          sinceFirstMs: Math.round(sinceFirstMs),
+        });
         return;
       }
       log('warn', 'shutdown: second signal; exiting at once without finishing the drain', { signal });

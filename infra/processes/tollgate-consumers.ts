@@ -9,7 +9,13 @@
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
  * (default HOST or 127.0.0.1, port 9464; `off` for none; consumers/metrics/serve-metrics-http.ts).
  */
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, usesRedis } from '../open-adapters.ts';
+import {
+  engineSettingsFromEnv,
+  openAnalyticsStore,
+  openEventLog,
+  openStateStore,
+  usesRedis,
+} from '../open-adapters.ts';
 import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
@@ -22,7 +28,13 @@ import { metricsListenFromEnv, serveMetricsHttp } from '../../consumers/metrics/
 /** The process logger, or exit code 2 when LOG_LEVEL or TOLLGATE_LOG_FORMAT is invalid. */
 function createLogOrExit(): ConsumerLog {
   try {
-    return levelLogOf(createProcessLogger({ name: 'tollgate-consumers', level: logLevelFromEnv(process.env), format: logFormatFromEnv(process.env, process.stdout) }));
+    return levelLogOf(
+      createProcessLogger({
+        name: 'tollgate-consumers',
+        level: logLevelFromEnv(process.env),
+        format: logFormatFromEnv(process.env, process.stdout),
+      }),
+    );
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -34,18 +46,41 @@ const log = createLogOrExit();
 async function main(): Promise<void> {
   const batching = consumerBatchingFromEnv();
   const metricsListen = metricsListenFromEnv(process.env);
-  const metrics = new ConsumerMetrics({ processMetrics: true, onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }) });
+  const metrics = new ConsumerMetrics({
+    processMetrics: true,
+    onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }),
+  });
   const settings = { ...engineSettingsFromEnv(), log };
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log, onCost: metrics.recordCost, ...batching });
+  const running = await startConsumerPipeline({
+    runners: CONSUMER_PIPELINE_RUNNERS,
+    eventLog,
+    state,
+    analytics,
+    log,
+    onCost: metrics.recordCost,
+    ...batching,
+  });
   metrics.watchConsumerGroups(eventLog, running.groups);
-  const metricsServer = metricsListen ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType) : undefined;
+  const metricsServer = metricsListen
+    ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType)
+    : undefined;
   if (metricsServer) log('info', 'metrics listening', { address: `${metricsServer.address}/metrics` });
-  log('info', 'consumers running', { kafka: Boolean(settings.kafkaBrokers), redis: usesRedis(settings), clickhouse: Boolean(settings.clickhouseUrl) });
+  log('info', 'consumers running', {
+    kafka: Boolean(settings.kafkaBrokers),
+    redis: usesRedis(settings),
+    clickhouse: Boolean(settings.clickhouseUrl),
+  });
   // The batches in hand finish and commit their offsets before the engines close (a second signal exits at once).
-  exitOnSignals(log, [() => running.stop(), () => metricsServer?.close(), () => eventLog.close(), () => state.close(), () => analytics.close()]);
+  exitOnSignals(log, [
+    () => running.stop(),
+    () => metricsServer?.close(),
+    () => eventLog.close(),
+    () => state.close(),
+    () => analytics.close(),
+  ]);
 }
 
 void main().catch((error: unknown) => {

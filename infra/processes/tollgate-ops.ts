@@ -44,11 +44,17 @@ export interface OpsIo {
 }
 
 const USAGE = {
-  events: 'usage: tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO] [--request-id ID] [--key-id ID] [--type NAME]... [--follow]',
+  events:
+    'usage: tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO] [--request-id ID] [--key-id ID] [--type NAME]... [--follow]',
   replay: 'usage: tollgate replay [--database NAME] [--keep] [--limit N | --details]',
 } as const;
 
-const SHORT_TOPICS: Readonly<Record<string, string>> = { requests: TOPICS.requests, usage: TOPICS.usage, failovers: TOPICS.failovers, config: CONFIG_TOPIC };
+const SHORT_TOPICS: Readonly<Record<string, string>> = {
+  requests: TOPICS.requests,
+  usage: TOPICS.usage,
+  failovers: TOPICS.failovers,
+  config: CONFIG_TOPIC,
+};
 /** Request ids listed per kind of difference unless `--limit` or `--details` says otherwise. */
 const DEFAULT_REQUEST_LIMIT = 20;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -98,13 +104,24 @@ async function runEvents(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   });
   if (values.help) return (io.stdout(USAGE.events), 0);
   const settings = engineSettings(io);
-  const topics = (values.topic ?? Object.keys(SHORT_TOPICS)).map((value) => topicName(value, settings.topicPrefix ?? ''));
+  const topics = (values.topic ?? Object.keys(SHORT_TOPICS)).map((value) =>
+    topicName(value, settings.topicPrefix ?? ''),
+  );
   const filter = eventFilter(values);
   const log = await openOpsEventLog(settings);
   const readerName = `tollgate.events.${randomBytes(6).toString('hex')}`;
   const stop = stopSignal(io);
   try {
-    const result = await printEvents({ eventLog: log.eventLog, topics, filter, readerName, follow: values.follow, signal: stop.signal, stdout: io.stdout, stderr: io.stderr });
+    const result = await printEvents({
+      eventLog: log.eventLog,
+      topics,
+      filter,
+      readerName,
+      follow: values.follow,
+      signal: stop.signal,
+      stdout: io.stdout,
+      stderr: io.stderr,
+    });
     return result.interrupted ? 130 : 0;
   } finally {
     await log.close();
@@ -115,7 +132,13 @@ async function runEvents(args: ReadonlyArray<string>, io: OpsIo): Promise<number
 async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number> {
   const { values } = parseArgs({
     args: [...args],
-    options: { database: { type: 'string' }, keep: { type: 'boolean', default: false }, limit: { type: 'string' }, details: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      database: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      limit: { type: 'string' },
+      details: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
     strict: true,
     allowPositionals: false,
   });
@@ -123,8 +146,12 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const settings = engineSettings(io);
   const liveDatabase = settings.clickhouseDatabase ?? (settings.clickhouseUrl ? 'tollgate' : 'default');
   const replayDatabase = values.database ?? `${liveDatabase}_replay`;
-  if (!IDENTIFIER.test(replayDatabase)) throw new UsageError(`--database: not a plain identifier (letters, digits, "_"): ${JSON.stringify(replayDatabase)}`);
-  if (replayDatabase === liveDatabase) throw new UsageError(`--database: ${replayDatabase} is the live database; the replay needs another one`);
+  if (!IDENTIFIER.test(replayDatabase))
+    throw new UsageError(
+      `--database: not a plain identifier (letters, digits, "_"): ${JSON.stringify(replayDatabase)}`,
+    );
+  if (replayDatabase === liveDatabase)
+    throw new UsageError(`--database: ${replayDatabase} is the live database; the replay needs another one`);
   const requestLimit = requestLimitOf(values);
   const stores = await openReplayStores(settings, replayDatabase);
   const log = await openOpsEventLog(settings);
@@ -134,9 +161,24 @@ async function runReplay(args: ReadonlyArray<string>, io: OpsIo): Promise<number
   const configFollowerId = `replay-${replayId}`;
   const stop = stopSignal(io);
   try {
-    io.stderr(`replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`);
+    io.stderr(
+      `replaying ${TOPICS.requests} and ${TOPICS.usage} into database ${replayDatabase}, reconciling with ${liveDatabase}`,
+    );
     const eventLog = withGrouplessSubscriptions(log.eventLog);
-    const { reconciliation } = await replayTraffic({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, ...stores, liveDatabase, replayDatabase, keep: values.keep, state, groupPrefix, configFollowerId, log: pipelineLog(io), signal: stop.signal, progress: io.stderr });
+    const { reconciliation } = await replayTraffic({
+      runners: CONSUMER_PIPELINE_RUNNERS,
+      eventLog,
+      ...stores,
+      liveDatabase,
+      replayDatabase,
+      keep: values.keep,
+      state,
+      groupPrefix,
+      configFollowerId,
+      log: pipelineLog(io),
+      signal: stop.signal,
+      progress: io.stderr,
+    });
     if (!reconciliation) return (io.stderr('replay interrupted before the end: nothing reconciled'), 130);
     for (const line of describeReconciliation(reconciliation, requestLimit)) io.stdout(line);
     return reconciliation.differenceCount === 0 ? 0 : 1;
@@ -178,7 +220,10 @@ async function openOpsEventLog(settings: EngineSettings): Promise<{ eventLog: Ev
  * serves both (the live tables are read by qualified name, `default.<table>`), and a gateway
  * holding the data directory makes the open fail: the message says to stop it.
  */
-async function openReplayStores(settings: EngineSettings, replayDatabase: string): Promise<{ replayAnalytics: AnalyticsStore; adminAnalytics: AnalyticsStore }> {
+async function openReplayStores(
+  settings: EngineSettings,
+  replayDatabase: string,
+): Promise<{ replayAnalytics: AnalyticsStore; adminAnalytics: AnalyticsStore }> {
   const replayAnalytics = openAnalyticsStore({ ...settings, clickhouseDatabase: replayDatabase });
   const adminAnalytics = settings.clickhouseUrl ? openAnalyticsStore(settings) : replayAnalytics;
   try {
@@ -188,7 +233,10 @@ async function openReplayStores(settings: EngineSettings, replayDatabase: string
     if (adminAnalytics !== replayAnalytics) await adminAnalytics.close();
     const message = (error as Error).message;
     // chdb refuses a data directory another process holds ("Cannot lock file …/status"), and says so only on stderr.
-    if (!settings.clickhouseUrl && /cannot open chdb|lock/i.test(message)) throw new Error(`${message}\nIs a gateway (or \`npm run consumers\`) running on ${settings.dataDir}? chdb allows one process per data directory: stop it while the replay runs.`);
+    if (!settings.clickhouseUrl && /cannot open chdb|lock/i.test(message))
+      throw new Error(
+        `${message}\nIs a gateway (or \`npm run consumers\`) running on ${settings.dataDir}? chdb allows one process per data directory: stop it while the replay runs.`,
+      );
     throw error;
   }
   return { replayAnalytics, adminAnalytics };
@@ -203,26 +251,41 @@ function topicName(value: string, prefix: string): string {
   const fullNames = Object.values(SHORT_TOPICS);
   const unprefixed = prefix !== '' && value.startsWith(prefix) ? value.slice(prefix.length) : value;
   const name = SHORT_TOPICS[value] ?? (fullNames.includes(unprefixed) ? unprefixed : undefined);
-  if (name === undefined) throw new UsageError(`--topic: unknown topic ${JSON.stringify(value)} (one of ${[...Object.keys(SHORT_TOPICS), ...fullNames].join(', ')})`);
+  if (name === undefined)
+    throw new UsageError(
+      `--topic: unknown topic ${JSON.stringify(value)} (one of ${[...Object.keys(SHORT_TOPICS), ...fullNames].join(', ')})`,
+    );
   return name;
 }
 
 /** `--limit N` (a positive integer), `--details` (no limit), else DEFAULT_REQUEST_LIMIT. @throws UsageError */
 function requestLimitOf(values: { limit?: string; details?: boolean }): number {
-  if (values.details && values.limit !== undefined) throw new UsageError('--limit and --details exclude each other (--details lists every request)');
+  if (values.details && values.limit !== undefined)
+    throw new UsageError('--limit and --details exclude each other (--details lists every request)');
   if (values.details) return Number.POSITIVE_INFINITY;
   if (values.limit === undefined) return DEFAULT_REQUEST_LIMIT;
   const limit = /^\d+$/.test(values.limit) ? Number(values.limit) : Number.NaN;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`--limit: not a positive integer: ${JSON.stringify(values.limit)} (e.g. --limit 100; --details lists every request)`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new UsageError(
+      `--limit: not a positive integer: ${JSON.stringify(values.limit)} (e.g. --limit 100; --details lists every request)`,
+    );
   return limit;
 }
 
-function eventFilter(values: { from?: string; to?: string; 'request-id'?: string; 'key-id'?: string; type?: string[] }): EventFilter {
+function eventFilter(values: {
+  from?: string;
+  to?: string;
+  'request-id'?: string;
+  'key-id'?: string;
+  type?: string[];
+}): EventFilter {
   const fromMs = values.from === undefined ? undefined : isoToMs('--from', values.from);
   const toMs = values.to === undefined ? undefined : isoToMs('--to', values.to);
-  if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs) throw new UsageError(`--from (${values.from}) must be before --to (${values.to})`);
+  if (fromMs !== undefined && toMs !== undefined && fromMs >= toMs)
+    throw new UsageError(`--from (${values.from}) must be before --to (${values.to})`);
   const unknown = values.type?.find((type) => !EVENT_TYPES.includes(type));
-  if (unknown !== undefined) throw new UsageError(`--type: unknown event type ${JSON.stringify(unknown)} (one of ${EVENT_TYPES.join(', ')})`);
+  if (unknown !== undefined)
+    throw new UsageError(`--type: unknown event type ${JSON.stringify(unknown)} (one of ${EVENT_TYPES.join(', ')})`);
   return {
     ...(fromMs === undefined ? {} : { fromMs }),
     ...(toMs === undefined ? {} : { toMs }),
@@ -239,20 +302,38 @@ function eventFilter(values: { from?: string; to?: string; 'request-id'?: string
  */
 function isoToMs(flag: string, text: string): number {
   const match = ISO_DATE_TIME.exec(text);
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = (match ? text.match(/\d+/g)?.slice(0, 6).map(Number) : undefined) ?? [];
-  const valid = match !== null && hour < 24 && minute < 60 && second < 60 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] =
+    (match ? text.match(/\d+/g)?.slice(0, 6).map(Number) : undefined) ?? [];
+  const valid =
+    match !== null &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60 &&
+    new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day &&
+    month >= 1 &&
+    month <= 12;
   const ms = valid ? Date.parse(text.includes('T') && !match[1] ? `${text}Z` : text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new UsageError(`${flag}: not an ISO 8601 date or date-time: ${JSON.stringify(text)} (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)`);
+  if (Number.isNaN(ms))
+    throw new UsageError(
+      `${flag}: not an ISO 8601 date or date-time: ${JSON.stringify(text)} (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)`,
+    );
   return ms;
 }
 
 function engineSettings(io: OpsIo): EngineSettings {
-  return { ...engineSettingsFromEnv(io.env), log: (level, message, extra) => void (level === 'warn' || level === 'error' ? io.stderr(`${level}: ${message}${extra ? ` ${JSON.stringify(extra)}` : ''}`) : undefined) };
+  return {
+    ...engineSettingsFromEnv(io.env),
+    log: (level, message, extra) =>
+      void (level === 'warn' || level === 'error'
+        ? io.stderr(`${level}: ${message}${extra ? ` ${JSON.stringify(extra)}` : ''}`)
+        : undefined),
+  };
 }
 
 function pipelineLog(io: OpsIo): NonNullable<EngineSettings['log']> {
   return (level, message, extra) => {
-    if (level === 'warn' || level === 'error') io.stderr(`replay ${level}: ${message}${extra ? ` ${JSON.stringify(extra)}` : ''}`);
+    if (level === 'warn' || level === 'error')
+      io.stderr(`replay ${level}: ${message}${extra ? ` ${JSON.stringify(extra)}` : ''}`);
   };
 }
 

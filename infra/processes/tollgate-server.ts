@@ -25,7 +25,16 @@ import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import { startConfigFollower } from '../control-plane/config-follower.ts';
 import { GatewayMetrics } from '../../gateway/metrics/gateway-metrics.ts';
 import { createFileLogWriteSignal } from '../event-log/file/file-log-write-signal.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, usesRedis } from '../open-adapters.ts';
+import {
+  engineSettingsFromEnv,
+  openAnalyticsStore,
+  openEventLog,
+  openRateLimiter,
+  openResponseStore,
+  openSessionStore,
+  openStateStore,
+  usesRedis,
+} from '../open-adapters.ts';
 import { openRebuiltMemoryState } from '../state-store/memory/open-rebuilt-memory-state.ts';
 import { startConsumerThread } from './consumer-thread.ts';
 import { exitAtOnceOnSignalsDuringStartUp, exitOnSignals } from './exit-on-signals.ts';
@@ -54,10 +63,16 @@ function loadConfigOrExit(): { config: GatewayConfig; batching: ConsumerBatching
  * connection for the whole answer; TOLLGATE_UPSTREAM_CONNECTIONS) and, when a mock channel has no
  * baseUrl, the mock upstream on an ephemeral loopback port. `close` closes the mock, then the Agent.
  */
-async function openUpstreamSide(config: GatewayConfig): Promise<{ dispatcher: Agent; mockBaseUrl?: string; close(): Promise<void> }> {
+async function openUpstreamSide(
+  config: GatewayConfig,
+): Promise<{ dispatcher: Agent; mockBaseUrl?: string; close(): Promise<void> }> {
   const needsMock = config.channels.some((c) => c.provider === 'mock' && !c.baseUrl);
   const mock = needsMock ? await startMockUpstream() : undefined;
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: config.upstreamConnections ?? null, pipelining: 1 });
+  const dispatcher = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: config.upstreamConnections ?? null,
+    pipelining: 1,
+  });
   return {
     dispatcher,
     ...(mock ? { mockBaseUrl: mock.baseUrl } : {}),
@@ -77,14 +92,26 @@ async function main(): Promise<void> {
   const startUpOver = exitAtOnceOnSignalsDuringStartUp(log);
   // OpenTelemetry only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise nothing is loaded.
   const tracing = await startTracing(process.env);
-  if (tracing) log('info', 'tracing: exporting spans over OTLP/HTTP', { endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT });
+  if (tracing)
+    log('info', 'tracing: exporting spans over OTLP/HTTP', {
+      endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    });
   const inProcessConsumers = config.consumers === 'in-process';
   // The consumer thread's file log wakes on this thread's writes through a shared counter.
-  const settings = { ...engineSettingsFromEnv(), dataDir: config.dataDir, log, ...(inProcessConsumers ? { fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } : {}) };
+  const settings = {
+    ...engineSettingsFromEnv(),
+    dataDir: config.dataDir,
+    log,
+    ...(inProcessConsumers
+      ? { fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } }
+      : {}),
+  };
   const eventLog = openEventLog(settings);
   // Embedded: the memory store is rebuilt from the file log (and its snapshot) before the node admits a request.
   const embeddedState = !usesRedis(settings) && !settings.kafkaBrokers;
-  const state = embeddedState ? await openRebuiltMemoryState({ dataDir: config.dataDir, topicPrefix: settings.topicPrefix ?? '', log }) : openStateStore(settings);
+  const state = embeddedState
+    ? await openRebuiltMemoryState({ dataDir: config.dataDir, topicPrefix: settings.topicPrefix ?? '', log })
+    : openStateStore(settings);
   const limiter = openRateLimiter(settings);
   const sessionStore = openSessionStore(settings);
   const responseStore = openResponseStore(settings);
@@ -93,12 +120,49 @@ async function main(): Promise<void> {
   // One registry for the process: the gateway's families, the process metrics and the consumer thread's, merged per scrape.
   const metrics = config.metricsPath === false ? undefined : new GatewayMetrics({ processMetrics: true });
   const upstream = await openUpstreamSide(config);
-  const ports = { logger, ...(tracing ? { instrument: tracing.instrumentApp } : {}), eventLog, state, limiter, sessionStore, responseStore, ...(analytics ? { analytics } : {}), metrics, dispatcher: upstream.dispatcher, ...(upstream.mockBaseUrl ? { mockBaseUrl: upstream.mockBaseUrl } : {}) };
-  const node = await startGatewayNode(config, ports, { log, env: process.env, startConfigFollower, print: (stream, text) => void process[stream].write(text) });
+  const ports = {
+    logger,
+    ...(tracing ? { instrument: tracing.instrumentApp } : {}),
+    eventLog,
+    state,
+    limiter,
+    sessionStore,
+    responseStore,
+    ...(analytics ? { analytics } : {}),
+    metrics,
+    dispatcher: upstream.dispatcher,
+    ...(upstream.mockBaseUrl ? { mockBaseUrl: upstream.mockBaseUrl } : {}),
+  };
+  const node = await startGatewayNode(config, ports, {
+    log,
+    env: process.env,
+    startConfigFollower,
+    print: (stream, text) => void process[stream].write(text),
+  });
   // The consumer thread starts (migrations, chdb) while the node already serves: a signal meanwhile still drains the node.
-  const consumersStarting = inProcessConsumers && analytics ? startConsumerThread({ settings, batching, state, analytics, log: levelLogOf(logger.child({ thread: 'consumers' })) }) : undefined;
+  const consumersStarting =
+    inProcessConsumers && analytics
+      ? startConsumerThread({
+          settings,
+          batching,
+          state,
+          analytics,
+          log: levelLogOf(logger.child({ thread: 'consumers' })),
+        })
+      : undefined;
   startUpOver();
-  exitOnSignals(log, [() => node.stop(), () => upstream.close(), () => tracing?.shutdown(), async () => (await consumersStarting)?.stop(), () => analytics?.close(), () => sessionStore.close(), () => responseStore.close(), () => eventLog.close(), () => limiter.close(), () => state.close()]);
+  exitOnSignals(log, [
+    () => node.stop(),
+    () => upstream.close(),
+    () => tracing?.shutdown(),
+    async () => (await consumersStarting)?.stop(),
+    () => analytics?.close(),
+    () => sessionStore.close(),
+    () => responseStore.close(),
+    () => eventLog.close(),
+    () => limiter.close(),
+    () => state.close(),
+  ]);
   const consumers = await consumersStarting;
   if (consumers) metrics?.addSource(() => consumers.metrics());
 }

@@ -12,7 +12,8 @@ let masters: number;
 try {
   const { values } = parseArgs({ options: { masters: { type: 'string', default: '3' } }, strict: true });
   masters = Number(values.masters);
-  if (!Number.isInteger(masters) || masters < 3) throw new Error(`--masters must be an integer of at least 3, got '${values.masters}'`);
+  if (!Number.isInteger(masters) || masters < 3)
+    throw new Error(`--masters must be an integer of at least 3, got '${values.masters}'`);
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\nusage: redis-cluster-cli.ts [--masters <n ≥ 3>]\n`);
   process.exit(2);
@@ -20,7 +21,9 @@ try {
 
 try {
   const cluster = await startRedisCluster({ masters });
-  process.stdout.write(`REDIS_CLUSTER_NODES=${cluster.seedNodes}\n# redis-server PIDs ${cluster.pids.join(' ')}, files in ${cluster.dir}; Ctrl-C stops them\n`);
+  process.stdout.write(
+    `REDIS_CLUSTER_NODES=${cluster.seedNodes}\n# redis-server PIDs ${cluster.pids.join(' ')}, files in ${cluster.dir}; Ctrl-C stops them\n`,
+  );
   const stop = (): void => void cluster.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -51,7 +51,10 @@ function runs(binary: string): boolean {
 /** @throws RedisClusterToolsMissingError naming the install line when a binary is missing */
 export function assertRedisClusterTools(): void {
   const missing = ['redis-server', 'redis-cli'].filter((binary) => !runs(binary));
-  if (missing.length > 0) throw new RedisClusterToolsMissingError(`${missing.join(' and ')} not found on PATH: ${REDIS_CLUSTER_INSTALL_HINT}`);
+  if (missing.length > 0)
+    throw new RedisClusterToolsMissingError(
+      `${missing.join(' and ')} not found on PATH: ${REDIS_CLUSTER_INSTALL_HINT}`,
+    );
 }
 
 /** `redis-cli -p <port> <args…>` → its stdout; '' when the node does not answer. */
@@ -74,7 +77,26 @@ function startNode(dir: string, port: number, busPort: number): ChildProcess {
   const nodeDir = join(dir, String(port));
   mkdirSync(nodeDir);
   const log = openSync(join(nodeDir, 'redis.log'), 'a');
-  const args = ['--port', String(port), '--bind', HOST, '--cluster-enabled', 'yes', '--cluster-port', String(busPort), '--cluster-config-file', 'nodes.conf', '--dir', nodeDir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-port',
+    String(busPort),
+    '--cluster-config-file',
+    'nodes.conf',
+    '--dir',
+    nodeDir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+  ];
   const child = spawn('redis-server', args, { stdio: ['ignore', log, log] });
   closeSync(log);
   return child;
@@ -82,14 +104,19 @@ function startNode(dir: string, port: number, busPort: number): ChildProcess {
 
 /** SIGTERM to every child still running, SIGKILL to those alive after 5 000 ms. */
 async function stopNodes(children: ReadonlyArray<ChildProcess>): Promise<void> {
-  await Promise.all(children.map(async (child) => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }));
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(child.pid, 'SIGTERM');
+      const timer = setTimeout(
+        () => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'),
+        5000,
+      );
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }
 
 /**
@@ -101,7 +128,8 @@ export async function startRedisCluster(options: RedisClusterStartOptions = {}):
   assertRedisClusterTools();
   const masters = options.masters ?? 3;
   const timeoutMs = options.readyTimeoutMs ?? 30_000;
-  if (!Number.isInteger(masters) || masters < 3) throw new RangeError(`a Redis Cluster needs at least 3 masters, got ${masters}`);
+  if (!Number.isInteger(masters) || masters < 3)
+    throw new RangeError(`a Redis Cluster needs at least 3 masters, got ${masters}`);
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-redis-cluster-'));
   const ports = await freeLoopbackPorts(2 * masters);
   const clientPorts = ports.slice(0, masters);
@@ -114,23 +142,52 @@ export async function startRedisCluster(options: RedisClusterStartOptions = {}):
     for (const [i, port] of clientPorts.entries()) {
       const child = children[i] as ChildProcess;
       const log = join(dir, String(port), 'redis.log');
-      await waitFor(() => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Redis Cluster: the node on port ${port} exited (log: ${log})`);
-        return redisCli(port, 'PING').trim() === 'PONG';
-      }, timeoutMs, `the node on port ${port} did not answer PING (log: ${log})`);
+      await waitFor(
+        () => {
+          if (child.exitCode !== null || child.signalCode !== null)
+            throw new Error(`Redis Cluster: the node on port ${port} exited (log: ${log})`);
+          return redisCli(port, 'PING').trim() === 'PONG';
+        },
+        timeoutMs,
+        `the node on port ${port} did not answer PING (log: ${log})`,
+      );
     }
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...clientPorts.map((port) => `${HOST}:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: timeoutMs });
-    if (create.status !== 0) throw new Error(`Redis Cluster: redis-cli --cluster create failed: ${(create.stderr || create.stdout).trim().split('\n').slice(-3).join(' ')}`);
+    const create = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...clientPorts.map((port) => `${HOST}:${port}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ],
+      { encoding: 'utf8', timeout: timeoutMs },
+    );
+    if (create.status !== 0)
+      throw new Error(
+        `Redis Cluster: redis-cli --cluster create failed: ${(create.stderr || create.stdout).trim().split('\n').slice(-3).join(' ')}`,
+      );
     for (const port of clientPorts) {
-      await waitFor(() => {
-        const info = redisCli(port, 'CLUSTER', 'INFO');
-        return info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${masters}`);
-      }, timeoutMs, `the node on port ${port} did not report cluster_state:ok`);
+      await waitFor(
+        () => {
+          const info = redisCli(port, 'CLUSTER', 'INFO');
+          return info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${masters}`);
+        },
+        timeoutMs,
+        `the node on port ${port} did not report cluster_state:ok`,
+      );
     }
   } catch (error) {
     await stop();
     throw error;
   }
   const nodes = clientPorts.map((port) => ({ host: HOST, port }));
-  return { nodes, seedNodes: nodes.map((node) => `${node.host}:${node.port}`).join(','), pids: children.map((child) => child.pid as number), dir, stop };
+  return {
+    nodes,
+    seedNodes: nodes.map((node) => `${node.host}:${node.port}`).join(','),
+    pids: children.map((child) => child.pid as number),
+    dir,
+    stop,
+  };
 }

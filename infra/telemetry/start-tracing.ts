@@ -58,7 +58,10 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const provider = new node.NodeTracerProvider({ resource, spanProcessors: [new node.BatchSpanProcessor(new exporter.OTLPTraceExporter())] });
+  const provider = new node.NodeTracerProvider({
+    resource,
+    spanProcessors: [new node.BatchSpanProcessor(new exporter.OTLPTraceExporter())],
+  });
   provider.register();
   const upstreamCalls = new undici.UndiciInstrumentation();
   const serverSpans = new fastifyOtel.FastifyOtelInstrumentation({

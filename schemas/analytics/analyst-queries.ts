@@ -44,7 +44,8 @@ ORDER BY cost_usd DESC
 LIMIT 10`,
   },
   {
-    title: 'Failover rate per channel over the last 7 days: attempts the router moved on from / attempts on the channel',
+    title:
+      'Failover rate per channel over the last 7 days: attempts the router moved on from / attempts on the channel',
     sql: `SELECT channel_id, provider, attempts, failed_over, failed_last,
        round(failed_over / attempts, 4) AS failover_rate, round((failed_over + failed_last) / attempts, 4) AS error_rate
 FROM
@@ -69,7 +70,8 @@ ANY LEFT JOIN (SELECT channel_id, provider FROM channels FINAL) AS channel_names
 ORDER BY failover_rate DESC, channel_id`,
   },
   {
-    title: 'Requests per day and status over the last 7 days: how many got no usage, and the longest from arrival to the last byte',
+    title:
+      'Requests per day and status over the last 7 days: how many got no usage, and the longest from arrival to the last byte',
     sql: `SELECT day, status, count() AS requests, countIf(usage_source = 'none') AS without_usage, max(occurred_at_ms - started_at_ms) AS longest_ms
 FROM consumption_log FINAL
 WHERE day > today() - 7
@@ -91,7 +93,8 @@ GROUP BY key_id, key_name, revoked_at
 ORDER BY requests DESC`,
   },
   {
-    title: "Who changed a price, newest first (actor: a personal admin token's name, a console login, bootstrap-token or config-file; rows written before personal admin tokens say admin or cli, or hold a console user's id)",
+    title:
+      "Who changed a price, newest first (actor: a personal admin token's name, a console login, bootstrap-token or config-file; rows written before personal admin tokens say admin or cli, or hold a console user's id)",
     sql: `SELECT occurred_at, actor, entity_id AS price_id, visitParamExtractString(changes, 'model') AS model, changes
 FROM config_audit FINAL
 WHERE event_type = 'PriceSet'

@@ -86,7 +86,12 @@ export function toJsonEachRow(rows: ReadonlyArray<Record<string, AnalyticsValue>
       if (!Object.hasOwn(row, key)) continue;
       const value = row[key] as AnalyticsValue;
       out += first ? quotedKey(key) : `,${quotedKey(key)}`;
-      out += value instanceof Decimal ? value.toString() : typeof value === 'number' && Number.isFinite(value) ? String(value) : JSON.stringify(value);
+      out +=
+        value instanceof Decimal
+          ? value.toString()
+          : typeof value === 'number' && Number.isFinite(value)
+            ? String(value)
+            : JSON.stringify(value);
       first = false;
     }
     out += '}';

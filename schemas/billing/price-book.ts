@@ -80,7 +80,12 @@ export function buildPriceBook(entries: ReadonlyArray<PriceEntryConfig>): Price[
  * effectiveFrom wins, and among equal ones the entry later in `book` (the one set last).
  * Undefined when the model has no price (cost 0, and the caller warns).
  */
-export function findPrice(book: ReadonlyArray<Price>, model: string, channelId: string | null, at: number): Price | undefined {
+export function findPrice(
+  book: ReadonlyArray<Price>,
+  model: string,
+  channelId: string | null,
+  at: number,
+): Price | undefined {
   let best: Price | undefined;
   for (const price of book) {
     if (price.model !== model || price.effectiveFrom > at) continue;
@@ -101,6 +106,10 @@ export function costNanoUsd(usage: TokenCounts, price: Price): bigint {
   const cacheRead = BigInt(usage.cachedInputTokens);
   const cacheWrite = BigInt(usage.cacheWriteTokens);
   const uncached = BigInt(Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens));
-  const numerator = uncached * price.inputNanoPerMTok + cacheRead * price.cacheReadNanoPerMTok + cacheWrite * price.cacheWriteNanoPerMTok + BigInt(usage.outputTokens) * price.outputNanoPerMTok;
+  const numerator =
+    uncached * price.inputNanoPerMTok +
+    cacheRead * price.cacheReadNanoPerMTok +
+    cacheWrite * price.cacheWriteNanoPerMTok +
+    BigInt(usage.outputTokens) * price.outputNanoPerMTok;
   return (numerator + 500_000n) / 1_000_000n;
 }

@@ -45,7 +45,15 @@ export class PriceHistory {
     } catch {
       return false;
     }
-    if (!price || price.inputNanoPerMTok < 0n || price.outputNanoPerMTok < 0n || price.cacheReadNanoPerMTok < 0n || price.cacheWriteNanoPerMTok < 0n || Number.isNaN(price.effectiveFrom)) return false;
+    if (
+      !price ||
+      price.inputNanoPerMTok < 0n ||
+      price.outputNanoPerMTok < 0n ||
+      price.cacheReadNanoPerMTok < 0n ||
+      price.cacheWriteNanoPerMTok < 0n ||
+      Number.isNaN(price.effectiveFrom)
+    )
+      return false;
     this.entries.push({ revision: this.entries.length + 1, priceId: event.priceId, setAt: event.occurredAt, price });
     return true;
   }

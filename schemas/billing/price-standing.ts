@@ -41,7 +41,11 @@ export function priceStandings(entries: ReadonlyArray<PriceBookEntry>, at: numbe
   const standings = new Map<string, PriceStanding>();
   for (const { entry, price } of priced) {
     if (price.effectiveFrom > at) standings.set(entry.priceId, 'scheduled');
-    else standings.set(entry.priceId, findPrice(book, price.model, price.channel, at) === price ? 'in force' : 'superseded');
+    else
+      standings.set(
+        entry.priceId,
+        findPrice(book, price.model, price.channel, at) === price ? 'in force' : 'superseded',
+      );
   }
   return standings;
 }
@@ -53,15 +57,28 @@ export function priceStandings(entries: ReadonlyArray<PriceBookEntry>, at: numbe
  * @param entries as for priceStandings
  * @returns the first winning rival, or undefined when the candidate would be in force
  */
-export function shadowingEntry(entries: ReadonlyArray<PriceBookEntry>, candidate: PriceBookEntry, now: number): Shadowing | undefined {
+export function shadowingEntry(
+  entries: ReadonlyArray<PriceBookEntry>,
+  candidate: PriceBookEntry,
+  now: number,
+): Shadowing | undefined {
   const priced = pair([...entries.filter((e) => e.priceId !== candidate.priceId), candidate]);
   const mine = priced.at(-1)!.price;
   const book = priced.map((p) => p.price);
   const at = Math.max(now, mine.effectiveFrom);
-  const channels = mine.channel !== null ? [mine.channel] : [null, ...new Set(priced.flatMap((p) => (p.price.model === mine.model && p.price.channel !== null ? [p.price.channel] : [])))];
+  const channels =
+    mine.channel !== null
+      ? [mine.channel]
+      : [
+          null,
+          ...new Set(
+            priced.flatMap((p) => (p.price.model === mine.model && p.price.channel !== null ? [p.price.channel] : [])),
+          ),
+        ];
   for (const channel of channels) {
     const winner = findPrice(book, mine.model, channel, at);
-    if (winner !== undefined && winner !== mine) return { winner: priced.find((p) => p.price === winner)!.entry, forChannel: channel };
+    if (winner !== undefined && winner !== mine)
+      return { winner: priced.find((p) => p.price === winner)!.entry, forChannel: channel };
   }
   return undefined;
 }

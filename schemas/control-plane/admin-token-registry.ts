@@ -16,7 +16,15 @@ export class AdminTokenRegistry {
   /** Adds a created token. @returns false when its tokenId already exists (then nothing changes). */
   created(event: AdminTokenCreated): boolean {
     if (this.byId.has(event.tokenId)) return false;
-    this.byId.set(event.tokenId, { tokenId: event.tokenId, name: event.name, digest: event.digest, createdAt: event.occurredAt, createdBy: event.actor, revokedAt: null, revokedBy: null });
+    this.byId.set(event.tokenId, {
+      tokenId: event.tokenId,
+      name: event.name,
+      digest: event.digest,
+      createdAt: event.occurredAt,
+      createdBy: event.actor,
+      revokedAt: null,
+      revokedBy: null,
+    });
     this.idByDigest.set(event.digest, event.tokenId);
     this.snapshot = undefined;
     return true;
@@ -26,7 +34,8 @@ export class AdminTokenRegistry {
   revoked(event: AdminTokenRevoked): boolean {
     const existing = this.byId.get(event.tokenId);
     if (!existing) return false;
-    if (existing.revokedAt === null) this.byId.set(event.tokenId, { ...existing, revokedAt: event.occurredAt, revokedBy: event.actor });
+    if (existing.revokedAt === null)
+      this.byId.set(event.tokenId, { ...existing, revokedAt: event.occurredAt, revokedBy: event.actor });
     this.snapshot = undefined;
     return true;
   }

@@ -40,11 +40,13 @@ export class AuditHistory {
   record(entry: AuditEntry): void {
     this.entries.push(entry);
     this.snapshot = undefined;
-    if (this.entries.length >= this.capacity + Math.max(1, Math.floor(this.capacity / 10))) this.entries = this.entries.slice(-this.capacity);
+    if (this.entries.length >= this.capacity + Math.max(1, Math.floor(this.capacity / 10)))
+      this.entries = this.entries.slice(-this.capacity);
   }
 
   /** The newest `capacity` entries, oldest first (the same array until the next `record`). */
   list(): ReadonlyArray<AuditEntry> {
-    return (this.snapshot ??= this.entries.length > this.capacity ? this.entries.slice(-this.capacity) : [...this.entries]);
+    return (this.snapshot ??=
+      this.entries.length > this.capacity ? this.entries.slice(-this.capacity) : [...this.entries]);
   }
 }

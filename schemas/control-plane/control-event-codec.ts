@@ -9,19 +9,32 @@
  * Sync markers (records with an empty value, see config-follower.ts)
  * share the topic: check `isControlEventValue` before decoding.
  */
-import { decodeSingleObject, encodeSingleObject, loadSchemaRegistry, type SchemaFamily, type SchemaHistoryFile, type SchemaRegistry } from '../events/single-object-registry.ts';
+import {
+  decodeSingleObject,
+  encodeSingleObject,
+  loadSchemaRegistry,
+  type SchemaFamily,
+  type SchemaHistoryFile,
+  type SchemaRegistry,
+} from '../events/single-object-registry.ts';
 import { AVRO_HISTORY_FILES } from './avro-files.generated.ts';
 import { CONTROL_EVENTS_NAMESPACE, CURRENT_CONTROL_SCHEMAS, type ControlEventType } from './control-avro-schemas.ts';
 import type { ChannelMock, ChannelUpserted, ControlEvent, KeyCreated, KeyUpdated } from './control-plane-events.ts';
 
 /** The control event family: namespace `tollgate.control`, schemas of control-avro-schemas.ts. */
-export const CONTROL_SCHEMA_FAMILY: SchemaFamily<ControlEventType> = { label: 'control', namespace: CONTROL_EVENTS_NAMESPACE, schemas: CURRENT_CONTROL_SCHEMAS };
+export const CONTROL_SCHEMA_FAMILY: SchemaFamily<ControlEventType> = {
+  label: 'control',
+  namespace: CONTROL_EVENTS_NAMESPACE,
+  schemas: CURRENT_CONTROL_SCHEMAS,
+};
 
 /**
  * Builds the registry of control schemas from the current ones and the history files (default: ./avro/history's).
  * @throws Error on a broken history file (see loadSchemaRegistry).
  */
-export function controlSchemaRegistry(history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES): SchemaRegistry<ControlEventType> {
+export function controlSchemaRegistry(
+  history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES,
+): SchemaRegistry<ControlEventType> {
   return loadSchemaRegistry(CONTROL_SCHEMA_FAMILY, history);
 }
 
@@ -36,7 +49,15 @@ const registry = controlSchemaRegistry();
  *   `role`, a missing string)
  */
 export function encodeControlEvent(event: ControlEvent): Buffer {
-  const datum = event.type === 'ChannelUpserted' ? { ...event.event, mock: event.event.mock ?? null, deadlineMs: event.event.deadlineMs ?? null, minStreamRate: event.event.minStreamRate ?? null } : event.event;
+  const datum =
+    event.type === 'ChannelUpserted'
+      ? {
+          ...event.event,
+          mock: event.event.mock ?? null,
+          deadlineMs: event.event.deadlineMs ?? null,
+          minStreamRate: event.event.minStreamRate ?? null,
+        }
+      : event.event;
   return encodeSingleObject(registry, event.type, datum);
 }
 
@@ -89,13 +110,19 @@ function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlE
     case 'KeyCreated':
     case 'KeyUpdated': {
       const models = (decoded as KeyCreated | KeyUpdated).models;
-      return { type: eventType, event: { ...plain, models: models === null ? null : [...models] } } as unknown as ControlEvent;
+      return {
+        type: eventType,
+        event: { ...plain, models: models === null ? null : [...models] },
+      } as unknown as ControlEvent;
     }
     case 'ChannelUpserted': {
       const channel = decoded as Required<ChannelUpserted>;
       const mock: ChannelMock | null = channel.mock === null ? null : { ...channel.mock };
       const minStreamRate = channel.minStreamRate === null ? null : { ...channel.minStreamRate };
-      return { type: eventType, event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock, minStreamRate } };
+      return {
+        type: eventType,
+        event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock, minStreamRate },
+      };
     }
     default:
       return { type: eventType, event: plain } as unknown as ControlEvent;

@@ -58,7 +58,8 @@ type DecodedChannelUpserted = AvroToTs<typeof channelUpsertedSchema>;
  * A channel as stored, fields mirroring the config file's channel; the credential is encrypted
  * (./avro/channel-upserted.avsc). `mock`, `deadlineMs` and `minStreamRate` may be left out (null).
  */
-export type ChannelUpserted = Omit<DecodedChannelUpserted, ChannelUpsertedOptionalField> & Partial<Pick<DecodedChannelUpserted, ChannelUpsertedOptionalField>>;
+export type ChannelUpserted = Omit<DecodedChannelUpserted, ChannelUpsertedOptionalField> &
+  Partial<Pick<DecodedChannelUpserted, ChannelUpsertedOptionalField>>;
 
 /** Behaviour of the built-in fake model of a mock channel (mirrors the config file's `mock`). */
 export type ChannelMock = NonNullable<DecodedChannelUpserted['mock']>;

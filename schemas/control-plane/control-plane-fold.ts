@@ -30,8 +30,24 @@
 import { PriceHistory } from '../billing/price-history.ts';
 import { AdminTokenRegistry } from './admin-token-registry.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
-import type { ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, UserCreated, UserCredentialsSet, UserUpdated } from './control-plane-events.ts';
-import { priceRecordOf, type AdminTokenRecord, type AuditEntry, type KeyRecord, type PriceRecord, type UserRecord } from './control-plane-records.ts';
+import type {
+  ChannelUpserted,
+  ControlEvent,
+  KeyCreated,
+  KeyRevoked,
+  KeyUpdated,
+  UserCreated,
+  UserCredentialsSet,
+  UserUpdated,
+} from './control-plane-events.ts';
+import {
+  priceRecordOf,
+  type AdminTokenRecord,
+  type AuditEntry,
+  type KeyRecord,
+  type PriceRecord,
+  type UserRecord,
+} from './control-plane-records.ts';
 
 /** What a process makes of one ChannelUpserted. */
 export interface ChannelProjection<C> {
@@ -48,7 +64,10 @@ export interface ControlPlaneFoldOptions<C> {
   /** Builds the process's channel record from a ChannelUpserted (never throws). */
   readonly projectChannel: (event: ChannelUpserted) => ChannelProjection<C>;
   /** Called with each warning as it is recorded (e.g. a channel whose credential does not decrypt). */
-  readonly onWarning?: (message: string, extra: { readonly eventId: string; readonly type: ControlEvent['type'] }) => void;
+  readonly onWarning?: (
+    message: string,
+    extra: { readonly eventId: string; readonly type: ControlEvent['type'] },
+  ) => void;
 }
 
 /** Most recent warnings kept by `warnings()`. */
@@ -213,15 +232,18 @@ export class ControlPlaneFold<C> {
         this.channelsById.delete(event.event.channelId);
         return;
       case 'PriceSet':
-        if (!this.priceHistory.record(event.event)) return this.warn(`PriceSet ${event.event.priceId} ignored: its amounts cannot be priced exactly`, event);
+        if (!this.priceHistory.record(event.event))
+          return this.warn(`PriceSet ${event.event.priceId} ignored: its amounts cannot be priced exactly`, event);
         this.pricesById.delete(event.event.priceId);
         this.pricesById.set(event.event.priceId, priceRecordOf(event.event));
         return;
       case 'AdminTokenCreated':
-        if (!this.tokens.created(event.event)) this.warn(`AdminTokenCreated for existing token ${event.event.tokenId} ignored`, event);
+        if (!this.tokens.created(event.event))
+          this.warn(`AdminTokenCreated for existing token ${event.event.tokenId} ignored`, event);
         return;
       case 'AdminTokenRevoked':
-        if (!this.tokens.revoked(event.event)) this.warn(`AdminTokenRevoked for unknown token ${event.event.tokenId} ignored`, event);
+        if (!this.tokens.revoked(event.event))
+          this.warn(`AdminTokenRevoked for unknown token ${event.event.tokenId} ignored`, event);
         return;
     }
   }
@@ -249,7 +271,11 @@ export class ControlPlaneFold<C> {
     if (!existing) return this.warn(`UserCredentialsSet for unknown user ${event.userId} ignored`, source);
     const login = event.login.toLowerCase();
     const holder = this.userIdByLogin.get(login);
-    if (holder !== undefined && holder !== event.userId) return this.warn(`UserCredentialsSet for user ${event.userId} ignored: login '${login}' belongs to user ${holder}`, source);
+    if (holder !== undefined && holder !== event.userId)
+      return this.warn(
+        `UserCredentialsSet for user ${event.userId} ignored: login '${login}' belongs to user ${holder}`,
+        source,
+      );
     if (existing.login !== null && existing.login !== login) this.userIdByLogin.delete(existing.login);
     this.userIdByLogin.set(login, event.userId);
     this.usersById.set(event.userId, { ...existing, login, passwordHash: event.passwordHash });
@@ -302,7 +328,10 @@ export class ControlPlaneFold<C> {
   private quota(text: string | null, source: ControlEvent): bigint | null {
     if (text === null) return null;
     if (/^\d{1,30}$/.test(text)) return BigInt(text);
-    this.warn(`${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`, source);
+    this.warn(
+      `${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`,
+      source,
+    );
     return 0n;
   }
 

@@ -18,7 +18,11 @@ export interface PartitionLag {
  * Without `committedOffsets` on the log (a test double) it returns [].
  * @throws the event log's Error when it is unreachable or cannot be read.
  */
-export async function measureConsumerLag(eventLog: EventLog, groupId: string, topics: ReadonlyArray<string>): Promise<PartitionLag[]> {
+export async function measureConsumerLag(
+  eventLog: EventLog,
+  groupId: string,
+  topics: ReadonlyArray<string>,
+): Promise<PartitionLag[]> {
   const committedOf = eventLog.committedOffsets?.bind(eventLog);
   if (!committedOf) return [];
   const perTopic = await Promise.all(

@@ -5,7 +5,16 @@
  * logical types, attribute order or whitespace.
  */
 
-const PRIMITIVES: ReadonlySet<string> = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);
+const PRIMITIVES: ReadonlySet<string> = new Set([
+  'null',
+  'boolean',
+  'int',
+  'long',
+  'float',
+  'double',
+  'bytes',
+  'string',
+]);
 const NAMED_TYPES: ReadonlySet<string> = new Set(['record', 'error', 'enum', 'fixed']);
 
 /** Walk state: the enclosing namespace and the full names already written (later uses print the name only). */
@@ -30,7 +39,8 @@ export function parsingCanonicalForm(schema: unknown): string {
 }
 
 function canonical(schema: unknown, state: CanonicalState): string {
-  if (typeof schema === 'string') return JSON.stringify(PRIMITIVES.has(schema) ? schema : fullName(schema, undefined, state.namespace));
+  if (typeof schema === 'string')
+    return JSON.stringify(PRIMITIVES.has(schema) ? schema : fullName(schema, undefined, state.namespace));
   if (Array.isArray(schema)) return `[${schema.map((branch) => canonical(branch, state)).join(',')}]`;
   if (schema === null || typeof schema !== 'object') throw new Error(`invalid Avro schema: ${JSON.stringify(schema)}`);
   const node = schema as Record<string, unknown>;

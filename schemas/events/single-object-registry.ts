@@ -72,18 +72,40 @@ export interface SchemaHistoryFile {
  *   match its file name, cannot be resolved into the current schema (an evolution rule was
  *   broken), or two different schemas share a fingerprint.
  */
-export function loadSchemaRegistry<T extends string>(family: SchemaFamily<T>, history: ReadonlyArray<SchemaHistoryFile>): SchemaRegistry<T> {
+export function loadSchemaRegistry<T extends string>(
+  family: SchemaFamily<T>,
+  history: ReadonlyArray<SchemaHistoryFile>,
+): SchemaRegistry<T> {
   const byHex = new Map<string, RegisteredSchema<T>>();
   const current = new Map<T, RegisteredSchema<T>>();
   for (const [eventType, { schema }] of Object.entries(family.schemas) as Array<[T, { schema: unknown }]>) {
     const type = avro.Type.forSchema(schema as avro.Schema, { ...AVSC_OPTIONS });
-    current.set(eventType, register(byHex, { eventType, version: 'current', schema, writerType: type, readerType: type, resolver: undefined }));
+    current.set(
+      eventType,
+      register(byHex, {
+        eventType,
+        version: 'current',
+        schema,
+        writerType: type,
+        readerType: type,
+        resolver: undefined,
+      }),
+    );
   }
-  for (const { file, schema: fileSchema } of [...history].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
+  for (const { file, schema: fileSchema } of [...history].sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : 0,
+  )) {
     const { eventType, version, schema } = readHistoryFile(family, file, fileSchema);
     const readerType = (current.get(eventType) as RegisteredSchema<T>).readerType;
     const writerType = avro.Type.forSchema(schema as avro.Schema, { ...AVSC_OPTIONS });
-    register(byHex, { eventType, version, schema, writerType, readerType, resolver: resolve(readerType, writerType, file) });
+    register(byHex, {
+      eventType,
+      version,
+      schema,
+      writerType,
+      readerType,
+      resolver: resolve(readerType, writerType, file),
+    });
   }
   const all = [...byHex.values()];
   return {
@@ -98,7 +120,11 @@ export function loadSchemaRegistry<T extends string>(family: SchemaFamily<T>, hi
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
  * @throws Error when the datum does not fit the schema (non-integer or unsafe `long`, missing string, unknown enum symbol)
  */
-export function encodeSingleObject<T extends string>(registry: SchemaRegistry<T>, eventType: T, datum: unknown): Buffer {
+export function encodeSingleObject<T extends string>(
+  registry: SchemaRegistry<T>,
+  eventType: T,
+  datum: unknown,
+): Buffer {
   const entry = registry.current(eventType);
   return Buffer.concat([entry.header, entry.writerType.toBuffer(datum)]);
 }
@@ -111,25 +137,47 @@ export function encodeSingleObject<T extends string>(registry: SchemaRegistry<T>
  *   `unknown writer schema fingerprint …` (no registered schema has it); `cannot decode …` (the
  *   body does not match the writer schema: truncated, trailing bytes, bad enum index).
  */
-export function decodeSingleObject<T extends string>(registry: SchemaRegistry<T>, label: string, value: Buffer): { readonly eventType: T; readonly datum: unknown } {
-  if (value.length < SINGLE_OBJECT_HEADER_LENGTH || value[0] !== SINGLE_OBJECT_MARKER[0] || value[1] !== SINGLE_OBJECT_MARKER[1]) {
-    throw new Error(`not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`);
+export function decodeSingleObject<T extends string>(
+  registry: SchemaRegistry<T>,
+  label: string,
+  value: Buffer,
+): { readonly eventType: T; readonly datum: unknown } {
+  if (
+    value.length < SINGLE_OBJECT_HEADER_LENGTH ||
+    value[0] !== SINGLE_OBJECT_MARKER[0] ||
+    value[1] !== SINGLE_OBJECT_MARKER[1]
+  ) {
+    throw new Error(
+      `not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`,
+    );
   }
   const fingerprintHex = value.toString('hex', 2, SINGLE_OBJECT_HEADER_LENGTH);
   const entry = registry.byFingerprintHex(fingerprintHex);
   if (!entry) {
-    throw new Error(`unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered ${label} event schema version`);
+    throw new Error(
+      `unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered ${label} event schema version`,
+    );
   }
   try {
-    return { eventType: entry.eventType, datum: entry.readerType.fromBuffer(value.subarray(SINGLE_OBJECT_HEADER_LENGTH), entry.resolver) };
+    return {
+      eventType: entry.eventType,
+      datum: entry.readerType.fromBuffer(value.subarray(SINGLE_OBJECT_HEADER_LENGTH), entry.resolver),
+    };
   } catch (error) {
-    throw new Error(`cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`);
+    throw new Error(
+      `cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`,
+    );
   }
 }
 
-type Registration<T extends string> = Omit<RegisteredSchema<T>, 'fingerprint' | 'header'> & { readonly schema: unknown };
+type Registration<T extends string> = Omit<RegisteredSchema<T>, 'fingerprint' | 'header'> & {
+  readonly schema: unknown;
+};
 
-function register<T extends string>(byHex: Map<string, RegisteredSchema<T>>, registration: Registration<T>): RegisteredSchema<T> {
+function register<T extends string>(
+  byHex: Map<string, RegisteredSchema<T>>,
+  registration: Registration<T>,
+): RegisteredSchema<T> {
   const { schema, ...rest } = registration;
   const fingerprint = schemaFingerprint64(schema);
   const header = Buffer.concat([SINGLE_OBJECT_MARKER, fingerprintToLittleEndian(fingerprint)]);
@@ -137,23 +185,34 @@ function register<T extends string>(byHex: Map<string, RegisteredSchema<T>>, reg
   const existing = byHex.get(hex);
   if (existing) {
     if (existing.eventType === rest.eventType) return existing; // the same schema kept twice: harmless
-    throw new Error(`schema fingerprint ${hex} of ${rest.eventType} v${rest.version} collides with ${existing.eventType}`);
+    throw new Error(
+      `schema fingerprint ${hex} of ${rest.eventType} v${rest.version} collides with ${existing.eventType}`,
+    );
   }
   const entry: RegisteredSchema<T> = { ...rest, fingerprint, header };
   byHex.set(hex, entry);
   return entry;
 }
 
-function readHistoryFile<T extends string>(family: SchemaFamily<T>, file: string, fileSchema: unknown): { eventType: T; version: number; schema: unknown } {
+function readHistoryFile<T extends string>(
+  family: SchemaFamily<T>,
+  file: string,
+  fileSchema: unknown,
+): { eventType: T; version: number; schema: unknown } {
   const match = /^([a-z0-9-]+)\.v(\d+)\.avsc$/.exec(file);
   if (!match) throw new Error(`schema history file ${file}: name must be <event>.v<N>.avsc`);
   const schema = fileSchema as { name?: unknown; namespace?: unknown };
-  const fullName = typeof schema.name === 'string' && schema.name.includes('.') ? schema.name : `${String(schema.namespace)}.${String(schema.name)}`;
+  const fullName =
+    typeof schema.name === 'string' && schema.name.includes('.')
+      ? schema.name
+      : `${String(schema.namespace)}.${String(schema.name)}`;
   const eventType = (Object.keys(family.schemas) as T[]).find((t) => `${family.namespace}.${t}` === fullName);
   if (!eventType) throw new Error(`schema history file ${file}: ${fullName} is not a ${family.label} event`);
   const expectedFile = family.schemas[eventType].file;
   if (expectedFile !== `${match[1]}.avsc`) {
-    throw new Error(`schema history file ${file}: holds ${eventType}, expected a name starting with ${expectedFile.replace('.avsc', '')}`);
+    throw new Error(
+      `schema history file ${file}: holds ${eventType}, expected a name starting with ${expectedFile.replace('.avsc', '')}`,
+    );
   }
   return { eventType, version: Number(match[2]), schema };
 }
@@ -162,6 +221,8 @@ function resolve(readerType: avro.Type, writerType: avro.Type, file: string): av
   try {
     return readerType.createResolver(writerType);
   } catch (error) {
-    throw new Error(`schema history file ${file} cannot be read by the current schema (see EVOLUTION.md): ${(error as Error).message}`);
+    throw new Error(
+      `schema history file ${file} cannot be read by the current schema (see EVOLUTION.md): ${(error as Error).message}`,
+    );
   }
 }

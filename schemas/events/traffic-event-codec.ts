@@ -43,19 +43,29 @@ export function encodeTrafficEvent(event: TrafficEvent): Buffer {
  *   the writer schema (truncated, trailing bytes, bad enum index).
  */
 export function decodeTrafficEvent(value: Buffer): TrafficEvent {
-  if (value.length < SINGLE_OBJECT_HEADER_LENGTH || value[0] !== SINGLE_OBJECT_MARKER[0] || value[1] !== SINGLE_OBJECT_MARKER[1]) {
-    throw new Error(`not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`);
+  if (
+    value.length < SINGLE_OBJECT_HEADER_LENGTH ||
+    value[0] !== SINGLE_OBJECT_MARKER[0] ||
+    value[1] !== SINGLE_OBJECT_MARKER[1]
+  ) {
+    throw new Error(
+      `not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`,
+    );
   }
   const fingerprintHex = value.toString('hex', 2, SINGLE_OBJECT_HEADER_LENGTH);
   const entry = registry.byFingerprintHex(fingerprintHex);
   if (!entry) {
-    throw new Error(`unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered traffic event schema version`);
+    throw new Error(
+      `unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered traffic event schema version`,
+    );
   }
   let decoded: unknown;
   try {
     decoded = entry.readerType.fromBuffer(value.subarray(SINGLE_OBJECT_HEADER_LENGTH), entry.resolver);
   } catch (error) {
-    throw new Error(`cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`);
+    throw new Error(
+      `cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`,
+    );
   }
   return toTrafficEvent(entry.eventType, decoded);
 }

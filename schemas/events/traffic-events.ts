@@ -36,7 +36,9 @@ export type RequestUsageSource = RequestTokenUsage['usageSource'];
 export type TokenCounts = Omit<RequestTokenUsage, 'usageSource'>;
 
 /** Token counts of a request a channel served (tokens) and their source. */
-export type TokenUsage = { readonly [Field in keyof RequestTokenUsage]: Field extends 'usageSource' ? UsageSource : RequestTokenUsage[Field] };
+export type TokenUsage = {
+  readonly [Field in keyof RequestTokenUsage]: Field extends 'usageSource' ? UsageSource : RequestTokenUsage[Field];
+};
 
 /** How a request ended: `completed`, `failed` or `cancelled`. */
 export type RequestStatus = RequestCompleted['status'];

@@ -9,7 +9,13 @@
  */
 import { AVRO_HISTORY_FILES } from './avro-files.generated.ts';
 import { CURRENT_TRAFFIC_SCHEMAS, TRAFFIC_EVENTS_NAMESPACE, type TrafficEventType } from './avro-schemas.ts';
-import { loadSchemaRegistry, type RegisteredSchema as GenericRegisteredSchema, type SchemaFamily, type SchemaHistoryFile, type SchemaRegistry } from './single-object-registry.ts';
+import {
+  loadSchemaRegistry,
+  type RegisteredSchema as GenericRegisteredSchema,
+  type SchemaFamily,
+  type SchemaHistoryFile,
+  type SchemaRegistry,
+} from './single-object-registry.ts';
 
 export { SINGLE_OBJECT_HEADER_LENGTH, SINGLE_OBJECT_MARKER } from './single-object-registry.ts';
 
@@ -20,7 +26,11 @@ export type RegisteredSchema = GenericRegisteredSchema<TrafficEventType>;
 export type TrafficSchemaRegistry = SchemaRegistry<TrafficEventType>;
 
 /** The traffic event family: namespace `tollgate.events`, schemas of avro-schemas.ts. */
-export const TRAFFIC_SCHEMA_FAMILY: SchemaFamily<TrafficEventType> = { label: 'traffic', namespace: TRAFFIC_EVENTS_NAMESPACE, schemas: CURRENT_TRAFFIC_SCHEMAS };
+export const TRAFFIC_SCHEMA_FAMILY: SchemaFamily<TrafficEventType> = {
+  label: 'traffic',
+  namespace: TRAFFIC_EVENTS_NAMESPACE,
+  schemas: CURRENT_TRAFFIC_SCHEMAS,
+};
 
 /**
  * Builds the registry from the current schemas and the history files (default: ./avro/history's).
@@ -29,6 +39,8 @@ export const TRAFFIC_SCHEMA_FAMILY: SchemaFamily<TrafficEventType> = { label: 't
  *   match its file name, cannot be resolved into the current schema (an evolution rule was
  *   broken), or two different schemas share a fingerprint.
  */
-export function trafficSchemaRegistry(history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES): TrafficSchemaRegistry {
+export function trafficSchemaRegistry(
+  history: ReadonlyArray<SchemaHistoryFile> = AVRO_HISTORY_FILES,
+): TrafficSchemaRegistry {
   return loadSchemaRegistry(TRAFFIC_SCHEMA_FAMILY, history);
 }

@@ -26,9 +26,11 @@ export function watermarkName(kind: WatermarkKind, position: LogPosition): strin
  *   non-negative integer or the topic is empty.
  */
 export function offsetOf(position: LogPosition): number {
-  if (!position || !position.topic || !Number.isInteger(position.partition) || position.partition < 0) throw new RangeError(`invalid log position ${JSON.stringify(position)}`);
+  if (!position || !position.topic || !Number.isInteger(position.partition) || position.partition < 0)
+    throw new RangeError(`invalid log position ${JSON.stringify(position)}`);
   const offset = /^\d{1,16}$/.test(position.offset) ? Number(position.offset) : Number.NaN;
-  if (!(offset <= MAX_EXACT_OFFSET)) throw new RangeError(`log offset must be a decimal integer in 0..2^53, got ${JSON.stringify(position.offset)}`);
+  if (!(offset <= MAX_EXACT_OFFSET))
+    throw new RangeError(`log offset must be a decimal integer in 0..2^53, got ${JSON.stringify(position.offset)}`);
   return offset;
 }
 

@@ -69,7 +69,11 @@ export interface WindowCounts {
  * The caller guarantees each event id is folded at most once and records the observation in the
  * sliding window itself.
  */
-export function foldChannelHealth(state: ChannelHealthState, observation: ChannelObservation, policy: HealthPolicy): ChannelHealthState {
+export function foldChannelHealth(
+  state: ChannelHealthState,
+  observation: ChannelObservation,
+  policy: HealthPolicy,
+): ChannelHealthState {
   const at = observation.at;
   let retryAfterUntil = state.retryAfterUntil;
   const retryAfterMs = observation.retryAfterMs ?? 0;
@@ -79,10 +83,23 @@ export function foldChannelHealth(state: ChannelHealthState, observation: Channe
   const lastFailureAt = state.lastFailureAt ?? 0;
   if (observation.ok) {
     const isSample = at >= state.lastAt && (observation.errorKind === undefined || observation.errorKind === '');
-    const latencyEwmaMs = !isSample ? state.latencyEwmaMs : state.latencyEwmaMs === 0 ? observation.latencyMs : policy.latencyAlpha * observation.latencyMs + (1 - policy.latencyAlpha) * state.latencyEwmaMs;
+    const latencyEwmaMs = !isSample
+      ? state.latencyEwmaMs
+      : state.latencyEwmaMs === 0
+        ? observation.latencyMs
+        : policy.latencyAlpha * observation.latencyMs + (1 - policy.latencyAlpha) * state.latencyEwmaMs;
     const successAt = Math.max(lastSuccessAt, at);
     // A success newer than every counted failure closes the breaker; an older one leaves the later failures standing.
-    if (at >= lastFailureAt) return { latencyEwmaMs, consecutiveFailures: 0, failureCooldownUntil: 0, retryAfterUntil, lastAt, lastSuccessAt: successAt, lastFailureAt: 0 };
+    if (at >= lastFailureAt)
+      return {
+        latencyEwmaMs,
+        consecutiveFailures: 0,
+        failureCooldownUntil: 0,
+        retryAfterUntil,
+        lastAt,
+        lastSuccessAt: successAt,
+        lastFailureAt: 0,
+      };
     return { ...state, latencyEwmaMs, retryAfterUntil, lastAt, lastSuccessAt: successAt, lastFailureAt };
   }
   // Failures count when newer than the last success, in whatever order they arrive (partitions interleave).
@@ -90,12 +107,26 @@ export function foldChannelHealth(state: ChannelHealthState, observation: Channe
   const consecutiveFailures = state.consecutiveFailures + 1;
   const failureAt = Math.max(lastFailureAt, at);
   let failureCooldownUntil = state.failureCooldownUntil;
-  if (consecutiveFailures >= policy.failureThreshold) failureCooldownUntil = Math.max(failureCooldownUntil, failureAt + policy.cooldownMs);
-  return { latencyEwmaMs: state.latencyEwmaMs, consecutiveFailures, failureCooldownUntil, retryAfterUntil, lastAt, lastSuccessAt, lastFailureAt: failureAt };
+  if (consecutiveFailures >= policy.failureThreshold)
+    failureCooldownUntil = Math.max(failureCooldownUntil, failureAt + policy.cooldownMs);
+  return {
+    latencyEwmaMs: state.latencyEwmaMs,
+    consecutiveFailures,
+    failureCooldownUntil,
+    retryAfterUntil,
+    lastAt,
+    lastSuccessAt,
+    lastFailureAt: failureAt,
+  };
 }
 
 /** What routing sees of a channel at `now` (ms since epoch), from its state and window counts. */
-export function channelHealthOf(channelId: string, state: ChannelHealthState, window: WindowCounts, now: number): ChannelHealth {
+export function channelHealthOf(
+  channelId: string,
+  state: ChannelHealthState,
+  window: WindowCounts,
+  now: number,
+): ChannelHealth {
   const cooldownUntil = Math.max(state.failureCooldownUntil, state.retryAfterUntil);
   return {
     channelId,
@@ -112,11 +143,17 @@ export function channelHealthOf(channelId: string, state: ChannelHealthState, wi
  * @throws RangeError when `at`, `latencyMs` or `retryAfterMs` is not a finite number ≥ 0 or an id is empty.
  */
 export function assertValidObservation(observation: ChannelObservation): void {
-  if (!observation.eventId || !observation.channelId) throw new RangeError('channel observation needs an eventId and a channelId');
+  if (!observation.eventId || !observation.channelId)
+    throw new RangeError('channel observation needs an eventId and a channelId');
   offsetOf(observation.position);
-  const numbers: Array<[string, number | undefined]> = [['at', observation.at], ['latencyMs', observation.latencyMs], ['retryAfterMs', observation.retryAfterMs]];
+  const numbers: Array<[string, number | undefined]> = [
+    ['at', observation.at],
+    ['latencyMs', observation.latencyMs],
+    ['retryAfterMs', observation.retryAfterMs],
+  ];
   for (const [name, value] of numbers) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`channel observation ${name} must be a finite number >= 0, got ${value}`);
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+      throw new RangeError(`channel observation ${name} must be a finite number >= 0, got ${value}`);
   }
 }
 
@@ -125,6 +162,11 @@ export function assertValidObservation(observation: ChannelObservation): void {
  * @throws RangeError when a field is out of range (windowMs, cooldownMs > 0; failureThreshold ≥ 1; alpha in (0, 1]).
  */
 export function assertValidPolicy(policy: HealthPolicy): void {
-  const ok = policy.windowMs > 0 && policy.cooldownMs >= 0 && policy.failureThreshold >= 1 && policy.latencyAlpha > 0 && policy.latencyAlpha <= 1;
+  const ok =
+    policy.windowMs > 0 &&
+    policy.cooldownMs >= 0 &&
+    policy.failureThreshold >= 1 &&
+    policy.latencyAlpha > 0 &&
+    policy.latencyAlpha <= 1;
   if (!ok) throw new RangeError(`invalid health policy ${JSON.stringify(policy)}`);
 }

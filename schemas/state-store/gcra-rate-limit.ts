@@ -59,7 +59,8 @@ export const MAX_LIMIT_UNITS = 1_000_000_000;
 
 /** @throws RangeError unless `value` is an integer in [0, MAX_LIMIT_UNITS]. */
 export function assertLimitUnits(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_LIMIT_UNITS) throw new RangeError(`${what} must be an integer in [0, ${MAX_LIMIT_UNITS}], got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_LIMIT_UNITS)
+    throw new RangeError(`${what} must be an integer in [0, ${MAX_LIMIT_UNITS}], got ${value}`);
 }
 
 /**
@@ -136,7 +137,11 @@ export function limitStateOf(cell: GcraCell, tat: GcraTat, now: number): LimitSt
  * (60 000 for a cell that can never admit: cost > limit or limit 0), `refusedBy` = the
  * never-admissible cell if any, else the first refusing one. `states` are after the decision.
  */
-export function decideAdmission(cells: ReadonlyArray<GcraCell>, stored: ReadonlyArray<GcraTat | null>, now: number): GcraDecision {
+export function decideAdmission(
+  cells: ReadonlyArray<GcraCell>,
+  stored: ReadonlyArray<GcraTat | null>,
+  now: number,
+): GcraDecision {
   const bases = cells.map((cell, i) => chargeBase(stored[i] ?? null, now));
   const charged: GcraTat[] = [];
   let retryAfterMs = 0;
@@ -159,7 +164,9 @@ export function decideAdmission(cells: ReadonlyArray<GcraCell>, stored: Readonly
   const allowed = refusedBy === undefined;
   const tats = allowed ? charged : bases;
   const states = cells.map((cell, i) => limitStateOf(cell, tats[i] as GcraTat, now));
-  const admission: Admission = allowed ? { allowed, retryAfterMs: 0, states } : { allowed, retryAfterMs, refusedBy, states };
+  const admission: Admission = allowed
+    ? { allowed, retryAfterMs: 0, states }
+    : { allowed, retryAfterMs, refusedBy, states };
   return { admission, tats };
 }
 
@@ -204,8 +211,17 @@ export interface GcraCellGroup {
  * `refusedBy` the first never-admissible refusal, else the first refusal. `groupAllowed` says which
  * groups admitted on their own (their charge is to be released when the whole is refused).
  */
-export function decideGroupedAdmission(cells: ReadonlyArray<GcraCell>, groups: ReadonlyArray<GcraCellGroup>): { admission: Admission; groupAllowed: boolean[] } {
-  const decisions = groups.map((group) => decideAdmission(group.indexes.map((i) => cells[i] as GcraCell), group.stored, group.now));
+export function decideGroupedAdmission(
+  cells: ReadonlyArray<GcraCell>,
+  groups: ReadonlyArray<GcraCellGroup>,
+): { admission: Admission; groupAllowed: boolean[] } {
+  const decisions = groups.map((group) =>
+    decideAdmission(
+      group.indexes.map((i) => cells[i] as GcraCell),
+      group.stored,
+      group.now,
+    ),
+  );
   const groupAllowed = decisions.map((decision) => decision.admission.allowed);
   const allowed = groupAllowed.every(Boolean);
   const states: LimitState[] = new Array(cells.length);
@@ -215,13 +231,18 @@ export function decideGroupedAdmission(cells: ReadonlyArray<GcraCell>, groups: R
     const decision = decisions[g] as GcraDecision;
     group.indexes.forEach((cellIndex, j) => {
       const cell = cells[cellIndex] as GcraCell;
-      states[cellIndex] = allowed || !decision.admission.allowed ? (decision.admission.states[j] as LimitState) : limitStateOf(cell, chargeBase(group.stored[j] ?? null, group.now), group.now);
+      states[cellIndex] =
+        allowed || !decision.admission.allowed
+          ? (decision.admission.states[j] as LimitState)
+          : limitStateOf(cell, chargeBase(group.stored[j] ?? null, group.now), group.now);
     });
     if (decision.admission.allowed) return;
     retryAfterMs = Math.max(retryAfterMs, decision.admission.retryAfterMs);
     const refusal = decision.admission.refusedBy as GcraRefusal;
     if (!refusedBy || (refusal.neverAdmissible && !refusedBy.neverAdmissible)) refusedBy = refusal;
   });
-  const admission: Admission = allowed ? { allowed, retryAfterMs: 0, states } : { allowed, retryAfterMs, refusedBy: refusedBy as GcraRefusal, states };
+  const admission: Admission = allowed
+    ? { allowed, retryAfterMs: 0, states }
+    : { allowed, retryAfterMs, refusedBy: refusedBy as GcraRefusal, states };
   return { admission, groupAllowed };
 }

@@ -85,7 +85,8 @@ export function assertStorableRecord(record: StoredResponse): void {
 
 /** Rejects a retention that is not a positive integer number of ms. @throws RangeError */
 export function assertValidRetention(retentionMs: number): void {
-  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0) throw new RangeError(`retentionMs must be a positive integer number of ms, got ${retentionMs}`);
+  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0)
+    throw new RangeError(`retentionMs must be a positive integer number of ms, got ${retentionMs}`);
 }
 
 /** The record as stored: JSON text with the fields in a fixed order. */

@@ -43,7 +43,8 @@ export interface SessionStore {
 
 /** Rejects a TTL that is not a positive integer number of ms. @throws RangeError naming `name` */
 export function assertValidTtl(ttlMs: number, name: string): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`${name} must be a positive integer number of ms, got ${ttlMs}`);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`${name} must be a positive integer number of ms, got ${ttlMs}`);
 }
 
 /** A stored session value back to a ConsoleSession; undefined when it is not one (never throws). */
@@ -56,6 +57,12 @@ export function parseStoredSession(text: string): ConsoleSession | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined;
   const { userId, csrfSecret, createdAt, credentialsStamp } = value as Record<string, unknown>;
-  if (typeof userId !== 'string' || typeof csrfSecret !== 'string' || typeof createdAt !== 'number' || typeof credentialsStamp !== 'string') return undefined;
+  if (
+    typeof userId !== 'string' ||
+    typeof csrfSecret !== 'string' ||
+    typeof createdAt !== 'number' ||
+    typeof credentialsStamp !== 'string'
+  )
+    return undefined;
   return { userId, csrfSecret, createdAt, credentialsStamp };
 }

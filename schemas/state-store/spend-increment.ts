@@ -31,8 +31,13 @@ export function assertSpendBatch(increments: ReadonlyArray<SpendIncrement>): voi
   for (const increment of increments) {
     assertSpendIncrement(increment.position, increment.keyId, increment.costNanoUsd);
     if (previous) {
-      if (previous.position.topic !== increment.position.topic || previous.position.partition !== increment.position.partition) throw new RangeError('addSpendBatch takes the increments of one partition');
-      if (offsetOf(increment.position) <= offsetOf(previous.position)) throw new RangeError('addSpendBatch takes increments in increasing offset order');
+      if (
+        previous.position.topic !== increment.position.topic ||
+        previous.position.partition !== increment.position.partition
+      )
+        throw new RangeError('addSpendBatch takes the increments of one partition');
+      if (offsetOf(increment.position) <= offsetOf(previous.position))
+        throw new RangeError('addSpendBatch takes increments in increasing offset order');
     }
     previous = increment;
   }

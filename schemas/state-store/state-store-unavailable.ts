@@ -33,11 +33,15 @@ export class StateStoreUnavailableError extends Error {
 
 function describeUnavailable(store: string, reason: StoreUnavailableReason): string {
   if (reason === 'timeout') return `the ${store} did not answer in time`;
-  if (reason === 'circuit-open') return `the ${store} is unreachable (not retried for a moment after repeated failures)`;
+  if (reason === 'circuit-open')
+    return `the ${store} is unreachable (not retried for a moment after repeated failures)`;
   return `the ${store} is unreachable`;
 }
 
 /** Whether `error` is a StateStoreUnavailableError (by class or by its `code`). */
 export function isStateStoreUnavailable(error: unknown): error is StateStoreUnavailableError {
-  return error instanceof StateStoreUnavailableError || (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STATE_STORE_UNAVAILABLE');
+  return (
+    error instanceof StateStoreUnavailableError ||
+    (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STATE_STORE_UNAVAILABLE')
+  );
 }

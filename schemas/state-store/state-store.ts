@@ -83,7 +83,12 @@ export interface HealthPolicy {
   readonly latencyAlpha: number;
 }
 
-export const DEFAULT_HEALTH_POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 3, cooldownMs: 30_000, latencyAlpha: 0.2 };
+export const DEFAULT_HEALTH_POLICY: HealthPolicy = {
+  windowMs: 60_000,
+  failureThreshold: 3,
+  cooldownMs: 30_000,
+  latencyAlpha: 0.2,
+};
 
 /** The state store. */
 export interface StateStore {

@@ -41,7 +41,10 @@ declare module 'autocannon' {
   }
 
   /** Starts a run; `callback` receives the aggregated result when it ends. */
-  function autocannon(options: autocannon.AutocannonOptions, callback: (error: Error | null, result: autocannon.AutocannonResult) => void): autocannon.AutocannonInstance;
+  function autocannon(
+    options: autocannon.AutocannonOptions,
+    callback: (error: Error | null, result: autocannon.AutocannonResult) => void,
+  ): autocannon.AutocannonInstance;
 
   export = autocannon;
 }

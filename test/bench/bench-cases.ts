@@ -68,13 +68,31 @@ const userTurn = (text: string) => [{ role: 'user', content: text }];
 
 /** Chat Completions body; `prompt` is the user turn (default "Hello there"). */
 export const chatBody = (stream: boolean, prompt = 'Hello there'): string =>
-  JSON.stringify({ model: BENCH_MODEL, messages: userTurn(prompt), max_tokens: 64, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+  JSON.stringify({
+    model: BENCH_MODEL,
+    messages: userTurn(prompt),
+    max_tokens: 64,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
 
-const anthropicBody = (stream: boolean): string => JSON.stringify({ model: BENCH_MODEL, messages: userTurn('Hello there'), max_tokens: 64, ...(stream ? { stream: true } : {}) });
+const anthropicBody = (stream: boolean): string =>
+  JSON.stringify({
+    model: BENCH_MODEL,
+    messages: userTurn('Hello there'),
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+  });
 
 /** Chat Completions request headers with the bench key. */
-export const chatHeaders: Readonly<Record<string, string>> = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` };
-const anthropicHeaders = { 'content-type': 'application/json', 'x-api-key': BENCH_KEY, 'anthropic-version': '2023-06-01' };
+export const chatHeaders: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  authorization: `Bearer ${BENCH_KEY}`,
+};
+const anthropicHeaders = {
+  'content-type': 'application/json',
+  'x-api-key': BENCH_KEY,
+  'anthropic-version': '2023-06-01',
+};
 
 const CHAT_JSON = ['"object":"chat.completion"', 'Mock reply to: Hello there'];
 const CHAT_SSE = ['"object":"chat.completion.chunk"', '"usage":{', 'data: [DONE]'];
@@ -85,8 +103,26 @@ const streamed = (stream: boolean): string => (stream ? 'streamed' : 'non-stream
 
 /** The four shapes in run order. */
 export const BENCH_SHAPES: ReadonlyArray<BenchShape> = [false, true].flatMap((stream): BenchShape[] => [
-  { id: stream ? 'chat-stream' : 'chat', label: `chat→chat pass-through, ${streamed(stream)}`, path: '/v1/chat/completions', headers: chatHeaders, body: chatBody(stream), stream, gatewayPath: 'pass-through', expectInBody: stream ? CHAT_SSE : CHAT_JSON },
-  { id: stream ? 'anthropic-stream' : 'anthropic', label: `anthropic→chat translated, ${streamed(stream)}`, path: '/v1/messages', headers: anthropicHeaders, body: anthropicBody(stream), stream, gatewayPath: 'translated', expectInBody: stream ? ANTHROPIC_SSE : ANTHROPIC_JSON },
+  {
+    id: stream ? 'chat-stream' : 'chat',
+    label: `chat→chat pass-through, ${streamed(stream)}`,
+    path: '/v1/chat/completions',
+    headers: chatHeaders,
+    body: chatBody(stream),
+    stream,
+    gatewayPath: 'pass-through',
+    expectInBody: stream ? CHAT_SSE : CHAT_JSON,
+  },
+  {
+    id: stream ? 'anthropic-stream' : 'anthropic',
+    label: `anthropic→chat translated, ${streamed(stream)}`,
+    path: '/v1/messages',
+    headers: anthropicHeaders,
+    body: anthropicBody(stream),
+    stream,
+    gatewayPath: 'translated',
+    expectInBody: stream ? ANTHROPIC_SSE : ANTHROPIC_JSON,
+  },
 ]);
 
 /** The case id of `shape` sent to the target named `targetName` (`chat` + `gateway` → `chat-gateway`). */
@@ -98,12 +134,28 @@ export function benchCaseId(shape: BenchShapeId, targetName: string): string {
 /** The case sending `shape` to `target`. */
 export function benchCase(shape: BenchShape, target: BenchTarget): BenchCase {
   const name = BENCH_TARGETS.find((t) => t.target === target)?.name ?? target;
-  const common = { id: benchCaseId(shape.id, name), target, shape: shape.id, headers: shape.headers, body: shape.body, stream: shape.stream, expectInBody: shape.expectInBody };
-  if (target === 'mock') return { ...common, label: shape.label.replace(/→chat (pass-through|translated)/, ''), path: `${MOCK_BEHAVIOUR_PREFIX}${shape.path}` };
+  const common = {
+    id: benchCaseId(shape.id, name),
+    target,
+    shape: shape.id,
+    headers: shape.headers,
+    body: shape.body,
+    stream: shape.stream,
+    expectInBody: shape.expectInBody,
+  };
+  if (target === 'mock')
+    return {
+      ...common,
+      label: shape.label.replace(/→chat (pass-through|translated)/, ''),
+      path: `${MOCK_BEHAVIOUR_PREFIX}${shape.path}`,
+    };
   const baseline = benchCaseId(shape.id, 'direct');
-  if (target === 'floor') return { ...common, label: shape.label.replace(/→chat (pass-through|translated)/, ''), path: shape.path, baseline };
+  if (target === 'floor')
+    return { ...common, label: shape.label.replace(/→chat (pass-through|translated)/, ''), path: shape.path, baseline };
   return { ...common, label: shape.label, path: shape.path, baseline, gatewayPath: shape.gatewayPath };
 }
 
 /** Every case in run order: per shape, direct, floor, gateway, embedded (each after its baseline). */
-export const BENCH_CASES: ReadonlyArray<BenchCase> = BENCH_SHAPES.flatMap((shape) => BENCH_TARGETS.map(({ target }) => benchCase(shape, target)));
+export const BENCH_CASES: ReadonlyArray<BenchCase> = BENCH_SHAPES.flatMap((shape) =>
+  BENCH_TARGETS.map(({ target }) => benchCase(shape, target)),
+);

@@ -22,7 +22,15 @@ export const BENCH_KEY_LIMITS = { rpm: 100_000_000, tpm: 1_000_000_000 } as cons
  */
 export function buildBenchGatewayConfig(mockOrigin: string): Record<string, unknown> {
   return {
-    channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', baseUrl: `${mockOrigin}${MOCK_BEHAVIOUR_PREFIX}/v1`, models: [BENCH_MODEL] }],
+    channels: [
+      {
+        id: 'bench-mock',
+        provider: 'mock',
+        protocol: 'openai-chat',
+        baseUrl: `${mockOrigin}${MOCK_BEHAVIOUR_PREFIX}/v1`,
+        models: [BENCH_MODEL],
+      },
+    ],
     keys: [{ name: 'bench', key: BENCH_KEY }],
     prices: [...BENCH_PRICES],
   };
@@ -31,11 +39,15 @@ export function buildBenchGatewayConfig(mockOrigin: string): Record<string, unkn
 async function adminCall(origin: string, method: 'GET' | 'PATCH', path: string, body?: unknown): Promise<unknown> {
   const answer = await request(`${origin}/admin/api${path}`, {
     method,
-    headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${BENCH_ADMIN_TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`admin API ${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  if (answer.statusCode !== 200)
+    throw new Error(`admin API ${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as unknown;
 }
 
@@ -48,6 +60,9 @@ export async function applyBenchKeyLimits(origin: string): Promise<void> {
   const listed = (await adminCall(origin, 'GET', '/keys')) as { keys: Array<{ keyId: string; name: string }> };
   const key = listed.keys.find((k) => k.name === 'bench');
   if (!key) throw new Error(`${origin}: no key named bench in the admin API`);
-  const updated = (await adminCall(origin, 'PATCH', `/keys/${encodeURIComponent(key.keyId)}`, BENCH_KEY_LIMITS)) as { key: { rpm: number | null; tpm: number | null } };
-  if (updated.key.rpm !== BENCH_KEY_LIMITS.rpm || updated.key.tpm !== BENCH_KEY_LIMITS.tpm) throw new Error(`${origin}: bench key limits did not apply (rpm ${updated.key.rpm}, tpm ${updated.key.tpm})`);
+  const updated = (await adminCall(origin, 'PATCH', `/keys/${encodeURIComponent(key.keyId)}`, BENCH_KEY_LIMITS)) as {
+    key: { rpm: number | null; tpm: number | null };
+  };
+  if (updated.key.rpm !== BENCH_KEY_LIMITS.rpm || updated.key.tpm !== BENCH_KEY_LIMITS.tpm)
+    throw new Error(`${origin}: bench key limits did not apply (rpm ${updated.key.rpm}, tpm ${updated.key.tpm})`);
 }

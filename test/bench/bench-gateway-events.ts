@@ -11,7 +11,13 @@ import { CONSUMER_PIPELINE_RUNNERS } from '../../infra/processes/consumer-pipeli
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { buildPriceBook, priceBookSchema } from '../../schemas/billing/price-book.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
-import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
+import {
+  engineSettingsFromEnv,
+  openAnalyticsStore,
+  openEventLog,
+  openStateStore,
+  type EngineSettings,
+} from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { BENCH_PRICES } from './bench-server-contract.ts';
 import { createAnalyticsProbe, type PipelineProbe } from './pipeline-probe.ts';
@@ -32,7 +38,8 @@ export interface BenchGatewayEvents {
 
 /** Adapter warnings and errors go to stderr (the child's stdout carries only its ready line). */
 const log: NonNullable<EngineSettings['log']> = (level, message, extra) => {
-  if (level === 'warn' || level === 'error') process.stderr.write(`bench gateway ${level}: ${message} ${extra ? JSON.stringify(extra) : ''}\n`);
+  if (level === 'warn' || level === 'error')
+    process.stderr.write(`bench gateway ${level}: ${message} ${extra ? JSON.stringify(extra) : ''}\n`);
 };
 
 function countingEventLog(inner: EventLog, onPublish: () => void): EventLog {
@@ -49,7 +56,11 @@ function countingEventLog(inner: EventLog, onPublish: () => void): EventLog {
   };
 }
 
-async function startInProcessConsumers(settings: EngineSettings, eventLog: EventLog, state: StateStore): Promise<{ analytics: AnalyticsStore; stop: () => Promise<void> }> {
+async function startInProcessConsumers(
+  settings: EngineSettings,
+  eventLog: EventLog,
+  state: StateStore,
+): Promise<{ analytics: AnalyticsStore; stop: () => Promise<void> }> {
   const analytics = openAnalyticsStore(settings);
   const running = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log });
   return { analytics, stop: () => running.stop() };
@@ -66,7 +77,8 @@ export async function startBenchGatewayEvents(env: NodeJS.ProcessEnv = process.e
   const state = openStateStore(settings);
   let published = 0;
   const eventLog = countingEventLog(inner, () => (published += 1));
-  const consumers = env.BENCH_GATEWAY_CONSUMERS === 'in-process' ? await startInProcessConsumers(settings, inner, state) : undefined;
+  const consumers =
+    env.BENCH_GATEWAY_CONSUMERS === 'in-process' ? await startInProcessConsumers(settings, inner, state) : undefined;
   return {
     eventLog,
     state,

@@ -13,7 +13,9 @@ export const BENCH_MODEL = 'mock-1';
  * The price of the bench model for the pipeline case's consumers (USD per million tokens), so the
  * ledger and billing consumers do their full work (costing) rather than the unpriced shortcut.
  */
-export const BENCH_PRICES = [{ model: BENCH_MODEL, inputPerMTok: 0.5, outputPerMTok: 1.5, effectiveFrom: '2020-01-01T00:00:00Z' }] as const;
+export const BENCH_PRICES = [
+  { model: BENCH_MODEL, inputPerMTok: 0.5, outputPerMTok: 1.5, effectiveFrom: '2020-01-01T00:00:00Z' },
+] as const;
 
 /** Which server a child runs: the mock upstream, the featureless floor proxy, or the gateway. */
 export type BenchServerRole = 'mock' | 'floor' | 'gateway';

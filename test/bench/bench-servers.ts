@@ -23,7 +23,17 @@ import { createServer, type Server } from 'node:http';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import type { BenchGatewayEvents } from './bench-gateway-events.ts';
 import { MOCK_BEHAVIOUR_PREFIX } from './bench-cases.ts';
-import { BENCH_KEY, BENCH_MODEL, BENCH_PRICES, FLUSH_EVENTS_PATH, type BenchEventsFlushed, type BenchServerReady, type BenchServerRole, type BenchServerStats, type OutcomeTally } from './bench-server-contract.ts';
+import {
+  BENCH_KEY,
+  BENCH_MODEL,
+  BENCH_PRICES,
+  FLUSH_EVENTS_PATH,
+  type BenchEventsFlushed,
+  type BenchServerReady,
+  type BenchServerRole,
+  type BenchServerStats,
+  type OutcomeTally,
+} from './bench-server-contract.ts';
 import { answerProbeRequest } from './pipeline-probe.ts';
 
 const tally: OutcomeTally = { completed: 0, failed: 0, cancelled: 0, passThrough: 0, translated: 0 };
@@ -39,7 +49,8 @@ let events: BenchGatewayEvents | undefined;
  */
 function countOutcome(outcome: ExchangeOutcome): void {
   tally[outcome.status] += 1;
-  if (outcome.status === 'failed') lastFailure = `${outcome.httpStatus} ${outcome.errorKind ?? ''}: ${outcome.errorMessage ?? ''}`;
+  if (outcome.status === 'failed')
+    lastFailure = `${outcome.httpStatus} ${outcome.errorKind ?? ''}: ${outcome.errorMessage ?? ''}`;
   if (outcome.status !== 'completed') return;
   if (outcome.passThrough) tally.passThrough += 1;
   else tally.translated += 1;
@@ -47,18 +58,31 @@ function countOutcome(outcome: ExchangeOutcome): void {
 
 function listenControl(): Promise<{ server: Server; port: number }> {
   const server = createServer((request, response) => {
-    const answer = (status: number, body: unknown): void => void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const answer = (status: number, body: unknown): void =>
+      void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (events?.probe && request.url?.startsWith('/pipeline/')) {
-      answerProbeRequest(events.probe, request.url).then((body) => answer(200, body), (error: unknown) => answer(500, { error: String(error) }));
+      answerProbeRequest(events.probe, request.url).then(
+        (body) => answer(200, body),
+        (error: unknown) => answer(500, { error: String(error) }),
+      );
       return;
     }
     if (request.url === FLUSH_EVENTS_PATH) {
       if (!events) return answer(404, { error: 'this child publishes no events (BENCH_GATEWAY_EVENTS is not 1)' });
       const eventLog = events.eventLog;
-      eventLog.flush().then(() => answer(200, eventLog.status() satisfies BenchEventsFlushed), (error: unknown) => answer(500, { error: String(error) }));
+      eventLog.flush().then(
+        () => answer(200, eventLog.status() satisfies BenchEventsFlushed),
+        (error: unknown) => answer(500, { error: String(error) }),
+      );
       return;
     }
-    const stats: BenchServerStats = { cpu: process.cpuUsage(), rssBytes: process.memoryUsage.rss(), outcomes: { ...tally }, ...(lastFailure ? { lastFailure } : {}), ...(events ? { eventsPublished: events.published() } : {}) };
+    const stats: BenchServerStats = {
+      cpu: process.cpuUsage(),
+      rssBytes: process.memoryUsage.rss(),
+      outcomes: { ...tally },
+      ...(lastFailure ? { lastFailure } : {}),
+      ...(events ? { eventsPublished: events.published() } : {}),
+    };
     answer(200, stats);
   });
   return new Promise((resolve, reject) => {
@@ -72,14 +96,24 @@ function gatewayConfigDocument(): unknown {
   const file = process.env.BENCH_GATEWAY_CONFIG_FILE;
   if (file) return JSON.parse(readFileSync(file, 'utf8')) as unknown;
   return {
-    channels: [{ id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } }],
+    channels: [
+      { id: 'bench-mock', provider: 'mock', protocol: 'openai-chat', models: [BENCH_MODEL], mock: { chunkDelayMs: 0 } },
+    ],
     keys: [{ name: 'bench', key: BENCH_KEY }],
     ...(process.env.BENCH_GATEWAY_EVENTS === '1' ? { prices: BENCH_PRICES } : {}),
   };
 }
 
 async function startGateway(mockBaseUrl: string): Promise<{ port: number; close: () => Promise<void> }> {
-  const [{ Agent }, { buildApp }, { joinControlPlane }, { createMemoryRateLimiter }, { createMemorySessionStore }, { parseConfigFile }, { testAppDeps }] = await Promise.all([
+  const [
+    { Agent },
+    { buildApp },
+    { joinControlPlane },
+    { createMemoryRateLimiter },
+    { createMemorySessionStore },
+    { parseConfigFile },
+    { testAppDeps },
+  ] = await Promise.all([
     import('undici'),
     import('../../gateway/app.ts'),
     import('../../gateway/start-gateway-node.ts'),
@@ -96,15 +130,48 @@ async function startGateway(mockBaseUrl: string): Promise<{ port: number; close:
   });
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: null });
   // Loaded only for the pipeline case, so the HTTP cases' children load no engine adapter.
-  events = process.env.BENCH_GATEWAY_EVENTS === '1' ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents() : undefined;
-  const joined = events ? await joinControlPlane(config, events.eventLog, { log: () => undefined, env: process.env, startConfigFollower: (await import('../../infra/control-plane/config-follower.ts')).startConfigFollower, print: () => undefined }) : undefined;
-  const app = await buildApp(config, testAppDeps(config, { dispatcher, mockBaseUrl, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), onOutcome: countOutcome, ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}), ...(joined ? { controlPlane: joined.controlPlane } : {}) }));
+  events =
+    process.env.BENCH_GATEWAY_EVENTS === '1'
+      ? await (await import('./bench-gateway-events.ts')).startBenchGatewayEvents()
+      : undefined;
+  const joined = events
+    ? await joinControlPlane(config, events.eventLog, {
+        log: () => undefined,
+        env: process.env,
+        startConfigFollower: (await import('../../infra/control-plane/config-follower.ts')).startConfigFollower,
+        print: () => undefined,
+      })
+    : undefined;
+  const app = await buildApp(
+    config,
+    testAppDeps(config, {
+      dispatcher,
+      mockBaseUrl,
+      logger: false,
+      limiter: createMemoryRateLimiter(),
+      sessionStore: createMemorySessionStore(),
+      onOutcome: countOutcome,
+      ...(events ? { eventLog: events.eventLog, stateStore: events.state } : {}),
+      ...(joined ? { controlPlane: joined.controlPlane } : {}),
+    }),
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
-  return { port, close: async () => { await app.close(); await joined?.node.stop(); await events?.close(); await dispatcher.close(); } };
+  return {
+    port,
+    close: async () => {
+      await app.close();
+      await joined?.node.stop();
+      await events?.close();
+      await dispatcher.close();
+    },
+  };
 }
 
-async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined): Promise<{ port: number; close: () => Promise<void> }> {
+async function startRole(
+  role: BenchServerRole,
+  mockBaseUrl: string | undefined,
+): Promise<{ port: number; close: () => Promise<void> }> {
   if (role === 'gateway' || role === 'floor') {
     if (!mockBaseUrl) throw new Error(`bench-servers: role ${role} needs the mock base URL as second argument`);
     if (role === 'floor') return (await import('./floor-proxy.ts')).startFloorProxy(mockBaseUrl, MOCK_BEHAVIOUR_PREFIX);
@@ -117,7 +184,8 @@ async function startRole(role: BenchServerRole, mockBaseUrl: string | undefined)
 
 async function main(): Promise<void> {
   const [role, mockBaseUrl] = process.argv.slice(2);
-  if (role !== 'mock' && role !== 'gateway' && role !== 'floor') throw new Error(`bench-servers: unknown role ${String(role)} (expected mock, floor or gateway)`);
+  if (role !== 'mock' && role !== 'gateway' && role !== 'floor')
+    throw new Error(`bench-servers: unknown role ${String(role)} (expected mock, floor or gateway)`);
   const served = await startRole(role, mockBaseUrl);
   const control = await listenControl();
   let closing = false;

@@ -8,12 +8,25 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 
 /** Headers a proxy must not forward (RFC 9110 §7.6.1), plus host and content-length (recomputed). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'host',
+  'content-length',
+]);
 
 /** `headers` without hop-by-hop entries; array values are kept as arrays. */
 function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) kept[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) kept[name] = value;
   return kept;
 }
 
@@ -21,7 +34,10 @@ function forwardable(headers: Record<string, string | string[] | undefined>): Re
  * Starts the proxy on 127.0.0.1, port 0. `pathPrefix` (e.g. `/b/latency=0,chunk=0`) is put
  * before every forwarded path. Resolves with the port and a closer (server, then Agent).
  */
-export async function startFloorProxy(upstreamOrigin: string, pathPrefix: string): Promise<{ port: number; close: () => Promise<void> }> {
+export async function startFloorProxy(
+  upstreamOrigin: string,
+  pathPrefix: string,
+): Promise<{ port: number; close: () => Promise<void> }> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
   app.removeAllContentTypeParsers();
@@ -38,5 +54,11 @@ export async function startFloorProxy(upstreamOrigin: string, pathPrefix: string
     return reply.code(upstream.statusCode).headers(forwardable(upstream.headers)).send(upstream.body);
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  return { port: (app.server.address() as { port: number }).port, close: async () => { await app.close(); await agent.close(); } };
+  return {
+    port: (app.server.address() as { port: number }).port,
+    close: async () => {
+      await app.close();
+      await agent.close();
+    },
+  };
 }

@@ -135,7 +135,13 @@ export interface BenchReportSettings extends BenchSettings {
 /** The JSON report. */
 export interface BenchReport {
   readonly generatedAt: string;
-  readonly machine: { readonly cpus: number; readonly cpuModel: string; readonly loadAverage1mAtStart: number; readonly loadAverage1mAtEnd: number; readonly node: string };
+  readonly machine: {
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly loadAverage1mAtStart: number;
+    readonly loadAverage1mAtEnd: number;
+    readonly node: string;
+  };
   readonly settings: BenchReportSettings;
   readonly rows: ReadonlyArray<BenchRow>;
   readonly footprints: ReadonlyArray<ServerFootprint>;
@@ -166,32 +172,49 @@ const round = (value: number, digits: number): number => Number(value.toFixed(di
  */
 export function buildBenchRows(measurements: ReadonlyArray<CaseMeasurement>): BenchRow[] {
   const find = (target: ReportTarget, shape: BenchShapeId, connections: number): CaseMeasurement | undefined =>
-    measurements.find((m) => m.benchCase.target === target && m.benchCase.shape === shape && m.connections === connections);
-  return measurements.map(({ benchCase, connections, load, serverCpuUsPerRequest, mockCpuUsPerRequest, serverRssBytes }) => {
-    const base = benchCase.target === 'mock' ? undefined : find('mock', benchCase.shape, connections);
-    const floor = benchCase.target !== 'mock' && benchCase.target !== 'floor' ? find('floor', benchCase.shape, connections) : undefined;
-    const added = base ? load.p50Ms - base.load.p50Ms : undefined;
-    const floorAdded = floor && base ? floor.load.p50Ms - base.load.p50Ms : undefined;
-    return {
-      id: benchCase.id,
-      label: benchCase.label,
-      target: benchCase.target,
-      shape: benchCase.shape,
-      connections,
-      stream: benchCase.stream,
-      ...(benchCase.gatewayPath ? { gatewayPath: benchCase.gatewayPath } : {}),
-      requests: load.requests,
-      requestsPerSecond: round(load.requestsPerSecond, 0),
-      p50Ms: round(load.p50Ms, 3),
-      p99Ms: round(load.p99Ms, 3),
-      ...(base && added !== undefined ? { baseline: base.benchCase.id, addedP50Ms: round(added, 3), addedP99Ms: round(load.p99Ms - base.load.p99Ms, 3) } : {}),
-      ...(added !== undefined && floorAdded !== undefined ? { floorAddedP50Ms: round(floorAdded, 3), addedP50OverFloorMs: round(added - floorAdded, 3) } : {}),
-      serverCpuUsPerRequest: round(serverCpuUsPerRequest, 1),
-      ...(floor && floor.serverCpuUsPerRequest > 0 ? { cpuRatioToFloor: round(serverCpuUsPerRequest / floor.serverCpuUsPerRequest, 2) } : {}),
-      mockCpuUsPerRequest: round(mockCpuUsPerRequest, 1),
-      serverRssMb: round(serverRssBytes / 1024 / 1024, 1),
-    };
-  });
+    measurements.find(
+      (m) => m.benchCase.target === target && m.benchCase.shape === shape && m.connections === connections,
+    );
+  return measurements.map(
+    ({ benchCase, connections, load, serverCpuUsPerRequest, mockCpuUsPerRequest, serverRssBytes }) => {
+      const base = benchCase.target === 'mock' ? undefined : find('mock', benchCase.shape, connections);
+      const floor =
+        benchCase.target !== 'mock' && benchCase.target !== 'floor'
+          ? find('floor', benchCase.shape, connections)
+          : undefined;
+      const added = base ? load.p50Ms - base.load.p50Ms : undefined;
+      const floorAdded = floor && base ? floor.load.p50Ms - base.load.p50Ms : undefined;
+      return {
+        id: benchCase.id,
+        label: benchCase.label,
+        target: benchCase.target,
+        shape: benchCase.shape,
+        connections,
+        stream: benchCase.stream,
+        ...(benchCase.gatewayPath ? { gatewayPath: benchCase.gatewayPath } : {}),
+        requests: load.requests,
+        requestsPerSecond: round(load.requestsPerSecond, 0),
+        p50Ms: round(load.p50Ms, 3),
+        p99Ms: round(load.p99Ms, 3),
+        ...(base && added !== undefined
+          ? {
+              baseline: base.benchCase.id,
+              addedP50Ms: round(added, 3),
+              addedP99Ms: round(load.p99Ms - base.load.p99Ms, 3),
+            }
+          : {}),
+        ...(added !== undefined && floorAdded !== undefined
+          ? { floorAddedP50Ms: round(floorAdded, 3), addedP50OverFloorMs: round(added - floorAdded, 3) }
+          : {}),
+        serverCpuUsPerRequest: round(serverCpuUsPerRequest, 1),
+        ...(floor && floor.serverCpuUsPerRequest > 0
+          ? { cpuRatioToFloor: round(serverCpuUsPerRequest / floor.serverCpuUsPerRequest, 2) }
+          : {}),
+        mockCpuUsPerRequest: round(mockCpuUsPerRequest, 1),
+        serverRssMb: round(serverRssBytes / 1024 / 1024, 1),
+      };
+    },
+  );
 }
 
 /** Performance targets (ratios to the floor, ms, percent of a core, MB, KB). */
@@ -206,7 +229,10 @@ export const PERFORMANCE_TARGETS = {
 } as const;
 
 /** The row with the largest `value` among `rows` (undefined when none has one). */
-function worst(rows: ReadonlyArray<BenchRow>, value: (row: BenchRow) => number | undefined): { row: BenchRow; value: number } | undefined {
+function worst(
+  rows: ReadonlyArray<BenchRow>,
+  value: (row: BenchRow) => number | undefined,
+): { row: BenchRow; value: number } | undefined {
   let found: { row: BenchRow; value: number } | undefined;
   for (const row of rows) {
     const v = value(row);
@@ -218,20 +244,32 @@ function worst(rows: ReadonlyArray<BenchRow>, value: (row: BenchRow) => number |
 const shapeList = (rows: ReadonlyArray<BenchRow>): string => rows.map((r) => r.label).join('; ');
 
 /** The verdict of a target whose figure is missing. */
-const notMeasured = (target: string, why = 'not measured'): BenchVerdict => ({ target, met: false, measured: false, figure: why });
+const notMeasured = (target: string, why = 'not measured'): BenchVerdict => ({
+  target,
+  met: false,
+  measured: false,
+  figure: why,
+});
 
 function ratioVerdict(target: string, rows: ReadonlyArray<BenchRow>, limit: number): BenchVerdict {
   const found = worst(rows, (r) => r.cpuRatioToFloor);
   if (!found) return notMeasured(target);
-  return { target, met: found.value <= limit, measured: true, figure: `worst ${found.value.toFixed(2)}× (${found.row.label}, ${found.row.serverCpuUsPerRequest.toFixed(0)} µs/req)` };
+  return {
+    target,
+    met: found.value <= limit,
+    measured: true,
+    figure: `worst ${found.value.toFixed(2)}× (${found.row.label}, ${found.row.serverCpuUsPerRequest.toFixed(0)} µs/req)`,
+  };
 }
 
 function liveStreamVerdict(target: string, footprint: ServerFootprint | undefined): BenchVerdict {
   const live = footprint?.liveStreams;
   if (!live) return notMeasured(target);
-  if (live.kbPerStream === null) return notMeasured(target, `not measured: ${live.notMeasuredReason ?? 'no stream opened'}`);
+  if (live.kbPerStream === null)
+    return notMeasured(target, `not measured: ${live.notMeasuredReason ?? 'no stream opened'}`);
   const all = live.reached === live.requested;
-  const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held, open or waiting`;
+  const held =
+    live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held, open or waiting`;
   const figure = `${live.kbPerStream.toFixed(1)} KB/stream over ${live.reached} open streams${all ? '' : ` (only ${live.reached} of ${live.requested} opened${held})`}`;
   return { target, met: all && live.kbPerStream <= PERFORMANCE_TARGETS.kbPerLiveStream, measured: true, figure };
 }
@@ -242,33 +280,82 @@ function liveStreamVerdict(target: string, footprint: ServerFootprint | undefine
  * false, `measured` false); live-stream targets are NOT MET when fewer streams opened than asked
  * for, and NOT MEASURED when too few opened or the RSS did not grow (liveStreamFigures).
  */
-export function judgeBenchTargets(rows: ReadonlyArray<BenchRow>, footprints: ReadonlyArray<ServerFootprint>, loadedConnections: number): BenchVerdict[] {
+export function judgeBenchTargets(
+  rows: ReadonlyArray<BenchRow>,
+  footprints: ReadonlyArray<ServerFootprint>,
+  loadedConnections: number,
+): BenchVerdict[] {
   const L = PERFORMANCE_TARGETS;
-  const at = (target: BenchTarget, connections: number) => rows.filter((r) => r.target === target && r.connections === connections);
+  const at = (target: BenchTarget, connections: number) =>
+    rows.filter((r) => r.target === target && r.connections === connections);
   const gatewayLoaded = at('gateway', loadedConnections);
   const c = `c=${loadedConnections}`;
   const verdicts: BenchVerdict[] = [
-    ratioVerdict(`gateway alone CPU/req ≤ ${L.gatewayCpuRatio}× floor, non-streamed (${c})`, gatewayLoaded.filter((r) => !r.stream), L.gatewayCpuRatio),
-    ratioVerdict(`gateway alone CPU/req ≤ ${L.gatewayCpuRatio}× floor, streamed (${c})`, gatewayLoaded.filter((r) => r.stream), L.gatewayCpuRatio),
-    ratioVerdict(`gateway alone pass-through CPU/req ≤ ${L.passThroughCpuRatio}× floor (${c})`, gatewayLoaded.filter((r) => r.gatewayPath === 'pass-through'), L.passThroughCpuRatio),
+    ratioVerdict(
+      `gateway alone CPU/req ≤ ${L.gatewayCpuRatio}× floor, non-streamed (${c})`,
+      gatewayLoaded.filter((r) => !r.stream),
+      L.gatewayCpuRatio,
+    ),
+    ratioVerdict(
+      `gateway alone CPU/req ≤ ${L.gatewayCpuRatio}× floor, streamed (${c})`,
+      gatewayLoaded.filter((r) => r.stream),
+      L.gatewayCpuRatio,
+    ),
+    ratioVerdict(
+      `gateway alone pass-through CPU/req ≤ ${L.passThroughCpuRatio}× floor (${c})`,
+      gatewayLoaded.filter((r) => r.gatewayPath === 'pass-through'),
+      L.passThroughCpuRatio,
+    ),
   ];
   const overFloor = worst(at('gateway', 1), (r) => r.addedP50OverFloorMs);
   verdicts.push(
     overFloor
-      ? { target: `gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`, met: overFloor.value <= L.addedP50OverFloorMs, measured: true, figure: `worst +${overFloor.value.toFixed(3)} ms over the floor's (${overFloor.row.label}: added ${overFloor.row.addedP50Ms?.toFixed(3)} ms, floor ${overFloor.row.floorAddedP50Ms?.toFixed(3)} ms)` }
+      ? {
+          target: `gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`,
+          met: overFloor.value <= L.addedP50OverFloorMs,
+          measured: true,
+          figure: `worst +${overFloor.value.toFixed(3)} ms over the floor's (${overFloor.row.label}: added ${overFloor.row.addedP50Ms?.toFixed(3)} ms, floor ${overFloor.row.floorAddedP50Ms?.toFixed(3)} ms)`,
+        }
       : notMeasured(`gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`),
   );
-  verdicts.push(ratioVerdict(`embedded CPU/req ≤ ${L.embeddedCpuRatio}× floor (${c})`, at('embedded', loadedConnections), L.embeddedCpuRatio));
+  verdicts.push(
+    ratioVerdict(
+      `embedded CPU/req ≤ ${L.embeddedCpuRatio}× floor (${c})`,
+      at('embedded', loadedConnections),
+      L.embeddedCpuRatio,
+    ),
+  );
   const footprintOf = (target: ServerFootprint['target']) => footprints.find((f) => f.target === target);
   for (const target of ['gateway', 'embedded'] as const) {
     const f = footprintOf(target);
     const name = `${SERVER_NAMES[target]} idle CPU < ${L.idleCpuPercent}% of a core`;
-    verdicts.push(f ? { target: name, met: f.idleCpuPercent < L.idleCpuPercent, measured: true, figure: `${f.idleCpuPercent.toFixed(2)}%` } : notMeasured(name));
+    verdicts.push(
+      f
+        ? {
+            target: name,
+            met: f.idleCpuPercent < L.idleCpuPercent,
+            measured: true,
+            figure: `${f.idleCpuPercent.toFixed(2)}%`,
+          }
+        : notMeasured(name),
+    );
   }
   const embedded = footprintOf('embedded');
   const rssName = `embedded idle RSS ≤ ${L.embeddedIdleRssMb} MB`;
-  verdicts.push(embedded ? { target: rssName, met: embedded.idleRssMb <= L.embeddedIdleRssMb, measured: true, figure: `${embedded.idleRssMb.toFixed(0)} MB` } : notMeasured(rssName));
-  for (const target of ['gateway', 'embedded'] as const) verdicts.push(liveStreamVerdict(`${SERVER_NAMES[target]} ≤ ${L.kbPerLiveStream} KB per live stream`, footprintOf(target)));
+  verdicts.push(
+    embedded
+      ? {
+          target: rssName,
+          met: embedded.idleRssMb <= L.embeddedIdleRssMb,
+          measured: true,
+          figure: `${embedded.idleRssMb.toFixed(0)} MB`,
+        }
+      : notMeasured(rssName),
+  );
+  for (const target of ['gateway', 'embedded'] as const)
+    verdicts.push(
+      liveStreamVerdict(`${SERVER_NAMES[target]} ≤ ${L.kbPerLiveStream} KB per live stream`, footprintOf(target)),
+    );
   return verdicts;
 }
 
@@ -290,7 +377,12 @@ export function judgeTimeToFirstToken(rows: ReadonlyArray<TimeToFirstTokenRow>):
     }
     if (!worstRow) return notMeasured(name);
     const { over, row, floor } = worstRow;
-    return { target: name, met: over <= tolerance, measured: true, figure: `worst ${over >= 0 ? '+' : ''}${over.toFixed(3)} ms over the floor's (${row.label}: added ${row.addedP50Ms.toFixed(3)} ms, floor ${floor.addedP50Ms.toFixed(3)} ms)` };
+    return {
+      target: name,
+      met: over <= tolerance,
+      measured: true,
+      figure: `worst ${over >= 0 ? '+' : ''}${over.toFixed(3)} ms over the floor's (${row.label}: added ${row.addedP50Ms.toFixed(3)} ms, floor ${floor.addedP50Ms.toFixed(3)} ms)`,
+    };
   });
 }
 
@@ -298,7 +390,13 @@ export function judgeTimeToFirstToken(rows: ReadonlyArray<TimeToFirstTokenRow>):
 export function formatTimeToFirstTokenTable(rows: ReadonlyArray<TimeToFirstTokenRow>): string {
   return alignTable(
     ['server', 'case', 'requests', 'p50 ms', '+p50 ms'],
-    rows.map((row) => [SERVER_NAMES[row.target], row.target === 'mock' ? row.label.replace(/→chat (pass-through|translated)/, '') : row.label, String(row.requests), row.p50Ms.toFixed(3), row.target === 'mock' ? '' : signed(row.addedP50Ms, 3)]),
+    rows.map((row) => [
+      SERVER_NAMES[row.target],
+      row.target === 'mock' ? row.label.replace(/→chat (pass-through|translated)/, '') : row.label,
+      String(row.requests),
+      row.p50Ms.toFixed(3),
+      row.target === 'mock' ? '' : signed(row.addedP50Ms, 3),
+    ]),
     2,
   );
 }
@@ -315,17 +413,36 @@ export function formatVerdicts(verdicts: ReadonlyArray<BenchVerdict>): string {
 }
 
 /** `values` as an aligned plain-text table: the first `leftColumns` columns left-aligned, the rest right-aligned. */
-export function alignTable(headers: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<string>>, leftColumns = 1): string {
+export function alignTable(
+  headers: ReadonlyArray<string>,
+  body: ReadonlyArray<ReadonlyArray<string>>,
+  leftColumns = 1,
+): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...body.map((r) => (r[i] ?? '').length)));
   const line = (values: ReadonlyArray<string>): string =>
-    values.map((v, i) => (i < leftColumns ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+    values
+      .map((v, i) => (i < leftColumns ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(headers), rule, ...body.map(line)].join('\n');
 }
 
-const signed = (value: number | undefined, digits = 2): string => (value === undefined ? '' : `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`);
+const signed = (value: number | undefined, digits = 2): string =>
+  value === undefined ? '' : `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 
-const RATE_HEADERS = ['server', 'case', 'req/s', 'p50 ms', 'p99 ms', '+p50 ms', 'floor +p50', '+p50 vs floor', 'CPU µs/req', '× floor CPU'] as const;
+const RATE_HEADERS = [
+  'server',
+  'case',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  '+p50 ms',
+  'floor +p50',
+  '+p50 vs floor',
+  'CPU µs/req',
+  '× floor CPU',
+] as const;
 
 function rateCells(row: BenchRow): string[] {
   return [
@@ -347,23 +464,38 @@ function unmeasuredCells(row: UnmeasuredRow): string[] {
   return [SERVER_NAMES[row.target], row.label, row.status, ...RATE_HEADERS.slice(3).map(() => '')];
 }
 
-const TARGET_ORDER: ReadonlyArray<ReportTarget> = [...BENCH_TARGETS.map((t) => t.target), ...PEER_TARGETS.map((p) => p.target)];
+const TARGET_ORDER: ReadonlyArray<ReportTarget> = [
+  ...BENCH_TARGETS.map((t) => t.target),
+  ...PEER_TARGETS.map((p) => p.target),
+];
 const SHAPE_ORDER: ReadonlyArray<BenchShapeId> = BENCH_SHAPES.map((s) => s.id);
 
 /** Table order: by shape (BENCH_SHAPES order), then server (direct, floor, gateway alone, embedded, peers). */
-function byShapeThenServer(a: { shape: BenchShapeId; target: ReportTarget }, b: { shape: BenchShapeId; target: ReportTarget }): number {
-  return SHAPE_ORDER.indexOf(a.shape) - SHAPE_ORDER.indexOf(b.shape) || TARGET_ORDER.indexOf(a.target) - TARGET_ORDER.indexOf(b.target);
+function byShapeThenServer(
+  a: { shape: BenchShapeId; target: ReportTarget },
+  b: { shape: BenchShapeId; target: ReportTarget },
+): number {
+  return (
+    SHAPE_ORDER.indexOf(a.shape) - SHAPE_ORDER.indexOf(b.shape) ||
+    TARGET_ORDER.indexOf(a.target) - TARGET_ORDER.indexOf(b.target)
+  );
 }
 
 /**
  * One table per connection count (in the rows' order), rows grouped by shape then server; peer
  * cases without figures (`unmeasured`) sit in their place with their status in the req/s column.
  */
-export function formatBenchTables(rows: ReadonlyArray<BenchRow>, unmeasured: ReadonlyArray<UnmeasuredRow> = []): string {
+export function formatBenchTables(
+  rows: ReadonlyArray<BenchRow>,
+  unmeasured: ReadonlyArray<UnmeasuredRow> = [],
+): string {
   const levels = [...new Set([...rows, ...unmeasured].map((r) => r.connections))];
   return levels
     .map((connections) => {
-      const entries = [...rows.filter((r) => r.connections === connections), ...unmeasured.filter((r) => r.connections === connections)].sort(byShapeThenServer);
+      const entries = [
+        ...rows.filter((r) => r.connections === connections),
+        ...unmeasured.filter((r) => r.connections === connections),
+      ].sort(byShapeThenServer);
       const body = entries.map((entry) => ('status' in entry ? unmeasuredCells(entry) : rateCells(entry)));
       return `${connections} connection${connections === 1 ? '' : 's'}:\n${alignTable(RATE_HEADERS, body, 2)}`;
     })
@@ -384,7 +516,10 @@ export function formatUnmeasuredNotes(unmeasured: ReadonlyArray<UnmeasuredRow>):
     if (!found.levels.includes(row.connections)) found.levels.push(row.connections);
   }
   return [...merged.values()]
-    .map(({ row, labels, levels }) => `  ${SERVER_NAMES[row.target]}: ${labels.join('; ')} (${levels.join(' and ')} connection${levels.length === 1 && levels[0] === 1 ? '' : 's'}): ${row.status} — ${row.reason}`)
+    .map(
+      ({ row, labels, levels }) =>
+        `  ${SERVER_NAMES[row.target]}: ${labels.join('; ')} (${levels.join(' and ')} connection${levels.length === 1 && levels[0] === 1 ? '' : 's'}): ${row.status} — ${row.reason}`,
+    )
     .join('\n');
 }
 
@@ -392,8 +527,19 @@ export function formatUnmeasuredNotes(unmeasured: ReadonlyArray<UnmeasuredRow>):
  * The idle / live-stream table: one row per server, then one per peer (live streams not measured
  * for peers: `skipped`). Under it, a line per server whose RSS per stream was not measured, with the reason.
  */
-export function formatFootprintTable(footprints: ReadonlyArray<ServerFootprint>, peers: ReadonlyArray<PeerFootprint> = []): string {
-  const headers = ['server', 'idle RSS MB', 'idle CPU % core', 'live streams open', 'RSS open MB', 'KB per stream', 'KB per held request'];
+export function formatFootprintTable(
+  footprints: ReadonlyArray<ServerFootprint>,
+  peers: ReadonlyArray<PeerFootprint> = [],
+): string {
+  const headers = [
+    'server',
+    'idle RSS MB',
+    'idle CPU % core',
+    'live streams open',
+    'RSS open MB',
+    'KB per stream',
+    'KB per held request',
+  ];
   const body = footprints.map((f) => [
     SERVER_NAMES[f.target],
     f.idleRssMb.toFixed(1),
@@ -403,10 +549,22 @@ export function formatFootprintTable(footprints: ReadonlyArray<ServerFootprint>,
     f.liveStreams.kbPerStream === null ? 'not measured' : f.liveStreams.kbPerStream.toFixed(1),
     f.liveStreams.kbPerHeldRequest === null ? '' : f.liveStreams.kbPerHeldRequest.toFixed(1),
   ]);
-  const peerBody = peers.map((p) => [SERVER_NAMES[p.target], p.idleRssMb.toFixed(1), p.idleCpuPercent.toFixed(2), 'skipped', '', '', '']);
+  const peerBody = peers.map((p) => [
+    SERVER_NAMES[p.target],
+    p.idleRssMb.toFixed(1),
+    p.idleCpuPercent.toFixed(2),
+    'skipped',
+    '',
+    '',
+    '',
+  ]);
   const reasons = footprints
     .filter((f) => f.liveStreams.kbPerStream === null)
-    .map((f) => `${SERVER_NAMES[f.target]}: RSS per live stream not measured: ${f.liveStreams.notMeasuredReason ?? 'no stream opened'}`);
-  if (peers.length > 0) reasons.push('peers: live streams not measured (skipped); idle RSS and CPU are of the peer\'s whole process tree.');
+    .map(
+      (f) =>
+        `${SERVER_NAMES[f.target]}: RSS per live stream not measured: ${f.liveStreams.notMeasuredReason ?? 'no stream opened'}`,
+    );
+  if (peers.length > 0)
+    reasons.push("peers: live streams not measured (skipped); idle RSS and CPU are of the peer's whole process tree.");
   return [alignTable(headers, [...body, ...peerBody]), ...reasons].join('\n');
 }

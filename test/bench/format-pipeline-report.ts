@@ -63,7 +63,11 @@ export interface PipelineReport {
    * measured): every backlog row in consumption_log (ledger) and billing_lines (billing), and the
    * key's spend counter at its final value (billing; null without REDIS_URL). backlogDrainMs is the latest.
    */
-  readonly backlogCompleteMs?: { readonly consumptionLog: number; readonly billingLines: number; readonly spend: number | null };
+  readonly backlogCompleteMs?: {
+    readonly consumptionLog: number;
+    readonly billingLines: number;
+    readonly spend: number | null;
+  };
   /** Spend the backlog added to the key's counter, nano-USD as a decimal string (with REDIS_URL, when measured; '0': the requests were unpriced). */
   readonly backlogSpendNanoUsd?: string;
   /**
@@ -92,16 +96,28 @@ export function roundPipelineReport(report: PipelineReport): PipelineReport {
     rowsPerSecond: round(report.rowsPerSecond, 0),
     gatewayCpuUsPerRequest: round(report.gatewayCpuUsPerRequest, 0),
     consumerEventsPerSecond: report.consumerEventsPerSecond === null ? null : round(report.consumerEventsPerSecond, 0),
-    ...(report.consumersCpuUsPerRequest !== undefined ? { consumersCpuUsPerRequest: round(report.consumersCpuUsPerRequest, 0) } : {}),
-    redisBytesPer1000Requests: report.redisBytesPer1000Requests === null ? null : round(report.redisBytesPer1000Requests, 0),
-    redisKeysPer1000Requests: report.redisKeysPer1000Requests === null ? null : round(report.redisKeysPer1000Requests, 1),
+    ...(report.consumersCpuUsPerRequest !== undefined
+      ? { consumersCpuUsPerRequest: round(report.consumersCpuUsPerRequest, 0) }
+      : {}),
+    redisBytesPer1000Requests:
+      report.redisBytesPer1000Requests === null ? null : round(report.redisBytesPer1000Requests, 0),
+    redisKeysPer1000Requests:
+      report.redisKeysPer1000Requests === null ? null : round(report.redisKeysPer1000Requests, 1),
     ...(report.redisPer1000RequestsByKind
-      ? { redisPer1000RequestsByKind: Object.fromEntries(Object.entries(report.redisPer1000RequestsByKind).map(([kind, f]) => [kind, { keys: round(f.keys, 1), bytes: round(f.bytes, 0) }])) }
+      ? {
+          redisPer1000RequestsByKind: Object.fromEntries(
+            Object.entries(report.redisPer1000RequestsByKind).map(([kind, f]) => [
+              kind,
+              { keys: round(f.keys, 1), bytes: round(f.bytes, 0) },
+            ]),
+          ),
+        }
       : {}),
   };
 }
 
-const formatBytes = (bytes: number): string => (Math.abs(bytes) >= 10_000 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes.toFixed(0)} B`);
+const formatBytes = (bytes: number): string =>
+  Math.abs(bytes) >= 10_000 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes.toFixed(0)} B`;
 
 /** The Redis rows of the table: totals, then one line per kind of key that changed. */
 function redisRows(report: PipelineReport): Array<[string, string]> {
@@ -109,29 +125,53 @@ function redisRows(report: PipelineReport): Array<[string, string]> {
     return [['Redis bytes per 1,000 requests', `not measured (${report.engines.stateStore} state store, embedded)`]];
   }
   const rows: Array<[string, string]> = [
-    ['Redis bytes per 1,000 requests', `${formatBytes(report.redisBytesPer1000Requests)} (${report.redisBytesPer1000Requests.toFixed(0)} bytes)`],
+    [
+      'Redis bytes per 1,000 requests',
+      `${formatBytes(report.redisBytesPer1000Requests)} (${report.redisBytesPer1000Requests.toFixed(0)} bytes)`,
+    ],
     ['Redis keys per 1,000 requests', report.redisKeysPer1000Requests.toFixed(1)],
   ];
   for (const [kind, figures] of Object.entries(report.redisPer1000RequestsByKind ?? {})) {
-    if (figures.keys !== 0 || figures.bytes !== 0) rows.push([`  ${kind}`, `${formatBytes(figures.bytes)}, ${figures.keys.toFixed(1)} keys`]);
+    if (figures.keys !== 0 || figures.bytes !== 0)
+      rows.push([`  ${kind}`, `${formatBytes(figures.bytes)}, ${figures.keys.toFixed(1)} keys`]);
   }
-  if (report.redisAfterRun) rows.push(['Redis after the run', `${report.redisAfterRun.keys} keys, ${formatBytes(report.redisAfterRun.bytes)} (warm-up included)`]);
+  if (report.redisAfterRun)
+    rows.push([
+      'Redis after the run',
+      `${report.redisAfterRun.keys} keys, ${formatBytes(report.redisAfterRun.bytes)} (warm-up included)`,
+    ]);
   return rows;
 }
 
 /** The backlog rows of the table: the consumers' own rate and how it was taken, or why it was not. */
 function backlogRows(report: PipelineReport): Array<[string, string]> {
   const { consumerEventsPerSecond, backlogRequests, backlogEvents, backlogDrainMs, backlogStartMs } = report;
-  if (consumerEventsPerSecond === null || backlogRequests === null || backlogEvents === null || backlogDrainMs === null || backlogStartMs === null) {
-    const reason = report.engines.consumers.startsWith('in the gateway') ? 'consumers inside the gateway' : 'BENCH_PIPELINE_BACKLOG=0';
+  if (
+    consumerEventsPerSecond === null ||
+    backlogRequests === null ||
+    backlogEvents === null ||
+    backlogDrainMs === null ||
+    backlogStartMs === null
+  ) {
+    const reason = report.engines.consumers.startsWith('in the gateway')
+      ? 'consumers inside the gateway'
+      : 'BENCH_PIPELINE_BACKLOG=0';
     return [['consumer events/s (backlog)', `not measured (${reason})`]];
   }
   const complete = report.backlogCompleteMs;
   return [
     ['consumer events/s (backlog)', consumerEventsPerSecond.toFixed(0)],
-    ['backlog drain', `${backlogEvents} events of ${backlogRequests} requests in ${backlogDrainMs} ms after "consumers running" (process start to running: ${backlogStartMs} ms, not included)`],
+    [
+      'backlog drain',
+      `${backlogEvents} events of ${backlogRequests} requests in ${backlogDrainMs} ms after "consumers running" (process start to running: ${backlogStartMs} ms, not included)`,
+    ],
     ...(complete
-      ? [['  complete at', `consumption_log ${complete.consumptionLog} ms, billing_lines ${complete.billingLines} ms${complete.spend === null ? '' : `, spend counter ${complete.spend} ms`}`] as [string, string]]
+      ? [
+          [
+            '  complete at',
+            `consumption_log ${complete.consumptionLog} ms, billing_lines ${complete.billingLines} ms${complete.spend === null ? '' : `, spend counter ${complete.spend} ms`}`,
+          ] as [string, string],
+        ]
       : []),
   ];
 }
@@ -143,18 +183,29 @@ export function formatPipelineTable(report: PipelineReport): string {
     ['analytics', report.engines.analytics],
     ['state store', report.engines.stateStore],
     ['consumers', report.engines.consumers],
-    ['requests', `${report.requests} × ${report.requestKind}, ${report.concurrency} at once (after ${report.warmupRequests} warm-up)`],
+    [
+      'requests',
+      `${report.requests} × ${report.requestKind}, ${report.concurrency} at once (after ${report.warmupRequests} warm-up)`,
+    ],
     ['events published', String(report.events)],
     ['rows in consumption_log', String(report.rows)],
-    ['wall time', `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s; last row in ${((report.wallS - report.sendS) * 1000).toFixed(0)} ms after the last answer)`],
+    [
+      'wall time',
+      `${report.wallS.toFixed(2)} s (sending took ${report.sendS.toFixed(2)} s; last row in ${((report.wallS - report.sendS) * 1000).toFixed(0)} ms after the last answer)`,
+    ],
     ['events/s', report.eventsPerSecond.toFixed(0)],
     ['rows/s', report.rowsPerSecond.toFixed(0)],
     ...backlogRows(report),
     ['lag p50', `${report.lagP50Ms} ms`],
     ['lag p99', `${report.lagP99Ms} ms`],
     ['lag max', `${report.lagMaxMs} ms`],
-    ['gateway CPU', `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request${report.engines.consumers.startsWith('in the gateway') ? ' (consumers included)' : ''}`],
-    ...(report.consumersCpuUsPerRequest !== undefined ? [['consumers CPU', `${report.consumersCpuUsPerRequest.toFixed(0)} µs/request`] as [string, string]] : []),
+    [
+      'gateway CPU',
+      `${report.gatewayCpuUsPerRequest.toFixed(0)} µs/request${report.engines.consumers.startsWith('in the gateway') ? ' (consumers included)' : ''}`,
+    ],
+    ...(report.consumersCpuUsPerRequest !== undefined
+      ? [['consumers CPU', `${report.consumersCpuUsPerRequest.toFixed(0)} µs/request`] as [string, string]]
+      : []),
     ...redisRows(report),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));

@@ -17,7 +17,8 @@ function grouped(value: number): string {
     .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 }
 
-const signedMs = (value: number | undefined): string => (value === undefined ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(2)} ms`);
+const signedMs = (value: number | undefined): string =>
+  value === undefined ? '–' : `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(2)} ms`;
 
 /**
  * Markdown for the README: a line naming the run, a table with one row per server and request
@@ -29,7 +30,8 @@ const signedMs = (value: number | undefined): string => (value === undefined ? '
  */
 export function renderReadmeBenchSection(report: BenchReport): string {
   const loaded = report.settings.connections;
-  const at = (row: BenchRow, connections: number): BenchRow | undefined => report.rows.find((r) => r.id === row.id && r.connections === connections);
+  const at = (row: BenchRow, connections: number): BenchRow | undefined =>
+    report.rows.find((r) => r.id === row.id && r.connections === connections);
   const loadedRows = report.rows.filter((r) => r.connections === loaded && r.target !== 'mock');
   const m = report.machine;
   const lines = [
@@ -48,12 +50,20 @@ export function renderReadmeBenchSection(report: BenchReport): string {
     ...report.footprints.map((f) => {
       const live = f.liveStreams;
       const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held`;
-      const reached = live.reached === live.requested ? `${grouped(live.reached)} streams` : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${held}`;
-      const perStream = live.kbPerStream === null ? `not measured (${live.notMeasuredReason ?? 'no stream opened'})` : `${live.kbPerStream.toFixed(1)} KB (${reached})`;
+      const reached =
+        live.reached === live.requested
+          ? `${grouped(live.reached)} streams`
+          : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${held}`;
+      const perStream =
+        live.kbPerStream === null
+          ? `not measured (${live.notMeasuredReason ?? 'no stream opened'})`
+          : `${live.kbPerStream.toFixed(1)} KB (${reached})`;
       return `| ${SERVER_NAMES[f.target]} | ${f.idleRssMb.toFixed(0)} MB | ${f.idleCpuPercent.toFixed(2)} % of a core | ${perStream} |`;
     }),
     '',
-    ...report.verdicts.map((v) => `- ${verdictWord(v) === 'MET' ? 'MET' : `**${verdictWord(v)}**`} — ${v.target}: ${v.figure}`),
+    ...report.verdicts.map(
+      (v) => `- ${verdictWord(v) === 'MET' ? 'MET' : `**${verdictWord(v)}**`} — ${v.target}: ${v.figure}`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -65,8 +75,10 @@ export function renderReadmeBenchSection(report: BenchReport): string {
 export function replaceReadmeBenchSection(readme: string, section: string): string {
   const begin = readme.indexOf(README_BENCH_BEGIN);
   const end = readme.indexOf(README_BENCH_END);
-  if (begin < 0 || end < 0) throw new Error(`README lacks the ${begin < 0 ? README_BENCH_BEGIN : README_BENCH_END} marker`);
-  if (readme.indexOf(README_BENCH_BEGIN, begin + 1) >= 0 || readme.indexOf(README_BENCH_END, end + 1) >= 0) throw new Error('README holds a bench marker twice');
+  if (begin < 0 || end < 0)
+    throw new Error(`README lacks the ${begin < 0 ? README_BENCH_BEGIN : README_BENCH_END} marker`);
+  if (readme.indexOf(README_BENCH_BEGIN, begin + 1) >= 0 || readme.indexOf(README_BENCH_END, end + 1) >= 0)
+    throw new Error('README holds a bench marker twice');
   if (end < begin) throw new Error(`README's ${README_BENCH_END} comes before ${README_BENCH_BEGIN}`);
   return `${readme.slice(0, begin + README_BENCH_BEGIN.length)}\n${section}\n${readme.slice(end)}`;
 }

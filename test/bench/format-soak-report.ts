@@ -49,10 +49,18 @@ export interface SoakSummary {
 /** Length of the baseline and final windows whose samples' median is compared, ms. */
 export const SOAK_WINDOW_MS = 60_000;
 
-function growth(baseline: ReadonlyArray<SoakSample>, final: ReadonlyArray<SoakSample>, figure: (sample: SoakSample) => number): SoakGrowth {
+function growth(
+  baseline: ReadonlyArray<SoakSample>,
+  final: ReadonlyArray<SoakSample>,
+  figure: (sample: SoakSample) => number,
+): SoakGrowth {
   const baselineBytes = median(baseline.map(figure));
   const finalBytes = median(final.map(figure));
-  return { baselineBytes, finalBytes, growthPercent: baselineBytes > 0 ? ((finalBytes - baselineBytes) / baselineBytes) * 100 : 0 };
+  return {
+    baselineBytes,
+    finalBytes,
+    growthPercent: baselineBytes > 0 ? ((finalBytes - baselineBytes) / baselineBytes) * 100 : 0,
+  };
 }
 
 /**
@@ -62,13 +70,30 @@ function growth(baseline: ReadonlyArray<SoakSample>, final: ReadonlyArray<SoakSa
  * shorter than warm-up + 2 min). Passes when RSS grew less than `targetPercent`.
  * @throws Error when no sample lies after the warm-up (the run was shorter than the warm-up).
  */
-export function summarizeSoak(samples: ReadonlyArray<SoakSample>, warmupMs: number, targetPercent: number): SoakSummary {
-  const baseline = samples.filter((sample) => sample.elapsedMs >= warmupMs && sample.elapsedMs < warmupMs + SOAK_WINDOW_MS);
+export function summarizeSoak(
+  samples: ReadonlyArray<SoakSample>,
+  warmupMs: number,
+  targetPercent: number,
+): SoakSummary {
+  const baseline = samples.filter(
+    (sample) => sample.elapsedMs >= warmupMs && sample.elapsedMs < warmupMs + SOAK_WINDOW_MS,
+  );
   const last = samples[samples.length - 1];
-  if (baseline.length === 0 || !last || last === baseline[0]) throw new Error(`soak: no samples after the ${warmupMs} ms warm-up to compare`);
-  const final = samples.filter((sample) => sample.elapsedMs > last.elapsedMs - SOAK_WINDOW_MS && sample.elapsedMs >= warmupMs);
+  if (baseline.length === 0 || !last || last === baseline[0])
+    throw new Error(`soak: no samples after the ${warmupMs} ms warm-up to compare`);
+  const final = samples.filter(
+    (sample) => sample.elapsedMs > last.elapsedMs - SOAK_WINDOW_MS && sample.elapsedMs >= warmupMs,
+  );
   const rss = growth(baseline, final, (sample) => sample.memory.rssBytes);
-  return { baselineAtMs: (baseline[0] as SoakSample).elapsedMs, finalAtMs: last.elapsedMs, rss, heapUsed: growth(baseline, final, (sample) => sample.memory.heapUsedBytes), outsideHeap: growth(baseline, final, (sample) => sample.memory.rssBytes - sample.memory.heapTotalBytes), targetPercent, pass: rss.growthPercent < targetPercent };
+  return {
+    baselineAtMs: (baseline[0] as SoakSample).elapsedMs,
+    finalAtMs: last.elapsedMs,
+    rss,
+    heapUsed: growth(baseline, final, (sample) => sample.memory.heapUsedBytes),
+    outsideHeap: growth(baseline, final, (sample) => sample.memory.rssBytes - sample.memory.heapTotalBytes),
+    targetPercent,
+    pass: rss.growthPercent < targetPercent,
+  };
 }
 
 /** The samples at whole minutes (the first at or after each minute mark, and the start). */
@@ -91,7 +116,22 @@ const mb = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
  * merge-cache entries; requests per second and their outcomes since the previous row.
  */
 export function formatSoakTable(rows: ReadonlyArray<SoakSample>): string {
-  const header = ['min', 'RSS MiB', 'heap used', 'heap total', 'RSS-heap', 'external', 'arraybuf', 'merge cache', 'req/s', '2xx', '4xx', '5xx', 'aborts', 'errors'];
+  const header = [
+    'min',
+    'RSS MiB',
+    'heap used',
+    'heap total',
+    'RSS-heap',
+    'external',
+    'arraybuf',
+    'merge cache',
+    'req/s',
+    '2xx',
+    '4xx',
+    '5xx',
+    'aborts',
+    'errors',
+  ];
   const lines = [header];
   let previous: SoakSample | undefined;
   for (const row of rows) {

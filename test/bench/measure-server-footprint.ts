@@ -22,7 +22,11 @@ export interface IdleFootprint {
  * of no traffic (all servers at once; the caller sends nothing meanwhile). `pids` maps a name to a PID.
  * @throws Error when a server's /proc entry cannot be read
  */
-export async function measureIdle(pids: Readonly<Record<string, number>>, settleS: number, cpuWindowS: number): Promise<Record<string, IdleFootprint>> {
+export async function measureIdle(
+  pids: Readonly<Record<string, number>>,
+  settleS: number,
+  cpuWindowS: number,
+): Promise<Record<string, IdleFootprint>> {
   await sleep(settleS * 1000);
   const names = Object.keys(pids);
   const rss = new Map(names.map((name) => [name, readProcessUsage(pids[name] ?? -1).rssBytes]));
@@ -122,7 +126,9 @@ const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
  * nothing), or an RSS that did not grow (memory the server freed from earlier load outweighed the
  * streams, so any quotient would be noise or negative).
  */
-export function liveStreamFigures(counts: LiveStreamCounts): Pick<LiveStreamFootprint, 'kbPerStream' | 'kbPerHeldRequest' | 'notMeasuredReason'> {
+export function liveStreamFigures(
+  counts: LiveStreamCounts,
+): Pick<LiveStreamFootprint, 'kbPerStream' | 'kbPerHeldRequest' | 'notMeasuredReason'> {
   const delta = counts.rssOpenBytes - counts.rssBeforeBytes;
   const held = counts.sent - counts.failed;
   const kbPerHeldRequest = delta > 0 && held > 0 ? delta / held / 1024 : null;
@@ -134,8 +140,13 @@ export function liveStreamFigures(counts: LiveStreamCounts): Pick<LiveStreamFoot
   }
   if (delta <= 0) {
     const change = delta === 0 ? 'did not grow' : `fell by ${mb(-delta)} MB`;
-    const why = 'the streams cost less than the server freed meanwhile (e.g. garbage of the load cases); more streams would show them';
-    return { kbPerStream: null, kbPerHeldRequest: null, notMeasuredReason: `RSS ${change} with ${counts.reached} streams open (${mb(counts.rssBeforeBytes)} → ${mb(counts.rssOpenBytes)} MB): ${why}` };
+    const why =
+      'the streams cost less than the server freed meanwhile (e.g. garbage of the load cases); more streams would show them';
+    return {
+      kbPerStream: null,
+      kbPerHeldRequest: null,
+      notMeasuredReason: `RSS ${change} with ${counts.reached} streams open (${mb(counts.rssBeforeBytes)} → ${mb(counts.rssOpenBytes)} MB): ${why}`,
+    };
   }
   return { kbPerStream: delta / counts.reached / 1024, kbPerHeldRequest };
 }
@@ -173,7 +184,8 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
   };
   const rssBeforeBytes = readProcessUsage(options.pid).rssBytes;
   const startedAt = Date.now();
-  const waitForProgress = (): Promise<unknown> => Promise.race([new Promise<void>((resolve) => (wake = resolve)), sleep(250)]);
+  const waitForProgress = (): Promise<unknown> =>
+    Promise.race([new Promise<void>((resolve) => (wake = resolve)), sleep(250)]);
   // A server that stops taking connections (out of file descriptors) leaves requests unwritten: stop opening after 60 s without progress.
   let lastProgressAt = Date.now();
   let openedAll = true;
@@ -236,7 +248,15 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     ...(firstError ? { firstError } : {}),
     rssBeforeBytes,
     rssOpenBytes,
-    ...liveStreamFigures({ requested: options.count, sent: requests.length, reached, failed, rssBeforeBytes, rssOpenBytes, openTimeoutMs }),
+    ...liveStreamFigures({
+      requested: options.count,
+      sent: requests.length,
+      reached,
+      failed,
+      rssBeforeBytes,
+      rssOpenBytes,
+      openTimeoutMs,
+    }),
     openSeconds,
   };
 }

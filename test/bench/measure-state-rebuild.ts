@@ -17,7 +17,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createFileEventLog } from '../../infra/event-log/file/file-event-log.ts';
 import { createMemoryStateStore } from '../../infra/state-store/memory/memory-state-store.ts';
-import { memoryStateSnapshotPath, writeMemoryStateSnapshot } from '../../infra/state-store/memory/memory-state-snapshot.ts';
+import {
+  memoryStateSnapshotPath,
+  writeMemoryStateSnapshot,
+} from '../../infra/state-store/memory/memory-state-snapshot.ts';
 import { openRebuiltMemoryState } from '../../infra/state-store/memory/open-rebuilt-memory-state.ts';
 import { rebuildMemoryState } from '../../infra/state-store/memory/rebuild-memory-state.ts';
 import { controlEventKey, encodeControlEvent } from '../../schemas/control-plane/control-event-codec.ts';
@@ -28,10 +31,20 @@ import type { TrafficEvent } from '../../schemas/events/traffic-events.ts';
 import { TOPICS, CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { requestCompleted, usageRecorded } from '../unit/consumers/billing/traffic-event-builders.ts';
 
-const TOPIC_OF: Record<TrafficEvent['type'], string> = { RequestCompleted: TOPICS.requests, UsageRecorded: TOPICS.usage, FailoverOccurred: TOPICS.failovers };
+const TOPIC_OF: Record<TrafficEvent['type'], string> = {
+  RequestCompleted: TOPICS.requests,
+  UsageRecorded: TOPICS.usage,
+  FailoverOccurred: TOPICS.failovers,
+};
 const START = Date.UTC(2026, 0, 1);
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '1000' }, 'failover-every': { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '1000000' },
+    keys: { type: 'string', default: '1000' },
+    'failover-every': { type: 'string', default: '50' },
+  },
+});
 const requests = Number(values.requests);
 const keys = Number(values.keys);
 const failoverEvery = Number(values['failover-every']);
@@ -43,27 +56,79 @@ function eventsOf(i: number): TrafficEvent[] {
   const userId = `usr_${(i % Math.max(1, keys / 10)).toString(36).padStart(12, '0')}`;
   const channelId = `channel-${i % 4}`;
   const occurredAt = START + i * 10;
-  const shared = { requestId, keyId, userId, channelId, occurredAt, model: 'gpt-4o-mini', upstreamModel: 'gpt-4o-mini', provider: 'openai' };
+  const shared = {
+    requestId,
+    keyId,
+    userId,
+    channelId,
+    occurredAt,
+    model: 'gpt-4o-mini',
+    upstreamModel: 'gpt-4o-mini',
+    provider: 'openai',
+  };
   const events: TrafficEvent[] = [
     { type: 'RequestCompleted', event: requestCompleted({ ...shared, eventId: randomUUID(), priceRevision: 1 }) },
-    { type: 'UsageRecorded', event: usageRecorded({ ...shared, eventId: randomUUID(), priceRevision: 1, inputTokens: 800 + (i % 400), outputTokens: 200 + (i % 300) }) },
+    {
+      type: 'UsageRecorded',
+      event: usageRecorded({
+        ...shared,
+        eventId: randomUUID(),
+        priceRevision: 1,
+        inputTokens: 800 + (i % 400),
+        outputTokens: 200 + (i % 300),
+      }),
+    },
   ];
   if (failoverEvery > 0 && i % failoverEvery === 0) {
-    events.push({ type: 'FailoverOccurred', event: { eventId: randomUUID(), occurredAt: occurredAt - 5, requestId, keyId, model: 'gpt-4o-mini', channelId: `channel-${(i + 1) % 4}`, errorKind: 'upstream-unavailable', upstreamStatus: 503, latencyMs: 40, retryAfterMs: null, nextChannelId: channelId } });
+    events.push({
+      type: 'FailoverOccurred',
+      event: {
+        eventId: randomUUID(),
+        occurredAt: occurredAt - 5,
+        requestId,
+        keyId,
+        model: 'gpt-4o-mini',
+        channelId: `channel-${(i + 1) % 4}`,
+        errorKind: 'upstream-unavailable',
+        upstreamStatus: 503,
+        latencyMs: 40,
+        retryAfterMs: null,
+        nextChannelId: channelId,
+      },
+    });
   }
   return events;
 }
 
 /** Writes the synthetic log; returns its traffic bytes. */
 async function writeLog(eventLog: EventLog, dataDir: string): Promise<number> {
-  const price: ControlEvent = { type: 'PriceSet', event: { eventId: randomUUID(), occurredAt: 0, actor: 'bench', priceId: 'gpt-4o-mini|', model: 'gpt-4o-mini', channel: null, inputPerMTok: 0.15, outputPerMTok: 0.6, cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: 0 } };
+  const price: ControlEvent = {
+    type: 'PriceSet',
+    event: {
+      eventId: randomUUID(),
+      occurredAt: 0,
+      actor: 'bench',
+      priceId: 'gpt-4o-mini|',
+      model: 'gpt-4o-mini',
+      channel: null,
+      inputPerMTok: 0.15,
+      outputPerMTok: 0.6,
+      cacheReadPerMTok: null,
+      cacheWritePerMTok: null,
+      effectiveFrom: 0,
+    },
+  };
   eventLog.publish({ topic: CONFIG_TOPIC, key: controlEventKey(price), value: encodeControlEvent(price) });
   for (let i = 0; i < requests; i++) {
-    for (const event of eventsOf(i)) eventLog.publish({ topic: TOPIC_OF[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });
+    for (const event of eventsOf(i))
+      eventLog.publish({ topic: TOPIC_OF[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });
     if (i % 5000 === 4999) await eventLog.flush();
   }
   await eventLog.flush();
-  return Object.values(TOPICS).reduce((sum, topic) => sum + (statSync(join(dataDir, 'events', `${topic}.log`), { throwIfNoEntry: false })?.size ?? 0), 0);
+  return Object.values(TOPICS).reduce(
+    (sum, topic) => sum + (statSync(join(dataDir, 'events', `${topic}.log`), { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
 }
 
 async function main(): Promise<void> {
@@ -75,15 +140,27 @@ async function main(): Promise<void> {
     const store = createMemoryStateStore();
     const warnings: string[] = [];
     let started = performance.now();
-    const rebuild = await rebuildMemoryState({ dataDir, topicPrefix: '', store, from: {}, onWarning: (message) => warnings.push(message) });
+    const rebuild = await rebuildMemoryState({
+      dataDir,
+      topicPrefix: '',
+      store,
+      from: {},
+      onWarning: (message) => warnings.push(message),
+    });
     const rebuildMs = performance.now() - started;
     started = performance.now();
-    await writeMemoryStateSnapshot(memoryStateSnapshotPath(dataDir), { writtenAt: Date.now(), covers: rebuild.ends, state: store.exportContent() });
+    await writeMemoryStateSnapshot(memoryStateSnapshotPath(dataDir), {
+      writtenAt: Date.now(),
+      covers: rebuild.ends,
+      state: store.exportContent(),
+    });
     const snapshotWriteMs = performance.now() - started;
     started = performance.now();
     const fromSnapshot = await openRebuiltMemoryState({ dataDir, log: () => {} });
     const snapshotStartMs = performance.now() - started;
-    const spendMatches = (await fromSnapshot.getSpend('key_000000000000', 'usr_000000000000')).keyNanoUsd === (await store.getSpend('key_000000000000', null)).keyNanoUsd;
+    const spendMatches =
+      (await fromSnapshot.getSpend('key_000000000000', 'usr_000000000000')).keyNanoUsd ===
+      (await store.getSpend('key_000000000000', null)).keyNanoUsd;
     await fromSnapshot.close();
     const perMillion = (ms: number): number => Math.round((ms * 1e6) / requests);
     process.stdout.write(

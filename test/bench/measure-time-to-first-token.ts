@@ -39,7 +39,12 @@ const PROMPT = `Hello there [mock:slow=${TTFT_CHUNK_DELAY_MS}]`;
 /** The streamed request of `shape` whose upstream waits before each chunk. */
 function slowStreamBody(shape: BenchShapeId): string {
   if (shape === 'chat-stream') return chatBody(true, PROMPT);
-  return JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64, stream: true });
+  return JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [{ role: 'user', content: PROMPT }],
+    max_tokens: 64,
+    stream: true,
+  });
 }
 
 /** Whether one SSE event (its text, without the blank line) carries generated text. */
@@ -90,7 +95,11 @@ async function timeOne(url: string, headers: Readonly<Record<string, string>>, b
  * `warmup` untimed requests, then `requests` timed ones, one at a time.
  * @throws Error when a server answers a request with anything but a 200 stream
  */
-export async function measureTimeToFirstToken(servers: TimeToFirstTokenServers, requests = 200, warmup = 20): Promise<TimeToFirstTokenRow[]> {
+export async function measureTimeToFirstToken(
+  servers: TimeToFirstTokenServers,
+  requests = 200,
+  warmup = 20,
+): Promise<TimeToFirstTokenRow[]> {
   const rows: TimeToFirstTokenRow[] = [];
   for (const shape of BENCH_SHAPES.filter((s) => s.stream)) {
     let directP50 = 0;
@@ -102,7 +111,14 @@ export async function measureTimeToFirstToken(servers: TimeToFirstTokenServers, 
       for (let i = 0; i < requests; i += 1) times.push(await timeOne(url, shape.headers, body));
       const p50Ms = median(times);
       if (target === 'mock') directP50 = p50Ms;
-      rows.push({ target, shape: shape.id, label: shape.label, requests, p50Ms: Number(p50Ms.toFixed(3)), addedP50Ms: Number((p50Ms - directP50).toFixed(3)) });
+      rows.push({
+        target,
+        shape: shape.id,
+        label: shape.label,
+        requests,
+        p50Ms: Number(p50Ms.toFixed(3)),
+        addedP50Ms: Number((p50Ms - directP50).toFixed(3)),
+      });
     }
   }
   return rows;

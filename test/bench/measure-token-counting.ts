@@ -38,12 +38,21 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const THAI = 'กขคงจฉชซญดตถทนบปผพฟภมยรลวศสหอฮะาิีึืุูเแโใไ';
 const HAN = '的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年就那要下以生会自着去之过家后可能对';
 const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-const code = ['gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/exchange/serve-generation.ts'].map((path) => readFileSync(ROOT + path, 'utf8')).join('\n');
+const code = ['gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/exchange/serve-generation.ts']
+  .map((path) => readFileSync(ROOT + path, 'utf8'))
+  .join('\n');
 
 const kinds: Array<{ name: string; make: () => string; library: boolean }> = [
   { name: 'prose (README)', make: () => readme, library: true },
   { name: 'TypeScript source', make: () => code, library: true },
-  { name: 'base64, 48 KiB', make: () => Buffer.from(randomText(36 * KIB, LOWER + THAI)).toString('base64').slice(0, 48 * KIB), library: true },
+  {
+    name: 'base64, 48 KiB',
+    make: () =>
+      Buffer.from(randomText(36 * KIB, LOWER + THAI))
+        .toString('base64')
+        .slice(0, 48 * KIB),
+    library: true,
+  },
   { name: 'random letters, 48 KiB', make: () => randomText(48 * KIB, LOWER), library: true },
   { name: 'random Thai, 16 Ki chars', make: () => randomText(16 * KIB, THAI), library: true },
   { name: 'random Han, 16 Ki chars', make: () => randomText(16 * KIB, HAN), library: true },
@@ -51,7 +60,8 @@ const kinds: Array<{ name: string; make: () => string; library: boolean }> = [
   { name: "'a' run, 64 KiB", make: () => 'a'.repeat(64 * KIB), library: true },
 ];
 
-for (let i = 0; i < 3; i++) new BoundedTokenCounter(Number.POSITIVE_INFINITY).count(readme + randomText(20 * KIB, `${LOWER}  `));
+for (let i = 0; i < 3; i++)
+  new BoundedTokenCounter(Number.POSITIVE_INFINITY).count(readme + randomText(20 * KIB, `${LOWER}  `));
 
 console.log('exact counting (no budget), CPU µs per KiB of UTF-8');
 console.log(`${'text'.padEnd(28)}${'bounded'.padStart(10)}${'library'.padStart(10)}`);
@@ -59,7 +69,9 @@ for (const kind of kinds) {
   const kib = Buffer.byteLength(kind.make()) / KIB;
   const bounded = cpuMs(kind.make, (text) => new BoundedTokenCounter(Number.POSITIVE_INFINITY).count(text)) / kib;
   const library = kind.library ? cpuMs(kind.make, (text) => countTokens(text, ORDINARY), 1) / kib : Number.NaN;
-  console.log(`${kind.name.padEnd(28)}${(bounded * 1000).toFixed(0).padStart(10)}${(library * 1000).toFixed(0).padStart(10)}`);
+  console.log(
+    `${kind.name.padEnd(28)}${(bounded * 1000).toFixed(0).padStart(10)}${(library * 1000).toFixed(0).padStart(10)}`,
+  );
 }
 
 console.log('\none 4 MiB body with the default exact budget, CPU ms');
@@ -71,4 +83,9 @@ const bodies: Array<{ name: string; make: () => string }> = [
   { name: 'random Han', make: () => randomText((4 * MIB) / 3, HAN) },
   { name: 'prose (README × 80)', make: () => readme.repeat(80).slice(0, 4 * MIB) },
 ];
-for (const body of bodies) console.log(`${body.name.padEnd(28)}${cpuMs(body.make, (text) => new BoundedTokenCounter().count(text)).toFixed(1).padStart(10)}`);
+for (const body of bodies)
+  console.log(
+    `${body.name.padEnd(28)}${cpuMs(body.make, (text) => new BoundedTokenCounter().count(text))
+      .toFixed(1)
+      .padStart(10)}`,
+  );

@@ -35,10 +35,22 @@ export interface PipelineEngines {
   cleanup(): Promise<void>;
 }
 
-const ENGINE_VARS = ['TOLLGATE_DATA_DIR', 'CLICKHOUSE_DATABASE', 'REDIS_KEY_PREFIX', 'TOLLGATE_TOPIC_PREFIX', 'TOLLGATE_CONFIG', 'TOLLGATE_CONSUMERS'] as const;
+const ENGINE_VARS = [
+  'TOLLGATE_DATA_DIR',
+  'CLICKHOUSE_DATABASE',
+  'REDIS_KEY_PREFIX',
+  'TOLLGATE_TOPIC_PREFIX',
+  'TOLLGATE_CONFIG',
+  'TOLLGATE_CONSUMERS',
+] as const;
 
 /** Environment of the children: `env` without inherited per-run variables, plus this run's. */
-function buildChildEnv(env: NodeJS.ProcessEnv, runId: string, dataDir: string, placement: ConsumersPlacement): NodeJS.ProcessEnv {
+function buildChildEnv(
+  env: NodeJS.ProcessEnv,
+  runId: string,
+  dataDir: string,
+  placement: ConsumersPlacement,
+): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = { ...env };
   for (const name of ENGINE_VARS) delete childEnv[name];
   const configPath = join(dataDir, 'bench-consumers.json');
@@ -83,11 +95,17 @@ async function deleteRedisKeys(settings: EngineSettings): Promise<void> {
 
 async function deleteKafkaTopics(settings: EngineSettings): Promise<void> {
   if (!settings.kafkaBrokers || !settings.topicPrefix) return;
-  const admin = new Kafka({ clientId: 'tollgate-bench-cleanup', brokers: [...settings.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'tollgate-bench-cleanup',
+    brokers: [...settings.kafkaBrokers],
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const topics = Object.values(TOPICS).map((topic) => `${settings.topicPrefix}${topic}`).filter((topic) => existing.has(topic));
+    const topics = Object.values(TOPICS)
+      .map((topic) => `${settings.topicPrefix}${topic}`)
+      .filter((topic) => existing.has(topic));
     if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
   } finally {
     await admin.disconnect();
@@ -108,7 +126,11 @@ export function preparePipelineEngines(env: NodeJS.ProcessEnv = process.env): Pi
       ['delete Kafka topics', () => deleteKafkaTopics(settings)],
     ];
     for (const [name, step] of steps) {
-      await step().catch((error: unknown) => process.stderr.write(`bench pipeline cleanup: ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`));
+      await step().catch((error: unknown) =>
+        process.stderr.write(
+          `bench pipeline cleanup: ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+      );
     }
     rmSync(dataDir, { recursive: true, force: true });
   };

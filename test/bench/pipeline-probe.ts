@@ -35,7 +35,9 @@ export function createAnalyticsProbe(store: AnalyticsStore): PipelineProbe {
   return {
     version: () => store.version(),
     async rowCount(sinceMs) {
-      const rows = await store.query<{ n: string }>(`SELECT toString(count()) AS n FROM consumption_log FINAL WHERE occurred_at_ms >= ${since(sinceMs)}`);
+      const rows = await store.query<{ n: string }>(
+        `SELECT toString(count()) AS n FROM consumption_log FINAL WHERE occurred_at_ms >= ${since(sinceMs)}`,
+      );
       return Number(rows[0]?.n ?? 0);
     },
     async lagsMs(sinceMs) {
@@ -45,7 +47,9 @@ export function createAnalyticsProbe(store: AnalyticsStore): PipelineProbe {
       return rows.map((row) => Number(row.lag));
     },
     async billingLineCount(sinceMs) {
-      const rows = await store.query<{ n: string }>(`SELECT toString(count()) AS n FROM billing_lines FINAL WHERE occurred_at_ms >= ${since(sinceMs)}`);
+      const rows = await store.query<{ n: string }>(
+        `SELECT toString(count()) AS n FROM billing_lines FINAL WHERE occurred_at_ms >= ${since(sinceMs)}`,
+      );
       return Number(rows[0]?.n ?? 0);
     },
   };
@@ -77,7 +81,8 @@ export async function answerProbeRequest(probe: PipelineProbe, url: string): Pro
 async function getJson<T>(url: string): Promise<T> {
   const answer = await request(url);
   const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`pipeline probe ${url} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  if (answer.statusCode !== 200)
+    throw new Error(`pipeline probe ${url} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
 }
 

@@ -39,7 +39,8 @@ export function parseStatCpuTicks(statLine: string): number {
   // After the command: field 3 (state) is index 0, so utime (field 14) is index 11, stime index 12.
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`unexpected /proc stat line: ${statLine.slice(0, 200)}`);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`unexpected /proc stat line: ${statLine.slice(0, 200)}`);
   return utime + stime;
 }
 
@@ -60,7 +61,8 @@ function childPids(pid: number): number[] {
   }
   for (const tid of tasks) {
     try {
-      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' '))
+        if (child.trim()) children.push(Number(child));
     } catch {
       // thread ended meanwhile, or no `children` file in this kernel
     }

@@ -68,10 +68,17 @@ export function redisKeyKind(prefix: string, key: string): string {
 }
 
 const sameFootprint = (a: RedisFootprint, b: RedisFootprint): boolean =>
-  a.keys === b.keys && a.bytes === b.bytes && a.spendNanoUsd === b.spendNanoUsd && a.healthLastAtMs === b.healthLastAtMs;
+  a.keys === b.keys &&
+  a.bytes === b.bytes &&
+  a.spendNanoUsd === b.spendNanoUsd &&
+  a.healthLastAtMs === b.healthLastAtMs;
 
 /** Per-kind differences `after − before`, scaled by `scale` (e.g. 1000 / requests); kinds present in either. */
-export function footprintDelta(before: RedisFootprint, after: RedisFootprint, scale: number): Record<string, RedisKindFootprint> {
+export function footprintDelta(
+  before: RedisFootprint,
+  after: RedisFootprint,
+  scale: number,
+): Record<string, RedisKindFootprint> {
   const kinds = [...new Set([...Object.keys(before.byKind), ...Object.keys(after.byKind)])].sort();
   const delta: Record<string, RedisKindFootprint> = {};
   for (const kind of kinds) {
@@ -143,7 +150,10 @@ export async function openRedisFootprint(redisUrl: string, prefix: string): Prom
         await sleep(quietMs);
         const current = await read();
         if (sameFootprint(previous, current)) return current;
-        if (Date.now() > deadline) throw new Error(`Redis keys under ${prefix} still changing after ${timeoutMs / 1000} s (${current.keys} keys, ${current.bytes} bytes)`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `Redis keys under ${prefix} still changing after ${timeoutMs / 1000} s (${current.keys} keys, ${current.bytes} bytes)`,
+          );
         previous = current;
       }
     },
@@ -151,7 +161,13 @@ export async function openRedisFootprint(redisUrl: string, prefix: string): Prom
       const found: string[] = [];
       let cursor = '0';
       do {
-        const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}${kind.split(':')[0]}:*`, 'COUNT', SCAN_COUNT);
+        const [next, batch] = await redis.scan(
+          cursor,
+          'MATCH',
+          `${prefix}${kind.split(':')[0]}:*`,
+          'COUNT',
+          SCAN_COUNT,
+        );
         cursor = next;
         found.push(...batch.filter((key) => redisKeyKind(prefix, key) === kind));
       } while (cursor !== '0');

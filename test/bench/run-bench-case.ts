@@ -25,7 +25,8 @@ export interface BenchServer {
 }
 
 /** The four servers of a run, by target, and the peer gateways started (`npm run bench:peers`). */
-export type BenchServers = Readonly<Record<BenchTarget, BenchServer>> & Readonly<Partial<Record<PeerTarget, BenchServer>>>;
+export type BenchServers = Readonly<Record<BenchTarget, BenchServer>> &
+  Readonly<Partial<Record<PeerTarget, BenchServer>>>;
 
 /** A case a run can load: one of bench-cases.ts, or the same shape sent to a peer gateway. */
 export type MeasuredCase = BenchCase | PeerBenchCase;
@@ -57,9 +58,13 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 async function checkSampleAnswer(benchCase: MeasuredCase, url: string): Promise<void> {
   const answer = await request(url, { method: 'POST', headers: { ...benchCase.headers }, body: benchCase.body });
   const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`${benchCase.id}: sample request answered ${answer.statusCode}: ${text.slice(0, 500)}`);
+  if (answer.statusCode !== 200)
+    throw new Error(`${benchCase.id}: sample request answered ${answer.statusCode}: ${text.slice(0, 500)}`);
   const missing = benchCase.expectInBody.filter((fragment) => !text.includes(fragment));
-  if (missing.length > 0) throw new Error(`${benchCase.id}: sample answer lacks ${missing.map((m) => JSON.stringify(m)).join(', ')}: ${text.slice(0, 500)}`);
+  if (missing.length > 0)
+    throw new Error(
+      `${benchCase.id}: sample answer lacks ${missing.map((m) => JSON.stringify(m)).join(', ')}: ${text.slice(0, 500)}`,
+    );
 }
 
 /**
@@ -70,10 +75,14 @@ async function checkSampleAnswer(benchCase: MeasuredCase, url: string): Promise<
 function checkOutcomes(benchCase: MeasuredCase, before: OutcomeTally, stats: BenchServerStats): void {
   const after = stats.outcomes;
   const delta = (key: keyof OutcomeTally): number => after[key] - before[key];
-  if (delta('failed') > 0) throw new Error(`${benchCase.id}: ${delta('failed')} gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
+  if (delta('failed') > 0)
+    throw new Error(
+      `${benchCase.id}: ${delta('failed')} gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`,
+    );
   if (delta('completed') === 0) throw new Error(`${benchCase.id}: the gateway recorded no completed request`);
   const wrongPath = benchCase.gatewayPath === 'pass-through' ? delta('translated') : delta('passThrough');
-  if (wrongPath > 0) throw new Error(`${benchCase.id}: ${wrongPath} requests did not take the ${benchCase.gatewayPath} path`);
+  if (wrongPath > 0)
+    throw new Error(`${benchCase.id}: ${wrongPath} requests did not take the ${benchCase.gatewayPath} path`);
 }
 
 /**
@@ -83,7 +92,12 @@ function checkOutcomes(benchCase: MeasuredCase, before: OutcomeTally, stats: Ben
  *   under load is not 2xx, a server's /proc entry cannot be read, or (gateway child) any outcome
  *   failed or took the wrong path.
  */
-export async function runBenchCase(benchCase: MeasuredCase, servers: BenchServers, settings: BenchSettings, connections: number): Promise<CaseMeasurement> {
+export async function runBenchCase(
+  benchCase: MeasuredCase,
+  servers: BenchServers,
+  settings: BenchSettings,
+  connections: number,
+): Promise<CaseMeasurement> {
   const server = servers[benchCase.target];
   if (!server) throw new Error(`${benchCase.id}: no ${benchCase.target} server is running`);
   const url = `${server.origin}${benchCase.path}`;

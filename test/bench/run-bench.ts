@@ -59,12 +59,37 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
 import { measureTimeToFirstToken, TTFT_CHUNK_DELAY_MS } from './measure-time-to-first-token.ts';
-import { buildBenchRows, formatBenchTables, formatTimeToFirstTokenTable, judgeTimeToFirstToken, formatFootprintTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, type BenchReport, type BenchReportSettings, type BenchRow, type PeerFootprint, type PeerReport, type ServerFootprint, type UnmeasuredRow } from './format-bench-report.ts';
+import {
+  buildBenchRows,
+  formatBenchTables,
+  formatTimeToFirstTokenTable,
+  judgeTimeToFirstToken,
+  formatFootprintTable,
+  formatUnmeasuredNotes,
+  formatVerdicts,
+  judgeBenchTargets,
+  type BenchReport,
+  type BenchReportSettings,
+  type BenchRow,
+  type PeerFootprint,
+  type PeerReport,
+  type ServerFootprint,
+  type UnmeasuredRow,
+} from './format-bench-report.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
 import { isPeerTarget } from './peers/peer-cases.ts';
 import { peerGateways } from './peers/peer-gateways.ts';
-import { installPeers, peerCaseEntries, peerFailureReason, peerGatewayReports, runningPeerServers, startPeers, stopPeers, type PeerRun } from './peers/run-peers.ts';
+import {
+  installPeers,
+  peerCaseEntries,
+  peerFailureReason,
+  peerGatewayReports,
+  runningPeerServers,
+  startPeers,
+  stopPeers,
+  type PeerRun,
+} from './peers/run-peers.ts';
 import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
@@ -80,11 +105,18 @@ const TIME_TO_FIRST_TOKEN_REQUESTS = 200;
 /** Raised for invalid BENCH_* variables (exit code 2). */
 class BenchSettingsError extends Error {}
 
-function readNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, valid: (n: number) => boolean, rule: string): number {
+function readNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  valid: (n: number) => boolean,
+  rule: string,
+): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || !valid(value)) throw new BenchSettingsError(`${name}: expected ${rule}, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value) || !valid(value))
+    throw new BenchSettingsError(`${name}: expected ${rule}, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -110,13 +142,20 @@ interface RunSettings extends BenchSettings {
 /** Reads the settings from BENCH_* variables. @throws BenchSettingsError naming the variable */
 function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
   const pin = env.BENCH_PIN?.trim() || 'auto';
-  if (pin !== '0' && pin !== '1' && pin !== 'auto') throw new BenchSettingsError(`BENCH_PIN: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIN)}`);
+  if (pin !== '0' && pin !== '1' && pin !== 'auto')
+    throw new BenchSettingsError(`BENCH_PIN: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIN)}`);
   return {
     durationS: readNumber(env, 'BENCH_DURATION_S', 8, (n) => n > 0, 'a number of seconds > 0'),
     warmupS: readNumber(env, 'BENCH_WARMUP_S', 2, (n) => n >= 0, 'a number of seconds >= 0'),
     connections: readNumber(env, 'BENCH_CONNECTIONS', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     liveStreams: readNumber(env, 'BENCH_LIVE_STREAMS', 10_000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
-    liveStreamChunkMs: readNumber(env, 'BENCH_LIVE_STREAM_CHUNK_MS', 10_000, (n) => Number.isInteger(n) && n >= 1000, 'an integer number of ms >= 1000'),
+    liveStreamChunkMs: readNumber(
+      env,
+      'BENCH_LIVE_STREAM_CHUNK_MS',
+      10_000,
+      (n) => Number.isInteger(n) && n >= 1000,
+      'an integer number of ms >= 1000',
+    ),
     idleSettleS: readNumber(env, 'BENCH_IDLE_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
     idleCpuWindowS: readNumber(env, 'BENCH_IDLE_CPU_S', 10, (n) => n > 0, 'a number of seconds > 0'),
     pin,
@@ -126,13 +165,20 @@ function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
 /** The pipeline case's settings, or null with BENCH_PIPELINE=0. @throws BenchSettingsError naming the variable */
 function readPipelineSettings(env: NodeJS.ProcessEnv, settings: BenchSettings): PipelineBenchSettings | null {
   const enabled = env.BENCH_PIPELINE?.trim() ?? '1';
-  if (enabled !== '0' && enabled !== '1' && enabled !== '') throw new BenchSettingsError(`BENCH_PIPELINE: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIPELINE)}`);
+  if (enabled !== '0' && enabled !== '1' && enabled !== '')
+    throw new BenchSettingsError(`BENCH_PIPELINE: expected 0 or 1, got ${JSON.stringify(env.BENCH_PIPELINE)}`);
   if (enabled === '0') return null;
   return {
     requests: readNumber(env, 'BENCH_PIPELINE_REQUESTS', 2000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     concurrency: settings.connections,
     timeoutS: readNumber(env, 'BENCH_PIPELINE_TIMEOUT_S', 120, (n) => n > 0, 'a number of seconds > 0'),
-    backlogRequests: readNumber(env, 'BENCH_PIPELINE_BACKLOG', 5000, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0'),
+    backlogRequests: readNumber(
+      env,
+      'BENCH_PIPELINE_BACKLOG',
+      5000,
+      (n) => Number.isInteger(n) && n >= 0,
+      'an integer >= 0',
+    ),
   };
 }
 
@@ -145,11 +191,16 @@ function placeOnCpus(pin: RunSettings['pin']): CpuPlacement {
   if (pin === '0') return notPinned;
   const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
   if (!hasTaskset || cpus().length < 2) {
-    if (pin === '1') throw new BenchSettingsError(`BENCH_PIN=1: ${hasTaskset ? 'needs at least 2 CPUs' : 'taskset is not installed'}`);
+    if (pin === '1')
+      throw new BenchSettingsError(`BENCH_PIN=1: ${hasTaskset ? 'needs at least 2 CPUs' : 'taskset is not installed'}`);
     return notPinned;
   }
   execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
-  return { servers: '1', loadGenerator: '0', description: 'pinned with taskset: each measured server on CPU 1, load generator and mock on CPU 0' };
+  return {
+    servers: '1',
+    loadGenerator: '0',
+    description: 'pinned with taskset: each measured server on CPU 1, load generator and mock on CPU 0',
+  };
 }
 
 /** Lets this process (all its threads) run on every CPU again, so later children (the pipeline case's) are not confined to CPU 0. */
@@ -164,20 +215,26 @@ function writeReport(report: BenchReport): void {
 }
 
 /** Runs the pipeline case, prints its table and notes, and returns the report with it added. */
-async function addPipeline(report: BenchReport, mock: BenchServerHandle, settings: PipelineBenchSettings): Promise<BenchReport> {
-  process.stdout.write(`\nPipeline: ${settings.requests} requests through a gateway publishing events, consumers into ClickHouse …\n`);
+async function addPipeline(
+  report: BenchReport,
+  mock: BenchServerHandle,
+  settings: PipelineBenchSettings,
+): Promise<BenchReport> {
+  process.stdout.write(
+    `\nPipeline: ${settings.requests} requests through a gateway publishing events, consumers into ClickHouse …\n`,
+  );
   const pipeline = roundPipelineReport(await runPipelineBench(mock.origin, settings));
   process.stdout.write(
     `\n${formatPipelineTable(pipeline)}\n\n` +
       'events/s, rows/s: published events (RequestCompleted + UsageRecorded + FailoverOccurred) and consumption_log rows of the measured\n' +
       `requests / wall time from the first measured request to the poll (every ${pipeline.pollIntervalMs} ms) that saw the last row. When the last row\n` +
-      'follows the last answer closely, the pipeline kept up and these rates are bounded by the gateway\'s request rate, not by the consumers.\n' +
-      'consumer events/s (backlog): consumers process stopped, the backlog\'s events flushed into Kafka, process started again; backlog events / time\n' +
+      "follows the last answer closely, the pipeline kept up and these rates are bounded by the gateway's request rate, not by the consumers.\n" +
+      "consumer events/s (backlog): consumers process stopped, the backlog's events flushed into Kafka, process started again; backlog events / time\n" +
       'from its "consumers running" to the poll that saw every backlog row in consumption_log and billing_lines and the key\'s spend counter final.\n' +
       'lag: ingested_at_ms − occurred_at_ms per row: request end in the gateway → the ledger consumer building its batch insert.\n' +
       'Consumers run as their own process with KAFKA_BROKERS and CLICKHOUSE_URL set (ClickHouse read over HTTP); otherwise inside the\n' +
       'gateway child, as npm start does in embedded mode (chdb allows one process per data dir, so that child answers the queries).\n' +
-      'Redis bytes/keys per 1,000 requests: growth of the run\'s keys (SCAN of its key prefix, sum of MEMORY USAGE … SAMPLES 0) from after the\n' +
+      "Redis bytes/keys per 1,000 requests: growth of the run's keys (SCAN of its key prefix, sum of MEMORY USAGE … SAMPLES 0) from after the\n" +
       'warm-up to after the measured phase, each taken once billing_lines held every line and the keys stopped changing for 1 s; per kind\n' +
       'of key below it. MEMORY USAGE leaves out the expires-dictionary entry of keys with a TTL and allocator overhead. health:ok/fail hold\n' +
       'the ids of the last 60 s of observations, so they grow with the requests of a short run but not past the window.\n' +
@@ -197,7 +254,13 @@ interface StartedServers {
 
 /** The environment of the gateway-alone child: embedded engines only, events on, consumers elsewhere. */
 function gatewayAloneEnv(dataDir: string, configFile: string): NodeJS.ProcessEnv {
-  return { ...withoutEngineVariables(process.env, ['BENCH_GATEWAY_CONSUMERS']), BENCH_GATEWAY_EVENTS: '1', BENCH_GATEWAY_CONFIG_FILE: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+  return {
+    ...withoutEngineVariables(process.env, ['BENCH_GATEWAY_CONSUMERS']),
+    BENCH_GATEWAY_EVENTS: '1',
+    BENCH_GATEWAY_CONFIG_FILE: configFile,
+    TOLLGATE_DATA_DIR: join(dataDir, 'data'),
+    TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+  };
 }
 
 /** Data directories to remove when this process exits. */
@@ -211,7 +274,13 @@ async function startServers(placement: CpuPlacement): Promise<StartedServers> {
   dataDirs.add(gatewayDataDir);
   const configFile = join(gatewayDataDir, 'tollgate-config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const gateway = await spawnBenchServer('gateway', [mock.origin], 120_000, gatewayAloneEnv(gatewayDataDir, configFile), placement.servers);
+  const gateway = await spawnBenchServer(
+    'gateway',
+    [mock.origin],
+    120_000,
+    gatewayAloneEnv(gatewayDataDir, configFile),
+    placement.servers,
+  );
   const embedded = await spawnEmbeddedGateway(config, placement.servers);
   dataDirs.add(embedded.dataDir);
   await applyBenchKeyLimits(gateway.origin);
@@ -232,7 +301,13 @@ async function stopServers(started: StartedServers): Promise<void> {
 const loadAverage1m = (): number => Number((loadavg()[0] ?? 0).toFixed(2));
 
 function describeMachine(): BenchReport['machine'] {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage1mAtStart: loadAverage1m(), loadAverage1mAtEnd: loadAverage1m(), node: process.version };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    loadAverage1mAtStart: loadAverage1m(),
+    loadAverage1mAtEnd: loadAverage1m(),
+    node: process.version,
+  };
 }
 
 /** The measured cases, and the peer cases without figures (n/a, failed, not run). */
@@ -245,7 +320,12 @@ interface Measured {
  * Every case at every connection level, loaded level first; per shape, the bench's four targets
  * then each peer's case (`peers`: empty without --peers). A peer case that fails is recorded, not thrown.
  */
-async function measureAll(servers: BenchServers, settings: BenchSettings, levels: ReadonlyArray<number>, peers: ReadonlyArray<PeerRun>): Promise<Measured> {
+async function measureAll(
+  servers: BenchServers,
+  settings: BenchSettings,
+  levels: ReadonlyArray<number>,
+  peers: ReadonlyArray<PeerRun>,
+): Promise<Measured> {
   const measurements: CaseMeasurement[] = [];
   const unmeasured: UnmeasuredRow[] = [];
   for (const connections of levels) {
@@ -259,7 +339,9 @@ async function measureAll(servers: BenchServers, settings: BenchSettings, levels
       }
       for (const entry of peerCaseEntries(shape, peers, servers.mock.origin)) {
         if ('unmeasured' in entry) {
-          process.stdout.write(`  ${entry.unmeasured.target.padEnd(8)} ${entry.unmeasured.label} … ${entry.unmeasured.status}\n`);
+          process.stdout.write(
+            `  ${entry.unmeasured.target.padEnd(8)} ${entry.unmeasured.label} … ${entry.unmeasured.status}\n`,
+          );
           unmeasured.push({ ...entry.unmeasured, connections });
           continue;
         }
@@ -270,9 +352,20 @@ async function measureAll(servers: BenchServers, settings: BenchSettings, levels
           process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
           measurements.push(measurement);
         } catch (error) {
-          const reason = peerFailureReason(peers.find((p) => p.gateway.target === peerCase.target), error);
+          const reason = peerFailureReason(
+            peers.find((p) => p.gateway.target === peerCase.target),
+            error,
+          );
           process.stdout.write(`FAILED: ${reason}\n`);
-          unmeasured.push({ id: peerCase.id, label: peerCase.label, target: peerCase.target, shape: peerCase.shape, connections, status: 'failed', reason });
+          unmeasured.push({
+            id: peerCase.id,
+            label: peerCase.label,
+            target: peerCase.target,
+            shape: peerCase.shape,
+            connections,
+            status: 'failed',
+            reason,
+          });
         }
       }
     }
@@ -304,22 +397,36 @@ async function waitForOpenFiles(pid: number, limit: number, timeoutMs: number): 
   while (openFileCount(pid) > limit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
-async function measureFootprints(started: StartedServers, settings: RunSettings, peers: ReadonlyArray<PeerRun>): Promise<Footprints> {
+async function measureFootprints(
+  started: StartedServers,
+  settings: RunSettings,
+  peers: ReadonlyArray<PeerRun>,
+): Promise<Footprints> {
   const servers = { floor: started.floor, gateway: started.gateway, embedded: started.embedded } as const;
-  const peerPids = Object.fromEntries(Object.entries(runningPeerServers(peers)).map(([target, server]) => [target, server.pid]));
+  const peerPids = Object.fromEntries(
+    Object.entries(runningPeerServers(peers)).map(([target, server]) => [target, server.pid]),
+  );
   process.stdout.write(`\nIdle: RSS after ${settings.idleSettleS} s, CPU over ${settings.idleCpuWindowS} s …\n`);
-  const idle = await measureIdle({ floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid, ...peerPids }, settings.idleSettleS, settings.idleCpuWindowS);
-  const peerFootprints: PeerFootprint[] = Object.keys(peerPids).filter(isPeerTarget).map((target) => ({
-    target,
-    idleRssMb: Number(((idle[target]?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)),
-    idleCpuPercent: Number((idle[target]?.idleCpuPercent ?? 0).toFixed(3)),
-  }));
+  const idle = await measureIdle(
+    { floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid, ...peerPids },
+    settings.idleSettleS,
+    settings.idleCpuWindowS,
+  );
+  const peerFootprints: PeerFootprint[] = Object.keys(peerPids)
+    .filter(isPeerTarget)
+    .map((target) => ({
+      target,
+      idleRssMb: Number(((idle[target]?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)),
+      idleCpuPercent: Number((idle[target]?.idleCpuPercent ?? 0).toFixed(3)),
+    }));
   await stopPeers(peers); // no peer runs while the servers' live streams are measured
   const footprints: ServerFootprint[] = [];
   const mockQuietFds = openFileCount(started.mock.pid);
   for (const target of ['floor', 'gateway', 'embedded'] as const) {
     await waitForOpenFiles(started.mock.pid, mockQuietFds + 64, 60_000);
-    process.stdout.write(`  ${target}: opening ${settings.liveStreams} live streams (upstream chunk every ${settings.liveStreamChunkMs} ms) … `);
+    process.stdout.write(
+      `  ${target}: opening ${settings.liveStreams} live streams (upstream chunk every ${settings.liveStreamChunkMs} ms) … `,
+    );
     const liveStreams = await measureLiveStreams({
       url: `${servers[target].origin}/v1/chat/completions`,
       headers: chatHeaders,
@@ -333,7 +440,16 @@ async function measureFootprints(started: StartedServers, settings: RunSettings,
         `${liveStreams.notMeasuredReason ? `; RSS per stream not measured: ${liveStreams.notMeasuredReason}` : ''}\n`,
     );
     const figures = idle[target];
-    footprints.push({ target, idleRssMb: Number(((figures?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)), idleCpuPercent: Number((figures?.idleCpuPercent ?? 0).toFixed(3)), liveStreams: { ...liveStreams, kbPerStream: roundOrNull(liveStreams.kbPerStream), kbPerHeldRequest: roundOrNull(liveStreams.kbPerHeldRequest) } });
+    footprints.push({
+      target,
+      idleRssMb: Number(((figures?.idleRssBytes ?? 0) / 1024 / 1024).toFixed(1)),
+      idleCpuPercent: Number((figures?.idleCpuPercent ?? 0).toFixed(3)),
+      liveStreams: {
+        ...liveStreams,
+        kbPerStream: roundOrNull(liveStreams.kbPerStream),
+        kbPerHeldRequest: roundOrNull(liveStreams.kbPerHeldRequest),
+      },
+    });
   }
   return { servers: footprints, peers: peerFootprints };
 }
@@ -341,9 +457,9 @@ async function measureFootprints(started: StartedServers, settings: RunSettings,
 function printNotes(report: BenchReport): void {
   process.stdout.write(
     '\nLatency: from request write to the last byte of the answer (whole stream when streamed), ms.\n' +
-      '+p50: the case\'s p50 minus the direct case\'s (same shape, same connections); floor +p50: the floor proxy\'s; +p50 vs floor: the difference.\n' +
-      'CPU: process CPU time (user + system, all threads, child processes included) of the server during the measured run, per request, from /proc; direct rows: the mock\'s.\n' +
-      '× floor CPU: that CPU per request / the floor proxy\'s for the same request shape and connections.\n' +
+      "+p50: the case's p50 minus the direct case's (same shape, same connections); floor +p50: the floor proxy's; +p50 vs floor: the difference.\n" +
+      "CPU: process CPU time (user + system, all threads, child processes included) of the server during the measured run, per request, from /proc; direct rows: the mock's.\n" +
+      "× floor CPU: that CPU per request / the floor proxy's for the same request shape and connections.\n" +
       `Idle: RSS after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
       `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams, not measured when fewer than 90 % opened or the RSS did not grow.\n` +
       `${report.settings.pinning}. ${report.machine.cpus} CPUs, 1-min load average ${report.machine.loadAverage1mAtStart} at start, ${report.machine.loadAverage1mAtEnd} at end ` +
@@ -353,7 +469,10 @@ function printNotes(report: BenchReport): void {
 
 /** Lines under the tables about the peers: each one's version and status, its notes, and the reasons of rows without figures. */
 function printPeerNotes(peers: PeerReport): void {
-  const lines = peers.gateways.map((g) => `  ${g.name} ${g.version} (${g.spec}): ${g.status === 'measured' ? `installed in ${g.installDir ?? '?'}${g.cached ? ', reused' : ''}` : `${g.status}: ${g.error ?? ''}`}`);
+  const lines = peers.gateways.map(
+    (g) =>
+      `  ${g.name} ${g.version} (${g.spec}): ${g.status === 'measured' ? `installed in ${g.installDir ?? '?'}${g.cached ? ', reused' : ''}` : `${g.status}: ${g.error ?? ''}`}`,
+  );
   const notes = peers.gateways.flatMap((g) => (g.status === 'measured' ? g.notes.map((n) => `  ${n}`) : []));
   const unmeasured = formatUnmeasuredNotes(peers.unmeasured);
   process.stdout.write(
@@ -366,7 +485,9 @@ async function main(withPeers: boolean): Promise<void> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
   // Installs run before this process is pinned, so they use every CPU.
-  const installedPeers = withPeers ? await installPeers(peerGateways(process.env), (text) => process.stdout.write(text)) : [];
+  const installedPeers = withPeers
+    ? await installPeers(peerGateways(process.env), (text) => process.stdout.write(text))
+    : [];
   const placement = placeOnCpus(settings.pin);
   const machine = describeMachine();
   const levels = [...new Set([settings.connections, 1])];
@@ -378,18 +499,36 @@ async function main(withPeers: boolean): Promise<void> {
   if (withPeers) {
     const runDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-peers-'));
     dataDirs.add(runDir);
-    peers = await startPeers(installedPeers, { mockOrigin: started.mock.origin, ...(placement.servers === undefined ? {} : { cpuList: placement.servers }), runDir }, (text) => process.stdout.write(text));
+    peers = await startPeers(
+      installedPeers,
+      {
+        mockOrigin: started.mock.origin,
+        ...(placement.servers === undefined ? {} : { cpuList: placement.servers }),
+        runDir,
+      },
+      (text) => process.stdout.write(text),
+    );
   }
-  const servers: BenchServers = { mock: started.mock, floor: started.floor, gateway: started.gateway, embedded: started.embedded, ...runningPeerServers(peers) };
+  const servers: BenchServers = {
+    mock: started.mock,
+    floor: started.floor,
+    gateway: started.gateway,
+    embedded: started.embedded,
+    ...runningPeerServers(peers),
+  };
   const { measurements, unmeasured } = await measureAll(servers, settings, levels, peers);
-  process.stdout.write(`\nTime to first token: ${TIME_TO_FIRST_TOKEN_REQUESTS} sequential streams per server and shape, upstream chunk every ${TTFT_CHUNK_DELAY_MS} ms …\n`);
+  process.stdout.write(
+    `\nTime to first token: ${TIME_TO_FIRST_TOKEN_REQUESTS} sequential streams per server and shape, upstream chunk every ${TTFT_CHUNK_DELAY_MS} ms …\n`,
+  );
   const timeToFirstToken = await measureTimeToFirstToken(servers, TIME_TO_FIRST_TOKEN_REQUESTS);
   const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
   await stopPeers(peers);
   const allRows = buildBenchRows(measurements);
   const rows = allRows.filter((r) => !isPeerTarget(r.target));
   const peerRows: BenchRow[] = allRows.filter((r) => isPeerTarget(r.target));
-  const peerReport: PeerReport | undefined = withPeers ? { gateways: peerGatewayReports(peers), rows: peerRows, unmeasured, footprints: peerFootprints } : undefined;
+  const peerReport: PeerReport | undefined = withPeers
+    ? { gateways: peerGatewayReports(peers), rows: peerRows, unmeasured, footprints: peerFootprints }
+    : undefined;
   const reportSettings: BenchReportSettings = {
     durationS: settings.durationS,
     warmupS: settings.warmupS,
@@ -407,12 +546,17 @@ async function main(withPeers: boolean): Promise<void> {
     settings: reportSettings,
     rows,
     footprints,
-    verdicts: [...judgeBenchTargets(rows, footprints, settings.connections), ...judgeTimeToFirstToken(timeToFirstToken)],
+    verdicts: [
+      ...judgeBenchTargets(rows, footprints, settings.connections),
+      ...judgeTimeToFirstToken(timeToFirstToken),
+    ],
     timeToFirstToken,
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
-  process.stdout.write(`\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first event carrying text; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`);
+  process.stdout.write(
+    `\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first event carrying text; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`,
+  );
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
@@ -441,7 +585,12 @@ process.once('SIGTERM', () => {
 });
 
 const soak = process.argv.includes('--soak');
-(soak ? Promise.resolve().then(() => runSoak(readSoakSettings(process.argv))).then((pass) => process.exit(pass ? 0 : 1)) : main(process.argv.includes('--peers'))).then(
+(soak
+  ? Promise.resolve()
+      .then(() => runSoak(readSoakSettings(process.argv)))
+      .then((pass) => process.exit(pass ? 0 : 1))
+  : main(process.argv.includes('--peers'))
+).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);

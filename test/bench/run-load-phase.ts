@@ -37,7 +37,9 @@ export function percentile(sorted: Float64Array, p: number): number {
 export function median(values: ReadonlyArray<number>): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Human summary of every failure autocannon counted; empty when the run was clean. */
@@ -47,7 +49,8 @@ function describeFailures(result: autocannon.AutocannonResult, firstError: Error
     const codes = Object.entries(result.statusCodeStats).filter(([code]) => !code.startsWith('2'));
     problems.push(`${result.non2xx} non-2xx answers (${codes.map(([code, s]) => `${code}×${s.count}`).join(', ')})`);
   }
-  if (result.errors > 0) problems.push(`${result.errors} request errors${firstError ? ` (first: ${firstError.message})` : ''}`);
+  if (result.errors > 0)
+    problems.push(`${result.errors} request errors${firstError ? ` (first: ${firstError.message})` : ''}`);
   if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
   if (result['2xx'] === 0) problems.push('no 2xx answer at all');
   return problems.join('; ');
@@ -64,14 +67,29 @@ export function runLoadPhase(options: LoadPhaseOptions): Promise<LoadPhaseResult
   const startedAt = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: options.url, method: 'POST', headers: { ...options.headers }, body: options.body, connections: options.connections, pipelining: 1, duration: options.durationS, timeout: 10 },
+      {
+        url: options.url,
+        method: 'POST',
+        headers: { ...options.headers },
+        body: options.body,
+        connections: options.connections,
+        pipelining: 1,
+        duration: options.durationS,
+        timeout: 10,
+      },
       (error, result) => {
         if (error) return reject(error);
         const failures = describeFailures(result, firstError);
         if (failures) return reject(new Error(`${options.url}: ${failures}`));
         const elapsedS = Number(process.hrtime.bigint() - startedAt) / 1e9;
         const sorted = Float64Array.from(latencies).sort();
-        resolve({ requests: sorted.length, elapsedS, requestsPerSecond: sorted.length / elapsedS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) });
+        resolve({
+          requests: sorted.length,
+          elapsedS,
+          requestsPerSecond: sorted.length / elapsedS,
+          p50Ms: percentile(sorted, 50),
+          p99Ms: percentile(sorted, 99),
+        });
       },
     );
     instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {

@@ -40,7 +40,12 @@ import type { BenchServerStats } from './bench-server-contract.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
 import { preparePipelineEngines, type PipelineEngines } from './pipeline-engines.ts';
 import { createAnalyticsProbe, createRemoteProbe, type PipelineProbe } from './pipeline-probe.ts';
-import { footprintDelta, openRedisFootprint, type RedisFootprint, type RedisFootprintReader } from './redis-footprint.ts';
+import {
+  footprintDelta,
+  openRedisFootprint,
+  type RedisFootprint,
+  type RedisFootprintReader,
+} from './redis-footprint.ts';
 import { percentile } from './run-load-phase.ts';
 import { sendBenchRequests } from './send-bench-requests.ts';
 import { spawnBenchConsumers, type BenchConsumersHandle } from './spawn-bench-consumers.ts';
@@ -65,13 +70,20 @@ const SPEND_QUIET_MS = 1000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const outcomeCount = (stats: BenchServerStats): number => stats.outcomes.completed + stats.outcomes.failed + stats.outcomes.cancelled;
+const outcomeCount = (stats: BenchServerStats): number =>
+  stats.outcomes.completed + stats.outcomes.failed + stats.outcomes.cancelled;
 
 /**
  * Polls until `expected` rows of requests ended at or after `sinceMs` are in consumption_log.
  * Returns the count and when it was seen (ms since epoch). @throws Error after `timeoutMs`
  */
-async function waitForRows(probe: PipelineProbe, sinceMs: number, expected: number, timeoutMs: number, phase: string): Promise<{ rows: number; seenAtMs: number }> {
+async function waitForRows(
+  probe: PipelineProbe,
+  sinceMs: number,
+  expected: number,
+  timeoutMs: number,
+  phase: string,
+): Promise<{ rows: number; seenAtMs: number }> {
   const deadline = Date.now() + timeoutMs;
   let rows = 0;
   for (;;) {
@@ -91,26 +103,41 @@ async function waitForRows(probe: PipelineProbe, sinceMs: number, expected: numb
  * `sinceMs` and the run's Redis keys stopped changing for 1 s, then returns their footprint.
  * @throws Error after `timeoutMs` (each wait)
  */
-async function settleRedis(redis: RedisFootprintReader, probe: PipelineProbe, sinceMs: number, expected: number, timeoutMs: number, phase: string): Promise<RedisFootprint> {
+async function settleRedis(
+  redis: RedisFootprintReader,
+  probe: PipelineProbe,
+  sinceMs: number,
+  expected: number,
+  timeoutMs: number,
+  phase: string,
+): Promise<RedisFootprint> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const lines = await probe.billingLineCount(sinceMs);
     if (lines >= expected) break;
-    if (Date.now() > deadline) throw new Error(`${phase}: ${lines} of ${expected} rows in billing_lines after ${timeoutMs / 1000} s (billing consumer stalled?)`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${phase}: ${lines} of ${expected} rows in billing_lines after ${timeoutMs / 1000} s (billing consumer stalled?)`,
+      );
     await sleep(POLL_INTERVAL_MS);
   }
   return redis.settle(timeoutMs);
 }
 
 /** Polls the gateway's stats until it recorded `expected` more outcomes than `before` (outcomes follow the answer by a tick). */
-async function waitForOutcomes(gateway: BenchServerHandle, before: BenchServerStats, expected: number): Promise<BenchServerStats> {
+async function waitForOutcomes(
+  gateway: BenchServerHandle,
+  before: BenchServerStats,
+  expected: number,
+): Promise<BenchServerStats> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const stats = await gateway.stats();
     const recorded = outcomeCount(stats) - outcomeCount(before);
     if (recorded >= expected || Date.now() > deadline) {
       if (recorded !== expected) throw new Error(`the gateway recorded ${recorded} outcomes for ${expected} requests`);
-      if (stats.outcomes.failed > before.outcomes.failed) throw new Error(`gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
+      if (stats.outcomes.failed > before.outcomes.failed)
+        throw new Error(`gateway outcomes failed (latest: ${stats.lastFailure ?? 'unknown'})`);
       return stats;
     }
     await sleep(20);
@@ -128,7 +155,14 @@ interface MeasureContext {
 }
 
 /** The Redis figures of the report from the footprints after the warm-up and after the measured phase. */
-function redisFigures(requests: number, warm?: RedisFootprint, end?: RedisFootprint): Pick<PipelineReport, 'redisBytesPer1000Requests' | 'redisKeysPer1000Requests' | 'redisPer1000RequestsByKind' | 'redisAfterRun'> {
+function redisFigures(
+  requests: number,
+  warm?: RedisFootprint,
+  end?: RedisFootprint,
+): Pick<
+  PipelineReport,
+  'redisBytesPer1000Requests' | 'redisKeysPer1000Requests' | 'redisPer1000RequestsByKind' | 'redisAfterRun'
+> {
   if (!warm || !end) return { redisBytesPer1000Requests: null, redisKeysPer1000Requests: null };
   const scale = 1000 / requests;
   return {
@@ -140,8 +174,19 @@ function redisFigures(requests: number, warm?: RedisFootprint, end?: RedisFootpr
 }
 
 /** Sends `count` requests of `benchCase` to the gateway, `settings.concurrency` at once. */
-function sendCase(gateway: BenchServerHandle, benchCase: BenchCase, settings: PipelineBenchSettings, count: number): ReturnType<typeof sendBenchRequests> {
-  return sendBenchRequests({ url: `${gateway.origin}${benchCase.path}`, headers: benchCase.headers, body: benchCase.body, count, concurrency: settings.concurrency });
+function sendCase(
+  gateway: BenchServerHandle,
+  benchCase: BenchCase,
+  settings: PipelineBenchSettings,
+  count: number,
+): ReturnType<typeof sendBenchRequests> {
+  return sendBenchRequests({
+    url: `${gateway.origin}${benchCase.path}`,
+    headers: benchCase.headers,
+    body: benchCase.body,
+    count,
+    concurrency: settings.concurrency,
+  });
 }
 
 /** The warm-up, then the measured phase; returns the figures without the engine names and the backlog. */
@@ -153,7 +198,9 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
   const warmupSince = Date.now();
   await send(warmupRequests);
   await waitForRows(probe, warmupSince, warmupRequests, timeoutMs, 'warm-up');
-  const redisWarm = context.redis ? await settleRedis(context.redis, probe, warmupSince, warmupRequests, timeoutMs, 'warm-up') : undefined;
+  const redisWarm = context.redis
+    ? await settleRedis(context.redis, probe, warmupSince, warmupRequests, timeoutMs, 'warm-up')
+    : undefined;
   const before = await gateway.stats();
   const consumersCpuBefore = context.consumers?.cpuMicros();
   const startedAtMs = Date.now();
@@ -162,10 +209,14 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
   const { rows, seenAtMs } = await waitForRows(probe, startedAtMs, settings.requests, timeoutMs, 'measured run');
   const consumersCpuAfter = context.consumers?.cpuMicros();
   const lags = Float64Array.from(await probe.lagsMs(startedAtMs)).sort();
-  if (lags.length !== rows) throw new Error(`${rows} measured rows but ${lags.length} with an ingestion time (is migration 005 applied?)`);
-  if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
+  if (lags.length !== rows)
+    throw new Error(`${rows} measured rows but ${lags.length} with an ingestion time (is migration 005 applied?)`);
+  if (after.eventsPublished === undefined || before.eventsPublished === undefined)
+    throw new Error('the gateway child does not count published events');
   const events = after.eventsPublished - before.eventsPublished;
-  const redisEnd = context.redis ? await settleRedis(context.redis, probe, startedAtMs, settings.requests, timeoutMs, 'measured run') : undefined;
+  const redisEnd = context.redis
+    ? await settleRedis(context.redis, probe, startedAtMs, settings.requests, timeoutMs, 'measured run')
+    : undefined;
   const wallS = (seenAtMs - startedAtMs) / 1000;
   return {
     requestKind: benchCase.label.replace(/^gateway: /, ''),
@@ -181,17 +232,35 @@ async function measure(context: MeasureContext): Promise<Omit<PipelineReport, 'e
     lagP50Ms: percentile(lags, 50),
     lagP99Ms: percentile(lags, 99),
     lagMaxMs: lags[lags.length - 1] ?? 0,
-    gatewayCpuUsPerRequest: (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / settings.requests,
-    ...(consumersCpuBefore !== undefined && consumersCpuAfter !== undefined ? { consumersCpuUsPerRequest: (consumersCpuAfter - consumersCpuBefore) / settings.requests } : {}),
+    gatewayCpuUsPerRequest:
+      (after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system) / settings.requests,
+    ...(consumersCpuBefore !== undefined && consumersCpuAfter !== undefined
+      ? { consumersCpuUsPerRequest: (consumersCpuAfter - consumersCpuBefore) / settings.requests }
+      : {}),
     pollIntervalMs: POLL_INTERVAL_MS,
     ...redisFigures(settings.requests, redisWarm, redisEnd),
   };
 }
 
 /** The backlog figures of the report. */
-type BacklogFigures = Pick<PipelineReport, 'consumerEventsPerSecond' | 'backlogRequests' | 'backlogEvents' | 'backlogDrainMs' | 'backlogStartMs' | 'backlogCompleteMs' | 'backlogSpendNanoUsd'>;
+type BacklogFigures = Pick<
+  PipelineReport,
+  | 'consumerEventsPerSecond'
+  | 'backlogRequests'
+  | 'backlogEvents'
+  | 'backlogDrainMs'
+  | 'backlogStartMs'
+  | 'backlogCompleteMs'
+  | 'backlogSpendNanoUsd'
+>;
 
-const BACKLOG_NOT_MEASURED: BacklogFigures = { consumerEventsPerSecond: null, backlogRequests: null, backlogEvents: null, backlogDrainMs: null, backlogStartMs: null };
+const BACKLOG_NOT_MEASURED: BacklogFigures = {
+  consumerEventsPerSecond: null,
+  backlogRequests: null,
+  backlogEvents: null,
+  backlogDrainMs: null,
+  backlogStartMs: null,
+};
 
 interface BacklogContext {
   readonly gateway: BenchServerHandle;
@@ -228,7 +297,15 @@ interface Drained {
  * seen: the later of the polls that saw each table complete and the poll that first read the
  * counters' final sum. @throws Error after `timeoutMs`
  */
-async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | undefined, spendKeys: ReadonlyArray<string>, spendBefore: string, sinceMs: number, expected: number, timeoutMs: number): Promise<Drained> {
+async function waitForDrain(
+  probe: PipelineProbe,
+  redis: RedisFootprintReader | undefined,
+  spendKeys: ReadonlyArray<string>,
+  spendBefore: string,
+  sinceMs: number,
+  expected: number,
+  timeoutMs: number,
+): Promise<Drained> {
   const deadline = Date.now() + timeoutMs;
   let rowsSeenAtMs: number | undefined;
   let linesSeenAtMs: number | undefined;
@@ -252,7 +329,11 @@ async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | 
         spendSeenAtMs = Date.now();
       }
     }
-    if (rowsSeenAtMs !== undefined && linesSeenAtMs !== undefined && (!redis || Date.now() - spendSeenAtMs >= SPEND_QUIET_MS)) {
+    if (
+      rowsSeenAtMs !== undefined &&
+      linesSeenAtMs !== undefined &&
+      (!redis || Date.now() - spendSeenAtMs >= SPEND_QUIET_MS)
+    ) {
       return {
         atMs: Math.max(rowsSeenAtMs, linesSeenAtMs, redis ? spendSeenAtMs : 0),
         consumptionLogAtMs: rowsSeenAtMs,
@@ -262,7 +343,9 @@ async function waitForDrain(probe: PipelineProbe, redis: RedisFootprintReader | 
       };
     }
     if (Date.now() > deadline) {
-      throw new Error(`backlog: ${rows} of ${expected} rows in consumption_log, ${lines} in billing_lines after ${timeoutMs / 1000} s, spend counter ${redis ? 'still changing' : 'not read'} (consumers stalled?)`);
+      throw new Error(
+        `backlog: ${rows} of ${expected} rows in consumption_log, ${lines} in billing_lines after ${timeoutMs / 1000} s, spend counter ${redis ? 'still changing' : 'not read'} (consumers stalled?)`,
+      );
     }
     await sleep(POLL_INTERVAL_MS);
   }
@@ -285,16 +368,23 @@ async function measureBacklog(context: BacklogContext): Promise<BacklogFigures> 
   await sendCase(gateway, benchCase, settings, requests);
   await waitForOutcomes(gateway, before, requests);
   const flushed = await gateway.flushEvents();
-  if (flushed.pending !== 0 || flushed.spooled !== 0) throw new Error(`backlog: after the flush ${flushed.pending} events are pending and ${flushed.spooled} spooled (Kafka unreachable?)`);
+  if (flushed.pending !== 0 || flushed.spooled !== 0)
+    throw new Error(
+      `backlog: after the flush ${flushed.pending} events are pending and ${flushed.spooled} spooled (Kafka unreachable?)`,
+    );
   const after = await gateway.stats();
-  if (after.eventsPublished === undefined || before.eventsPublished === undefined) throw new Error('the gateway child does not count published events');
+  if (after.eventsPublished === undefined || before.eventsPublished === undefined)
+    throw new Error('the gateway child does not count published events');
   const events = after.eventsPublished - before.eventsPublished;
   const consumers = await context.restartConsumers();
   context.onRestarted(consumers);
   const drained = await waitForDrain(probe, redis, spendKeys, spendBefore, sinceMs, requests, settings.timeoutS * 1000);
   const drainMs = Math.max(drained.atMs - consumers.runningAtMs, 1);
   const spendAdded = (BigInt(drained.spendNanoUsd) - BigInt(spendBefore)).toString();
-  if (redis && spendAdded === '0') process.stderr.write('bench pipeline: the backlog added no spend to the key (requests unpriced? the billing work is then not the priced one)\n');
+  if (redis && spendAdded === '0')
+    process.stderr.write(
+      'bench pipeline: the backlog added no spend to the key (requests unpriced? the billing work is then not the priced one)\n',
+    );
   const sinceRunning = (atMs: number): number => Math.max(atMs - consumers.runningAtMs, 0);
   return {
     backlogCompleteMs: {
@@ -333,7 +423,10 @@ async function stopAll(started: Started): Promise<void> {
 function openProbe(engines: PipelineEngines, started: Started, gateway: BenchServerHandle): PipelineProbe {
   const { clickhouseUrl, clickhouseDatabase } = engines.settings;
   if (engines.placement === 'in-gateway' || !clickhouseUrl) return createRemoteProbe(gateway.controlOrigin);
-  started.analytics = createClickHouseStore({ url: clickhouseUrl, ...(clickhouseDatabase ? { database: clickhouseDatabase } : {}) });
+  started.analytics = createClickHouseStore({
+    url: clickhouseUrl,
+    ...(clickhouseDatabase ? { database: clickhouseDatabase } : {}),
+  });
   return createAnalyticsProbe(started.analytics);
 }
 
@@ -356,7 +449,14 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
     const { redisUrl, redisKeyPrefix } = engines.settings;
     if (redisUrl && redisKeyPrefix) started.redis = await openRedisFootprint(redisUrl, redisKeyPrefix);
     const redis = started.redis ? { redis: started.redis } : {};
-    const figures = await measure({ gateway, probe, benchCase, settings, ...(started.consumers ? { consumers: started.consumers } : {}), ...redis });
+    const figures = await measure({
+      gateway,
+      probe,
+      benchCase,
+      settings,
+      ...(started.consumers ? { consumers: started.consumers } : {}),
+      ...redis,
+    });
     const backlog =
       started.consumers && settings.backlogRequests > 0
         ? await measureBacklog({
@@ -370,8 +470,15 @@ export async function runPipelineBench(mockOrigin: string, settings: PipelineBen
             ...redis,
           })
         : BACKLOG_NOT_MEASURED;
-    const consumers = engines.placement === 'separate-process' ? 'separate process (infra/processes/tollgate-consumers.ts)' : 'in the gateway process';
-    return { engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers }, ...figures, ...backlog };
+    const consumers =
+      engines.placement === 'separate-process'
+        ? 'separate process (infra/processes/tollgate-consumers.ts)'
+        : 'in the gateway process';
+    return {
+      engines: { ...engines.describe, analytics: `${engines.describe.analytics} ${version}`, consumers },
+      ...figures,
+      ...backlog,
+    };
   } finally {
     await stopAll(started);
     await engines.cleanup();

@@ -22,7 +22,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { formatSoakTable, formatSoakVerdict, minuteSamples, summarizeSoak, type SoakSample } from './format-soak-report.ts';
+import {
+  formatSoakTable,
+  formatSoakVerdict,
+  minuteSamples,
+  summarizeSoak,
+  type SoakSample,
+} from './format-soak-report.ts';
 import { spawnSoakGateway, type SoakGateway } from './spawn-soak-gateway.ts';
 import { buildSoakConfig, emptySoakTally, runSoakClients, type SoakTally } from './soak-traffic.ts';
 import { SOAK_UPSTREAM_BEHAVIOURS, startSoakUpstream } from './soak-upstream.ts';
@@ -67,14 +73,16 @@ export function readSoakSettings(argv: ReadonlyArray<string>): SoakSettings {
     const raw = value(name);
     if (raw === undefined) return fallback;
     const parsed = Number(raw);
-    if (!Number.isFinite(parsed) || !valid(parsed)) throw new SoakOptionsError(`${name}: expected ${rule}, got ${JSON.stringify(raw)}`);
+    if (!Number.isFinite(parsed) || !valid(parsed))
+      throw new SoakOptionsError(`${name}: expected ${rule}, got ${JSON.stringify(raw)}`);
     return parsed;
   };
   const warmupMinutes = numberOf('--soak-warmup-minutes', 1, (n) => n >= 0, 'minutes >= 0');
   const minutes = numberOf('--soak-minutes', 30, (n) => n > warmupMinutes, `minutes > the warm-up (${warmupMinutes})`);
   const snapshots = value('--soak-heap-snapshots');
   const consumers = value('--soak-consumers') ?? 'in-process';
-  if (consumers !== 'in-process' && consumers !== 'off') throw new SoakOptionsError(`--soak-consumers: expected in-process or off, got ${JSON.stringify(consumers)}`);
+  if (consumers !== 'in-process' && consumers !== 'off')
+    throw new SoakOptionsError(`--soak-consumers: expected in-process or off, got ${JSON.stringify(consumers)}`);
   return {
     minutes,
     warmupMinutes,
@@ -85,7 +93,14 @@ export function readSoakSettings(argv: ReadonlyArray<string>): SoakSettings {
   };
 }
 
-const countsOf = (tally: SoakTally): SoakSample['counts'] => ({ sent: tally.sent, status2xx: tally.status2xx, status4xx: tally.status4xx, status5xx: tally.status5xx, clientAborts: tally.clientAborts, transportErrors: tally.transportErrors });
+const countsOf = (tally: SoakTally): SoakSample['counts'] => ({
+  sent: tally.sent,
+  status2xx: tally.status2xx,
+  status4xx: tally.status4xx,
+  status5xx: tally.status5xx,
+  clientAborts: tally.clientAborts,
+  transportErrors: tally.transportErrors,
+});
 
 async function snapshot(gateway: SoakGateway, settings: SoakSettings, label: string): Promise<void> {
   if (!settings.heapSnapshotDir) return;
@@ -95,7 +110,12 @@ async function snapshot(gateway: SoakGateway, settings: SoakSettings, label: str
 }
 
 /** Samples the gateway every 10 s while the clients run; prints each whole minute as it passes. */
-async function sampleWhileLoaded(gateway: SoakGateway, settings: SoakSettings, tally: SoakTally, startedAt: number): Promise<SoakSample[]> {
+async function sampleWhileLoaded(
+  gateway: SoakGateway,
+  settings: SoakSettings,
+  tally: SoakTally,
+  startedAt: number,
+): Promise<SoakSample[]> {
   const samples: SoakSample[] = [];
   const durationMs = settings.minutes * 60_000;
   let snapshotTaken = false;
@@ -105,7 +125,9 @@ async function sampleWhileLoaded(gateway: SoakGateway, settings: SoakSettings, t
     const sample: SoakSample = { elapsedMs, memory: await gateway.memory(), counts: countsOf(tally) };
     samples.push(sample);
     if (elapsedMs >= nextMinute) {
-      process.stdout.write(`  ${(elapsedMs / 60_000).toFixed(1)} min: RSS ${(sample.memory.rssBytes / 1048576).toFixed(1)} MiB, heap used ${(sample.memory.heapUsedBytes / 1048576).toFixed(1)} MiB, ${tally.sent} requests\n`);
+      process.stdout.write(
+        `  ${(elapsedMs / 60_000).toFixed(1)} min: RSS ${(sample.memory.rssBytes / 1048576).toFixed(1)} MiB, heap used ${(sample.memory.heapUsedBytes / 1048576).toFixed(1)} MiB, ${tally.sent} requests\n`,
+      );
       nextMinute = (Math.floor(elapsedMs / 60_000) + 1) * 60_000;
     }
     if (!snapshotTaken && elapsedMs >= settings.warmupMinutes * 60_000) {
@@ -123,16 +145,23 @@ async function sampleWhileLoaded(gateway: SoakGateway, settings: SoakSettings, t
  * @returns the key's secret. @throws Error when the admin API does not answer 200/201 with it
  */
 async function createLimitedKey(origin: string, adminToken: string): Promise<string> {
-  const answer = await request(`${origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'soak-limited', rpm: 100_000_000, tpm: 1_000_000_000 }) });
+  const answer = await request(`${origin}/admin/api/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'soak-limited', rpm: 100_000_000, tpm: 1_000_000_000 }),
+  });
   const text = await answer.body.text();
   const apiKey = (JSON.parse(text) as { apiKey?: string }).apiKey;
-  if ((answer.statusCode !== 200 && answer.statusCode !== 201) || !apiKey) throw new Error(`soak: creating the limited key answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  if ((answer.statusCode !== 200 && answer.statusCode !== 201) || !apiKey)
+    throw new Error(`soak: creating the limited key answered ${answer.statusCode}: ${text.slice(0, 300)}`);
   return apiKey;
 }
 
 /** Runs the soak and prints its report. Resolves true when the growth stayed under the target. @throws Error when a server fails to start */
 export async function runSoak(settings: SoakSettings): Promise<boolean> {
-  process.stdout.write(`Tollgate memory soak: ${settings.minutes} min (warm-up ${settings.warmupMinutes} min), ${settings.concurrency} clients, seed ${settings.seed}, consumers ${settings.consumers}\n`);
+  process.stdout.write(
+    `Tollgate memory soak: ${settings.minutes} min (warm-up ${settings.warmupMinutes} min), ${settings.concurrency} clients, seed ${settings.seed}, consumers ${settings.consumers}\n`,
+  );
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-soak-'));
   const upstream = await startSoakUpstream();
   let gateway: SoakGateway | undefined;
@@ -140,13 +169,28 @@ export async function runSoak(settings: SoakSettings): Promise<boolean> {
     const configPath = join(dataDir, 'soak-config.json');
     writeFileSync(configPath, JSON.stringify(buildSoakConfig(upstream.origin, SOAK_UPSTREAM_BEHAVIOURS)));
     const adminToken = randomBytes(24).toString('hex');
-    gateway = await spawnSoakGateway({ PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configPath, TOLLGATE_DATA_DIR: join(dataDir, 'data'), TOLLGATE_ADMIN_TOKEN: adminToken, TOLLGATE_RESPONSE_STORE_MEMORY_MB: String(SOAK_RESPONSE_STORE_MIB), ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}) });
+    gateway = await spawnSoakGateway({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TOLLGATE_CONFIG: configPath,
+      TOLLGATE_DATA_DIR: join(dataDir, 'data'),
+      TOLLGATE_ADMIN_TOKEN: adminToken,
+      TOLLGATE_RESPONSE_STORE_MEMORY_MB: String(SOAK_RESPONSE_STORE_MIB),
+      ...(settings.consumers === 'off' ? { TOLLGATE_CONSUMERS: 'off' } : {}),
+    });
     const key = await createLimitedKey(gateway.origin, adminToken);
     process.stdout.write(`  gateway pid ${gateway.pid} at ${gateway.origin}; upstream ${upstream.origin}\n`);
     const tally = emptySoakTally();
     const stop = new AbortController();
     const startedAt = performance.now();
-    const clients = runSoakClients({ origin: gateway.origin, concurrency: settings.concurrency, seed: settings.seed, stop: stop.signal, tally, key });
+    const clients = runSoakClients({
+      origin: gateway.origin,
+      concurrency: settings.concurrency,
+      seed: settings.seed,
+      stop: stop.signal,
+      tally,
+      key,
+    });
     const samples = await sampleWhileLoaded(gateway, settings, tally, startedAt);
     stop.abort();
     await clients;
@@ -157,10 +201,20 @@ export async function runSoak(settings: SoakSettings): Promise<boolean> {
     const rows = minuteSamples(samples);
     if (rows[rows.length - 1] !== samples[samples.length - 1]) rows.push(samples[samples.length - 1] as SoakSample);
     process.stdout.write(`\n${formatSoakTable(rows)}\n\n${formatSoakVerdict(summary)}\n`);
-    process.stdout.write(`RSS ${IDLE_AFTER_MS / 1000} s after the load stopped: ${(idle.rssBytes / 1048576).toFixed(1)} MiB (heap used ${(idle.heapUsedBytes / 1048576).toFixed(1)} MiB)\n`);
-    process.stdout.write(`Requests: ${tally.sent} (${[...tally.byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${kind} ${n}`).join(', ')}); upstream answers by behaviour: ${JSON.stringify(upstream.received)}\n`);
+    process.stdout.write(
+      `RSS ${IDLE_AFTER_MS / 1000} s after the load stopped: ${(idle.rssBytes / 1048576).toFixed(1)} MiB (heap used ${(idle.heapUsedBytes / 1048576).toFixed(1)} MiB)\n`,
+    );
+    process.stdout.write(
+      `Requests: ${tally.sent} (${[...tally.byKind]
+        .sort((a, b) => b[1] - a[1])
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ')}); upstream answers by behaviour: ${JSON.stringify(upstream.received)}\n`,
+    );
     mkdirSync(REPORT_DIR, { recursive: true });
-    writeFileSync(join(REPORT_DIR, 'soak-latest.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), settings, summary, idleAfterLoad: idle, samples }, null, 2)}\n`);
+    writeFileSync(
+      join(REPORT_DIR, 'soak-latest.json'),
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), settings, summary, idleAfterLoad: idle, samples }, null, 2)}\n`,
+    );
     process.stdout.write('Written to test-artifacts/bench/soak-latest.json\n');
     return summary.pass;
   } catch (error) {

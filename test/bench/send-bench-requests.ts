@@ -34,7 +34,12 @@ export async function sendBenchRequests(options: SendOptions): Promise<SendResul
     while (next < options.count) {
       next += 1;
       try {
-        const answer = await request(options.url, { method: 'POST', headers: { ...options.headers }, body: options.body, dispatcher });
+        const answer = await request(options.url, {
+          method: 'POST',
+          headers: { ...options.headers },
+          body: options.body,
+          dispatcher,
+        });
         const text = await answer.body.text();
         if (answer.statusCode !== 200) throw new Error(`answered ${answer.statusCode}: ${text.slice(0, 300)}`);
       } catch (error) {
@@ -49,6 +54,9 @@ export async function sendBenchRequests(options: SendOptions): Promise<SendResul
   } finally {
     await dispatcher.close();
   }
-  if (failed > 0) throw new Error(`${options.url}: ${failed} of ${options.count} requests failed (first: ${firstFailure ?? 'unknown'})`);
+  if (failed > 0)
+    throw new Error(
+      `${options.url}: ${failed} of ${options.count} requests failed (first: ${firstFailure ?? 'unknown'})`,
+    );
   return { sent: options.count, elapsedMs: performance.now() - startedAt };
 }

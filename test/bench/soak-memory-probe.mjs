@@ -33,7 +33,15 @@ async function readMemory() {
   const usage = process.memoryUsage();
   const heap = getHeapStatistics();
   const mergeCacheEntries = await tokenizerMergeCacheEntries();
-  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, heapTotalBytes: usage.heapTotal, externalBytes: usage.external, arrayBuffersBytes: usage.arrayBuffers, mallocedBytes: heap.malloced_memory, ...(mergeCacheEntries === undefined ? {} : { tokenizerMergeCacheEntries: mergeCacheEntries }) };
+  return {
+    rssBytes: usage.rss,
+    heapUsedBytes: usage.heapUsed,
+    heapTotalBytes: usage.heapTotal,
+    externalBytes: usage.external,
+    arrayBuffersBytes: usage.arrayBuffers,
+    mallocedBytes: heap.malloced_memory,
+    ...(mergeCacheEntries === undefined ? {} : { tokenizerMergeCacheEntries: mergeCacheEntries }),
+  };
 }
 
 async function answer(request) {

@@ -42,26 +42,54 @@ const STALL_TIMEOUT_MS = 1500;
  * mock-provider channel per protocol × behaviour at `upstreamOrigin/h/<behaviour>`, the failover
  * pair per protocol, the soak key, and a price for every model so the consumers cost each row.
  */
-export function buildSoakConfig(upstreamOrigin: string, behaviours: ReadonlyArray<SoakUpstreamBehaviour>): Record<string, unknown> {
+export function buildSoakConfig(
+  upstreamOrigin: string,
+  behaviours: ReadonlyArray<SoakUpstreamBehaviour>,
+): Record<string, unknown> {
   const channels: Array<Record<string, unknown>> = [];
   const models: string[] = [];
   for (const { short, protocol, suffix } of PROTOCOLS) {
     for (const behaviour of behaviours) {
       const model = `${short}-${behaviour}`;
       models.push(model);
-      channels.push({ id: `soak-${model}`, provider: 'mock', protocol, baseUrl: `${upstreamOrigin}/h/${behaviour}${suffix}`, models: [model], ...(behaviour === 'stall' ? { timeoutMs: STALL_TIMEOUT_MS } : {}) });
+      channels.push({
+        id: `soak-${model}`,
+        provider: 'mock',
+        protocol,
+        baseUrl: `${upstreamOrigin}/h/${behaviour}${suffix}`,
+        models: [model],
+        ...(behaviour === 'stall' ? { timeoutMs: STALL_TIMEOUT_MS } : {}),
+      });
     }
-    channels.push({ id: `soak-failover-first-${short}`, provider: 'mock', protocol, baseUrl: `${upstreamOrigin}/h/fail${suffix}`, models: ['failover'], priority: 1 });
-    channels.push({ id: `soak-failover-then-${short}`, provider: 'mock', protocol, baseUrl: `${upstreamOrigin}/h/ok${suffix}`, models: ['failover'], priority: 0 });
+    channels.push({
+      id: `soak-failover-first-${short}`,
+      provider: 'mock',
+      protocol,
+      baseUrl: `${upstreamOrigin}/h/fail${suffix}`,
+      models: ['failover'],
+      priority: 1,
+    });
+    channels.push({
+      id: `soak-failover-then-${short}`,
+      provider: 'mock',
+      protocol,
+      baseUrl: `${upstreamOrigin}/h/ok${suffix}`,
+      models: ['failover'],
+      priority: 0,
+    });
   }
   models.push('failover');
   return {
     channels,
     keys: [{ name: 'soak', key: SOAK_KEY }],
-    prices: models.map((model) => ({ model, inputPerMTok: 0.5, outputPerMTok: 1.5, effectiveFrom: '2020-01-01T00:00:00Z' })),
+    prices: models.map((model) => ({
+      model,
+      inputPerMTok: 0.5,
+      outputPerMTok: 1.5,
+      effectiveFrom: '2020-01-01T00:00:00Z',
+    })),
   };
 }
-
 
 /** How a client ends its request: reads to the end, aborts after the first body bytes, or aborts before the answer. */
 export type SoakAbort = 'none' | 'mid-stream' | 'early';
@@ -77,7 +105,23 @@ export interface SoakRequest {
   readonly abort: SoakAbort;
 }
 
-const WORDS = ['gateway', 'token', 'stream', 'model', 'latency', 'answer', 'memory', 'soak', 'upstream', 'client', 'frame', 'delta', 'räksmörgås', '数据', 'emoji 🚀'];
+const WORDS = [
+  'gateway',
+  'token',
+  'stream',
+  'model',
+  'latency',
+  'answer',
+  'memory',
+  'soak',
+  'upstream',
+  'client',
+  'frame',
+  'delta',
+  'räksmörgås',
+  '数据',
+  'emoji 🚀',
+];
 
 function pick<T>(random: () => number, items: ReadonlyArray<T>): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -95,7 +139,8 @@ function promptText(random: () => number, sequence: number): string {
   const words = 5 + Math.floor(random() ** 3 * 600);
   const parts = [`soak request ${sequence}:`];
   for (let i = 0; i < words; i++) parts.push(pick(random, WORDS));
-  if (random() < 1 / 3) for (let i = 0; i < 4; i++) parts.push(randomLetters(random, 16 + Math.floor(random() ** 2 * 496)));
+  if (random() < 1 / 3)
+    for (let i = 0; i < 4; i++) parts.push(randomLetters(random, 16 + Math.floor(random() ** 2 * 496)));
   return parts.join(' ');
 }
 
@@ -135,7 +180,12 @@ export class StoredResponseIds {
   }
 }
 
-function generationRequest(random: () => number, sequence: number, stored: StoredResponseIds, key: string): SoakRequest {
+function generationRequest(
+  random: () => number,
+  sequence: number,
+  stored: StoredResponseIds,
+  key: string,
+): SoakRequest {
   const { openai: openaiHeaders, anthropic: anthropicHeaders, gemini: geminiHeaders } = headersFor(key);
   const format = pick(random, ['chat', 'responses', 'messages', 'gemini'] as const);
   const stream = random() < 0.5;
@@ -146,15 +196,54 @@ function generationRequest(random: () => number, sequence: number, stored: Store
   const kind = `${format}${stream ? ' stream' : ''}`;
   switch (format) {
     case 'chat':
-      return { kind, method: 'POST', path: '/v1/chat/completions', headers: openaiHeaders, body: JSON.stringify({ model, stream, ...(stream ? { stream_options: { include_usage: true } } : {}), messages: [{ role: 'user', content: text }] }), abort };
+      return {
+        kind,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: openaiHeaders,
+        body: JSON.stringify({
+          model,
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+          messages: [{ role: 'user', content: text }],
+        }),
+        abort,
+      };
     case 'responses': {
       const previous = random() < 0.1 ? stored.pick(random) : undefined;
-      return { kind, method: 'POST', path: '/v1/responses', headers: openaiHeaders, body: JSON.stringify({ model, stream, input: text, store: random() < 0.7, ...(previous ? { previous_response_id: previous } : {}) }), abort };
+      return {
+        kind,
+        method: 'POST',
+        path: '/v1/responses',
+        headers: openaiHeaders,
+        body: JSON.stringify({
+          model,
+          stream,
+          input: text,
+          store: random() < 0.7,
+          ...(previous ? { previous_response_id: previous } : {}),
+        }),
+        abort,
+      };
     }
     case 'messages':
-      return { kind, method: 'POST', path: '/v1/messages', headers: anthropicHeaders, body: JSON.stringify({ model, stream, max_tokens: 512, messages: [{ role: 'user', content: text }] }), abort };
+      return {
+        kind,
+        method: 'POST',
+        path: '/v1/messages',
+        headers: anthropicHeaders,
+        body: JSON.stringify({ model, stream, max_tokens: 512, messages: [{ role: 'user', content: text }] }),
+        abort,
+      };
     case 'gemini':
-      return { kind, method: 'POST', path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`, headers: geminiHeaders, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }), abort };
+      return {
+        kind,
+        method: 'POST',
+        path: `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        headers: geminiHeaders,
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+        abort,
+      };
   }
 }
 
@@ -168,23 +257,96 @@ function otherRequest(random: () => number, sequence: number, stored: StoredResp
   const text = promptText(random, sequence);
   const none = 'none' as const;
   const choices: Array<() => SoakRequest> = [
-    () => ({ kind: 'messages count_tokens', method: 'POST', path: '/v1/messages/count_tokens', headers: anthropicHeaders, body: JSON.stringify({ model: 'messages-ok', messages: [{ role: 'user', content: text }] }), abort: none }),
-    () => ({ kind: 'gemini countTokens', method: 'POST', path: '/v1beta/models/gemini-ok:countTokens', headers: geminiHeaders, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }), abort: none }),
+    () => ({
+      kind: 'messages count_tokens',
+      method: 'POST',
+      path: '/v1/messages/count_tokens',
+      headers: anthropicHeaders,
+      body: JSON.stringify({ model: 'messages-ok', messages: [{ role: 'user', content: text }] }),
+      abort: none,
+    }),
+    () => ({
+      kind: 'gemini countTokens',
+      method: 'POST',
+      path: '/v1beta/models/gemini-ok:countTokens',
+      headers: geminiHeaders,
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] }),
+      abort: none,
+    }),
     () => ({ kind: 'models', method: 'GET', path: '/v1/models', headers: openaiHeaders, abort: none }),
-    () => ({ kind: 'responses get', method: 'GET', path: `/v1/responses/${stored.pick(random) ?? 'resp_missing'}`, headers: openaiHeaders, abort: none }),
-    () => ({ kind: 'bad-json', method: 'POST', path: pick(random, ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1beta/models/gemini-ok:generateContent']), headers: openaiHeaders, body: `{"model": "chat-ok", "messages": [${text.slice(0, 40)}`, abort: none }),
-    () => ({ kind: 'bad-shape', method: 'POST', path: '/v1/chat/completions', headers: openaiHeaders, body: JSON.stringify({ model: 5, messages: 'nope', temperature: 'hot' }), abort: none }),
-    () => ({ kind: 'nested', method: 'POST', path: '/v1/messages', headers: anthropicHeaders, body: `{"model":"messages-ok","max_tokens":5,"messages":[{"role":"user","content":${nested(500)}}]}`, abort: none }),
-    () => ({ kind: 'unknown-model', method: 'POST', path: '/v1/chat/completions', headers: openaiHeaders, body: JSON.stringify({ model: `no-such-model-${sequence}`, messages: [{ role: 'user', content: 'hi' }] }), abort: none }),
-    () => ({ kind: 'bad-key', method: 'POST', path: '/v1/chat/completions', headers: { ...openaiHeaders, authorization: `Bearer sk-wrong-${sequence}` }, body: JSON.stringify({ model: 'chat-ok', messages: [{ role: 'user', content: 'hi' }] }), abort: none }),
-    () => ({ kind: 'bad-url', method: 'GET', path: `/v1/models/%25ZZ${sequence}`, headers: openaiHeaders, abort: none }),
+    () => ({
+      kind: 'responses get',
+      method: 'GET',
+      path: `/v1/responses/${stored.pick(random) ?? 'resp_missing'}`,
+      headers: openaiHeaders,
+      abort: none,
+    }),
+    () => ({
+      kind: 'bad-json',
+      method: 'POST',
+      path: pick(random, [
+        '/v1/chat/completions',
+        '/v1/responses',
+        '/v1/messages',
+        '/v1beta/models/gemini-ok:generateContent',
+      ]),
+      headers: openaiHeaders,
+      body: `{"model": "chat-ok", "messages": [${text.slice(0, 40)}`,
+      abort: none,
+    }),
+    () => ({
+      kind: 'bad-shape',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: openaiHeaders,
+      body: JSON.stringify({ model: 5, messages: 'nope', temperature: 'hot' }),
+      abort: none,
+    }),
+    () => ({
+      kind: 'nested',
+      method: 'POST',
+      path: '/v1/messages',
+      headers: anthropicHeaders,
+      body: `{"model":"messages-ok","max_tokens":5,"messages":[{"role":"user","content":${nested(500)}}]}`,
+      abort: none,
+    }),
+    () => ({
+      kind: 'unknown-model',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: openaiHeaders,
+      body: JSON.stringify({ model: `no-such-model-${sequence}`, messages: [{ role: 'user', content: 'hi' }] }),
+      abort: none,
+    }),
+    () => ({
+      kind: 'bad-key',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { ...openaiHeaders, authorization: `Bearer sk-wrong-${sequence}` },
+      body: JSON.stringify({ model: 'chat-ok', messages: [{ role: 'user', content: 'hi' }] }),
+      abort: none,
+    }),
+    () => ({
+      kind: 'bad-url',
+      method: 'GET',
+      path: `/v1/models/%25ZZ${sequence}`,
+      headers: openaiHeaders,
+      abort: none,
+    }),
   ];
   return pick(random, choices)();
 }
 
 /** The `sequence`-th request of the mix, sent with `key`: 90% generation requests, 10% everything else. */
-export function pickSoakRequest(random: () => number, sequence: number, stored: StoredResponseIds, key: string = SOAK_KEY): SoakRequest {
-  return random() < 0.9 ? generationRequest(random, sequence, stored, key) : otherRequest(random, sequence, stored, key);
+export function pickSoakRequest(
+  random: () => number,
+  sequence: number,
+  stored: StoredResponseIds,
+  key: string = SOAK_KEY,
+): SoakRequest {
+  return random() < 0.9
+    ? generationRequest(random, sequence, stored, key)
+    : otherRequest(random, sequence, stored, key);
 }
 
 /** Counts of finished requests: by status class, aborts by the client, transport errors, and per kind. */
@@ -209,13 +371,28 @@ function recordStatus(tally: SoakTally, status: number): void {
   else tally.status5xx += 1;
 }
 
-async function sendOne(origin: string, soak: SoakRequest, dispatcher: Agent, tally: SoakTally, stored: StoredResponseIds, random: () => number): Promise<void> {
+async function sendOne(
+  origin: string,
+  soak: SoakRequest,
+  dispatcher: Agent,
+  tally: SoakTally,
+  stored: StoredResponseIds,
+  random: () => number,
+): Promise<void> {
   const controller = new AbortController();
   const early = soak.abort === 'early' ? setTimeout(() => controller.abort(), Math.floor(random() * 30)) : undefined;
   tally.sent += 1;
   tally.byKind.set(soak.kind, (tally.byKind.get(soak.kind) ?? 0) + 1);
   try {
-    const answer = await request(`${origin}${soak.path}`, { method: soak.method, headers: soak.headers, body: soak.body ?? null, dispatcher, signal: controller.signal, headersTimeout: 30_000, bodyTimeout: 30_000 });
+    const answer = await request(`${origin}${soak.path}`, {
+      method: soak.method,
+      headers: soak.headers,
+      body: soak.body ?? null,
+      dispatcher,
+      signal: controller.signal,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
     recordStatus(tally, answer.statusCode);
     if (soak.abort === 'mid-stream') {
       for await (const _chunk of answer.body) break; // leaving the loop destroys the body: the client hangs up mid-stream
@@ -257,7 +434,14 @@ export async function runSoakClients(options: SoakClientOptions): Promise<void> 
   const client = async (): Promise<void> => {
     while (!options.stop.aborted) {
       sequence += 1;
-      await sendOne(options.origin, pickSoakRequest(random, sequence, stored, options.key ?? SOAK_KEY), dispatcher, options.tally, stored, random);
+      await sendOne(
+        options.origin,
+        pickSoakRequest(random, sequence, stored, options.key ?? SOAK_KEY),
+        dispatcher,
+        options.tally,
+        stored,
+        random,
+      );
     }
   };
   try {

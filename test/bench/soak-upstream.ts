@@ -45,10 +45,20 @@ function isBehaviour(text: string | undefined): text is SoakUpstreamBehaviour {
 }
 
 /** Answers `incoming` by `behaviour`, calling the mock at `mockOrigin` where the behaviour needs its answer. */
-function createHandler(mockOrigin: string, dispatcher: Agent, received: Record<SoakUpstreamBehaviour, number>, stalled: Set<Socket>) {
+function createHandler(
+  mockOrigin: string,
+  dispatcher: Agent,
+  received: Record<SoakUpstreamBehaviour, number>,
+  stalled: Set<Socket>,
+) {
   let failures = 0;
   const forward = async (path: string, incoming: IncomingMessage, body: Buffer) =>
-    request(`${mockOrigin}${path}`, { method: incoming.method as 'POST', headers: { 'content-type': incoming.headers['content-type'] ?? 'application/json' }, body: incoming.method === 'GET' ? null : body, dispatcher });
+    request(`${mockOrigin}${path}`, {
+      method: incoming.method as 'POST',
+      headers: { 'content-type': incoming.headers['content-type'] ?? 'application/json' },
+      body: incoming.method === 'GET' ? null : body,
+      dispatcher,
+    });
 
   return async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const match = /^\/h\/([a-z]+)(\/.*)$/.exec(incoming.url ?? '');
@@ -63,13 +73,21 @@ function createHandler(mockOrigin: string, dispatcher: Agent, received: Record<S
         return;
       case 'fail': {
         const status = FAIL_STATUSES[failures++ % FAIL_STATUSES.length] as number;
-        outgoing.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `soak failure ${status}`, type: 'server_error', code: status } }));
+        outgoing
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `soak failure ${status}`, type: 'server_error', code: status } }));
         return;
       }
       case 'garbage': {
         const streamed = incoming.url?.includes('stream') || body.includes('"stream":true');
         outgoing.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
-        outgoing.end(Buffer.concat([Buffer.from(streamed ? 'data: {"not json\n\nevent: x\ndata: \u00e9' : '{"id": "x", "choices": [ '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('\n\n')]));
+        outgoing.end(
+          Buffer.concat([
+            Buffer.from(streamed ? 'data: {"not json\n\nevent: x\ndata: \u00e9' : '{"id": "x", "choices": [ '),
+            Buffer.from([0xff, 0xfe, 0xc3]),
+            Buffer.from('\n\n'),
+          ]),
+        );
         return;
       }
       default:
@@ -107,7 +125,10 @@ function createHandler(mockOrigin: string, dispatcher: Agent, received: Record<S
 export async function startSoakUpstream(): Promise<SoakUpstream> {
   const mock = await startMockUpstream(0);
   const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 10_000 });
-  const received = Object.fromEntries(SOAK_UPSTREAM_BEHAVIOURS.map((b) => [b, 0])) as Record<SoakUpstreamBehaviour, number>;
+  const received = Object.fromEntries(SOAK_UPSTREAM_BEHAVIOURS.map((b) => [b, 0])) as Record<
+    SoakUpstreamBehaviour,
+    number
+  >;
   const stalled = new Set<Socket>();
   const handle = createHandler(mock.baseUrl, dispatcher, received, stalled);
   const server: Server = createServer((incoming, outgoing) => {

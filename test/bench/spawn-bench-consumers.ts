@@ -47,7 +47,11 @@ function parseLine(line: string): LogLine {
  */
 export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-consumers.ts'], { cwd: REPO_ROOT, env: { ...env, TOLLGATE_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-consumers.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...env, TOLLGATE_LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pid = child.pid ?? -1;
   const kill = (): void => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -57,8 +61,22 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
   const recent: string[] = [];
   let buffered = '';
   const ready = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`consumers did not report ready within ${timeoutMs} ms; last lines:\n${recent.join('\n')}`)), timeoutMs);
-    child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`consumers exited before ready (code ${String(code)}, signal ${String(signal)}); last lines:\n${recent.join('\n')}`))));
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`consumers did not report ready within ${timeoutMs} ms; last lines:\n${recent.join('\n')}`)),
+      timeoutMs,
+    );
+    child.once(
+      'exit',
+      (code, signal) => (
+        clearTimeout(timer),
+        reject(
+          new Error(
+            `consumers exited before ready (code ${String(code)}, signal ${String(signal)}); last lines:\n${recent.join('\n')}`,
+          ),
+        )
+      ),
+    );
     child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`consumers: ${chunk.toString('utf8')}`));
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');

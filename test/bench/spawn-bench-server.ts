@@ -6,7 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { FLUSH_EVENTS_PATH, type BenchEventsFlushed, type BenchServerReady, type BenchServerRole, type BenchServerStats } from './bench-server-contract.ts';
+import {
+  FLUSH_EVENTS_PATH,
+  type BenchEventsFlushed,
+  type BenchServerReady,
+  type BenchServerRole,
+  type BenchServerStats,
+} from './bench-server-contract.ts';
 
 const SERVER_ENTRY = fileURLToPath(new URL('./bench-servers.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,7 +64,10 @@ export function killBenchServers(): void {
 function readReadyLine(child: ChildProcess, role: BenchServerRole, timeoutMs: number): Promise<BenchServerReady> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`bench ${role} server did not report ready within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`bench ${role} server did not report ready within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`bench ${role} server exited before ready (code ${String(code)}, signal ${String(signal)})`));
@@ -86,7 +95,8 @@ async function readStats(controlPort: number): Promise<BenchServerStats> {
 async function flushEvents(controlPort: number): Promise<BenchEventsFlushed> {
   const answer = await request(`http://127.0.0.1:${controlPort}${FLUSH_EVENTS_PATH}`);
   const text = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`bench gateway event flush answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+  if (answer.statusCode !== 200)
+    throw new Error(`bench gateway event flush answered ${answer.statusCode}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as BenchEventsFlushed;
 }
 
@@ -97,9 +107,16 @@ async function flushEvents(controlPort: number): Promise<BenchEventsFlushed> {
  * child runs under `taskset -c <cpuList>` (taskset execs Node, so the PID is Node's).
  * @throws Error if the child exits or stays silent before it is ready.
  */
-export async function spawnBenchServer(role: BenchServerRole, args: ReadonlyArray<string> = [], timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env, cpuList?: string): Promise<BenchServerHandle> {
+export async function spawnBenchServer(
+  role: BenchServerRole,
+  args: ReadonlyArray<string> = [],
+  timeoutMs = 30_000,
+  env: NodeJS.ProcessEnv = process.env,
+  cpuList?: string,
+): Promise<BenchServerHandle> {
   const nodeArgs = ['--import', 'tsx', SERVER_ENTRY, role, ...args];
-  const [command, commandArgs] = cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
+  const [command, commandArgs] =
+    cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
   const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   liveChildren.add(child);

@@ -8,7 +8,17 @@
  * load generator spends no CPU reading them.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,15 +74,28 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * there (under `taskset -c <cpuList>` when given) and waits for its "Tollgate listening" line.
  * @throws Error with the tail of its output when it exits or does not listen within `timeoutMs` ms
  */
-export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuList?: string, timeoutMs = 120_000): Promise<EmbeddedGateway> {
+export async function spawnEmbeddedGateway(
+  config: Record<string, unknown>,
+  cpuList?: string,
+  timeoutMs = 120_000,
+): Promise<EmbeddedGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-embedded-'));
   const configFile = join(dataDir, 'tollgate-config.json');
   const outputFile = join(dataDir, 'server-output.log');
   writeFileSync(configFile, JSON.stringify(config));
-  const env: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), PORT: '0', HOST: '127.0.0.1', TOLLGATE_CONFIG: configFile, TOLLGATE_DATA_DIR: join(dataDir, 'data'), LOG_LEVEL: 'info', TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
+  const env: NodeJS.ProcessEnv = {
+    ...withoutEngineVariables(process.env),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TOLLGATE_CONFIG: configFile,
+    TOLLGATE_DATA_DIR: join(dataDir, 'data'),
+    LOG_LEVEL: 'info',
+    TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+  };
   const output = openSync(outputFile, 'a');
   const nodeArgs = ['--import', 'tsx', 'infra/processes/tollgate-server.ts'];
-  const [command, args] = cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
+  const [command, args] =
+    cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
   const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', output, output] });
   closeSync(output);
   trackBenchChild(child);
@@ -90,7 +113,10 @@ export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuL
   const settled = async (settleTimeoutMs = 120_000): Promise<void> => {
     const until = Date.now() + settleTimeoutMs;
     while (!embeddedConsumersCaughtUp(join(dataDir, 'data'))) {
-      if (Date.now() > until) throw new Error(`embedded Tollgate: its consumers did not catch up within ${settleTimeoutMs} ms:\n${outputTail()}`);
+      if (Date.now() > until)
+        throw new Error(
+          `embedded Tollgate: its consumers did not catch up within ${settleTimeoutMs} ms:\n${outputTail()}`,
+        );
       await sleep(50);
     }
   };
@@ -101,7 +127,9 @@ export async function spawnEmbeddedGateway(config: Record<string, unknown>, cpuL
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       const tail = outputTail();
       await stop();
-      throw new Error(`embedded Tollgate ${child.exitCode === null && child.signalCode === null ? `did not listen within ${timeoutMs} ms` : `exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`}:\n${tail}`);
+      throw new Error(
+        `embedded Tollgate ${child.exitCode === null && child.signalCode === null ? `did not listen within ${timeoutMs} ms` : `exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`}:\n${tail}`,
+      );
     }
     await sleep(100);
   }

@@ -30,7 +30,9 @@ export interface SoakMemorySample {
 type SoakProbeRequest = { readonly type: 'memory' } | { readonly type: 'snapshot'; readonly path: string };
 
 /** The probe's answer. */
-type SoakProbeReply = { readonly type: 'memory'; readonly memory: SoakMemorySample } | { readonly type: 'snapshot'; readonly path?: string; readonly error?: string };
+type SoakProbeReply =
+  | { readonly type: 'memory'; readonly memory: SoakMemorySample }
+  | { readonly type: 'snapshot'; readonly path?: string; readonly error?: string };
 
 /** A running soak gateway. */
 export interface SoakGateway {
@@ -78,7 +80,11 @@ function ask(child: ChildProcess, message: SoakProbeRequest, timeoutMs: number):
  */
 export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 90_000): Promise<SoakGateway> {
   const childEnv: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), LOG_LEVEL: 'info', ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, 'infra/processes/tollgate-server.ts'], { cwd: REPO_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, 'infra/processes/tollgate-server.ts'], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   let output = '';
   const onData = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
@@ -86,7 +92,10 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`soak gateway did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`soak gateway did not listen within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const check = (): void => {
       const address = listeningAddressIn(output);
       if (!address) return;
@@ -111,7 +120,10 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
     },
     heapSnapshot: async (path) => {
       const reply = await ask(child, { type: 'snapshot', path }, 300_000);
-      if (reply.type !== 'snapshot' || !reply.path) throw new Error(`heap snapshot failed: ${reply.type === 'snapshot' ? (reply.error ?? 'no path') : 'wrong answer'}`);
+      if (reply.type !== 'snapshot' || !reply.path)
+        throw new Error(
+          `heap snapshot failed: ${reply.type === 'snapshot' ? (reply.error ?? 'no path') : 'wrong answer'}`,
+        );
       return reply.path;
     },
     stop: () => stopChildProcess(child, 15_000),

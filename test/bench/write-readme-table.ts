@@ -13,7 +13,8 @@ const README_FILE = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 try {
   const report = JSON.parse(readFileSync(REPORT_FILE, 'utf8')) as BenchReport;
-  if (!Array.isArray(report.rows) || !Array.isArray(report.footprints) || !Array.isArray(report.verdicts)) throw new Error(`${REPORT_FILE} is not a report of this bench (run npm run bench first)`);
+  if (!Array.isArray(report.rows) || !Array.isArray(report.footprints) || !Array.isArray(report.verdicts))
+    throw new Error(`${REPORT_FILE} is not a report of this bench (run npm run bench first)`);
   const readme = readFileSync(README_FILE, 'utf8');
   writeFileSync(README_FILE, replaceReadmeBenchSection(readme, renderReadmeBenchSection(report)));
   process.stdout.write(`README.md: performance table rewritten from the run of ${report.generatedAt}\n`);

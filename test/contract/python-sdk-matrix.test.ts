@@ -13,25 +13,46 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type WireFormat } from '../../gateway/canonical/formats.ts';
-import { DEEPSEEK_CHAT_FIELDS, fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
+import {
+  DEEPSEEK_CHAT_FIELDS,
+  fixturePath,
+  startFixtureUpstream,
+  type FixtureUpstream,
+} from '../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import { startCountTokensUpstream, type CountTokensUpstream } from './python/count-tokens-upstream.ts';
-import { INSTALL_PYTHON_SDKS_COMMAND, PYTHON_SDK_SCRIPTS, pythonSdkState, runPythonCases, type PythonCaseJob, type PythonCaseOutcome, type PythonSdk } from './python/python-case-runner.ts';
+import {
+  INSTALL_PYTHON_SDKS_COMMAND,
+  PYTHON_SDK_SCRIPTS,
+  pythonSdkState,
+  runPythonCases,
+  type PythonCaseJob,
+  type PythonCaseOutcome,
+  type PythonSdk,
+} from './python/python-case-runner.ts';
 import { UPSTREAM_TOKEN_COUNT, type FixtureExpectation } from './python/expect-sdk-outcome.ts';
 import { PYTHON_SDK_CASES, type PythonSdkCase, type Scenario } from './python/python-sdk-cases.ts';
 
-const PROVIDER_FOR: Record<WireFormat, string> = { 'openai-chat': 'deepseek', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+const PROVIDER_FOR: Record<WireFormat, string> = {
+  'openai-chat': 'deepseek',
+  'openai-responses': 'openai',
+  'anthropic-messages': 'anthropic',
+  gemini: 'gemini',
+};
 /** Upstream protocols whose adapters ask the upstream to count tokens (the others are estimated locally). */
 const COUNTING_PROTOCOLS: ReadonlySet<WireFormat> = new Set(['anthropic-messages', 'gemini']);
 const REPLAYED_SCENARIOS = ['text', 'tool-call', 'reasoning'] as const;
 
 const sdkState = pythonSdkState();
 const inCi = process.env.CI === 'true';
-if (sdkState !== 'ready' && !inCi) console.warn(`python SDK contract tests skipped: Python SDKs ${sdkState}; run ${INSTALL_PYTHON_SDKS_COMMAND}`);
+if (sdkState !== 'ready' && !inCi)
+  console.warn(`python SDK contract tests skipped: Python SDKs ${sdkState}; run ${INSTALL_PYTHON_SDKS_COMMAND}`);
 
 const modelFor = (protocol: WireFormat, scenario: Scenario): string => `${protocol}--${scenario}`;
-const tagFor = (testCase: PythonSdkCase, protocol: WireFormat): string => `py-${testCase.sdk}-${testCase.name}-${protocol}`;
-const jobIdFor = (testCase: PythonSdkCase, protocol: WireFormat): string => `${testCase.sdk}/${testCase.name}/${protocol}`;
+const tagFor = (testCase: PythonSdkCase, protocol: WireFormat): string =>
+  `py-${testCase.sdk}-${testCase.name}-${protocol}`;
+const jobIdFor = (testCase: PythonSdkCase, protocol: WireFormat): string =>
+  `${testCase.sdk}/${testCase.name}/${protocol}`;
 
 function expectation(protocol: WireFormat, scenario: Scenario | undefined): FixtureExpectation | undefined {
   const path = scenario && fixturePath(protocol, scenario === 'count' ? 'text' : scenario, 'expect.json');
@@ -42,9 +63,14 @@ function expectation(protocol: WireFormat, scenario: Scenario | undefined): Fixt
 function fixtureReasoningToken(protocol: WireFormat): string | undefined {
   const path = fixturePath(protocol, 'reasoning', 'json');
   if (!path) throw new Error(`missing fixture ${protocol}/reasoning.json`);
-  const answer = JSON.parse(readFileSync(path, 'utf8')) as { content?: Array<Record<string, unknown>>; output?: Array<Record<string, unknown>> };
-  if (protocol === 'anthropic-messages') return answer.content?.find((block) => block.type === 'thinking')?.signature as string | undefined;
-  if (protocol === 'openai-responses') return answer.output?.find((item) => item.type === 'reasoning')?.encrypted_content as string | undefined;
+  const answer = JSON.parse(readFileSync(path, 'utf8')) as {
+    content?: Array<Record<string, unknown>>;
+    output?: Array<Record<string, unknown>>;
+  };
+  if (protocol === 'anthropic-messages')
+    return answer.content?.find((block) => block.type === 'thinking')?.signature as string | undefined;
+  if (protocol === 'openai-responses')
+    return answer.output?.find((item) => item.type === 'reasoning')?.encrypted_content as string | undefined;
   return undefined;
 }
 
@@ -52,13 +78,29 @@ function fixtureReasoningToken(protocol: WireFormat): string | undefined {
 function channelsFor(upstream: FixtureUpstream, counter: CountTokensUpstream): Array<Record<string, unknown>> {
   return WIRE_FORMATS.flatMap((protocol) => {
     const base = { provider: PROVIDER_FOR[protocol], protocol, apiKey: 'upstream-secret' };
-    const replayed: Record<string, string> = Object.fromEntries(REPLAYED_SCENARIOS.map((s) => [modelFor(protocol, s), s]));
+    const replayed: Record<string, string> = Object.fromEntries(
+      REPLAYED_SCENARIOS.map((s) => [modelFor(protocol, s), s]),
+    );
     const counting = COUNTING_PROTOCOLS.has(protocol);
     if (!counting) replayed[modelFor(protocol, 'count')] = 'text';
     return [
       { ...base, id: `replay-${protocol}`, baseUrl: upstream.baseUrl(protocol), modelMap: replayed },
-      { ...base, id: `failing-${protocol}`, baseUrl: upstream.baseUrl(protocol), modelMap: { [modelFor(protocol, 'fail-429')]: 'fail-429' } },
-      ...(counting ? [{ ...base, id: `counting-${protocol}`, baseUrl: counter.origin, modelMap: { [modelFor(protocol, 'count')]: 'count-model' } }] : []),
+      {
+        ...base,
+        id: `failing-${protocol}`,
+        baseUrl: upstream.baseUrl(protocol),
+        modelMap: { [modelFor(protocol, 'fail-429')]: 'fail-429' },
+      },
+      ...(counting
+        ? [
+            {
+              ...base,
+              id: `counting-${protocol}`,
+              baseUrl: counter.origin,
+              modelMap: { [modelFor(protocol, 'count')]: 'count-model' },
+            },
+          ]
+        : []),
     ];
   });
 }
@@ -84,7 +126,10 @@ const outcomes = new Map<string, Promise<PythonCaseOutcome>>();
 
 describe.runIf(sdkState === 'ready' || inCi)('official Python SDKs through the gateway', () => {
   beforeAll(async () => {
-    if (sdkState !== 'ready') throw new Error(`Python SDKs ${sdkState} in .tollgate/python-sdks (CI=true requires them): run ${INSTALL_PYTHON_SDKS_COMMAND}`);
+    if (sdkState !== 'ready')
+      throw new Error(
+        `Python SDKs ${sdkState} in .tollgate/python-sdks (CI=true requires them): run ${INSTALL_PYTHON_SDKS_COMMAND}`,
+      );
     upstream = await startFixtureUpstream(DEEPSEEK_CHAT_FIELDS); // PROVIDER_FOR: DeepSeek serves openai-chat
     counter = await startCountTokensUpstream(UPSTREAM_TOKEN_COUNT);
     gateway = await startTestGateway({ channels: channelsFor(upstream, counter) });

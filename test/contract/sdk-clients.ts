@@ -28,25 +28,51 @@ export interface CallOptions {
   readonly withTools: boolean;
 }
 
-const WEATHER_SCHEMA: { type: 'object'; properties: Record<string, unknown>; required: string[] } = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const WEATHER_SCHEMA: { type: 'object'; properties: Record<string, unknown>; required: string[] } = {
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+};
 
 async function callResponses(origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
   const client = new OpenAI({ apiKey: key, baseURL: `${origin}/v1`, maxRetries: 0 });
   const body = {
     model,
     input: 'What is the weather in Oslo?',
-    ...(options.withTools ? { tools: [{ type: 'function' as const, name: 'get_weather', description: 'Current weather', parameters: WEATHER_SCHEMA, strict: false }] } : {}),
+    ...(options.withTools
+      ? {
+          tools: [
+            {
+              type: 'function' as const,
+              name: 'get_weather',
+              description: 'Current weather',
+              parameters: WEATHER_SCHEMA,
+              strict: false,
+            },
+          ],
+        }
+      : {}),
   };
-  const response = options.stream ? await client.responses.stream(body).finalResponse() : await client.responses.create(body);
+  const response = options.stream
+    ? await client.responses.stream(body).finalResponse()
+    : await client.responses.create(body);
   let text = '';
   let reasoning = '';
   const toolCalls: ClientResult['toolCalls'] = [];
   for (const item of response.output) {
     if (item.type === 'message') for (const part of item.content) text += part.type === 'output_text' ? part.text : '';
-    if (item.type === 'reasoning') reasoning += item.summary.map((s) => s.text).join('') + (item.content ?? []).map((c) => c.text).join('');
+    if (item.type === 'reasoning')
+      reasoning += item.summary.map((s) => s.text).join('') + (item.content ?? []).map((c) => c.text).join('');
     if (item.type === 'function_call') toolCalls.push({ name: item.name, arguments: JSON.parse(item.arguments) });
   }
-  return { text, reasoning, toolCalls, finish: response.status ?? '', inputTotal: response.usage?.input_tokens ?? -1, outputTotal: response.usage?.output_tokens ?? -1 };
+  return {
+    text,
+    reasoning,
+    toolCalls,
+    finish: response.status ?? '',
+    inputTotal: response.usage?.input_tokens ?? -1,
+    outputTotal: response.usage?.output_tokens ?? -1,
+  };
 }
 
 async function callChat(origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
@@ -54,7 +80,16 @@ async function callChat(origin: string, key: string, model: string, options: Cal
   const body = {
     model,
     messages: [{ role: 'user' as const, content: 'What is the weather in Oslo?' }],
-    ...(options.withTools ? { tools: [{ type: 'function' as const, function: { name: 'get_weather', description: 'Current weather', parameters: WEATHER_SCHEMA } }] } : {}),
+    ...(options.withTools
+      ? {
+          tools: [
+            {
+              type: 'function' as const,
+              function: { name: 'get_weather', description: 'Current weather', parameters: WEATHER_SCHEMA },
+            },
+          ],
+        }
+      : {}),
   };
   let reasoning = '';
   let usage: OpenAI.CompletionUsage | undefined;
@@ -73,8 +108,19 @@ async function callChat(origin: string, key: string, model: string, options: Cal
     reasoning = (completion.choices[0]?.message as { reasoning_content?: string } | undefined)?.reasoning_content ?? '';
   }
   const choice = completion.choices[0];
-  const toolCalls = (choice?.message.tool_calls ?? []).map((call) => (call.type === 'function' ? { name: call.function.name, arguments: JSON.parse(call.function.arguments) } : { name: '?', arguments: null }));
-  return { text: choice?.message.content ?? '', reasoning, toolCalls, finish: choice?.finish_reason ?? '', inputTotal: usage?.prompt_tokens ?? -1, outputTotal: usage?.completion_tokens ?? -1 };
+  const toolCalls = (choice?.message.tool_calls ?? []).map((call) =>
+    call.type === 'function'
+      ? { name: call.function.name, arguments: JSON.parse(call.function.arguments) }
+      : { name: '?', arguments: null },
+  );
+  return {
+    text: choice?.message.content ?? '',
+    reasoning,
+    toolCalls,
+    finish: choice?.finish_reason ?? '',
+    inputTotal: usage?.prompt_tokens ?? -1,
+    outputTotal: usage?.completion_tokens ?? -1,
+  };
 }
 
 async function callMessages(origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
@@ -83,9 +129,13 @@ async function callMessages(origin: string, key: string, model: string, options:
     model,
     max_tokens: 1024,
     messages: [{ role: 'user' as const, content: 'What is the weather in Oslo?' }],
-    ...(options.withTools ? { tools: [{ name: 'get_weather', description: 'Current weather', input_schema: WEATHER_SCHEMA }] } : {}),
+    ...(options.withTools
+      ? { tools: [{ name: 'get_weather', description: 'Current weather', input_schema: WEATHER_SCHEMA }] }
+      : {}),
   };
-  const message = options.stream ? await client.messages.stream(body).finalMessage() : await client.messages.create(body);
+  const message = options.stream
+    ? await client.messages.stream(body).finalMessage()
+    : await client.messages.create(body);
   let text = '';
   let reasoning = '';
   const toolCalls: ClientResult['toolCalls'] = [];
@@ -95,7 +145,14 @@ async function callMessages(origin: string, key: string, model: string, options:
     if (block.type === 'tool_use') toolCalls.push({ name: block.name, arguments: block.input });
   }
   const u = message.usage;
-  return { text, reasoning, toolCalls, finish: message.stop_reason ?? '', inputTotal: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), outputTotal: u.output_tokens };
+  return {
+    text,
+    reasoning,
+    toolCalls,
+    finish: message.stop_reason ?? '',
+    inputTotal: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+    outputTotal: u.output_tokens,
+  };
 }
 
 async function callGemini(origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
@@ -103,9 +160,23 @@ async function callGemini(origin: string, key: string, model: string, options: C
   const request = {
     model,
     contents: 'What is the weather in Oslo?',
-    ...(options.withTools ? { config: { tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather', parametersJsonSchema: WEATHER_SCHEMA }] }] } } : {}),
+    ...(options.withTools
+      ? {
+          config: {
+            tools: [
+              {
+                functionDeclarations: [
+                  { name: 'get_weather', description: 'Current weather', parametersJsonSchema: WEATHER_SCHEMA },
+                ],
+              },
+            ],
+          },
+        }
+      : {}),
   };
-  const chunks = options.stream ? await collect(await ai.models.generateContentStream(request)) : [await ai.models.generateContent(request)];
+  const chunks = options.stream
+    ? await collect(await ai.models.generateContentStream(request))
+    : [await ai.models.generateContent(request)];
   let text = '';
   let reasoning = '';
   let finish = '';
@@ -121,7 +192,14 @@ async function callGemini(origin: string, key: string, model: string, options: C
     if (candidate?.finishReason) finish = candidate.finishReason;
     if (chunk.usageMetadata) usage = chunk.usageMetadata;
   }
-  return { text, reasoning, toolCalls, finish, inputTotal: usage?.promptTokenCount ?? -1, outputTotal: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) };
+  return {
+    text,
+    reasoning,
+    toolCalls,
+    finish,
+    inputTotal: usage?.promptTokenCount ?? -1,
+    outputTotal: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+  };
 }
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
@@ -131,7 +209,13 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Calls the gateway at `origin` as the official SDK of `format` would. */
-export function callWithSdk(format: ClientFormat, origin: string, key: string, model: string, options: CallOptions): Promise<ClientResult> {
+export function callWithSdk(
+  format: ClientFormat,
+  origin: string,
+  key: string,
+  model: string,
+  options: CallOptions,
+): Promise<ClientResult> {
   switch (format) {
     case 'openai-responses':
       return callResponses(origin, key, model, options);

@@ -7,12 +7,22 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type WireFormat } from '../../gateway/canonical/formats.ts';
-import { DEEPSEEK_CHAT_FIELDS, fixturePath, startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
+import {
+  DEEPSEEK_CHAT_FIELDS,
+  fixturePath,
+  startFixtureUpstream,
+  type FixtureUpstream,
+} from '../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import { callWithSdk, expectedFinish } from './sdk-clients.ts';
 
 const SCENARIOS = ['text', 'tool-call', 'reasoning'] as const;
-const PROVIDER_FOR: Record<WireFormat, string> = { 'openai-chat': 'deepseek', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+const PROVIDER_FOR: Record<WireFormat, string> = {
+  'openai-chat': 'deepseek',
+  'openai-responses': 'openai',
+  'anthropic-messages': 'anthropic',
+  gemini: 'gemini',
+};
 
 interface Expectation {
   text: string;
@@ -56,7 +66,10 @@ describe.each(WIRE_FORMATS)('client %s', (client) => {
       for (const stream of [false, true]) {
         it(`${scenario}, ${stream ? 'streamed' : 'not streamed'}`, async () => {
           const expected = expectation(protocol, scenario);
-          const result = await callWithSdk(client, gateway.origin, TEST_KEY, `${protocol}--${scenario}`, { stream, withTools: scenario === 'tool-call' });
+          const result = await callWithSdk(client, gateway.origin, TEST_KEY, `${protocol}--${scenario}`, {
+            stream,
+            withTools: scenario === 'tool-call',
+          });
           expect(result.text).toBe(expected.text);
           expect(result.toolCalls).toEqual(expected.toolCalls);
           if (expected.reasoning) expect(result.reasoning).toBe(expected.reasoning);

@@ -43,24 +43,42 @@ type Variant = 'valid' | 'unknown-field' | 'orphan';
 const UNKNOWN = 'tollgate_unknown_field';
 const KEY = 'sk-fake-upstream';
 
-const WEATHER_SCHEMA: { type: 'object'; properties: Record<string, unknown>; required: string[] } = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const WEATHER_SCHEMA: { type: 'object'; properties: Record<string, unknown>; required: string[] } = {
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+};
 
 // ----- OpenAI Chat Completions ------------------------------------------------------------------
 
 function chatParams(model: string, variant: Variant): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] =
     variant === 'orphan'
-      ? [{ role: 'user', content: 'Weather in Oslo?' }, { role: 'tool', tool_call_id: 'call_missing', content: '4°C' }]
+      ? [
+          { role: 'user', content: 'Weather in Oslo?' },
+          { role: 'tool', tool_call_id: 'call_missing', content: '4°C' },
+        ]
       : [
           { role: 'developer', content: 'Be brief.' },
           { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: '4°C' },
         ];
   return {
     model,
     messages,
-    tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA },
+      },
+    ],
     tool_choice: 'auto',
     parallel_tool_calls: true,
     temperature: 0.5,
@@ -86,12 +104,28 @@ function chatParams(model: string, variant: Variant): OpenAI.Chat.ChatCompletion
 // ----- OpenAI Responses -------------------------------------------------------------------------
 
 function responsesInput(variant: Variant): OpenAI.Responses.ResponseInputItem[] {
-  const user: OpenAI.Responses.ResponseInputItem = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Oslo?' }] };
+  const user: OpenAI.Responses.ResponseInputItem = {
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'input_text', text: 'Weather in Oslo?' }],
+  };
   if (variant === 'orphan') return [user, { type: 'function_call_output', call_id: 'call_missing', output: '4°C' }];
-  return [user, { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }, { type: 'function_call_output', call_id: 'call_1', output: '4°C' }];
+  return [
+    user,
+    { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    { type: 'function_call_output', call_id: 'call_1', output: '4°C' },
+  ];
 }
 
-const RESPONSES_TOOLS: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA, strict: false }];
+const RESPONSES_TOOLS: OpenAI.Responses.Tool[] = [
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: WEATHER_SCHEMA,
+    strict: false,
+  },
+];
 
 function responsesParams(model: string, variant: Variant): OpenAI.Responses.ResponseCreateParamsNonStreaming {
   return {
@@ -121,15 +155,24 @@ function responsesParams(model: string, variant: Variant): OpenAI.Responses.Resp
 // ----- Anthropic Messages -----------------------------------------------------------------------
 
 function anthropicMessages(variant: Variant): Anthropic.MessageParam[] {
-  if (variant === 'orphan') return [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_missing', content: '4°C' }] }];
+  if (variant === 'orphan')
+    return [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_missing', content: '4°C' }] }];
   return [
     { role: 'user', content: 'Weather in Oslo?' },
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '4°C' }, { type: 'text', text: 'And tomorrow?' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: '4°C' },
+        { type: 'text', text: 'And tomorrow?' },
+      ],
+    },
   ];
 }
 
-const ANTHROPIC_TOOLS: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA }];
+const ANTHROPIC_TOOLS: Anthropic.Tool[] = [
+  { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA },
+];
 
 function messagesParams(model: string, variant: Variant): Anthropic.MessageCreateParamsNonStreaming {
   return {
@@ -170,11 +213,23 @@ function betaMessagesParams(model: string, variant: Variant): Anthropic.Beta.Mes
 // ----- Gemini -----------------------------------------------------------------------------------
 
 function geminiContents(variant: Variant): Content[] {
-  if (variant === 'orphan') return [{ role: 'user', parts: [{ text: 'Weather in Oslo?' }] }, { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '4°C' } } }] }];
+  if (variant === 'orphan')
+    return [
+      { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '4°C' } } }] },
+    ];
   return [
     { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
     // The documented stand-in signature for a call the model did not make (https://ai.google.dev/gemini-api/docs/thought-signatures).
-    { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+    {
+      role: 'model',
+      parts: [
+        {
+          functionCall: { name: 'get_weather', args: { city: 'Oslo' } },
+          thoughtSignature: 'skip_thought_signature_validator',
+        },
+      ],
+    },
     { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '4°C' } } }] },
   ];
 }
@@ -200,7 +255,13 @@ function generateParams(model: string, variant: Variant) {
       frequencyPenalty: 0,
       responseMimeType: 'text/plain',
       safetySettings: [{ category: HarmCategory.HARM_CATEGORY_HARASSMENT, threshold: HarmBlockThreshold.BLOCK_NONE }],
-      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: WEATHER_SCHEMA }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: WEATHER_SCHEMA },
+          ],
+        },
+      ],
       toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } },
       thinkingConfig: { thinkingBudget: 0 },
       ...extraBody(variant),
@@ -219,22 +280,49 @@ async function run(operation: Operation, origin: string, model: string, variant:
     case 'chat':
       return void (await openai.chat.completions.create(chatParams(model, variant)));
     case 'chat-stream':
-      for await (const chunk of await openai.chat.completions.create({ ...chatParams(model, variant), stream: true, stream_options: { include_usage: true } })) void chunk;
+      for await (const chunk of await openai.chat.completions.create({
+        ...chatParams(model, variant),
+        stream: true,
+        stream_options: { include_usage: true },
+      }))
+        void chunk;
       return;
     case 'responses':
       return void (await openai.responses.create(responsesParams(model, variant)));
     case 'responses-stream':
-      for await (const event of await openai.responses.create({ ...responsesParams(model, variant), stream: true })) void event;
+      for await (const event of await openai.responses.create({ ...responsesParams(model, variant), stream: true }))
+        void event;
       return;
     case 'input-tokens': {
-      const { input, instructions, tools, tool_choice, parallel_tool_calls, reasoning, text } = responsesParams(model, variant);
+      const { input, instructions, tools, tool_choice, parallel_tool_calls, reasoning, text } = responsesParams(
+        model,
+        variant,
+      );
       const extra = variant === 'unknown-field' ? { [UNKNOWN]: true } : {};
-      return void (await openai.responses.inputTokens.count({ model, input, instructions, tools, tool_choice, parallel_tool_calls, reasoning, text, truncation: 'auto', ...extra }));
+      return void (await openai.responses.inputTokens.count({
+        model,
+        input,
+        instructions,
+        tools,
+        tool_choice,
+        parallel_tool_calls,
+        reasoning,
+        text,
+        truncation: 'auto',
+        ...extra,
+      }));
     }
     case 'compact': {
       const { input, instructions, prompt_cache_key, service_tier } = responsesParams(model, variant);
       const extra = variant === 'unknown-field' ? { [UNKNOWN]: true } : {};
-      return void (await openai.responses.compact({ model, input, instructions, prompt_cache_key, service_tier: service_tier === 'auto' ? 'auto' : undefined, ...extra }));
+      return void (await openai.responses.compact({
+        model,
+        input,
+        instructions,
+        prompt_cache_key,
+        service_tier: service_tier === 'auto' ? 'auto' : undefined,
+        ...extra,
+      }));
     }
     case 'messages':
       return void (await anthropic.messages.create(messagesParams(model, variant)));
@@ -254,14 +342,19 @@ async function run(operation: Operation, origin: string, model: string, variant:
       for await (const chunk of await genai.models.generateContentStream(generateParams(model, variant))) void chunk;
       return;
     case 'gemini-count':
-      return void (await genai.models.countTokens({ model, contents: geminiContents(variant), config: { httpOptions: { headers: { 'x-suite': 'strict-fakes' } }, ...extraBody(variant) } }));
+      return void (await genai.models.countTokens({
+        model,
+        contents: geminiContents(variant),
+        config: { httpOptions: { headers: { 'x-suite': 'strict-fakes' } }, ...extraBody(variant) },
+      }));
   }
 }
 
 /** The wire format whose error words an operation's refusal carries. */
 function formatOf(operation: Operation): 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' {
   if (operation.startsWith('chat')) return 'openai-chat';
-  if (operation.startsWith('responses') || operation === 'input-tokens' || operation === 'compact') return 'openai-responses';
+  if (operation.startsWith('responses') || operation === 'input-tokens' || operation === 'compact')
+    return 'openai-responses';
   if (operation.includes('messages') || operation === 'count-tokens') return 'anthropic-messages';
   return 'gemini';
 }
@@ -269,7 +362,8 @@ function formatOf(operation: Operation): 'openai-chat' | 'openai-responses' | 'a
 const EXPECTED_MESSAGE: Record<ReturnType<typeof formatOf>, Record<Exclude<Variant, 'valid'>, string>> = {
   'openai-chat': {
     'unknown-field': `Unrecognized request argument supplied: ${UNKNOWN}`,
-    orphan: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+    orphan:
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
   },
   'openai-responses': {
     'unknown-field': `Unknown parameter: '${UNKNOWN}'.`,
@@ -277,7 +371,8 @@ const EXPECTED_MESSAGE: Record<ReturnType<typeof formatOf>, Record<Exclude<Varia
   },
   'anthropic-messages': {
     'unknown-field': `${UNKNOWN}: Extra inputs are not permitted`,
-    orphan: 'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_missing. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+    orphan:
+      'messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_missing. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
   },
   gemini: {
     'unknown-field': `Invalid JSON payload received. Unknown name "${UNKNOWN}": Cannot find field.`,
@@ -296,11 +391,17 @@ function refusalOf(operation: Operation, error: unknown): { status: unknown; mes
   if (format === 'anthropic-messages') {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     const apiError = error as InstanceType<typeof Anthropic.APIError>;
-    return { status: apiError.status, message: (apiError.error as { error?: { message?: unknown } } | undefined)?.error?.message };
+    return {
+      status: apiError.status,
+      message: (apiError.error as { error?: { message?: unknown } } | undefined)?.error?.message,
+    };
   }
   const apiError = error as { name?: string; status?: number; message: string };
   expect(apiError.name).toBe('ApiError');
-  return { status: apiError.status, message: (JSON.parse(apiError.message) as { error?: { message?: unknown } }).error?.message };
+  return {
+    status: apiError.status,
+    message: (JSON.parse(apiError.message) as { error?: { message?: unknown } }).error?.message,
+  };
 }
 
 // ----- The fakes --------------------------------------------------------------------------------
@@ -318,20 +419,56 @@ interface FakeUnderTest {
   readonly operations: readonly Operation[];
 }
 
-const GENERATION: readonly Operation[] = ['chat', 'chat-stream', 'responses', 'responses-stream', 'messages', 'messages-stream', 'beta-messages', 'beta-messages-stream', 'generate', 'generate-stream'];
+const GENERATION: readonly Operation[] = [
+  'chat',
+  'chat-stream',
+  'responses',
+  'responses-stream',
+  'messages',
+  'messages-stream',
+  'beta-messages',
+  'beta-messages-stream',
+  'generate',
+  'generate-stream',
+];
 
 const FAKES: readonly FakeUnderTest[] = [
-  { name: 'built-in mock provider', start: () => startMockUpstream().then((mock) => ({ origin: mock.baseUrl, close: mock.close })), model: 'mock-1', operations: [...GENERATION, 'count-tokens', 'gemini-count'] },
-  { name: 'fixture upstream', start: () => startFixtureUpstream().then((fake) => ({ origin: fake.origin, close: () => fake.close() })), model: 'text', operations: GENERATION },
+  {
+    name: 'built-in mock provider',
+    start: () => startMockUpstream().then((mock) => ({ origin: mock.baseUrl, close: mock.close })),
+    model: 'mock-1',
+    operations: [...GENERATION, 'count-tokens', 'gemini-count'],
+  },
+  {
+    name: 'fixture upstream',
+    start: () => startFixtureUpstream().then((fake) => ({ origin: fake.origin, close: () => fake.close() })),
+    model: 'text',
+    operations: GENERATION,
+  },
   {
     name: 'scripted agent upstream',
     start: () => startScriptedUpstream({ mode: 'plain', marker: 'STRICT-OK', notePath: '/dev/null' }),
     model: 'scripted-model',
     operations: [...GENERATION, 'input-tokens', 'count-tokens', 'gemini-count'],
   },
-  { name: 'count-tokens upstream', start: () => startCountTokensUpstream(42), model: 'count-model', operations: ['count-tokens', 'gemini-count'] },
-  { name: 'compaction upstream', start: () => startCompactionUpstream(), model: 'compaction-model', operations: ['chat', 'responses', 'compact', 'messages', 'beta-messages', 'generate'] },
-  { name: 'header-echo upstream', start: () => startHeaderEchoUpstream(), model: 'echo-model', operations: ['chat', 'chat-stream', 'messages', 'beta-messages'] },
+  {
+    name: 'count-tokens upstream',
+    start: () => startCountTokensUpstream(42),
+    model: 'count-model',
+    operations: ['count-tokens', 'gemini-count'],
+  },
+  {
+    name: 'compaction upstream',
+    start: () => startCompactionUpstream(),
+    model: 'compaction-model',
+    operations: ['chat', 'responses', 'compact', 'messages', 'beta-messages', 'generate'],
+  },
+  {
+    name: 'header-echo upstream',
+    start: () => startHeaderEchoUpstream(),
+    model: 'echo-model',
+    operations: ['chat', 'chat-stream', 'messages', 'beta-messages'],
+  },
 ];
 
 describe.each(FAKES)('$name', (fake) => {
@@ -355,7 +492,10 @@ describe.each(FAKES)('$name', (fake) => {
           (thrown: unknown) => thrown,
         );
         expect(error).toBeDefined();
-        expect(refusalOf(operation, error)).toEqual({ status: 400, message: EXPECTED_MESSAGE[formatOf(operation)][variant] });
+        expect(refusalOf(operation, error)).toEqual({
+          status: 400,
+          message: EXPECTED_MESSAGE[formatOf(operation)][variant],
+        });
       });
     }
   });

@@ -32,9 +32,29 @@ export type ConsoleTestMode = 'embedded' | 'engines';
  * `login`/`password` from TOLLGATE_ADMIN_USER/TOLLGATE_ADMIN_PASSWORD.
  * @throws Error when it has not printed its address within 60 s or exits early (with its output).
  */
-export async function startGatewayProcess(mode: ConsoleTestMode, admin: { login: string; password: string }): Promise<GatewayProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), `tollgate-console-${mode}-`)), TOLLGATE_ADMIN_USER: admin.login, TOLLGATE_ADMIN_PASSWORD: admin.password };
-  for (const name of ['TOLLGATE_CONFIG', 'KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS', 'TOLLGATE_MASTER_KEY', 'TOLLGATE_KEY_HMAC_SECRET']) delete env[name];
+export async function startGatewayProcess(
+  mode: ConsoleTestMode,
+  admin: { login: string; password: string },
+): Promise<GatewayProcess> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), `tollgate-console-${mode}-`)),
+    TOLLGATE_ADMIN_USER: admin.login,
+    TOLLGATE_ADMIN_PASSWORD: admin.password,
+  };
+  for (const name of [
+    'TOLLGATE_CONFIG',
+    'KAFKA_BROKERS',
+    'REDIS_URL',
+    'CLICKHOUSE_URL',
+    'TOLLGATE_CONSUMERS',
+    'TOLLGATE_MASTER_KEY',
+    'TOLLGATE_KEY_HMAC_SECRET',
+  ])
+    delete env[name];
   if (mode === 'engines') {
     const run = randomBytes(4).toString('hex');
     Object.assign(env, {
@@ -58,11 +78,23 @@ export async function startGatewayProcess(mode: ConsoleTestMode, admin: { login:
  * @throws Error naming CHROMIUM_PATH when the binary is missing (install Debian's `chromium`).
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

@@ -24,18 +24,37 @@ import { FIXTURE_ROOT } from '../support/fixture-upstream.ts';
 
 const GOLDEN_ROOT = fileURLToPath(new URL('./files/', import.meta.url));
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
-const CODECS: Record<WireFormat, InboundCodec> = { 'openai-responses': openaiResponsesCodec, 'openai-chat': openaiChatCodec, 'anthropic-messages': anthropicMessagesCodec, gemini: geminiCodec };
+const CODECS: Record<WireFormat, InboundCodec> = {
+  'openai-responses': openaiResponsesCodec,
+  'openai-chat': openaiChatCodec,
+  'anthropic-messages': anthropicMessagesCodec,
+  gemini: geminiCodec,
+};
 
 /** Provider whose quirks a fixture was recorded with (by file-name prefix). */
 function providerFor(protocol: WireFormat, scenario: string): ProviderId {
-  for (const id of ['moonshot', 'minimax', 'mimo', 'zhipu', 'deepseek'] as const) if (scenario.startsWith(id)) return id === 'mimo' ? 'xiaomi' : id;
-  return protocol === 'openai-responses' ? 'openai' : protocol === 'anthropic-messages' ? 'anthropic' : protocol === 'gemini' ? 'gemini' : 'deepseek';
+  for (const id of ['moonshot', 'minimax', 'mimo', 'zhipu', 'deepseek'] as const)
+    if (scenario.startsWith(id)) return id === 'mimo' ? 'xiaomi' : id;
+  return protocol === 'openai-responses'
+    ? 'openai'
+    : protocol === 'anthropic-messages'
+      ? 'anthropic'
+      : protocol === 'gemini'
+        ? 'gemini'
+        : 'deepseek';
 }
 
 function decodeFixture(protocol: WireFormat, scenario: string, request: CanonicalRequest): StreamEvent[] {
-  const decoder = UPSTREAM_ADAPTERS[protocol].createStreamDecoder({ provider: getProviderPreset(providerFor(protocol, scenario)), upstreamModel: 'golden-model', request });
+  const decoder = UPSTREAM_ADAPTERS[protocol].createStreamDecoder({
+    provider: getProviderPreset(providerFor(protocol, scenario)),
+    upstreamModel: 'golden-model',
+    request,
+  });
   const events: StreamEvent[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(...decoder.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data })) });
+  const parser = createParser({
+    onEvent: (e) =>
+      events.push(...decoder.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data })),
+  });
   parser.feed(readFileSync(`${FIXTURE_ROOT}${protocol}/${scenario}.sse`, 'utf8'));
   parser.reset({ consume: true });
   events.push(...decoder.end());
@@ -57,9 +76,24 @@ const cases = WIRE_FORMATS.flatMap((protocol) => {
 
 describe.each(cases)('$protocol/$scenario', ({ protocol, scenario }) => {
   it.each(WIRE_FORMATS)('through the %s client encoder', (client) => {
-    const request: CanonicalRequest = { clientFormat: client, model: 'golden-model', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
-    const encoder = CODECS[client].createStreamEncoder({ requestId: 'req_golden', model: 'golden-model', request, rawRequest: { model: 'golden-model', stream: true, stream_options: { include_usage: true } }, createdAt: 1755500000 });
-    const output = normaliseIds(decodeFixture(protocol, scenario, request).map((e) => encoder.encode(e)).join(''));
+    const request: CanonicalRequest = {
+      clientFormat: client,
+      model: 'golden-model',
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    };
+    const encoder = CODECS[client].createStreamEncoder({
+      requestId: 'req_golden',
+      model: 'golden-model',
+      request,
+      rawRequest: { model: 'golden-model', stream: true, stream_options: { include_usage: true } },
+      createdAt: 1755500000,
+    });
+    const output = normaliseIds(
+      decodeFixture(protocol, scenario, request)
+        .map((e) => encoder.encode(e))
+        .join(''),
+    );
     const path = `${GOLDEN_ROOT}${protocol}/${scenario}.${client}.sse`;
     if (UPDATE || !existsSync(path)) {
       if (!UPDATE) throw new Error(`missing golden ${path}; run npm run golden:update and review it`);

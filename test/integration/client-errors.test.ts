@@ -18,7 +18,18 @@ let gateway: TestGateway;
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
   gateway = await startTestGateway(
-    { channels: [{ id: 'fake', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { 'good-model': 'text', 'broken-model': 'fail-500' } }] },
+    {
+      channels: [
+        {
+          id: 'fake',
+          provider: 'deepseek',
+          protocol: 'openai-chat',
+          baseUrl: upstream.baseUrl('openai-chat'),
+          apiKey: 'k',
+          modelMap: { 'good-model': 'text', 'broken-model': 'fail-500' },
+        },
+      ],
+    },
     {},
     { TOLLGATE_BODY_LIMIT: '2048' },
   );
@@ -87,7 +98,10 @@ async function send(format: Format, options: { model?: string; key?: string; raw
   const model = options.model ?? 'good-model';
   const response = await request(`${gateway.origin}${format.path(model)}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(options.key === '' ? {} : format.auth(options.key ?? TEST_KEY)) },
+    headers: {
+      'content-type': 'application/json',
+      ...(options.key === '' ? {} : format.auth(options.key ?? TEST_KEY)),
+    },
     body: options.raw ?? JSON.stringify(options.body ?? format.body(model)),
   });
   const text = await response.body.text();
@@ -128,16 +142,22 @@ describe.each(FORMATS)('$name errors', (format) => {
 describe('official SDKs raise their own typed errors', () => {
   it('openai: AuthenticationError, NotFoundError', async () => {
     const bad = new OpenAI({ apiKey: 'sk-nope-nope-nope', baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
-    await expect(bad.chat.completions.create({ model: 'good-model', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      bad.chat.completions.create({ model: 'good-model', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const good = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
     await expect(good.responses.create({ model: 'nope', input: 'x' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('anthropic: AuthenticationError, NotFoundError', async () => {
     const bad = new Anthropic({ apiKey: 'sk-nope-nope-nope', baseURL: gateway.origin, maxRetries: 0 });
-    await expect(bad.messages.create({ model: 'good-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(
+      bad.messages.create({ model: 'good-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     const good = new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.origin, maxRetries: 0 });
-    await expect(good.messages.create({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(
+      good.messages.create({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
   it('gemini: ApiError with the HTTP status', async () => {
@@ -148,7 +168,11 @@ describe('official SDKs raise their own typed errors', () => {
   });
 
   it('unknown routes answer 404 in the guessed format', async () => {
-    const response = await request(`${gateway.origin}/v1/nothing-here`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}` }, body: '{}' });
+    const response = await request(`${gateway.origin}/v1/nothing-here`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      body: '{}',
+    });
     expect(response.statusCode).toBe(404);
     expect(((await response.body.json()) as { error: { message: string } }).error.message).toContain('Unknown route');
   });

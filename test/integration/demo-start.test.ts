@@ -15,8 +15,23 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   // No infrastructure at all: embedded file log, memory state, chdb, consumers in-process.
-  env = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-demo-')) };
-  for (const name of ['TOLLGATE_CONFIG', 'KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS', 'TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']) delete env[name];
+  env = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-demo-')),
+  };
+  for (const name of [
+    'TOLLGATE_CONFIG',
+    'KAFKA_BROKERS',
+    'REDIS_URL',
+    'CLICKHOUSE_URL',
+    'TOLLGATE_CONSUMERS',
+    'TOLLGATE_ADMIN_USER',
+    'TOLLGATE_ADMIN_PASSWORD',
+  ])
+    delete env[name];
   gateway = await spawnGateway(env, 20_000);
   origin = gateway.origin;
 });
@@ -28,9 +43,14 @@ afterAll(async () => {
 describe('npm start (demo mode)', () => {
   it('answers the demo key through the mock channel, streamed and not', async () => {
     const client = new OpenAI({ apiKey: 'sk-tollgate-demo', baseURL: `${origin}/v1`, maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'Hello' }] });
+    const completion = await client.chat.completions.create({
+      model: 'mock-1',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('Mock reply to: Hello');
-    const streamed = await client.chat.completions.stream({ model: 'mock-1', messages: [{ role: 'user', content: 'Hello again' }] }).finalChatCompletion();
+    const streamed = await client.chat.completions
+      .stream({ model: 'mock-1', messages: [{ role: 'user', content: 'Hello again' }] })
+      .finalChatCompletion();
     expect(streamed.choices[0]?.message.content).toBe('Mock reply to: Hello again');
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain('mock-1');
@@ -42,7 +62,11 @@ describe('npm start (demo mode)', () => {
     const match = notice.exec(gateway.output());
     expect(match?.[1]).toBe(`${origin}/console/`);
     expect(match?.[2]).toMatch(/^[A-Za-z0-9_-]{24}$/);
-    const signIn = await fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password: match![2] }) });
+    const signIn = await fetch(`${origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'admin', password: match![2] }),
+    });
     expect(signIn.status).toBe(200);
     expect(((await signIn.json()) as { user: { role: string } }).user.role).toBe('admin');
     expect(gateway.output().match(/Sign in at /g)).toHaveLength(1);
@@ -58,7 +82,11 @@ describe('npm start (demo mode)', () => {
     await gateway.stop();
     gateway = await spawnGateway(env, 20_000);
     origin = gateway.origin;
-    const signIn = await fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password }) });
+    const signIn = await fetch(`${origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'admin', password }),
+    });
     expect(signIn.status).toBe(200);
     // The notice would follow the banner at once; the sign-in round trip above gave it time to arrive.
     expect(gateway.output()).not.toContain('Sign in at');

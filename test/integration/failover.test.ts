@@ -25,7 +25,12 @@ let gateway: TestGateway;
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
   const refused = `http://127.0.0.1:${await closedPort()}/v1`;
-  const chat = (id: string, priority: number, modelMap: Record<string, string>, baseUrl = upstream.baseUrl('openai-chat')) => ({ id, provider: 'deepseek', protocol: 'openai-chat', baseUrl, apiKey: 'k', priority, modelMap });
+  const chat = (
+    id: string,
+    priority: number,
+    modelMap: Record<string, string>,
+    baseUrl = upstream.baseUrl('openai-chat'),
+  ) => ({ id, provider: 'deepseek', protocol: 'openai-chat', baseUrl, apiKey: 'k', priority, modelMap });
   gateway = await startTestGateway({
     channels: [
       // model "after-500": the primary tier answers 500, the backup tier serves.
@@ -42,7 +47,14 @@ beforeAll(async () => {
       chat('down-1', 0, { 'all-down': 'fail-503' }),
       chat('down-2', 0, { 'all-down': 'fail-502' }),
       // Anthropic stream cut mid-way (after the first byte).
-      { id: 'truncated', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: upstream.baseUrl('anthropic-messages'), apiKey: 'k', modelMap: { truncated: 'truncated' } },
+      {
+        id: 'truncated',
+        provider: 'anthropic',
+        protocol: 'anthropic-messages',
+        baseUrl: upstream.baseUrl('anthropic-messages'),
+        apiKey: 'k',
+        modelMap: { truncated: 'truncated' },
+      },
     ],
   });
 });
@@ -63,26 +75,48 @@ describe('failover before the first byte', () => {
     for (const stream of [false, true]) {
       const before = gateway.outcomes.length;
       const text = stream
-        ? (await openai().chat.completions.stream({ model, messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion()).choices[0]?.message.content
-        : (await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })).choices[0]?.message.content;
+        ? (
+            await openai()
+              .chat.completions.stream({ model, messages: [{ role: 'user', content: 'hi' }] })
+              .finalChatCompletion()
+          ).choices[0]?.message.content
+        : (await openai().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })).choices[0]
+            ?.message.content;
       expect(text).toBe('Hello! How can I help you today?');
       await waitFor(() => gateway.outcomes.length > before);
       const outcome = gateway.outcomes[gateway.outcomes.length - 1];
       expect(outcome).toMatchObject({ status: 'completed', channelId: 'backup-ok', attempts: 2 });
-      expect(outcome?.failovers).toEqual([{ channelId: failedChannel, errorKind, latencyMs: expect.any(Number), nextChannelId: 'backup-ok', ...(upstreamStatus ? { upstreamStatus } : {}) }]);
+      expect(outcome?.failovers).toEqual([
+        {
+          channelId: failedChannel,
+          errorKind,
+          latencyMs: expect.any(Number),
+          nextChannelId: 'backup-ok',
+          ...(upstreamStatus ? { upstreamStatus } : {}),
+        },
+      ]);
     }
   });
 
   it('does not fail over on a 400 from upstream: the client gets the 400', async () => {
-    const error = await openai().chat.completions.create({ model: 'bad-request', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await openai()
+      .chat.completions.create({ model: 'bad-request', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('fake upstream failure 400');
     await waitFor(() => gateway.outcomes.some((o) => o.model === 'bad-request'));
-    expect(gateway.outcomes.find((o) => o.model === 'bad-request')).toMatchObject({ status: 'failed', channelId: 'primary-400', attempts: 1, errorKind: 'upstream-rejected' });
+    expect(gateway.outcomes.find((o) => o.model === 'bad-request')).toMatchObject({
+      status: 'failed',
+      channelId: 'primary-400',
+      attempts: 1,
+      errorKind: 'upstream-rejected',
+    });
   });
 
   it('answers the last error when every channel fails', async () => {
-    const error = await openai().chat.completions.create({ model: 'all-down', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const error = await openai()
+      .chat.completions.create({ model: 'all-down', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
     await waitFor(() => gateway.outcomes.some((o) => o.model === 'all-down'));
@@ -93,7 +127,11 @@ describe('failover before the first byte', () => {
 describe('failure after the first byte', () => {
   it('ends an Anthropic stream with a native error event the SDK raises', async () => {
     const client = new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.origin, maxRetries: 0 });
-    const stream = client.messages.stream({ model: 'truncated', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    const stream = client.messages.stream({
+      model: 'truncated',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     let text = '';
     stream.on('text', (delta) => (text += delta));
     await expect(stream.finalMessage()).rejects.toThrow(/ended before completion|stream ended|incomplete/i);

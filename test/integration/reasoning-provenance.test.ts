@@ -12,7 +12,12 @@ import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-g
 let upstream: FixtureUpstream;
 let gateway: TestGateway;
 
-const PROVIDERS: Record<UpstreamProtocol, string> = { 'openai-chat': 'deepseek', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+const PROVIDERS: Record<UpstreamProtocol, string> = {
+  'openai-chat': 'deepseek',
+  'openai-responses': 'openai',
+  'anthropic-messages': 'anthropic',
+  gemini: 'gemini',
+};
 
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
@@ -32,8 +37,16 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await request(`${gateway.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const response = await request(`${gateway.origin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.statusCode, body: await response.body.json() };
 }
 
@@ -49,11 +62,21 @@ describe('reasoning stays with its provider', () => {
   it('an Anthropic signature replayed by an Anthropic client never reaches an OpenAI or Gemini upstream', async () => {
     const messages = [
       { role: 'user', content: 'Think, then answer.' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'Considering.', signature: ANTHROPIC_SIGNATURE }, { type: 'text', text: 'Done.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Considering.', signature: ANTHROPIC_SIGNATURE },
+          { type: 'text', text: 'Done.' },
+        ],
+      },
       { role: 'user', content: 'And again?' },
     ];
     for (const protocol of ['openai-responses', 'gemini', 'openai-chat'] as const) {
-      const answer = await post('/v1/messages', anthropicHeaders, { model: `via-${protocol}`, max_tokens: 200, messages });
+      const answer = await post('/v1/messages', anthropicHeaders, {
+        model: `via-${protocol}`,
+        max_tokens: 200,
+        messages,
+      });
       expect(answer.status, protocol).toBe(200);
       expect(upstream.requests.at(-1)?.protocol).toBe(protocol);
       expect(lastUpstreamBody(), protocol).not.toContain(ANTHROPIC_SIGNATURE);
@@ -64,7 +87,9 @@ describe('reasoning stays with its provider', () => {
   });
 
   it('a signature handed to a Gemini client by an Anthropic upstream goes back to Anthropic only, as Anthropic issued it', async () => {
-    const first = await post('/v1beta/models/via-anthropic-messages:generateContent', geminiHeaders, { contents: [{ role: 'user', parts: [{ text: 'Think.' }] }] });
+    const first = await post('/v1beta/models/via-anthropic-messages:generateContent', geminiHeaders, {
+      contents: [{ role: 'user', parts: [{ text: 'Think.' }] }],
+    });
     expect(first.status).toBe(200);
     const modelTurn = first.body.candidates[0].content;
     const signed = modelTurn.parts.find((part: { thoughtSignature?: string }) => part.thoughtSignature);
@@ -72,7 +97,13 @@ describe('reasoning stays with its provider', () => {
     // The client sees an opaque value, not the provider's own signature.
     const clientSignature: string = signed.thoughtSignature;
     expect(Buffer.from(clientSignature, 'base64').toString('base64')).toBe(clientSignature);
-    const replay = { contents: [{ role: 'user', parts: [{ text: 'Think.' }] }, modelTurn, { role: 'user', parts: [{ text: 'More.' }] }] };
+    const replay = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Think.' }] },
+        modelTurn,
+        { role: 'user', parts: [{ text: 'More.' }] },
+      ],
+    };
 
     await post('/v1beta/models/via-anthropic-messages:generateContent', geminiHeaders, replay);
     const toAnthropic = JSON.parse(lastUpstreamBody());

@@ -22,15 +22,30 @@ beforeAll(async () => {
   anthropicUpstream = await startHeaderEchoUpstream({ 'request-id': 'req_011CSHoEeqs5C35K2UUqR7Fy' });
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
   gateway = await startTestGateway(
     {
       channels: [
-        { id: 'openai-ch', provider: 'openai', protocol: 'openai-chat', baseUrl: `${openaiUpstream.origin}/v1`, apiKey: 'k', models: ['gpt-x', 'fail-400'] },
-        { id: 'anthropic-ch', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: anthropicUpstream.origin, apiKey: 'k', models: ['claude-x'] },
+        {
+          id: 'openai-ch',
+          provider: 'openai',
+          protocol: 'openai-chat',
+          baseUrl: `${openaiUpstream.origin}/v1`,
+          apiKey: 'k',
+          models: ['gpt-x', 'fail-400'],
+        },
+        {
+          id: 'anthropic-ch',
+          provider: 'anthropic',
+          protocol: 'anthropic-messages',
+          baseUrl: anthropicUpstream.origin,
+          apiKey: 'k',
+          models: ['claude-x'],
+        },
       ],
     },
     { logger: pino({ level: 'info' }, sink) },
@@ -57,21 +72,24 @@ async function lastOutcomeAfter(before: number) {
 }
 
 describe('the gateway request id', () => {
-  it.each([false, true])('is the answer header, the outcome id and the log lines of a served request (stream %s)', async (stream) => {
-    const before = gateway.outcomes.length;
-    const response = await chat('gpt-x', stream, { 'x-request-id': 'client-chosen-id' });
-    await response.text();
-    expect(response.status).toBe(200);
-    const requestId = response.headers.get('x-request-id') ?? '';
-    expect(requestId).toMatch(GATEWAY_ID);
-    const outcome = await lastOutcomeAfter(before);
-    expect(outcome.requestId).toBe(requestId);
-    expect(outcome.upstreamRequestId).toBe('req_upstream_openai_1');
-    const completed = logLines.filter((line) => line.msg === 'request completed' && line.requestId === requestId);
-    expect(completed).toHaveLength(1);
-    expect(completed[0]).toMatchObject({ upstreamRequestId: 'req_upstream_openai_1' });
-    expect(JSON.stringify(logLines)).not.toContain('client-chosen-id');
-  });
+  it.each([false, true])(
+    'is the answer header, the outcome id and the log lines of a served request (stream %s)',
+    async (stream) => {
+      const before = gateway.outcomes.length;
+      const response = await chat('gpt-x', stream, { 'x-request-id': 'client-chosen-id' });
+      await response.text();
+      expect(response.status).toBe(200);
+      const requestId = response.headers.get('x-request-id') ?? '';
+      expect(requestId).toMatch(GATEWAY_ID);
+      const outcome = await lastOutcomeAfter(before);
+      expect(outcome.requestId).toBe(requestId);
+      expect(outcome.upstreamRequestId).toBe('req_upstream_openai_1');
+      const completed = logLines.filter((line) => line.msg === 'request completed' && line.requestId === requestId);
+      expect(completed).toHaveLength(1);
+      expect(completed[0]).toMatchObject({ upstreamRequestId: 'req_upstream_openai_1' });
+      expect(JSON.stringify(logLines)).not.toContain('client-chosen-id');
+    },
+  );
 
   it('differs between two requests that send the same client x-request-id', async () => {
     const first = await chat('gpt-x', false, { 'x-request-id': 'same' });
@@ -81,11 +99,21 @@ describe('the gateway request id', () => {
   });
 
   it('is sent on refusals, unknown routes and health checks', async () => {
-    const unauthenticated = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const unauthenticated = await fetch(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const unknownRoute = await fetch(`${gateway.origin}/v1/nowhere`);
     const health = await fetch(`${gateway.origin}/healthz`);
-    const malformed = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: '{"model":' });
-    expect([unauthenticated.status, unknownRoute.status, health.status, malformed.status]).toEqual([401, 404, 200, 400]);
+    const malformed = await fetch(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: '{"model":',
+    });
+    expect([unauthenticated.status, unknownRoute.status, health.status, malformed.status]).toEqual([
+      401, 404, 200, 400,
+    ]);
     for (const response of [unauthenticated, unknownRoute, health, malformed]) {
       await response.text();
       expect(response.headers.get('x-request-id')).toMatch(GATEWAY_ID);
@@ -104,7 +132,11 @@ describe('the upstream request id', () => {
     await response.text();
     expect(response.status).toBe(200);
     const outcome = await lastOutcomeAfter(before);
-    expect(outcome).toMatchObject({ requestId: response.headers.get('x-request-id'), channelId: 'anthropic-ch', upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy' });
+    expect(outcome).toMatchObject({
+      requestId: response.headers.get('x-request-id'),
+      channelId: 'anthropic-ch',
+      upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
+    });
   });
 
   it('keeps the id of an upstream that refused the request', async () => {
@@ -112,6 +144,10 @@ describe('the upstream request id', () => {
     const response = await chat('fail-400', false);
     await response.text();
     expect(response.status).toBe(400);
-    expect(await lastOutcomeAfter(before)).toMatchObject({ status: 'failed', channelId: 'openai-ch', upstreamRequestId: 'req_upstream_openai_1' });
+    expect(await lastOutcomeAfter(before)).toMatchObject({
+      status: 'failed',
+      channelId: 'openai-ch',
+      upstreamRequestId: 'req_upstream_openai_1',
+    });
   });
 });

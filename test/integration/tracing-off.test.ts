@@ -12,11 +12,19 @@ import { startHeaderEchoUpstream, type HeaderEchoUpstream } from '../support/hea
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 
 /** The channels undici publishes on and the undici instrumentation subscribes to (https://undici.nodejs.org/#/docs/api/DiagnosticsChannel). */
-const UNDICI_CHANNELS = ['undici:request:create', 'undici:client:sendHeaders', 'undici:request:headers', 'undici:request:trailers', 'undici:request:error'];
+const UNDICI_CHANNELS = [
+  'undici:request:create',
+  'undici:client:sendHeaders',
+  'undici:request:headers',
+  'undici:request:trailers',
+  'undici:request:error',
+];
 
 /** Module files of the OpenTelemetry SDK and instrumentations loaded in this process. */
 function loadedTelemetryModules(): string[] {
-  return Object.keys(createRequire(import.meta.url).cache).filter((file) => /@opentelemetry[\\/](sdk-|exporter-|instrumentation)|@fastify[\\/]otel/.test(file));
+  return Object.keys(createRequire(import.meta.url).cache).filter((file) =>
+    /@opentelemetry[\\/](sdk-|exporter-|instrumentation)|@fastify[\\/]otel/.test(file),
+  );
 }
 
 let upstream: HeaderEchoUpstream;
@@ -24,7 +32,18 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   upstream = await startHeaderEchoUpstream();
-  gateway = await startTestGateway({ channels: [{ id: 'plain-ch', provider: 'openai', protocol: 'openai-chat', baseUrl: `${upstream.origin}/v1`, apiKey: 'k', models: ['gpt-x'] }] });
+  gateway = await startTestGateway({
+    channels: [
+      {
+        id: 'plain-ch',
+        provider: 'openai',
+        protocol: 'openai-chat',
+        baseUrl: `${upstream.origin}/v1`,
+        apiKey: 'k',
+        models: ['gpt-x'],
+      },
+    ],
+  });
 });
 
 afterAll(async () => {
@@ -36,7 +55,10 @@ describe('tracing not configured', () => {
   it.each([
     ['no endpoint', {}],
     ['OTEL_SDK_DISABLED=true', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }],
-    ['OTEL_TRACES_EXPORTER=none', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_TRACES_EXPORTER: 'none' }],
+    [
+      'OTEL_TRACES_EXPORTER=none',
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_TRACES_EXPORTER: 'none' },
+    ],
   ])('%s: starts nothing and loads nothing', async (_case, env: NodeJS.ProcessEnv) => {
     expect(tracingConfigured(env)).toBe(false);
     expect(await startTracing(env)).toBeUndefined();
@@ -58,10 +80,21 @@ describe('tracing not configured', () => {
 
     const body = JSON.stringify({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] });
     const status = await new Promise<number>((resolve, reject) => {
-      const outgoing = httpRequest(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } }, (incoming) => {
-        incoming.resume();
-        incoming.on('end', () => resolve(incoming.statusCode ?? 0));
-      });
+      const outgoing = httpRequest(
+        `${gateway.origin}/v1/chat/completions`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${TEST_KEY}`,
+            'content-type': 'application/json',
+            traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+          },
+        },
+        (incoming) => {
+          incoming.resume();
+          incoming.on('end', () => resolve(incoming.statusCode ?? 0));
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });

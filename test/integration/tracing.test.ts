@@ -29,7 +29,9 @@ const CALLER_SPAN_ID = '00f067aa0ba902b7';
 /** An id as hex, whichever way the JSON encoder wrote it. */
 function hexId(id: string | undefined): string {
   if (!id) return '';
-  return /^[0-9a-f]+$/.test(id) && (id.length === 32 || id.length === 16) ? id : Buffer.from(id, 'base64').toString('hex');
+  return /^[0-9a-f]+$/.test(id) && (id.length === 32 || id.length === 16)
+    ? id
+    : Buffer.from(id, 'base64').toString('hex');
 }
 
 /** A fake OTLP/HTTP collector: keeps the spans of every POST /v1/traces (JSON). */
@@ -40,8 +42,11 @@ async function startCollector(): Promise<{ origin: string; spans: ExportedSpan[]
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       if (request.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: ExportedSpan[] }> }> };
-        for (const resource of body.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: ExportedSpan[] }> }>;
+        };
+        for (const resource of body.resourceSpans ?? [])
+          for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
       }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end('{}');
@@ -49,20 +54,38 @@ async function startCollector(): Promise<{ origin: string; spans: ExportedSpan[]
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, spans, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
  * POSTs `body` with node:http, not fetch: fetch runs on Node's bundled undici, which the undici
  * instrumentation would also trace, adding a traceparent of its own next to the caller's.
  */
-function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const outgoing = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -81,7 +104,18 @@ beforeAll(async () => {
   process.env.OTEL_SERVICE_NAME = 'tollgate-tracing-test';
   tracing = await startTracing(process.env);
   gateway = await startTestGateway(
-    { channels: [{ id: 'traced-ch', provider: 'openai', protocol: 'openai-chat', baseUrl: `${upstream.origin}/v1`, apiKey: 'k', models: ['gpt-x'] }] },
+    {
+      channels: [
+        {
+          id: 'traced-ch',
+          provider: 'openai',
+          protocol: 'openai-chat',
+          baseUrl: `${upstream.origin}/v1`,
+          apiKey: 'k',
+          models: ['gpt-x'],
+        },
+      ],
+    },
     { ...(tracing ? { instrument: tracing.instrumentApp } : {}) },
   );
 });
@@ -99,7 +133,11 @@ describe('tracing over OTLP/HTTP', () => {
     expect(tracing).toBeDefined();
     const response = await post(
       `${gateway.origin}/v1/chat/completions`,
-      { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01` },
+      {
+        authorization: `Bearer ${TEST_KEY}`,
+        'content-type': 'application/json',
+        traceparent: `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01`,
+      },
       JSON.stringify({ model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }] }),
     );
     expect(response.status).toBe(200);

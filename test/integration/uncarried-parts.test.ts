@@ -14,9 +14,23 @@ let upstream: FixtureUpstream;
 let gateway: TestGateway;
 
 function channel(id: string, protocol: UpstreamProtocol, model: string, priority = 0): Record<string, unknown> {
-  const providers: Record<UpstreamProtocol, string> = { 'openai-chat': 'deepseek', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+  const providers: Record<UpstreamProtocol, string> = {
+    'openai-chat': 'deepseek',
+    'openai-responses': 'openai',
+    'anthropic-messages': 'anthropic',
+    gemini: 'gemini',
+  };
   const provider = providers[protocol];
-  return { id, provider, protocol, baseUrl: upstream.baseUrl(protocol), apiKey: 'k', priority, models: [model], modelMap: { [model]: 'text' } };
+  return {
+    id,
+    provider,
+    protocol,
+    baseUrl: upstream.baseUrl(protocol),
+    apiKey: 'k',
+    priority,
+    models: [model],
+    modelMap: { [model]: 'text' },
+  };
 }
 
 beforeAll(async () => {
@@ -38,8 +52,16 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function post(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await request(`${gateway.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
+  const response = await request(`${gateway.origin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.statusCode, body: await response.body.json() };
 }
 
@@ -48,7 +70,14 @@ const anthropic = { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' };
 const gemini = { 'x-goog-api-key': TEST_KEY };
 
 function responsesBody(model: string): Record<string, unknown> {
-  return { model, input: 'Find the news', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }] };
+  return {
+    model,
+    input: 'Find the news',
+    tools: [
+      { type: 'file_search', vector_store_ids: ['vs_1'] },
+      { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } },
+    ],
+  };
 }
 
 describe('parts the gateway cannot carry', () => {
@@ -56,7 +85,11 @@ describe('parts the gateway cannot carry', () => {
     const before = upstream.requests.length;
     const answer = await post('/v1/responses', openai, responsesBody('via-chat'));
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', param: 'tools.0', code: 'unsupported_parameter' });
+    expect(answer.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'tools.0',
+      code: 'unsupported_parameter',
+    });
     expect(answer.body.error.message).toContain("tools.0: built-in tool type 'file_search'");
     expect(answer.body.error.message).toContain('OpenAI Chat Completions');
     expect(upstream.requests.length).toBe(before);
@@ -75,11 +108,21 @@ describe('parts the gateway cannot carry', () => {
     const answer = await post('/v1/responses', openai, responsesBody('mixed'));
     expect(answer.status).toBe(200);
     expect(upstream.requests.at(-1)?.protocol).toBe('openai-responses');
-    expect(gateway.outcomes.at(-1)).toMatchObject({ status: 'completed', channelId: 'mixed-responses', attempts: 1, failovers: [] });
+    expect(gateway.outcomes.at(-1)).toMatchObject({
+      status: 'completed',
+      channelId: 'mixed-responses',
+      attempts: 1,
+      failovers: [],
+    });
   });
 
   it('Anthropic: a server tool is refused on a Gemini channel in Anthropic’s error shape', async () => {
-    const body = { model: 'via-gemini', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] };
+    const body = {
+      model: 'via-gemini',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    };
     const answer = await post('/v1/messages', anthropic, body);
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
@@ -95,10 +138,19 @@ describe('parts the gateway cannot carry', () => {
   });
 
   it('Chat: audio output is refused on an Anthropic channel; a part refused by the upstream builder is named too', async () => {
-    const audio = await post('/v1/chat/completions', openai, { model: 'via-anthropic', messages: [{ role: 'user', content: 'hi' }], audio: { voice: 'alloy', format: 'wav' }, modalities: ['text', 'audio'] });
+    const audio = await post('/v1/chat/completions', openai, {
+      model: 'via-anthropic',
+      messages: [{ role: 'user', content: 'hi' }],
+      audio: { voice: 'alloy', format: 'wav' },
+      modalities: ['text', 'audio'],
+    });
     expect(audio.status).toBe(400);
     expect(audio.body.error.param).toBe('audio');
-    const stops = await post('/v1/chat/completions', openai, { model: 'via-responses', messages: [{ role: 'user', content: 'hi' }], stop: ['END'] });
+    const stops = await post('/v1/chat/completions', openai, {
+      model: 'via-responses',
+      messages: [{ role: 'user', content: 'hi' }],
+      stop: ['END'],
+    });
     expect(stops.status).toBe(400);
     expect(stops.body.error.message).toContain('the OpenAI Responses API has no stop sequences');
   });

@@ -17,7 +17,11 @@ import { startFixtureUpstream, type FixtureUpstream } from '../support/fixture-u
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 
 /** The betas Claude Code sends on every request. */
-const CLAUDE_CODE_BETAS = ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'fine-grained-tool-streaming-2025-05-14'];
+const CLAUDE_CODE_BETAS = [
+  'claude-code-20250219',
+  'interleaved-thinking-2025-05-14',
+  'fine-grained-tool-streaming-2025-05-14',
+];
 
 let upstream: FixtureUpstream;
 let gateway: TestGateway;
@@ -32,7 +36,15 @@ const CHANNELS: ReadonlyArray<{ id: string; provider: string; protocol: Upstream
 
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
-  const channels = CHANNELS.map(({ id, provider, protocol }) => ({ id, provider, protocol, baseUrl: upstream.baseUrl(protocol), apiKey: 'upstream-secret', models: [`via-${id}`], modelMap: { [`via-${id}`]: 'text', [`via-${id}-tool`]: 'tool-call' } }));
+  const channels = CHANNELS.map(({ id, provider, protocol }) => ({
+    id,
+    provider,
+    protocol,
+    baseUrl: upstream.baseUrl(protocol),
+    apiKey: 'upstream-secret',
+    models: [`via-${id}`],
+    modelMap: { [`via-${id}`]: 'text', [`via-${id}-tool`]: 'tool-call' },
+  }));
   gateway = await startTestGateway({ channels });
 });
 
@@ -50,7 +62,12 @@ describe('the anthropic-beta header', () => {
     for (const stream of [false, true]) {
       it(`reaches the ${id} channel (${protocol}) ${id === 'anthropic' ? 'as a header' : 'nowhere'} and no body, ${stream ? 'streamed' : 'not streamed'}`, async () => {
         const before = upstream.requests.length;
-        const params = { model: `via-${id}`, max_tokens: 64, betas: CLAUDE_CODE_BETAS, messages: [{ role: 'user' as const, content: 'Hello' }] };
+        const params = {
+          model: `via-${id}`,
+          max_tokens: 64,
+          betas: CLAUDE_CODE_BETAS,
+          messages: [{ role: 'user' as const, content: 'Hello' }],
+        };
         if (stream) {
           const events = await anthropic().beta.messages.create({ ...params, stream: true });
           for await (const _event of events) void _event;
@@ -75,10 +92,19 @@ describe('the anthropic-beta header', () => {
       model: 'via-chat',
       max_tokens: 64,
       betas: CLAUDE_CODE_BETAS,
-      tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'Read',
+          description: 'Reads a file',
+          input_schema: { type: 'object', properties: { file_path: { type: 'string' } } },
+        },
+      ],
       messages: [
         { role: 'user', content: 'Read note.txt' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'note.txt' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'note.txt' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'secret-42' }] },
       ],
     });
@@ -108,7 +134,11 @@ describe('a tool result whose call is not in the conversation', () => {
           model: `via-${id}`,
           messages: [
             { role: 'user', content: 'Read note.txt' },
-            { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+            },
             { role: 'tool', tool_call_id: 'call_1', content: 'one' },
             { role: 'tool', tool_call_id: 'call_orphan', content: 'two' },
           ],
@@ -116,7 +146,9 @@ describe('a tool result whose call is not in the conversation', () => {
       );
       expect(refused.status).toBe(400);
       expect(refused.error).toMatchObject({ type: 'invalid_request_error', param: 'messages.3.tool_call_id' });
-      expect(refused.error.message).toContain("'call_orphan' is not the id of a tool call made earlier in the conversation");
+      expect(refused.error.message).toContain(
+        "'call_orphan' is not the id of a tool call made earlier in the conversation",
+      );
       expect(upstream.requests.length).toBe(before);
     });
 
@@ -146,13 +178,21 @@ describe('a tool result whose call is not in the conversation', () => {
           messages: [
             { role: 'user', content: 'Read note.txt' },
             { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} }] },
-            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'one' }, { type: 'tool_result', tool_use_id: 'toolu_orphan', content: 'two' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: 'toolu_1', content: 'one' },
+                { type: 'tool_result', tool_use_id: 'toolu_orphan', content: 'two' },
+              ],
+            },
           ],
         }),
       );
       expect(refused.status).toBe(400);
       expect(refused.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-      expect(refused.error.error.message).toContain("messages.2.content.1.tool_use_id: unexpected tool_use_id 'toolu_orphan'");
+      expect(refused.error.error.message).toContain(
+        "messages.2.content.1.tool_use_id: unexpected tool_use_id 'toolu_orphan'",
+      );
       expect(upstream.requests.length).toBe(before);
     });
 
@@ -164,26 +204,56 @@ describe('a tool result whose call is not in the conversation', () => {
           contents: [
             { role: 'user', parts: [{ text: 'Read note.txt' }] },
             { role: 'model', parts: [{ functionCall: { name: 'read', args: {} } }] },
-            { role: 'user', parts: [{ functionResponse: { name: 'read', response: { ok: 1 } } }, { functionResponse: { name: 'write', response: { ok: 2 } } }] },
+            {
+              role: 'user',
+              parts: [
+                { functionResponse: { name: 'read', response: { ok: 1 } } },
+                { functionResponse: { name: 'write', response: { ok: 2 } } },
+              ],
+            },
           ],
         }),
       );
       expect(refused.status).toBe(400);
       expect(String(refused.error)).toContain('INVALID_ARGUMENT');
-      expect(String(refused.error)).toContain("contents.2.parts.1.functionResponse.name: no functionCall named 'write'");
+      expect(String(refused.error)).toContain(
+        "contents.2.parts.1.functionResponse.name: no functionCall named 'write'",
+      );
       expect(upstream.requests.length).toBe(before);
     });
   }
 
   it('Responses chain from a stored response: the stored turns count, an unknown call id is refused', async () => {
-    const first = await openai().responses.create({ model: 'via-chat-tool', input: 'What is the weather?', store: true, tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }] });
+    const first = await openai().responses.create({
+      model: 'via-chat-tool',
+      input: 'What is the weather?',
+      store: true,
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: false,
+        },
+      ],
+    });
     const call = first.output.find((item) => item.type === 'function_call');
     expect(call?.type).toBe('function_call');
     if (call?.type !== 'function_call') return;
-    const answered = await openai().responses.create({ model: 'via-chat', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }] });
+    const answered = await openai().responses.create({
+      model: 'via-chat',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+    });
     expect(answered.status).toBe('completed');
     const before = upstream.requests.length;
-    const refused = await refusalOf(openai().responses.create({ model: 'via-chat', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: 'call_elsewhere', output: 'sunny' }] }));
+    const refused = await refusalOf(
+      openai().responses.create({
+        model: 'via-chat',
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: 'call_elsewhere', output: 'sunny' }],
+      }),
+    );
     expect(refused.status).toBe(400);
     expect(refused.error.message).toContain('call_id call_elsewhere');
     expect(upstream.requests.length).toBe(before);

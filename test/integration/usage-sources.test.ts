@@ -15,7 +15,16 @@ const ANSWER = 'Hello! How can I help you today?';
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
   gateway = await startTestGateway({
-    channels: [{ id: 'fake', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { silent: 'no-usage', free: 'zero-usage' } }],
+    channels: [
+      {
+        id: 'fake',
+        provider: 'deepseek',
+        protocol: 'openai-chat',
+        baseUrl: upstream.baseUrl('openai-chat'),
+        apiKey: 'k',
+        modelMap: { silent: 'no-usage', free: 'zero-usage' },
+      },
+    ],
   });
 });
 
@@ -28,8 +37,13 @@ async function outcomeOf(model: string, stream: boolean) {
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
   const before = gateway.outcomes.length;
   const text = stream
-    ? (await client.chat.completions.stream({ model, messages: [{ role: 'user', content: 'Say hello to me' }] }).finalChatCompletion()).choices[0]?.message.content
-    : (await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello to me' }] })).choices[0]?.message.content;
+    ? (
+        await client.chat.completions
+          .stream({ model, messages: [{ role: 'user', content: 'Say hello to me' }] })
+          .finalChatCompletion()
+      ).choices[0]?.message.content
+    : (await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello to me' }] }))
+        .choices[0]?.message.content;
   expect(text).toBe(ANSWER);
   await waitFor(() => gateway.outcomes.length > before);
   return gateway.outcomes[gateway.outcomes.length - 1];
@@ -45,6 +59,10 @@ describe('usage sources', () => {
 
   it("keeps a provider's explicit zero as zero", async () => {
     const outcome = await outcomeOf('free', false);
-    expect(outcome?.usage).toEqual({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 }, source: 'reported' });
+    expect(outcome?.usage).toEqual({
+      input: { total: 0, cacheRead: 0, cacheWrite: 0 },
+      output: { total: 0, reasoning: 0 },
+      source: 'reported',
+    });
   });
 });

@@ -34,7 +34,8 @@ export async function startCannedSseServer(sse = ''): Promise<CannedSseServer> {
     void readBody(request).then((received) => {
       bodies.push(received);
       const refusal = refuseLikeProviderAt(request.url ?? '/', received);
-      if (refusal) return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+      if (refusal)
+        return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       response.end(body);
     });

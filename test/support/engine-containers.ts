@@ -40,12 +40,18 @@ export async function startEngineContainers(names: readonly EngineName[]): Promi
   const environment: Record<string, string> = {};
   try {
     if (names.includes('REDIS_URL')) {
-      const redis = await new GenericContainer('redis:7').withExposedPorts(6379).withWaitStrategy(Wait.forLogMessage('Ready to accept connections')).start();
+      const redis = await new GenericContainer('redis:7')
+        .withExposedPorts(6379)
+        .withWaitStrategy(Wait.forLogMessage('Ready to accept connections'))
+        .start();
       containers.push(redis);
       environment.REDIS_URL = `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`;
     }
     if (names.includes('CLICKHOUSE_URL')) {
-      const clickhouse = await new GenericContainer('clickhouse/clickhouse-server:24.8').withExposedPorts(8123).withWaitStrategy(Wait.forHttp('/ping', 8123)).start();
+      const clickhouse = await new GenericContainer('clickhouse/clickhouse-server:24.8')
+        .withExposedPorts(8123)
+        .withWaitStrategy(Wait.forHttp('/ping', 8123))
+        .start();
       containers.push(clickhouse);
       environment.CLICKHOUSE_URL = `http://${clickhouse.getHost()}:${clickhouse.getMappedPort(8123)}`;
     }
@@ -59,7 +65,10 @@ export async function startEngineContainers(names: readonly EngineName[]): Promi
     await Promise.allSettled(containers.map((container) => container.stop()));
     throw error;
   }
-  return { environment, stop: async () => void (await Promise.allSettled(containers.map((container) => container.stop()))) };
+  return {
+    environment,
+    stop: async () => void (await Promise.allSettled(containers.map((container) => container.stop()))),
+  };
 }
 
 /** Single-node KRaft Kafka (https://hub.docker.com/r/apache/kafka, "Using environment variables"). */

@@ -41,7 +41,11 @@ export interface FixtureUpstream {
 }
 
 /** Path to a fixture file, or undefined if it does not exist. */
-export function fixturePath(protocol: WireFormat, scenario: string, ext: 'json' | 'sse' | 'expect.json'): string | undefined {
+export function fixturePath(
+  protocol: WireFormat,
+  scenario: string,
+  ext: 'json' | 'sse' | 'expect.json',
+): string | undefined {
   const path = `${FIXTURE_ROOT}${protocol}/${scenario}.${ext}`;
   return existsSync(path) ? path : undefined;
 }
@@ -55,9 +59,30 @@ function protocolOf(path: string): WireFormat | undefined {
 }
 
 function errorBody(protocol: WireFormat, status: number): string {
-  if (protocol === 'anthropic-messages') return JSON.stringify({ type: 'error', error: { type: status >= 500 ? 'api_error' : 'invalid_request_error', message: `fake upstream failure ${status}` } });
-  if (protocol === 'gemini') return JSON.stringify({ error: { code: status, message: `fake upstream failure ${status}`, status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT' } });
-  return JSON.stringify({ error: { message: `fake upstream failure ${status}`, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
+  if (protocol === 'anthropic-messages')
+    return JSON.stringify({
+      type: 'error',
+      error: {
+        type: status >= 500 ? 'api_error' : 'invalid_request_error',
+        message: `fake upstream failure ${status}`,
+      },
+    });
+  if (protocol === 'gemini')
+    return JSON.stringify({
+      error: {
+        code: status,
+        message: `fake upstream failure ${status}`,
+        status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT',
+      },
+    });
+  return JSON.stringify({
+    error: {
+      message: `fake upstream failure ${status}`,
+      type: status >= 500 ? 'server_error' : 'invalid_request_error',
+      param: null,
+      code: null,
+    },
+  });
 }
 
 function scenarioOf(protocol: WireFormat, path: string, body: string): { scenario: string; stream: boolean } {
@@ -69,7 +94,13 @@ function scenarioOf(protocol: WireFormat, path: string, body: string): { scenari
   return { scenario: parsed.model ?? '', stream: parsed.stream === true };
 }
 
-function answer(protocol: WireFormat, path: string, body: string, res: ServerResponse, rules: StrictRulesOptions): void {
+function answer(
+  protocol: WireFormat,
+  path: string,
+  body: string,
+  res: ServerResponse,
+  rules: StrictRulesOptions,
+): void {
   const refusal = refuseLikeProvider(protocol, path, JSON.parse(body) as unknown, rules);
   if (refusal) {
     res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);

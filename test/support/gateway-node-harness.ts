@@ -14,7 +14,14 @@ import { eventsForConfigFile } from '../../gateway/control-plane/config-file-eve
 import { ControlPlaneProjection } from '../../gateway/control-plane/control-plane-projection.ts';
 import { startConfigFollower } from '../../infra/control-plane/config-follower.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import { openEventLog, openRateLimiter, openResponseStore, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
+import {
+  openEventLog,
+  openRateLimiter,
+  openResponseStore,
+  openSessionStore,
+  openStateStore,
+  type EngineSettings,
+} from '../../infra/open-adapters.ts';
 
 /** Secrets every node of one deployment shares. */
 export interface NodeSecrets {
@@ -39,7 +46,13 @@ export interface GatewayNode {
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /** Starts one node; `configFile` is the YAML/JSON document (channels, keys, prices). */
-export async function startGatewayNode(options: { settings: EngineSettings; secrets: NodeSecrets; configFile: Record<string, unknown>; mockBaseUrl: string; healthRefreshMs?: number }): Promise<GatewayNode> {
+export async function startGatewayNode(options: {
+  settings: EngineSettings;
+  secrets: NodeSecrets;
+  configFile: Record<string, unknown>;
+  mockBaseUrl: string;
+  healthRefreshMs?: number;
+}): Promise<GatewayNode> {
   const config = parseConfigFile(options.configFile, { LOG_LEVEL: 'silent', TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN });
   const eventLog = openEventLog(options.settings);
   const state = openStateStore(options.settings);
@@ -52,19 +65,22 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
   await node.append(eventsForConfigFile(config, projection, options.secrets, Date.now()));
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, testAppDeps(config, {
-    dispatcher,
-    logger: false,
-    eventLog,
-    stateStore: state,
-    limiter,
-    sessionStore,
-    responseStore,
-    controlPlane: { view: projection, append: (events) => node.append(events), secrets: options.secrets },
-    mockBaseUrl: options.mockBaseUrl,
-    healthRefreshMs: options.healthRefreshMs ?? 100,
-    onOutcome: (o) => outcomes.push(o),
-  }));
+  const app = await buildApp(
+    config,
+    testAppDeps(config, {
+      dispatcher,
+      logger: false,
+      eventLog,
+      stateStore: state,
+      limiter,
+      sessionStore,
+      responseStore,
+      controlPlane: { view: projection, append: (events) => node.append(events), secrets: options.secrets },
+      mockBaseUrl: options.mockBaseUrl,
+      healthRefreshMs: options.healthRefreshMs ?? 100,
+      onOutcome: (o) => outcomes.push(o),
+    }),
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   return {
@@ -74,7 +90,10 @@ export async function startGatewayNode(options: { settings: EngineSettings; secr
     admin: async (method, path, body) => {
       const response = await fetch(`${origin}/admin/api${path}`, {
         method,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       return { status: response.status, body: await response.json().catch(() => undefined) };

@@ -12,13 +12,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { infraEnvironment, killEnginesNow, layoutFromEnvironment, layoutVariables, missingPackages, startEngines, stopEngines, type EngineLayout, type EngineName as InfraEngine } from '../../infra/services.ts';
+import {
+  infraEnvironment,
+  killEnginesNow,
+  layoutFromEnvironment,
+  layoutVariables,
+  missingPackages,
+  startEngines,
+  stopEngines,
+  type EngineLayout,
+  type EngineName as InfraEngine,
+} from '../../infra/services.ts';
 import { dockerAnswers, startEngineContainers } from './engine-containers.ts';
 import { ENGINES_MISSING_VARIABLE, type EngineName } from './engines.ts';
 import { freePorts } from './free-port.ts';
 import { warmUpGroupCoordinators } from './kafka-warm-up.ts';
 
-const INFRA_ENGINE: Record<EngineName, InfraEngine> = { REDIS_URL: 'redis', CLICKHOUSE_URL: 'clickhouse', KAFKA_BROKERS: 'kafka' };
+const INFRA_ENGINE: Record<EngineName, InfraEngine> = {
+  REDIS_URL: 'redis',
+  CLICKHOUSE_URL: 'clickhouse',
+  KAFKA_BROKERS: 'kafka',
+};
 const VARIABLES = Object.keys(INFRA_ENGINE) as EngineName[];
 const JAVA_NOTE = 'openjdk-17-jre-headless';
 const EXIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -31,7 +45,13 @@ async function runLayout(): Promise<EngineLayout> {
   return {
     stateDir: mkdtempSync(join(tmpdir(), 'tollgate-test-engines-')),
     kafkaLibsDir: layoutFromEnvironment().kafkaLibsDir,
-    ports: { kafka: kafka!, kafkaController: kafkaController!, clickhouse: clickhouse!, clickhouseNative: clickhouseNative!, redis: redis! },
+    ports: {
+      kafka: kafka!,
+      kafkaController: kafkaController!,
+      clickhouse: clickhouse!,
+      clickhouseNative: clickhouseNative!,
+      redis: redis!,
+    },
   };
 }
 
@@ -71,7 +91,9 @@ async function startProcesses(missing: EngineName[]): Promise<Teardown | undefin
   const packages = missingPackages(names, layoutFromEnvironment());
   if (packages.length > 0) {
     const java = packages.includes(JAVA_NOTE) ? ' (Java 17 or newer)' : '';
-    return engineSuitesSkipped(`no Docker engine answers and ${packages.join(', ')} ${packages.length > 1 ? 'are' : 'is'} missing: run \`apt-get install -y ${packages.join(' ')}\`${java}, or start Docker`);
+    return engineSuitesSkipped(
+      `no Docker engine answers and ${packages.join(', ')} ${packages.length > 1 ? 'are' : 'is'} missing: run \`apt-get install -y ${packages.join(' ')}\`${java}, or start Docker`,
+    );
   }
   // Every engine of this fresh layout is this run's: teardown stops them all by their recorded PIDs.
   const layout = await runLayout();
@@ -105,7 +127,8 @@ export default async function setup(): Promise<Teardown | undefined> {
   if (await dockerAnswers()) {
     const containers = await startEngineContainers(missing);
     Object.assign(process.env, containers.environment);
-    if (containers.environment.KAFKA_BROKERS) await warmUpGroupCoordinators(containers.environment.KAFKA_BROKERS.split(','));
+    if (containers.environment.KAFKA_BROKERS)
+      await warmUpGroupCoordinators(containers.environment.KAFKA_BROKERS.split(','));
     return containers.stop;
   }
   return startProcesses(missing);

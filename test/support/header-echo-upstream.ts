@@ -20,12 +20,41 @@ export interface HeaderEchoUpstream {
   close(): Promise<void>;
 }
 
-const CHAT_ANSWER = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+const CHAT_ANSWER = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+};
 const CHAT_CHUNKS = [
-  { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] },
-  { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } },
+  {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }],
+  },
+  {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+  },
 ];
-const MESSAGES_ANSWER = { id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } };
+const MESSAGES_ANSWER = {
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'm',
+  content: [{ type: 'text', text: 'hi' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 3, output_tokens: 1 },
+};
 
 async function readJson(request: IncomingMessage): Promise<{ model?: string; stream?: boolean }> {
   const chunks: Buffer[] = [];
@@ -37,7 +66,12 @@ async function readJson(request: IncomingMessage): Promise<{ model?: string; str
   }
 }
 
-function answer(response: ServerResponse, url: string, body: { model?: string; stream?: boolean }, headers: Record<string, string>): void {
+function answer(
+  response: ServerResponse,
+  url: string,
+  body: { model?: string; stream?: boolean },
+  headers: Record<string, string>,
+): void {
   const refusal = refuseLikeProviderAt(url, body);
   if (refusal) {
     response.writeHead(refusal.status, { ...headers, 'content-type': 'application/json' });
@@ -45,7 +79,9 @@ function answer(response: ServerResponse, url: string, body: { model?: string; s
   }
   if (body.model === 'fail-400') {
     response.writeHead(400, { ...headers, 'content-type': 'application/json' });
-    return void response.end(JSON.stringify({ error: { message: 'bad request', type: 'invalid_request_error', param: null, code: null } }));
+    return void response.end(
+      JSON.stringify({ error: { message: 'bad request', type: 'invalid_request_error', param: null, code: null } }),
+    );
   }
   if (url.split('?')[0]?.endsWith('/v1/messages')) {
     response.writeHead(200, { ...headers, 'content-type': 'application/json' });
@@ -53,7 +89,9 @@ function answer(response: ServerResponse, url: string, body: { model?: string; s
   }
   if (body.stream) {
     response.writeHead(200, { ...headers, 'content-type': 'text/event-stream' });
-    return void response.end(`${CHAT_CHUNKS.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`);
+    return void response.end(
+      `${CHAT_CHUNKS.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('')}data: [DONE]\n\n`,
+    );
   }
   response.writeHead(200, { ...headers, 'content-type': 'application/json' });
   response.end(JSON.stringify(CHAT_ANSWER));

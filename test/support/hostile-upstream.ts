@@ -67,7 +67,19 @@ function openingFrames(protocol: HostileProtocol): string[] {
       return [dataFrame(chatChunk({ role: 'assistant', content: '' })), dataFrame(chatChunk({ content: 'Hello' }))];
     case 'anthropic-messages':
       return [
-        namedFrame({ type: 'message_start', message: { id: 'msg_h', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } }),
+        namedFrame({
+          type: 'message_start',
+          message: {
+            id: 'msg_h',
+            type: 'message',
+            role: 'assistant',
+            model: 'm',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 3, output_tokens: 1 },
+          },
+        }),
         namedFrame({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
         namedFrame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } }),
       ];
@@ -76,9 +88,28 @@ function openingFrames(protocol: HostileProtocol): string[] {
     case 'openai-responses':
       return [
         namedFrame({ type: 'response.created', sequence_number: 0, response: responseObject('in_progress', []) }),
-        namedFrame({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_h', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
-        namedFrame({ type: 'response.content_part.added', sequence_number: 2, item_id: 'msg_h', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
-        namedFrame({ type: 'response.output_text.delta', sequence_number: 3, item_id: 'msg_h', output_index: 0, content_index: 0, delta: 'Hello' }),
+        namedFrame({
+          type: 'response.output_item.added',
+          sequence_number: 1,
+          output_index: 0,
+          item: { id: 'msg_h', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+        }),
+        namedFrame({
+          type: 'response.content_part.added',
+          sequence_number: 2,
+          item_id: 'msg_h',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        }),
+        namedFrame({
+          type: 'response.output_text.delta',
+          sequence_number: 3,
+          item_id: 'msg_h',
+          output_index: 0,
+          content_index: 0,
+          delta: 'Hello',
+        }),
       ];
   }
 }
@@ -93,7 +124,14 @@ function contentFrame(protocol: HostileProtocol, text: string, n: number): strin
     case 'gemini':
       return dataFrame(geminiChunk(text));
     case 'openai-responses':
-      return namedFrame({ type: 'response.output_text.delta', sequence_number: 4 + n, item_id: 'msg_h', output_index: 0, content_index: 0, delta: text });
+      return namedFrame({
+        type: 'response.output_text.delta',
+        sequence_number: 4 + n,
+        item_id: 'msg_h',
+        output_index: 0,
+        content_index: 0,
+        delta: text,
+      });
   }
 }
 
@@ -101,35 +139,86 @@ function contentFrame(protocol: HostileProtocol, text: string, n: number): strin
 function closingFrames(protocol: HostileProtocol, text: string, n: number): string[] {
   switch (protocol) {
     case 'openai-chat':
-      return [dataFrame(chatChunk({}, 'stop')), dataFrame({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }), 'data: [DONE]\n\n'];
+      return [
+        dataFrame(chatChunk({}, 'stop')),
+        dataFrame({
+          id: 'c1',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [],
+          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+        }),
+        'data: [DONE]\n\n',
+      ];
     case 'anthropic-messages':
       return [
         namedFrame({ type: 'content_block_stop', index: 0 }),
-        namedFrame({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } }),
+        namedFrame({
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: 2 },
+        }),
         namedFrame({ type: 'message_stop' }),
       ];
     case 'gemini':
-      return [dataFrame({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 }, modelVersion: 'm', responseId: 'r1' })];
+      return [
+        dataFrame({
+          candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+          modelVersion: 'm',
+          responseId: 'r1',
+        }),
+      ];
     case 'openai-responses': {
       const seq = 4 + n;
       const part = { type: 'output_text', text, annotations: [] };
       const item = { id: 'msg_h', type: 'message', status: 'completed', role: 'assistant', content: [part] };
       return [
-        namedFrame({ type: 'response.output_text.done', sequence_number: seq, item_id: 'msg_h', output_index: 0, content_index: 0, text }),
-        namedFrame({ type: 'response.content_part.done', sequence_number: seq + 1, item_id: 'msg_h', output_index: 0, content_index: 0, part }),
+        namedFrame({
+          type: 'response.output_text.done',
+          sequence_number: seq,
+          item_id: 'msg_h',
+          output_index: 0,
+          content_index: 0,
+          text,
+        }),
+        namedFrame({
+          type: 'response.content_part.done',
+          sequence_number: seq + 1,
+          item_id: 'msg_h',
+          output_index: 0,
+          content_index: 0,
+          part,
+        }),
         namedFrame({ type: 'response.output_item.done', sequence_number: seq + 2, output_index: 0, item }),
-        namedFrame({ type: 'response.completed', sequence_number: seq + 3, response: responseObject('completed', [item]) }),
+        namedFrame({
+          type: 'response.completed',
+          sequence_number: seq + 3,
+          response: responseObject('completed', [item]),
+        }),
       ];
     }
   }
 }
 
 function chatChunk(delta: Record<string, unknown>, finish: string | null = null): unknown {
-  return { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 function geminiChunk(text: string): unknown {
-  return { candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 }, modelVersion: 'm', responseId: 'r1' };
+  return {
+    candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }],
+    usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 },
+    modelVersion: 'm',
+    responseId: 'r1',
+  };
 }
 
 function responseObject(status: string, output: unknown[]): unknown {
@@ -140,17 +229,35 @@ function responseObject(status: string, output: unknown[]): unknown {
     status,
     model: 'm',
     output,
-    usage: status === 'completed' ? { input_tokens: 3, output_tokens: 2, total_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } : null,
+    usage:
+      status === 'completed'
+        ? {
+            input_tokens: 3,
+            output_tokens: 2,
+            total_tokens: 5,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens_details: { reasoning_tokens: 0 },
+          }
+        : null,
   };
 }
 
 function wire(frame: string): Buffer {
   const at = frame.indexOf(BAD_BYTES_MARKER);
   if (at < 0) return Buffer.from(frame);
-  return Buffer.concat([Buffer.from(frame.slice(0, at)), BAD_BYTES, Buffer.from(frame.slice(at + BAD_BYTES_MARKER.length))]);
+  return Buffer.concat([
+    Buffer.from(frame.slice(0, at)),
+    BAD_BYTES,
+    Buffer.from(frame.slice(at + BAD_BYTES_MARKER.length)),
+  ]);
 }
 
-function serve(behaviour: HostileBehaviour, protocol: HostileProtocol, response: ServerResponse, record: HostileRequestRecord): void {
+function serve(
+  behaviour: HostileBehaviour,
+  protocol: HostileProtocol,
+  response: ServerResponse,
+  record: HostileRequestRecord,
+): void {
   if (behaviour === 'stall') {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     response.flushHeaders();
@@ -213,7 +320,12 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
     request.resume();
     request.on('end', () => {
       const behaviour = (request.url ?? '/').split('/')[1] as HostileBehaviour;
-      const record: HostileRequestRecord = { behaviour, protocol: protocolOf(request.url ?? ''), closedByPeer: false, endedByServer: false };
+      const record: HostileRequestRecord = {
+        behaviour,
+        protocol: protocolOf(request.url ?? ''),
+        closedByPeer: false,
+        endedByServer: false,
+      };
       requests.push(record);
       response.on('close', () => {
         if (!record.endedByServer && !response.writableEnded) record.closedByPeer = true;
@@ -227,7 +339,8 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
   return {
     origin,
     requests,
-    baseUrl: (behaviour, protocol) => `${origin}/${behaviour}${protocol === 'openai-chat' || protocol === 'openai-responses' ? '/v1' : ''}`,
+    baseUrl: (behaviour, protocol) =>
+      `${origin}/${behaviour}${protocol === 'openai-chat' || protocol === 'openai-responses' ? '/v1' : ''}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -51,6 +51,11 @@ export async function setKafkaRunning(running: boolean): Promise<number> {
   const started = Date.now();
   const container = process.env[KAFKA_CONTAINER_VARIABLE];
   if (container) await setContainerRunning(container, running);
-  else await run(process.execPath, ['--import', 'tsx', 'infra/services.ts', running ? 'up' : 'down', 'kafka'], { cwd: ROOT, env: process.env, timeout: 120_000 });
+  else
+    await run(process.execPath, ['--import', 'tsx', 'infra/services.ts', running ? 'up' : 'down', 'kafka'], {
+      cwd: ROOT,
+      env: process.env,
+      timeout: 120_000,
+    });
   return Date.now() - started;
 }

@@ -27,7 +27,14 @@ import { startConfigFollower } from '../../infra/control-plane/config-follower.t
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { createFileLogWriteSignal } from '../../infra/event-log/file/file-log-write-signal.ts';
 import { startConsumerThread } from '../../infra/processes/consumer-thread.ts';
-import { openAnalyticsStore, openEventLog, openRateLimiter, openSessionStore, openStateStore, type EngineSettings } from '../../infra/open-adapters.ts';
+import {
+  openAnalyticsStore,
+  openEventLog,
+  openRateLimiter,
+  openSessionStore,
+  openStateStore,
+  type EngineSettings,
+} from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { requireEngineUrl, runnableCases } from './engines.ts';
 import { TEST_KEY } from './start-gateway.ts';
@@ -35,7 +42,10 @@ import { TEST_KEY } from './start-gateway.ts';
 export type EngineSet = 'embedded' | 'production';
 
 /** Both engine sets for `describe.each(ENGINE_SETS)`; only 'embedded' in a run without engines (engines.ts). */
-export const ENGINE_SETS: readonly EngineSet[] = runnableCases<EngineSet>(['embedded', 'production'], (set) => set === 'production');
+export const ENGINE_SETS: readonly EngineSet[] = runnableCases<EngineSet>(
+  ['embedded', 'production'],
+  (set) => set === 'production',
+);
 
 /** Engine settings for a fresh, isolated run on `engines`. */
 export async function isolatedEngineSettings(engines: EngineSet): Promise<EngineSettings & { runId: string }> {
@@ -104,17 +114,47 @@ export interface TestSystemOptions {
 /** Starts mock upstream, gateway and (optionally) consumers. */
 export async function startTestSystem(givenOptions: TestSystemOptions): Promise<TestSystem> {
   // As `npm start` does: the consumer thread's file log wakes on this thread's writes.
-  const options = givenOptions.consumerThread ? { ...givenOptions, settings: { ...givenOptions.settings, fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const } } } : givenOptions;
+  const options = givenOptions.consumerThread
+    ? {
+        ...givenOptions,
+        settings: {
+          ...givenOptions.settings,
+          fileLogWriteSignal: { signal: createFileLogWriteSignal(), side: 'writer' as const },
+        },
+      }
+    : givenOptions;
   const mock = await startMockUpstream();
-  const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices }, { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) });
+  const config = parseConfigFile(
+    { keys: [{ name: 'test', key: TEST_KEY }], channels: options.channels, prices: options.prices },
+    { LOG_LEVEL: 'silent', ...(options.adminToken ? { TOLLGATE_ADMIN_TOKEN: options.adminToken } : {}) },
+  );
   const eventLog = openEventLog(options.settings);
   // As a gateway node does: the control plane (its prices included) is the config topic of this event log.
-  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, { log: () => undefined, env: process.env, startConfigFollower, print: () => undefined });
+  const { controlPlane, node } = await joinControlPlane({ ...config, dataDir: options.settings.dataDir }, eventLog, {
+    log: () => undefined,
+    env: process.env,
+    startConfigFollower,
+    print: () => undefined,
+  });
   const state = options.state ?? openStateStore(options.settings);
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, testAppDeps(config, { dispatcher, logger: false, mockBaseUrl: mock.baseUrl, eventLog, controlPlane, stateStore: state, limiter: openRateLimiter({ dataDir: options.settings.dataDir }), sessionStore: openSessionStore({ dataDir: options.settings.dataDir }), healthRefreshMs: options.healthRefreshMs ?? 100, onOutcome: (o) => outcomes.push(o) }));
+  const app = await buildApp(
+    config,
+    testAppDeps(config, {
+      dispatcher,
+      logger: false,
+      mockBaseUrl: mock.baseUrl,
+      eventLog,
+      controlPlane,
+      stateStore: state,
+      limiter: openRateLimiter({ dataDir: options.settings.dataDir }),
+      sessionStore: openSessionStore({ dataDir: options.settings.dataDir }),
+      healthRefreshMs: options.healthRefreshMs ?? 100,
+      onOutcome: (o) => outcomes.push(o),
+    }),
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const system: TestSystem = {
     origin: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
@@ -127,8 +167,20 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
     consumers: undefined,
     startConsumers: async () => {
       system.consumers = options.consumerThread
-        ? await startConsumerThread({ settings: options.settings, batching: { maxBatchSize: 500, maxBatchWaitMs: 0 }, state, analytics, log: () => undefined })
-        : await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined });
+        ? await startConsumerThread({
+            settings: options.settings,
+            batching: { maxBatchSize: 500, maxBatchWaitMs: 0 },
+            state,
+            analytics,
+            log: () => undefined,
+          })
+        : await startConsumerPipeline({
+            runners: CONSUMER_PIPELINE_RUNNERS,
+            eventLog,
+            state,
+            analytics,
+            log: () => undefined,
+          });
     },
     close: async () => {
       const step = async (name: string, work: () => Promise<unknown> | undefined): Promise<void> => {

@@ -22,14 +22,19 @@ export function parsePrometheusText(text: string): PrometheusSample[] {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a Prometheus sample: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;
 }
 
 /** Sum of the samples named `name` whose labels include `labels`; undefined when none matches. */
-export function sampleSum(samples: ReadonlyArray<PrometheusSample>, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
+export function sampleSum(
+  samples: ReadonlyArray<PrometheusSample>,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number | undefined {
   let sum: number | undefined;
   for (const sample of samples) {
     if (sample.name !== name) continue;

@@ -10,7 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { assertRedisClusterTools, startRedisCluster, type RunningRedisCluster } from '../../infra/redis-cluster/start-redis-cluster.ts';
+import {
+  assertRedisClusterTools,
+  startRedisCluster,
+  type RunningRedisCluster,
+} from '../../infra/redis-cluster/start-redis-cluster.ts';
 import type { RedisClusterSettings } from '../../infra/state-store/redis/redis-connection.ts';
 
 /** Why the cluster suites cannot run here (the binaries are missing), or undefined when they can. @throws Error with CI=true instead of skipping */

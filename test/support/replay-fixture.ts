@@ -12,7 +12,11 @@ import type { CanonicalResponse } from '../../gateway/canonical/response.ts';
 import type { StreamEvent } from '../../gateway/canonical/stream-event.ts';
 import { getProviderPreset } from '../../gateway/providers/presets.ts';
 import type { ProviderId } from '../../gateway/providers/provider-preset.ts';
-import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../../gateway/upstream/upstream-adapter.ts';
+import type {
+  UpstreamDecodeContext,
+  UpstreamSseEvent,
+  UpstreamStreamDecoder,
+} from '../../gateway/upstream/upstream-adapter.ts';
 
 /** The fixture folders these helpers serve: one per upstream protocol. */
 export type FixtureProtocol = WireFormat;
@@ -46,7 +50,9 @@ export function readExpectation(protocol: FixtureProtocol, name: string): Fixtur
 /** SSE bytes → events, as eventsource-parser delivers them. */
 export function parseSse(bytes: string): UpstreamSseEvent[] {
   const events: UpstreamSseEvent[] = [];
-  const parser = createParser({ onEvent: (e) => events.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }) });
+  const parser = createParser({
+    onEvent: (e) => events.push(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }),
+  });
   parser.feed(bytes);
   return events;
 }
@@ -57,12 +63,25 @@ export function replay(decoder: UpstreamStreamDecoder, events: ReadonlyArray<Ups
 }
 
 /** A decode context for `provider` with a minimal request. */
-export function contextFor(provider: ProviderId, upstreamModel = 'test-model', request?: CanonicalRequest): UpstreamDecodeContext {
-  const fallback: CanonicalRequest = { clientFormat: 'anthropic-messages', model: 'alias', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] };
+export function contextFor(
+  provider: ProviderId,
+  upstreamModel = 'test-model',
+  request?: CanonicalRequest,
+): UpstreamDecodeContext {
+  const fallback: CanonicalRequest = {
+    clientFormat: 'anthropic-messages',
+    model: 'alias',
+    stream: true,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+  };
   return { provider: getProviderPreset(provider), upstreamModel, request: request ?? fallback };
 }
 
-const START_KIND: Partial<Record<StreamEvent['type'], string>> = { 'text-start': 'text', 'reasoning-start': 'reasoning', 'tool-input-start': 'tool' };
+const START_KIND: Partial<Record<StreamEvent['type'], string>> = {
+  'text-start': 'text',
+  'reasoning-start': 'reasoning',
+  'tool-input-start': 'tool',
+};
 const DELTA_KIND: Partial<Record<StreamEvent['type'], string>> = {
   'text-delta': 'text',
   'reasoning-delta': 'reasoning',
@@ -75,7 +94,10 @@ const DELTA_KIND: Partial<Record<StreamEvent['type'], string>> = {
  * most one open, deltas only into the open block of their kind, every block closed, and exactly
  * one terminal event (`message-end`, or `error` when `terminal` says so) as the last event.
  */
-export function assertStreamGrammar(events: ReadonlyArray<StreamEvent>, terminal: 'message-end' | 'error' = 'message-end'): void {
+export function assertStreamGrammar(
+  events: ReadonlyArray<StreamEvent>,
+  terminal: 'message-end' | 'error' = 'message-end',
+): void {
   if (events[0]?.type !== 'message-start') throw new Error(`first event is ${events[0]?.type}, not message-start`);
   if (events.at(-1)?.type !== terminal) throw new Error(`last event is ${events.at(-1)?.type}, not ${terminal}`);
   let next = 0;
@@ -89,7 +111,8 @@ export function assertStreamGrammar(events: ReadonlyArray<StreamEvent>, terminal
       if (event.index !== next) throw new Error(`${where}: index ${event.index}, expected ${next}`);
       open = { index: next++, kind: startKind };
     } else if (deltaKind !== undefined && 'index' in event) {
-      if (open?.index !== event.index || open.kind !== deltaKind) throw new Error(`${where}: not into the open ${deltaKind} block`);
+      if (open?.index !== event.index || open.kind !== deltaKind)
+        throw new Error(`${where}: not into the open ${deltaKind} block`);
     } else if (event.type === 'block-end') {
       if (open?.index !== event.index) throw new Error(`${where}: closes ${event.index}, open is ${open?.index}`);
       open = undefined;
@@ -102,11 +125,14 @@ export function assertStreamGrammar(events: ReadonlyArray<StreamEvent>, terminal
 
 /** A response in the sidecar shape: joined text and reasoning, parsed tool arguments, unified finish. */
 export function summarize(response: CanonicalResponse): FixtureExpectation {
-  const join = (type: 'text' | 'reasoning'): string => response.content.flatMap((b) => (b.type === type ? [b.text] : [])).join('');
+  const join = (type: 'text' | 'reasoning'): string =>
+    response.content.flatMap((b) => (b.type === type ? [b.text] : [])).join('');
   return {
     text: join('text'),
     reasoning: join('reasoning'),
-    toolCalls: response.content.flatMap((b) => (b.type === 'tool-call' ? [{ name: b.name, arguments: JSON.parse(b.arguments) as unknown }] : [])),
+    toolCalls: response.content.flatMap((b) =>
+      b.type === 'tool-call' ? [{ name: b.name, arguments: JSON.parse(b.arguments) as unknown }] : [],
+    ),
     finish: response.finishReason.unified,
     usage: {
       inputTotal: response.usage.input.total,

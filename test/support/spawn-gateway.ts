@@ -13,7 +13,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ENGINE_VARIABLES = ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL', 'TOLLGATE_CONSUMERS'] as const;
 
 /** `env` without ENGINE_VARIABLES (nor `alsoRemove`): a server started with it runs embedded. */
-export function withoutEngineVariables(env: NodeJS.ProcessEnv, alsoRemove: ReadonlyArray<string> = []): NodeJS.ProcessEnv {
+export function withoutEngineVariables(
+  env: NodeJS.ProcessEnv,
+  alsoRemove: ReadonlyArray<string> = [],
+): NodeJS.ProcessEnv {
   const embedded = { ...env };
   for (const name of [...ENGINE_VARIABLES, ...alsoRemove]) delete embedded[name];
   return embedded;
@@ -54,9 +57,15 @@ export interface GatewayProcess {
  * @throws Error (with the process output) when no address came within `timeoutMs` (the process is killed) or it exited first.
  */
 export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-server.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // no address: nothing will stop it later
@@ -64,7 +73,10 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): 
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const address = /running at (http:\/\/[\d.]+:\d+)/.exec(output)?.[1] ?? listeningAddressIn(output) ?? /Sign in at (http:\/\/[\d.]+:\d+)\/console\//.exec(output)?.[1];
+      const address =
+        /running at (http:\/\/[\d.]+:\d+)/.exec(output)?.[1] ??
+        listeningAddressIn(output) ??
+        /Sign in at (http:\/\/[\d.]+:\d+)\/console\//.exec(output)?.[1];
       if (address) {
         clearTimeout(timer);
         resolve(address);

@@ -28,11 +28,29 @@ export interface TestGateway {
  * TEST_KEY). `deps` overrides app dependencies (mock base URL, random source, keep-alive; the
  * response store defaults to a fresh in-process one, the rest as testAppDeps makes them).
  */
-export async function startTestGateway(configFile: Record<string, unknown>, deps: Partial<AppDeps> = {}, env: Record<string, string> = {}): Promise<TestGateway> {
-  const config = parseConfigFile({ keys: [{ name: 'test', key: TEST_KEY }], ...configFile }, { LOG_LEVEL: 'silent', ...env });
+export async function startTestGateway(
+  configFile: Record<string, unknown>,
+  deps: Partial<AppDeps> = {},
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const config = parseConfigFile(
+    { keys: [{ name: 'test', key: TEST_KEY }], ...configFile },
+    { LOG_LEVEL: 'silent', ...env },
+  );
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
-  const app = await buildApp(config, testAppDeps(config, { dispatcher, logger: false, limiter: createMemoryRateLimiter(), sessionStore: createMemorySessionStore(), responseStore: createMemoryResponseStore(), onOutcome: (o) => outcomes.push(o), ...deps }));
+  const app = await buildApp(
+    config,
+    testAppDeps(config, {
+      dispatcher,
+      logger: false,
+      limiter: createMemoryRateLimiter(),
+      sessionStore: createMemorySessionStore(),
+      responseStore: createMemoryResponseStore(),
+      onOutcome: (o) => outcomes.push(o),
+      ...deps,
+    }),
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   return {

@@ -22,7 +22,12 @@ export function testAppDeps(config: GatewayConfig, deps: TestAppDepsInput): AppD
   return {
     ...deps,
     controlPlane,
-    channelLimits: deps.channelLimits ?? createChannelLimits({ limiter: deps.limiter, limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId) }),
+    channelLimits:
+      deps.channelLimits ??
+      createChannelLimits({
+        limiter: deps.limiter,
+        limitsOf: (channelId) => controlPlane.view.channels().find((c) => c.config.id === channelId),
+      }),
     metrics: deps.metrics ?? (config.metricsPath === false ? undefined : new GatewayMetrics()),
     drain,
     readiness: deps.readiness ?? new ReadinessProbe([], () => drain.draining),

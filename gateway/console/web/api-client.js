@@ -119,7 +119,10 @@ async function readJson(response) {
 
 function toApiError(response, body) {
   const error = body && typeof body === 'object' ? body.error : undefined;
-  const message = error && typeof error.message === 'string' ? error.message : `${response.status} ${response.statusText || 'request failed'}`;
+  const message =
+    error && typeof error.message === 'string'
+      ? error.message
+      : `${response.status} ${response.statusText || 'request failed'}`;
   const field = error && typeof error.field === 'string' ? error.field : undefined;
   const retryHeader = response.headers.get('retry-after');
   const retryAfter = retryHeader !== null && /^\d+$/.test(retryHeader) ? Number(retryHeader) : undefined;

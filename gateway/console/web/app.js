@@ -18,12 +18,22 @@ import { ChannelsPage } from './pages/channels.js';
 import { PricesPage } from './pages/prices.js';
 import { AuditPage } from './pages/audit.js';
 
-const PAGES = { keys: KeysPage, usage: UsagePage, spend: SpendPage, users: UsersPage, channels: ChannelsPage, prices: PricesPage, audit: AuditPage };
+const PAGES = {
+  keys: KeysPage,
+  usage: UsagePage,
+  spend: SpendPage,
+  users: UsersPage,
+  channels: ChannelsPage,
+  prices: PricesPage,
+  audit: AuditPage,
+};
 
 function PageView({ route, isAdmin }) {
   const nav = NAV_PAGES.find((p) => p.page === route.page);
-  if (!nav) return html`<section data-testid="page-not-found"><h2>Page not found</h2><p><a href="#/keys">Go to the keys</a></p></section>`;
-  if (nav.adminOnly && !isAdmin) return html`<section data-testid="page-forbidden"><h2>Admins only</h2><p>Your account cannot see this page.</p></section>`;
+  if (!nav)
+    return html`<section data-testid="page-not-found"><h2>Page not found</h2><p><a href="#/keys">Go to the keys</a></p></section>`;
+  if (nav.adminOnly && !isAdmin)
+    return html`<section data-testid="page-forbidden"><h2>Admins only</h2><p>Your account cannot see this page.</p></section>`;
   if (route.page === 'usage' && route.param) return html`<${UsageDetailPage} requestId=${route.param} />`;
   const Page = PAGES[route.page];
   return html`<${Page} />`;
@@ -58,7 +68,9 @@ function App() {
   };
   const probe = () => {
     setSession({ state: 'loading' });
-    apiRequest('GET', '/session', { quiet401: true }).then(signedIn, (error) => (error.status === 401 ? signedOut() : setSession({ state: 'error', error })));
+    apiRequest('GET', '/session', { quiet401: true }).then(signedIn, (error) =>
+      error.status === 401 ? signedOut() : setSession({ state: 'error', error }),
+    );
   };
   useEffect(() => {
     onUnauthorized(signedOut);

@@ -10,7 +10,10 @@ const base64Source = z.object({ type: z.literal('base64'), media_type: z.string(
 const urlSource = z.object({ type: z.literal('url'), url: z.string() });
 const fileSource = z.object({ type: z.literal('file'), file_id: z.string() });
 const plainTextSource = z.object({ type: z.literal('text'), data: z.string(), media_type: z.string().nullish() });
-const contentSource = z.object({ type: z.literal('content'), content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]) });
+const contentSource = z.object({
+  type: z.literal('content'),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+});
 
 /** Re-reports a nested schema's issues (codes, union branches, paths) from inside a transform. */
 function forwardIssues(ctx: z.core.$RefinementCtx, error: z.ZodError, input: unknown): void {
@@ -18,13 +21,21 @@ function forwardIssues(ctx: z.core.$RefinementCtx, error: z.ZodError, input: unk
 }
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
-const imageBlock = z.object({ type: z.literal('image'), source: z.discriminatedUnion('type', [base64Source, urlSource, fileSource]) });
+const imageBlock = z.object({
+  type: z.literal('image'),
+  source: z.discriminatedUnion('type', [base64Source, urlSource, fileSource]),
+});
 const documentBlock = z.object({
   type: z.literal('document'),
   source: z.discriminatedUnion('type', [base64Source, urlSource, fileSource, plainTextSource, contentSource]),
   title: z.string().nullish(),
 });
-const toolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) });
+const toolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
 const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().nullish() });
 const redactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
 
@@ -73,7 +84,10 @@ export type AnthropicContentBlock =
   | z.output<typeof redactedThinkingBlock>
   | UnsupportedBlock;
 
-const BLOCK_SCHEMAS: ReadonlyMap<string, z.ZodType<AnthropicContentBlock>> = new Map<string, z.ZodType<AnthropicContentBlock>>([
+const BLOCK_SCHEMAS: ReadonlyMap<string, z.ZodType<AnthropicContentBlock>> = new Map<
+  string,
+  z.ZodType<AnthropicContentBlock>
+>([
   ['text', textBlock],
   ['image', imageBlock],
   ['document', documentBlock],
@@ -110,7 +124,11 @@ const tool = z
   .superRefine((t, ctx) => {
     const custom = t.type === undefined || t.type === null || t.type === 'custom';
     if (custom && (t.input_schema === undefined || t.input_schema === null)) {
-      ctx.addIssue({ code: 'custom', message: 'required for custom tools (expected a JSON Schema object)', path: ['input_schema'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'required for custom tools (expected a JSON Schema object)',
+        path: ['input_schema'],
+      });
     }
   });
 
@@ -125,7 +143,11 @@ const thinking = z
   .object({ type: z.string(), budget_tokens: z.number().int().min(1).nullish(), display: z.string().nullish() })
   .superRefine((t, ctx) => {
     if (t.type === 'enabled' && (t.budget_tokens === undefined || t.budget_tokens === null)) {
-      ctx.addIssue({ code: 'custom', message: 'required when thinking.type is "enabled" (integer ≥ 1)', path: ['budget_tokens'] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'required when thinking.type is "enabled" (integer ≥ 1)',
+        path: ['budget_tokens'],
+      });
     }
   });
 

@@ -59,7 +59,12 @@ function closeOpenBlock(state: AnthropicStreamState): string {
   return frame('content_block_stop', { index });
 }
 
-function startBlock(state: AnthropicStreamState, canonicalIndex: number, kind: BlockKind, contentBlock: Record<string, unknown>): string {
+function startBlock(
+  state: AnthropicStreamState,
+  canonicalIndex: number,
+  kind: BlockKind,
+  contentBlock: Record<string, unknown>,
+): string {
   const prefix = messageStart(state) + closeOpenBlock(state);
   const index = state.nextIndex++;
   state.open = { canonicalIndex, index, kind };
@@ -67,7 +72,12 @@ function startBlock(state: AnthropicStreamState, canonicalIndex: number, kind: B
 }
 
 /** A delta for the open block if it is the one the event names and of the expected kind; '' otherwise. */
-function delta(state: AnthropicStreamState, canonicalIndex: number, kind: BlockKind, payload: Record<string, unknown>): string {
+function delta(
+  state: AnthropicStreamState,
+  canonicalIndex: number,
+  kind: BlockKind,
+  payload: Record<string, unknown>,
+): string {
   const open = state.open;
   if (open === undefined || open.canonicalIndex !== canonicalIndex || open.kind !== kind) return '';
   return frame('content_block_delta', { index: open.index, delta: payload });
@@ -82,7 +92,10 @@ function messageEnd(state: AnthropicStreamState, event: Extract<StreamEvent, { t
   state.finished = true;
   const stopSequence = event.stopSequence ?? null;
   const messageDelta = frame('message_delta', {
-    delta: { stop_reason: mapFinishReasonToAnthropic(event.finishReason, event.stopSequence), stop_sequence: stopSequence },
+    delta: {
+      stop_reason: mapFinishReasonToAnthropic(event.finishReason, event.stopSequence),
+      stop_sequence: stopSequence,
+    },
     usage: encodeAnthropicUsage(event.usage),
   });
   return prefix + messageDelta + frame('message_stop', {});
@@ -99,13 +112,22 @@ function encodeBlockEvent(state: AnthropicStreamState, event: StreamEvent): stri
         ? startBlock(state, event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' })
         : startBlock(state, event.index, 'redacted_thinking', { type: 'redacted_thinking', data: event.redacted });
     case 'reasoning-delta':
-      return event.text === '' ? '' : delta(state, event.index, 'thinking', { type: 'thinking_delta', thinking: event.text });
+      return event.text === ''
+        ? ''
+        : delta(state, event.index, 'thinking', { type: 'thinking_delta', thinking: event.text });
     case 'reasoning-signature':
       return delta(state, event.index, 'thinking', { type: 'signature_delta', signature: event.signature });
     case 'tool-input-start':
-      return startBlock(state, event.index, 'tool_use', { type: 'tool_use', id: event.toolCallId, name: event.toolName, input: {} });
+      return startBlock(state, event.index, 'tool_use', {
+        type: 'tool_use',
+        id: event.toolCallId,
+        name: event.toolName,
+        input: {},
+      });
     case 'tool-input-delta':
-      return event.argumentsFragment === '' ? '' : delta(state, event.index, 'tool_use', { type: 'input_json_delta', partial_json: event.argumentsFragment });
+      return event.argumentsFragment === ''
+        ? ''
+        : delta(state, event.index, 'tool_use', { type: 'input_json_delta', partial_json: event.argumentsFragment });
     case 'block-end':
       return blockEnd(state, event.index);
     default:

@@ -31,7 +31,15 @@ function decodeDocument(block: AnthropicDocumentBlock, where: string, warnings: 
   const title = block.title ?? undefined;
   switch (source.type) {
     case 'base64':
-      return [{ type: 'file', source: title === undefined ? { kind: 'base64', mediaType: source.media_type, data: source.data } : { kind: 'base64', mediaType: source.media_type, data: source.data, filename: title } }];
+      return [
+        {
+          type: 'file',
+          source:
+            title === undefined
+              ? { kind: 'base64', mediaType: source.media_type, data: source.data }
+              : { kind: 'base64', mediaType: source.media_type, data: source.data, filename: title },
+        },
+      ];
     case 'url':
       return [{ type: 'file', source: { kind: 'url', url: source.url } }];
     case 'file':
@@ -50,7 +58,11 @@ function decodeDocument(block: AnthropicDocumentBlock, where: string, warnings: 
   }
 }
 
-function decodeToolResultContent(content: AnthropicToolResultBlock['content'], where: string, warnings: TranslationNotes): string | Array<TextPart | ImagePart> {
+function decodeToolResultContent(
+  content: AnthropicToolResultBlock['content'],
+  where: string,
+  warnings: TranslationNotes,
+): string | Array<TextPart | ImagePart> {
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   const parts: Array<TextPart | ImagePart> = [];
@@ -69,7 +81,11 @@ function decodeToolResultContent(content: AnthropicToolResultBlock['content'], w
  * Converts one block. `where` is its path (e.g. `messages.2.content.0`) for warnings.
  * tool_use `input` becomes JSON text; thinking keeps its signature; redacted_thinking its data.
  */
-export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string, warnings: TranslationNotes): ContentPart[] {
+export function decodeAnthropicBlock(
+  block: AnthropicContentBlock,
+  where: string,
+  warnings: TranslationNotes,
+): ContentPart[] {
   switch (block.type) {
     case 'text':
       return [{ type: 'text', text: block.text }];
@@ -81,10 +97,18 @@ export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string
       return [{ type: 'tool-call', id: block.id, name: block.name, arguments: JSON.stringify(block.input) }];
     case 'tool_result': {
       const content = decodeToolResultContent(block.content, where, warnings);
-      return [block.is_error === true ? { type: 'tool-result', toolCallId: block.tool_use_id, content, isError: true } : { type: 'tool-result', toolCallId: block.tool_use_id, content }];
+      return [
+        block.is_error === true
+          ? { type: 'tool-result', toolCallId: block.tool_use_id, content, isError: true }
+          : { type: 'tool-result', toolCallId: block.tool_use_id, content },
+      ];
     }
     case 'thinking':
-      return [block.signature ? { type: 'reasoning', text: block.thinking, signature: block.signature } : { type: 'reasoning', text: block.thinking }];
+      return [
+        block.signature
+          ? { type: 'reasoning', text: block.thinking, signature: block.signature }
+          : { type: 'reasoning', text: block.thinking },
+      ];
     case 'redacted_thinking':
       return [{ type: 'reasoning', text: '', redacted: block.data }];
     case 'unsupported':
@@ -94,7 +118,11 @@ export function decodeAnthropicBlock(block: AnthropicContentBlock, where: string
 }
 
 /** Converts a message's content (a string is one text part). */
-export function decodeAnthropicContent(content: string | ReadonlyArray<AnthropicContentBlock>, where: string, warnings: TranslationNotes): ContentPart[] {
+export function decodeAnthropicContent(
+  content: string | ReadonlyArray<AnthropicContentBlock>,
+  where: string,
+  warnings: TranslationNotes,
+): ContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: ContentPart[] = [];
   content.forEach((block, i) => parts.push(...decodeAnthropicBlock(block, `${where}.${i}`, warnings)));

@@ -4,13 +4,21 @@
  * and response format. What cannot be carried is reported in `warnings`.
  */
 import type { ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
-import type { AnthropicOutputConfig, AnthropicThinking, AnthropicTool, AnthropicToolChoice } from './anthropic-request-schema.ts';
+import type {
+  AnthropicOutputConfig,
+  AnthropicThinking,
+  AnthropicTool,
+  AnthropicToolChoice,
+} from './anthropic-request-schema.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 /** Custom tools → ToolDefinitions; server tools (`web_search_…`, `bash_…`, …) are dropped with a warning. */
-export function decodeAnthropicTools(tools: ReadonlyArray<AnthropicTool>, warnings: TranslationNotes): ToolDefinition[] {
+export function decodeAnthropicTools(
+  tools: ReadonlyArray<AnthropicTool>,
+  warnings: TranslationNotes,
+): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   tools.forEach((tool, i) => {
     const custom = tool.type === undefined || tool.type === null || tool.type === 'custom';
@@ -18,7 +26,10 @@ export function decodeAnthropicTools(tools: ReadonlyArray<AnthropicTool>, warnin
       warnings.refuse(`tools.${i}`, `server tool "${tool.type ?? tool.name}" runs on Anthropic's platform`);
       return;
     }
-    const definition: { -readonly [K in keyof ToolDefinition]: ToolDefinition[K] } = { name: tool.name, parameters: tool.input_schema };
+    const definition: { -readonly [K in keyof ToolDefinition]: ToolDefinition[K] } = {
+      name: tool.name,
+      parameters: tool.input_schema,
+    };
     if (tool.description) definition.description = tool.description;
     if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
     definitions.push(definition);
@@ -27,8 +38,12 @@ export function decodeAnthropicTools(tools: ReadonlyArray<AnthropicTool>, warnin
 }
 
 /** Tool choice and the parallel-calls switch (`disable_parallel_tool_use: true` → `parallelToolCalls: false`). */
-export function decodeAnthropicToolChoice(choice: AnthropicToolChoice): { toolChoice: ToolChoice; parallelToolCalls?: boolean } {
-  const parallel = choice.type !== 'none' && choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
+export function decodeAnthropicToolChoice(choice: AnthropicToolChoice): {
+  toolChoice: ToolChoice;
+  parallelToolCalls?: boolean;
+} {
+  const parallel =
+    choice.type !== 'none' && choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
   switch (choice.type) {
     case 'auto':
       return { toolChoice: { type: 'auto' }, ...parallel };
@@ -70,10 +85,14 @@ export function decodeAnthropicReasoning(
 }
 
 /** `output_config.format` `{type: "json_schema", schema}` → a json-schema ResponseFormat. */
-export function decodeAnthropicOutputFormat(outputConfig: AnthropicOutputConfig | null | undefined, warnings: TranslationNotes): ResponseFormat | undefined {
+export function decodeAnthropicOutputFormat(
+  outputConfig: AnthropicOutputConfig | null | undefined,
+  warnings: TranslationNotes,
+): ResponseFormat | undefined {
   const format = outputConfig?.format;
   if (!format) return undefined;
-  if (format.type === 'json_schema' && format.schema) return { type: 'json-schema', name: 'output', schema: format.schema };
+  if (format.type === 'json_schema' && format.schema)
+    return { type: 'json-schema', name: 'output', schema: format.schema };
   warnings.refuse('output_config.format', `format type "${format.type}" has no equivalent on other APIs`);
   return undefined;
 }

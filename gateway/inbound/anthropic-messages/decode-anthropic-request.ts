@@ -4,9 +4,18 @@
  * `{ ok: false, message, param }` naming the field path.
  */
 import type { CanonicalMessage, CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
-import { anthropicRequestSchema, type AnthropicMessage, type AnthropicRequestBody } from './anthropic-request-schema.ts';
+import {
+  anthropicRequestSchema,
+  type AnthropicMessage,
+  type AnthropicRequestBody,
+} from './anthropic-request-schema.ts';
 import { decodeAnthropicContent } from './decode-anthropic-content.ts';
-import { decodeAnthropicOutputFormat, decodeAnthropicReasoning, decodeAnthropicToolChoice, decodeAnthropicTools } from './decode-anthropic-options.ts';
+import {
+  decodeAnthropicOutputFormat,
+  decodeAnthropicReasoning,
+  decodeAnthropicToolChoice,
+  decodeAnthropicTools,
+} from './decode-anthropic-options.ts';
 import { describeZodError } from '../describe-zod-error.ts';
 import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
 
@@ -24,7 +33,10 @@ function systemText(system: AnthropicRequestBody['system']): string[] {
 }
 
 /** Splits messages into canonical turns and extra system text (from `role: "system"` messages). */
-function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: TranslationNotes): { turns: CanonicalMessage[]; system: string[] } {
+function decodeMessages(
+  messages: ReadonlyArray<AnthropicMessage>,
+  warnings: TranslationNotes,
+): { turns: CanonicalMessage[]; system: string[] } {
   const turns: CanonicalMessage[] = [];
   const system: string[] = [];
   messages.forEach((message, i) => {
@@ -47,7 +59,9 @@ function decodeMessages(messages: ReadonlyArray<AnthropicMessage>, warnings: Tra
  * message, as a refusal naming its path and id (the Messages API refuses it too:
  * https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#handling-tool-use-and-tool-result-content-blocks).
  */
-function findOrphanToolResult(messages: ReadonlyArray<AnthropicMessage>): { message: string; param: string } | undefined {
+function findOrphanToolResult(
+  messages: ReadonlyArray<AnthropicMessage>,
+): { message: string; param: string } | undefined {
   const calls = new Set<string>();
   for (const [i, message] of messages.entries()) {
     if (typeof message.content === 'string') continue;
@@ -55,14 +69,21 @@ function findOrphanToolResult(messages: ReadonlyArray<AnthropicMessage>): { mess
       if (block.type === 'tool_use') calls.add(block.id);
       else if (block.type === 'tool_result' && !calls.has(block.tool_use_id)) {
         const param = `messages.${i}.content.${j}.tool_use_id`;
-        return { param, message: `${param}: unexpected tool_use_id '${block.tool_use_id}' in a tool_result block: no tool_use block with that id comes earlier in the conversation. Each tool_result block must answer a tool_use block of an earlier assistant message.` };
+        return {
+          param,
+          message: `${param}: unexpected tool_use_id '${block.tool_use_id}' in a tool_result block: no tool_use block with that id comes earlier in the conversation. Each tool_result block must answer a tool_use block of an earlier assistant message.`,
+        };
       }
     }
   }
   return undefined;
 }
 
-function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>, warnings: TranslationNotes): void {
+function decodeOptions(
+  body: AnthropicRequestBody,
+  request: Mutable<CanonicalRequest>,
+  warnings: TranslationNotes,
+): void {
   if (body.tools && body.tools.length > 0) request.tools = decodeAnthropicTools(body.tools, warnings);
   if (body.tool_choice) Object.assign(request, decodeAnthropicToolChoice(body.tool_choice));
   const reasoning = decodeAnthropicReasoning(body.thinking, body.output_config, warnings);
@@ -71,10 +92,12 @@ function decodeOptions(body: AnthropicRequestBody, request: Mutable<CanonicalReq
   if (responseFormat) request.responseFormat = responseFormat;
   if (body.metadata?.user_id) request.user = body.metadata.user_id;
   for (const field of PLATFORM_FIELDS) {
-    if (body[field] !== undefined && body[field] !== null) warnings.refuse(field, 'it brings in capabilities hosted by Anthropic');
+    if (body[field] !== undefined && body[field] !== null)
+      warnings.refuse(field, 'it brings in capabilities hosted by Anthropic');
   }
   // Context editing only trims what the model sees; without it the full conversation is sent.
-  if (body.context_management !== undefined && body.context_management !== null) warnings.drop('context_management: context editing is not applied on other APIs; the full conversation is sent');
+  if (body.context_management !== undefined && body.context_management !== null)
+    warnings.drop('context_management: context editing is not applied on other APIs; the full conversation is sent');
 }
 
 function decodeSampling(body: AnthropicRequestBody, request: Mutable<CanonicalRequest>): void {
@@ -99,7 +122,12 @@ export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalReq
   const warnings = new TranslationNotes();
   const { turns, system } = decodeMessages(data.messages, warnings);
   const systemParts = [...systemText(data.system), ...system];
-  const request: Mutable<CanonicalRequest> = { clientFormat: 'anthropic-messages', model: data.model, stream: data.stream === true, messages: turns };
+  const request: Mutable<CanonicalRequest> = {
+    clientFormat: 'anthropic-messages',
+    model: data.model,
+    stream: data.stream === true,
+    messages: turns,
+  };
   if (systemParts.length > 0) request.system = systemParts.join('\n\n');
   decodeSampling(data, request);
   decodeOptions(data, request, warnings);

@@ -35,7 +35,9 @@ export interface AnthropicMessageBody {
 export function encodeAnthropicBlock(block: OutputBlock): AnthropicResponseBlock {
   switch (block.type) {
     case 'reasoning':
-      return block.redacted !== undefined ? { type: 'redacted_thinking', data: block.redacted } : { type: 'thinking', thinking: block.text, signature: block.signature ?? '' };
+      return block.redacted !== undefined
+        ? { type: 'redacted_thinking', data: block.redacted }
+        : { type: 'thinking', thinking: block.text, signature: block.signature ?? '' };
     case 'text':
       return { type: 'text', text: block.text };
     case 'tool-call':

@@ -4,7 +4,8 @@
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 
 /** The `stop_reason` values Anthropic defines. */
-export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
+export type AnthropicStopReason =
+  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
 const ANTHROPIC_STOP_REASONS: ReadonlySet<string> = new Set<AnthropicStopReason>([
   'end_turn',
@@ -23,8 +24,15 @@ const ANTHROPIC_STOP_REASONS: ReadonlySet<string> = new Set<AnthropicStopReason>
  * content-filter → `refusal`; error/other → `end_turn` (Anthropic has no error stop reason; a
  * failed stream is reported by an `error` event instead).
  */
-export function mapFinishReasonToAnthropic(reason: FinishReason, stopSequence: string | undefined): AnthropicStopReason {
-  if (reason.raw !== undefined && ANTHROPIC_STOP_REASONS.has(reason.raw) && (reason.raw !== 'stop_sequence' || stopSequence !== undefined)) {
+export function mapFinishReasonToAnthropic(
+  reason: FinishReason,
+  stopSequence: string | undefined,
+): AnthropicStopReason {
+  if (
+    reason.raw !== undefined &&
+    ANTHROPIC_STOP_REASONS.has(reason.raw) &&
+    (reason.raw !== 'stop_sequence' || stopSequence !== undefined)
+  ) {
     return reason.raw as AnthropicStopReason;
   }
   switch (reason.unified) {

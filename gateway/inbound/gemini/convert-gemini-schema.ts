@@ -31,14 +31,30 @@
 
 type Json = unknown;
 
-const INTEGER_KEYWORDS: ReadonlySet<string> = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties']);
+const INTEGER_KEYWORDS: ReadonlySet<string> = new Set([
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+]);
 const DROPPED_KEYWORDS: ReadonlySet<string> = new Set(['propertyOrdering', 'nullable']);
 /** Keywords whose value is a map of name → schema. */
 const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set(['properties', '$defs', 'definitions', 'patternProperties']);
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LIST_KEYWORDS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 /** Keywords whose value is one schema (`items` may also be a list, as in older drafts). */
-const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set(['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else']);
+const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+]);
 const NULL_SCHEMA: Readonly<Record<string, Json>> = { type: 'null' };
 
 function isRecord(value: Json): value is Record<string, Json> {

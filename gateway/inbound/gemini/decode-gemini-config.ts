@@ -12,13 +12,23 @@ import { TranslationNotes } from '../../canonical/translation-notes.ts';
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The canonical fields a generationConfig sets. */
-export type GeminiConfigFields = Mutable<Pick<CanonicalRequest, 'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat' | 'reasoning'>>;
+export type GeminiConfigFields = Mutable<
+  Pick<
+    CanonicalRequest,
+    'maxOutputTokens' | 'temperature' | 'topP' | 'topK' | 'stopSequences' | 'responseFormat' | 'reasoning'
+  >
+>;
 
 /** Sampling hints the canonical model has no field for: dropped as safe to lose (README, "What the gateway drops"). */
 const SAMPLING_HINTS = ['presencePenalty', 'frequencyPenalty', 'seed'] as const;
 /** Outputs other APIs cannot produce: a request asking for them is refused when translated. */
 const UNSUPPORTED_FIELDS = ['responseLogprobs', 'logprobs', 'speechConfig', 'imageConfig'] as const;
-const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+const THINKING_LEVELS: Readonly<Record<string, ReasoningConfig['effort']>> = {
+  MINIMAL: 'minimal',
+  LOW: 'low',
+  MEDIUM: 'medium',
+  HIGH: 'high',
+};
 
 /**
  * `responseJsonSchema` (preferred) or `responseSchema` → json-schema, either one converted to plain
@@ -31,7 +41,8 @@ function decodeResponseFormat(config: GeminiGenerationConfig, warnings: Translat
   if (schema) return { type: 'json-schema', name: 'response', schema };
   const mime = config.responseMimeType;
   if (mime === 'application/json') return { type: 'json-object' };
-  if (mime && mime !== 'text/plain') warnings.refuse('generationConfig.responseMimeType', `"${mime}" output cannot be requested from other APIs`);
+  if (mime && mime !== 'text/plain')
+    warnings.refuse('generationConfig.responseMimeType', `"${mime}" output cannot be requested from other APIs`);
   return undefined;
 }
 
@@ -40,7 +51,10 @@ function decodeResponseFormat(config: GeminiGenerationConfig, warnings: Translat
  * `enabled: true` without a budget; N > 0 → `enabled: true, budgetTokens: N` (tokens);
  * `thinkingLevel` MINIMAL|LOW|MEDIUM|HIGH → `effort`; `includeThoughts` copied.
  */
-export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingConfig'], warnings: TranslationNotes): ReasoningConfig | undefined {
+export function decodeGeminiThinking(
+  thinking: GeminiGenerationConfig['thinkingConfig'],
+  warnings: TranslationNotes,
+): ReasoningConfig | undefined {
   if (!thinking) return undefined;
   const reasoning: Mutable<ReasoningConfig> = {};
   const budget = thinking.thinkingBudget;
@@ -50,7 +64,10 @@ export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingC
   const level = thinking.thinkingLevel?.toUpperCase();
   if (level && level !== 'THINKING_LEVEL_UNSPECIFIED') {
     const effort = THINKING_LEVELS[level];
-    if (effort === undefined) warnings.drop(`generationConfig.thinkingConfig.thinkingLevel: "${thinking.thinkingLevel}" is not supported and was ignored`);
+    if (effort === undefined)
+      warnings.drop(
+        `generationConfig.thinkingConfig.thinkingLevel: "${thinking.thinkingLevel}" is not supported and was ignored`,
+      );
     else {
       reasoning.effort = effort;
       if (budget !== 0) reasoning.enabled = true;
@@ -62,21 +79,34 @@ export function decodeGeminiThinking(thinking: GeminiGenerationConfig['thinkingC
 
 function reportUnsupported(config: GeminiGenerationConfig, warnings: TranslationNotes): void {
   for (const field of SAMPLING_HINTS) {
-    if (config[field] !== undefined && config[field] !== null) warnings.drop(`generationConfig.${field}: a sampling hint the gateway does not carry; dropped`);
+    if (config[field] !== undefined && config[field] !== null)
+      warnings.drop(`generationConfig.${field}: a sampling hint the gateway does not carry; dropped`);
   }
   for (const field of UNSUPPORTED_FIELDS) {
-    if (config[field] !== undefined && config[field] !== null) warnings.refuse(`generationConfig.${field}`, 'it has no equivalent the gateway can carry');
+    if (config[field] !== undefined && config[field] !== null)
+      warnings.refuse(`generationConfig.${field}`, 'it has no equivalent the gateway can carry');
   }
   const modalities = config.responseModalities?.filter((m) => m.toUpperCase() !== 'TEXT') ?? [];
-  if (modalities.length > 0) warnings.refuse('generationConfig.responseModalities', `${modalities.join(', ')} output cannot be produced through other APIs`);
+  if (modalities.length > 0)
+    warnings.refuse(
+      'generationConfig.responseModalities',
+      `${modalities.join(', ')} output cannot be produced through other APIs`,
+    );
 }
 
 /** Decodes a generationConfig; fails only for `candidateCount > 1`. */
-export function decodeGeminiConfig(config: GeminiGenerationConfig | null | undefined, warnings: TranslationNotes): DecodeResult<GeminiConfigFields> {
+export function decodeGeminiConfig(
+  config: GeminiGenerationConfig | null | undefined,
+  warnings: TranslationNotes,
+): DecodeResult<GeminiConfigFields> {
   const fields: GeminiConfigFields = {};
   if (!config) return { ok: true, value: fields };
   if (typeof config.candidateCount === 'number' && config.candidateCount > 1) {
-    return { ok: false, message: 'generationConfig.candidateCount: only 1 candidate is supported', param: 'generationConfig.candidateCount' };
+    return {
+      ok: false,
+      message: 'generationConfig.candidateCount: only 1 candidate is supported',
+      param: 'generationConfig.candidateCount',
+    };
   }
   if (typeof config.maxOutputTokens === 'number') fields.maxOutputTokens = config.maxOutputTokens;
   if (typeof config.temperature === 'number') fields.temperature = config.temperature;

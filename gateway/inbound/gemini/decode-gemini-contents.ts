@@ -32,20 +32,29 @@ interface PartContext {
   readonly warnings: TranslationNotes;
 }
 
-function decodeFunctionCall(call: NonNullable<GeminiPart['functionCall']>, signature: string | undefined, ctx: PartContext): ContentPart {
+function decodeFunctionCall(
+  call: NonNullable<GeminiPart['functionCall']>,
+  signature: string | undefined,
+  ctx: PartContext,
+): ContentPart {
   const id = call.id || ctx.syntheticId;
   ctx.calls.add(id);
   const queue = ctx.pending.get(call.name) ?? [];
   queue.push(id);
   ctx.pending.set(call.name, queue);
   const argumentsText = JSON.stringify(call.args ?? {});
-  return signature === undefined ? { type: 'tool-call', id, name: call.name, arguments: argumentsText } : { type: 'tool-call', id, name: call.name, arguments: argumentsText, signature };
+  return signature === undefined
+    ? { type: 'tool-call', id, name: call.name, arguments: argumentsText }
+    : { type: 'tool-call', id, name: call.name, arguments: argumentsText, signature };
 }
 
 function noteOrphan(ctx: PartContext, field: 'id' | 'name', problem: string): void {
   if (ctx.orphan) return;
   const param = `${ctx.where}.functionResponse.${field}`;
-  ctx.orphan = { param, message: `${param}: ${problem}; a function response must answer a function call made earlier in the conversation` };
+  ctx.orphan = {
+    param,
+    message: `${param}: ${problem}; a function response must answer a function call made earlier in the conversation`,
+  };
 }
 
 function decodeFunctionResponse(result: NonNullable<GeminiPart['functionResponse']>, ctx: PartContext): ContentPart {
@@ -58,7 +67,8 @@ function decodeFunctionResponse(result: NonNullable<GeminiPart['functionResponse
     if (!ctx.calls.has(id)) noteOrphan(ctx, 'id', `no functionCall earlier in the conversation has the id '${id}'`);
   } else {
     const oldest = queue.shift();
-    if (oldest === undefined) noteOrphan(ctx, 'name', `no functionCall named '${result.name}' earlier in the conversation is left unanswered`);
+    if (oldest === undefined)
+      noteOrphan(ctx, 'name', `no functionCall named '${result.name}' earlier in the conversation is left unanswered`);
     id = oldest ?? ctx.syntheticId;
   }
   const content = typeof result.response === 'string' ? result.response : JSON.stringify(result.response ?? {});
@@ -69,11 +79,16 @@ function decodeFunctionResponse(result: NonNullable<GeminiPart['functionResponse
 function decodeMedia(part: GeminiPart): ContentPart | undefined {
   if (part.inlineData) {
     const { mimeType, data } = part.inlineData;
-    return mimeType.startsWith('image/') ? { type: 'image', source: { kind: 'base64', mediaType: mimeType, data } } : { type: 'file', source: { kind: 'base64', mediaType: mimeType, data } };
+    return mimeType.startsWith('image/')
+      ? { type: 'image', source: { kind: 'base64', mediaType: mimeType, data } }
+      : { type: 'file', source: { kind: 'base64', mediaType: mimeType, data } };
   }
   if (part.fileData) {
     const { mimeType, fileUri } = part.fileData;
-    return { type: 'file', source: mimeType ? { kind: 'url', url: fileUri, mediaType: mimeType } : { kind: 'url', url: fileUri } };
+    return {
+      type: 'file',
+      source: mimeType ? { kind: 'url', url: fileUri, mediaType: mimeType } : { kind: 'url', url: fileUri },
+    };
   }
   return undefined;
 }
@@ -85,7 +100,7 @@ function decodePartData(part: GeminiPart, ctx: PartContext): ContentPart[] {
   const media = decodeMedia(part);
   if (media) return [media];
   if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) {
-    ctx.warnings.refuse(ctx.where, 'executableCode/codeExecutionResult parts belong to Gemini\'s own code execution');
+    ctx.warnings.refuse(ctx.where, "executableCode/codeExecutionResult parts belong to Gemini's own code execution");
   } else if (!part.thoughtSignature) {
     ctx.warnings.refuse(ctx.where, 'the part has no data field other APIs can carry');
   }
@@ -109,7 +124,10 @@ function decodeGeminiPart(part: GeminiPart, ctx: PartContext): ContentPart[] {
  * (message and param, e.g. `contents.2.parts.0.functionResponse.name`) when a function response
  * answers no earlier call: the caller refuses the request.
  */
-export function decodeGeminiContents(contents: ReadonlyArray<GeminiContent>, warnings: TranslationNotes): { messages: CanonicalMessage[]; orphan?: { message: string; param: string } } {
+export function decodeGeminiContents(
+  contents: ReadonlyArray<GeminiContent>,
+  warnings: TranslationNotes,
+): { messages: CanonicalMessage[]; orphan?: { message: string; param: string } } {
   const pending: PendingCalls = new Map();
   const calls = new Set<string>();
   let orphan: { message: string; param: string } | undefined;
@@ -117,7 +135,13 @@ export function decodeGeminiContents(contents: ReadonlyArray<GeminiContent>, war
   contents.forEach((content, c) => {
     const parts: ContentPart[] = [];
     content.parts.forEach((part, p) => {
-      const ctx: PartContext = { where: `contents.${c}.parts.${p}`, syntheticId: `call_${c}_${p}`, pending, calls, warnings };
+      const ctx: PartContext = {
+        where: `contents.${c}.parts.${p}`,
+        syntheticId: `call_${c}_${p}`,
+        pending,
+        calls,
+        warnings,
+      };
       parts.push(...decodeGeminiPart(part, ctx));
       orphan ??= ctx.orphan;
     });

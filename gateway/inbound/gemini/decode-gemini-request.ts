@@ -39,28 +39,49 @@ function decodeSystem(system: GeminiRequestBody['systemInstruction'], warnings: 
   return texts.length > 0 ? texts.join('\n\n') : undefined;
 }
 
-function decodeToolFields(body: GeminiRequestBody, request: Mutable<CanonicalRequest>, warnings: TranslationNotes): void {
+function decodeToolFields(
+  body: GeminiRequestBody,
+  request: Mutable<CanonicalRequest>,
+  warnings: TranslationNotes,
+): void {
   if (body.tools && body.tools.length > 0) {
     const tools = decodeGeminiTools(body.tools, warnings);
     if (tools.length > 0) request.tools = tools;
   }
   const toolChoice = decodeGeminiToolChoice(body.toolConfig, warnings);
   if (toolChoice) request.toolChoice = toolChoice;
-  if (body.safetySettings !== undefined && body.safetySettings !== null) warnings.drop('safetySettings: other providers apply their own safety policies; dropped');
+  if (body.safetySettings !== undefined && body.safetySettings !== null)
+    warnings.drop('safetySettings: other providers apply their own safety policies; dropped');
   if (body.cachedContent) warnings.refuse('cachedContent', 'a cached content lives on the Gemini platform');
 }
 
-function decodeBody(body: unknown, model: string, stream: boolean, options: DecodeOptions): DecodeResult<CanonicalRequest> {
+function decodeBody(
+  body: unknown,
+  model: string,
+  stream: boolean,
+  options: DecodeOptions,
+): DecodeResult<CanonicalRequest> {
   const parsed = geminiRequestSchema.safeParse(normalizeGeminiKeys(body));
   if (!parsed.success) return { ok: false, ...describeZodError(parsed.error, options.path) };
   const data = parsed.data;
   const at = (field: string): string => [...options.path, field].join('.');
-  if (data.contents.length === 0 && !options.countTokens) return { ok: false, message: `${at('contents')}: must not be empty`, param: at('contents') };
+  if (data.contents.length === 0 && !options.countTokens)
+    return { ok: false, message: `${at('contents')}: must not be empty`, param: at('contents') };
   const warnings = new TranslationNotes();
   const { messages, orphan } = decodeGeminiContents(data.contents, warnings);
-  if (orphan) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${orphan.message}`, param: at(orphan.param) };
+  if (orphan)
+    return {
+      ok: false,
+      message: `${options.path.map((p) => `${p}.`).join('')}${orphan.message}`,
+      param: at(orphan.param),
+    };
   const config = decodeGeminiConfig(data.generationConfig, warnings);
-  if (!config.ok) return { ok: false, message: `${options.path.map((p) => `${p}.`).join('')}${config.message}`, param: at(config.param ?? 'generationConfig') };
+  if (!config.ok)
+    return {
+      ok: false,
+      message: `${options.path.map((p) => `${p}.`).join('')}${config.message}`,
+      param: at(config.param ?? 'generationConfig'),
+    };
   const request: Mutable<CanonicalRequest> = { clientFormat: 'gemini', model, stream, messages, ...config.value };
   const system = decodeSystem(data.systemInstruction, warnings);
   if (system !== undefined) request.system = system;
@@ -79,7 +100,12 @@ function hintedModel(hints: DecodeHints, fallback?: unknown): string | undefined
 export function decodeGeminiRequest(body: unknown, hints: DecodeHints): DecodeResult<CanonicalRequest> {
   if (!isRecord(body)) return { ok: false, message: 'body: expected a JSON object', param: '' };
   const model = hintedModel(hints);
-  if (model === undefined) return { ok: false, message: 'model: missing from the request path (models/{model}:generateContent)', param: 'model' };
+  if (model === undefined)
+    return {
+      ok: false,
+      message: 'model: missing from the request path (models/{model}:generateContent)',
+      param: 'model',
+    };
   return decodeBody(body, model, hints.stream === true, { path: [], countTokens: false });
 }
 
@@ -92,7 +118,12 @@ export function decodeGeminiCountTokensRequest(body: unknown, hints: DecodeHints
   const wrapped = body.generateContentRequest ?? body.generate_content_request;
   const inner = isRecord(wrapped) ? wrapped : undefined;
   const model = hintedModel(hints, inner?.model);
-  if (model === undefined) return { ok: false, message: 'model: missing from the request path (models/{model}:countTokens)', param: 'model' };
-  if (inner !== undefined) return decodeBody(inner, model, false, { path: ['generateContentRequest'], countTokens: true });
-  return decodeBody(body.contents === undefined ? { ...body, contents: [] } : body, model, false, { path: [], countTokens: true });
+  if (model === undefined)
+    return { ok: false, message: 'model: missing from the request path (models/{model}:countTokens)', param: 'model' };
+  if (inner !== undefined)
+    return decodeBody(inner, model, false, { path: ['generateContentRequest'], countTokens: true });
+  return decodeBody(body.contents === undefined ? { ...body, contents: [] } : body, model, false, {
+    path: [],
+    countTokens: true,
+  });
 }

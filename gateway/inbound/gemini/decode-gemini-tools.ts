@@ -29,16 +29,27 @@ export function decodeGeminiTools(tools: ReadonlyArray<GeminiTool>, warnings: Tr
   tools.forEach((tool, i) => {
     for (const declaration of tool.functionDeclarations ?? []) {
       const parameters = declarationParameters(declaration);
-      definitions.push(declaration.description ? { name: declaration.name, description: declaration.description, parameters } : { name: declaration.name, parameters });
+      definitions.push(
+        declaration.description
+          ? { name: declaration.name, description: declaration.description, parameters }
+          : { name: declaration.name, parameters },
+      );
     }
     const builtIns = Object.keys(tool).filter((key) => key !== 'functionDeclarations');
-    if (builtIns.length > 0) warnings.refuse(`tools.${i}`, `${builtIns.join(', ')} ${builtIns.length > 1 ? 'are' : 'is'} Gemini's built-in tooling`);
+    if (builtIns.length > 0)
+      warnings.refuse(
+        `tools.${i}`,
+        `${builtIns.join(', ')} ${builtIns.length > 1 ? 'are' : 'is'} Gemini's built-in tooling`,
+      );
   });
   return definitions;
 }
 
 /** `toolConfig.functionCallingConfig` → ToolChoice (undefined when unset or MODE_UNSPECIFIED). */
-export function decodeGeminiToolChoice(config: GeminiToolConfig | null | undefined, warnings: TranslationNotes): ToolChoice | undefined {
+export function decodeGeminiToolChoice(
+  config: GeminiToolConfig | null | undefined,
+  warnings: TranslationNotes,
+): ToolChoice | undefined {
   const calling = config?.functionCallingConfig;
   const allowed = calling?.allowedFunctionNames ?? [];
   switch (calling?.mode) {
@@ -50,7 +61,11 @@ export function decodeGeminiToolChoice(config: GeminiToolConfig | null | undefin
     case 'ANY': {
       const only = allowed.length === 1 ? allowed[0] : undefined;
       if (only !== undefined) return { type: 'tool', name: only };
-      if (allowed.length > 1) warnings.refuse('toolConfig.functionCallingConfig.allowedFunctionNames', 'a restriction to several functions cannot be expressed on other APIs');
+      if (allowed.length > 1)
+        warnings.refuse(
+          'toolConfig.functionCallingConfig.allowedFunctionNames',
+          'a restriction to several functions cannot be expressed on other APIs',
+        );
       return { type: 'required' };
     }
     default:

@@ -51,6 +51,8 @@ function durationJson(ms: number): string {
 export function encodeGeminiError(error: GatewayError): EncodedError {
   const body = geminiErrorBody(error);
   if (error.retryAfterMs === undefined) return { status: error.status, body };
-  body.error.details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: durationJson(error.retryAfterMs) }];
+  body.error.details = [
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: durationJson(error.retryAfterMs) },
+  ];
   return { status: error.status, body, headers: { 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)) } };
 }

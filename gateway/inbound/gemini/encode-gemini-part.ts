@@ -13,7 +13,12 @@ export type GeminiOutputPart =
   | { functionCall: { name: string; args: Record<string, unknown>; id: string }; thoughtSignature?: string };
 
 /** A functionCall part; `argumentsText` that is not a JSON object becomes `args: {}`. */
-export function encodeGeminiFunctionCall(id: string, name: string, argumentsText: string, signature: string | undefined): GeminiOutputPart {
+export function encodeGeminiFunctionCall(
+  id: string,
+  name: string,
+  argumentsText: string,
+  signature: string | undefined,
+): GeminiOutputPart {
   const functionCall = { name, args: parseToolArguments(argumentsText).value, id };
   return signature ? { functionCall, thoughtSignature: signature } : { functionCall };
 }

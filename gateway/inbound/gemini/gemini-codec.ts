@@ -20,5 +20,8 @@ export const geminiCodec: InboundCodec = {
   createStreamEncoder: createGeminiStreamEncoder,
   encodeError: encodeGeminiError,
   decodeCountTokensRequest: decodeGeminiCountTokensRequest,
-  encodeCountTokensResponse: (inputTokens: number) => ({ totalTokens: inputTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }] }),
+  encodeCountTokensResponse: (inputTokens: number) => ({
+    totalTokens: inputTokens,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: inputTokens }],
+  }),
 };

@@ -14,7 +14,9 @@ const part = z.object({
   inlineData: z.object({ mimeType: z.string(), data: z.string() }).nullish(),
   fileData: z.object({ mimeType: z.string().nullish(), fileUri: z.string() }).nullish(),
   functionCall: z.object({ name: z.string(), args: jsonObject.nullish(), id: z.string().nullish() }).nullish(),
-  functionResponse: z.object({ name: z.string(), response: z.unknown().optional(), id: z.string().nullish() }).nullish(),
+  functionResponse: z
+    .object({ name: z.string(), response: z.unknown().optional(), id: z.string().nullish() })
+    .nullish(),
   executableCode: z.unknown().optional(),
   codeExecutionResult: z.unknown().optional(),
 });
@@ -66,7 +68,9 @@ const functionCallingMode = z
   .pipe(z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']));
 
 const toolConfig = z.object({
-  functionCallingConfig: z.object({ mode: functionCallingMode.nullish(), allowedFunctionNames: z.array(z.string()).nullish() }).nullish(),
+  functionCallingConfig: z
+    .object({ mode: functionCallingMode.nullish(), allowedFunctionNames: z.array(z.string()).nullish() })
+    .nullish(),
 });
 
 /** The generateContent body (camelCase). `contents` is required here; countTokens relaxes that. */

@@ -40,7 +40,10 @@ interface GeminiStreamState {
 export const GEMINI_KEEP_ALIVE = '\n';
 
 function chunk(state: GeminiStreamState, parts: GeminiOutputPart[]): string {
-  return sseFrame(undefined, buildGeminiResponse(parts, { modelVersion: state.modelVersion, responseId: state.responseId }));
+  return sseFrame(
+    undefined,
+    buildGeminiResponse(parts, { modelVersion: state.modelVersion, responseId: state.responseId }),
+  );
 }
 
 function takeToolCall(state: GeminiStreamState): GeminiOutputPart[] {
@@ -82,12 +85,20 @@ function encodeContentEvent(state: GeminiStreamState, event: StreamEvent): strin
       state.reasoningIndex = event.redacted === undefined ? event.index : undefined;
       return '';
     case 'reasoning-delta':
-      return state.reasoningIndex !== event.index || event.text === '' ? '' : chunk(state, [encodeGeminiThought(event.text, undefined)]);
+      return state.reasoningIndex !== event.index || event.text === ''
+        ? ''
+        : chunk(state, [encodeGeminiThought(event.text, undefined)]);
     case 'reasoning-signature':
       return state.reasoningIndex !== event.index ? '' : chunk(state, [encodeGeminiThought('', event.signature)]);
     case 'tool-input-start': {
       const pending = takeToolCall(state);
-      state.toolCall = { index: event.index, id: event.toolCallId, name: event.toolName, signature: event.signature, argumentsText: '' };
+      state.toolCall = {
+        index: event.index,
+        id: event.toolCallId,
+        name: event.toolName,
+        signature: event.signature,
+        argumentsText: '',
+      };
       return pending.length > 0 ? chunk(state, pending) : '';
     }
     case 'tool-input-delta':
@@ -119,7 +130,13 @@ function encodeEvent(state: GeminiStreamState, event: StreamEvent): string {
  * `responseId` is minted. message-start and text-start produce no frame (Gemini has no such events).
  */
 export function createGeminiStreamEncoder(context: EncodeContext): StreamEncoder {
-  const state: GeminiStreamState = { modelVersion: context.model, responseId: newGeminiResponseId(), finished: false, reasoningIndex: undefined, toolCall: undefined };
+  const state: GeminiStreamState = {
+    modelVersion: context.model,
+    responseId: newGeminiResponseId(),
+    finished: false,
+    reasoningIndex: undefined,
+    toolCall: undefined,
+  };
   return {
     encode: (event) => encodeEvent(state, event),
     keepAlive: () => GEMINI_KEEP_ALIVE,

@@ -13,7 +13,13 @@
 type Json = unknown;
 
 /** Keys whose values are copied verbatim. */
-const OPAQUE_KEYS: ReadonlySet<string> = new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema', 'labels']);
+const OPAQUE_KEYS: ReadonlySet<string> = new Set([
+  'args',
+  'response',
+  'parametersJsonSchema',
+  'responseJsonSchema',
+  'labels',
+]);
 /** Keys whose values are OpenAPI-subset Schema objects. */
 const SCHEMA_KEYS: ReadonlySet<string> = new Set(['parameters', 'responseSchema']);
 /** Schema keywords whose values are verbatim data. */

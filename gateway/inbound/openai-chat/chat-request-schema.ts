@@ -57,10 +57,16 @@ export const assistantMessageSchema = z.object({
 });
 
 /** tool messages. */
-export const toolMessageSchema = z.object({ tool_call_id: z.string().min(1, 'must not be empty'), content: stringOrParts });
+export const toolMessageSchema = z.object({
+  tool_call_id: z.string().min(1, 'must not be empty'),
+  content: stringOrParts,
+});
 
 /** legacy function-result messages. */
-export const functionMessageSchema = z.object({ name: z.string().min(1, 'must not be empty'), content: z.string().nullish() });
+export const functionMessageSchema = z.object({
+  name: z.string().min(1, 'must not be empty'),
+  content: z.string().nullish(),
+});
 
 /** `text` part. */
 export const textPartSchema = z.object({ text: z.string() });
@@ -69,7 +75,9 @@ export const textPartSchema = z.object({ text: z.string() });
 export const refusalPartSchema = z.object({ refusal: z.string() });
 
 /** `image_url` part: `{image_url: {url, detail?}}` (a bare string URL is tolerated). */
-export const imageUrlPartSchema = z.object({ image_url: z.union([z.string(), z.object({ url: z.string() })], { error: 'expected an object with a string `url`' }) });
+export const imageUrlPartSchema = z.object({
+  image_url: z.union([z.string(), z.object({ url: z.string() })], { error: 'expected an object with a string `url`' }),
+});
 
 /** `file` part: `{file: {file_id} | {file_data, filename}}`. */
 export const filePartSchema = z.object({

@@ -53,7 +53,10 @@ function start(state: ChatStreamState): string {
 function onToolStart(state: ChatStreamState, index: number, id: string, name: string): string {
   const position = state.toolPositions.size;
   state.toolPositions.set(index, position);
-  return start(state) + chunk(state, { tool_calls: [{ index: position, id, type: 'function', function: { name, arguments: '' } }] });
+  return (
+    start(state) +
+    chunk(state, { tool_calls: [{ index: position, id, type: 'function', function: { name, arguments: '' } }] })
+  );
 }
 
 function onToolDelta(state: ChatStreamState, index: number, fragment: string): string {
@@ -66,7 +69,14 @@ function onMessageEnd(state: ChatStreamState, finish: FinishReason, usage: Usage
   state.finished = true;
   let frames = start(state) + chunk(state, {}, mapChatFinishReason(finish, state.toolPositions.size > 0));
   if (state.includeUsage) {
-    frames += sseFrame(undefined, { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.model, choices: [], usage: mapChatUsage(usage) });
+    frames += sseFrame(undefined, {
+      id: state.id,
+      object: 'chat.completion.chunk',
+      created: state.created,
+      model: state.model,
+      choices: [],
+      usage: mapChatUsage(usage),
+    });
   }
   return frames + SSE_DONE_FRAME;
 }

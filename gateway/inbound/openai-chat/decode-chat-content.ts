@@ -10,7 +10,8 @@ import { filePartSchema, imageUrlPartSchema, refusalPartSchema, textPartSchema }
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 function partType(part: unknown, path: FieldPath): string {
-  if (!isJsonObject(part) || typeof part.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
+  if (!isJsonObject(part) || typeof part.type !== 'string')
+    throw new RequestFieldError(path, 'expected an object with a string `type`');
   return part.type;
 }
 
@@ -34,7 +35,11 @@ function fileOf(part: unknown, path: FieldPath): FilePart {
 }
 
 /** User content: a string, or text / image_url / file parts (input_audio dropped with a warning). */
-export function decodeChatUserContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): Array<TextPart | ImagePart | FilePart> {
+export function decodeChatUserContent(
+  content: string | unknown[],
+  path: FieldPath,
+  warnings: TranslationNotes,
+): Array<TextPart | ImagePart | FilePart> {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: Array<TextPart | ImagePart | FilePart> = [];
   content.forEach((part, i) => {
@@ -49,7 +54,12 @@ export function decodeChatUserContent(content: string | unknown[], path: FieldPa
 }
 
 /** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts for the assistant role. */
-export function decodeChatTextContent(content: string | unknown[], path: FieldPath, role: string, warnings: TranslationNotes): string[] {
+export function decodeChatTextContent(
+  content: string | unknown[],
+  path: FieldPath,
+  role: string,
+  warnings: TranslationNotes,
+): string[] {
   if (typeof content === 'string') return [content];
   const texts: string[] = [];
   content.forEach((part, i) => {

@@ -11,7 +11,14 @@
  */
 import type { CanonicalMessage, ContentPart, ToolResultPart } from '../../canonical/request.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
-import { assistantMessageSchema, contentMessageSchema, functionMessageSchema, roleSchema, toolCallSchema, toolMessageSchema } from './chat-request-schema.ts';
+import {
+  assistantMessageSchema,
+  contentMessageSchema,
+  functionMessageSchema,
+  roleSchema,
+  toolCallSchema,
+  toolMessageSchema,
+} from './chat-request-schema.ts';
 import { decodeChatTextContent, decodeChatUserContent } from './decode-chat-content.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
@@ -53,7 +60,9 @@ function decodeAssistant(state: MessagesState, message: unknown, path: FieldPath
   const assistant = parseAt(assistantMessageSchema, message, path);
   const parts: ContentPart[] = [];
   if (assistant.reasoning_content) parts.push({ type: 'reasoning', text: assistant.reasoning_content });
-  const texts = assistant.content ? decodeChatTextContent(assistant.content, [...path, 'content'], 'assistant', state.warnings) : [];
+  const texts = assistant.content
+    ? decodeChatTextContent(assistant.content, [...path, 'content'], 'assistant', state.warnings)
+    : [];
   if (assistant.refusal) texts.push(assistant.refusal);
   for (const text of texts) if (text !== '') parts.push({ type: 'text', text });
   if (assistant.tool_calls) parts.push(...decodeToolCalls(state, assistant.tool_calls, [...path, 'tool_calls']));
@@ -61,27 +70,52 @@ function decodeAssistant(state: MessagesState, message: unknown, path: FieldPath
     const id = `call_legacy_${String(path[1])}`;
     const queue = state.legacyCalls.get(assistant.function_call.name) ?? [];
     state.legacyCalls.set(assistant.function_call.name, [...queue, id]);
-    parts.push({ type: 'tool-call', id, name: assistant.function_call.name, arguments: assistant.function_call.arguments });
+    parts.push({
+      type: 'tool-call',
+      id,
+      name: assistant.function_call.name,
+      arguments: assistant.function_call.arguments,
+    });
   }
   if (parts.length > 0) state.messages.push({ role: 'assistant', content: parts });
 }
 
 function decodeTool(state: MessagesState, message: unknown, path: FieldPath): void {
   const tool = parseAt(toolMessageSchema, message, path);
-  const content = typeof tool.content === 'string' ? tool.content : decodeChatTextContent(tool.content, [...path, 'content'], 'tool', state.warnings).map((text) => ({ type: 'text' as const, text }));
+  const content =
+    typeof tool.content === 'string'
+      ? tool.content
+      : decodeChatTextContent(tool.content, [...path, 'content'], 'tool', state.warnings).map((text) => ({
+          type: 'text' as const,
+          text,
+        }));
   const toolName = state.toolNames.get(tool.tool_call_id);
   if (toolName === undefined) {
-    throw new RequestFieldError([...path, 'tool_call_id'], `'${tool.tool_call_id}' is not the id of a tool call made earlier in the conversation; a tool message must answer an earlier assistant message's tool_calls entry`);
+    throw new RequestFieldError(
+      [...path, 'tool_call_id'],
+      `'${tool.tool_call_id}' is not the id of a tool call made earlier in the conversation; a tool message must answer an earlier assistant message's tool_calls entry`,
+    );
   }
-  appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: tool.tool_call_id, content } : { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content });
+  appendToolResult(
+    state,
+    toolName === undefined
+      ? { type: 'tool-result', toolCallId: tool.tool_call_id, content }
+      : { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content },
+  );
 }
 
 function decodeLegacyFunction(state: MessagesState, message: unknown, path: FieldPath): void {
   const result = parseAt(functionMessageSchema, message, path);
   const queue = state.legacyCalls.get(result.name) ?? [];
   const id = queue.shift();
-  if (id === undefined) throw new RequestFieldError([...path, 'name'], `no preceding assistant function_call named '${result.name}'`);
-  appendToolResult(state, { type: 'tool-result', toolCallId: id, toolName: result.name, content: result.content ?? '' });
+  if (id === undefined)
+    throw new RequestFieldError([...path, 'name'], `no preceding assistant function_call named '${result.name}'`);
+  appendToolResult(state, {
+    type: 'tool-result',
+    toolCallId: id,
+    toolName: result.name,
+    content: result.content ?? '',
+  });
 }
 
 function decodeMessage(state: MessagesState, message: unknown, index: number): void {
@@ -97,7 +131,10 @@ function decodeMessage(state: MessagesState, message: unknown, index: number): v
     }
     case 'user': {
       const content = parseAt(contentMessageSchema, message, path).content;
-      state.messages.push({ role: 'user', content: decodeChatUserContent(content, [...path, 'content'], state.warnings) });
+      state.messages.push({
+        role: 'user',
+        content: decodeChatUserContent(content, [...path, 'content'], state.warnings),
+      });
       return;
     }
     case 'assistant':
@@ -111,7 +148,16 @@ function decodeMessage(state: MessagesState, message: unknown, index: number): v
 
 /** Decodes `messages`; warnings for dropped parts are pushed to `warnings`. Throws RequestFieldError on malformed messages. */
 export function decodeChatMessages(messages: ReadonlyArray<unknown>, warnings: TranslationNotes): DecodedChatMessages {
-  const state: MessagesState = { messages: [], systemTexts: [], toolNames: new Map(), legacyCalls: new Map(), warnings };
+  const state: MessagesState = {
+    messages: [],
+    systemTexts: [],
+    toolNames: new Map(),
+    legacyCalls: new Map(),
+    warnings,
+  };
   messages.forEach((message, index) => decodeMessage(state, message, index));
-  return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts.filter((t) => t !== '') };
+  return {
+    messages: state.messages.filter((m) => m.content.length > 0),
+    systemTexts: state.systemTexts.filter((t) => t !== ''),
+  };
 }

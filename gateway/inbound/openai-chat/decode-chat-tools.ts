@@ -24,12 +24,18 @@ function toolDefinition(definition: unknown, path: FieldPath): ToolDefinition {
 }
 
 /** Decodes `tools` (nested function tools) followed by legacy `functions`. Throws RequestFieldError on malformed tools. */
-export function decodeChatTools(tools: ReadonlyArray<unknown>, functions: ReadonlyArray<unknown>, warnings: TranslationNotes): ToolDefinition[] {
+export function decodeChatTools(
+  tools: ReadonlyArray<unknown>,
+  functions: ReadonlyArray<unknown>,
+  warnings: TranslationNotes,
+): ToolDefinition[] {
   const decoded: ToolDefinition[] = [];
   tools.forEach((tool, index) => {
     const path = ['tools', index];
-    if (!isJsonObject(tool) || typeof tool.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
-    if (tool.type !== 'function') warnings.refuse(`tools.${index}`, `tool type '${tool.type}' has no equivalent on other APIs`);
+    if (!isJsonObject(tool) || typeof tool.type !== 'string')
+      throw new RequestFieldError(path, 'expected an object with a string `type`');
+    if (tool.type !== 'function')
+      warnings.refuse(`tools.${index}`, `tool type '${tool.type}' has no equivalent on other APIs`);
     else decoded.push(toolDefinition(tool.function, [...path, 'function']));
   });
   functions.forEach((fn, index) => decoded.push(toolDefinition(fn, ['functions', index])));
@@ -43,11 +49,14 @@ export function decodeChatTools(tools: ReadonlyArray<unknown>, functions: Readon
 export function decodeChatToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
-  if (typeof choice === 'string') throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
-  if (!isJsonObject(choice) || typeof choice.type !== 'string') throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
+  if (typeof choice === 'string')
+    throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
+  if (!isJsonObject(choice) || typeof choice.type !== 'string')
+    throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
   if (choice.type === 'function') {
     const fn = choice.function;
-    if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '') throw new RequestFieldError(['tool_choice', 'function', 'name'], 'expected a non-empty string');
+    if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '')
+      throw new RequestFieldError(['tool_choice', 'function', 'name'], 'expected a non-empty string');
     return { type: 'tool', name: fn.name };
   }
   if (choice.type === 'allowed_tools') {
@@ -64,6 +73,7 @@ export function decodeChatToolChoice(choice: unknown, warnings: TranslationNotes
 export function decodeLegacyFunctionCall(choice: unknown): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'none' || choice === 'auto') return { type: choice };
-  if (isJsonObject(choice) && typeof choice.name === 'string' && choice.name !== '') return { type: 'tool', name: choice.name };
+  if (isJsonObject(choice) && typeof choice.name === 'string' && choice.name !== '')
+    return { type: 'tool', name: choice.name };
   throw new RequestFieldError(['function_call'], "expected 'none', 'auto' or an object with a non-empty `name`");
 }

@@ -16,7 +16,9 @@ function toolCallJson(call: OutputToolCall): Record<string, unknown> {
 
 function buildMessage(response: CanonicalResponse): Record<string, unknown> {
   const texts = response.content.filter((b) => b.type === 'text').map((b) => b.text);
-  const reasoning = response.content.filter((b): b is OutputReasoning => b.type === 'reasoning' && b.text !== '').map((b) => b.text);
+  const reasoning = response.content
+    .filter((b): b is OutputReasoning => b.type === 'reasoning' && b.text !== '')
+    .map((b) => b.text);
   const toolCalls = response.content.filter((b): b is OutputToolCall => b.type === 'tool-call');
   const message: Record<string, unknown> = {
     role: 'assistant',
@@ -40,7 +42,14 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
     object: 'chat.completion',
     created: context.createdAt,
     model: context.model,
-    choices: [{ index: 0, message: buildMessage(response), logprobs: null, finish_reason: mapChatFinishReason(response.finishReason, hasToolCalls) }],
+    choices: [
+      {
+        index: 0,
+        message: buildMessage(response),
+        logprobs: null,
+        finish_reason: mapChatFinishReason(response.finishReason, hasToolCalls),
+      },
+    ],
     usage: mapChatUsage(response.usage),
   };
 }

@@ -22,6 +22,11 @@ export function mapChatUsage(usage: Usage): ChatUsage {
     completion_tokens: usage.output.total,
     total_tokens: usage.input.total + usage.output.total,
     prompt_tokens_details: { cached_tokens: usage.input.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: usage.output.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.output.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }

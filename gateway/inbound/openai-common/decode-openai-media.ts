@@ -17,7 +17,10 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
 /** An image URL (http(s) or data URL) as an ImagePart. */
 export function imagePartFromUrl(url: string): ImagePart {
   const inline = parseDataUrl(url);
-  return { type: 'image', source: inline ? { kind: 'base64', mediaType: inline.mediaType, data: inline.data } : { kind: 'url', url } };
+  return {
+    type: 'image',
+    source: inline ? { kind: 'base64', mediaType: inline.mediaType, data: inline.data } : { kind: 'url', url },
+  };
 }
 
 const MEDIA_TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -57,7 +60,11 @@ export function filePartFromFields(fields: OpenAIFileFields): FilePart | undefin
     const inline = parseDataUrl(fields.file_data);
     const mediaType = inline?.mediaType ?? guessMediaType(filename);
     const data = inline?.data ?? fields.file_data;
-    return { type: 'file', source: filename === undefined ? { kind: 'base64', mediaType, data } : { kind: 'base64', mediaType, data, filename } };
+    return {
+      type: 'file',
+      source:
+        filename === undefined ? { kind: 'base64', mediaType, data } : { kind: 'base64', mediaType, data, filename },
+    };
   }
   if (fields.file_id) return { type: 'file', source: { kind: 'file-id', fileId: fields.file_id } };
   if (fields.file_url) return { type: 'file', source: { kind: 'url', url: fields.file_url } };

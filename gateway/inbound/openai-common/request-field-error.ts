@@ -28,7 +28,9 @@ export function formatPath(path: FieldPath): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const missing = (issue as { input?: unknown }).input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union');
+  const missing =
+    (issue as { input?: unknown }).input === undefined &&
+    (issue.code === 'invalid_type' || issue.code === 'invalid_union');
   if (missing) return 'missing required parameter';
   return issue.message.replace(/^Invalid input: /, '');
 }
@@ -45,7 +47,10 @@ export function parseAt<S extends z.ZodType>(schema: S, value: unknown, path: Fi
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (issue === undefined) throw new RequestFieldError(path, 'invalid value');
-  throw new RequestFieldError([...path, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], describeIssue(issue));
+  throw new RequestFieldError(
+    [...path, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    describeIssue(issue),
+  );
 }
 
 /** Runs a decoder and turns a RequestFieldError into `{ ok: false, message, param }`; other errors propagate. */
@@ -54,7 +59,9 @@ export function catchRequestFieldError<T>(decode: () => DecodeResult<T>): Decode
     return decode();
   } catch (error) {
     if (!(error instanceof RequestFieldError)) throw error;
-    return error.param === '' ? { ok: false, message: error.message } : { ok: false, message: error.message, param: error.param };
+    return error.param === ''
+      ? { ok: false, message: error.message }
+      : { ok: false, message: error.message, param: error.param };
   }
 }
 

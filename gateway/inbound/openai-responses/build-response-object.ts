@@ -46,17 +46,27 @@ function echoTool(tool: Record<string, unknown>): Record<string, unknown> {
 /** Echo of top-level `tools`: function, custom and namespace tools (the kinds the gateway carries). */
 function echoTools(tools: unknown): unknown[] {
   const carried = ['function', 'custom', 'namespace'];
-  return Array.isArray(tools) ? tools.filter((t): t is Record<string, unknown> => isJsonObject(t) && carried.includes(t.type as string)).map(echoTool) : [];
+  return Array.isArray(tools)
+    ? tools
+        .filter((t): t is Record<string, unknown> => isJsonObject(t) && carried.includes(t.type as string))
+        .map(echoTool)
+    : [];
 }
 
 function echoReasoning(reasoning: unknown): Record<string, unknown> {
   const r = isJsonObject(reasoning) ? reasoning : {};
-  return { effort: orDefault<string | null>(r.effort, isString, null), summary: orDefault<string | null>(r.summary, isString, null) };
+  return {
+    effort: orDefault<string | null>(r.effort, isString, null),
+    summary: orDefault<string | null>(r.summary, isString, null),
+  };
 }
 
 function echoText(text: unknown): Record<string, unknown> {
   const t = isJsonObject(text) ? text : {};
-  return { format: orDefault(t.format, isObject, { type: 'text' }), verbosity: orDefault(t.verbosity, isString, 'medium') };
+  return {
+    format: orDefault(t.format, isObject, { type: 'text' }),
+    verbosity: orDefault(t.verbosity, isString, 'medium'),
+  };
 }
 
 /**
@@ -76,7 +86,8 @@ export function echoRequestFields(raw: Readonly<Record<string, unknown>>): Echoe
     max_tool_calls: orDefault<number | null>(raw.max_tool_calls, isNumber, null),
     parallel_tool_calls: orDefault(raw.parallel_tool_calls, isBoolean, true),
     presence_penalty: orDefault(raw.presence_penalty, isNumber, 0),
-    previous_response_id: isString(raw.previous_response_id) && raw.previous_response_id !== '' ? raw.previous_response_id : null,
+    previous_response_id:
+      isString(raw.previous_response_id) && raw.previous_response_id !== '' ? raw.previous_response_id : null,
     prompt_cache_key: orDefault<string | null>(raw.prompt_cache_key, isString, null),
     prompt_cache_retention: orDefault<string | null>(raw.prompt_cache_retention, isOneOf('in_memory', '24h'), null),
     reasoning: echoReasoning(raw.reasoning),
@@ -99,7 +110,11 @@ export function echoRequestFields(raw: Readonly<Record<string, unknown>>): Echoe
  * Builds the Response object in OpenAI's key order. `model` is `context.model`, `created_at` is
  * `context.createdAt`; `user` is left out when not echoed.
  */
-export function buildResponseObject(snapshot: ResponseSnapshot, echo: EchoedRequestFields, context: EncodeContext): Record<string, unknown> {
+export function buildResponseObject(
+  snapshot: ResponseSnapshot,
+  echo: EchoedRequestFields,
+  context: EncodeContext,
+): Record<string, unknown> {
   return {
     id: snapshot.id,
     object: 'response',

@@ -15,7 +15,8 @@ export type UserContentPart = TextPart | ImagePart | FilePart;
 
 /** Returns the part's `type`, throwing when the part is not an object with a string type. */
 function partType(part: unknown, path: FieldPath): string {
-  if (!isJsonObject(part) || typeof part.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
+  if (!isJsonObject(part) || typeof part.type !== 'string')
+    throw new RequestFieldError(path, 'expected an object with a string `type`');
   return part.type;
 }
 
@@ -42,7 +43,11 @@ function dropped(path: FieldPath, type: string, role: string, warnings: Translat
 }
 
 /** Decodes user content: a string, or input_text / input_image / input_file parts. */
-export function decodeUserContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): UserContentPart[] {
+export function decodeUserContent(
+  content: string | unknown[],
+  path: FieldPath,
+  warnings: TranslationNotes,
+): UserContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   const parts: UserContentPart[] = [];
   content.forEach((part, i) => {
@@ -57,7 +62,11 @@ export function decodeUserContent(content: string | unknown[], path: FieldPath, 
 }
 
 /** Decodes assistant history content: output_text / input_text parts and `refusal` parts (as text). */
-export function decodeAssistantContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): TextPart[] {
+export function decodeAssistantContent(
+  content: string | unknown[],
+  path: FieldPath,
+  warnings: TranslationNotes,
+): TextPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   const parts: TextPart[] = [];
   content.forEach((part, i) => {
@@ -71,7 +80,11 @@ export function decodeAssistantContent(content: string | unknown[], path: FieldP
 }
 
 /** Decodes system/developer content into one string (text parts joined with "\n\n"). */
-export function decodeInstructionContent(content: string | unknown[], path: FieldPath, warnings: TranslationNotes): string {
+export function decodeInstructionContent(
+  content: string | unknown[],
+  path: FieldPath,
+  warnings: TranslationNotes,
+): string {
   if (typeof content === 'string') return content;
   const texts: string[] = [];
   content.forEach((part, i) => {
@@ -84,7 +97,11 @@ export function decodeInstructionContent(content: string | unknown[], path: Fiel
 }
 
 /** Decodes `function_call_output.output`: a string, or input_text / input_image parts (files dropped). */
-export function decodeToolOutput(output: string | unknown[], path: FieldPath, warnings: TranslationNotes): string | Array<TextPart | ImagePart> {
+export function decodeToolOutput(
+  output: string | unknown[],
+  path: FieldPath,
+  warnings: TranslationNotes,
+): string | Array<TextPart | ImagePart> {
   if (typeof output === 'string') return output;
   const parts: Array<TextPart | ImagePart> = [];
   output.forEach((part, i) => {

@@ -17,9 +17,21 @@
  */
 import type { CanonicalMessage, ContentPart, ReasoningPart, ToolResultPart } from '../../canonical/request.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
-import { decodeAssistantContent, decodeInstructionContent, decodeToolOutput, decodeUserContent } from './decode-responses-content.ts';
+import {
+  decodeAssistantContent,
+  decodeInstructionContent,
+  decodeToolOutput,
+  decodeUserContent,
+} from './decode-responses-content.ts';
 import { reasoningFromEncryptedContent } from './reasoning-encrypted-content.ts';
-import { additionalToolsItemSchema, customToolCallItemSchema, functionCallItemSchema, functionCallOutputItemSchema, messageItemSchema, reasoningItemSchema } from './responses-request-schema.ts';
+import {
+  additionalToolsItemSchema,
+  customToolCallItemSchema,
+  functionCallItemSchema,
+  functionCallOutputItemSchema,
+  messageItemSchema,
+  reasoningItemSchema,
+} from './responses-request-schema.ts';
 import { qualifiedToolName } from './responses-tool-names.ts';
 import type { CompactionSeal } from './compaction/compaction-seal.ts';
 import { expandCompactionItem } from './compaction/expand-compaction-item.ts';
@@ -83,7 +95,9 @@ function decodeCustomToolCall(state: InputState, item: unknown, path: FieldPath)
   const call = parseAt(customToolCallItemSchema, item, path);
   const name = qualifiedToolName(call.namespace, call.name);
   state.toolNames.set(call.call_id, name);
-  appendAssistant(state, [{ type: 'tool-call', id: call.call_id, name, arguments: JSON.stringify({ input: call.input }) }]);
+  appendAssistant(state, [
+    { type: 'tool-call', id: call.call_id, name, arguments: JSON.stringify({ input: call.input }) },
+  ]);
 }
 
 function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldPath): void {
@@ -91,9 +105,17 @@ function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldP
   const content = decodeToolOutput(result.output, [...path, 'output'], state.warnings);
   const toolName = state.toolNames.get(result.call_id);
   if (toolName === undefined && !state.opaqueHistory) {
-    throw new RequestFieldError([...path, 'call_id'], `No tool call found for function call output with call_id ${result.call_id}: no function_call or custom_tool_call item with that call_id comes earlier in the input`);
+    throw new RequestFieldError(
+      [...path, 'call_id'],
+      `No tool call found for function call output with call_id ${result.call_id}: no function_call or custom_tool_call item with that call_id comes earlier in the input`,
+    );
   }
-  appendToolResult(state, toolName === undefined ? { type: 'tool-result', toolCallId: result.call_id, content } : { type: 'tool-result', toolCallId: result.call_id, toolName, content });
+  appendToolResult(
+    state,
+    toolName === undefined
+      ? { type: 'tool-result', toolCallId: result.call_id, content }
+      : { type: 'tool-result', toolCallId: result.call_id, toolName, content },
+  );
 }
 
 /** Reasoning text: the full `content` texts when present, else the summary texts ("\n\n" between). */
@@ -101,10 +123,16 @@ function decodeReasoning(state: InputState, item: unknown, path: FieldPath): voi
   const reasoning = parseAt(reasoningItemSchema, item, path);
   const texts = (reasoning.content?.length ? reasoning.content : (reasoning.summary ?? [])).map((p) => p.text);
   const text = texts.join('\n\n');
-  const encrypted = reasoning.encrypted_content ? reasoningFromEncryptedContent(reasoning.encrypted_content) : undefined;
+  const encrypted = reasoning.encrypted_content
+    ? reasoningFromEncryptedContent(reasoning.encrypted_content)
+    : undefined;
   if (text === '' && encrypted === undefined) return;
   let part: ReasoningPart = { type: 'reasoning', text };
-  if (encrypted !== undefined) part = 'redacted' in encrypted ? { type: 'reasoning', text: '', redacted: encrypted.redacted } : { ...part, signature: encrypted.signature };
+  if (encrypted !== undefined)
+    part =
+      'redacted' in encrypted
+        ? { type: 'reasoning', text: '', redacted: encrypted.redacted }
+        : { ...part, signature: encrypted.signature };
   appendAssistant(state, [part]);
 }
 
@@ -149,9 +177,21 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
  * Decodes `input` (a string = one user text message, or an item list). Throws
  * RequestFieldError on malformed or unsupported items and content parts.
  */
-export function decodeResponsesInput(input: string | unknown[], warnings: TranslationNotes, compactionSeal?: CompactionSeal): DecodedResponsesInput {
-  if (typeof input === 'string') return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
-  const state: InputState = { messages: [], systemTexts: [], toolNames: new Map(), opaqueHistory: false, warnings, ...(compactionSeal ? { compactionSeal } : {}) };
+export function decodeResponsesInput(
+  input: string | unknown[],
+  warnings: TranslationNotes,
+  compactionSeal?: CompactionSeal,
+): DecodedResponsesInput {
+  if (typeof input === 'string')
+    return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
+  const state: InputState = {
+    messages: [],
+    systemTexts: [],
+    toolNames: new Map(),
+    opaqueHistory: false,
+    warnings,
+    ...(compactionSeal ? { compactionSeal } : {}),
+  };
   input.forEach((item, index) => decodeItem(state, item, index));
   return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts };
 }

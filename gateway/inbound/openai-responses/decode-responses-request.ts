@@ -8,7 +8,12 @@
 import type { CanonicalRequest, DecodeResult, ReasoningConfig, ResponseFormat } from '../../canonical/request.ts';
 import { mapOpenAIReasoningEffort } from '../openai-common/map-openai-reasoning-effort.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
-import { catchRequestFieldError, isJsonObject, parseAt, RequestFieldError } from '../openai-common/request-field-error.ts';
+import {
+  catchRequestFieldError,
+  isJsonObject,
+  parseAt,
+  RequestFieldError,
+} from '../openai-common/request-field-error.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import type { DecodeHints } from '../inbound-codec.ts';
 import type { CompactionSeal } from './compaction/compaction-seal.ts';
@@ -19,7 +24,11 @@ import { decodedWith, TranslationNotes } from '../../canonical/translation-notes
 /** Refuses `conversation` (no stored conversations); `previous_response_id` was resolved by the route. */
 function refuseStoredState(body: Record<string, unknown>): DecodeResult<never> | undefined {
   if (body.conversation !== undefined && body.conversation !== null) {
-    return { ok: false, message: 'Conversations are not supported by this gateway; send the full input instead.', param: 'conversation' };
+    return {
+      ok: false,
+      message: 'Conversations are not supported by this gateway; send the full input instead.',
+      param: 'conversation',
+    };
   }
   return undefined;
 }
@@ -33,14 +42,25 @@ function decodeTextFormat(text: ResponsesRequestBody['text']): ResponseFormat | 
     case 'json_object':
       return { type: 'json-object' };
     case 'json_schema':
-      return omitUndefined<ResponseFormat>({ type: 'json-schema', name: format.name, schema: format.schema, strict: format.strict ?? undefined, description: format.description ?? undefined });
+      return omitUndefined<ResponseFormat>({
+        type: 'json-schema',
+        name: format.name,
+        schema: format.schema,
+        strict: format.strict ?? undefined,
+        description: format.description ?? undefined,
+      });
   }
 }
 
 /** `reasoning.effort` → effort; any `reasoning.summary` asks for the reasoning text (`includeThoughts`). */
-function decodeReasoning(reasoning: ResponsesRequestBody['reasoning'], warnings: TranslationNotes): ReasoningConfig | undefined {
+function decodeReasoning(
+  reasoning: ResponsesRequestBody['reasoning'],
+  warnings: TranslationNotes,
+): ReasoningConfig | undefined {
   if (!reasoning) return undefined;
-  const effort = reasoning.effort ? mapOpenAIReasoningEffort(reasoning.effort, 'reasoning.effort', warnings) : undefined;
+  const effort = reasoning.effort
+    ? mapOpenAIReasoningEffort(reasoning.effort, 'reasoning.effort', warnings)
+    : undefined;
   const includeThoughts = reasoning.summary ? true : undefined;
   const config = omitUndefined<ReasoningConfig>({ ...effort, includeThoughts });
   return Object.keys(config).length === 0 ? undefined : config;
@@ -59,16 +79,25 @@ function systemText(instructions: string | null | undefined, texts: string[]): s
  * `safety_identifier` — these are echoed in the Response object but change nothing upstream.
  */
 function noteTopLevelFields(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): void {
-  if (body.prompt !== undefined && body.prompt !== null) warnings.refuse('prompt', 'a stored prompt template lives on the OpenAI platform');
-  if (body.background === true) warnings.refuse('background', 'background mode runs the response on the OpenAI platform');
-  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) warnings.refuse('top_logprobs', 'log probabilities cannot be returned from other APIs');
-  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs')) warnings.refuse('include', 'log probabilities cannot be returned from other APIs');
+  if (body.prompt !== undefined && body.prompt !== null)
+    warnings.refuse('prompt', 'a stored prompt template lives on the OpenAI platform');
+  if (body.background === true)
+    warnings.refuse('background', 'background mode runs the response on the OpenAI platform');
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0)
+    warnings.refuse('top_logprobs', 'log probabilities cannot be returned from other APIs');
+  if (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs'))
+    warnings.refuse('include', 'log probabilities cannot be returned from other APIs');
   for (const field of ['truncation', 'service_tier', 'max_tool_calls', 'context_management'] as const) {
-    if (body[field] !== undefined && body[field] !== null && body[field] !== 'disabled') warnings.drop(`${field}: has no effect on other APIs; dropped`);
+    if (body[field] !== undefined && body[field] !== null && body[field] !== 'disabled')
+      warnings.drop(`${field}: has no effect on other APIs; dropped`);
   }
 }
 
-function decodeBody(body: unknown, countOnly: boolean, compactionSeal?: CompactionSeal): DecodeResult<CanonicalRequest> {
+function decodeBody(
+  body: unknown,
+  countOnly: boolean,
+  compactionSeal?: CompactionSeal,
+): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
   const refused = refuseStoredState(body);
   if (refused) return refused;
@@ -76,7 +105,8 @@ function decodeBody(body: unknown, countOnly: boolean, compactionSeal?: Compacti
   const warnings = new TranslationNotes();
   noteTopLevelFields(body, warnings);
   const input = decodeResponsesInput(request.input, warnings, compactionSeal);
-  if (input.messages.length === 0) throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
+  if (input.messages.length === 0)
+    throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
   const tools = decodeResponsesTools(body, warnings);
   const value = omitUndefined<CanonicalRequest>({
     clientFormat: 'openai-responses',
@@ -112,7 +142,12 @@ export function decodeResponsesRequest(body: unknown, hints: DecodeHints = {}): 
  * Decodes `POST /v1/responses/input_tokens`: the same body as a create request; `stream` is
  * forced to false. `hints.model` fills a missing `model`; `compactionSeal` opens gateway-sealed compaction items.
  */
-export function decodeResponsesCountTokensRequest(body: unknown, hintModel?: string, compactionSeal?: CompactionSeal): DecodeResult<CanonicalRequest> {
-  const withModel = hintModel !== undefined && isJsonObject(body) && body.model === undefined ? { ...body, model: hintModel } : body;
+export function decodeResponsesCountTokensRequest(
+  body: unknown,
+  hintModel?: string,
+  compactionSeal?: CompactionSeal,
+): DecodeResult<CanonicalRequest> {
+  const withModel =
+    hintModel !== undefined && isJsonObject(body) && body.model === undefined ? { ...body, model: hintModel } : body;
   return catchRequestFieldError(() => decodeBody(withModel, true, compactionSeal));
 }

@@ -35,7 +35,12 @@ function customDescription(tool: Readonly<Record<string, unknown>>): string | un
 
 function toDefinition(entry: ResponsesToolEntry): ToolDefinition {
   const { tool } = entry;
-  if (entry.kind === 'custom') return omitUndefined<ToolDefinition>({ name: entry.canonicalName, description: customDescription(tool), parameters: CUSTOM_PARAMETERS });
+  if (entry.kind === 'custom')
+    return omitUndefined<ToolDefinition>({
+      name: entry.canonicalName,
+      description: customDescription(tool),
+      parameters: CUSTOM_PARAMETERS,
+    });
   return omitUndefined<ToolDefinition>({
     name: entry.canonicalName,
     description: typeof tool.description === 'string' ? tool.description : undefined,
@@ -50,7 +55,13 @@ function toDefinition(entry: ResponsesToolEntry): ToolDefinition {
  * look up further tools the client defers (the tools offered directly stay available). Agents
  * such as Codex offer both with every request (README, "What the gateway drops").
  */
-const OPTIONAL_BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'web_search_2025_08_26', 'tool_search']);
+const OPTIONAL_BUILT_IN_TOOLS: ReadonlySet<string> = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'web_search_2025_08_26',
+  'tool_search',
+]);
 
 /**
  * Decodes every offered tool, in order. Built-in kinds run on OpenAI's platform (they pass
@@ -58,10 +69,18 @@ const OPTIONAL_BUILT_IN_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web
  * with a note elsewhere, every other one (file_search, mcp, code_interpreter, …) is a part the
  * translation cannot carry. Throws RequestFieldError naming the path of a malformed tool.
  */
-export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): ToolDefinition[] {
+export function decodeResponsesTools(
+  body: Readonly<Record<string, unknown>>,
+  warnings: TranslationNotes,
+): ToolDefinition[] {
   return listResponsesTools(body, (path, type) => {
-    if (OPTIONAL_BUILT_IN_TOOLS.has(type)) warnings.drop(`${path.join('.')}: built-in tool '${type}' is only offered, not required; left out`);
-    else warnings.refuse(path.join('.'), `built-in tool type '${type}' runs inside OpenAI's platform and has no equivalent elsewhere`);
+    if (OPTIONAL_BUILT_IN_TOOLS.has(type))
+      warnings.drop(`${path.join('.')}: built-in tool '${type}' is only offered, not required; left out`);
+    else
+      warnings.refuse(
+        path.join('.'),
+        `built-in tool type '${type}' runs inside OpenAI's platform and has no equivalent elsewhere`,
+      );
   }).map(toDefinition);
 }
 
@@ -73,11 +92,17 @@ export function decodeResponsesTools(body: Readonly<Record<string, unknown>>, wa
 export function decodeResponsesToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
-  if (typeof choice === 'string') throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
-  if (!isJsonObject(choice) || typeof choice.type !== 'string') throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
+  if (typeof choice === 'string')
+    throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
+  if (!isJsonObject(choice) || typeof choice.type !== 'string')
+    throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
   if (choice.type === 'function' || choice.type === 'custom') {
-    if (typeof choice.name !== 'string' || choice.name === '') throw new RequestFieldError(['tool_choice', 'name'], 'expected a non-empty string');
-    return { type: 'tool', name: qualifiedToolName(typeof choice.namespace === 'string' ? choice.namespace : undefined, choice.name) };
+    if (typeof choice.name !== 'string' || choice.name === '')
+      throw new RequestFieldError(['tool_choice', 'name'], 'expected a non-empty string');
+    return {
+      type: 'tool',
+      name: qualifiedToolName(typeof choice.namespace === 'string' ? choice.namespace : undefined, choice.name),
+    };
   }
   if (choice.type === 'allowed_tools') {
     const mode = choice.mode === 'required' ? 'required' : 'auto';

@@ -22,7 +22,9 @@ function isStrictCompatible(schema: unknown): boolean {
     if (schema.additionalProperties !== false) return false;
     if (!Object.keys(properties ?? {}).every((key) => required.includes(key))) return false;
   }
-  const children = [properties, schema.$defs, schema.definitions].flatMap((group) => (isJsonObject(group) ? Object.values(group) : []));
+  const children = [properties, schema.$defs, schema.definitions].flatMap((group) =>
+    isJsonObject(group) ? Object.values(group) : [],
+  );
   return [...children, schema.items, schema.anyOf].every(isStrictCompatible);
 }
 

@@ -16,7 +16,10 @@ import { responsesToolsByCanonicalName, type ResponsesToolEntry } from './respon
  * One item record per output block (redacted/empty reasoning kept only when it carries continuity
  * data); tool calls are renamed to the client's tools via `tools` (canonical name → offered tool).
  */
-function toItemRecord(block: OutputBlock, tools: ReadonlyMap<string, ResponsesToolEntry>): ResponsesItemRecord | undefined {
+function toItemRecord(
+  block: OutputBlock,
+  tools: ReadonlyMap<string, ResponsesToolEntry>,
+): ResponsesItemRecord | undefined {
   switch (block.type) {
     case 'text':
       return { kind: 'message', id: generateId('msg_'), text: block.text };
@@ -38,7 +41,9 @@ function toItemRecord(block: OutputBlock, tools: ReadonlyMap<string, ResponsesTo
  */
 export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Record<string, unknown> {
   const tools = responsesToolsByCanonicalName(context.rawRequest);
-  const records = response.content.map((block) => toItemRecord(block, tools)).filter((r): r is ResponsesItemRecord => r !== undefined);
+  const records = response.content
+    .map((block) => toItemRecord(block, tools))
+    .filter((r): r is ResponsesItemRecord => r !== undefined);
   const terminal = mapResponsesStatus(response.finishReason);
   const output = records.map((record, i) => {
     const truncated = terminal.status === 'incomplete' && record.kind === 'message' && i === records.length - 1;

@@ -20,7 +20,11 @@ export function mapResponsesStatus(finish: FinishReason): ResponsesTerminalState
       return { status: 'incomplete', incompleteDetails: { reason: 'content_filter' }, error: null };
     case 'error': {
       const raw = finish.raw === undefined ? '' : ` (${finish.raw})`;
-      return { status: 'failed', incompleteDetails: null, error: { code: 'server_error', message: `The upstream model ended the response with an error${raw}.` } };
+      return {
+        status: 'failed',
+        incompleteDetails: null,
+        error: { code: 'server_error', message: `The upstream model ended the response with an error${raw}.` },
+      };
     }
     default:
       return { status: 'completed', incompleteDetails: null, error: null };

@@ -9,12 +9,17 @@
 const REDACTED_PREFIX = 'tollgate-redacted:';
 
 /** The `encrypted_content` for a reasoning block, or undefined when it has neither signature nor redacted data. */
-export function encryptedContentFor(block: { readonly signature?: string | undefined; readonly redacted?: string | undefined }): string | undefined {
+export function encryptedContentFor(block: {
+  readonly signature?: string | undefined;
+  readonly redacted?: string | undefined;
+}): string | undefined {
   if (block.redacted !== undefined) return REDACTED_PREFIX + block.redacted;
   return block.signature === undefined || block.signature === '' ? undefined : block.signature;
 }
 
 /** Reads `encrypted_content` back into `{ signature }` or `{ redacted }`. */
 export function reasoningFromEncryptedContent(encrypted: string): { signature: string } | { redacted: string } {
-  return encrypted.startsWith(REDACTED_PREFIX) ? { redacted: encrypted.slice(REDACTED_PREFIX.length) } : { signature: encrypted };
+  return encrypted.startsWith(REDACTED_PREFIX)
+    ? { redacted: encrypted.slice(REDACTED_PREFIX.length) }
+    : { signature: encrypted };
 }

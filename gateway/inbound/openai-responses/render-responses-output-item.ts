@@ -15,16 +15,34 @@ import type { ResponsesToolEntry } from './responses-tool-names.ts';
 export type ResponsesItemRecord =
   | { readonly kind: 'message'; readonly id: string; text: string }
   | { readonly kind: 'reasoning'; readonly id: string; text: string; signature?: string; readonly redacted?: string }
-  | { readonly kind: 'function_call' | 'custom_tool_call'; readonly id: string; readonly callId: string; readonly name: string; readonly namespace?: string; arguments: string };
+  | {
+      readonly kind: 'function_call' | 'custom_tool_call';
+      readonly id: string;
+      readonly callId: string;
+      readonly name: string;
+      readonly namespace?: string;
+      arguments: string;
+    };
 
 /**
  * The record of a canonical tool call: `custom_tool_call` when `tool` (the offered tool of that
  * canonical name, from responses-tool-names.ts) is a custom tool, else `function_call`; name and
  * namespace are the client's. An unknown name is passed through as a function call.
  */
-export function toolCallRecord(callId: string, canonicalName: string, args: string, tool: ResponsesToolEntry | undefined): ResponsesItemRecord {
+export function toolCallRecord(
+  callId: string,
+  canonicalName: string,
+  args: string,
+  tool: ResponsesToolEntry | undefined,
+): ResponsesItemRecord {
   const kind = tool?.kind === 'custom' ? 'custom_tool_call' : 'function_call';
-  const record = { kind, id: generateId(kind === 'custom_tool_call' ? 'ctc_' : 'fc_'), callId, name: tool?.name ?? canonicalName, arguments: args } as const;
+  const record = {
+    kind,
+    id: generateId(kind === 'custom_tool_call' ? 'ctc_' : 'fc_'),
+    callId,
+    name: tool?.name ?? canonicalName,
+    arguments: args,
+  } as const;
   return tool?.namespace === undefined ? record : { ...record, namespace: tool.namespace };
 }
 
@@ -35,7 +53,8 @@ export function toolCallRecord(callId: string, canonicalName: string, args: stri
 export function customToolInput(args: string): string {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { input?: unknown }).input === 'string') return (parsed as { input: string }).input;
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { input?: unknown }).input === 'string')
+      return (parsed as { input: string }).input;
   } catch {
     // Not JSON (yet, or at all): fall back to the text.
   }
@@ -62,9 +81,25 @@ export function renderAddedItem(record: ResponsesItemRecord): Record<string, unk
     case 'reasoning':
       return { id: record.id, type: 'reasoning', summary: [] };
     case 'function_call':
-      return { id: record.id, type: 'function_call', status: 'in_progress', arguments: '', call_id: record.callId, name: record.name, ...namespaceField(record) };
+      return {
+        id: record.id,
+        type: 'function_call',
+        status: 'in_progress',
+        arguments: '',
+        call_id: record.callId,
+        name: record.name,
+        ...namespaceField(record),
+      };
     case 'custom_tool_call':
-      return { id: record.id, type: 'custom_tool_call', status: 'in_progress', call_id: record.callId, ...namespaceField(record), name: record.name, input: '' };
+      return {
+        id: record.id,
+        type: 'custom_tool_call',
+        status: 'in_progress',
+        call_id: record.callId,
+        ...namespaceField(record),
+        name: record.name,
+        input: '',
+      };
   }
 }
 
@@ -79,14 +114,34 @@ export function renderFinalItem(record: ResponsesItemRecord, status: ResponsesIt
     case 'message':
       return { id: record.id, type: 'message', status, role: 'assistant', content: [outputTextPart(record.text)] };
     case 'reasoning': {
-      const item: Record<string, unknown> = { id: record.id, type: 'reasoning', summary: record.text === '' ? [] : [{ type: 'summary_text', text: record.text }] };
+      const item: Record<string, unknown> = {
+        id: record.id,
+        type: 'reasoning',
+        summary: record.text === '' ? [] : [{ type: 'summary_text', text: record.text }],
+      };
       const encrypted = encryptedContentFor(record);
       if (encrypted !== undefined) item.encrypted_content = encrypted;
       return item;
     }
     case 'function_call':
-      return { id: record.id, type: 'function_call', status, arguments: record.arguments, call_id: record.callId, name: record.name, ...namespaceField(record) };
+      return {
+        id: record.id,
+        type: 'function_call',
+        status,
+        arguments: record.arguments,
+        call_id: record.callId,
+        name: record.name,
+        ...namespaceField(record),
+      };
     case 'custom_tool_call':
-      return { id: record.id, type: 'custom_tool_call', status, call_id: record.callId, ...namespaceField(record), name: record.name, input: customToolInput(record.arguments) };
+      return {
+        id: record.id,
+        type: 'custom_tool_call',
+        status,
+        call_id: record.callId,
+        ...namespaceField(record),
+        name: record.name,
+        input: customToolInput(record.arguments),
+      };
   }
 }

@@ -23,10 +23,23 @@ import type { StreamEvent } from '../../canonical/stream-event.ts';
 import type { EncodeContext, StreamEncoder } from '../inbound-codec.ts';
 import { toOpenAIErrorObject } from '../openai-common/openai-error-object.ts';
 import { SSE_COMMENT_PING, SSE_DONE_FRAME, sseFrame } from '../sse-frame.ts';
-import { buildResponseObject, echoRequestFields, nowUnixSeconds, type EchoedRequestFields, type ResponseSnapshot } from './build-response-object.ts';
+import {
+  buildResponseObject,
+  echoRequestFields,
+  nowUnixSeconds,
+  type EchoedRequestFields,
+  type ResponseSnapshot,
+} from './build-response-object.ts';
 import { mapResponsesStatus } from './map-responses-status.ts';
 import { mapResponsesUsage } from './map-responses-usage.ts';
-import { customToolInput, renderAddedItem, renderFinalItem, toolCallRecord, type ResponsesItemRecord, type ResponsesItemStatus } from './render-responses-output-item.ts';
+import {
+  customToolInput,
+  renderAddedItem,
+  renderFinalItem,
+  toolCallRecord,
+  type ResponsesItemRecord,
+  type ResponsesItemStatus,
+} from './render-responses-output-item.ts';
 import { responsesToolsByCanonicalName, type ResponsesToolEntry } from './responses-tool-names.ts';
 
 /** One output item of the stream; `phase`: open (streaming) → ended (part-level done sent) → done (`output_item.done` sent). */
@@ -58,7 +71,15 @@ function emit(state: ResponsesStreamState, type: string, payload: Record<string,
 }
 
 function snapshot(state: ResponsesStreamState, overrides: Partial<ResponseSnapshot> = {}): Record<string, unknown> {
-  const base: ResponseSnapshot = { id: state.responseId, status: 'in_progress', output: [], usage: null, error: null, incompleteDetails: null, completedAt: null };
+  const base: ResponseSnapshot = {
+    id: state.responseId,
+    status: 'in_progress',
+    output: [],
+    usage: null,
+    error: null,
+    incompleteDetails: null,
+    completedAt: null,
+  };
   return buildResponseObject({ ...base, ...overrides }, state.echo, state.context);
 }
 
@@ -79,17 +100,35 @@ function flushEnded(state: ResponsesStreamState): string {
   const last = state.items.at(-1);
   if (last?.phase !== 'ended') return '';
   last.phase = 'done';
-  return emit(state, 'response.output_item.done', { output_index: last.outputIndex, item: renderFinalItem(last.record, last.finalStatus) });
+  return emit(state, 'response.output_item.done', {
+    output_index: last.outputIndex,
+    item: renderFinalItem(last.record, last.finalStatus),
+  });
 }
 
 function openItem(state: ResponsesStreamState, record: ResponsesItemRecord, blockIndex: number): string {
   let frames = start(state) + closeOpen(state) + flushEnded(state);
-  const item: StreamItem = { record, outputIndex: state.items.length, blockIndex, summaryOpen: false, phase: 'open', finalStatus: 'completed' };
+  const item: StreamItem = {
+    record,
+    outputIndex: state.items.length,
+    blockIndex,
+    summaryOpen: false,
+    phase: 'open',
+    finalStatus: 'completed',
+  };
   state.items.push(item);
-  frames += emit(state, 'response.output_item.added', { output_index: item.outputIndex, item: renderAddedItem(record) });
+  frames += emit(state, 'response.output_item.added', {
+    output_index: item.outputIndex,
+    item: renderAddedItem(record),
+  });
   if (record.kind === 'message') {
     const part = { type: 'output_text', text: '', annotations: [] };
-    frames += emit(state, 'response.content_part.added', { item_id: record.id, output_index: item.outputIndex, content_index: 0, part });
+    frames += emit(state, 'response.content_part.added', {
+      item_id: record.id,
+      output_index: item.outputIndex,
+      content_index: 0,
+      part,
+    });
   }
   return frames;
 }
@@ -98,7 +137,13 @@ function onTextDelta(state: ResponsesStreamState, index: number, delta: string):
   const item = openBlock(state, index);
   if (item?.record.kind !== 'message' || delta === '') return '';
   item.record.text += delta;
-  return emit(state, 'response.output_text.delta', { item_id: item.record.id, output_index: item.outputIndex, content_index: 0, delta, logprobs: [] });
+  return emit(state, 'response.output_text.delta', {
+    item_id: item.record.id,
+    output_index: item.outputIndex,
+    content_index: 0,
+    delta,
+    logprobs: [],
+  });
 }
 
 function onReasoningDelta(state: ResponsesStreamState, index: number, delta: string): string {
@@ -108,7 +153,10 @@ function onReasoningDelta(state: ResponsesStreamState, index: number, delta: str
   let frames = '';
   if (!item.summaryOpen) {
     item.summaryOpen = true;
-    frames += emit(state, 'response.reasoning_summary_part.added', { ...ids, part: { type: 'summary_text', text: '' } });
+    frames += emit(state, 'response.reasoning_summary_part.added', {
+      ...ids,
+      part: { type: 'summary_text', text: '' },
+    });
   }
   item.record.text += delta;
   return frames + emit(state, 'response.reasoning_summary_text.delta', { ...ids, delta });
@@ -126,7 +174,11 @@ function onToolDelta(state: ResponsesStreamState, index: number, delta: string):
   if ((item?.record.kind !== 'function_call' && item?.record.kind !== 'custom_tool_call') || delta === '') return '';
   item.record.arguments += delta;
   if (item.record.kind === 'custom_tool_call') return '';
-  return emit(state, 'response.function_call_arguments.delta', { item_id: item.record.id, output_index: item.outputIndex, delta });
+  return emit(state, 'response.function_call_arguments.delta', {
+    item_id: item.record.id,
+    output_index: item.outputIndex,
+    delta,
+  });
 }
 
 /** Part-level closing events of an item (everything but `output_item.done`). */
@@ -137,18 +189,29 @@ function endFrames(state: ResponsesStreamState, item: StreamItem): string {
     case 'message':
       return (
         emit(state, 'response.output_text.done', { ...at, content_index: 0, text: record.text, logprobs: [] }) +
-        emit(state, 'response.content_part.done', { ...at, content_index: 0, part: { type: 'output_text', text: record.text, annotations: [] } })
+        emit(state, 'response.content_part.done', {
+          ...at,
+          content_index: 0,
+          part: { type: 'output_text', text: record.text, annotations: [] },
+        })
       );
     case 'reasoning': {
       if (!item.summaryOpen) return '';
       const summary = { ...at, summary_index: 0 };
       return (
         emit(state, 'response.reasoning_summary_text.done', { ...summary, text: record.text }) +
-        emit(state, 'response.reasoning_summary_part.done', { ...summary, part: { type: 'summary_text', text: record.text } })
+        emit(state, 'response.reasoning_summary_part.done', {
+          ...summary,
+          part: { type: 'summary_text', text: record.text },
+        })
       );
     }
     case 'function_call':
-      return emit(state, 'response.function_call_arguments.done', { ...at, name: record.name, arguments: record.arguments });
+      return emit(state, 'response.function_call_arguments.done', {
+        ...at,
+        name: record.name,
+        arguments: record.arguments,
+      });
     case 'custom_tool_call': {
       const input = customToolInput(record.arguments);
       const delta = input === '' ? '' : emit(state, 'response.custom_tool_call_input.delta', { ...at, delta: input });
@@ -166,7 +229,9 @@ function closeOpen(state: ResponsesStreamState, blockIndex?: number): string {
 }
 
 function finalOutput(state: ResponsesStreamState): unknown[] {
-  return state.items.map((item) => renderFinalItem(item.record, item.phase === 'open' ? 'incomplete' : item.finalStatus));
+  return state.items.map((item) =>
+    renderFinalItem(item.record, item.phase === 'open' ? 'incomplete' : item.finalStatus),
+  );
 }
 
 function onMessageEnd(state: ResponsesStreamState, finish: FinishReason, usage: Usage): string {
@@ -193,9 +258,18 @@ function onError(state: ResponsesStreamState, error: GatewayError): string {
   state.finished = true;
   const object = toOpenAIErrorObject(error);
   const code = object.code ?? object.type;
-  let frames = emit(state, 'error', { code, message: object.message, param: object.param, error: { type: object.type, code, message: object.message, param: object.param } });
+  let frames = emit(state, 'error', {
+    code,
+    message: object.message,
+    param: object.param,
+    error: { type: object.type, code, message: object.message, param: object.param },
+  });
   if (state.started) {
-    const response = snapshot(state, { status: 'failed', output: finalOutput(state), error: { code, message: object.message } });
+    const response = snapshot(state, {
+      status: 'failed',
+      output: finalOutput(state),
+      error: { code, message: object.message },
+    });
     frames += emit(state, 'response.failed', { response });
   }
   return frames + SSE_DONE_FRAME;
@@ -209,10 +283,20 @@ function encodeEvent(state: ResponsesStreamState, event: StreamEvent): string {
       return openItem(state, { kind: 'message', id: generateId('msg_'), text: '' }, event.index);
     case 'reasoning-start': {
       const id = generateId('rs_');
-      return openItem(state, event.redacted === undefined ? { kind: 'reasoning', id, text: '' } : { kind: 'reasoning', id, text: '', redacted: event.redacted }, event.index);
+      return openItem(
+        state,
+        event.redacted === undefined
+          ? { kind: 'reasoning', id, text: '' }
+          : { kind: 'reasoning', id, text: '', redacted: event.redacted },
+        event.index,
+      );
     }
     case 'tool-input-start':
-      return openItem(state, toolCallRecord(event.toolCallId, event.toolName, '', state.tools.get(event.toolName)), event.index);
+      return openItem(
+        state,
+        toolCallRecord(event.toolCallId, event.toolName, '', state.tools.get(event.toolName)),
+        event.index,
+      );
     case 'text-delta':
       return onTextDelta(state, event.index, event.text);
     case 'reasoning-delta':

@@ -50,8 +50,15 @@ export function qualifiedToolName(namespace: string | null | undefined, name: st
 }
 
 function entry(tool: Record<string, unknown>, path: FieldPath, namespace: string | undefined): ResponsesToolEntry {
-  const parsed = tool.type === 'custom' ? parseAt(customToolSchema, tool, path) : parseAt(functionToolSchema, tool, path);
-  const base = { canonicalName: qualifiedToolName(namespace, parsed.name), name: parsed.name, kind: parsed.type, tool, path };
+  const parsed =
+    tool.type === 'custom' ? parseAt(customToolSchema, tool, path) : parseAt(functionToolSchema, tool, path);
+  const base = {
+    canonicalName: qualifiedToolName(namespace, parsed.name),
+    name: parsed.name,
+    kind: parsed.type,
+    tool,
+    path,
+  };
   return namespace === undefined ? base : { ...base, namespace };
 }
 
@@ -59,8 +66,14 @@ function entry(tool: Record<string, unknown>, path: FieldPath, namespace: string
 export type UnsupportedToolListener = (path: FieldPath, type: string) => void;
 
 /** Flattens one entry of a tool list (a namespace yields its inner tools); other kinds are skipped and reported. */
-function flattenTool(tool: unknown, path: FieldPath, out: ResponsesToolEntry[], onUnsupported: UnsupportedToolListener): void {
-  if (!isJsonObject(tool) || typeof tool.type !== 'string') throw new RequestFieldError(path, 'expected an object with a string `type`');
+function flattenTool(
+  tool: unknown,
+  path: FieldPath,
+  out: ResponsesToolEntry[],
+  onUnsupported: UnsupportedToolListener,
+): void {
+  if (!isJsonObject(tool) || typeof tool.type !== 'string')
+    throw new RequestFieldError(path, 'expected an object with a string `type`');
   if (tool.type === 'function' || tool.type === 'custom') {
     out.push(entry(tool, path, undefined));
     return;
@@ -69,7 +82,8 @@ function flattenTool(tool: unknown, path: FieldPath, out: ResponsesToolEntry[], 
   const namespace = parseAt(namespaceToolSchema, tool, path);
   namespace.tools.forEach((inner, index) => {
     const at = [...path, 'tools', index];
-    if (!isJsonObject(inner) || typeof inner.type !== 'string') throw new RequestFieldError(at, 'expected an object with a string `type`');
+    if (!isJsonObject(inner) || typeof inner.type !== 'string')
+      throw new RequestFieldError(at, 'expected an object with a string `type`');
     if (inner.type !== 'function' && inner.type !== 'custom') return onUnsupported(at, inner.type);
     out.push(entry(inner, at, namespace.name));
   });
@@ -80,26 +94,35 @@ function flattenTool(tool: unknown, path: FieldPath, out: ResponsesToolEntry[], 
  * `additional_tools` items); other kinds (built-in tools) are skipped and reported to
  * `onUnsupported`. Throws RequestFieldError for a malformed tool and for duplicate canonical names.
  */
-export function listResponsesTools(body: Readonly<Record<string, unknown>>, onUnsupported: UnsupportedToolListener = () => undefined): ResponsesToolEntry[] {
+export function listResponsesTools(
+  body: Readonly<Record<string, unknown>>,
+  onUnsupported: UnsupportedToolListener = () => undefined,
+): ResponsesToolEntry[] {
   const out: ResponsesToolEntry[] = [];
-  if (Array.isArray(body.tools)) body.tools.forEach((tool, index) => flattenTool(tool, ['tools', index], out, onUnsupported));
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool, index) => flattenTool(tool, ['tools', index], out, onUnsupported));
   if (Array.isArray(body.input)) {
     body.input.forEach((item, index) => {
       if (!isJsonObject(item) || item.type !== 'additional_tools') return;
       if (!Array.isArray(item.tools)) throw new RequestFieldError(['input', index, 'tools'], 'expected an array');
-      item.tools.forEach((tool, toolIndex) => flattenTool(tool, ['input', index, 'tools', toolIndex], out, onUnsupported));
+      item.tools.forEach((tool, toolIndex) =>
+        flattenTool(tool, ['input', index, 'tools', toolIndex], out, onUnsupported),
+      );
     });
   }
   const seen = new Set<string>();
   for (const tool of out) {
-    if (seen.has(tool.canonicalName)) throw new RequestFieldError([...tool.path, 'name'], `duplicate tool name '${tool.canonicalName}'`);
+    if (seen.has(tool.canonicalName))
+      throw new RequestFieldError([...tool.path, 'name'], `duplicate tool name '${tool.canonicalName}'`);
     seen.add(tool.canonicalName);
   }
   return out;
 }
 
 /** Canonical name → entry, for the encoders. The body was validated by the decoder; a body that no longer validates maps nothing. */
-export function responsesToolsByCanonicalName(body: Readonly<Record<string, unknown>>): ReadonlyMap<string, ResponsesToolEntry> {
+export function responsesToolsByCanonicalName(
+  body: Readonly<Record<string, unknown>>,
+): ReadonlyMap<string, ResponsesToolEntry> {
   try {
     return new Map(listResponsesTools(body).map((tool) => [tool.canonicalName, tool]));
   } catch (error) {

@@ -6,7 +6,11 @@
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
-import { buildAnthropicCountTokensRequest, buildAnthropicRequest, anthropicCallTarget } from './build-anthropic-request.ts';
+import {
+  buildAnthropicCountTokensRequest,
+  buildAnthropicRequest,
+  anthropicCallTarget,
+} from './build-anthropic-request.ts';
 import { classifyAnthropicError } from './classify-anthropic-error.ts';
 import { decodeAnthropicResponse } from './decode-anthropic-response.ts';
 import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';

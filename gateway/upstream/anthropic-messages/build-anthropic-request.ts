@@ -4,7 +4,12 @@
  */
 import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type {
+  BuiltUpstreamRequest,
+  UpstreamCallTarget,
+  UpstreamHttpRequest,
+  UpstreamTarget,
+} from '../upstream-adapter.ts';
 import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
 import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
@@ -17,7 +22,14 @@ import { selectVendorExtensions } from '../vendor-extensions.ts';
  * would make Anthropic answer 400 ("Extra inputs are not permitted") and are dropped or refused by
  * vendor-extensions.ts; `thinking` is read as a reasoning control (readReasoning).
  */
-const PASS_THROUGH_FIELDS: ReadonlySet<string> = new Set(['service_tier', 'container', 'mcp_servers', 'context_management', 'cache_control', 'inference_geo']);
+const PASS_THROUGH_FIELDS: ReadonlySet<string> = new Set([
+  'service_tier',
+  'container',
+  'mcp_servers',
+  'context_management',
+  'cache_control',
+  'inference_geo',
+]);
 
 /** Body keys the gateway sets itself; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'max_tokens', 'messages', 'system', 'stream']);
@@ -38,14 +50,22 @@ export function buildAnthropicHeaders(request: CanonicalRequest, target: Upstrea
     ...authHeadersFor(authSchemeFor(target.provider, 'anthropic-messages'), target.apiKey),
   };
   const betas = request.anthropicBetas;
-  if (betas && betas.length > 0 && target.provider.quirks.forwardAnthropicBeta) headers['anthropic-beta'] = betas.join(',');
+  if (betas && betas.length > 0 && target.provider.quirks.forwardAnthropicBeta)
+    headers['anthropic-beta'] = betas.join(',');
   return headers;
 }
 
-function encodeOutputConfig(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> | undefined {
+function encodeOutputConfig(
+  request: CanonicalRequest,
+  warnings: TranslationNotes,
+): Record<string, unknown> | undefined {
   const format = request.responseFormat;
   if (format?.type === 'json-schema') return { format: { type: 'json_schema', schema: format.schema } };
-  if (format?.type === 'json-object') warnings.refuse('response_format', 'JSON mode without a schema is not supported by Anthropic Messages (give a json_schema)');
+  if (format?.type === 'json-object')
+    warnings.refuse(
+      'response_format',
+      'JSON mode without a schema is not supported by Anthropic Messages (give a json_schema)',
+    );
   return undefined;
 }
 
@@ -71,8 +91,18 @@ function readReasoning(request: CanonicalRequest): ReasoningConfig | undefined {
   return typeof budget === 'number' ? { enabled: true, budgetTokens: budget } : { enabled: true };
 }
 
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, target: UpstreamTarget, warnings: TranslationNotes): void {
-  const extensionTarget = { protocol: 'anthropic-messages' as const, provider: target.provider, protocolFields: PASS_THROUGH_FIELDS, reservedKeys: RESERVED_KEYS };
+function mergeExtensions(
+  body: Record<string, unknown>,
+  request: CanonicalRequest,
+  target: UpstreamTarget,
+  warnings: TranslationNotes,
+): void {
+  const extensionTarget = {
+    protocol: 'anthropic-messages' as const,
+    provider: target.provider,
+    protocolFields: PASS_THROUGH_FIELDS,
+    reservedKeys: RESERVED_KEYS,
+  };
   for (const [key, value] of selectVendorExtensions(request, extensionTarget, warnings)) body[key] = value;
 }
 
@@ -85,11 +115,23 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * Extended-thinking restrictions are applied before the extensions (reconcileAnthropicThinking).
  * Returns the body object and the warnings for what was dropped.
  */
-export function buildAnthropicBody(request: CanonicalRequest, target: UpstreamTarget): { body: Record<string, unknown>; warnings: TranslationNotes } {
+export function buildAnthropicBody(
+  request: CanonicalRequest,
+  target: UpstreamTarget,
+): { body: Record<string, unknown>; warnings: TranslationNotes } {
   const warnings = new TranslationNotes();
   const quirks = target.provider.quirks;
-  const { thinking, maxTokens } = planAnthropicThinking(readReasoning(request), request.maxOutputTokens, quirks.defaultMaxTokens, warnings);
-  const messages = encodeAnthropicMessages(request.messages, { strictThinkingSignatures: quirks.strictThinkingSignatures === true }, warnings);
+  const { thinking, maxTokens } = planAnthropicThinking(
+    readReasoning(request),
+    request.maxOutputTokens,
+    quirks.defaultMaxTokens,
+    warnings,
+  );
+  const messages = encodeAnthropicMessages(
+    request.messages,
+    { strictThinkingSignatures: quirks.strictThinkingSignatures === true },
+    warnings,
+  );
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens };
   if (request.system !== undefined && request.system !== '') body.system = request.system;
   body.messages = messages;
@@ -124,9 +166,16 @@ export function anthropicCallTarget(request: CanonicalRequest, target: UpstreamT
  * `POST {baseUrl}/v1/messages/count_tokens` with the create body reduced to model, system,
  * messages, tools, tool_choice and thinking (§5). Translation warnings are discarded.
  */
-export function buildAnthropicCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
+export function buildAnthropicCountTokensRequest(
+  request: CanonicalRequest,
+  target: UpstreamTarget,
+): UpstreamHttpRequest {
   const { body } = buildAnthropicBody(request, target);
   const counted: Record<string, unknown> = {};
   for (const field of COUNT_TOKENS_FIELDS) if (body[field] !== undefined) counted[field] = body[field];
-  return { url: `${target.baseUrl}/v1/messages/count_tokens`, headers: buildAnthropicHeaders(request, target), body: JSON.stringify(counted) };
+  return {
+    url: `${target.baseUrl}/v1/messages/count_tokens`,
+    headers: buildAnthropicHeaders(request, target),
+    body: JSON.stringify(counted),
+  };
 }

@@ -22,7 +22,11 @@ function isInsufficientBalance(message: string): boolean {
   return /insufficient balance|\(1008\)/i.test(message);
 }
 
-function insufficientBalance(message: string, upstreamStatus: number | undefined, code: string | undefined): GatewayError {
+function insufficientBalance(
+  message: string,
+  upstreamStatus: number | undefined,
+  code: string | undefined,
+): GatewayError {
   return new GatewayError('upstream-rejected', message, {
     status: 502,
     allowFailover: true,
@@ -70,7 +74,15 @@ export function classifyAnthropicErrorObject(error: AnthropicErrorObject | null 
       return new GatewayError('upstream-timeout', message, code);
   }
   if (type !== undefined && CHANNEL_PROBLEMS.has(type)) {
-    return new GatewayError('upstream-rejected', message, { ...code, status: 502, allowFailover: true, retryable: false });
+    return new GatewayError('upstream-rejected', message, {
+      ...code,
+      status: 502,
+      allowFailover: true,
+      retryable: false,
+    });
   }
-  return new GatewayError('upstream-rejected', message, { ...code, status: (type === undefined ? undefined : REJECTED_STATUS[type]) ?? 400 });
+  return new GatewayError('upstream-rejected', message, {
+    ...code,
+    status: (type === undefined ? undefined : REJECTED_STATUS[type]) ?? 400,
+  });
 }

@@ -23,11 +23,18 @@ function decodeBlock(block: AnthropicContentBlock): OutputBlock | undefined {
     case 'text':
       return { type: 'text', text: block.text ?? '' };
     case 'thinking':
-      return block.signature ? { type: 'reasoning', text: block.thinking ?? '', signature: block.signature } : { type: 'reasoning', text: block.thinking ?? '' };
+      return block.signature
+        ? { type: 'reasoning', text: block.thinking ?? '', signature: block.signature }
+        : { type: 'reasoning', text: block.thinking ?? '' };
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: block.data ?? '' };
     case 'tool_use':
-      return { type: 'tool-call', id: block.id ?? generateId('toolu_'), name: block.name ?? '', arguments: anthropicToolInputJson(block.input) };
+      return {
+        type: 'tool-call',
+        id: block.id ?? generateId('toolu_'),
+        name: block.name ?? '',
+        arguments: anthropicToolInputJson(block.input),
+      };
     default:
       // server_tool_use, web_search_tool_result, …: run by the upstream, nothing for the client to act on.
       return undefined;
@@ -44,9 +51,14 @@ function decodeBlock(block: AnthropicContentBlock): OutputBlock | undefined {
  */
 export function decodeAnthropicResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
   const parsed = anthropicMessageSchema.safeParse(body);
-  if (!parsed.success) throw new GatewayError('upstream-malformed', `Upstream answered with an unreadable Anthropic message: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new GatewayError(
+      'upstream-malformed',
+      `Upstream answered with an unreadable Anthropic message: ${parsed.error.message}`,
+    );
   const message = parsed.data;
-  if (message.type === 'error' || (message.error && !message.content)) throw classifyAnthropicErrorObject(message.error);
+  if (message.type === 'error' || (message.error && !message.content))
+    throw classifyAnthropicErrorObject(message.error);
   if (!message.content) throw new GatewayError('upstream-malformed', 'Upstream Anthropic message has no content array');
   const content = message.content.map(decodeBlock).filter((b): b is OutputBlock => b !== undefined);
   const response: CanonicalResponse = {

@@ -8,7 +8,11 @@ import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
 import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } from '../upstream-adapter.ts';
-import { anthropicStreamEventSchema, type AnthropicStreamEvent, type AnthropicUsage } from './anthropic-wire-schemas.ts';
+import {
+  anthropicStreamEventSchema,
+  type AnthropicStreamEvent,
+  type AnthropicUsage,
+} from './anthropic-wire-schemas.ts';
 import { classifyAnthropicErrorObject } from './classify-anthropic-error.ts';
 import { anthropicToolInputJson } from './decode-anthropic-response.ts';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.ts';
@@ -51,7 +55,11 @@ function closeOpen(state: AnthropicStreamState, out: StreamEvent[]): void {
   const slot = state.open;
   if (!slot) return;
   if (slot.kind === 'tool' && !slot.sawInputDelta) {
-    out.push({ type: 'tool-input-delta', index: slot.index, argumentsFragment: anthropicToolInputJson(slot.startInput) });
+    out.push({
+      type: 'tool-input-delta',
+      index: slot.index,
+      argumentsFragment: anthropicToolInputJson(slot.startInput),
+    });
   }
   out.push({ type: 'block-end', index: slot.index });
   state.open = undefined;
@@ -79,7 +87,12 @@ function onMessageStart(state: AnthropicStreamState, event: AnthropicStreamEvent
   return [start];
 }
 
-function openSlot(state: AnthropicStreamState, upstreamIndex: number, kind: BlockSlot['kind'], startInput?: unknown): BlockSlot {
+function openSlot(
+  state: AnthropicStreamState,
+  upstreamIndex: number,
+  kind: BlockSlot['kind'],
+  startInput?: unknown,
+): BlockSlot {
   const slot: BlockSlot = { index: state.nextIndex++, kind, startInput, sawInputDelta: false };
   state.slots.set(upstreamIndex, slot);
   state.open = slot;
@@ -88,7 +101,8 @@ function openSlot(state: AnthropicStreamState, upstreamIndex: number, kind: Bloc
 
 function onBlockStart(state: AnthropicStreamState, event: AnthropicStreamEvent): StreamEvent[] {
   const block = event.content_block;
-  if (event.index === null || event.index === undefined || !block) return fail(state, malformed('content_block_start without index or content_block'));
+  if (event.index === null || event.index === undefined || !block)
+    return fail(state, malformed('content_block_start without index or content_block'));
   const out: StreamEvent[] = [];
   ensureStarted(state, out);
   closeOpen(state, out);
@@ -113,7 +127,12 @@ function onBlockStart(state: AnthropicStreamState, event: AnthropicStreamEvent):
     }
     case 'tool_use': {
       const { index } = openSlot(state, event.index, 'tool', block.input);
-      out.push({ type: 'tool-input-start', index, toolCallId: block.id ?? generateId('toolu_'), toolName: block.name ?? '' });
+      out.push({
+        type: 'tool-input-start',
+        index,
+        toolCallId: block.id ?? generateId('toolu_'),
+        toolName: block.name ?? '',
+      });
       return out;
     }
     default:
@@ -131,9 +150,13 @@ function onBlockDelta(state: AnthropicStreamState, event: AnthropicStreamEvent):
     case 'text_delta':
       return slot.kind === 'text' && delta.text ? [{ type: 'text-delta', index, text: delta.text }] : [];
     case 'thinking_delta':
-      return slot.kind === 'reasoning' && delta.thinking ? [{ type: 'reasoning-delta', index, text: delta.thinking }] : [];
+      return slot.kind === 'reasoning' && delta.thinking
+        ? [{ type: 'reasoning-delta', index, text: delta.thinking }]
+        : [];
     case 'signature_delta':
-      return slot.kind === 'reasoning' && delta.signature ? [{ type: 'reasoning-signature', index, signature: delta.signature }] : [];
+      return slot.kind === 'reasoning' && delta.signature
+        ? [{ type: 'reasoning-signature', index, signature: delta.signature }]
+        : [];
     case 'input_json_delta':
       if (slot.kind !== 'tool' || !delta.partial_json) return [];
       slot.sawInputDelta = true;
@@ -164,7 +187,11 @@ function onMessageStop(state: AnthropicStreamState): StreamEvent[] {
   closeOpen(state, out);
   const finishReason = mapAnthropicStopReason(state.stopReason);
   const usage = mapAnthropicUsage(state.usage);
-  out.push(state.stopSequence === undefined ? { type: 'message-end', finishReason, usage } : { type: 'message-end', finishReason, usage, stopSequence: state.stopSequence });
+  out.push(
+    state.stopSequence === undefined
+      ? { type: 'message-end', finishReason, usage }
+      : { type: 'message-end', finishReason, usage, stopSequence: state.stopSequence },
+  );
   state.finished = true;
   return out;
 }
@@ -177,7 +204,9 @@ function parseEvent(sse: UpstreamSseEvent): AnthropicStreamEvent | GatewayError 
     return malformed(`Upstream sent an SSE event that is not JSON: ${sse.data.slice(0, 200)}`);
   }
   const parsed = anthropicStreamEventSchema.safeParse(json);
-  return parsed.success ? parsed.data : malformed(`Upstream sent an unreadable Anthropic stream event: ${parsed.error.message}`);
+  return parsed.success
+    ? parsed.data
+    : malformed(`Upstream sent an unreadable Anthropic stream event: ${parsed.error.message}`);
 }
 
 function dispatch(state: AnthropicStreamState, sse: UpstreamSseEvent): StreamEvent[] {
@@ -225,6 +254,7 @@ export function createAnthropicStreamDecoder(context: UpstreamDecodeContext): Up
   };
   return {
     push: (sse) => (state.finished ? [] : dispatch(state, sse)),
-    end: () => (state.finished ? [] : fail(state, malformed('Upstream stream ended before completion (no message_stop)'))),
+    end: () =>
+      state.finished ? [] : fail(state, malformed('Upstream stream ended before completion (no message_stop)')),
   };
 }

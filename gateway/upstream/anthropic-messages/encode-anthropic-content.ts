@@ -2,7 +2,14 @@
  * Canonical content parts → Anthropic request content blocks (per https://docs.anthropic.com/en/api/messages).
  * Each encoder returns the block, or undefined after pushing a warning when the part cannot be sent.
  */
-import type { FilePart, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../canonical/request.ts';
+import type {
+  FilePart,
+  ImagePart,
+  ReasoningPart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from '../../canonical/request.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** One Anthropic request content block (`text`, `image`, `document`, `tool_use`, …). */
@@ -31,7 +38,11 @@ export function encodeAnthropicImage(part: ImagePart): AnthropicRequestBlock {
  * base64 images → `image` block, URL → `url` source (Anthropic fetches PDFs by URL). Provider file
  * ids and other media types are dropped with a warning.
  */
-export function encodeAnthropicFile(part: FilePart, path: string, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
+export function encodeAnthropicFile(
+  part: FilePart,
+  path: string,
+  warnings: TranslationNotes,
+): AnthropicRequestBlock | undefined {
   const source = part.source;
   if (source.kind === 'file-id') {
     warnings.refuse(path, 'a file id is specific to the provider that issued it and cannot be sent to this upstream');
@@ -51,7 +62,10 @@ export function encodeAnthropicFile(part: FilePart, path: string, warnings: Tran
     return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title };
   }
   if (source.mediaType.startsWith('image/')) {
-    return encodeAnthropicImage({ type: 'image', source: { kind: 'base64', mediaType: source.mediaType, data: source.data } });
+    return encodeAnthropicImage({
+      type: 'image',
+      source: { kind: 'base64', mediaType: source.mediaType, data: source.data },
+    });
   }
   warnings.refuse(path, `files of type ${source.mediaType} are not supported by Anthropic Messages`);
   return undefined;
@@ -64,7 +78,9 @@ export function encodeAnthropicToolResult(part: ToolResultPart): AnthropicReques
   const content =
     typeof part.content === 'string'
       ? part.content
-      : part.content.map((item: TextPart | ImagePart) => (item.type === 'text' ? { type: 'text', text: item.text } : encodeAnthropicImage(item)));
+      : part.content.map((item: TextPart | ImagePart) =>
+          item.type === 'text' ? { type: 'text', text: item.text } : encodeAnthropicImage(item),
+        );
   return { type: 'tool_result', tool_use_id: part.toolCallId, content, ...(part.isError ? { is_error: true } : {}) };
 }
 
@@ -73,7 +89,12 @@ export function encodeAnthropicToolResult(part: ToolResultPart): AnthropicReques
  * `{data}`. With `strict` (true Anthropic validates signatures) a reasoning part without a signature
  * is dropped with a warning; compat upstreams get `signature: ''` when none is known.
  */
-export function encodeAnthropicReasoning(part: ReasoningPart, strict: boolean, path: string, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
+export function encodeAnthropicReasoning(
+  part: ReasoningPart,
+  strict: boolean,
+  path: string,
+  warnings: TranslationNotes,
+): AnthropicRequestBlock | undefined {
   if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
   if (part.signature === undefined || part.signature === '') {
     if (strict) {
@@ -89,7 +110,11 @@ export function encodeAnthropicReasoning(part: ReasoningPart, strict: boolean, p
  * `tool_use` block: `input` is the parsed `arguments` JSON object; text that is not a JSON object
  * is sent as `{}` with a warning (Anthropic requires an object).
  */
-export function encodeAnthropicToolUse(part: ToolCallPart, path: string, warnings: TranslationNotes): AnthropicRequestBlock {
+export function encodeAnthropicToolUse(
+  part: ToolCallPart,
+  path: string,
+  warnings: TranslationNotes,
+): AnthropicRequestBlock {
   let input: unknown;
   try {
     input = part.arguments.trim() === '' ? {} : JSON.parse(part.arguments);

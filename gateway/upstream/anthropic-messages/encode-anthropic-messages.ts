@@ -25,7 +25,13 @@ export interface EncodeAnthropicMessagesOptions {
   readonly strictThinkingSignatures: boolean;
 }
 
-function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, options: EncodeAnthropicMessagesOptions, warnings: TranslationNotes): AnthropicRequestBlock | undefined {
+function encodePart(
+  part: ContentPart,
+  role: CanonicalMessage['role'],
+  path: string,
+  options: EncodeAnthropicMessagesOptions,
+  warnings: TranslationNotes,
+): AnthropicRequestBlock | undefined {
   switch (part.type) {
     case 'text':
       return part.text === '' ? undefined : { type: 'text', text: part.text };
@@ -51,7 +57,9 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
 /** Anthropic requires `tool_result` blocks before any other block of their user message. */
 function toolResultsFirst(blocks: AnthropicRequestBlock[]): AnthropicRequestBlock[] {
   const results = blocks.filter((b) => b.type === 'tool_result');
-  return results.length === 0 || results.length === blocks.length ? blocks : [...results, ...blocks.filter((b) => b.type !== 'tool_result')];
+  return results.length === 0 || results.length === blocks.length
+    ? blocks
+    : [...results, ...blocks.filter((b) => b.type !== 'tool_result')];
 }
 
 /**
@@ -59,7 +67,11 @@ function toolResultsFirst(blocks: AnthropicRequestBlock[]): AnthropicRequestBloc
  * their path (`messages.3.content.1`); a turn left with no blocks is dropped (with a warning) and
  * its neighbours merge if they now share a role.
  */
-export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage>, options: EncodeAnthropicMessagesOptions, warnings: TranslationNotes): AnthropicRequestMessage[] {
+export function encodeAnthropicMessages(
+  messages: ReadonlyArray<CanonicalMessage>,
+  options: EncodeAnthropicMessagesOptions,
+  warnings: TranslationNotes,
+): AnthropicRequestMessage[] {
   const out: { role: CanonicalMessage['role']; content: AnthropicRequestBlock[] }[] = [];
   messages.forEach((message, m) => {
     const blocks: AnthropicRequestBlock[] = [];
@@ -75,5 +87,7 @@ export function encodeAnthropicMessages(messages: ReadonlyArray<CanonicalMessage
     if (last?.role === message.role) last.content.push(...blocks);
     else out.push({ role: message.role, content: blocks });
   });
-  return out.map((message) => (message.role === 'user' ? { role: 'user', content: toolResultsFirst(message.content) } : message));
+  return out.map((message) =>
+    message.role === 'user' ? { role: 'user', content: toolResultsFirst(message.content) } : message,
+  );
 }

@@ -22,15 +22,22 @@ export type AnthropicToolChoice =
  * `{type:"tool",name}`, none → `none`; `parallelToolCalls: false` → `disable_parallel_tool_use:
  * true` (on an `auto` choice when the client gave none). Without tools, no `tool_choice` is sent.
  */
-export function encodeAnthropicTools(request: CanonicalRequest): { tools?: AnthropicTool[]; tool_choice?: AnthropicToolChoice } {
+export function encodeAnthropicTools(request: CanonicalRequest): {
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+} {
   if (!request.tools || request.tools.length === 0) return {};
   const tools = request.tools.map((tool): AnthropicTool => {
-    const input_schema = typeof tool.parameters.type === 'string' ? tool.parameters : { type: 'object', ...tool.parameters };
-    return tool.description === undefined ? { name: tool.name, input_schema } : { name: tool.name, description: tool.description, input_schema };
+    const input_schema =
+      typeof tool.parameters.type === 'string' ? tool.parameters : { type: 'object', ...tool.parameters };
+    return tool.description === undefined
+      ? { name: tool.name, input_schema }
+      : { name: tool.name, description: tool.description, input_schema };
   });
   const noParallel = request.parallelToolCalls === false ? { disable_parallel_tool_use: true as const } : {};
   const choice = request.toolChoice;
-  if (choice === undefined) return request.parallelToolCalls === false ? { tools, tool_choice: { type: 'auto', ...noParallel } } : { tools };
+  if (choice === undefined)
+    return request.parallelToolCalls === false ? { tools, tool_choice: { type: 'auto', ...noParallel } } : { tools };
   switch (choice.type) {
     case 'auto':
       return { tools, tool_choice: { type: 'auto', ...noParallel } };

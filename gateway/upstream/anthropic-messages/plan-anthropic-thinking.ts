@@ -6,7 +6,8 @@ import type { ReasoningConfig } from '../../canonical/request.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Anthropic `thinking` request field. */
-export type AnthropicThinking = { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'disabled' };
+export type AnthropicThinking =
+  { readonly type: 'enabled'; readonly budget_tokens: number } | { readonly type: 'disabled' };
 
 /** Smallest budget Anthropic accepts, in tokens. */
 const MIN_BUDGET = 1024;
@@ -15,7 +16,9 @@ const MIN_BUDGET = 1024;
  * Thinking budget (tokens) used when the client gave an OpenAI-style `effort` but no budget.
  * `enabled: true` with neither uses the `medium` budget.
  */
-export const ANTHROPIC_EFFORT_BUDGET: Readonly<Record<Exclude<NonNullable<ReasoningConfig['effort']>, 'none'>, number>> = {
+export const ANTHROPIC_EFFORT_BUDGET: Readonly<
+  Record<Exclude<NonNullable<ReasoningConfig['effort']>, 'none'>, number>
+> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
@@ -54,13 +57,18 @@ export function planAnthropicThinking(
   if (requested === undefined) return { maxTokens };
   const budget = Math.max(MIN_BUDGET, Math.floor(requested));
   if (budget < maxTokens) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens };
-  if (maxOutputTokens === undefined) return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + fallback };
+  if (maxOutputTokens === undefined)
+    return { thinking: { type: 'enabled', budget_tokens: budget }, maxTokens: budget + fallback };
   if (maxTokens <= MIN_BUDGET) {
-    warnings.drop(`reasoning: max_tokens ${maxTokens} leaves no room for the minimum thinking budget of ${MIN_BUDGET}; thinking not enabled`);
+    warnings.drop(
+      `reasoning: max_tokens ${maxTokens} leaves no room for the minimum thinking budget of ${MIN_BUDGET}; thinking not enabled`,
+    );
     return { maxTokens };
   }
   const lowered = Math.max(MIN_BUDGET, Math.floor((maxTokens * 3) / 4));
-  warnings.drop(`reasoning: thinking budget lowered from ${budget} to ${lowered} to stay under max_tokens ${maxTokens}`);
+  warnings.drop(
+    `reasoning: thinking budget lowered from ${budget} to ${lowered} to stay under max_tokens ${maxTokens}`,
+  );
   return { thinking: { type: 'enabled', budget_tokens: lowered }, maxTokens };
 }
 
@@ -93,14 +101,18 @@ export function reconcileAnthropicThinking(body: Record<string, unknown>, warnin
   const thinking = body.thinking as AnthropicThinking | undefined;
   if (thinking !== undefined && thinking.type !== 'disabled' && toolTurnLacksThinking(body)) {
     delete body.thinking;
-    warnings.drop('reasoning: the tool-use turn being continued carries no thinking block (the client did not keep it), which Anthropic Messages requires while thinking is on; thinking not enabled for this request');
+    warnings.drop(
+      'reasoning: the tool-use turn being continued carries no thinking block (the client did not keep it), which Anthropic Messages requires while thinking is on; thinking not enabled for this request',
+    );
     return;
   }
   if (thinking?.type !== 'enabled') return;
   const choice = (body.tool_choice as { type?: string } | undefined)?.type;
   if (choice === 'any' || choice === 'tool') {
     delete body.thinking;
-    warnings.drop('reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled');
+    warnings.drop(
+      'reasoning: thinking cannot be combined with a forced tool choice on Anthropic Messages; thinking not enabled',
+    );
     return;
   }
   if (body.temperature !== undefined && body.temperature !== 1) {

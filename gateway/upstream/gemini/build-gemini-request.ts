@@ -4,7 +4,12 @@
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
-import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type {
+  BuiltUpstreamRequest,
+  UpstreamCallTarget,
+  UpstreamHttpRequest,
+  UpstreamTarget,
+} from '../upstream-adapter.ts';
 import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
 import { encodeGeminiContents } from './encode-gemini-contents.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -15,10 +20,20 @@ import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-ext
 const GEMINI_EXTENSION_FIELDS: ReadonlySet<string> = new Set(['safetySettings', 'cachedContent']);
 
 /** OpenAI sampling extensions (wire names) that have a `generationConfig` equivalent. */
-const GENERATION_CONFIG_EXTENSIONS: Readonly<Record<string, string>> = { presence_penalty: 'presencePenalty', frequency_penalty: 'frequencyPenalty', seed: 'seed' };
+const GENERATION_CONFIG_EXTENSIONS: Readonly<Record<string, string>> = {
+  presence_penalty: 'presencePenalty',
+  frequency_penalty: 'frequencyPenalty',
+  seed: 'seed',
+};
 
 /** Body keys the gateway sets itself; an extension may not override them. */
-const RESERVED_KEYS: ReadonlySet<string> = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig']);
+const RESERVED_KEYS: ReadonlySet<string> = new Set([
+  'contents',
+  'systemInstruction',
+  'tools',
+  'toolConfig',
+  'generationConfig',
+]);
 
 /**
  * The model's resource path as the SDKs build it: `models/{model}` unless the name already starts
@@ -31,28 +46,47 @@ export function geminiModelPath(model: string): string {
 }
 
 function geminiHeaders(target: UpstreamTarget): Record<string, string> {
-  return { 'content-type': 'application/json', ...authHeadersFor(authSchemeFor(target.provider, 'gemini'), target.apiKey) };
+  return {
+    'content-type': 'application/json',
+    ...authHeadersFor(authSchemeFor(target.provider, 'gemini'), target.apiKey),
+  };
 }
 
 function dropUnsupported(request: CanonicalRequest, warnings: TranslationNotes): void {
   if (request.user !== undefined) warnings.drop('user: Gemini has no end-user field; dropped');
-  if (request.metadata && Object.keys(request.metadata).length > 0) warnings.drop('metadata: Gemini has no request metadata; dropped');
+  if (request.metadata && Object.keys(request.metadata).length > 0)
+    warnings.drop('metadata: Gemini has no request metadata; dropped');
 }
 
 /**
  * OpenAI sampling extensions go into `generationConfig`; the rest are passed, dropped or refused
  * by vendor-extensions.ts; `anthropic-beta` flags are never a body field.
  */
-function mergeExtensions(body: Record<string, unknown>, request: CanonicalRequest, provider: ProviderPreset, warnings: TranslationNotes): void {
+function mergeExtensions(
+  body: Record<string, unknown>,
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  warnings: TranslationNotes,
+): void {
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(request.extensions ?? {})) {
     const configField = GENERATION_CONFIG_EXTENSIONS[key];
     if (value === undefined) continue;
-    if (configField !== undefined) body.generationConfig = { ...(body.generationConfig as Record<string, unknown> | undefined), [configField]: value };
+    if (configField !== undefined)
+      body.generationConfig = {
+        ...(body.generationConfig as Record<string, unknown> | undefined),
+        [configField]: value,
+      };
     else rest[key] = value;
   }
-  const extensionTarget = { protocol: 'gemini' as const, provider, protocolFields: GEMINI_EXTENSION_FIELDS, reservedKeys: RESERVED_KEYS };
-  for (const [key, value] of selectVendorExtensions({ ...request, extensions: rest }, extensionTarget, warnings)) body[key] = value;
+  const extensionTarget = {
+    protocol: 'gemini' as const,
+    provider,
+    protocolFields: GEMINI_EXTENSION_FIELDS,
+    reservedKeys: RESERVED_KEYS,
+  };
+  for (const [key, value] of selectVendorExtensions({ ...request, extensions: rest }, extensionTarget, warnings))
+    body[key] = value;
   noteDroppedAnthropicBetas(request, warnings);
 }
 
@@ -63,9 +97,14 @@ function mergeExtensions(body: Record<string, unknown>, request: CanonicalReques
  * frequency_penalty, seed (→ generationConfig presencePenalty, frequencyPenalty, seed); other
  * extensions are dropped or refused by vendor-extensions.ts.
  */
-export function buildGeminiBody(request: CanonicalRequest, provider: ProviderPreset, warnings: TranslationNotes): Record<string, unknown> {
+export function buildGeminiBody(
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  warnings: TranslationNotes,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { contents: encodeGeminiContents(request.messages, warnings) };
-  if (request.system !== undefined && request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
+  if (request.system !== undefined && request.system !== '')
+    body.systemInstruction = { parts: [{ text: request.system }] };
   Object.assign(body, encodeGeminiTools(request, warnings));
   const generationConfig = encodeGeminiGenerationConfig(request, warnings);
   if (generationConfig) body.generationConfig = generationConfig;
@@ -87,7 +126,10 @@ export function buildGeminiRequest(request: CanonicalRequest, target: UpstreamTa
 /** `POST {baseUrl}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse` when streamed) with geminiHeaders. */
 export function geminiCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
   const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  return { url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`, headers: geminiHeaders(target) };
+  return {
+    url: `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:${method}`,
+    headers: geminiHeaders(target),
+  };
 }
 
 /**

@@ -25,7 +25,10 @@ function readDetails(details: ReadonlyArray<unknown> | null | undefined): Gemini
     const delay = typeof d.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay) : null;
     if (delay?.[1] !== undefined) retryDelaySeconds ??= Number(delay[1]);
   }
-  return { ...(reason === undefined ? {} : { reason }), ...(retryDelaySeconds === undefined ? {} : { retryDelaySeconds }) };
+  return {
+    ...(reason === undefined ? {} : { reason }),
+    ...(retryDelaySeconds === undefined ? {} : { retryDelaySeconds }),
+  };
 }
 
 function errorObjectOf(body: string): GeminiErrorObject | undefined {
@@ -52,7 +55,8 @@ export function classifyGeminiError(status: number, body: string, headers: Upstr
   const details = readDetails(Array.isArray(error?.details) ? error.details : undefined);
   const rpcStatus = typeof error?.status === 'string' ? error.status : code;
   if (status === 400 && (details.reason === 'API_KEY_INVALID' || rpcStatus === 'FAILED_PRECONDITION')) {
-    const text = details.reason === 'API_KEY_INVALID' ? `Upstream refused the channel's credentials: ${message}` : message;
+    const text =
+      details.reason === 'API_KEY_INVALID' ? `Upstream refused the channel's credentials: ${message}` : message;
     return new GatewayError('upstream-rejected', text, {
       status: 502,
       allowFailover: true,
@@ -62,7 +66,10 @@ export function classifyGeminiError(status: number, body: string, headers: Upstr
     });
   }
   const hasRetryHeader = headers['retry-after'] !== undefined || headers['retry-after-ms'] !== undefined;
-  const effectiveHeaders = details.retryDelaySeconds !== undefined && !hasRetryHeader ? { ...headers, 'retry-after': String(details.retryDelaySeconds) } : headers;
+  const effectiveHeaders =
+    details.retryDelaySeconds !== undefined && !hasRetryHeader
+      ? { ...headers, 'retry-after': String(details.retryDelaySeconds) }
+      : headers;
   return classifyUpstreamHttpError(status, message, effectiveHeaders, rpcStatus);
 }
 

@@ -25,17 +25,30 @@ import { mapGeminiUsage } from './map-gemini-usage.ts';
  */
 export function decodeGeminiResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
   const parsed = geminiResponseSchema.safeParse(body);
-  if (!parsed.success) throw new GatewayError('upstream-malformed', `Upstream answered with an unreadable Gemini response: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new GatewayError(
+      'upstream-malformed',
+      `Upstream answered with an unreadable Gemini response: ${parsed.error.message}`,
+    );
   const response = parsed.data;
   if (response.error) throw classifyGeminiErrorObject(response.error);
   const candidate = response.candidates?.[0];
   const blockReason = response.promptFeedback?.blockReason;
-  if (!candidate && !blockReason) throw new GatewayError('upstream-malformed', 'Upstream Gemini response has neither candidates nor promptFeedback');
+  if (!candidate && !blockReason)
+    throw new GatewayError('upstream-malformed', 'Upstream Gemini response has neither candidates nor promptFeedback');
   const folder = new GeminiPartFolder();
-  const events: StreamEvent[] = [{ type: 'message-start', messageId: response.responseId ?? generateId('resp_'), model: response.modelVersion ?? context.upstreamModel }];
+  const events: StreamEvent[] = [
+    {
+      type: 'message-start',
+      messageId: response.responseId ?? generateId('resp_'),
+      model: response.modelVersion ?? context.upstreamModel,
+    },
+  ];
   folder.fold(candidate?.content?.parts ?? [], events);
   folder.close(events);
-  const finishReason = candidate ? mapGeminiFinishReason(candidate.finishReason, folder.producedToolCall) : mapGeminiBlockReason(blockReason ?? '');
+  const finishReason = candidate
+    ? mapGeminiFinishReason(candidate.finishReason, folder.producedToolCall)
+    : mapGeminiBlockReason(blockReason ?? '');
   events.push({ type: 'message-end', finishReason, usage: mapGeminiUsage(response.usageMetadata) });
   return accumulateStream(events);
 }

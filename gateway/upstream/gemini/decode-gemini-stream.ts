@@ -41,7 +41,11 @@ function fail(state: GeminiStreamState, error: GatewayError): StreamEvent[] {
 
 function finish(state: GeminiStreamState, out: StreamEvent[]): void {
   state.folder.close(out);
-  out.push({ type: 'message-end', finishReason: state.pendingFinish ?? makeFinishReason('other'), usage: state.usage ?? emptyUsage('estimated') });
+  out.push({
+    type: 'message-end',
+    finishReason: state.pendingFinish ?? makeFinishReason('other'),
+    usage: state.usage ?? emptyUsage('estimated'),
+  });
   state.finished = true;
 }
 
@@ -50,10 +54,15 @@ function parseChunk(sse: UpstreamSseEvent): GeminiResponse | GatewayError {
   try {
     json = JSON.parse(sse.data);
   } catch {
-    return new GatewayError('upstream-malformed', `Upstream sent an SSE event that is not JSON: ${sse.data.slice(0, 200)}`);
+    return new GatewayError(
+      'upstream-malformed',
+      `Upstream sent an SSE event that is not JSON: ${sse.data.slice(0, 200)}`,
+    );
   }
   const parsed = geminiResponseSchema.safeParse(Array.isArray(json) ? json[0] : json);
-  return parsed.success ? parsed.data : new GatewayError('upstream-malformed', `Upstream sent an unreadable Gemini chunk: ${parsed.error.message}`);
+  return parsed.success
+    ? parsed.data
+    : new GatewayError('upstream-malformed', `Upstream sent an unreadable Gemini chunk: ${parsed.error.message}`);
 }
 
 function onChunk(state: GeminiStreamState, chunk: GeminiResponse): StreamEvent[] {
@@ -63,7 +72,11 @@ function onChunk(state: GeminiStreamState, chunk: GeminiResponse): StreamEvent[]
     state.started = true;
     const messageId = chunk.responseId ?? generateId('resp_');
     const model = chunk.modelVersion ?? state.context.upstreamModel;
-    out.push(chunk.usageMetadata ? { type: 'message-start', messageId, model, usage: mapGeminiUsage(chunk.usageMetadata) } : { type: 'message-start', messageId, model });
+    out.push(
+      chunk.usageMetadata
+        ? { type: 'message-start', messageId, model, usage: mapGeminiUsage(chunk.usageMetadata) }
+        : { type: 'message-start', messageId, model },
+    );
   }
   const candidate = chunk.candidates?.[0];
   state.folder.fold(candidate?.content?.parts ?? [], out);
@@ -88,7 +101,14 @@ function onChunk(state: GeminiStreamState, chunk: GeminiResponse): StreamEvent[]
  * `upstream-malformed` error ("stream ended before completion").
  */
 export function createGeminiStreamDecoder(context: UpstreamDecodeContext): UpstreamStreamDecoder {
-  const state: GeminiStreamState = { context, folder: new GeminiPartFolder(), started: false, finished: false, pendingFinish: undefined, usage: undefined };
+  const state: GeminiStreamState = {
+    context,
+    folder: new GeminiPartFolder(),
+    started: false,
+    finished: false,
+    pendingFinish: undefined,
+    usage: undefined,
+  };
   return {
     push(sse) {
       if (state.finished) return [];
@@ -97,7 +117,11 @@ export function createGeminiStreamDecoder(context: UpstreamDecodeContext): Upstr
     },
     end() {
       if (state.finished) return [];
-      if (!state.pendingFinish) return fail(state, new GatewayError('upstream-malformed', 'Upstream stream ended before completion (no finishReason)'));
+      if (!state.pendingFinish)
+        return fail(
+          state,
+          new GatewayError('upstream-malformed', 'Upstream stream ended before completion (no finishReason)'),
+        );
       const out: StreamEvent[] = [];
       finish(state, out);
       return out;

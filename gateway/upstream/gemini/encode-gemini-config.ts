@@ -26,11 +26,14 @@ export const GEMINI_EFFORT_BUDGET: Readonly<Record<Exclude<NonNullable<Reasoning
  * given; effort → GEMINI_EFFORT_BUDGET; `enabled: true` alone → `-1` (dynamic). `includeThoughts`
  * copied when set. Undefined when nothing applies.
  */
-export function encodeGeminiThinkingConfig(reasoning: ReasoningConfig | undefined): Record<string, unknown> | undefined {
+export function encodeGeminiThinkingConfig(
+  reasoning: ReasoningConfig | undefined,
+): Record<string, unknown> | undefined {
   if (!reasoning) return undefined;
   const config: Record<string, unknown> = {};
   if (reasoning.enabled === false || reasoning.effort === 'none') config.thinkingBudget = 0;
-  else if (reasoning.budgetTokens !== undefined) config.thinkingBudget = Math.max(0, Math.floor(reasoning.budgetTokens));
+  else if (reasoning.budgetTokens !== undefined)
+    config.thinkingBudget = Math.max(0, Math.floor(reasoning.budgetTokens));
   else if (reasoning.effort !== undefined) config.thinkingBudget = GEMINI_EFFORT_BUDGET[reasoning.effort];
   else if (reasoning.enabled === true) config.thinkingBudget = -1;
   if (reasoning.includeThoughts !== undefined) config.includeThoughts = reasoning.includeThoughts;
@@ -42,14 +45,21 @@ export function encodeGeminiThinkingConfig(reasoning: ReasoningConfig | undefine
  * dropped with a warning), responseMimeType `application/json` (+ `responseJsonSchema` for a JSON
  * schema format), thinkingConfig. Undefined when empty.
  */
-export function encodeGeminiGenerationConfig(request: CanonicalRequest, warnings: TranslationNotes): Record<string, unknown> | undefined {
+export function encodeGeminiGenerationConfig(
+  request: CanonicalRequest,
+  warnings: TranslationNotes,
+): Record<string, unknown> | undefined {
   const config: Record<string, unknown> = {};
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
   const stops = request.stopSequences ?? [];
-  if (stops.length > MAX_STOP_SEQUENCES) warnings.refuse('stop', `Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences, this request has ${stops.length}`);
+  if (stops.length > MAX_STOP_SEQUENCES)
+    warnings.refuse(
+      'stop',
+      `Gemini accepts at most ${MAX_STOP_SEQUENCES} stop sequences, this request has ${stops.length}`,
+    );
   if (stops.length > 0) config.stopSequences = stops.slice(0, MAX_STOP_SEQUENCES);
   const format = request.responseFormat;
   if (format?.type === 'json-object') config.responseMimeType = 'application/json';
@@ -81,14 +91,20 @@ function functionCallingConfig(choice: NonNullable<CanonicalRequest['toolChoice'
  * none → NONE, required → ANY, tool → ANY + allowedFunctionNames). `parallelToolCalls: false` has
  * no Gemini equivalent and is dropped with a warning. Nothing is sent without tools.
  */
-export function encodeGeminiTools(request: CanonicalRequest, warnings: TranslationNotes): { tools?: unknown[]; toolConfig?: Record<string, unknown> } {
+export function encodeGeminiTools(
+  request: CanonicalRequest,
+  warnings: TranslationNotes,
+): { tools?: unknown[]; toolConfig?: Record<string, unknown> } {
   if (!request.tools || request.tools.length === 0) return {};
   const functionDeclarations = request.tools.map((tool) => ({
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),
     ...(Object.keys(tool.parameters).length === 0 ? {} : { parametersJsonSchema: tool.parameters }),
   }));
-  if (request.parallelToolCalls === false) warnings.drop('parallel_tool_calls: Gemini cannot forbid parallel function calls; dropped');
+  if (request.parallelToolCalls === false)
+    warnings.drop('parallel_tool_calls: Gemini cannot forbid parallel function calls; dropped');
   const tools = [{ functionDeclarations }];
-  return request.toolChoice ? { tools, toolConfig: { functionCallingConfig: functionCallingConfig(request.toolChoice) } } : { tools };
+  return request.toolChoice
+    ? { tools, toolConfig: { functionCallingConfig: functionCallingConfig(request.toolChoice) } }
+    : { tools };
 }

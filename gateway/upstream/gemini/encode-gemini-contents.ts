@@ -28,7 +28,13 @@ function toolNamesById(messages: ReadonlyArray<CanonicalMessage>): Map<string, s
   return names;
 }
 
-function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: string, names: Map<string, string>, warnings: TranslationNotes): GeminiRequestPart | undefined {
+function encodePart(
+  part: ContentPart,
+  role: CanonicalMessage['role'],
+  path: string,
+  names: Map<string, string>,
+  warnings: TranslationNotes,
+): GeminiRequestPart | undefined {
   switch (part.type) {
     case 'text':
       return part.text === '' ? undefined : { text: part.text };
@@ -48,7 +54,10 @@ function encodePart(part: ContentPart, role: CanonicalMessage['role'], path: str
         return undefined;
       }
       const name = part.toolName ?? names.get(part.toolCallId);
-      if (name === undefined) warnings.drop(`${path}: no tool call with id ${part.toolCallId} names this result; sent with the id as its name`);
+      if (name === undefined)
+        warnings.drop(
+          `${path}: no tool call with id ${part.toolCallId} names this result; sent with the id as its name`,
+        );
       return encodeGeminiFunctionResponse(part, name ?? part.toolCallId, path, warnings);
     }
   }
@@ -76,7 +85,10 @@ function signFirstFunctionCall(parts: GeminiRequestPart[]): void {
  * Parts that cannot be sent are dropped with a warning naming `messages.N.content.M`; turns left
  * empty are dropped and their neighbours merge when they now share a role.
  */
-export function encodeGeminiContents(messages: ReadonlyArray<CanonicalMessage>, warnings: TranslationNotes): GeminiRequestContent[] {
+export function encodeGeminiContents(
+  messages: ReadonlyArray<CanonicalMessage>,
+  warnings: TranslationNotes,
+): GeminiRequestContent[] {
   const names = toolNamesById(messages);
   const out: GeminiRequestContent[] = [];
   messages.forEach((message, m) => {

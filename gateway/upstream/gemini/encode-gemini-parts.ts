@@ -44,7 +44,11 @@ export function encodeGeminiImage(part: ImagePart): GeminiRequestPart {
 }
 
 /** File → `inlineData` / `fileData` (mime type from the part, the URL, or application/pdf); provider file ids are dropped. */
-export function encodeGeminiFile(part: FilePart, path: string, warnings: TranslationNotes): GeminiRequestPart | undefined {
+export function encodeGeminiFile(
+  part: FilePart,
+  path: string,
+  warnings: TranslationNotes,
+): GeminiRequestPart | undefined {
   const source = part.source;
   if (source.kind === 'file-id') {
     warnings.refuse(path, 'a file id is specific to the provider that issued it and cannot be sent to Gemini');
@@ -53,7 +57,9 @@ export function encodeGeminiFile(part: FilePart, path: string, warnings: Transla
   if (source.kind === 'base64') return { inlineData: { mimeType: source.mediaType, data: source.data } };
   const inline = parseDataUrl(source.url);
   if (inline) return { inlineData: inline };
-  return { fileData: { mimeType: source.mediaType ?? mimeTypeFromUrl(source.url) ?? 'application/pdf', fileUri: source.url } };
+  return {
+    fileData: { mimeType: source.mediaType ?? mimeTypeFromUrl(source.url) ?? 'application/pdf', fileUri: source.url },
+  };
 }
 
 /**
@@ -62,13 +68,19 @@ export function encodeGeminiFile(part: FilePart, path: string, warnings: Transla
  * reasoning → `{text, thought: true, thoughtSignature}` (or `{text: '', thoughtSignature}` when the
  * block had no text, as Gemini itself sends it). Anthropic redacted thinking is dropped with a warning.
  */
-export function encodeGeminiReasoning(part: ReasoningPart, path: string, warnings: TranslationNotes): GeminiRequestPart | undefined {
+export function encodeGeminiReasoning(
+  part: ReasoningPart,
+  path: string,
+  warnings: TranslationNotes,
+): GeminiRequestPart | undefined {
   if (part.redacted !== undefined) {
     warnings.drop(`${path}: redacted reasoning cannot be sent to Gemini; dropped`);
     return undefined;
   }
   if (!part.signature) return undefined;
-  return part.text === '' ? { text: '', thoughtSignature: part.signature } : { text: part.text, thought: true, thoughtSignature: part.signature };
+  return part.text === ''
+    ? { text: '', thoughtSignature: part.signature }
+    : { text: part.text, thought: true, thoughtSignature: part.signature };
 }
 
 /** Parses tool-call arguments into an object; text that is not a JSON object becomes `{}` with a warning. */
@@ -85,7 +97,11 @@ function parseArguments(text: string, path: string, warnings: TranslationNotes):
 }
 
 /** Tool call → `{functionCall: {name, args, id}, thoughtSignature?}` (the signature is echoed as Gemini 3 requires). */
-export function encodeGeminiFunctionCall(part: ToolCallPart, path: string, warnings: TranslationNotes): GeminiRequestPart {
+export function encodeGeminiFunctionCall(
+  part: ToolCallPart,
+  path: string,
+  warnings: TranslationNotes,
+): GeminiRequestPart {
   const functionCall = { name: part.name, args: parseArguments(part.arguments, path, warnings), id: part.id };
   return part.signature ? { functionCall, thoughtSignature: part.signature } : { functionCall };
 }
@@ -95,11 +111,17 @@ export function encodeGeminiFunctionCall(part: ToolCallPart, path: string, warni
  * `response` is the content when it is a JSON object string, else `{result: content}`; for an
  * error result the value goes under `error` instead. Images in results are dropped with a warning.
  */
-export function encodeGeminiFunctionResponse(part: ToolResultPart, name: string, path: string, warnings: TranslationNotes): GeminiRequestPart {
+export function encodeGeminiFunctionResponse(
+  part: ToolResultPart,
+  name: string,
+  path: string,
+  warnings: TranslationNotes,
+): GeminiRequestPart {
   let text: string;
   if (typeof part.content === 'string') text = part.content;
   else {
-    if (part.content.some((item) => item.type === 'image')) warnings.refuse(path, 'images in tool results cannot be sent to Gemini');
+    if (part.content.some((item) => item.type === 'image'))
+      warnings.refuse(path, 'images in tool results cannot be sent to Gemini');
     text = part.content.map((item) => (item.type === 'text' ? item.text : '')).join('');
   }
   let value: unknown;

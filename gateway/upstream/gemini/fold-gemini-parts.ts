@@ -65,11 +65,19 @@ export class GeminiPartFolder {
     if (signature !== undefined) this.sign(signature, out);
   }
 
-  private foldFunctionCall(call: NonNullable<GeminiPart['functionCall']>, signature: string | undefined, out: StreamEvent[]): void {
+  private foldFunctionCall(
+    call: NonNullable<GeminiPart['functionCall']>,
+    signature: string | undefined,
+    out: StreamEvent[],
+  ): void {
     this.close(out);
     const index = this.nextIndex++;
     const toolCallId = call.id || generateId('call_');
-    out.push(signature === undefined ? { type: 'tool-input-start', index, toolCallId, toolName: call.name } : { type: 'tool-input-start', index, toolCallId, toolName: call.name, signature });
+    out.push(
+      signature === undefined
+        ? { type: 'tool-input-start', index, toolCallId, toolName: call.name }
+        : { type: 'tool-input-start', index, toolCallId, toolName: call.name, signature },
+    );
     const args = call.args !== null && typeof call.args === 'object' && !Array.isArray(call.args) ? call.args : {};
     out.push({ type: 'tool-input-delta', index, argumentsFragment: JSON.stringify(args) });
     out.push({ type: 'block-end', index });

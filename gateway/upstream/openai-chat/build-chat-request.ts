@@ -6,7 +6,12 @@
 import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type {
+  BuiltUpstreamRequest,
+  UpstreamCallTarget,
+  UpstreamHttpRequest,
+  UpstreamTarget,
+} from '../upstream-adapter.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -19,7 +24,15 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'messages', 'stream
  * Chat Completions request fields (https://platform.openai.com/docs/api-reference/chat/create)
  * outside the canonical model that a client of another format may carry in `extensions`.
  */
-const CHAT_FIELDS: ReadonlySet<string> = new Set(['presence_penalty', 'frequency_penalty', 'seed', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier']);
+const CHAT_FIELDS: ReadonlySet<string> = new Set([
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'safety_identifier',
+]);
 
 function encodeTool(tool: ToolDefinition): Record<string, unknown> {
   const fn: Record<string, unknown> = { name: tool.name };
@@ -46,7 +59,12 @@ function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {
  * `tools` + `tool_choice`. With `toolChoiceAutoOnly` (Zhipu) a forced choice degrades to `auto`
  * and `none` is expressed by not sending the tools at all (both with a warning).
  */
-function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
+function encodeTools(
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  body: Record<string, unknown>,
+  warnings: TranslationNotes,
+): void {
   const choice = request.toolChoice;
   if (provider.quirks.toolChoiceAutoOnly && choice?.type === 'none') {
     warnings.drop(`toolChoice 'none' is not supported by provider ${provider.id}; tools were not sent instead`);
@@ -55,7 +73,10 @@ function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: 
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   if (!choice) return;
   if (provider.quirks.toolChoiceAutoOnly && choice.type !== 'auto') {
-    warnings.refuse('tool_choice', `forcing a tool call ('${choice.type === 'tool' ? choice.name : choice.type}') is not supported by this model's provider`);
+    warnings.refuse(
+      'tool_choice',
+      `forcing a tool call ('${choice.type === 'tool' ? choice.name : choice.type}') is not supported by this model's provider`,
+    );
     body.tool_choice = 'auto';
     return;
   }
@@ -63,8 +84,14 @@ function encodeTools(request: CanonicalRequest, provider: ProviderPreset, body: 
 }
 
 /** Sampling and output controls; `topK` and `metadata` have no Chat Completions field. */
-function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
-  const maxField = provider.quirks.maxTokensField ?? (provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens');
+function encodeControls(
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  body: Record<string, unknown>,
+  warnings: TranslationNotes,
+): void {
+  const maxField =
+    provider.quirks.maxTokensField ?? (provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens');
   if (request.maxOutputTokens !== undefined) body[maxField] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
@@ -80,8 +107,18 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
  * Vendor extensions the channel accepts (vendor-extensions.ts) win over everything except the
  * gateway-owned keys; `anthropic-beta` flags are never a body field.
  */
-function mergeExtensions(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
-  for (const [key, value] of selectVendorExtensions(request, { protocol: 'openai-chat', provider, protocolFields: CHAT_FIELDS, reservedKeys: RESERVED_KEYS }, warnings)) body[key] = value;
+function mergeExtensions(
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  body: Record<string, unknown>,
+  warnings: TranslationNotes,
+): void {
+  for (const [key, value] of selectVendorExtensions(
+    request,
+    { protocol: 'openai-chat', provider, protocolFields: CHAT_FIELDS, reservedKeys: RESERVED_KEYS },
+    warnings,
+  ))
+    body[key] = value;
   noteDroppedAnthropicBetas(request, warnings);
 }
 

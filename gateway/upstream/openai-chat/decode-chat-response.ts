@@ -33,10 +33,21 @@ function argumentsText(value: unknown): string {
 function readToolCalls(message: ChatMessage): OutputToolCall[] {
   const calls = (message.tool_calls ?? []).map((call): OutputToolCall => {
     const fn = call?.function;
-    return { type: 'tool-call', id: call?.id || generateId('call_'), name: fn?.name ?? '', arguments: argumentsText(fn?.arguments) };
+    return {
+      type: 'tool-call',
+      id: call?.id || generateId('call_'),
+      name: fn?.name ?? '',
+      arguments: argumentsText(fn?.arguments),
+    };
   });
   const legacy = message.function_call;
-  if (legacy) calls.push({ type: 'tool-call', id: generateId('call_'), name: legacy.name ?? '', arguments: argumentsText(legacy.arguments) });
+  if (legacy)
+    calls.push({
+      type: 'tool-call',
+      id: generateId('call_'),
+      name: legacy.name ?? '',
+      arguments: argumentsText(legacy.arguments),
+    });
   return calls;
 }
 

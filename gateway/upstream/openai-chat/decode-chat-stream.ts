@@ -89,7 +89,11 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
     } catch {
       chunk = undefined;
     }
-    if (!chunk) this.fail(new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${data.slice(0, 200)}`), out);
+    if (!chunk)
+      this.fail(
+        new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${data.slice(0, 200)}`),
+        out,
+      );
     else this.onChunk(chunk, out);
     return out;
   }
@@ -111,7 +115,11 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
     const parsed = chatCompletionSchema.parse(chunk);
     if (!this.state.started) {
       this.state.started = true;
-      out.push({ type: 'message-start', messageId: parsed.id ?? '', model: parsed.model ?? this.context.upstreamModel });
+      out.push({
+        type: 'message-start',
+        messageId: parsed.id ?? '',
+        model: parsed.model ?? this.context.upstreamModel,
+      });
     }
     const choice = parsed.choices?.[0];
     const usage = asRecord(parsed.usage) ?? asRecord(choice?.usage);

@@ -7,7 +7,14 @@
  * - Assistant reasoning is replayed as `reasoning_content` only when the provider wants it
  *   (`quirks.replayReasoningContent`, §6); otherwise it is dropped, which is normal and not warned.
  */
-import type { CanonicalMessage, CanonicalRequest, ContentPart, FilePart, ImagePart, ToolResultPart } from '../../canonical/request.ts';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  ToolResultPart,
+} from '../../canonical/request.ts';
 import type { ProviderQuirks } from '../../providers/provider-preset.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
@@ -30,10 +37,16 @@ function encodeFile(part: FilePart, path: string, warnings: TranslationNotes): C
   if (source.kind === 'file-id') return { type: 'file', file: { file_id: source.fileId } };
   if (source.kind === 'base64') {
     const extension = source.mediaType.split('/')[1]?.split(/[+;]/)[0] ?? 'bin';
-    return { type: 'file', file: { filename: source.filename ?? `document.${extension}`, file_data: dataUrl(source.mediaType, source.data) } };
+    return {
+      type: 'file',
+      file: { filename: source.filename ?? `document.${extension}`, file_data: dataUrl(source.mediaType, source.data) },
+    };
   }
   if (source.mediaType?.startsWith('image/')) return { type: 'image_url', image_url: { url: source.url } };
-  warnings.refuse(path, 'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)');
+  warnings.refuse(
+    path,
+    'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)',
+  );
   return undefined;
 }
 
@@ -43,7 +56,11 @@ function encodeFile(part: FilePart, path: string, warnings: TranslationNotes): C
  * (https://platform.openai.com/docs/api-reference/chat/create, "Tool message"), so images travel in
  * the user message that follows the tool messages, introduced by a line naming the tool call.
  */
-function encodeToolResult(part: ToolResultPart, path: string, warnings: TranslationNotes): { message: ChatWireMessage; images: ChatWireMessage[] } {
+function encodeToolResult(
+  part: ToolResultPart,
+  path: string,
+  warnings: TranslationNotes,
+): { message: ChatWireMessage; images: ChatWireMessage[] } {
   let content: string;
   const images: ChatWireMessage[] = [];
   if (typeof part.content === 'string') {
@@ -51,9 +68,16 @@ function encodeToolResult(part: ToolResultPart, path: string, warnings: Translat
   } else {
     content = part.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
     const imageParts = part.content.filter((p): p is ImagePart => p.type === 'image');
-    if (imageParts.length > 0) images.push({ type: 'text', text: `Images returned by tool call ${part.toolCallId}:` }, ...imageParts.map(encodeImage));
+    if (imageParts.length > 0)
+      images.push(
+        { type: 'text', text: `Images returned by tool call ${part.toolCallId}:` },
+        ...imageParts.map(encodeImage),
+      );
   }
-  if (part.isError) warnings.drop(`${path}: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)`);
+  if (part.isError)
+    warnings.drop(
+      `${path}: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)`,
+    );
   return { message: { role: 'tool', tool_call_id: part.toolCallId, content }, images };
 }
 
@@ -83,17 +107,30 @@ function encodeUserTurn(message: CanonicalMessage, path: string, warnings: Trans
 }
 
 /** Assistant turn: joined text (null when there are tool calls and no text), tool_calls, optional reasoning_content. */
-function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: ProviderQuirks, warnings: TranslationNotes): ChatWireMessage {
+function encodeAssistantTurn(
+  message: CanonicalMessage,
+  path: string,
+  quirks: ProviderQuirks,
+  warnings: TranslationNotes,
+): ChatWireMessage {
   const text: string[] = [];
   const reasoning: string[] = [];
   const toolCalls: ChatWireMessage[] = [];
   message.content.forEach((part, i) => {
     if (part.type === 'text') text.push(part.text);
     else if (part.type === 'reasoning') reasoning.push(part.text);
-    else if (part.type === 'tool-call') toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
-    else warnings.refuse(`${path}.content.${i}`, `a ${part.type} part cannot be sent in an assistant turn (Chat Completions assistant messages carry text and tool calls only)`);
+    else if (part.type === 'tool-call')
+      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+    else
+      warnings.refuse(
+        `${path}.content.${i}`,
+        `a ${part.type} part cannot be sent in an assistant turn (Chat Completions assistant messages carry text and tool calls only)`,
+      );
   });
-  const wire: ChatWireMessage = { role: 'assistant', content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '' };
+  const wire: ChatWireMessage = {
+    role: 'assistant',
+    content: text.length > 0 ? text.join('') : toolCalls.length > 0 ? null : '',
+  };
   if (toolCalls.length > 0) wire.tool_calls = toolCalls;
   const reasoningText = reasoning.join('');
   if (quirks.replayReasoningContent && reasoningText !== '') wire.reasoning_content = reasoningText;
@@ -104,7 +141,10 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, quirks: Pr
  * Encodes `request.system` and `request.messages`. Returns the wire messages and warnings
  * (`messages.<i>.content.<j>: …`) for parts Chat Completions cannot carry. Never throws.
  */
-export function encodeChatMessages(request: CanonicalRequest, quirks: ProviderQuirks): { messages: ChatWireMessage[]; warnings: TranslationNotes } {
+export function encodeChatMessages(
+  request: CanonicalRequest,
+  quirks: ProviderQuirks,
+): { messages: ChatWireMessage[]; warnings: TranslationNotes } {
   const warnings = new TranslationNotes();
   const messages: ChatWireMessage[] = [];
   if (request.system !== undefined && request.system !== '') messages.push({ role: 'system', content: request.system });

@@ -50,7 +50,10 @@ function encodeDashScope(reasoning: ReasoningConfig): Record<string, unknown> {
  * Returns the top-level body fields for `reasoning` on `provider`, and warnings for settings the
  * provider's Chat endpoint cannot express (they are dropped). Never throws.
  */
-export function encodeChatReasoning(reasoning: ReasoningConfig | undefined, provider: ProviderId): { fields: Record<string, unknown>; warnings: TranslationNotes } {
+export function encodeChatReasoning(
+  reasoning: ReasoningConfig | undefined,
+  provider: ProviderId,
+): { fields: Record<string, unknown>; warnings: TranslationNotes } {
   if (!reasoning) return { fields: {}, warnings: new TranslationNotes() };
   const warnings = new TranslationNotes();
   let fields: Record<string, unknown>;
@@ -67,8 +70,12 @@ export function encodeChatReasoning(reasoning: ReasoningConfig | undefined, prov
       break;
     default:
       fields = reasoning.effort === undefined ? {} : { reasoning_effort: reasoning.effort };
-      if (reasoning.enabled === false && reasoning.effort === undefined) warnings.drop(`reasoning.enabled: turning reasoning off is not expressible for provider ${provider} on Chat Completions; dropped`);
+      if (reasoning.enabled === false && reasoning.effort === undefined)
+        warnings.drop(
+          `reasoning.enabled: turning reasoning off is not expressible for provider ${provider} on Chat Completions; dropped`,
+        );
   }
-  if (reasoning.budgetTokens !== undefined && provider !== 'dashscope') warnings.drop(`reasoning.budgetTokens dropped (provider ${provider} takes no token budget on Chat Completions)`);
+  if (reasoning.budgetTokens !== undefined && provider !== 'dashscope')
+    warnings.drop(`reasoning.budgetTokens dropped (provider ${provider} takes no token budget on Chat Completions)`);
   return { fields, warnings };
 }

@@ -101,6 +101,10 @@ export class ThinkTagSplitter {
 export function splitThinkTags(content: string): { reasoning: string; text: string } {
   const splitter = new ThinkTagSplitter();
   const segments = [...splitter.push(content), ...splitter.flush()];
-  const join = (kind: ThinkSegment['kind']): string => segments.filter((s) => s.kind === kind).map((s) => s.text).join('');
+  const join = (kind: ThinkSegment['kind']): string =>
+    segments
+      .filter((s) => s.kind === kind)
+      .map((s) => s.text)
+      .join('');
   return { reasoning: join('reasoning'), text: join('text') };
 }

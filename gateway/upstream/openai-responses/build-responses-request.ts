@@ -2,10 +2,21 @@
  * CanonicalRequest → `POST {baseUrl}/responses` (https://platform.openai.com/docs/api-reference/responses), stateless:
  * `store:false`, full history in `input`, system text as `instructions`.
  */
-import type { CanonicalRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import type {
+  CanonicalRequest,
+  ReasoningConfig,
+  ResponseFormat,
+  ToolChoice,
+  ToolDefinition,
+} from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type {
+  BuiltUpstreamRequest,
+  UpstreamCallTarget,
+  UpstreamHttpRequest,
+  UpstreamTarget,
+} from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
@@ -17,7 +28,13 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream'])
  * Responses request fields (https://platform.openai.com/docs/api-reference/responses/create)
  * outside the canonical model that a client of another format may carry in `extensions`.
  */
-const RESPONSES_FIELDS: ReadonlySet<string> = new Set(['service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'truncation']);
+const RESPONSES_FIELDS: ReadonlySet<string> = new Set([
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'safety_identifier',
+  'truncation',
+]);
 
 /** Flat function tool (no nested `function` object, unlike Chat). */
 function encodeTool(tool: ToolDefinition): Record<string, unknown> {
@@ -47,18 +64,30 @@ function encodeTextFormat(format: ResponseFormat): Record<string, unknown> {
  * reasoning survives `store:false` (only when reasoning was asked for: non-reasoning OpenAI models
  * reject both fields).
  */
-function encodeReasoning(reasoning: ReasoningConfig, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
+function encodeReasoning(
+  reasoning: ReasoningConfig,
+  provider: ProviderPreset,
+  body: Record<string, unknown>,
+  warnings: TranslationNotes,
+): void {
   const wire: Record<string, unknown> = {};
   if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
   if (reasoning.includeThoughts) wire.summary = 'auto';
   if (Object.keys(wire).length > 0) body.reasoning = wire;
-  if (reasoning.enabled === false && reasoning.effort === undefined) warnings.drop('reasoning.enabled: turning reasoning off needs an effort on Responses; dropped');
-  if (reasoning.budgetTokens !== undefined) warnings.drop('reasoning.budgetTokens dropped (Responses takes an effort, not a token budget)');
+  if (reasoning.enabled === false && reasoning.effort === undefined)
+    warnings.drop('reasoning.enabled: turning reasoning off needs an effort on Responses; dropped');
+  if (reasoning.budgetTokens !== undefined)
+    warnings.drop('reasoning.budgetTokens dropped (Responses takes an effort, not a token budget)');
   const wantsReasoning = reasoning.enabled !== false && reasoning.effort !== 'none' && Object.keys(wire).length > 0;
   if (wantsReasoning && provider.id === 'openai') body.include = ['reasoning.encrypted_content'];
 }
 
-function encodeControls(request: CanonicalRequest, provider: ProviderPreset, body: Record<string, unknown>, warnings: TranslationNotes): void {
+function encodeControls(
+  request: CanonicalRequest,
+  provider: ProviderPreset,
+  body: Record<string, unknown>,
+  warnings: TranslationNotes,
+): void {
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
   if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
@@ -69,7 +98,8 @@ function encodeControls(request: CanonicalRequest, provider: ProviderPreset, bod
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.user !== undefined) body.user = request.user;
   if (request.metadata !== undefined) body.metadata = { ...request.metadata };
-  if (request.stopSequences && request.stopSequences.length > 0) warnings.refuse('stopSequences', 'the OpenAI Responses API has no stop sequences');
+  if (request.stopSequences && request.stopSequences.length > 0)
+    warnings.refuse('stopSequences', 'the OpenAI Responses API has no stop sequences');
   if (request.topK !== undefined) warnings.drop('topK: a sampling hint the Responses API has no field for; dropped');
 }
 
@@ -89,7 +119,12 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
   encodeControls(request, provider, body, warnings);
   body.store = false;
   body.stream = request.stream;
-  for (const [key, value] of selectVendorExtensions(request, { protocol: 'openai-responses', provider, protocolFields: RESPONSES_FIELDS, reservedKeys: RESERVED_KEYS }, warnings)) body[key] = value;
+  for (const [key, value] of selectVendorExtensions(
+    request,
+    { protocol: 'openai-responses', provider, protocolFields: RESPONSES_FIELDS, reservedKeys: RESERVED_KEYS },
+    warnings,
+  ))
+    body[key] = value;
   noteDroppedAnthropicBetas(request, warnings);
   for (const field of provider.quirks.dropFields ?? []) delete body[field];
   return { request: { ...responsesCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };

@@ -11,7 +11,8 @@ import { asRecord, asString } from '../shared/read-json-field.ts';
 function statusForCode(code: string | undefined): number {
   if (code === undefined) return 500;
   if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 429;
-  if (code.startsWith('invalid_') || code === 'context_length_exceeded' || code === 'image_content_policy_violation') return 400;
+  if (code.startsWith('invalid_') || code === 'context_length_exceeded' || code === 'image_content_policy_violation')
+    return 400;
   return 500;
 }
 
@@ -27,4 +28,3 @@ export function classifyResponsesFailure(payload: Record<string, unknown>): Gate
   const envelope = { error: { message, ...(code === undefined ? {} : { code }) } };
   return classifyOpenAiError(statusForCode(code), JSON.stringify(envelope), {});
 }
-

@@ -65,7 +65,9 @@ export function decodeResponsesResponse(body: unknown, context: UpstreamDecodeCo
   const answer = responsesResponseSchema.parse(root);
   const status = answer.status ?? undefined;
   if (status === 'failed' || (answer.error && status !== 'completed' && status !== 'incomplete')) {
-    throw answer.object === 'response' || status !== undefined ? classifyResponsesFailure(asRecord(answer.error) ?? {}) : classifyOpenAiErrorEnvelope(root);
+    throw answer.object === 'response' || status !== undefined
+      ? classifyResponsesFailure(asRecord(answer.error) ?? {})
+      : classifyOpenAiErrorEnvelope(root);
   }
   if (!answer.output) throw new GatewayError('upstream-malformed', 'Upstream answer has no output array');
   const flags: OutputFlags = { hasToolCalls: false, refused: false };
@@ -78,7 +80,11 @@ export function decodeResponsesResponse(body: unknown, context: UpstreamDecodeCo
     id: answer.id ?? '',
     model: answer.model ?? context.upstreamModel,
     content,
-    finishReason: mapResponsesFinishReason(status ?? 'completed', answer.incomplete_details?.reason ?? undefined, flags),
+    finishReason: mapResponsesFinishReason(
+      status ?? 'completed',
+      answer.incomplete_details?.reason ?? undefined,
+      flags,
+    ),
     usage: normalizeResponsesUsage(answer.usage),
   };
 }

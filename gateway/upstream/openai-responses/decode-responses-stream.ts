@@ -22,7 +22,14 @@ import type { UpstreamDecodeContext, UpstreamSseEvent, UpstreamStreamDecoder } f
 import { classifyResponsesFailure } from './classify-responses-failure.ts';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.ts';
 import { normalizeResponsesUsage } from './normalize-responses-usage.ts';
-import { EMPTY_OUTPUT_ITEM, EMPTY_RESPONSE, responsesStreamEventSchema, type ResponsesOutputItem, type ResponsesResponse, type ResponsesStreamEvent } from './openai-responses-wire-schemas.ts';
+import {
+  EMPTY_OUTPUT_ITEM,
+  EMPTY_RESPONSE,
+  responsesStreamEventSchema,
+  type ResponsesOutputItem,
+  type ResponsesResponse,
+  type ResponsesStreamEvent,
+} from './openai-responses-wire-schemas.ts';
 import { readReasoningItem, REASONING_PART_SEPARATOR } from './read-reasoning-item.ts';
 
 /** A Responses stream decoder; `warnings` lists what was dropped while decoding. */
@@ -57,7 +64,13 @@ type Data = ResponsesStreamEvent;
 class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   readonly warnings: string[] = [];
   private readonly cursor = new StreamBlockCursor();
-  private readonly state: ResponsesStreamState = { started: false, finished: false, hasToolCalls: false, refused: false, items: new Map() };
+  private readonly state: ResponsesStreamState = {
+    started: false,
+    finished: false,
+    hasToolCalls: false,
+    refused: false,
+    items: new Map(),
+  };
 
   constructor(private readonly context: UpstreamDecodeContext) {}
 
@@ -72,7 +85,10 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
       raw = undefined;
     }
     if (!raw) {
-      this.fail(new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${text.slice(0, 200)}`), out);
+      this.fail(
+        new GatewayError('upstream-malformed', `Upstream sent malformed stream data: ${text.slice(0, 200)}`),
+        out,
+      );
       return out;
     }
     const data = responsesStreamEventSchema.parse(raw);
@@ -82,7 +98,8 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
 
   end(): StreamEvent[] {
     const out: StreamEvent[] = [];
-    if (!this.state.finished) this.fail(new GatewayError('upstream-malformed', 'Upstream stream ended before completion'), out);
+    if (!this.state.finished)
+      this.fail(new GatewayError('upstream-malformed', 'Upstream stream ended before completion'), out);
     return out;
   }
 
@@ -112,7 +129,11 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
         return this.onItemDone(data, out);
       case 'response.completed':
       case 'response.incomplete':
-        return this.onTerminal(type === 'response.completed' ? 'completed' : 'incomplete', data.response ?? EMPTY_RESPONSE, out);
+        return this.onTerminal(
+          type === 'response.completed' ? 'completed' : 'incomplete',
+          data.response ?? EMPTY_RESPONSE,
+          out,
+        );
       case 'response.failed':
         return this.fail(classifyResponsesFailure(asRecord(data.response?.error) ?? {}), out);
       case 'error':
@@ -126,7 +147,11 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
   private start(response: ResponsesResponse | undefined, out: StreamEvent[]): void {
     if (this.state.started) return;
     this.state.started = true;
-    out.push({ type: 'message-start', messageId: response?.id ?? '', model: response?.model ?? this.context.upstreamModel });
+    out.push({
+      type: 'message-start',
+      messageId: response?.id ?? '',
+      model: response?.model ?? this.context.upstreamModel,
+    });
   }
 
   /** The state of the item at `output_index`, registering it (as `kind`) when unseen. */
@@ -180,7 +205,8 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     const index = this.cursor.ensure('reasoning', item.key, out);
     const text = data.delta ?? '';
     if (text === '') return;
-    if (item.emitted && item.lastPart !== part) out.push({ type: 'reasoning-delta', index, text: REASONING_PART_SEPARATOR });
+    if (item.emitted && item.lastPart !== part)
+      out.push({ type: 'reasoning-delta', index, text: REASONING_PART_SEPARATOR });
     item.lastPart = part;
     item.emitted = true;
     out.push({ type: 'reasoning-delta', index, text });
@@ -216,7 +242,8 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
       item.emitted = true;
       out.push({ type: 'reasoning-delta', index: this.cursor.ensure('reasoning', item.key, out), text });
     }
-    if (signature) out.push({ type: 'reasoning-signature', index: this.cursor.ensure('reasoning', item.key, out), signature });
+    if (signature)
+      out.push({ type: 'reasoning-signature', index: this.cursor.ensure('reasoning', item.key, out), signature });
   }
 
   private finishToolCall(item: ItemState, raw: ResponsesOutputItem, out: StreamEvent[]): void {
@@ -248,7 +275,10 @@ class ResponsesStreamDecoderImpl implements ResponsesStreamDecoder {
     const reason = response.incomplete_details?.reason ?? undefined;
     out.push({
       type: 'message-end',
-      finishReason: mapResponsesFinishReason(status, reason, { hasToolCalls: this.state.hasToolCalls, refused: this.state.refused }),
+      finishReason: mapResponsesFinishReason(status, reason, {
+        hasToolCalls: this.state.hasToolCalls,
+        refused: this.state.refused,
+      }),
       usage: normalizeResponsesUsage(response.usage),
     });
   }

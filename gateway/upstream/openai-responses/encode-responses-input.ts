@@ -27,14 +27,19 @@ function encodeFile(part: FilePart): ResponsesInputItem {
   if (source.kind === 'file-id') return { type: 'input_file', file_id: source.fileId };
   if (source.kind === 'url') return { type: 'input_file', file_url: source.url };
   const extension = source.mediaType.split('/')[1]?.split(/[+;]/)[0] ?? 'bin';
-  return { type: 'input_file', filename: source.filename ?? `document.${extension}`, file_data: dataUrl(source.mediaType, source.data) };
+  return {
+    type: 'input_file',
+    filename: source.filename ?? `document.${extension}`,
+    file_data: dataUrl(source.mediaType, source.data),
+  };
 }
 
 /** `function_call_output`: a string, or a part list when the result holds images. */
 function encodeToolResult(part: ToolResultPart, path: string, warnings: TranslationNotes): ResponsesInputItem {
   let output: unknown;
   if (typeof part.content === 'string') output = part.content;
-  else if (part.content.some((p) => p.type === 'image')) output = part.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : encodeImage(p)));
+  else if (part.content.some((p) => p.type === 'image'))
+    output = part.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : encodeImage(p)));
   else output = part.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
   if (part.isError) warnings.drop(`${path}: tool-result error flag dropped (Responses has no such flag)`);
   return { type: 'function_call_output', call_id: part.toolCallId, output };
@@ -54,7 +59,11 @@ function encodeUserTurn(message: CanonicalMessage, path: string, warnings: Trans
   return parts.length === 0 ? outputs : [...outputs, { type: 'message', role: 'user', content: parts }];
 }
 
-function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: TranslationNotes): ResponsesInputItem[] {
+function encodeAssistantTurn(
+  message: CanonicalMessage,
+  path: string,
+  warnings: TranslationNotes,
+): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
   let texts: ResponsesInputItem[] = [];
   const flushText = (): void => {
@@ -68,11 +77,19 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: 
     }
     flushText();
     if (part.type === 'reasoning') {
-      if (part.signature) items.push({ type: 'reasoning', summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }], encrypted_content: part.signature });
+      if (part.signature)
+        items.push({
+          type: 'reasoning',
+          summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }],
+          encrypted_content: part.signature,
+        });
     } else if (part.type === 'tool-call') {
       items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
     } else {
-      warnings.refuse(`${path}.content.${i}`, `a ${part.type} part cannot be sent in an assistant turn (Responses assistant items carry text, reasoning and function calls only)`);
+      warnings.refuse(
+        `${path}.content.${i}`,
+        `a ${part.type} part cannot be sent in an assistant turn (Responses assistant items carry text, reasoning and function calls only)`,
+      );
     }
   });
   flushText();
@@ -83,12 +100,19 @@ function encodeAssistantTurn(message: CanonicalMessage, path: string, warnings: 
  * Encodes `messages` into input items. Returns the items and warnings
  * (`messages.<i>.content.<j>: …`) for parts Responses cannot carry. Never throws.
  */
-export function encodeResponsesInput(messages: ReadonlyArray<CanonicalMessage>): { input: ResponsesInputItem[]; warnings: TranslationNotes } {
+export function encodeResponsesInput(messages: ReadonlyArray<CanonicalMessage>): {
+  input: ResponsesInputItem[];
+  warnings: TranslationNotes;
+} {
   const warnings = new TranslationNotes();
   const input: ResponsesInputItem[] = [];
   messages.forEach((message, i) => {
     const path = `messages.${i}`;
-    input.push(...(message.role === 'user' ? encodeUserTurn(message, path, warnings) : encodeAssistantTurn(message, path, warnings)));
+    input.push(
+      ...(message.role === 'user'
+        ? encodeUserTurn(message, path, warnings)
+        : encodeAssistantTurn(message, path, warnings)),
+    );
   });
   return { input, warnings };
 }

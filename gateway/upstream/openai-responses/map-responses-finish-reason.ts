@@ -11,7 +11,11 @@ import { finishReason, type FinishReason } from '../../canonical/finish-reason.t
  * - anything else (`cancelled`, unknown) → other with the status as raw.
  * `failed` never reaches here: it is an error (classify-responses-failure.ts).
  */
-export function mapResponsesFinishReason(status: string | undefined, incompleteReason: string | undefined, flags: { hasToolCalls: boolean; refused: boolean }): FinishReason {
+export function mapResponsesFinishReason(
+  status: string | undefined,
+  incompleteReason: string | undefined,
+  flags: { hasToolCalls: boolean; refused: boolean },
+): FinishReason {
   if (status === 'completed') {
     if (flags.refused) return finishReason('content-filter', 'refusal');
     return finishReason(flags.hasToolCalls ? 'tool-calls' : 'stop', status);

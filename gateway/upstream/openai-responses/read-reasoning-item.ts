@@ -10,7 +10,9 @@ export const REASONING_PART_SEPARATOR = '\n\n';
 
 /** `{ text, signature? }` of a reasoning item; '' text when it has no parts. Never throws. */
 export function readReasoningItem(item: ResponsesOutputItem): { text: string; signature?: string } {
-  const texts = [...(item.summary ?? []), ...(item.content ?? [])].map((part) => part?.text ?? '').filter((text) => text !== '');
+  const texts = [...(item.summary ?? []), ...(item.content ?? [])]
+    .map((part) => part?.text ?? '')
+    .filter((text) => text !== '');
   const signature = item.encrypted_content;
   const text = texts.join(REASONING_PART_SEPARATOR);
   return signature ? { text, signature } : { text };

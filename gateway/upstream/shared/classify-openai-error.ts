@@ -40,7 +40,11 @@ export function classifyOpenAiError(status: number, body: string, headers: Upstr
 export function classifyOpenAiErrorEnvelope(envelope: Record<string, unknown>): GatewayError {
   const error = asRecord(envelope.error);
   const code = error?.code;
-  const candidates = [asNumber(code), /^\d{3}$/.test(asString(code) ?? '') ? Number(code) : undefined, asNumber(error?.status)];
+  const candidates = [
+    asNumber(code),
+    /^\d{3}$/.test(asString(code) ?? '') ? Number(code) : undefined,
+    asNumber(error?.status),
+  ];
   const status = candidates.find((n) => n !== undefined && n >= 400 && n <= 599) ?? 500;
   return classifyOpenAiError(status, JSON.stringify(envelope), {});
 }

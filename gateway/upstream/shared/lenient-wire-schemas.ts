@@ -23,6 +23,8 @@ export function lenientArray<T extends z.ZodType>(item: T): z.ZodCatch<z.ZodOpti
 }
 
 /** An object of `shape`; null or undefined for arrays and primitives (like asRecord). */
-export function lenientObject<S extends z.ZodRawShape>(shape: S): z.ZodCatch<z.ZodOptional<z.ZodNullable<z.ZodObject<S>>>> {
+export function lenientObject<S extends z.ZodRawShape>(
+  shape: S,
+): z.ZodCatch<z.ZodOptional<z.ZodNullable<z.ZodObject<S>>>> {
   return z.object(shape).nullish().catch(undefined);
 }

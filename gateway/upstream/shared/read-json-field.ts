@@ -6,7 +6,9 @@
 
 /** The value as a plain object, or undefined for null, arrays and primitives. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** The value if it is a string, else undefined. */

@@ -41,7 +41,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 type WorkerRequest = { readonly op: 'exec' | 'query'; readonly sql: string } | { readonly op: 'close' };
 
 /** The worker's reply to request `id`. */
-type WorkerReply = { readonly id: number; readonly ok: true; readonly rows?: unknown[] } | { readonly id: number; readonly ok: false; readonly message: string };
+type WorkerReply =
+  | { readonly id: number; readonly ok: true; readonly rows?: unknown[] }
+  | { readonly id: number; readonly ok: false; readonly message: string };
 
 interface Pending {
   readonly resolve: (rows: unknown[]) => void;
@@ -115,8 +117,12 @@ function engineClient(endpoint: EngineEndpoint) {
 }
 
 /** The AnalyticsStore methods over a client's `call`; `isClosed` makes every call reject once closing began. */
-function analyticsOver(call: (request: WorkerRequest) => Promise<unknown[]>, isClosed: () => boolean): Omit<AnalyticsStore, 'close'> {
-  const guarded = (request: WorkerRequest): Promise<unknown[]> => (isClosed() ? Promise.reject(new Error('analytics store is closed')) : call(request));
+function analyticsOver(
+  call: (request: WorkerRequest) => Promise<unknown[]>,
+  isClosed: () => boolean,
+): Omit<AnalyticsStore, 'close'> {
+  const guarded = (request: WorkerRequest): Promise<unknown[]> =>
+    isClosed() ? Promise.reject(new Error('analytics store is closed')) : call(request);
   return {
     async exec(sql) {
       await guarded({ op: 'exec', sql });
@@ -148,9 +154,12 @@ function analyticsOver(call: (request: WorkerRequest) => Promise<unknown[]>, isC
  */
 export function createChdbStore(options: ChdbStoreOptions): ChdbStore {
   const { database } = options;
-  if (database !== undefined && !IDENTIFIER.test(database)) throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
+  if (database !== undefined && !IDENTIFIER.test(database))
+    throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
   createRequire(import.meta.url)('chdb');
-  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), { workerData: { path: options.path, database, background: options.background === true } });
+  const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), {
+    workerData: { path: options.path, database, background: options.background === true },
+  });
   const { call, failAll } = engineClient(worker);
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`chdb worker exited (code ${code})`)));

@@ -103,4 +103,3 @@ function serve(port) {
 }
 
 if (parentPort) serve(parentPort);
-

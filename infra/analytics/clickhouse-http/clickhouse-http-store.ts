@@ -32,7 +32,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function createClickHouseStore(options: ClickHouseStoreOptions): AnalyticsStore {
   const { url, database } = options;
-  if (database !== undefined && !IDENTIFIER.test(database)) throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
+  if (database !== undefined && !IDENTIFIER.test(database))
+    throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let ready: Promise<ClickHouseClient> | undefined;
   let closed = false;
@@ -92,5 +93,10 @@ async function connect(url: string, database: string | undefined, requestTimeout
       await admin.close();
     }
   }
-  return createClient({ url, request_timeout: requestTimeout, log: QUIET, ...(database !== undefined ? { database } : {}) });
+  return createClient({
+    url,
+    request_timeout: requestTimeout,
+    log: QUIET,
+    ...(database !== undefined ? { database } : {}),
+  });
 }

@@ -11,11 +11,17 @@ import { parseStoredPosition, storedOffsetPath } from './file-subscription.ts';
  * a non-negative integer), else `[{ partition: 0, offset }]`. Both names must already be validated.
  * @throws the I/O Error other than a missing file.
  */
-export async function fileCommittedOffsets(dataDir: string, groupId: string, topic: string): Promise<Array<{ partition: number; offset: string }>> {
-  const stored = await readFile(storedOffsetPath(dataDir, groupId, topic), 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+export async function fileCommittedOffsets(
+  dataDir: string,
+  groupId: string,
+  topic: string,
+): Promise<Array<{ partition: number; offset: string }>> {
+  const stored = await readFile(storedOffsetPath(dataDir, groupId, topic), 'utf8').catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    },
+  );
   const position = stored === undefined ? undefined : parseStoredPosition(stored);
   return position === undefined ? [] : [{ partition: 0, offset: String(position) }];
 }

@@ -18,7 +18,11 @@ export type FramesTailCache = Map<string, FramesTail & { readonly ino: number }>
  * position + 1. `topic` must already be a validated log name.
  * @throws the I/O Error (other than a missing file) or a corrupt-frame Error.
  */
-export async function fileEndOffsets(dataDir: string, topic: string, cache: FramesTailCache): Promise<Array<{ partition: number; offset: string }>> {
+export async function fileEndOffsets(
+  dataDir: string,
+  topic: string,
+  cache: FramesTailCache,
+): Promise<Array<{ partition: number; offset: string }>> {
   const handle = await open(join(dataDir, 'events', `${topic}.log`), 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
@@ -27,7 +31,8 @@ export async function fileEndOffsets(dataDir: string, topic: string, cache: Fram
   try {
     const { size, ino } = await handle.stat();
     const previous = cache.get(topic);
-    const resume: FramesTail = previous && previous.ino === ino && previous.end <= size ? previous : { end: 0, lastPosition: undefined };
+    const resume: FramesTail =
+      previous && previous.ino === ino && previous.end <= size ? previous : { end: 0, lastPosition: undefined };
     const walked = await findFramesTail(handle, resume.end);
     const tail: FramesTail = { end: walked.end, lastPosition: walked.lastPosition ?? resume.lastPosition };
     cache.set(topic, { ...tail, ino });

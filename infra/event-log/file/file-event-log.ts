@@ -18,7 +18,14 @@
  * is no retention: the files grow until removed by the operator.
  */
 import { join } from 'node:path';
-import type { EventLog, LogRecord, PublisherStatus, ReadOptions, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
+import type {
+  EventLog,
+  LogRecord,
+  PublisherStatus,
+  ReadOptions,
+  SubscribeOptions,
+  Subscription,
+} from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { announceWrites, watchWrites, type FileLogWriteSignalSide } from './file-log-write-signal.ts';
 import { createFileAppender } from './file-topic-appender.ts';
@@ -53,7 +60,11 @@ export interface FileEventLogOptions {
  */
 export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const logger = options.logger ?? silentLogger;
-  const appender = createFileAppender({ eventsDir: join(options.dataDir, 'events'), syncIntervalMs: options.syncIntervalMs ?? 1000, logger });
+  const appender = createFileAppender({
+    eventsDir: join(options.dataDir, 'events'),
+    syncIntervalMs: options.syncIntervalMs ?? 1000,
+    logger,
+  });
   const subscriptions = new Map<string, Subscription>();
   const reads = new Set<Subscription>();
   const readers = new ReaderPositions();
@@ -78,7 +89,10 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
         return;
       }
       try {
-        appender.append(record.topic, encodeRecordFrame({ topic: '', key: record.key, value: record.value, timestamp: Date.now() }));
+        appender.append(
+          record.topic,
+          encodeRecordFrame({ topic: '', key: record.key, value: record.value, timestamp: Date.now() }),
+        );
       } catch (error) {
         logger('error', 'event log: record dropped', { topic: record.topic, error: (error as Error).message });
       }
@@ -90,7 +104,13 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       const badTopic = topics.find((topic) => !isSafeLogName(topic));
       if (badTopic !== undefined) throw new Error(`illegal topic name: ${JSON.stringify(badTopic)}`);
       if (subscriptions.has(groupId)) throw new Error(`consumer group ${groupId} already subscribed in this process`);
-      const starting = startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten, logger });
+      const starting = startFileSubscription({
+        dataDir: options.dataDir,
+        subscription,
+        pollIntervalMs: options.pollIntervalMs ?? 50,
+        onWritten,
+        logger,
+      });
       const handle: Subscription = {
         async stop() {
           await (await starting).stop();
@@ -109,10 +129,22 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
     async read(read: ReadOptions): Promise<Subscription> {
       const badName = [read.name, ...read.topics].find((name) => !isSafeLogName(name));
       if (badName !== undefined) throw new Error(`illegal reader or topic name: ${JSON.stringify(badName)}`);
-      const startAt = new Map(read.from?.filter((position) => position.partition === 0).map((position) => [position.topic, Number(position.offset)]));
+      const startAt = new Map(
+        read.from
+          ?.filter((position) => position.partition === 0)
+          .map((position) => [position.topic, Number(position.offset)]),
+      );
       readers.open(read.name);
       const subscription: SubscribeOptions = { ...read, groupId: read.name };
-      const running = await startFileSubscription({ dataDir: options.dataDir, subscription, pollIntervalMs: options.pollIntervalMs ?? 50, onWritten, logger, startAt, onHandled: (topic, next) => readers.handled(read.name, topic, 0, String(next)) });
+      const running = await startFileSubscription({
+        dataDir: options.dataDir,
+        subscription,
+        pollIntervalMs: options.pollIntervalMs ?? 50,
+        onWritten,
+        logger,
+        startAt,
+        onHandled: (topic, next) => readers.handled(read.name, topic, 0, String(next)),
+      });
       const handle: Subscription = {
         async stop() {
           reads.delete(handle);
@@ -128,7 +160,10 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
       return fileEndOffsets(options.dataDir, topic, tails);
     },
     async committedOffsets(groupId: string, topic: string) {
-      if (!isSafeLogName(groupId) || !isSafeLogName(topic)) throw new Error(`illegal consumer group id or topic name: ${JSON.stringify(groupId)}, ${JSON.stringify(topic)}`);
+      if (!isSafeLogName(groupId) || !isSafeLogName(topic))
+        throw new Error(
+          `illegal consumer group id or topic name: ${JSON.stringify(groupId)}, ${JSON.stringify(topic)}`,
+        );
       return readers.positions(groupId, topic) ?? fileCommittedOffsets(options.dataDir, groupId, topic);
     },
     status: (): PublisherStatus => ({ pending: appender.pendingCount(), spooled: 0, connected: true }),

@@ -23,9 +23,16 @@ export interface FileLogWriteSignalSide {
 }
 
 /** `Atomics.waitAsync` (ES2024; in Node since 16), typed here because the project's lib is ES2022. */
-const waitAsync = (Atomics as unknown as {
-  waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
-}).waitAsync;
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+  }
+).waitAsync;
 
 /** Most often the writer wakes the reader, ms: a reader sees a write within about this. */
 const NOTIFY_INTERVAL_MS = 5;
@@ -64,7 +71,10 @@ export function announceWrites(signal: FileLogWriteSignal): { written(): void; c
  * The reading side: calls each listener when the writer announced writes. Waiting starts with
  * the first listener and ends (within WAIT_SLICE_MS) after close() or when none is left.
  */
-export function watchWrites(signal: FileLogWriteSignal): { onWritten(listener: () => void): () => void; close(): void } {
+export function watchWrites(signal: FileLogWriteSignal): {
+  onWritten(listener: () => void): () => void;
+  close(): void;
+} {
   const listeners = new Set<() => void>();
   let seen = Atomics.load(signal, 0);
   let watching = false;

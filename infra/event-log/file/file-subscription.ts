@@ -70,7 +70,14 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
   if (!startAt) await mkdir(join(dataDir, 'offsets', subscription.groupId), { recursive: true });
   const cursors = await Promise.all(
     subscription.topics.map((topic): TopicCursor | Promise<TopicCursor> =>
-      startAt ? { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath: undefined, position: startAt.get(topic) ?? 0 } : loadCursor(dataDir, subscription.groupId, topic, logger),
+      startAt
+        ? {
+            topic,
+            logPath: join(dataDir, 'events', `${topic}.log`),
+            offsetPath: undefined,
+            position: startAt.get(topic) ?? 0,
+          }
+        : loadCursor(dataDir, subscription.groupId, topic, logger),
     ),
   );
   const abort = new AbortController();
@@ -119,7 +126,10 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
         if (holdMs !== Number.POSITIVE_INFINITY) await sleepUnlessAborted(holdMs, abort.signal);
         else await waitForData();
       } catch (error) {
-        logger('error', 'event log: reading failed, retrying', { groupId: subscription.groupId, error: (error as Error).message });
+        logger('error', 'event log: reading failed, retrying', {
+          groupId: subscription.groupId,
+          error: (error as Error).message,
+        });
         await sleepUnlessAborted(backOffMs(failures++, RETRY_INITIAL_MS, RETRY_MAX_MS), abort.signal);
       }
     }
@@ -150,10 +160,16 @@ export function parseStoredPosition(text: string): number | undefined {
   return Number.isSafeInteger(position) && position >= 0 ? position : undefined;
 }
 
-async function loadCursor(dataDir: string, groupId: string, topic: string, logger: EventLogLogger): Promise<TopicCursor> {
+async function loadCursor(
+  dataDir: string,
+  groupId: string,
+  topic: string,
+  logger: EventLogLogger,
+): Promise<TopicCursor> {
   const offsetPath = storedOffsetPath(dataDir, groupId, topic);
   const position = parseStoredPosition(await readFile(offsetPath, 'utf8').catch(() => '0'));
-  if (position === undefined) logger('warn', 'event log: unreadable stored offset, starting from the beginning', { offsetPath });
+  if (position === undefined)
+    logger('warn', 'event log: unreadable stored offset, starting from the beginning', { offsetPath });
   return { topic, logPath: join(dataDir, 'events', `${topic}.log`), offsetPath, position: position ?? 0 };
 }
 
@@ -164,7 +180,12 @@ async function loadCursor(dataDir: string, groupId: string, topic: string, logge
 type DeliveryOutcome = 'delivered' | 'empty' | { readonly holdMs: number };
 
 /** Delivers the next batch of one topic unless it is partial and younger than `maxBatchWaitMs`. */
-async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, signal: AbortSignal, logger: EventLogLogger): Promise<DeliveryOutcome> {
+async function deliverNext(
+  cursor: TopicCursor,
+  subscription: SubscribeOptions,
+  signal: AbortSignal,
+  logger: EventLogLogger,
+): Promise<DeliveryOutcome> {
   cursor.handle ??= await open(cursor.logPath, 'r').catch(() => undefined);
   if (!cursor.handle) return 'empty';
   const maxBatchSize = subscription.maxBatchSize ?? 500;
@@ -190,7 +211,13 @@ async function deliverNext(cursor: TopicCursor, subscription: SubscribeOptions, 
       break;
     } catch (error) {
       const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
-      logger('warn', 'event log: batch handler failed, redelivering after a back-off', { groupId: subscription.groupId, topic: cursor.topic, records: records.length, delayMs, error: (error as Error).message });
+      logger('warn', 'event log: batch handler failed, redelivering after a back-off', {
+        groupId: subscription.groupId,
+        topic: cursor.topic,
+        records: records.length,
+        delayMs,
+        error: (error as Error).message,
+      });
       await sleepUnlessAborted(delayMs, signal);
       if (signal.aborted) return 'empty';
     }

@@ -129,10 +129,11 @@ export function createFileAppender(options: FileAppenderOptions): FileAppender {
   }, options.syncIntervalMs);
   syncTimer.unref();
 
-  const flush = (): Promise<void> => enqueue(async () => {
-    await writeQueued();
-    await syncDirty();
-  });
+  const flush = (): Promise<void> =>
+    enqueue(async () => {
+      await writeQueued();
+      await syncDirty();
+    });
 
   return {
     append(topic, frame) {

@@ -43,7 +43,10 @@ export async function openDiskSpool(dir: string, logger: EventLogLogger): Promis
   const posPath = join(dir, 'spool.pos');
   const handle = await open(logPath, 'a+');
   const { size } = await handle.stat();
-  let position = await readFile(posPath, 'utf8').then((text) => Number(text.trim()), () => 0);
+  let position = await readFile(posPath, 'utf8').then(
+    (text) => Number(text.trim()),
+    () => 0,
+  );
   if (!Number.isSafeInteger(position) || position < 0 || position > size) position = 0;
   let scan = await scanFrames(handle, position).catch(() => undefined);
   if (!scan) {

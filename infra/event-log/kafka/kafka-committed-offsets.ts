@@ -9,7 +9,11 @@ import type { Kafka } from 'kafkajs';
  * Committed offsets of `groupId` on `topic` (the next offset the group reads), sorted by partition.
  * @throws the kafkajs error when the brokers are unreachable.
  */
-export async function fetchKafkaCommittedOffsets(kafka: Kafka, groupId: string, topic: string): Promise<Array<{ partition: number; offset: string }>> {
+export async function fetchKafkaCommittedOffsets(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+): Promise<Array<{ partition: number; offset: string }>> {
   const admin = kafka.admin();
   await admin.connect();
   try {

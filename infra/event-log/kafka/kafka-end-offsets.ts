@@ -13,7 +13,10 @@ import type { Kafka } from 'kafkajs';
  * End offsets of `topic`, sorted by partition.
  * @throws the kafkajs error when the brokers are unreachable.
  */
-export async function fetchKafkaEndOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; offset: string }>> {
+export async function fetchKafkaEndOffsets(
+  kafka: Kafka,
+  topic: string,
+): Promise<Array<{ partition: number; offset: string }>> {
   const admin = kafka.admin();
   await admin.connect();
   try {

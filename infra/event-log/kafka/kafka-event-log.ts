@@ -55,7 +55,14 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     logLevel: logLevel.WARN,
     logCreator: createKafkajsLogCreator(logger),
   });
-  const publisher = new KafkaPublisher({ kafka, spoolDir: options.spoolDir, logger, lingerMs: options.lingerMs ?? 10, batchTrigger: options.batchTrigger ?? 500, sendTimeoutMs: 10_000 });
+  const publisher = new KafkaPublisher({
+    kafka,
+    spoolDir: options.spoolDir,
+    logger,
+    lingerMs: options.lingerMs ?? 10,
+    batchTrigger: options.batchTrigger ?? 500,
+    sendTimeoutMs: 10_000,
+  });
   const subscriptions = new Set<Subscription>();
   const readers = new ReaderPositions();
   /** A running read or subscription that `close()` stops, and that leaves the set when stopped. */
@@ -75,9 +82,17 @@ export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
     flush: () => publisher.flush(),
     status: () => publisher.status(),
     endOffsets: (topic) => fetchKafkaEndOffsets(kafka, topic),
-    committedOffsets: async (groupId, topic) => readers.positions(groupId, topic) ?? fetchKafkaCommittedOffsets(kafka, groupId, topic),
-    read: async (read: ReadOptions) => tracked(await startKafkaRead({ kafka, ensureTopics: (topics) => createTopics(kafka, topics), logger, positions: readers }, read)),
-    subscribe: async (subscription: SubscribeOptions) => tracked(await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger)),
+    committedOffsets: async (groupId, topic) =>
+      readers.positions(groupId, topic) ?? fetchKafkaCommittedOffsets(kafka, groupId, topic),
+    read: async (read: ReadOptions) =>
+      tracked(
+        await startKafkaRead(
+          { kafka, ensureTopics: (topics) => createTopics(kafka, topics), logger, positions: readers },
+          read,
+        ),
+      ),
+    subscribe: async (subscription: SubscribeOptions) =>
+      tracked(await startKafkaSubscription(kafka, subscription, (topics) => createTopics(kafka, topics), logger)),
     async close() {
       await publisher.close();
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));

@@ -31,8 +31,17 @@ export const PUBLISH_RETRY = { retries: 2, initialRetryTime: 100, maxRetryTime: 
  * topics already created or found. `sendTimeoutMs` bounds one send, including topic creation.
  * @throws the kafkajs connection error.
  */
-export async function openProducerSession(kafka: Kafka, ensuredTopics: Set<string>, sendTimeoutMs: number): Promise<ProducerSession> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, retry: PUBLISH_RETRY });
+export async function openProducerSession(
+  kafka: Kafka,
+  ensuredTopics: Set<string>,
+  sendTimeoutMs: number,
+): Promise<ProducerSession> {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: PUBLISH_RETRY,
+  });
   const admin = kafka.admin({ retry: PUBLISH_RETRY });
   const close = async (): Promise<void> => {
     await withTimeout(Promise.allSettled([producer.disconnect(), admin.disconnect()]), sendTimeoutMs).catch(() => {});
@@ -57,7 +66,11 @@ export async function openProducerSession(kafka: Kafka, ensuredTopics: Set<strin
 }
 
 /** Creates the topics of `records` not yet known to exist, one by one. */
-async function ensureTopics(admin: Admin, records: ReadonlyArray<FramedRecord>, ensuredTopics: Set<string>): Promise<void> {
+async function ensureTopics(
+  admin: Admin,
+  records: ReadonlyArray<FramedRecord>,
+  ensuredTopics: Set<string>,
+): Promise<void> {
   for (const record of records) {
     if (ensuredTopics.has(record.topic)) continue;
     await admin.createTopics({ topics: [topicCreationSpec(record.topic)], waitForLeaders: true });

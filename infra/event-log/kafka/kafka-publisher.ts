@@ -86,11 +86,22 @@ export class KafkaPublisher {
     const keyBytes = Buffer.byteLength(record.key);
     const bytes = record.value.length + keyBytes + record.topic.length + 16;
     if (this.closing || !isSafeLogName(record.topic) || bytes > MAX_RECORD_BYTES || keyBytes > 0xffff) {
-      this.options.logger('error', 'kafka: record refused (closed, illegal topic or too large)', { topic: record.topic, bytes, closing: this.closing });
+      this.options.logger('error', 'kafka: record refused (closed, illegal topic or too large)', {
+        topic: record.topic,
+        bytes,
+        closing: this.closing,
+      });
       return;
     }
     this.acceptedSeq += 1;
-    this.queue.push({ topic: record.topic, key: record.key, value: record.value, timestamp: Date.now(), seq: this.acceptedSeq, bytes });
+    this.queue.push({
+      topic: record.topic,
+      key: record.key,
+      value: record.value,
+      timestamp: Date.now(),
+      seq: this.acceptedSeq,
+      bytes,
+    });
     const waiting = this.queue.length;
     if (waiting === 1) this.firstQueuedAt = Date.now();
     if (waiting === 1 || waiting === this.options.batchTrigger || waiting === MAX_MEMORY_RECORDS) this.wake();
@@ -106,7 +117,11 @@ export class KafkaPublisher {
   }
 
   status(): PublisherStatus {
-    return { pending: this.queue.length + this.inFlight, spooled: this.spool?.count() ?? 0, connected: this.session !== undefined };
+    return {
+      pending: this.queue.length + this.inFlight,
+      spooled: this.spool?.count() ?? 0,
+      connected: this.session !== undefined,
+    };
   }
 
   /** Flushes (to Kafka or the spool), stops the pump and the reconnect loop, closes the spool. */
@@ -160,7 +175,8 @@ export class KafkaPublisher {
         this.wake();
         return;
       } catch (error) {
-        if (!this.kafkaDown) logger('warn', 'kafka: unreachable, spooling events to disk', { error: (error as Error).message });
+        if (!this.kafkaDown)
+          logger('warn', 'kafka: unreachable, spooling events to disk', { error: (error as Error).message });
         this.kafkaDown = true;
         this.wake();
       }
@@ -170,7 +186,8 @@ export class KafkaPublisher {
   private dropSession(error: unknown): void {
     const failed = this.session;
     this.session = undefined;
-    if (!this.kafkaDown) this.options.logger('warn', 'kafka: send failed, spooling events to disk', { error: (error as Error).message });
+    if (!this.kafkaDown)
+      this.options.logger('warn', 'kafka: send failed, spooling events to disk', { error: (error as Error).message });
     this.kafkaDown = true;
     void failed?.close();
     this.startReconnect(true);
@@ -185,7 +202,9 @@ export class KafkaPublisher {
       try {
         await this.step(spool);
       } catch (error) {
-        this.options.logger('error', 'kafka publisher: unexpected error, retrying in 1 s', { error: (error as Error).message });
+        this.options.logger('error', 'kafka publisher: unexpected error, retrying in 1 s', {
+          error: (error as Error).message,
+        });
         await pause(1000);
       }
     }
@@ -197,7 +216,10 @@ export class KafkaPublisher {
         this.spool = await openDiskSpool(this.options.spoolDir, this.options.logger);
         return this.spool;
       } catch (error) {
-        this.options.logger('error', 'kafka spool: cannot open, retrying', { spoolDir: this.options.spoolDir, error: (error as Error).message });
+        this.options.logger('error', 'kafka spool: cannot open, retrying', {
+          spoolDir: this.options.spoolDir,
+          error: (error as Error).message,
+        });
         await pause(backOffMs(attempt, 500, 5000));
       }
     }
@@ -209,7 +231,11 @@ export class KafkaPublisher {
     if (waiting === 0) return false;
     if (waiting >= MAX_MEMORY_RECORDS) return true;
     if (!this.session && !this.kafkaDown) return false;
-    return this.waiters.length > 0 || waiting >= this.options.batchTrigger || Date.now() >= this.firstQueuedAt + this.options.lingerMs;
+    return (
+      this.waiters.length > 0 ||
+      waiting >= this.options.batchTrigger ||
+      Date.now() >= this.firstQueuedAt + this.options.lingerMs
+    );
   }
 
   private async waitForWork(spool: DiskSpool): Promise<void> {
@@ -221,14 +247,17 @@ export class KafkaPublisher {
           this.wakePump = undefined;
           resolve();
         };
-        const timer = lingering ? setTimeout(done, Math.max(0, this.firstQueuedAt + this.options.lingerMs - Date.now())) : undefined;
+        const timer = lingering
+          ? setTimeout(done, Math.max(0, this.firstQueuedAt + this.options.lingerMs - Date.now()))
+          : undefined;
         this.wakePump = done;
       });
     }
   }
 
   private async step(spool: DiskSpool): Promise<void> {
-    const mustSpool = spool.count() > 0 || (!this.session && (this.kafkaDown || this.queue.length >= MAX_MEMORY_RECORDS));
+    const mustSpool =
+      spool.count() > 0 || (!this.session && (this.kafkaDown || this.queue.length >= MAX_MEMORY_RECORDS));
     if (this.queue.length > 0 && mustSpool) await this.spoolMemory(spool);
     if (this.session && spool.count() > 0) await this.drainSpoolChunk(this.session, spool);
     else if (this.session && this.queue.length > 0) await this.sendMemory(this.session);
@@ -242,7 +271,10 @@ export class KafkaPublisher {
       this.settle(records);
     } catch (error) {
       this.queue.putBack(records);
-      this.options.logger('error', 'kafka spool: append failed, retrying in 1 s', { error: (error as Error).message, records: records.length });
+      this.options.logger('error', 'kafka spool: append failed, retrying in 1 s', {
+        error: (error as Error).message,
+        records: records.length,
+      });
       await pause(1000);
     } finally {
       this.inFlight = 0;

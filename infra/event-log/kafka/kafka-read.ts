@@ -93,7 +93,12 @@ export async function startKafkaRead(context: KafkaReadContext, options: ReadOpt
 async function deleteGroup(kafka: Kafka, groupId: string, logger: EventLogLogger): Promise<void> {
   const failures = await deleteGroups(kafka, [groupId]);
   const failure = failures.find((group) => group.errorType !== 'GROUP_ID_NOT_FOUND');
-  if (failure) logger('warn', 'kafka read: its throwaway consumer group was not deleted; it holds no offsets, and the next read or the broker removes it', { groupId, error: failure.errorType });
+  if (failure)
+    logger(
+      'warn',
+      'kafka read: its throwaway consumer group was not deleted; it holds no offsets, and the next read or the broker removes it',
+      { groupId, error: failure.errorType },
+    );
 }
 
 /** Deletes every empty `.ephemeral-` group (left by readers that were killed); live readers' groups are refused by the broker and kept. */
@@ -106,7 +111,8 @@ async function deleteEmptyEphemeralGroups(kafka: Kafka, logger: EventLogLogger):
     if (stale.length === 0) return;
     const failures = await deleteGroups(kafka, stale);
     const removed = stale.length - failures.length;
-    if (removed > 0) logger('info', 'kafka read: deleted consumer groups of readers that were killed', { groups: removed });
+    if (removed > 0)
+      logger('info', 'kafka read: deleted consumer groups of readers that were killed', { groups: removed });
   } catch (error) {
     logger('debug', 'kafka read: listing throwaway consumer groups failed', { error: (error as Error).message });
   } finally {
@@ -119,7 +125,10 @@ async function deleteEmptyEphemeralGroups(kafka: Kafka, logger: EventLogLogger):
  * KafkaJSDeleteGroupsError carrying `groups` when any group failed); an unreachable Kafka counts
  * as a failure of every group.
  */
-async function deleteGroups(kafka: Kafka, groupIds: ReadonlyArray<string>): Promise<Array<{ groupId: string; errorType: string }>> {
+async function deleteGroups(
+  kafka: Kafka,
+  groupIds: ReadonlyArray<string>,
+): Promise<Array<{ groupId: string; errorType: string }>> {
   const admin = kafka.admin();
   try {
     await admin.connect();
@@ -127,7 +136,10 @@ async function deleteGroups(kafka: Kafka, groupIds: ReadonlyArray<string>): Prom
     return [];
   } catch (error) {
     const groups = (error as { groups?: Array<{ groupId: string; error?: { type?: string } }> }).groups;
-    if (groups) return groups.filter((group) => group.error).map((group) => ({ groupId: group.groupId, errorType: group.error?.type ?? 'UNKNOWN' }));
+    if (groups)
+      return groups
+        .filter((group) => group.error)
+        .map((group) => ({ groupId: group.groupId, errorType: group.error?.type ?? 'UNKNOWN' }));
     return groupIds.map((groupId) => ({ groupId, errorType: (error as Error).message }));
   } finally {
     await admin.disconnect().catch(() => {});

@@ -42,7 +42,12 @@ const CONSUMER_RETRY = { retries: 5, initialRetryTime: 300, maxRetryTime: 5000 }
  * does not restart, a new consumer is started here after a back-off (1 s doubling to 30 s).
  * @throws the kafkajs error when Kafka is unreachable at the first start.
  */
-export async function startKafkaSubscription(kafka: Kafka, options: SubscribeOptions, ensureTopics: (topics: ReadonlyArray<string>) => Promise<void>, logger: EventLogLogger): Promise<Subscription> {
+export async function startKafkaSubscription(
+  kafka: Kafka,
+  options: SubscribeOptions,
+  ensureTopics: (topics: ReadonlyArray<string>) => Promise<void>,
+  logger: EventLogLogger,
+): Promise<Subscription> {
   return runKafkaConsumer(kafka, { delivery: options, ensureTopics, logger, afterChunk: commitChunk });
 }
 
@@ -73,7 +78,14 @@ export async function runKafkaConsumer(kafka: Kafka, spec: KafkaConsumerSpec): P
   let restarts = 0;
 
   const launch = async (): Promise<void> => {
-    const consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, ...fetchWaitOf(options), sessionTimeout: SESSION_TIMEOUT_MS, heartbeatInterval: HEARTBEAT_MS, retry: CONSUMER_RETRY });
+    const consumer = kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      ...fetchWaitOf(options),
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_MS,
+      retry: CONSUMER_RETRY,
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart && !stopSignal.signal.aborted) scheduleRestart(payload.error);
     });
@@ -81,7 +93,11 @@ export async function runKafkaConsumer(kafka: Kafka, spec: KafkaConsumerSpec): P
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
-      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => deliverBatch(payload, spec, failures, stopSignal.signal) });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => deliverBatch(payload, spec, failures, stopSignal.signal),
+      });
     } catch (error) {
       await consumer.disconnect().catch(() => {});
       throw error;
@@ -91,7 +107,11 @@ export async function runKafkaConsumer(kafka: Kafka, spec: KafkaConsumerSpec): P
   };
   const scheduleRestart = (error: Error): void => {
     const delayMs = backOffMs(restarts++, 1000, 30_000);
-    logger('error', 'kafka consumer: stopped by an error kafkajs does not retry, restarting', { groupId: options.groupId, delayMs, error: error.message });
+    logger('error', 'kafka consumer: stopped by an error kafkajs does not retry, restarting', {
+      groupId: options.groupId,
+      delayMs,
+      error: error.message,
+    });
     restartTimer = setTimeout(() => {
       if (stopSignal.signal.aborted) return;
       launch().then(() => void (restarts = 0), scheduleRestart);
@@ -113,7 +133,14 @@ export async function runKafkaConsumer(kafka: Kafka, spec: KafkaConsumerSpec): P
 /** A subscription's afterChunk: commits offset + 1 of the chunk's last record. */
 async function commitChunk(payload: EachBatchPayload, lastOffset: string): Promise<void> {
   const { batch } = payload;
-  await payload.commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(lastOffset) + 1n).toString() }] }] });
+  await payload.commitOffsetsIfNecessary({
+    topics: [
+      {
+        topic: batch.topic,
+        partitions: [{ partition: batch.partition, offset: (BigInt(lastOffset) + 1n).toString() }],
+      },
+    ],
+  });
 }
 
 /** Bytes a fetch waits for when the subscription batches by time (SubscribeOptions.maxBatchWaitMs). */
@@ -134,7 +161,12 @@ async function stopConsumer(consumer: Consumer): Promise<void> {
 }
 
 /** Hands one partition batch to the handler chunk by chunk, calling afterChunk (commit) after each acknowledged chunk. */
-async function deliverBatch(payload: EachBatchPayload, spec: KafkaConsumerSpec, failures: Map<string, number>, signal: AbortSignal): Promise<void> {
+async function deliverBatch(
+  payload: EachBatchPayload,
+  spec: KafkaConsumerSpec,
+  failures: Map<string, number>,
+  signal: AbortSignal,
+): Promise<void> {
   const { delivery: options, logger } = spec;
   const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
   const partitionKey = `${batch.topic}/${batch.partition}`;
@@ -149,7 +181,14 @@ async function deliverBatch(payload: EachBatchPayload, spec: KafkaConsumerSpec, 
       const attempt = failures.get(partitionKey) ?? 0;
       failures.set(partitionKey, attempt + 1);
       const delayMs = backOffMs(attempt, RETRY_INITIAL_MS, RETRY_MAX_MS);
-      logger('warn', 'kafka consumer: batch handler failed, redelivering after a back-off', { groupId: options.groupId, topic: batch.topic, partition: batch.partition, records: chunk.length, delayMs, error: (error as Error).message });
+      logger('warn', 'kafka consumer: batch handler failed, redelivering after a back-off', {
+        groupId: options.groupId,
+        topic: batch.topic,
+        partition: batch.partition,
+        records: chunk.length,
+        delayMs,
+        error: (error as Error).message,
+      });
       await withHeartbeats(sleepUnlessAborted(delayMs, signal), heartbeat);
       return;
     }

@@ -26,7 +26,9 @@ export function createKafkajsLogCreator(logger: EventLogLogger): logCreator {
   return () => (entry) => {
     const { message, timestamp: _timestamp, ...extra } = entry.log;
     if (message.startsWith(EXPECTED_WARNING)) return;
-    const demoted = DEMOTED_NAMESPACES.has(entry.namespace) || (entry.namespace === 'Producer' && message.startsWith(DEMOTED_PRODUCER_LINE));
+    const demoted =
+      DEMOTED_NAMESPACES.has(entry.namespace) ||
+      (entry.namespace === 'Producer' && message.startsWith(DEMOTED_PRODUCER_LINE));
     const level = demoted ? 'debug' : toLevel(entry.level);
     const key = `${level} ${entry.namespace} ${message.replace(/[\d.]+/g, '#')}`;
     const now = Date.now();
@@ -37,7 +39,11 @@ export function createKafkajsLogCreator(logger: EventLogLogger): logCreator {
     }
     if (lastSeen.size > 1000) lastSeen.clear();
     lastSeen.set(key, { at: now, repeated: 0 });
-    logger(level, `kafkajs ${entry.namespace}: ${message}`, seen?.repeated ? { ...extra, repeated: seen.repeated } : extra);
+    logger(
+      level,
+      `kafkajs ${entry.namespace}: ${message}`,
+      seen?.repeated ? { ...extra, repeated: seen.repeated } : extra,
+    );
   };
 }
 

@@ -4,7 +4,14 @@
  * to completion before another starts, so an admission is atomic over all its cells. Cells whose
  * TAT has passed are equivalent to absent ones and are dropped now and then.
  */
-import { admissionCells, assertLimitUnits, decideAdmission, settledTat, tatUnderLimit, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import {
+  admissionCells,
+  assertLimitUnits,
+  decideAdmission,
+  settledTat,
+  tatUnderLimit,
+  type GcraTat,
+} from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 /** Options of the memory limiter; `clock` returns ms since epoch (default Date.now). */
@@ -44,9 +51,15 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const list = admissionCells(scopes, tokens);
       const at = Math.floor(now ?? clock());
       if (++admissions % SWEEP_EVERY === 0) sweep(at);
-      const decision = decideAdmission(list, list.map((cell) => tatAt(keyOf(cell.scope, cell.kind), cell.limit)), at);
+      const decision = decideAdmission(
+        list,
+        list.map((cell) => tatAt(keyOf(cell.scope, cell.kind), cell.limit)),
+        at,
+      );
       if (decision.admission.allowed) {
-        list.forEach((cell, i) => cells.set(keyOf(cell.scope, cell.kind), { ...(decision.tats[i] as GcraTat), limit: cell.limit }));
+        list.forEach((cell, i) =>
+          cells.set(keyOf(cell.scope, cell.kind), { ...(decision.tats[i] as GcraTat), limit: cell.limit }),
+        );
       }
       return decision.admission;
     },

@@ -26,7 +26,15 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       assertValidTtl(ttlMs, 'ttlMs');
       const now = clock();
       if (++puts % SWEEP_EVERY_PUTS === 0) sweep(now);
-      sessions.set(sessionKey, { session: { userId: session.userId, csrfSecret: session.csrfSecret, createdAt: session.createdAt, credentialsStamp: session.credentialsStamp }, expiresAt: now + ttlMs });
+      sessions.set(sessionKey, {
+        session: {
+          userId: session.userId,
+          csrfSecret: session.csrfSecret,
+          createdAt: session.createdAt,
+          credentialsStamp: session.credentialsStamp,
+        },
+        expiresAt: now + ttlMs,
+      });
     },
 
     async get(sessionKey: string, slideTtlMs?: number): Promise<ConsoleSession | undefined> {

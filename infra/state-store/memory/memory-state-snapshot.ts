@@ -30,7 +30,10 @@ export interface MemoryStateSnapshot {
 }
 
 /** The outcome of reading the snapshot file. */
-export type SnapshotRead = { readonly kind: 'none' } | { readonly kind: 'unusable'; readonly reason: string } | { readonly kind: 'found'; readonly snapshot: MemoryStateSnapshot };
+export type SnapshotRead =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unusable'; readonly reason: string }
+  | { readonly kind: 'found'; readonly snapshot: MemoryStateSnapshot };
 
 const FORMAT = 'tollgate.memory-state';
 const VERSION = 1;
@@ -40,7 +43,11 @@ export function memoryStateSnapshotPath(dataDir: string): string {
   return join(dataDir, 'state', 'memory-state.json');
 }
 
-const offset = z.number().int().min(0).max(2 ** 53);
+const offset = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 53);
 const nanoUsd = z.string().regex(/^\d{1,19}$/);
 const counter = z.tuple([z.string().min(1), nanoUsd]);
 const time = z.number().finite().min(0);
@@ -59,7 +66,15 @@ const fileSchema = z.object({
         channelId: z.string().min(1),
         windowMs: z.number().positive(),
         window: z.array(z.tuple([time, z.boolean()])),
-        state: z.object({ latencyEwmaMs: time, consecutiveFailures: z.number().int().min(0), failureCooldownUntil: time, retryAfterUntil: time, lastAt: time, lastSuccessAt: time.optional(), lastFailureAt: time.optional() }),
+        state: z.object({
+          latencyEwmaMs: time,
+          consecutiveFailures: z.number().int().min(0),
+          failureCooldownUntil: time,
+          retryAfterUntil: time,
+          lastAt: time,
+          lastSuccessAt: time.optional(),
+          lastFailureAt: time.optional(),
+        }),
       }),
     ),
   }),
@@ -67,23 +82,38 @@ const fileSchema = z.object({
 
 /** The JSON form of a snapshot's state: bigint counters as decimal strings. */
 function stateToJson(state: MemoryStateContent): z.infer<typeof fileSchema>['state'] {
-  const counters = (entries: MemoryStateContent['keySpend']): Array<[string, string]> => entries.map(([id, value]) => [id, value.toString()]);
+  const counters = (entries: MemoryStateContent['keySpend']): Array<[string, string]> =>
+    entries.map(([id, value]) => [id, value.toString()]);
   return {
     keySpend: counters(state.keySpend),
     userSpend: counters(state.userSpend),
     watermarks: state.watermarks.map(([name, at]) => [name, at]),
-    channels: state.channels.map((channel) => ({ channelId: channel.channelId, windowMs: channel.windowMs, window: channel.window.map(([at, failed]) => [at, failed]), state: { ...channel.state } })),
+    channels: state.channels.map((channel) => ({
+      channelId: channel.channelId,
+      windowMs: channel.windowMs,
+      window: channel.window.map(([at, failed]) => [at, failed]),
+      state: { ...channel.state },
+    })),
   };
 }
 
 function digestOf(covers: Readonly<Record<string, number>>, state: unknown): string {
-  return createHash('sha256').update(JSON.stringify([covers, state])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([covers, state]))
+    .digest('hex');
 }
 
 /** The snapshot file's text. */
 export function encodeMemoryStateSnapshot(snapshot: MemoryStateSnapshot): string {
   const state = stateToJson(snapshot.state);
-  return JSON.stringify({ format: FORMAT, version: VERSION, writtenAt: snapshot.writtenAt, covers: snapshot.covers, sha256: digestOf(snapshot.covers, state), state });
+  return JSON.stringify({
+    format: FORMAT,
+    version: VERSION,
+    writtenAt: snapshot.writtenAt,
+    covers: snapshot.covers,
+    sha256: digestOf(snapshot.covers, state),
+    state,
+  });
 }
 
 /**
@@ -93,11 +123,24 @@ export function encodeMemoryStateSnapshot(snapshot: MemoryStateSnapshot): string
  */
 export function decodeMemoryStateSnapshot(text: string): MemoryStateSnapshot {
   const parsed = fileSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+  if (!parsed.success)
+    throw new Error(
+      `not a ${FORMAT} v${VERSION} file: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim(),
+    );
   const { covers, state, sha256, writtenAt } = parsed.data;
   if (digestOf(covers, state) !== sha256) throw new Error('its sha256 does not match its content');
-  const counters = (entries: ReadonlyArray<readonly [string, string]>): Array<[string, bigint]> => entries.map(([id, value]) => [id, BigInt(value)]);
-  return { writtenAt, covers, state: { keySpend: counters(state.keySpend), userSpend: counters(state.userSpend), watermarks: state.watermarks, channels: state.channels } };
+  const counters = (entries: ReadonlyArray<readonly [string, string]>): Array<[string, bigint]> =>
+    entries.map(([id, value]) => [id, BigInt(value)]);
+  return {
+    writtenAt,
+    covers,
+    state: {
+      keySpend: counters(state.keySpend),
+      userSpend: counters(state.userSpend),
+      watermarks: state.watermarks,
+      channels: state.channels,
+    },
+  };
 }
 
 /**

@@ -17,7 +17,16 @@ import {
 import { OutcomeWindow } from './outcome-window.ts';
 import { addSpendChecked, assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
 import { AppliedWatermarks, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import {
+  DEFAULT_HEALTH_POLICY,
+  type ChannelHealth,
+  type ChannelObservation,
+  type HealthPolicy,
+  type LogPosition,
+  type SpendIncrement,
+  type SpendTotals,
+  type StateStore,
+} from '../../../schemas/state-store/state-store.ts';
 
 interface ChannelRecord {
   state: ChannelHealthState;
@@ -70,7 +79,10 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
   const keySpend = new Map<string, bigint>(initial?.keySpend);
   const userSpend = new Map<string, bigint>(initial?.userSpend);
   const channels = new Map<string, ChannelRecord>(
-    (initial?.channels ?? []).map((channel) => [channel.channelId, { state: channel.state, windowMs: channel.windowMs, window: OutcomeWindow.fromPairs(channel.window) }]),
+    (initial?.channels ?? []).map((channel) => [
+      channel.channelId,
+      { state: channel.state, windowMs: channel.windowMs, window: OutcomeWindow.fromPairs(channel.window) },
+    ]),
   );
   let changes = 0;
 
@@ -98,10 +110,16 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
     addSpendBatch,
 
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
-      return { keyNanoUsd: keySpend.get(keyId) ?? 0n, userNanoUsd: userId === null ? 0n : (userSpend.get(userId) ?? 0n) };
+      return {
+        keyNanoUsd: keySpend.get(keyId) ?? 0n,
+        userNanoUsd: userId === null ? 0n : (userSpend.get(userId) ?? 0n),
+      };
     },
 
-    async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {
+    async recordChannelObservation(
+      observation: ChannelObservation,
+      policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
+    ): Promise<boolean> {
       assertValidObservation(observation);
       assertValidPolicy(policy);
       if (!watermarks.isNew('health', observation.position)) return false;
@@ -130,7 +148,12 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
       return {
         keySpend: [...keySpend],
         userSpend: [...userSpend],
-        channels: [...channels].map(([channelId, record]) => ({ channelId, state: record.state, windowMs: record.windowMs, window: record.window.toPairs() })),
+        channels: [...channels].map(([channelId, record]) => ({
+          channelId,
+          state: record.state,
+          windowMs: record.windowMs,
+          window: record.window.toPairs(),
+        })),
         watermarks: watermarks.entries(),
       };
     },

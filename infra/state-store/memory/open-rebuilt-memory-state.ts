@@ -19,7 +19,12 @@ import { join } from 'node:path';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { fileCommittedOffsets } from '../../event-log/file/file-committed-offsets.ts';
 import { createMemoryStateStore, type MemoryStateStore } from './memory-state-store.ts';
-import { memoryStateSnapshotPath, readMemoryStateSnapshot, writeMemoryStateSnapshot, type MemoryStateSnapshot } from './memory-state-snapshot.ts';
+import {
+  memoryStateSnapshotPath,
+  readMemoryStateSnapshot,
+  writeMemoryStateSnapshot,
+  type MemoryStateSnapshot,
+} from './memory-state-snapshot.ts';
 import { FOLDED_TOPICS, rebuildMemoryState } from './rebuild-memory-state.ts';
 
 /** Traffic log bytes after which a snapshot is due (64 MiB ≈ 135 000 requests at ~490 bytes of events each, test/bench/measure-state-rebuild.ts). */
@@ -30,7 +35,11 @@ export const DEFAULT_SNAPSHOT_EVERY_MS = 60_000;
 const CHECK_EVERY_MS = 1000;
 
 /** The consumer group that folds each topic into the store (consumers/start-consumer-pipeline.ts, prefix `tollgate.`). */
-const GROUP_OF_TOPIC: Readonly<Record<string, string>> = { [TOPICS.usage]: 'tollgate.billing', [TOPICS.requests]: 'tollgate.health', [TOPICS.failovers]: 'tollgate.health' };
+const GROUP_OF_TOPIC: Readonly<Record<string, string>> = {
+  [TOPICS.usage]: 'tollgate.billing',
+  [TOPICS.requests]: 'tollgate.health',
+  [TOPICS.failovers]: 'tollgate.health',
+};
 
 type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
 
@@ -57,9 +66,20 @@ export async function openRebuiltMemoryState(options: RebuiltMemoryStateOptions)
   const started = performance.now();
   const snapshot = await usableSnapshot(options, prefix, path);
   const store = createMemoryStateStore(snapshot?.state);
-  const rebuild = await rebuildMemoryState({ dataDir: options.dataDir, topicPrefix: prefix, store, from: snapshot?.covers ?? {}, onWarning: (message) => options.log('warn', message) });
+  const rebuild = await rebuildMemoryState({
+    dataDir: options.dataDir,
+    topicPrefix: prefix,
+    store,
+    from: snapshot?.covers ?? {},
+    onWarning: (message) => options.log('warn', message),
+  });
   const ms = Math.round(performance.now() - started);
-  options.log('info', 'state store: rebuilt from the event log', { fromSnapshot: snapshot !== undefined, records: rebuild.records, bytes: rebuild.bytes, ms });
+  options.log('info', 'state store: rebuilt from the event log', {
+    fromSnapshot: snapshot !== undefined,
+    records: rebuild.records,
+    bytes: rebuild.bytes,
+    ms,
+  });
   let written: MemoryStateSnapshot | undefined = snapshot;
   let writtenChanges = store.changeCount();
   // The store is as good as a snapshot taken now: the time between snapshots counts from here.
@@ -79,14 +99,19 @@ export async function openRebuiltMemoryState(options: RebuiltMemoryStateOptions)
   let busy: Promise<void> | undefined;
   const check = async (force: boolean): Promise<void> => {
     const covers = await coveredPositions(options.dataDir, prefix, store);
-    const moved = FOLDED_TOPICS.reduce((sum, { topic }) => sum + Math.max(0, (covers[topic] ?? 0) - (written?.covers[topic] ?? 0)), 0);
+    const moved = FOLDED_TOPICS.reduce(
+      (sum, { topic }) => sum + Math.max(0, (covers[topic] ?? 0) - (written?.covers[topic] ?? 0)),
+      0,
+    );
     const changed = moved > 0 || store.changeCount() !== writtenChanges;
     const age = Date.now() - writtenAt;
     if (changed && (force || moved >= everyBytes || age >= everyMs)) await write(covers);
   };
   const run = (force: boolean): Promise<void> =>
     (busy ??= check(force)
-      .catch((error: unknown) => options.log('error', 'state store: snapshot not written', { path, error: (error as Error).message }))
+      .catch((error: unknown) =>
+        options.log('error', 'state store: snapshot not written', { path, error: (error as Error).message }),
+      )
       .finally(() => (busy = undefined)));
   const timer = setInterval(() => void run(false), CHECK_EVERY_MS);
   timer.unref();
@@ -102,17 +127,31 @@ export async function openRebuiltMemoryState(options: RebuiltMemoryStateOptions)
 }
 
 /** The snapshot to start from, or undefined (none, unusable, or covering more log than is there: warned). */
-async function usableSnapshot(options: RebuiltMemoryStateOptions, prefix: string, path: string): Promise<MemoryStateSnapshot | undefined> {
+async function usableSnapshot(
+  options: RebuiltMemoryStateOptions,
+  prefix: string,
+  path: string,
+): Promise<MemoryStateSnapshot | undefined> {
   const read = await readMemoryStateSnapshot(path);
   if (read.kind === 'none') return undefined;
   if (read.kind === 'unusable') {
-    options.log('warn', 'state store: snapshot unusable, rebuilding from the start of the event log', { path, reason: read.reason });
+    options.log('warn', 'state store: snapshot unusable, rebuilding from the start of the event log', {
+      path,
+      reason: read.reason,
+    });
     return undefined;
   }
   for (const [topic, position] of Object.entries(read.snapshot.covers)) {
-    const size = await stat(join(options.dataDir, 'events', `${prefix}${topic}.log`)).then((s) => s.size, () => 0);
+    const size = await stat(join(options.dataDir, 'events', `${prefix}${topic}.log`)).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size < position) {
-      options.log('warn', 'state store: snapshot covers more of the event log than it holds (removed or replaced?), rebuilding from the start', { path, topic, covers: position, size });
+      options.log(
+        'warn',
+        'state store: snapshot covers more of the event log than it holds (removed or replaced?), rebuilding from the start',
+        { path, topic, covers: position, size },
+      );
       return undefined;
     }
   }
@@ -124,13 +163,18 @@ async function usableSnapshot(options: RebuiltMemoryStateOptions, prefix: string
  * consumer group's committed position and the topic's watermark (a record position; that record
  * is then skipped by the watermark when folded again).
  */
-async function coveredPositions(dataDir: string, prefix: string, store: MemoryStateStore): Promise<Record<string, number>> {
+async function coveredPositions(
+  dataDir: string,
+  prefix: string,
+  store: MemoryStateStore,
+): Promise<Record<string, number>> {
   const covers: Record<string, number> = {};
   for (const { topic } of FOLDED_TOPICS) {
     const committed = await fileCommittedOffsets(dataDir, `${prefix}${GROUP_OF_TOPIC[topic]}`, `${prefix}${topic}`);
     covers[topic] = Number(committed[0]?.offset ?? 0);
   }
   // Read after the committed positions: the copy taken next holds at least what they cover.
-  for (const { topic, kind } of FOLDED_TOPICS) covers[topic] = Math.max(covers[topic] ?? 0, store.watermarkOf(kind, topic, 0) ?? 0);
+  for (const { topic, kind } of FOLDED_TOPICS)
+    covers[topic] = Math.max(covers[topic] ?? 0, store.watermarkOf(kind, topic, 0) ?? 0);
   return covers;
 }

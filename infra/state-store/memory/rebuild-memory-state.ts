@@ -11,7 +11,10 @@ import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConsumerControlPlane } from '../../../consumers/control-plane/consumer-control-plane.ts';
-import { createTrafficStateFold, type TrafficStateFold } from '../../../consumers/state-rebuild/fold-traffic-into-state.ts';
+import {
+  createTrafficStateFold,
+  type TrafficStateFold,
+} from '../../../consumers/state-rebuild/fold-traffic-into-state.ts';
 import type { ConsumedTrafficEvent } from '../../../consumers/traffic-consumer.ts';
 import { decodeControlEvent, isControlEventValue } from '../../../schemas/control-plane/control-event-codec.ts';
 import { type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
@@ -67,7 +70,11 @@ export async function rebuildMemoryState(options: RebuildMemoryStateOptions): Pr
   await readTopic(join(options.dataDir, 'events', `${options.topicPrefix}${CONFIG_TOPIC}.log`), 0, (frames) => {
     prices.applyBatch(decodeControlFrames(frames, options.onWarning));
   });
-  const fold = createTrafficStateFold({ state: options.store, prices: { bookFor: (revision, at) => prices.bookFor(revision, at), priceRevision: () => prices.fold.priceRevision }, onWarning: options.onWarning });
+  const fold = createTrafficStateFold({
+    state: options.store,
+    prices: { bookFor: (revision, at) => prices.bookFor(revision, at), priceRevision: () => prices.fold.priceRevision },
+    onWarning: options.onWarning,
+  });
   let records = 0;
   let bytes = 0;
   const ends: Record<string, number> = {};
@@ -82,23 +89,36 @@ export async function rebuildMemoryState(options: RebuildMemoryStateOptions): Pr
 }
 
 /** Folds one traffic topic from `start`; returns the records folded and where its whole records end. */
-async function foldTopic(options: RebuildMemoryStateOptions, topic: string, kind: WatermarkKind, start: number, fold: TrafficStateFold): Promise<{ records: number; end: number }> {
+async function foldTopic(
+  options: RebuildMemoryStateOptions,
+  topic: string,
+  kind: WatermarkKind,
+  start: number,
+  fold: TrafficStateFold,
+): Promise<{ records: number; end: number }> {
   let records = 0;
   let undecodable = 0;
   let last: number | undefined;
-  const end = await readTopic(join(options.dataDir, 'events', `${options.topicPrefix}${topic}.log`), start, async (frames) => {
-    const events: ConsumedTrafficEvent[] = [];
-    for (const { position, record } of frames) {
-      try {
-        events.push({ ...decodeTrafficEvent(record.value), position: { topic, partition: 0, offset: String(position) } });
-      } catch {
-        undecodable += 1;
+  const end = await readTopic(
+    join(options.dataDir, 'events', `${options.topicPrefix}${topic}.log`),
+    start,
+    async (frames) => {
+      const events: ConsumedTrafficEvent[] = [];
+      for (const { position, record } of frames) {
+        try {
+          events.push({
+            ...decodeTrafficEvent(record.value),
+            position: { topic, partition: 0, offset: String(position) },
+          });
+        } catch {
+          undecodable += 1;
+        }
       }
-    }
-    await fold(events);
-    records += frames.length;
-    last = frames[frames.length - 1]?.position ?? last;
-  });
+      await fold(events);
+      records += frames.length;
+      last = frames[frames.length - 1]?.position ?? last;
+    },
+  );
   if (undecodable > 0) options.onWarning(`state rebuild: ${undecodable} undecodable record(s) of ${topic} skipped`);
   if (last !== undefined) options.store.markFolded(kind, { topic, partition: 0, offset: String(last) });
   return { records, end };
@@ -108,7 +128,11 @@ async function foldTopic(options: RebuildMemoryStateOptions, topic: string, kind
  * Hands the whole frames of a topic file from `start` to `onFrames`, BATCH_RECORDS at a time, in
  * order; returns the position after the last whole frame (`start` for a missing file).
  */
-async function readTopic(path: string, start: number, onFrames: (frames: PositionedFrame[]) => unknown): Promise<number> {
+async function readTopic(
+  path: string,
+  start: number,
+  onFrames: (frames: PositionedFrame[]) => unknown,
+): Promise<number> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -130,7 +154,10 @@ async function readTopic(path: string, start: number, onFrames: (frames: Positio
 }
 
 /** The config records' events (sync markers, empty values, are not events; undecodable ones are reported). */
-function decodeControlFrames(frames: ReadonlyArray<PositionedFrame>, onWarning: (message: string) => void): ControlEvent[] {
+function decodeControlFrames(
+  frames: ReadonlyArray<PositionedFrame>,
+  onWarning: (message: string) => void,
+): ControlEvent[] {
   const events: ControlEvent[] = [];
   for (const { position, record } of frames) {
     if (!isControlEventValue(record.value)) continue;

@@ -26,7 +26,11 @@ import { createRedisClient, isClusterClient, type RedisClient, type RedisEndpoin
 import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 
 /** Log sink of the adapters (EngineSettings.log). */
-export type StateStoreLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: Record<string, unknown>) => void;
+export type StateStoreLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  message: string,
+  extra?: Record<string, unknown>,
+) => void;
 
 /** How a Redis client behaves while Redis is down. Times in ms. */
 export interface RedisOutageSettings {
@@ -39,7 +43,11 @@ export interface RedisOutageSettings {
 }
 
 /** Defaults of RedisOutageSettings. */
-export const DEFAULT_REDIS_OUTAGE_SETTINGS: Required<RedisOutageSettings> = { commandTimeoutMs: 100, failureThreshold: 3, halfOpenAfterMs: 1000 };
+export const DEFAULT_REDIS_OUTAGE_SETTINGS: Required<RedisOutageSettings> = {
+  commandTimeoutMs: 100,
+  failureThreshold: 3,
+  halfOpenAfterMs: 1000,
+};
 
 /** Longest silence on a connection with commands pending before ioredis drops it and reconnects, ms. */
 const SOCKET_TIMEOUT_MS = 5000;
@@ -109,9 +117,15 @@ function isOutageFailure(error: Error): boolean {
 export function openGuardedRedis<R extends RedisClient = RedisClient>(options: GuardedRedisOptions): GuardedRedis<R> {
   const settings = { ...DEFAULT_REDIS_OUTAGE_SETTINGS, ...options.outage };
   const store = `${options.role} (Redis)`;
-  const client = createRedisClient(options, { socketTimeoutMs: SOCKET_TIMEOUT_MS, reconnectDelayMs: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS) }) as R;
+  const client = createRedisClient(options, {
+    socketTimeoutMs: SOCKET_TIMEOUT_MS,
+    reconnectDelayMs: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
+  }) as R;
   client.on('error', () => {}); // commands reject with the cause; without a listener ioredis prints to stderr
-  const breaker = circuitBreaker(handleWhen(isOutageFailure), { halfOpenAfter: settings.halfOpenAfterMs, breaker: new ConsecutiveBreaker(settings.failureThreshold) });
+  const breaker = circuitBreaker(handleWhen(isOutageFailure), {
+    halfOpenAfter: settings.halfOpenAfterMs,
+    breaker: new ConsecutiveBreaker(settings.failureThreshold),
+  });
   let down = false;
   let openedAt = 0;
   breaker.onBreak((failure) => {
@@ -119,7 +133,11 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
     if (down) return; // a failed trial: still the same outage
     down = true;
     const reason = 'error' in failure ? failure.error.message : 'failed';
-    options.log?.('warn', `${store} unreachable: failing fast, one trial every ${settings.halfOpenAfterMs} ms until it answers`, { role: options.role, reason });
+    options.log?.(
+      'warn',
+      `${store} unreachable: failing fast, one trial every ${settings.halfOpenAfterMs} ms until it answers`,
+      { role: options.role, reason },
+    );
   });
   breaker.onReset(() => {
     if (!down) return;
@@ -128,7 +146,10 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
   });
   /** A cluster connects to its nodes lazily: the first ready also opens every master's connection (PING), so that no first command pays for it within its deadline. */
   let warm: Promise<unknown> | undefined;
-  const warmUp = (): Promise<unknown> => (warm ??= isClusterClient(client) ? Promise.allSettled(client.nodes('master').map((node) => node.ping())) : Promise.resolve());
+  const warmUp = (): Promise<unknown> =>
+    (warm ??= isClusterClient(client)
+      ? Promise.allSettled(client.nodes('master').map((node) => node.ping()))
+      : Promise.resolve());
   let everReady = client.status === 'ready' && !isClusterClient(client);
   client.once('ready', () => void warmUp().then(() => (everReady = true)));
   /** Settles when the first connection is ready (resolves) or its attempt failed (rejects); shared by every waiting command. */
@@ -155,7 +176,12 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
    */
   const attempt = async <T>(command: (redis: R) => Promise<T>, timeoutMs: number): Promise<T> => {
     if (!everReady) {
-      const waiting = client.status === 'ready' ? warmUp() : client.status === 'connecting' || client.status === 'connect' || client.status === 'wait' ? awaitFirstConnection() : undefined;
+      const waiting =
+        client.status === 'ready'
+          ? warmUp()
+          : client.status === 'connecting' || client.status === 'connect' || client.status === 'wait'
+            ? awaitFirstConnection()
+            : undefined;
       if (!waiting) throw new Error(`Redis is not connected (${client.status})`);
       await withDeadline(waiting, Math.max(timeoutMs, FIRST_CONNECTION_TIMEOUT_MS));
     }
@@ -171,11 +197,21 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
         return await breaker.execute(() => attempt(command, timeoutMs));
       } catch (error) {
         if (error instanceof BrokenCircuitError) {
-          throw new StateStoreUnavailableError(store, 'circuit-open', Math.max(0, openedAt + settings.halfOpenAfterMs - Date.now()), { cause: error });
+          throw new StateStoreUnavailableError(
+            store,
+            'circuit-open',
+            Math.max(0, openedAt + settings.halfOpenAfterMs - Date.now()),
+            { cause: error },
+          );
         }
         if (!(error instanceof Error) || !isOutageFailure(error)) throw error;
         const reason = error instanceof CommandDeadlineError ? 'timeout' : 'unreachable';
-        throw new StateStoreUnavailableError(store, reason, breaker.state === CircuitState.Open ? settings.halfOpenAfterMs : 0, { cause: error });
+        throw new StateStoreUnavailableError(
+          store,
+          reason,
+          breaker.state === CircuitState.Open ? settings.halfOpenAfterMs : 0,
+          { cause: error },
+        );
       }
     },
 

@@ -75,11 +75,15 @@ function globLiteral(text: string): string {
 
 /** Every key matching `<prefix><namespace>*`, one SCAN batch at a time. */
 async function* scanNamespace(client: Redis, prefix: string, namespace: string): AsyncGenerator<string[]> {
-  for await (const batch of client.scanStream({ match: `${globLiteral(prefix + namespace)}*`, count: SCAN_COUNT })) yield batch as string[];
+  for await (const batch of client.scanStream({ match: `${globLiteral(prefix + namespace)}*`, count: SCAN_COUNT }))
+    yield batch as string[];
 }
 
 /** The old watermarks: their key names, and per kind the (field, offset) pairs the scripts take. */
-async function readOldWatermarks(client: Redis, prefix: string): Promise<{ names: string[]; spend: string[]; health: string[] }> {
+async function readOldWatermarks(
+  client: Redis,
+  prefix: string,
+): Promise<{ names: string[]; spend: string[]; health: string[] }> {
   const found = { names: [] as string[], spend: [] as string[], health: [] as string[] };
   for await (const batch of scanNamespace(client, prefix, 'applied:')) {
     if (batch.length === 0) continue;
@@ -100,25 +104,54 @@ async function readOldWatermarks(client: Redis, prefix: string): Promise<{ names
  * the marker. Safe to run from several processes at once and to run again after an interruption.
  * @throws whatever a command rejects with (the marker is then not set: the next open resumes)
  */
-export async function migrateUntaggedStateLayout(client: Redis, prefix: string, keys: RedisStateKeys): Promise<UntaggedLayoutMigration> {
-  if ((await client.get(keys.layoutVersion)) === TAGGED_LAYOUT_VERSION) return { counters: 0, channels: 0, watermarks: 0 };
+export async function migrateUntaggedStateLayout(
+  client: Redis,
+  prefix: string,
+  keys: RedisStateKeys,
+): Promise<UntaggedLayoutMigration> {
+  if ((await client.get(keys.layoutVersion)) === TAGGED_LAYOUT_VERSION)
+    return { counters: 0, channels: 0, watermarks: 0 };
   const watermarks = await readOldWatermarks(client, prefix);
   let counters = 0;
-  for (const [namespace, counter, applied] of [['spend:key:', keys.keySpend, keys.keySpendApplied], ['spend:user:', keys.userSpend, keys.userSpendApplied]] as const) {
+  for (const [namespace, counter, applied] of [
+    ['spend:key:', keys.keySpend, keys.keySpendApplied],
+    ['spend:user:', keys.userSpend, keys.userSpendApplied],
+  ] as const) {
     for await (const batch of scanNamespace(client, prefix, namespace)) {
       const ids = batch.map((name) => name.slice(prefix.length + namespace.length));
-      const moved = await Promise.all(ids.map((id) => client.eval(MIGRATE_COUNTER_LUA, 3, `${prefix}${namespace}${id}`, counter(id), applied(id), ...watermarks.spend)));
+      const moved = await Promise.all(
+        ids.map((id) =>
+          client.eval(
+            MIGRATE_COUNTER_LUA,
+            3,
+            `${prefix}${namespace}${id}`,
+            counter(id),
+            applied(id),
+            ...watermarks.spend,
+          ),
+        ),
+      );
       counters += moved.filter((one) => one === 1).length;
     }
   }
   const channelIds = new Set<string>();
   for (const namespace of ['health:state:', 'health:ok:', 'health:fail:']) {
-    for await (const batch of scanNamespace(client, prefix, namespace)) for (const name of batch) channelIds.add(name.slice(prefix.length + namespace.length));
+    for await (const batch of scanNamespace(client, prefix, namespace))
+      for (const name of batch) channelIds.add(name.slice(prefix.length + namespace.length));
   }
   let channels = 0;
   for (const id of channelIds) {
     const old = ['state', 'ok', 'fail'].map((kind) => `${prefix}health:${kind}:${id}`);
-    const moved = await client.eval(MIGRATE_CHANNEL_LUA, 7, ...old, keys.healthState(id), keys.healthOk(id), keys.healthFail(id), keys.healthApplied(id), ...watermarks.health);
+    const moved = await client.eval(
+      MIGRATE_CHANNEL_LUA,
+      7,
+      ...old,
+      keys.healthState(id),
+      keys.healthOk(id),
+      keys.healthFail(id),
+      keys.healthApplied(id),
+      ...watermarks.health,
+    );
     if (moved === 1) channels += 1;
   }
   if (watermarks.names.length > 0) await client.del(...watermarks.names);
@@ -132,13 +165,22 @@ export async function migrateUntaggedStateLayout(client: Redis, prefix: string, 
  * deadline) and, when the marker is missing, of the migration (up to 300 000 ms), logged when it
  * moved anything. A failed check or migration is tried again by the next call.
  */
-export function untaggedLayoutGate(guarded: GuardedRedis, prefix: string, keys: RedisStateKeys, log?: StateStoreLog): () => Promise<void> | undefined {
+export function untaggedLayoutGate(
+  guarded: GuardedRedis,
+  prefix: string,
+  keys: RedisStateKeys,
+  log?: StateStoreLog,
+): () => Promise<void> | undefined {
   let ready = false;
   let pending: Promise<void> | undefined;
   const migrateOnce = async (): Promise<void> => {
     if ((await guarded.run((client) => client.get(keys.layoutVersion))) !== TAGGED_LAYOUT_VERSION) {
-      const moved = await guarded.run((client) => migrateUntaggedStateLayout(client as Redis, prefix, keys), MIGRATION_TIMEOUT_MS);
-      if (moved.counters + moved.channels + moved.watermarks > 0) log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
+      const moved = await guarded.run(
+        (client) => migrateUntaggedStateLayout(client as Redis, prefix, keys),
+        MIGRATION_TIMEOUT_MS,
+      );
+      if (moved.counters + moved.channels + moved.watermarks > 0)
+        log?.('info', 'state store (Redis): migrated the untagged key layout', { ...moved });
     }
     ready = true;
   };

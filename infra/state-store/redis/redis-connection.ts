@@ -41,7 +41,13 @@ function withoutSecrets(entry: string): string {
 }
 
 /** One seed node: `host:port`, `[ipv6]:port`, or `redis[s]://[user[:password]@]host:port`; `scheme` only when the entry names one. */
-function parseSeedNode(entry: string): { host: string; port: number; scheme: string | undefined; username: string; password: string } {
+function parseSeedNode(entry: string): {
+  host: string;
+  port: number;
+  scheme: string | undefined;
+  username: string;
+  password: string;
+} {
   const explicitScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(entry);
   const withScheme = explicitScheme ? entry : `redis://${entry}`;
   let url: URL;
@@ -50,13 +56,22 @@ function parseSeedNode(entry: string): { host: string; port: number; scheme: str
   } catch {
     throw new Error(`not host:port or redis://host:port`);
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`scheme must be redis:// or rediss://, got ${url.protocol}//`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new Error(`scheme must be redis:// or rediss://, got ${url.protocol}//`);
   if (!url.hostname) throw new Error('no host');
   const port = Number(url.port);
-  if (!url.port || !Number.isInteger(port) || port < 1 || port > 65_535) throw new Error('a port in 1..65535 is required');
-  if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') throw new Error('a cluster has only database 0: no /<db> path');
+  if (!url.port || !Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new Error('a port in 1..65535 is required');
+  if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0')
+    throw new Error('a cluster has only database 0: no /<db> path');
   if (url.search || url.hash) throw new Error('no ?query or #fragment');
-  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port, scheme: explicitScheme ? url.protocol : undefined, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port,
+    scheme: explicitScheme ? url.protocol : undefined,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  };
 }
 
 /**
@@ -67,8 +82,12 @@ function parseSeedNode(entry: string): { host: string; port: number; scheme: str
  * @throws Error naming REDIS_CLUSTER_NODES and the offending entry (password masked) on any other text
  */
 export function parseRedisClusterNodes(text: string): RedisClusterSettings {
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
-  if (entries.length === 0) throw new Error('REDIS_CLUSTER_NODES must list at least one host:port seed node of the cluster');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0)
+    throw new Error('REDIS_CLUSTER_NODES must list at least one host:port seed node of the cluster');
   const nodes: Array<{ host: string; port: number }> = [];
   let scheme: string | undefined;
   let username = '';
@@ -78,16 +97,30 @@ export function parseRedisClusterNodes(text: string): RedisClusterSettings {
     try {
       node = parseSeedNode(entry);
     } catch (error) {
-      throw new Error(`REDIS_CLUSTER_NODES entry '${withoutSecrets(entry)}': ${(error as Error).message} (expected host:port or redis[s]://[user:password@]host:port, comma-separated)`);
+      throw new Error(
+        `REDIS_CLUSTER_NODES entry '${withoutSecrets(entry)}': ${(error as Error).message} (expected host:port or redis[s]://[user:password@]host:port, comma-separated)`,
+      );
     }
-    if (node.scheme !== undefined && scheme !== undefined && scheme !== node.scheme) throw new Error('REDIS_CLUSTER_NODES mixes redis:// and rediss:// entries: use one scheme for every node');
+    if (node.scheme !== undefined && scheme !== undefined && scheme !== node.scheme)
+      throw new Error('REDIS_CLUSTER_NODES mixes redis:// and rediss:// entries: use one scheme for every node');
     scheme ??= node.scheme;
-    if ((node.username && username && node.username !== username) || (node.password && password && node.password !== password)) throw new Error('REDIS_CLUSTER_NODES entries carry different credentials: every node of a cluster takes the same user and password');
+    if (
+      (node.username && username && node.username !== username) ||
+      (node.password && password && node.password !== password)
+    )
+      throw new Error(
+        'REDIS_CLUSTER_NODES entries carry different credentials: every node of a cluster takes the same user and password',
+      );
     username ||= node.username;
     password ||= node.password;
     nodes.push({ host: node.host, port: node.port });
   }
-  return { nodes, ...(username ? { username } : {}), ...(password ? { password } : {}), ...(scheme === 'rediss:' ? { tls: true } : {}) };
+  return {
+    nodes,
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+    ...(scheme === 'rediss:' ? { tls: true } : {}),
+  };
 }
 
 /** The connection behaviour guarded-redis.ts asks of every client (fail fast, reconnect on its own). */
@@ -105,9 +138,15 @@ export interface RedisClientBehaviour {
  * @throws TypeError unless exactly one of `url` and `cluster` is set
  */
 export function createRedisClient(endpoint: RedisEndpoint, behaviour: RedisClientBehaviour): RedisClient {
-  if ((endpoint.url === undefined) === (endpoint.cluster === undefined)) throw new TypeError('a Redis adapter needs exactly one of url (one Redis) and cluster (Redis Cluster)');
+  if ((endpoint.url === undefined) === (endpoint.cluster === undefined))
+    throw new TypeError('a Redis adapter needs exactly one of url (one Redis) and cluster (Redis Cluster)');
   const nodeOptions: RedisOptions = { maxRetriesPerRequest: 0, socketTimeout: behaviour.socketTimeoutMs };
-  if (endpoint.url !== undefined) return new Redis(endpoint.url, { ...nodeOptions, enableOfflineQueue: false, retryStrategy: behaviour.reconnectDelayMs });
+  if (endpoint.url !== undefined)
+    return new Redis(endpoint.url, {
+      ...nodeOptions,
+      enableOfflineQueue: false,
+      retryStrategy: behaviour.reconnectDelayMs,
+    });
   const cluster = endpoint.cluster as RedisClusterSettings;
   if (cluster.nodes.length === 0) throw new TypeError('a Redis Cluster needs at least one seed node');
   const options: ClusterOptions = {
@@ -120,7 +159,10 @@ export function createRedisClient(endpoint: RedisEndpoint, behaviour: RedisClien
       ...(cluster.tls ? { tls: {} } : {}),
     },
   };
-  return new Cluster(cluster.nodes.map((node) => ({ host: node.host, port: node.port })), options);
+  return new Cluster(
+    cluster.nodes.map((node) => ({ host: node.host, port: node.port })),
+    options,
+  );
 }
 
 /** True for a Redis Cluster client. */
@@ -134,5 +176,8 @@ export function isClusterClient(client: RedisClient): client is Cluster {
  * @throws Error naming REDIS_KEY_PREFIX
  */
 export function assertClusterKeyPrefix(prefix: string): void {
-  if (/[{}]/.test(prefix)) throw new Error(`REDIS_KEY_PREFIX must not contain '{' or '}' on a Redis Cluster (it would become every key's hash tag), got '${prefix}'`);
+  if (/[{}]/.test(prefix))
+    throw new Error(
+      `REDIS_KEY_PREFIX must not contain '{' or '}' on a Redis Cluster (it would become every key's hash tag), got '${prefix}'`,
+    );
 }

@@ -16,10 +16,24 @@
  * node shares one clock per cell (on a cluster, the clock of the node holding the cell); `now`
  * (integer ms) is for tests.
  */
-import { admissionCells, assertLimitUnits, decideAdmission, decideGroupedAdmission, parseTat, type GcraCell, type GcraTat } from '../../../schemas/state-store/gcra-rate-limit.ts';
+import {
+  admissionCells,
+  assertLimitUnits,
+  decideAdmission,
+  decideGroupedAdmission,
+  parseTat,
+  type GcraCell,
+  type GcraTat,
+} from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
+import {
+  assertClusterKeyPrefix,
+  isClusterClient,
+  redisEndpointOf,
+  type RedisClient,
+  type RedisEndpoint,
+} from './redis-connection.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
 /** Options of the Redis limiter: the endpoint (`url` or `cluster`, redis-connection.ts); `keyPrefix` (default `tollgate:`) starts every key. */
@@ -55,7 +69,9 @@ function scopeGroups(cells: ReadonlyArray<GcraCell>): number[][] {
 
 /** The error of a script whose verdict differs from gcra-rate-limit.ts. */
 function scriptDisagreement(): Error {
-  return new Error('rate limiter: the Lua script and gcra-rate-limit.ts disagree (keep redis-rate-limit-scripts.ts in step)');
+  return new Error(
+    'rate limiter: the Lua script and gcra-rate-limit.ts disagree (keep redis-rate-limit-scripts.ts in step)',
+  );
 }
 
 /** '' (server clock) or the integer ms a caller passed. */
@@ -76,31 +92,45 @@ function storedTats(cells: ReadonlyArray<GcraCell>, reply: ReadonlyArray<string 
 /** The scripts over the cells of one slot, for a cluster's admissions and settlements. */
 interface SlotScripts {
   /** ADMIT_LUA: the script's verdict, the stored TATs it read and its node's clock (ms). */
-  admit(cells: ReadonlyArray<GcraCell>, now: number | undefined): Promise<{ allowed: boolean; stored: Array<GcraTat | null>; now: number }>;
+  admit(
+    cells: ReadonlyArray<GcraCell>,
+    now: number | undefined,
+  ): Promise<{ allowed: boolean; stored: Array<GcraTat | null>; now: number }>;
   /** SETTLE_LUA with a delta (units) per cell. */
   settle(cells: ReadonlyArray<GcraCell>, deltaOf: (cell: GcraCell) => number, now: number | undefined): Promise<void>;
 }
 
 /** SlotScripts on `guarded` for keys under `prefix`. */
 function slotScriptsOf(guarded: GuardedRedis<ScriptedRedis>, prefix: string): SlotScripts {
-  const keysOf = (cells: ReadonlyArray<GcraCell>): string[] => cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
+  const keysOf = (cells: ReadonlyArray<GcraCell>): string[] =>
+    cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
   return {
     async admit(cells, now) {
       const keys = keysOf(cells);
-      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)));
+      const reply = await guarded.run((client) =>
+        client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)),
+      );
       return { allowed: Number(reply[0]) === 1, stored: storedTats(cells, reply), now: Number(reply[1]) };
     },
     async settle(cells, deltaOf, now) {
       const keys = keysOf(cells);
-      await guarded.run((client) => client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...cellArgs(cells, deltaOf)));
+      await guarded.run((client) =>
+        client.tollgateRateSettle(keys.length, ...keys, clockArg(now), ...cellArgs(cells, deltaOf)),
+      );
     },
   };
 }
 
 /** A cluster's admission: one ADMIT_LUA per scope, concurrently; when refused, the scopes that charged are released. */
-async function admitAcrossSlots(cells: ReadonlyArray<GcraCell>, now: number | undefined, scripts: SlotScripts): Promise<Admission> {
+async function admitAcrossSlots(
+  cells: ReadonlyArray<GcraCell>,
+  now: number | undefined,
+  scripts: SlotScripts,
+): Promise<Admission> {
   const cellsAt = (indexes: ReadonlyArray<number>): GcraCell[] => indexes.map((i) => cells[i] as GcraCell);
-  const groups = await Promise.all(scopeGroups(cells).map(async (indexes) => ({ indexes, ...(await scripts.admit(cellsAt(indexes), now)) })));
+  const groups = await Promise.all(
+    scopeGroups(cells).map(async (indexes) => ({ indexes, ...(await scripts.admit(cellsAt(indexes), now)) })),
+  );
   const decided = decideGroupedAdmission(cells, groups);
   if (groups.some((group, g) => group.allowed !== decided.groupAllowed[g])) throw scriptDisagreement();
   if (!decided.admission.allowed) {
@@ -121,7 +151,12 @@ async function admitAcrossSlots(cells: ReadonlyArray<GcraCell>, now: number | un
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const prefix = options.keyPrefix ?? 'tollgate:';
   if (options.cluster) assertClusterKeyPrefix(prefix);
-  const guarded = openGuardedRedis<ScriptedRedis>({ ...redisEndpointOf(options), role: 'rate limiter', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis<ScriptedRedis>({
+    ...redisEndpointOf(options),
+    role: 'rate limiter',
+    ...(options.outage ? { outage: options.outage } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const cluster = isClusterClient(guarded.client);
   guarded.client.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
   guarded.client.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
@@ -133,7 +168,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       if (cells.length === 0) return { allowed: true, retryAfterMs: 0, states: [] };
       if (cluster) return admitAcrossSlots(cells, now, scripts);
       const keys = cells.map((cell) => rateLimitKey(prefix, cell.scope, cell.kind));
-      const reply = await guarded.run((client) => client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)));
+      const reply = await guarded.run((client) =>
+        client.tollgateRateAdmit(keys.length, ...keys, clockArg(now), ...cellArgs(cells, (cell) => cell.cost)),
+      );
       const decision = decideAdmission(cells, storedTats(cells, reply), Number(reply[1]));
       if (decision.admission.allowed !== (Number(reply[0]) === 1)) throw scriptDisagreement();
       return decision.admission;
@@ -145,7 +182,15 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const cells = admissionCells(scopes, 0).filter((cell) => cell.kind === 'tokens' && cell.limit > 0);
       if (cells.length === 0 || actual === reserved) return;
       if (!cluster) return scripts.settle(cells, () => actual - reserved, now);
-      await Promise.all(scopeGroups(cells).map((indexes) => scripts.settle(indexes.map((i) => cells[i] as GcraCell), () => actual - reserved, now)));
+      await Promise.all(
+        scopeGroups(cells).map((indexes) =>
+          scripts.settle(
+            indexes.map((i) => cells[i] as GcraCell),
+            () => actual - reserved,
+            now,
+          ),
+        ),
+      );
     },
 
     close: () => guarded.close(),

@@ -56,7 +56,12 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
   const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
   assertValidRetention(retentionMs);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
-  const guarded = openGuardedRedis({ ...redisEndpointOf(options), role: 'response store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis({
+    ...redisEndpointOf(options),
+    role: 'response store',
+    ...(options.outage ? { outage: options.outage } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const cluster = isClusterClient(guarded.client);
   const parse = (keyId: string, id: string, text: string | null): StoredResponse | undefined => {
     const record = text === null ? undefined : parseStoredResponse(text);
@@ -71,7 +76,10 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
       assertStorableRecord(record);
       const text = serializeStoredResponse(record);
       if (Buffer.byteLength(text, 'utf8') > maxRecordBytes) return 'too-large';
-      await guarded.run((redis) => redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs), Math.max(PUT_TIMEOUT_MS, guarded.commandTimeoutMs));
+      await guarded.run(
+        (redis) => redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs),
+        Math.max(PUT_TIMEOUT_MS, guarded.commandTimeoutMs),
+      );
       return 'stored';
     },
 
@@ -82,7 +90,9 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
     async getMany(keyId: string, ids: ReadonlyArray<string>): Promise<Array<StoredResponse | undefined>> {
       if (ids.length === 0) return [];
       const names = ids.map((id) => redisResponseKey(prefix, keyId, id));
-      const texts = await guarded.run((redis) => (cluster ? Promise.all(names.map((name) => redis.get(name))) : redis.mget(...names)));
+      const texts = await guarded.run((redis) =>
+        cluster ? Promise.all(names.map((name) => redis.get(name))) : redis.mget(...names),
+      );
       return ids.map((id, i) => parse(keyId, id, texts[i] ?? null));
     },
 

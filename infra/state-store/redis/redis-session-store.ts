@@ -4,7 +4,12 @@
  * 6.2), `DEL` to sign out. Key layout: REDIS-KEYS.md. Every gateway node sharing the Redis and the
  * prefix sees the same sessions.
  */
-import { assertValidTtl, parseStoredSession, type ConsoleSession, type SessionStore } from '../../../schemas/state-store/session-store.ts';
+import {
+  assertValidTtl,
+  parseStoredSession,
+  type ConsoleSession,
+  type SessionStore,
+} from '../../../schemas/state-store/session-store.ts';
 import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
 import { redisEndpointOf, type RedisEndpoint } from './redis-connection.ts';
 
@@ -30,19 +35,31 @@ export function redisSessionKey(prefix: string, sessionKey: string): string {
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const prefix = options.keyPrefix ?? 'tollgate:';
-  const guarded = openGuardedRedis({ ...redisEndpointOf(options), role: 'session store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis({
+    ...redisEndpointOf(options),
+    role: 'session store',
+    ...(options.outage ? { outage: options.outage } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
 
   return {
     async put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void> {
       assertValidTtl(ttlMs, 'ttlMs');
-      const value = JSON.stringify({ userId: session.userId, csrfSecret: session.csrfSecret, createdAt: session.createdAt, credentialsStamp: session.credentialsStamp });
+      const value = JSON.stringify({
+        userId: session.userId,
+        csrfSecret: session.csrfSecret,
+        createdAt: session.createdAt,
+        credentialsStamp: session.credentialsStamp,
+      });
       await guarded.run((redis) => redis.set(redisSessionKey(prefix, sessionKey), value, 'PX', ttlMs));
     },
 
     async get(sessionKey: string, slideTtlMs?: number): Promise<ConsoleSession | undefined> {
       const key = redisSessionKey(prefix, sessionKey);
       if (slideTtlMs !== undefined) assertValidTtl(slideTtlMs, 'slideTtlMs');
-      const text = await guarded.run((redis) => (slideTtlMs === undefined ? redis.get(key) : redis.getex(key, 'PX', slideTtlMs)));
+      const text = await guarded.run((redis) =>
+        slideTtlMs === undefined ? redis.get(key) : redis.getex(key, 'PX', slideTtlMs),
+      );
       return text === null ? undefined : parseStoredSession(text);
     },
 

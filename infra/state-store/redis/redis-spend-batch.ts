@@ -35,7 +35,11 @@ export interface SpendScriptRunner {
 }
 
 /** The script calls of a batch: one over every counter, or (`perCounter`) one per counter. */
-export function spendScriptCalls(increments: ReadonlyArray<SpendIncrement>, keys: RedisStateKeys, perCounter: boolean): SpendScriptCall[] {
+export function spendScriptCalls(
+  increments: ReadonlyArray<SpendIncrement>,
+  keys: RedisStateKeys,
+  perCounter: boolean,
+): SpendScriptCall[] {
   const field = appliedField((increments[0] as SpendIncrement).position);
   const calls = new Map<string, SpendScriptCall>();
   const callOf = (counter: string): SpendScriptCall => {
@@ -53,10 +57,16 @@ export function spendScriptCalls(increments: ReadonlyArray<SpendIncrement>, keys
     const offset = String(offsetOf(increment.position));
     const amount = increment.costNanoUsd.toString();
     const counters: Array<[string, string]> = [[keys.keySpend(increment.keyId), keys.keySpendApplied(increment.keyId)]];
-    if (increment.userId !== null) counters.push([keys.userSpend(increment.userId), keys.userSpendApplied(increment.userId)]);
+    if (increment.userId !== null)
+      counters.push([keys.userSpend(increment.userId), keys.userSpendApplied(increment.userId)]);
     for (const group of perCounter ? counters.map((counter) => [counter]) : [counters]) {
       const call = callOf(group[0]![0]);
-      call.args.push(offset, amount, ...group.map(([counter, applied]) => numberIn(call, counter, applied)), ...(group.length === 1 ? ['0'] : []));
+      call.args.push(
+        offset,
+        amount,
+        ...group.map(([counter, applied]) => numberIn(call, counter, applied)),
+        ...(group.length === 1 ? ['0'] : []),
+      );
       call.records.push(index);
     }
   });
@@ -64,12 +74,18 @@ export function spendScriptCalls(increments: ReadonlyArray<SpendIncrement>, keys
 }
 
 /** Runs `calls` concurrently; returns how many of the batch's records some counter took. */
-async function runConcurrently(calls: ReadonlyArray<SpendScriptCall>, size: number, runner: SpendScriptRunner): Promise<number> {
+async function runConcurrently(
+  calls: ReadonlyArray<SpendScriptCall>,
+  size: number,
+  runner: SpendScriptRunner,
+): Promise<number> {
   const applied = new Uint8Array(size);
-  await Promise.all(calls.map(async (call) => {
-    const [flags] = await runner.run(call);
-    flags.forEach((flag, i) => void (flag === 1 && (applied[call.records[i] as number] = 1)));
-  }));
+  await Promise.all(
+    calls.map(async (call) => {
+      const [flags] = await runner.run(call);
+      flags.forEach((flag, i) => void (flag === 1 && (applied[call.records[i] as number] = 1)));
+    }),
+  );
   return applied.reduce((sum, flag) => sum + flag, 0);
 }
 
@@ -84,17 +100,31 @@ async function mayOverflow(calls: ReadonlyArray<SpendScriptCall>, runner: SpendS
 }
 
 /** Record by record, key counter then user counter; a refused user increment takes the key's back. */
-async function runOneByOne(increments: ReadonlyArray<SpendIncrement>, keys: RedisStateKeys, runner: SpendScriptRunner): Promise<number> {
+async function runOneByOne(
+  increments: ReadonlyArray<SpendIncrement>,
+  keys: RedisStateKeys,
+  runner: SpendScriptRunner,
+): Promise<number> {
   let count = 0;
   for (const increment of increments) {
-    const [keyCall, userCall] = spendScriptCalls([increment], keys, true) as [SpendScriptCall, SpendScriptCall | undefined];
+    const [keyCall, userCall] = spendScriptCalls([increment], keys, true) as [
+      SpendScriptCall,
+      SpendScriptCall | undefined,
+    ];
     const [[keyApplied], [keyBefore]] = await runner.run(keyCall);
     let userApplied = 0;
     if (userCall) {
       try {
         [[userApplied = 0]] = await runner.run(userCall);
       } catch (error) {
-        if (keyApplied === 1) await runner.revert(keyCall.keys[0] as string, keyCall.keys[1] as string, keyCall.args[0] as string, increment.costNanoUsd.toString(), keyBefore ?? '');
+        if (keyApplied === 1)
+          await runner.revert(
+            keyCall.keys[0] as string,
+            keyCall.keys[1] as string,
+            keyCall.args[0] as string,
+            increment.costNanoUsd.toString(),
+            keyBefore ?? '',
+          );
         throw error;
       }
     }
@@ -108,7 +138,12 @@ async function runOneByOne(increments: ReadonlyArray<SpendIncrement>, keys: Redi
  * @returns how many records were applied to some counter
  * @throws what a script rejects with (an overflow: the records before the refused one stay applied)
  */
-export async function applySpendBatch(increments: ReadonlyArray<SpendIncrement>, keys: RedisStateKeys, cluster: boolean, runner: SpendScriptRunner): Promise<number> {
+export async function applySpendBatch(
+  increments: ReadonlyArray<SpendIncrement>,
+  keys: RedisStateKeys,
+  cluster: boolean,
+  runner: SpendScriptRunner,
+): Promise<number> {
   const calls = spendScriptCalls(increments, keys, cluster);
   if (cluster && (await mayOverflow(calls, runner))) return runOneByOne(increments, keys, runner);
   return runConcurrently(calls, increments.length, runner);

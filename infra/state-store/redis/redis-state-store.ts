@@ -7,16 +7,36 @@
  * entity, sent concurrently (pipelined per node). Key layout, TTLs and the upgrade from the
  * untagged layout: REDIS-KEYS.md.
  */
-import { assertValidObservation, assertValidPolicy, channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
+import {
+  assertValidObservation,
+  assertValidPolicy,
+  channelHealthOf,
+  type ChannelHealthState,
+} from '../../../schemas/state-store/fold-channel-health.ts';
 import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import { assertClusterKeyPrefix, isClusterClient, redisEndpointOf, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
+import {
+  assertClusterKeyPrefix,
+  isClusterClient,
+  redisEndpointOf,
+  type RedisClient,
+  type RedisEndpoint,
+} from './redis-connection.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA, REVERT_SPEND_LUA } from './redis-scripts.ts';
 import { applySpendBatch, type SpendScriptReply, type SpendScriptRunner } from './redis-spend-batch.ts';
 import { appliedField, redisStateKeys } from './redis-state-keys.ts';
 import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
 import { untaggedLayoutGate } from './migrate-untagged-state-layout.ts';
 import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
-import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type ChannelObservation, type HealthPolicy, type LogPosition, type SpendIncrement, type SpendTotals, type StateStore } from '../../../schemas/state-store/state-store.ts';
+import {
+  DEFAULT_HEALTH_POLICY,
+  type ChannelHealth,
+  type ChannelObservation,
+  type HealthPolicy,
+  type LogPosition,
+  type SpendIncrement,
+  type SpendTotals,
+  type StateStore,
+} from '../../../schemas/state-store/state-store.ts';
 
 export { redisStateKeys } from './redis-state-keys.ts';
 
@@ -62,7 +82,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   const prefix = options.keyPrefix ?? 'tollgate:';
   const keys = redisStateKeys(prefix);
   if (options.cluster) assertClusterKeyPrefix(prefix);
-  const guarded = openGuardedRedis<ScriptedRedis>({ ...redisEndpointOf(options), role: 'state store', ...(options.outage ? { outage: options.outage } : {}), ...(options.log ? { log: options.log } : {}) });
+  const guarded = openGuardedRedis<ScriptedRedis>({
+    ...redisEndpointOf(options),
+    role: 'state store',
+    ...(options.outage ? { outage: options.outage } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const redis = guarded.client;
   const cluster = isClusterClient(redis);
   const writeTimeoutMs = Math.max(WRITE_TIMEOUT_MS, guarded.commandTimeoutMs);
@@ -80,7 +105,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     if (increments.length === 0) return 0;
     await layout();
     return applySpendBatch(increments, keys, cluster, spendRunner).catch((error: unknown) => {
-      if (error instanceof Error && /overflow/i.test(error.message)) throw new RangeError('spend counter would overflow 64 bits', { cause: error });
+      if (error instanceof Error && /overflow/i.test(error.message))
+        throw new RangeError('spend counter would overflow 64 bits', { cause: error });
       throw error;
     });
   };
@@ -95,18 +121,26 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
       const pending = layout();
       if (pending) await pending;
-      const [key, user] = await guarded.run((client) => readSpend(client, keys.keySpend(keyId), userId === null ? null : keys.userSpend(userId), cluster));
+      const [key, user] = await guarded.run((client) =>
+        readSpend(client, keys.keySpend(keyId), userId === null ? null : keys.userSpend(userId), cluster),
+      );
       return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: BigInt(user ?? '0') };
     },
 
-    async recordChannelObservation(observation: ChannelObservation, policy: HealthPolicy = DEFAULT_HEALTH_POLICY): Promise<boolean> {
+    async recordChannelObservation(
+      observation: ChannelObservation,
+      policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
+    ): Promise<boolean> {
       assertValidObservation(observation);
       assertValidPolicy(policy);
       await layout();
       const id = observation.channelId;
       const scriptKeys = [keys.healthApplied(id), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
       const args = [...observationArgs(observation, policy), appliedField(observation.position)];
-      const applied = await guarded.run((client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...args), writeTimeoutMs);
+      const applied = await guarded.run(
+        (client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...args),
+        writeTimeoutMs,
+      );
       return applied === 1;
     },
 
@@ -116,7 +150,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       const groups = cluster ? channelIds.map((id) => [id]) : [channelIds];
       const read = (group: ReadonlyArray<string>): Promise<ScriptReply> => {
         const scriptKeys = group.flatMap((id) => [keys.healthState(id), keys.healthOk(id), keys.healthFail(id)]);
-        return guarded.run((client) => client.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now)), Math.max(HEALTH_READ_TIMEOUT_MS, guarded.commandTimeoutMs));
+        return guarded.run(
+          (client) => client.tollgateReadHealth(scriptKeys.length, ...scriptKeys, String(now)),
+          Math.max(HEALTH_READ_TIMEOUT_MS, guarded.commandTimeoutMs),
+        );
       };
       const reply = (await Promise.all(groups.map(read))).flat();
       return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 7, i * 7 + 7), now));
@@ -129,16 +166,28 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
 /** The commands applySpendBatch needs, on `guarded` under the writes' deadline. */
 function spendRunnerOf(guarded: GuardedRedis<ScriptedRedis>, timeoutMs: number): SpendScriptRunner {
   return {
-    run: (call) => guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), timeoutMs),
-    revert: async (counter, applied, field, amount, watermark) => void (await guarded.run((client) => client.tollgateRevertSpend(2, counter, applied, field, amount, watermark), timeoutMs)),
+    run: (call) =>
+      guarded.run((client) => client.tollgateAddSpend(call.keys.length, ...call.keys, ...call.args), timeoutMs),
+    revert: async (counter, applied, field, amount, watermark) =>
+      void (await guarded.run(
+        (client) => client.tollgateRevertSpend(2, counter, applied, field, amount, watermark),
+        timeoutMs,
+      )),
     read: (counters) => guarded.run((client) => Promise.all(counters.map((counter) => client.get(counter))), timeoutMs),
   };
 }
 
 /** The key and user counters: one MGET on a single Redis; on a cluster one GET per counter (two slots). */
-function readSpend(client: RedisClient, keyCounter: string, userCounter: string | null, cluster: boolean): Promise<Array<string | null>> {
+function readSpend(
+  client: RedisClient,
+  keyCounter: string,
+  userCounter: string | null,
+  cluster: boolean,
+): Promise<Array<string | null>> {
   if (userCounter === null) return client.mget(keyCounter);
-  return cluster ? Promise.all([client.get(keyCounter), client.get(userCounter)]) : client.mget(keyCounter, userCounter);
+  return cluster
+    ? Promise.all([client.get(keyCounter), client.get(userCounter)])
+    : client.mget(keyCounter, userCounter);
 }
 
 /** ARGV 1..12 of RECORD_OBSERVATION_LUA; numbers as JS's shortest round-trip decimal. */
@@ -165,7 +214,13 @@ function healthFromReply(channelId: string, entries: ScriptReply, now: number): 
     const value = entries[i];
     return value === null || value === undefined || value === '' ? 0 : Number(value);
   };
-  const state: ChannelHealthState = { latencyEwmaMs: num(0), consecutiveFailures: num(1), failureCooldownUntil: num(2), retryAfterUntil: num(3), lastAt: num(4) };
+  const state: ChannelHealthState = {
+    latencyEwmaMs: num(0),
+    consecutiveFailures: num(1),
+    failureCooldownUntil: num(2),
+    retryAfterUntil: num(3),
+    lastAt: num(4),
+  };
   const okCount = num(5);
   const failures = num(6);
   return channelHealthOf(channelId, state, { count: okCount + failures, failures }, now);

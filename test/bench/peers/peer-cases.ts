@@ -33,7 +33,11 @@ export interface PeerBenchCase extends Omit<BenchCase, 'target' | 'gatewayPath'>
  * routing headers). Id `<family>-<peer>[-stream]`; label the shape's, without Tollgate's
  * "pass-through" (a peer parses and re-encodes what it forwards); baseline the shape's direct case.
  */
-export function peerBenchCase(shape: BenchShape, peer: PeerTarget, extraHeaders: Readonly<Record<string, string>> = {}): PeerBenchCase {
+export function peerBenchCase(
+  shape: BenchShape,
+  peer: PeerTarget,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): PeerBenchCase {
   return {
     id: benchCaseId(shape.id, peer),
     label: shape.label.replace(' pass-through', ''),

@@ -102,7 +102,8 @@ const MARKER = 'tollgate-bench-installed.json';
 async function cachedInstall(dir: string, spec: string, install: () => Promise<void>): Promise<InstalledPeer> {
   const marker = join(dir, MARKER);
   try {
-    if ((JSON.parse(readFileSync(marker, 'utf8')) as { spec?: string }).spec === spec) return { dir, spec, cached: true, installSeconds: 0 };
+    if ((JSON.parse(readFileSync(marker, 'utf8')) as { spec?: string }).spec === spec)
+      return { dir, spec, cached: true, installSeconds: 0 };
   } catch {
     // no marker: not installed, or not completely
   }
@@ -121,18 +122,26 @@ async function cachedInstall(dir: string, spec: string, install: () => Promise<v
 
 /** The cache directory of `peer` at `version` installed from `spec`: one per spec, so other pins do not evict it. */
 const cacheDir = (peer: PeerTarget, version: string, spec: string): string =>
-  join(PEER_CACHE_DIR, `${peer}-${version.replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(spec).digest('hex').slice(0, 8)}`);
+  join(
+    PEER_CACHE_DIR,
+    `${peer}-${version.replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(spec).digest('hex').slice(0, 8)}`,
+  );
 
 /** The path of the package's `bin` script (package.json `bin`, a string or its first entry). @throws Error when absent */
 function packageBin(packageDir: string): string {
-  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
   const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   if (!bin) throw new Error(`${packageDir}/package.json names no bin script`);
   return join(packageDir, bin);
 }
 
 /** The environment of a peer: this process's, without the engine variables Tollgate's children drop, nor a database URL. */
-const peerEnv = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...withoutEngineVariables(process.env, ['DATABASE_URL']), ...extra });
+const peerEnv = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+  ...withoutEngineVariables(process.env, ['DATABASE_URL']),
+  ...extra,
+});
 
 function portkey(env: NodeJS.ProcessEnv): PeerGateway {
   const version = env.BENCH_PORTKEY_VERSION?.trim() || DEFAULT_PORTKEY_VERSION;
@@ -148,7 +157,14 @@ function portkey(env: NodeJS.ProcessEnv): PeerGateway {
     install: () =>
       cachedInstall(dir, spec, () =>
         // --ignore-scripts: its only install script is patch-package, and the npm package ships no patches.
-        runInstallCommand({ command: 'npm', args: ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', ...packages], cwd: dir, env: process.env, logFile: join(dir, 'install.log'), timeoutMs: 300_000 }),
+        runInstallCommand({
+          command: 'npm',
+          args: ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', ...packages],
+          cwd: dir,
+          env: process.env,
+          logFile: join(dir, 'install.log'),
+          timeoutMs: 300_000,
+        }),
       ),
     start: async (installed, options) => {
       const port = await freePort();
@@ -157,7 +173,11 @@ function portkey(env: NodeJS.ProcessEnv): PeerGateway {
       const peer = await spawnPeerProcess({
         name: `Portkey ${version}`,
         command: process.execPath,
-        args: [packageBin(join(installed.dir, 'node_modules', '@portkey-ai', 'gateway')), `--port=${port}`, '--headless'],
+        args: [
+          packageBin(join(installed.dir, 'node_modules', '@portkey-ai', 'gateway')),
+          `--port=${port}`,
+          '--headless',
+        ],
         cwd: installed.dir,
         env: peerEnv({}),
         ...(options.cpuList === undefined ? {} : { cpuList: options.cpuList }),
@@ -167,12 +187,19 @@ function portkey(env: NodeJS.ProcessEnv): PeerGateway {
       });
       return { ...peer, origin: `http://127.0.0.1:${port}` };
     },
-    extraHeaders: (mockOrigin) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': mockApiBase(mockOrigin) }),
+    extraHeaders: (mockOrigin) => ({
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': mockApiBase(mockOrigin),
+    }),
     notServed: {
-      anthropic: 'Portkey\'s /v1/messages serves only providers with a native Messages API; for provider openai it answers 500 "messages is not supported by openai"',
-      'anthropic-stream': 'Portkey\'s /v1/messages serves only providers with a native Messages API; for provider openai it answers 500 "messages is not supported by openai"',
+      anthropic:
+        'Portkey\'s /v1/messages serves only providers with a native Messages API; for provider openai it answers 500 "messages is not supported by openai"',
+      'anthropic-stream':
+        'Portkey\'s /v1/messages serves only providers with a native Messages API; for provider openai it answers 500 "messages is not supported by openai"',
     },
-    notes: ['Portkey waits 25 ms before it forwards the first event of a stream (https://github.com/Portkey-AI/gateway/blob/v1.15.2/src/handlers/streamHandler.ts), which shows in its streamed latency.'],
+    notes: [
+      'Portkey waits 25 ms before it forwards the first event of a stream (https://github.com/Portkey-AI/gateway/blob/v1.15.2/src/handlers/streamHandler.ts), which shows in its streamed latency.',
+    ],
   };
 }
 
@@ -222,8 +249,22 @@ function litellm(env: NodeJS.ProcessEnv): PeerGateway {
     install: () =>
       cachedInstall(dir, spec, async () => {
         const logFile = join(dir, 'install.log');
-        await runInstallCommand({ command: python, args: ['-m', 'venv', venv], cwd: dir, env: process.env, logFile, timeoutMs: 120_000 });
-        await runInstallCommand({ command: join(venv, 'bin', 'pip'), args: ['install', '--disable-pip-version-check', '--no-input', spec], cwd: dir, env: { ...process.env, PIP_NO_INPUT: '1' }, logFile, timeoutMs: 900_000 });
+        await runInstallCommand({
+          command: python,
+          args: ['-m', 'venv', venv],
+          cwd: dir,
+          env: process.env,
+          logFile,
+          timeoutMs: 120_000,
+        });
+        await runInstallCommand({
+          command: join(venv, 'bin', 'pip'),
+          args: ['install', '--disable-pip-version-check', '--no-input', spec],
+          cwd: dir,
+          env: { ...process.env, PIP_NO_INPUT: '1' },
+          logFile,
+          timeoutMs: 900_000,
+        });
       }),
     start: async (installed, options) => {
       const port = await freePort();
@@ -232,7 +273,16 @@ function litellm(env: NodeJS.ProcessEnv): PeerGateway {
       writeFileSync(
         config,
         stringifyYaml({
-          model_list: [{ model_name: BENCH_MODEL, litellm_params: { model: `openai/${BENCH_MODEL}`, api_base: mockApiBase(options.mockOrigin), api_key: 'sk-bench-upstream' } }],
+          model_list: [
+            {
+              model_name: BENCH_MODEL,
+              litellm_params: {
+                model: `openai/${BENCH_MODEL}`,
+                api_base: mockApiBase(options.mockOrigin),
+                api_key: 'sk-bench-upstream',
+              },
+            },
+          ],
           litellm_settings: { telemetry: false },
         }),
       );
@@ -243,7 +293,20 @@ function litellm(env: NodeJS.ProcessEnv): PeerGateway {
       const peer = await spawnPeerProcess({
         name: `LiteLLM ${version}`,
         command: bin,
-        args: ['--config', config, '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1', '--telemetry', 'False', '--log_config', logConfig],
+        args: [
+          '--config',
+          config,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--num_workers',
+          '1',
+          '--telemetry',
+          'False',
+          '--log_config',
+          logConfig,
+        ],
         cwd: options.runDir,
         env: peerEnv(LITELLM_ENV),
         ...(options.cpuList === undefined ? {} : { cpuList: options.cpuList }),

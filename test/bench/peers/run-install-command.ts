@@ -21,8 +21,13 @@ export interface InstallCommand {
 
 /** The last non-blank line of `text` (a command's output) that looks like an error, else its last non-blank line; at most 300 characters. */
 export function lastErrorLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  const errorLine = [...lines].reverse().find((l) => /error|not found|no matching|could not|failed|E[A-Z]{3,}/i.test(l));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  const errorLine = [...lines]
+    .reverse()
+    .find((l) => /error|not found|no matching|could not|failed|E[A-Z]{3,}/i.test(l));
   return (errorLine ?? lines.at(-1) ?? '(no output)').slice(0, 300);
 }
 
@@ -41,7 +46,11 @@ function readLog(file: string): string {
  */
 export async function runInstallCommand(options: InstallCommand): Promise<void> {
   const output = openSync(options.logFile, 'a');
-  const child = spawn(options.command, [...options.args], { cwd: options.cwd, env: options.env, stdio: ['ignore', output, output] });
+  const child = spawn(options.command, [...options.args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', output, output],
+  });
   closeSync(output);
   trackBenchChild(child);
   const name = [options.command, ...options.args.slice(0, 2)].join(' ');
@@ -62,7 +71,11 @@ export async function runInstallCommand(options: InstallCommand): Promise<void> 
       if (killTimer) clearTimeout(killTimer);
       if (timedOut) return reject(new Error(`${name} did not finish within ${Math.round(options.timeoutMs / 1000)} s`));
       if (code === 0) return resolve();
-      reject(new Error(`${name} exited with ${code === null ? `signal ${String(signal)}` : `code ${code}`}: ${lastErrorLine(readLog(options.logFile))}`));
+      reject(
+        new Error(
+          `${name} exited with ${code === null ? `signal ${String(signal)}` : `code ${code}`}: ${lastErrorLine(readLog(options.logFile))}`,
+        ),
+      );
     });
   });
 }

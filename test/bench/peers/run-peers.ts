@@ -21,7 +21,8 @@ export interface PeerRun {
 /** Writes progress lines (stdout in the bench). */
 export type ProgressWriter = (text: string) => void;
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+const message = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
 
 /**
  * Installs every peer in turn (or reuses its cached install), one progress line each.
@@ -47,7 +48,11 @@ export async function installPeers(gateways: ReadonlyArray<PeerGateway>, write: 
  * Starts every installed peer in turn on a free port, one line for each that does not start.
  * Never throws: a peer that does not start is returned with its failure.
  */
-export async function startPeers(runs: ReadonlyArray<PeerRun>, options: PeerStartOptions, write: ProgressWriter): Promise<PeerRun[]> {
+export async function startPeers(
+  runs: ReadonlyArray<PeerRun>,
+  options: PeerStartOptions,
+  write: ProgressWriter,
+): Promise<PeerRun[]> {
   const started: PeerRun[] = [];
   for (const run of runs) {
     if (!run.installed) {
@@ -70,7 +75,8 @@ export async function stopPeers(runs: ReadonlyArray<PeerRun>): Promise<void> {
 }
 
 /** What a peer does with one shape: a case to measure, or a row without figures and the reason. */
-export type PeerCaseEntry = { readonly benchCase: PeerBenchCase } | { readonly unmeasured: Omit<UnmeasuredRow, 'connections'> };
+export type PeerCaseEntry =
+  { readonly benchCase: PeerBenchCase } | { readonly unmeasured: Omit<UnmeasuredRow, 'connections'> };
 
 /**
  * For `shape`, per peer in run order: the case to send when it runs and serves the shape; else an
@@ -83,7 +89,14 @@ export function peerCaseEntries(shape: BenchShape, runs: ReadonlyArray<PeerRun>,
     const row = { id: benchCase.id, label: benchCase.label, target: run.gateway.target, shape: shape.id };
     const notServed = run.gateway.notServed[shape.id];
     if (notServed !== undefined) return { unmeasured: { ...row, status: 'n/a', reason: notServed } };
-    if (run.failure) return { unmeasured: { ...row, status: 'not run', reason: `${run.gateway.name} ${run.failure.status}: ${run.failure.error}` } };
+    if (run.failure)
+      return {
+        unmeasured: {
+          ...row,
+          status: 'not run',
+          reason: `${run.gateway.name} ${run.failure.status}: ${run.failure.error}`,
+        },
+      };
     return { benchCase };
   });
 }
@@ -110,8 +123,11 @@ export function peerGatewayReports(runs: ReadonlyArray<PeerRun>): PeerGatewayRep
 }
 
 /** The running peers by target, as bench servers (PID and origin). */
-export function runningPeerServers(runs: ReadonlyArray<PeerRun>): Partial<Record<PeerTarget, { pid: number; origin: string }>> {
+export function runningPeerServers(
+  runs: ReadonlyArray<PeerRun>,
+): Partial<Record<PeerTarget, { pid: number; origin: string }>> {
   const servers: Partial<Record<PeerTarget, { pid: number; origin: string }>> = {};
-  for (const run of runs) if (run.started) servers[run.gateway.target] = { pid: run.started.pid, origin: run.started.origin };
+  for (const run of runs)
+    if (run.started) servers[run.gateway.target] = { pid: run.started.pid, origin: run.started.origin };
   return servers;
 }

@@ -61,7 +61,10 @@ async function answers(url: string, status: number | undefined): Promise<boolean
  */
 export async function spawnPeerProcess(options: PeerProcessOptions): Promise<PeerProcess> {
   const output = openSync(options.logFile, 'a');
-  const [command, args] = options.cpuList === undefined ? [options.command, [...options.args]] : ['taskset', ['-c', options.cpuList, options.command, ...options.args]];
+  const [command, args] =
+    options.cpuList === undefined
+      ? [options.command, [...options.args]]
+      : ['taskset', ['-c', options.cpuList, options.command, ...options.args]];
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', output, output] });
   closeSync(output);
   trackBenchChild(child);
@@ -75,7 +78,12 @@ export async function spawnPeerProcess(options: PeerProcessOptions): Promise<Pee
     }
   };
   const exitDescription = (): string | undefined =>
-    spawnError ?? (child.exitCode !== null ? `exited with code ${child.exitCode}` : child.signalCode !== null ? `exited on ${child.signalCode}` : undefined);
+    spawnError ??
+    (child.exitCode !== null
+      ? `exited with code ${child.exitCode}`
+      : child.signalCode !== null
+        ? `exited on ${child.signalCode}`
+        : undefined);
   const stop = (): Promise<void> => (spawnError !== undefined ? Promise.resolve() : stopChildProcess(child, 10_000));
   const peer: PeerProcess = { pid: child.pid ?? -1, outputTail, exitDescription, stop };
   const deadline = Date.now() + options.timeoutMs;
@@ -84,7 +92,9 @@ export async function spawnPeerProcess(options: PeerProcessOptions): Promise<Pee
     const exited = exitDescription();
     if (exited !== undefined || Date.now() > deadline) {
       await peer.stop();
-      throw new Error(`${options.name} ${exited ?? `was not ready within ${Math.round(options.timeoutMs / 1000)} s`}; output ends: ${outputTail(600).replace(/\s+/g, ' ').trim()}`);
+      throw new Error(
+        `${options.name} ${exited ?? `was not ready within ${Math.round(options.timeoutMs / 1000)} s`}; output ends: ${outputTail(600).replace(/\s+/g, ' ').trim()}`,
+      );
     }
     await sleep(250);
   }

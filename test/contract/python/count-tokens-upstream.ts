@@ -31,9 +31,18 @@ export async function startCountTokensUpstream(tokens: number): Promise<CountTok
       const body = Buffer.concat(chunks).toString('utf8');
       requests.push({ path, body });
       const refusal = body === '' ? undefined : refuseLikeProviderAt(path, JSON.parse(body) as unknown);
-      if (refusal) return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
-      const answer = path === '/v1/messages/count_tokens' ? { input_tokens: tokens } : /\/models\/.+:countTokens$/.test(path) ? { totalTokens: tokens } : undefined;
-      if (!answer) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"count-only fake upstream"}}');
+      if (refusal)
+        return void response.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+      const answer =
+        path === '/v1/messages/count_tokens'
+          ? { input_tokens: tokens }
+          : /\/models\/.+:countTokens$/.test(path)
+            ? { totalTokens: tokens }
+            : undefined;
+      if (!answer)
+        return void response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"count-only fake upstream"}}');
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

@@ -9,7 +9,12 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { expect } from 'vitest';
 import type { WireFormat } from '../../../gateway/canonical/formats.ts';
 import type { PythonCaseOutcome, PythonSdk } from './python-case-runner.ts';
-import { readUpstreamOutputSchema, readUpstreamReplayedReasoning, readUpstreamToolExchange, withLowerCaseTypes } from './read-upstream-request.ts';
+import {
+  readUpstreamOutputSchema,
+  readUpstreamReplayedReasoning,
+  readUpstreamToolExchange,
+  withLowerCaseTypes,
+} from './read-upstream-request.ts';
 
 /** A fixture's expectation file (test/fixtures/upstream/<protocol>/<scenario>.expect.json). */
 export interface FixtureExpectation {
@@ -60,7 +65,10 @@ type Usage = Record<string, number | null>;
 
 /** The values the SDK parsed; fails the test with the SDK's error when it raised one. */
 export function resultOf(outcome: PythonCaseOutcome): Result {
-  if (!outcome.ok) throw new Error(`the SDK raised ${outcome.error.class} (status ${outcome.error.status}): ${outcome.error.message}\n${outcome.error.traceback ?? ''}`);
+  if (!outcome.ok)
+    throw new Error(
+      `the SDK raised ${outcome.error.class} (status ${outcome.error.status}): ${outcome.error.message}\n${outcome.error.traceback ?? ''}`,
+    );
   return outcome.result;
 }
 
@@ -84,7 +92,12 @@ const FINISH: Record<AnswerShape, Record<string, string>> = {
 function expectUsage(shape: AnswerShape, usage: Usage, e: FixtureExpectation['usage']): void {
   const zeroIfNull = (n: number | null | undefined): number => n ?? 0;
   if (shape === 'messages') {
-    expect({ input: zeroIfNull(usage.input) + zeroIfNull(usage.cacheRead) + zeroIfNull(usage.cacheWrite), cacheRead: zeroIfNull(usage.cacheRead), cacheWrite: zeroIfNull(usage.cacheWrite), output: usage.output }).toEqual({
+    expect({
+      input: zeroIfNull(usage.input) + zeroIfNull(usage.cacheRead) + zeroIfNull(usage.cacheWrite),
+      cacheRead: zeroIfNull(usage.cacheRead),
+      cacheWrite: zeroIfNull(usage.cacheWrite),
+      output: usage.output,
+    }).toEqual({
       input: e.inputTotal,
       cacheRead: e.cacheRead,
       cacheWrite: e.cacheWrite,
@@ -93,7 +106,12 @@ function expectUsage(shape: AnswerShape, usage: Usage, e: FixtureExpectation['us
     return;
   }
   if (shape === 'genai') {
-    expect({ input: usage.input, cacheRead: zeroIfNull(usage.cacheRead), output: zeroIfNull(usage.output) + zeroIfNull(usage.reasoning), reasoning: zeroIfNull(usage.reasoning) }).toEqual({
+    expect({
+      input: usage.input,
+      cacheRead: zeroIfNull(usage.cacheRead),
+      output: zeroIfNull(usage.output) + zeroIfNull(usage.reasoning),
+      reasoning: zeroIfNull(usage.reasoning),
+    }).toEqual({
       input: e.inputTotal,
       cacheRead: e.cacheRead,
       output: e.outputTotal,
@@ -101,7 +119,13 @@ function expectUsage(shape: AnswerShape, usage: Usage, e: FixtureExpectation['us
     });
     return;
   }
-  expect({ input: usage.input, output: usage.output, total: usage.total, cacheRead: zeroIfNull(usage.cacheRead), reasoning: zeroIfNull(usage.reasoning) }).toEqual({
+  expect({
+    input: usage.input,
+    output: usage.output,
+    total: usage.total,
+    cacheRead: zeroIfNull(usage.cacheRead),
+    reasoning: zeroIfNull(usage.reasoning),
+  }).toEqual({
     input: e.inputTotal,
     output: e.outputTotal,
     total: e.inputTotal + e.outputTotal,
@@ -111,10 +135,17 @@ function expectUsage(shape: AnswerShape, usage: Usage, e: FixtureExpectation['us
 }
 
 /** Text, reasoning, tool calls (names and parsed arguments; ids present), finish and usage. */
-export function expectAnswer(shape: AnswerShape, result: Result, e: FixtureExpectation, options: { reasoning?: boolean } = {}): void {
+export function expectAnswer(
+  shape: AnswerShape,
+  result: Result,
+  e: FixtureExpectation,
+  options: { reasoning?: boolean } = {},
+): void {
   expect(result.text).toBe(e.text);
   if (options.reasoning) expect(result.reasoning).toBe(e.reasoning);
-  expect((result.toolCalls as Result[]).map(({ name, arguments: args }) => ({ name, arguments: args }))).toEqual(e.toolCalls);
+  expect((result.toolCalls as Result[]).map(({ name, arguments: args }) => ({ name, arguments: args }))).toEqual(
+    e.toolCalls,
+  );
   if (shape !== 'genai') for (const call of result.toolCalls as Result[]) expect(call.id).toMatch(/\S/);
   expect(shape === 'responses' ? result.status : result.finish).toBe(FINISH[shape][e.finish] ?? `unmapped:${e.finish}`);
   expectUsage(shape, result.usage as Usage, e.usage);
@@ -128,11 +159,15 @@ export function expectToolRoundTrip(context: CaseContext): void {
   const second = bodies.find((body) => body.includes(resultText));
   expect(second, 'an upstream request carrying the tool result').toBeDefined();
   const exchange = readUpstreamToolExchange(context.protocol, JSON.parse(second ?? '{}') as Record<string, unknown>);
-  expect({ name: exchange.callName, arguments: exchange.callArguments }).toEqual({ name: 'get_weather', arguments: { city: 'Oslo' } });
+  expect({ name: exchange.callName, arguments: exchange.callArguments }).toEqual({
+    name: 'get_weather',
+    arguments: { city: 'Oslo' },
+  });
   expect(exchange.resultText).toContain(resultText);
   if (context.protocol === 'gemini') {
     expect(exchange.resultName).toBe('get_weather');
-    if (exchange.callId !== undefined && exchange.resultCallId !== undefined) expect(exchange.resultCallId).toBe(exchange.callId);
+    if (exchange.callId !== undefined && exchange.resultCallId !== undefined)
+      expect(exchange.resultCallId).toBe(exchange.callId);
   } else {
     expect(exchange.callId).toMatch(/\S/);
     expect(exchange.resultCallId).toBe(exchange.callId);
@@ -150,13 +185,19 @@ export function expectToolRoundTrip(context: CaseContext): void {
  */
 export function expectReasoningReplay(shape: AnswerShape, result: Result, context: CaseContext): void {
   const e = need(context.expected);
-  expect({ text: result.first.text, reasoning: result.first.reasoning }).toEqual({ text: e.text, reasoning: e.reasoning });
+  expect({ text: result.first.text, reasoning: result.first.reasoning }).toEqual({
+    text: e.text,
+    reasoning: e.reasoning,
+  });
   expectAnswer(shape, result.answer, need(context.followup));
   const bodies = context.upstreamBodies();
   expect(bodies).toHaveLength(2);
   const replay = bodies.find((body) => body.includes(followupPromptOf(context.tag)));
   expect(replay, 'the upstream request replaying the answer').toBeDefined();
-  const replayed = readUpstreamReplayedReasoning(context.protocol, JSON.parse(replay ?? '{}') as Record<string, unknown>);
+  const replayed = readUpstreamReplayedReasoning(
+    context.protocol,
+    JSON.parse(replay ?? '{}') as Record<string, unknown>,
+  );
   if (context.fixtureReasoningToken !== undefined) {
     expect(replayed.map((r) => r.signature)).toEqual([context.fixtureReasoningToken]);
   }
@@ -164,7 +205,11 @@ export function expectReasoningReplay(shape: AnswerShape, result: Result, contex
 }
 
 /** The schema as the upstream got it, in that protocol's field. */
-export function expectUpstreamSchema(context: CaseContext, expected: unknown, compare: 'equal' | 'lower-case-types' = 'equal'): void {
+export function expectUpstreamSchema(
+  context: CaseContext,
+  expected: unknown,
+  compare: 'equal' | 'lower-case-types' = 'equal',
+): void {
   const bodies = context.upstreamBodies();
   expect(bodies).toHaveLength(1);
   const schema = readUpstreamOutputSchema(context.protocol, JSON.parse(bodies[0] ?? '{}') as Record<string, unknown>);
@@ -200,7 +245,11 @@ export interface ExpectedError {
 /** The SDK raised `expected`. */
 export function expectSdkError(outcome: PythonCaseOutcome, expected: ExpectedError): void {
   if (outcome.ok) throw new Error(`expected ${expected.class}, the SDK returned ${JSON.stringify(outcome.result)}`);
-  expect({ class: outcome.error.class, status: outcome.error.status, isBase: outcome.error.bases?.includes(expected.base) }).toEqual({ class: expected.class, status: expected.status, isBase: true });
+  expect({
+    class: outcome.error.class,
+    status: outcome.error.status,
+    isBase: outcome.error.bases?.includes(expected.base),
+  }).toEqual({ class: expected.class, status: expected.status, isBase: true });
   if (expected.statusText) expect(outcome.error.statusText).toBe(expected.statusText);
 }
 
@@ -209,7 +258,13 @@ export function expectSdkError(outcome: PythonCaseOutcome, expected: ExpectedErr
  * upstream of that API, refused with a 400 naming the part (`path`) by any other, before anything
  * is sent upstream.
  */
-export function expectServedOnlyByOwnProtocol(shape: 'chat' | 'responses', clientProtocol: WireFormat, path: string, outcome: PythonCaseOutcome, context: CaseContext): void {
+export function expectServedOnlyByOwnProtocol(
+  shape: 'chat' | 'responses',
+  clientProtocol: WireFormat,
+  path: string,
+  outcome: PythonCaseOutcome,
+  context: CaseContext,
+): void {
   if (context.protocol === clientProtocol) {
     expectAnswer(shape, resultOf(outcome), need(context.expected));
     return;
@@ -220,7 +275,10 @@ export function expectServedOnlyByOwnProtocol(shape: 'chat' | 'responses', clien
 }
 
 /** Per SDK: the errors for a bad key (401), an unknown model (404) and an upstream's 429. */
-export const ERRORS: Record<PythonSdk, { badKey: ExpectedError; unknownModel: ExpectedError; rateLimited: ExpectedError }> = {
+export const ERRORS: Record<
+  PythonSdk,
+  { badKey: ExpectedError; unknownModel: ExpectedError; rateLimited: ExpectedError }
+> = {
   openai: {
     badKey: { class: 'AuthenticationError', base: 'APIStatusError', status: 401 },
     unknownModel: { class: 'NotFoundError', base: 'APIStatusError', status: 404 },
@@ -237,4 +295,3 @@ export const ERRORS: Record<PythonSdk, { badKey: ExpectedError; unknownModel: Ex
     rateLimited: { class: 'ClientError', base: 'APIError', status: 429, statusText: 'RESOURCE_EXHAUSTED' },
   },
 };
-

@@ -18,7 +18,11 @@ export const PYTHON_SDK_VENV = fileURLToPath(new URL('../../../.tollgate/python-
 export const INSTALL_PYTHON_SDKS_COMMAND = 'test/contract/python/install-python-sdks.sh';
 
 /** The three official SDKs and their case scripts. */
-export const PYTHON_SDK_SCRIPTS = { openai: 'openai_cases.py', anthropic: 'anthropic_cases.py', genai: 'genai_cases.py' } as const;
+export const PYTHON_SDK_SCRIPTS = {
+  openai: 'openai_cases.py',
+  anthropic: 'anthropic_cases.py',
+  genai: 'genai_cases.py',
+} as const;
 export type PythonSdk = keyof typeof PYTHON_SDK_SCRIPTS;
 
 /** One case to run. `tag` is written into the prompt and tool results, to find its upstream requests. */
@@ -45,7 +49,9 @@ export interface PythonSdkError {
 }
 
 /** The outcome of one case: the values the SDK parsed, or the error it raised. */
-export type PythonCaseOutcome = { readonly ok: true; readonly result: Record<string, unknown> } | { readonly ok: false; readonly error: PythonSdkError };
+export type PythonCaseOutcome =
+  | { readonly ok: true; readonly result: Record<string, unknown> }
+  | { readonly ok: false; readonly error: PythonSdkError };
 
 /**
  * Whether the venv holds the SDKs of the current requirements.txt: `ready`, `missing` (never
@@ -56,7 +62,9 @@ export function pythonSdkState(): 'ready' | 'missing' | 'stale' {
   const python = `${PYTHON_SDK_VENV}bin/python`;
   const stamp = `${PYTHON_SDK_VENV}requirements.sha256`;
   if (!existsSync(python) || !existsSync(stamp)) return 'missing';
-  const wanted = createHash('sha256').update(readFileSync(`${PYTHON_CASES_DIR}requirements.txt`)).digest('hex');
+  const wanted = createHash('sha256')
+    .update(readFileSync(`${PYTHON_CASES_DIR}requirements.txt`))
+    .digest('hex');
   return readFileSync(stamp, 'utf8').trim() === wanted ? 'ready' : 'stale';
 }
 
@@ -64,7 +72,10 @@ export function pythonSdkState(): 'ready' | 'missing' | 'stale' {
  * Starts one batch process for `sdk` with `jobs` and returns each job's outcome as a promise, keyed
  * by job id. A job the process never answers (it crashed) rejects with the process's stderr.
  */
-export function runPythonCases(sdk: PythonSdk, jobs: ReadonlyArray<PythonCaseJob>): Map<string, Promise<PythonCaseOutcome>> {
+export function runPythonCases(
+  sdk: PythonSdk,
+  jobs: ReadonlyArray<PythonCaseJob>,
+): Map<string, Promise<PythonCaseOutcome>> {
   const settlers = new Map<string, { resolve: (outcome: PythonCaseOutcome) => void; reject: (error: Error) => void }>();
   const outcomes = new Map<string, Promise<PythonCaseOutcome>>();
   for (const job of jobs) {
@@ -86,7 +97,8 @@ export function runPythonCases(sdk: PythonSdk, jobs: ReadonlyArray<PythonCaseJob
     settlers.delete(id);
   });
   const failRemaining = (reason: string): void => {
-    for (const [id, settler] of settlers) settler.reject(new Error(`${PYTHON_SDK_SCRIPTS[sdk]} gave no answer for ${id}: ${reason}\n${stderr}`));
+    for (const [id, settler] of settlers)
+      settler.reject(new Error(`${PYTHON_SDK_SCRIPTS[sdk]} gave no answer for ${id}: ${reason}\n${stderr}`));
     settlers.clear();
   };
   child.on('error', (error) => failRemaining(error.message));

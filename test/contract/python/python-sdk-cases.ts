@@ -36,15 +36,35 @@ export interface PythonSdkCase {
 function errorCases(sdk: PythonSdk, prefix: string): PythonSdkCase[] {
   const errors = ERRORS[sdk];
   return [
-    { sdk, name: `${prefix}error-bad-key`, scenario: 'text', check: (o, c) => (expectSdkError(o, errors.badKey), expect(c.upstreamBodies()).toHaveLength(0)) },
-    { sdk, name: `${prefix}error-unknown-model`, scenario: 'text', check: (o, c) => (expectSdkError(o, errors.unknownModel), expect(c.upstreamBodies()).toHaveLength(0)) },
+    {
+      sdk,
+      name: `${prefix}error-bad-key`,
+      scenario: 'text',
+      check: (o, c) => (expectSdkError(o, errors.badKey), expect(c.upstreamBodies()).toHaveLength(0)),
+    },
+    {
+      sdk,
+      name: `${prefix}error-unknown-model`,
+      scenario: 'text',
+      check: (o, c) => (expectSdkError(o, errors.unknownModel), expect(c.upstreamBodies()).toHaveLength(0)),
+    },
     // The upstream's 429 (in its own protocol's error body) must reach the client as its SDK's rate-limit error.
-    { sdk, name: `${prefix}error-upstream`, scenario: 'fail-429', check: (o, c) => (expectSdkError(o, errors.rateLimited), expect(c.upstreamBodies()).toHaveLength(1)) },
+    {
+      sdk,
+      name: `${prefix}error-upstream`,
+      scenario: 'fail-429',
+      check: (o, c) => (expectSdkError(o, errors.rateLimited), expect(c.upstreamBodies()).toHaveLength(1)),
+    },
   ];
 }
 
 const OPENAI_CASES: PythonSdkCase[] = [
-  { sdk: 'openai', name: 'chat', scenario: 'text', check: (o, c) => expectAnswer('chat', resultOf(o), need(c.expected)) },
+  {
+    sdk: 'openai',
+    name: 'chat',
+    scenario: 'text',
+    check: (o, c) => expectAnswer('chat', resultOf(o), need(c.expected)),
+  },
   {
     sdk: 'openai',
     name: 'chat-stream',
@@ -61,10 +81,20 @@ const OPENAI_CASES: PythonSdkCase[] = [
     scenario: 'text',
     check: (o, c) => {
       const result = resultOf(o);
-      expect({ text: result.text, finish: result.finish, usage: result.usage, usageChunks: result.usageChunks }).toEqual({ text: need(c.expected).text, finish: 'stop', usage: null, usageChunks: 0 });
+      expect({
+        text: result.text,
+        finish: result.finish,
+        usage: result.usage,
+        usageChunks: result.usageChunks,
+      }).toEqual({ text: need(c.expected).text, finish: 'stop', usage: null, usageChunks: 0 });
     },
   },
-  { sdk: 'openai', name: 'chat-stream-tools', scenario: 'tool-call', check: (o, c) => expectAnswer('chat', resultOf(o), need(c.expected)) },
+  {
+    sdk: 'openai',
+    name: 'chat-stream-tools',
+    scenario: 'tool-call',
+    check: (o, c) => expectAnswer('chat', resultOf(o), need(c.expected)),
+  },
   {
     sdk: 'openai',
     name: 'chat-tools',
@@ -77,10 +107,28 @@ const OPENAI_CASES: PythonSdkCase[] = [
       expectToolRoundTrip(c);
     },
   },
-  { sdk: 'openai', name: 'chat-structured', scenario: 'text', check: (o, c) => (expectAnswer('chat', resultOf(o), need(c.expected)), expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)) },
-  { sdk: 'openai', name: 'chat-logprobs', scenario: 'text', check: (o, c) => expectServedOnlyByOwnProtocol('chat', 'openai-chat', 'logprobs', o, c) },
+  {
+    sdk: 'openai',
+    name: 'chat-structured',
+    scenario: 'text',
+    check: (o, c) => (
+      expectAnswer('chat', resultOf(o), need(c.expected)),
+      expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)
+    ),
+  },
+  {
+    sdk: 'openai',
+    name: 'chat-logprobs',
+    scenario: 'text',
+    check: (o, c) => expectServedOnlyByOwnProtocol('chat', 'openai-chat', 'logprobs', o, c),
+  },
   ...errorCases('openai', 'chat-'),
-  { sdk: 'openai', name: 'responses', scenario: 'text', check: (o, c) => expectAnswer('responses', resultOf(o), need(c.expected)) },
+  {
+    sdk: 'openai',
+    name: 'responses',
+    scenario: 'text',
+    check: (o, c) => expectAnswer('responses', resultOf(o), need(c.expected)),
+  },
   {
     sdk: 'openai',
     name: 'responses-stream',
@@ -88,7 +136,11 @@ const OPENAI_CASES: PythonSdkCase[] = [
     check: (o, c) => {
       const result = resultOf(o);
       expectAnswer('responses', result, need(c.expected));
-      expect({ deltaText: result.deltaText, firstEvent: result.firstEvent, lastEvent: result.lastEvent }).toEqual({ deltaText: need(c.expected).text, firstEvent: 'response.created', lastEvent: 'response.completed' });
+      expect({ deltaText: result.deltaText, firstEvent: result.firstEvent, lastEvent: result.lastEvent }).toEqual({
+        deltaText: need(c.expected).text,
+        firstEvent: 'response.created',
+        lastEvent: 'response.completed',
+      });
     },
   },
   {
@@ -101,8 +153,19 @@ const OPENAI_CASES: PythonSdkCase[] = [
       expect(result.argumentsDone).toEqual(need(c.expected).toolCalls.map((call) => call.arguments));
     },
   },
-  { sdk: 'openai', name: 'responses-reasoning-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('responses', resultOf(o), c) },
-  { sdk: 'openai', name: 'responses-reasoning', scenario: 'reasoning', check: (o, c) => expectAnswer('responses', resultOf(o), need(c.expected), { reasoning: true }) },
+  {
+    sdk: 'openai',
+    name: 'responses-reasoning-replay',
+    scenario: 'reasoning',
+    followup: 'text',
+    check: (o, c) => expectReasoningReplay('responses', resultOf(o), c),
+  },
+  {
+    sdk: 'openai',
+    name: 'responses-reasoning',
+    scenario: 'reasoning',
+    check: (o, c) => expectAnswer('responses', resultOf(o), need(c.expected), { reasoning: true }),
+  },
   {
     sdk: 'openai',
     name: 'responses-tools',
@@ -115,21 +178,52 @@ const OPENAI_CASES: PythonSdkCase[] = [
       expectToolRoundTrip(c);
     },
   },
-  { sdk: 'openai', name: 'responses-structured', scenario: 'text', check: (o, c) => (expectAnswer('responses', resultOf(o), need(c.expected)), expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)) },
-  { sdk: 'openai', name: 'responses-input-tokens', scenario: 'count', check: (o, c) => (expect(resultOf(o).object).toBe('response.input_tokens'), expectCounts(resultOf(o), c)) },
-  { sdk: 'openai', name: 'responses-builtin-tool', scenario: 'text', check: (o, c) => expectServedOnlyByOwnProtocol('responses', 'openai-responses', 'tools.0', o, c) },
+  {
+    sdk: 'openai',
+    name: 'responses-structured',
+    scenario: 'text',
+    check: (o, c) => (
+      expectAnswer('responses', resultOf(o), need(c.expected)),
+      expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)
+    ),
+  },
+  {
+    sdk: 'openai',
+    name: 'responses-input-tokens',
+    scenario: 'count',
+    check: (o, c) => (expect(resultOf(o).object).toBe('response.input_tokens'), expectCounts(resultOf(o), c)),
+  },
+  {
+    sdk: 'openai',
+    name: 'responses-builtin-tool',
+    scenario: 'text',
+    check: (o, c) => expectServedOnlyByOwnProtocol('responses', 'openai-responses', 'tools.0', o, c),
+  },
   ...errorCases('openai', 'responses-'),
 ];
 
 const ANTHROPIC_CASES: PythonSdkCase[] = [
-  { sdk: 'anthropic', name: 'messages', scenario: 'text', check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected)) },
+  {
+    sdk: 'anthropic',
+    name: 'messages',
+    scenario: 'text',
+    check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected)),
+  },
   {
     sdk: 'anthropic',
     name: 'messages-stream',
     scenario: 'text',
-    check: (o, c) => (expectAnswer('messages', resultOf(o), need(c.expected)), expect(resultOf(o).streamedText).toBe(need(c.expected).text)),
+    check: (o, c) => (
+      expectAnswer('messages', resultOf(o), need(c.expected)),
+      expect(resultOf(o).streamedText).toBe(need(c.expected).text)
+    ),
   },
-  { sdk: 'anthropic', name: 'messages-stream-tools', scenario: 'tool-call', check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected)) },
+  {
+    sdk: 'anthropic',
+    name: 'messages-stream-tools',
+    scenario: 'tool-call',
+    check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected)),
+  },
   {
     sdk: 'anthropic',
     name: 'messages-tools',
@@ -142,18 +236,61 @@ const ANTHROPIC_CASES: PythonSdkCase[] = [
       expectToolRoundTrip(c);
     },
   },
-  { sdk: 'anthropic', name: 'messages-thinking', scenario: 'reasoning', check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected), { reasoning: true }) },
-  { sdk: 'anthropic', name: 'messages-thinking-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('messages', resultOf(o), c) },
-  { sdk: 'anthropic', name: 'messages-structured', scenario: 'text', check: (o, c) => (expectAnswer('messages', resultOf(o), need(c.expected)), expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)) },
+  {
+    sdk: 'anthropic',
+    name: 'messages-thinking',
+    scenario: 'reasoning',
+    check: (o, c) => expectAnswer('messages', resultOf(o), need(c.expected), { reasoning: true }),
+  },
+  {
+    sdk: 'anthropic',
+    name: 'messages-thinking-replay',
+    scenario: 'reasoning',
+    followup: 'text',
+    check: (o, c) => expectReasoningReplay('messages', resultOf(o), c),
+  },
+  {
+    sdk: 'anthropic',
+    name: 'messages-structured',
+    scenario: 'text',
+    check: (o, c) => (
+      expectAnswer('messages', resultOf(o), need(c.expected)),
+      expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)
+    ),
+  },
   { sdk: 'anthropic', name: 'count-tokens', scenario: 'count', check: (o, c) => expectCounts(resultOf(o), c) },
   ...errorCases('anthropic', ''),
 ];
 
 const GENAI_CASES: PythonSdkCase[] = [
-  { sdk: 'genai', name: 'generate', scenario: 'text', check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected)) },
-  { sdk: 'genai', name: 'generate-stream', scenario: 'text', check: (o, c) => (expectAnswer('genai', resultOf(o), need(c.expected)), expect(resultOf(o).roles).toEqual(['model'])) },
-  { sdk: 'genai', name: 'thinking', scenario: 'reasoning', check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected), { reasoning: true }) },
-  { sdk: 'genai', name: 'thinking-replay', scenario: 'reasoning', followup: 'text', check: (o, c) => expectReasoningReplay('genai', resultOf(o), c) },
+  {
+    sdk: 'genai',
+    name: 'generate',
+    scenario: 'text',
+    check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected)),
+  },
+  {
+    sdk: 'genai',
+    name: 'generate-stream',
+    scenario: 'text',
+    check: (o, c) => (
+      expectAnswer('genai', resultOf(o), need(c.expected)),
+      expect(resultOf(o).roles).toEqual(['model'])
+    ),
+  },
+  {
+    sdk: 'genai',
+    name: 'thinking',
+    scenario: 'reasoning',
+    check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected), { reasoning: true }),
+  },
+  {
+    sdk: 'genai',
+    name: 'thinking-replay',
+    scenario: 'reasoning',
+    followup: 'text',
+    check: (o, c) => expectReasoningReplay('genai', resultOf(o), c),
+  },
   {
     sdk: 'genai',
     name: 'function-call',
@@ -166,8 +303,21 @@ const GENAI_CASES: PythonSdkCase[] = [
       expectToolRoundTrip(c);
     },
   },
-  { sdk: 'genai', name: 'function-call-stream', scenario: 'tool-call', check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected)) },
-  { sdk: 'genai', name: 'json-schema', scenario: 'text', check: (o, c) => (expectAnswer('genai', resultOf(o), need(c.expected)), expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)) },
+  {
+    sdk: 'genai',
+    name: 'function-call-stream',
+    scenario: 'tool-call',
+    check: (o, c) => expectAnswer('genai', resultOf(o), need(c.expected)),
+  },
+  {
+    sdk: 'genai',
+    name: 'json-schema',
+    scenario: 'text',
+    check: (o, c) => (
+      expectAnswer('genai', resultOf(o), need(c.expected)),
+      expectUpstreamSchema(c, WEATHER_REPORT_SCHEMA)
+    ),
+  },
   {
     sdk: 'genai',
     name: 'response-schema',

@@ -22,7 +22,8 @@ export interface UpstreamToolExchange {
 
 type Json = Record<string, unknown>;
 
-const asRecords = (value: unknown): Json[] => (Array.isArray(value) ? (value.filter((v) => v !== null && typeof v === 'object') as Json[]) : []);
+const asRecords = (value: unknown): Json[] =>
+  Array.isArray(value) ? (value.filter((v) => v !== null && typeof v === 'object') as Json[]) : [];
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -69,7 +70,9 @@ function responsesToolExchange(body: Json): UpstreamToolExchange {
 }
 
 function anthropicToolExchange(body: Json): UpstreamToolExchange {
-  const blocks = asRecords(body.messages).flatMap((m) => asRecords(m.content).map((block) => ({ role: m.role, block })));
+  const blocks = asRecords(body.messages).flatMap((m) =>
+    asRecords(m.content).map((block) => ({ role: m.role, block })),
+  );
   const call = blocks.find((b) => b.role === 'assistant' && b.block.type === 'tool_use')?.block;
   const result = blocks.find((b) => b.role === 'user' && b.block.type === 'tool_result')?.block;
   return {
@@ -85,7 +88,8 @@ function anthropicToolExchange(body: Json): UpstreamToolExchange {
 function geminiToolExchange(body: Json): UpstreamToolExchange {
   const parts = asRecords(body.contents).flatMap((c) => asRecords(c.parts).map((part) => ({ role: c.role, part })));
   const call = parts.find((p) => p.role === 'model' && p.part.functionCall)?.part.functionCall as Json | undefined;
-  const result = parts.find((p) => p.role !== 'model' && p.part.functionResponse)?.part.functionResponse as Json | undefined;
+  const result = parts.find((p) => p.role !== 'model' && p.part.functionResponse)?.part.functionResponse as
+    Json | undefined;
   return {
     callId: call?.id as string | undefined,
     callName: call?.name as string | undefined,
@@ -118,7 +122,10 @@ export function readUpstreamToolExchange(protocol: WireFormat, body: Json): Upst
  */
 export function readUpstreamOutputSchema(protocol: WireFormat, body: Json): unknown {
   const at = (value: unknown, ...path: string[]): unknown =>
-    path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Json)[key] : undefined), value);
+    path.reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Json)[key] : undefined),
+      value,
+    );
   switch (protocol) {
     case 'openai-chat':
       return at(body, 'response_format', 'json_schema', 'schema');
@@ -139,7 +146,10 @@ export function withLowerCaseTypes(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withLowerCaseTypes);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
-    Object.entries(schema as Json).map(([key, value]) => [key, key === 'type' && typeof value === 'string' ? value.toLowerCase() : withLowerCaseTypes(value)]),
+    Object.entries(schema as Json).map(([key, value]) => [
+      key,
+      key === 'type' && typeof value === 'string' ? value.toLowerCase() : withLowerCaseTypes(value),
+    ]),
   );
 }
 
@@ -166,7 +176,10 @@ export function readUpstreamReplayedReasoning(protocol: WireFormat, body: Json):
     case 'openai-responses':
       return asRecords(body.input)
         .filter((item) => item.type === 'reasoning')
-        .map((item) => ({ text: textOf(item.summary) + textOf(item.content), signature: item.encrypted_content as string | undefined }));
+        .map((item) => ({
+          text: textOf(item.summary) + textOf(item.content),
+          signature: item.encrypted_content as string | undefined,
+        }));
     case 'gemini':
       return asRecords(body.contents)
         .filter((c) => c.role === 'model')

@@ -44,7 +44,10 @@ let origin: string;
 
 /** One gateway node's control plane: its own Kafka client, projection and config follower. */
 async function startNode(brokers: string, prefix: string, name: string): Promise<Node> {
-  const log = withTopicPrefix(createKafkaEventLog({ brokers: brokers.split(','), spoolDir: join(spoolDir, name), clientId: `admin-it-${name}` }), prefix);
+  const log = withTopicPrefix(
+    createKafkaEventLog({ brokers: brokers.split(','), spoolDir: join(spoolDir, name), clientId: `admin-it-${name}` }),
+    prefix,
+  );
   const projection = new ControlPlaneProjection(MASTER_KEY);
   const node = await startConfigFollower({ eventLog: log, projection, log: silentLogger });
   const started = { log, projection, node };
@@ -60,7 +63,12 @@ beforeAll(async () => {
   await startNode(brokers, prefix, 'b');
   app = Fastify({ logger: false });
   installClientErrorHandlers(app, 1024 * 1024);
-  registerAdminRoutes(app, { view: a.projection, append: (events) => a.node.append(events), secrets: { masterKey: MASTER_KEY, hmacSecret: HMAC_SECRET }, adminToken: ADMIN_TOKEN });
+  registerAdminRoutes(app, {
+    view: a.projection,
+    append: (events) => a.node.append(events),
+    secrets: { masterKey: MASTER_KEY, hmacSecret: HMAC_SECRET },
+    adminToken: ADMIN_TOKEN,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 });
@@ -77,7 +85,10 @@ afterAll(async () => {
 /** Spawns `node --import tsx infra/processes/tollgate-cli.ts …args`; `input` goes to stdin. */
 function tollgate(args: string[], input = ''): Promise<{ code: number | null; stdout: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, TOLLGATE_URL: origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, TOLLGATE_URL: origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -105,13 +116,40 @@ describe.skipIf(withoutEngines)('tollgate CLI against a gateway on Kafka', () =>
     expect(user.code).toBe(0);
     const userId = /^created user (usr_[0-9a-f]+)$/.exec(user.stdout[0]!)![1]!;
 
-    const created = await tollgate(['keys', 'create', '--name', 'ci', '--user', userId, '--rpm', '60', '--tpm', '50000', '--quota', '2.5', '--expires', '2099-12-31T23:59:59Z', '--models', 'gpt-x,claude-y']);
+    const created = await tollgate([
+      'keys',
+      'create',
+      '--name',
+      'ci',
+      '--user',
+      userId,
+      '--rpm',
+      '60',
+      '--tpm',
+      '50000',
+      '--quota',
+      '2.5',
+      '--expires',
+      '2099-12-31T23:59:59Z',
+      '--models',
+      'gpt-x,claude-y',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const key = created.stdout.at(-1)!;
     expect(key).toMatch(KEY_PATTERN);
     const digest = digestApiKey(HMAC_SECRET, key);
     const onA = a.projection.keyByDigest(digest);
-    expect(onA).toMatchObject({ name: 'ci', userId, rpm: 60, tpm: 50000, quotaNanoUsd: 2_500_000_000n, expiresAt: Date.parse('2099-12-31T23:59:59Z'), models: new Set(['gpt-x', 'claude-y']), enabled: true, revokedAt: null });
+    expect(onA).toMatchObject({
+      name: 'ci',
+      userId,
+      rpm: 60,
+      tpm: 50000,
+      quotaNanoUsd: 2_500_000_000n,
+      expiresAt: Date.parse('2099-12-31T23:59:59Z'),
+      models: new Set(['gpt-x', 'claude-y']),
+      enabled: true,
+      revokedAt: null,
+    });
     await within(1000, () => b.projection.keyByDigest(digest) !== undefined);
 
     const list = await tollgate(['keys', 'list']);
@@ -139,18 +177,41 @@ describe.skipIf(withoutEngines)('tollgate CLI against a gateway on Kafka', () =>
     expect(rotated.code, rotated.stderr).toBe(0);
     const newKey = rotated.stdout.at(-1)!;
     expect(newKey).toMatch(KEY_PATTERN);
-    await within(1000, () => b.projection.keyByDigest(digestApiKey(HMAC_SECRET, newKey)) !== undefined && b.projection.key(oldId)!.revokedAt !== null);
+    await within(
+      1000,
+      () =>
+        b.projection.keyByDigest(digestApiKey(HMAC_SECRET, newKey)) !== undefined &&
+        b.projection.key(oldId)!.revokedAt !== null,
+    );
     expect(b.projection.key(oldId)!.revokedAt).toBeGreaterThanOrEqual(before + 300_000);
     expect(b.projection.keyByDigest(digestApiKey(HMAC_SECRET, newKey))).toMatchObject({ name: 'svc', revokedAt: null });
   });
 
   it('upserts a channel with the credential read from stdin; the other node decrypts it', async () => {
     const [, b] = nodes as [Node, Node];
-    const upsert = await tollgate(['channels', 'upsert', 'ds-it', '--provider', 'deepseek', '--api-key', '-', '--models', 'deepseek-chat', '--rpm', '100'], 'sk-upstream-from-stdin\n');
+    const upsert = await tollgate(
+      [
+        'channels',
+        'upsert',
+        'ds-it',
+        '--provider',
+        'deepseek',
+        '--api-key',
+        '-',
+        '--models',
+        'deepseek-chat',
+        '--rpm',
+        '100',
+      ],
+      'sk-upstream-from-stdin\n',
+    );
     expect(upsert.code, upsert.stderr).toBe(0);
     expect(upsert.stdout.join('\n')).not.toContain('sk-upstream-from-stdin');
     await within(1000, () => b.projection.channels().some((c) => c.config.id === 'ds-it'));
-    expect(b.projection.channels().find((c) => c.config.id === 'ds-it')).toMatchObject({ config: { apiKey: 'sk-upstream-from-stdin', provider: 'deepseek' }, rpm: 100 });
+    expect(b.projection.channels().find((c) => c.config.id === 'ds-it')).toMatchObject({
+      config: { apiKey: 'sk-upstream-from-stdin', provider: 'deepseek' },
+      rpm: 100,
+    });
   });
 
   it('exits 2 on usage errors and 1 on API errors, with the message on stderr', async () => {

@@ -19,7 +19,10 @@ import { startTestGateway, TEST_KEY, type TestGateway } from '../../support/star
 
 const ADMIN_TOKEN = `price-it-${randomBytes(8).toString('hex')}`;
 const CLI = join(import.meta.dirname, '../../../infra/processes/tollgate-cli.ts');
-const CONFIG = { keys: [{ name: 'test', key: TEST_KEY }], channels: [{ id: 'mock-a', provider: 'mock', protocol: 'openai-chat', models: ['mock-1'] }] };
+const CONFIG = {
+  keys: [{ name: 'test', key: TEST_KEY }],
+  channels: [{ id: 'mock-a', provider: 'mock', protocol: 'openai-chat', models: ['mock-1'] }],
+};
 const ENV = { LOG_LEVEL: 'silent', TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN } as const;
 const GOOD = '"model":"mock-1","inputPerMTok":0.27,"outputPerMTok":1.1';
 const ISO_HINT = 'must be an ISO-8601 date or date-time with a time zone, e.g. 2025-01-01 or 2025-01-01T00:00:00Z';
@@ -34,12 +37,21 @@ let consoleCsrf = '';
 
 /** What the control plane holds: appended events, applied history, prices. */
 function snapshot(): { appended: number; history: number; version: number; prices: unknown } {
-  return { appended, history: controlPlane.view.history().length, version: controlPlane.view.version, prices: structuredClone(controlPlane.view.prices()) };
+  return {
+    appended,
+    history: controlPlane.view.history().length,
+    version: controlPlane.view.version,
+    prices: structuredClone(controlPlane.view.prices()),
+  };
 }
 
 /** A PUT with a raw JSON body (so `1e309` reaches the server as written). */
 async function put(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body });
+  const response = await fetch(url, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -50,14 +62,21 @@ const consoleHeaders = (): Record<string, string> => ({ cookie: consoleCookie, '
 async function cli(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { env: { TOLLGATE_URL: gateway.origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdout: (l) => out.push(...l.split('\n')), stderr: (l) => err.push(...l.split('\n')) });
+  const code = await runCli(argv, {
+    env: { TOLLGATE_URL: gateway.origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+    stdout: (l) => out.push(...l.split('\n')),
+    stderr: (l) => err.push(...l.split('\n')),
+  });
   return { code, out, err };
 }
 
 /** Spawns `node --import tsx infra/processes/tollgate-cli.ts …args` against the gateway. */
 function tollgate(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, TOLLGATE_URL: gateway.origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, TOLLGATE_URL: gateway.origin, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -79,9 +98,17 @@ beforeAll(async () => {
     },
   };
   gateway = await startTestGateway(CONFIG, { mockBaseUrl: mock.baseUrl, controlPlane }, ENV);
-  const created = await fetch(`${gateway.origin}/admin/api/users`, { method: 'POST', headers: { ...adminHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Pat Prices', role: 'admin', login: 'pat', password: 'pat-password-1' }) });
+  const created = await fetch(`${gateway.origin}/admin/api/users`, {
+    method: 'POST',
+    headers: { ...adminHeaders(), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Pat Prices', role: 'admin', login: 'pat', password: 'pat-password-1' }),
+  });
   expect(created.status).toBe(201);
-  const signIn = await fetch(`${gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'pat', password: 'pat-password-1' }) });
+  const signIn = await fetch(`${gateway.origin}/console/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'pat', password: 'pat-password-1' }),
+  });
   expect(signIn.status).toBe(200);
   consoleCookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
   consoleCsrf = ((await signIn.json()) as { csrfToken: string }).csrfToken;
@@ -100,7 +127,11 @@ const BAD_BODIES: ReadonlyArray<readonly [string, string, string]> = [
   [`{${GOOD},"inputPerMTok":"1e3"}`, 'inputPerMTok', 'inputPerMTok: expected number, got string'],
   [`{${GOOD},"cacheReadPerMTok":1e309}`, 'cacheReadPerMTok', 'cacheReadPerMTok: must be a finite number'],
   [`{${GOOD},"outputPerMTok":-1e309}`, 'outputPerMTok', 'outputPerMTok: must be a finite number'],
-  [`{${GOOD},"cacheReadPerMTok":0.1234567891}`, 'cacheReadPerMTok', 'cacheReadPerMTok: must have at most 9 decimal places'],
+  [
+    `{${GOOD},"cacheReadPerMTok":0.1234567891}`,
+    'cacheReadPerMTok',
+    'cacheReadPerMTok: must have at most 9 decimal places',
+  ],
   [`{${GOOD},"channel":"ghost"}`, 'channel', "channel: unknown channel 'ghost'"],
   [`{${GOOD},"effectiveFrom":"yesterday"}`, 'effectiveFrom', `effectiveFrom: ${ISO_HINT}`],
   [`{${GOOD},"effectiveFrom":"2026-13-45"}`, 'effectiveFrom', `effectiveFrom: ${ISO_HINT}`],
@@ -111,8 +142,14 @@ const BAD_BODIES: ReadonlyArray<readonly [string, string, string]> = [
 describe('admin API: PUT /admin/api/prices', () => {
   it.each(BAD_BODIES)('%s → 400 naming %s, nothing appended', async (body, field, message) => {
     const before = snapshot();
-    expect(await put(`${gateway.origin}/admin/api/prices`, body, adminHeaders())).toEqual({ status: 400, body: { error: { message, field } } });
-    expect(await put(`${gateway.origin}/admin/api/prices/promo`, body, adminHeaders())).toEqual({ status: 400, body: { error: { message, field } } });
+    expect(await put(`${gateway.origin}/admin/api/prices`, body, adminHeaders())).toEqual({
+      status: 400,
+      body: { error: { message, field } },
+    });
+    expect(await put(`${gateway.origin}/admin/api/prices/promo`, body, adminHeaders())).toEqual({
+      status: 400,
+      body: { error: { message, field } },
+    });
     expect(snapshot()).toEqual(before);
   });
 });
@@ -120,7 +157,10 @@ describe('admin API: PUT /admin/api/prices', () => {
 describe('console API: PUT /console/api/prices as a signed-in admin', () => {
   it.each(BAD_BODIES)('%s → 400 naming %s, nothing appended', async (body, field, message) => {
     const before = snapshot();
-    expect(await put(`${gateway.origin}/console/api/prices`, body, consoleHeaders())).toEqual({ status: 400, body: { error: { message, field } } });
+    expect(await put(`${gateway.origin}/console/api/prices`, body, consoleHeaders())).toEqual({
+      status: 400,
+      body: { error: { message, field } },
+    });
     expect(snapshot()).toEqual(before);
   });
 });
@@ -129,10 +169,22 @@ describe('tollgate prices set', () => {
   const SET = ['prices', 'set', '--model', 'mock-1'];
 
   it.each([
-    [[...SET, '--input', 'abc', '--output', '1'], "usage error: --input: 'abc' is not a number: give USD per million tokens as a decimal, e.g. 0.27"],
-    [[...SET, '--input', '1', '--output', '1e3'], "usage error: --output: '1e3' is not a number: give USD per million tokens as a decimal, e.g. 0.27"],
-    [[...SET, '--input', '1', '--output', '1', '--cache-read', '1e309'], "usage error: --cache-read: '1e309' is not a number: give USD per million tokens as a decimal, e.g. 0.27"],
-    [[...SET, '--input', '1', '--output', '1', '--cache-write', '0.1234567891'], "usage error: --cache-write: '0.1234567891' has more than 9 decimal places"],
+    [
+      [...SET, '--input', 'abc', '--output', '1'],
+      "usage error: --input: 'abc' is not a number: give USD per million tokens as a decimal, e.g. 0.27",
+    ],
+    [
+      [...SET, '--input', '1', '--output', '1e3'],
+      "usage error: --output: '1e3' is not a number: give USD per million tokens as a decimal, e.g. 0.27",
+    ],
+    [
+      [...SET, '--input', '1', '--output', '1', '--cache-read', '1e309'],
+      "usage error: --cache-read: '1e309' is not a number: give USD per million tokens as a decimal, e.g. 0.27",
+    ],
+    [
+      [...SET, '--input', '1', '--output', '1', '--cache-write', '0.1234567891'],
+      "usage error: --cache-write: '0.1234567891' has more than 9 decimal places",
+    ],
   ])('%j → exit 2, refused by the CLI naming the flag', async (argv, first) => {
     const before = snapshot();
     const { code, out, err } = await cli(argv);
@@ -144,9 +196,18 @@ describe('tollgate prices set', () => {
 
   it.each([
     [[...SET, '--input=-1', '--output', '1'], 'error: inputPerMTok: must be ≥ 0 (field: inputPerMTok) [HTTP 400]'],
-    [[...SET, '--input', '1', '--output', '1', '--channel', 'ghost'], "error: channel: unknown channel 'ghost' (field: channel) [HTTP 400]"],
-    [[...SET, '--input', '1', '--output', '1', '--from', 'yesterday'], `error: effectiveFrom: ${ISO_HINT} (field: effectiveFrom) [HTTP 400]`],
-    [[...SET, '--input', '1', '--output', '1', '--effective-from', '2026-13-45'], `error: effectiveFrom: ${ISO_HINT} (field: effectiveFrom) [HTTP 400]`],
+    [
+      [...SET, '--input', '1', '--output', '1', '--channel', 'ghost'],
+      "error: channel: unknown channel 'ghost' (field: channel) [HTTP 400]",
+    ],
+    [
+      [...SET, '--input', '1', '--output', '1', '--from', 'yesterday'],
+      `error: effectiveFrom: ${ISO_HINT} (field: effectiveFrom) [HTTP 400]`,
+    ],
+    [
+      [...SET, '--input', '1', '--output', '1', '--effective-from', '2026-13-45'],
+      `error: effectiveFrom: ${ISO_HINT} (field: effectiveFrom) [HTTP 400]`,
+    ],
   ])('%j → exit 1 with the API error naming the field', async (argv, message) => {
     const before = snapshot();
     expect(await cli(argv)).toEqual({ code: 1, out: [], err: [message] });
@@ -157,7 +218,9 @@ describe('tollgate prices set', () => {
     const before = snapshot();
     const text = await tollgate([...SET, '--input', 'abc', '--output', '1']);
     expect(text.code).toBe(2);
-    expect(text.stderr.split('\n')[0]).toBe("usage error: --input: 'abc' is not a number: give USD per million tokens as a decimal, e.g. 0.27");
+    expect(text.stderr.split('\n')[0]).toBe(
+      "usage error: --input: 'abc' is not a number: give USD per million tokens as a decimal, e.g. 0.27",
+    );
     const ghost = await tollgate([...SET, '--input', '1', '--output', '1', '--channel', 'ghost']);
     expect(ghost.code).toBe(1);
     expect(ghost.stderr.trim()).toBe("error: channel: unknown channel 'ghost' (field: channel) [HTTP 400]");
@@ -169,14 +232,42 @@ describe('a price for a model no channel serves', () => {
   it('is accepted on the admin API, the console API and the CLI, and listed by each', async () => {
     const before = snapshot();
     // Without effectiveFrom a price starts when it is set: its derived id carries that time.
-    const admin = await put(`${gateway.origin}/admin/api/prices`, '{"model":"unserved-a","inputPerMTok":1,"outputPerMTok":2}', adminHeaders());
-    expect(admin).toMatchObject({ status: 201, body: { created: true, price: { priceId: expect.stringMatching(/^unserved-a\|\*\|\d{4}-/), model: 'unserved-a', status: 'in force' } } });
-    const onConsole = await put(`${gateway.origin}/console/api/prices`, '{"model":"unserved-b","inputPerMTok":0.5,"outputPerMTok":0.75,"effectiveFrom":"2026-01-01"}', consoleHeaders());
-    expect(onConsole).toMatchObject({ status: 201, body: { created: true, price: { priceId: 'unserved-b|*|2026-01-01T00:00:00.000Z' } } });
+    const admin = await put(
+      `${gateway.origin}/admin/api/prices`,
+      '{"model":"unserved-a","inputPerMTok":1,"outputPerMTok":2}',
+      adminHeaders(),
+    );
+    expect(admin).toMatchObject({
+      status: 201,
+      body: {
+        created: true,
+        price: { priceId: expect.stringMatching(/^unserved-a\|\*\|\d{4}-/), model: 'unserved-a', status: 'in force' },
+      },
+    });
+    const onConsole = await put(
+      `${gateway.origin}/console/api/prices`,
+      '{"model":"unserved-b","inputPerMTok":0.5,"outputPerMTok":0.75,"effectiveFrom":"2026-01-01"}',
+      consoleHeaders(),
+    );
+    expect(onConsole).toMatchObject({
+      status: 201,
+      body: { created: true, price: { priceId: 'unserved-b|*|2026-01-01T00:00:00.000Z' } },
+    });
     const set = await cli(['prices', 'set', '--model', 'unserved-c', '--input', '3', '--output', '15']);
     expect(set.code).toBe(0);
     expect(set.out[0]).toMatch(/^set price unserved-c\|\*\|\d{4}-/);
-    const onKnownChannel = await cli(['prices', 'set', '--model', 'mock-1', '--input', '1', '--output', '1', '--channel', 'mock-a']);
+    const onKnownChannel = await cli([
+      'prices',
+      'set',
+      '--model',
+      'mock-1',
+      '--input',
+      '1',
+      '--output',
+      '1',
+      '--channel',
+      'mock-a',
+    ]);
     expect(onKnownChannel.out[0]).toMatch(/^set price mock-1\|mock-a\|\d{4}-/);
 
     expect(snapshot().appended).toBe(before.appended + 4);
@@ -184,11 +275,20 @@ describe('a price for a model no channel serves', () => {
 
     const listed = await fetch(`${gateway.origin}/admin/api/prices`, { headers: adminHeaders() });
     const ids = ((await listed.json()) as { prices: Array<{ priceId: string }> }).prices.map((p) => p.priceId);
-    for (const id of [admin.body.price.priceId, 'unserved-b|*|2026-01-01T00:00:00.000Z', set.out[0]!.slice('set price '.length), onKnownChannel.out[0]!.slice('set price '.length)]) expect(ids).toContain(id);
+    for (const id of [
+      admin.body.price.priceId,
+      'unserved-b|*|2026-01-01T00:00:00.000Z',
+      set.out[0]!.slice('set price '.length),
+      onKnownChannel.out[0]!.slice('set price '.length),
+    ])
+      expect(ids).toContain(id);
     const onConsoleList = await fetch(`${gateway.origin}/console/api/prices`, { headers: consoleHeaders() });
-    expect(((await onConsoleList.json()) as { prices: Array<{ model: string }> }).prices.map((p) => p.model)).toEqual(expect.arrayContaining(['unserved-a', 'unserved-b', 'unserved-c']));
+    expect(((await onConsoleList.json()) as { prices: Array<{ model: string }> }).prices.map((p) => p.model)).toEqual(
+      expect.arrayContaining(['unserved-a', 'unserved-b', 'unserved-c']),
+    );
     const list = await cli(['prices', 'list']);
     expect(list.code).toBe(0);
-    for (const model of ['unserved-a', 'unserved-b', 'unserved-c']) expect(list.out.some((line) => line.startsWith(`${model} `))).toBe(true);
+    for (const model of ['unserved-a', 'unserved-b', 'unserved-c'])
+      expect(list.out.some((line) => line.startsWith(`${model} `))).toBe(true);
   });
 });

@@ -29,39 +29,42 @@ export interface AnalyticsEngine {
 let counter = 0;
 
 /** The engines, for `describe.each(ANALYTICS_ENGINES)`; chdb alone in a run without engines (engines.ts). */
-export const ANALYTICS_ENGINES: ReadonlyArray<AnalyticsEngine> = runnableCases<AnalyticsEngine>([
-  {
-    name: 'clickhouse-server',
-    async open() {
-      const url = await requireEngineUrl('CLICKHOUSE_URL');
-      counter += 1;
-      const database = `tollgate_test_${process.pid}_${Date.now()}_${counter}`;
-      const store = createClickHouseStore({ url, database });
-      return {
-        store,
-        where: database,
-        async dispose() {
-          await store.exec(`DROP DATABASE IF EXISTS ${database}`).finally(() => store.close());
-        },
-      };
+export const ANALYTICS_ENGINES: ReadonlyArray<AnalyticsEngine> = runnableCases<AnalyticsEngine>(
+  [
+    {
+      name: 'clickhouse-server',
+      async open() {
+        const url = await requireEngineUrl('CLICKHOUSE_URL');
+        counter += 1;
+        const database = `tollgate_test_${process.pid}_${Date.now()}_${counter}`;
+        const store = createClickHouseStore({ url, database });
+        return {
+          store,
+          where: database,
+          async dispose() {
+            await store.exec(`DROP DATABASE IF EXISTS ${database}`).finally(() => store.close());
+          },
+        };
+      },
     },
-  },
-  {
-    name: 'chdb',
-    async open() {
-      const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-      const store = createChdbStore({ path: join(dir, 'chdb') });
-      return {
-        store,
-        where: dir,
-        async dispose() {
-          await store.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
+    {
+      name: 'chdb',
+      async open() {
+        const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+        const store = createChdbStore({ path: join(dir, 'chdb') });
+        return {
+          store,
+          where: dir,
+          async dispose() {
+            await store.close();
+            await rm(dir, { recursive: true, force: true });
+          },
+        };
+      },
     },
-  },
-], (engine) => engine.name === 'clickhouse-server');
+  ],
+  (engine) => engine.name === 'clickhouse-server',
+);
 
 /**
  * Exact decimal text as nano-units: `'1.5'` and `'1.500000000'` (chdb trims trailing zeros in

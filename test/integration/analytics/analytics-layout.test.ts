@@ -59,8 +59,24 @@ const REQUESTS: ReadonlyArray<RequestSpec> = [
   { n: 1, at: T0, key: 'key_a', user: 'usr_1', model: 'gpt-4o', channel: 'openai-1', cost: 100_000_000n },
   { n: 2, at: T0 + 1_500, key: 'key_a', user: 'usr_1', model: 'claude', channel: 'anthropic-1', cost: 1n },
   { n: 3, at: T0 + 3_000, key: 'key_b', user: '', model: 'gpt-4o', channel: 'openai-2', cost: 2_500_000_000n },
-  { n: 4, at: T0 + DAY_MS, key: 'key_b', user: 'usr_2', model: 'gpt-4o', channel: 'openai-1', cost: MAX_DECIMAL64_NANO },
-  { n: 5, at: T0 + DAY_MS + 7, key: 'key_b', user: 'usr_2', model: 'gpt-4o', channel: 'openai-1', cost: MAX_DECIMAL64_NANO },
+  {
+    n: 4,
+    at: T0 + DAY_MS,
+    key: 'key_b',
+    user: 'usr_2',
+    model: 'gpt-4o',
+    channel: 'openai-1',
+    cost: MAX_DECIMAL64_NANO,
+  },
+  {
+    n: 5,
+    at: T0 + DAY_MS + 7,
+    key: 'key_b',
+    user: 'usr_2',
+    model: 'gpt-4o',
+    channel: 'openai-1',
+    cost: MAX_DECIMAL64_NANO,
+  },
   { n: 6, at: T0 + 2 * DAY_MS, key: 'key_c', user: 'usr_1', model: 'claude', channel: 'anthropic-1', cost: 7n },
 ];
 
@@ -156,8 +172,14 @@ async function writeHistory(store: AnalyticsStore): Promise<void> {
 
 /** Every column of `table` as text, one row per event (FINAL), by event_id: equal before and after an upgrade. */
 async function dump(store: AnalyticsStore, table: string): Promise<Record<string, unknown>[]> {
-  const names = (await store.query<{ name: string }>(`SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`)).map((r) => r.name);
-  return store.query(`SELECT ${names.map((name) => `toString(${name}) AS v_${name}`).join(', ')} FROM ${table} FINAL ORDER BY event_id`);
+  const names = (
+    await store.query<{ name: string }>(
+      `SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`,
+    )
+  ).map((r) => r.name);
+  return store.query(
+    `SELECT ${names.map((name) => `toString(${name}) AS v_${name}`).join(', ')} FROM ${table} FINAL ORDER BY event_id`,
+  );
 }
 
 interface SpendRow {
@@ -209,14 +231,28 @@ async function referenceSpend(store: AnalyticsStore, group: string): Promise<Spe
 }
 
 /** The same numbers summed here, with bigint costs, from the specs. */
-function expectedSpend(specs: ReadonlyArray<RequestSpec>, group: 'key_id' | 'user_id' | 'upstream_model' | 'channel_id'): SpendRow[] {
+function expectedSpend(
+  specs: ReadonlyArray<RequestSpec>,
+  group: 'key_id' | 'user_id' | 'upstream_model' | 'channel_id',
+): SpendRow[] {
   const rows = new Map<string, SpendRow>();
   for (const r of specs) {
     const line = billingLine(r);
     const g = String(line[group]);
     if (group === 'user_id' && g === '') continue;
     const day = String(line.day);
-    const row = rows.get(`${day}|${g}`) ?? { day, group: g, requests: 0, inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, tokens: 0, costNano: 0n };
+    const row = rows.get(`${day}|${g}`) ?? {
+      day,
+      group: g,
+      requests: 0,
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      tokens: 0,
+      costNano: 0n,
+    };
     rows.set(`${day}|${g}`, {
       ...row,
       requests: row.requests + 1,
@@ -241,16 +277,26 @@ async function expectSpendExact(store: AnalyticsStore, specs: ReadonlyArray<Requ
 }
 
 async function tableNames(store: AnalyticsStore): Promise<string[]> {
-  return (await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name')).map((r) => r.name);
+  return (
+    await store.query<{ name: string }>(
+      'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name',
+    )
+  ).map((r) => r.name);
 }
 
 async function sortingKey(store: AnalyticsStore, table: string): Promise<string | undefined> {
-  const [row] = await store.query<{ sorting_key: string }>(`SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`);
+  const [row] = await store.query<{ sorting_key: string }>(
+    `SELECT sorting_key FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`,
+  );
   return row?.sorting_key;
 }
 
 /** The migrations after 012, applied on every engine. */
-const LATER_MIGRATIONS = ['013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables'];
+const LATER_MIGRATIONS = [
+  '013-consumption-log-day-started-at',
+  '014-failovers-next-channel-nullable',
+  '015-dimension-tables',
+];
 
 const CURRENT_TABLES = [
   'billing_lines', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
@@ -285,18 +331,36 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     expect(before.billing).toHaveLength(REQUESTS.length);
 
     const modern = isVersionAtLeast(await store.version(), '21.1');
-    expect(await migrate(store)).toEqual(['006-consumption-log-by-time', '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', ...(modern ? ['011-key-id-indexes-by-time'] : []), '012-upstream-request-id', ...LATER_MIGRATIONS]);
+    expect(await migrate(store)).toEqual([
+      '006-consumption-log-by-time',
+      '007-billing-lines-by-time',
+      '008-spend-tables',
+      '009-failovers',
+      '010-config-audit',
+      ...(modern ? ['011-key-id-indexes-by-time'] : []),
+      '012-upstream-request-id',
+      ...LATER_MIGRATIONS,
+    ]);
 
     // Rows written before 012 read an empty upstream request id; before 013, the day they
     // finished and a start latency_ms before the end.
     const upgraded = before.consumption.map((row) => {
       const startedMs = Number(row.v_occurred_at_ms) - Number(row.v_latency_ms);
       const startedAt = new Date(Math.floor(startedMs / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-      return { ...row, v_upstream_request_id: '', v_day: String(row.v_occurred_at).slice(0, 10), v_started_at_ms: String(startedMs), v_started_at: startedAt };
+      return {
+        ...row,
+        v_upstream_request_id: '',
+        v_day: String(row.v_occurred_at).slice(0, 10),
+        v_started_at_ms: String(startedMs),
+        v_started_at: startedAt,
+      };
     });
     expect(await dump(store, 'consumption_log')).toEqual(upgraded);
     expect(await dump(store, 'billing_lines')).toEqual(before.billing);
-    expect(before.consumption.find((r) => r.v_event_id === 'ev_2')).toMatchObject({ v_ingested_at_ms: String(T0 + 1_540), v_ttfb_ms: '22' });
+    expect(before.consumption.find((r) => r.v_event_id === 'ev_2')).toMatchObject({
+      v_ingested_at_ms: String(T0 + 1_540),
+      v_ttfb_ms: '22',
+    });
     expect(before.consumption.find((r) => r.v_event_id === 'ev_3')).toMatchObject({ v_ttfb_ms: null });
     for (const [table, key] of Object.entries(SORTING_KEYS)) expect(await sortingKey(store, table), table).toBe(key);
     const [created] = await store.query<{ statement: string }>('SHOW CREATE TABLE consumption_log');
@@ -310,7 +374,14 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     // of a JSONEachRow insert with the type's zero, not with its DEFAULT expression).
     const redelivered = consumptionRow(REQUESTS[3]!);
     const startedMs = REQUESTS[3]!.at - Number(redelivered.latency_ms);
-    await store.insert('consumption_log', [{ ...redelivered, day: new Date(REQUESTS[3]!.at).toISOString().slice(0, 10), started_at_ms: startedMs, started_at: Math.floor(startedMs / 1000) }]);
+    await store.insert('consumption_log', [
+      {
+        ...redelivered,
+        day: new Date(REQUESTS[3]!.at).toISOString().slice(0, 10),
+        started_at_ms: startedMs,
+        started_at: Math.floor(startedMs / 1000),
+      },
+    ]);
     expect(await dump(store, 'consumption_log')).toEqual(upgraded);
   });
 
@@ -320,7 +391,8 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     expect(await migrate(store)).toContain('008-spend-tables');
     expect(await tableNames(store)).toEqual(CURRENT_TABLES);
     for (const [table, key] of Object.entries(SORTING_KEYS)) expect(await sortingKey(store, table), table).toBe(key);
-    for (const table of Object.keys(SORTING_KEYS)) expect(await store.query(`SELECT 1 FROM ${table} LIMIT 1`), table).toEqual([]);
+    for (const table of Object.keys(SORTING_KEYS))
+      expect(await store.query(`SELECT 1 FROM ${table} LIMIT 1`), table).toEqual([]);
   });
 
   it('finishes an upgrade that stopped after any of its steps, with every row and cost once', async () => {
@@ -356,12 +428,16 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     await store.insert('billing_lines', REQUESTS.slice(4).map(billingLine));
     await expectSpendExact(store, REQUESTS);
     // Two Decimal64(9) maxima on one day and key: the sum only fits the Decimal128 column.
-    const [big] = await readSpend(store, 'spend_by_key_day', 'key_id').then((rows) => rows.filter((r) => r.group === 'key_b' && r.requests === 2));
+    const [big] = await readSpend(store, 'spend_by_key_day', 'key_id').then((rows) =>
+      rows.filter((r) => r.group === 'key_b' && r.requests === 2),
+    );
     expect(big?.costNano).toBe(2n * MAX_DECIMAL64_NANO);
 
     for (const { table } of SPEND_TABLES) await store.exec(`OPTIMIZE TABLE ${table} FINAL`);
     await expectSpendExact(store, REQUESTS);
-    const [merged] = await store.query<{ n: string }>("SELECT toString(count()) AS n FROM spend_by_key_day WHERE key_id = 'key_b'");
+    const [merged] = await store.query<{ n: string }>(
+      "SELECT toString(count()) AS n FROM spend_by_key_day WHERE key_id = 'key_b'",
+    );
     expect(merged?.n).toBe('2'); // one row per (day, key) once merged
 
     // The contract with the billing consumer: billing_lines FINAL collapses a second insert of an
@@ -391,7 +467,13 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     });
     const events = [
       failover(1, {}),
-      failover(2, { channelId: 'openai-2', errorKind: 'upstream-rate-limited', upstreamStatus: 429, retryAfterMs: 30_000, nextChannelId: null }),
+      failover(2, {
+        channelId: 'openai-2',
+        errorKind: 'upstream-rate-limited',
+        upstreamStatus: 429,
+        retryAfterMs: 30_000,
+        nextChannelId: null,
+      }),
       failover(3, { errorKind: 'upstream-timeout', upstreamStatus: null, latencyMs: 12.6 }),
     ];
     const rows = events.map(projectFailoverRow);
@@ -410,7 +492,12 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
       retry_after_ms: 30_000,
       next_channel_id: null,
     });
-    expect(rows[2]).toMatchObject({ upstream_status: null, latency_ms: 13, retry_after_ms: null, next_channel_id: 'openai-2' });
+    expect(rows[2]).toMatchObject({
+      upstream_status: null,
+      latency_ms: 13,
+      retry_after_ms: null,
+      next_channel_id: 'openai-2',
+    });
     await store.insert('failovers', rows);
     await store.insert('failovers', [rows[0]!]); // redelivered
     const stored = await store.query<Record<string, unknown>>(
@@ -434,8 +521,35 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     );
 
     const entries: AuditEntry[] = [
-      { eventId: 'cfg_1', occurredAt: T0 + 5, actor: 'admin', type: 'PriceSet', entityId: 'price_1', changes: { priceId: 'price_1', model: 'gpt-4o', channel: null, inputPerMTok: 2.5, outputPerMTok: 10, effectiveFrom: T0 } },
-      { eventId: 'cfg_2', occurredAt: T0 + 9, actor: 'usr_1', type: 'KeyCreated', entityId: 'key_1', changes: { keyId: 'key_1', name: "it's \"mine\"", budgetNano: 12_345_678_901_234_567_890n, limits: { daily: 5n, models: ['a', 'b'] }, note: undefined } },
+      {
+        eventId: 'cfg_1',
+        occurredAt: T0 + 5,
+        actor: 'admin',
+        type: 'PriceSet',
+        entityId: 'price_1',
+        changes: {
+          priceId: 'price_1',
+          model: 'gpt-4o',
+          channel: null,
+          inputPerMTok: 2.5,
+          outputPerMTok: 10,
+          effectiveFrom: T0,
+        },
+      },
+      {
+        eventId: 'cfg_2',
+        occurredAt: T0 + 9,
+        actor: 'usr_1',
+        type: 'KeyCreated',
+        entityId: 'key_1',
+        changes: {
+          keyId: 'key_1',
+          name: 'it\'s "mine"',
+          budgetNano: 12_345_678_901_234_567_890n,
+          limits: { daily: 5n, models: ['a', 'b'] },
+          note: undefined,
+        },
+      },
     ];
     const audit = entries.map(projectConfigAuditRow);
     expect(audit[1]).toEqual({
@@ -445,11 +559,14 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
       actor: 'usr_1',
       event_type: 'KeyCreated',
       entity_id: 'key_1',
-      changes: '{"keyId":"key_1","name":"it\'s \\"mine\\"","budgetNano":"12345678901234567890","limits":{"daily":"5","models":["a","b"]}}',
+      changes:
+        '{"keyId":"key_1","name":"it\'s \\"mine\\"","budgetNano":"12345678901234567890","limits":{"daily":"5","models":["a","b"]}}',
     });
     await store.insert('config_audit', audit);
     await store.insert('config_audit', [audit[0]!]); // redelivered
-    const back = await store.query<Record<string, string>>('SELECT event_id, toString(occurred_at) AS at, toString(occurred_at_ms) AS at_ms, actor, event_type, entity_id, changes FROM config_audit FINAL ORDER BY event_id');
+    const back = await store.query<Record<string, string>>(
+      'SELECT event_id, toString(occurred_at) AS at, toString(occurred_at_ms) AS at_ms, actor, event_type, entity_id, changes FROM config_audit FINAL ORDER BY event_id',
+    );
     expect(back).toEqual(
       audit.map((r) => ({
         event_id: r.event_id,
@@ -468,11 +585,22 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     const store = await open();
     await migrate(store);
     for (const table of Object.keys(SORTING_KEYS)) {
-      const columns = await store.query<{ name: string; comment: string }>(`SELECT name, comment FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`);
+      const columns = await store.query<{ name: string; comment: string }>(
+        `SELECT name, comment FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`,
+      );
       expect(columns.length, table).toBeGreaterThan(2);
-      expect(columns.filter((c) => c.comment.trim() === '').map((c) => c.name), table).toEqual([]);
+      expect(
+        columns.filter((c) => c.comment.trim() === '').map((c) => c.name),
+        table,
+      ).toEqual([]);
     }
-    const comments = Object.fromEntries((await store.query<{ name: string; comment: string }>("SELECT name, comment FROM system.columns WHERE database = currentDatabase() AND table = 'billing_lines'")).map((c) => [c.name, c.comment]));
+    const comments = Object.fromEntries(
+      (
+        await store.query<{ name: string; comment: string }>(
+          "SELECT name, comment FROM system.columns WHERE database = currentDatabase() AND table = 'billing_lines'",
+        )
+      ).map((c) => [c.name, c.comment]),
+    );
     expect(comments.cost_usd).toMatch(/USD/);
     expect(comments.input_tokens).toMatch(/tokens/);
     expect(comments.occurred_at_ms).toMatch(/ms/);

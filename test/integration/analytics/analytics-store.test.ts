@@ -22,28 +22,43 @@ describe.each(ANALYTICS_ENGINES)('analytics store on $name', (engine) => {
   });
 
   it('round-trips strings, integers, NULL and exact decimals through JSONEachRow', async () => {
-    await store.exec('CREATE TABLE round_trip (id UInt32, s String, n UInt64, maybe Nullable(UInt64), money Decimal64(9)) ENGINE = MergeTree ORDER BY id');
+    await store.exec(
+      'CREATE TABLE round_trip (id UInt32, s String, n UInt64, maybe Nullable(UInt64), money Decimal64(9)) ENGINE = MergeTree ORDER BY id',
+    );
     // Decimal64(9) holds 18 digits: the largest is 999 999 999.999999999
     const amounts = [1n, 1_234n, 12_345_678_901_234n, 999_999_999_999_999_999n, -500_000_000n, 0n];
     await store.insert(
       'round_trip',
-      amounts.map((nano, i) => ({ id: i, s: i === 0 ? TRICKY : `row ${i}`, n: 2 ** 53 - i, maybe: i % 2 === 0 ? null : i, money: new Decimal(nano) })),
+      amounts.map((nano, i) => ({
+        id: i,
+        s: i === 0 ? TRICKY : `row ${i}`,
+        n: 2 ** 53 - i,
+        maybe: i % 2 === 0 ? null : i,
+        money: new Decimal(nano),
+      })),
     );
-    const rows = await store.query<{ id: number; s: string; n: string; maybe: string | null; money: string }>('SELECT id, s, toString(n) AS n, maybe, toString(money) AS money FROM round_trip ORDER BY id');
+    const rows = await store.query<{ id: number; s: string; n: string; maybe: string | null; money: string }>(
+      'SELECT id, s, toString(n) AS n, maybe, toString(money) AS money FROM round_trip ORDER BY id',
+    );
     expect(rows.map((r) => decimalNano(r.money))).toEqual(amounts);
     expect(rows[0]?.s).toBe(TRICKY);
     expect(rows.map((r) => r.n)).toEqual(amounts.map((_, i) => String(2 ** 53 - i)));
     expect(rows.map((r) => (r.maybe === null ? null : Number(r.maybe)))).toEqual([null, 1, null, 3, null, 5]);
     const [row] = await store.query<{ n: unknown }>('SELECT n FROM round_trip WHERE id = 0');
     expect(row?.n).toBe(String(2 ** 53)); // 64-bit integers come back as strings on both engines
-    const [found] = await store.query<{ c: string }>(`SELECT count() AS c FROM round_trip WHERE s = ${sqlLiteral(TRICKY)}`);
+    const [found] = await store.query<{ c: string }>(
+      `SELECT count() AS c FROM round_trip WHERE s = ${sqlLiteral(TRICKY)}`,
+    );
     expect(found?.c).toBe('1');
   });
 
   it('sums decimals exactly: 10 000 × 0.000000001 + 0.1 × 3 = 0.30001', async () => {
     await store.exec('CREATE TABLE sums (id UInt32, money Decimal64(9)) ENGINE = MergeTree ORDER BY id');
     const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: i, money: new Decimal(1n) }));
-    await store.insert('sums', [...rows, ...[1, 2, 3].map((i) => ({ id: 10_000 + i, money: new Decimal(100_000_000n) }))]);
+    await store.insert('sums', [
+      ...rows,
+      ...[1, 2, 3].map((i) => ({ id: 10_000 + i, money: new Decimal(100_000_000n) })),
+    ]);
     const [sum] = await store.query<{ total: string }>('SELECT toString(sum(money)) AS total FROM sums');
     expect(decimalNano(sum?.total)).toBe(300_010_000n);
   });
@@ -56,7 +71,13 @@ describe.each(ANALYTICS_ENGINES)('analytics store on $name', (engine) => {
   });
 
   it('answers concurrent calls each with its own result', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i === 7 ? store.query('SELECT nope').catch((e: Error) => e.message) : store.query<{ i: number }>(`SELECT ${i} AS i`).then((r) => r[0]?.i))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i === 7
+          ? store.query('SELECT nope').catch((e: Error) => e.message)
+          : store.query<{ i: number }>(`SELECT ${i} AS i`).then((r) => r[0]?.i),
+      ),
+    );
     results.forEach((result, i) => (i === 7 ? expect(result).toMatch(/nope/) : expect(result).toBe(i)));
   });
 

@@ -4,7 +4,12 @@ import { createLedgerConsumer } from '../../../consumers/ledger/ledger-consumer.
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import { migrate } from '../../../infra/analytics/migrate.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
-import { PRICED_CASES, PRICED_CASES_TOTAL_NANO, PRICES, UNPRICED_WARNING } from '../../unit/consumers/billing/priced-cases.ts';
+import {
+  PRICED_CASES,
+  PRICED_CASES_TOTAL_NANO,
+  PRICES,
+  UNPRICED_WARNING,
+} from '../../unit/consumers/billing/priced-cases.ts';
 import { requestCompleted, usage, usageRecorded } from '../../unit/consumers/billing/traffic-event-builders.ts';
 import { ANALYTICS_ENGINES, decimalNano, type TestAnalyticsStore } from './analytics-engines.ts';
 
@@ -14,7 +19,9 @@ interface Totals {
 }
 
 async function totals(store: AnalyticsStore): Promise<{ rows: number; costNano: bigint }> {
-  const [row] = await store.query<Totals>('SELECT count() AS rows, toString(sum(cost_usd)) AS cost FROM consumption_log FINAL');
+  const [row] = await store.query<Totals>(
+    'SELECT count() AS rows, toString(sum(cost_usd)) AS cost FROM consumption_log FINAL',
+  );
   return { rows: Number(row?.rows), costNano: decimalNano(row?.cost) };
 }
 
@@ -22,8 +29,26 @@ describe.each(ANALYTICS_ENGINES)('ledger consumer on $name', (engine) => {
   let opened: TestAnalyticsStore;
   let store: AnalyticsStore;
   const warnings: string[] = [];
-  const requests = PRICED_CASES.map((c) => requestCompleted({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, usage: c.usage }));
-  const refused = requestCompleted({ userId: null, channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 401, errorKind: 'unauthenticated', ttfbMs: null, attempts: 0, usage: usage({ inputTokens: 0, outputTokens: 0 }) });
+  const requests = PRICED_CASES.map((c) =>
+    requestCompleted({
+      upstreamModel: c.upstreamModel,
+      channelId: c.channelId,
+      occurredAt: c.occurredAt,
+      usage: c.usage,
+    }),
+  );
+  const refused = requestCompleted({
+    userId: null,
+    channelId: null,
+    provider: null,
+    upstreamModel: null,
+    status: 'failed',
+    httpStatus: 401,
+    errorKind: 'unauthenticated',
+    ttfbMs: null,
+    attempts: 0,
+    usage: usage({ inputTokens: 0, outputTokens: 0 }),
+  });
   const batch: TrafficEvent[] = [...requests, refused].flatMap((event, i) => [
     { type: 'RequestCompleted' as const, event },
     ...(i % 3 === 0 ? [{ type: 'UsageRecorded' as const, event: usageRecorded() }] : []),
@@ -38,12 +63,20 @@ describe.each(ANALYTICS_ENGINES)('ledger consumer on $name', (engine) => {
   afterAll(async () => opened?.dispose());
 
   it(`writes N = ${PRICED_CASES.length + 1} rows for N requests, each costed exactly by the price book`, async () => {
-    const consumer = createLedgerConsumer({ analytics: store, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) });
+    const consumer = createLedgerConsumer({
+      analytics: store,
+      prices: staticPriceSource(PRICES),
+      onWarning: (m) => warnings.push(m),
+    });
     await consumer.handleBatch(consumed(batch));
     expect(await totals(store)).toEqual({ rows: N, costNano: PRICED_CASES_TOTAL_NANO });
-    const rows = await store.query<{ event_id: string; cost: string }>('SELECT event_id, toString(cost_usd) AS cost FROM consumption_log FINAL');
+    const rows = await store.query<{ event_id: string; cost: string }>(
+      'SELECT event_id, toString(cost_usd) AS cost FROM consumption_log FINAL',
+    );
     const costs = new Map(rows.map((r) => [r.event_id, decimalNano(r.cost)]));
-    PRICED_CASES.forEach((c, i) => expect({ name: c.name, cost: costs.get(requests[i]!.eventId) }).toEqual({ name: c.name, cost: c.costNano }));
+    PRICED_CASES.forEach((c, i) =>
+      expect({ name: c.name, cost: costs.get(requests[i]!.eventId) }).toEqual({ name: c.name, cost: c.costNano }),
+    );
     expect(costs.get(refused.eventId)).toBe(0n);
     expect(warnings).toEqual([UNPRICED_WARNING]);
   });
@@ -83,8 +116,17 @@ describe.each(ANALYTICS_ENGINES)('ledger consumer on $name', (engine) => {
       ttfb_ms: '180',
       attempts: 1,
     });
-    const [failed] = await store.query(`SELECT user_id, upstream_model, status, error_kind, http_status, ttfb_ms FROM consumption_log FINAL WHERE event_id = '${refused.eventId}'`);
-    expect(failed).toEqual({ user_id: '', upstream_model: '', status: 'failed', error_kind: 'unauthenticated', http_status: 401, ttfb_ms: null });
+    const [failed] = await store.query(
+      `SELECT user_id, upstream_model, status, error_kind, http_status, ttfb_ms FROM consumption_log FINAL WHERE event_id = '${refused.eventId}'`,
+    );
+    expect(failed).toEqual({
+      user_id: '',
+      upstream_model: '',
+      status: 'failed',
+      error_kind: 'unauthenticated',
+      http_status: 401,
+      ttfb_ms: null,
+    });
   });
 
   it('changes no count or sum when the same batch is delivered again (and again)', async () => {

@@ -53,7 +53,9 @@ const BILLING_LINES_COLUMNS = [
 ]; // prettier-ignore
 
 async function columns(store: AnalyticsStore, table: string): Promise<string[][]> {
-  const rows = await store.query<{ name: string; type: string }>(`SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`);
+  const rows = await store.query<{ name: string; type: string }>(
+    `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${table}'`,
+  );
   return rows.map((r) => [r.name, r.type]);
 }
 
@@ -62,14 +64,33 @@ describe('migration files', () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
     expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3]);
-    expect(migrations.map((m) => m.requires)).toEqual([null, null, null, '21.1', null, null, null, null, null, null, '21.1', null, null, null, null]);
+    expect(migrations.map((m) => m.requires)).toEqual([
+      null,
+      null,
+      null,
+      '21.1',
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      '21.1',
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });
 
   it('reject malformed names and empty files', () => {
     expect(() => parseMigration('1-x.sql', 'SELECT 1;')).toThrow('NNN-name.sql');
     expect(() => parseMigration('005-empty.sql', '-- nothing\n')).toThrow('holds no statement');
-    expect(parseMigration('005-two.sql', "-- requires: 22.3.1\nSELECT ';' AS a;\nSELECT 2\n").statements).toEqual(["SELECT ';' AS a", 'SELECT 2']);
+    expect(parseMigration('005-two.sql', "-- requires: 22.3.1\nSELECT ';' AS a;\nSELECT 2\n").statements).toEqual([
+      "SELECT ';' AS a",
+      'SELECT 2',
+    ]);
   });
 
   it('compare engine versions numerically', () => {
@@ -92,7 +113,10 @@ describe.each(ANALYTICS_ENGINES)('two migrate() calls at the same time on $name'
       const modern = isVersionAtLeast(await store.version(), '21.1');
       const skipped: string[] = [];
       // allSettled: both calls have ended before the database is dropped, whatever they did.
-      const settled = await Promise.allSettled([migrate(store, { onSkip: (name) => skipped.push(name) }), migrate(store)]);
+      const settled = await Promise.allSettled([
+        migrate(store, { onSkip: (name) => skipped.push(name) }),
+        migrate(store),
+      ]);
       const [a, b] = settled.map((result) => {
         if (result.status === 'rejected') throw result.reason;
         return result.value;
@@ -131,17 +155,35 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
   it('creates consumption_log and billing_lines with the analysts’ columns', async () => {
     expect(await columns(store, 'consumption_log')).toEqual(CONSUMPTION_LOG_COLUMNS);
     expect((await columns(store, 'billing_lines')).map(([name]) => name)).toEqual(BILLING_LINES_COLUMNS);
-    const [engineRow] = await store.query<{ engine: string }>("SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'billing_lines'");
+    const [engineRow] = await store.query<{ engine: string }>(
+      "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'billing_lines'",
+    );
     expect(engineRow?.engine).toBe('ReplacingMergeTree');
-    const spendColumns = ['requests', 'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'tokens', 'cost_usd'];
-    for (const [table, group] of [['spend_by_key_day', 'key_id'], ['spend_by_user_day', 'user_id'], ['spend_by_model_day', 'upstream_model'], ['spend_by_channel_day', 'channel_id']] as const) {
+    const spendColumns = [
+      'requests',
+      'input_tokens',
+      'cached_input_tokens',
+      'cache_write_tokens',
+      'output_tokens',
+      'reasoning_tokens',
+      'tokens',
+      'cost_usd',
+    ];
+    for (const [table, group] of [
+      ['spend_by_key_day', 'key_id'],
+      ['spend_by_user_day', 'user_id'],
+      ['spend_by_model_day', 'upstream_model'],
+      ['spend_by_channel_day', 'channel_id'],
+    ] as const) {
       expect((await columns(store, table)).map(([name]) => name)).toEqual(['day', group, ...spendColumns]);
       expect(Object.fromEntries(await columns(store, table)).cost_usd).toBe('Decimal(38, 9)');
     }
   });
 
   it('leaves exactly the tables and materialized views of the current schema', async () => {
-    const rows = await store.query<{ name: string; engine: string }>("SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT IN ('future_only', 'now_ok', 'half_done', 'broken') ORDER BY name");
+    const rows = await store.query<{ name: string; engine: string }>(
+      "SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT IN ('future_only', 'now_ok', 'half_done', 'broken') ORDER BY name",
+    );
     expect(rows.map((r) => `${r.name}:${r.engine}`)).toEqual([
       'billing_lines:ReplacingMergeTree',
       'channels:ReplacingMergeTree',
@@ -163,20 +205,36 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
   });
 
   it('skips a migration the engine is too old for without recording it, and applies it once allowed', async () => {
-    const future = parseMigration('900-future.sql', '-- requires: 999.0\nCREATE TABLE IF NOT EXISTS future_only (x UInt8) ENGINE = MergeTree ORDER BY x;\n');
-    const now = parseMigration('901-now.sql', '-- requires: 1.0\nCREATE TABLE IF NOT EXISTS now_ok (x UInt8) ENGINE = MergeTree ORDER BY x;\n');
+    const future = parseMigration(
+      '900-future.sql',
+      '-- requires: 999.0\nCREATE TABLE IF NOT EXISTS future_only (x UInt8) ENGINE = MergeTree ORDER BY x;\n',
+    );
+    const now = parseMigration(
+      '901-now.sql',
+      '-- requires: 1.0\nCREATE TABLE IF NOT EXISTS now_ok (x UInt8) ENGINE = MergeTree ORDER BY x;\n',
+    );
     const reasons: string[] = [];
-    expect(await migrate(store, { migrations: [future, now], onSkip: (name, reason) => reasons.push(`${name}: ${reason}`) })).toEqual(['901-now']);
+    expect(
+      await migrate(store, { migrations: [future, now], onSkip: (name, reason) => reasons.push(`${name}: ${reason}`) }),
+    ).toEqual(['901-now']);
     expect(reasons).toEqual([expect.stringMatching(/^900-future: needs ClickHouse 999\.0, engine is \d+\./)]);
-    expect(await store.query("SELECT name FROM system.tables WHERE database = currentDatabase() AND name = 'future_only'")).toEqual([]);
+    expect(
+      await store.query("SELECT name FROM system.tables WHERE database = currentDatabase() AND name = 'future_only'"),
+    ).toEqual([]);
     expect(await migrate(store, { migrations: [{ ...future, requires: null }, now] })).toEqual(['900-future']);
   });
 
   it('stops at a failing statement without recording it, so the next run retries it', async () => {
-    const bad = parseMigration('910-bad.sql', 'CREATE TABLE IF NOT EXISTS half_done (x UInt8) ENGINE = MergeTree ORDER BY x;\nCREATE TABLE broken (x NoSuchType) ENGINE = MergeTree ORDER BY x;\n');
+    const bad = parseMigration(
+      '910-bad.sql',
+      'CREATE TABLE IF NOT EXISTS half_done (x UInt8) ENGINE = MergeTree ORDER BY x;\nCREATE TABLE broken (x NoSuchType) ENGINE = MergeTree ORDER BY x;\n',
+    );
     await expect(migrate(store, { migrations: [bad] })).rejects.toThrow(/NoSuchType/);
     expect(await appliedMigrations(store)).not.toContain('910-bad');
-    const fixed = parseMigration('910-bad.sql', 'CREATE TABLE IF NOT EXISTS half_done (x UInt8) ENGINE = MergeTree ORDER BY x;\nCREATE TABLE IF NOT EXISTS broken (x UInt8) ENGINE = MergeTree ORDER BY x;\n');
+    const fixed = parseMigration(
+      '910-bad.sql',
+      'CREATE TABLE IF NOT EXISTS half_done (x UInt8) ENGINE = MergeTree ORDER BY x;\nCREATE TABLE IF NOT EXISTS broken (x UInt8) ENGINE = MergeTree ORDER BY x;\n',
+    );
     expect(await migrate(store, { migrations: [fixed] })).toEqual(['910-bad']);
   });
 });

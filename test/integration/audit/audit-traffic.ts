@@ -11,7 +11,13 @@ import type { ControlEvent } from '../../../schemas/control-plane/control-plane-
 import { controlEventKey, encodeControlEvent } from '../../../schemas/control-plane/control-event-codec.ts';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { encodeTrafficEvent, trafficEventKey } from '../../../schemas/events/traffic-event-codec.ts';
-import type { FailoverOccurred, RequestCompleted, TokenUsage, TrafficEvent, UsageRecorded } from '../../../schemas/events/traffic-events.ts';
+import type {
+  FailoverOccurred,
+  RequestCompleted,
+  TokenUsage,
+  TrafficEvent,
+  UsageRecorded,
+} from '../../../schemas/events/traffic-events.ts';
 import { TOPICS, CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import { runOpsCommand } from '../../../infra/processes/tollgate-ops.ts';
 import type { EngineSettings } from '../../../infra/open-adapters.ts';
@@ -32,7 +38,14 @@ export interface RequestSpec {
 }
 
 function tokenUsage(spec: RequestSpec): TokenUsage {
-  return { inputTokens: spec.inputTokens ?? 1000, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: spec.outputTokens ?? 500, reasoningTokens: 0, usageSource: 'reported' };
+  return {
+    inputTokens: spec.inputTokens ?? 1000,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: spec.outputTokens ?? 500,
+    reasoningTokens: 0,
+    usageSource: 'reported',
+  };
 }
 
 /** The RequestCompleted event of a served request (event id `rc-<requestId>`). */
@@ -84,25 +97,58 @@ export function usageRecorded(spec: RequestSpec): TrafficEvent {
 
 /** A FailoverOccurred event of the request (event id `fo-<requestId>`). */
 export function failoverOccurred(spec: RequestSpec): TrafficEvent {
-  const event: FailoverOccurred = { eventId: `fo-${spec.requestId}`, occurredAt: spec.occurredAt, requestId: spec.requestId, keyId: spec.keyId, model: spec.model ?? 'client-model', channelId: 'ch-down', errorKind: 'upstream-unavailable', upstreamStatus: 503, latencyMs: 30, retryAfterMs: null, nextChannelId: 'ch-audit' };
+  const event: FailoverOccurred = {
+    eventId: `fo-${spec.requestId}`,
+    occurredAt: spec.occurredAt,
+    requestId: spec.requestId,
+    keyId: spec.keyId,
+    model: spec.model ?? 'client-model',
+    channelId: 'ch-down',
+    errorKind: 'upstream-unavailable',
+    upstreamStatus: 503,
+    latencyMs: 30,
+    retryAfterMs: null,
+    nextChannelId: 'ch-audit',
+  };
   return { type: 'FailoverOccurred', event };
 }
 
 /** A PriceSet for `model` on every channel, in effect since 2020 (USD per million tokens). */
 export function priceSet(priceId: string, model: string, inputPerMTok: number, outputPerMTok: number): ControlEvent {
   const since = Date.UTC(2020, 0, 1);
-  return { type: 'PriceSet', event: { eventId: `ps-${priceId}`, occurredAt: since, actor: 'admin', priceId, model, channel: null, inputPerMTok, outputPerMTok, cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: since } };
+  return {
+    type: 'PriceSet',
+    event: {
+      eventId: `ps-${priceId}`,
+      occurredAt: since,
+      actor: 'admin',
+      priceId,
+      model,
+      channel: null,
+      inputPerMTok,
+      outputPerMTok,
+      cacheReadPerMTok: null,
+      cacheWritePerMTok: null,
+      effectiveFrom: since,
+    },
+  };
 }
 
 /** Publishes traffic events to their topics. */
 export function publishTraffic(log: EventLog, events: ReadonlyArray<TrafficEvent>): void {
-  const topic = { RequestCompleted: TOPICS.requests, UsageRecorded: TOPICS.usage, FailoverOccurred: TOPICS.failovers } as const;
-  for (const event of events) log.publish({ topic: topic[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });
+  const topic = {
+    RequestCompleted: TOPICS.requests,
+    UsageRecorded: TOPICS.usage,
+    FailoverOccurred: TOPICS.failovers,
+  } as const;
+  for (const event of events)
+    log.publish({ topic: topic[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });
 }
 
 /** Publishes control events to the config topic. */
 export function publishControl(log: EventLog, events: ReadonlyArray<ControlEvent>): void {
-  for (const event of events) log.publish({ topic: CONFIG_TOPIC, key: controlEventKey(event), value: encodeControlEvent(event) });
+  for (const event of events)
+    log.publish({ topic: CONFIG_TOPIC, key: controlEventKey(event), value: encodeControlEvent(event) });
 }
 
 /** What a command printed and returned. */
@@ -113,7 +159,12 @@ export interface CommandRun {
 }
 
 /** Runs `tollgate <argv>` in this process with the environment of `settings`. */
-export async function runCommand(settings: EngineSettings, argv: ReadonlyArray<string>, signal?: AbortSignal, onLine?: (line: string) => void): Promise<CommandRun> {
+export async function runCommand(
+  settings: EngineSettings,
+  argv: ReadonlyArray<string>,
+  signal?: AbortSignal,
+  onLine?: (line: string) => void,
+): Promise<CommandRun> {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const io = {
@@ -132,7 +183,8 @@ export async function runCommand(settings: EngineSettings, argv: ReadonlyArray<s
 /** Consumer groups whose id starts with `prefix` (before the topic prefix): offsets folders of the file log, or Kafka groups. */
 export async function leftoverGroups(settings: EngineSettings, prefix: string): Promise<string[]> {
   const stored = `${settings.topicPrefix ?? ''}${prefix}`;
-  if (!settings.kafkaBrokers) return (await readdir(join(settings.dataDir, 'offsets')).catch(() => [])).filter((name) => name.startsWith(stored));
+  if (!settings.kafkaBrokers)
+    return (await readdir(join(settings.dataDir, 'offsets')).catch(() => [])).filter((name) => name.startsWith(stored));
   const admin = new Kafka({ brokers: [...settings.kafkaBrokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {

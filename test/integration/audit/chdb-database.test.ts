@@ -48,11 +48,16 @@ describe('chdb store database option', () => {
   });
 
   it('rejects a database name that is not a plain identifier', () => {
-    expect(() => createChdbStore({ path: join(dir, 'other'), database: 'x; DROP TABLE y' })).toThrow(/invalid ClickHouse database name/);
+    expect(() => createChdbStore({ path: join(dir, 'other'), database: 'x; DROP TABLE y' })).toThrow(
+      /invalid ClickHouse database name/,
+    );
   });
 
   it('reads CLICKHOUSE_DATABASE from the environment only for a ClickHouse server', () => {
     expect(engineSettingsFromEnv({ CLICKHOUSE_DATABASE: 'elsewhere' }).clickhouseDatabase).toBeUndefined();
-    expect(engineSettingsFromEnv({ CLICKHOUSE_URL: 'http://127.0.0.1:8123', CLICKHOUSE_DATABASE: 'elsewhere' }).clickhouseDatabase).toBe('elsewhere');
+    expect(
+      engineSettingsFromEnv({ CLICKHOUSE_URL: 'http://127.0.0.1:8123', CLICKHOUSE_DATABASE: 'elsewhere' })
+        .clickhouseDatabase,
+    ).toBe('elsewhere');
   });
 });

@@ -23,7 +23,11 @@ let groups = 0;
 async function readAll(log: EventLog, topic: string, expected: number): Promise<DeliveredRecord[]> {
   const records: DeliveredRecord[] = [];
   groups += 1;
-  const subscription = await log.subscribe({ groupId: `end-offsets-${RUN}-${groups}`, topics: [topic], handleBatch: async (batch) => void records.push(...batch) });
+  const subscription = await log.subscribe({
+    groupId: `end-offsets-${RUN}-${groups}`,
+    topics: [topic],
+    handleBatch: async (batch) => void records.push(...batch),
+  });
   const deadline = Date.now() + 20_000;
   while (records.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   await subscription.stop();
@@ -32,10 +36,16 @@ async function readAll(log: EventLog, topic: string, expected: number): Promise<
 }
 
 /** The end each partition must report: the highest delivered offset + 1, '0' where nothing was delivered. */
-function expectedEnds(records: ReadonlyArray<DeliveredRecord>, partitions: number): Array<{ partition: number; offset: string }> {
+function expectedEnds(
+  records: ReadonlyArray<DeliveredRecord>,
+  partitions: number,
+): Array<{ partition: number; offset: string }> {
   return Array.from({ length: partitions }, (_, partition) => {
     const offsets = records.filter((record) => record.partition === partition).map((record) => BigInt(record.offset));
-    return { partition, offset: offsets.length === 0 ? '0' : (offsets.reduce((a, b) => (a > b ? a : b)) + 1n).toString() };
+    return {
+      partition,
+      offset: offsets.length === 0 ? '0' : (offsets.reduce((a, b) => (a > b ? a : b)) + 1n).toString(),
+    };
   });
 }
 
@@ -58,7 +68,8 @@ describe('file event log endOffsets', () => {
   });
 
   it('reports the last record position + 1, and follows later appends', async () => {
-    for (let i = 0; i < 5; i += 1) log.publish({ topic: 'audit.file', key: `k${i}`, value: Buffer.from(`value-${i}`.repeat(i + 1)) });
+    for (let i = 0; i < 5; i += 1)
+      log.publish({ topic: 'audit.file', key: `k${i}`, value: Buffer.from(`value-${i}`.repeat(i + 1)) });
     await log.flush();
     const first = await readAll(log, 'audit.file', 5);
     expect(await log.endOffsets('audit.file')).toEqual(expectedEnds(first, 1));
@@ -75,7 +86,8 @@ describe('file event log endOffsets', () => {
   it('ignores a partially written last record and reports 0 for a file without a whole record', async () => {
     await mkdir(join(dataDir, 'events'), { recursive: true });
     const path = join(dataDir, 'events', 'audit.torn.log');
-    const frame = (i: number): Buffer => encodeRecordFrame({ topic: '', key: `k${i}`, value: Buffer.from(`v${i}`), timestamp: 1 });
+    const frame = (i: number): Buffer =>
+      encodeRecordFrame({ topic: '', key: `k${i}`, value: Buffer.from(`v${i}`), timestamp: 1 });
     await appendFile(path, frame(0).subarray(0, 7));
     expect(await log.endOffsets('audit.torn')).toEqual([{ partition: 0, offset: '0' }]);
     await rm(path);
@@ -90,7 +102,11 @@ describe.skipIf(withoutEngines)('kafka event log endOffsets', () => {
 
   beforeAll(async () => {
     spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-end-offsets-spool-'));
-    log = createKafkaEventLog({ brokers: (await requireEngineUrl('KAFKA_BROKERS')).split(','), spoolDir, clientId: `end-offsets-${RUN}` });
+    log = createKafkaEventLog({
+      brokers: (await requireEngineUrl('KAFKA_BROKERS')).split(','),
+      spoolDir,
+      clientId: `end-offsets-${RUN}`,
+    });
   });
   afterAll(async () => {
     await log?.close();
@@ -115,7 +131,8 @@ describe.skipIf(withoutEngines)('kafka event log endOffsets', () => {
 
   it('asks for the prefixed topic through withTopicPrefix', async () => {
     const prefixed = withTopicPrefix(log, `p${RUN}.`);
-    for (let i = 0; i < 12; i += 1) prefixed.publish({ topic: 'audit.prefixed', key: `key-${i}`, value: Buffer.from(String(i)) });
+    for (let i = 0; i < 12; i += 1)
+      prefixed.publish({ topic: 'audit.prefixed', key: `key-${i}`, value: Buffer.from(String(i)) });
     await prefixed.flush();
     const records = await readAll(prefixed, 'audit.prefixed', 12);
     expect(await prefixed.endOffsets('audit.prefixed')).toEqual(expectedEnds(records, TOPIC_PARTITIONS));

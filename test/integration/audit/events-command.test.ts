@@ -10,7 +10,17 @@ import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { TOPICS, CONFIG_TOPIC } from '../../../schemas/topics.ts';
 import { openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
-import { failoverOccurred, leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
+import {
+  failoverOccurred,
+  leftoverGroups,
+  priceSet,
+  publishControl,
+  publishTraffic,
+  requestCompleted,
+  runCommand,
+  usageRecorded,
+  type RequestSpec,
+} from './audit-traffic.ts';
 
 const DIGEST = 'd1g3st'.repeat(10);
 const CIPHERTEXT = 'c1ph3rt3xt-base64==';
@@ -22,16 +32,62 @@ const R3: RequestSpec = { requestId: 'req-3', keyId: 'key-a', occurredAt: Date.p
 
 const header = { occurredAt: Date.parse('2025-02-01T00:00:00Z'), actor: 'admin' };
 const CONTROL: ControlEvent[] = [
-  { type: 'KeyCreated', event: { ...header, eventId: 'kc-key-a', keyId: 'key-a', publicId: 'pub-a', digest: DIGEST, name: 'audited key', userId: null, rpm: null, tpm: null, quotaNanoUsd: null, expiresAt: null, models: null } },
-  { type: 'UserCredentialsSet', event: { ...header, eventId: 'uc-usr-1', userId: 'usr-1', login: 'ada', passwordHash: PASSWORD_HASH } },
-  { type: 'ChannelUpserted', event: { ...header, eventId: 'cu-ch-audit', rpm: null, tpm: null, channelId: 'ch-audit', provider: 'mock', protocol: 'openai-chat', baseUrl: null, apiKeyCiphertext: CIPHERTEXT, models: ['audit-model'], modelMap: {}, priority: 0, weight: 1, enabled: true, timeoutMs: 30_000, mock: null } },
+  {
+    type: 'KeyCreated',
+    event: {
+      ...header,
+      eventId: 'kc-key-a',
+      keyId: 'key-a',
+      publicId: 'pub-a',
+      digest: DIGEST,
+      name: 'audited key',
+      userId: null,
+      rpm: null,
+      tpm: null,
+      quotaNanoUsd: null,
+      expiresAt: null,
+      models: null,
+    },
+  },
+  {
+    type: 'UserCredentialsSet',
+    event: { ...header, eventId: 'uc-usr-1', userId: 'usr-1', login: 'ada', passwordHash: PASSWORD_HASH },
+  },
+  {
+    type: 'ChannelUpserted',
+    event: {
+      ...header,
+      eventId: 'cu-ch-audit',
+      rpm: null,
+      tpm: null,
+      channelId: 'ch-audit',
+      provider: 'mock',
+      protocol: 'openai-chat',
+      baseUrl: null,
+      apiKeyCiphertext: CIPHERTEXT,
+      models: ['audit-model'],
+      modelMap: {},
+      priority: 0,
+      weight: 1,
+      enabled: true,
+      timeoutMs: 30_000,
+      mock: null,
+    },
+  },
   priceSet('price-1', 'audit-model', 1, 2),
 ];
 
 /** Event ids of the JSON lines, after checking each line's shape. */
 function eventIds(lines: ReadonlyArray<string>): string[] {
   return lines.map((line) => {
-    const parsed = JSON.parse(line) as { topic: unknown; partition: unknown; offset: unknown; timestamp: unknown; type: unknown; event: { eventId: string } };
+    const parsed = JSON.parse(line) as {
+      topic: unknown;
+      partition: unknown;
+      offset: unknown;
+      timestamp: unknown;
+      type: unknown;
+      event: { eventId: string };
+    };
     expect(Object.keys(parsed)).toEqual(['topic', 'partition', 'offset', 'timestamp', 'type', 'event']);
     expect(typeof parsed.topic).toBe('string');
     expect(typeof parsed.partition).toBe('number');
@@ -43,7 +99,6 @@ function eventIds(lines: ReadonlyArray<string>): string[] {
 
 const sorted = (ids: string[]): string[] => [...ids].sort();
 
-
 describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines) => {
   let settings: EngineSettings;
   let log: EventLog;
@@ -51,7 +106,14 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
   beforeAll(async () => {
     settings = await isolatedEngineSettings(engines);
     log = openEventLog(settings);
-    publishTraffic(log, [requestCompleted(R1), usageRecorded(R1), requestCompleted(R2), failoverOccurred(R2), requestCompleted(R3), usageRecorded(R3)]);
+    publishTraffic(log, [
+      requestCompleted(R1),
+      usageRecorded(R1),
+      requestCompleted(R2),
+      failoverOccurred(R2),
+      requestCompleted(R3),
+      usageRecorded(R3),
+    ]);
     publishControl(log, CONTROL);
     log.publish({ topic: CONFIG_TOPIC, key: 'sync:test:1', value: Buffer.alloc(0) });
     log.publish({ topic: TOPICS.requests, key: 'req-garbage', value: Buffer.from('not avro at all') });
@@ -65,23 +127,51 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
   it('prints every event once as a JSON line, without secrets, and reports the undecodable record', async () => {
     const run = await runCommand(settings, ['events']);
     expect(run.code).toBe(0);
-    expect(sorted(eventIds(run.stdout))).toEqual(sorted(['rc-req-1', 'ur-req-1', 'rc-req-2', 'fo-req-2', 'rc-req-3', 'ur-req-3', 'kc-key-a', 'uc-usr-1', 'cu-ch-audit', 'ps-price-1']));
+    expect(sorted(eventIds(run.stdout))).toEqual(
+      sorted([
+        'rc-req-1',
+        'ur-req-1',
+        'rc-req-2',
+        'fo-req-2',
+        'rc-req-3',
+        'ur-req-3',
+        'kc-key-a',
+        'uc-usr-1',
+        'cu-ch-audit',
+        'ps-price-1',
+      ]),
+    );
     const text = run.stdout.join('\n');
-    for (const secret of [DIGEST, CIPHERTEXT, PASSWORD_HASH, '"digest"', '"apiKeyCiphertext"', '"passwordHash"']) expect(text).not.toContain(secret);
+    for (const secret of [DIGEST, CIPHERTEXT, PASSWORD_HASH, '"digest"', '"apiKeyCiphertext"', '"passwordHash"'])
+      expect(text).not.toContain(secret);
     expect(run.stderr.filter((line) => line.startsWith('undecodable record tollgate.requests'))).toHaveLength(1);
-    const channel = run.stdout.map((line) => JSON.parse(line) as { type: string; event: Record<string, unknown> }).find((line) => line.type === 'ChannelUpserted');
+    const channel = run.stdout
+      .map((line) => JSON.parse(line) as { type: string; event: Record<string, unknown> })
+      .find((line) => line.type === 'ChannelUpserted');
     expect(channel?.event).toMatchObject({ channelId: 'ch-audit', models: ['audit-model'] });
   });
 
   it.each<[string, string[], string[]]>([
     ['--topic requests', ['--topic', 'requests'], ['rc-req-1', 'rc-req-2', 'rc-req-3']],
-    ['--topic usage --topic <full failovers name>', ['--topic', 'usage', '--topic', TOPICS.failovers], ['ur-req-1', 'ur-req-3', 'fo-req-2']],
+    [
+      '--topic usage --topic <full failovers name>',
+      ['--topic', 'usage', '--topic', TOPICS.failovers],
+      ['ur-req-1', 'ur-req-3', 'fo-req-2'],
+    ],
     ['--topic config', ['--topic', 'config'], ['kc-key-a', 'uc-usr-1', 'cu-ch-audit', 'ps-price-1']],
-    ['--from/--to (from inclusive, to exclusive)', ['--from', '2025-03-02T10:00:00Z', '--to', '2025-03-03T10:00:00Z'], ['rc-req-2', 'fo-req-2']],
+    [
+      '--from/--to (from inclusive, to exclusive)',
+      ['--from', '2025-03-02T10:00:00Z', '--to', '2025-03-03T10:00:00Z'],
+      ['rc-req-2', 'fo-req-2'],
+    ],
     ['--request-id', ['--request-id', 'req-3'], ['rc-req-3', 'ur-req-3']],
     ['--key-id', ['--key-id', 'key-a'], ['rc-req-1', 'ur-req-1', 'rc-req-3', 'ur-req-3', 'kc-key-a']],
     ['--type (twice)', ['--type', 'UsageRecorded', '--type', 'PriceSet'], ['ur-req-1', 'ur-req-3', 'ps-price-1']],
-    ['filters combined with AND', ['--key-id', 'key-a', '--type', 'RequestCompleted', '--from', '2025-03-02'], ['rc-req-3']],
+    [
+      'filters combined with AND',
+      ['--key-id', 'key-a', '--type', 'RequestCompleted', '--from', '2025-03-02'],
+      ['rc-req-3'],
+    ],
   ])('selects exactly the expected events: %s', async (_name, args, expected) => {
     const run = await runCommand(settings, ['events', ...args]);
     expect(run.code).toBe(0);
@@ -101,7 +191,11 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
       [['--from', '2025-02-30'], '--from', /2025-01-31/],
       [['--to', '2025-03-01T24:00:00Z'], '--to', /2025-01-31/],
       [['--type', 'RequestFinished'], '--type', /RequestCompleted, UsageRecorded, FailoverOccurred.*PriceSet/],
-      [['--topic', 'request'], '--topic', /"request" \(one of requests, usage, failovers, config, tollgate\.requests, tollgate\.usage, tollgate\.failovers, tollgate\.config\)/],
+      [
+        ['--topic', 'request'],
+        '--topic',
+        /"request" \(one of requests, usage, failovers, config, tollgate\.requests, tollgate\.usage, tollgate\.failovers, tollgate\.config\)/,
+      ],
       [['--topic', 'tollgate.request'], '--topic', /one of requests/],
       [['--topic', 'no such/topic'], '--topic', /one of requests/],
       [['--colour', 'red'], '--colour', /--colour/],

@@ -15,7 +15,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
-import { engineEnvironment, eventually, isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
+import {
+  engineEnvironment,
+  eventually,
+  isolatedEngineSettings,
+  ENGINE_SETS,
+  type EngineSet,
+} from '../../support/pipeline-harness.ts';
 import { spawnGateway, withoutEngineVariables } from '../../support/spawn-gateway.ts';
 import { leftoverGroups, publishTraffic, requestCompleted, runCommand } from './audit-traffic.ts';
 
@@ -43,15 +49,43 @@ async function groupGone(pgid: number, timeoutMs = 30_000): Promise<boolean> {
 
 /** A gateway's environment on this run's event log only (no Redis or ClickHouse: not needed for the follower). */
 function gatewayEnvironment(settings: EngineSettings): NodeJS.ProcessEnv {
-  const { redisUrl: _redis, clickhouseUrl: _clickhouse, clickhouseDatabase: _database, redisKeyPrefix: _keys, ...eventLogOnly } = settings;
-  const secrets = { TOLLGATE_MASTER_KEY: randomBytes(32).toString('base64'), TOLLGATE_KEY_HMAC_SECRET: randomBytes(32).toString('base64') };
-  return { ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD', 'TOLLGATE_TOPIC_PREFIX']), ...engineEnvironment(eventLogOnly), ...(settings.kafkaBrokers ? secrets : {}), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  const {
+    redisUrl: _redis,
+    clickhouseUrl: _clickhouse,
+    clickhouseDatabase: _database,
+    redisKeyPrefix: _keys,
+    ...eventLogOnly
+  } = settings;
+  const secrets = {
+    TOLLGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+    TOLLGATE_KEY_HMAC_SECRET: randomBytes(32).toString('base64'),
+  };
+  return {
+    ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD', 'TOLLGATE_TOPIC_PREFIX']),
+    ...engineEnvironment(eventLogOnly),
+    ...(settings.kafkaBrokers ? secrets : {}),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  };
 }
 
 /** `npm run tollgate -- <args>` in a new process group; resolves once `ready` matched a stdout line. */
-async function startTollgate(settings: EngineSettings, args: string[], ready: RegExp): Promise<{ pid: number; exited: Promise<number | null>; output: () => string }> {
-  const env = { ...withoutEngineVariables(process.env, ['TOLLGATE_TOPIC_PREFIX', 'CLICKHOUSE_DATABASE']), ...engineEnvironment(settings) };
-  const child = spawn('npm', ['run', '-s', 'tollgate', '--', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+async function startTollgate(
+  settings: EngineSettings,
+  args: string[],
+  ready: RegExp,
+): Promise<{ pid: number; exited: Promise<number | null>; output: () => string }> {
+  const env = {
+    ...withoutEngineVariables(process.env, ['TOLLGATE_TOPIC_PREFIX', 'CLICKHOUSE_DATABASE']),
+    ...engineEnvironment(settings),
+  };
+  const child = spawn('npm', ['run', '-s', 'tollgate', '--', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -77,7 +111,9 @@ describe.each<EngineSet>(ENGINE_SETS)('no consumer group or offsets folder left 
   beforeAll(async () => {
     settings = await isolatedEngineSettings(engines);
     log = openEventLog(settings);
-    publishTraffic(log, [requestCompleted({ requestId: 'req-1', keyId: 'key-a', occurredAt: Date.parse('2025-03-01T10:00:00Z') })]);
+    publishTraffic(log, [
+      requestCompleted({ requestId: 'req-1', keyId: 'key-a', occurredAt: Date.parse('2025-03-01T10:00:00Z') }),
+    ]);
     await log.flush();
   }, 60_000);
 
@@ -93,20 +129,24 @@ describe.each<EngineSet>(ENGINE_SETS)('no consumer group or offsets folder left 
     expect(await everyGroup(settings)).toEqual([]);
   }, 60_000);
 
-  it.each<NodeJS.Signals>(['SIGINT', 'SIGTERM'])('after events --follow (npm run tollgate) stopped by %s to its process group', async (signal) => {
-    const run = await startTollgate(settings, ['events', '--follow', '--topic', 'requests'], /"rc-req-1"/);
-    // The terminal signals the whole group, and npm forwards the signal to its child once more right behind it.
-    process.kill(-run.pid, signal);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    try {
+  it.each<NodeJS.Signals>(['SIGINT', 'SIGTERM'])(
+    'after events --follow (npm run tollgate) stopped by %s to its process group',
+    async (signal) => {
+      const run = await startTollgate(settings, ['events', '--follow', '--topic', 'requests'], /"rc-req-1"/);
+      // The terminal signals the whole group, and npm forwards the signal to its child once more right behind it.
       process.kill(-run.pid, signal);
-    } catch {
-      // the group is gone already
-    }
-    await run.exited;
-    expect(await groupGone(run.pid), run.output()).toBe(true);
-    expect(await everyGroup(settings), run.output()).toEqual([]);
-  }, 90_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      try {
+        process.kill(-run.pid, signal);
+      } catch {
+        // the group is gone already
+      }
+      await run.exited;
+      expect(await groupGone(run.pid), run.output()).toBe(true);
+      expect(await everyGroup(settings), run.output()).toEqual([]);
+    },
+    90_000,
+  );
 
   it('after a gateway node started and stopped (its config follower)', async () => {
     const gateway = await spawnGateway(gatewayEnvironment(settings), 60_000);
@@ -118,15 +158,23 @@ describe.each<EngineSet>(ENGINE_SETS)('no consumer group or offsets folder left 
     expect((await everyGroup(settings)).filter((group) => group.includes('tollgate.config.'))).toEqual([]);
   }, 90_000);
 
-  it.skipIf(engines === 'embedded')('after a gateway node killed with SIGKILL: its empty group goes once the session expired and a reader starts', async () => {
-    const gateway = await spawnGateway(gatewayEnvironment(settings), 60_000);
-    gateway.kill('SIGKILL');
-    await gateway.exited;
-    expect(await leftoverGroups(settings, 'tollgate.config.')).toHaveLength(1);
-    // The dead member holds the group until its session times out (10 s); any reader's start then deletes it.
-    await eventually(async () => {
-      await runCommand(settings, ['events', '--topic', 'requests']);
-      return leftoverGroups(settings, 'tollgate.');
-    }, [], 40_000);
-  }, 90_000);
+  it.skipIf(engines === 'embedded')(
+    'after a gateway node killed with SIGKILL: its empty group goes once the session expired and a reader starts',
+    async () => {
+      const gateway = await spawnGateway(gatewayEnvironment(settings), 60_000);
+      gateway.kill('SIGKILL');
+      await gateway.exited;
+      expect(await leftoverGroups(settings, 'tollgate.config.')).toHaveLength(1);
+      // The dead member holds the group until its session times out (10 s); any reader's start then deletes it.
+      await eventually(
+        async () => {
+          await runCommand(settings, ['events', '--topic', 'requests']);
+          return leftoverGroups(settings, 'tollgate.');
+        },
+        [],
+        40_000,
+      );
+    },
+    90_000,
+  );
 });

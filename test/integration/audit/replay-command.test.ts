@@ -15,22 +15,103 @@ import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pip
 import { openAnalyticsStore, openEventLog, type EngineSettings } from '../../../infra/open-adapters.ts';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { eventually, isolatedEngineSettings, ENGINE_SETS, type EngineSet } from '../../support/pipeline-harness.ts';
-import { leftoverGroups, priceSet, publishControl, publishTraffic, requestCompleted, runCommand, usageRecorded, type RequestSpec } from './audit-traffic.ts';
+import {
+  leftoverGroups,
+  priceSet,
+  publishControl,
+  publishTraffic,
+  requestCompleted,
+  runCommand,
+  usageRecorded,
+  type RequestSpec,
+} from './audit-traffic.ts';
 
 const DAY_1 = Date.parse('2025-04-01T09:30:00Z');
 const DAY_2 = Date.parse('2025-04-02T17:45:00Z');
 /** Requests over three keys, two models and two days; req-1 and req-2 share key-a/small-model/day 1. */
 const REQUESTS: RequestSpec[] = [
-  { requestId: 'req-1', keyId: 'key-a', occurredAt: DAY_1, model: 'small-model', upstreamModel: 'small-up', inputTokens: 1200, outputTokens: 300 },
-  { requestId: 'req-2', keyId: 'key-a', occurredAt: DAY_1 + 60_000, model: 'small-model', upstreamModel: 'small-up', inputTokens: 800, outputTokens: 100 },
-  { requestId: 'req-3', keyId: 'key-a', occurredAt: DAY_2, model: 'small-model', upstreamModel: 'small-up', inputTokens: 10, outputTokens: 7 },
-  { requestId: 'req-4', keyId: 'key-b', occurredAt: DAY_1, model: 'big-model', upstreamModel: 'big-up', inputTokens: 5000, outputTokens: 2500 },
-  { requestId: 'req-5', keyId: 'key-b', occurredAt: DAY_2, model: 'big-model', upstreamModel: 'big-up', inputTokens: 1, outputTokens: 1 },
-  { requestId: 'req-6', keyId: 'key-b', occurredAt: DAY_2, model: 'small-model', upstreamModel: 'small-up', inputTokens: 333, outputTokens: 777 },
-  { requestId: 'req-7', keyId: 'key-a', occurredAt: DAY_2, model: 'big-model', upstreamModel: 'big-up', inputTokens: 42, outputTokens: 0 },
-  { requestId: 'req-8', keyId: 'key-b', occurredAt: DAY_1, model: 'small-model', upstreamModel: 'small-up', inputTokens: 0, outputTokens: 0 },
+  {
+    requestId: 'req-1',
+    keyId: 'key-a',
+    occurredAt: DAY_1,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 1200,
+    outputTokens: 300,
+  },
+  {
+    requestId: 'req-2',
+    keyId: 'key-a',
+    occurredAt: DAY_1 + 60_000,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 800,
+    outputTokens: 100,
+  },
+  {
+    requestId: 'req-3',
+    keyId: 'key-a',
+    occurredAt: DAY_2,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 10,
+    outputTokens: 7,
+  },
+  {
+    requestId: 'req-4',
+    keyId: 'key-b',
+    occurredAt: DAY_1,
+    model: 'big-model',
+    upstreamModel: 'big-up',
+    inputTokens: 5000,
+    outputTokens: 2500,
+  },
+  {
+    requestId: 'req-5',
+    keyId: 'key-b',
+    occurredAt: DAY_2,
+    model: 'big-model',
+    upstreamModel: 'big-up',
+    inputTokens: 1,
+    outputTokens: 1,
+  },
+  {
+    requestId: 'req-6',
+    keyId: 'key-b',
+    occurredAt: DAY_2,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 333,
+    outputTokens: 777,
+  },
+  {
+    requestId: 'req-7',
+    keyId: 'key-a',
+    occurredAt: DAY_2,
+    model: 'big-model',
+    upstreamModel: 'big-up',
+    inputTokens: 42,
+    outputTokens: 0,
+  },
+  {
+    requestId: 'req-8',
+    keyId: 'key-b',
+    occurredAt: DAY_1,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 0,
+    outputTokens: 0,
+  },
   // More than one batch (500 records) per topic, so a replay that stopped early would show.
-  ...Array.from({ length: 600 }, (_, i): RequestSpec => ({ requestId: `fill-${i}`, keyId: 'key-fill', occurredAt: DAY_2 + i, model: 'small-model', upstreamModel: 'small-up', inputTokens: 3, outputTokens: 2 })),
+  ...Array.from({ length: 600 }, (_, i): RequestSpec => ({
+    requestId: `fill-${i}`,
+    keyId: 'key-fill',
+    occurredAt: DAY_2 + i,
+    model: 'small-model',
+    upstreamModel: 'small-up',
+    inputTokens: 3,
+    outputTokens: 2,
+  })),
 ].map((spec) => ({ ...spec, priceRevision: 2 }));
 
 /** The live database, as `tollgate replay` derives it. */
@@ -49,21 +130,38 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
       await store.close();
     }
   }
-  const count = (store: AnalyticsStore, table: string): Promise<number> => store.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`).then((rows) => Number(rows[0]?.n ?? -1));
+  const count = (store: AnalyticsStore, table: string): Promise<number> =>
+    store
+      .query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`)
+      .then((rows) => Number(rows[0]?.n ?? -1));
 
   beforeAll(async () => {
     settings = await isolatedEngineSettings(engines);
     log = openEventLog(settings);
     // Prices with 9 significant decimals, so exact decimal comparison matters.
     publishControl(log, [priceSet('small', 'small-up', 0.123456789, 1.5), priceSet('big', 'big-up', 3, 15.000000001)]);
-    publishTraffic(log, REQUESTS.flatMap((spec) => [requestCompleted(spec), usageRecorded(spec)]));
+    publishTraffic(
+      log,
+      REQUESTS.flatMap((spec) => [requestCompleted(spec), usageRecorded(spec)]),
+    );
     await log.flush();
     // The live pipeline (ledger and billing) projects the traffic into the live database.
     await withLiveStore(async (analytics) => {
       const state = createMemoryStateStore();
-      const live = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: log, state, analytics, log: () => undefined, consumers: ['ledger', 'billing'] });
+      const live = await startConsumerPipeline({
+        runners: CONSUMER_PIPELINE_RUNNERS,
+        eventLog: log,
+        state,
+        analytics,
+        log: () => undefined,
+        consumers: ['ledger', 'billing'],
+      });
       try {
-        await eventually(async () => [await count(analytics, 'consumption_log'), await count(analytics, 'billing_lines')], [REQUESTS.length, REQUESTS.length], 60_000);
+        await eventually(
+          async () => [await count(analytics, 'consumption_log'), await count(analytics, 'billing_lines')],
+          [REQUESTS.length, REQUESTS.length],
+          60_000,
+        );
       } finally {
         await live.stop();
         await state.close();
@@ -76,7 +174,12 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     if (settings?.clickhouseUrl) {
       await withLiveStore(async (store) => {
         // The live database last: the store's requests name it.
-        for (const database of [`${liveDatabaseOf(settings)}_replay`, `${liveDatabaseOf(settings)}_audit`, liveDatabaseOf(settings)]) await store.exec(`DROP DATABASE IF EXISTS ${database}`);
+        for (const database of [
+          `${liveDatabaseOf(settings)}_replay`,
+          `${liveDatabaseOf(settings)}_audit`,
+          liveDatabaseOf(settings),
+        ])
+          await store.exec(`DROP DATABASE IF EXISTS ${database}`);
       });
     }
   });
@@ -89,13 +192,17 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
     expect(await leftoverGroups(settings, 'tollgate.replay.')).toEqual([]);
     // Neither the live pipeline's config follower nor the replay's left a group or offsets folder.
     expect(await leftoverGroups(settings, 'tollgate.config.')).toEqual([]);
-    expect(run.stdout[0]).toMatch(new RegExp(`^consumption_log: live requests ${REQUESTS.length}, .*; replay requests ${REQUESTS.length}, `));
+    expect(run.stdout[0]).toMatch(
+      new RegExp(`^consumption_log: live requests ${REQUESTS.length}, .*; replay requests ${REQUESTS.length}, `),
+    );
     await withLiveStore(async (store) => {
       const replayDatabase = `${liveDatabaseOf(settings)}_replay`;
       expect(await count(store, `${replayDatabase}.consumption_log`)).toBe(REQUESTS.length);
       expect(await count(store, `${replayDatabase}.billing_lines`)).toBe(REQUESTS.length);
       // Costs were priced (not 0): the replay followed the config topic.
-      const [cost] = await store.query<{ c: string }>(`SELECT toString(sum(cost_usd)) AS c FROM ${replayDatabase}.billing_lines FINAL`);
+      const [cost] = await store.query<{ c: string }>(
+        `SELECT toString(sum(cost_usd)) AS c FROM ${replayDatabase}.billing_lines FINAL`,
+      );
       expect(Number(cost?.c)).toBeGreaterThan(0);
     });
   }, 120_000);
@@ -105,7 +212,11 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
       // Mutations exist on 18.16 and chdb; they run asynchronously, so wait for the row to go.
       await store.exec(`ALTER TABLE ${liveDatabaseOf(settings)}.consumption_log DELETE WHERE request_id = 'req-2'`);
       await store.exec(`ALTER TABLE ${liveDatabaseOf(settings)}.billing_lines DELETE WHERE request_id = 'req-8'`);
-      await eventually(async () => [await count(store, 'consumption_log'), await count(store, 'billing_lines')], [REQUESTS.length - 1, REQUESTS.length - 1], 30_000);
+      await eventually(
+        async () => [await count(store, 'consumption_log'), await count(store, 'billing_lines')],
+        [REQUESTS.length - 1, REQUESTS.length - 1],
+        30_000,
+      );
     });
     const run = await runCommand(settings, ['replay', '--database', `${liveDatabaseOf(settings)}_audit`]);
     expect(run.code).toBe(1);
@@ -124,9 +235,12 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
   it('keeps what the replay database holds with --keep, and re-creates it without', async () => {
     const replayDatabase = `${liveDatabaseOf(settings)}_audit`;
     await withLiveStore((store) =>
-      store.exec(`INSERT INTO ${replayDatabase}.consumption_log (event_id, request_id, occurred_at, occurred_at_ms, key_id, model, input_tokens, output_tokens, cost_usd) VALUES ('ghost', 'ghost', '2025-04-03 00:00:00', 1743638400000, 'key-z', 'ghost-model', 5, 6, 0.5)`),
+      store.exec(
+        `INSERT INTO ${replayDatabase}.consumption_log (event_id, request_id, occurred_at, occurred_at_ms, key_id, model, input_tokens, output_tokens, cost_usd) VALUES ('ghost', 'ghost', '2025-04-03 00:00:00', 1743638400000, 'key-z', 'ghost-model', 5, 6, 0.5)`,
+      ),
     );
-    const ghost = 'consumption_log key_id=key-z model=ghost-model day=2025-04-03: only in replay (requests 1, input_tokens 5, output_tokens 6, cost_usd 0.500000000)';
+    const ghost =
+      'consumption_log key_id=key-z model=ghost-model day=2025-04-03: only in replay (requests 1, input_tokens 5, output_tokens 6, cost_usd 0.500000000)';
     const kept = await runCommand(settings, ['replay', '--database', replayDatabase, '--keep']);
     expect(kept.stdout).toContain(ghost);
     expect(kept.stdout[kept.stdout.indexOf(ghost) + 1]).toBe('  missing from live (1): ghost');
@@ -159,7 +273,11 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate replay on %s engines', (engines)
   });
 
   it('refuses a bad --limit, and --limit with --details, with exit code 2 naming what is accepted', async () => {
-    for (const args of [['--limit', '0'], ['--limit', 'ten'], ['--limit', '5', '--details']]) {
+    for (const args of [
+      ['--limit', '0'],
+      ['--limit', 'ten'],
+      ['--limit', '5', '--details'],
+    ]) {
       const run = await runCommand(settings, ['replay', ...args]);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr[0], args.join(' ')).toMatch(/--limit.*(positive integer|--details)/);

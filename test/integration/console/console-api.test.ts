@@ -29,12 +29,21 @@ class ConsoleClient {
   readonly address = `198.51.100.${nextAddress++}`;
   constructor(private readonly origin: string) {}
 
-  async call(method: string, path: string, body?: unknown, options: { csrf?: boolean } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { csrf?: boolean } = {},
+  ): Promise<{ status: number; body: any; headers: Headers }> {
     const headers: Record<string, string> = { 'x-forwarded-for': this.address };
     if (this.cookie) headers.cookie = this.cookie;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (method !== 'GET' && options.csrf !== false && this.csrf) headers['x-csrf-token'] = this.csrf;
-    const response = await fetch(`${this.origin}/console/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${this.origin}/console/api${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     const setCookie = response.headers.get('set-cookie');
     if (setCookie?.startsWith('tollgate_session=')) this.cookie = setCookie.split(';')[0]!;
@@ -62,7 +71,11 @@ async function signedIn(login: string, password: string): Promise<ConsoleClient>
 }
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${gateway.origin}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${gateway.origin}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -72,15 +85,28 @@ beforeAll(async () => {
     {
       channels: [
         { id: 'mock-a', provider: 'mock', protocol: 'openai-chat', models: ['mock-1'] },
-        { id: 'mock-broken', provider: 'mock', protocol: 'anthropic-messages', models: ['mock-broken'], mock: { failStatus: 500 } },
+        {
+          id: 'mock-broken',
+          provider: 'mock',
+          protocol: 'anthropic-messages',
+          models: ['mock-broken'],
+          mock: { failStatus: 500 },
+        },
       ],
     },
     { mockBaseUrl: mock.baseUrl },
     { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_TRUST_PROXY: '127.0.0.1' },
   );
-  expect((await admin('POST', '/users', { name: 'Ada Admin', role: 'admin', login: 'ada', password: 'ada-password-1' })).status).toBe(201);
-  expect((await admin('POST', '/users', { name: 'Bob User', login: 'bob', password: 'bob-password-1' })).status).toBe(201);
-  expect((await admin('POST', '/users', { name: 'Cy User', login: 'cyd', password: 'cyd-password-1' })).status).toBe(201);
+  expect(
+    (await admin('POST', '/users', { name: 'Ada Admin', role: 'admin', login: 'ada', password: 'ada-password-1' }))
+      .status,
+  ).toBe(201);
+  expect((await admin('POST', '/users', { name: 'Bob User', login: 'bob', password: 'bob-password-1' })).status).toBe(
+    201,
+  );
+  expect((await admin('POST', '/users', { name: 'Cy User', login: 'cyd', password: 'cyd-password-1' })).status).toBe(
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -128,8 +154,14 @@ describe('sign-in and sessions', () => {
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    expect(await client.call('POST', '/session', { login: 5, password: 'x' })).toMatchObject({ status: 400, body: { error: { field: 'login', message: 'login: expected string, got number' } } });
-    expect(await client.call('POST', '/session', { login: 'bob' })).toMatchObject({ status: 400, body: { error: { field: 'password', message: 'password: is required' } } });
+    expect(await client.call('POST', '/session', { login: 5, password: 'x' })).toMatchObject({
+      status: 400,
+      body: { error: { field: 'login', message: 'login: expected string, got number' } },
+    });
+    expect(await client.call('POST', '/session', { login: 'bob' })).toMatchObject({
+      status: 400,
+      body: { error: { field: 'password', message: 'password: is required' } },
+    });
   });
 
   it('sets an HttpOnly SameSite=Strict cookie scoped to /console and requires the CSRF token on writes', async () => {
@@ -151,11 +183,19 @@ describe('sign-in and sessions', () => {
   });
 
   it('refuses writes sent from another site, sign-in included', async () => {
-    const response = await fetch(`${gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }) });
+    const response = await fetch(`${gateway.origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }),
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get('set-cookie')).toBeNull();
     expect(await response.json()).toEqual({ error: { message: 'cross-origin request refused' } });
-    const sameSite = await fetch(`${gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: gateway.origin }, body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }) });
+    const sameSite = await fetch(`${gateway.origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: gateway.origin },
+      body: JSON.stringify({ login: 'bob', password: 'bob-password-1' }),
+    });
     expect(sameSite.status).toBe(200);
   });
 
@@ -192,11 +232,24 @@ describe('sign-in and sessions', () => {
     await client.signIn('pat', 'pat-password-1');
     const otherSession = new ConsoleClient(gateway.origin);
     await otherSession.signIn('pat', 'pat-password-1');
-    const wrong = await client.call('POST', '/session/password', { currentPassword: 'nope-nope', newPassword: 'pat-password-2' });
+    const wrong = await client.call('POST', '/session/password', {
+      currentPassword: 'nope-nope',
+      newPassword: 'pat-password-2',
+    });
     expect(wrong).toMatchObject({ status: 400, body: { error: { field: 'currentPassword' } } });
-    const short = await client.call('POST', '/session/password', { currentPassword: 'pat-password-1', newPassword: 'short' });
+    const short = await client.call('POST', '/session/password', {
+      currentPassword: 'pat-password-1',
+      newPassword: 'short',
+    });
     expect(short).toMatchObject({ status: 400, body: { error: { field: 'newPassword' } } });
-    expect((await client.call('POST', '/session/password', { currentPassword: 'pat-password-1', newPassword: 'pat-password-2' })).status).toBe(204);
+    expect(
+      (
+        await client.call('POST', '/session/password', {
+          currentPassword: 'pat-password-1',
+          newPassword: 'pat-password-2',
+        })
+      ).status,
+    ).toBe(204);
     // The session that changed it stays signed in; every other session of the user ends.
     expect((await client.call('GET', '/keys')).status).toBe(200);
     expect((await otherSession.call('GET', '/keys')).status).toBe(401);
@@ -212,28 +265,43 @@ describe('keys and role scoping', () => {
     const adaKey = await ada.call('POST', '/keys', { name: 'ada-key', rpm: 100, quotaUsd: '5' });
     expect(adaKey.status).toBe(201);
     expect(adaKey.body.apiKey).toMatch(/^sk-[a-z2-7]{12}-[0-9A-Za-z]{32}$/);
-    expect(adaKey.body.key).toMatchObject({ name: 'ada-key', rpm: 100, quotaUsd: '5', spentUsd: '0', status: 'active', lastUsedAt: null });
+    expect(adaKey.body.key).toMatchObject({
+      name: 'ada-key',
+      rpm: 100,
+      quotaUsd: '5',
+      spentUsd: '0',
+      status: 'active',
+      lastUsedAt: null,
+    });
     const bobKey = await bob.call('POST', '/keys', { name: 'bob-key' });
     expect(bobKey.status).toBe(201);
     expect(bobKey.body.key.userId).toBe((await bob.call('GET', '/session')).body.user.userId);
     expect(bobKey.body.key.ownerName).toBe('Bob User');
 
     const client = new OpenAI({ apiKey: bobKey.body.apiKey, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'Hi' }] });
+    const completion = await client.chat.completions.create({
+      model: 'mock-1',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('Mock reply to: Hi');
 
     const bobList = await bob.call('GET', '/keys');
     expect(bobList.body.keys.map((k: { name: string }) => k.name)).toEqual(['bob-key']);
     expect(bobList.body.total).toBe(1);
     const adaList = await ada.call('GET', '/keys?limit=200');
-    expect(adaList.body.keys.map((k: { name: string }) => k.name)).toEqual(expect.arrayContaining(['ada-key', 'bob-key']));
+    expect(adaList.body.keys.map((k: { name: string }) => k.name)).toEqual(
+      expect.arrayContaining(['ada-key', 'bob-key']),
+    );
     expect(JSON.stringify(adaList.body)).not.toContain(adaKey.body.apiKey);
 
     const adaKeyId = adaKey.body.key.keyId;
     expect((await bob.call('PATCH', `/keys/${adaKeyId}`, { rpm: 1 })).status).toBe(404);
     expect((await bob.call('POST', `/keys/${adaKey.body.key.publicId}/revoke`, {})).status).toBe(404);
-    expect((await bob.call('POST', '/keys', { name: 'for-ada', userId: adaKey.body.key.userId ?? 'usr_x' })).status).toBe(403);
-    for (const path of ['/users', '/channels', '/prices', '/audit', '/providers']) expect((await bob.call('GET', path)).status, path).toBe(403);
+    expect(
+      (await bob.call('POST', '/keys', { name: 'for-ada', userId: adaKey.body.key.userId ?? 'usr_x' })).status,
+    ).toBe(403);
+    for (const path of ['/users', '/channels', '/prices', '/audit', '/providers'])
+      expect((await bob.call('GET', path)).status, path).toBe(403);
   });
 
   it('revokes and rotates through the console, and the revoked key is refused', async () => {
@@ -243,11 +311,15 @@ describe('keys and role scoping', () => {
     expect(rotated.status).toBe(201);
     expect(rotated.body.replaced.status).toBe('revoked');
     const oldClient = new OpenAI({ apiKey: created.body.apiKey, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
-    await expect(oldClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      oldClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const revoked = await bob.call('POST', `/keys/${rotated.body.key.keyId}/revoke`, { reason: 'done' });
     expect(revoked.body.key.status).toBe('revoked');
     const newClient = new OpenAI({ apiKey: rotated.body.apiKey, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
-    await expect(newClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      newClient.chat.completions.create({ model: 'mock-1', messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const changeRevoked = await bob.call('PATCH', `/keys/${rotated.body.key.keyId}`, { rpm: 5 });
     expect(changeRevoked.status).toBe(409);
   });
@@ -255,7 +327,10 @@ describe('keys and role scoping', () => {
   it('shows the admin API validation messages with the field', async () => {
     const ada = await signedIn('ada', 'ada-password-1');
     const bad = await ada.call('POST', '/keys', { name: 'x', rpm: 0 });
-    expect(bad).toMatchObject({ status: 400, body: { error: { field: 'rpm', message: 'rpm: must be a positive integer or null' } } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { error: { field: 'rpm', message: 'rpm: must be a positive integer or null' } },
+    });
     const page = await ada.call('GET', '/keys?limit=500');
     expect(page).toMatchObject({ status: 400, body: { error: { field: 'limit' } } });
   });
@@ -279,24 +354,37 @@ describe('admin pages', () => {
   it('creates a channel with a credential that is never shown again', async () => {
     const ada = await signedIn('ada', 'ada-password-1');
     const secret = `sk-upstream-${randomBytes(8).toString('hex')}`;
-    const created = await ada.call('PUT', '/channels/deepseek-1', { provider: 'deepseek', apiKey: secret, models: ['deepseek-chat'], rpm: 60 });
+    const created = await ada.call('PUT', '/channels/deepseek-1', {
+      provider: 'deepseek',
+      apiKey: secret,
+      models: ['deepseek-chat'],
+      rpm: 60,
+    });
     expect(created.status).toBe(201);
     expect(created.body.channel).toMatchObject({ id: 'deepseek-1', hasApiKey: true, rpm: 60 });
     const paged = await ada.call('GET', '/channels?limit=1&offset=1');
     expect(paged.body.total).toBe(3);
     expect(paged.body.channels.map((c: { id: string }) => c.id)).toEqual(['mock-a']);
-    expect((await ada.call('GET', '/channels?q=DEEPSEEK')).body.channels.map((c: { id: string }) => c.id)).toEqual(['deepseek-1']);
+    expect((await ada.call('GET', '/channels?q=DEEPSEEK')).body.channels.map((c: { id: string }) => c.id)).toEqual([
+      'deepseek-1',
+    ]);
     const providers = await ada.call('GET', '/providers');
-    expect(providers.body.providers.find((p: { id: string }) => p.id === 'deepseek')).toMatchObject({ defaultProtocol: 'openai-chat' });
+    expect(providers.body.providers.find((p: { id: string }) => p.id === 'deepseek')).toMatchObject({
+      defaultProtocol: 'openai-chat',
+    });
     const audit = await ada.call('GET', '/audit?limit=200');
     expect(audit.status).toBe(200);
     const text = JSON.stringify(audit.body);
     expect(text).not.toContain(secret);
     expect(text).not.toMatch(/passwordHash|scrypt\$|"digest"/);
-    const channelEvent = audit.body.events.find((e: { type: string; entityId: string }) => e.type === 'ChannelUpserted' && e.entityId === 'deepseek-1');
+    const channelEvent = audit.body.events.find(
+      (e: { type: string; entityId: string }) => e.type === 'ChannelUpserted' && e.entityId === 'deepseek-1',
+    );
     expect(channelEvent).toMatchObject({ actorName: 'Ada Admin', changes: { hasApiKey: true, provider: 'deepseek' } });
     expect(audit.body.events[0].occurredAt >= audit.body.events[audit.body.events.length - 1].occurredAt).toBe(true);
-    const keyEvent = audit.body.events.find((e: { type: string; changes: { name?: string } }) => e.type === 'KeyCreated' && e.changes.name === 'ada-key');
+    const keyEvent = audit.body.events.find(
+      (e: { type: string; changes: { name?: string } }) => e.type === 'KeyCreated' && e.changes.name === 'ada-key',
+    );
     expect(keyEvent.changes).toMatchObject({ quotaUsd: '5', expiresAt: null, rpm: 100 });
     expect(keyEvent.changes).not.toHaveProperty('quotaNanoUsd');
     const revoked = audit.body.events.find((e: { type: string }) => e.type === 'KeyRevoked');
@@ -315,11 +403,26 @@ describe('admin pages', () => {
 describe('behind a reverse proxy (TOLLGATE_TRUST_PROXY)', () => {
   it('marks the cookie Secure only when a trusted proxy says the client came over HTTPS', async () => {
     const signIn = (origin: string) =>
-      fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' }, body: JSON.stringify({ login: 'proxied', password: 'proxied-password' }) });
-    for (const [trusted, secure] of [['127.0.0.1', true], ['10.0.0.1', false]] as const) {
-      const proxied = await startTestGateway({ channels: [] }, {}, { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_TRUST_PROXY: trusted });
+      fetch(`${origin}/console/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' },
+        body: JSON.stringify({ login: 'proxied', password: 'proxied-password' }),
+      });
+    for (const [trusted, secure] of [
+      ['127.0.0.1', true],
+      ['10.0.0.1', false],
+    ] as const) {
+      const proxied = await startTestGateway(
+        { channels: [] },
+        {},
+        { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_TRUST_PROXY: trusted },
+      );
       try {
-        const created = await fetch(`${proxied.origin}/admin/api/users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Proxy', login: 'proxied', password: 'proxied-password' }) });
+        const created = await fetch(`${proxied.origin}/admin/api/users`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Proxy', login: 'proxied', password: 'proxied-password' }),
+        });
         expect(created.status).toBe(201);
         const answer = await signIn(proxied.origin);
         expect(answer.status, trusted).toBe(200);
@@ -344,13 +447,29 @@ describe('when the session store is down', () => {
     const down = async (): Promise<never> => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     };
-    const broken = await startTestGateway({ channels: [] }, { sessionStore: { put: down, get: down, delete: down, close: async () => undefined } }, { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN });
+    const broken = await startTestGateway(
+      { channels: [] },
+      { sessionStore: { put: down, get: down, delete: down, close: async () => undefined } },
+      { TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+    );
     try {
-      await fetch(`${broken.origin}/admin/api/users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'X', login: 'xavier', password: 'xavier-password' }) });
-      const signIn = await fetch(`${broken.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'xavier', password: 'xavier-password' }) });
+      await fetch(`${broken.origin}/admin/api/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'X', login: 'xavier', password: 'xavier-password' }),
+      });
+      const signIn = await fetch(`${broken.origin}/console/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'xavier', password: 'xavier-password' }),
+      });
       expect(signIn.status).toBe(503);
-      expect(((await signIn.json()) as { error: { message: string } }).error.message).toMatch(/^sign-in is unavailable/);
-      const withCookie = await fetch(`${broken.origin}/console/api/keys`, { headers: { cookie: 'tollgate_session=whatever' } });
+      expect(((await signIn.json()) as { error: { message: string } }).error.message).toMatch(
+        /^sign-in is unavailable/,
+      );
+      const withCookie = await fetch(`${broken.origin}/console/api/keys`, {
+        headers: { cookie: 'tollgate_session=whatever' },
+      });
       expect(withCookie.status).toBe(503);
     } finally {
       await broken.close();

@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { migrate } from '../../../infra/analytics/migrate.ts';
-import { queryLastUsed, querySpendSummary, queryUsageDetail, queryUsagePage, type UsageFilter } from '../../../gateway/console/usage-queries.ts';
+import {
+  queryLastUsed,
+  querySpendSummary,
+  queryUsageDetail,
+  queryUsagePage,
+  type UsageFilter,
+} from '../../../gateway/console/usage-queries.ts';
 import { ANALYTICS_ENGINES, type TestAnalyticsStore } from '../analytics/analytics-engines.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -29,11 +35,61 @@ interface RowSpec {
 }
 
 const ROWS: ReadonlyArray<RowSpec> = [
-  { n: 1, at: T0, key: 'key_a', user: 'usr_1', model: 'gpt-4o', channel: 'openai-1', status: 'completed', source: 'reported', cost: 100_000_000n },
-  { n: 2, at: T0 + 1000, key: 'key_a', user: 'usr_1', model: 'gpt-4o', channel: 'openai-2', status: 'failed', source: 'reported', cost: 0n },
-  { n: 3, at: T0 + 2000, key: 'key_b', user: 'usr_2', model: 'claude', channel: 'anthropic-1', status: 'completed', source: 'estimated', cost: 1n },
-  { n: 4, at: T0 + DAY, key: 'key_b', user: 'usr_2', model: 'claude', channel: 'anthropic-1', status: 'cancelled', source: 'partial', cost: 2_500_000_000n },
-  { n: 5, at: T0 + DAY + 1, key: 'key_c', user: '', model: 'gpt-4o', channel: 'openai-1', status: 'completed', source: 'reported', cost: 7n },
+  {
+    n: 1,
+    at: T0,
+    key: 'key_a',
+    user: 'usr_1',
+    model: 'gpt-4o',
+    channel: 'openai-1',
+    status: 'completed',
+    source: 'reported',
+    cost: 100_000_000n,
+  },
+  {
+    n: 2,
+    at: T0 + 1000,
+    key: 'key_a',
+    user: 'usr_1',
+    model: 'gpt-4o',
+    channel: 'openai-2',
+    status: 'failed',
+    source: 'reported',
+    cost: 0n,
+  },
+  {
+    n: 3,
+    at: T0 + 2000,
+    key: 'key_b',
+    user: 'usr_2',
+    model: 'claude',
+    channel: 'anthropic-1',
+    status: 'completed',
+    source: 'estimated',
+    cost: 1n,
+  },
+  {
+    n: 4,
+    at: T0 + DAY,
+    key: 'key_b',
+    user: 'usr_2',
+    model: 'claude',
+    channel: 'anthropic-1',
+    status: 'cancelled',
+    source: 'partial',
+    cost: 2_500_000_000n,
+  },
+  {
+    n: 5,
+    at: T0 + DAY + 1,
+    key: 'key_c',
+    user: '',
+    model: 'gpt-4o',
+    channel: 'openai-1',
+    status: 'completed',
+    source: 'reported',
+    cost: 7n,
+  },
 ];
 
 /** The columns consumption_log and billing_lines share, for one request (same values in both). */
@@ -140,11 +196,21 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
       attempts: 1,
     });
     const failed = next.rows.find((r) => r.requestId === 'req_2')!;
-    expect(failed).toMatchObject({ status: 'failed', errorKind: 'upstream-unavailable', httpStatus: 502, ttfbMs: null, attempts: 2, costUsd: '0' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      errorKind: 'upstream-unavailable',
+      httpStatus: 502,
+      ttfbMs: null,
+      attempts: 2,
+      costUsd: '0',
+    });
   });
 
   it('filters by key, user, model, channel, status and time range', async () => {
-    const ids = async (filter: Partial<UsageFilter>) => (await queryUsagePage(test.store, { ...ALL, ...filter }, { offset: 0, limit: 50 })).rows.map((r) => r.requestId).sort();
+    const ids = async (filter: Partial<UsageFilter>) =>
+      (await queryUsagePage(test.store, { ...ALL, ...filter }, { offset: 0, limit: 50 })).rows
+        .map((r) => r.requestId)
+        .sort();
     expect(await ids({ keyId: 'key_a' })).toEqual(['req_1', 'req_2']);
     expect(await ids({ userId: 'usr_2' })).toEqual(['req_3', 'req_4']);
     expect(await ids({ model: 'gpt-4o' })).toEqual(['req_1', 'req_2', 'req_5']);
@@ -157,9 +223,26 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
 
   it('shows one request with its billing line, and none for a failed one', async () => {
     const detail = await queryUsageDetail(test.store, 'req_4');
-    expect(detail.row).toMatchObject({ requestId: 'req_4', status: 'cancelled', usageSource: 'partial', costUsd: '2.5' });
-    expect(detail.billing).toMatchObject({ eventId: 'bill_4', costUsd: '2.5', priced: true, priceModel: 'claude-up', priceChannel: null, priceEffectiveFrom: '1970-01-01T00:00:00.000Z' });
-    expect(detail.billing).toMatchObject({ inputPerMTok: '2.5', outputPerMTok: '10', cacheReadPerMTok: '1.25', cacheWritePerMTok: '2.5' });
+    expect(detail.row).toMatchObject({
+      requestId: 'req_4',
+      status: 'cancelled',
+      usageSource: 'partial',
+      costUsd: '2.5',
+    });
+    expect(detail.billing).toMatchObject({
+      eventId: 'bill_4',
+      costUsd: '2.5',
+      priced: true,
+      priceModel: 'claude-up',
+      priceChannel: null,
+      priceEffectiveFrom: '1970-01-01T00:00:00.000Z',
+    });
+    expect(detail.billing).toMatchObject({
+      inputPerMTok: '2.5',
+      outputPerMTok: '10',
+      cacheReadPerMTok: '1.25',
+      cacheWritePerMTok: '2.5',
+    });
     const failed = await queryUsageDetail(test.store, 'req_2');
     expect(failed.billing).toBeNull();
     expect((await queryUsageDetail(test.store, 'req_nope')).row).toBeUndefined();
@@ -167,7 +250,13 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
 
   it('sums spend exactly by day and model, top keys and models, and usage sources', async () => {
     const spend = await querySpendSummary(test.store, ALL);
-    expect(spend.totals).toEqual({ requests: 5, inputTokens: 150, outputTokens: 75, costUsd: '2.600000008', estimatedRequests: 1 });
+    expect(spend.totals).toEqual({
+      requests: 5,
+      inputTokens: 150,
+      outputTokens: 75,
+      costUsd: '2.600000008',
+      estimatedRequests: 1,
+    });
     expect(spend.daily).toEqual([
       { day: '2026-11-20', model: 'claude', costUsd: '0.000000001', requests: 1, inputTokens: 30, outputTokens: 15 },
       { day: '2026-11-20', model: 'gpt-4o', costUsd: '0.1', requests: 2, inputTokens: 30, outputTokens: 15 },

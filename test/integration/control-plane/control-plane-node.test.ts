@@ -22,7 +22,13 @@ import { createFileEventLog } from '../../../infra/event-log/file/file-event-log
 import { createKafkaEventLog } from '../../../infra/event-log/kafka/kafka-event-log.ts';
 import { withTopicPrefix } from '../../../infra/event-log/prefixed-event-log.ts';
 import { requireEngineUrl, withoutEngines } from '../../support/engines.ts';
-import { channelUpserted, keyCreated, keyRevoked, TEST_MASTER_KEY, userCreated } from '../../unit/control-plane/control-event-fixtures.ts';
+import {
+  channelUpserted,
+  keyCreated,
+  keyRevoked,
+  TEST_MASTER_KEY,
+  userCreated,
+} from '../../unit/control-plane/control-event-fixtures.ts';
 
 const RUN_ID = `${Date.now().toString(36)}-${process.pid}`;
 
@@ -41,7 +47,12 @@ interface Backend {
 
 async function startNode(log: EventLog, logger: EventLogLogger, name: string): Promise<TestNode> {
   const projection = new ControlPlaneProjection(TEST_MASTER_KEY);
-  const node = await startConfigFollower({ eventLog: log, projection, log: logger, nodeId: `${name}-${RUN_ID}`.replace(/[^A-Za-z0-9_-]/g, '-') });
+  const node = await startConfigFollower({
+    eventLog: log,
+    projection,
+    log: logger,
+    nodeId: `${name}-${RUN_ID}`.replace(/[^A-Za-z0-9_-]/g, '-'),
+  });
   return { projection, node };
 }
 
@@ -71,7 +82,8 @@ function nodeScenarios(backend: () => Backend): void {
 
   it('becomes ready on a fresh topic, appends with read-your-writes, and reaches the other node within 1 s', async () => {
     const b = backend();
-    const logger: EventLogLogger = (level, message, extra) => b.logLines.push(`${level} ${message} ${JSON.stringify(extra ?? {})}`);
+    const logger: EventLogLogger = (level, message, extra) =>
+      b.logLines.push(`${level} ${message} ${JSON.stringify(extra ?? {})}`);
     const started = performance.now();
     const [a, other] = await Promise.all([startNode(b.logFor(0), logger, 'a'), startNode(b.logFor(1), logger, 'b')]);
     nodes.push(a, other);
@@ -99,7 +111,9 @@ function nodeScenarios(backend: () => Backend): void {
     latencies.push(await revokedOnOther);
     expect(other.projection.key('key_0')?.revokedAt).toBe(effectiveAt);
 
-    console.log(`[${b.name}] control-plane propagation A→B (ms): ${latencies.map((l) => l.toFixed(1)).join(', ')}; append (read-your-writes) ms: ${appendMs.map((l) => l.toFixed(1)).join(', ')}; two nodes ready in ${readyMs.toFixed(0)} ms`);
+    console.log(
+      `[${b.name}] control-plane propagation A→B (ms): ${latencies.map((l) => l.toFixed(1)).join(', ')}; append (read-your-writes) ms: ${appendMs.map((l) => l.toFixed(1)).join(', ')}; two nodes ready in ${readyMs.toFixed(0)} ms`,
+    );
     expect(Math.max(...latencies)).toBeLessThan(1_000);
     expect(other.projection.version).toBe(6);
     expect(b.logLines.filter((l) => l.startsWith('error'))).toEqual([]);
@@ -107,13 +121,21 @@ function nodeScenarios(backend: () => Backend): void {
 
   it('becomes ready on a non-empty topic with the whole history applied, skipping undecodable records', async () => {
     const b = backend();
-    const logger: EventLogLogger = (level, message, extra) => b.logLines.push(`${level} ${message} ${JSON.stringify(extra ?? {})}`);
+    const logger: EventLogLogger = (level, message, extra) =>
+      b.logLines.push(`${level} ${message} ${JSON.stringify(extra ?? {})}`);
     const writer = nodes[0];
     if (!writer) throw new Error('the first scenario must run first');
     b.logFor(0).publish({ topic: CONFIG_TOPIC, key: 'garbage', value: Buffer.from('not avro at all') });
-    const more: ControlEvent[] = [userCreated({ userId: 'usr_late' }), channelUpserted({ channelId: 'ch-late' }, 'late-secret')];
+    const more: ControlEvent[] = [
+      userCreated({ userId: 'usr_late' }),
+      channelUpserted({ channelId: 'ch-late' }, 'late-secret'),
+    ];
     await writer.node.append(more);
-    expect(b.logLines.some((l) => l.startsWith('error control plane: undecodable config event skipped') && l.includes('"key":"garbage"'))).toBe(true);
+    expect(
+      b.logLines.some(
+        (l) => l.startsWith('error control plane: undecodable config event skipped') && l.includes('"key":"garbage"'),
+      ),
+    ).toBe(true);
     expect(b.logLines.join('\n')).not.toContain('late-secret');
 
     const late = await startNode(b.logFor(2), logger, 'c');
@@ -166,7 +188,12 @@ describe.skipIf(withoutEngines)('control-plane node on Kafka', () => {
     for (let i = 0; i < 3; i += 1) {
       const spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-control-plane-spool-'));
       spoolDirs.push(spoolDir);
-      const kafkaLog = createKafkaEventLog({ brokers, spoolDir, clientId: `cp-test-${i}-${RUN_ID}`, logger: (level, message) => logLines.push(`${level} kafka ${message}`) });
+      const kafkaLog = createKafkaEventLog({
+        brokers,
+        spoolDir,
+        clientId: `cp-test-${i}-${RUN_ID}`,
+        logger: (level, message) => logLines.push(`${level} kafka ${message}`),
+      });
       logs.push(withTopicPrefix(kafkaLog, prefix));
     }
   });
@@ -187,8 +214,13 @@ describe.skipIf(withoutEngines)('control-plane node on Kafka', () => {
       const topic = prefix + CONFIG_TOPIC;
       const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
       expect(topics[0]?.partitions).toHaveLength(1);
-      const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }] });
-      expect(described.resources[0]?.configEntries.find((e) => e.configName === 'retention.ms')?.configValue).toBe('-1');
+      const described = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }],
+      });
+      expect(described.resources[0]?.configEntries.find((e) => e.configName === 'retention.ms')?.configValue).toBe(
+        '-1',
+      );
     } finally {
       await admin.disconnect();
     }

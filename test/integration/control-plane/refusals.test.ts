@@ -31,24 +31,75 @@ interface Format {
   readonly expected: Record<'auth' | 'model' | 'quota' | 'rate', string>;
 }
 
-const OPENAI = { auth: 'invalid_request_error/invalid_api_key', model: 'invalid_request_error/model_not_allowed', quota: 'insufficient_quota/insufficient_quota', rate: 'requests/rate_limit_exceeded' };
+const OPENAI = {
+  auth: 'invalid_request_error/invalid_api_key',
+  model: 'invalid_request_error/model_not_allowed',
+  quota: 'insufficient_quota/insufficient_quota',
+  rate: 'requests/rate_limit_exceeded',
+};
 
 const FORMATS: Format[] = [
-  { name: 'openai-chat', path: () => '/v1/chat/completions', auth: (k) => ({ authorization: `Bearer ${k}` }), body: (m) => ({ model: m, messages: [{ role: 'user', content: 'hi' }] }), typeOf: (b) => `${b.error.type}/${b.error.code}`, expected: OPENAI },
-  { name: 'openai-responses', path: () => '/v1/responses', auth: (k) => ({ authorization: `Bearer ${k}` }), body: (m) => ({ model: m, input: 'hi' }), typeOf: (b) => `${b.error.type}/${b.error.code}`, expected: OPENAI },
-  { name: 'anthropic-messages', path: () => '/v1/messages', auth: (k) => ({ 'x-api-key': k }), body: (m) => ({ model: m, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }), typeOf: (b) => `${b.type}/${b.error.type}`, expected: { auth: 'error/authentication_error', model: 'error/permission_error', quota: 'error/rate_limit_error', rate: 'error/rate_limit_error' } },
-  { name: 'gemini', path: (m) => `/v1beta/models/${m}:generateContent`, auth: (k) => ({ 'x-goog-api-key': k }), body: () => ({ contents: [{ parts: [{ text: 'hi' }] }] }), typeOf: (b) => `${b.error.code}/${b.error.status}`, expected: { auth: '401/UNAUTHENTICATED', model: '403/PERMISSION_DENIED', quota: '429/RESOURCE_EXHAUSTED', rate: '429/RESOURCE_EXHAUSTED' } },
+  {
+    name: 'openai-chat',
+    path: () => '/v1/chat/completions',
+    auth: (k) => ({ authorization: `Bearer ${k}` }),
+    body: (m) => ({ model: m, messages: [{ role: 'user', content: 'hi' }] }),
+    typeOf: (b) => `${b.error.type}/${b.error.code}`,
+    expected: OPENAI,
+  },
+  {
+    name: 'openai-responses',
+    path: () => '/v1/responses',
+    auth: (k) => ({ authorization: `Bearer ${k}` }),
+    body: (m) => ({ model: m, input: 'hi' }),
+    typeOf: (b) => `${b.error.type}/${b.error.code}`,
+    expected: OPENAI,
+  },
+  {
+    name: 'anthropic-messages',
+    path: () => '/v1/messages',
+    auth: (k) => ({ 'x-api-key': k }),
+    body: (m) => ({ model: m, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
+    typeOf: (b) => `${b.type}/${b.error.type}`,
+    expected: {
+      auth: 'error/authentication_error',
+      model: 'error/permission_error',
+      quota: 'error/rate_limit_error',
+      rate: 'error/rate_limit_error',
+    },
+  },
+  {
+    name: 'gemini',
+    path: (m) => `/v1beta/models/${m}:generateContent`,
+    auth: (k) => ({ 'x-goog-api-key': k }),
+    body: () => ({ contents: [{ parts: [{ text: 'hi' }] }] }),
+    typeOf: (b) => `${b.error.code}/${b.error.status}`,
+    expected: {
+      auth: '401/UNAUTHENTICATED',
+      model: '403/PERMISSION_DENIED',
+      quota: '429/RESOURCE_EXHAUSTED',
+      rate: '429/RESOURCE_EXHAUSTED',
+    },
+  },
 ];
 
 async function admin(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await request(`${gateway.origin}/admin/api${path}`, { method: method as 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await request(`${gateway.origin}/admin/api${path}`, {
+    method: method as 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const json = (await response.body.json()) as any;
   expect(response.statusCode, JSON.stringify(json)).toBeLessThan(300);
   return json;
 }
 
 async function send(format: Format, key: string | undefined, model = 'chat-model') {
-  const response = await request(`${gateway.origin}${format.path(model)}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key === undefined ? {} : format.auth(key)) }, body: JSON.stringify(format.body(model)) });
+  const response = await request(`${gateway.origin}${format.path(model)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : format.auth(key)) },
+    body: JSON.stringify(format.body(model)),
+  });
   const text = await response.body.text();
   return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as any };
 }
@@ -56,13 +107,32 @@ async function send(format: Format, key: string | undefined, model = 'chat-model
 beforeAll(async () => {
   mock = await startMockUpstream();
   state = createMemoryStateStore();
-  const config = parseConfigFile({ channels: [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model', 'other-model', 'limited-model'] }, { id: 'tiny', provider: 'mock', protocol: 'openai-chat', models: ['tiny-model'] }], keys: [] }, { TOLLGATE_ADMIN_TOKEN: ADMIN });
+  const config = parseConfigFile(
+    {
+      channels: [
+        {
+          id: 'steady',
+          provider: 'mock',
+          protocol: 'openai-chat',
+          models: ['chat-model', 'other-model', 'limited-model'],
+        },
+        { id: 'tiny', provider: 'mock', protocol: 'openai-chat', models: ['tiny-model'] },
+      ],
+      keys: [],
+    },
+    { TOLLGATE_ADMIN_TOKEN: ADMIN },
+  );
   const controlPlane: ControlPlane = createLocalControlPlane(config);
-  gateway = await startTestGateway({ channels: config.channels, keys: [] }, { mockBaseUrl: mock.baseUrl, controlPlane, stateStore: state }, { TOLLGATE_ADMIN_TOKEN: ADMIN });
+  gateway = await startTestGateway(
+    { channels: config.channels, keys: [] },
+    { mockBaseUrl: mock.baseUrl, controlPlane, stateStore: state },
+    { TOLLGATE_ADMIN_TOKEN: ADMIN },
+  );
   await admin('PUT', '/channels/tiny', { provider: 'mock', protocol: 'openai-chat', models: ['tiny-model'], rpm: 1 });
   const user = (await admin('POST', '/users', { name: 'payer', quotaUsd: '0.000001' })).user;
   const offUser = (await admin('POST', '/users', { name: 'off' })).user;
-  const make = async (name: string, body: Record<string, unknown>) => (keys[name] = (await admin('POST', '/keys', { name, ...body })).apiKey);
+  const make = async (name: string, body: Record<string, unknown>) =>
+    (keys[name] = (await admin('POST', '/keys', { name, ...body })).apiKey);
   await make('ok', {});
   await make('disabled', {});
   await admin('PATCH', `/keys/${keyIdOf('disabled')}`, { enabled: false });
@@ -78,8 +148,18 @@ beforeAll(async () => {
   await make('tpm', { tpm: 10 });
   await make('tiny', {});
   // Spend already over both quotas (the billing consumer's counters).
-  await state.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '1' }, keyRecord(controlPlane, 'key-quota').keyId, null, 5_000n);
-  await state.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '2' }, keyRecord(controlPlane, 'user-quota').keyId, keyRecord(controlPlane, 'user-quota').userId, 5_000n);
+  await state.addSpend(
+    { topic: 'tollgate.usage', partition: 0, offset: '1' },
+    keyRecord(controlPlane, 'key-quota').keyId,
+    null,
+    5_000n,
+  );
+  await state.addSpend(
+    { topic: 'tollgate.usage', partition: 0, offset: '2' },
+    keyRecord(controlPlane, 'user-quota').keyId,
+    keyRecord(controlPlane, 'user-quota').userId,
+    5_000n,
+  );
   await new Promise((r) => setTimeout(r, 1600)); // let 'expiring' expire
   function keyIdOf(name: string): string {
     return keyRecord(controlPlane, name).keyId;
@@ -99,7 +179,12 @@ afterAll(async () => {
 
 describe('model lists', () => {
   it('show a key only the models on its allowlist', async () => {
-    const list = async (key: string) => ((await (await request(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).body.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+    const list = async (key: string) =>
+      (
+        (await (
+          await request(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+        ).body.json()) as { data: Array<{ id: string }> }
+      ).data.map((m) => m.id);
     expect(await list(keys.allowlist!)).toEqual(['other-model']);
     expect(await list(keys.ok!)).toEqual(['chat-model', 'limited-model', 'other-model', 'tiny-model']);
   });
@@ -121,7 +206,7 @@ describe.each(FORMATS)('$name refusals', (format) => {
     ['a key over its spend quota', 'key-quota', 429, 'quota'],
     ['a user over its spend quota', 'user-quota', 429, 'quota'],
   ] as const)('refuses %s', async (_, keyName, status, category) => {
-    const key = keyName === undefined ? undefined : keys[keyName] ?? keyName;
+    const key = keyName === undefined ? undefined : (keys[keyName] ?? keyName);
     const answer = await send(format, key);
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toMatch(/application\/json/);

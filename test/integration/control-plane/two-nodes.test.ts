@@ -18,7 +18,14 @@ import { withoutEngines } from '../../support/engines.ts';
 
 const CONFIG = {
   channels: [
-    { id: 'flaky', provider: 'mock', protocol: 'anthropic-messages', models: ['health-model'], priority: 10, mock: { failStatus: 503 } },
+    {
+      id: 'flaky',
+      provider: 'mock',
+      protocol: 'anthropic-messages',
+      models: ['health-model'],
+      priority: 10,
+      mock: { failStatus: 503 },
+    },
     { id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model', 'health-model'] },
   ],
   keys: [],
@@ -37,14 +44,25 @@ beforeAll(async () => {
   const secrets = newNodeSecrets();
   mock = await startMockUpstream();
   nodeA = await startGatewayNode({ settings, secrets, configFile: CONFIG, mockBaseUrl: mock.baseUrl });
-  nodeB = await startGatewayNode({ settings: { ...settings, dataDir: `${settings.dataDir}-b` }, secrets, configFile: CONFIG, mockBaseUrl: mock.baseUrl });
+  nodeB = await startGatewayNode({
+    settings: { ...settings, dataDir: `${settings.dataDir}-b` },
+    secrets,
+    configFile: CONFIG,
+    mockBaseUrl: mock.baseUrl,
+  });
   // The feedback consumer folds node A's failovers into Redis health, which node B reads.
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   sharedState = state;
   const analytics = openAnalyticsStore(settings);
   sharedAnalytics = analytics;
-  consumers = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog, state, analytics, log: () => undefined });
+  consumers = await startConsumerPipeline({
+    runners: CONSUMER_PIPELINE_RUNNERS,
+    eventLog,
+    state,
+    analytics,
+    log: () => undefined,
+  });
   closeEngines = async () => {
     await consumers.stop();
     await eventLog.close();
@@ -60,7 +78,11 @@ afterAll(async () => {
   await mock?.close();
 }, 60_000);
 
-const chat = (node: GatewayNode, key: string, model = 'chat-model') => new OpenAI({ apiKey: key, baseURL: `${node.origin}/v1`, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+const chat = (node: GatewayNode, key: string, model = 'chat-model') =>
+  new OpenAI({ apiKey: key, baseURL: `${node.origin}/v1`, maxRetries: 0 }).chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+  });
 
 async function createKey(node: GatewayNode, body: Record<string, unknown>): Promise<{ apiKey: string; keyId: string }> {
   const created = await node.admin('POST', '/keys', body);
@@ -71,9 +93,23 @@ async function createKey(node: GatewayNode, body: Record<string, unknown>): Prom
 describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () => {
   it('hold an RPM limit globally', async () => {
     const { apiKey } = await createKey(nodeA, { name: 'shared-rpm', rpm: 5 });
-    await eventually(async () => (await chat(nodeB, apiKey).then(() => 'ok').catch((e: { status?: number }) => e.status)) === 'ok', true, 5000);
+    await eventually(
+      async () =>
+        (await chat(nodeB, apiKey)
+          .then(() => 'ok')
+          .catch((e: { status?: number }) => e.status)) === 'ok',
+      true,
+      5000,
+    );
     // One request already used on node B; 11 more, interleaved across both nodes, all at once.
-    const results = await Promise.all(Array.from({ length: 11 }, (_, i) => chat(i % 2 === 0 ? nodeA : nodeB, apiKey).then(() => 200, (e: { status?: number; headers?: Headers }) => e.status)));
+    const results = await Promise.all(
+      Array.from({ length: 11 }, (_, i) =>
+        chat(i % 2 === 0 ? nodeA : nodeB, apiKey).then(
+          () => 200,
+          (e: { status?: number; headers?: Headers }) => e.status,
+        ),
+      ),
+    );
     const admitted = results.filter((s) => s === 200).length;
     expect(admitted).toBe(4);
     expect(results.filter((s) => s === 429)).toHaveLength(7);
@@ -85,9 +121,16 @@ describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () 
     expect(set.status).toBeLessThan(300);
     const setAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, setAt + 1_000 - Date.now())));
-    const { response } = await new OpenAI({ apiKey, baseURL: `${nodeB.origin}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: 'priced on the other node' }] }).withResponse();
+    const { response } = await new OpenAI({ apiKey, baseURL: `${nodeB.origin}/v1`, maxRetries: 0 }).chat.completions
+      .create({ model: 'chat-model', messages: [{ role: 'user', content: 'priced on the other node' }] })
+      .withResponse();
     const requestId = response.headers.get('x-request-id') ?? '';
-    const row = async () => (await sharedAnalytics.query<{ input: string; output: string; cost: string }>(`SELECT toString(input_tokens) AS input, toString(output_tokens) AS output, toString(cost_usd) AS cost FROM billing_lines FINAL WHERE request_id = '${requestId}'`))[0];
+    const row = async () =>
+      (
+        await sharedAnalytics.query<{ input: string; output: string; cost: string }>(
+          `SELECT toString(input_tokens) AS input, toString(output_tokens) AS output, toString(cost_usd) AS cost FROM billing_lines FINAL WHERE request_id = '${requestId}'`,
+        )
+      )[0];
     await eventually(async () => (await row()) !== undefined, true, 30_000);
     const line = (await row())!;
     // 1000 and 2000 USD per million tokens = 1 000 000 and 2 000 000 nano-USD per token.
@@ -96,12 +139,22 @@ describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () 
 
   it('refuse a key revoked on the other node within one second', async () => {
     const { apiKey, keyId } = await createKey(nodeA, { name: 'to-revoke' });
-    await eventually(async () => (await chat(nodeB, apiKey).then(() => 'ok').catch(() => 'refused')) === 'ok', true, 5000);
+    await eventually(
+      async () =>
+        (await chat(nodeB, apiKey)
+          .then(() => 'ok')
+          .catch(() => 'refused')) === 'ok',
+      true,
+      5000,
+    );
     const revokedAt = Date.now();
     expect((await nodeA.admin('POST', `/keys/${keyId}/revoke`, { reason: 'test' })).status).toBe(200);
     let refusedAfter = -1;
     while (Date.now() - revokedAt < 2000) {
-      const status = await chat(nodeB, apiKey).then(() => 200, (e: { status?: number }) => e.status ?? 0);
+      const status = await chat(nodeB, apiKey).then(
+        () => 200,
+        (e: { status?: number }) => e.status ?? 0,
+      );
       if (status === 401) {
         refusedAfter = Date.now() - revokedAt;
         break;
@@ -114,10 +167,16 @@ describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () 
   it('avoid on one node a channel that failed through the other', async () => {
     const { apiKey } = await createKey(nodeA, { name: 'health' });
     for (let i = 0; i < 3; i++) await chat(nodeA, apiKey, 'health-model');
-    expect(nodeA.outcomes.filter((o) => o.model === 'health-model').every((o) => o.failovers[0]?.channelId === 'flaky')).toBe(true);
+    expect(
+      nodeA.outcomes.filter((o) => o.model === 'health-model').every((o) => o.failovers[0]?.channelId === 'flaky'),
+    ).toBe(true);
     // Node B never called `flaky` itself: only the shared health (consumer → Redis) can steer it.
     // Wait until the feedback consumer put `flaky` in cooldown, then for one refresh of B's view.
-    await eventually(async () => ((await sharedState.getChannelHealth(['flaky']))[0]?.cooldownUntil ?? 0) > Date.now(), true, 20_000);
+    await eventually(
+      async () => ((await sharedState.getChannelHealth(['flaky']))[0]?.cooldownUntil ?? 0) > Date.now(),
+      true,
+      20_000,
+    );
     await new Promise((r) => setTimeout(r, 400));
     await chat(nodeB, apiKey, 'health-model');
     const outcome = nodeB.outcomes.find((o) => o.model === 'health-model');
@@ -128,15 +187,30 @@ describe.skipIf(withoutEngines)('two gateway nodes sharing Kafka and Redis', () 
     const nora = await nodeA.admin('POST', '/users', { name: 'Nora', login: 'nora', password: 'nora-password' });
     expect(nora.status).toBe(201);
     await eventually(async () => (await nodeB.admin('GET', `/users/${nora.body.user.userId}`)).status, 200, 5_000);
-    const signIn = await fetch(`${nodeA.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'nora', password: 'nora-password' }) });
+    const signIn = await fetch(`${nodeA.origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'nora', password: 'nora-password' }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const { csrfToken } = (await signIn.json()) as { csrfToken: string };
     const console = (node: GatewayNode, method: string, path: string, body?: unknown) =>
-      fetch(`${node.origin}/console/api${path}`, { method, headers: { cookie, 'x-csrf-token': csrfToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      fetch(`${node.origin}/console/api${path}`, {
+        method,
+        headers: {
+          cookie,
+          'x-csrf-token': csrfToken,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     const created = await console(nodeB, 'POST', '/keys', { name: 'made on B' });
     expect(created.status).toBe(201);
-    const namesOnA = async () => ((await (await console(nodeA, 'GET', '/keys')).json()) as { keys: Array<{ name: string }> }).keys.map((k) => k.name);
+    const namesOnA = async () =>
+      ((await (await console(nodeA, 'GET', '/keys')).json()) as { keys: Array<{ name: string }> }).keys.map(
+        (k) => k.name,
+      );
     await eventually(namesOnA, ['made on B'], 5_000);
     expect((await console(nodeB, 'DELETE', '/session')).status).toBe(204);
     expect((await console(nodeA, 'GET', '/keys')).status).toBe(401);

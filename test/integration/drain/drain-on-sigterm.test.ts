@@ -63,7 +63,9 @@ function serveChat(request: IncomingMessage, response: ServerResponse): void {
       if (model === 'brief' && sent === BRIEF_CHUNKS) {
         clearInterval(timer);
         response.write(chunk(model, {}, 'stop'));
-        response.write(`data: ${JSON.stringify({ id: 'chatcmpl-drain', object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 7, completion_tokens: BRIEF_CHUNKS, total_tokens: 7 + BRIEF_CHUNKS } })}\n\n`);
+        response.write(
+          `data: ${JSON.stringify({ id: 'chatcmpl-drain', object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: 7, completion_tokens: BRIEF_CHUNKS, total_tokens: 7 + BRIEF_CHUNKS } })}\n\n`,
+        );
         response.end('data: [DONE]\n\n');
         return;
       }
@@ -78,9 +80,15 @@ function serveChat(request: IncomingMessage, response: ServerResponse): void {
 async function recordedEvents(expectedRequests: number): Promise<TrafficEvent[]> {
   const log = createFileEventLog({ dataDir, pollIntervalMs: 20 });
   const events: TrafficEvent[] = [];
-  const subscription = await log.subscribe({ groupId: 'drain-test-reader', topics: [TOPICS.requests, TOPICS.usage], handleBatch: async (records) => void events.push(...records.map((record) => decodeTrafficEvent(record.value))) });
+  const subscription = await log.subscribe({
+    groupId: 'drain-test-reader',
+    topics: [TOPICS.requests, TOPICS.usage],
+    handleBatch: async (records) => void events.push(...records.map((record) => decodeTrafficEvent(record.value))),
+  });
   try {
-    await expect.poll(() => events.filter((e) => e.type === 'RequestCompleted').length, { timeout: 10_000 }).toBeGreaterThanOrEqual(expectedRequests);
+    await expect
+      .poll(() => events.filter((e) => e.type === 'RequestCompleted').length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(expectedRequests);
   } finally {
     await subscription.stop();
     await log.close();
@@ -94,9 +102,24 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(upstreamPort, '127.0.0.1', resolve));
   dataDir = mkdtempSync(join(tmpdir(), 'tollgate-drain-'));
   const configPath = join(dataDir, 'tollgate.json');
-  const channel = { id: 'slow-chat', provider: 'openai', protocol: 'openai-chat', baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: 'upstream-key', models: ['endless', 'brief'] };
+  const channel = {
+    id: 'slow-chat',
+    provider: 'openai',
+    protocol: 'openai-chat',
+    baseUrl: `http://127.0.0.1:${upstreamPort}/v1`,
+    apiKey: 'upstream-key',
+    models: ['endless', 'brief'],
+  };
   writeFileSync(configPath, JSON.stringify({ channels: [channel], keys: [{ name: 'drain', key: API_KEY }] }));
-  gatewayEnv = { ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath, TOLLGATE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) };
+  gatewayEnv = {
+    ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    TOLLGATE_DATA_DIR: dataDir,
+    TOLLGATE_CONFIG: configPath,
+    TOLLGATE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS),
+  };
   gateway = await spawnGateway(gatewayEnv, 60_000);
 }, 90_000);
 
@@ -108,7 +131,10 @@ afterAll(async () => {
 });
 
 /** Reads a stream to its end; resolves with the text and the error that ended it, if any. */
-async function drainStream<T>(stream: AsyncIterable<T>, textOf: (item: T) => string): Promise<{ text: string; error?: unknown }> {
+async function drainStream<T>(
+  stream: AsyncIterable<T>,
+  textOf: (item: T) => string,
+): Promise<{ text: string; error?: unknown }> {
   let text = '';
   try {
     for await (const item of stream) text += textOf(item);
@@ -122,22 +148,38 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
   it('refuses new requests, finishes short streams, cuts endless ones at the deadline, exits 0 and records each request once', async () => {
     const ready = await fetch(`${gateway.origin}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { controlPlane: { ok: true }, eventLog: { ok: true } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { controlPlane: { ok: true }, eventLog: { ok: true } },
+    });
 
     const openai = new OpenAI({ apiKey: API_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
     const anthropic = new Anthropic({ apiKey: API_KEY, baseURL: gateway.origin, maxRetries: 0 });
-    const endlessChat = await openai.chat.completions.create({ model: 'endless', messages: [{ role: 'user', content: 'go on' }], stream: true }).withResponse();
-    const endlessMessages = await anthropic.messages.create({ model: 'endless', max_tokens: 1000, messages: [{ role: 'user', content: 'go on' }], stream: true }).withResponse();
+    const endlessChat = await openai.chat.completions
+      .create({ model: 'endless', messages: [{ role: 'user', content: 'go on' }], stream: true })
+      .withResponse();
+    const endlessMessages = await anthropic.messages
+      .create({ model: 'endless', max_tokens: 1000, messages: [{ role: 'user', content: 'go on' }], stream: true })
+      .withResponse();
     const chatIterator = endlessChat.data[Symbol.asyncIterator]();
     const messagesIterator = endlessMessages.data[Symbol.asyncIterator]();
     // Both streams have started (content reached the client) before the signal.
     await chatIterator.next();
     await messagesIterator.next();
-    const brief = await openai.chat.completions.create({ model: 'brief', messages: [{ role: 'user', content: 'short' }], stream: true, stream_options: { include_usage: true } }).withResponse();
-    const waitingJson = openai.chat.completions.create({ model: 'endless', messages: [{ role: 'user', content: 'no stream' }] }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const brief = await openai.chat.completions
+      .create({
+        model: 'brief',
+        messages: [{ role: 'user', content: 'short' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
+    const waitingJson = openai.chat.completions
+      .create({ model: 'endless', messages: [{ role: 'user', content: 'no stream' }] })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     await expect.poll(() => unansweredJson).toBe(1);
 
     gateway.kill('SIGTERM');
@@ -146,20 +188,35 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     expect(await notReady.json()).toMatchObject({ status: 'draining', checks: { drain: { ok: false } } });
     expect((await fetch(`${gateway.origin}/healthz`)).status).toBe(200);
 
-    const refusedChat = await fetch(`${gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'brief', messages: [{ role: 'user', content: 'late' }] }) });
+    const refusedChat = await fetch(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'brief', messages: [{ role: 'user', content: 'late' }] }),
+    });
     expect(refusedChat.status).toBe(503);
     expect(refusedChat.headers.get('retry-after')).toBe('1');
     expect(refusedChat.headers.get('connection')).toBe('close');
-    expect(await refusedChat.json()).toMatchObject({ error: { type: 'server_error', message: expect.stringContaining('shutting down') } });
-    const refusedMessages = await fetch(`${gateway.origin}/v1/messages`, { method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'brief', max_tokens: 10, messages: [{ role: 'user', content: 'late' }] }) });
+    expect(await refusedChat.json()).toMatchObject({
+      error: { type: 'server_error', message: expect.stringContaining('shutting down') },
+    });
+    const refusedMessages = await fetch(`${gateway.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'brief', max_tokens: 10, messages: [{ role: 'user', content: 'late' }] }),
+    });
     expect(refusedMessages.status).toBe(503);
     expect(await refusedMessages.json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
-    const refusedGemini = await fetch(`${gateway.origin}/v1beta/models/brief:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'late' }] }] }) });
+    const refusedGemini = await fetch(`${gateway.origin}/v1beta/models/brief:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'late' }] }] }),
+    });
     expect(refusedGemini.status).toBe(503);
     expect(await refusedGemini.json()).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } });
     // The draining node still answers scrapes, and counts each refusal by its format.
     const metrics = await (await fetch(`${gateway.origin}/metrics`)).text();
-    for (const format of ['openai-chat', 'anthropic-messages', 'gemini']) expect(metrics).toContain(`tollgate_admission_refusals_total{format="${format}",limit="shutting_down"} 1`);
+    for (const format of ['openai-chat', 'anthropic-messages', 'gemini'])
+      expect(metrics).toContain(`tollgate_admission_refusals_total{format="${format}",limit="shutting_down"} 1`);
 
     const briefResult = await drainStream(brief.data, (c) => c.choices[0]?.delta.content ?? '');
     expect(briefResult.error).toBeUndefined();
@@ -167,18 +224,26 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
 
     const [chatResult, messagesResult] = await Promise.all([
       drainStream({ [Symbol.asyncIterator]: () => chatIterator }, (c) => c.choices[0]?.delta.content ?? ''),
-      drainStream({ [Symbol.asyncIterator]: () => messagesIterator }, (e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')),
+      drainStream({ [Symbol.asyncIterator]: () => messagesIterator }, (e) =>
+        e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '',
+      ),
     ]);
     expect(chatResult.text).toContain('tick1 ');
     expect(chatResult.error).toBeInstanceOf(OpenAI.APIError);
     expect(String((chatResult.error as Error).message)).toContain('shutting down');
     expect(messagesResult.text).toContain('tick1 ');
     expect(messagesResult.error).toBeInstanceOf(Anthropic.APIError);
-    expect((messagesResult.error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+    expect((messagesResult.error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'overloaded_error' },
+    });
 
     const jsonError = await waitingJson;
     expect(jsonError).toBeInstanceOf(OpenAI.APIError);
-    expect(jsonError).toMatchObject({ status: 503, error: { type: 'server_error', message: expect.stringContaining('drain deadline') } });
+    expect(jsonError).toMatchObject({
+      status: 503,
+      error: { type: 'server_error', message: expect.stringContaining('drain deadline') },
+    });
 
     const exit = await gateway.exited;
     expect(exit).toEqual({ code: 0, signal: null });
@@ -188,21 +253,49 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     const usage = events.flatMap((e) => (e.type === 'UsageRecorded' ? [e.event] : []));
     // The refusals reached no channel: only the four accepted requests are recorded, each once.
     expect(completed).toHaveLength(4);
-    const ids = { chat: endlessChat.response.headers.get('x-request-id'), messages: endlessMessages.response.headers.get('x-request-id'), brief: brief.response.headers.get('x-request-id') };
+    const ids = {
+      chat: endlessChat.response.headers.get('x-request-id'),
+      messages: endlessMessages.response.headers.get('x-request-id'),
+      brief: brief.response.headers.get('x-request-id'),
+    };
     for (const id of [ids.chat, ids.messages]) {
       const record = completed.find((c) => c.requestId === id);
-      expect(record).toMatchObject({ status: 'failed', errorKind: 'shutting-down', httpStatus: 200, usage: { usageSource: 'partial' } });
+      expect(record).toMatchObject({
+        status: 'failed',
+        errorKind: 'shutting-down',
+        httpStatus: 200,
+        usage: { usageSource: 'partial' },
+      });
       expect(record?.usage.outputTokens).toBeGreaterThan(0);
-      expect(usage.filter((u) => u.requestId === id)).toEqual([expect.objectContaining({ usageSource: 'partial', channelId: 'slow-chat' })]);
+      expect(usage.filter((u) => u.requestId === id)).toEqual([
+        expect.objectContaining({ usageSource: 'partial', channelId: 'slow-chat' }),
+      ]);
     }
-    expect(completed.filter((c) => !Object.values(ids).includes(c.requestId))).toEqual([expect.objectContaining({ stream: false, status: 'failed', errorKind: 'shutting-down', httpStatus: 503 })]);
-    expect(completed.find((c) => c.requestId === ids.brief)).toMatchObject({ status: 'completed', errorKind: null, usage: { usageSource: 'reported', outputTokens: BRIEF_CHUNKS } });
+    expect(completed.filter((c) => !Object.values(ids).includes(c.requestId))).toEqual([
+      expect.objectContaining({ stream: false, status: 'failed', errorKind: 'shutting-down', httpStatus: 503 }),
+    ]);
+    expect(completed.find((c) => c.requestId === ids.brief)).toMatchObject({
+      status: 'completed',
+      errorKind: null,
+      usage: { usageSource: 'reported', outputTokens: BRIEF_CHUNKS },
+    });
   }, 60_000);
 
   it('exits at once on a second signal, without waiting for the drain deadline', async () => {
-    impatient = await spawnGateway({ ...gatewayEnv, TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-drain-')), TOLLGATE_DRAIN_TIMEOUT_MS: '600000' }, 60_000);
+    impatient = await spawnGateway(
+      {
+        ...gatewayEnv,
+        TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-drain-')),
+        TOLLGATE_DRAIN_TIMEOUT_MS: '600000',
+      },
+      60_000,
+    );
     const openai = new OpenAI({ apiKey: API_KEY, baseURL: `${impatient.origin}/v1`, maxRetries: 0 });
-    const endless = await openai.chat.completions.create({ model: 'endless', messages: [{ role: 'user', content: 'go on' }], stream: true });
+    const endless = await openai.chat.completions.create({
+      model: 'endless',
+      messages: [{ role: 'user', content: 'go on' }],
+      stream: true,
+    });
     const iterator = endless[Symbol.asyncIterator]();
     await iterator.next();
     impatient.kill('SIGTERM');
@@ -212,6 +305,8 @@ describe('SIGTERM drain of npm start (embedded engines)', () => {
     impatient.kill('SIGTERM');
     // 128 + SIGTERM (15): the drain was not finished, the stream was cut with the connection.
     expect(await impatient.exited).toEqual({ code: 143, signal: null });
-    expect((await drainStream({ [Symbol.asyncIterator]: () => iterator }, (c) => c.choices[0]?.delta.content ?? '')).error).toBeDefined();
+    expect(
+      (await drainStream({ [Symbol.asyncIterator]: () => iterator }, (c) => c.choices[0]?.delta.content ?? '')).error,
+    ).toBeDefined();
   }, 60_000);
 });

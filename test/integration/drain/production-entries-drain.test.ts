@@ -26,7 +26,12 @@ import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { withoutEngines } from '../../support/engines.ts';
 import { freePort } from '../../support/free-port.ts';
-import { engineEnvironment, isolatedEngineSettings, startTestSystem, type TestSystem } from '../../support/pipeline-harness.ts';
+import {
+  engineEnvironment,
+  isolatedEngineSettings,
+  startTestSystem,
+  type TestSystem,
+} from '../../support/pipeline-harness.ts';
 import { withoutEngineVariables } from '../../support/spawn-gateway.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
 
@@ -55,7 +60,9 @@ function startGroup(command: string, args: readonly string[], env: NodeJS.Proces
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
   const leader = { pid: child.pid!, output: () => output, exited };
   started.push(leader);
   return leader;
@@ -72,10 +79,20 @@ function killLeftovers(): void {
   }
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, leader: GroupLeader, timeoutMs = 60_000): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  leader: GroupLeader,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${what}: not within ${timeoutMs} ms; output:\n${leader.output()}`);
@@ -85,8 +102,13 @@ async function waitFor(what: string, check: () => Promise<boolean> | boolean, le
 async function completedRecords(dataDir: string, requestId: string): Promise<TrafficEvent[]> {
   const log = createFileEventLog({ dataDir, pollIntervalMs: 20 });
   const events: TrafficEvent[] = [];
-  const subscription = await log.subscribe({ groupId: 'entries-drain-reader', topics: [TOPICS.requests], handleBatch: async (records) => void events.push(...records.map((record) => decodeTrafficEvent(record.value))) });
-  const mine = (): TrafficEvent[] => events.filter((e) => e.type === 'RequestCompleted' && e.event.requestId === requestId);
+  const subscription = await log.subscribe({
+    groupId: 'entries-drain-reader',
+    topics: [TOPICS.requests],
+    handleBatch: async (records) => void events.push(...records.map((record) => decodeTrafficEvent(record.value))),
+  });
+  const mine = (): TrafficEvent[] =>
+    events.filter((e) => e.type === 'RequestCompleted' && e.event.requestId === requestId);
   try {
     await expect.poll(() => mine().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     // Anything recorded twice would be in the log already: the process has exited.
@@ -107,7 +129,13 @@ beforeAll(async () => {
   build.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise((resolve) => build.once('exit', resolve));
   // Type errors are `npm test`'s first step (tsc --noEmit); here the emitted entries must exist.
-  for (const entry of ['infra/processes/tollgate-server.js', 'infra/processes/consumer-thread-worker.js', 'infra/processes/tollgate-consumers.js', 'schemas/analytics/migrations', 'gateway/console/web/index.html']) {
+  for (const entry of [
+    'infra/processes/tollgate-server.js',
+    'infra/processes/consumer-thread-worker.js',
+    'infra/processes/tollgate-consumers.js',
+    'schemas/analytics/migrations',
+    'gateway/console/web/index.html',
+  ]) {
     expect(existsSync(join(distDir, entry)), `${entry} in the build:\n${output}`).toBe(true);
   }
 }, 120_000);
@@ -122,21 +150,42 @@ afterAll(() => {
 /** How each entry is started: as the README says, and as the image's CMD runs it. */
 const GATEWAY_ENTRIES = [
   { entry: 'npm start', command: 'npm', args: () => ['start'], viaNpm: true },
-  { entry: 'node dist/infra/processes/tollgate-server.js', command: process.execPath, args: () => [join(distDir, 'infra/processes/tollgate-server.js')], viaNpm: false },
+  {
+    entry: 'node dist/infra/processes/tollgate-server.js',
+    command: process.execPath,
+    args: () => [join(distDir, 'infra/processes/tollgate-server.js')],
+    viaNpm: false,
+  },
 ];
 
 describe.each(GATEWAY_ENTRIES)('$entry on a SIGTERM to its process group', ({ command, args, viaNpm }) => {
   it('finishes the stream in flight with its terminator, records it once, and exits 0 after the stream ended', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-entries-drain-'));
     const configPath = join(dataDir, 'tollgate.json');
-    const channel = { id: 'slow-mock', provider: 'mock', protocol: 'openai-chat', models: ['slow'], mock: { chunkDelayMs: CHUNK_DELAY_MS } };
+    const channel = {
+      id: 'slow-mock',
+      provider: 'mock',
+      protocol: 'openai-chat',
+      models: ['slow'],
+      mock: { chunkDelayMs: CHUNK_DELAY_MS },
+    };
     writeFileSync(configPath, JSON.stringify({ channels: [channel], keys: [{ name: 'drain', key: API_KEY }] }));
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const env = { ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath };
+    const env = {
+      ...withoutEngineVariables(process.env, ['TOLLGATE_ADMIN_USER', 'TOLLGATE_ADMIN_PASSWORD']),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      TOLLGATE_DATA_DIR: dataDir,
+      TOLLGATE_CONFIG: configPath,
+    };
     const gateway = startGroup(command, args(), env);
     await waitFor('/readyz 200', async () => (await fetch(`${origin}/readyz`)).status === 200, gateway);
-    if (!viaNpm) expect((await fetch(`${origin}/console/assets/app.js`)).status, 'the console\'s web files are in the build').toBe(200);
+    if (!viaNpm)
+      expect((await fetch(`${origin}/console/assets/app.js`)).status, "the console's web files are in the build").toBe(
+        200,
+      );
 
     const response = await fetch(`${origin}/v1/chat/completions`, {
       method: 'POST',
@@ -170,54 +219,81 @@ describe.each(GATEWAY_ENTRIES)('$entry on a SIGTERM to its process group', ({ co
 
 const CONSUMER_ENTRIES = [
   { entry: 'npm run consumers', command: 'npm', args: () => ['run', 'consumers'] },
-  { entry: 'node dist/infra/processes/tollgate-consumers.js', command: process.execPath, args: () => [join(distDir, 'infra/processes/tollgate-consumers.js')] },
+  {
+    entry: 'node dist/infra/processes/tollgate-consumers.js',
+    command: process.execPath,
+    args: () => [join(distDir, 'infra/processes/tollgate-consumers.js')],
+  },
 ];
 
-describe.skipIf(withoutEngines).each(CONSUMER_ENTRIES)('$entry on a SIGTERM to its process group (Kafka, ClickHouse, Redis)', ({ command, args }) => {
-  let system: TestSystem | undefined;
-  afterEach(async () => {
-    await system?.close();
-    system = undefined;
-  }, 60_000);
+describe.skipIf(withoutEngines).each(CONSUMER_ENTRIES)(
+  '$entry on a SIGTERM to its process group (Kafka, ClickHouse, Redis)',
+  ({ command, args }) => {
+    let system: TestSystem | undefined;
+    afterEach(async () => {
+      await system?.close();
+      system = undefined;
+    }, 60_000);
 
-  it('finishes the batch in hand, commits it, and exits 0', async () => {
-    const settings = await isolatedEngineSettings('production');
-    system = await startTestSystem({ settings, channels: [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'] }], prices: [], consumers: false });
-    const origin = system.origin;
-    // Traffic the whole time: with batches of one event the consumers always hold a batch.
-    let sending = true;
-    let sent = 0;
-    let trafficError: unknown;
-    const traffic = (async () => {
-      while (sending) {
-        const reply = await fetch(`${origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat-model', messages: [{ role: 'user', content: `request ${sent}` }] }) });
-        expect(reply.status).toBe(200);
-        await reply.arrayBuffer();
-        sent += 1;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })().catch((error: unknown) => void (trafficError = error));
-    const env = { ...process.env, ...engineEnvironment(settings), LOG_LEVEL: 'info', TOLLGATE_LOG_FORMAT: 'json', TOLLGATE_METRICS_PORT: 'off', TOLLGATE_CONSUMER_BATCH_SIZE: '1', TOLLGATE_CONSUMER_BATCH_WAIT_MS: '0' };
-    const consumers = startGroup(command, args(), env);
-    const analytics = system.analytics;
-    const rows = async (): Promise<number> => Number((await analytics.query<{ n: string }>('SELECT toString(count()) AS n FROM consumption_log FINAL'))[0]?.n ?? 0);
-    await waitFor('consumers running', () => consumers.output().includes('consumers running'), consumers);
-    await waitFor('rows in consumption_log', async () => (await rows()) >= 5, consumers);
+    it('finishes the batch in hand, commits it, and exits 0', async () => {
+      const settings = await isolatedEngineSettings('production');
+      system = await startTestSystem({
+        settings,
+        channels: [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'] }],
+        prices: [],
+        consumers: false,
+      });
+      const origin = system.origin;
+      // Traffic the whole time: with batches of one event the consumers always hold a batch.
+      let sending = true;
+      let sent = 0;
+      let trafficError: unknown;
+      const traffic = (async () => {
+        while (sending) {
+          const reply = await fetch(`${origin}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'chat-model', messages: [{ role: 'user', content: `request ${sent}` }] }),
+          });
+          expect(reply.status).toBe(200);
+          await reply.arrayBuffer();
+          sent += 1;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })().catch((error: unknown) => void (trafficError = error));
+      const env = {
+        ...process.env,
+        ...engineEnvironment(settings),
+        LOG_LEVEL: 'info',
+        TOLLGATE_LOG_FORMAT: 'json',
+        TOLLGATE_METRICS_PORT: 'off',
+        TOLLGATE_CONSUMER_BATCH_SIZE: '1',
+        TOLLGATE_CONSUMER_BATCH_WAIT_MS: '0',
+      };
+      const consumers = startGroup(command, args(), env);
+      const analytics = system.analytics;
+      const rows = async (): Promise<number> =>
+        Number(
+          (await analytics.query<{ n: string }>('SELECT toString(count()) AS n FROM consumption_log FINAL'))[0]?.n ?? 0,
+        );
+      await waitFor('consumers running', () => consumers.output().includes('consumers running'), consumers);
+      await waitFor('rows in consumption_log', async () => (await rows()) >= 5, consumers);
 
-    process.kill(-consumers.pid, 'SIGTERM');
-    const exit = await consumers.exited;
-    sending = false;
-    await traffic;
-    expect(trafficError).toBeUndefined();
-    expect(exit, consumers.output()).toMatchObject({ code: 0, signal: null });
-    expect(consumers.output()).toContain('shutdown: complete');
-    expect(consumers.output()).not.toContain('second signal');
+      process.kill(-consumers.pid, 'SIGTERM');
+      const exit = await consumers.exited;
+      sending = false;
+      await traffic;
+      expect(trafficError).toBeUndefined();
+      expect(exit, consumers.output()).toMatchObject({ code: 0, signal: null });
+      expect(consumers.output()).toContain('shutdown: complete');
+      expect(consumers.output()).not.toContain('second signal');
 
-    // Every RequestCompleted up to the ledger's committed offsets is a row, and no row lies beyond them.
-    const committed = await system.eventLog.committedOffsets!('tollgate.ledger', TOPICS.requests);
-    const committedCount = committed.reduce((sum, partition) => sum + Number(partition.offset), 0);
-    expect(committedCount).toBeGreaterThanOrEqual(5);
-    expect(await rows()).toBe(committedCount);
-    expect(sent).toBeGreaterThan(committedCount);
-  }, 90_000);
-});
+      // Every RequestCompleted up to the ledger's committed offsets is a row, and no row lies beyond them.
+      const committed = await system.eventLog.committedOffsets!('tollgate.ledger', TOPICS.requests);
+      const committedCount = committed.reduce((sum, partition) => sum + Number(partition.offset), 0);
+      expect(committedCount).toBeGreaterThanOrEqual(5);
+      expect(await rows()).toBe(committedCount);
+      expect(sent).toBeGreaterThan(committedCount);
+    }, 90_000);
+  },
+);

@@ -40,7 +40,7 @@ beforeAll(() => {
     ...withoutEngineVariables(process.env, ['TOLLGATE_TOPIC_PREFIX']),
     PORT: '0',
     HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.RESTART_TEST_LOG_LEVEL ?? "info",
+    LOG_LEVEL: process.env.RESTART_TEST_LOG_LEVEL ?? 'info',
     TOLLGATE_LOG_FORMAT: 'json',
     TOLLGATE_CONFIG: configPath,
     TOLLGATE_DATA_DIR: dataDir,
@@ -67,7 +67,11 @@ async function chat(): Promise<{ status: number; body: string }> {
 
 /** An admin API call (Authorization: Bearer TOLLGATE_ADMIN_TOKEN); fails the test on a non-2xx answer. */
 async function admin(method: 'POST' | 'PATCH', path: string, body: unknown): Promise<any> {
-  const response = await fetch(`${gateway!.origin}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${gateway!.origin}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as any;
   expect(response.status, JSON.stringify(json)).toBeLessThan(300);
   return json;
@@ -77,12 +81,18 @@ async function admin(method: 'POST' | 'PATCH', path: string, body: unknown): Pro
 async function consoleSpentUsd(): Promise<string> {
   // Sign-in is limited to 5 a minute per login: once per process (sessions live in its memory).
   if (!sessionCookie || sessionCookie.origin !== gateway!.origin) {
-    const session = await fetch(`${gateway!.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: LOGIN, password: PASSWORD }) });
+    const session = await fetch(`${gateway!.origin}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: LOGIN, password: PASSWORD }),
+    });
     expect(session.status).toBe(200);
     sessionCookie = { origin: gateway!.origin, cookie: (session.headers.get('set-cookie') ?? '').split(';')[0]! };
   }
   const { cookie } = sessionCookie;
-  const keys = (await (await fetch(`${gateway!.origin}/console/api/keys`, { headers: { cookie } })).json()) as { keys: Array<{ keyId: string; spentUsd: string }> };
+  const keys = (await (await fetch(`${gateway!.origin}/console/api/keys`, { headers: { cookie } })).json()) as {
+    keys: Array<{ keyId: string; spentUsd: string }>;
+  };
   return keys.keys.find((key) => key.keyId === keyId)!.spentUsd;
 }
 
@@ -133,7 +143,10 @@ async function expectQuota429(): Promise<void> {
 
 /** The "rebuilt from the event log" line of the current process. */
 function rebuildLine(): { fromSnapshot: boolean; records: number } {
-  const line = gateway!.output().split('\n').find((text) => text.includes('state store: rebuilt from the event log'));
+  const line = gateway!
+    .output()
+    .split('\n')
+    .find((text) => text.includes('state store: rebuilt from the event log'));
   expect(line, gateway!.output()).toBeDefined();
   return JSON.parse(line!) as { fromSnapshot: boolean; records: number };
 }

@@ -16,7 +16,12 @@ export interface Collector {
 /**
  * Subscribes `groupId` to `topics`; `reject(callNumber)` (1-based) makes that call fail.
  */
-export async function collect(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; maxBatchWaitMs?: number; reject?: (call: number) => boolean } = {}): Promise<Collector> {
+export async function collect(
+  log: EventLog,
+  groupId: string,
+  topics: string[],
+  options: { maxBatchSize?: number; maxBatchWaitMs?: number; reject?: (call: number) => boolean } = {},
+): Promise<Collector> {
   const accepted: DeliveredRecord[] = [];
   const calls: Collector['calls'] = [];
   const subscription = await log.subscribe({

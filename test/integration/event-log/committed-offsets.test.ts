@@ -31,14 +31,19 @@ async function publish(log: EventLog, topic: string, count: number, from: number
 /** Subscribes `groupId` until it handled `expected` records, then stops (offsets committed after each batch). */
 async function consume(log: EventLog, groupId: string, topic: string, expected: number): Promise<void> {
   let handled = 0;
-  const subscription = await log.subscribe({ groupId, topics: [topic], handleBatch: async (batch) => void (handled += batch.length) });
+  const subscription = await log.subscribe({
+    groupId,
+    topics: [topic],
+    handleBatch: async (batch) => void (handled += batch.length),
+  });
   const deadline = Date.now() + 30_000;
   while (handled < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   await subscription.stop();
   expect(handled).toBe(expected);
 }
 
-const totalLag = async (log: EventLog, groupId: string, topic: string): Promise<number> => (await measureConsumerLag(log, groupId, [topic])).reduce((sum, p) => sum + p.lag, 0);
+const totalLag = async (log: EventLog, groupId: string, topic: string): Promise<number> =>
+  (await measureConsumerLag(log, groupId, [topic])).reduce((sum, p) => sum + p.lag, 0);
 
 async function lagFollowsConsumption(log: EventLog, topic: string): Promise<void> {
   const groupId = `lag-${RUN}`;
@@ -61,7 +66,10 @@ describe('file event log committedOffsets', () => {
   it('reports the stored position, and the lag rises and falls with consumption', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-committed-'));
     const log = createFileEventLog({ dataDir, pollIntervalMs: 20 });
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => log.close());
+    cleanups.push(
+      () => rm(dataDir, { recursive: true, force: true }),
+      () => log.close(),
+    );
     await expect(log.committedOffsets!('no/such', 'lag.topic')).rejects.toThrow(/illegal/);
     await lagFollowsConsumption(log, 'lag.topic');
   });
@@ -70,8 +78,15 @@ describe('file event log committedOffsets', () => {
 describe.skipIf(withoutEngines)('kafka event log committedOffsets', () => {
   it('reports the committed offsets through the topic prefix, and the lag rises and falls with consumption', async () => {
     const spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-committed-spool-'));
-    const kafka = createKafkaEventLog({ brokers: (await requireEngineUrl('KAFKA_BROKERS')).split(','), spoolDir, clientId: `committed-${RUN}` });
-    cleanups.push(() => rm(spoolDir, { recursive: true, force: true }), () => kafka.close());
+    const kafka = createKafkaEventLog({
+      brokers: (await requireEngineUrl('KAFKA_BROKERS')).split(','),
+      spoolDir,
+      clientId: `committed-${RUN}`,
+    });
+    cleanups.push(
+      () => rm(spoolDir, { recursive: true, force: true }),
+      () => kafka.close(),
+    );
     const log = withTopicPrefix(kafka, `${RUN}.`);
     expect(await log.committedOffsets!(`lag-${RUN}`, 'lag.none')).toEqual([]);
     await lagFollowsConsumption(log, 'lag.topic');

@@ -29,7 +29,9 @@ function publishRange(log: EventLog, topic: string, from: number, to: number): n
 describe.skipIf(withoutEngines)('kafka outage', () => {
   it('spools while Kafka is down, survives a gateway restart and drains exactly once, in order', async () => {
     const brokers = (await requireEngineUrl('KAFKA_BROKERS')).split(',');
-    expect(kafkaIsControllable(brokers), 'the outage test stops the run\'s Kafka; KAFKA_BROKERS must point at it').toBe(true);
+    expect(kafkaIsControllable(brokers), "the outage test stops the run's Kafka; KAFKA_BROKERS must point at it").toBe(
+      true,
+    );
     const spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-outage-spool-'));
     const topic = `test.outage.${RUN_ID}`;
     const logLines: string[] = [];
@@ -38,7 +40,12 @@ describe.skipIf(withoutEngines)('kafka outage', () => {
     let kafkaStopped = false;
     const consumerLines: string[] = [];
     const t0 = Date.now();
-    const consumerSide = createKafkaEventLog({ brokers, spoolDir: join(spoolDir, 'consumer-side'), logger: (level, message) => void (level !== 'debug' && consumerLines.push(`${Date.now() - t0}ms ${level} ${message}`)) });
+    const consumerSide = createKafkaEventLog({
+      brokers,
+      spoolDir: join(spoolDir, 'consumer-side'),
+      logger: (level, message) =>
+        void (level !== 'debug' && consumerLines.push(`${Date.now() - t0}ms ${level} ${message}`)),
+    });
     try {
       const before = createKafkaEventLog({ brokers, spoolDir, logger });
       publishRange(before, topic, 0, 100);

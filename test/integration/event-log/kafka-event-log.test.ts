@@ -22,7 +22,14 @@ const problems: string[] = [];
 beforeAll(async () => {
   brokers = (await requireEngineUrl('KAFKA_BROKERS')).split(',');
   spoolDir = await mkdtemp(join(tmpdir(), 'tollgate-kafka-spool-'));
-  log = createKafkaEventLog({ brokers, spoolDir, clientId: `test-${RUN_ID}`, logger: (level, message) => { if (level === 'error' || level === 'warn') problems.push(`${level} ${message}`); } });
+  log = createKafkaEventLog({
+    brokers,
+    spoolDir,
+    clientId: `test-${RUN_ID}`,
+    logger: (level, message) => {
+      if (level === 'error' || level === 'warn') problems.push(`${level} ${message}`);
+    },
+  });
 });
 afterAll(async () => {
   await log?.close();
@@ -36,7 +43,11 @@ describe.skipIf(withoutEngines)('kafka event log', () => {
     const immediate = await collect(log, `immediate-${RUN_ID}`, [topic]);
     log.publish({ topic, key: 'same', value: Buffer.from('warm-up') });
     await log.flush();
-    await waitUntil('both groups fetching', () => timed.accepted.length === 1 && immediate.accepted.length === 1, 60_000);
+    await waitUntil(
+      'both groups fetching',
+      () => timed.accepted.length === 1 && immediate.accepted.length === 1,
+      60_000,
+    );
     const [timedBefore, immediateBefore] = [timed.calls.length, immediate.calls.length];
     for (let i = 0; i < 10; i += 1) {
       log.publish({ topic, key: 'same', value: Buffer.from(String(i)) });
@@ -49,7 +60,9 @@ describe.skipIf(withoutEngines)('kafka event log', () => {
     const immediateBatches = immediate.calls.length - immediateBefore;
     expect(timedBatches).toBeLessThanOrEqual(3);
     expect(immediateBatches).toBeGreaterThan(timedBatches);
-    expect(timed.accepted.slice(1).map((r) => r.value.toString())).toEqual(Array.from({ length: 10 }, (_, i) => String(i)));
+    expect(timed.accepted.slice(1).map((r) => r.value.toString())).toEqual(
+      Array.from({ length: 10 }, (_, i) => String(i)),
+    );
   });
 
   it('keeps per-key order across partitions and delivers every record once', async () => {
@@ -85,12 +98,20 @@ describe.skipIf(withoutEngines)('kafka event log', () => {
     const topic = `test.redeliver.${RUN_ID}`;
     for (let i = 0; i < 12; i += 1) log.publish({ topic, key: 'one-key', value: Buffer.from(String(i)) });
     await log.flush();
-    const consumer = await collect(log, `redeliver-${RUN_ID}`, [topic], { maxBatchSize: 5, reject: (call) => call === 2 });
+    const consumer = await collect(log, `redeliver-${RUN_ID}`, [topic], {
+      maxBatchSize: 5,
+      reject: (call) => call === 2,
+    });
     await waitUntil('12 records', () => consumer.accepted.length >= 12);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await consumer.subscription.stop();
     expect(consumer.accepted.map((r) => r.value.toString())).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
-    expect(consumer.calls.map((c) => [c.size, c.rejected])).toEqual([[5, false], [5, true], [5, false], [2, false]]);
+    expect(consumer.calls.map((c) => [c.size, c.rejected])).toEqual([
+      [5, false],
+      [5, true],
+      [5, false],
+      [2, false],
+    ]);
     expect(consumer.calls[2]?.first).toBe(consumer.calls[1]?.first);
   });
 
@@ -109,7 +130,9 @@ describe.skipIf(withoutEngines)('kafka event log', () => {
     const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
     await admin.disconnect();
     const partition = first.accepted[0]?.partition;
-    expect(committed?.partitions.find((p) => p.partition === partition)?.offset).toBe(String(Number(first.accepted[3]?.offset) + 1));
+    expect(committed?.partitions.find((p) => p.partition === partition)?.offset).toBe(
+      String(Number(first.accepted[3]?.offset) + 1),
+    );
 
     const second = await collect(log, groupId, [topic], { maxBatchSize: 4 });
     await waitUntil('the remaining 6 records', () => second.accepted.length >= 6);

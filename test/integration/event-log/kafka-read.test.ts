@@ -24,11 +24,19 @@ describe.skipIf(withoutEngines)('kafka event log: group-less read', () => {
   let log: EventLog;
   let admin: ReturnType<Kafka['admin']>;
 
-  const groupsOf = async (prefix: string): Promise<string[]> => (await admin.listGroups()).groups.map((group) => group.groupId).filter((id) => id.startsWith(prefix));
+  const groupsOf = async (prefix: string): Promise<string[]> =>
+    (await admin.listGroups()).groups.map((group) => group.groupId).filter((id) => id.startsWith(prefix));
 
-  async function startRead(target: EventLog, options: Omit<ReadOptions, 'handleBatch' | 'topics'>): Promise<{ seen: DeliveredRecord[]; reading: Subscription }> {
+  async function startRead(
+    target: EventLog,
+    options: Omit<ReadOptions, 'handleBatch' | 'topics'>,
+  ): Promise<{ seen: DeliveredRecord[]; reading: Subscription }> {
     const seen: DeliveredRecord[] = [];
-    const reading = await target.read!({ ...options, topics: [TOPIC], handleBatch: async (records) => void seen.push(...records) });
+    const reading = await target.read!({
+      ...options,
+      topics: [TOPIC],
+      handleBatch: async (records) => void seen.push(...records),
+    });
     return { seen, reading };
   }
 
@@ -65,7 +73,11 @@ describe.skipIf(withoutEngines)('kafka event log: group-less read', () => {
 
   it('starts at given offsets', async () => {
     const ends = await log.endOffsets(TOPIC);
-    const from = ends.map(({ partition, offset }) => ({ topic: TOPIC, partition, offset: String(Math.max(0, Number(offset) - 1)) }));
+    const from = ends.map(({ partition, offset }) => ({
+      topic: TOPIC,
+      partition,
+      offset: String(Math.max(0, Number(offset) - 1)),
+    }));
     const expected = ends.filter((end) => end.offset !== '0').length;
     const { seen, reading } = await startRead(log, { name: `reader-${RUN}-b`, from });
     await waitUntil('the last record of each partition', () => seen.length === expected);

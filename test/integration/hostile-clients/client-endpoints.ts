@@ -18,7 +18,12 @@ export interface ClientEndpoint {
 }
 
 /** Models of the test gateway: each served by a channel of its own protocol on the fixture upstream. */
-export const MODELS = { chat: 'chat-model', responses: 'responses-model', anthropic: 'claude-model', gemini: 'gemini-model' } as const;
+export const MODELS = {
+  chat: 'chat-model',
+  responses: 'responses-model',
+  anthropic: 'claude-model',
+  gemini: 'gemini-model',
+} as const;
 
 const openaiAuth = (key: string) => ({ authorization: `Bearer ${key}` });
 const anthropicAuth = (key: string) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' });
@@ -32,7 +37,12 @@ const chatBody = {
   ],
   max_tokens: 16,
   temperature: 0.5,
-  tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+  tools: [
+    {
+      type: 'function',
+      function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    },
+  ],
 };
 
 const responsesBody = {
@@ -40,7 +50,9 @@ const responsesBody = {
   instructions: 'Be brief.',
   input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is the weather?' }] }],
   max_output_tokens: 16,
-  tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+  tools: [
+    { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  ],
 };
 
 const anthropicBody = {
@@ -55,21 +67,75 @@ const geminiBody = {
   contents: [{ role: 'user', parts: [{ text: 'What is the weather?' }] }],
   systemInstruction: { parts: [{ text: 'Be brief.' }] },
   generationConfig: { maxOutputTokens: 16, temperature: 0.5 },
-  tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } }] }],
+  tools: [
+    {
+      functionDeclarations: [
+        { name: 'get_weather', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } } } },
+      ],
+    },
+  ],
 };
 
 /** Every POST client endpoint with a valid body. */
 export const CLIENT_ENDPOINTS: ReadonlyArray<ClientEndpoint> = [
-  { name: 'chat completions', path: '/v1/chat/completions', envelope: 'openai', headers: openaiAuth, validBody: chatBody },
+  {
+    name: 'chat completions',
+    path: '/v1/chat/completions',
+    envelope: 'openai',
+    headers: openaiAuth,
+    validBody: chatBody,
+  },
   { name: 'responses', path: '/v1/responses', envelope: 'openai', headers: openaiAuth, validBody: responsesBody },
-  { name: 'responses input_tokens', path: '/v1/responses/input_tokens', envelope: 'openai', headers: openaiAuth, validBody: responsesBody },
-  { name: 'responses compact', path: '/v1/responses/compact', envelope: 'openai', headers: openaiAuth, validBody: { model: MODELS.chat, input: responsesBody.input } },
+  {
+    name: 'responses input_tokens',
+    path: '/v1/responses/input_tokens',
+    envelope: 'openai',
+    headers: openaiAuth,
+    validBody: responsesBody,
+  },
+  {
+    name: 'responses compact',
+    path: '/v1/responses/compact',
+    envelope: 'openai',
+    headers: openaiAuth,
+    validBody: { model: MODELS.chat, input: responsesBody.input },
+  },
   { name: 'messages', path: '/v1/messages', envelope: 'anthropic', headers: anthropicAuth, validBody: anthropicBody },
-  { name: 'messages count_tokens', path: '/v1/messages/count_tokens', envelope: 'anthropic', headers: anthropicAuth, validBody: { model: anthropicBody.model, messages: anthropicBody.messages, system: anthropicBody.system } },
-  { name: 'gemini generateContent', path: `/v1beta/models/${MODELS.gemini}:generateContent`, envelope: 'gemini', headers: geminiAuth, validBody: geminiBody },
-  { name: 'gemini streamGenerateContent', path: `/v1beta/models/${MODELS.gemini}:streamGenerateContent?alt=sse`, envelope: 'gemini', headers: geminiAuth, validBody: geminiBody },
-  { name: 'gemini countTokens', path: `/v1beta/models/${MODELS.gemini}:countTokens`, envelope: 'gemini', headers: geminiAuth, validBody: { contents: geminiBody.contents } },
-  { name: 'gemini countTokens (v1, translated)', path: `/v1/models/${MODELS.chat}:countTokens`, envelope: 'gemini', headers: geminiAuth, validBody: { contents: geminiBody.contents } },
+  {
+    name: 'messages count_tokens',
+    path: '/v1/messages/count_tokens',
+    envelope: 'anthropic',
+    headers: anthropicAuth,
+    validBody: { model: anthropicBody.model, messages: anthropicBody.messages, system: anthropicBody.system },
+  },
+  {
+    name: 'gemini generateContent',
+    path: `/v1beta/models/${MODELS.gemini}:generateContent`,
+    envelope: 'gemini',
+    headers: geminiAuth,
+    validBody: geminiBody,
+  },
+  {
+    name: 'gemini streamGenerateContent',
+    path: `/v1beta/models/${MODELS.gemini}:streamGenerateContent?alt=sse`,
+    envelope: 'gemini',
+    headers: geminiAuth,
+    validBody: geminiBody,
+  },
+  {
+    name: 'gemini countTokens',
+    path: `/v1beta/models/${MODELS.gemini}:countTokens`,
+    envelope: 'gemini',
+    headers: geminiAuth,
+    validBody: { contents: geminiBody.contents },
+  },
+  {
+    name: 'gemini countTokens (v1, translated)',
+    path: `/v1/models/${MODELS.chat}:countTokens`,
+    envelope: 'gemini',
+    headers: geminiAuth,
+    validBody: { contents: geminiBody.contents },
+  },
 ];
 
 /** Asserts that `body` is an error in `envelope`'s shape for HTTP `status`. */

@@ -13,7 +13,6 @@ export interface HostileBody {
   readonly mustRefuse: boolean;
 }
 
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = ReadonlyArray<string | number>;
 
@@ -71,9 +70,14 @@ export function wrongTypeBodies(valid: Json, random: () => number, perField = 4)
     const original = valueAt(valid, path);
     const candidates = WRONG_VALUES.filter((value) => typeOf(value) !== typeOf(original) || typeof value === 'string');
     const picked = new Set<Json>(typeof original === 'string' ? [WRONG_VALUES[6]!] : []);
-    while (picked.size < Math.min(perField, candidates.length)) picked.add(candidates[Math.floor(random() * candidates.length)]!);
+    while (picked.size < Math.min(perField, candidates.length))
+      picked.add(candidates[Math.floor(random() * candidates.length)]!);
     for (const value of picked) {
-      bodies.push({ label: `${path.join('.')} = ${JSON.stringify(value)}`, body: Buffer.from(JSON.stringify(withValueAt(valid, path, value))), mustRefuse: false });
+      bodies.push({
+        label: `${path.join('.')} = ${JSON.stringify(value)}`,
+        body: Buffer.from(JSON.stringify(withValueAt(valid, path, value))),
+        mustRefuse: false,
+      });
     }
   }
   return bodies;
@@ -87,7 +91,11 @@ export function nestedArrays(levels: number): string {
 /** The valid body's JSON with `extra` spliced in as one more member `"hostile": <extra>`. */
 function withMember(valid: Json, extra: string | Buffer): Buffer {
   const text = JSON.stringify(valid);
-  return Buffer.concat([Buffer.from(`${text.slice(0, -1)},"hostile":`), Buffer.isBuffer(extra) ? extra : Buffer.from(extra), Buffer.from('}')]);
+  return Buffer.concat([
+    Buffer.from(`${text.slice(0, -1)},"hostile":`),
+    Buffer.isBuffer(extra) ? extra : Buffer.from(extra),
+    Buffer.from('}'),
+  ]);
 }
 
 /**
@@ -104,11 +112,19 @@ export function damagedBodies(valid: Json, random: () => number, cuts = 6): Host
   }
   bodies.push(
     { label: 'nesting 5000 levels in a member', body: withMember(valid, nestedArrays(5000)), mustRefuse: true },
-    { label: 'nesting 5000 levels of objects', body: withMember(valid, '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)), mustRefuse: true },
+    {
+      label: 'nesting 5000 levels of objects',
+      body: withMember(valid, '{"a":'.repeat(5000) + '1' + '}'.repeat(5000)),
+      mustRefuse: true,
+    },
     { label: 'nesting 129 levels', body: withMember(valid, nestedArrays(128)), mustRefuse: true },
     { label: 'nesting 100000 levels, unterminated', body: Buffer.from('['.repeat(100_000)), mustRefuse: true },
     { label: 'an array of 100001 members', body: withMember(valid, `[${'0,'.repeat(100_000)}0]`), mustRefuse: true },
-    { label: 'invalid UTF-8 inside a string', body: withMember(valid, Buffer.from([0x22, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x22])), mustRefuse: false },
+    {
+      label: 'invalid UTF-8 inside a string',
+      body: withMember(valid, Buffer.from([0x22, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x22])),
+      mustRefuse: false,
+    },
     { label: 'invalid UTF-8 outside strings', body: withMember(valid, Buffer.from([0xff, 0xfe])), mustRefuse: true },
     { label: 'trailing garbage', body: Buffer.concat([text, Buffer.from('}{"x":')]), mustRefuse: true },
     { label: 'a __proto__ member', body: withMember(valid, '{"__proto__":{"polluted":true}}'), mustRefuse: true },

@@ -28,7 +28,15 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
-  const channel = (id: string, provider: string, protocol: WireFormat, model: string) => ({ id, provider, protocol, baseUrl: upstream.baseUrl(protocol), apiKey: UPSTREAM_SECRET, models: [model], modelMap: { [model]: 'text' } });
+  const channel = (id: string, provider: string, protocol: WireFormat, model: string) => ({
+    id,
+    provider,
+    protocol,
+    baseUrl: upstream.baseUrl(protocol),
+    apiKey: UPSTREAM_SECRET,
+    models: [model],
+    modelMap: { [model]: 'text' },
+  });
   gateway = await startTestGateway({
     channels: [
       channel('chat', 'deepseek', 'openai-chat', MODELS.chat),
@@ -56,9 +64,22 @@ function withQueryKey(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}key=${QUERY_SECRET}`;
 }
 
-async function send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
-  const response = await request(`${gateway.origin}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-  return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: await response.body.text() };
+async function send(
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<Answer> {
+  const response = await request(`${gateway.origin}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  return {
+    status: response.statusCode,
+    contentType: String(response.headers['content-type'] ?? ''),
+    text: await response.body.text(),
+  };
 }
 
 /**
@@ -81,7 +102,10 @@ function problemWith(answer: Answer, envelope: Envelope, mustRefuse: boolean): s
 }
 
 /** Runs `tasks` with at most `concurrency` in flight; returns the labelled problems found. */
-async function runAll(tasks: ReadonlyArray<{ label: string; run: () => Promise<string | undefined> }>, concurrency = 8): Promise<string[]> {
+async function runAll(
+  tasks: ReadonlyArray<{ label: string; run: () => Promise<string | undefined> }>,
+  concurrency = 8,
+): Promise<string[]> {
   const problems: string[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -95,16 +119,35 @@ async function runAll(tasks: ReadonlyArray<{ label: string; run: () => Promise<s
   return problems;
 }
 
-function bodyTasks(endpoint: (typeof CLIENT_ENDPOINTS)[number], bodies: ReadonlyArray<HostileBody>, contentType = 'application/json') {
+function bodyTasks(
+  endpoint: (typeof CLIENT_ENDPOINTS)[number],
+  bodies: ReadonlyArray<HostileBody>,
+  contentType = 'application/json',
+) {
   return bodies.map((hostile) => ({
     label: `${endpoint.name} ← ${hostile.label}`,
-    run: async () => problemWith(await send('POST', withQueryKey(endpoint.path), { 'content-type': contentType, ...endpoint.headers(TEST_KEY) }, hostile.body), endpoint.envelope, hostile.mustRefuse),
+    run: async () =>
+      problemWith(
+        await send(
+          'POST',
+          withQueryKey(endpoint.path),
+          { 'content-type': contentType, ...endpoint.headers(TEST_KEY) },
+          hostile.body,
+        ),
+        endpoint.envelope,
+        hostile.mustRefuse,
+      ),
   }));
 }
 
 describe.each(CLIENT_ENDPOINTS)('$name under hostile bodies', (endpoint) => {
   it('serves the valid body (control)', async () => {
-    const answer = await send('POST', endpoint.path, { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) }, Buffer.from(JSON.stringify(endpoint.validBody)));
+    const answer = await send(
+      'POST',
+      endpoint.path,
+      { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) },
+      Buffer.from(JSON.stringify(endpoint.validBody)),
+    );
     expect(answer.status, answer.text).toBe(200);
   });
 
@@ -115,16 +158,43 @@ describe.each(CLIENT_ENDPOINTS)('$name under hostile bodies', (endpoint) => {
   });
 
   it('refuses damaged JSON (truncated, invalid UTF-8, deep, too many members) with a 4xx in its envelope', async () => {
-    expect(await runAll(bodyTasks(endpoint, damagedBodies(endpoint.validBody as never, seededRandom(SEED))))).toEqual([]);
+    expect(await runAll(bodyTasks(endpoint, damagedBodies(endpoint.validBody as never, seededRandom(SEED))))).toEqual(
+      [],
+    );
   });
 
   it('answers odd content types in its envelope', async () => {
     const valid = Buffer.from(JSON.stringify(endpoint.validBody));
-    const tasks = ['text/plain', 'application/x-www-form-urlencoded', 'garbage', ';;;', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16'].map((type) => ({
+    const tasks = [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'garbage',
+      ';;;',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+    ].map((type) => ({
       label: `${endpoint.name} as ${type}`,
-      run: async () => problemWith(await send('POST', withQueryKey(endpoint.path), { 'content-type': type, ...endpoint.headers(TEST_KEY) }, valid), endpoint.envelope, false),
+      run: async () =>
+        problemWith(
+          await send(
+            'POST',
+            withQueryKey(endpoint.path),
+            { 'content-type': type, ...endpoint.headers(TEST_KEY) },
+            valid,
+          ),
+          endpoint.envelope,
+          false,
+        ),
     }));
-    tasks.push({ label: `${endpoint.name} without a body`, run: async () => problemWith(await send('POST', withQueryKey(endpoint.path), endpoint.headers(TEST_KEY)), endpoint.envelope, true) });
+    tasks.push({
+      label: `${endpoint.name} without a body`,
+      run: async () =>
+        problemWith(
+          await send('POST', withQueryKey(endpoint.path), endpoint.headers(TEST_KEY)),
+          endpoint.envelope,
+          true,
+        ),
+    });
     expect(await runAll(tasks)).toEqual([]);
   });
 });
@@ -132,7 +202,12 @@ describe.each(CLIENT_ENDPOINTS)('$name under hostile bodies', (endpoint) => {
 describe('limits checked before parsing', () => {
   it.each(CLIENT_ENDPOINTS)('$name: nesting beyond 128 levels is a 400 naming the limit', async (endpoint) => {
     const body = Buffer.from(`${JSON.stringify(endpoint.validBody).slice(0, -1)},"deep":${nestedArrays(5000)}}`);
-    const answer = await send('POST', endpoint.path, { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) }, body);
+    const answer = await send(
+      'POST',
+      endpoint.path,
+      { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) },
+      body,
+    );
     expect(answer.status, answer.text).toBe(400);
     expectErrorEnvelope(endpoint.envelope, 400, JSON.parse(answer.text));
     expect(answer.text).toContain('128 levels');
@@ -142,63 +217,211 @@ describe('limits checked before parsing', () => {
     const endpoint = CLIENT_ENDPOINTS[0]!;
     // The top-level object is level 1, the member adds 127.
     const body = Buffer.from(`${JSON.stringify(endpoint.validBody).slice(0, -1)},"deep":${nestedArrays(127)}}`);
-    const answer = await send('POST', endpoint.path, { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) }, body);
+    const answer = await send(
+      'POST',
+      endpoint.path,
+      { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) },
+      body,
+    );
     expect(answer.text).not.toContain('json_too_deep');
     expect(answer.status).toBeLessThan(500);
   });
 
-  it.each(['/v1/chat/completions', '/v1/messages', `/v1beta/models/${MODELS.gemini}:generateContent`])('%s: a string over 16 MiB is a 413 in the client envelope', async (path) => {
-    const endpoint = CLIENT_ENDPOINTS.find((e) => e.path === path)!;
-    const body = Buffer.from(`${JSON.stringify(endpoint.validBody).slice(0, -1)},"huge":"${'a'.repeat(16 * 1024 * 1024 + 1)}"}`);
-    const answer = await send('POST', endpoint.path, { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) }, body);
-    expect(answer.status, answer.text.slice(0, 200)).toBe(413);
-    expectErrorEnvelope(endpoint.envelope, 413, JSON.parse(answer.text));
-    expect(answer.text).toContain('16777216 bytes');
-  });
+  it.each(['/v1/chat/completions', '/v1/messages', `/v1beta/models/${MODELS.gemini}:generateContent`])(
+    '%s: a string over 16 MiB is a 413 in the client envelope',
+    async (path) => {
+      const endpoint = CLIENT_ENDPOINTS.find((e) => e.path === path)!;
+      const body = Buffer.from(
+        `${JSON.stringify(endpoint.validBody).slice(0, -1)},"huge":"${'a'.repeat(16 * 1024 * 1024 + 1)}"}`,
+      );
+      const answer = await send(
+        'POST',
+        endpoint.path,
+        { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) },
+        body,
+      );
+      expect(answer.status, answer.text.slice(0, 200)).toBe(413);
+      expectErrorEnvelope(endpoint.envelope, 413, JSON.parse(answer.text));
+      expect(answer.text).toContain('16777216 bytes');
+    },
+  );
 });
 
 describe('token counting of special-token text', () => {
-  it.each(CLIENT_ENDPOINTS.filter((e) => /count|input_tokens/i.test(e.name)))('$name counts "<|endoftext|>" as text (was a 500)', async (endpoint) => {
-    const body = JSON.stringify(endpoint.validBody).replace('What is the weather?', '<|endoftext|> and <|endofprompt|>');
-    const answer = await send('POST', endpoint.path, { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) }, Buffer.from(body));
-    expect(answer.status, answer.text).toBe(200);
-  });
+  it.each(CLIENT_ENDPOINTS.filter((e) => /count|input_tokens/i.test(e.name)))(
+    '$name counts "<|endoftext|>" as text (was a 500)',
+    async (endpoint) => {
+      const body = JSON.stringify(endpoint.validBody).replace(
+        'What is the weather?',
+        '<|endoftext|> and <|endofprompt|>',
+      );
+      const answer = await send(
+        'POST',
+        endpoint.path,
+        { 'content-type': 'application/json', ...endpoint.headers(TEST_KEY) },
+        Buffer.from(body),
+      );
+      expect(answer.status, answer.text).toBe(200);
+    },
+  );
 });
 
 describe('malformed URLs and unknown routes', () => {
   // A `?key=` is appended to every path (the listing at /v1/models would take it for a Gemini
   // client's key, so those cases go without: `query: false`).
   const geminiBody = JSON.stringify(CLIENT_ENDPOINTS.find((e) => e.envelope === 'gemini')!.validBody);
-  const cases: ReadonlyArray<{ method: 'GET' | 'POST'; path: string; headers: Record<string, string>; envelope: Envelope; status: number; body?: string; query?: false }> = [
+  const cases: ReadonlyArray<{
+    method: 'GET' | 'POST';
+    path: string;
+    headers: Record<string, string>;
+    envelope: Envelope;
+    status: number;
+    body?: string;
+    query?: false;
+  }> = [
     // `%25ZZ` is a well-formed escape of the model name `%ZZ`: an unknown model, never a throw.
-    { method: 'POST', path: `/v1beta/models/%25ZZ:generateContent`, headers: { 'x-goog-api-key': TEST_KEY }, envelope: 'gemini', status: 404, body: geminiBody },
-    { method: 'POST', path: `/v1beta/models/%ZZ:generateContent`, headers: { 'x-goog-api-key': TEST_KEY }, envelope: 'gemini', status: 400 },
-    { method: 'POST', path: `/v1/models/%E0%A4%A:countTokens`, headers: { 'x-goog-api-key': TEST_KEY }, envelope: 'gemini', status: 400 },
-    { method: 'GET', path: '/v1/models/%25ZZ', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 404, query: false },
-    { method: 'GET', path: '/v1/models/%ZZ', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 400, query: false },
-    { method: 'GET', path: '/v1/models/%ZZ', headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' }, envelope: 'anthropic', status: 400, query: false },
+    {
+      method: 'POST',
+      path: `/v1beta/models/%25ZZ:generateContent`,
+      headers: { 'x-goog-api-key': TEST_KEY },
+      envelope: 'gemini',
+      status: 404,
+      body: geminiBody,
+    },
+    {
+      method: 'POST',
+      path: `/v1beta/models/%ZZ:generateContent`,
+      headers: { 'x-goog-api-key': TEST_KEY },
+      envelope: 'gemini',
+      status: 400,
+    },
+    {
+      method: 'POST',
+      path: `/v1/models/%E0%A4%A:countTokens`,
+      headers: { 'x-goog-api-key': TEST_KEY },
+      envelope: 'gemini',
+      status: 400,
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/%25ZZ',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 404,
+      query: false,
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/%ZZ',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 400,
+      query: false,
+    },
+    {
+      method: 'GET',
+      path: '/v1/models/%ZZ',
+      headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
+      envelope: 'anthropic',
+      status: 400,
+      query: false,
+    },
     { method: 'GET', path: '/v1/models/%ZZ', headers: {}, envelope: 'gemini', status: 400 },
-    { method: 'GET', path: '/v1beta/models/%25ZZ', headers: { 'x-goog-api-key': TEST_KEY }, envelope: 'gemini', status: 404 },
-    { method: 'POST', path: '/v1/chat/completions%ZZ', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 400 },
-    { method: 'POST', path: '/v1/responses%ZZ', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 400 },
+    {
+      method: 'GET',
+      path: '/v1beta/models/%25ZZ',
+      headers: { 'x-goog-api-key': TEST_KEY },
+      envelope: 'gemini',
+      status: 404,
+    },
+    {
+      method: 'POST',
+      path: '/v1/chat/completions%ZZ',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 400,
+    },
+    {
+      method: 'POST',
+      path: '/v1/responses%ZZ',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 400,
+    },
     { method: 'POST', path: '/v1/messages%ZZ', headers: { 'x-api-key': TEST_KEY }, envelope: 'anthropic', status: 400 },
-    { method: 'POST', path: '/v1/messages/count_tokens%C3', headers: { 'x-api-key': TEST_KEY }, envelope: 'anthropic', status: 400 },
-    { method: 'GET', path: '/v1/responses/%ZZ', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 400 },
-    { method: 'GET', path: `/v1/responses/resp_${'x'.repeat(300)}`, headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 414 },
-    { method: 'GET', path: '/v1/responses/resp_unknown', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 404 },
-    { method: 'POST', path: '/v1/nothing-here', headers: { authorization: `Bearer ${TEST_KEY}` }, envelope: 'openai', status: 404 },
-    { method: 'POST', path: '/v1/messages/nothing-here', headers: { 'x-api-key': TEST_KEY }, envelope: 'anthropic', status: 404 },
-    { method: 'POST', path: '/v1beta/nothing-here', headers: { 'x-goog-api-key': TEST_KEY }, envelope: 'gemini', status: 404 },
+    {
+      method: 'POST',
+      path: '/v1/messages/count_tokens%C3',
+      headers: { 'x-api-key': TEST_KEY },
+      envelope: 'anthropic',
+      status: 400,
+    },
+    {
+      method: 'GET',
+      path: '/v1/responses/%ZZ',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 400,
+    },
+    {
+      method: 'GET',
+      path: `/v1/responses/resp_${'x'.repeat(300)}`,
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 414,
+    },
+    {
+      method: 'GET',
+      path: '/v1/responses/resp_unknown',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 404,
+    },
+    {
+      method: 'POST',
+      path: '/v1/nothing-here',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      envelope: 'openai',
+      status: 404,
+    },
+    {
+      method: 'POST',
+      path: '/v1/messages/nothing-here',
+      headers: { 'x-api-key': TEST_KEY },
+      envelope: 'anthropic',
+      status: 404,
+    },
+    {
+      method: 'POST',
+      path: '/v1beta/nothing-here',
+      headers: { 'x-goog-api-key': TEST_KEY },
+      envelope: 'gemini',
+      status: 404,
+    },
     { method: 'GET', path: '/v1/models', headers: {}, envelope: 'openai', status: 401, query: false },
     { method: 'GET', path: '/v1/models', headers: {}, envelope: 'gemini', status: 401 },
-    { method: 'GET', path: '/v1beta/models', headers: { 'x-goog-api-key': 'sk-wrong-key-000000' }, envelope: 'gemini', status: 401 },
+    {
+      method: 'GET',
+      path: '/v1beta/models',
+      headers: { 'x-goog-api-key': 'sk-wrong-key-000000' },
+      envelope: 'gemini',
+      status: 401,
+    },
   ];
 
-  it.each(cases)('$method $path → $status ($envelope), never quoting ?key=', async ({ method, path, headers, envelope, status, body, query }) => {
-    const answer = await send(method, query === false ? path : withQueryKey(path), { 'content-type': 'application/json', ...headers }, method === 'POST' ? Buffer.from(body ?? '{}') : undefined);
-    expect(problemWith(answer, envelope, true)).toBeUndefined();
-    expect(answer.status, answer.text).toBe(status);
-  });
+  it.each(cases)(
+    '$method $path → $status ($envelope), never quoting ?key=',
+    async ({ method, path, headers, envelope, status, body, query }) => {
+      const answer = await send(
+        method,
+        query === false ? path : withQueryKey(path),
+        { 'content-type': 'application/json', ...headers },
+        method === 'POST' ? Buffer.from(body ?? '{}') : undefined,
+      );
+      expect(problemWith(answer, envelope, true)).toBeUndefined();
+      expect(answer.status, answer.text).toBe(status);
+    },
+  );
 
   it('GET listings still answer with a key in the query', async () => {
     expect((await send('GET', `/v1/models?key=${TEST_KEY}`, {})).status).toBe(200);
@@ -228,7 +451,9 @@ describe('malformed HTTP on the socket', () => {
     [`/v1beta/models/${MODELS.gemini}:generateContent`, 'gemini'],
     ['/v1/chat/completions', 'openai'],
   ] as const)('a header with a control character on %s → 400 in the %s envelope', async (path, envelope) => {
-    const answer = await sendRaw(`POST ${path}?key=${QUERY_SECRET} HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nContent-Length: 2\r\n\r\n{}`);
+    const answer = await sendRaw(
+      `POST ${path}?key=${QUERY_SECRET} HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\nContent-Length: 2\r\n\r\n{}`,
+    );
     expect(answer.status).toBe(400);
     expectErrorEnvelope(envelope, 400, JSON.parse(answer.body));
     expect(answer.body).not.toContain(QUERY_SECRET);
@@ -245,7 +470,13 @@ describe('Responses WebSocket mode', () => {
   it('a message nested 5,000 levels deep gets an error event and the connection stays usable', async () => {
     const raw = await RawConnection.open(gateway.origin, TEST_KEY);
     raw.socket.send(`{"type":"response.create","model":"${MODELS.chat}","input":"hi","deep":${nestedArrays(5000)}}`);
-    expect(await raw.nextTurn()).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ code: 'json_too_deep' }) })]);
+    expect(await raw.nextTurn()).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        status: 400,
+        error: expect.objectContaining({ code: 'json_too_deep' }),
+      }),
+    ]);
     raw.socket.send(JSON.stringify({ type: 'response.create', model: MODELS.chat, input: 'hi' }));
     expect((await raw.nextTurn()).at(-1)).toMatchObject({ type: 'response.completed' });
     raw.socket.close();

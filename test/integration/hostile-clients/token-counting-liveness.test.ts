@@ -31,9 +31,14 @@ let apiKey = '';
 let dataDir = '';
 
 async function admin(method: 'PUT' | 'POST', path: string, body: unknown): Promise<any> {
-  const response = await request(`${gateway.origin}/admin/api${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await request(`${gateway.origin}/admin/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await response.body.json()) as any;
-  if (response.statusCode >= 300) throw new Error(`admin ${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+  if (response.statusCode >= 300)
+    throw new Error(`admin ${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -42,7 +47,16 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tollgate-liveness-'));
   const configPath = join(dataDir, 'tollgate.json');
   writeFileSync(configPath, JSON.stringify({ channels: [], keys: [] }));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', TOLLGATE_DATA_DIR: dataDir, TOLLGATE_CONFIG: configPath, TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN, TOLLGATE_CONSUMERS: 'off' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    TOLLGATE_DATA_DIR: dataDir,
+    TOLLGATE_CONFIG: configPath,
+    TOLLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+    TOLLGATE_CONSUMERS: 'off',
+  };
   for (const name of ['KAFKA_BROKERS', 'REDIS_URL', 'CLICKHOUSE_URL']) delete env[name];
   gateway = await spawnGateway(env, 60_000);
   const channels = [
@@ -52,7 +66,14 @@ beforeAll(async () => {
     { id: 'live-chat', provider: 'openai', protocol: 'openai-chat', model: 'chat-live' },
   ] as const;
   for (const channel of channels) {
-    await admin('PUT', `/channels/${channel.id}`, { provider: channel.provider, protocol: channel.protocol, baseUrl: upstream.baseUrl(channel.protocol), apiKey: 'upstream-key', modelMap: { [channel.model]: 'text' }, tpm: 900_000_000 });
+    await admin('PUT', `/channels/${channel.id}`, {
+      provider: channel.provider,
+      protocol: channel.protocol,
+      baseUrl: upstream.baseUrl(channel.protocol),
+      apiKey: 'upstream-key',
+      modelMap: { [channel.model]: 'text' },
+      tpm: 900_000_000,
+    });
   }
   apiKey = (await admin('POST', '/keys', { name: 'liveness', tpm: 900_000_000 })).apiKey as string;
 }, 90_000);
@@ -72,7 +93,12 @@ interface Answer {
 /** POSTs `body` and reads the answer; gives up (throws) after `limitMs`. */
 async function post(path: string, headers: Record<string, string>, body: string, limitMs: number): Promise<Answer> {
   const started = performance.now();
-  const response = await request(`${gateway.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(limitMs) });
+  const response = await request(`${gateway.origin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal: AbortSignal.timeout(limitMs),
+  });
   const text = await response.body.text();
   return { status: response.statusCode, body: JSON.parse(text), ms: performance.now() - started };
 }
@@ -82,15 +108,56 @@ function bigRequests(): Array<{ name: string; send: () => Promise<Answer> }> {
   const bearer = { authorization: `Bearer ${apiKey}` };
   const messages = JSON.stringify({ model: 'claude-live', messages: [{ role: 'user', content: run }] });
   return [
-    { name: 'anthropic count_tokens', send: () => post('/v1/messages/count_tokens', { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' }, messages, BIG_ANSWER_LIMIT_MS) },
-    { name: 'responses input_tokens', send: () => post('/v1/responses/input_tokens', bearer, JSON.stringify({ model: 'responses-live', input: run }), BIG_ANSWER_LIMIT_MS) },
-    { name: 'gemini countTokens', send: () => post('/v1beta/models/gemini-live:countTokens', { 'x-goog-api-key': apiKey }, JSON.stringify({ contents: [{ role: 'user', parts: [{ text: run }] }] }), BIG_ANSWER_LIMIT_MS) },
-    { name: 'chat completion (key and channel TPM)', send: () => post('/v1/chat/completions', bearer, JSON.stringify({ model: 'chat-live', messages: [{ role: 'user', content: run }] }), BIG_ANSWER_LIMIT_MS) },
+    {
+      name: 'anthropic count_tokens',
+      send: () =>
+        post(
+          '/v1/messages/count_tokens',
+          { 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
+          messages,
+          BIG_ANSWER_LIMIT_MS,
+        ),
+    },
+    {
+      name: 'responses input_tokens',
+      send: () =>
+        post(
+          '/v1/responses/input_tokens',
+          bearer,
+          JSON.stringify({ model: 'responses-live', input: run }),
+          BIG_ANSWER_LIMIT_MS,
+        ),
+    },
+    {
+      name: 'gemini countTokens',
+      send: () =>
+        post(
+          '/v1beta/models/gemini-live:countTokens',
+          { 'x-goog-api-key': apiKey },
+          JSON.stringify({ contents: [{ role: 'user', parts: [{ text: run }] }] }),
+          BIG_ANSWER_LIMIT_MS,
+        ),
+    },
+    {
+      name: 'chat completion (key and channel TPM)',
+      send: () =>
+        post(
+          '/v1/chat/completions',
+          bearer,
+          JSON.stringify({ model: 'chat-live', messages: [{ role: 'user', content: run }] }),
+          BIG_ANSWER_LIMIT_MS,
+        ),
+    },
   ];
 }
 
 function smallRequest(): Promise<Answer> {
-  return post('/v1/chat/completions', { authorization: `Bearer ${apiKey}` }, JSON.stringify({ model: 'chat-live', messages: [{ role: 'user', content: 'Hello' }] }), SMALL_ANSWER_LIMIT_MS);
+  return post(
+    '/v1/chat/completions',
+    { authorization: `Bearer ${apiKey}` },
+    JSON.stringify({ model: 'chat-live', messages: [{ role: 'user', content: 'Hello' }] }),
+    SMALL_ANSWER_LIMIT_MS,
+  );
 }
 
 describe('token counting on 4 MiB runs of one character', () => {
@@ -108,7 +175,11 @@ describe('token counting on 4 MiB runs of one character', () => {
     const allBig = Promise.allSettled(big);
     // Small requests one after another until every big one is answered (or one small one is not).
     while (inFlight > 0) {
-      const small = await smallRequest().catch((error: Error) => ({ status: 0, body: { error: error.message }, ms: SMALL_ANSWER_LIMIT_MS }));
+      const small = await smallRequest().catch((error: Error) => ({
+        status: 0,
+        body: { error: error.message },
+        ms: SMALL_ANSWER_LIMIT_MS,
+      }));
       if (inFlight > 0) smallDuringBig.push(small);
       expect(small.status, `a small request while big ones were in flight: ${JSON.stringify(small.body)}`).toBe(200);
       expect(small.ms).toBeLessThan(SMALL_ANSWER_LIMIT_MS);
@@ -117,7 +188,12 @@ describe('token counting on 4 MiB runs of one character', () => {
     expect(smallDuringBig.length).toBeGreaterThan(0);
 
     const results = await allBig;
-    const answers = Object.fromEntries(results.map((result, i) => [requests[i]!.name, result.status === 'fulfilled' ? result.value.answer : result.reason]));
+    const answers = Object.fromEntries(
+      results.map((result, i) => [
+        requests[i]!.name,
+        result.status === 'fulfilled' ? result.value.answer : result.reason,
+      ]),
+    );
     for (const [name, answer] of Object.entries(answers)) {
       expect(answer, name).toMatchObject({ status: 200 });
       expect((answer as Answer).ms, name).toBeLessThan(BIG_ANSWER_LIMIT_MS);

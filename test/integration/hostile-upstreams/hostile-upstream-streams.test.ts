@@ -9,13 +9,23 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, TEST_KEY, waitFor, type TestGateway } from '../../support/start-gateway.ts';
-import { startHostileUpstream, type HostileBehaviour, type HostileProtocol, type HostileUpstream } from '../../support/hostile-upstream.ts';
+import {
+  startHostileUpstream,
+  type HostileBehaviour,
+  type HostileProtocol,
+  type HostileUpstream,
+} from '../../support/hostile-upstream.ts';
 
 type ClientKind = HostileProtocol | 'openai-responses-stored';
 
 const PROTOCOLS: ReadonlyArray<HostileProtocol> = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
 const BEHAVIOURS: ReadonlyArray<HostileBehaviour> = ['cut', 'cut-clean', 'drip', 'bad-utf8', 'slow'];
-const PROVIDER: Readonly<Record<HostileProtocol, string>> = { 'openai-chat': 'openai', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+const PROVIDER: Readonly<Record<HostileProtocol, string>> = {
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+  'anthropic-messages': 'anthropic',
+  gemini: 'gemini',
+};
 
 let upstream: HostileUpstream;
 let gateway: TestGateway;
@@ -47,19 +57,42 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-function clientRequest(client: ClientKind, model: string): { path: string; headers: Record<string, string>; body: unknown } {
+function clientRequest(
+  client: ClientKind,
+  model: string,
+): { path: string; headers: Record<string, string>; body: unknown } {
   const messages = [{ role: 'user', content: 'hi' }];
   switch (client) {
     case 'openai-chat':
-      return { path: '/v1/chat/completions', headers: { authorization: `Bearer ${TEST_KEY}` }, body: { model, stream: true, stream_options: { include_usage: true }, messages } };
+      return {
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${TEST_KEY}` },
+        body: { model, stream: true, stream_options: { include_usage: true }, messages },
+      };
     case 'openai-responses':
-      return { path: '/v1/responses', headers: { authorization: `Bearer ${TEST_KEY}` }, body: { model, stream: true, store: false, input: 'hi' } };
+      return {
+        path: '/v1/responses',
+        headers: { authorization: `Bearer ${TEST_KEY}` },
+        body: { model, stream: true, store: false, input: 'hi' },
+      };
     case 'openai-responses-stored':
-      return { path: '/v1/responses', headers: { authorization: `Bearer ${TEST_KEY}` }, body: { model, stream: true, input: 'hi' } };
+      return {
+        path: '/v1/responses',
+        headers: { authorization: `Bearer ${TEST_KEY}` },
+        body: { model, stream: true, input: 'hi' },
+      };
     case 'anthropic-messages':
-      return { path: '/v1/messages', headers: { 'x-api-key': TEST_KEY }, body: { model, stream: true, max_tokens: 100, messages } };
+      return {
+        path: '/v1/messages',
+        headers: { 'x-api-key': TEST_KEY },
+        body: { model, stream: true, max_tokens: 100, messages },
+      };
     case 'gemini':
-      return { path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`, headers: { 'x-goog-api-key': TEST_KEY }, body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } };
+      return {
+        path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+        headers: { 'x-goog-api-key': TEST_KEY },
+        body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+      };
   }
 }
 
@@ -96,7 +129,8 @@ function parseClientStream(text: string, client: ClientKind): ParsedFrame[] {
     }
     expect(data, `frame without data: ${JSON.stringify(block)}`).toHaveLength(1);
     const payload = data[0] as string;
-    if (payload !== '[DONE]') expect(() => JSON.parse(payload), `data is not JSON: ${payload.slice(0, 200)}`).not.toThrow();
+    if (payload !== '[DONE]')
+      expect(() => JSON.parse(payload), `data is not JSON: ${payload.slice(0, 200)}`).not.toThrow();
     frames.push({ event, data: payload });
   }
   return frames;
@@ -124,7 +158,11 @@ function expectErrorEnding(frames: ParsedFrame[], client: ClientKind): void {
 
 async function stream(client: ClientKind, model: string): Promise<{ status: number; text: string }> {
   const spec = clientRequest(client, model);
-  const response = await request(`${gateway.origin}${spec.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...spec.headers }, body: JSON.stringify(spec.body) });
+  const response = await request(`${gateway.origin}${spec.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...spec.headers },
+    body: JSON.stringify(spec.body),
+  });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
@@ -149,34 +187,43 @@ async function outcomeOf(model: string): Promise<(typeof gateway.outcomes)[numbe
 }
 
 function takeOutcomes(model: string): void {
-  for (let i = gateway.outcomes.length - 1; i >= 0; i--) if (gateway.outcomes[i]?.model === model) gateway.outcomes.splice(i, 1);
+  for (let i = gateway.outcomes.length - 1; i >= 0; i--)
+    if (gateway.outcomes[i]?.model === model) gateway.outcomes.splice(i, 1);
 }
 
 describe('an upstream stream cut in the middle of an event', () => {
-  it.each(CASES)('%s: complete frames, the error event, the end', { timeout: 8000 }, async (_name, client, protocol) => {
-    const model = `cut-${protocol}`;
-    takeOutcomes(model);
-    const { status, text } = await stream(client, model);
-    expect(status).toBe(200);
-    const frames = parseClientStream(text, client);
-    expectErrorEnding(frames, client);
-    const outcome = await outcomeOf(model);
-    expect(outcome.status).toBe('failed');
-    expect(outcome.errorKind).toBe('upstream-unavailable');
-  });
+  it.each(CASES)(
+    '%s: complete frames, the error event, the end',
+    { timeout: 8000 },
+    async (_name, client, protocol) => {
+      const model = `cut-${protocol}`;
+      takeOutcomes(model);
+      const { status, text } = await stream(client, model);
+      expect(status).toBe(200);
+      const frames = parseClientStream(text, client);
+      expectErrorEnding(frames, client);
+      const outcome = await outcomeOf(model);
+      expect(outcome.status).toBe('failed');
+      expect(outcome.errorKind).toBe('upstream-unavailable');
+    },
+  );
 });
 
 describe('an upstream answer that ends cleanly in the middle of an event', () => {
-  it.each(CASES)('%s: complete frames, the error event, the end', { timeout: 8000 }, async (_name, client, protocol) => {
-    const model = `cut-clean-${protocol}`;
-    takeOutcomes(model);
-    const { status, text } = await stream(client, model);
-    expect(status).toBe(200);
-    expectErrorEnding(parseClientStream(text, client), client);
-    const outcome = await outcomeOf(model);
-    expect(outcome.status).toBe('failed');
-    expect(outcome.errorKind).toBe('upstream-malformed');
-  });
+  it.each(CASES)(
+    '%s: complete frames, the error event, the end',
+    { timeout: 8000 },
+    async (_name, client, protocol) => {
+      const model = `cut-clean-${protocol}`;
+      takeOutcomes(model);
+      const { status, text } = await stream(client, model);
+      expect(status).toBe(200);
+      expectErrorEnding(parseClientStream(text, client), client);
+      const outcome = await outcomeOf(model);
+      expect(outcome.status).toBe('failed');
+      expect(outcome.errorKind).toBe('upstream-malformed');
+    },
+  );
 });
 
 describe('an upstream that drips one byte every 200 ms', () => {
@@ -218,7 +265,11 @@ describe('bytes that are not UTF-8 inside a text delta', () => {
     const model = `bad-utf8-${protocol}`;
     takeOutcomes(model);
     const spec = clientRequest(client, model);
-    const response = await request(`${gateway.origin}${spec.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...spec.headers }, body: JSON.stringify(spec.body) });
+    const response = await request(`${gateway.origin}${spec.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...spec.headers },
+      body: JSON.stringify(spec.body),
+    });
     const bytes = Buffer.from(await response.body.arrayBuffer());
     expect(response.statusCode).toBe(200);
     // Valid UTF-8 throughout: a fatal decoder accepts the whole body.

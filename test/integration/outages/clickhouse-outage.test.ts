@@ -14,12 +14,19 @@ import { startConsumerPipeline, type RunningConsumerPipeline } from '../../../co
 import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import type { AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
 import type { PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
-import { eventually, isolatedEngineSettings, startTestSystem, type TestSystem } from '../../support/pipeline-harness.ts';
+import {
+  eventually,
+  isolatedEngineSettings,
+  startTestSystem,
+  type TestSystem,
+} from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
 import { withoutEngines } from '../../support/engines.ts';
 
 const CHANNELS = [{ id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'] }];
-const PRICES: PriceEntryConfig[] = [{ model: 'chat-model', inputPerMTok: 0.3, outputPerMTok: 1.2, effectiveFrom: '2020-01-01T00:00:00Z' }];
+const PRICES: PriceEntryConfig[] = [
+  { model: 'chat-model', inputPerMTok: 0.3, outputPerMTok: 1.2, effectiveFrom: '2020-01-01T00:00:00Z' },
+];
 
 /** A TCP relay to `target` that can be shut (listener closed, live connections destroyed) and opened again on the same port. */
 class SwitchableRelay {
@@ -57,15 +64,23 @@ let relay: SwitchableRelay;
 let relayedAnalytics: AnalyticsStore;
 let consumers: RunningConsumerPipeline | undefined;
 
-const count = async (table: string): Promise<number> => Number((await system.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`))[0]?.n ?? 0);
-const distinctRequests = async (): Promise<number> => Number((await system.analytics.query<{ n: string }>('SELECT toString(uniqExact(request_id)) AS n FROM consumption_log'))[0]?.n ?? 0);
+const count = async (table: string): Promise<number> =>
+  Number((await system.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`))[0]?.n ?? 0);
+const distinctRequests = async (): Promise<number> =>
+  Number(
+    (await system.analytics.query<{ n: string }>('SELECT toString(uniqExact(request_id)) AS n FROM consumption_log'))[0]
+      ?.n ?? 0,
+  );
 
 async function send(total: number, label: string): Promise<number[]> {
   const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${system.origin}/v1`, maxRetries: 0 });
   const latencies: number[] = [];
   for (let i = 0; i < total; i++) {
     const started = performance.now();
-    const reply = await openai.chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: `${label} ${i}` }] });
+    const reply = await openai.chat.completions.create({
+      model: 'chat-model',
+      messages: [{ role: 'user', content: `${label} ${i}` }],
+    });
     latencies.push(performance.now() - started);
     expect(reply.choices[0]?.message.content).toBe(`Mock reply to: ${label} ${i}`);
   }
@@ -84,7 +99,14 @@ beforeAll(async () => {
   relay = new SwitchableRelay({ host: target.hostname, port: Number(target.port) });
   await relay.open();
   relayedAnalytics = openAnalyticsStore({ ...settings, clickhouseUrl: `http://127.0.0.1:${relay.port}` });
-  consumers = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: system.eventLog, state: system.state, analytics: relayedAnalytics, log: () => undefined, maxBatchSize: 5 });
+  consumers = await startConsumerPipeline({
+    runners: CONSUMER_PIPELINE_RUNNERS,
+    eventLog: system.eventLog,
+    state: system.state,
+    analytics: relayedAnalytics,
+    log: () => undefined,
+    maxBatchSize: 5,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -115,6 +137,8 @@ describe.skipIf(withoutEngines)('ClickHouse outage', () => {
     expect(system.outcomes.filter((o) => o.status === 'completed')).toHaveLength(50);
     // Latency during the outage stays that of a healthy gateway (generous bound: a loaded CI machine).
     expect(median(during)).toBeLessThan(Math.max(200, median(before) * 5));
-    process.stdout.write(`ClickHouse outage: p50 ${median(before).toFixed(1)} ms before, ${median(during).toFixed(1)} ms during; caught up ${recoveryMs} ms after it returned; rows lost 0 of 50\n`);
+    process.stdout.write(
+      `ClickHouse outage: p50 ${median(before).toFixed(1)} ms before, ${median(during).toFixed(1)} ms during; caught up ${recoveryMs} ms after it returned; rows lost 0 of 50\n`,
+    );
   }, 240_000);
 });

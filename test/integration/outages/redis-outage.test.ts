@@ -40,7 +40,11 @@ function pings(port: number): Promise<boolean> {
 
 /** Starts redis-server on `port` (no persistence) and waits until it answers. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 10_000;
   while (!(await pings(port))) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server did not start on port ${port}`);
@@ -71,7 +75,11 @@ async function startNode(url: string, mockBaseUrl: string, env: Record<string, s
   const limiter = createRedisRateLimiter(options);
   const stateStore = createRedisStateStore(options);
   const sessionStore = createRedisSessionStore(options);
-  const gateway = await startTestGateway({ channels: [{ id: 'mock', provider: 'mock', protocol: 'openai-chat', models: ['mock-1'] }] }, { mockBaseUrl, limiter, stateStore, sessionStore, healthRefreshMs: 200 }, { TOLLGATE_ADMIN_TOKEN: ADMIN, ...env });
+  const gateway = await startTestGateway(
+    { channels: [{ id: 'mock', provider: 'mock', protocol: 'openai-chat', models: ['mock-1'] }] },
+    { mockBaseUrl, limiter, stateStore, sessionStore, healthRefreshMs: 200 },
+    { TOLLGATE_ADMIN_TOKEN: ADMIN, ...env },
+  );
   return {
     gateway,
     logs,
@@ -83,19 +91,35 @@ async function startNode(url: string, mockBaseUrl: string, env: Record<string, s
 }
 
 async function createKey(node: Node, body: Record<string, unknown>): Promise<string> {
-  const response = await request(`${node.gateway.origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await request(`${node.gateway.origin}/admin/api/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await response.body.json()) as { apiKey: string };
   expect(response.statusCode, JSON.stringify(json)).toBe(201);
   return json.apiKey;
 }
 
 /** One chat request: its status, body and how long it took (ms). */
-async function chat(node: Node, key: string): Promise<{ status: number; ms: number; body: any; retryAfter: string | undefined }> {
+async function chat(
+  node: Node,
+  key: string,
+): Promise<{ status: number; ms: number; body: any; retryAfter: string | undefined }> {
   const started = performance.now();
-  const response = await request(`${node.gateway.origin}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }) });
+  const response = await request(`${node.gateway.origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'mock-1', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   const body = await response.body.json();
   const retryAfter = response.headers['retry-after'];
-  return { status: response.statusCode, ms: performance.now() - started, body, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+  return {
+    status: response.statusCode,
+    ms: performance.now() - started,
+    body,
+    retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+  };
 }
 
 /** `count` sequential requests plus `count` concurrent ones; their statuses and latencies (ms; p50 of all and of the sequential ones). */
@@ -104,13 +128,26 @@ async function burst(node: Node, key: string, count: number) {
   for (let i = 0; i < count; i++) results.push(await chat(node, key));
   results.push(...(await Promise.all(Array.from({ length: count }, () => chat(node, key)))));
   const sorted = results.map((r) => r.ms).sort((a, b) => a - b);
-  const sequential = results.slice(0, count).map((r) => r.ms).sort((a, b) => a - b);
-  return { statuses: results.map((r) => r.status), results, p50: sorted[Math.floor(sorted.length / 2)] as number, max: sorted[sorted.length - 1] as number, sequentialP50: sequential[Math.floor(count / 2)] as number };
+  const sequential = results
+    .slice(0, count)
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
+  return {
+    statuses: results.map((r) => r.status),
+    results,
+    p50: sorted[Math.floor(sorted.length / 2)] as number,
+    max: sorted[sorted.length - 1] as number,
+    sequentialP50: sequential[Math.floor(count / 2)] as number,
+  };
 }
 
 async function signIn(node: Node): Promise<{ status: number; ms: number; message: string }> {
   const started = performance.now();
-  const response = await request(`${node.gateway.origin}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'nobody', password: 'whatever-password' }) });
+  const response = await request(`${node.gateway.origin}/console/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'nobody', password: 'whatever-password' }),
+  });
   const body = (await response.body.json()) as { error?: { message?: string } };
   return { status: response.statusCode, ms: performance.now() - started, message: body.error?.message ?? '' };
 }
@@ -167,13 +204,17 @@ describe('redis outage', () => {
     expect(unlimited.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     const refused = await chat(closed, closedKey);
     expect(refused.status).toBe(503);
-    expect(refused.body.error.message).toMatch(/Rate limits cannot be checked right now: the rate limiter \(Redis\) is unreachable/);
+    expect(refused.body.error.message).toMatch(
+      /Rate limits cannot be checked right now: the rate limiter \(Redis\) is unreachable/,
+    );
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(refused.ms).toBeLessThan(2000);
     const signInDown = await signIn(open);
     figures.signInDownMs = signInDown.ms;
     expect(signInDown.status).toBe(503);
-    expect(signInDown.message).toMatch(/^sign-in is unavailable: the (rate limiter|session store) \(Redis\) is unreachable/);
+    expect(signInDown.message).toMatch(
+      /^sign-in is unavailable: the (rate limiter|session store) \(Redis\) is unreachable/,
+    );
     expect(signInDown.ms).toBeLessThan(2000);
 
     // Redis back (an empty one: nothing was persisted): the outage ends, limits apply again.
@@ -216,12 +257,19 @@ describe('redis outage', () => {
   it('fails fast from the start when Redis refuses connections at start-up, and opens the breaker', async () => {
     const nowhere = `redis://127.0.0.1:${await freePort()}`;
     const logs: string[] = [];
-    const limiter = createRedisRateLimiter({ url: nowhere, keyPrefix: PREFIX, log: (_level, message) => void logs.push(message) });
+    const limiter = createRedisRateLimiter({
+      url: nowhere,
+      keyPrefix: PREFIX,
+      log: (_level, message) => void logs.push(message),
+    });
     try {
       const reasons: string[] = [];
       const started = performance.now();
       for (let i = 0; i < 5; i++) {
-        const error = await limiter.admit([{ scope: 'key:k', rpm: 1, tpm: null }], 0).then(() => undefined, (e: unknown) => e);
+        const error = await limiter.admit([{ scope: 'key:k', rpm: 1, tpm: null }], 0).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(StateStoreUnavailableError);
         reasons.push((error as StateStoreUnavailableError).reason);
       }

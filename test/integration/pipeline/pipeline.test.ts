@@ -16,21 +16,60 @@ import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pip
 import type { EventLog } from '../../../schemas/event-log/event-log.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 import { buildPriceBook, costNanoUsd, findPrice, type PriceEntryConfig } from '../../../schemas/billing/price-book.ts';
-import { decimalToNano, eventually, isolatedEngineSettings, startTestSystem, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
+import {
+  decimalToNano,
+  eventually,
+  isolatedEngineSettings,
+  startTestSystem,
+  type EngineSet,
+  type TestSystem,
+} from '../../support/pipeline-harness.ts';
 import { TEST_KEY } from '../../support/start-gateway.ts';
 import { runnableCases } from '../../support/engines.ts';
 
 const CHANNELS = [
   // Highest tier, always failing: every request fails over from it until health turns it away.
-  { id: 'flaky', provider: 'mock', protocol: 'anthropic-messages', models: ['chat-model'], priority: 10, mock: { failStatus: 503 } },
-  { id: 'steady', provider: 'mock', protocol: 'openai-chat', models: ['chat-model'], modelMap: { 'alias-model': 'chat-model' }, priority: 0 },
+  {
+    id: 'flaky',
+    provider: 'mock',
+    protocol: 'anthropic-messages',
+    models: ['chat-model'],
+    priority: 10,
+    mock: { failStatus: 503 },
+  },
+  {
+    id: 'steady',
+    provider: 'mock',
+    protocol: 'openai-chat',
+    models: ['chat-model'],
+    modelMap: { 'alias-model': 'chat-model' },
+    priority: 0,
+  },
 ];
 const PRICES: PriceEntryConfig[] = [
-  { model: 'chat-model', inputPerMTok: 0.27, outputPerMTok: 1.1, cacheReadPerMTok: 0.07, effectiveFrom: '2020-01-01T00:00:00Z' },
+  {
+    model: 'chat-model',
+    inputPerMTok: 0.27,
+    outputPerMTok: 1.1,
+    cacheReadPerMTok: 0.07,
+    effectiveFrom: '2020-01-01T00:00:00Z',
+  },
   // A channel-specific price overrides the general one for the channel that serves.
-  { model: 'chat-model', channel: 'steady', inputPerMTok: 0.123456789, outputPerMTok: 2.5, effectiveFrom: '2021-01-01T00:00:00Z' },
+  {
+    model: 'chat-model',
+    channel: 'steady',
+    inputPerMTok: 0.123456789,
+    outputPerMTok: 2.5,
+    effectiveFrom: '2021-01-01T00:00:00Z',
+  },
   // Not yet in effect.
-  { model: 'chat-model', channel: 'steady', inputPerMTok: 99, outputPerMTok: 99, effectiveFrom: '2999-01-01T00:00:00Z' },
+  {
+    model: 'chat-model',
+    channel: 'steady',
+    inputPerMTok: 99,
+    outputPerMTok: 99,
+    effectiveFrom: '2999-01-01T00:00:00Z',
+  },
 ];
 
 interface LogRow {
@@ -56,35 +95,64 @@ async function sendTraffic(system: TestSystem): Promise<number> {
   let sent = 0;
   for (let i = 0; i < 4; i++) {
     await openai.chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: `plain ${i}` }] });
-    await openai.chat.completions.stream({ model: 'alias-model', messages: [{ role: 'user', content: `streamed ${i}` }] }).finalChatCompletion();
-    await anthropic.messages.create({ model: 'chat-model', max_tokens: 100, messages: [{ role: 'user', content: `anthropic ${i}` }] });
-    await anthropic.messages.stream({ model: 'chat-model', max_tokens: 100, messages: [{ role: 'user', content: `anthropic streamed ${i}` }] }).finalMessage();
+    await openai.chat.completions
+      .stream({ model: 'alias-model', messages: [{ role: 'user', content: `streamed ${i}` }] })
+      .finalChatCompletion();
+    await anthropic.messages.create({
+      model: 'chat-model',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: `anthropic ${i}` }],
+    });
+    await anthropic.messages
+      .stream({
+        model: 'chat-model',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: `anthropic streamed ${i}` }],
+      })
+      .finalMessage();
     sent += 4;
   }
   for (let i = 0; i < 2; i++) {
     const controller = new AbortController();
-    const stream = await openai.chat.completions.create({ model: 'chat-model', stream: true, messages: [{ role: 'user', content: `cut me off please, word after word after word ${i} [mock:slow=60]` }] }, { signal: controller.signal });
+    const stream = await openai.chat.completions.create(
+      {
+        model: 'chat-model',
+        stream: true,
+        messages: [{ role: 'user', content: `cut me off please, word after word after word ${i} [mock:slow=60]` }],
+      },
+      { signal: controller.signal },
+    );
     let chunks = 0;
     for await (const _ of stream) if (++chunks === 2) controller.abort();
     sent += 1;
   }
-  await openai.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }).catch(() => undefined);
+  await openai.chat.completions
+    .create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] })
+    .catch(() => undefined);
   sent += 1;
   return sent;
 }
 
 describe.each(
-  runnableCases<[EngineSet, 'this thread' | 'a worker thread']>([
-    ['embedded', 'this thread'],
-    ['production', 'this thread'],
-    ['embedded', 'a worker thread'],
-  ], ([engines]) => engines === 'production'),
+  runnableCases<[EngineSet, 'this thread' | 'a worker thread']>(
+    [
+      ['embedded', 'this thread'],
+      ['production', 'this thread'],
+      ['embedded', 'a worker thread'],
+    ],
+    ([engines]) => engines === 'production',
+  ),
 )('event pipeline on %s engines, consumers on %s', (engines, consumersOn) => {
   let system: TestSystem;
   let sent = 0;
 
   beforeAll(async () => {
-    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: CHANNELS, prices: PRICES, consumerThread: consumersOn === 'a worker thread' });
+    system = await startTestSystem({
+      settings: await isolatedEngineSettings(engines),
+      channels: CHANNELS,
+      prices: PRICES,
+      consumerThread: consumersOn === 'a worker thread',
+    });
     sent = await sendTraffic(system);
     await system.eventLog.flush();
   }, 120_000);
@@ -93,12 +161,17 @@ describe.each(
     await system?.close();
   }, 60_000);
 
-  const countRows = async (table: string): Promise<number> => Number((await system.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`))[0]?.n ?? -1);
+  const countRows = async (table: string): Promise<number> =>
+    Number(
+      (await system.analytics.query<{ n: string }>(`SELECT toString(count()) AS n FROM ${table} FINAL`))[0]?.n ?? -1,
+    );
 
   it('records exactly one consumption_log row per request', async () => {
     expect(sent).toBe(19);
     await eventually(() => countRows('consumption_log'), sent);
-    const statuses = await system.analytics.query<{ status: string; n: string }>('SELECT status, toString(count()) AS n FROM consumption_log FINAL GROUP BY status ORDER BY status');
+    const statuses = await system.analytics.query<{ status: string; n: string }>(
+      'SELECT status, toString(count()) AS n FROM consumption_log FINAL GROUP BY status ORDER BY status',
+    );
     expect(statuses).toEqual([
       { status: 'cancelled', n: '2' },
       { status: 'completed', n: '16' },
@@ -108,16 +181,34 @@ describe.each(
 
   // Runs right after the traffic: the failing channel's cooldown lasts 30 s from its last failure.
   it('turns the failing channel away on another gateway node through shared health', async () => {
-    await eventually(async () => ((await system.state.getChannelHealth(['flaky']))[0]?.consecutiveFailures ?? 0) >= 3, true);
+    await eventually(
+      async () => ((await system.state.getChannelHealth(['flaky']))[0]?.consecutiveFailures ?? 0) >= 3,
+      true,
+    );
     const [health] = await system.state.getChannelHealth(['flaky']);
     expect(health?.consecutiveFailures).toBeGreaterThanOrEqual(3);
     expect(health?.cooldownUntil).toBeGreaterThan(Date.now());
     // A second node: fresh process state (no local breaker), same shared state store, no consumers.
-    const second = await startTestSystem({ settings: { ...system.settings, dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')), topicPrefix: `${system.settings.topicPrefix ?? ''}node2.` }, channels: CHANNELS, prices: PRICES, consumers: false, state: system.state, analytics: system.analytics, healthRefreshMs: 50 });
+    const second = await startTestSystem({
+      settings: {
+        ...system.settings,
+        dataDir: mkdtempSync(join(tmpdir(), 'tollgate-node2-')),
+        topicPrefix: `${system.settings.topicPrefix ?? ''}node2.`,
+      },
+      channels: CHANNELS,
+      prices: PRICES,
+      consumers: false,
+      state: system.state,
+      analytics: system.analytics,
+      healthRefreshMs: 50,
+    });
     try {
       await new Promise((r) => setTimeout(r, 300));
       const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${second.origin}/v1`, maxRetries: 0 });
-      await openai.chat.completions.create({ model: 'chat-model', messages: [{ role: 'user', content: 'are you there?' }] });
+      await openai.chat.completions.create({
+        model: 'chat-model',
+        messages: [{ role: 'user', content: 'are you there?' }],
+      });
       expect(second.outcomes[0]).toMatchObject({ channelId: 'steady', attempts: 1, failovers: [] });
     } finally {
       await second.close();
@@ -132,7 +223,14 @@ describe.each(
     const book = buildPriceBook(PRICES);
     let billedRows = 0;
     for (const row of rows) {
-      const usage = { inputTokens: Number(row.input_tokens), cachedInputTokens: Number(row.cached_input_tokens), cacheWriteTokens: Number(row.cache_write_tokens), outputTokens: Number(row.output_tokens), reasoningTokens: Number(row.reasoning_tokens), usageSource: row.usage_source as 'reported' };
+      const usage = {
+        inputTokens: Number(row.input_tokens),
+        cachedInputTokens: Number(row.cached_input_tokens),
+        cacheWriteTokens: Number(row.cache_write_tokens),
+        outputTokens: Number(row.output_tokens),
+        reasoningTokens: Number(row.reasoning_tokens),
+        usageSource: row.usage_source as 'reported',
+      };
       const price = findPrice(book, row.upstream_model, row.channel_id, Number(row.occurred_at_ms));
       const expected = price ? costNanoUsd(usage, price) : 0n;
       // Engines print decimals differently ('1.5' vs '1.500000000'): compare exact nano-units.
@@ -152,7 +250,9 @@ describe.each(
 
   it("carries the gateway's request id and the upstream's own id into every row", async () => {
     await eventually(() => countRows('consumption_log'), sent);
-    const rows = await system.analytics.query<{ request_id: string; channel_id: string; upstream_request_id: string }>('SELECT request_id, channel_id, upstream_request_id FROM consumption_log FINAL');
+    const rows = await system.analytics.query<{ request_id: string; channel_id: string; upstream_request_id: string }>(
+      'SELECT request_id, channel_id, upstream_request_id FROM consumption_log FINAL',
+    );
     const byId = new Map(rows.map((row) => [row.request_id, row]));
     for (const outcome of system.outcomes.slice(0, sent)) {
       const row = byId.get(outcome.requestId);
@@ -167,12 +267,16 @@ describe.each(
 
   it('keeps spend counters equal to the billed lines', async () => {
     await eventually(() => countRows('billing_lines'), sent - 1);
-    const lines = await system.analytics.query<{ cost: string }>('SELECT toString(cost_usd) AS cost FROM billing_lines FINAL');
+    const lines = await system.analytics.query<{ cost: string }>(
+      'SELECT toString(cost_usd) AS cost FROM billing_lines FINAL',
+    );
     const total = lines.reduce((sum, line) => sum + decimalToNano(line.cost), 0n);
     expect(total).toBeGreaterThan(0n);
     const keyId = system.outcomes[0]?.keyId ?? '';
     await eventually(async () => (await system.state.getSpend(keyId, null)).keyNanoUsd.toString(), total.toString());
-    const [byKey] = await system.analytics.query<{ cost: string }>(`SELECT toString(sum(cost_usd)) AS cost FROM spend_by_key_day WHERE key_id = '${keyId}'`);
+    const [byKey] = await system.analytics.query<{ cost: string }>(
+      `SELECT toString(sum(cost_usd)) AS cost FROM spend_by_key_day WHERE key_id = '${keyId}'`,
+    );
     expect(decimalToNano(byKey?.cost ?? '-1')).toBe((await system.state.getSpend(keyId, null)).keyNanoUsd);
   });
 
@@ -181,7 +285,11 @@ describe.each(
     const totals = async () => ({
       rows: await countRows('consumption_log'),
       lines: await countRows('billing_lines'),
-      cost: (await system.analytics.query<{ cost: string }>('SELECT toString(sum(cost_usd)) AS cost FROM consumption_log FINAL'))[0]?.cost,
+      cost: (
+        await system.analytics.query<{ cost: string }>(
+          'SELECT toString(sum(cost_usd)) AS cost FROM consumption_log FINAL',
+        )
+      )[0]?.cost,
       spend: (await system.state.getSpend(system.outcomes[0]?.keyId ?? '', null)).keyNanoUsd.toString(),
       health: JSON.stringify(await system.state.getChannelHealth(['flaky', 'steady'], 0)),
     });
@@ -199,19 +307,30 @@ describe.each(
           ...options,
           handleBatch: async (records) => {
             await options.handleBatch(records);
-            for (const r of records) delivered.set(`${options.groupId}/${r.topic}`, (delivered.get(`${options.groupId}/${r.topic}`) ?? 0) + 1);
+            for (const r of records)
+              delivered.set(`${options.groupId}/${r.topic}`, (delivered.get(`${options.groupId}/${r.topic}`) ?? 0) + 1);
           },
         }),
     };
     const prefix = `replay-${Date.now()}.`;
-    const replay = await startConsumerPipeline({ runners: CONSUMER_PIPELINE_RUNNERS, eventLog: countingLog, state: system.state, analytics: system.analytics, log: () => undefined, groupPrefix: prefix });
+    const replay = await startConsumerPipeline({
+      runners: CONSUMER_PIPELINE_RUNNERS,
+      eventLog: countingLog,
+      state: system.state,
+      analytics: system.analytics,
+      log: () => undefined,
+      groupPrefix: prefix,
+    });
     try {
-      const replayed = () => Promise.resolve([delivered.get(`${prefix}ledger/${TOPICS.requests}`) ?? 0, delivered.get(`${prefix}billing/${TOPICS.usage}`) ?? 0]);
+      const replayed = () =>
+        Promise.resolve([
+          delivered.get(`${prefix}ledger/${TOPICS.requests}`) ?? 0,
+          delivered.get(`${prefix}billing/${TOPICS.usage}`) ?? 0,
+        ]);
       await eventually(replayed, [before.rows, before.lines], 60_000);
       expect(await totals()).toEqual(before);
     } finally {
       await replay.stop();
     }
   });
-
 });

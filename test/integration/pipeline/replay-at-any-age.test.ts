@@ -13,22 +13,87 @@ import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pip
 import { publishTrafficEvents } from '../../../gateway/events/traffic-event-publisher.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
-import { eventually, isolatedEngineSettings, startTestSystem, ENGINE_SETS, type EngineSet, type TestSystem } from '../../support/pipeline-harness.ts';
+import {
+  eventually,
+  isolatedEngineSettings,
+  startTestSystem,
+  ENGINE_SETS,
+  type EngineSet,
+  type TestSystem,
+} from '../../support/pipeline-harness.ts';
 
 const DAY_MS = 86_400_000;
 const REQUESTS = 40;
-const usage = { inputTokens: 1_000, cachedInputTokens: 100, cacheWriteTokens: 0, outputTokens: 250, reasoningTokens: 10, usageSource: 'reported' } as const;
+const usage = {
+  inputTokens: 1_000,
+  cachedInputTokens: 100,
+  cacheWriteTokens: 0,
+  outputTokens: 250,
+  reasoningTokens: 10,
+  usageSource: 'reported',
+} as const;
 
 /** The events of `count` requests 100 days ago on channel `old-ch`: every fourth one failed over from `bad-ch` first. */
 function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
   const events: TrafficEvent[] = [];
   for (let i = 0; i < count; i++) {
-    const header = { requestId: `${runId}-req-${i}`, occurredAt: t0 + i * 60_000, keyId: 'key-old', userId: 'user-old' };
-    if (i % 4 === 0) events.push({ type: 'FailoverOccurred', event: { ...header, eventId: `${runId}-fo-${i}`, model: 'old-model', channelId: 'bad-ch', errorKind: 'upstream-unavailable', upstreamStatus: 503, latencyMs: 20, retryAfterMs: null, nextChannelId: 'old-ch' } });
-    events.push({ type: 'UsageRecorded', event: { ...header, eventId: `${runId}-use-${i}`, model: 'old-model', upstreamModel: 'old-model', channelId: 'old-ch', provider: 'mock', ...usage, priceRevision: 1 } });
+    const header = {
+      requestId: `${runId}-req-${i}`,
+      occurredAt: t0 + i * 60_000,
+      keyId: 'key-old',
+      userId: 'user-old',
+    };
+    if (i % 4 === 0)
+      events.push({
+        type: 'FailoverOccurred',
+        event: {
+          ...header,
+          eventId: `${runId}-fo-${i}`,
+          model: 'old-model',
+          channelId: 'bad-ch',
+          errorKind: 'upstream-unavailable',
+          upstreamStatus: 503,
+          latencyMs: 20,
+          retryAfterMs: null,
+          nextChannelId: 'old-ch',
+        },
+      });
+    events.push({
+      type: 'UsageRecorded',
+      event: {
+        ...header,
+        eventId: `${runId}-use-${i}`,
+        model: 'old-model',
+        upstreamModel: 'old-model',
+        channelId: 'old-ch',
+        provider: 'mock',
+        ...usage,
+        priceRevision: 1,
+      },
+    });
     events.push({
       type: 'RequestCompleted',
-      event: { ...header, eventId: `${runId}-rc-${i}`, clientFormat: 'openai-chat', model: 'old-model', channelId: 'old-ch', provider: 'mock', upstreamModel: 'old-model', stream: false, passThrough: false, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 300, ttfbMs: 100, attempts: i % 4 === 0 ? 2 : 1, usage, priceRevision: 1, upstreamRequestId: null, startedAt: null },
+      event: {
+        ...header,
+        eventId: `${runId}-rc-${i}`,
+        clientFormat: 'openai-chat',
+        model: 'old-model',
+        channelId: 'old-ch',
+        provider: 'mock',
+        upstreamModel: 'old-model',
+        stream: false,
+        passThrough: false,
+        status: 'completed',
+        httpStatus: 200,
+        errorKind: null,
+        latencyMs: 300,
+        ttfbMs: 100,
+        attempts: i % 4 === 0 ? 2 : 1,
+        usage,
+        priceRevision: 1,
+        upstreamRequestId: null,
+        startedAt: null,
+      },
     });
   }
   return events;
@@ -40,7 +105,19 @@ describe.each<EngineSet>(ENGINE_SETS)('a replay of 100-day-old events on %s engi
 
   beforeAll(async () => {
     // The config file's one price becomes PriceSet revision 1 on this run's config topic.
-    system = await startTestSystem({ settings: await isolatedEngineSettings(engines), channels: [{ id: 'old-ch', provider: 'mock', protocol: 'openai-chat', models: ['old-model'] }], prices: [{ model: 'old-model', inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25, effectiveFrom: '2020-01-01T00:00:00Z' }] });
+    system = await startTestSystem({
+      settings: await isolatedEngineSettings(engines),
+      channels: [{ id: 'old-ch', provider: 'mock', protocol: 'openai-chat', models: ['old-model'] }],
+      prices: [
+        {
+          model: 'old-model',
+          inputPerMTok: 2.5,
+          outputPerMTok: 10,
+          cacheReadPerMTok: 1.25,
+          effectiveFrom: '2020-01-01T00:00:00Z',
+        },
+      ],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -48,16 +125,25 @@ describe.each<EngineSet>(ENGINE_SETS)('a replay of 100-day-old events on %s engi
   });
 
   const totals = async () => {
-    const one = async (sql: string) => Object.values((await system.analytics.query<Record<string, string>>(sql))[0] ?? {}).join('/');
+    const one = async (sql: string) =>
+      Object.values((await system.analytics.query<Record<string, string>>(sql))[0] ?? {}).join('/');
     const spend = await system.state.getSpend('key-old', 'user-old');
     return {
-      rows: await one("SELECT toString(count()) AS n, toString(sum(cost_usd)) AS cost FROM consumption_log FINAL WHERE key_id = 'key-old'"),
-      lines: await one("SELECT toString(count()) AS n, toString(sum(cost_usd)) AS cost FROM billing_lines FINAL WHERE key_id = 'key-old'"),
-      spendTable: await one("SELECT toString(sum(requests)) AS n, toString(sum(tokens)) AS tokens, toString(sum(cost_usd)) AS cost FROM spend_by_key_day WHERE key_id = 'key-old'"),
+      rows: await one(
+        "SELECT toString(count()) AS n, toString(sum(cost_usd)) AS cost FROM consumption_log FINAL WHERE key_id = 'key-old'",
+      ),
+      lines: await one(
+        "SELECT toString(count()) AS n, toString(sum(cost_usd)) AS cost FROM billing_lines FINAL WHERE key_id = 'key-old'",
+      ),
+      spendTable: await one(
+        "SELECT toString(sum(requests)) AS n, toString(sum(tokens)) AS tokens, toString(sum(cost_usd)) AS cost FROM spend_by_key_day WHERE key_id = 'key-old'",
+      ),
       failovers: await one("SELECT toString(count()) AS n FROM failovers FINAL WHERE key_id = 'key-old'"),
       keySpend: spend.keyNanoUsd.toString(),
       userSpend: spend.userNanoUsd.toString(),
-      health: JSON.stringify(await system.state.getChannelHealth(['old-ch', 'bad-ch'], t0 + (REQUESTS - 1) * 60_000 + 1)),
+      health: JSON.stringify(
+        await system.state.getChannelHealth(['old-ch', 'bad-ch'], t0 + (REQUESTS - 1) * 60_000 + 1),
+      ),
     };
   };
 
@@ -89,7 +175,12 @@ describe.each<EngineSet>(ENGINE_SETS)('a replay of 100-day-old events on %s engi
       onBatchDone: (consumer, records) => delivered.set(consumer, (delivered.get(consumer) ?? 0) + records.length),
     });
     try {
-      await eventually(async () => [delivered.get('ledger') ?? 0, delivered.get('billing') ?? 0, delivered.get('failovers') ?? 0] as number[], [REQUESTS, REQUESTS, REQUESTS / 4], 60_000);
+      await eventually(
+        async () =>
+          [delivered.get('ledger') ?? 0, delivered.get('billing') ?? 0, delivered.get('failovers') ?? 0] as number[],
+        [REQUESTS, REQUESTS, REQUESTS / 4],
+        60_000,
+      );
       await eventually(async () => (delivered.get('health') ?? 0) >= REQUESTS + REQUESTS / 4, true, 60_000);
       expect(await totals()).toEqual(afterExpiry);
       expect({ ...afterExpiry, health: before.health }).toEqual(before);

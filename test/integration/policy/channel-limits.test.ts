@@ -29,7 +29,10 @@ async function startRetryAfterUpstream(): Promise<{ server: Server; baseUrl: str
     req.on('end', () => {
       arrivals.push(Date.now());
       const short = (JSON.parse(body) as { model?: string }).model === 'ra-short';
-      res.writeHead(429, { 'content-type': 'application/json', ...(short ? { 'retry-after-ms': '400' } : { 'retry-after': '30' }) });
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        ...(short ? { 'retry-after-ms': '400' } : { 'retry-after': '30' }),
+      });
       res.end(JSON.stringify({ error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }));
     });
   });
@@ -42,7 +45,12 @@ let retryUpstream: Awaited<ReturnType<typeof startRetryAfterUpstream>>;
 let gateway: TestGateway;
 let memoryLimiter: RateLimiter;
 
-const chat = (id: string, priority: number, modelMap: Record<string, string>, baseUrl = upstream.baseUrl('openai-chat')) => ({ id, provider: 'deepseek', protocol: 'openai-chat', baseUrl, apiKey: 'k', priority, modelMap });
+const chat = (
+  id: string,
+  priority: number,
+  modelMap: Record<string, string>,
+  baseUrl = upstream.baseUrl('openai-chat'),
+) => ({ id, provider: 'deepseek', protocol: 'openai-chat', baseUrl, apiKey: 'k', priority, modelMap });
 
 const LIMITS: Limits = {
   limited: { rpm: 1, tpm: null },
@@ -99,17 +107,35 @@ describe('channel limits', () => {
   it('skips a channel at its RPM limit (served by the next), then answers 429 when all are at their limit', async () => {
     const upstreamBefore = upstream.requests.length;
     expect((await chatRequest(gateway.origin, 'm-rpm')).status).toBe(200);
-    expect(await lastOutcome(gateway, 'm-rpm', 1)).toMatchObject({ status: 'completed', channelId: 'limited', attempts: 1, failovers: [] });
+    expect(await lastOutcome(gateway, 'm-rpm', 1)).toMatchObject({
+      status: 'completed',
+      channelId: 'limited',
+      attempts: 1,
+      failovers: [],
+    });
     expect((await chatRequest(gateway.origin, 'm-rpm')).status).toBe(200);
-    expect(await lastOutcome(gateway, 'm-rpm', 2)).toMatchObject({ status: 'completed', channelId: 'spare', attempts: 1, failovers: [] });
+    expect(await lastOutcome(gateway, 'm-rpm', 2)).toMatchObject({
+      status: 'completed',
+      channelId: 'spare',
+      attempts: 1,
+      failovers: [],
+    });
 
     const refused = await chatRequest(gateway.origin, 'm-rpm');
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(55);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(await refused.json()).toMatchObject({ error: { message: 'every channel serving this model is at its limit', code: 'rate_limit_exceeded' } });
-    expect(await lastOutcome(gateway, 'm-rpm', 3)).toMatchObject({ status: 'failed', httpStatus: 429, errorKind: 'rate-limited', attempts: 0, failovers: [] });
+    expect(await refused.json()).toMatchObject({
+      error: { message: 'every channel serving this model is at its limit', code: 'rate_limit_exceeded' },
+    });
+    expect(await lastOutcome(gateway, 'm-rpm', 3)).toMatchObject({
+      status: 'failed',
+      httpStatus: 429,
+      errorKind: 'rate-limited',
+      attempts: 0,
+      failovers: [],
+    });
 
     // The Anthropic client format gets its own 429 for the same refusal.
     const anthropic = await fetch(`${gateway.origin}/v1/messages`, {
@@ -125,7 +151,12 @@ describe('channel limits', () => {
 
   it('skips a channel whose TPM the request can never fit', async () => {
     expect((await chatRequest(gateway.origin, 'm-tpm')).status).toBe(200);
-    expect(await lastOutcome(gateway, 'm-tpm', 1)).toMatchObject({ status: 'completed', channelId: 'tpm-ok', attempts: 1, failovers: [] });
+    expect(await lastOutcome(gateway, 'm-tpm', 1)).toMatchObject({
+      status: 'completed',
+      channelId: 'tpm-ok',
+      attempts: 1,
+      failovers: [],
+    });
   });
 
   it('settles the channel token reservation to the actual usage', async () => {
@@ -133,7 +164,11 @@ describe('channel limits', () => {
     // fixture's 29 actual tokens lets the second and third in.
     for (let i = 1; i <= 3; i++) {
       expect((await chatRequest(gateway.origin, 'm-settle')).status).toBe(200);
-      expect(await lastOutcome(gateway, 'm-settle', i)).toMatchObject({ status: 'completed', channelId: 'settle-tpm', usage: { input: { total: 19 }, output: { total: 10 } } });
+      expect(await lastOutcome(gateway, 'm-settle', i)).toMatchObject({
+        status: 'completed',
+        channelId: 'settle-tpm',
+        usage: { input: { total: 19 }, output: { total: 10 } },
+      });
     }
     const state = await memoryLimiter.admit([{ scope: 'channel:settle-tpm', rpm: null, tpm: 5_000 }], 0);
     expect(state.states[0]?.remaining).toBeGreaterThanOrEqual(5_000 - 3 * 29 - 1);
@@ -158,7 +193,16 @@ describe('bounded failover', () => {
     expect((await chatRequest(gateway.origin, 'm-backoff')).status).toBe(200);
     const outcome = await lastOutcome(gateway, 'm-backoff', 1);
     expect(outcome).toMatchObject({ status: 'completed', channelId: 'backup', attempts: 2 });
-    expect(outcome?.failovers).toEqual([{ channelId: 'ra-short', errorKind: 'upstream-rate-limited', upstreamStatus: 429, retryAfterMs: 400, latencyMs: expect.any(Number), nextChannelId: 'backup' }]);
+    expect(outcome?.failovers).toEqual([
+      {
+        channelId: 'ra-short',
+        errorKind: 'upstream-rate-limited',
+        upstreamStatus: 429,
+        retryAfterMs: 400,
+        latencyMs: expect.any(Number),
+        nextChannelId: 'backup',
+      },
+    ]);
     const failedAt = retryUpstream.arrivals.at(-1) as number;
     expect(failedAt).toBeGreaterThanOrEqual(sentAt);
     expect(Date.now() - failedAt).toBeGreaterThanOrEqual(400);
@@ -168,7 +212,12 @@ describe('bounded failover', () => {
   it('does not wait a long upstream Retry-After (30 s): the next channel is tried at once', async () => {
     expect((await chatRequest(gateway.origin, 'm-nowait')).status).toBe(200);
     const outcome = await lastOutcome(gateway, 'm-nowait', 1);
-    expect(outcome).toMatchObject({ status: 'completed', channelId: 'backup', attempts: 2, failovers: [{ channelId: 'ra-long', retryAfterMs: 30_000 }] });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      channelId: 'backup',
+      attempts: 2,
+      failovers: [{ channelId: 'ra-long', retryAfterMs: 30_000 }],
+    });
     expect(outcome?.latencyMs).toBeLessThan(1_000);
   });
 });
@@ -182,9 +231,15 @@ describe.skipIf(withoutEngines)('channel limits across two gateway nodes (shared
   beforeAll(async () => {
     redisUrl = await requireEngineUrl('REDIS_URL');
     limiters = [0, 1].map(() => createRedisRateLimiter({ url: redisUrl, keyPrefix: prefix }));
-    const config = { channels: [chat('shared-limited', 10, { 'm-shared': 'text' }), chat('shared-spare', 0, { 'm-shared': 'text' })] };
+    const config = {
+      channels: [chat('shared-limited', 10, { 'm-shared': 'text' }), chat('shared-spare', 0, { 'm-shared': 'text' })],
+    };
     const limits: Limits = { 'shared-limited': { rpm: 1, tpm: 100_000 } };
-    nodes = await Promise.all(limiters.map((limiter) => startTestGateway(config, { channelLimits: createChannelLimits({ limiter, limitsOf: (id) => limits[id] }) })));
+    nodes = await Promise.all(
+      limiters.map((limiter) =>
+        startTestGateway(config, { channelLimits: createChannelLimits({ limiter, limitsOf: (id) => limits[id] }) }),
+      ),
+    );
   });
 
   afterAll(async () => {
@@ -202,7 +257,11 @@ describe.skipIf(withoutEngines)('channel limits across two gateway nodes (shared
     expect((await chatRequest(a.origin, 'm-shared')).status).toBe(200);
     expect(await lastOutcome(a, 'm-shared', 1)).toMatchObject({ channelId: 'shared-limited' });
     expect((await chatRequest(b.origin, 'm-shared')).status).toBe(200);
-    expect(await lastOutcome(b, 'm-shared', 1)).toMatchObject({ channelId: 'shared-spare', attempts: 1, failovers: [] });
+    expect(await lastOutcome(b, 'm-shared', 1)).toMatchObject({
+      channelId: 'shared-spare',
+      attempts: 1,
+      failovers: [],
+    });
     const admin = new Redis(redisUrl);
     try {
       expect(await admin.get(`${prefix}rl:{channel:shared-limited}:tokens`)).toMatch(/^\d+:\d+:100000$/);

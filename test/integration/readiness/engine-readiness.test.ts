@@ -42,7 +42,10 @@ describe.skipIf(withoutEngines)('readiness checks on real engines', () => {
   });
 
   it('is ready when the control plane, the event log, Redis and ClickHouse answer', async () => {
-    const probe = new ReadinessProbe(engineReadinessChecks({ controlPlaneCaughtUp: () => true, eventLog, redis, clickhouse }), () => false);
+    const probe = new ReadinessProbe(
+      engineReadinessChecks({ controlPlaneCaughtUp: () => true, eventLog, redis, clickhouse }),
+      () => false,
+    );
     expect(await probe.report()).toEqual({
       status: 'ready',
       checks: { controlPlane: { ok: true }, eventLog: { ok: true }, redis: { ok: true }, clickhouse: { ok: true } },
@@ -50,7 +53,16 @@ describe.skipIf(withoutEngines)('readiness checks on real engines', () => {
   });
 
   it('names each engine that does not answer, and why', async () => {
-    const probe = new ReadinessProbe(engineReadinessChecks({ controlPlaneCaughtUp: () => true, eventLog, redis: deadRedis, clickhouse: deadClickhouse }), () => false, { timeoutMs: 1000 });
+    const probe = new ReadinessProbe(
+      engineReadinessChecks({
+        controlPlaneCaughtUp: () => true,
+        eventLog,
+        redis: deadRedis,
+        clickhouse: deadClickhouse,
+      }),
+      () => false,
+      { timeoutMs: 1000 },
+    );
     const report = await probe.report();
     expect(report.status).toBe('not-ready');
     expect(report.checks.controlPlane).toEqual({ ok: true });
@@ -62,11 +74,21 @@ describe.skipIf(withoutEngines)('readiness checks on real engines', () => {
   it('is not ready before the control plane caught up, nor once the drain began', async () => {
     let caughtUp = false;
     let draining = false;
-    const probe = new ReadinessProbe(engineReadinessChecks({ controlPlaneCaughtUp: () => caughtUp, eventLog }), () => draining, { cacheMs: 0 });
-    expect(await probe.report()).toMatchObject({ status: 'not-ready', checks: { controlPlane: { ok: false, reason: expect.stringContaining('config topic') } } });
+    const probe = new ReadinessProbe(
+      engineReadinessChecks({ controlPlaneCaughtUp: () => caughtUp, eventLog }),
+      () => draining,
+      { cacheMs: 0 },
+    );
+    expect(await probe.report()).toMatchObject({
+      status: 'not-ready',
+      checks: { controlPlane: { ok: false, reason: expect.stringContaining('config topic') } },
+    });
     caughtUp = true;
     expect((await probe.report()).status).toBe('ready');
     draining = true;
-    expect(await probe.report()).toEqual({ status: 'draining', checks: { drain: { ok: false, reason: expect.stringContaining('shutting down') } } });
+    expect(await probe.report()).toEqual({
+      status: 'draining',
+      checks: { drain: { ok: false, reason: expect.stringContaining('shutting down') } },
+    });
   });
 });

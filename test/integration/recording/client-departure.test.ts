@@ -4,7 +4,14 @@
  * byte, in the middle of a stream, after the end; an upstream timeout and an upstream reset.
  * The outcome sink of the test gateway (`outcomes`) stands for RequestCompleted.
  */
-import { request as httpRequest, createServer, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  request as httpRequest,
+  createServer,
+  type ClientRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,8 +31,16 @@ interface ScriptedUpstream {
   close(): Promise<void>;
 }
 
-const CHUNK = (text: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] })}\n\n`;
-const COMPLETION = JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+const CHUNK = (text: string) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }] })}\n\n`;
+const COMPLETION = JSON.stringify({
+  id: 'c1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+});
 
 async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const sockets = new Set<Socket>();
@@ -106,15 +121,36 @@ const gatewaySockets: Socket[] = [];
 beforeAll(async () => {
   upstream = await startScriptedUpstream();
   limiter = new HeldLimiter();
-  const channel = (id: string, model: string, extra: Record<string, unknown> = {}) => ({ id, provider: 'deepseek', protocol: 'openai-chat', baseUrl: `${upstream.origin}/v1`, apiKey: 'k', models: [model], modelMap: { [model]: model }, ...extra });
+  const channel = (id: string, model: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    provider: 'deepseek',
+    protocol: 'openai-chat',
+    baseUrl: `${upstream.origin}/v1`,
+    apiKey: 'k',
+    models: [model],
+    modelMap: { [model]: model },
+    ...extra,
+  });
   gateway = await startTestGateway(
-    { channels: [channel('quick', 'quick'), channel('hold', 'hold'), channel('drip', 'drip'), channel('reset', 'reset'), channel('slow', 'slow-hold', { modelMap: { 'slow-hold': 'hold' }, timeoutMs: 300 })] },
+    {
+      channels: [
+        channel('quick', 'quick'),
+        channel('hold', 'hold'),
+        channel('drip', 'drip'),
+        channel('reset', 'reset'),
+        channel('slow', 'slow-hold', { modelMap: { 'slow-hold': 'hold' }, timeoutMs: 300 }),
+      ],
+    },
     { limiter },
     { TOLLGATE_ADMIN_TOKEN: ADMIN },
   );
   gateway.app.server.on('connection', (socket: Socket) => void gatewaySockets.push(socket));
   // A key with an RPM limit: its admission goes through the limiter.
-  const created = await request(`${gateway.origin}/admin/api/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'limited', rpm: 10_000 }) });
+  const created = await request(`${gateway.origin}/admin/api/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'limited', rpm: 10_000 }),
+  });
   apiKey = ((await created.body.json()) as { apiKey: string }).apiKey;
 });
 
@@ -126,9 +162,25 @@ afterAll(async () => {
 });
 
 /** Starts one chat request on its own connection; `onResponse` sees the answer as it arrives. */
-function startChat(model: string, stream: boolean, onResponse: (response: IncomingMessage) => void = (r) => r.resume()): { client: ClientRequest; done: Promise<void> } {
+function startChat(
+  model: string,
+  stream: boolean,
+  onResponse: (response: IncomingMessage) => void = (r) => r.resume(),
+): { client: ClientRequest; done: Promise<void> } {
   const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] });
-  const client = httpRequest(`${gateway.origin}/v1/chat/completions`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, onResponse);
+  const client = httpRequest(
+    `${gateway.origin}/v1/chat/completions`,
+    {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    },
+    onResponse,
+  );
   const done = new Promise<void>((resolve) => client.on('close', () => resolve()));
   client.on('error', () => {});
   client.end(body);

@@ -3,10 +3,18 @@
  * under the same secret and only unaltered.
  */
 import { describe, expect, it } from 'vitest';
-import { createCompactionSeal, isGatewaySealed } from '../../../gateway/inbound/openai-responses/compaction/compaction-seal.ts';
+import {
+  createCompactionSeal,
+  isGatewaySealed,
+} from '../../../gateway/inbound/openai-responses/compaction/compaction-seal.ts';
 
 const SECRET = Buffer.from('a-shared-key-digest-secret-of-32+chars', 'utf8');
-const CONTENT = { summary: 'The user plans a trip to Kyoto in April.', provider: 'anthropic', model: 'claude-x', createdAt: 1_795_000_000 };
+const CONTENT = {
+  summary: 'The user plans a trip to Kyoto in April.',
+  provider: 'anthropic',
+  model: 'claude-x',
+  createdAt: 1_795_000_000,
+};
 
 describe('compaction seal', () => {
   it('round-trips under the same secret (another node with the same secret included), with a fresh IV each time', () => {
@@ -30,7 +38,9 @@ describe('compaction seal', () => {
     expect(seal.open(sealed.slice(0, -10))).toBeUndefined();
     expect(seal.open('tgc1.')).toBeUndefined();
     expect(seal.open(`tgc2.${sealed.slice(5)}`)).toBeUndefined();
-    expect(createCompactionSeal(Buffer.from('another-deployment-secret-32-chars!!', 'utf8')).open(sealed)).toBeUndefined();
+    expect(
+      createCompactionSeal(Buffer.from('another-deployment-secret-32-chars!!', 'utf8')).open(sealed),
+    ).toBeUndefined();
     expect(isGatewaySealed('gAAAAABopaque')).toBe(false);
   });
 });

@@ -31,7 +31,13 @@ export const UPSTREAM_COMPACTED = {
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Plan a trip to Kyoto' }] },
     { type: 'compaction', id: 'cmp_upstream', encrypted_content: 'gAAAAABopaque-openai-minted-ciphertext' },
   ],
-  usage: { input_tokens: 42, input_tokens_details: { cached_tokens: 0 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 54 },
+  usage: {
+    input_tokens: 42,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 12,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 54,
+  },
 };
 
 function answerFor(path: string, body: Record<string, unknown>): unknown {
@@ -39,19 +45,61 @@ function answerFor(path: string, body: Record<string, unknown>): unknown {
   if (path.endsWith('/responses/compact')) return UPSTREAM_COMPACTED;
   if (path.endsWith('/responses')) {
     return {
-      id: 'resp_upstream_1', object: 'response', created_at: 1, status: 'completed', model,
-      output: [{ type: 'message', id: 'msg_up_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: fakeSummary('openai-responses'), annotations: [] }] }],
-      usage: { input_tokens: 50, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 },
+      id: 'resp_upstream_1',
+      object: 'response',
+      created_at: 1,
+      status: 'completed',
+      model,
+      output: [
+        {
+          type: 'message',
+          id: 'msg_up_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: fakeSummary('openai-responses'), annotations: [] }],
+        },
+      ],
+      usage: {
+        input_tokens: 50,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 20,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 70,
+      },
     };
   }
   if (path.endsWith('/chat/completions')) {
-    return { id: 'chatcmpl-up-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: fakeSummary('openai-chat') }, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 } };
+    return {
+      id: 'chatcmpl-up-1',
+      object: 'chat.completion',
+      created: 1,
+      model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: fakeSummary('openai-chat') }, finish_reason: 'stop' },
+      ],
+      usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
+    };
   }
   if (path.endsWith('/v1/messages')) {
-    return { id: 'msg_up_1', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: fakeSummary('anthropic-messages') }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 50, output_tokens: 20 } };
+    return {
+      id: 'msg_up_1',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [{ type: 'text', text: fakeSummary('anthropic-messages') }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 50, output_tokens: 20 },
+    };
   }
   if (/:generateContent$/.test(path)) {
-    return { candidates: [{ index: 0, content: { role: 'model', parts: [{ text: fakeSummary('gemini') }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 }, modelVersion: 'up-gemini' };
+    return {
+      candidates: [
+        { index: 0, content: { role: 'model', parts: [{ text: fakeSummary('gemini') }] }, finishReason: 'STOP' },
+      ],
+      usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 },
+      modelVersion: 'up-gemini',
+    };
   }
   return undefined;
 }
@@ -78,7 +126,10 @@ export async function startCompactionUpstream(): Promise<CompactionUpstream> {
       const refusal = refuseLikeProviderAt(path, body);
       if (refusal) return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
       const answer = answerFor(path, body);
-      if (answer === undefined) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"unknown path"}}');
+      if (answer === undefined)
+        return void res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"unknown path"}}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

@@ -25,8 +25,22 @@ beforeAll(async () => {
   const configFile = {
     keys: [{ name: 'test', key: TEST_KEY }],
     channels: [
-      { id: 'claude', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: upstream.baseUrl('anthropic-messages'), apiKey: 'k', modelMap: { 'node-claude': 'text' } },
-      { id: 'responses', provider: 'openai', protocol: 'openai-responses', baseUrl: upstream.baseUrl('openai-responses'), apiKey: 'k', modelMap: { 'node-responses': 'reasoning' } },
+      {
+        id: 'claude',
+        provider: 'anthropic',
+        protocol: 'anthropic-messages',
+        baseUrl: upstream.baseUrl('anthropic-messages'),
+        apiKey: 'k',
+        modelMap: { 'node-claude': 'text' },
+      },
+      {
+        id: 'responses',
+        provider: 'openai',
+        protocol: 'openai-responses',
+        baseUrl: upstream.baseUrl('openai-responses'),
+        apiKey: 'k',
+        modelMap: { 'node-responses': 'reasoning' },
+      },
     ],
   };
   // Every node of one deployment shares the key-digest secret, so a key has the same id everywhere.
@@ -34,8 +48,15 @@ beforeAll(async () => {
   const config = parseConfigFile(configFile, { LOG_LEVEL: 'silent' });
   for (let i = 0; i < 2; i++) {
     const store = createRedisResponseStore({ url: redisKeys.url, keyPrefix: redisKeys.prefix });
-    const gateway = await startTestGateway(configFile, { responseStore: store, controlPlane: createLocalControlPlane(config, secrets) });
-    nodes.push({ gateway, store, client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 }) });
+    const gateway = await startTestGateway(configFile, {
+      responseStore: store,
+      controlPlane: createLocalControlPlane(config, secrets),
+    });
+    nodes.push({
+      gateway,
+      store,
+      client: new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 }),
+    });
   }
 });
 
@@ -48,11 +69,16 @@ afterAll(async () => {
 });
 
 describe.skipIf(withoutEngines)('two gateway nodes on one Redis', () => {
-  it('continue, retrieve and delete each other\'s responses', async () => {
+  it("continue, retrieve and delete each other's responses", async () => {
     const [a, b] = [nodes[0]!, nodes[1]!];
     const first = await a.client.responses.create({ model: 'node-claude', input: 'Started on node A' });
     expect(await b.client.responses.retrieve(first.id)).toEqual(first);
-    const stream = await b.client.responses.create({ model: 'node-responses', previous_response_id: first.id, input: 'Continued on node B', stream: true });
+    const stream = await b.client.responses.create({
+      model: 'node-responses',
+      previous_response_id: first.id,
+      input: 'Continued on node B',
+      stream: true,
+    });
     let continued: OpenAI.Responses.Response | undefined;
     for await (const event of stream) if (event.type === 'response.completed') continued = event.response;
     expect(continued?.previous_response_id).toBe(first.id);
@@ -65,7 +91,13 @@ describe.skipIf(withoutEngines)('two gateway nodes on one Redis', () => {
     expect(items.map((item) => item.type)).toEqual(['message', 'message', 'message']);
     await b.client.responses.delete(first.id);
     await expect(a.client.responses.retrieve(first.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    await expect(a.client.responses.create({ model: 'node-claude', previous_response_id: continued!.id, input: 'after the delete' })).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
+    await expect(
+      a.client.responses.create({
+        model: 'node-claude',
+        previous_response_id: continued!.id,
+        input: 'after the delete',
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 'previous_response_not_found' });
     expect(a.gateway.outcomes.length + b.gateway.outcomes.length).toBe(2);
   });
 });

@@ -30,10 +30,38 @@ beforeAll(async () => {
   upstream = await startFixtureUpstream();
   gateway = await startTestGateway({
     channels: [
-      { id: 'chat', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { 'chain-chat': 'text' } },
-      { id: 'responses', provider: 'openai', protocol: 'openai-responses', baseUrl: upstream.baseUrl('openai-responses'), apiKey: 'k', modelMap: { 'chain-responses': 'text', 'chain-responses-next': 'reasoning' } },
-      { id: 'anthropic', provider: 'anthropic', protocol: 'anthropic-messages', baseUrl: upstream.baseUrl('anthropic-messages'), apiKey: 'k', modelMap: { 'chain-claude': 'text', 'chain-claude-tool': 'tool-call' } },
-      { id: 'gemini', provider: 'gemini', protocol: 'gemini', baseUrl: upstream.baseUrl('gemini'), apiKey: 'k', modelMap: { 'chain-gemini': 'text' } },
+      {
+        id: 'chat',
+        provider: 'deepseek',
+        protocol: 'openai-chat',
+        baseUrl: upstream.baseUrl('openai-chat'),
+        apiKey: 'k',
+        modelMap: { 'chain-chat': 'text' },
+      },
+      {
+        id: 'responses',
+        provider: 'openai',
+        protocol: 'openai-responses',
+        baseUrl: upstream.baseUrl('openai-responses'),
+        apiKey: 'k',
+        modelMap: { 'chain-responses': 'text', 'chain-responses-next': 'reasoning' },
+      },
+      {
+        id: 'anthropic',
+        provider: 'anthropic',
+        protocol: 'anthropic-messages',
+        baseUrl: upstream.baseUrl('anthropic-messages'),
+        apiKey: 'k',
+        modelMap: { 'chain-claude': 'text', 'chain-claude-tool': 'tool-call' },
+      },
+      {
+        id: 'gemini',
+        provider: 'gemini',
+        protocol: 'gemini',
+        baseUrl: upstream.baseUrl('gemini'),
+        apiKey: 'k',
+        modelMap: { 'chain-gemini': 'text' },
+      },
     ],
   });
   client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
@@ -46,13 +74,19 @@ afterAll(async () => {
 
 /** The stored object as raw JSON (not through the SDK, which adds `output_text`). */
 async function rawRetrieve(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await request(`${gateway.origin}/v1/responses/${id}`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  const response = await request(`${gateway.origin}/v1/responses/${id}`, {
+    headers: { authorization: `Bearer ${TEST_KEY}` },
+  });
   return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
 }
 
 /** Creates a response and returns the Response object as the client received it. */
 async function create(body: Record<string, unknown>, stream: boolean): Promise<Record<string, unknown>> {
-  const response = await request(`${gateway.origin}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream }) });
+  const response = await request(`${gateway.origin}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream }),
+  });
   const text = await response.body.text();
   expect(response.statusCode, text).toBe(200);
   if (!stream) return JSON.parse(text) as Record<string, unknown>;
@@ -73,7 +107,10 @@ describe.each(PROTOCOLS)('a two-turn chain on $protocol', ({ protocol, first, se
   for (const stream of [false, true]) {
     it(`${stream ? 'streamed' : 'non-streamed'}: stores turn one as the client saw it and continues from it`, async () => {
       const outcomesBefore = gateway.outcomes.length;
-      const turnOne = await create({ model: first, instructions: 'Instructions of turn one only.', input: 'First question of the chain' }, stream);
+      const turnOne = await create(
+        { model: first, instructions: 'Instructions of turn one only.', input: 'First question of the chain' },
+        stream,
+      );
       if (!passThrough) expect(turnOne.store).toBe(true); // a pass-through answer shows what the upstream echoed
       expect(turnOne.previous_response_id).toBeNull();
       const stored = await rawRetrieve(turnOne.id as string);
@@ -81,7 +118,10 @@ describe.each(PROTOCOLS)('a two-turn chain on $protocol', ({ protocol, first, se
       expect(stored.body).toEqual(turnOne);
 
       const sentBefore = upstreamBodiesFor(protocol).length;
-      const turnTwo = await create({ model: second, previous_response_id: turnOne.id, input: 'Second question of the chain' }, stream);
+      const turnTwo = await create(
+        { model: second, previous_response_id: turnOne.id, input: 'Second question of the chain' },
+        stream,
+      );
       expect(turnTwo.previous_response_id).toBe(turnOne.id);
       expect(turnTwo.instructions).toBeNull();
       const sent = upstreamBodiesFor(protocol).slice(sentBefore);
@@ -107,14 +147,29 @@ describe.each(PROTOCOLS)('a two-turn chain on $protocol', ({ protocol, first, se
 
 describe('a tool round trip across two turns', () => {
   it('sends the stored function call before the new function_call_output (Anthropic: tool_use then tool_result)', async () => {
-    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: false }];
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'get_weather',
+        description: 'Weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        strict: false,
+      },
+    ];
     const first = await client.responses.create({ model: 'chain-claude-tool', input: 'Weather in Oslo?', tools });
     const call = first.output.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ type: 'function_call', name: 'get_weather' });
     const callId = (call as { call_id: string }).call_id;
-    const second = await client.responses.create({ model: 'chain-claude', previous_response_id: first.id, tools, input: [{ type: 'function_call_output', call_id: callId, output: '{"temperature":21}' }] });
+    const second = await client.responses.create({
+      model: 'chain-claude',
+      previous_response_id: first.id,
+      tools,
+      input: [{ type: 'function_call_output', call_id: callId, output: '{"temperature":21}' }],
+    });
     expect(second.previous_response_id).toBe(first.id);
-    const sent = JSON.parse(upstreamBodiesFor('anthropic-messages').at(-1)!) as { messages: Array<{ role: string; content: Array<{ type: string; id?: string; tool_use_id?: string }> }> };
+    const sent = JSON.parse(upstreamBodiesFor('anthropic-messages').at(-1)!) as {
+      messages: Array<{ role: string; content: Array<{ type: string; id?: string; tool_use_id?: string }> }>;
+    };
     expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(sent.messages[1]!.content.find((part) => part.type === 'tool_use')?.id).toBe(callId);
     expect(sent.messages[2]!.content.find((part) => part.type === 'tool_result')?.tool_use_id).toBe(callId);
@@ -126,7 +181,11 @@ describe('the official SDK', () => {
     const first = await client.responses.create({ model: 'chain-claude', input: 'Hi from the SDK' });
     const again = await client.responses.retrieve(first.id);
     expect(again).toEqual(first);
-    const second = await client.responses.create({ model: 'chain-chat', previous_response_id: first.id, input: 'Follow-up from the SDK' });
+    const second = await client.responses.create({
+      model: 'chain-chat',
+      previous_response_id: first.id,
+      input: 'Follow-up from the SDK',
+    });
     expect(second.previous_response_id).toBe(first.id);
     const body = upstreamBodiesFor('openai-chat').at(-1)!;
     expect(body).toContain('Hi from the SDK');
@@ -135,7 +194,11 @@ describe('the official SDK', () => {
 
   it('streams a continuation with responses.stream', async () => {
     const first = await client.responses.create({ model: 'chain-gemini', input: 'Streamed chain start' });
-    const stream = client.responses.stream({ model: 'chain-responses', previous_response_id: first.id, input: 'Streamed chain follow-up' });
+    const stream = client.responses.stream({
+      model: 'chain-responses',
+      previous_response_id: first.id,
+      input: 'Streamed chain follow-up',
+    });
     const final = await stream.finalResponse();
     expect(final.previous_response_id).toBe(first.id);
     const body = JSON.parse(upstreamBodiesFor('openai-responses').at(-1)!) as Record<string, unknown>;

@@ -28,7 +28,16 @@ beforeAll(async () => {
       { name: 'owner', key: TEST_KEY },
       { name: 'other', key: OTHER_KEY },
     ],
-    channels: [{ id: 'chat', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { [MODEL]: 'text' } }],
+    channels: [
+      {
+        id: 'chat',
+        provider: 'deepseek',
+        protocol: 'openai-chat',
+        baseUrl: upstream.baseUrl('openai-chat'),
+        apiKey: 'k',
+        modelMap: { [MODEL]: 'text' },
+      },
+    ],
   });
   client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
   other = new OpenAI({ apiKey: OTHER_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
@@ -39,15 +48,23 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function createWith(sdk: OpenAI, body: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, 'model'>): Promise<OpenAI.Responses.Response> {
+async function createWith(
+  sdk: OpenAI,
+  body: Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, 'model'>,
+): Promise<OpenAI.Responses.Response> {
   const response = await sdk.responses.create({ model: MODEL, ...body });
   served++;
   return response;
 }
 
-async function raw(method: 'GET' | 'DELETE' | 'POST', path: string, options: { key?: string | null; body?: unknown; header?: 'bearer' | 'api-key' } = {}): Promise<{ status: number; body: any }> {
+async function raw(
+  method: 'GET' | 'DELETE' | 'POST',
+  path: string,
+  options: { key?: string | null; body?: unknown; header?: 'bearer' | 'api-key' } = {},
+): Promise<{ status: number; body: any }> {
   const key = options.key === undefined ? TEST_KEY : options.key;
-  const auth = key === null ? {} : options.header === 'api-key' ? { 'api-key': key } : { authorization: `Bearer ${key}` };
+  const auth =
+    key === null ? {} : options.header === 'api-key' ? { 'api-key': key } : { authorization: `Bearer ${key}` };
   const response = await request(`${gateway.origin}${path}`, {
     method,
     headers: { ...auth, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -57,20 +74,37 @@ async function raw(method: 'GET' | 'DELETE' | 'POST', path: string, options: { k
   return { status: response.statusCode, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-const notFound = (id: string) => ({ error: { message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: null } });
-const previousNotFound = (id: string) => ({ error: { message: `Previous response with id '${id}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+const notFound = (id: string) => ({
+  error: { message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: null },
+});
+const previousNotFound = (id: string) => ({
+  error: {
+    message: `Previous response with id '${id}' not found.`,
+    type: 'invalid_request_error',
+    param: 'previous_response_id',
+    code: 'previous_response_not_found',
+  },
+});
 
 describe('retrieve and delete', () => {
   it('retrieves with Bearer or api-key, deletes, then answers 404 everywhere', async () => {
     const created = await createWith(client, { input: 'Keep this one' });
     expect(await client.responses.retrieve(created.id)).toEqual(created);
     expect((await raw('GET', `/v1/responses/${created.id}`, { header: 'api-key' })).status).toBe(200);
-    expect(await raw('DELETE', `/v1/responses/${created.id}`)).toEqual({ status: 200, body: { id: created.id, object: 'response', deleted: true } });
+    expect(await raw('DELETE', `/v1/responses/${created.id}`)).toEqual({
+      status: 200,
+      body: { id: created.id, object: 'response', deleted: true },
+    });
     expect(await raw('GET', `/v1/responses/${created.id}`)).toEqual({ status: 404, body: notFound(created.id) });
-    expect(await raw('GET', `/v1/responses/${created.id}/input_items`)).toEqual({ status: 404, body: notFound(created.id) });
+    expect(await raw('GET', `/v1/responses/${created.id}/input_items`)).toEqual({
+      status: 404,
+      body: notFound(created.id),
+    });
     expect(await raw('DELETE', `/v1/responses/${created.id}`)).toEqual({ status: 404, body: notFound(created.id) });
     await expect(client.responses.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    expect(await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: created.id, input: 'more' } })).toEqual({ status: 400, body: previousNotFound(created.id) });
+    expect(
+      await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: created.id, input: 'more' } }),
+    ).toEqual({ status: 400, body: previousNotFound(created.id) });
   });
 
   it('deletes through the SDK', async () => {
@@ -82,9 +116,17 @@ describe('retrieve and delete', () => {
   it('hides a response from every other key (404), and does not let it continue the chain (400)', async () => {
     const created = await createWith(client, { input: 'Mine only' });
     await expect(other.responses.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    expect(await raw('GET', `/v1/responses/${created.id}/input_items`, { key: OTHER_KEY })).toEqual({ status: 404, body: notFound(created.id) });
-    expect(await raw('DELETE', `/v1/responses/${created.id}`, { key: OTHER_KEY })).toEqual({ status: 404, body: notFound(created.id) });
-    const refused = await other.responses.create({ model: MODEL, previous_response_id: created.id, input: 'steal' }).catch((error: unknown) => error);
+    expect(await raw('GET', `/v1/responses/${created.id}/input_items`, { key: OTHER_KEY })).toEqual({
+      status: 404,
+      body: notFound(created.id),
+    });
+    expect(await raw('DELETE', `/v1/responses/${created.id}`, { key: OTHER_KEY })).toEqual({
+      status: 404,
+      body: notFound(created.id),
+    });
+    const refused = await other.responses
+      .create({ model: MODEL, previous_response_id: created.id, input: 'steal' })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect(refused).toMatchObject({ status: 400, code: 'previous_response_not_found', param: 'previous_response_id' });
     expect((await client.responses.retrieve(created.id)).id).toBe(created.id); // the other key's DELETE changed nothing
@@ -117,21 +159,39 @@ describe('store: false and unknown previous responses', () => {
     const unstored = await createWith(client, { input: 'Forget me', store: false });
     expect((unstored as unknown as { store: boolean }).store).toBe(false);
     expect(await raw('GET', `/v1/responses/${unstored.id}`)).toEqual({ status: 404, body: notFound(unstored.id) });
-    expect(await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: unstored.id, input: 'more' } })).toEqual({ status: 400, body: previousNotFound(unstored.id) });
+    expect(
+      await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: unstored.id, input: 'more' } }),
+    ).toEqual({ status: 400, body: previousNotFound(unstored.id) });
     const stored = await createWith(client, { input: 'Remember me' });
-    const continued = await createWith(client, { input: 'Continue without storing', previous_response_id: stored.id, store: false });
+    const continued = await createWith(client, {
+      input: 'Continue without storing',
+      previous_response_id: stored.id,
+      store: false,
+    });
     expect(continued.previous_response_id).toBe(stored.id);
     expect(upstream.requests.at(-1)!.body).toContain('Remember me');
     expect((await raw('GET', `/v1/responses/${continued.id}`)).status).toBe(404);
   });
 
   it('answers an unknown or malformed previous_response_id exactly as the API does', async () => {
-    expect(await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: 'resp_doesnotexist', input: 'hi' } })).toEqual({ status: 400, body: previousNotFound('resp_doesnotexist') });
-    expect(await raw('POST', '/v1/responses', { body: { model: MODEL, stream: true, previous_response_id: 'not an id!', input: 'hi' } })).toEqual({ status: 400, body: previousNotFound('not an id!') });
-    const mistyped = await raw('POST', '/v1/responses', { body: { model: MODEL, previous_response_id: 42, input: 'hi' } });
+    expect(
+      await raw('POST', '/v1/responses', {
+        body: { model: MODEL, previous_response_id: 'resp_doesnotexist', input: 'hi' },
+      }),
+    ).toEqual({ status: 400, body: previousNotFound('resp_doesnotexist') });
+    expect(
+      await raw('POST', '/v1/responses', {
+        body: { model: MODEL, stream: true, previous_response_id: 'not an id!', input: 'hi' },
+      }),
+    ).toEqual({ status: 400, body: previousNotFound('not an id!') });
+    const mistyped = await raw('POST', '/v1/responses', {
+      body: { model: MODEL, previous_response_id: 42, input: 'hi' },
+    });
     expect(mistyped.status).toBe(400);
     expect(mistyped.body.error.param).toBe('previous_response_id');
-    const sdkError = await client.responses.create({ model: MODEL, previous_response_id: 'resp_missing', input: 'hi' }).catch((error: unknown) => error);
+    const sdkError = await client.responses
+      .create({ model: MODEL, previous_response_id: 'resp_missing', input: 'hi' })
+      .catch((error: unknown) => error);
     expect(sdkError).toMatchObject({ status: 400, code: 'previous_response_not_found' });
   });
 
@@ -146,17 +206,32 @@ describe('store: false and unknown previous responses', () => {
   });
 
   it('counts input tokens over the whole chain with previous_response_id', async () => {
-    const first = await createWith(client, { input: 'A fairly long first question, with quite a few words in it, to count.' });
+    const first = await createWith(client, {
+      input: 'A fairly long first question, with quite a few words in it, to count.',
+    });
     const alone = await raw('POST', '/v1/responses/input_tokens', { body: { model: MODEL, input: 'short' } });
-    const chained = await raw('POST', '/v1/responses/input_tokens', { body: { model: MODEL, previous_response_id: first.id, input: 'short' } });
+    const chained = await raw('POST', '/v1/responses/input_tokens', {
+      body: { model: MODEL, previous_response_id: first.id, input: 'short' },
+    });
     expect(chained.body.input_tokens).toBeGreaterThan(alone.body.input_tokens + 10);
-    expect((await raw('POST', '/v1/responses/input_tokens', { body: { model: MODEL, previous_response_id: 'resp_gone', input: 'short' } })).body).toEqual(previousNotFound('resp_gone'));
+    expect(
+      (
+        await raw('POST', '/v1/responses/input_tokens', {
+          body: { model: MODEL, previous_response_id: 'resp_gone', input: 'short' },
+        })
+      ).body,
+    ).toEqual(previousNotFound('resp_gone'));
   });
 });
 
 describe('input_items', () => {
   it('lists the whole context, newest first by default, in pages the SDK follows', async () => {
-    const first = await createWith(client, { input: [{ role: 'user', content: 'item one' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'item two' }] }] });
+    const first = await createWith(client, {
+      input: [
+        { role: 'user', content: 'item one' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'item two' }] },
+      ],
+    });
     const second = await createWith(client, { input: 'item four', previous_response_id: first.id });
     const third = await createWith(client, { input: 'item six', previous_response_id: second.id });
     const all = [];
@@ -166,23 +241,50 @@ describe('input_items', () => {
     expect(texts[0]).toContain('item six');
     expect(texts[5]).toContain('item one');
     expect(all[1]).toEqual(second.output[0]);
-    expect(all[0]).toEqual({ id: expect.stringMatching(/^msg_/), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'item six' }] });
+    expect(all[0]).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      type: 'message',
+      role: 'user',
+      status: 'completed',
+      content: [{ type: 'input_text', text: 'item six' }],
+    });
     expect(new Set(all.map((item) => item.id)).size).toBe(6);
 
     const ascending = [];
-    for await (const item of client.responses.inputItems.list(third.id, { order: 'asc', limit: 4 })) ascending.push(item);
+    for await (const item of client.responses.inputItems.list(third.id, { order: 'asc', limit: 4 }))
+      ascending.push(item);
     expect(ascending).toEqual([...all].reverse());
     const page = await raw('GET', `/v1/responses/${third.id}/input_items?order=asc&limit=2&after=${ascending[1]!.id}`);
-    expect(page).toEqual({ status: 200, body: { object: 'list', data: ascending.slice(2, 4), first_id: ascending[2]!.id, last_id: ascending[3]!.id, has_more: true } });
+    expect(page).toEqual({
+      status: 200,
+      body: {
+        object: 'list',
+        data: ascending.slice(2, 4),
+        first_id: ascending[2]!.id,
+        last_id: ascending[3]!.id,
+        has_more: true,
+      },
+    });
     const last = await raw('GET', `/v1/responses/${third.id}/input_items?order=asc&after=${ascending[3]!.id}`);
     expect(last.body).toMatchObject({ data: ascending.slice(4), has_more: false });
     const firstTurn = await raw('GET', `/v1/responses/${first.id}/input_items?include[]=message.input_image.image_url`);
-    expect(firstTurn.body.data.map((item: { content: Array<{ text: string }> }) => item.content[0]!.text)).toEqual(['item two', 'item one']);
+    expect(firstTurn.body.data.map((item: { content: Array<{ text: string }> }) => item.content[0]!.text)).toEqual([
+      'item two',
+      'item one',
+    ]);
   });
 
   it('refuses malformed queries with 400 naming the parameter', async () => {
     const created = await createWith(client, { input: 'query checks' });
-    for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['limit=2.5', 'limit'], ['order=sideways', 'order'], ['after=', 'after'], ['after=msg_unknown', 'after']] as const) {
+    for (const [query, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=2.5', 'limit'],
+      ['order=sideways', 'order'],
+      ['after=', 'after'],
+      ['after=msg_unknown', 'after'],
+    ] as const) {
       const response = await raw('GET', `/v1/responses/${created.id}/input_items?${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body.error.param, query).toBe(param);

@@ -87,7 +87,10 @@ export class RawConnection extends TurnCollector {
 }
 
 /** The HTTP answer to an upgrade that was refused: status and JSON body. */
-export async function refusedUpgrade(origin: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+export async function refusedUpgrade(
+  origin: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   const socket = new WebSocket(`${origin.replace(/^http/, 'ws')}/v1/responses`, { headers });
   return new Promise((resolve, reject) => {
     socket.once('open', () => reject(new Error('the upgrade was accepted')));

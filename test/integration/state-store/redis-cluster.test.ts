@@ -8,7 +8,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { engineSettingsFromEnv, openRateLimiter, openResponseStore, openSessionStore, openStateStore } from '../../../infra/open-adapters.ts';
+import {
+  engineSettingsFromEnv,
+  openRateLimiter,
+  openResponseStore,
+  openSessionStore,
+  openStateStore,
+} from '../../../infra/open-adapters.ts';
 import { createRedisRateLimiter, rateLimitKey } from '../../../infra/state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from '../../../infra/state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from '../../../infra/state-store/redis/redis-session-store.ts';
@@ -24,19 +30,28 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
   let seq = 0;
   const prefix = (): string => `${cluster.prefix}${++seq}:`;
 
-  describeStateStoreContract('redis cluster', async () => createRedisStateStore({ cluster: cluster.settings, keyPrefix: prefix() }));
+  describeStateStoreContract('redis cluster', async () =>
+    createRedisStateStore({ cluster: cluster.settings, keyPrefix: prefix() }),
+  );
   describeRateLimiterContract('redis cluster', (count) => {
     const shared = prefix();
-    return { limiters: Array.from({ length: count }, () => createRedisRateLimiter({ cluster: cluster.settings, keyPrefix: shared })), prefix: shared };
+    return {
+      limiters: Array.from({ length: count }, () =>
+        createRedisRateLimiter({ cluster: cluster.settings, keyPrefix: shared }),
+      ),
+      prefix: shared,
+    };
   });
   describeSessionStoreContract('redis cluster', {
     sharedByNamespace: true,
-    make: async (namespace) => createRedisSessionStore({ cluster: cluster.settings, keyPrefix: `${cluster.prefix}${namespace}:` }),
+    make: async (namespace) =>
+      createRedisSessionStore({ cluster: cluster.settings, keyPrefix: `${cluster.prefix}${namespace}:` }),
     advance: (ms) => sleep(ms),
   });
   describeResponseStoreContract('redis cluster', {
     sharedByNamespace: true,
-    make: async (namespace, options) => createRedisResponseStore({ cluster: cluster.settings, keyPrefix: `${cluster.prefix}${namespace}:`, ...options }),
+    make: async (namespace, options) =>
+      createRedisResponseStore({ cluster: cluster.settings, keyPrefix: `${cluster.prefix}${namespace}:`, ...options }),
     advance: (ms) => sleep(ms),
   });
 
@@ -57,7 +72,14 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
       ];
       for (const names of entities) expect(new Set(await Promise.all(names.map(slotOf))).size).toBe(1);
       const store = createRedisStateStore({ cluster: cluster.settings, keyPrefix: keyPrefix });
-      await store.addSpendBatch(Array.from({ length: 30 }, (_, i) => ({ position: pos(i + 1), keyId: `key-${i}`, userId: null, costNanoUsd: 1n })));
+      await store.addSpendBatch(
+        Array.from({ length: 30 }, (_, i) => ({
+          position: pos(i + 1),
+          keyId: `key-${i}`,
+          userId: null,
+          costNanoUsd: 1n,
+        })),
+      );
       await store.close();
       const masters = cluster.admin.nodes('master');
       expect(masters).toHaveLength(3);
@@ -66,7 +88,12 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
 
     it('applies a batch spanning many keys and users exactly once, however often it is delivered', async () => {
       const store = createRedisStateStore({ cluster: cluster.settings, keyPrefix: prefix() });
-      const batch = Array.from({ length: 40 }, (_, i) => ({ position: pos(i + 1), keyId: `key-${i % 10}`, userId: i % 3 === 0 ? null : `user-${i % 4}`, costNanoUsd: BigInt(i + 1) }));
+      const batch = Array.from({ length: 40 }, (_, i) => ({
+        position: pos(i + 1),
+        keyId: `key-${i % 10}`,
+        userId: i % 3 === 0 ? null : `user-${i % 4}`,
+        costNanoUsd: BigInt(i + 1),
+      }));
       expect(await store.addSpendBatch(batch)).toBe(40);
       expect(await store.addSpendBatch(batch)).toBe(0);
       expect(await store.addSpendBatch(batch.slice(20))).toBe(0);
@@ -78,9 +105,15 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
 
     it('releases the scopes a refused admission charged on other slots', async () => {
       const limiter = createRedisRateLimiter({ cluster: cluster.settings, keyPrefix: prefix() });
-      const scopes = [{ scope: 'key:k1', rpm: 10, tpm: 1_000 }, { scope: 'user:u1', rpm: 1, tpm: null }];
+      const scopes = [
+        { scope: 'key:k1', rpm: 10, tpm: 1_000 },
+        { scope: 'user:u1', rpm: 1, tpm: null },
+      ];
       expect((await limiter.admit(scopes, 100, T0)).allowed).toBe(true);
-      expect(await limiter.admit(scopes, 100, T0)).toMatchObject({ allowed: false, refusedBy: { scope: 'user:u1', kind: 'requests' } });
+      expect(await limiter.admit(scopes, 100, T0)).toMatchObject({
+        allowed: false,
+        refusedBy: { scope: 'user:u1', kind: 'requests' },
+      });
       const keyOnly = await limiter.admit([{ scope: 'key:k1', rpm: 10, tpm: 1_000 }], 100, T0);
       expect(keyOnly.states.map((state) => state.remaining)).toEqual([8, 800]);
       await limiter.close();
@@ -89,8 +122,16 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
 
   it('REDIS_CLUSTER_NODES opens every Redis adapter on the cluster', async () => {
     const keyPrefix = prefix();
-    const settings = { ...engineSettingsFromEnv({ REDIS_CLUSTER_NODES: cluster.seedNodes, REDIS_KEY_PREFIX: keyPrefix }), dataDir: '/nonexistent' };
-    const [state, limiter, sessions, responses] = [openStateStore(settings), openRateLimiter(settings), openSessionStore(settings), openResponseStore(settings)];
+    const settings = {
+      ...engineSettingsFromEnv({ REDIS_CLUSTER_NODES: cluster.seedNodes, REDIS_KEY_PREFIX: keyPrefix }),
+      dataDir: '/nonexistent',
+    };
+    const [state, limiter, sessions, responses] = [
+      openStateStore(settings),
+      openRateLimiter(settings),
+      openSessionStore(settings),
+      openResponseStore(settings),
+    ];
     try {
       expect(await state.addSpend(pos(1), 'k', 'u', 5n)).toBe(true);
       expect((await limiter.admit([{ scope: 'key:k', rpm: 1, tpm: null }], 0)).allowed).toBe(true);

@@ -18,7 +18,8 @@ const redisKeys = useRedisTestKeys('responses');
 describe.skipIf(withoutEngines)('redis adapter', () => {
   describeResponseStoreContract('redis', {
     sharedByNamespace: true,
-    make: async (namespace, options) => createRedisResponseStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:`, ...options }),
+    make: async (namespace, options) =>
+      createRedisResponseStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:`, ...options }),
     advance: (ms) => sleep(ms),
   });
 });
@@ -40,12 +41,17 @@ describe.skipIf(withoutEngines)('redis response store', () => {
     await store.close();
   });
 
-  it('reads a value that is not a record, or another key\'s record under this key, as missing', async () => {
+  it("reads a value that is not a record, or another key's record under this key, as missing", async () => {
     const prefix = `${redisKeys.prefix}corrupt:`;
     const store = createRedisResponseStore({ url: redisKeys.url, keyPrefix: prefix });
     const record = sampleRecord();
     await redisKeys.admin.set(redisResponseKey(prefix, record.keyId, 'resp_badjson'), '{not json', 'PX', 60_000);
-    await redisKeys.admin.set(redisResponseKey(prefix, record.keyId, record.id), JSON.stringify({ ...record, keyId: 'key_someoneelse' }), 'PX', 60_000);
+    await redisKeys.admin.set(
+      redisResponseKey(prefix, record.keyId, record.id),
+      JSON.stringify({ ...record, keyId: 'key_someoneelse' }),
+      'PX',
+      60_000,
+    );
     expect(await store.get(record.keyId, 'resp_badjson')).toBeUndefined();
     expect(await store.getMany(record.keyId, [record.id, 'resp_badjson'])).toEqual([undefined, undefined]);
     await store.close();
@@ -53,7 +59,12 @@ describe.skipIf(withoutEngines)('redis response store', () => {
 
   it('openResponseStore: Redis with a redisUrl (under redisKeyPrefix, retention in days), else memory', async () => {
     const prefix = `${redisKeys.prefix}open:`;
-    const shared = openResponseStore({ dataDir: '/nonexistent', redisUrl: redisKeys.url, redisKeyPrefix: prefix, responseRetentionDays: 2 });
+    const shared = openResponseStore({
+      dataDir: '/nonexistent',
+      redisUrl: redisKeys.url,
+      redisKeyPrefix: prefix,
+      responseRetentionDays: 2,
+    });
     const local = openResponseStore({ dataDir: '/nonexistent' });
     expect(shared.retentionMs).toBe(2 * 86_400_000);
     expect(local.retentionMs).toBe(30 * 86_400_000);
@@ -69,6 +80,9 @@ describe.skipIf(withoutEngines)('redis response store', () => {
   it('reads TOLLGATE_RESPONSE_RETENTION_DAYS and refuses a bad value', () => {
     expect(engineSettingsFromEnv({ TOLLGATE_RESPONSE_RETENTION_DAYS: '7' }).responseRetentionDays).toBe(7);
     expect(engineSettingsFromEnv({}).responseRetentionDays).toBeUndefined();
-    for (const bad of ['0', '-3', 'forever']) expect(() => engineSettingsFromEnv({ TOLLGATE_RESPONSE_RETENTION_DAYS: bad })).toThrow(/TOLLGATE_RESPONSE_RETENTION_DAYS/);
+    for (const bad of ['0', '-3', 'forever'])
+      expect(() => engineSettingsFromEnv({ TOLLGATE_RESPONSE_RETENTION_DAYS: bad })).toThrow(
+        /TOLLGATE_RESPONSE_RETENTION_DAYS/,
+      );
   });
 });

@@ -16,7 +16,8 @@ const redisKeys = useRedisTestKeys('session');
 describe.skipIf(withoutEngines)('redis adapter', () => {
   describeSessionStoreContract('redis', {
     sharedByNamespace: true,
-    make: async (namespace) => createRedisSessionStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:` }),
+    make: async (namespace) =>
+      createRedisSessionStore({ url: redisKeys.url, keyPrefix: `${redisKeys.prefix}${namespace}:` }),
     advance: (ms) => sleep(ms),
   });
 });
@@ -26,10 +27,19 @@ describe.skipIf(withoutEngines)('redis session store', () => {
     const prefix = `${redisKeys.prefix}layout:`;
     const store = createRedisSessionStore({ url: redisKeys.url, keyPrefix: prefix });
     const sessionKey = 'a'.repeat(64);
-    await store.put(sessionKey, { userId: 'usr_1', csrfSecret: 'secret', createdAt: 5, credentialsStamp: 'stamp' }, 60_000);
+    await store.put(
+      sessionKey,
+      { userId: 'usr_1', csrfSecret: 'secret', createdAt: 5, credentialsStamp: 'stamp' },
+      60_000,
+    );
     const key = `${prefix}console:session:${sessionKey}`;
     expect(redisSessionKey(prefix, sessionKey)).toBe(key);
-    expect(JSON.parse((await redisKeys.admin.get(key))!)).toEqual({ userId: 'usr_1', csrfSecret: 'secret', createdAt: 5, credentialsStamp: 'stamp' });
+    expect(JSON.parse((await redisKeys.admin.get(key))!)).toEqual({
+      userId: 'usr_1',
+      csrfSecret: 'secret',
+      createdAt: 5,
+      credentialsStamp: 'stamp',
+    });
     const ttl = await redisKeys.admin.pttl(key);
     expect(ttl).toBeGreaterThan(59_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
@@ -46,7 +56,12 @@ describe.skipIf(withoutEngines)('redis session store', () => {
     const prefix = `${redisKeys.prefix}corrupt:`;
     const store = createRedisSessionStore({ url: redisKeys.url, keyPrefix: prefix });
     await redisKeys.admin.set(redisSessionKey(prefix, 'bad-json'), '{not json', 'PX', 60_000);
-    await redisKeys.admin.set(redisSessionKey(prefix, 'bad-shape'), '{"userId":1,"csrfSecret":"s","createdAt":1}', 'PX', 60_000);
+    await redisKeys.admin.set(
+      redisSessionKey(prefix, 'bad-shape'),
+      '{"userId":1,"csrfSecret":"s","createdAt":1}',
+      'PX',
+      60_000,
+    );
     expect(await store.get('bad-json')).toBeUndefined();
     expect(await store.get('bad-shape', 60_000)).toBeUndefined();
     await store.close();

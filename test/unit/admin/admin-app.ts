@@ -30,7 +30,13 @@ export async function buildAdminTestApp(overrides: Partial<AdminRouteDeps> = {})
   });
   installClientErrorHandlers(app, bodyLimit);
   const controlPlane = new RecordingControlPlane(MASTER_KEY);
-  registerAdminRoutes(app, { view: controlPlane, append: controlPlane.append, secrets: { masterKey: MASTER_KEY, hmacSecret: HMAC_SECRET }, adminToken: ADMIN_TOKEN, ...overrides });
+  registerAdminRoutes(app, {
+    view: controlPlane,
+    append: controlPlane.append,
+    secrets: { masterKey: MASTER_KEY, hmacSecret: HMAC_SECRET },
+    adminToken: ADMIN_TOKEN,
+    ...overrides,
+  });
   await app.ready();
   return { app, controlPlane };
 }

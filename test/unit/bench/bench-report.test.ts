@@ -1,10 +1,34 @@
 /** The load benchmark's pure parts: cases, rows and ratios to the floor, verdicts, README splice, /proc parsing. */
 import { describe, expect, it } from 'vitest';
-import { BENCH_CASES, benchCase, benchCaseId, BENCH_SHAPES, MOCK_BEHAVIOUR_PREFIX, type BenchTarget } from '../../bench/bench-cases.ts';
+import {
+  BENCH_CASES,
+  benchCase,
+  benchCaseId,
+  BENCH_SHAPES,
+  MOCK_BEHAVIOUR_PREFIX,
+  type BenchTarget,
+} from '../../bench/bench-cases.ts';
 import { buildBenchGatewayConfig } from '../../bench/bench-gateway-config.ts';
 import { parseConfigFile } from '../../../gateway/config/load-config.ts';
-import { buildBenchRows, formatBenchTables, formatFootprintTable, formatTimeToFirstTokenTable, formatUnmeasuredNotes, formatVerdicts, judgeBenchTargets, judgeTimeToFirstToken, type BenchReport, type ServerFootprint, type UnmeasuredRow } from '../../bench/format-bench-report.ts';
-import { renderReadmeBenchSection, replaceReadmeBenchSection, README_BENCH_BEGIN, README_BENCH_END } from '../../bench/format-readme-bench-table.ts';
+import {
+  buildBenchRows,
+  formatBenchTables,
+  formatFootprintTable,
+  formatTimeToFirstTokenTable,
+  formatUnmeasuredNotes,
+  formatVerdicts,
+  judgeBenchTargets,
+  judgeTimeToFirstToken,
+  type BenchReport,
+  type ServerFootprint,
+  type UnmeasuredRow,
+} from '../../bench/format-bench-report.ts';
+import {
+  renderReadmeBenchSection,
+  replaceReadmeBenchSection,
+  README_BENCH_BEGIN,
+  README_BENCH_END,
+} from '../../bench/format-readme-bench-table.ts';
 import { liveStreamFigures, type LiveStreamFootprint } from '../../bench/measure-server-footprint.ts';
 import { peerBenchCase } from '../../bench/peers/peer-cases.ts';
 import { parseStatCpuTicks, parseStatusRssBytes } from '../../bench/read-process-usage.ts';
@@ -16,7 +40,13 @@ const shape = (id: string) => {
   return found;
 };
 
-function measurement(target: BenchTarget, shapeId: string, connections: number, p50Ms: number, cpuUs: number): CaseMeasurement {
+function measurement(
+  target: BenchTarget,
+  shapeId: string,
+  connections: number,
+  p50Ms: number,
+  cpuUs: number,
+): CaseMeasurement {
   return {
     benchCase: benchCase(shape(shapeId), target),
     connections,
@@ -27,7 +57,12 @@ function measurement(target: BenchTarget, shapeId: string, connections: number, 
   };
 }
 
-const live = (reached: number, requested: number, kbPerStream: number | null, notMeasuredReason?: string): LiveStreamFootprint => ({
+const live = (
+  reached: number,
+  requested: number,
+  kbPerStream: number | null,
+  notMeasuredReason?: string,
+): LiveStreamFootprint => ({
   requested,
   sent: requested,
   openedAll: true,
@@ -48,7 +83,9 @@ describe('bench cases', () => {
   it('sends every shape to the four targets, each after its direct baseline, keeping the ids other benches use', () => {
     expect(BENCH_CASES).toHaveLength(16);
     expect(BENCH_CASES.find((c) => c.id === 'chat-gateway')?.path).toBe('/v1/chat/completions');
-    expect(BENCH_CASES.find((c) => c.id === 'anthropic-direct-stream')?.path).toBe(`${MOCK_BEHAVIOUR_PREFIX}/v1/messages`);
+    expect(BENCH_CASES.find((c) => c.id === 'anthropic-direct-stream')?.path).toBe(
+      `${MOCK_BEHAVIOUR_PREFIX}/v1/messages`,
+    );
     expect(benchCaseId('anthropic-stream', 'floor')).toBe('anthropic-floor-stream');
     const embedded = BENCH_CASES.find((c) => c.id === 'anthropic-embedded');
     expect(embedded).toMatchObject({ target: 'embedded', baseline: 'anthropic-direct', gatewayPath: 'translated' });
@@ -76,9 +113,20 @@ describe('bench rows', () => {
 
   it('subtracts the direct p50 of the same shape and connections, and divides CPU by the floor', () => {
     const gateway32 = rows.find((r) => r.target === 'gateway' && r.connections === 32);
-    expect(gateway32).toMatchObject({ baseline: 'chat-direct', addedP50Ms: 2, floorAddedP50Ms: 0.5, addedP50OverFloorMs: 1.5, cpuRatioToFloor: 1.8 });
+    expect(gateway32).toMatchObject({
+      baseline: 'chat-direct',
+      addedP50Ms: 2,
+      floorAddedP50Ms: 0.5,
+      addedP50OverFloorMs: 1.5,
+      cpuRatioToFloor: 1.8,
+    });
     const gateway1 = rows.find((r) => r.target === 'gateway' && r.connections === 1);
-    expect(gateway1).toMatchObject({ addedP50Ms: 0.4, floorAddedP50Ms: 0.3, addedP50OverFloorMs: 0.1, cpuRatioToFloor: 1.67 });
+    expect(gateway1).toMatchObject({
+      addedP50Ms: 0.4,
+      floorAddedP50Ms: 0.3,
+      addedP50OverFloorMs: 0.1,
+      cpuRatioToFloor: 1.67,
+    });
     expect(rows.find((r) => r.target === 'embedded')?.cpuRatioToFloor).toBe(3.2);
     expect(rows.find((r) => r.target === 'floor')?.cpuRatioToFloor).toBeUndefined();
     expect(rows.find((r) => r.target === 'mock')?.addedP50Ms).toBeUndefined();
@@ -114,36 +162,87 @@ describe('bench rows', () => {
 
   it('judges a live-stream figure that could not be measured NOT MEASURED, never MET or NOT MET', () => {
     const reason = 'only 1 of 50 streams opened within 40 s of the last request (fewer than 90 %)';
-    const verdicts = judgeBenchTargets(rows, [{ target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: live(1, 50, null, reason) }], 32);
+    const verdicts = judgeBenchTargets(
+      rows,
+      [{ target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: live(1, 50, null, reason) }],
+      32,
+    );
     const gateway = verdicts.find((v) => v.target.startsWith('gateway alone ≤ 40 KB'));
     expect(gateway).toMatchObject({ met: false, measured: false, figure: `not measured: ${reason}` });
-    expect(formatVerdicts(verdicts)).toContain(`NOT MEASURED  gateway alone ≤ 40 KB per live stream: not measured: ${reason}`);
-    expect(verdicts.find((v) => v.target.startsWith('embedded ≤ 40 KB'))).toMatchObject({ measured: false, figure: 'not measured' });
+    expect(formatVerdicts(verdicts)).toContain(
+      `NOT MEASURED  gateway alone ≤ 40 KB per live stream: not measured: ${reason}`,
+    );
+    expect(verdicts.find((v) => v.target.startsWith('embedded ≤ 40 KB'))).toMatchObject({
+      measured: false,
+      figure: 'not measured',
+    });
     expect(verdicts.find((v) => v.target.startsWith('gateway alone ≤ 40 KB'))?.figure).not.toMatch(/-\d/);
-    const table = formatFootprintTable([{ target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: live(1, 50, null, reason) }]);
+    const table = formatFootprintTable([
+      { target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: live(1, 50, null, reason) },
+    ]);
     expect(table).toContain('not measured');
     expect(table).toContain(`gateway alone: RSS per live stream not measured: ${reason}`);
   });
 
   it('puts peer rows in the same tables with ratios to the floor, and n/a peer cases in their place', () => {
     const portkey = peerBenchCase(shape('chat'), 'portkey', { 'x-portkey-provider': 'openai' });
-    expect(portkey).toMatchObject({ id: 'chat-portkey', label: 'chat→chat, non-streamed', baseline: 'chat-direct', path: '/v1/chat/completions' });
+    expect(portkey).toMatchObject({
+      id: 'chat-portkey',
+      label: 'chat→chat, non-streamed',
+      baseline: 'chat-direct',
+      path: '/v1/chat/completions',
+    });
     expect(portkey.headers['x-portkey-provider']).toBe('openai');
-    const peerRows = buildBenchRows([...measurements, { ...measurement('mock', 'chat', 32, 1, 40), benchCase: portkey, load: { requests: 1000, elapsedS: 1, requestsPerSecond: 900, p50Ms: 2, p99Ms: 4 }, serverCpuUsPerRequest: 250 }]);
-    expect(peerRows.at(-1)).toMatchObject({ target: 'portkey', addedP50Ms: 1, floorAddedP50Ms: 0.5, cpuRatioToFloor: 2.5 });
-    const unmeasured: UnmeasuredRow[] = [1, 32].map((connections) => ({ id: 'anthropic-portkey', label: 'anthropic→chat translated, non-streamed', target: 'portkey', shape: 'anthropic', connections, status: 'n/a', reason: 'not served' }));
+    const peerRows = buildBenchRows([
+      ...measurements,
+      {
+        ...measurement('mock', 'chat', 32, 1, 40),
+        benchCase: portkey,
+        load: { requests: 1000, elapsedS: 1, requestsPerSecond: 900, p50Ms: 2, p99Ms: 4 },
+        serverCpuUsPerRequest: 250,
+      },
+    ]);
+    expect(peerRows.at(-1)).toMatchObject({
+      target: 'portkey',
+      addedP50Ms: 1,
+      floorAddedP50Ms: 0.5,
+      cpuRatioToFloor: 2.5,
+    });
+    const unmeasured: UnmeasuredRow[] = [1, 32].map((connections) => ({
+      id: 'anthropic-portkey',
+      label: 'anthropic→chat translated, non-streamed',
+      target: 'portkey',
+      shape: 'anthropic',
+      connections,
+      status: 'n/a',
+      reason: 'not served',
+    }));
     const text = formatBenchTables(peerRows, unmeasured);
     const loaded = text.split('\n\n')[0]?.split('\n') ?? [];
-    expect(loaded.findIndex((l) => l.startsWith('Portkey  ') && l.includes('2.50×'))).toBeGreaterThan(loaded.findIndex((l) => l.startsWith('embedded')));
+    expect(loaded.findIndex((l) => l.startsWith('Portkey  ') && l.includes('2.50×'))).toBeGreaterThan(
+      loaded.findIndex((l) => l.startsWith('embedded')),
+    );
     expect(loaded.at(-1)).toMatch(/^Portkey +anthropic→chat translated, non-streamed +n\/a$/);
-    expect(formatUnmeasuredNotes(unmeasured)).toBe('  Portkey: anthropic→chat translated, non-streamed (1 and 32 connections): n/a — not served');
+    expect(formatUnmeasuredNotes(unmeasured)).toBe(
+      '  Portkey: anthropic→chat translated, non-streamed (1 and 32 connections): n/a — not served',
+    );
   });
 
   it('renders the README section and splices it between the markers', () => {
     const report: BenchReport = {
       generatedAt: '2026-01-02T03:04:05.000Z',
       machine: { cpus: 2, cpuModel: 'Test CPU', loadAverage1mAtStart: 0.5, loadAverage1mAtEnd: 0.7, node: 'v20.0.0' },
-      settings: { durationS: 8, warmupS: 2, connections: 32, connectionLevels: [32, 1], liveStreams: 100, liveStreamChunkMs: 10_000, idleSettleS: 5, idleCpuWindowS: 10, pinning: 'not pinned' },
+      settings: {
+        durationS: 8,
+        warmupS: 2,
+        connections: 32,
+        connectionLevels: [32, 1],
+        liveStreams: 100,
+        liveStreamChunkMs: 10_000,
+        idleSettleS: 5,
+        idleCpuWindowS: 10,
+        pinning: 'not pinned',
+      },
       rows,
       footprints: [{ target: 'floor', idleRssMb: 60, idleCpuPercent: 0, liveStreams: live(100, 100, 12.5) }],
       verdicts: [
@@ -152,12 +251,16 @@ describe('bench rows', () => {
       ],
     };
     const section = renderReadmeBenchSection(report);
-    expect(section).toContain('| gateway alone | chat→chat pass-through, non-streamed | 1 000 | 180 µs | 1.80× | +0.40 ms | +0.30 ms |');
+    expect(section).toContain(
+      '| gateway alone | chat→chat pass-through, non-streamed | 1 000 | 180 µs | 1.80× | +0.40 ms | +0.30 ms |',
+    );
     expect(section).toContain('| floor | 60 MB | 0.00 % of a core | 12.5 KB (100 streams) |');
     expect(section).toContain('- MET — a target: 1×');
     expect(section).toContain('- **NOT MEASURED** — another: not measured: too few');
     const readme = `intro\n${README_BENCH_BEGIN}\nold table\n${README_BENCH_END}\nafter\n`;
-    expect(replaceReadmeBenchSection(readme, 'new')).toBe(`intro\n${README_BENCH_BEGIN}\nnew\n${README_BENCH_END}\nafter\n`);
+    expect(replaceReadmeBenchSection(readme, 'new')).toBe(
+      `intro\n${README_BENCH_BEGIN}\nnew\n${README_BENCH_END}\nafter\n`,
+    );
     expect(() => replaceReadmeBenchSection('no markers', 'new')).toThrow(/lacks/);
     expect(() => replaceReadmeBenchSection(`${README_BENCH_END}\n${README_BENCH_BEGIN}`, 'x')).toThrow(/before/);
   });
@@ -167,20 +270,26 @@ describe('RSS per live stream', () => {
   const counts = { requested: 50, sent: 50, failed: 0, openTimeoutMs: 40_000 };
 
   it('divides the RSS growth by the open streams when at least 90 % opened', () => {
-    expect(liveStreamFigures({ ...counts, reached: 45, rssBeforeBytes: 100 * MB, rssOpenBytes: 100 * MB + 45 * 2048 })).toEqual({ kbPerStream: 2, kbPerHeldRequest: 1.8 });
+    expect(
+      liveStreamFigures({ ...counts, reached: 45, rssBeforeBytes: 100 * MB, rssOpenBytes: 100 * MB + 45 * 2048 }),
+    ).toEqual({ kbPerStream: 2, kbPerHeldRequest: 1.8 });
   });
 
   it('reports no figure, with the reason, when fewer than 90 % of the streams opened', () => {
     const figures = liveStreamFigures({ ...counts, reached: 1, rssBeforeBytes: 100 * MB, rssOpenBytes: 101 * MB });
     expect(figures.kbPerStream).toBeNull();
-    expect(figures.notMeasuredReason).toBe('only 1 of 50 streams opened within 40 s of the last request (fewer than 90 %)');
+    expect(figures.notMeasuredReason).toBe(
+      'only 1 of 50 streams opened within 40 s of the last request (fewer than 90 %)',
+    );
   });
 
   it('reports no figure, never a negative one, when the RSS fell or stayed while the streams were open', () => {
     const fell = liveStreamFigures({ ...counts, reached: 50, rssBeforeBytes: 366 * MB, rssOpenBytes: 188 * MB });
     expect(fell).toMatchObject({ kbPerStream: null, kbPerHeldRequest: null });
     expect(fell.notMeasuredReason).toMatch(/^RSS fell by 178\.0 MB with 50 streams open/);
-    expect(liveStreamFigures({ ...counts, reached: 50, rssBeforeBytes: MB, rssOpenBytes: MB }).notMeasuredReason).toMatch(/^RSS did not grow/);
+    expect(
+      liveStreamFigures({ ...counts, reached: 50, rssBeforeBytes: MB, rssOpenBytes: MB }).notMeasuredReason,
+    ).toMatch(/^RSS did not grow/);
   });
 });
 
@@ -197,14 +306,36 @@ describe('/proc parsing', () => {
 });
 
 describe('time to first token verdicts', () => {
-  const row = (target: BenchTarget, shape: 'chat-stream' | 'anthropic-stream', addedP50Ms: number) => ({ target, shape, label: `${shape} label`, requests: 200, p50Ms: 5.2 + addedP50Ms, addedP50Ms });
+  const row = (target: BenchTarget, shape: 'chat-stream' | 'anthropic-stream', addedP50Ms: number) => ({
+    target,
+    shape,
+    label: `${shape} label`,
+    requests: 200,
+    p50Ms: 5.2 + addedP50Ms,
+    addedP50Ms,
+  });
 
-  it('judges the worst shape against the floor\'s added time, and a missing floor as not measured', () => {
-    const rows = [row('mock', 'chat-stream', 0), row('floor', 'chat-stream', 0.3), row('gateway', 'chat-stream', 0.4), row('embedded', 'chat-stream', 0.5), row('floor', 'anthropic-stream', 0.3), row('gateway', 'anthropic-stream', 0.6)];
+  it("judges the worst shape against the floor's added time, and a missing floor as not measured", () => {
+    const rows = [
+      row('mock', 'chat-stream', 0),
+      row('floor', 'chat-stream', 0.3),
+      row('gateway', 'chat-stream', 0.4),
+      row('embedded', 'chat-stream', 0.5),
+      row('floor', 'anthropic-stream', 0.3),
+      row('gateway', 'anthropic-stream', 0.6),
+    ];
     const [gateway, embedded] = judgeTimeToFirstToken(rows);
-    expect(gateway).toMatchObject({ met: false, measured: true, figure: expect.stringContaining('worst +0.300 ms over the floor\'s (anthropic-stream label') });
+    expect(gateway).toMatchObject({
+      met: false,
+      measured: true,
+      figure: expect.stringContaining("worst +0.300 ms over the floor's (anthropic-stream label"),
+    });
     expect(embedded).toMatchObject({ met: false, measured: true, figure: expect.stringContaining('+0.200 ms') });
-    const within = judgeTimeToFirstToken([row('floor', 'chat-stream', 0.3), row('gateway', 'chat-stream', 0.2), row('embedded', 'chat-stream', 0.45)]);
+    const within = judgeTimeToFirstToken([
+      row('floor', 'chat-stream', 0.3),
+      row('gateway', 'chat-stream', 0.2),
+      row('embedded', 'chat-stream', 0.45),
+    ]);
     expect(within.map((v) => v.met)).toEqual([true, true]);
     expect(within[0]?.figure).toContain('worst -0.100 ms');
     expect(judgeTimeToFirstToken([row('gateway', 'chat-stream', 0.2)]).map((v) => v.measured)).toEqual([false, false]);

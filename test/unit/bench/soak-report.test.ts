@@ -11,14 +11,29 @@ const MiB = 1024 * 1024;
 const counts = { sent: 0, status2xx: 0, status4xx: 0, status5xx: 0, clientAborts: 0, transportErrors: 0 };
 const sample = (seconds: number, rssMiB: number, heapMiB = 100): SoakSample => ({
   elapsedMs: seconds * 1000,
-  memory: { rssBytes: rssMiB * MiB, heapUsedBytes: heapMiB * MiB, heapTotalBytes: 0, externalBytes: 0, arrayBuffersBytes: 0, mallocedBytes: 0 },
+  memory: {
+    rssBytes: rssMiB * MiB,
+    heapUsedBytes: heapMiB * MiB,
+    heapTotalBytes: 0,
+    externalBytes: 0,
+    arrayBuffersBytes: 0,
+    mallocedBytes: 0,
+  },
   counts,
 });
 
 describe('summarizeSoak', () => {
   it('compares the median of the minute after warm-up with the median of the last minute', () => {
     // A GC swing (900) in each window must not decide the verdict.
-    const samples = [sample(0, 400), sample(60, 500), sample(70, 900), sample(80, 500), sample(170, 520), sample(180, 900), sample(190, 520)];
+    const samples = [
+      sample(0, 400),
+      sample(60, 500),
+      sample(70, 900),
+      sample(80, 500),
+      sample(170, 520),
+      sample(180, 900),
+      sample(190, 520),
+    ];
     const summary = summarizeSoak(samples, 60_000, 10);
     expect(summary.rss.baselineBytes).toBe(500 * MiB);
     expect(summary.rss.finalBytes).toBe(520 * MiB);
@@ -46,13 +61,24 @@ describe('summarizeSoak', () => {
 
 describe('readSoakSettings', () => {
   it('defaults to 30 minutes after a 1-minute warm-up, 32 clients', () => {
-    expect(readSoakSettings(['--soak'])).toEqual({ minutes: 30, warmupMinutes: 1, concurrency: 32, seed: 1, consumers: 'in-process' });
+    expect(readSoakSettings(['--soak'])).toEqual({
+      minutes: 30,
+      warmupMinutes: 1,
+      concurrency: 32,
+      seed: 1,
+      consumers: 'in-process',
+    });
   });
 
   it('reads --soak-minutes in both spellings and refuses bad values', () => {
     expect(readSoakSettings(['--soak', '--soak-minutes', '3']).minutes).toBe(3);
     expect(readSoakSettings(['--soak', '--soak-minutes=2.5', '--soak-concurrency', '8']).concurrency).toBe(8);
-    for (const argv of [['--soak-minutes', '0.5'], ['--soak-minutes', 'x'], ['--soak-minutes'], ['--soak-concurrency', '1.5']]) {
+    for (const argv of [
+      ['--soak-minutes', '0.5'],
+      ['--soak-minutes', 'x'],
+      ['--soak-minutes'],
+      ['--soak-concurrency', '1.5'],
+    ]) {
       expect(() => readSoakSettings(argv)).toThrow(SoakOptionsError);
     }
   });
@@ -60,7 +86,9 @@ describe('readSoakSettings', () => {
 
 describe('soak traffic', () => {
   it('builds a config the gateway accepts: every protocol under every behaviour, plus failover', () => {
-    const config = parseConfigFile(buildSoakConfig('http://127.0.0.1:9', SOAK_UPSTREAM_BEHAVIOURS), { LOG_LEVEL: 'silent' });
+    const config = parseConfigFile(buildSoakConfig('http://127.0.0.1:9', SOAK_UPSTREAM_BEHAVIOURS), {
+      LOG_LEVEL: 'silent',
+    });
     expect(config.channels).toHaveLength(4 * SOAK_UPSTREAM_BEHAVIOURS.length + 8);
     expect(config.channels.find((c) => c.id === 'soak-messages-cut')?.baseUrl).toBe('http://127.0.0.1:9/h/cut');
     expect(config.channels.find((c) => c.id === 'soak-chat-stall')?.timeoutMs).toBe(1500);
@@ -74,7 +102,17 @@ describe('soak traffic', () => {
     };
     const requests = draw(7);
     const kinds = new Set(requests.map((r) => r.kind));
-    for (const kind of ['chat', 'chat stream', 'responses', 'responses stream', 'messages', 'messages stream', 'gemini', 'gemini stream']) expect(kinds.has(kind)).toBe(true);
+    for (const kind of [
+      'chat',
+      'chat stream',
+      'responses',
+      'responses stream',
+      'messages',
+      'messages stream',
+      'gemini',
+      'gemini stream',
+    ])
+      expect(kinds.has(kind)).toBe(true);
     expect(requests.some((r) => r.abort === 'mid-stream')).toBe(true);
     expect(requests.some((r) => r.abort === 'early')).toBe(true);
     expect(draw(7).map((r) => r.path)).toEqual(requests.map((r) => r.path));

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { hasStampedReasoning, readReasoningOrigin, reasoningForChannel, stampReasoning, stampStreamEvent } from '../../../gateway/canonical/reasoning-provenance.ts';
+import {
+  hasStampedReasoning,
+  readReasoningOrigin,
+  reasoningForChannel,
+  stampReasoning,
+  stampStreamEvent,
+} from '../../../gateway/canonical/reasoning-provenance.ts';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
 
 function history(signature: string, callSignature?: string, redacted?: string): CanonicalRequest {
@@ -14,7 +20,13 @@ function history(signature: string, callSignature?: string, redacted?: string): 
         content: [
           { type: 'reasoning', text: 'Let me look.', signature },
           ...(redacted === undefined ? [] : [{ type: 'reasoning' as const, text: '', redacted }]),
-          { type: 'tool-call', id: 'c1', name: 'get_weather', arguments: '{}', ...(callSignature ? { signature: callSignature } : {}) },
+          {
+            type: 'tool-call',
+            id: 'c1',
+            name: 'get_weather',
+            arguments: '{}',
+            ...(callSignature ? { signature: callSignature } : {}),
+          },
         ],
       },
       { role: 'user', content: [{ type: 'tool-result', toolCallId: 'c1', content: 'sunny' }] },
@@ -34,7 +46,11 @@ describe('reasoning provenance', () => {
   });
 
   it('restores values minted by the channel provider and leaves out every other one', () => {
-    const request = history(stampReasoning('sig-a', 'anthropic'), stampReasoning('sig-g', 'gemini'), stampReasoning('red-a', 'anthropic'));
+    const request = history(
+      stampReasoning('sig-a', 'anthropic'),
+      stampReasoning('sig-g', 'gemini'),
+      stampReasoning('red-a', 'anthropic'),
+    );
     expect(hasStampedReasoning(request)).toBe(true);
     const toAnthropic = reasoningForChannel(request, 'anthropic', 'anthropic-messages');
     expect(toAnthropic.request.messages[1]?.content).toEqual([
@@ -42,7 +58,9 @@ describe('reasoning provenance', () => {
       { type: 'reasoning', text: '', redacted: 'red-a' },
       { type: 'tool-call', id: 'c1', name: 'get_weather', arguments: '{}' },
     ]);
-    expect(toAnthropic.dropped).toEqual(['messages.1.content.2: tool call signature minted by gemini cannot be verified by anthropic; left out']);
+    expect(toAnthropic.dropped).toEqual([
+      'messages.1.content.2: tool call signature minted by gemini cannot be verified by anthropic; left out',
+    ]);
     const toGemini = reasoningForChannel(request, 'gemini', 'gemini');
     expect(toGemini.request.messages[1]?.content).toEqual([
       { type: 'reasoning', text: 'Let me look.' },
@@ -57,13 +75,32 @@ describe('reasoning provenance', () => {
   it('an unstamped value goes only to channels of the client’s own protocol', () => {
     const request = history('raw-anthropic-signature');
     expect(hasStampedReasoning(request)).toBe(false);
-    expect(reasoningForChannel(request, 'anthropic', 'anthropic-messages').request.messages[1]?.content[0]).toEqual({ type: 'reasoning', text: 'Let me look.', signature: 'raw-anthropic-signature' });
-    expect(reasoningForChannel(request, 'openai', 'openai-responses').request.messages[1]?.content[0]).toEqual({ type: 'reasoning', text: 'Let me look.' });
+    expect(reasoningForChannel(request, 'anthropic', 'anthropic-messages').request.messages[1]?.content[0]).toEqual({
+      type: 'reasoning',
+      text: 'Let me look.',
+      signature: 'raw-anthropic-signature',
+    });
+    expect(reasoningForChannel(request, 'openai', 'openai-responses').request.messages[1]?.content[0]).toEqual({
+      type: 'reasoning',
+      text: 'Let me look.',
+    });
     expect(reasoningForChannel(request, 'deepseek', 'openai-chat').dropped).toHaveLength(1);
   });
 
   it('stamps streamed signatures, redacted starts and signed tool calls', () => {
-    expect(readReasoningOrigin((stampStreamEvent({ type: 'reasoning-signature', index: 0, signature: 's' }, 'anthropic') as { signature: string }).signature)).toEqual({ provider: 'anthropic', value: 's' });
-    expect(stampStreamEvent({ type: 'text-delta', index: 1, text: 'x' } as never, 'anthropic')).toEqual({ type: 'text-delta', index: 1, text: 'x' });
+    expect(
+      readReasoningOrigin(
+        (
+          stampStreamEvent({ type: 'reasoning-signature', index: 0, signature: 's' }, 'anthropic') as {
+            signature: string;
+          }
+        ).signature,
+      ),
+    ).toEqual({ provider: 'anthropic', value: 's' });
+    expect(stampStreamEvent({ type: 'text-delta', index: 1, text: 'x' } as never, 'anthropic')).toEqual({
+      type: 'text-delta',
+      index: 1,
+      text: 'x',
+    });
   });
 });

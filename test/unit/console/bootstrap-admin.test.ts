@@ -5,12 +5,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bootstrapAdminEvents } from '../../../gateway/console/bootstrap-admin.ts';
-import { createUser, updateUser, type CommandContext, type CommandResult } from '../../../gateway/control-plane/commands.ts';
+import {
+  createUser,
+  updateUser,
+  type CommandContext,
+  type CommandResult,
+} from '../../../gateway/control-plane/commands.ts';
 import { verifyPassword } from '../../../gateway/control-plane/password-hash.ts';
 import { RecordingControlPlane } from '../admin/recording-control-plane.ts';
 
 const NOW = Date.parse('2026-04-01T00:00:00Z');
-const ctx: CommandContext = { now: NOW, actor: 'admin', secrets: { masterKey: Buffer.alloc(32, 7), hmacSecret: Buffer.from('h'.repeat(40)) } };
+const ctx: CommandContext = {
+  now: NOW,
+  actor: 'admin',
+  secrets: { masterKey: Buffer.alloc(32, 7), hmacSecret: Buffer.from('h'.repeat(40)) },
+};
 
 async function run<T>(cp: RecordingControlPlane, command: () => CommandResult<T>): Promise<T> {
   const { events, result } = command();
@@ -25,7 +34,11 @@ function fresh(): RecordingControlPlane {
 describe('bootstrapAdminEvents', () => {
   it('creates the admin of TOLLGATE_ADMIN_USER/PASSWORD (login lower-cased), actor bootstrap', async () => {
     const cp = fresh();
-    const result = bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: ' Root@Example.org ', TOLLGATE_ADMIN_PASSWORD: 'from-the-env' }, { now: NOW });
+    const result = bootstrapAdminEvents(
+      cp,
+      { TOLLGATE_ADMIN_USER: ' Root@Example.org ', TOLLGATE_ADMIN_PASSWORD: 'from-the-env' },
+      { now: NOW },
+    );
     expect(result.generatedPassword).toBeNull();
     expect(result.login).toBe('root@example.org');
     expect(result.events.map((e) => e.type)).toEqual(['UserCreated', 'UserCredentialsSet']);
@@ -33,7 +46,14 @@ describe('bootstrapAdminEvents', () => {
     expect(JSON.stringify(result.events)).not.toContain('from-the-env');
     await cp.append(result.events);
     const admin = cp.userByLogin('root@example.org')!;
-    expect(admin).toMatchObject({ name: 'root@example.org', role: 'admin', disabled: false, rpm: null, tpm: null, quotaNanoUsd: null });
+    expect(admin).toMatchObject({
+      name: 'root@example.org',
+      role: 'admin',
+      disabled: false,
+      rpm: null,
+      tpm: null,
+      quotaNanoUsd: null,
+    });
     expect(await verifyPassword('from-the-env', admin.passwordHash!)).toBe(true);
   });
 
@@ -53,8 +73,16 @@ describe('bootstrapAdminEvents', () => {
 
   it('never resets an existing login from the environment', async () => {
     const cp = fresh();
-    await run(cp, () => createUser(cp, { name: 'Root', role: 'user', login: 'root', password: 'chosen-in-console' }, ctx));
-    expect(bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: 'ROOT', TOLLGATE_ADMIN_PASSWORD: 'other-password' }, { now: NOW })).toEqual({ events: [], generatedPassword: null, login: null });
+    await run(cp, () =>
+      createUser(cp, { name: 'Root', role: 'user', login: 'root', password: 'chosen-in-console' }, ctx),
+    );
+    expect(
+      bootstrapAdminEvents(
+        cp,
+        { TOLLGATE_ADMIN_USER: 'ROOT', TOLLGATE_ADMIN_PASSWORD: 'other-password' },
+        { now: NOW },
+      ),
+    ).toEqual({ events: [], generatedPassword: null, login: null });
   });
 
   it('generates an admin password on first start when neither variable is set', async () => {
@@ -68,14 +96,20 @@ describe('bootstrapAdminEvents', () => {
     expect(admin.role).toBe('admin');
     expect(await verifyPassword(result.generatedPassword!, admin.passwordHash!)).toBe(true);
     // the next start finds an admin who can sign in: nothing to do, nothing printed
-    expect(bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: '', TOLLGATE_ADMIN_PASSWORD: '' }, { now: NOW })).toEqual({ events: [], generatedPassword: null, login: null });
+    expect(bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: '', TOLLGATE_ADMIN_PASSWORD: '' }, { now: NOW })).toEqual({
+      events: [],
+      generatedPassword: null,
+      login: null,
+    });
     // a new password each time one is generated
     expect(bootstrapAdminEvents(fresh(), {}, { now: NOW }).generatedPassword).not.toBe(result.generatedPassword);
   });
 
   it('generates again when no enabled admin has a login, picking a free admin-<n> login', async () => {
     const cp = fresh();
-    const { userId: first } = await run(cp, () => createUser(cp, { name: 'A', role: 'admin', login: 'admin', password: 'long-enough' }, ctx));
+    const { userId: first } = await run(cp, () =>
+      createUser(cp, { name: 'A', role: 'admin', login: 'admin', password: 'long-enough' }, ctx),
+    );
     await run(cp, () => createUser(cp, { name: 'B', role: 'user', login: 'admin-2', password: 'long-enough' }, ctx));
     await run(cp, () => createUser(cp, { name: 'C', role: 'admin' }, ctx)); // an admin without a login does not count
     expect(bootstrapAdminEvents(cp, {}, { now: NOW }).events).toEqual([]);
@@ -90,8 +124,14 @@ describe('bootstrapAdminEvents', () => {
     [{ TOLLGATE_ADMIN_USER: 'root' }, /TOLLGATE_ADMIN_PASSWORD is not/],
     [{ TOLLGATE_ADMIN_USER: 'root', TOLLGATE_ADMIN_PASSWORD: '' }, /TOLLGATE_ADMIN_PASSWORD is not/],
     [{ TOLLGATE_ADMIN_PASSWORD: 'long-enough' }, /TOLLGATE_ADMIN_USER is not/],
-    [{ TOLLGATE_ADMIN_USER: 'root', TOLLGATE_ADMIN_PASSWORD: 'short' }, /TOLLGATE_ADMIN_PASSWORD must have 8–200 characters/],
-    [{ TOLLGATE_ADMIN_USER: 'no spaces allowed', TOLLGATE_ADMIN_PASSWORD: 'long-enough' }, /TOLLGATE_ADMIN_USER must be a login/],
+    [
+      { TOLLGATE_ADMIN_USER: 'root', TOLLGATE_ADMIN_PASSWORD: 'short' },
+      /TOLLGATE_ADMIN_PASSWORD must have 8–200 characters/,
+    ],
+    [
+      { TOLLGATE_ADMIN_USER: 'no spaces allowed', TOLLGATE_ADMIN_PASSWORD: 'long-enough' },
+      /TOLLGATE_ADMIN_USER must be a login/,
+    ],
   ])('throws for %j', (env, message) => {
     expect(() => bootstrapAdminEvents(fresh(), env, { now: NOW })).toThrow(message);
   });
@@ -99,7 +139,9 @@ describe('bootstrapAdminEvents', () => {
   it('checks the environment password even when the login exists (a typo is noticed at once)', async () => {
     const cp = fresh();
     await run(cp, () => createUser(cp, { name: 'Root', role: 'admin', login: 'root', password: 'long-enough' }, ctx));
-    expect(() => bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: 'root', TOLLGATE_ADMIN_PASSWORD: 'short' }, { now: NOW })).toThrow(/TOLLGATE_ADMIN_PASSWORD/);
+    expect(() =>
+      bootstrapAdminEvents(cp, { TOLLGATE_ADMIN_USER: 'root', TOLLGATE_ADMIN_PASSWORD: 'short' }, { now: NOW }),
+    ).toThrow(/TOLLGATE_ADMIN_PASSWORD/);
   });
 
   it('uses the actor given in the context', () => {

@@ -8,7 +8,11 @@ import type { Price } from '../../../schemas/billing/price-book.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../../schemas/topics.ts';
 
-const TOPIC_OF: Readonly<Record<TrafficEvent['type'], string>> = { RequestCompleted: TOPICS.requests, UsageRecorded: TOPICS.usage, FailoverOccurred: TOPICS.failovers };
+const TOPIC_OF: Readonly<Record<TrafficEvent['type'], string>> = {
+  RequestCompleted: TOPICS.requests,
+  UsageRecorded: TOPICS.usage,
+  FailoverOccurred: TOPICS.failovers,
+};
 const offsets = new Map<string, number>();
 
 /**
@@ -20,7 +24,10 @@ export function consumed(events: ReadonlyArray<TrafficEvent>): ConsumedTrafficEv
   return events.map((item) => {
     let offset = offsets.get(item.event.eventId);
     if (offset === undefined) offsets.set(item.event.eventId, (offset = offsets.size));
-    return { ...item, position: { topic: TOPIC_OF[item.type], partition: 0, offset: String(offset) } } as ConsumedTrafficEvent;
+    return {
+      ...item,
+      position: { topic: TOPIC_OF[item.type], partition: 0, offset: String(offset) },
+    } as ConsumedTrafficEvent;
   });
 }
 

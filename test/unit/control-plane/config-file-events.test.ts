@@ -13,14 +13,31 @@ const file = (overrides: Record<string, unknown> = {}) =>
   configFileSchema.parse({
     channels: [
       { id: 'openai-main', provider: 'openai', apiKey: 'sk-upstream-1', models: ['gpt-4o'], priority: 2 },
-      { id: 'mock-a', provider: 'mock', protocol: 'anthropic-messages', models: ['mock-1'], modelMap: { b: 'x', a: 'y' }, mock: { chunkDelayMs: 20, failStatus: 503 } },
+      {
+        id: 'mock-a',
+        provider: 'mock',
+        protocol: 'anthropic-messages',
+        models: ['mock-1'],
+        modelMap: { b: 'x', a: 'y' },
+        mock: { chunkDelayMs: 20, failStatus: 503 },
+      },
     ],
     keys: [
       { name: 'demo', key: 'sk-tollgate-demo' },
       { name: 'demo again', key: 'sk-tollgate-demo' },
       { name: 'ci', key: 'sk-ci-key-123' },
     ],
-    prices: [{ model: 'gpt-4o', inputPerMTok: 2.5, outputPerMTok: 10 }, { model: 'gpt-4o', channel: 'openai-main', inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 1, effectiveFrom: '2026-01-01' }],
+    prices: [
+      { model: 'gpt-4o', inputPerMTok: 2.5, outputPerMTok: 10 },
+      {
+        model: 'gpt-4o',
+        channel: 'openai-main',
+        inputPerMTok: 2,
+        outputPerMTok: 8,
+        cacheReadPerMTok: 1,
+        effectiveFrom: '2026-01-01',
+      },
+    ],
     ...overrides,
   });
 
@@ -28,16 +45,37 @@ describe('eventsForConfigFile', () => {
   it('turns a fresh file into KeyCreated, ChannelUpserted and PriceSet events without secrets in clear', () => {
     const view = new ControlPlaneProjection(TEST_MASTER_KEY);
     const events = eventsForConfigFile(file(), view, secrets, NOW);
-    expect(events.map((e) => e.type)).toEqual(['KeyCreated', 'KeyCreated', 'ChannelUpserted', 'ChannelUpserted', 'PriceSet', 'PriceSet']);
+    expect(events.map((e) => e.type)).toEqual([
+      'KeyCreated',
+      'KeyCreated',
+      'ChannelUpserted',
+      'ChannelUpserted',
+      'PriceSet',
+      'PriceSet',
+    ]);
     for (const event of events) expect(event.event).toMatchObject({ actor: 'config-file', occurredAt: NOW });
     const digest = digestApiKey(TEST_HMAC_SECRET, 'sk-tollgate-demo');
-    expect(events[0]?.event).toMatchObject({ keyId: `key_${digest.slice(0, 12)}`, publicId: digest.slice(0, 12), digest, name: 'demo', userId: null, rpm: null, tpm: null, quotaNanoUsd: null, expiresAt: null, models: null });
+    expect(events[0]?.event).toMatchObject({
+      keyId: `key_${digest.slice(0, 12)}`,
+      publicId: digest.slice(0, 12),
+      digest,
+      name: 'demo',
+      userId: null,
+      rpm: null,
+      tpm: null,
+      quotaNanoUsd: null,
+      expiresAt: null,
+      models: null,
+    });
     const bytes = Buffer.concat(events.map(encodeControlEvent)).toString('latin1');
     for (const secret of ['sk-tollgate-demo', 'sk-ci-key-123', 'sk-upstream-1']) expect(bytes).not.toContain(secret);
     view.applyBatch(events);
     expect(view.keyByDigest(digest)?.name).toBe('demo');
     expect(view.channels().map((c) => c.config)).toEqual(file().channels);
-    expect(view.prices().map((p) => p.priceId)).toEqual(['config:gpt-4o:*:1970-01-01T00:00:00.000Z', 'config:gpt-4o:openai-main:2026-01-01T00:00:00.000Z']);
+    expect(view.prices().map((p) => p.priceId)).toEqual([
+      'config:gpt-4o:*:1970-01-01T00:00:00.000Z',
+      'config:gpt-4o:openai-main:2026-01-01T00:00:00.000Z',
+    ]);
   });
 
   it('appends nothing when the same file is applied again', () => {
@@ -60,7 +98,9 @@ describe('eventsForConfigFile', () => {
     const changed = file();
     const channels = [{ ...changed.channels[0]!, apiKey: 'sk-upstream-2' }, changed.channels[1]!];
     const events = eventsForConfigFile({ ...changed, channels }, view, secrets, NOW + 5);
-    expect(events.map((e) => [e.type, 'channelId' in e.event ? e.event.channelId : ''])).toEqual([['ChannelUpserted', 'openai-main']]);
+    expect(events.map((e) => [e.type, 'channelId' in e.event ? e.event.channelId : ''])).toEqual([
+      ['ChannelUpserted', 'openai-main'],
+    ]);
     expect(events[0]?.event).toMatchObject({ rpm: 120, tpm: 9_000 });
     view.applyBatch(events);
     expect(view.channel('openai-main')?.config.apiKey).toBe('sk-upstream-2');
@@ -70,11 +110,22 @@ describe('eventsForConfigFile', () => {
     const view = new ControlPlaneProjection(TEST_MASTER_KEY);
     view.applyBatch(eventsForConfigFile(file(), view, secrets, NOW));
     const keyId = `key_${digestApiKey(TEST_HMAC_SECRET, 'sk-ci-key-123').slice(0, 12)}`;
-    view.applyBatch([keyUpdated({ keyId, name: 'ci', rpm: 5, quotaNanoUsd: '100', models: ['m'], enabled: true, expiresAt: null }), keyRevoked({ keyId, effectiveAt: 50 })]);
-    const renamed = file({ keys: [{ name: 'demo', key: 'sk-tollgate-demo' }, { name: 'ci (renamed)', key: 'sk-ci-key-123' }] });
+    view.applyBatch([
+      keyUpdated({ keyId, name: 'ci', rpm: 5, quotaNanoUsd: '100', models: ['m'], enabled: true, expiresAt: null }),
+      keyRevoked({ keyId, effectiveAt: 50 }),
+    ]);
+    const renamed = file({
+      keys: [
+        { name: 'demo', key: 'sk-tollgate-demo' },
+        { name: 'ci (renamed)', key: 'sk-ci-key-123' },
+      ],
+    });
     const events = eventsForConfigFile(renamed, view, secrets, NOW);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'KeyUpdated', event: { keyId, name: 'ci (renamed)', rpm: 5, quotaNanoUsd: '100', models: ['m'], enabled: true } });
+    expect(events[0]).toMatchObject({
+      type: 'KeyUpdated',
+      event: { keyId, name: 'ci (renamed)', rpm: 5, quotaNanoUsd: '100', models: ['m'], enabled: true },
+    });
     view.applyBatch(events);
     expect(view.key(keyId)).toMatchObject({ name: 'ci (renamed)', revokedAt: 50 });
   });

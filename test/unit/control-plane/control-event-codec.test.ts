@@ -9,15 +9,36 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { CURRENT_CONTROL_SCHEMAS, keyCreatedSchema, keyRevokedSchema } from '../../../schemas/control-plane/control-avro-schemas.ts';
-import { controlEventKey, decodeControlEvent, encodeControlEvent, isControlEventValue } from '../../../schemas/control-plane/control-event-codec.ts';
+import {
+  CURRENT_CONTROL_SCHEMAS,
+  keyCreatedSchema,
+  keyRevokedSchema,
+} from '../../../schemas/control-plane/control-avro-schemas.ts';
+import {
+  controlEventKey,
+  decodeControlEvent,
+  encodeControlEvent,
+  isControlEventValue,
+} from '../../../schemas/control-plane/control-event-codec.ts';
 import { loadControlSchemaRegistry } from '../../../infra/build/load-schema-registry-from-dir.ts';
 import type { ControlEvent, KeyCreated } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-ts.ts';
 import { fingerprintToLittleEndian, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
 import { decodeSingleObject } from '../../../schemas/events/single-object-registry.ts';
 import { encodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
-import { adminTokenCreated, adminTokenRevoked, channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
+import {
+  adminTokenCreated,
+  adminTokenRevoked,
+  channelRemoved,
+  channelUpserted,
+  keyCreated,
+  keyRevoked,
+  keyUpdated,
+  priceSet,
+  userCreated,
+  userCredentialsSet,
+  userUpdated,
+} from './control-event-fixtures.ts';
 
 const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', import.meta.url));
 
@@ -25,8 +46,12 @@ const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', i
 type KeyFields = (typeof keyCreatedSchema)['fields'][number];
 type KeySchemaWith<F> = Omit<typeof keyCreatedSchema, 'fields'> & { readonly fields: ReadonlyArray<F> };
 export type SameFieldsAreKeyCreated = Assert<Equals<AvroToTs<KeySchemaWith<KeyFields>>, KeyCreated>>;
+// Each negative below stays on one line: an expect-error directive covers the next line only.
+type PlainArrayModels = AvroToTs<
+  KeySchemaWith<Exclude<KeyFields, { name: 'models' }> | { name: 'models'; type: { type: 'array'; items: 'string' } }>
+>;
 // @ts-expect-error models must be nullable: a plain array is not KeyCreated
-export type NonNullableModels = Assert<Equals<AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'models' }> | { name: 'models'; type: { type: 'array'; items: 'string' } }>>, KeyCreated>>;
+export type NonNullableModels = Assert<Equals<PlainArrayModels, KeyCreated>>;
 // @ts-expect-error a missing field is noticed
 export type MissingDigest = Assert<Equals<AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'digest' }>>>, KeyCreated>>;
 export type NullableCollections = [
@@ -34,14 +59,25 @@ export type NullableCollections = [
   Assert<Equals<AvroToTs<readonly ['null', { type: 'map'; values: 'long' }]>, Readonly<Record<string, number>> | null>>,
 ];
 
-const withMock = channelUpserted({ provider: 'mock', mock: { latencyMs: 5, chunkDelayMs: 20, failStatus: 503 }, baseUrl: 'http://127.0.0.1:9/v1', protocol: null, tpm: 1_000_000, deadlineMs: 120_000, minStreamRate: { bytes: 64, windowMs: 30_000 } });
+const withMock = channelUpserted({
+  provider: 'mock',
+  mock: { latencyMs: 5, chunkDelayMs: 20, failStatus: 503 },
+  baseUrl: 'http://127.0.0.1:9/v1',
+  protocol: null,
+  tpm: 1_000_000,
+  deadlineMs: 120_000,
+  minStreamRate: { bytes: 64, windowMs: 30_000 },
+});
 const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
   ['UserCreated (nulls)', userCreated({ rpm: null, tpm: null, quotaNanoUsd: null, role: 'admin' })],
   ['UserUpdated', userUpdated()],
   ['UserCredentialsSet', userCredentialsSet({ login: 'zoë@example.org' })],
   ['KeyCreated', keyCreated({ expiresAt: 1_900_000_000_123 })],
-  ['KeyCreated (nulls, empty model list)', keyCreated({ userId: null, rpm: null, tpm: null, quotaNanoUsd: null, models: [] })],
+  [
+    'KeyCreated (nulls, empty model list)',
+    keyCreated({ userId: null, rpm: null, tpm: null, quotaNanoUsd: null, models: [] }),
+  ],
   ['KeyCreated (all models)', keyCreated({ models: null })],
   ['KeyUpdated', keyUpdated()],
   ['KeyRevoked', keyRevoked({ reason: 'rotated', effectiveAt: 1_767_229_200_000 })],
@@ -62,7 +98,10 @@ describe('control event codec', () => {
   it('encodes a ChannelUpserted without mock as null and decodes plain objects', () => {
     const event = channelUpserted();
     const decoded = decodeControlEvent(encodeControlEvent(event));
-    expect(decoded).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null } });
+    expect(decoded).toStrictEqual({
+      type: 'ChannelUpserted',
+      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null },
+    });
     if (decoded.type !== 'ChannelUpserted') throw new Error('wrong type');
     expect(Object.getPrototypeOf(decoded.event)).toBe(Object.prototype);
     expect(Array.isArray(decoded.event.models)).toBe(true);
@@ -74,8 +113,15 @@ describe('control event codec', () => {
     const event = channelUpserted();
     if (event.type !== 'ChannelUpserted') throw new Error('wrong type');
     const body = avro.Type.forSchema(v1 as avro.Schema).toBuffer({ ...event.event, mock: null });
-    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprintToLittleEndian(schemaFingerprint64(v1)), body]);
-    expect(decodeControlEvent(message)).toStrictEqual({ type: 'ChannelUpserted', event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null } });
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprintToLittleEndian(schemaFingerprint64(v1)),
+      body,
+    ]);
+    expect(decodeControlEvent(message)).toStrictEqual({
+      type: 'ChannelUpserted',
+      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null },
+    });
   });
 
   it('writes the single-object header: c301 + little-endian CRC-64-AVRO of the schema', () => {
@@ -89,7 +135,9 @@ describe('control event codec', () => {
       expect(bytes.subarray(2, 10).equals(expected), type).toBe(true);
       fingerprints.add(expected.toString('hex'));
       // the body is plain Avro binary of the schema: avsc alone decodes it
-      const body = avro.Type.forSchema(schema as unknown as avro.Schema, { wrapUnions: false }).fromBuffer(bytes.subarray(10)) as { eventId: string };
+      const body = avro.Type.forSchema(schema as unknown as avro.Schema, { wrapUnions: false }).fromBuffer(
+        bytes.subarray(10),
+      ) as { eventId: string };
       expect(body.eventId).toBe(event.event.eventId);
     }
     expect(fingerprints.size).toBe(11);
@@ -113,8 +161,25 @@ describe('control event codec', () => {
     expect(isControlEventValue(Buffer.alloc(0))).toBe(false);
     expect(() => decodeControlEvent(Buffer.alloc(0))).toThrow(/not an Avro single-object message/);
     expect(() => decodeControlEvent(Buffer.from('{"type":"KeyCreated"}'))).toThrow(/not an Avro single-object message/);
-    const traffic = encodeTrafficEvent({ type: 'FailoverOccurred', event: { eventId: 'f', occurredAt: 1, requestId: 'r', keyId: 'k', model: 'm', channelId: 'c', errorKind: 'e', upstreamStatus: null, latencyMs: 1, retryAfterMs: null, nextChannelId: null } });
-    expect(() => decodeControlEvent(traffic)).toThrow(/unknown writer schema fingerprint [0-9a-f]{16} .*not a registered control event schema version/);
+    const traffic = encodeTrafficEvent({
+      type: 'FailoverOccurred',
+      event: {
+        eventId: 'f',
+        occurredAt: 1,
+        requestId: 'r',
+        keyId: 'k',
+        model: 'm',
+        channelId: 'c',
+        errorKind: 'e',
+        upstreamStatus: null,
+        latencyMs: 1,
+        retryAfterMs: null,
+        nextChannelId: null,
+      },
+    });
+    expect(() => decodeControlEvent(traffic)).toThrow(
+      /unknown writer schema fingerprint [0-9a-f]{16} .*not a registered control event schema version/,
+    );
     const truncated = encodeControlEvent(keyCreated()).subarray(0, 30);
     expect(() => decodeControlEvent(truncated)).toThrow(/cannot decode KeyCreated \(writer version current/);
   });
@@ -131,15 +196,28 @@ describe('control event codec', () => {
     const registry = loadControlSchemaRegistry(dir);
     const old = registry.all().find((entry) => entry.version === 0);
     if (!old) throw new Error('history file not registered');
-    const message = Buffer.concat([old.header, old.writerType.toBuffer({ eventId: 'e0', occurredAt: 5, actor: 'cli', keyId: 'key_old', effectiveAt: 6 })]);
+    const message = Buffer.concat([
+      old.header,
+      old.writerType.toBuffer({ eventId: 'e0', occurredAt: 5, actor: 'cli', keyId: 'key_old', effectiveAt: 6 }),
+    ]);
     const { eventType, datum } = decodeSingleObject(registry, 'control', message);
     expect(eventType).toBe('KeyRevoked');
-    expect({ ...(datum as object) }).toEqual({ eventId: 'e0', occurredAt: 5, actor: 'cli', keyId: 'key_old', effectiveAt: 6, reason: null });
+    expect({ ...(datum as object) }).toEqual({
+      eventId: 'e0',
+      occurredAt: 5,
+      actor: 'cli',
+      keyId: 'key_old',
+      effectiveAt: 6,
+      reason: null,
+    });
   });
 
   it('refuses a history file that is not a control event', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-control-history-'));
-    writeFileSync(join(dir, 'key-revoked.v0.avsc'), JSON.stringify({ ...keyRevokedSchema, namespace: 'tollgate.events' }));
+    writeFileSync(
+      join(dir, 'key-revoked.v0.avsc'),
+      JSON.stringify({ ...keyRevokedSchema, namespace: 'tollgate.events' }),
+    );
     expect(() => loadControlSchemaRegistry(dir)).toThrow(/tollgate\.events\.KeyRevoked is not a control event/);
   });
 });
@@ -153,7 +231,13 @@ describe('control Avro schema files', () => {
   });
 
   it('has exactly one current .avsc per event', () => {
-    const files = readdirSync(AVRO_DIR).filter((f) => f.endsWith('.avsc')).sort();
-    expect(files).toEqual(Object.values(CURRENT_CONTROL_SCHEMAS).map((s) => s.file).sort());
+    const files = readdirSync(AVRO_DIR)
+      .filter((f) => f.endsWith('.avsc'))
+      .sort();
+    expect(files).toEqual(
+      Object.values(CURRENT_CONTROL_SCHEMAS)
+        .map((s) => s.file)
+        .sort(),
+    );
   });
 });

@@ -3,7 +3,19 @@
  * with a fresh eventId; `overrides` replace fields of the event body.
  */
 import { randomUUID } from 'node:crypto';
-import type { AdminTokenCreated, AdminTokenRevoked, ChannelUpserted, ControlEvent, KeyCreated, KeyRevoked, KeyUpdated, PriceSet, UserCreated, UserCredentialsSet, UserUpdated } from '../../../schemas/control-plane/control-plane-events.ts';
+import type {
+  AdminTokenCreated,
+  AdminTokenRevoked,
+  ChannelUpserted,
+  ControlEvent,
+  KeyCreated,
+  KeyRevoked,
+  KeyUpdated,
+  PriceSet,
+  UserCreated,
+  UserCredentialsSet,
+  UserUpdated,
+} from '../../../schemas/control-plane/control-plane-events.ts';
 import { encryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 
 /** A fixed 32-byte master key for tests. */
@@ -14,35 +26,103 @@ export const TEST_HMAC_SECRET = Buffer.from('test-hmac-secret-0123456789abcdefgh
 const header = (occurredAt = 1_767_225_600_000) => ({ eventId: randomUUID(), occurredAt, actor: 'admin' });
 
 export function userCreated(overrides: Partial<UserCreated> = {}): ControlEvent {
-  return { type: 'UserCreated', event: { ...header(), userId: 'usr_1', name: 'Ada', role: 'user', rpm: 60, tpm: null, quotaNanoUsd: '5000000000', ...overrides } };
+  return {
+    type: 'UserCreated',
+    event: {
+      ...header(),
+      userId: 'usr_1',
+      name: 'Ada',
+      role: 'user',
+      rpm: 60,
+      tpm: null,
+      quotaNanoUsd: '5000000000',
+      ...overrides,
+    },
+  };
 }
 
 export function userUpdated(overrides: Partial<UserUpdated> = {}): ControlEvent {
-  return { type: 'UserUpdated', event: { ...header(), userId: 'usr_1', name: 'Ada L.', role: 'admin', rpm: null, tpm: 10_000, quotaNanoUsd: null, disabled: true, ...overrides } };
+  return {
+    type: 'UserUpdated',
+    event: {
+      ...header(),
+      userId: 'usr_1',
+      name: 'Ada L.',
+      role: 'admin',
+      rpm: null,
+      tpm: 10_000,
+      quotaNanoUsd: null,
+      disabled: true,
+      ...overrides,
+    },
+  };
 }
 
 /** Credentials of usr_1 (login `ada`); the hash is a fixed well-formed text, not a real password's. */
 export function userCredentialsSet(overrides: Partial<UserCredentialsSet> = {}): ControlEvent {
-  return { type: 'UserCredentialsSet', event: { ...header(), userId: 'usr_1', login: 'ada', passwordHash: `scrypt$16384$8$1$${'s'.repeat(22)}$${'h'.repeat(43)}`, ...overrides } };
+  return {
+    type: 'UserCredentialsSet',
+    event: {
+      ...header(),
+      userId: 'usr_1',
+      login: 'ada',
+      passwordHash: `scrypt$16384$8$1$${'s'.repeat(22)}$${'h'.repeat(43)}`,
+      ...overrides,
+    },
+  };
 }
 
 export function keyCreated(overrides: Partial<KeyCreated> = {}): ControlEvent {
   return {
     type: 'KeyCreated',
-    event: { ...header(), keyId: 'key_abc', publicId: 'abcdefghijkl', digest: 'd'.repeat(64), name: 'ci key', userId: 'usr_1', rpm: 100, tpm: 200_000, quotaNanoUsd: '1000000000', expiresAt: null, models: ['gpt-4o-mini', 'claude-sonnet-4-5'], ...overrides },
+    event: {
+      ...header(),
+      keyId: 'key_abc',
+      publicId: 'abcdefghijkl',
+      digest: 'd'.repeat(64),
+      name: 'ci key',
+      userId: 'usr_1',
+      rpm: 100,
+      tpm: 200_000,
+      quotaNanoUsd: '1000000000',
+      expiresAt: null,
+      models: ['gpt-4o-mini', 'claude-sonnet-4-5'],
+      ...overrides,
+    },
   };
 }
 
 export function keyUpdated(overrides: Partial<KeyUpdated> = {}): ControlEvent {
-  return { type: 'KeyUpdated', event: { ...header(), keyId: 'key_abc', name: 'renamed', rpm: null, tpm: null, quotaNanoUsd: null, expiresAt: 1_800_000_000_000, models: null, enabled: false, ...overrides } };
+  return {
+    type: 'KeyUpdated',
+    event: {
+      ...header(),
+      keyId: 'key_abc',
+      name: 'renamed',
+      rpm: null,
+      tpm: null,
+      quotaNanoUsd: null,
+      expiresAt: 1_800_000_000_000,
+      models: null,
+      enabled: false,
+      ...overrides,
+    },
+  };
 }
 
 export function keyRevoked(overrides: Partial<KeyRevoked> = {}): ControlEvent {
-  return { type: 'KeyRevoked', event: { ...header(), keyId: 'key_abc', effectiveAt: 1_767_225_600_000, reason: null, ...overrides } };
+  return {
+    type: 'KeyRevoked',
+    event: { ...header(), keyId: 'key_abc', effectiveAt: 1_767_225_600_000, reason: null, ...overrides },
+  };
 }
 
 /** A mock channel whose credential `apiKey` is encrypted under `masterKey` (default TEST_MASTER_KEY). */
-export function channelUpserted(overrides: Partial<ChannelUpserted> = {}, apiKey = 'sk-upstream-secret', masterKey = TEST_MASTER_KEY): ControlEvent {
+export function channelUpserted(
+  overrides: Partial<ChannelUpserted> = {},
+  apiKey = 'sk-upstream-secret',
+  masterKey = TEST_MASTER_KEY,
+): ControlEvent {
   return {
     type: 'ChannelUpserted',
     event: {
@@ -70,14 +150,34 @@ export function channelRemoved(channelId = 'ch-1'): ControlEvent {
 }
 
 export function priceSet(overrides: Partial<PriceSet> = {}): ControlEvent {
-  return { type: 'PriceSet', event: { ...header(), priceId: 'price_1', model: 'gpt-4o', channel: null, inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25, cacheWritePerMTok: null, effectiveFrom: 1_735_689_600_000, ...overrides } };
+  return {
+    type: 'PriceSet',
+    event: {
+      ...header(),
+      priceId: 'price_1',
+      model: 'gpt-4o',
+      channel: null,
+      inputPerMTok: 2.5,
+      outputPerMTok: 10,
+      cacheReadPerMTok: 1.25,
+      cacheWritePerMTok: null,
+      effectiveFrom: 1_735_689_600_000,
+      ...overrides,
+    },
+  };
 }
 
 /** A personal admin token `alice` (digest `a…a`). */
 export function adminTokenCreated(overrides: Partial<AdminTokenCreated> = {}): ControlEvent {
-  return { type: 'AdminTokenCreated', event: { ...header(), tokenId: 'adm_0123456789abcdef', name: 'alice', digest: 'a'.repeat(64), ...overrides } };
+  return {
+    type: 'AdminTokenCreated',
+    event: { ...header(), tokenId: 'adm_0123456789abcdef', name: 'alice', digest: 'a'.repeat(64), ...overrides },
+  };
 }
 
 export function adminTokenRevoked(overrides: Partial<AdminTokenRevoked> = {}): ControlEvent {
-  return { type: 'AdminTokenRevoked', event: { ...header(), tokenId: 'adm_0123456789abcdef', reason: null, ...overrides } };
+  return {
+    type: 'AdminTokenRevoked',
+    event: { ...header(), tokenId: 'adm_0123456789abcdef', reason: null, ...overrides },
+  };
 }

@@ -13,12 +13,21 @@ import type { BatchHandler, DeliveredRecord, EventLog, LogRecord } from '../../.
 import { keyCreated, TEST_MASTER_KEY } from './control-event-fixtures.ts';
 
 /** Records published so far, and `deliver()` to hand the undelivered ones to the subscriber. */
-function manualLog(): EventLog & { published: LogRecord[]; deliver(extra?: LogRecord[]): Promise<void>; groups: string[] } {
+function manualLog(): EventLog & {
+  published: LogRecord[];
+  deliver(extra?: LogRecord[]): Promise<void>;
+  groups: string[];
+} {
   const published: LogRecord[] = [];
   const groups: string[] = [];
   let handler: BatchHandler | undefined;
   let delivered = 0;
-  const toDelivered = (r: LogRecord, i: number): DeliveredRecord => ({ ...r, partition: 0, offset: String(i), timestamp: 0 });
+  const toDelivered = (r: LogRecord, i: number): DeliveredRecord => ({
+    ...r,
+    partition: 0,
+    offset: String(i),
+    timestamp: 0,
+  });
   return {
     published,
     groups,
@@ -70,7 +79,11 @@ describe('startConfigFollower (manual log)', () => {
     let appended = false;
     const appending = node.append([event]).then(() => (appended = true));
     await new Promise((r) => setImmediate(r));
-    expect(log.published.map((r) => [r.key, r.value.length > 0])).toEqual([['sync:n1:1', false], ['key_abc', true], ['sync:n1:2', false]]);
+    expect(log.published.map((r) => [r.key, r.value.length > 0])).toEqual([
+      ['sync:n1:1', false],
+      ['key_abc', true],
+      ['sync:n1:2', false],
+    ]);
     // a foreign marker with a higher number does not settle our append
     const foreign: LogRecord = { topic: CONFIG_TOPIC, key: syncMarkerKey('n10', 99), value: Buffer.alloc(0) };
     log.published.splice(1, 2);
@@ -78,7 +91,10 @@ describe('startConfigFollower (manual log)', () => {
     await new Promise((r) => setImmediate(r));
     expect(appended).toBe(false);
     expect(projection.hasApplied(event.event.eventId)).toBe(false);
-    await log.deliver([{ topic: CONFIG_TOPIC, key: 'key_abc', value: encodeControlEvent(event) }, { topic: CONFIG_TOPIC, key: 'sync:n1:2', value: Buffer.alloc(0) }]);
+    await log.deliver([
+      { topic: CONFIG_TOPIC, key: 'key_abc', value: encodeControlEvent(event) },
+      { topic: CONFIG_TOPIC, key: 'sync:n1:2', value: Buffer.alloc(0) },
+    ]);
     await appending;
     expect(projection.hasApplied(event.event.eventId)).toBe(true);
     await node.stop();
@@ -86,11 +102,27 @@ describe('startConfigFollower (manual log)', () => {
 
   it('rejects an append that is not confirmed in time, and pending calls on stop', async () => {
     const log = manualLog();
-    const node = await startConfigFollower({ eventLog: log, projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'slow', syncTimeoutMs: 50, readyTimeoutMs: 5_000 });
-    await expect(node.append([keyCreated()])).rejects.toThrow(/append of 1 event\(s\) not confirmed within 50 ms .*events handed to the log are kept/);
+    const node = await startConfigFollower({
+      eventLog: log,
+      projection: new ControlPlaneProjection(TEST_MASTER_KEY),
+      log: () => {},
+      nodeId: 'slow',
+      syncTimeoutMs: 50,
+      readyTimeoutMs: 5_000,
+    });
+    await expect(node.append([keyCreated()])).rejects.toThrow(
+      /append of 1 event\(s\) not confirmed within 50 ms .*events handed to the log are kept/,
+    );
     const pendingReady = node.ready();
     await node.stop();
     await expect(pendingReady).rejects.toThrow(/stopped/);
-    await expect(startConfigFollower({ eventLog: manualLog(), projection: new ControlPlaneProjection(TEST_MASTER_KEY), log: () => {}, nodeId: 'bad:id' })).rejects.toThrow(/illegal control-plane node id/);
+    await expect(
+      startConfigFollower({
+        eventLog: manualLog(),
+        projection: new ControlPlaneProjection(TEST_MASTER_KEY),
+        log: () => {},
+        nodeId: 'bad:id',
+      }),
+    ).rejects.toThrow(/illegal control-plane node id/);
   });
 });

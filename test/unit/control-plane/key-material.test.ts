@@ -1,7 +1,11 @@
 /** API key minting and digests; channel credential encryption; master key parsing. */
 import { createDecipheriv, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decryptCredential, encryptCredential, parseMasterKey } from '../../../gateway/control-plane/credential-cipher.ts';
+import {
+  decryptCredential,
+  encryptCredential,
+  parseMasterKey,
+} from '../../../gateway/control-plane/credential-cipher.ts';
 import { digestApiKey, looksLikeApiKey, mintApiKey } from '../../../gateway/control-plane/key-material.ts';
 import { TEST_HMAC_SECRET, TEST_MASTER_KEY } from './control-event-fixtures.ts';
 
@@ -23,14 +27,22 @@ describe('key material', () => {
   });
 
   it('digests with HMAC-SHA-256 (RFC 4231 test case 2) and depends on the secret', () => {
-    expect(digestApiKey(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
-    expect(digestApiKey(TEST_HMAC_SECRET, 'sk-tollgate-demo')).not.toBe(digestApiKey(Buffer.from('another secret of 32 characters!'), 'sk-tollgate-demo'));
+    expect(digestApiKey(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
+    expect(digestApiKey(TEST_HMAC_SECRET, 'sk-tollgate-demo')).not.toBe(
+      digestApiKey(Buffer.from('another secret of 32 characters!'), 'sk-tollgate-demo'),
+    );
   });
 
-  it.each(['sk-tollgate-demo', 'sk-ABCDEFGHIJKL-0123456789abcdefghijABCDEFGHIJ01', 'sk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ0', 'sk-abcdefghijk1-0123456789abcdefghijABCDEFGHIJ01', 'xk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ01', 'sk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ01 '])(
-    'looksLikeApiKey(%j) is false',
-    (s) => expect(looksLikeApiKey(s)).toBe(false),
-  );
+  it.each([
+    'sk-tollgate-demo',
+    'sk-ABCDEFGHIJKL-0123456789abcdefghijABCDEFGHIJ01',
+    'sk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ0',
+    'sk-abcdefghijk1-0123456789abcdefghijABCDEFGHIJ01',
+    'xk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ01',
+    'sk-abcdefghijkl-0123456789abcdefghijABCDEFGHIJ01 ',
+  ])('looksLikeApiKey(%j) is false', (s) => expect(looksLikeApiKey(s)).toBe(false));
 });
 
 describe('credential cipher', () => {
@@ -51,7 +63,9 @@ describe('credential cipher', () => {
 
   it('refuses a wrong key and every tampered part with a clear error that leaks nothing', () => {
     const ciphertext = encryptCredential(TEST_MASTER_KEY, 'top-secret-credential');
-    expect(() => decryptCredential(Buffer.alloc(32, 8), ciphertext)).toThrow(/cannot be decrypted: wrong TOLLGATE_MASTER_KEY or tampered ciphertext/);
+    expect(() => decryptCredential(Buffer.alloc(32, 8), ciphertext)).toThrow(
+      /cannot be decrypted: wrong TOLLGATE_MASTER_KEY or tampered ciphertext/,
+    );
     for (const at of [0, 11, 12, 27, 28, 40]) {
       const bytes = Buffer.from(ciphertext, 'base64');
       bytes[at] = (bytes[at] as number) ^ 1;
@@ -65,7 +79,9 @@ describe('credential cipher', () => {
       expect(message).not.toContain('top-secret');
     }
     expect(() => decryptCredential(TEST_MASTER_KEY, 'not base64!')).toThrow(/not base64/);
-    expect(() => decryptCredential(TEST_MASTER_KEY, Buffer.alloc(20).toString('base64'))).toThrow(/20 bytes, expected at least 28/);
+    expect(() => decryptCredential(TEST_MASTER_KEY, Buffer.alloc(20).toString('base64'))).toThrow(
+      /20 bytes, expected at least 28/,
+    );
     expect(() => encryptCredential(Buffer.alloc(16), 'x')).toThrow(/32 bytes, got 16/);
   });
 
@@ -90,7 +106,9 @@ describe('credential cipher', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toMatch(/TOLLGATE_MASTER_KEY must be 32 bytes written as 64 hex characters or 44 base64 characters/);
+    expect(message).toMatch(
+      /TOLLGATE_MASTER_KEY must be 32 bytes written as 64 hex characters or 44 base64 characters/,
+    );
     if (text) expect(message).not.toContain(text);
   });
 });

@@ -13,7 +13,10 @@ const freshDir = (): string => join(mkdtempSync(join(tmpdir(), 'tollgate-secrets
 describe('loadControlPlaneSecrets', () => {
   it('takes both secrets from the environment and writes nothing', () => {
     const dataDir = freshDir();
-    const secrets = loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: MASTER_B64, TOLLGATE_KEY_HMAC_SECRET: HMAC }, dataDir });
+    const secrets = loadControlPlaneSecrets({
+      env: { TOLLGATE_MASTER_KEY: MASTER_B64, TOLLGATE_KEY_HMAC_SECRET: HMAC },
+      dataDir,
+    });
     expect(secrets.masterKey.equals(Buffer.alloc(32, 3))).toBe(true);
     expect(secrets.hmacSecret.toString('utf8')).toBe(HMAC);
     expect(secrets).toMatchObject({ generated: false, sources: { masterKey: 'env', hmacSecret: 'env' } });
@@ -36,7 +39,10 @@ describe('loadControlPlaneSecrets', () => {
     expect(decryptCredential(second.masterKey, encryptCredential(first.masterKey, 'cred'))).toBe('cred');
     // the file's values work unchanged as environment variables
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { masterKey: string; hmacSecret: string };
-    const fromEnv = loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: stored.masterKey, TOLLGATE_KEY_HMAC_SECRET: stored.hmacSecret }, dataDir: freshDir() });
+    const fromEnv = loadControlPlaneSecrets({
+      env: { TOLLGATE_MASTER_KEY: stored.masterKey, TOLLGATE_KEY_HMAC_SECRET: stored.hmacSecret },
+      dataDir: freshDir(),
+    });
     expect(fromEnv.masterKey.equals(first.masterKey) && fromEnv.hmacSecret.equals(first.hmacSecret)).toBe(true);
   });
 
@@ -63,13 +69,27 @@ describe('loadControlPlaneSecrets', () => {
 
   it('refuses a malformed master key or a short HMAC secret without echoing them', () => {
     const dataDir = freshDir();
-    expect(() => loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: 'hunter2hunter2', TOLLGATE_KEY_HMAC_SECRET: HMAC }, dataDir })).toThrow(/^TOLLGATE_MASTER_KEY must be 32 bytes .* got 14 characters$/);
-    expect(() => loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: MASTER_B64, TOLLGATE_KEY_HMAC_SECRET: 'short-secret' }, dataDir })).toThrow(/^TOLLGATE_KEY_HMAC_SECRET must be at least 32 characters .*got 12$/);
+    expect(() =>
+      loadControlPlaneSecrets({
+        env: { TOLLGATE_MASTER_KEY: 'hunter2hunter2', TOLLGATE_KEY_HMAC_SECRET: HMAC },
+        dataDir,
+      }),
+    ).toThrow(/^TOLLGATE_MASTER_KEY must be 32 bytes .* got 14 characters$/);
+    expect(() =>
+      loadControlPlaneSecrets({
+        env: { TOLLGATE_MASTER_KEY: MASTER_B64, TOLLGATE_KEY_HMAC_SECRET: 'short-secret' },
+        dataDir,
+      }),
+    ).toThrow(/^TOLLGATE_KEY_HMAC_SECRET must be at least 32 characters .*got 12$/);
   });
 
   it('requires both variables when requireEnv is set', () => {
-    expect(() => loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: MASTER_B64 }, dataDir: freshDir(), requireEnv: true })).toThrow(/^TOLLGATE_KEY_HMAC_SECRET must be set: every gateway node/);
-    expect(() => loadControlPlaneSecrets({ env: {}, dataDir: freshDir(), requireEnv: true })).toThrow(/TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET must be set/);
+    expect(() =>
+      loadControlPlaneSecrets({ env: { TOLLGATE_MASTER_KEY: MASTER_B64 }, dataDir: freshDir(), requireEnv: true }),
+    ).toThrow(/^TOLLGATE_KEY_HMAC_SECRET must be set: every gateway node/);
+    expect(() => loadControlPlaneSecrets({ env: {}, dataDir: freshDir(), requireEnv: true })).toThrow(
+      /TOLLGATE_MASTER_KEY and TOLLGATE_KEY_HMAC_SECRET must be set/,
+    );
   });
 
   it('refuses a corrupt secrets file and leaves it untouched', () => {

@@ -15,7 +15,9 @@ describe('password hashes', () => {
     const [, salt = '', hash = ''] = FORMAT.exec(a) ?? [];
     expect(Buffer.from(salt, 'base64url')).toHaveLength(16);
     // the hash is plain scrypt of the password under that salt: other tools can check it
-    expect(scryptSync('correct horse', Buffer.from(salt, 'base64url'), 32, { N: 16384, r: 8, p: 1 }).toString('base64url')).toBe(hash);
+    expect(
+      scryptSync('correct horse', Buffer.from(salt, 'base64url'), 32, { N: 16384, r: 8, p: 1 }).toString('base64url'),
+    ).toBe(hash);
     expect(a).not.toContain('correct horse');
   });
 

@@ -16,12 +16,32 @@ function priceSet(overrides: Partial<PriceSet>): ControlEvent {
   seq += 1;
   return {
     type: 'PriceSet',
-    event: { eventId: `p-${seq}`, occurredAt: T0, actor: 'cli', priceId: `m|*|${seq}`, model: 'm', channel: null, inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: 0, ...overrides },
+    event: {
+      eventId: `p-${seq}`,
+      occurredAt: T0,
+      actor: 'cli',
+      priceId: `m|*|${seq}`,
+      model: 'm',
+      channel: null,
+      inputPerMTok: 1,
+      outputPerMTok: 2,
+      cacheReadPerMTok: null,
+      cacheWritePerMTok: null,
+      effectiveFrom: 0,
+      ...overrides,
+    },
   };
 }
 
-const fold = () => new ControlPlaneFold<string>({ projectChannel: (event) => ({ record: event.channelId, warning: undefined, hasCredential: false }) });
-const inputNano = (book: ReturnType<ControlPlaneFold<string>['priceBooks']['bookAt']>, at: number, channel: string | null = null) => findPrice(book, 'm', channel, at)?.inputNanoPerMTok;
+const fold = () =>
+  new ControlPlaneFold<string>({
+    projectChannel: (event) => ({ record: event.channelId, warning: undefined, hasCredential: false }),
+  });
+const inputNano = (
+  book: ReturnType<ControlPlaneFold<string>['priceBooks']['bookAt']>,
+  at: number,
+  channel: string | null = null,
+) => findPrice(book, 'm', channel, at)?.inputNanoPerMTok;
 
 describe('price history', () => {
   it('counts PriceSet events (duplicates once) as the price revision', () => {
@@ -35,7 +55,9 @@ describe('price history', () => {
     const f = fold();
     f.applyBatch([priceSet({ priceId: 'm|*|base', inputPerMTok: 1, effectiveFrom: T0 - 10 * HOUR })]);
     const revisionOfRequest = f.priceRevision;
-    f.applyBatch([priceSet({ priceId: 'm|*|retro', inputPerMTok: 9, effectiveFrom: T0 - 5 * HOUR, occurredAt: T0 + HOUR })]);
+    f.applyBatch([
+      priceSet({ priceId: 'm|*|retro', inputPerMTok: 9, effectiveFrom: T0 - 5 * HOUR, occurredAt: T0 + HOUR }),
+    ]);
     expect(inputNano(f.priceBooks.bookAt(revisionOfRequest, T0), T0)).toBe(1_000_000_000n);
     expect(inputNano(f.priceBooks.bookAt(f.priceRevision, T0), T0)).toBe(9_000_000_000n);
     // a revision past what is known reads as everything known
@@ -68,14 +90,21 @@ describe('price history', () => {
 
   it('without a revision (events older than revisions), uses the prices set at or before the event', () => {
     const f = fold();
-    f.applyBatch([priceSet({ priceId: 'early', inputPerMTok: 1, occurredAt: T0 }), priceSet({ priceId: 'late', inputPerMTok: 2, effectiveFrom: T0, occurredAt: T0 + 2 * HOUR })]);
+    f.applyBatch([
+      priceSet({ priceId: 'early', inputPerMTok: 1, occurredAt: T0 }),
+      priceSet({ priceId: 'late', inputPerMTok: 2, effectiveFrom: T0, occurredAt: T0 + 2 * HOUR }),
+    ]);
     expect(inputNano(f.priceBooks.bookAt(null, T0 + HOUR), T0 + HOUR)).toBe(1_000_000_000n);
     expect(inputNano(f.priceBooks.bookAt(null, T0 + 3 * HOUR), T0 + 3 * HOUR)).toBe(2_000_000_000n);
   });
 
   it('ignores, with a warning, a PriceSet that cannot be priced exactly, in every process alike', () => {
     const f = fold();
-    f.applyBatch([priceSet({ priceId: 'nan', inputPerMTok: Number.NaN }), priceSet({ priceId: 'neg', outputPerMTok: -1 }), priceSet({ priceId: 'ok' })]);
+    f.applyBatch([
+      priceSet({ priceId: 'nan', inputPerMTok: Number.NaN }),
+      priceSet({ priceId: 'neg', outputPerMTok: -1 }),
+      priceSet({ priceId: 'ok' }),
+    ]);
     expect(f.priceRevision).toBe(1);
     expect(f.prices().map((p) => p.priceId)).toEqual(['ok']);
     expect(f.warnings()).toHaveLength(2);

@@ -5,7 +5,18 @@
 import { describe, expect, it } from 'vitest';
 import { AuditHistory, auditEntryOf } from '../../../schemas/control-plane/audit-history.ts';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
-import { channelRemoved, channelUpserted, keyCreated, keyRevoked, keyUpdated, priceSet, TEST_MASTER_KEY, userCreated, userCredentialsSet, userUpdated } from './control-event-fixtures.ts';
+import {
+  channelRemoved,
+  channelUpserted,
+  keyCreated,
+  keyRevoked,
+  keyUpdated,
+  priceSet,
+  TEST_MASTER_KEY,
+  userCreated,
+  userCredentialsSet,
+  userUpdated,
+} from './control-event-fixtures.ts';
 
 const HASH_A = `scrypt$16384$8$1$${'a'.repeat(22)}$${'A'.repeat(43)}`;
 const HASH_B = `scrypt$16384$8$1$${'b'.repeat(22)}$${'B'.repeat(43)}`;
@@ -28,7 +39,11 @@ describe('ControlPlaneProjection: console credentials', () => {
 
   it('moves the login index when the login changes', () => {
     const p = projection();
-    p.applyBatch([userCreated(), userCredentialsSet({ login: 'first', passwordHash: HASH_A }), userCredentialsSet({ login: 'second', passwordHash: HASH_B })]);
+    p.applyBatch([
+      userCreated(),
+      userCredentialsSet({ login: 'first', passwordHash: HASH_A }),
+      userCredentialsSet({ login: 'second', passwordHash: HASH_B }),
+    ]);
     expect(p.userByLogin('first')).toBeUndefined();
     expect(p.userByLogin('second')).toMatchObject({ userId: 'usr_1', passwordHash: HASH_B });
   });
@@ -47,7 +62,10 @@ describe('ControlPlaneProjection: console credentials', () => {
     expect(p.user('usr_ghost')).toBeUndefined();
     expect(p.userByLogin('shared')).toMatchObject({ userId: 'usr_1', passwordHash: HASH_A });
     expect(p.user('usr_2')).toMatchObject({ login: null, passwordHash: null });
-    expect(warnings).toEqual(['UserCredentialsSet for unknown user usr_ghost ignored', "UserCredentialsSet for user usr_2 ignored: login 'shared' belongs to user usr_1"]);
+    expect(warnings).toEqual([
+      'UserCredentialsSet for unknown user usr_ghost ignored',
+      "UserCredentialsSet for user usr_2 ignored: login 'shared' belongs to user usr_1",
+    ]);
     expect(warnings.join(' ')).not.toContain(HASH_B);
   });
 });
@@ -84,16 +102,27 @@ describe('ControlPlaneProjection: history', () => {
       ['PriceSet', 'p-1'],
       ['KeyUpdated', 'key_unknown'],
     ]);
-    expect(history[0]).toEqual({ eventId: events[0]!.event.eventId, occurredAt: 1, actor: 'admin', type: 'UserCreated', entityId: 'usr_1', changes: { userId: 'usr_1', name: 'Ada', role: 'user', rpm: 60, tpm: null, quotaNanoUsd: '5000000000' } });
+    expect(history[0]).toEqual({
+      eventId: events[0]!.event.eventId,
+      occurredAt: 1,
+      actor: 'admin',
+      type: 'UserCreated',
+      entityId: 'usr_1',
+      changes: { userId: 'usr_1', name: 'Ada', role: 'user', rpm: 60, tpm: null, quotaNanoUsd: '5000000000' },
+    });
     expect(history[1]!.changes).toEqual({ userId: 'usr_1', login: 'ada' });
     expect(history[2]!.changes).not.toHaveProperty('digest');
-    expect(history[2]!.changes).toMatchObject({ publicId: 'abcdefghijkl', models: ['gpt-4o-mini', 'claude-sonnet-4-5'] });
+    expect(history[2]!.changes).toMatchObject({
+      publicId: 'abcdefghijkl',
+      models: ['gpt-4o-mini', 'claude-sonnet-4-5'],
+    });
     expect(history[5]!.changes).toMatchObject({ hasApiKey: true, provider: 'mock', modelMap: { 'gpt-4o': 'mock-1' } });
     expect(history[5]!.changes).not.toHaveProperty('apiKeyCiphertext');
     expect(history[6]!.changes).toMatchObject({ hasApiKey: false });
     const text = JSON.stringify(history);
     for (const secret of [HASH_A, 'f'.repeat(64), secretKey]) expect(text).not.toContain(secret);
-    for (const event of events) if (event.type === 'ChannelUpserted') expect(text).not.toContain(event.event.apiKeyCiphertext);
+    for (const event of events)
+      if (event.type === 'ChannelUpserted') expect(text).not.toContain(event.event.apiKeyCiphertext);
     expect(text).not.toMatch(/passwordHash|apiKeyCiphertext|digest/);
   });
 

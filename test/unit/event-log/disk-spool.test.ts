@@ -21,7 +21,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const record = (i: number) => ({ topic: `topic-${i % 2}`, key: `key-${i}`, value: Buffer.from(`value-${i}`), timestamp: 1_700_000_000_000 + i });
+const record = (i: number) => ({
+  topic: `topic-${i % 2}`,
+  key: `key-${i}`,
+  value: Buffer.from(`value-${i}`),
+  timestamp: 1_700_000_000_000 + i,
+});
 const silent = (): void => {};
 
 describe('disk spool', () => {
@@ -40,7 +45,10 @@ describe('disk spool', () => {
     const lines: string[] = [];
     const reopened = await openDiskSpool(dir, (level, message) => void lines.push(`${level} ${message}`));
     expect(reopened.count()).toBe(4);
-    expect(lines).toEqual(['warn kafka spool: cut off a partially written last record', 'warn kafka spool: records left by a previous run will be sent first']);
+    expect(lines).toEqual([
+      'warn kafka spool: cut off a partially written last record',
+      'warn kafka spool: records left by a previous run will be sent first',
+    ]);
     await reopened.append([record(7)]);
     const rest = await reopened.peek(100);
     expect(rest.records.map((r) => r.key)).toEqual(['key-3', 'key-4', 'key-5', 'key-6', 'key-7']);
@@ -57,7 +65,8 @@ describe('kafka event log with Kafka unreachable', () => {
     const port = await closedPort();
     const log = createKafkaEventLog({ brokers: [`127.0.0.1:${port}`], spoolDir: dir });
     const started = performance.now();
-    for (let i = 0; i < 1000; i += 1) log.publish({ topic: 'tollgate.requests', key: `r${i}`, value: Buffer.from(String(i)) });
+    for (let i = 0; i < 1000; i += 1)
+      log.publish({ topic: 'tollgate.requests', key: `r${i}`, value: Buffer.from(String(i)) });
     const publishMs = performance.now() - started;
     expect(publishMs).toBeLessThan(50);
     const flushStarted = Date.now();
@@ -79,13 +88,26 @@ describe('kafka event log with Kafka unreachable', () => {
 describe('kafkajs log creator', () => {
   it('drops the expected warning, demotes connection noise and collapses repeats', () => {
     const lines: Array<[string, string, unknown]> = [];
-    const log = createKafkajsLogCreator((level, message, extra) => void lines.push([level, message, extra]))(logLevel.WARN);
-    const entry = (namespace: string, level: logLevel, message: string) => ({ namespace, level, label: 'x', log: { timestamp: 't', message } });
+    const log = createKafkajsLogCreator((level, message, extra) => void lines.push([level, message, extra]))(
+      logLevel.WARN,
+    );
+    const entry = (namespace: string, level: logLevel, message: string) => ({
+      namespace,
+      level,
+      label: 'x',
+      log: { timestamp: 't', message },
+    });
     log(entry('Producer', logLevel.WARN, 'Limiting retries for the idempotent producer may invalidate EoS guarantees'));
     log(entry('Connection', logLevel.ERROR, 'Connection error: connect ECONNREFUSED'));
     log(entry('Consumer', logLevel.ERROR, 'Restarting the consumer in 229.5ms'));
     log(entry('Consumer', logLevel.ERROR, 'Restarting the consumer in 231ms'));
-    log(entry('Producer', logLevel.ERROR, 'Failed to send messages: This server is not the leader for that topic-partition'));
+    log(
+      entry(
+        'Producer',
+        logLevel.ERROR,
+        'Failed to send messages: This server is not the leader for that topic-partition',
+      ),
+    );
     log(entry('Producer', logLevel.ERROR, 'Producer disconnected'));
     expect(lines.map(([level, message]) => `${level} ${message}`)).toEqual([
       'debug kafkajs Connection: Connection error: connect ECONNREFUSED',

@@ -42,7 +42,11 @@ async function publish(log: EventLog, topic: string, keys: string[]): Promise<vo
   await log.flush();
 }
 
-async function startRead(log: EventLog, options: Omit<ReadOptions, 'handleBatch'>, reject?: (call: number) => boolean): Promise<DeliveredRecord[]> {
+async function startRead(
+  log: EventLog,
+  options: Omit<ReadOptions, 'handleBatch'>,
+  reject?: (call: number) => boolean,
+): Promise<DeliveredRecord[]> {
   const seen: DeliveredRecord[] = [];
   let calls = 0;
   const read = log.read?.bind(log);
@@ -80,7 +84,11 @@ describe('file event log: group-less read', () => {
     const all = await startRead(log, { name: 'reader.all', topics: ['t.a'] });
     await waitFor(() => all.length === 3);
     const second = all[1]!;
-    const fromSecond = await startRead(log, { name: 'reader.from', topics: ['t.a'], from: [{ topic: 't.a', partition: 0, offset: second.offset }] });
+    const fromSecond = await startRead(log, {
+      name: 'reader.from',
+      topics: ['t.a'],
+      from: [{ topic: 't.a', partition: 0, offset: second.offset }],
+    });
     await waitFor(() => fromSecond.length === 2);
     expect(fromSecond.map((record) => record.key)).toEqual(['k2', 'k3']);
     const [end] = await log.endOffsets('t.a');
@@ -104,7 +112,13 @@ describe('file event log: group-less read', () => {
     const prefixed = withGrouplessSubscriptions(withTopicPrefix(log, 'stage.'));
     await publish(prefixed, 't.a', ['k1']);
     const seen: DeliveredRecord[] = [];
-    open.push(await prefixed.subscribe({ groupId: 'tollgate.replay.x.ledger', topics: ['t.a'], handleBatch: async (records) => void seen.push(...records) }));
+    open.push(
+      await prefixed.subscribe({
+        groupId: 'tollgate.replay.x.ledger',
+        topics: ['t.a'],
+        handleBatch: async (records) => void seen.push(...records),
+      }),
+    );
     await waitFor(() => seen.length === 1);
     expect(seen[0]).toMatchObject({ topic: 't.a', key: 'k1' });
     expect(await offsetsFolder()).toEqual([]);

@@ -40,7 +40,16 @@ async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void
 }
 
 /** Subscribes and collects every delivered batch. */
-async function consume(log: EventLog, groupId: string, topics: string[], options: { maxBatchSize?: number; maxBatchWaitMs?: number; reject?: (batch: ReadonlyArray<DeliveredRecord>, call: number) => boolean } = {}) {
+async function consume(
+  log: EventLog,
+  groupId: string,
+  topics: string[],
+  options: {
+    maxBatchSize?: number;
+    maxBatchWaitMs?: number;
+    reject?: (batch: ReadonlyArray<DeliveredRecord>, call: number) => boolean;
+  } = {},
+) {
   const batches: DeliveredRecord[][] = [];
   const deliveredAt: number[] = [];
   let calls = 0;
@@ -66,7 +75,10 @@ const value = (i: number): Buffer => Buffer.from(`event-${i}`);
 describe('file event log', () => {
   it('batches by time: records published over 300 ms reach a subscriber with a 600 ms wait as one batch, no sooner than the wait', async () => {
     const log = newLog();
-    const { batches, deliveredAt, records } = await consume(log, 'timed', ['t.a'], { maxBatchSize: 100, maxBatchWaitMs: 600 });
+    const { batches, deliveredAt, records } = await consume(log, 'timed', ['t.a'], {
+      maxBatchSize: 100,
+      maxBatchWaitMs: 600,
+    });
     const firstPublishedAt = Date.now();
     for (let i = 0; i < 6; i += 1) {
       log.publish({ topic: 't.a', key: 'k', value: value(i) });
@@ -83,7 +95,10 @@ describe('file event log', () => {
     for (let i = 0; i < 250; i += 1) log.publish({ topic: 't.a', key: 'k', value: value(i) });
     await log.flush();
     const startedAt = Date.now();
-    const { batches, deliveredAt, records } = await consume(log, 'full', ['t.a'], { maxBatchSize: 100, maxBatchWaitMs: 5000 });
+    const { batches, deliveredAt, records } = await consume(log, 'full', ['t.a'], {
+      maxBatchSize: 100,
+      maxBatchWaitMs: 5000,
+    });
     await waitFor(() => records().length === 200);
     expect(batches.slice(0, 2).map((b) => b.length)).toEqual([100, 100]);
     expect((deliveredAt[1] ?? 0) - startedAt).toBeLessThan(1000);
@@ -96,7 +111,8 @@ describe('file event log', () => {
 
   it('delivers every record once, in publish order, with byte-position offsets', async () => {
     const log = newLog();
-    for (let i = 0; i < 1200; i += 1) log.publish({ topic: i % 3 === 0 ? 't.a' : 't.b', key: `req-${i % 7}`, value: value(i) });
+    for (let i = 0; i < 1200; i += 1)
+      log.publish({ topic: i % 3 === 0 ? 't.a' : 't.b', key: `req-${i % 7}`, value: value(i) });
     expect(log.status().pending).toBe(1200);
     await log.flush();
     expect(log.status()).toEqual({ pending: 0, spooled: 0, connected: true });
@@ -111,7 +127,12 @@ describe('file event log', () => {
     const offsets = a.map((r) => Number(r.offset));
     expect(offsets.every((offset, k) => k === 0 || offset > (offsets[k - 1] ?? 0))).toBe(true);
     expect(a.every((r) => r.partition === 0 && r.timestamp > Date.now() - 60_000)).toBe(true);
-    expect(records().filter((r) => r.topic === 't.b').map((r) => r.key).slice(0, 3)).toEqual(['req-1', 'req-2', 'req-4']);
+    expect(
+      records()
+        .filter((r) => r.topic === 't.b')
+        .map((r) => r.key)
+        .slice(0, 3),
+    ).toEqual(['req-1', 'req-2', 'req-4']);
   });
 
   it('stores offsets after each batch and a new instance resumes from them', async () => {
@@ -130,7 +151,13 @@ describe('file event log', () => {
     const c2 = await consume(second, 'ledger', ['orders']);
     await waitFor(() => c2.records().length === 5);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(c2.records().map((r) => r.value.toString())).toEqual(['event-10', 'event-11', 'event-12', 'event-13', 'event-14']);
+    expect(c2.records().map((r) => r.value.toString())).toEqual([
+      'event-10',
+      'event-11',
+      'event-12',
+      'event-13',
+      'event-14',
+    ]);
     expect(Number(c2.records()[0]?.offset)).toBe(stored);
   });
 
@@ -167,14 +194,19 @@ describe('file event log', () => {
     expect(c.records()).toHaveLength(1);
     await appendFile(path, next.subarray(7));
     await waitFor(() => c.records().length === 2);
-    expect(c.records().map((r) => [r.key, r.offset, r.timestamp])).toEqual([['a', '0', 1], ['b', String(whole.length), 2]]);
+    expect(c.records().map((r) => [r.key, r.offset, r.timestamp])).toEqual([
+      ['a', '0', 1],
+      ['b', String(whole.length), 2],
+    ]);
 
     await appendFile(path, next.subarray(0, 5));
     const writer = createFileEventLog({ dataDir });
     open.push(writer);
     writer.publish({ topic: 'partial', key: 'c', value: value(3) });
     await writer.flush();
-    expect((await stat(path)).size).toBe(whole.length + next.length + encodeRecordFrame({ topic: '', key: 'c', value: value(3), timestamp: 0 }).length);
+    expect((await stat(path)).size).toBe(
+      whole.length + next.length + encodeRecordFrame({ topic: '', key: 'c', value: value(3), timestamp: 0 }).length,
+    );
     await waitFor(() => c.records().length === 3);
     expect(c.records()[2]?.key).toBe('c');
   });
@@ -188,10 +220,18 @@ describe('file event log', () => {
     expect(failing.records()).toHaveLength(0);
     await waitFor(() => failing.records().length === 20, 6000);
     expect(failing.records().map((r) => r.offset)).toEqual(healthy.records().map((r) => r.offset));
-    const offsetOf = (group: string): Promise<string> => readFile(join(dataDir, 'offsets', group, 'req.offset'), 'utf8');
+    const offsetOf = (group: string): Promise<string> =>
+      readFile(join(dataDir, 'offsets', group, 'req.offset'), 'utf8');
     // Offsets are committed after the handler resolves: the last commit may still be in flight.
-    await expect.poll(async () => (await offsetOf('health')) === (await offsetOf('ledger')) && (await offsetOf('ledger')) !== '', { timeout: 5000 }).toBe(true);
-    await expect(log.subscribe({ groupId: 'ledger', topics: ['req'], handleBatch: async () => {} })).rejects.toThrow(/already subscribed/);
+    await expect
+      .poll(
+        async () => (await offsetOf('health')) === (await offsetOf('ledger')) && (await offsetOf('ledger')) !== '',
+        { timeout: 5000 },
+      )
+      .toBe(true);
+    await expect(log.subscribe({ groupId: 'ledger', topics: ['req'], handleBatch: async () => {} })).rejects.toThrow(
+      /already subscribed/,
+    );
   });
 
   it('lets a consumer in a second instance (another process) follow appends by polling', async () => {
@@ -206,7 +246,7 @@ describe('file event log', () => {
     expect(c.records().map((r) => r.value.toString())).toEqual(Array.from({ length: 51 }, (_, i) => `event-${i}`));
   });
 
-  it('wakes a consumer in another thread\'s instance through the shared write signal at once, not at its next poll', async () => {
+  it("wakes a consumer in another thread's instance through the shared write signal at once, not at its next poll", async () => {
     const signal = createFileLogWriteSignal();
     const writer = createFileEventLog({ dataDir, pollIntervalMs: 20, writeSignal: { signal, side: 'writer' } });
     const reader = createFileEventLog({ dataDir, pollIntervalMs: 30_000, writeSignal: { signal, side: 'reader' } });

@@ -15,7 +15,11 @@ describe.each(AVRO_FAMILY_DIRS)('generated Avro module of %s', (dir) => {
     const family = readAvroFamily(join(ROOT, dir));
     const generated = (await import(join(ROOT, dir, 'avro-files.generated.ts'))) as Record<string, unknown>;
     const currentNames = family.current.map(({ file }) => avscConstName(file));
-    expect(Object.keys(generated).filter((name) => name !== 'AVRO_HISTORY_FILES').sort()).toEqual([...currentNames].sort());
+    expect(
+      Object.keys(generated)
+        .filter((name) => name !== 'AVRO_HISTORY_FILES')
+        .sort(),
+    ).toEqual([...currentNames].sort());
     for (const { file, schema } of family.current) expect(generated[avscConstName(file)], file).toEqual(schema);
     expect(generated.AVRO_HISTORY_FILES).toEqual(family.history);
   });

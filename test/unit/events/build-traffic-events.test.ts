@@ -30,7 +30,14 @@ const served: ExchangeOutcome = {
   provider: 'deepseek',
   upstreamModel: 'deepseek-v4-flash',
   passThrough: true,
-  usage: makeUsage({ inputTotal: 100, cacheRead: 40, cacheWrite: 10, outputTotal: 50, reasoning: 20, source: 'reported' }),
+  usage: makeUsage({
+    inputTotal: 100,
+    cacheRead: 40,
+    cacheWrite: 10,
+    outputTotal: 50,
+    reasoning: 20,
+    source: 'reported',
+  }),
   ttfbMs: 30,
   upstreamRequestId: 'req_upstream_7',
 };
@@ -53,18 +60,52 @@ describe('buildTrafficEvents', () => {
   it('served: UsageRecorded then RequestCompleted, usage mapped field by field', () => {
     const events = buildTrafficEvents(served, { ...identity, priceRevision: 7 }, NOW);
     expect(types(events)).toEqual(['UsageRecorded', 'RequestCompleted']);
-    const tokens = { inputTokens: 100, cachedInputTokens: 40, cacheWriteTokens: 10, outputTokens: 50, reasoningTokens: 20, usageSource: 'reported' };
+    const tokens = {
+      inputTokens: 100,
+      cachedInputTokens: 40,
+      cacheWriteTokens: 10,
+      outputTokens: 50,
+      reasoningTokens: 20,
+      usageSource: 'reported',
+    };
     const [usage] = pick(events, 'UsageRecorded');
     expect(usage).toEqual({
-      eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
-      model: 'gpt-5', upstreamModel: 'deepseek-v4-flash', channelId: 'ch-1', provider: 'deepseek', ...tokens, priceRevision: 7,
+      eventId: expect.stringMatching(UUID),
+      occurredAt: NOW,
+      requestId: 'req_1',
+      keyId: 'key_a',
+      userId: 'user_1',
+      model: 'gpt-5',
+      upstreamModel: 'deepseek-v4-flash',
+      channelId: 'ch-1',
+      provider: 'deepseek',
+      ...tokens,
+      priceRevision: 7,
     });
     const [completed] = pick(events, 'RequestCompleted');
     expect(completed).toEqual({
-      eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_a', userId: 'user_1',
-      clientFormat: 'openai-chat', model: 'gpt-5', channelId: 'ch-1', provider: 'deepseek', upstreamModel: 'deepseek-v4-flash',
-      stream: false, passThrough: true, status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 120, ttfbMs: 30,
-      attempts: 1, usage: tokens, priceRevision: 7, upstreamRequestId: 'req_upstream_7', startedAt: NOW - 120,
+      eventId: expect.stringMatching(UUID),
+      occurredAt: NOW,
+      requestId: 'req_1',
+      keyId: 'key_a',
+      userId: 'user_1',
+      clientFormat: 'openai-chat',
+      model: 'gpt-5',
+      channelId: 'ch-1',
+      provider: 'deepseek',
+      upstreamModel: 'deepseek-v4-flash',
+      stream: false,
+      passThrough: true,
+      status: 'completed',
+      httpStatus: 200,
+      errorKind: null,
+      latencyMs: 120,
+      ttfbMs: 30,
+      attempts: 1,
+      usage: tokens,
+      priceRevision: 7,
+      upstreamRequestId: 'req_upstream_7',
+      startedAt: NOW - 120,
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);
@@ -75,37 +116,94 @@ describe('buildTrafficEvents', () => {
       ...served,
       channelId: 'ch-2',
       attempts: 2,
-      failovers: [{ channelId: 'ch-1', errorKind: 'upstream-unavailable', upstreamStatus: 503, latencyMs: 40.6, nextChannelId: 'ch-2' }],
+      failovers: [
+        {
+          channelId: 'ch-1',
+          errorKind: 'upstream-unavailable',
+          upstreamStatus: 503,
+          latencyMs: 40.6,
+          nextChannelId: 'ch-2',
+        },
+      ],
     };
     const events = buildTrafficEvents(outcome, { keyId: 'key_b', userId: null }, NOW);
     expect(types(events)).toEqual(['FailoverOccurred', 'UsageRecorded', 'RequestCompleted']);
     expect(pick(events, 'FailoverOccurred')[0]).toEqual({
-      eventId: expect.stringMatching(UUID), occurredAt: NOW, requestId: 'req_1', keyId: 'key_b', model: 'gpt-5',
-      channelId: 'ch-1', errorKind: 'upstream-unavailable', upstreamStatus: 503, latencyMs: 41, retryAfterMs: null, nextChannelId: 'ch-2',
+      eventId: expect.stringMatching(UUID),
+      occurredAt: NOW,
+      requestId: 'req_1',
+      keyId: 'key_b',
+      model: 'gpt-5',
+      channelId: 'ch-1',
+      errorKind: 'upstream-unavailable',
+      upstreamStatus: 503,
+      latencyMs: 41,
+      retryAfterMs: null,
+      nextChannelId: 'ch-2',
     });
     expect(pick(events, 'UsageRecorded')[0]).toMatchObject({ channelId: 'ch-2', keyId: 'key_b', userId: null });
-    expect(pick(events, 'RequestCompleted')[0]).toMatchObject({ channelId: 'ch-2', attempts: 2, userId: null, status: 'completed' });
+    expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
+      channelId: 'ch-2',
+      attempts: 2,
+      userId: null,
+      status: 'completed',
+    });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(3);
     expectEncodable(events);
   });
 
   it('failed with no channel: only RequestCompleted, zero usage marked none, nulls', () => {
-    const outcome: ExchangeOutcome = { ...base, status: 'failed', httpStatus: 404, errorKind: 'not-found', errorMessage: 'no such model', attempts: 0 };
+    const outcome: ExchangeOutcome = {
+      ...base,
+      status: 'failed',
+      httpStatus: 404,
+      errorKind: 'not-found',
+      errorMessage: 'no such model',
+      attempts: 0,
+    };
     const events = buildTrafficEvents(outcome, identity, NOW);
     expect(types(events)).toEqual(['RequestCompleted']);
     expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
-      channelId: null, provider: null, upstreamModel: null, upstreamRequestId: null, status: 'failed', httpStatus: 404, errorKind: 'not-found', ttfbMs: null, attempts: 0,
-      usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' },
+      channelId: null,
+      provider: null,
+      upstreamModel: null,
+      upstreamRequestId: null,
+      status: 'failed',
+      httpStatus: 404,
+      errorKind: 'not-found',
+      ttfbMs: null,
+      attempts: 0,
+      usage: {
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        usageSource: 'none',
+      },
     });
     expectEncodable(events);
   });
 
   it('every channel failed: a FailoverOccurred per channel (the last gives up), no UsageRecorded', () => {
     const outcome: ExchangeOutcome = {
-      ...base, status: 'failed', httpStatus: 503, errorKind: 'upstream-unavailable', attempts: 2, channelId: 'ch-2', provider: 'openai', upstreamModel: 'gpt-5',
+      ...base,
+      status: 'failed',
+      httpStatus: 503,
+      errorKind: 'upstream-unavailable',
+      attempts: 2,
+      channelId: 'ch-2',
+      provider: 'openai',
+      upstreamModel: 'gpt-5',
       failovers: [
         { channelId: 'ch-1', errorKind: 'upstream-timeout', latencyMs: 5000, nextChannelId: 'ch-2' },
-        { channelId: 'ch-2', errorKind: 'upstream-rate-limited', upstreamStatus: 429, latencyMs: 12, retryAfterMs: 30_000 } as ExchangeOutcome['failovers'][number],
+        {
+          channelId: 'ch-2',
+          errorKind: 'upstream-rate-limited',
+          upstreamStatus: 429,
+          latencyMs: 12,
+          retryAfterMs: 30_000,
+        } as ExchangeOutcome['failovers'][number],
       ],
     };
     const events = buildTrafficEvents(outcome, identity, NOW);
@@ -119,14 +217,30 @@ describe('buildTrafficEvents', () => {
 
   it('cancelled mid-stream: the partial usage is recorded and carried by RequestCompleted', () => {
     const outcome: ExchangeOutcome = {
-      ...served, stream: true, status: 'cancelled', httpStatus: 499, passThrough: false, ttfbMs: 15, latencyMs: 800,
+      ...served,
+      stream: true,
+      status: 'cancelled',
+      httpStatus: 499,
+      passThrough: false,
+      ttfbMs: 15,
+      latencyMs: 800,
       usage: makeUsage({ inputTotal: 2_000, outputTotal: 37, source: 'partial' }),
     };
     const events = buildTrafficEvents(outcome, identity, NOW);
     expect(types(events)).toEqual(['UsageRecorded', 'RequestCompleted']);
-    expect(pick(events, 'UsageRecorded')[0]).toMatchObject({ inputTokens: 2_000, outputTokens: 37, reasoningTokens: 0, usageSource: 'partial' });
+    expect(pick(events, 'UsageRecorded')[0]).toMatchObject({
+      inputTokens: 2_000,
+      outputTokens: 37,
+      reasoningTokens: 0,
+      usageSource: 'partial',
+    });
     expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
-      stream: true, status: 'cancelled', httpStatus: 499, errorKind: null, ttfbMs: 15, latencyMs: 800,
+      stream: true,
+      status: 'cancelled',
+      httpStatus: 499,
+      errorKind: null,
+      ttfbMs: 15,
+      latencyMs: 800,
       usage: { inputTokens: 2_000, outputTokens: 37, usageSource: 'partial' },
     });
     expectEncodable(events);
@@ -140,10 +254,20 @@ describe('buildTrafficEvents', () => {
   });
 
   it('failed mid-stream with an error kind still records usage', () => {
-    const outcome: ExchangeOutcome = { ...served, stream: true, status: 'failed', errorKind: 'upstream-malformed', usage: makeUsage({ inputTotal: 9, outputTotal: 3, source: 'estimated' }) };
+    const outcome: ExchangeOutcome = {
+      ...served,
+      stream: true,
+      status: 'failed',
+      errorKind: 'upstream-malformed',
+      usage: makeUsage({ inputTotal: 9, outputTotal: 3, source: 'estimated' }),
+    };
     const events = buildTrafficEvents(outcome, identity, NOW);
     expect(types(events)).toEqual(['UsageRecorded', 'RequestCompleted']);
-    expect(pick(events, 'RequestCompleted')[0]).toMatchObject({ status: 'failed', errorKind: 'upstream-malformed', usage: { usageSource: 'estimated' } });
+    expect(pick(events, 'RequestCompleted')[0]).toMatchObject({
+      status: 'failed',
+      errorKind: 'upstream-malformed',
+      usage: { usageSource: 'estimated' },
+    });
   });
 
   it('defaults occurredAt to the current time', () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parsingCanonicalForm } from '../../../schemas/events/parsing-canonical-form.ts';
-import { fingerprintToLittleEndian, rabinFingerprint64, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
+import {
+  fingerprintToLittleEndian,
+  rabinFingerprint64,
+  schemaFingerprint64,
+} from '../../../schemas/events/rabin-fingerprint.ts';
 
 /**
  * Test vectors of the Avro project (share/test/data/schema-tests.txt): schema text, its Parsing
@@ -22,20 +26,52 @@ const VECTORS: ReadonlyArray<readonly [string, string, bigint | null]> = [
   ['[ "int"  ]', '["int"]', -5232228896498058493n],
   ['[ "int" , {"type":"boolean"} ]', '["int","boolean"]', 5392556393470105090n],
   ['{"fields":[], "type":"record", "name":"foo"}', '{"name":"foo","type":"record","fields":[]}', -4824392279771201922n],
-  ['{"fields":[], "type":"record", "name":"foo", "namespace":"x.y"}', '{"name":"x.y.foo","type":"record","fields":[]}', 5916914534497305771n],
-  ['{"fields":[], "type":"record", "name":"a.b.foo", "namespace":"x.y"}', '{"name":"a.b.foo","type":"record","fields":[]}', -4616218487480524110n],
-  ['{"fields":[], "type":"record", "name":"foo", "doc":"Useful info"}', '{"name":"foo","type":"record","fields":[]}', -4824392279771201922n],
-  ['{"fields":[], "type":"record", "name":"foo", "doc":"foo", "aliases":["foo","bar"]}', '{"name":"foo","type":"record","fields":[]}', -4824392279771201922n],
-  ['{"fields":[{"type":{"type":"boolean"}, "name":"f1"}], "type":"record", "name":"foo"}', '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"}]}', 7843277075252814651n],
+  [
+    '{"fields":[], "type":"record", "name":"foo", "namespace":"x.y"}',
+    '{"name":"x.y.foo","type":"record","fields":[]}',
+    5916914534497305771n,
+  ],
+  [
+    '{"fields":[], "type":"record", "name":"a.b.foo", "namespace":"x.y"}',
+    '{"name":"a.b.foo","type":"record","fields":[]}',
+    -4616218487480524110n,
+  ],
+  [
+    '{"fields":[], "type":"record", "name":"foo", "doc":"Useful info"}',
+    '{"name":"foo","type":"record","fields":[]}',
+    -4824392279771201922n,
+  ],
+  [
+    '{"fields":[], "type":"record", "name":"foo", "doc":"foo", "aliases":["foo","bar"]}',
+    '{"name":"foo","type":"record","fields":[]}',
+    -4824392279771201922n,
+  ],
+  [
+    '{"fields":[{"type":{"type":"boolean"}, "name":"f1"}], "type":"record", "name":"foo"}',
+    '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"}]}',
+    7843277075252814651n,
+  ],
   [
     '{"fields":[{"type":"boolean","aliases":[],"name":"f1","default":"true"},{"order":"descending","name":"f2","doc":"Hello","type":"int"}],"type":"record","name":"foo"}',
     '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"},{"name":"f2","type":"int"}]}',
     -4860222112080293046n,
   ],
-  ['{"type":"enum", "name":"foo", "symbols":["A1"]}', '{"name":"foo","type":"enum","symbols":["A1"]}', -6342190197741309591n],
-  ['{"namespace":"x.y.z", "type":"enum", "name":"foo", "doc":"foo bar", "symbols":["A1", "A2"]}', '{"name":"x.y.z.foo","type":"enum","symbols":["A1","A2"]}', -4448647247586288245n],
+  [
+    '{"type":"enum", "name":"foo", "symbols":["A1"]}',
+    '{"name":"foo","type":"enum","symbols":["A1"]}',
+    -6342190197741309591n,
+  ],
+  [
+    '{"namespace":"x.y.z", "type":"enum", "name":"foo", "doc":"foo bar", "symbols":["A1", "A2"]}',
+    '{"name":"x.y.z.foo","type":"enum","symbols":["A1","A2"]}',
+    -4448647247586288245n,
+  ],
   ['{"name":"foo","type":"fixed","size":15}', '{"name":"foo","type":"fixed","size":15}', 1756455273707447556n],
-  ['{"namespace":"x.y.z", "type":"fixed", "name":"foo", "doc":"foo bar", "size":32}', '{"name":"x.y.z.foo","type":"fixed","size":32}', -3064184465700546786n],
+  [
+    '{"namespace":"x.y.z", "type":"fixed", "name":"foo", "doc":"foo bar", "size":32}',
+    '{"name":"x.y.z.foo","type":"fixed","size":32}',
+    -3064184465700546786n,
+  ],
   ['{ "items":{"type":"null"}, "type":"array"}', '{"type":"array","items":"null"}', -589620603366471059n],
   ['{ "values":"string", "type":"map"}', '{"type":"map","values":"string"}', -8732877298790414990n],
   [

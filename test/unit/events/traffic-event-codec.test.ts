@@ -3,8 +3,17 @@ import { fileURLToPath } from 'node:url';
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
-import { decodeTrafficEvent, encodeTrafficEvent, trafficEventKey } from '../../../schemas/events/traffic-event-codec.ts';
-import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from '../../../schemas/events/traffic-events.ts';
+import {
+  decodeTrafficEvent,
+  encodeTrafficEvent,
+  trafficEventKey,
+} from '../../../schemas/events/traffic-event-codec.ts';
+import type {
+  FailoverOccurred,
+  RequestCompleted,
+  TrafficEvent,
+  UsageRecorded,
+} from '../../../schemas/events/traffic-events.ts';
 import { requestCompletedSchema } from '../../../schemas/events/avro-schemas.ts';
 
 const requestCompleted: RequestCompleted = {
@@ -26,7 +35,14 @@ const requestCompleted: RequestCompleted = {
   latencyMs: 2_345,
   ttfbMs: 180,
   attempts: 2,
-  usage: { inputTokens: 1_234_567, cachedInputTokens: 1_000, cacheWriteTokens: 200, outputTokens: 1_099_511_627_776, reasoningTokens: 12, usageSource: 'partial' },
+  usage: {
+    inputTokens: 1_234_567,
+    cachedInputTokens: 1_000,
+    cacheWriteTokens: 200,
+    outputTokens: 1_099_511_627_776,
+    reasoningTokens: 12,
+    usageSource: 'partial',
+  },
   priceRevision: 42,
   upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
   startedAt: 1_767_225_597_778,
@@ -45,7 +61,14 @@ const requestCompletedNulls: RequestCompleted = {
   errorKind: null,
   ttfbMs: null,
   attempts: 0,
-  usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'reported' },
+  usage: {
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    usageSource: 'reported',
+  },
 };
 
 const usageRecorded: UsageRecorded = {
@@ -85,9 +108,15 @@ const ROUND_TRIPS: ReadonlyArray<readonly [string, TrafficEvent]> = [
   ['RequestCompleted, every field set', { type: 'RequestCompleted', event: requestCompleted }],
   ['RequestCompleted, every nullable null', { type: 'RequestCompleted', event: requestCompletedNulls }],
   ['UsageRecorded', { type: 'UsageRecorded', event: usageRecorded }],
-  ['UsageRecorded, reported with userId', { type: 'UsageRecorded', event: { ...usageRecorded, userId: 'u', usageSource: 'reported' } }],
+  [
+    'UsageRecorded, reported with userId',
+    { type: 'UsageRecorded', event: { ...usageRecorded, userId: 'u', usageSource: 'reported' } },
+  ],
   ['FailoverOccurred, every field set', { type: 'FailoverOccurred', event: failover }],
-  ['FailoverOccurred, nulls', { type: 'FailoverOccurred', event: { ...failover, upstreamStatus: null, retryAfterMs: null, nextChannelId: null } }],
+  [
+    'FailoverOccurred, nulls',
+    { type: 'FailoverOccurred', event: { ...failover, upstreamStatus: null, retryAfterMs: null, nextChannelId: null } },
+  ],
 ];
 
 function header(value: Buffer): string {
@@ -106,7 +135,9 @@ describe('traffic event codec', () => {
     expect(encoded[0]).toBe(0xc3);
     expect(encoded[1]).toBe(0x01);
     expect(encoded.readBigUInt64LE(2)).toBe(schemaFingerprint64(requestCompletedSchema));
-    const body = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false }).toBuffer(requestCompleted);
+    const body = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false }).toBuffer(
+      requestCompleted,
+    );
     expect(encoded.subarray(10).equals(body)).toBe(true);
     const failoverHeader = header(encodeTrafficEvent({ type: 'FailoverOccurred', event: failover }));
     const usageHeader = header(encodeTrafficEvent({ type: 'UsageRecorded', event: usageRecorded }));
@@ -135,14 +166,19 @@ describe('traffic event codec', () => {
 
   it('rejects a truncated body and trailing bytes', () => {
     const good = encodeTrafficEvent({ type: 'FailoverOccurred', event: failover });
-    expect(() => decodeTrafficEvent(good.subarray(0, good.length - 3))).toThrow(/cannot decode FailoverOccurred \(writer version current/);
+    expect(() => decodeTrafficEvent(good.subarray(0, good.length - 3))).toThrow(
+      /cannot decode FailoverOccurred \(writer version current/,
+    );
     expect(() => decodeTrafficEvent(Buffer.concat([good, Buffer.from([0])]))).toThrow(/cannot decode FailoverOccurred/);
   });
 
   it('refuses to encode a value that does not fit the schema', () => {
     const fractional = { type: 'FailoverOccurred', event: { ...failover, latencyMs: 1.5 } } as const;
     expect(() => encodeTrafficEvent(fractional)).toThrow();
-    const badEnum = { type: 'UsageRecorded', event: { ...usageRecorded, usageSource: 'guessed' } } as unknown as TrafficEvent;
+    const badEnum = {
+      type: 'UsageRecorded',
+      event: { ...usageRecorded, usageSource: 'guessed' },
+    } as unknown as TrafficEvent;
     expect(() => encodeTrafficEvent(badEnum)).toThrow();
   });
 });
@@ -160,60 +196,131 @@ function withoutStartedAt(event: RequestCompleted): Omit<RequestCompleted, 'star
 }
 
 describe('schema evolution', () => {
-  const v1Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)), 'utf8'));
+  const v1Schema: unknown = JSON.parse(
+    readFileSync(
+      fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v1.avsc', import.meta.url)),
+      'utf8',
+    ),
+  );
 
   it('decodes a RequestCompleted written with v1 (no passThrough, no ttfbMs) with their defaults', () => {
-    const { passThrough: _p, ttfbMs: _t, priceRevision: _r, upstreamRequestId: _u, startedAt: _s, ...v1Value } = requestCompleted;
+    const {
+      passThrough: _p,
+      ttfbMs: _t,
+      priceRevision: _r,
+      upstreamRequestId: _u,
+      startedAt: _s,
+      ...v1Value
+    } = requestCompleted;
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v1Type.toBuffer(v1Value)]);
-    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
+    expect(
+      fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10)),
+    ).toBe(false);
 
     const decoded = decodeTrafficEvent(message);
-    expect(decoded).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, passThrough: false, ttfbMs: null, priceRevision: null, upstreamRequestId: null, startedAt: null } });
+    expect(decoded).toStrictEqual({
+      type: 'RequestCompleted',
+      event: {
+        ...requestCompleted,
+        passThrough: false,
+        ttfbMs: null,
+        priceRevision: null,
+        upstreamRequestId: null,
+        startedAt: null,
+      },
+    });
   });
 
   it.each([
     ['RequestCompleted', 'request-completed.v2.avsc'],
     ['UsageRecorded', 'usage-recorded.v1.avsc'],
   ] as const)('decodes a %s written before priceRevision existed with priceRevision null', (type, file) => {
-    const oldSchema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL(`../../../schemas/events/avro/history/${file}`, import.meta.url)), 'utf8'));
+    const oldSchema: unknown = JSON.parse(
+      readFileSync(fileURLToPath(new URL(`../../../schemas/events/avro/history/${file}`, import.meta.url)), 'utf8'),
+    );
     const event = type === 'RequestCompleted' ? requestCompleted : usageRecorded;
-    const { priceRevision: _r, ...oldValue } = type === 'RequestCompleted' ? withoutUpstreamRequestId(requestCompleted) : usageRecorded;
+    const { priceRevision: _r, ...oldValue } =
+      type === 'RequestCompleted' ? withoutUpstreamRequestId(requestCompleted) : usageRecorded;
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(oldSchema));
     const oldType = avro.Type.forSchema(oldSchema as avro.Schema, { wrapUnions: false });
     const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, oldType.toBuffer(oldValue)]);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type, event: { ...event, priceRevision: null, ...(type === 'RequestCompleted' ? { upstreamRequestId: null, startedAt: null } : {}) } });
+    expect(decodeTrafficEvent(message)).toStrictEqual({
+      type,
+      event: {
+        ...event,
+        priceRevision: null,
+        ...(type === 'RequestCompleted' ? { upstreamRequestId: null, startedAt: null } : {}),
+      },
+    });
   });
 
   it('decodes a RequestCompleted written with v3 (before upstreamRequestId) with upstreamRequestId null', () => {
-    const v3Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v3.avsc', import.meta.url)), 'utf8'));
+    const v3Schema: unknown = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v3.avsc', import.meta.url)),
+        'utf8',
+      ),
+    );
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v3Schema));
     const v3Type = avro.Type.forSchema(v3Schema as avro.Schema, { wrapUnions: false });
-    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v3Type.toBuffer(withoutUpstreamRequestId(requestCompleted))]);
-    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, upstreamRequestId: null, startedAt: null } });
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprint,
+      v3Type.toBuffer(withoutUpstreamRequestId(requestCompleted)),
+    ]);
+    expect(
+      fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10)),
+    ).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({
+      type: 'RequestCompleted',
+      event: { ...requestCompleted, upstreamRequestId: null, startedAt: null },
+    });
   });
 
   it('decodes a RequestCompleted written with v4 (before startedAt and usage source none) with startedAt null', () => {
-    const v4Schema: unknown = JSON.parse(readFileSync(fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v4.avsc', import.meta.url)), 'utf8'));
+    const v4Schema: unknown = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL('../../../schemas/events/avro/history/request-completed.v4.avsc', import.meta.url)),
+        'utf8',
+      ),
+    );
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v4Schema));
     const v4Type = avro.Type.forSchema(v4Schema as avro.Schema, { wrapUnions: false });
-    const message = Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, v4Type.toBuffer(withoutStartedAt(requestCompleted))]);
-    expect(fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10))).toBe(false);
-    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: { ...requestCompleted, startedAt: null } });
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprint,
+      v4Type.toBuffer(withoutStartedAt(requestCompleted)),
+    ]);
+    expect(
+      fingerprint.equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10)),
+    ).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({
+      type: 'RequestCompleted',
+      event: { ...requestCompleted, startedAt: null },
+    });
     // v4 knew no usage source `none`: a v4 writer cannot produce it, the current schema can.
-    expect(() => v4Type.toBuffer(withoutStartedAt({ ...requestCompleted, usage: { ...requestCompleted.usage, usageSource: 'none' } }))).toThrow();
+    expect(() =>
+      v4Type.toBuffer(
+        withoutStartedAt({ ...requestCompleted, usage: { ...requestCompleted.usage, usageSource: 'none' } }),
+      ),
+    ).toThrow();
     const none = { ...requestCompleted, usage: { ...requestCompleted.usage, usageSource: 'none' as const } };
-    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: none }))).toStrictEqual({ type: 'RequestCompleted', event: none });
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: none }))).toStrictEqual({
+      type: 'RequestCompleted',
+      event: none,
+    });
   });
 
   it('round-trips the upstream request id through the current schema', () => {
-    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }))).toStrictEqual({ type: 'RequestCompleted', event: requestCompleted });
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }))).toStrictEqual(
+      { type: 'RequestCompleted', event: requestCompleted },
+    );
   });
 
   it('v1 is really an older shape: the current schema cannot decode its bytes without resolution', () => {

@@ -39,7 +39,9 @@ const outcome: ExchangeOutcome = {
   upstreamModel: 'gemini-2.5-pro',
   passThrough: true,
   attempts: 2,
-  failovers: [{ channelId: 'ch-1', errorKind: 'upstream-unavailable', upstreamStatus: 502, latencyMs: 9, nextChannelId: 'ch-2' }],
+  failovers: [
+    { channelId: 'ch-1', errorKind: 'upstream-unavailable', upstreamStatus: 502, latencyMs: 9, nextChannelId: 'ch-2' },
+  ],
   usage: makeUsage({ inputTotal: 11, outputTotal: 22 }),
   latencyMs: 300,
   ttfbMs: 50,
@@ -61,9 +63,14 @@ describe('publishTrafficEvents', () => {
   it('never throws: an unencodable event and a failing log are reported, the rest still published', () => {
     const log = recordingLog(TOPICS.usage);
     const events = buildTrafficEvents(outcome, { keyId: 'key_a', userId: null }, 1_000);
-    const broken = { type: 'FailoverOccurred', event: { ...events[0]?.event, latencyMs: Number.NaN } } as unknown as TrafficEvent;
+    const broken = {
+      type: 'FailoverOccurred',
+      event: { ...events[0]?.event, latencyMs: Number.NaN },
+    } as unknown as TrafficEvent;
     const errors: Array<[string, string]> = [];
-    expect(() => publishTrafficEvents(log, [broken, ...events], (error, event) => errors.push([event.type, error.message]))).not.toThrow();
+    expect(() =>
+      publishTrafficEvents(log, [broken, ...events], (error, event) => errors.push([event.type, error.message])),
+    ).not.toThrow();
     expect(errors.map(([type]) => type)).toEqual(['FailoverOccurred', 'UsageRecorded']);
     expect(errors[1]?.[1]).toBe('log refused tollgate.usage');
     expect(log.records.map((r) => r.topic)).toEqual([TOPICS.failovers, TOPICS.requests]);
@@ -73,7 +80,11 @@ describe('publishTrafficEvents', () => {
     const log = recordingLog(TOPICS.requests);
     const events = buildTrafficEvents(outcome, { keyId: 'key_a', userId: null }, 1_000);
     expect(() => publishTrafficEvents(log, events)).not.toThrow();
-    expect(() => publishTrafficEvents(log, events, () => { throw new Error('reporter down'); })).not.toThrow();
+    expect(() =>
+      publishTrafficEvents(log, events, () => {
+        throw new Error('reporter down');
+      }),
+    ).not.toThrow();
     expect(log.records.map((r) => r.topic)).toEqual([TOPICS.failovers, TOPICS.usage, TOPICS.failovers, TOPICS.usage]);
   });
 });

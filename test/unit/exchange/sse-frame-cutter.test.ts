@@ -44,7 +44,11 @@ describe('SseFrameCutter', () => {
     const cutter = new SseFrameCutter();
     const valid = Buffer.from('data: {"t":"ü €"}\n\n');
     expect(cutter.push(valid)).toBe(valid);
-    const invalid = Buffer.concat([Buffer.from('data: {"t":"a'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('b"}\n\n')]);
+    const invalid = Buffer.concat([
+      Buffer.from('data: {"t":"a'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('b"}\n\n'),
+    ]);
     expect(cutter.push(invalid)).toBe('data: {"t":"a\uFFFD(\uFFFDb"}\n\n');
   });
 

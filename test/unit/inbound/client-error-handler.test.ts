@@ -29,10 +29,25 @@ describe('codecForTarget', () => {
 describe('classifyFrameworkError', () => {
   const secretUrl = '/v1/chat/completions%ZZ?key=sk-secret-123';
   it.each([
-    [Object.assign(new Error(`'${secretUrl}' is not a valid url component`), { code: 'FST_ERR_BAD_URL', statusCode: 400 }), 400],
-    [Object.assign(new Error(`'${secretUrl}' is exceeding the max param length`), { code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 }), 414],
+    [
+      Object.assign(new Error(`'${secretUrl}' is not a valid url component`), {
+        code: 'FST_ERR_BAD_URL',
+        statusCode: 400,
+      }),
+      400,
+    ],
+    [
+      Object.assign(new Error(`'${secretUrl}' is exceeding the max param length`), {
+        code: 'FST_ERR_MAX_PARAM_LENGTH',
+        statusCode: 414,
+      }),
+      414,
+    ],
     [new SyntaxError('Unexpected token \'s\', "sk-secret-123" is not valid JSON'), 400],
-    [Object.assign(new Error(`header sk-secret-123 is wrong`), { code: 'FST_ERR_SOMETHING_NEW', statusCode: 422 }), 422],
+    [
+      Object.assign(new Error(`header sk-secret-123 is wrong`), { code: 'FST_ERR_SOMETHING_NEW', statusCode: 422 }),
+      422,
+    ],
   ])('%s → %i without quoting it', (error, status) => {
     const classified = classifyFrameworkError(error, 1024);
     expect(classified.status).toBe(status);

@@ -4,7 +4,11 @@
  * throws or overflows on hostile text; its cost stays a fraction of JSON.parse on 1 MB.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitViolation, type JsonBodyLimits } from '../../../gateway/http/scan-json-body-limits.ts';
+import {
+  DEFAULT_JSON_BODY_LIMITS,
+  findJsonLimitViolation,
+  type JsonBodyLimits,
+} from '../../../gateway/http/scan-json-body-limits.ts';
 import { seededRandom } from '../../support/seeded-random.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -18,7 +22,11 @@ function measure(value: Json, depth = 0): { depth: number; items: number; string
   for (const [key, child] of entries) {
     const inner = measure(child, depth + 1);
     const keyLength = Array.isArray(value) ? 0 : Buffer.byteLength(JSON.stringify(key)) - 2;
-    result = { depth: Math.max(result.depth, inner.depth), items: Math.max(result.items, inner.items), string: Math.max(result.string, inner.string, keyLength) };
+    result = {
+      depth: Math.max(result.depth, inner.depth),
+      items: Math.max(result.items, inner.items),
+      string: Math.max(result.string, inner.string, keyLength),
+    };
   }
   return result;
 }
@@ -35,7 +43,12 @@ function randomJson(random: () => number, depth: number): Json {
   if (pick < 0.45) return null;
   const size = Math.floor(random() * 6);
   if (pick < 0.7) return Array.from({ length: size }, () => randomJson(random, depth + 1));
-  return Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}${ALPHABET[Math.floor(random() * ALPHABET.length)]}`, randomJson(random, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: size }, (_, i) => [
+      `k${i}${ALPHABET[Math.floor(random() * ALPHABET.length)]}`,
+      randomJson(random, depth + 1),
+    ]),
+  );
 }
 
 describe('findJsonLimitViolation', () => {
@@ -45,9 +58,19 @@ describe('findJsonLimitViolation', () => {
       const value = randomJson(random, 0);
       const text = JSON.stringify(value);
       const measured = measure(value);
-      const limits: JsonBodyLimits = { maxDepth: 1 + Math.floor(random() * 6), maxItems: 1 + Math.floor(random() * 5), maxStringLength: Math.floor(random() * 12) };
-      const expected = measured.depth > limits.maxDepth || measured.items > limits.maxItems || measured.string > limits.maxStringLength;
-      expect(findJsonLimitViolation(Buffer.from(text), limits) !== undefined, `${text} with ${JSON.stringify(limits)}`).toBe(expected);
+      const limits: JsonBodyLimits = {
+        maxDepth: 1 + Math.floor(random() * 6),
+        maxItems: 1 + Math.floor(random() * 5),
+        maxStringLength: Math.floor(random() * 12),
+      };
+      const expected =
+        measured.depth > limits.maxDepth ||
+        measured.items > limits.maxItems ||
+        measured.string > limits.maxStringLength;
+      expect(
+        findJsonLimitViolation(Buffer.from(text), limits) !== undefined,
+        `${text} with ${JSON.stringify(limits)}`,
+      ).toBe(expected);
     }
   });
 
@@ -61,22 +84,38 @@ describe('findJsonLimitViolation', () => {
     expect(findJsonLimitViolation(members(limits.maxItems + 1))).toMatchObject({ limit: 'items', max: 100_000 });
     const small: JsonBodyLimits = { ...limits, maxStringLength: 100 };
     expect(findJsonLimitViolation(Buffer.from(`{"a":"${'x'.repeat(100)}"}`), small)).toBeUndefined();
-    expect(findJsonLimitViolation(Buffer.from(`{"a":"${'x'.repeat(101)}"}`), small)).toMatchObject({ limit: 'string-length', offset: 5 });
+    expect(findJsonLimitViolation(Buffer.from(`{"a":"${'x'.repeat(101)}"}`), small)).toMatchObject({
+      limit: 'string-length',
+      offset: 5,
+    });
   });
 
   it('treats escaped quotes and backslash runs as string content, short and long strings alike', () => {
     for (const pad of [0, 70, 200]) {
       const inside = `${'y'.repeat(pad)}\\"[[[[\\\\\\"{{{{`;
-      expect(findJsonLimitViolation(Buffer.from(`{"a":"${inside}"}`), { maxDepth: 1, maxItems: 10, maxStringLength: 1000 })).toBeUndefined();
+      expect(
+        findJsonLimitViolation(Buffer.from(`{"a":"${inside}"}`), { maxDepth: 1, maxItems: 10, maxStringLength: 1000 }),
+      ).toBeUndefined();
       const evenRun = `${'y'.repeat(pad)}\\\\`;
-      expect(findJsonLimitViolation(Buffer.from(`{"a":"${evenRun}","b":[[1]]}`), { maxDepth: 2, maxItems: 10, maxStringLength: 1000 })).toMatchObject({ limit: 'depth' });
+      expect(
+        findJsonLimitViolation(Buffer.from(`{"a":"${evenRun}","b":[[1]]}`), {
+          maxDepth: 2,
+          maxItems: 10,
+          maxStringLength: 1000,
+        }),
+      ).toMatchObject({ limit: 'depth' });
     }
   });
 
   it('never throws on hostile text', () => {
     const random = seededRandom(7);
     for (let n = 0; n < 500; n++) {
-      const bytes = Buffer.from(Array.from({ length: Math.floor(random() * 200) }, () => '[]{}",\\\xff\x00a'.charCodeAt(Math.floor(random() * 11)) & 0xff));
+      const bytes = Buffer.from(
+        Array.from(
+          { length: Math.floor(random() * 200) },
+          () => '[]{}",\\\xff\x00a'.charCodeAt(Math.floor(random() * 11)) & 0xff,
+        ),
+      );
       expect(() => findJsonLimitViolation(bytes)).not.toThrow();
     }
     expect(findJsonLimitViolation(Buffer.from('['.repeat(1_000_000)))).toMatchObject({ limit: 'depth' });
@@ -85,7 +124,13 @@ describe('findJsonLimitViolation', () => {
   });
 
   it('scans 1 MB in a fraction of the time JSON.parse takes', () => {
-    const messages = Array.from({ length: 900 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `Line ${i}: "quoted" text\n`.repeat(40) }, { type: 'tool_use', id: `t${i}`, name: 'f', input: { a: [1, 2, 3], b: { c: 'd' } } }] }));
+    const messages = Array.from({ length: 900 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: [
+        { type: 'text', text: `Line ${i}: "quoted" text\n`.repeat(40) },
+        { type: 'tool_use', id: `t${i}`, name: 'f', input: { a: [1, 2, 3], b: { c: 'd' } } },
+      ],
+    }));
     const body = Buffer.from(JSON.stringify({ model: 'm', messages }));
     expect(body.length).toBeGreaterThan(1_000_000);
     const time = (run: () => unknown) => {

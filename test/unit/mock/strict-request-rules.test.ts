@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { WireFormat } from '../../../gateway/canonical/formats.ts';
-import { KNOWN_REQUEST_FIELDS, refuseLikeProvider, refuseLikeProviderAt, strictEndpointOf } from '../../../gateway/mock/strict-request-rules.ts';
+import {
+  KNOWN_REQUEST_FIELDS,
+  refuseLikeProvider,
+  refuseLikeProviderAt,
+  strictEndpointOf,
+} from '../../../gateway/mock/strict-request-rules.ts';
 
 const CHAT_PATH = '/v1/chat/completions';
 const RESPONSES_PATH = '/v1/responses';
@@ -31,7 +36,16 @@ const chatRequest = () => ({
     { role: 'assistant', content: 'Paris 4°C, Rome 12°C.' },
     { role: 'user', content: 'Thanks' },
   ],
-  tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        strict: true,
+      },
+    },
+  ],
   tool_choice: 'auto',
   parallel_tool_calls: true,
   stream: true,
@@ -64,7 +78,13 @@ const responsesRequest = () => ({
     { type: 'function_call_output', call_id: 'call_a', output: 'README.md' },
     { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_b', name: 'apply_patch', input: '*** Begin Patch' },
     { type: 'custom_tool_call_output', call_id: 'call_b', output: 'Done' },
-    { type: 'local_shell_call', id: 'lsc_1', call_id: 'call_c', status: 'completed', action: { type: 'exec', command: ['pwd'] } },
+    {
+      type: 'local_shell_call',
+      id: 'lsc_1',
+      call_id: 'call_c',
+      status: 'completed',
+      action: { type: 'exec', command: ['pwd'] },
+    },
     { type: 'function_call_output', call_id: 'call_c', output: '/repo' },
   ],
   tools: [{ type: 'function', name: 'shell', parameters: { type: 'object', properties: {} }, strict: false }],
@@ -92,9 +112,21 @@ const messagesRequest = () => ({
         { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'README.md' } },
       ],
     },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '# Tollgate' }, { type: 'text', text: 'Summarize it' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: '# Tollgate' },
+        { type: 'text', text: 'Summarize it' },
+      ],
+    },
   ],
-  tools: [{ name: 'Read', description: 'Reads a file', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } }],
+  tools: [
+    {
+      name: 'Read',
+      description: 'Reads a file',
+      input_schema: { type: 'object', properties: { file_path: { type: 'string' } } },
+    },
+  ],
   tool_choice: { type: 'auto' },
   metadata: { user_id: 'user_abc' },
   thinking: { type: 'enabled', budget_tokens: 4096 },
@@ -108,8 +140,14 @@ const messagesRequest = () => ({
 const geminiRequest = () => ({
   contents: [
     { role: 'user', parts: [{ text: 'List files' }] },
-    { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'list_directory', args: { path: '.' } }, thoughtSignature: 'sig' }] },
-    { role: 'user', parts: [{ functionResponse: { id: 'c1', name: 'list_directory', response: { output: 'README.md' } } }] },
+    {
+      role: 'model',
+      parts: [{ functionCall: { id: 'c1', name: 'list_directory', args: { path: '.' } }, thoughtSignature: 'sig' }],
+    },
+    {
+      role: 'user',
+      parts: [{ functionResponse: { id: 'c1', name: 'list_directory', response: { output: 'README.md' } } }],
+    },
   ],
   systemInstruction: { role: 'user', parts: [{ text: 'You are Gemini CLI.' }] },
   tools: [{ functionDeclarations: [{ name: 'list_directory', parametersJsonSchema: { type: 'object' } }] }],
@@ -156,13 +194,49 @@ describe('realistic full requests pass', () => {
   const cases: Array<[WireFormat, string, () => unknown]> = [
     ['openai-chat', CHAT_PATH, chatRequest],
     ['openai-responses', RESPONSES_PATH, responsesRequest],
-    ['openai-responses', '/v1/responses/input_tokens', () => ({ model: 'gpt-5', input: responsesRequest().input, tools: [], instructions: 'x', personality: 'friendly' })],
-    ['openai-responses', '/v1/responses/compact', () => ({ model: 'gpt-5', input: responsesRequest().input, instructions: 'x', prompt_cache_key: 'k' })],
+    [
+      'openai-responses',
+      '/v1/responses/input_tokens',
+      () => ({
+        model: 'gpt-5',
+        input: responsesRequest().input,
+        tools: [],
+        instructions: 'x',
+        personality: 'friendly',
+      }),
+    ],
+    [
+      'openai-responses',
+      '/v1/responses/compact',
+      () => ({ model: 'gpt-5', input: responsesRequest().input, instructions: 'x', prompt_cache_key: 'k' }),
+    ],
     ['anthropic-messages', `${MESSAGES_PATH}?beta=true`, messagesRequest],
-    ['anthropic-messages', '/v1/messages/count_tokens', () => ({ model: 'claude-sonnet-4-5', messages: messagesRequest().messages, system: 'x', tools: [], thinking: { type: 'enabled', budget_tokens: 2048 } })],
+    [
+      'anthropic-messages',
+      '/v1/messages/count_tokens',
+      () => ({
+        model: 'claude-sonnet-4-5',
+        messages: messagesRequest().messages,
+        system: 'x',
+        tools: [],
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      }),
+    ],
     ['gemini', GEMINI_PATH, geminiRequest],
-    ['gemini', '/v1beta/models/gemini-2.5-flash:generateContent', () => ({ contents: geminiRequest().contents, system_instruction: { parts: [{ text: 'x' }] }, generation_config: {} })],
-    ['gemini', '/v1beta/models/gemini-2.5-flash:countTokens', () => ({ generateContentRequest: { model: 'models/gemini-2.5-flash', contents: geminiRequest().contents } })],
+    [
+      'gemini',
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+      () => ({
+        contents: geminiRequest().contents,
+        system_instruction: { parts: [{ text: 'x' }] },
+        generation_config: {},
+      }),
+    ],
+    [
+      'gemini',
+      '/v1beta/models/gemini-2.5-flash:countTokens',
+      () => ({ generateContentRequest: { model: 'models/gemini-2.5-flash', contents: geminiRequest().contents } }),
+    ],
   ];
   it.each(cases)('%s %s', (format, path, body) => {
     expect(refuseLikeProvider(format, path, body())).toBeUndefined();
@@ -173,25 +247,51 @@ describe('unknown top-level fields', () => {
   it('Chat Completions: "Unrecognized request argument supplied"', () => {
     const refusal = refuseLikeProvider('openai-chat', CHAT_PATH, { ...chatRequest(), 'anthropic-beta': 'x' });
     expect(refusal?.status).toBe(400);
-    expect(errorOf(refusal)).toEqual({ error: { message: 'Unrecognized request argument supplied: anthropic-beta', type: 'invalid_request_error', param: null, code: null } });
+    expect(errorOf(refusal)).toEqual({
+      error: {
+        message: 'Unrecognized request argument supplied: anthropic-beta',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    });
     const two = refuseLikeProvider('openai-chat', CHAT_PATH, { ...chatRequest(), foo: 1, bar: 2 });
     expect(two?.message).toBe('Unrecognized request arguments supplied: foo, bar');
   });
 
   it('Responses (each endpoint its own list): "Unknown parameter"', () => {
-    expect(errorOf(refuseLikeProvider('openai-responses', RESPONSES_PATH, { ...responsesRequest(), thinking: {} }))).toEqual({
-      error: { message: "Unknown parameter: 'thinking'.", type: 'invalid_request_error', param: 'thinking', code: 'unknown_parameter' },
+    expect(
+      errorOf(refuseLikeProvider('openai-responses', RESPONSES_PATH, { ...responsesRequest(), thinking: {} })),
+    ).toEqual({
+      error: {
+        message: "Unknown parameter: 'thinking'.",
+        type: 'invalid_request_error',
+        param: 'thinking',
+        code: 'unknown_parameter',
+      },
     });
-    expect(refuseLikeProvider('openai-responses', '/v1/responses/input_tokens', { model: 'm', input: 'hi', stream: true })?.message).toBe("Unknown parameter: 'stream'.");
-    expect(refuseLikeProvider('openai-responses', '/v1/responses/compact', { model: 'm', input: 'hi', tools: [] })?.message).toBe("Unknown parameter: 'tools'.");
+    expect(
+      refuseLikeProvider('openai-responses', '/v1/responses/input_tokens', { model: 'm', input: 'hi', stream: true })
+        ?.message,
+    ).toBe("Unknown parameter: 'stream'.");
+    expect(
+      refuseLikeProvider('openai-responses', '/v1/responses/compact', { model: 'm', input: 'hi', tools: [] })?.message,
+    ).toBe("Unknown parameter: 'tools'.");
   });
 
   it('Anthropic: "Extra inputs are not permitted"', () => {
-    expect(errorOf(refuseLikeProvider('anthropic-messages', MESSAGES_PATH, { ...messagesRequest(), reasoning_effort: 'low' }))).toEqual({
+    expect(
+      errorOf(
+        refuseLikeProvider('anthropic-messages', MESSAGES_PATH, { ...messagesRequest(), reasoning_effort: 'low' }),
+      ),
+    ).toEqual({
       type: 'error',
       error: { type: 'invalid_request_error', message: 'reasoning_effort: Extra inputs are not permitted' },
     });
-    expect(refuseLikeProvider('anthropic-messages', '/v1/messages/count_tokens', { model: 'm', messages: [], max_tokens: 5 })?.message).toBe('max_tokens: Extra inputs are not permitted');
+    expect(
+      refuseLikeProvider('anthropic-messages', '/v1/messages/count_tokens', { model: 'm', messages: [], max_tokens: 5 })
+        ?.message,
+    ).toBe('max_tokens: Extra inputs are not permitted');
   });
 
   it('Gemini: "Unknown name", every name, in the BadRequest details', () => {
@@ -200,18 +300,33 @@ describe('unknown top-level fields', () => {
         code: 400,
         message: 'Invalid JSON payload received. Unknown name "thinking": Cannot find field.',
         status: 'INVALID_ARGUMENT',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: 'Invalid JSON payload received. Unknown name "thinking": Cannot find field.' }] }],
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [
+              { description: 'Invalid JSON payload received. Unknown name "thinking": Cannot find field.' },
+            ],
+          },
+        ],
       },
     });
     const two = refuseLikeProvider('gemini', '/v1beta/models/m:countTokens', { contents: [], model: 'm', config: {} });
-    expect(two?.message).toBe('Invalid JSON payload received. Unknown name "model": Cannot find field.\nInvalid JSON payload received. Unknown name "config": Cannot find field.');
+    expect(two?.message).toBe(
+      'Invalid JSON payload received. Unknown name "model": Cannot find field.\nInvalid JSON payload received. Unknown name "config": Cannot find field.',
+    );
   });
 
   it('extra vendor fields are accepted only for the format they are given for', () => {
     const options = { extraFields: { 'openai-chat': ['thinking'] } };
-    expect(refuseLikeProvider('openai-chat', CHAT_PATH, { ...chatRequest(), thinking: { type: 'enabled' } }, options)).toBeUndefined();
-    expect(refuseLikeProvider('openai-responses', RESPONSES_PATH, { ...responsesRequest(), thinking: {} }, options)?.message).toBe("Unknown parameter: 'thinking'.");
-    expect(refuseLikeProviderAt(CHAT_PATH, { ...chatRequest(), thinking: {} })?.message).toBe('Unrecognized request argument supplied: thinking');
+    expect(
+      refuseLikeProvider('openai-chat', CHAT_PATH, { ...chatRequest(), thinking: { type: 'enabled' } }, options),
+    ).toBeUndefined();
+    expect(
+      refuseLikeProvider('openai-responses', RESPONSES_PATH, { ...responsesRequest(), thinking: {} }, options)?.message,
+    ).toBe("Unknown parameter: 'thinking'.");
+    expect(refuseLikeProviderAt(CHAT_PATH, { ...chatRequest(), thinking: {} })?.message).toBe(
+      'Unrecognized request argument supplied: thinking',
+    );
   });
 });
 
@@ -220,7 +335,13 @@ describe('orphan tool results', () => {
     const body = chatRequest();
     body.messages.splice(2, 1); // drop the assistant message with tool_calls
     expect(errorOf(refuseLikeProvider('openai-chat', CHAT_PATH, body))).toEqual({
-      error: { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", type: 'invalid_request_error', param: 'messages.[2].role', code: null },
+      error: {
+        message:
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        type: 'invalid_request_error',
+        param: 'messages.[2].role',
+        code: null,
+      },
     });
   });
 
@@ -228,28 +349,52 @@ describe('orphan tool results', () => {
     const body = chatRequest();
     (body.messages[4] as { tool_call_id: string }).tool_call_id = 'call_zzz';
     expect(errorOf(refuseLikeProvider('openai-chat', CHAT_PATH, body))).toEqual({
-      error: { message: "Invalid parameter: 'tool_call_id' of 'call_zzz' not found in 'tool_calls' of previous message.", type: 'invalid_request_error', param: 'messages.[4].tool_call_id', code: null },
+      error: {
+        message: "Invalid parameter: 'tool_call_id' of 'call_zzz' not found in 'tool_calls' of previous message.",
+        type: 'invalid_request_error',
+        param: 'messages.[4].tool_call_id',
+        code: null,
+      },
     });
   });
 
   it('Chat: a tool message after a later user turn is an orphan', () => {
     const body = chatRequest();
     body.messages.push({ role: 'tool', tool_call_id: 'call_1', content: 'late' });
-    expect(refuseLikeProvider('openai-chat', CHAT_PATH, body)?.message).toMatch(/must be a response to a preceeding message/);
+    expect(refuseLikeProvider('openai-chat', CHAT_PATH, body)?.message).toMatch(
+      /must be a response to a preceeding message/,
+    );
   });
 
   it('Responses: an output whose call is not earlier in input', () => {
     const body = responsesRequest();
     body.input.splice(2, 1); // drop the function_call call_a
     expect(errorOf(refuseLikeProvider('openai-responses', RESPONSES_PATH, body))).toEqual({
-      error: { message: 'No tool call found for function call output with call_id call_a.', type: 'invalid_request_error', param: 'input', code: null },
+      error: {
+        message: 'No tool call found for function call output with call_id call_a.',
+        type: 'invalid_request_error',
+        param: 'input',
+        code: null,
+      },
     });
-    const late = { model: 'm', input: [{ type: 'custom_tool_call_output', call_id: 'x', output: '' }, { type: 'custom_tool_call', call_id: 'x', name: 'n', input: '' }] };
-    expect(refuseLikeProvider('openai-responses', '/v1/responses/compact', late)?.message).toBe('No tool call found for function call output with call_id x.');
+    const late = {
+      model: 'm',
+      input: [
+        { type: 'custom_tool_call_output', call_id: 'x', output: '' },
+        { type: 'custom_tool_call', call_id: 'x', name: 'n', input: '' },
+      ],
+    };
+    expect(refuseLikeProvider('openai-responses', '/v1/responses/compact', late)?.message).toBe(
+      'No tool call found for function call output with call_id x.',
+    );
   });
 
   it('Responses: with previous_response_id the call may be stored upstream, so it is not checked', () => {
-    const body = { model: 'm', previous_response_id: 'resp_1', input: [{ type: 'function_call_output', call_id: 'call_a', output: 'x' }] };
+    const body = {
+      model: 'm',
+      previous_response_id: 'resp_1',
+      input: [{ type: 'function_call_output', call_id: 'call_a', output: 'x' }],
+    };
     expect(refuseLikeProvider('openai-responses', RESPONSES_PATH, body)).toBeUndefined();
   });
 
@@ -260,29 +405,61 @@ describe('orphan tool results', () => {
       type: 'error',
       error: {
         type: 'invalid_request_error',
-        message: 'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+        message:
+          'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
       },
     });
-    const first = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', tool_use_id: 'toolu_9', content: 'y' }] }] };
-    expect(refuseLikeProvider('anthropic-messages', '/v1/messages/count_tokens', first)?.message).toMatch(/^messages\.0\.content\.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9\./);
+    const first = {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'tool_result', tool_use_id: 'toolu_9', content: 'y' },
+          ],
+        },
+      ],
+    };
+    expect(refuseLikeProvider('anthropic-messages', '/v1/messages/count_tokens', first)?.message).toMatch(
+      /^messages\.0\.content\.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9\./,
+    );
   });
 
   it('Gemini: a functionResponse not right after the model functionCall turn', () => {
-    const expected = { error: { code: 400, message: 'Please ensure that function response turn comes immediately after a function call turn.', status: 'INVALID_ARGUMENT' } };
+    const expected = {
+      error: {
+        code: 400,
+        message: 'Please ensure that function response turn comes immediately after a function call turn.',
+        status: 'INVALID_ARGUMENT',
+      },
+    };
     const moved = geminiRequest();
     moved.contents.splice(2, 0, { role: 'user', parts: [{ text: 'in between' }] } as (typeof moved.contents)[2]);
     expect(errorOf(refuseLikeProvider('gemini', GEMINI_PATH, moved))).toEqual(expected);
     const otherId = geminiRequest();
     (otherId.contents[2]?.parts[0] as { functionResponse: { id: string } }).functionResponse.id = 'c9';
     expect(errorOf(refuseLikeProvider('gemini', GEMINI_PATH, otherId))).toEqual(expected);
-    const otherName = { contents: [{ role: 'model', parts: [{ function_call: { name: 'a', args: {} } }] }, { role: 'user', parts: [{ function_response: { name: 'b', response: {} } }] }] };
+    const otherName = {
+      contents: [
+        { role: 'model', parts: [{ function_call: { name: 'a', args: {} } }] },
+        { role: 'user', parts: [{ function_response: { name: 'b', response: {} } }] },
+      ],
+    };
     expect(errorOf(refuseLikeProvider('gemini', GEMINI_PATH, otherName))).toEqual(expected);
-    const counted = { generateContentRequest: { model: 'models/m', contents: [{ role: 'user', parts: [{ functionResponse: { name: 'a', response: {} } }] }] } };
+    const counted = {
+      generateContentRequest: {
+        model: 'models/m',
+        contents: [{ role: 'user', parts: [{ functionResponse: { name: 'a', response: {} } }] }],
+      },
+    };
     expect(errorOf(refuseLikeProvider('gemini', '/v1beta/models/m:countTokens', counted))).toEqual(expected);
   });
 
   it('an unknown field is reported before an orphan', () => {
     const body = { ...chatRequest(), extra: true, messages: [{ role: 'tool', tool_call_id: 'x', content: '' }] };
-    expect(refuseLikeProvider('openai-chat', CHAT_PATH, body)?.message).toBe('Unrecognized request argument supplied: extra');
+    expect(refuseLikeProvider('openai-chat', CHAT_PATH, body)?.message).toBe(
+      'Unrecognized request argument supplied: extra',
+    );
   });
 });

@@ -11,7 +11,21 @@ import { createMemoryStateStore } from '../../../infra/state-store/memory/memory
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 
-const KEY: KeyRecord = { keyId: 'k1', publicId: 'abcdefghijkl', digest: 'd', name: 'k', userId: null, rpm: 1, tpm: null, quotaNanoUsd: 1_000_000_000n, expiresAt: null, models: null, enabled: true, revokedAt: null, createdAt: 0 };
+const KEY: KeyRecord = {
+  keyId: 'k1',
+  publicId: 'abcdefghijkl',
+  digest: 'd',
+  name: 'k',
+  userId: null,
+  rpm: 1,
+  tpm: null,
+  quotaNanoUsd: 1_000_000_000n,
+  expiresAt: null,
+  models: null,
+  enabled: true,
+  revokedAt: null,
+  createdAt: 0,
+};
 
 const unavailable = (store: string) => async (): Promise<never> => {
   throw new StateStoreUnavailableError(store, 'circuit-open', 700);
@@ -21,35 +35,68 @@ function deps(down: { spend?: boolean; limiter?: boolean }, policy?: AdmissionDe
   const memory = createMemoryRateLimiter();
   const limiter: RateLimiter = down.limiter ? { ...memory, admit: unavailable('rate limiter (Redis)') } : memory;
   const store = createMemoryStateStore();
-  return { limiter, spend: down.spend ? { getSpend: unavailable('state store (Redis)') } : store, ...(policy ? { onStoreOutage: policy } : {}) };
+  return {
+    limiter,
+    spend: down.spend ? { getSpend: unavailable('state store (Redis)') } : store,
+    ...(policy ? { onStoreOutage: policy } : {}),
+  };
 }
 
 describe('admitRequest while the state store is unavailable', () => {
   it('fails open by default for both kinds, naming the checks it skipped and reserving nothing', async () => {
-    const result = await admitRequest(deps({ spend: true, limiter: true }), { key: KEY, user: undefined, estimatedTokens: 10 });
+    const result = await admitRequest(deps({ spend: true, limiter: true }), {
+      key: KEY,
+      user: undefined,
+      estimatedTokens: 10,
+    });
     expect(result).toMatchObject({ ok: true, scopes: [], reservedTokens: 0, unchecked: ['quotas', 'limits'] });
   });
 
   it('refuses with 503, retry-after and a message naming what is down under a closed policy', async () => {
-    const limits = await admitRequest(deps({ limiter: true }, { limits: 'closed', quotas: 'open' }), { key: KEY, user: undefined, estimatedTokens: 10 });
+    const limits = await admitRequest(deps({ limiter: true }, { limits: 'closed', quotas: 'open' }), {
+      key: KEY,
+      user: undefined,
+      estimatedTokens: 10,
+    });
     expect(limits.ok).toBe(false);
     if (limits.ok) return;
-    expect(limits.error).toMatchObject({ status: 503, retryable: true, code: 'limits_unavailable', retryAfterMs: 1000 });
-    expect(limits.error.message).toMatch(/^Rate limits cannot be checked right now: the rate limiter \(Redis\) is unreachable/);
+    expect(limits.error).toMatchObject({
+      status: 503,
+      retryable: true,
+      code: 'limits_unavailable',
+      retryAfterMs: 1000,
+    });
+    expect(limits.error.message).toMatch(
+      /^Rate limits cannot be checked right now: the rate limiter \(Redis\) is unreachable/,
+    );
     expect(limits.headers).toEqual({ 'retry-after': '1' });
-    const quotas = await admitRequest(deps({ spend: true }, { limits: 'open', quotas: 'closed' }), { key: KEY, user: undefined, estimatedTokens: 10 });
+    const quotas = await admitRequest(deps({ spend: true }, { limits: 'open', quotas: 'closed' }), {
+      key: KEY,
+      user: undefined,
+      estimatedTokens: 10,
+    });
     expect(quotas.ok).toBe(false);
-    if (!quotas.ok) expect(quotas.error.message).toMatch(/^Spend quotas cannot be checked right now: the state store \(Redis\)/);
+    if (!quotas.ok)
+      expect(quotas.error.message).toMatch(/^Spend quotas cannot be checked right now: the state store \(Redis\)/);
   });
 
   it('applies each kind its own policy: quotas skipped, limits still enforced', async () => {
     const d = deps({ spend: true }, { limits: 'closed', quotas: 'open' });
-    expect(await admitRequest(d, { key: KEY, user: undefined, estimatedTokens: 1 })).toMatchObject({ ok: true, unchecked: ['quotas'] });
-    expect(await admitRequest(d, { key: KEY, user: undefined, estimatedTokens: 1 })).toMatchObject({ ok: false, error: { kind: 'rate-limited' } });
+    expect(await admitRequest(d, { key: KEY, user: undefined, estimatedTokens: 1 })).toMatchObject({
+      ok: true,
+      unchecked: ['quotas'],
+    });
+    expect(await admitRequest(d, { key: KEY, user: undefined, estimatedTokens: 1 })).toMatchObject({
+      ok: false,
+      error: { kind: 'rate-limited' },
+    });
   });
 
   it('lets other store failures propagate (a bug is not an outage)', async () => {
-    const broken: AdmissionDeps = { limiter: createMemoryRateLimiter(), spend: { getSpend: async () => Promise.reject(new Error('boom')) } };
+    const broken: AdmissionDeps = {
+      limiter: createMemoryRateLimiter(),
+      spend: { getSpend: async () => Promise.reject(new Error('boom')) },
+    };
     await expect(admitRequest(broken, { key: KEY, user: undefined, estimatedTokens: 1 })).rejects.toThrow('boom');
   });
 });

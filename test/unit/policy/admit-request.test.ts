@@ -7,8 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { makeUsage } from '../../../gateway/canonical/usage.ts';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
 import type { KeyRecord, UserRecord } from '../../../gateway/control-plane/control-plane-view.ts';
-import { actualTokensOf, admitRequest, formatNanoUsd, requestLimitScopes, settleRequest, type AdmissionDeps } from '../../../gateway/policy/admit-request.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS, estimateAdmissionTokens } from '../../../gateway/policy/estimate-admission-tokens.ts';
+import {
+  actualTokensOf,
+  admitRequest,
+  formatNanoUsd,
+  requestLimitScopes,
+  settleRequest,
+  type AdmissionDeps,
+} from '../../../gateway/policy/admit-request.ts';
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  estimateAdmissionTokens,
+} from '../../../gateway/policy/estimate-admission-tokens.ts';
 import { formatResetDuration, rateLimitHeaders } from '../../../gateway/policy/rate-limit-headers.ts';
 import { estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
@@ -19,15 +29,46 @@ const T0 = 1_700_000_000_000;
 const USD = 1_000_000_000n;
 
 function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
-  return { keyId: 'k1', publicId: 'abcdefghijkl', digest: 'd', name: 'k', userId: 'u1', rpm: null, tpm: null, quotaNanoUsd: null, expiresAt: null, models: null, enabled: true, revokedAt: null, createdAt: 0, ...over };
+  return {
+    keyId: 'k1',
+    publicId: 'abcdefghijkl',
+    digest: 'd',
+    name: 'k',
+    userId: 'u1',
+    rpm: null,
+    tpm: null,
+    quotaNanoUsd: null,
+    expiresAt: null,
+    models: null,
+    enabled: true,
+    revokedAt: null,
+    createdAt: 0,
+    ...over,
+  };
 }
 
 function userRecord(over: Partial<UserRecord> = {}): UserRecord {
-  return { userId: 'u1', name: 'alice', role: 'user', rpm: null, tpm: null, quotaNanoUsd: null, disabled: false, createdAt: 0, login: null, passwordHash: null, ...over };
+  return {
+    userId: 'u1',
+    name: 'alice',
+    role: 'user',
+    rpm: null,
+    tpm: null,
+    quotaNanoUsd: null,
+    disabled: false,
+    createdAt: 0,
+    login: null,
+    passwordHash: null,
+    ...over,
+  };
 }
 
 /** Deps over real memory adapters, with a count of limiter admissions (to prove ordering). */
-function makeDeps(): AdmissionDeps & { admits: () => number; store: ReturnType<typeof createMemoryStateStore>; limiter: RateLimiter } {
+function makeDeps(): AdmissionDeps & {
+  admits: () => number;
+  store: ReturnType<typeof createMemoryStateStore>;
+  limiter: RateLimiter;
+} {
   const limiter = createMemoryRateLimiter({ clock: () => T0 });
   const store = createMemoryStateStore();
   let admits = 0;
@@ -39,10 +80,20 @@ describe('admitRequest: quotas', () => {
   it('refuses a key at its quota with quota-exceeded, not retryable, before touching limits', async () => {
     const deps = makeDeps();
     await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '1' }, 'k1', 'u1', 5n * USD);
-    const result = await admitRequest(deps, { key: keyRecord({ quotaNanoUsd: 5n * USD, rpm: 1 }), user: userRecord(), estimatedTokens: 10, now: T0 });
+    const result = await admitRequest(deps, {
+      key: keyRecord({ quotaNanoUsd: 5n * USD, rpm: 1 }),
+      user: userRecord(),
+      estimatedTokens: 10,
+      now: T0,
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.error).toMatchObject({ kind: 'quota-exceeded', status: 429, retryable: false, retryAfterMs: undefined });
+    expect(result.error).toMatchObject({
+      kind: 'quota-exceeded',
+      status: 429,
+      retryable: false,
+      retryAfterMs: undefined,
+    });
     expect(result.error.message).toContain('$5.00 of $5.00');
     expect(result.headers).toEqual({});
     expect(deps.admits()).toBe(0);
@@ -53,8 +104,15 @@ describe('admitRequest: quotas', () => {
     await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '2' }, 'other-key', 'u1', 2n * USD);
     await deps.store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: '3' }, 'k1', 'u1', USD / 2n);
     const key = keyRecord({ quotaNanoUsd: USD });
-    expect((await admitRequest(deps, { key, user: userRecord({ quotaNanoUsd: 3n * USD }), estimatedTokens: 1, now: T0 })).ok).toBe(true);
-    const refused = await admitRequest(deps, { key, user: userRecord({ quotaNanoUsd: 2n * USD + USD / 2n }), estimatedTokens: 1, now: T0 });
+    expect(
+      (await admitRequest(deps, { key, user: userRecord({ quotaNanoUsd: 3n * USD }), estimatedTokens: 1, now: T0 })).ok,
+    ).toBe(true);
+    const refused = await admitRequest(deps, {
+      key,
+      user: userRecord({ quotaNanoUsd: 2n * USD + USD / 2n }),
+      estimatedTokens: 1,
+      now: T0,
+    });
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.error.message).toMatch(/User 'alice'.*\$2\.50 of \$2\.50/);
   });
@@ -76,11 +134,19 @@ describe('admitRequest: limits', () => {
 
   it('charges user and key together and reports the tightest scope in the headers', async () => {
     const deps = makeDeps();
-    const ctx = { key: keyRecord({ rpm: 10, tpm: 10_000 }), user: userRecord({ rpm: 2, tpm: 100_000 }), estimatedTokens: 3_000, now: T0 };
+    const ctx = {
+      key: keyRecord({ rpm: 10, tpm: 10_000 }),
+      user: userRecord({ rpm: 2, tpm: 100_000 }),
+      estimatedTokens: 3_000,
+      now: T0,
+    };
     const first = await admitRequest(deps, ctx);
     expect(first).toEqual({
       ok: true,
-      scopes: [{ scope: 'user:u1', rpm: 2, tpm: 100_000 }, { scope: 'key:k1', rpm: 10, tpm: 10_000 }],
+      scopes: [
+        { scope: 'user:u1', rpm: 2, tpm: 100_000 },
+        { scope: 'key:k1', rpm: 10, tpm: 10_000 },
+      ],
       reservedTokens: 3_000,
       headers: {
         'x-ratelimit-limit-requests': '2',
@@ -97,8 +163,14 @@ describe('admitRequest: limits', () => {
     expect(refused.ok).toBe(false);
     if (refused.ok) return;
     expect(refused.error).toMatchObject({ kind: 'rate-limited', status: 429, retryable: true, retryAfterMs: 28_500 });
-    expect(refused.error.message).toBe('Rate limit reached for user u1 on requests per minute (RPM): limit 2, remaining 0. Please try again in 28.5s.');
-    expect(refused.headers).toMatchObject({ 'retry-after': '29', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '58.5s' });
+    expect(refused.error.message).toBe(
+      'Rate limit reached for user u1 on requests per minute (RPM): limit 2, remaining 0. Please try again in 28.5s.',
+    );
+    expect(refused.headers).toMatchObject({
+      'retry-after': '29',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '58.5s',
+    });
     // the refused admission charged nothing: 2 of the key's 10 were used, this one leaves 7
     const keyOnly = await admitRequest(deps, { ...ctx, user: undefined, now: T0 + 1_500 });
     expect(keyOnly.ok && keyOnly.headers['x-ratelimit-remaining-requests']).toBe('7');
@@ -110,9 +182,15 @@ describe('admitRequest: limits', () => {
     expect((await admitRequest(deps, { key, user: undefined, estimatedTokens: 900, now: T0 })).ok).toBe(true);
     const refused = await admitRequest(deps, { key, user: undefined, estimatedTokens: 200, now: T0 });
     expect(!refused.ok && refused.error).toMatchObject({ kind: 'rate-limited', retryAfterMs: 6_000, retryable: true });
-    expect(!refused.ok && refused.error.message).toContain('API key k1 on tokens per minute (TPM): limit 1000, remaining 100');
+    expect(!refused.ok && refused.error.message).toContain(
+      'API key k1 on tokens per minute (TPM): limit 1000, remaining 100',
+    );
     const tooLarge = await admitRequest(deps, { key, user: undefined, estimatedTokens: 5_000, now: T0 });
-    expect(!tooLarge.ok && tooLarge.error).toMatchObject({ kind: 'rate-limited', retryAfterMs: 60_000, retryable: false });
+    expect(!tooLarge.ok && tooLarge.error).toMatchObject({
+      kind: 'rate-limited',
+      retryAfterMs: 60_000,
+      retryable: false,
+    });
     expect(!tooLarge.ok && tooLarge.error.message).toContain('needs an estimated 5000 tokens');
     expect(tooLarge.headers['retry-after']).toBe('60');
   });
@@ -139,7 +217,12 @@ describe('settleRequest', () => {
     const ctx = { key: keyRecord({ tpm: 1_000 }), user: undefined, estimatedTokens: 800, now: T0 };
     const admitted = await admitRequest(deps, ctx);
     if (!admitted.ok) throw new Error('expected admission');
-    await settleRequest(deps, admitted, { status: 'completed', usage: makeUsage({ inputTotal: 50, outputTotal: 50 }) }, T0);
+    await settleRequest(
+      deps,
+      admitted,
+      { status: 'completed', usage: makeUsage({ inputTotal: 50, outputTotal: 50 }) },
+      T0,
+    );
     const next = await admitRequest(deps, ctx);
     expect(next.ok && next.headers['x-ratelimit-remaining-tokens']).toBe('100'); // 1000 − 100 − 800
   });
@@ -157,7 +240,9 @@ describe('settleRequest', () => {
   it('counts actual tokens: none without usage or output on failure, partial output counts', () => {
     expect(actualTokensOf(undefined)).toBe(0);
     expect(actualTokensOf({ status: 'failed', usage: makeUsage({ inputTotal: 40 }) })).toBe(0);
-    expect(actualTokensOf({ status: 'cancelled', usage: makeUsage({ inputTotal: 40, outputTotal: 2, source: 'partial' }) })).toBe(42);
+    expect(
+      actualTokensOf({ status: 'cancelled', usage: makeUsage({ inputTotal: 40, outputTotal: 2, source: 'partial' }) }),
+    ).toBe(42);
     expect(actualTokensOf({ status: 'completed', usage: makeUsage({ inputTotal: 40 }) })).toBe(40);
   });
 
@@ -165,26 +250,52 @@ describe('settleRequest', () => {
     let settles = 0;
     const limiter = { settle: async () => void (settles += 1) } as unknown as RateLimiter;
     const scopes: LimitScope[] = [{ scope: 'key:k1', rpm: 5, tpm: null }];
-    await settleRequest({ limiter }, { scopes, reservedTokens: 10 }, { status: 'completed', usage: makeUsage({ inputTotal: 1 }) });
+    await settleRequest(
+      { limiter },
+      { scopes, reservedTokens: 10 },
+      { status: 'completed', usage: makeUsage({ inputTotal: 1 }) },
+    );
     expect(settles).toBe(0);
   });
 });
 
 describe('headers and estimates', () => {
   it('formats reset durations like OpenAI (Go durations)', () => {
-    expect([0, 20, 999.2, 1_000, 1_500, 59_999, 60_000, 360_000, 3_723_004].map(formatResetDuration)).toEqual(['0s', '20ms', '1s', '1s', '1.5s', '59.999s', '1m0s', '6m0s', '1h2m3.004s']);
+    expect([0, 20, 999.2, 1_000, 1_500, 59_999, 60_000, 360_000, 3_723_004].map(formatResetDuration)).toEqual([
+      '0s',
+      '20ms',
+      '1s',
+      '1s',
+      '1.5s',
+      '59.999s',
+      '1m0s',
+      '6m0s',
+      '1h2m3.004s',
+    ]);
   });
 
   it('picks the scope with the fewest remaining units per kind', () => {
-    const headers = rateLimitHeaders([
-      { scope: 'user:u', kind: 'requests', limit: 100, remaining: 3, resetMs: 58_000 },
-      { scope: 'key:k', kind: 'requests', limit: 5, remaining: 4, resetMs: 12_000 },
-    ], 1_001);
-    expect(headers).toEqual({ 'x-ratelimit-limit-requests': '100', 'x-ratelimit-remaining-requests': '3', 'x-ratelimit-reset-requests': '58s', 'retry-after': '2' });
+    const headers = rateLimitHeaders(
+      [
+        { scope: 'user:u', kind: 'requests', limit: 100, remaining: 3, resetMs: 58_000 },
+        { scope: 'key:k', kind: 'requests', limit: 5, remaining: 4, resetMs: 12_000 },
+      ],
+      1_001,
+    );
+    expect(headers).toEqual({
+      'x-ratelimit-limit-requests': '100',
+      'x-ratelimit-remaining-requests': '3',
+      'x-ratelimit-reset-requests': '58s',
+      'retry-after': '2',
+    });
   });
 
   it('estimates input plus max output (default 4096)', () => {
-    const request = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }], stream: false } as unknown as CanonicalRequest;
+    const request = {
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+      stream: false,
+    } as unknown as CanonicalRequest;
     const input = estimateInputTokens(request);
     expect(input).toBeGreaterThan(0);
     expect(estimateAdmissionTokens(request)).toBe(input + DEFAULT_MAX_OUTPUT_TOKENS);

@@ -14,17 +14,24 @@ import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memor
 import type { RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
 
 const channels = ['a', 'b', 'c'].map((id) => ({ id }) as Channel);
-const input = { requestId: 'req_1', request: { model: 'm', messages: [], stream: false } as unknown as CanonicalRequest } as ExchangeInput;
+const input = {
+  requestId: 'req_1',
+  request: { model: 'm', messages: [], stream: false } as unknown as CanonicalRequest,
+} as ExchangeInput;
 
 function setup(limiter: RateLimiter, limits: Record<string, [number | null, number | null]>) {
   const logs: string[] = [];
   let estimates = 0;
   const channelLimits: ChannelLimits = {
     limiter,
-    scopeFor: (id) => (limits[id] ? channelLimitScope(id, ...(limits[id] as [number | null, number | null])) : undefined),
+    scopeFor: (id) =>
+      limits[id] ? channelLimitScope(id, ...(limits[id] as [number | null, number | null])) : undefined,
     estimatedTokens: () => ((estimates += 1), 100),
   };
-  const log = { debug: (_: unknown, msg: string) => logs.push(`debug ${msg}`), warn: (_: unknown, msg: string) => logs.push(`warn ${msg}`) };
+  const log = {
+    debug: (_: unknown, msg: string) => logs.push(`debug ${msg}`),
+    warn: (_: unknown, msg: string) => logs.push(`warn ${msg}`),
+  };
   const deps = { channelLimits, log } as unknown as ExchangeDeps;
   return { gates: new ChannelAdmission(deps, input), logs, estimates: () => estimates };
 }
@@ -34,7 +41,12 @@ describe('ChannelAdmission', () => {
     const limiter = createMemoryRateLimiter();
     const { gates, logs, estimates } = setup(limiter, { a: [1, null], b: [2, 1_000], c: [null, 150] });
     // An RPM-only channel has no token limit: nothing to reserve, no tokenizer estimate.
-    expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'a' }, index: 0, reservedTokens: 0, scope: { scope: 'channel:a' } });
+    expect((await gates.next(channels, 0)).admitted).toMatchObject({
+      channel: { id: 'a' },
+      index: 0,
+      reservedTokens: 0,
+      scope: { scope: 'channel:a' },
+    });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'b' }, index: 1 });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'b' }, index: 1 });
     expect((await gates.next(channels, 0)).admitted).toMatchObject({ channel: { id: 'c' }, index: 2 });
@@ -53,7 +65,13 @@ describe('ChannelAdmission', () => {
     const { gates } = setup(limiter, { a: [null, 250] });
     const first = (await gates.next(channels, 0)).admitted;
     if (!first) throw new Error('expected a channel');
-    gates.settle(first, { kind: 'served', status: 'completed', httpStatus: 200, ttfbMs: 1, usage: makeUsage({ inputTotal: 5, outputTotal: 5 }) });
+    gates.settle(first, {
+      kind: 'served',
+      status: 'completed',
+      httpStatus: 200,
+      ttfbMs: 1,
+      usage: makeUsage({ inputTotal: 5, outputTotal: 5 }),
+    });
     const second = (await gates.next(channels, 0)).admitted;
     expect(second?.channel.id).toBe('a'); // 10 + 100 ≤ 250
     if (second) gates.settle(second, undefined);
@@ -64,7 +82,11 @@ describe('ChannelAdmission', () => {
   });
 
   it('uses a channel without reservation when the limiter is unreachable (fail-open)', async () => {
-    const broken = { admit: () => Promise.reject(new Error('ECONNREFUSED')), settle: () => Promise.reject(new Error('x')), close: async () => {} } as RateLimiter;
+    const broken = {
+      admit: () => Promise.reject(new Error('ECONNREFUSED')),
+      settle: () => Promise.reject(new Error('x')),
+      close: async () => {},
+    } as RateLimiter;
     const { gates, logs } = setup(broken, { a: [1, 1] });
     expect((await gates.next(channels, 0)).admitted).toEqual({ channel: channels[0], index: 0, reservedTokens: 0 });
     expect(logs).toContain('warn channel limiter unavailable: channel used without reservation');

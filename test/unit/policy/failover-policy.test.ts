@@ -5,13 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
 import { createChannelLimits } from '../../../gateway/policy/channel-limits.ts';
-import { attemptCap, DEFAULT_MAX_ATTEMPTS, failoverWaitMs, waitForFailover } from '../../../gateway/routing/failover-policy.ts';
+import {
+  attemptCap,
+  DEFAULT_MAX_ATTEMPTS,
+  failoverWaitMs,
+  waitForFailover,
+} from '../../../gateway/routing/failover-policy.ts';
 import { estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
 import { createMemoryRateLimiter } from '../../../infra/state-store/memory/memory-rate-limiter.ts';
 
 describe('failover policy', () => {
   it('waits only for Retry-Afters in (0, 1000] ms', () => {
-    expect([undefined, 0, 1, 400, 1_000, 1_001, 30_000, Number.NaN].map((retryAfterMs) => failoverWaitMs({ retryAfterMs }))).toEqual([0, 0, 1, 400, 1_000, 0, 0, 0]);
+    expect(
+      [undefined, 0, 1, 400, 1_000, 1_001, 30_000, Number.NaN].map((retryAfterMs) => failoverWaitMs({ retryAfterMs })),
+    ).toEqual([0, 0, 1, 400, 1_000, 0, 0, 0]);
   });
 
   it('caps attempts at a positive integer, default 4', () => {
@@ -41,7 +48,11 @@ describe('createChannelLimits', () => {
     expect(limits.scopeFor('a')).toEqual({ scope: 'channel:a', rpm: 5, tpm: null });
     expect(limits.scopeFor('b')).toBeUndefined();
     expect(limits.scopeFor('unknown')).toBeUndefined();
-    const request = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false } as unknown as CanonicalRequest;
+    const request = {
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      stream: false,
+    } as unknown as CanonicalRequest;
     expect(limits.estimatedTokens(request)).toBe(estimateInputTokens(request) + 1_000);
   });
 });

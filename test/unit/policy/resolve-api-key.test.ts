@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
 import { digestApiKey } from '../../../gateway/control-plane/key-material.ts';
 import { resolveApiKey } from '../../../gateway/policy/resolve-api-key.ts';
-import { keyCreated, keyRevoked, keyUpdated, TEST_HMAC_SECRET, TEST_MASTER_KEY } from '../control-plane/control-event-fixtures.ts';
+import {
+  keyCreated,
+  keyRevoked,
+  keyUpdated,
+  TEST_HMAC_SECRET,
+  TEST_MASTER_KEY,
+} from '../control-plane/control-event-fixtures.ts';
 
 const PRESENTED = 'sk-abcdefghijkl-0123456789ABCDEFGHIJKLMNOPQRSTUV';
 const NOW = 1_767_225_600_000;
@@ -21,7 +27,8 @@ function withKey(): ControlPlaneProjection {
 describe('resolveApiKey', () => {
   it('finds a key by its digest, again and again, and refuses it once revoked', () => {
     const view = withKey();
-    for (let i = 0; i < 3; i += 1) expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ key: { keyId: 'key_abc' } });
+    for (let i = 0; i < 3; i += 1)
+      expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ key: { keyId: 'key_abc' } });
     view.apply(keyRevoked({ effectiveAt: NOW - 1, occurredAt: NOW - 1 }));
     expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ reason: 'revoked' });
   });
@@ -31,13 +38,17 @@ describe('resolveApiKey', () => {
     expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ key: { keyId: 'key_abc' } });
     view.apply(keyUpdated({ enabled: false, expiresAt: null, occurredAt: NOW - 1 }));
     expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ reason: 'disabled' });
-    expect(resolveApiKey(new ControlPlaneProjection(TEST_MASTER_KEY), TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ reason: 'unknown' });
+    expect(resolveApiKey(new ControlPlaneProjection(TEST_MASTER_KEY), TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({
+      reason: 'unknown',
+    });
   });
 
   it('digests under the secret it is given: the same key under another secret is unknown', () => {
     const view = withKey();
     expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({ key: { keyId: 'key_abc' } });
     expect(resolveApiKey(view, Buffer.from('another-secret'), PRESENTED, NOW)).toMatchObject({ reason: 'unknown' });
-    expect(resolveApiKey(view, TEST_HMAC_SECRET, `${PRESENTED.slice(0, -1)}W`, NOW)).toMatchObject({ reason: 'unknown' });
+    expect(resolveApiKey(view, TEST_HMAC_SECRET, `${PRESENTED.slice(0, -1)}W`, NOW)).toMatchObject({
+      reason: 'unknown',
+    });
   });
 });

@@ -8,11 +8,15 @@ import { createMemoryStateStore } from '../../../infra/state-store/memory/memory
 import type { ChannelHealth, StateStore } from '../../../schemas/state-store/state-store.ts';
 
 function seeded(seed: number): () => number {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 function router(channels: unknown[], random: () => number = Math.random, health?: ChannelHealthSource): ChannelRouter {
-  return new ChannelRouter(configFileSchema.parse({ channels }).channels.map((c) => resolveChannel(c)), random, health);
+  return new ChannelRouter(
+    configFileSchema.parse({ channels }).channels.map((c) => resolveChannel(c)),
+    random,
+    health,
+  );
 }
 
 function source(cooling: string[], errorRates: Record<string, number> = {}): ChannelHealthSource {
@@ -64,7 +68,8 @@ describe('ChannelRouter with channel health', () => {
   it('without a source (or with a clean one) orders exactly as before', () => {
     const plain = router(FOUR, seeded(9));
     const clean = router(FOUR, seeded(9), source([]));
-    for (let i = 0; i < 50; i++) expect(clean.candidatesFor('m').map((c) => c.id)).toEqual(plain.candidatesFor('m').map((c) => c.id));
+    for (let i = 0; i < 50; i++)
+      expect(clean.candidatesFor('m').map((c) => c.id)).toEqual(plain.candidatesFor('m').map((c) => c.id));
     const later = router(FOUR, seeded(9));
     later.setHealthSource(source(['a', 'b', 'c']));
     expect(later.candidatesFor('m')[0]?.id).toBe('d');
@@ -81,7 +86,13 @@ describe('ChannelHealthView', () => {
 
   it('opens the local breaker after failureThreshold consecutive failures and closes it after the cooldown', () => {
     let now = 1_000;
-    const view = new ChannelHealthView({ store: createMemoryStateStore(), channelIds: ['a'], failureThreshold: 3, cooldownMs: 5_000, clock: () => now });
+    const view = new ChannelHealthView({
+      store: createMemoryStateStore(),
+      channelIds: ['a'],
+      failureThreshold: 3,
+      cooldownMs: 5_000,
+      clock: () => now,
+    });
     view.reportAttempt('a', false);
     view.reportAttempt('a', false);
     view.reportAttempt('a', true);
@@ -114,8 +125,23 @@ describe('ChannelHealthView', () => {
   it('routes on the shared snapshot: a channel the consumer put in cooldown goes last until it ends', async () => {
     const store = createMemoryStateStore();
     let now = 1_700_000_000_000;
-    for (let i = 0; i < 3; i++) await store.recordChannelObservation({ eventId: `f${i}`, position: { topic: 'tollgate.requests', partition: 0, offset: String(1 + i) }, channelId: 'a', at: now + i, ok: false, latencyMs: 5 });
-    await store.recordChannelObservation({ eventId: 'ok-b', position: { topic: 'tollgate.requests', partition: 0, offset: String(4) }, channelId: 'b', at: now, ok: true, latencyMs: 5 });
+    for (let i = 0; i < 3; i++)
+      await store.recordChannelObservation({
+        eventId: `f${i}`,
+        position: { topic: 'tollgate.requests', partition: 0, offset: String(1 + i) },
+        channelId: 'a',
+        at: now + i,
+        ok: false,
+        latencyMs: 5,
+      });
+    await store.recordChannelObservation({
+      eventId: 'ok-b',
+      position: { topic: 'tollgate.requests', partition: 0, offset: String(4) },
+      channelId: 'b',
+      at: now,
+      ok: true,
+      latencyMs: 5,
+    });
     const view = new ChannelHealthView({ store, channelIds: ['a', 'b', 'c', 'd'], clock: () => now });
     const r = router(FOUR, seeded(4), view);
     expect(view.isCoolingDown('a')).toBe(false); // nothing read yet
@@ -123,16 +149,38 @@ describe('ChannelHealthView', () => {
     expect(view.isCoolingDown('a')).toBe(true);
     expect(view.errorRate('a')).toBe(1);
     expect(view.sharedHealth('b')).toMatchObject({ windowCount: 1, errorRate: 0 });
-    expect(r.candidatesFor('m').map((c) => c.id).at(-1)).toBe('a');
+    expect(
+      r
+        .candidatesFor('m')
+        .map((c) => c.id)
+        .at(-1),
+    ).toBe('a');
     now += 2 + 30_000; // the cooldown ends without another refresh
     expect(view.isCoolingDown('a')).toBe(false);
-    expect(r.candidatesFor('m').map((c) => c.id).at(-1)).toBe('d');
+    expect(
+      r
+        .candidatesFor('m')
+        .map((c) => c.id)
+        .at(-1),
+    ).toBe('d');
   });
 
   it('keeps the last snapshot when a refresh fails, logs once per outage and recovers', async () => {
-    const healthy: ChannelHealth = { channelId: 'a', errorRate: 0.5, windowCount: 2, latencyEwmaMs: 10, consecutiveFailures: 0, cooldownUntil: 0 };
+    const healthy: ChannelHealth = {
+      channelId: 'a',
+      errorRate: 0.5,
+      windowCount: 2,
+      latencyEwmaMs: 10,
+      consecutiveFailures: 0,
+      cooldownUntil: 0,
+    };
     let fail = false;
-    const store = { getChannelHealth: async () => { if (fail) throw new Error('ECONNREFUSED'); return [healthy]; } } as unknown as StateStore;
+    const store = {
+      getChannelHealth: async () => {
+        if (fail) throw new Error('ECONNREFUSED');
+        return [healthy];
+      },
+    } as unknown as StateStore;
     const log = { warn: vi.fn(), info: vi.fn() };
     const view = new ChannelHealthView({ store, channelIds: ['a'], log });
     expect(await view.refresh()).toBe(true);
@@ -150,7 +198,11 @@ describe('ChannelHealthView', () => {
   it('refreshes in the background every refreshMs until stopped', async () => {
     vi.useFakeTimers();
     const getChannelHealth = vi.fn(async () => [] as ChannelHealth[]);
-    const view = new ChannelHealthView({ store: { getChannelHealth } as unknown as StateStore, channelIds: ['a'], refreshMs: 1_000 });
+    const view = new ChannelHealthView({
+      store: { getChannelHealth } as unknown as StateStore,
+      channelIds: ['a'],
+      refreshMs: 1_000,
+    });
     expect(await view.start()).toBe(true);
     expect(getChannelHealth).toHaveBeenCalledTimes(1);
     await vi.advanceTimersByTimeAsync(3_000);

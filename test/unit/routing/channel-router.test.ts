@@ -4,7 +4,10 @@ import { resolveChannel, upstreamModelFor } from '../../../gateway/routing/chann
 import { ChannelRouter, weightedOrder } from '../../../gateway/routing/channel-router.ts';
 
 function router(channels: unknown[], random: () => number = Math.random): ChannelRouter {
-  return new ChannelRouter(configFileSchema.parse({ channels }).channels.map((c) => resolveChannel(c)), random);
+  return new ChannelRouter(
+    configFileSchema.parse({ channels }).channels.map((c) => resolveChannel(c)),
+    random,
+  );
 }
 
 describe('ChannelRouter', () => {
@@ -20,7 +23,14 @@ describe('ChannelRouter', () => {
   });
 
   it('serves modelMap aliases and maps them to the upstream name', () => {
-    const r = router([{ id: 'a', provider: 'deepseek', models: ['deepseek-v4-flash'], modelMap: { 'claude-sonnet-4-5': 'deepseek-v4-flash' } }]);
+    const r = router([
+      {
+        id: 'a',
+        provider: 'deepseek',
+        models: ['deepseek-v4-flash'],
+        modelMap: { 'claude-sonnet-4-5': 'deepseek-v4-flash' },
+      },
+    ]);
     expect(r.listModels()).toEqual(['claude-sonnet-4-5', 'deepseek-v4-flash']);
     const [channel] = r.candidatesFor('claude-sonnet-4-5');
     expect(channel && upstreamModelFor(channel, 'claude-sonnet-4-5')).toBe('deepseek-v4-flash');
@@ -29,11 +39,14 @@ describe('ChannelRouter', () => {
 
   it('chooses within a tier in proportion to weight', () => {
     let seed = 42;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const r = router([
-      { id: 'heavy', provider: 'deepseek', models: ['m'], weight: 3 },
-      { id: 'light', provider: 'deepseek', models: ['m'], weight: 1 },
-    ], random);
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const r = router(
+      [
+        { id: 'heavy', provider: 'deepseek', models: ['m'], weight: 3 },
+        { id: 'light', provider: 'deepseek', models: ['m'], weight: 1 },
+      ],
+      random,
+    );
     const firsts = Array.from({ length: 4000 }, () => r.candidatesFor('m')[0]?.id);
     const heavyShare = firsts.filter((id) => id === 'heavy').length / firsts.length;
     expect(heavyShare).toBeGreaterThan(0.7);
@@ -43,6 +56,10 @@ describe('ChannelRouter', () => {
 
   it('weightedOrder keeps every channel exactly once', () => {
     const items = [{ weight: 1 }, { weight: 2 }, { weight: 0.5 }];
-    expect(weightedOrder(items, () => 0.5).sort((a, b) => a.weight - b.weight)).toEqual([{ weight: 0.5 }, { weight: 1 }, { weight: 2 }]);
+    expect(weightedOrder(items, () => 0.5).sort((a, b) => a.weight - b.weight)).toEqual([
+      { weight: 0.5 },
+      { weight: 1 },
+      { weight: 2 },
+    ]);
   });
 });

@@ -30,25 +30,52 @@ describe('consumer state over a MessagePort', () => {
     const increment = { position: position(7), keyId: 'key_a', userId: 'usr_a', costNanoUsd: 9_007_199_254_740_993n };
     expect(await remote.addSpendBatch([increment])).toBe(1);
     expect(await remote.addSpendBatch([increment])).toBe(0);
-    expect(await served.getSpend('key_a', 'usr_a')).toEqual({ keyNanoUsd: 9_007_199_254_740_993n, userNanoUsd: 9_007_199_254_740_993n });
+    expect(await served.getSpend('key_a', 'usr_a')).toEqual({
+      keyNanoUsd: 9_007_199_254_740_993n,
+      userNanoUsd: 9_007_199_254_740_993n,
+    });
   });
 
   it('folds channel observations there, and a RangeError arrives as a RangeError', async () => {
     const { served, remote } = bridge();
-    const observation = { eventId: 'e1', position: position(1), channelId: 'ch-1', at: Date.now(), ok: false, latencyMs: 40, errorKind: 'upstream_5xx' };
+    const observation = {
+      eventId: 'e1',
+      position: position(1),
+      channelId: 'ch-1',
+      at: Date.now(),
+      ok: false,
+      latencyMs: 40,
+      errorKind: 'upstream_5xx',
+    };
     expect(await remote.recordChannelObservation(observation)).toBe(true);
     expect(await remote.recordChannelObservation(observation)).toBe(false);
     const [health] = await served.getChannelHealth(['ch-1']);
     expect(health?.consecutiveFailures).toBe(1);
-    const invalid = remote.recordChannelObservation({ ...observation, eventId: 'e2', position: position(2), latencyMs: -1 });
+    const invalid = remote.recordChannelObservation({
+      ...observation,
+      eventId: 'e2',
+      position: position(2),
+      latencyMs: -1,
+    });
     await expect(invalid).rejects.toBeInstanceOf(RangeError);
   });
 
-  it('folds a partition\'s observations in one call, in order, returning the invalid ones it skipped', async () => {
+  it("folds a partition's observations in one call, in order, returning the invalid ones it skipped", async () => {
     const { served, remote } = bridge();
     const at = Date.now();
-    const failure = (i: number, latencyMs = 40) => ({ eventId: `e${i}`, position: position(i), channelId: 'ch-2', at: at + i, ok: false, latencyMs, errorKind: 'upstream_5xx' });
-    const skipped = await remote.recordChannelObservationsInOrder([failure(1), failure(2, -5), failure(3), failure(4)], DEFAULT_HEALTH_POLICY);
+    const failure = (i: number, latencyMs = 40) => ({
+      eventId: `e${i}`,
+      position: position(i),
+      channelId: 'ch-2',
+      at: at + i,
+      ok: false,
+      latencyMs,
+      errorKind: 'upstream_5xx',
+    });
+    const skipped = await remote.recordChannelObservationsInOrder(
+      [failure(1), failure(2, -5), failure(3), failure(4)],
+      DEFAULT_HEALTH_POLICY,
+    );
     expect(skipped).toEqual([{ eventId: 'e2', message: expect.stringMatching(/latency/i) }]);
     const [health] = await served.getChannelHealth(['ch-2']);
     expect(health?.consecutiveFailures).toBe(3);

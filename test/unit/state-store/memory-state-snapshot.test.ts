@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
-import { decodeMemoryStateSnapshot, encodeMemoryStateSnapshot, readMemoryStateSnapshot, writeMemoryStateSnapshot } from '../../../infra/state-store/memory/memory-state-snapshot.ts';
+import {
+  decodeMemoryStateSnapshot,
+  encodeMemoryStateSnapshot,
+  readMemoryStateSnapshot,
+  writeMemoryStateSnapshot,
+} from '../../../infra/state-store/memory/memory-state-snapshot.ts';
 
 const T0 = 1_800_000_000_000;
 const usage = (offset: number) => ({ topic: 'tollgate.usage', partition: 0, offset: String(offset) });
@@ -19,15 +24,32 @@ async function populated() {
     { position: usage(10), keyId: 'key-a', userId: 'user-1', costNanoUsd: 9_223_372_036_854_775_000n },
     { position: usage(20), keyId: 'key-b', userId: null, costNanoUsd: 1_234n },
   ]);
-  await store.recordChannelObservation({ eventId: 'e1', position: requests(5), channelId: 'ch', at: T0, ok: false, latencyMs: 30, retryAfterMs: 5_000 });
-  await store.recordChannelObservation({ eventId: 'e2', position: requests(9), channelId: 'ch', at: T0 + 10, ok: true, latencyMs: 120 });
+  await store.recordChannelObservation({
+    eventId: 'e1',
+    position: requests(5),
+    channelId: 'ch',
+    at: T0,
+    ok: false,
+    latencyMs: 30,
+    retryAfterMs: 5_000,
+  });
+  await store.recordChannelObservation({
+    eventId: 'e2',
+    position: requests(9),
+    channelId: 'ch',
+    at: T0 + 10,
+    ok: true,
+    latencyMs: 120,
+  });
   return store;
 }
 
 describe('memory state snapshot', () => {
   it('round-trips: same spend, same health, and the watermarks still skip what was applied', async () => {
     const store = await populated();
-    const decoded = decodeMemoryStateSnapshot(encodeMemoryStateSnapshot({ writtenAt: T0, covers: { 'tollgate.usage': 30 }, state: store.exportContent() }));
+    const decoded = decodeMemoryStateSnapshot(
+      encodeMemoryStateSnapshot({ writtenAt: T0, covers: { 'tollgate.usage': 30 }, state: store.exportContent() }),
+    );
     expect(decoded.covers).toEqual({ 'tollgate.usage': 30 });
     const copy = createMemoryStateStore(decoded.state);
     expect(await copy.getSpend('key-a', 'user-1')).toEqual(await store.getSpend('key-a', 'user-1'));
@@ -49,7 +71,11 @@ describe('memory state snapshot', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-snapshot-'));
     const path = join(dir, 'state', 'memory-state.json');
     expect(await readMemoryStateSnapshot(path)).toEqual({ kind: 'none' });
-    await writeMemoryStateSnapshot(path, { writtenAt: T0, covers: { 'tollgate.usage': 1 }, state: (await populated()).exportContent() });
+    await writeMemoryStateSnapshot(path, {
+      writtenAt: T0,
+      covers: { 'tollgate.usage': 1 },
+      state: (await populated()).exportContent(),
+    });
     expect((await readMemoryStateSnapshot(path)).kind).toBe('found');
     writeFileSync(path, 'not json');
     expect((await readMemoryStateSnapshot(path)).kind).toBe('unusable');

@@ -74,7 +74,11 @@ export function describeRateLimiterContract(adapter: string, make: LimiterFactor
       const scopes = [key(null, null, 'user:u1'), key(10, 1_000), { scope: 'user:u1', rpm: 1, tpm: null }];
       expect((await limiter.admit(scopes, 100, T0)).allowed).toBe(true);
       const refused = await limiter.admit(scopes, 100, T0);
-      expect(refused).toMatchObject({ allowed: false, retryAfterMs: 60_000, refusedBy: { scope: 'user:u1', kind: 'requests' } });
+      expect(refused).toMatchObject({
+        allowed: false,
+        retryAfterMs: 60_000,
+        refusedBy: { scope: 'user:u1', kind: 'requests' },
+      });
       const keyOnly = await limiter.admit([key(10, 1_000)], 100, T0);
       expect(keyOnly.states).toEqual([
         { scope: 'key:k1', kind: 'requests', limit: 10, remaining: 8, resetMs: 12_000 },
@@ -88,14 +92,22 @@ export function describeRateLimiterContract(adapter: string, make: LimiterFactor
       expect((await limiter.admit(scopes, 600, T0)).allowed).toBe(true);
       const refused = await limiter.admit(scopes, 600, T0);
       // key: 1200 tokens ahead of a 1000 burst → 200 tokens × 60 ms; the user (2000) admits.
-      expect(refused).toMatchObject({ allowed: false, retryAfterMs: 12_000, refusedBy: { scope: 'key:k1', kind: 'tokens' } });
+      expect(refused).toMatchObject({
+        allowed: false,
+        retryAfterMs: 12_000,
+        refusedBy: { scope: 'key:k1', kind: 'tokens' },
+      });
       expect(refused.states.map((s) => s.remaining)).toEqual([99, 400, 99, 1_400]);
     });
 
     it('refuses a request larger than the whole burst as never admissible', async () => {
       const limiter = one();
       const refused = await limiter.admit([key(100, 1_000)], 1_001, T0);
-      expect(refused).toMatchObject({ allowed: false, retryAfterMs: 60_000, refusedBy: { scope: 'key:k1', kind: 'tokens', neverAdmissible: true } });
+      expect(refused).toMatchObject({
+        allowed: false,
+        retryAfterMs: 60_000,
+        refusedBy: { scope: 'key:k1', kind: 'tokens', neverAdmissible: true },
+      });
       expect(isNeverAdmissible(refused)).toBe(true);
       expect((await limiter.admit([key(0)], 0, T0)).allowed).toBe(false);
       const ok = await limiter.admit([key(100, 1_000)], 1_000, T0);
@@ -122,7 +134,11 @@ export function describeRateLimiterContract(adapter: string, make: LimiterFactor
 
     it('treats null limits as unlimited and validates counts', async () => {
       const limiter = one();
-      expect(await limiter.admit([key(null, null)], 10_000_000, T0)).toEqual({ allowed: true, retryAfterMs: 0, states: [] });
+      expect(await limiter.admit([key(null, null)], 10_000_000, T0)).toEqual({
+        allowed: true,
+        retryAfterMs: 0,
+        states: [],
+      });
       await expect(limiter.admit([key(1)], -1, T0)).rejects.toThrow(RangeError);
       await expect(limiter.admit([key(1.5)], 0, T0)).rejects.toThrow(RangeError);
       await expect(limiter.settle([key(1, 10)], 0, -3, T0)).rejects.toThrow(RangeError);
@@ -138,9 +154,14 @@ export function describeRateLimiterContract(adapter: string, make: LimiterFactor
 
     it('admits exactly rpm of 200 concurrent admissions through two instances', async () => {
       const [a, b] = fresh(2) as [RateLimiter, RateLimiter];
-      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).admit([key(50, 1_000_000, 'key:hot')], 10, T0)));
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).admit([key(50, 1_000_000, 'key:hot')], 10, T0)),
+      );
       expect(results.filter((r) => r.allowed)).toHaveLength(50);
-      const remaining = results.filter((r) => r.allowed).map((r) => r.states[0]?.remaining).sort((x, y) => (x ?? 0) - (y ?? 0));
+      const remaining = results
+        .filter((r) => r.allowed)
+        .map((r) => r.states[0]?.remaining)
+        .sort((x, y) => (x ?? 0) - (y ?? 0));
       expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i)); // each admission saw a distinct state
     });
   });
@@ -151,13 +172,17 @@ export function describeRateLimiterContract(adapter: string, make: LimiterFactor
       const memory = createMemoryRateLimiter();
       const redis = make(1).limiters[0] as RateLimiter;
       let seed = 11;
-      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       const limits = [7, 13, 60, 999];
       let now = T0;
       try {
         for (let i = 0; i < 150; i++) {
           now += Math.floor(random() * 3_000);
-          const scopes = [0, 1].map((s) => ({ scope: `s${s}`, rpm: limits[Math.floor(random() * 2)] as number, tpm: limits[2 + Math.floor(random() * 2)] as number }));
+          const scopes = [0, 1].map((s) => ({
+            scope: `s${s}`,
+            rpm: limits[Math.floor(random() * 2)] as number,
+            tpm: limits[2 + Math.floor(random() * 2)] as number,
+          }));
           const tokens = Math.floor(random() * 400);
           if (random() < 0.3) {
             const actual = Math.floor(random() * 600);

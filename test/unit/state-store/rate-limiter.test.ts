@@ -12,16 +12,30 @@ import { runnableCases, withoutEngines } from '../../support/engines.ts';
 const redisKeys = useRedisTestKeys('rl');
 let prefixSeq = 0;
 
-const ADAPTERS: Array<[string, LimiterFactory]> = runnableCases<[string, LimiterFactory]>([
-  ['memory', (count) => {
-    const shared = createMemoryRateLimiter({ clock: () => T0 });
-    return { limiters: Array.from({ length: count }, () => shared), prefix: '' };
-  }],
-  ['redis', (count) => {
-    const prefix = `${redisKeys.prefix}${++prefixSeq}:`;
-    return { limiters: Array.from({ length: count }, () => createRedisRateLimiter({ url: redisKeys.url, keyPrefix: prefix })), prefix };
-  }],
-], ([name]) => name === 'redis');
+const ADAPTERS: Array<[string, LimiterFactory]> = runnableCases<[string, LimiterFactory]>(
+  [
+    [
+      'memory',
+      (count) => {
+        const shared = createMemoryRateLimiter({ clock: () => T0 });
+        return { limiters: Array.from({ length: count }, () => shared), prefix: '' };
+      },
+    ],
+    [
+      'redis',
+      (count) => {
+        const prefix = `${redisKeys.prefix}${++prefixSeq}:`;
+        return {
+          limiters: Array.from({ length: count }, () =>
+            createRedisRateLimiter({ url: redisKeys.url, keyPrefix: prefix }),
+          ),
+          prefix,
+        };
+      },
+    ],
+  ],
+  ([name]) => name === 'redis',
+);
 
 for (const [name, make] of ADAPTERS) describeRateLimiterContract(name, make);
 

@@ -11,10 +11,27 @@ import { parseRedisClusterNodes } from '../../../infra/state-store/redis/redis-c
 describe('REDIS_CLUSTER_NODES', () => {
   it('takes host:port seeds, with credentials and TLS from redis[s]:// entries', () => {
     expect(parseRedisClusterNodes('10.0.0.1:7000, redis-1.internal:7001,[::1]:7002')).toEqual({
-      nodes: [{ host: '10.0.0.1', port: 7000 }, { host: 'redis-1.internal', port: 7001 }, { host: '::1', port: 7002 }],
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-1.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
     });
-    expect(parseRedisClusterNodes('rediss://app:p%40ss@r0:7001,r1:7002')).toEqual({ nodes: [{ host: 'r0', port: 7001 }, { host: 'r1', port: 7002 }], username: 'app', password: 'p@ss', tls: true });
-    expect(engineSettingsFromEnv({ REDIS_CLUSTER_NODES: 'a:1,b:2' }).redisCluster).toEqual({ nodes: [{ host: 'a', port: 1 }, { host: 'b', port: 2 }] });
+    expect(parseRedisClusterNodes('rediss://app:p%40ss@r0:7001,r1:7002')).toEqual({
+      nodes: [
+        { host: 'r0', port: 7001 },
+        { host: 'r1', port: 7002 },
+      ],
+      username: 'app',
+      password: 'p@ss',
+      tls: true,
+    });
+    expect(engineSettingsFromEnv({ REDIS_CLUSTER_NODES: 'a:1,b:2' }).redisCluster).toEqual({
+      nodes: [
+        { host: 'a', port: 1 },
+        { host: 'b', port: 2 },
+      ],
+    });
   });
 
   it.each([
@@ -39,6 +56,8 @@ describe('REDIS_CLUSTER_NODES', () => {
 
   it('refuses REDIS_URL together with REDIS_CLUSTER_NODES, and a brace in a cluster key prefix', () => {
     expect(() => engineSettingsFromEnv({ REDIS_URL: 'redis://r:1', REDIS_CLUSTER_NODES: 'a:1' })).toThrow('not both');
-    expect(() => createRedisStateStore({ cluster: { nodes: [{ host: '127.0.0.1', port: 1 }] }, keyPrefix: 'app{1}:' })).toThrow('REDIS_KEY_PREFIX');
+    expect(() =>
+      createRedisStateStore({ cluster: { nodes: [{ host: '127.0.0.1', port: 1 }] }, keyPrefix: 'app{1}:' }),
+    ).toThrow('REDIS_KEY_PREFIX');
   });
 });

@@ -29,8 +29,28 @@ export function sampleRecord(overrides: Partial<StoredResponse> = {}): StoredRes
     createdAt: 1_767_225_600_000,
     previousResponseId: null,
     ancestorIds: [],
-    inputItems: [{ id: 'msg_1', type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: 'héllo ✓' }] }],
-    response: { id, object: 'response', status: 'completed', output: [{ id: 'msg_2', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }] },
+    inputItems: [
+      {
+        id: 'msg_1',
+        type: 'message',
+        role: 'user',
+        status: 'completed',
+        content: [{ type: 'input_text', text: 'héllo ✓' }],
+      },
+    ],
+    response: {
+      id,
+      object: 'response',
+      status: 'completed',
+      output: [
+        {
+          id: 'msg_2',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'hi', annotations: [] }],
+        },
+      ],
+    },
     ...overrides,
   };
 }
@@ -39,7 +59,10 @@ export function sampleRecord(overrides: Partial<StoredResponse> = {}): StoredRes
 export function describeResponseStoreContract(adapter: string, harness: ResponseStoreHarness): void {
   describe(`ResponseStore contract: ${adapter}`, () => {
     const open: ResponseStore[] = [];
-    const fresh = async (options?: { retentionMs?: number; maxRecordBytes?: number }, namespace = randomUUID()): Promise<ResponseStore> => {
+    const fresh = async (
+      options?: { retentionMs?: number; maxRecordBytes?: number },
+      namespace = randomUUID(),
+    ): Promise<ResponseStore> => {
       const store = await harness.make(namespace, options);
       open.push(store);
       return store;

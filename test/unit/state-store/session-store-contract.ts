@@ -18,7 +18,12 @@ export interface SessionStoreHarness {
   advance(ms: number): Promise<void>;
 }
 
-const session = (userId = 'usr_1'): ConsoleSession => ({ userId, csrfSecret: `csrf-${randomUUID()}`, createdAt: 1_767_225_600_000, credentialsStamp: `stamp-${userId}` });
+const session = (userId = 'usr_1'): ConsoleSession => ({
+  userId,
+  csrfSecret: `csrf-${randomUUID()}`,
+  createdAt: 1_767_225_600_000,
+  credentialsStamp: `stamp-${userId}`,
+});
 const digest = (): string => randomUUID().replaceAll('-', '').repeat(2);
 
 /** Registers the shared suite for one adapter. */

@@ -4,7 +4,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldChannelHealth, NEUTRAL_CHANNEL_HEALTH_STATE } from '../../../schemas/state-store/fold-channel-health.ts';
-import type { ChannelObservation, HealthPolicy, LogPosition, StateStore } from '../../../schemas/state-store/state-store.ts';
+import type {
+  ChannelObservation,
+  HealthPolicy,
+  LogPosition,
+  StateStore,
+} from '../../../schemas/state-store/state-store.ts';
 
 const POLICY: HealthPolicy = { windowMs: 60_000, failureThreshold: 3, cooldownMs: 30_000, latencyAlpha: 0.2 };
 const T0 = 1_700_000_000_000;
@@ -16,9 +21,22 @@ export function pos(offset: number, partition = 0, topic = 'tollgate.usage'): Lo
 
 let eventSeq = 0;
 /** An observation with a fresh event id and the next offset of tollgate.requests partition 0 (unless given). */
-export function obs(channelId: string, at: number, ok: boolean, extra: Partial<ChannelObservation> = {}): ChannelObservation {
+export function obs(
+  channelId: string,
+  at: number,
+  ok: boolean,
+  extra: Partial<ChannelObservation> = {},
+): ChannelObservation {
   eventSeq += 1;
-  return { eventId: `ev-${eventSeq}-${Math.random().toString(36).slice(2)}`, position: pos(eventSeq, 0, 'tollgate.requests'), channelId, at, ok, latencyMs: 100, ...extra };
+  return {
+    eventId: `ev-${eventSeq}-${Math.random().toString(36).slice(2)}`,
+    position: pos(eventSeq, 0, 'tollgate.requests'),
+    channelId,
+    at,
+    ok,
+    latencyMs: 100,
+    ...extra,
+  };
 }
 
 /** Registers the shared suite for one adapter. */
@@ -56,7 +74,12 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
 
       it('applies a batch of one partition in one step, skipping what it applied before', async () => {
         const store = await fresh();
-        const inc = (offset: number, keyId = 'k1', costNanoUsd = 10n) => ({ position: pos(offset), keyId, userId: 'u1', costNanoUsd });
+        const inc = (offset: number, keyId = 'k1', costNanoUsd = 10n) => ({
+          position: pos(offset),
+          keyId,
+          userId: 'u1',
+          costNanoUsd,
+        });
         expect(await store.addSpendBatch([inc(1), inc(2, 'k2'), inc(5)])).toBe(3);
         expect(await store.addSpendBatch([inc(2), inc(5), inc(6), inc(7, 'k2', 1n)])).toBe(2);
         expect(await store.addSpend(pos(7), 'k2', 'u1', 1n)).toBe(false);
@@ -83,16 +106,32 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
 
       it('refuses a batch that spans partitions or goes backwards, changing nothing', async () => {
         const store = await fresh();
-        await expect(store.addSpendBatch([{ position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n }, { position: pos(2, 1), keyId: 'k', userId: null, costNanoUsd: 1n }])).rejects.toThrow(RangeError);
-        await expect(store.addSpendBatch([{ position: pos(2), keyId: 'k', userId: null, costNanoUsd: 1n }, { position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n }])).rejects.toThrow(RangeError);
+        await expect(
+          store.addSpendBatch([
+            { position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n },
+            { position: pos(2, 1), keyId: 'k', userId: null, costNanoUsd: 1n },
+          ]),
+        ).rejects.toThrow(RangeError);
+        await expect(
+          store.addSpendBatch([
+            { position: pos(2), keyId: 'k', userId: null, costNanoUsd: 1n },
+            { position: pos(1), keyId: 'k', userId: null, costNanoUsd: 1n },
+          ]),
+        ).rejects.toThrow(RangeError);
         expect((await store.getSpend('k', null)).keyNanoUsd).toBe(0n);
       });
 
       it('refuses a malformed log position', async () => {
         const store = await fresh();
-        await expect(store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: 'x' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
-        await expect(store.addSpend({ topic: '', partition: 0, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
-        await expect(store.addSpend({ topic: 't', partition: -1, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(RangeError);
+        await expect(
+          store.addSpend({ topic: 'tollgate.usage', partition: 0, offset: 'x' }, 'k1', null, 1n),
+        ).rejects.toThrow(RangeError);
+        await expect(store.addSpend({ topic: '', partition: 0, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(
+          RangeError,
+        );
+        await expect(store.addSpend({ topic: 't', partition: -1, offset: '1' }, 'k1', null, 1n)).rejects.toThrow(
+          RangeError,
+        );
         expect(await store.getSpend('k1', null)).toEqual({ keyNanoUsd: 0n, userNanoUsd: 0n });
       });
 
@@ -136,7 +175,8 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
 
       it('computes the window error rate', async () => {
         const store = await fresh();
-        for (const [i, ok] of [true, false, true, true].entries()) await store.recordChannelObservation(obs('a', T0 + i, ok), POLICY);
+        for (const [i, ok] of [true, false, true, true].entries())
+          await store.recordChannelObservation(obs('a', T0 + i, ok), POLICY);
         const [a] = await store.getChannelHealth(['a'], T0 + 10);
         expect(a).toMatchObject({ errorRate: 0.25, windowCount: 4, consecutiveFailures: 0 });
       });
@@ -146,7 +186,10 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         await store.recordChannelObservation(obs('a', T0, true, { latencyMs: 100 }), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 1, true, { latencyMs: 200 }), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 2, false, { latencyMs: 9_000 }), POLICY);
-        await store.recordChannelObservation(obs('a', T0 + 3, true, { latencyMs: 9_000, errorKind: 'upstream-rejected' }), POLICY);
+        await store.recordChannelObservation(
+          obs('a', T0 + 3, true, { latencyMs: 9_000, errorKind: 'upstream-rejected' }),
+          POLICY,
+        );
         await store.recordChannelObservation(obs('a', T0 + 4, true, { latencyMs: 333.3 }), POLICY);
         const expected = 0.2 * 333.3 + (1 - 0.2) * (0.2 * 200 + (1 - 0.2) * 100);
         const [a] = await store.getChannelHealth(['a'], T0 + 5);
@@ -158,9 +201,15 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         const store = await fresh();
         await store.recordChannelObservation(obs('a', T0, false), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 1, false), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 2))[0]).toMatchObject({ consecutiveFailures: 2, cooldownUntil: 0 });
+        expect((await store.getChannelHealth(['a'], T0 + 2))[0]).toMatchObject({
+          consecutiveFailures: 2,
+          cooldownUntil: 0,
+        });
         await store.recordChannelObservation(obs('a', T0 + 2, false), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 3))[0]).toMatchObject({ consecutiveFailures: 3, cooldownUntil: T0 + 2 + 30_000 });
+        expect((await store.getChannelHealth(['a'], T0 + 3))[0]).toMatchObject({
+          consecutiveFailures: 3,
+          cooldownUntil: T0 + 2 + 30_000,
+        });
         await store.recordChannelObservation(obs('a', T0 + 100, false), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 101))[0]?.cooldownUntil).toBe(T0 + 100 + 30_000);
         expect((await store.getChannelHealth(['a'], T0 + 100 + 30_000))[0]?.cooldownUntil).toBe(0);
@@ -170,7 +219,10 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         const store = await fresh();
         await store.recordChannelObservation(obs('a', T0, true), POLICY);
         for (const at of [T0 + 30, T0 + 10, T0 + 20]) await store.recordChannelObservation(obs('a', at, false), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({ consecutiveFailures: 3, cooldownUntil: T0 + 30 + 30_000 });
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({
+          consecutiveFailures: 3,
+          cooldownUntil: T0 + 30 + 30_000,
+        });
         // A failure older than the last success is history, not a new failure.
         await store.recordChannelObservation(obs('a', T0 - 5, false), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 40))[0]?.consecutiveFailures).toBe(3);
@@ -178,15 +230,27 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         await store.recordChannelObservation(obs('a', T0 + 25, true), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 40))[0]?.cooldownUntil).toBe(T0 + 30 + 30_000);
         await store.recordChannelObservation(obs('a', T0 + 35, true), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({ consecutiveFailures: 0, cooldownUntil: 0 });
+        expect((await store.getChannelHealth(['a'], T0 + 40))[0]).toMatchObject({
+          consecutiveFailures: 0,
+          cooldownUntil: 0,
+        });
       });
 
       it('honours Retry-After on the first failure, and a success does not end it', async () => {
         const store = await fresh();
-        await store.recordChannelObservation(obs('a', T0, false, { retryAfterMs: 5_000, errorKind: 'upstream-rate-limited' }), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 1))[0]).toMatchObject({ consecutiveFailures: 1, cooldownUntil: T0 + 5_000 });
+        await store.recordChannelObservation(
+          obs('a', T0, false, { retryAfterMs: 5_000, errorKind: 'upstream-rate-limited' }),
+          POLICY,
+        );
+        expect((await store.getChannelHealth(['a'], T0 + 1))[0]).toMatchObject({
+          consecutiveFailures: 1,
+          cooldownUntil: T0 + 5_000,
+        });
         await store.recordChannelObservation(obs('a', T0 + 10, true), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({ consecutiveFailures: 0, cooldownUntil: T0 + 5_000 });
+        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({
+          consecutiveFailures: 0,
+          cooldownUntil: T0 + 5_000,
+        });
         await store.recordChannelObservation(obs('a', T0 + 20, false, { retryAfterMs: 1_000 }), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 21))[0]?.cooldownUntil).toBe(T0 + 5_000);
         expect((await store.getChannelHealth(['a'], T0 + 5_000))[0]?.cooldownUntil).toBe(0);
@@ -198,7 +262,11 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         expect((await store.getChannelHealth(['a'], T0 + 3))[0]?.cooldownUntil).toBe(T0 + 2 + 30_000);
         await store.recordChannelObservation(obs('a', T0 + 5, true), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 6, false), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 7))[0]).toMatchObject({ consecutiveFailures: 1, cooldownUntil: 0, windowCount: 5 });
+        expect((await store.getChannelHealth(['a'], T0 + 7))[0]).toMatchObject({
+          consecutiveFailures: 1,
+          cooldownUntil: 0,
+          windowCount: 5,
+        });
       });
 
       it('ignores a replay of an observation older than the partition watermark', async () => {
@@ -208,7 +276,10 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         expect(await store.recordChannelObservation(first, POLICY)).toBe(true);
         expect(await store.recordChannelObservation(second, POLICY)).toBe(true);
         expect(await store.recordChannelObservation(first, POLICY)).toBe(false);
-        expect((await store.getChannelHealth(['a'], T0 + 2))[0]).toMatchObject({ windowCount: 2, consecutiveFailures: 2 });
+        expect((await store.getChannelHealth(['a'], T0 + 2))[0]).toMatchObject({
+          windowCount: 2,
+          consecutiveFailures: 2,
+        });
       });
 
       it('ignores a duplicate record', async () => {
@@ -216,8 +287,14 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         const failure = obs('a', T0, false, { retryAfterMs: 1_000 });
         expect(await store.recordChannelObservation(failure, POLICY)).toBe(true);
         expect(await store.recordChannelObservation(failure, POLICY)).toBe(false);
-        expect(await store.recordChannelObservation({ ...failure, at: T0 + 5, retryAfterMs: 99_000 }, POLICY)).toBe(false);
-        expect((await store.getChannelHealth(['a'], T0 + 1))[0]).toMatchObject({ windowCount: 1, consecutiveFailures: 1, cooldownUntil: T0 + 1_000 });
+        expect(await store.recordChannelObservation({ ...failure, at: T0 + 5, retryAfterMs: 99_000 }, POLICY)).toBe(
+          false,
+        );
+        expect((await store.getChannelHealth(['a'], T0 + 1))[0]).toMatchObject({
+          windowCount: 1,
+          consecutiveFailures: 1,
+          cooldownUntil: T0 + 1_000,
+        });
       });
 
       it('lets window entries expire (strictly older than now - windowMs)', async () => {
@@ -226,7 +303,11 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         await store.recordChannelObservation(obs('a', T0 + 30_000, true), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 59_999))[0]).toMatchObject({ windowCount: 2, errorRate: 0.5 });
         expect((await store.getChannelHealth(['a'], T0 + 60_000))[0]).toMatchObject({ windowCount: 1, errorRate: 0 });
-        expect((await store.getChannelHealth(['a'], T0 + 90_000))[0]).toMatchObject({ windowCount: 0, errorRate: 0, latencyEwmaMs: 100 });
+        expect((await store.getChannelHealth(['a'], T0 + 90_000))[0]).toMatchObject({
+          windowCount: 0,
+          errorRate: 0,
+          latencyEwmaMs: 100,
+        });
         await store.recordChannelObservation(obs('a', T0 + 200_000, false), POLICY);
         expect((await store.getChannelHealth(['a'], T0 + 59_999))[0]?.windowCount).toBe(1); // earlier entries trimmed on write
       });
@@ -235,10 +316,19 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         const store = await fresh();
         await store.recordChannelObservation(obs('a', T0 + 10, false), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 5, true, { latencyMs: 50 }), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({ windowCount: 2, errorRate: 0.5, consecutiveFailures: 1, latencyEwmaMs: 0 });
+        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({
+          windowCount: 2,
+          errorRate: 0.5,
+          consecutiveFailures: 1,
+          latencyEwmaMs: 0,
+        });
         await store.recordChannelObservation(obs('a', T0 + 1, false, { retryAfterMs: 60_000 }), POLICY);
         await store.recordChannelObservation(obs('a', T0 + 2, false), POLICY);
-        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({ windowCount: 4, consecutiveFailures: 1, cooldownUntil: T0 + 1 + 60_000 });
+        expect((await store.getChannelHealth(['a'], T0 + 11))[0]).toMatchObject({
+          windowCount: 4,
+          consecutiveFailures: 1,
+          cooldownUntil: T0 + 1 + 60_000,
+        });
       });
 
       it('uses the policy given with the observation', async () => {
@@ -247,22 +337,40 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         await store.recordChannelObservation(obs('a', T0, true, { latencyMs: 10 }), strict);
         await store.recordChannelObservation(obs('a', T0 + 1, true, { latencyMs: 30 }), strict);
         await store.recordChannelObservation(obs('a', T0 + 2, false), strict);
-        expect((await store.getChannelHealth(['a'], T0 + 3))[0]).toMatchObject({ latencyEwmaMs: 30, cooldownUntil: T0 + 502, windowCount: 3 });
+        expect((await store.getChannelHealth(['a'], T0 + 3))[0]).toMatchObject({
+          latencyEwmaMs: 30,
+          cooldownUntil: T0 + 502,
+          windowCount: 3,
+        });
         expect((await store.getChannelHealth(['a'], T0 + 1_000))[0]?.windowCount).toBe(2);
-        await expect(store.recordChannelObservation(obs('a', T0, true), { ...strict, failureThreshold: 0 })).rejects.toThrow(RangeError);
+        await expect(
+          store.recordChannelObservation(obs('a', T0, true), { ...strict, failureThreshold: 0 }),
+        ).rejects.toThrow(RangeError);
         await expect(store.recordChannelObservation(obs('a', Number.NaN, true), strict)).rejects.toThrow(RangeError);
       });
 
       it('agrees with the pure fold', async () => {
         const store = await fresh();
-        const sequence = [obs('a', T0, true, { latencyMs: 80 }), obs('a', T0 + 3, false, { retryAfterMs: 700 }), obs('a', T0 + 2, true, { latencyMs: 1 }), obs('a', T0 + 4, true, { latencyMs: 95.5 })];
+        const sequence = [
+          obs('a', T0, true, { latencyMs: 80 }),
+          obs('a', T0 + 3, false, { retryAfterMs: 700 }),
+          obs('a', T0 + 2, true, { latencyMs: 1 }),
+          obs('a', T0 + 4, true, { latencyMs: 95.5 }),
+        ];
         let state = NEUTRAL_CHANNEL_HEALTH_STATE;
         for (const o of sequence) {
           state = foldChannelHealth(state, o, POLICY);
           await store.recordChannelObservation(o, POLICY);
         }
         const [a] = await store.getChannelHealth(['a'], T0 + 5);
-        expect(a).toEqual({ channelId: 'a', errorRate: 0.25, windowCount: 4, latencyEwmaMs: state.latencyEwmaMs, consecutiveFailures: 0, cooldownUntil: T0 + 703 });
+        expect(a).toEqual({
+          channelId: 'a',
+          errorRate: 0.25,
+          windowCount: 4,
+          latencyEwmaMs: state.latencyEwmaMs,
+          consecutiveFailures: 0,
+          cooldownUntil: T0 + 703,
+        });
       });
     });
   });

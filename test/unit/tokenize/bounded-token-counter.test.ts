@@ -10,7 +10,11 @@ import { countTokens as libraryCountTokens, encode } from 'gpt-tokenizer/encodin
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it, vi } from 'vitest';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
-import { BoundedTokenCounter, EXACT_BUDGET, MAX_PIECE_LENGTH } from '../../../gateway/tokenize/bounded-token-counter.ts';
+import {
+  BoundedTokenCounter,
+  EXACT_BUDGET,
+  MAX_PIECE_LENGTH,
+} from '../../../gateway/tokenize/bounded-token-counter.ts';
 import { countTextTokens, estimateInputTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
 
 const libraryCalls: string[] = [];
@@ -42,14 +46,22 @@ function ordinaryCorpus(): string[] {
     'กรุณาสรุปบทความนี้เป็นสามประเด็นหลัก ขอบคุณครับ',
     'Emoji 👩‍💻🚀✨ and accents: café naïve coöperate Ångström',
     'function add(a: number, b: number): number {\n  return a + b;\n}\n\nconsole.log(add(1, 2));\n',
-    JSON.stringify({ type: 'object', properties: { city: { type: 'string', description: 'City name' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] }),
+    JSON.stringify({
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name' }, days: { type: 'integer', minimum: 1 } },
+      required: ['city'],
+    }),
     '| name | value |\n|------|-------|\n| a    | 1     |\n| b    | 22    |\n',
     'Numbers 1234567890 3.14159 1e-9 0xFF, dates 2026-11-24T02:27:27Z, URLs https://example.com/a/b?c=d&e=f#g',
     '    indented\n\t\ttabs\r\n\r\nwindows line ends   \n\n\n   trailing   ',
   ];
-  const files = ['README.md', 'gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/canonical/request.ts'].map((path) => readFileSync(ROOT + path, 'utf8'));
+  const files = ['README.md', 'gateway/app.ts', 'gateway/exchange/run-exchange.ts', 'gateway/canonical/request.ts'].map(
+    (path) => readFileSync(ROOT + path, 'utf8'),
+  );
   const fixtures = ['anthropic-messages', 'openai-chat', 'gemini', 'openai-responses'].flatMap((protocol) =>
-    readdirSync(`${ROOT}test/fixtures/upstream/${protocol}`).map((name) => readFileSync(`${ROOT}test/fixtures/upstream/${protocol}/${name}`, 'utf8')),
+    readdirSync(`${ROOT}test/fixtures/upstream/${protocol}`).map((name) =>
+      readFileSync(`${ROOT}test/fixtures/upstream/${protocol}/${name}`, 'utf8'),
+    ),
   );
   return [...written, written.join('\n\n'), ...files, ...fixtures];
 }
@@ -92,10 +104,24 @@ describe('BoundedTokenCounter on ordinary text', () => {
       model: 'm',
       stream: false,
       system: corpus[0],
-      messages: corpus.slice(1, 14).map((text, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ type: 'text', text }] })),
-      tools: [{ name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+      messages: corpus
+        .slice(1, 14)
+        .map((text, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ type: 'text', text }] })),
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
     };
-    const parts = [request.system!, ...corpus.slice(1, 14), 'get_weather', 'Weather for a city', JSON.stringify(request.tools![0]!.parameters)];
+    const parts = [
+      request.system!,
+      ...corpus.slice(1, 14),
+      'get_weather',
+      'Weather for a city',
+      JSON.stringify(request.tools![0]!.parameters),
+    ];
     const expected = parts.reduce((sum, text) => sum + encode(text).length, 0) + 3 * (1 + 13) + 3;
     expect(estimateInputTokens(request)).toBe(expected);
     recordCalls = true;
@@ -111,7 +137,9 @@ describe('BoundedTokenCounter on text without word boundaries', () => {
     recordCalls = true;
     libraryCalls.length = 0;
     new BoundedTokenCounter(Number.POSITIVE_INFINITY).count('a'.repeat(1024 * 1024));
-    new BoundedTokenCounter(Number.POSITIVE_INFINITY).count(`${'x'.repeat(5000)} ${'.'.repeat(5000)} ${' '.repeat(5000)}y${'中'.repeat(5000)}`);
+    new BoundedTokenCounter(Number.POSITIVE_INFINITY).count(
+      `${'x'.repeat(5000)} ${'.'.repeat(5000)} ${' '.repeat(5000)}y${'中'.repeat(5000)}`,
+    );
     recordCalls = false;
     expect(libraryCalls.length).toBeGreaterThan(0);
     for (const call of libraryCalls) expect(longestPreToken(call)).toBeLessThanOrEqual(MAX_PIECE_LENGTH);

@@ -39,6 +39,8 @@ describe('tokenizer merge cache', () => {
     }
     expect(mergeCacheSize()).toBeGreaterThan(MERGE_CACHE_ENTRIES / 2);
     expect(mergeCacheSize()).toBeLessThanOrEqual(MERGE_CACHE_ENTRIES);
-    expect((await import('../../../gateway/tokenize/tokenizer-merge-cache.ts')).MERGE_CACHE_ENTRIES).toBe(MERGE_CACHE_ENTRIES);
+    expect((await import('../../../gateway/tokenize/tokenizer-merge-cache.ts')).MERGE_CACHE_ENTRIES).toBe(
+      MERGE_CACHE_ENTRIES,
+    );
   }, 60_000);
 });

@@ -33,7 +33,12 @@ describe('passThroughTarget', () => {
   for (const [adapter, provider] of cases) {
     for (const stream of [false, true]) {
       it(`${adapter.protocol} (${provider}, ${stream ? 'streamed' : 'not streamed'}): the URL and headers of buildRequest`, () => {
-        const target = { baseUrl: 'https://upstream.test', apiKey: 'sk-upstream', upstreamModel: 'up-model', provider: getProviderPreset(provider) };
+        const target = {
+          baseUrl: 'https://upstream.test',
+          apiKey: 'sk-upstream',
+          upstreamModel: 'up-model',
+          provider: getProviderPreset(provider),
+        };
         const built = adapter.buildRequest(request(stream), target).request;
         const passed = adapter.passThroughTarget(request(stream), target);
         expect(passed).toEqual({ url: built.url, headers: built.headers });

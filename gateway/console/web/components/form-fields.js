@@ -22,9 +22,12 @@ export function useForm(initial) {
   const [error, setError] = useState(null);
   const [pending, setPending] = useState(false);
   const mounted = useRef(true);
-  useEffect(() => () => {
-    mounted.current = false;
-  }, []);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
   const bind = (name) => (event) => {
     const target = event.currentTarget;
     const value = target.type === 'checkbox' ? target.checked : target.value;

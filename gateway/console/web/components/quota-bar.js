@@ -15,9 +15,11 @@ export function QuotaBar({ spent, quota, testid }) {
   const ratio = quotaNumber ? spentNumber / quotaNumber : quotaNumber === 0 ? 1 : 0;
   return html`
     <div class="quota" data-testid=${testid}>
-      ${quotaNumber === null
-        ? null
-        : html`<progress class=${ratio >= 0.9 ? 'over' : ''} value=${Math.min(spentNumber, quotaNumber)} max=${quotaNumber || 1}></progress>`}
+      ${
+        quotaNumber === null
+          ? null
+          : html`<progress class=${ratio >= 0.9 ? 'over' : ''} value=${Math.min(spentNumber, quotaNumber)} max=${quotaNumber || 1}></progress>`
+      }
       <small>${text}</small>
     </div>
   `;

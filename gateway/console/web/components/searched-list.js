@@ -18,7 +18,10 @@ export function useSearchedList(path, filters = {}) {
   const [offset, setOffset] = useState(0);
   const q = useDebounced(search.trim(), 250);
   const filterValues = Object.values(filters);
-  const list = useApiData(() => api.get(path, { q, offset, limit: PAGE_SIZE, ...filters }), [path, q, offset, ...filterValues]);
+  const list = useApiData(
+    () => api.get(path, { q, offset, limit: PAGE_SIZE, ...filters }),
+    [path, q, offset, ...filterValues],
+  );
   const setSearch = (text) => {
     setSearchText(text);
     setOffset(0);

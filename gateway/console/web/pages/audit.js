@@ -9,7 +9,16 @@ import { useApiData } from '../components/use-api-data.js';
 import { PAGE_SIZE, Pagination } from '../components/pagination.js';
 
 /** The config event types (schemas/control-plane/control-plane-events.ts). */
-export const AUDIT_TYPES = ['UserCreated', 'UserUpdated', 'KeyCreated', 'KeyUpdated', 'KeyRevoked', 'ChannelUpserted', 'ChannelRemoved', 'PriceSet'];
+export const AUDIT_TYPES = [
+  'UserCreated',
+  'UserUpdated',
+  'KeyCreated',
+  'KeyUpdated',
+  'KeyRevoked',
+  'ChannelUpserted',
+  'ChannelRemoved',
+  'PriceSet',
+];
 
 /** The audit page. */
 export function AuditPage() {
@@ -18,7 +27,10 @@ export function AuditPage() {
   const [actor, setActor] = useState('');
   const [offset, setOffset] = useState(0);
   const [applied, setApplied] = useState(0);
-  const list = useApiData(() => api.get('/audit', { type, actor, offset, limit: PAGE_SIZE }), [type, actor, offset, applied]);
+  const list = useApiData(
+    () => api.get('/audit', { type, actor, offset, limit: PAGE_SIZE }),
+    [type, actor, offset, applied],
+  );
   const events = list.data?.events ?? [];
   const applyActor = (event) => {
     event.preventDefault();
@@ -31,7 +43,10 @@ export function AuditPage() {
     <section>
       <div class="page-head"><h2>Audit log</h2><small class="muted">config changes, newest first</small></div>
       <form class="filters" onSubmit=${applyActor}>
-        <select aria-label="Event type" data-testid="audit-filter-type" value=${type} onChange=${(e) => { setType(e.currentTarget.value); setOffset(0); }}>
+        <select aria-label="Event type" data-testid="audit-filter-type" value=${type} onChange=${(e) => {
+          setType(e.currentTarget.value);
+          setOffset(0);
+        }}>
           <option value="">Any type</option>
           ${AUDIT_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
         </select>

@@ -13,7 +13,8 @@ export function ChangePasswordDialog({ onClose }) {
   const form = useForm({ currentPassword: '', newPassword: '', confirmPassword: '' });
   const [done, setDone] = useState(false);
   const save = form.submit(async (values) => {
-    if (values.newPassword !== values.confirmPassword) throw new ApiError('does not match the new password', 0, 'confirmPassword');
+    if (values.newPassword !== values.confirmPassword)
+      throw new ApiError('does not match the new password', 0, 'confirmPassword');
     await api.post('/session/password', { currentPassword: values.currentPassword, newPassword: values.newPassword });
     setDone(true);
   });

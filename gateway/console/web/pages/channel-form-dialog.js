@@ -10,7 +10,21 @@ import { inputValue, parseList, parseOptionalNumber } from '../format.js';
 import { FormButtons, FormError, Input, Select, Switch, TextArea, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
-const FIELDS = ['id', 'provider', 'protocol', 'baseUrl', 'apiKey', 'models', 'modelMap', 'priority', 'weight', 'enabled', 'timeoutMs', 'rpm', 'tpm'];
+const FIELDS = [
+  'id',
+  'provider',
+  'protocol',
+  'baseUrl',
+  'apiKey',
+  'models',
+  'modelMap',
+  'priority',
+  'weight',
+  'enabled',
+  'timeoutMs',
+  'rpm',
+  'tpm',
+];
 
 /**
  * `"alias=upstream"` lines → `{ alias: upstream }` (blank lines skipped).
@@ -26,7 +40,8 @@ export function parseModelMap(text) {
       const at = line.indexOf('=');
       const alias = line.slice(0, at).trim();
       const upstream = line.slice(at + 1).trim();
-      if (at < 0 || !alias || !upstream) throw new ApiError(`modelMap: line ${index + 1}: expected alias=upstream`, 0, 'modelMap');
+      if (at < 0 || !alias || !upstream)
+        throw new ApiError(`modelMap: line ${index + 1}: expected alias=upstream`, 0, 'modelMap');
       map[alias] = upstream;
     });
   return map;
@@ -41,7 +56,11 @@ export function channelFormValues(channel) {
     baseUrl: channel?.baseUrl ?? '',
     apiKey: '',
     models: channel ? channel.models.join(', ') : '',
-    modelMap: channel ? Object.entries(channel.modelMap).map(([a, u]) => `${a}=${u}`).join('\n') : '',
+    modelMap: channel
+      ? Object.entries(channel.modelMap)
+          .map(([a, u]) => `${a}=${u}`)
+          .join('\n')
+      : '',
     priority: inputValue(channel?.priority ?? 0),
     weight: inputValue(channel?.weight ?? 1),
     enabled: channel?.enabled ?? true,
@@ -73,7 +92,10 @@ export function channelFormBody(values) {
 
 function protocolOptions(provider) {
   if (!provider) return [{ value: '', label: 'default' }];
-  return [{ value: '', label: `default (${provider.defaultProtocol})` }, ...provider.protocols.map((p) => ({ value: p.protocol, label: p.protocol }))];
+  return [
+    { value: '', label: `default (${provider.defaultProtocol})` },
+    ...provider.protocols.map((p) => ({ value: p.protocol, label: p.protocol })),
+  ];
 }
 
 function baseUrlPlaceholder(provider, protocol) {

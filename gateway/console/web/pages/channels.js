@@ -115,9 +115,11 @@ export function ChannelsPage() {
       </figure>
       <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
       ${dialog?.kind === 'delete' ? html`<${DeleteChannelDialog} channel=${dialog.channel} onClose=${() => setDialog(null)} onDeleted=${saved} />` : null}
-      ${dialog && dialog.kind !== 'delete'
-        ? html`<${ChannelFormDialog} channel=${dialog.channel} providers=${providers.data?.providers ?? []} onClose=${() => setDialog(null)} onSaved=${saved} />`
-        : null}
+      ${
+        dialog && dialog.kind !== 'delete'
+          ? html`<${ChannelFormDialog} channel=${dialog.channel} providers=${providers.data?.providers ?? []} onClose=${() => setDialog(null)} onSaved=${saved} />`
+          : null
+      }
     </section>
   `;
 }
@@ -162,7 +164,8 @@ function HealthCell({ channel }) {
 
 function TestResult({ id, test }) {
   const testid = `channel-test-result-${id}`;
-  if (test.error) return html`<span class="test-result bad-text" data-testid=${testid} data-ok="false">Test failed: ${test.error.message}</span>`;
+  if (test.error)
+    return html`<span class="test-result bad-text" data-testid=${testid} data-ok="false">Test failed: ${test.error.message}</span>`;
   const r = test.result;
   const parts = [r.model, formatMs(r.latencyMs), r.status ? `HTTP ${r.status}` : 'unreachable'];
   return html`

@@ -60,7 +60,10 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
   const editing = Boolean(keyRow);
   const initial = keyFormValues(keyRow, user?.userId);
   const form = useForm(initial);
-  const owners = useApiData(() => (isAdmin && !editing ? api.get('/users', { limit: 200 }) : Promise.resolve(null)), []);
+  const owners = useApiData(
+    () => (isAdmin && !editing ? api.get('/users', { limit: 200 }) : Promise.resolve(null)),
+    [],
+  );
   const save = form.submit(async (values) => {
     if (editing) {
       const patch = changedKeyFields(values, initial);
@@ -73,8 +76,15 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
     onSaved(await api.post('/keys', body));
     return undefined;
   });
-  const ownerOptions = [{ value: '', label: '(no owner)' }, ...(owners.data?.users ?? []).map((u) => ({ value: u.userId, label: `${u.name}${u.login ? ` (${u.login})` : ''}` }))];
-  if (owners.data && user && !owners.data.users.some((u) => u.userId === user.userId)) ownerOptions.push({ value: user.userId, label: user.name });
+  const ownerOptions = [
+    { value: '', label: '(no owner)' },
+    ...(owners.data?.users ?? []).map((u) => ({
+      value: u.userId,
+      label: `${u.name}${u.login ? ` (${u.login})` : ''}`,
+    })),
+  ];
+  if (owners.data && user && !owners.data.users.some((u) => u.userId === user.userId))
+    ownerOptions.push({ value: user.userId, label: user.name });
   return html`
     <${ModalDialog} title=${editing ? `Edit key ${keyRow.name}` : 'Create key'} onClose=${onClose} testid="key-dialog">
       <form onSubmit=${save}>
@@ -86,9 +96,11 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
         </div>
         <div class="grid">
           <${Input} label="Expires" name="expiresAt" type="datetime-local" form=${form} testid="key-expires" hint="blank = never" />
-          ${isAdmin && !editing
-            ? html`<${Select} label="Owner" name="userId" form=${form} testid="key-owner" options=${ownerOptions} />`
-            : null}
+          ${
+            isAdmin && !editing
+              ? html`<${Select} label="Owner" name="userId" form=${form} testid="key-owner" options=${ownerOptions} />`
+              : null
+          }
         </div>
         <${Input} label="Model allowlist" name="models" form=${form} testid="key-models" placeholder="every model" hint="comma-separated, e.g. gpt-4o-mini, claude-sonnet-4" />
         ${editing ? html`<${Switch} label="Enabled" name="enabled" form=${form} testid="key-enabled" />` : null}

@@ -43,7 +43,10 @@ export function KeysPage() {
       </div>
       <div class="filters">
         <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search name or public id" label="Search keys" testid="key-search" />
-        <select aria-label="Status" data-testid="key-status-filter" value=${status} onChange=${(e) => { setStatus(e.currentTarget.value); setOffset(0); }}>
+        <select aria-label="Status" data-testid="key-status-filter" value=${status} onChange=${(e) => {
+          setStatus(e.currentTarget.value);
+          setOffset(0);
+        }}>
           <option value="">Any status</option>
           ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
         </select>
@@ -92,9 +95,11 @@ function KeyTable({ keys, loading, isAdmin, onAction }) {
         </thead>
         <tbody>
           ${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} />`)}
-          ${keys.length === 0
-            ? html`<tr><td colspan=${columns} class="empty" data-testid="keys-empty">${loading ? 'Loading…' : 'No keys match.'}</td></tr>`
-            : null}
+          ${
+            keys.length === 0
+              ? html`<tr><td colspan=${columns} class="empty" data-testid="keys-empty">${loading ? 'Loading…' : 'No keys match.'}</td></tr>`
+              : null
+          }
         </tbody>
       </table>
     </figure>

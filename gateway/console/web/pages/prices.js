@@ -12,7 +12,17 @@ import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { FormButtons, FormError, Input, Switch, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
-const FIELDS = ['model', 'channel', 'inputPerMTok', 'outputPerMTok', 'cacheReadPerMTok', 'cacheWritePerMTok', 'effectiveFrom', 'priceId', 'force'];
+const FIELDS = [
+  'model',
+  'channel',
+  'inputPerMTok',
+  'outputPerMTok',
+  'cacheReadPerMTok',
+  'cacheWritePerMTok',
+  'effectiveFrom',
+  'priceId',
+  'force',
+];
 const EPOCH = Date.parse('1970-01-01T00:00:00Z');
 
 /** A per-million-token price as `$2.5` (up to 9 decimals, no trailing zeros); null → `—`. */
@@ -28,7 +38,11 @@ export function formatEffectiveFrom(iso) {
 
 /** The PUT body: prices as JSON numbers, blanks left out (cache prices then default to the input price). */
 export function priceBody(values, priceId) {
-  const body = { model: values.model.trim(), inputPerMTok: Number(values.inputPerMTok), outputPerMTok: Number(values.outputPerMTok) };
+  const body = {
+    model: values.model.trim(),
+    inputPerMTok: Number(values.inputPerMTok),
+    outputPerMTok: Number(values.outputPerMTok),
+  };
   if (values.channel.trim()) body.channel = values.channel.trim();
   if (values.cacheReadPerMTok.trim() !== '') body.cacheReadPerMTok = Number(values.cacheReadPerMTok);
   if (values.cacheWritePerMTok.trim() !== '') body.cacheWritePerMTok = Number(values.cacheWritePerMTok);

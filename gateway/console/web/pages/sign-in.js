@@ -21,7 +21,10 @@ export function signInMessage(error) {
 export function SignInPage({ onSignedIn }) {
   const form = useForm({ login: '', password: '' });
   const signIn = form.submit(async (values) => {
-    const session = await apiRequest('POST', '/session', { body: { login: values.login, password: values.password }, quiet401: true });
+    const session = await apiRequest('POST', '/session', {
+      body: { login: values.login, password: values.password },
+      quiet401: true,
+    });
     onSignedIn(session);
   });
   return html`

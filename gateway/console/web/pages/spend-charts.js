@@ -5,7 +5,18 @@
  */
 import { formatTokens, formatUsd } from '../format.js';
 
-const PALETTE = ['#2563eb', '#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#ea580c', '#475569'];
+const PALETTE = [
+  '#2563eb',
+  '#16a34a',
+  '#f59e0b',
+  '#dc2626',
+  '#7c3aed',
+  '#0891b2',
+  '#db2777',
+  '#65a30d',
+  '#ea580c',
+  '#475569',
+];
 const DAY_MS = 86_400_000;
 
 /** Colour `i` of the chart palette (cycling). */
@@ -31,7 +42,12 @@ export function dailySpendConfig(daily, days) {
   const datasets = models.map((model, i) => {
     const byDay = new Map();
     for (const d of daily) if (d.model === model) byDay.set(d.day, (byDay.get(d.day) ?? 0) + Number(d.costUsd));
-    return { label: model, data: days.map((day) => byDay.get(day) ?? 0), backgroundColor: paletteColor(i), stack: 'cost' };
+    return {
+      label: model,
+      data: days.map((day) => byDay.get(day) ?? 0),
+      backgroundColor: paletteColor(i),
+      stack: 'cost',
+    };
   });
   return {
     type: 'bar',
@@ -39,7 +55,10 @@ export function dailySpendConfig(daily, days) {
     options: {
       ...BASE_OPTIONS,
       scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: usdTick } },
-      plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${formatUsd(c.parsed.y)}` } } },
+      plugins: {
+        legend: { position: 'bottom' },
+        tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${formatUsd(c.parsed.y)}` } },
+      },
     },
   };
 }
@@ -57,8 +76,22 @@ export function trafficConfig(daily, days) {
     data: {
       labels: days,
       datasets: [
-        { label: 'Requests', data: days.map((d) => requests.get(d) ?? 0), borderColor: paletteColor(0), backgroundColor: paletteColor(0), yAxisID: 'requests', tension: 0.2 },
-        { label: 'Tokens', data: days.map((d) => tokens.get(d) ?? 0), borderColor: paletteColor(2), backgroundColor: paletteColor(2), yAxisID: 'tokens', tension: 0.2 },
+        {
+          label: 'Requests',
+          data: days.map((d) => requests.get(d) ?? 0),
+          borderColor: paletteColor(0),
+          backgroundColor: paletteColor(0),
+          yAxisID: 'requests',
+          tension: 0.2,
+        },
+        {
+          label: 'Tokens',
+          data: days.map((d) => tokens.get(d) ?? 0),
+          borderColor: paletteColor(2),
+          backgroundColor: paletteColor(2),
+          yAxisID: 'tokens',
+          tension: 0.2,
+        },
       ],
     },
     options: {
@@ -66,7 +99,14 @@ export function trafficConfig(daily, days) {
       interaction: { mode: 'index', intersect: false },
       scales: {
         requests: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: 'requests' } },
-        tokens: { type: 'linear', position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'tokens' }, ticks: { callback: (v) => formatTokens(v) } },
+        tokens: {
+          type: 'linear',
+          position: 'right',
+          beginAtZero: true,
+          grid: { drawOnChartArea: false },
+          title: { display: true, text: 'tokens' },
+          ticks: { callback: (v) => formatTokens(v) },
+        },
       },
       plugins: { legend: { position: 'bottom' } },
     },
@@ -85,7 +125,14 @@ export function topKeysConfig(topKeys) {
       ...BASE_OPTIONS,
       indexAxis: 'y',
       scales: { x: { beginAtZero: true, ticks: usdTick } },
-      plugins: { legend: { display: false }, tooltip: { callbacks: { label: (c) => `${formatUsd(c.parsed.x)} · ${formatTokens(topKeys[c.dataIndex]?.requests)} requests` } } },
+      plugins: {
+        legend: { display: false },
+        tooltip: {
+          callbacks: {
+            label: (c) => `${formatUsd(c.parsed.x)} · ${formatTokens(topKeys[c.dataIndex]?.requests)} requests`,
+          },
+        },
+      },
     },
   };
 }
@@ -96,11 +143,16 @@ export function topModelsConfig(topModels) {
     type: 'doughnut',
     data: {
       labels: topModels.map((m) => m.model),
-      datasets: [{ data: topModels.map((m) => Number(m.costUsd)), backgroundColor: topModels.map((_, i) => paletteColor(i)) }],
+      datasets: [
+        { data: topModels.map((m) => Number(m.costUsd)), backgroundColor: topModels.map((_, i) => paletteColor(i)) },
+      ],
     },
     options: {
       ...BASE_OPTIONS,
-      plugins: { legend: { position: 'right' }, tooltip: { callbacks: { label: (c) => `${c.label}: ${formatUsd(c.parsed)}` } } },
+      plugins: {
+        legend: { position: 'right' },
+        tooltip: { callbacks: { label: (c) => `${c.label}: ${formatUsd(c.parsed)}` } },
+      },
     },
   };
 }

@@ -57,7 +57,11 @@ export function SpendPage() {
         <h2>Spend</h2>
         <div role="group" class="range-picker">
           ${SPEND_RANGES.map(
-            (n) => html`<button type="button" class=${n === days ? '' : 'secondary outline'} aria-pressed=${String(n === days)} data-testid=${`spend-range-${n}`} onClick=${() => { setDays(n); setClicks((c) => c + 1); }}>${n} days</button>`,
+            (n) =>
+              html`<button type="button" class=${n === days ? '' : 'secondary outline'} aria-pressed=${String(n === days)} data-testid=${`spend-range-${n}`} onClick=${() => {
+                setDays(n);
+                setClicks((c) => c + 1);
+              }}>${n} days</button>`,
           )}
         </div>
       </div>
@@ -70,14 +74,16 @@ export function SpendPage() {
         <${TotalCard} label="Cost" testid="spend-total-cost" value=${totals ? formatUsd(totals.costUsd) : '…'} />
         <${TotalCard} label="Estimated usage" testid="spend-total-estimated" value=${totals ? formatPercent(estimatedShare(totals)) : '…'} note=${sources || null} />
       </div>
-      ${configs
-        ? html`<div class="charts">
+      ${
+        configs
+          ? html`<div class="charts">
             <${ChartCanvas} title="Spend per day by model" testid="spend-chart-daily" config=${configs.daily} empty=${!data.daily?.length} />
             <${ChartCanvas} title="Requests and tokens per day" testid="spend-chart-traffic" config=${configs.traffic} empty=${!data.daily?.length} />
             <${ChartCanvas} title="Top keys by spend" testid="spend-chart-keys" config=${configs.keys} empty=${!data.topKeys?.length} />
             <${ChartCanvas} title="Top models by spend" testid="spend-chart-models" config=${configs.models} empty=${!data.topModels?.length} />
           </div>`
-        : html`<p aria-busy=${spend.loading ? 'true' : undefined}>${spend.loading ? 'Loading…' : ''}</p>`}
+          : html`<p aria-busy=${spend.loading ? 'true' : undefined}>${spend.loading ? 'Loading…' : ''}</p>`
+      }
     </section>
   `;
 }

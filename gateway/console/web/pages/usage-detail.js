@@ -55,20 +55,24 @@ export function UsageDetailPage({ requestId }) {
       </div>
       ${detail.error ? html`<p class="form-error" role="alert" data-testid="page-error">${detail.error.message}</p>` : null}
       ${detail.loading && !detail.data ? html`<p aria-busy="true">Loading…</p>` : null}
-      ${detail.data
-        ? html`<div class="grid detail-grid">
+      ${
+        detail.data
+          ? html`<div class="grid detail-grid">
             <article>
               <header><strong>Request</strong></header>
               <${FieldTable} record=${detail.data.row} prefix="usage" />
             </article>
             <article>
               <header><strong>Billing line</strong></header>
-              ${detail.data.billing
-                ? html`<${FieldTable} record=${detail.data.billing} prefix="billing" />`
-                : html`<p class="muted" data-testid="usage-billing-none">No billing line for this request (not billed yet, or it failed before usage).</p>`}
+              ${
+                detail.data.billing
+                  ? html`<${FieldTable} record=${detail.data.billing} prefix="billing" />`
+                  : html`<p class="muted" data-testid="usage-billing-none">No billing line for this request (not billed yet, or it failed before usage).</p>`
+              }
             </article>
           </div>`
-        : null}
+          : null
+      }
     </section>
   `;
 }

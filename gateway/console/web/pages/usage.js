@@ -62,7 +62,10 @@ export function UsagePage() {
     <section>
       <div class="page-head"><h2>Usage</h2><small class="muted">newest first; default range: the last 24 h</small></div>
       <${UsageFilters} draft=${draft} setDraft=${setDraft} keys=${keys.data?.keys ?? []} users=${users.data?.users ?? null}
-        onApply=${() => apply(draft)} onReset=${() => { setDraft(EMPTY_FILTERS); apply(EMPTY_FILTERS); }} />
+        onApply=${() => apply(draft)} onReset=${() => {
+          setDraft(EMPTY_FILTERS);
+          apply(EMPTY_FILTERS);
+        }} />
       ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
       <figure class="table-wrap">
         <table class="dense striped clickable" data-testid="usage-table">
@@ -95,12 +98,14 @@ function UsageFilters({ draft, setDraft, keys, users, onApply, onReset }) {
         <option value="">Any key</option>
         ${keys.map((k) => html`<option value=${k.keyId}>${k.name} (sk-${k.publicId}-…)</option>`)}
       </select>
-      ${users
-        ? html`<select aria-label="User" data-testid="usage-filter-user" value=${draft.userId} onChange=${bind('userId')}>
+      ${
+        users
+          ? html`<select aria-label="User" data-testid="usage-filter-user" value=${draft.userId} onChange=${bind('userId')}>
             <option value="">Any user</option>
             ${users.map((u) => html`<option value=${u.userId}>${u.name}</option>`)}
           </select>`
-        : null}
+          : null
+      }
       <input aria-label="Model" placeholder="Model" data-testid="usage-filter-model" value=${draft.model} onInput=${bind('model')} />
       <input aria-label="Channel" placeholder="Channel" data-testid="usage-filter-channel" value=${draft.channelId} onInput=${bind('channelId')} />
       <select aria-label="Status" data-testid="usage-filter-status" value=${draft.status} onChange=${bind('status')}>

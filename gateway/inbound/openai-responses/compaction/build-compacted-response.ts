@@ -61,8 +61,17 @@ export function keptUserMessages(input: unknown): Array<Record<string, unknown>>
 }
 
 /** Builds the compacted response: kept user messages, then one compaction item sealing the summary. */
-export function buildCompactedResponse(args: { readonly input: unknown; readonly encryptedContent: string; readonly usage: Usage; readonly createdAt: number }): CompactedResponseBody {
-  const compaction: CompactionOutputItem = { type: 'compaction', id: generateId('cmp_'), encrypted_content: args.encryptedContent };
+export function buildCompactedResponse(args: {
+  readonly input: unknown;
+  readonly encryptedContent: string;
+  readonly usage: Usage;
+  readonly createdAt: number;
+}): CompactedResponseBody {
+  const compaction: CompactionOutputItem = {
+    type: 'compaction',
+    id: generateId('cmp_'),
+    encrypted_content: args.encryptedContent,
+  };
   return {
     id: generateId('resp_'),
     object: 'response.compaction',

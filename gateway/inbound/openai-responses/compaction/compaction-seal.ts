@@ -72,7 +72,10 @@ export function createCompactionSeal(gatewaySecret: Buffer): CompactionSeal {
         const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
         decipher.setAAD(aad);
         decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-        const plaintext = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+        const plaintext = Buffer.concat([
+          decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
         return readSealedCompaction(JSON.parse(plaintext.toString('utf8')));
       } catch {
         return undefined;
@@ -85,6 +88,12 @@ function readSealedCompaction(value: unknown): SealedCompaction | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Record<string, unknown>;
   const { summary, provider, model, createdAt } = record;
-  if (typeof summary !== 'string' || typeof provider !== 'string' || typeof model !== 'string' || typeof createdAt !== 'number') return undefined;
+  if (
+    typeof summary !== 'string' ||
+    typeof provider !== 'string' ||
+    typeof model !== 'string' ||
+    typeof createdAt !== 'number'
+  )
+    return undefined;
   return { summary, provider, model, createdAt };
 }

@@ -29,10 +29,18 @@ const CARRIED_FIELDS = ['model', 'input', 'instructions', 'tools', 'reasoning', 
 export function decodeCompactRequest(body: unknown, seal: CompactionSeal): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) return { ok: false, message: 'The request body must be a JSON object' };
   if (typeof body.model !== 'string' || body.model === '') {
-    return { ok: false, message: body.model === undefined || body.model === null ? 'model: missing required parameter' : 'model: must be a non-empty string', param: 'model' };
+    return {
+      ok: false,
+      message:
+        body.model === undefined || body.model === null
+          ? 'model: missing required parameter'
+          : 'model: must be a non-empty string',
+      param: 'model',
+    };
   }
   const createBody: Record<string, unknown> = {};
-  for (const field of CARRIED_FIELDS) if (body[field] !== undefined && body[field] !== null) createBody[field] = body[field];
+  for (const field of CARRIED_FIELDS)
+    if (body[field] !== undefined && body[field] !== null) createBody[field] = body[field];
   const decoded = decodeResponsesRequest(createBody, { compactionSeal: seal });
   if (!decoded.ok) return decoded;
   const conversation = decoded.value;
@@ -41,8 +49,13 @@ export function decodeCompactRequest(body: unknown, seal: CompactionSeal): Decod
     model: conversation.model,
     stream: false,
     ...(conversation.system === undefined ? {} : { system: conversation.system }),
-    messages: [...conversation.messages, { role: 'user', content: [{ type: 'text', text: SUMMARISATION_INSTRUCTION }] }],
-    ...(conversation.tools && conversation.tools.length > 0 ? { tools: conversation.tools, toolChoice: { type: 'none' } } : {}),
+    messages: [
+      ...conversation.messages,
+      { role: 'user', content: [{ type: 'text', text: SUMMARISATION_INSTRUCTION }] },
+    ],
+    ...(conversation.tools && conversation.tools.length > 0
+      ? { tools: conversation.tools, toolChoice: { type: 'none' } }
+      : {}),
     ...(conversation.reasoning === undefined ? {} : { reasoning: conversation.reasoning }),
   };
   return { ...decoded, value };

@@ -26,7 +26,8 @@ export interface UncarriedPartSink {
 }
 
 /** Reason given for an upstream-minted compaction item on a translated exchange. */
-export const UPSTREAM_MINTED_COMPACTION_REASON = 'compaction item minted by the upstream (OpenAI) can only be read by an OpenAI Responses channel';
+export const UPSTREAM_MINTED_COMPACTION_REASON =
+  'compaction item minted by the upstream (OpenAI) can only be read by an OpenAI Responses channel';
 
 /**
  * Decodes the compaction item at `path` (`['input', N]`). Returns the user message carrying the
@@ -35,7 +36,12 @@ export const UPSTREAM_MINTED_COMPACTION_REASON = 'compaction item minted by the 
  *   does not verify (tampered, truncated, or sealed under another deployment's secret), or when
  *   `seal` is absent (the endpoint cannot open gateway compaction items).
  */
-export function expandCompactionItem(item: unknown, path: FieldPath, seal: CompactionSeal | undefined, notes: UncarriedPartSink): CanonicalMessage | undefined {
+export function expandCompactionItem(
+  item: unknown,
+  path: FieldPath,
+  seal: CompactionSeal | undefined,
+  notes: UncarriedPartSink,
+): CanonicalMessage | undefined {
   const compaction = parseAt(compactionItemSchema, item, path);
   if (!isGatewaySealed(compaction.encrypted_content)) {
     notes.refuse(path.join('.'), UPSTREAM_MINTED_COMPACTION_REASON);
@@ -43,7 +49,11 @@ export function expandCompactionItem(item: unknown, path: FieldPath, seal: Compa
   }
   if (!seal) throw new RequestFieldError(path, 'gateway compaction items cannot be expanded on this endpoint');
   const opened = seal.open(compaction.encrypted_content);
-  if (!opened) throw new RequestFieldError(path, 'compaction item could not be verified: its encrypted_content was altered, truncated, or sealed by another gateway');
+  if (!opened)
+    throw new RequestFieldError(
+      path,
+      'compaction item could not be verified: its encrypted_content was altered, truncated, or sealed by another gateway',
+    );
   return { role: 'user', content: [{ type: 'text', text: summaryMessageText(opened.summary) }] };
 }
 
@@ -55,7 +65,13 @@ export function holdsGatewayCompactionItem(rawBody: Readonly<Record<string, unkn
   const input = rawBody.input;
   if (!Array.isArray(input)) return false;
   for (const item of input) {
-    if (typeof item === 'object' && item !== null && (item as { type?: unknown }).type === 'compaction' && isGatewaySealed((item as { encrypted_content?: unknown }).encrypted_content)) return true;
+    if (
+      typeof item === 'object' &&
+      item !== null &&
+      (item as { type?: unknown }).type === 'compaction' &&
+      isGatewaySealed((item as { encrypted_content?: unknown }).encrypted_content)
+    )
+      return true;
   }
   return false;
 }

@@ -43,15 +43,36 @@ interface SummaryAuthor {
  * `previous_response_not_found`); it is asked as for a token count, so the compaction itself is
  * never kept as a stored response.
  */
-export async function serveResponsesCompaction(services: ClientRouteServices, seal: CompactionSeal, storedState: RequestStateResolver, extractKey: ApiKeyExtractor, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function serveResponsesCompaction(
+  services: ClientRouteServices,
+  seal: CompactionSeal,
+  storedState: RequestStateResolver,
+  extractKey: ApiKeyExtractor,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   // `input` is optional on compact: with only a previous response, the stored turns are the whole input.
-  const state: RequestStateResolver = { resolve: (body, context) => storedState.resolve(body.input === undefined || body.input === null ? { ...body, input: [] } : body, { ...context, purpose: 'count' }) };
+  const state: RequestStateResolver = {
+    resolve: (body, context) =>
+      storedState.resolve(body.input === undefined || body.input === null ? { ...body, input: [] } : body, {
+        ...context,
+        purpose: 'count',
+      }),
+  };
   const author: SummaryAuthor = {};
   const codec = compactionCodec(seal, author);
   // Read when the exchange runs: the body the exchange forwards is `request.body` at that time.
   const rawBody = (): Readonly<Record<string, unknown>> => (isJsonObject(request.body) ? request.body : {});
   const adapters = compactionAdapters(services.exchange.adapters, rawBody, author);
-  await serveGeneration({ services: { ...services, exchange: { ...services.exchange, adapters } }, codec, extractKey, request, reply, state, mustTranslate: holdsGatewayCompactionItem });
+  await serveGeneration({
+    services: { ...services, exchange: { ...services.exchange, adapters } },
+    codec,
+    extractKey,
+    request,
+    reply,
+    state,
+    mustTranslate: holdsGatewayCompactionItem,
+  });
 }
 
 /** The codec of one compact request: decodes the compact body, encodes the compacted response. */
@@ -60,8 +81,18 @@ function compactionCodec(seal: CompactionSeal, author: SummaryAuthor): InboundCo
     format: 'openai-responses',
     decodeRequest: (body) => decodeCompactRequest(body, seal),
     encodeResponse: (response, context) => {
-      const encryptedContent = seal.seal({ summary: summaryText(response), provider: author.provider ?? '', model: author.model ?? response.model, createdAt: context.createdAt });
-      return buildCompactedResponse({ input: context.rawRequest.input, encryptedContent, usage: response.usage, createdAt: context.createdAt });
+      const encryptedContent = seal.seal({
+        summary: summaryText(response),
+        provider: author.provider ?? '',
+        model: author.model ?? response.model,
+        createdAt: context.createdAt,
+      });
+      return buildCompactedResponse({
+        input: context.rawRequest.input,
+        encryptedContent,
+        usage: response.usage,
+        createdAt: context.createdAt,
+      });
     },
     // Compaction is never streamed (the decoded request has stream:false); present for the interface.
     createStreamEncoder: openaiResponsesCodec.createStreamEncoder,
@@ -83,10 +114,15 @@ function summaryText(response: CanonicalResponse): string {
  * compacted response's usage; otherwise the decode notes the summary's author and refuses an
  * empty summary (a failover-worthy upstream fault).
  */
-function compactionAdapters(adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>, rawBody: () => Readonly<Record<string, unknown>>, author: SummaryAuthor): Record<UpstreamProtocol, UpstreamAdapter> {
+function compactionAdapters(
+  adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>,
+  rawBody: () => Readonly<Record<string, unknown>>,
+  author: SummaryAuthor,
+): Record<UpstreamProtocol, UpstreamAdapter> {
   const wrapped = {} as Record<UpstreamProtocol, UpstreamAdapter>;
   for (const [protocol, adapter] of Object.entries(adapters) as Array<[UpstreamProtocol, UpstreamAdapter]>) {
-    const passThrough = (): boolean => !holdsGatewayCompactionItem(rawBody()) && canPassThrough('openai-responses', protocol, rawBody(), false);
+    const passThrough = (): boolean =>
+      !holdsGatewayCompactionItem(rawBody()) && canPassThrough('openai-responses', protocol, rawBody(), false);
     wrapped[protocol] = {
       ...adapter,
       // Called on the pass-through path only (run-exchange.ts): the body goes to `…/responses/compact`.
@@ -94,15 +130,25 @@ function compactionAdapters(adapters: Readonly<Record<UpstreamProtocol, Upstream
         const call = adapter.passThroughTarget(request, target);
         return { ...call, url: compactUrl(call.url) };
       },
-      decodeResponse: (body, context) => (passThrough() ? decodeUpstreamCompaction(body, context) : decodeSummary(adapter, body, context, author)),
+      decodeResponse: (body, context) =>
+        passThrough() ? decodeUpstreamCompaction(body, context) : decodeSummary(adapter, body, context, author),
     };
   }
   return wrapped;
 }
 
-function decodeSummary(adapter: UpstreamAdapter, body: unknown, context: UpstreamDecodeContext, author: SummaryAuthor): CanonicalResponse {
+function decodeSummary(
+  adapter: UpstreamAdapter,
+  body: unknown,
+  context: UpstreamDecodeContext,
+  author: SummaryAuthor,
+): CanonicalResponse {
   const response = adapter.decodeResponse(body, context);
-  if (summaryText(response) === '') throw new GatewayError('upstream-malformed', 'The upstream model answered the summarisation request without any text');
+  if (summaryText(response) === '')
+    throw new GatewayError(
+      'upstream-malformed',
+      'The upstream model answered the summarisation request without any text',
+    );
   author.provider = context.provider.id;
   author.model = context.upstreamModel;
   return response;
@@ -116,6 +162,13 @@ function compactUrl(url: string): string {
 
 /** Reads an upstream compacted response (relayed unchanged) for its usage. */
 function decodeUpstreamCompaction(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
-  if (!isJsonObject(body) || !Array.isArray(body.output)) throw new GatewayError('upstream-malformed', 'Upstream answered the compact request without an output list');
-  return { id: typeof body.id === 'string' ? body.id : '', model: context.upstreamModel, content: [], finishReason: { unified: 'stop' }, usage: normalizeResponsesUsage(body.usage) };
+  if (!isJsonObject(body) || !Array.isArray(body.output))
+    throw new GatewayError('upstream-malformed', 'Upstream answered the compact request without an output list');
+  return {
+    id: typeof body.id === 'string' ? body.id : '',
+    model: context.upstreamModel,
+    content: [],
+    finishReason: { unified: 'stop' },
+    usage: normalizeResponsesUsage(body.usage),
+  };
 }

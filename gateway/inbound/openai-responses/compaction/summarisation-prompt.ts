@@ -21,7 +21,8 @@ export const SUMMARISATION_INSTRUCTION = [
 ].join('\n');
 
 /** Put before an expanded summary when it is carried back into a conversation. */
-export const SUMMARY_LEAD_IN = 'Summary of the earlier part of this conversation, written when its context was compacted. Build on it and do not redo work it reports as done:';
+export const SUMMARY_LEAD_IN =
+  'Summary of the earlier part of this conversation, written when its context was compacted. Build on it and do not redo work it reports as done:';
 
 /** The user-message text that carries an expanded summary: lead-in, blank line, summary. */
 export function summaryMessageText(summary: string): string {

@@ -44,7 +44,12 @@ export function parseInputItemsQuery(query: unknown): InputItemsQuery | GatewayE
   const limitText = single(q.limit);
   let limit = DEFAULT_LIMIT;
   if (limitText !== undefined) {
-    if (typeof limitText !== 'string' || !/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_LIMIT) {
+    if (
+      typeof limitText !== 'string' ||
+      !/^\d{1,4}$/.test(limitText) ||
+      Number(limitText) < 1 ||
+      Number(limitText) > MAX_LIMIT
+    ) {
       return invalidQuery('limit', `Invalid 'limit': expected an integer between 1 and ${MAX_LIMIT}.`);
     }
     limit = Number(limitText);
@@ -52,7 +57,8 @@ export function parseInputItemsQuery(query: unknown): InputItemsQuery | GatewayE
   const order = single(q.order) ?? 'desc';
   if (order !== 'asc' && order !== 'desc') return invalidQuery('order', "Invalid 'order': expected 'asc' or 'desc'.");
   const after = single(q.after);
-  if (after !== undefined && (typeof after !== 'string' || after === '')) return invalidQuery('after', "Invalid 'after': expected an item id.");
+  if (after !== undefined && (typeof after !== 'string' || after === ''))
+    return invalidQuery('after', "Invalid 'after': expected an item id.");
   return { limit, order, after };
 }
 
@@ -60,7 +66,10 @@ export function parseInputItemsQuery(query: unknown): InputItemsQuery | GatewayE
  * One page of `items` (given oldest first). An `after` that names no item is a 400 (the cursor
  * does not belong to this response).
  */
-export function pageInputItems(items: ReadonlyArray<Record<string, unknown>>, query: InputItemsQuery): InputItemsPage | GatewayError {
+export function pageInputItems(
+  items: ReadonlyArray<Record<string, unknown>>,
+  query: InputItemsQuery,
+): InputItemsPage | GatewayError {
   const ordered = query.order === 'asc' ? items : [...items].reverse();
   let start = 0;
   if (query.after !== undefined) {
@@ -69,6 +78,13 @@ export function pageInputItems(items: ReadonlyArray<Record<string, unknown>>, qu
     start = at + 1;
   }
   const data = ordered.slice(start, start + query.limit);
-  const idOf = (item: Record<string, unknown> | undefined): string | null => (typeof item?.id === 'string' ? item.id : null);
-  return { object: 'list', data, first_id: idOf(data[0]), last_id: idOf(data.at(-1)), has_more: start + data.length < ordered.length };
+  const idOf = (item: Record<string, unknown> | undefined): string | null =>
+    typeof item?.id === 'string' ? item.id : null;
+  return {
+    object: 'list',
+    data,
+    first_id: idOf(data[0]),
+    last_id: idOf(data.at(-1)),
+    has_more: start + data.length < ordered.length,
+  };
 }

@@ -27,13 +27,26 @@ const ID_PREFIXES: Readonly<Record<string, string>> = {
  * role and `call_id`): replayed without it, so an id the gateway minted for the listing never
  * reaches an upstream. Reasoning items, item references and other types keep theirs.
  */
-const ID_OPTIONAL_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output']);
+const ID_OPTIONAL_TYPES: ReadonlySet<string> = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+]);
 
 function normalizeMessage(item: Item): Item {
   const role = typeof item.role === 'string' ? item.role : 'user';
   const partType = role === 'assistant' ? 'output_text' : 'input_text';
   const content = typeof item.content === 'string' ? [{ type: partType, text: item.content }] : item.content;
-  return { ...item, id: typeof item.id === 'string' && item.id !== '' ? item.id : generateId('msg_'), type: 'message', role, content, ...(item.status === undefined ? { status: 'completed' } : {}) };
+  return {
+    ...item,
+    id: typeof item.id === 'string' && item.id !== '' ? item.id : generateId('msg_'),
+    type: 'message',
+    role,
+    content,
+    ...(item.status === undefined ? { status: 'completed' } : {}),
+  };
 }
 
 function normalizeItem(item: Item): Item {

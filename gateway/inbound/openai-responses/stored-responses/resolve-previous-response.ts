@@ -10,7 +10,11 @@
  * - `store` (default true): the answer hook that saves the answer (stored-response-capture.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
+import {
+  isValidResponseId,
+  type ResponseStore,
+  type StoredResponse,
+} from '../../../../schemas/state-store/response-store.ts';
 import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
@@ -20,17 +24,28 @@ import { createStoredResponseCapture } from './stored-response-capture.ts';
 
 /** The API's answer to an unknown previous response (400, `param` and `code` as OpenAI sends them). */
 export function previousResponseNotFound(id: string): GatewayError {
-  return new GatewayError('invalid-request', `Previous response with id '${id}' not found.`, { param: 'previous_response_id', code: 'previous_response_not_found' });
+  return new GatewayError('invalid-request', `Previous response with id '${id}' not found.`, {
+    param: 'previous_response_id',
+    code: 'previous_response_not_found',
+  });
 }
 
 /** The answer while the store cannot be reached: 503, retryable. */
 export function responseStoreUnavailable(): GatewayError {
-  return new GatewayError('internal', 'Stored responses are unavailable right now; retry later, or send the whole conversation as input without previous_response_id.', { status: 503, retryable: true });
+  return new GatewayError(
+    'internal',
+    'Stored responses are unavailable right now; retry later, or send the whole conversation as input without previous_response_id.',
+    { status: 503, retryable: true },
+  );
 }
 
 /** A stored turn as input items: its input items (replay form), then its output items. */
 export function turnItems(record: StoredResponse): Array<Record<string, unknown>> {
-  const output = Array.isArray(record.response.output) ? record.response.output.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null) : [];
+  const output = Array.isArray(record.response.output)
+    ? record.response.output.filter(
+        (item): item is Record<string, unknown> => typeof item === 'object' && item !== null,
+      )
+    : [];
   return [...record.inputItems.map(replayInputItem), ...output.map((item) => ({ ...item }))];
 }
 
@@ -38,7 +53,11 @@ export function turnItems(record: StoredResponse): Array<Record<string, unknown>
  * Loads the chain ending at `id`, oldest first. Undefined when `id` or any earlier turn is
  * unknown for `keyId`. Rejects when the store fails.
  */
-export async function loadChain(store: ResponseStore, keyId: string, id: string): Promise<StoredResponse[] | undefined> {
+export async function loadChain(
+  store: ResponseStore,
+  keyId: string,
+  id: string,
+): Promise<StoredResponse[] | undefined> {
   const last = await store.get(keyId, id);
   if (!last) return undefined;
   const earlier = await store.getMany(keyId, last.ancestorIds);
@@ -63,7 +82,10 @@ export function createStoredResponsesResolver(store: ResponseStore | undefined):
     async resolve(body, context): Promise<ResolvedRequestState | GatewayError> {
       const previous = body.previous_response_id;
       if (previous !== undefined && previous !== null && typeof previous !== 'string') {
-        return new GatewayError('invalid-request', 'Invalid type for previous_response_id: expected a string.', { param: 'previous_response_id', code: 'invalid_type' });
+        return new GatewayError('invalid-request', 'Invalid type for previous_response_id: expected a string.', {
+          param: 'previous_response_id',
+          code: 'invalid_type',
+        });
       }
       const previousId = typeof previous === 'string' && previous !== '' ? previous : null;
       let chain: StoredResponse[] = [];
@@ -75,21 +97,32 @@ export function createStoredResponsesResolver(store: ResponseStore | undefined):
           chain = loaded;
         } catch (error) {
           // A store outage is logged once by the store itself (per transition), not per request.
-          context.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ requestId: context.requestId, reason: (error as Error).message }, 'response store unavailable');
+          context.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+            { requestId: context.requestId, reason: (error as Error).message },
+            'response store unavailable',
+          );
           return responseStoreUnavailable();
         }
       }
       const current = currentInputItems(body.input);
-      const resolved = chain.length > 0 && current ? { ...body, input: [...chain.flatMap(turnItems), ...current] } : body;
+      const resolved =
+        chain.length > 0 && current ? { ...body, input: [...chain.flatMap(turnItems), ...current] } : body;
       // Nothing to save and nothing to echo: no hook, so pass-through stays a raw byte copy.
-      if (context.purpose === 'count' || !store || (body.store === false && previousId === null)) return { body: resolved };
+      if (context.purpose === 'count' || !store || (body.store === false && previousId === null))
+        return { body: resolved };
       return { body: resolved, answerHook: captureFor(store, body, previousId, chain, context) };
     },
   };
 }
 
 /** The answer hook of one create: saves it (unless `store: false`) as the chain's next turn. */
-function captureFor(store: ResponseStore, body: Record<string, unknown>, previousId: string | null, chain: StoredResponse[], context: { keyId: string; requestId: string; log: FastifyBaseLogger }): ClientAnswerHook {
+function captureFor(
+  store: ResponseStore,
+  body: Record<string, unknown>,
+  previousId: string | null,
+  chain: StoredResponse[],
+  context: { keyId: string; requestId: string; log: FastifyBaseLogger },
+): ClientAnswerHook {
   const last = chain.at(-1);
   return createStoredResponseCapture(
     store,

@@ -48,13 +48,23 @@ async function boundedWait(work: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-const LIFECYCLE_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.queued', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
+const LIFECYCLE_EVENTS: ReadonlySet<string> = new Set([
+  'response.created',
+  'response.queued',
+  'response.in_progress',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete']);
 const STORED_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'incomplete']);
 
 /** An SSE event as text again: `event:` (when named), one `data:` line per data line, blank line. */
 function frameSseEvent(event: UpstreamSseEvent, data: string = event.data): string {
-  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
+  const lines = data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
   return `${event.event === undefined ? '' : `event: ${event.event}\n`}${lines}\n`;
 }
 
@@ -69,7 +79,8 @@ interface LifecycleEvent {
  * the `event:` name says lifecycle, or when there is no name and the data holds a `"response"` key.
  */
 function asLifecycleEvent(event: UpstreamSseEvent): LifecycleEvent | undefined {
-  if (event.event !== undefined ? !LIFECYCLE_EVENTS.has(event.event) : !event.data.includes('"response"')) return undefined;
+  if (event.event !== undefined ? !LIFECYCLE_EVENTS.has(event.event) : !event.data.includes('"response"'))
+    return undefined;
   let data: unknown;
   try {
     data = JSON.parse(event.data);
@@ -78,26 +89,54 @@ function asLifecycleEvent(event: UpstreamSseEvent): LifecycleEvent | undefined {
   }
   if (!isJsonObject(data) || !isJsonObject(data.response)) return undefined;
   const type = event.event ?? data.type;
-  return typeof type === 'string' && LIFECYCLE_EVENTS.has(type) ? { type, data: data as LifecycleEvent['data'] } : undefined;
+  return typeof type === 'string' && LIFECYCLE_EVENTS.has(type)
+    ? { type, data: data as LifecycleEvent['data'] }
+    : undefined;
 }
 
 /** Creates the hook for one create request. */
-export function createStoredResponseCapture(store: ResponseStore, capture: StoredResponseCapture, log: FastifyBaseLogger): ClientAnswerHook {
+export function createStoredResponseCapture(
+  store: ResponseStore,
+  capture: StoredResponseCapture,
+  log: FastifyBaseLogger,
+): ClientAnswerHook {
   const echo = (response: Record<string, unknown>): Record<string, unknown> =>
-    capture.previousResponseId === null || response.previous_response_id === capture.previousResponseId ? response : { ...response, previous_response_id: capture.previousResponseId };
+    capture.previousResponseId === null || response.previous_response_id === capture.previousResponseId
+      ? response
+      : { ...response, previous_response_id: capture.previousResponseId };
 
   const save = (response: unknown): Promise<void> => boundedWait(saveNow(response), MAX_SAVE_WAIT_MS);
   const saveNow = async (response: unknown): Promise<void> => {
     if (!capture.store || !isJsonObject(response) || !STORED_STATUSES.has(response.status)) return;
     const id = response.id;
     const context = { requestId: capture.requestId, responseId: typeof id === 'string' ? id.slice(0, 80) : undefined };
-    if (!isValidResponseId(id)) return void log.warn(context, 'response not stored: its id is not one the gateway can store');
-    if (id === capture.previousResponseId || capture.ancestorIds.includes(id)) return void log.warn(context, 'response not stored: the upstream reused the id of an earlier response of the chain');
+    if (!isValidResponseId(id))
+      return void log.warn(context, 'response not stored: its id is not one the gateway can store');
+    if (id === capture.previousResponseId || capture.ancestorIds.includes(id))
+      return void log.warn(
+        context,
+        'response not stored: the upstream reused the id of an earlier response of the chain',
+      );
     try {
-      const record = { id, keyId: capture.keyId, createdAt: Date.now(), previousResponseId: capture.previousResponseId, ancestorIds: capture.ancestorIds, inputItems: capture.inputItems, response };
-      if ((await store.put(record)) === 'too-large') log.warn({ ...context, maxRecordBytes: store.maxRecordBytes }, 'response not stored: larger than the stored-response limit');
+      const record = {
+        id,
+        keyId: capture.keyId,
+        createdAt: Date.now(),
+        previousResponseId: capture.previousResponseId,
+        ancestorIds: capture.ancestorIds,
+        inputItems: capture.inputItems,
+        response,
+      };
+      if ((await store.put(record)) === 'too-large')
+        log.warn(
+          { ...context, maxRecordBytes: store.maxRecordBytes },
+          'response not stored: larger than the stored-response limit',
+        );
     } catch (error) {
-      log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ ...context, reason: (error as Error).message }, 'response not stored: the response store failed');
+      log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+        { ...context, reason: (error as Error).message },
+        'response not stored: the response store failed',
+      );
     }
   };
 
@@ -118,7 +157,9 @@ export function createStoredResponseCapture(store: ResponseStore, capture: Store
       if (!lifecycle) return frameSseEvent(event);
       const response = echo(lifecycle.data.response);
       if (TERMINAL_EVENTS.has(lifecycle.type)) await save(response);
-      return response === lifecycle.data.response ? frameSseEvent(event) : frameSseEvent(event, JSON.stringify({ ...lifecycle.data, response }));
+      return response === lifecycle.data.response
+        ? frameSseEvent(event)
+        : frameSseEvent(event, JSON.stringify({ ...lifecycle.data, response }));
     },
   };
 }

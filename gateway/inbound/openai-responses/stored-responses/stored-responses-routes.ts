@@ -10,7 +10,11 @@
  * envelope. These calls reach no upstream: no traffic events, no usage, no rate-limit admission.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isValidResponseId, type ResponseStore, type StoredResponse } from '../../../../schemas/state-store/response-store.ts';
+import {
+  isValidResponseId,
+  type ResponseStore,
+  type StoredResponse,
+} from '../../../../schemas/state-store/response-store.ts';
 import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import { sendErrorReply, sendJsonReply } from '../../../exchange/client-response.ts';
@@ -48,13 +52,28 @@ function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, 
     const params = isJsonObject(request.params) ? request.params : {};
     const responseId = params.responseId;
     if (!isValidResponseId(responseId)) {
-      return fail(reply, requestId, new GatewayError('invalid-request', "Invalid 'response_id': expected an id of letters, digits, '_' and '-' (at most 100 characters).", { param: 'response_id', code: 'invalid_value' }));
+      return fail(
+        reply,
+        requestId,
+        new GatewayError(
+          'invalid-request',
+          "Invalid 'response_id': expected an id of letters, digits, '_' and '-' (at most 100 characters).",
+          { param: 'response_id', code: 'invalid_value' },
+        ),
+      );
     }
     if (!services.responseStore) return fail(reply, requestId, responseNotFound(responseId));
     try {
-      await handler({ requestId, keyId: resolved.key.keyId, responseId, store: services.responseStore }, request, reply);
+      await handler(
+        { requestId, keyId: resolved.key.keyId, responseId, store: services.responseStore },
+        request,
+        reply,
+      );
     } catch (error) {
-      request.log[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ reason: (error as Error).message }, 'response store unavailable');
+      request.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+        { reason: (error as Error).message },
+        'response store unavailable',
+      );
       if (!reply.sent) fail(reply, requestId, responseStoreUnavailable());
     }
   };
@@ -63,7 +82,15 @@ function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, 
 const retrieve: Handler = async (context, request, reply) => {
   const query = isJsonObject(request.query) ? request.query : {};
   if (query.stream === 'true') {
-    return fail(reply, context.requestId, new GatewayError('invalid-request', 'Streaming a stored response is only possible for background responses, which this gateway does not run; retrieve it without stream.', { param: 'stream', code: 'invalid_value' }));
+    return fail(
+      reply,
+      context.requestId,
+      new GatewayError(
+        'invalid-request',
+        'Streaming a stored response is only possible for background responses, which this gateway does not run; retrieve it without stream.',
+        { param: 'stream', code: 'invalid_value' },
+      ),
+    );
   }
   const record = await context.store.get(context.keyId, context.responseId);
   if (!record) return fail(reply, context.requestId, responseNotFound(context.responseId));
@@ -71,7 +98,8 @@ const retrieve: Handler = async (context, request, reply) => {
 };
 
 const remove: Handler = async (context, _request, reply) => {
-  if (!(await context.store.delete(context.keyId, context.responseId))) return fail(reply, context.requestId, responseNotFound(context.responseId));
+  if (!(await context.store.delete(context.keyId, context.responseId)))
+    return fail(reply, context.requestId, responseNotFound(context.responseId));
   sendJsonReply(reply, { id: context.responseId, object: 'response', deleted: true }, context.requestId);
 };
 
@@ -79,7 +107,8 @@ const remove: Handler = async (context, _request, reply) => {
 async function contextItems(store: ResponseStore, record: StoredResponse): Promise<Array<Record<string, unknown>>> {
   const earlier = await store.getMany(record.keyId, record.ancestorIds);
   const turns = earlier.filter((turn): turn is StoredResponse => turn !== undefined);
-  const output = (turn: StoredResponse): Array<Record<string, unknown>> => (Array.isArray(turn.response.output) ? turn.response.output.filter(isJsonObject) : []);
+  const output = (turn: StoredResponse): Array<Record<string, unknown>> =>
+    Array.isArray(turn.response.output) ? turn.response.output.filter(isJsonObject) : [];
   return [...turns.flatMap((turn) => [...turn.inputItems, ...output(turn)]), ...record.inputItems];
 }
 
@@ -94,7 +123,11 @@ const listInputItems: Handler = async (context, request, reply) => {
 };
 
 /** Registers the three routes; `extractKey` reads the caller's key as `POST /v1/responses` does. */
-export function registerStoredResponsesRoutes(app: FastifyInstance, services: ClientRouteServices, extractKey: ApiKeyExtractor): void {
+export function registerStoredResponsesRoutes(
+  app: FastifyInstance,
+  services: ClientRouteServices,
+  extractKey: ApiKeyExtractor,
+): void {
   const config = { codec: openaiResponsesCodec };
   app.get('/v1/responses/:responseId', { config }, withLookup(services, extractKey, retrieve));
   app.delete('/v1/responses/:responseId', { config }, withLookup(services, extractKey, remove));

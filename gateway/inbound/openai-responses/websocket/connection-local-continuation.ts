@@ -57,7 +57,11 @@ function asInputItem(item: unknown): unknown | undefined {
  * the request's input is not a string or list, or the items exceed `maxBytes` (bytes of JSON).
  * `requestBody` is the body as replayed (already expanded when it continued a retained response).
  */
-export function retainResponse(requestBody: Readonly<Record<string, unknown>>, response: unknown, maxBytes: number): RetainedResponse | undefined {
+export function retainResponse(
+  requestBody: Readonly<Record<string, unknown>>,
+  response: unknown,
+  maxBytes: number,
+): RetainedResponse | undefined {
   if (requestBody.store !== false || typeof response !== 'object' || response === null) return undefined;
   const { id, output } = response as { id?: unknown; output?: unknown };
   const input = inputItems(requestBody.input);
@@ -74,12 +78,16 @@ export function retainResponse(requestBody: Readonly<Record<string, unknown>>, r
  * body: `input` = retained items + the new input. Returns `body` unchanged when its `input` is
  * neither a string nor a list (the HTTP route then reports the malformed field).
  */
-export function expandContinuation(body: Readonly<Record<string, unknown>>, retained: RetainedResponse): Record<string, unknown> {
+export function expandContinuation(
+  body: Readonly<Record<string, unknown>>,
+  retained: RetainedResponse,
+): Record<string, unknown> {
   const input = inputItems(body.input);
   if (!input) return { ...body };
   const { previous_response_id: _named, ...rest } = body;
   const expanded: Record<string, unknown> = { ...rest, input: [...retained.items, ...input] };
-  if (retained.storedPreviousResponseId !== undefined) expanded.previous_response_id = retained.storedPreviousResponseId;
+  if (retained.storedPreviousResponseId !== undefined)
+    expanded.previous_response_id = retained.storedPreviousResponseId;
   return expanded;
 }
 
@@ -100,7 +108,13 @@ export function echoPreviousResponseId(json: string, previousResponseId: string)
   }
   if (typeof event !== 'object' || event === null) return json;
   const response = (event as { response?: unknown }).response;
-  if (typeof response !== 'object' || response === null || Array.isArray(response) || !('previous_response_id' in response)) return json;
+  if (
+    typeof response !== 'object' ||
+    response === null ||
+    Array.isArray(response) ||
+    !('previous_response_id' in response)
+  )
+    return json;
   if ((response as { previous_response_id?: unknown }).previous_response_id === previousResponseId) return json;
   return JSON.stringify({ ...event, response: { ...response, previous_response_id: previousResponseId } });
 }

@@ -13,7 +13,9 @@ import { findJsonLimitViolation } from '../../../http/scan-json-body-limits.ts';
 import { invalidClientEvent, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
 
 /** A create body ready to replay (`stream: true`, no `type`), or the error event to answer. */
-export type ParsedClientEvent = { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly error: ResponsesWebSocketErrorEvent };
+export type ParsedClientEvent =
+  | { readonly ok: true; readonly body: Record<string, unknown> }
+  | { readonly ok: false; readonly error: ResponsesWebSocketErrorEvent };
 
 /** The only client event type this gateway serves. */
 export const RESPONSE_CREATE = 'response.create';
@@ -46,21 +48,48 @@ export function parseClientEvent(data: WebSocketPayload): ParsedClientEvent {
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
-    return { ok: false, error: invalidClientEvent('The message is not valid JSON. Send one JSON object per message.', 'invalid_json') };
+    return {
+      ok: false,
+      error: invalidClientEvent('The message is not valid JSON. Send one JSON object per message.', 'invalid_json'),
+    };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, error: invalidClientEvent(`Each message must be a JSON object of type '${RESPONSE_CREATE}'.`, 'invalid_value', 'type') };
+    return {
+      ok: false,
+      error: invalidClientEvent(
+        `Each message must be a JSON object of type '${RESPONSE_CREATE}'.`,
+        'invalid_value',
+        'type',
+      ),
+    };
   }
   const { type, stream: _implicit, ...body } = parsed as Record<string, unknown>;
   if (type !== RESPONSE_CREATE) {
     const shown = typeof type === 'string' ? `'${type.slice(0, 100)}'` : 'missing';
-    return { ok: false, error: invalidClientEvent(`Unsupported client event type ${shown}: only '${RESPONSE_CREATE}' is accepted.`, 'invalid_value', 'type') };
+    return {
+      ok: false,
+      error: invalidClientEvent(
+        `Unsupported client event type ${shown}: only '${RESPONSE_CREATE}' is accepted.`,
+        'invalid_value',
+        'type',
+      ),
+    };
   }
   if (body.background === true) {
-    return { ok: false, error: invalidClientEvent('background is not supported over WebSocket.', 'unsupported_parameter', 'background') };
+    return {
+      ok: false,
+      error: invalidClientEvent('background is not supported over WebSocket.', 'unsupported_parameter', 'background'),
+    };
   }
   if (body.generate === false) {
-    return { ok: false, error: invalidClientEvent('generate: false (warm-up) is not supported by this gateway; send the turn with generate omitted.', 'unsupported_parameter', 'generate') };
+    return {
+      ok: false,
+      error: invalidClientEvent(
+        'generate: false (warm-up) is not supported by this gateway; send the turn with generate omitted.',
+        'unsupported_parameter',
+        'generate',
+      ),
+    };
   }
   const { background: _background, generate: _generate, ...rest } = body;
   return { ok: true, body: { ...rest, stream: true } };

@@ -53,7 +53,16 @@ function loopbackOrigin(request: FastifyRequest, server: FastifyInstance['server
 /** A plain GET without the upgrade: 426 Upgrade Required with `Upgrade: websocket` (RFC 9110 §15.5.22). */
 function answerUpgradeRequired(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('upgrade', 'websocket');
-  sendErrorReply(reply, openaiResponsesCodec, new GatewayError('invalid-request', 'GET /v1/responses serves the WebSocket mode: connect with Upgrade: websocket and send response.create messages.', { status: 426 }), request.id);
+  sendErrorReply(
+    reply,
+    openaiResponsesCodec,
+    new GatewayError(
+      'invalid-request',
+      'GET /v1/responses serves the WebSocket mode: connect with Upgrade: websocket and send response.create messages.',
+      { status: 426 },
+    ),
+    request.id,
+  );
 }
 
 /**
@@ -61,9 +70,17 @@ function answerUpgradeRequired(request: FastifyRequest, reply: FastifyReply): vo
  * route (Bearer or `api-key`). The loopback pool is destroyed, and open sockets closed with 1001,
  * when the app closes.
  */
-export function registerResponsesWebSocket(app: FastifyInstance, services: ClientRouteServices, extractKey: ApiKeyExtractor, options: ResponsesWebSocketOptions = {}): void {
+export function registerResponsesWebSocket(
+  app: FastifyInstance,
+  services: ClientRouteServices,
+  extractKey: ApiKeyExtractor,
+  options: ResponsesWebSocketOptions = {},
+): void {
   const maxMessageBytes = options.maxMessageBytes ?? app.initialConfig.bodyLimit ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const limits = { maxConnectionMs: options.maxConnectionMs ?? DEFAULT_MAX_CONNECTION_MS, maxRetainedBytes: maxMessageBytes };
+  const limits = {
+    maxConnectionMs: options.maxConnectionMs ?? DEFAULT_MAX_CONNECTION_MS,
+    maxRetainedBytes: maxMessageBytes,
+  };
   void app.register(async (scope) => {
     await scope.register(fastifyWebsocket, { options: { maxPayload: maxMessageBytes } });
     // Loopback calls stream for as long as a response runs; the route enforces upstream timeouts itself.
@@ -87,7 +104,13 @@ export function registerResponsesWebSocket(app: FastifyInstance, services: Clien
         const origin = loopbackOrigin(request, scope.server);
         const apiKey = extractKey(request);
         if (!origin || !apiKey) {
-          socket.send(JSON.stringify(errorEventFromGatewayError(new GatewayError('internal', 'WebSocket mode needs the gateway to listen on a TCP address.'))));
+          socket.send(
+            JSON.stringify(
+              errorEventFromGatewayError(
+                new GatewayError('internal', 'WebSocket mode needs the gateway to listen on a TCP address.'),
+              ),
+            ),
+          );
           return void socket.close(1011, 'not listening on TCP');
         }
         const session = new ResponsesWebSocketSession(socket, { dispatcher, origin, apiKey, limits, log: request.log });

@@ -14,10 +14,18 @@ import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
 import { readSseEvents } from '../../../exchange/read-sse-events.ts';
-import { errorEventFromGatewayError, errorEventFromHttpAnswer, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
+import {
+  errorEventFromGatewayError,
+  errorEventFromHttpAnswer,
+  type ResponsesWebSocketErrorEvent,
+} from './websocket-error-event.ts';
 
 /** Event types that end a response (API reference, streaming events). */
-const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
 
 /** One replayed create. */
 export interface LoopbackCreate {
@@ -43,7 +51,11 @@ export interface LoopbackCreate {
  * - `cancelled`: `signal` was aborted.
  */
 export type LoopbackResult =
-  | { readonly kind: 'streamed'; readonly terminal?: { readonly type: string; readonly response: unknown }; readonly sawError: boolean }
+  | {
+      readonly kind: 'streamed';
+      readonly terminal?: { readonly type: string; readonly response: unknown };
+      readonly sawError: boolean;
+    }
   | { readonly kind: 'refused'; readonly error: ResponsesWebSocketErrorEvent }
   | { readonly kind: 'cancelled' };
 
@@ -65,7 +77,8 @@ async function relayEvents(body: Readable, onEvent: LoopbackCreate['onEvent']): 
     if (event.data === '[DONE]' || event.data === '') continue;
     const type = eventType(event);
     if (type === 'error') sawError = true;
-    if (type !== undefined && TERMINAL_EVENT_TYPES.has(type)) terminal = { type, response: (JSON.parse(event.data) as { response?: unknown }).response };
+    if (type !== undefined && TERMINAL_EVENT_TYPES.has(type))
+      terminal = { type, response: (JSON.parse(event.data) as { response?: unknown }).response };
     await onEvent(event.data);
   }
   return terminal ? { kind: 'streamed', terminal, sawError } : { kind: 'streamed', sawError };
@@ -88,13 +101,21 @@ export async function replayCreateOverLoopback(create: LoopbackCreate): Promise<
     });
   } catch (error) {
     if (create.signal.aborted) return { kind: 'cancelled' };
-    return { kind: 'refused', error: errorEventFromGatewayError(new GatewayError('internal', `The response could not be started: ${(error as Error).message}`)) };
+    return {
+      kind: 'refused',
+      error: errorEventFromGatewayError(
+        new GatewayError('internal', `The response could not be started: ${(error as Error).message}`),
+      ),
+    };
   }
   const contentType = String(answer.headers['content-type'] ?? '');
   if (answer.statusCode !== 200 || !contentType.startsWith('text/event-stream')) {
     const text = await answer.body.text().catch(() => '');
     if (create.signal.aborted) return { kind: 'cancelled' };
-    return { kind: 'refused', error: errorEventFromHttpAnswer(answer.statusCode === 200 ? 500 : answer.statusCode, text) };
+    return {
+      kind: 'refused',
+      error: errorEventFromHttpAnswer(answer.statusCode === 200 ? 500 : answer.statusCode, text),
+    };
   }
   try {
     return await relayEvents(answer.body, create.onEvent);

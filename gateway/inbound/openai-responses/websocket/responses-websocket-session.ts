@@ -31,10 +31,20 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { WebSocket } from 'ws';
 import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { echoPreviousResponseId, expandContinuation, retainResponse, type RetainedResponse } from './connection-local-continuation.ts';
+import {
+  echoPreviousResponseId,
+  expandContinuation,
+  retainResponse,
+  type RetainedResponse,
+} from './connection-local-continuation.ts';
 import { parseClientEvent, type WebSocketPayload } from './parse-client-event.ts';
 import { replayCreateOverLoopback } from './replay-create-over-loopback.ts';
-import { CONNECTION_LIMIT_MESSAGE, errorEventFromGatewayError, invalidClientEvent, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
+import {
+  CONNECTION_LIMIT_MESSAGE,
+  errorEventFromGatewayError,
+  invalidClientEvent,
+  type ResponsesWebSocketErrorEvent,
+} from './websocket-error-event.ts';
 
 /** Above this many queued outgoing bytes a send waits until the socket has written it (back-pressure). */
 const SEND_HIGH_WATER_BYTES = 256 * 1024;
@@ -93,18 +103,26 @@ export class ResponsesWebSocketSession {
 
   private onMessage(data: WebSocketPayload): void {
     if (this.closed) return;
-    if (this.expired) return void this.send(invalidClientEvent(CONNECTION_LIMIT_MESSAGE, 'websocket_connection_limit_reached'));
+    if (this.expired)
+      return void this.send(invalidClientEvent(CONNECTION_LIMIT_MESSAGE, 'websocket_connection_limit_reached'));
     const parsed = parseClientEvent(data);
     if (!parsed.ok) return void this.send(parsed.error);
     if (this.inFlight) {
-      return void this.send(invalidClientEvent('A response is already in progress on this connection; wait for its terminal event before sending the next response.create.', 'response_already_in_flight'));
+      return void this.send(
+        invalidClientEvent(
+          'A response is already in progress on this connection; wait for its terminal event before sending the next response.create.',
+          'response_already_in_flight',
+        ),
+      );
     }
     const abort = new AbortController();
     this.inFlight = abort;
     void this.runResponse(parsed.body, abort.signal)
       .catch((error: unknown) => {
         this.deps.log.error({ err: error }, 'websocket response failed');
-        return this.send(errorEventFromGatewayError(new GatewayError('internal', 'The response failed inside the gateway.')));
+        return this.send(
+          errorEventFromGatewayError(new GatewayError('internal', 'The response failed inside the gateway.')),
+        );
       })
       .finally(() => {
         if (this.inFlight === abort) this.inFlight = undefined;
@@ -123,19 +141,34 @@ export class ResponsesWebSocketSession {
     const continued = retained !== undefined && body.previous_response_id === retained.id ? retained : undefined;
     if (continued) this.retained = undefined;
     const outgoing = continued ? expandContinuation(body, continued) : body;
-    const onEvent = continued ? (json: string) => this.sendText(echoPreviousResponseId(json, continued.id)) : (json: string) => this.sendText(json);
+    const onEvent = continued
+      ? (json: string) => this.sendText(echoPreviousResponseId(json, continued.id))
+      : (json: string) => this.sendText(json);
     const heartbeat = setInterval(() => {
       if (this.socket.readyState === OPEN) this.socket.ping();
     }, PING_INTERVAL_MS);
     heartbeat.unref();
-    const result = await replayCreateOverLoopback({ dispatcher: this.deps.dispatcher, origin: this.deps.origin, apiKey: this.deps.apiKey, body: outgoing, signal, onEvent }).finally(() => clearInterval(heartbeat));
+    const result = await replayCreateOverLoopback({
+      dispatcher: this.deps.dispatcher,
+      origin: this.deps.origin,
+      apiKey: this.deps.apiKey,
+      body: outgoing,
+      signal,
+      onEvent,
+    }).finally(() => clearInterval(heartbeat));
     if (result.kind === 'cancelled') return;
     if (result.kind === 'refused') return this.send(result.error);
     if (!result.terminal) {
-      if (!result.sawError) await this.send(errorEventFromGatewayError(new GatewayError('internal', 'The response stream ended before its terminal event.')));
+      if (!result.sawError)
+        await this.send(
+          errorEventFromGatewayError(
+            new GatewayError('internal', 'The response stream ended before its terminal event.'),
+          ),
+        );
       return;
     }
-    if (result.terminal.type !== 'response.failed') this.retained = retainResponse(outgoing, result.terminal.response, this.deps.limits.maxRetainedBytes);
+    if (result.terminal.type !== 'response.failed')
+      this.retained = retainResponse(outgoing, result.terminal.response, this.deps.limits.maxRetainedBytes);
   }
 
   private send(event: ResponsesWebSocketErrorEvent): Promise<void> {

@@ -22,7 +22,8 @@ export interface ResponsesWebSocketErrorEvent {
 }
 
 /** The message of the documented connection-duration limit (guide, "Connection limits"). */
-export const CONNECTION_LIMIT_MESSAGE = 'Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue.';
+export const CONNECTION_LIMIT_MESSAGE =
+  'Responses websocket connection limit reached (60 minutes). Create a new websocket connection to continue.';
 
 /** Builds the event from a status and an OpenAI error object. */
 export function errorEvent(status: number, error: OpenAIErrorObject): ResponsesWebSocketErrorEvent {
@@ -55,14 +56,22 @@ export function errorEventFromHttpAnswer(status: number, bodyText: string): Resp
   if (typeof inner === 'object' && inner !== null) {
     const fields = inner as Record<string, unknown>;
     const message = typeof fields.message === 'string' ? fields.message : `Request failed with status ${status}`;
-    const type = typeof fields.type === 'string' ? fields.type : status >= 500 ? 'server_error' : 'invalid_request_error';
+    const type =
+      typeof fields.type === 'string' ? fields.type : status >= 500 ? 'server_error' : 'invalid_request_error';
     return errorEvent(status, { message, type, param: stringOrNull(fields.param), code: stringOrNull(fields.code) });
   }
   const message = bodyText.trim().slice(0, 500) || `Request failed with status ${status}`;
-  return errorEvent(status, { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null });
+  return errorEvent(status, {
+    message,
+    type: status >= 500 ? 'server_error' : 'invalid_request_error',
+    param: null,
+    code: null,
+  });
 }
 
 /** A 400 `invalid_request_error` event about a client message (`param` names the field at fault). */
 export function invalidClientEvent(message: string, code: string, param?: string): ResponsesWebSocketErrorEvent {
-  return errorEventFromGatewayError(new GatewayError('invalid-request', message, { code, ...(param === undefined ? {} : { param }) }));
+  return errorEventFromGatewayError(
+    new GatewayError('invalid-request', message, { code, ...(param === undefined ? {} : { param }) }),
+  );
 }

@@ -15,13 +15,33 @@ const scenario: AgentScenario = { mode: 'tool', marker: 'MARKER-1', notePath: '/
 
 function anthropicBody(tools: string[], toolResult?: string): Record<string, unknown> {
   const messages: unknown[] = [{ role: 'user', content: 'read it' }];
-  if (toolResult !== undefined) messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: toolResult }] });
-  return { model: 'claude-opus-5-5', stream: true, messages, tools: tools.map((name) => ({ name, input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] } })) };
+  if (toolResult !== undefined)
+    messages.push(
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: toolResult }] },
+    );
+  return {
+    model: 'claude-opus-5-5',
+    stream: true,
+    messages,
+    tools: tools.map((name) => ({
+      name,
+      input_schema: { type: 'object', properties: { file_path: { type: 'string' } }, required: ['file_path'] },
+    })),
+  };
 }
 
 function upstreamOf(body: Record<string, unknown>): UpstreamExchange {
   const summary = readWireRequest('anthropic-messages', '/v1/messages', body);
-  return { method: 'POST', path: '/v1/messages', format: 'anthropic-messages', body, summary, reply: planScriptedReply(summary, scenario), status: 200 };
+  return {
+    method: 'POST',
+    path: '/v1/messages',
+    format: 'anthropic-messages',
+    body,
+    summary,
+    reply: planScriptedReply(summary, scenario),
+    status: 200,
+  };
 }
 
 function healthyRun(): AgentRunRecord {
@@ -60,7 +80,23 @@ describe('checkAgentRun', () => {
   it('flags a non-2xx answer, a missing marker and a missing tool result', () => {
     const run = healthyRun();
     const [first] = run.clientExchanges;
-    const problems = checkAgentRun({ ...run, stdout: 'nothing', clientExchanges: [first!, { method: 'GET', url: '/v1/models', body: undefined, status: 404, errorBody: 'no', upstreamStart: 2, upstreamEnd: 2 }], upstreamExchanges: run.upstreamExchanges.slice(0, 1) }).join('\n');
+    const problems = checkAgentRun({
+      ...run,
+      stdout: 'nothing',
+      clientExchanges: [
+        first!,
+        {
+          method: 'GET',
+          url: '/v1/models',
+          body: undefined,
+          status: 404,
+          errorBody: 'no',
+          upstreamStart: 2,
+          upstreamEnd: 2,
+        },
+      ],
+      upstreamExchanges: run.upstreamExchanges.slice(0, 1),
+    }).join('\n');
     expect(problems).toMatch(/lacks marker/);
     expect(problems).toMatch(/GET \/v1\/models answered 404/);
     expect(problems).toMatch(/no follow-up request carrying a tool result/);
@@ -71,21 +107,49 @@ describe('scripted model', () => {
   it('reads Codex tools from additional_tools items and namespaces', () => {
     const body = {
       model: 'gpt-6.1-sol',
-      input: [{ type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }, { type: 'namespace', name: 'clock', tools: [{ type: 'function', name: 'sleep', parameters: {} }] }] }],
+      input: [
+        {
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] },
+            { type: 'namespace', name: 'clock', tools: [{ type: 'function', name: 'sleep', parameters: {} }] },
+          ],
+        },
+      ],
       tools: [{ type: 'web_search' }],
     };
-    expect(readWireRequest('openai-responses', '/v1/responses', body).tools.map((tool) => tool.name)).toEqual(['web_search', 'exec', 'clock__sleep']);
+    expect(readWireRequest('openai-responses', '/v1/responses', body).tools.map((tool) => tool.name)).toEqual([
+      'web_search',
+      'exec',
+      'clock__sleep',
+    ]);
   });
 
   it('calls a harmless tool first, then answers with the marker once a result is present', () => {
-    const call = planScriptedReply(readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Write', 'Read'])), scenario);
-    expect(call).toEqual({ kind: 'tool-call', toolName: 'Read', toolKind: 'function', input: JSON.stringify({ file_path: '/tmp/ws/note.txt' }) });
-    const answer = planScriptedReply(readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Read'], 'x')), scenario);
+    const call = planScriptedReply(
+      readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Write', 'Read'])),
+      scenario,
+    );
+    expect(call).toEqual({
+      kind: 'tool-call',
+      toolName: 'Read',
+      toolKind: 'function',
+      input: JSON.stringify({ file_path: '/tmp/ws/note.txt' }),
+    });
+    const answer = planScriptedReply(
+      readWireRequest('anthropic-messages', '/v1/messages', anthropicBody(['Read'], 'x')),
+      scenario,
+    );
     expect(answer).toEqual({ kind: 'text', text: 'All done. MARKER-1' });
   });
 
   it('answers structured-output requests with JSON that meets the schema', () => {
-    const schema = { type: 'object', properties: { score: { type: 'integer', minimum: 1 }, choice: { type: 'string', enum: ['flash', 'pro'] } }, required: ['score', 'choice'] };
+    const schema = {
+      type: 'object',
+      properties: { score: { type: 'integer', minimum: 1 }, choice: { type: 'string', enum: ['flash', 'pro'] } },
+      required: ['score', 'choice'],
+    };
     expect(sampleJsonFor(schema)).toEqual({ score: 1, choice: 'flash' });
   });
 });
@@ -95,15 +159,45 @@ describe('provider replay rules', () => {
     const signatures = new IssuedSignatures();
     const signature = signatures.mint();
     const toolUse = { type: 'tool_use', id: 't1', name: 'Read', input: {} };
-    const body = (assistant: unknown[]) => ({ thinking: { type: 'adaptive' }, messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: assistant }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }] }] });
-    expect(replayRuleViolation('anthropic-messages', body([toolUse]), signatures)).toMatch(/must start with a thinking block/);
-    expect(replayRuleViolation('anthropic-messages', body([{ type: 'thinking', thinking: 'p', signature: 'forged' }, toolUse]), signatures)).toMatch(/Invalid `signature`/);
-    expect(replayRuleViolation('anthropic-messages', body([{ type: 'thinking', thinking: 'p', signature }, toolUse]), signatures)).toBeUndefined();
+    const body = (assistant: unknown[]) => ({
+      thinking: { type: 'adaptive' },
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: assistant },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }] },
+      ],
+    });
+    expect(replayRuleViolation('anthropic-messages', body([toolUse]), signatures)).toMatch(
+      /must start with a thinking block/,
+    );
+    expect(
+      replayRuleViolation(
+        'anthropic-messages',
+        body([{ type: 'thinking', thinking: 'p', signature: 'forged' }, toolUse]),
+        signatures,
+      ),
+    ).toMatch(/Invalid `signature`/);
+    expect(
+      replayRuleViolation(
+        'anthropic-messages',
+        body([{ type: 'thinking', thinking: 'p', signature }, toolUse]),
+        signatures,
+      ),
+    ).toBeUndefined();
   });
 
   it('refuses a Gemini function call of the current turn without its thought signature, accepting the documented dummy', () => {
     const signatures = new IssuedSignatures();
-    const body = (thoughtSignature?: string) => ({ contents: [{ role: 'user', parts: [{ text: 'go' }] }, { role: 'model', parts: [{ functionCall: { name: 'read_file', args: {} }, ...(thoughtSignature ? { thoughtSignature } : {}) }] }, { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: {} } }] }] });
+    const body = (thoughtSignature?: string) => ({
+      contents: [
+        { role: 'user', parts: [{ text: 'go' }] },
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'read_file', args: {} }, ...(thoughtSignature ? { thoughtSignature } : {}) }],
+        },
+        { role: 'user', parts: [{ functionResponse: { name: 'read_file', response: {} } }] },
+      ],
+    });
     expect(replayRuleViolation('gemini', body(), signatures)).toMatch(/missing a thought_signature/);
     expect(replayRuleViolation('gemini', body(signatures.mint()), signatures)).toBeUndefined();
     expect(replayRuleViolation('gemini', body('skip_thought_signature_validator'), signatures)).toBeUndefined();

@@ -63,7 +63,14 @@ const BIN = fileURLToPath(new URL('../../../../node_modules/.bin/', import.meta.
 
 /** The environment every agent gets: no inherited keys, proxies or telemetry endpoints. */
 function baseEnvironment(home: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: join(home, 'tmp'), LANG: 'C.UTF-8', NO_COLOR: '1', CI: '1' };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TMPDIR: join(home, 'tmp'),
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    CI: '1',
+  };
 }
 
 const claudeCode: AgentLauncher = {
@@ -75,7 +82,15 @@ const claudeCode: AgentLauncher = {
     mkdirSync(join(context.home, 'tmp'), { recursive: true });
     // Read-only tools run without asking in print mode; `--allowedTools` pre-approves the shell
     // tool too (bypassPermissions is refused when running as root).
-    const args = ['-p', context.prompt, '--output-format', 'json', '--allowedTools', 'Read,LS,Glob,Grep,Bash(cat:*),Bash(ls:*)', ...(context.model ? ['--model', context.model] : [])];
+    const args = [
+      '-p',
+      context.prompt,
+      '--output-format',
+      'json',
+      '--allowedTools',
+      'Read,LS,Glob,Grep,Bash(cat:*),Bash(ls:*)',
+      ...(context.model ? ['--model', context.model] : []),
+    ];
     return {
       command: join(BIN, 'claude'),
       args,
@@ -120,8 +135,20 @@ const codex: AgentLauncher = {
         '',
       ].join('\n'),
     );
-    const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', context.workspace, ...(context.model ? ['-m', context.model] : []), context.prompt];
-    return { command: join(BIN, 'codex'), args, env: { ...baseEnvironment(context.home), CODEX_HOME: codexHome, TOLLGATE_API_KEY: context.apiKey } };
+    const args = [
+      'exec',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '-C',
+      context.workspace,
+      ...(context.model ? ['-m', context.model] : []),
+      context.prompt,
+    ];
+    return {
+      command: join(BIN, 'codex'),
+      args,
+      env: { ...baseEnvironment(context.home), CODEX_HOME: codexHome, TOLLGATE_API_KEY: context.apiKey },
+    };
   },
 };
 
@@ -146,7 +173,16 @@ const geminiCli: AgentLauncher = {
     };
     writeFileSync(join(settingsDir, 'settings.json'), JSON.stringify(settings, null, 2));
     const args = ['-p', context.prompt, '--yolo', ...(context.model ? ['-m', context.model] : [])];
-    return { command: join(BIN, 'gemini'), args, env: { ...baseEnvironment(context.home), GEMINI_API_KEY: context.apiKey, GOOGLE_GEMINI_BASE_URL: context.gatewayOrigin, GEMINI_CLI_NO_RELAUNCH: 'true' } };
+    return {
+      command: join(BIN, 'gemini'),
+      args,
+      env: {
+        ...baseEnvironment(context.home),
+        GEMINI_API_KEY: context.apiKey,
+        GOOGLE_GEMINI_BASE_URL: context.gatewayOrigin,
+        GEMINI_CLI_NO_RELAUNCH: 'true',
+      },
+    };
   },
 };
 

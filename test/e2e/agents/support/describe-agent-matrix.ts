@@ -25,7 +25,14 @@ function writeReport(run: AgentRunRecord, problems: string[]): void {
     problems,
     durationMs: run.durationMs,
     exitCode: run.exitCode,
-    client: run.clientExchanges.map((c) => ({ method: c.method, url: c.url, status: c.status, errorBody: c.errorBody, upstream: [c.upstreamStart, c.upstreamEnd], body: c.body })),
+    client: run.clientExchanges.map((c) => ({
+      method: c.method,
+      url: c.url,
+      status: c.status,
+      errorBody: c.errorBody,
+      upstream: [c.upstreamStart, c.upstreamEnd],
+      body: c.body,
+    })),
     upstream: run.upstreamExchanges.map((u) => ({ path: u.path, status: u.status, reply: u.reply, body: u.body })),
     stderr: run.stderr.slice(-4000),
     stdout: run.stdout.slice(-2000),
@@ -39,12 +46,16 @@ export function describeAgentMatrix(agent: AgentName): void {
     for (const protocol of WIRE_FORMATS) {
       for (const model of ['default', 'explicit'] as const) {
         for (const mode of ['plain', 'tool'] as const) {
-          it(`${protocol} · ${model} model · ${mode === 'plain' ? 'plain prompt' : 'tool round trip'}`, { timeout: AGENT_TIMEOUT_MS + 15_000 }, async () => {
-            const run = await runAgentCase({ agent, protocol, model, mode }, AGENT_TIMEOUT_MS);
-            const problems = checkAgentRun(run);
-            writeReport(run, problems);
-            expect(problems).toEqual([]);
-          });
+          it(
+            `${protocol} · ${model} model · ${mode === 'plain' ? 'plain prompt' : 'tool round trip'}`,
+            { timeout: AGENT_TIMEOUT_MS + 15_000 },
+            async () => {
+              const run = await runAgentCase({ agent, protocol, model, mode }, AGENT_TIMEOUT_MS);
+              const problems = checkAgentRun(run);
+              writeReport(run, problems);
+              expect(problems).toEqual([]);
+            },
+          );
         }
       }
     }

@@ -23,7 +23,18 @@ export interface AgentScenario {
  * (`read_file`, `list_directory`, `run_shell_command`), Codex (`shell_command`, `exec_command`,
  * `shell`, and its freeform `exec`).
  */
-const HARMLESS_TOOLS = ['Read', 'read_file', 'shell_command', 'exec_command', 'shell', 'Bash', 'run_shell_command', 'LS', 'list_directory', 'exec'];
+const HARMLESS_TOOLS = [
+  'Read',
+  'read_file',
+  'shell_command',
+  'exec_command',
+  'shell',
+  'Bash',
+  'run_shell_command',
+  'LS',
+  'list_directory',
+  'exec',
+];
 
 /**
  * A value satisfying `schema`'s types, enums and required properties: the first enum member,
@@ -67,18 +78,28 @@ function freeformInput(tool: OfferedTool, scenario: AgentScenario): string {
 }
 
 function callOf(tool: OfferedTool, scenario: AgentScenario): ScriptedReply {
-  if (tool.kind === 'custom') return { kind: 'tool-call', toolName: tool.name, toolKind: 'custom', input: freeformInput(tool, scenario) };
+  if (tool.kind === 'custom')
+    return { kind: 'tool-call', toolName: tool.name, toolKind: 'custom', input: freeformInput(tool, scenario) };
   const properties = (tool.parameters?.properties ?? {}) as Record<string, JsonObject>;
   const required = Array.isArray(tool.parameters?.required) ? (tool.parameters.required as string[]) : [];
   // `input` is the one string parameter a gateway gives a translated freeform tool: it carries the raw command.
-  const args = Object.fromEntries(required.map((name) => [name, name === 'input' && required.length === 1 ? freeformInput(tool, scenario) : argumentFor(name, properties[name], scenario)]));
+  const args = Object.fromEntries(
+    required.map((name) => [
+      name,
+      name === 'input' && required.length === 1
+        ? freeformInput(tool, scenario)
+        : argumentFor(name, properties[name], scenario),
+    ]),
+  );
   return { kind: 'tool-call', toolName: tool.name, toolKind: 'function', input: JSON.stringify(args) };
 }
 
 /** The harmless tool this scenario would call among `tools`, if any. */
 export function chooseHarmlessTool(tools: ReadonlyArray<OfferedTool>): OfferedTool | undefined {
   for (const wanted of HARMLESS_TOOLS) {
-    const found = tools.find((tool) => tool.kind !== 'builtin' && (tool.name === wanted || tool.name.endsWith(`__${wanted}`)));
+    const found = tools.find(
+      (tool) => tool.kind !== 'builtin' && (tool.name === wanted || tool.name.endsWith(`__${wanted}`)),
+    );
     if (found) return found;
   }
   return undefined;
@@ -87,7 +108,8 @@ export function chooseHarmlessTool(tools: ReadonlyArray<OfferedTool>): OfferedTo
 /** Decides the scripted answer to `request` under `scenario` (see the module comment). */
 export function planScriptedReply(request: WireRequestSummary, scenario: AgentScenario): ScriptedReply {
   if (request.jsonSchema) return { kind: 'text', text: JSON.stringify(sampleJsonFor(request.jsonSchema)) };
-  const tool = scenario.mode === 'tool' && request.toolResults.length === 0 ? chooseHarmlessTool(request.tools) : undefined;
+  const tool =
+    scenario.mode === 'tool' && request.toolResults.length === 0 ? chooseHarmlessTool(request.tools) : undefined;
   if (tool) return callOf(tool, scenario);
   return { kind: 'text', text: `All done. ${scenario.marker}` };
 }

@@ -20,7 +20,10 @@ import type { JsonObject } from './read-wire-request.ts';
  * Values the Gemini docs allow in place of a real signature for calls the model did not make
  * (https://ai.google.dev/gemini-api/docs/thought-signatures, "FAQs"); Gemini CLI sends the first.
  */
-const GEMINI_DUMMY_SIGNATURES: ReadonlySet<string> = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+const GEMINI_DUMMY_SIGNATURES: ReadonlySet<string> = new Set([
+  'skip_thought_signature_validator',
+  'context_engineering_is_the_way_to_go',
+]);
 
 /** The signatures one fake upstream has issued (shared by every request it answers). */
 export class IssuedSignatures {
@@ -40,7 +43,9 @@ export class IssuedSignatures {
 }
 
 function objects(value: unknown): JsonObject[] {
-  return Array.isArray(value) ? value.filter((item): item is JsonObject => typeof item === 'object' && item !== null) : [];
+  return Array.isArray(value)
+    ? value.filter((item): item is JsonObject => typeof item === 'object' && item !== null)
+    : [];
 }
 
 /** Whether an Anthropic request turns thinking on (`enabled` or `adaptive`). */
@@ -61,20 +66,27 @@ function anthropicViolation(body: JsonObject, signatures: IssuedSignatures): str
   if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {
     return `messages.${lastAssistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
   }
-  if (first.type === 'thinking' && !signatures.has(first.signature)) return `messages.${lastAssistantIndex}.content.0: Invalid \`signature\` in \`thinking\` block`;
+  if (first.type === 'thinking' && !signatures.has(first.signature))
+    return `messages.${lastAssistantIndex}.content.0: Invalid \`signature\` in \`thinking\` block`;
   return undefined;
 }
 
 function geminiViolation(body: JsonObject, signatures: IssuedSignatures): string | undefined {
   const contents = objects(body.contents);
   // The current turn starts after the last user content that carries text (not only function responses).
-  const turnStart = contents.map((content) => content.role !== 'model' && objects(content.parts).some((part) => typeof part.text === 'string')).lastIndexOf(true);
+  const turnStart = contents
+    .map((content) => content.role !== 'model' && objects(content.parts).some((part) => typeof part.text === 'string'))
+    .lastIndexOf(true);
   for (let index = turnStart + 1; index < contents.length; index++) {
     const content = contents[index];
     if (content?.role !== 'model') continue;
     const firstCall = objects(content.parts).find((part) => part.functionCall !== undefined);
     const signature = firstCall?.thoughtSignature;
-    if (firstCall && !signatures.has(signature) && !(typeof signature === 'string' && GEMINI_DUMMY_SIGNATURES.has(signature))) {
+    if (
+      firstCall &&
+      !signatures.has(signature) &&
+      !(typeof signature === 'string' && GEMINI_DUMMY_SIGNATURES.has(signature))
+    ) {
       return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${String((firstCall.functionCall as JsonObject).name)}\` , position ${index + 1}.`;
     }
   }
@@ -85,7 +97,11 @@ function geminiViolation(body: JsonObject, signatures: IssuedSignatures): string
  * The provider's 400 message if `body` (a `format` generation request) breaks a replay rule
  * above, else undefined. Formats without such a rule always pass.
  */
-export function replayRuleViolation(format: WireFormat, body: JsonObject, signatures: IssuedSignatures): string | undefined {
+export function replayRuleViolation(
+  format: WireFormat,
+  body: JsonObject,
+  signatures: IssuedSignatures,
+): string | undefined {
   if (format === 'anthropic-messages') return anthropicViolation(body, signatures);
   if (format === 'gemini') return geminiViolation(body, signatures);
   return undefined;
@@ -93,7 +109,8 @@ export function replayRuleViolation(format: WireFormat, body: JsonObject, signat
 
 /** The provider's JSON error body for a 400 with `message`. */
 export function invalidRequestBody(format: WireFormat, message: string): string {
-  if (format === 'anthropic-messages') return JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
+  if (format === 'anthropic-messages')
+    return JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
   if (format === 'gemini') return JSON.stringify({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } });
   return JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } });
 }

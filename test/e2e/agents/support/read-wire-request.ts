@@ -47,7 +47,8 @@ function asArray(value: unknown): unknown[] {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => textOf(asObject(part)?.text ?? asObject(part)?.content ?? '')).join('');
+  if (Array.isArray(content))
+    return content.map((part) => textOf(asObject(part)?.text ?? asObject(part)?.content ?? '')).join('');
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
@@ -64,14 +65,21 @@ function readAnthropic(body: JsonObject): WireRequestSummary {
       .map((block) => textOf(block?.content)),
   );
   const format = asObject(body.output_format) ?? asObject(asObject(body.output_config)?.format);
-  return { model: String(body.model), stream: body.stream === true, tools, toolResults, jsonSchema: format ? (asObject(format.schema) ?? {}) : undefined };
+  return {
+    model: String(body.model),
+    stream: body.stream === true,
+    tools,
+    toolResults,
+    jsonSchema: format ? (asObject(format.schema) ?? {}) : undefined,
+  };
 }
 
 function readChat(body: JsonObject): WireRequestSummary {
   const tools = asArray(body.tools).map((raw): OfferedTool => {
     const tool = asObject(raw) ?? {};
     const fn = asObject(tool.function);
-    if (tool.type === 'function' && fn) return { name: String(fn.name), kind: 'function', parameters: asObject(fn.parameters) };
+    if (tool.type === 'function' && fn)
+      return { name: String(fn.name), kind: 'function', parameters: asObject(fn.parameters) };
     const custom = asObject(tool.custom);
     if (tool.type === 'custom' && custom) return { name: String(custom.name), kind: 'custom' };
     return { name: String(tool.type), kind: 'builtin' };
@@ -81,7 +89,12 @@ function readChat(body: JsonObject): WireRequestSummary {
     .filter((message) => message?.role === 'tool')
     .map((message) => textOf(message?.content));
   const format = asObject(body.response_format);
-  const jsonSchema = format?.type === 'json_schema' ? (asObject(asObject(format.json_schema)?.schema) ?? {}) : format?.type === 'json_object' ? {} : undefined;
+  const jsonSchema =
+    format?.type === 'json_schema'
+      ? (asObject(asObject(format.json_schema)?.schema) ?? {})
+      : format?.type === 'json_object'
+        ? {}
+        : undefined;
   return { model: String(body.model), stream: body.stream === true, tools, toolResults, jsonSchema };
 }
 
@@ -89,7 +102,8 @@ function responsesTool(raw: unknown, namespace?: string): OfferedTool[] {
   const tool = asObject(raw) ?? {};
   if (tool.type === 'namespace') return asArray(tool.tools).flatMap((inner) => responsesTool(inner, String(tool.name)));
   const qualified = (name: string) => (namespace && namespace !== DEFAULT_NAMESPACE ? `${namespace}__${name}` : name);
-  if (tool.type === 'function') return [{ name: qualified(String(tool.name)), kind: 'function', parameters: asObject(tool.parameters) }];
+  if (tool.type === 'function')
+    return [{ name: qualified(String(tool.name)), kind: 'function', parameters: asObject(tool.parameters) }];
   if (tool.type === 'custom') return [{ name: qualified(String(tool.name)), kind: 'custom' }];
   return [{ name: String(tool.name ?? tool.type), kind: 'builtin' }];
 }
@@ -97,11 +111,17 @@ function responsesTool(raw: unknown, namespace?: string): OfferedTool[] {
 function readResponses(body: JsonObject): WireRequestSummary {
   const items = asArray(body.input).map(asObject);
   // Codex sends its tools in `additional_tools` input items as well as (or instead of) top-level `tools`.
-  const toolSources = [...asArray(body.tools), ...items.filter((item) => item?.type === 'additional_tools').flatMap((item) => asArray(item?.tools))];
+  const toolSources = [
+    ...asArray(body.tools),
+    ...items.filter((item) => item?.type === 'additional_tools').flatMap((item) => asArray(item?.tools)),
+  ];
   const tools = toolSources.flatMap((tool) => responsesTool(tool));
-  const toolResults = items.filter((item) => item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output').map((item) => textOf(item?.output));
+  const toolResults = items
+    .filter((item) => item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output')
+    .map((item) => textOf(item?.output));
   const format = asObject(asObject(body.text)?.format);
-  const jsonSchema = format?.type === 'json_schema' ? (asObject(format.schema) ?? {}) : format?.type === 'json_object' ? {} : undefined;
+  const jsonSchema =
+    format?.type === 'json_schema' ? (asObject(format.schema) ?? {}) : format?.type === 'json_object' ? {} : undefined;
   return { model: String(body.model), stream: body.stream === true, tools, toolResults, jsonSchema };
 }
 
@@ -110,9 +130,15 @@ function readGemini(body: JsonObject, path: string): WireRequestSummary {
   const tools = asArray(body.tools).flatMap((raw): OfferedTool[] => {
     const tool = asObject(raw) ?? {};
     const declarations = asArray(tool.functionDeclarations ?? tool.function_declarations).map(asObject);
-    const builtins = Object.keys(tool).filter((key) => key !== 'functionDeclarations' && key !== 'function_declarations');
+    const builtins = Object.keys(tool).filter(
+      (key) => key !== 'functionDeclarations' && key !== 'function_declarations',
+    );
     return [
-      ...declarations.map((d): OfferedTool => ({ name: String(d?.name), kind: 'function', parameters: asObject(d?.parametersJsonSchema) ?? asObject(d?.parameters) })),
+      ...declarations.map((d): OfferedTool => ({
+        name: String(d?.name),
+        kind: 'function',
+        parameters: asObject(d?.parametersJsonSchema) ?? asObject(d?.parameters),
+      })),
       ...builtins.map((key): OfferedTool => ({ name: key, kind: 'builtin' })),
     ];
   });
@@ -125,7 +151,13 @@ function readGemini(body: JsonObject, path: string): WireRequestSummary {
   const config = asObject(body.generationConfig) ?? {};
   const schema = asObject(config.responseJsonSchema) ?? asObject(config.responseSchema);
   const jsonSchema = schema ?? (config.responseMimeType === 'application/json' ? {} : undefined);
-  return { model: decodeURIComponent(match?.[1] ?? ''), stream: match?.[2] === 'streamGenerateContent', tools, toolResults, jsonSchema };
+  return {
+    model: decodeURIComponent(match?.[1] ?? ''),
+    stream: match?.[2] === 'streamGenerateContent',
+    tools,
+    toolResults,
+    jsonSchema,
+  };
 }
 
 /**

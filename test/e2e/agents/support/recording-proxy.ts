@@ -57,11 +57,18 @@ export async function startRecordingProxy(targetOrigin: string, upstreamCount: (
   const exchanges: ClientExchange[] = [];
   let queue: Promise<void> = Promise.resolve();
 
-  const forward = (incoming: IncomingMessage, raw: Buffer, respond: (answer: IncomingMessage | Error) => Promise<void>) =>
+  const forward = (
+    incoming: IncomingMessage,
+    raw: Buffer,
+    respond: (answer: IncomingMessage | Error) => Promise<void>,
+  ) =>
     new Promise<void>((resolve) => {
       const headers = { ...incoming.headers, host: target.host, 'content-length': String(raw.length) };
       delete headers['transfer-encoding'];
-      const outgoing = httpRequest({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, (answer) => void respond(answer).then(resolve));
+      const outgoing = httpRequest(
+        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
+        (answer) => void respond(answer).then(resolve),
+      );
       outgoing.on('error', (error) => void respond(error).then(resolve));
       outgoing.end(raw);
     });
@@ -69,7 +76,14 @@ export async function startRecordingProxy(targetOrigin: string, upstreamCount: (
   const server: Server = createServer((incoming, outgoingResponse) => {
     void readBody(incoming).then((raw) => {
       const turn = queue.then(() => {
-        const exchange: ClientExchange = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', body: parseBody(raw), status: 0, upstreamStart: upstreamCount(), upstreamEnd: upstreamCount() };
+        const exchange: ClientExchange = {
+          method: incoming.method ?? 'GET',
+          url: incoming.url ?? '/',
+          body: parseBody(raw),
+          status: 0,
+          upstreamStart: upstreamCount(),
+          upstreamEnd: upstreamCount(),
+        };
         exchanges.push(exchange);
         return forward(incoming, raw, async (answer) => {
           if (answer instanceof Error) {

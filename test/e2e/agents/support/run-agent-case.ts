@@ -17,7 +17,12 @@ import { startRecordingProxy, type ClientExchange } from './recording-proxy.ts';
 import { startScriptedUpstream, type UpstreamExchange } from './scripted-upstream.ts';
 
 /** The provider preset a channel of each protocol uses (each preset's native protocol). */
-const PROVIDER_FOR: Readonly<Record<WireFormat, string>> = { 'openai-chat': 'openai', 'openai-responses': 'openai', 'anthropic-messages': 'anthropic', gemini: 'gemini' };
+const PROVIDER_FOR: Readonly<Record<WireFormat, string>> = {
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+  'anthropic-messages': 'anthropic',
+  gemini: 'gemini',
+};
 
 /** One case of the matrix. */
 export interface AgentCase {
@@ -45,10 +50,18 @@ export interface AgentRunRecord {
 }
 
 function promptFor(mode: AgentScenario['mode']): string {
-  return mode === 'tool' ? 'Read the file note.txt in the current directory and tell me what it says.' : 'Say hello in one short sentence. Do not use any tools.';
+  return mode === 'tool'
+    ? 'Read the file note.txt in the current directory and tell me what it says.'
+    : 'Say hello in one short sentence. Do not use any tools.';
 }
 
-function runProcess(command: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<{ exitCode: number | null; timedOut: boolean; stdout: string; stderr: string }> {
+function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ exitCode: number | null; timedOut: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
@@ -86,7 +99,11 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
   const noteSecret = `note-secret-${randomUUID()}`;
   const notePath = join(workspace, 'note.txt');
   writeFileSync(notePath, `${noteSecret}\n`);
-  const scenario: AgentScenario = { mode: agentCase.mode, marker: `TOLLGATE-E2E-${randomUUID().slice(0, 8).toUpperCase()}`, notePath };
+  const scenario: AgentScenario = {
+    mode: agentCase.mode,
+    marker: `TOLLGATE-E2E-${randomUUID().slice(0, 8).toUpperCase()}`,
+    notePath,
+  };
 
   const launcher = agentLauncher(agentCase.agent);
   const upstream = await startScriptedUpstream(scenario);
@@ -104,9 +121,25 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
   });
   const proxy = await startRecordingProxy(gateway.origin, () => upstream.exchanges.length);
   try {
-    const command = launcher.prepare({ home, workspace, gatewayOrigin: proxy.origin, apiKey: TEST_KEY, model: agentCase.model === 'explicit' ? launcher.explicitModel : undefined, prompt: promptFor(agentCase.mode) });
+    const command = launcher.prepare({
+      home,
+      workspace,
+      gatewayOrigin: proxy.origin,
+      apiKey: TEST_KEY,
+      model: agentCase.model === 'explicit' ? launcher.explicitModel : undefined,
+      prompt: promptFor(agentCase.mode),
+    });
     const result = await runProcess(command.command, command.args, command.env, workspace, timeoutMs);
-    return { agentCase, scenario, noteSecret, ...result, clientExchanges: proxy.exchanges, upstreamExchanges: upstream.exchanges, outcomes: gateway.outcomes, durationMs: Date.now() - started };
+    return {
+      agentCase,
+      scenario,
+      noteSecret,
+      ...result,
+      clientExchanges: proxy.exchanges,
+      upstreamExchanges: upstream.exchanges,
+      outcomes: gateway.outcomes,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await proxy.close();
     await gateway.close();

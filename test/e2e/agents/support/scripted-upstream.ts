@@ -13,7 +13,12 @@ import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
 import { refuseLikeProviderAt } from '../../../../gateway/mock/strict-request-rules.ts';
 import { encodeWireReply, type ScriptedReasoning, type ScriptedReply } from './encode-wire-reply.ts';
 import { planScriptedReply, type AgentScenario } from './plan-scripted-reply.ts';
-import { anthropicThinkingOn, invalidRequestBody, IssuedSignatures, replayRuleViolation } from './provider-replay-rules.ts';
+import {
+  anthropicThinkingOn,
+  invalidRequestBody,
+  IssuedSignatures,
+  replayRuleViolation,
+} from './provider-replay-rules.ts';
 import { generationFormatOf, readWireRequest, type JsonObject, type WireRequestSummary } from './read-wire-request.ts';
 
 /** One request the fake received. `summary`/`reply` are set for generation requests only. */
@@ -52,11 +57,17 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
  * is on; Gemini 3 always (thought signatures); Responses when `include` asks for
  * `reasoning.encrypted_content`; never for Chat Completions.
  */
-function reasoningFor(format: WireFormat, body: JsonObject, signatures: IssuedSignatures): ScriptedReasoning | undefined {
+function reasoningFor(
+  format: WireFormat,
+  body: JsonObject,
+  signatures: IssuedSignatures,
+): ScriptedReasoning | undefined {
   const wanted =
     (format === 'anthropic-messages' && anthropicThinkingOn(body)) ||
     format === 'gemini' ||
-    (format === 'openai-responses' && Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content'));
+    (format === 'openai-responses' &&
+      Array.isArray(body.include) &&
+      body.include.includes('reasoning.encrypted_content'));
   return wanted ? { text: 'Planning the next step.', signature: signatures.mint() } : undefined;
 }
 
@@ -88,7 +99,15 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
         const strict = method === 'POST' ? refuseLikeProviderAt(path, body) : undefined;
         if (strict) {
           const summary = format ? readWireRequest(format, path, body) : undefined;
-          exchanges.push({ method, path, ...(format ? { format } : {}), body, ...(summary ? { summary } : {}), status: 400, refusal: strict.message });
+          exchanges.push({
+            method,
+            path,
+            ...(format ? { format } : {}),
+            body,
+            ...(summary ? { summary } : {}),
+            status: 400,
+            refusal: strict.message,
+          });
           return send(response, 400, 'application/json', strict.body);
         }
         const counted = countTokensAnswer(path);
@@ -98,7 +117,12 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
         }
         if (!format || method !== 'POST') {
           exchanges.push({ method, path, body, status: 404 });
-          return send(response, 404, 'application/json', JSON.stringify({ error: { message: `scripted upstream: no route ${method} ${path}` } }));
+          return send(
+            response,
+            404,
+            'application/json',
+            JSON.stringify({ error: { message: `scripted upstream: no route ${method} ${path}` } }),
+          );
         }
         const summary = readWireRequest(format, path, body);
         const object = body as JsonObject;
@@ -109,13 +133,23 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
         }
         const reply = planScriptedReply(summary, scenario);
         const includeUsage = (object.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-        const encoded = encodeWireReply(format, reply, { model: summary.model, stream: summary.stream, includeUsage, reasoning: reasoningFor(format, object, signatures) });
+        const encoded = encodeWireReply(format, reply, {
+          model: summary.model,
+          stream: summary.stream,
+          includeUsage,
+          reasoning: reasoningFor(format, object, signatures),
+        });
         exchanges.push({ method, path, format, body, summary, reply, status: 200 });
         send(response, 200, encoded.contentType, encoded.body);
       })
       .catch((error: unknown) => {
         exchanges.push({ method, path, body: undefined, status: 400 });
-        send(response, 400, 'application/json', JSON.stringify({ error: { message: `scripted upstream: unreadable request: ${String(error)}` } }));
+        send(
+          response,
+          400,
+          'application/json',
+          JSON.stringify({ error: { message: `scripted upstream: unreadable request: ${String(error)}` } }),
+        );
       });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -13,7 +13,12 @@ function setup() {
   const analytics = createFakeAnalyticsStore();
   const state = createFakeSpendStore();
   const warnings: string[] = [];
-  const consumer = createBillingConsumer({ analytics, state, prices: staticPriceSource(PRICES), onWarning: (m) => warnings.push(m) });
+  const consumer = createBillingConsumer({
+    analytics,
+    state,
+    prices: staticPriceSource(PRICES),
+    onWarning: (m) => warnings.push(m),
+  });
   return { analytics, state, warnings, consumer };
 }
 
@@ -33,7 +38,11 @@ describe('createBillingConsumer (fakes)', () => {
     await consumer.handleBatch(consumed(batch));
     expect(analytics.inserts).toHaveLength(1);
     expect(analytics.inserts[0]?.table).toBe('billing_lines');
-    expect(analytics.inserts[0]?.rows.map((r) => (r.cost_usd as Decimal).toString())).toEqual(['0.000600000', '0.000600000', '0.000000000']);
+    expect(analytics.inserts[0]?.rows.map((r) => (r.cost_usd as Decimal).toString())).toEqual([
+      '0.000600000',
+      '0.000600000',
+      '0.000000000',
+    ]);
     expect(state.calls.map((c) => [c.keyId, c.userId, c.costNanoUsd])).toEqual([
       ['k1', 'u1', 600_000n],
       ['k1', null, 600_000n],

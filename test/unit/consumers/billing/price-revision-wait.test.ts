@@ -16,7 +16,19 @@ import { usageRecorded } from './traffic-event-builders.ts';
 
 const priceSet = (inputPerMTok: number): ControlEvent => ({
   type: 'PriceSet',
-  event: { eventId: `price-${inputPerMTok}`, occurredAt: 0, actor: 'cli', priceId: `priced-model|${inputPerMTok}`, model: 'priced-model', channel: null, inputPerMTok, outputPerMTok: 0, cacheReadPerMTok: null, cacheWritePerMTok: null, effectiveFrom: 0 },
+  event: {
+    eventId: `price-${inputPerMTok}`,
+    occurredAt: 0,
+    actor: 'cli',
+    priceId: `priced-model|${inputPerMTok}`,
+    model: 'priced-model',
+    channel: null,
+    inputPerMTok,
+    outputPerMTok: 0,
+    cacheReadPerMTok: null,
+    cacheWritePerMTok: null,
+    effectiveFrom: 0,
+  },
 });
 
 describe('billing waits for the price revision its events name', () => {
@@ -24,9 +36,16 @@ describe('billing waits for the price revision its events name', () => {
     const controlPlane = new ConsumerControlPlane();
     controlPlane.applyBatch([priceSet(1)]);
     const analytics = createFakeAnalyticsStore();
-    const consumer = createBillingConsumer({ analytics, state: createFakeSpendStore(), prices: controlPlane, priceWaitMs: 5_000 });
+    const consumer = createBillingConsumer({
+      analytics,
+      state: createFakeSpendStore(),
+      prices: controlPlane,
+      priceWaitMs: 5_000,
+    });
     // 100 input tokens; revision 2 = the second PriceSet (10 USD per million input tokens)
-    const handled = consumer.handleBatch(consumed([{ type: 'UsageRecorded', event: usageRecorded({ priceRevision: 2 }) }]));
+    const handled = consumer.handleBatch(
+      consumed([{ type: 'UsageRecorded', event: usageRecorded({ priceRevision: 2 }) }]),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(analytics.inserts).toHaveLength(0);
     controlPlane.applyBatch([priceSet(10)]);
@@ -37,8 +56,15 @@ describe('billing waits for the price revision its events name', () => {
   it('rejects the batch after the wait limit instead of billing it without its price', async () => {
     const controlPlane = new ConsumerControlPlane();
     const analytics = createFakeAnalyticsStore();
-    const consumer = createBillingConsumer({ analytics, state: createFakeSpendStore(), prices: controlPlane, priceWaitMs: 50 });
-    await expect(consumer.handleBatch(consumed([{ type: 'UsageRecorded', event: usageRecorded({ priceRevision: 1 }) }]))).rejects.toThrow(/price revision 1 not applied within 50 ms/);
+    const consumer = createBillingConsumer({
+      analytics,
+      state: createFakeSpendStore(),
+      prices: controlPlane,
+      priceWaitMs: 50,
+    });
+    await expect(
+      consumer.handleBatch(consumed([{ type: 'UsageRecorded', event: usageRecorded({ priceRevision: 1 }) }])),
+    ).rejects.toThrow(/price revision 1 not applied within 50 ms/);
     expect(analytics.inserts).toHaveLength(0);
   });
 

@@ -5,7 +5,12 @@ import { usageRecorded } from './traffic-event-builders.ts';
 
 describe('projectBillingLine', () => {
   it.each(PRICED_CASES)('$name: costs the usage exactly and records the price used', (c) => {
-    const event = usageRecorded({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, ...c.usage });
+    const event = usageRecorded({
+      upstreamModel: c.upstreamModel,
+      channelId: c.channelId,
+      occurredAt: c.occurredAt,
+      ...c.usage,
+    });
     const { line, costNanoUsd, warning } = projectBillingLine(event, PRICES);
     expect(costNanoUsd).toBe(c.costNano);
     expect(line.cost_usd.nanoUnits).toBe(c.costNano);
@@ -16,13 +21,17 @@ describe('projectBillingLine', () => {
       return;
     }
     expect(warning).toBeNull();
-    expect(line).toMatchObject({ priced: 1, price_model: c.upstreamModel, price_channel: c.price.channel, price_effective_from_ms: c.price.effectiveFromMs });
-    expect([line.input_per_mtok, line.output_per_mtok, line.cache_read_per_mtok, line.cache_write_per_mtok].map((d) => d.nanoUnits)).toEqual([
-      c.price.inputNano,
-      c.price.outputNano,
-      c.price.cacheReadNano,
-      c.price.cacheWriteNano,
-    ]);
+    expect(line).toMatchObject({
+      priced: 1,
+      price_model: c.upstreamModel,
+      price_channel: c.price.channel,
+      price_effective_from_ms: c.price.effectiveFromMs,
+    });
+    expect(
+      [line.input_per_mtok, line.output_per_mtok, line.cache_read_per_mtok, line.cache_write_per_mtok].map(
+        (d) => d.nanoUnits,
+      ),
+    ).toEqual([c.price.inputNano, c.price.outputNano, c.price.cacheReadNano, c.price.cacheWriteNano]);
   });
 
   it('maps every field, with the UTC day and seconds of occurredAt', () => {
@@ -44,7 +53,11 @@ describe('projectBillingLine', () => {
       usageSource: 'partial',
     });
     const { line } = projectBillingLine(event, PRICES);
-    expect({ ...line, cost_usd: line.cost_usd.toString(), input_per_mtok: line.input_per_mtok.toString() }).toMatchObject({
+    expect({
+      ...line,
+      cost_usd: line.cost_usd.toString(),
+      input_per_mtok: line.input_per_mtok.toString(),
+    }).toMatchObject({
       event_id: 'use-x',
       request_id: 'req-x',
       occurred_at: Date.UTC(2025, 11, 31, 23, 59, 59) / 1000,

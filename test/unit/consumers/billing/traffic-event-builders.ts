@@ -14,7 +14,15 @@ export function nextId(prefix: string): string {
 
 /** Usage: 100 input, 20 output tokens, reported. */
 export function usage(overrides: Partial<TokenUsage> = {}): TokenUsage {
-  return { inputTokens: 100, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 20, reasoningTokens: 0, usageSource: 'reported', ...overrides };
+  return {
+    inputTokens: 100,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 20,
+    reasoningTokens: 0,
+    usageSource: 'reported',
+    ...overrides,
+  };
 }
 
 /** A completed, non-streamed request served by channel `ch-a` (model `priced-model`). */

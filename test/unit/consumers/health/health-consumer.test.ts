@@ -14,10 +14,32 @@ let seq = 0;
 
 function completed(channelId: string | null, overrides: Partial<RequestCompleted> = {}): TrafficEvent {
   const event: RequestCompleted = {
-    eventId: `rc-${++seq}`, occurredAt: T0 + seq, requestId: `req-${seq}`, keyId: 'k', userId: null, clientFormat: 'openai-chat', model: 'm',
-    channelId, provider: channelId ? 'mock' : null, upstreamModel: channelId ? 'm' : null, stream: false, passThrough: false,
-    status: 'completed', httpStatus: 200, errorKind: null, latencyMs: 400, ttfbMs: 120, attempts: 1,
-    usage: { inputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 1, reasoningTokens: 0, usageSource: 'reported' },
+    eventId: `rc-${++seq}`,
+    occurredAt: T0 + seq,
+    requestId: `req-${seq}`,
+    keyId: 'k',
+    userId: null,
+    clientFormat: 'openai-chat',
+    model: 'm',
+    channelId,
+    provider: channelId ? 'mock' : null,
+    upstreamModel: channelId ? 'm' : null,
+    stream: false,
+    passThrough: false,
+    status: 'completed',
+    httpStatus: 200,
+    errorKind: null,
+    latencyMs: 400,
+    ttfbMs: 120,
+    attempts: 1,
+    usage: {
+      inputTokens: 1,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 1,
+      reasoningTokens: 0,
+      usageSource: 'reported',
+    },
     priceRevision: null,
     upstreamRequestId: null,
     startedAt: null,
@@ -28,8 +50,17 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
 
 function failover(channelId: string, overrides: Partial<FailoverOccurred> = {}): TrafficEvent {
   const event: FailoverOccurred = {
-    eventId: `fo-${++seq}`, occurredAt: T0 + seq, requestId: `req-${seq}`, keyId: 'k', model: 'm', channelId,
-    errorKind: 'upstream-unavailable', upstreamStatus: 502, latencyMs: 30, retryAfterMs: null, nextChannelId: 'other',
+    eventId: `fo-${++seq}`,
+    occurredAt: T0 + seq,
+    requestId: `req-${seq}`,
+    keyId: 'k',
+    model: 'm',
+    channelId,
+    errorKind: 'upstream-unavailable',
+    upstreamStatus: 502,
+    latencyMs: 30,
+    retryAfterMs: null,
+    nextChannelId: 'other',
     ...overrides,
   };
   return { type: 'FailoverOccurred', event };
@@ -50,8 +81,17 @@ describe('health consumer', () => {
   });
 
   it('turns failovers into failures and completed requests into successes (ttfb as the latency sample)', async () => {
-    const { health } = await fold([failover('a'), completed('b'), completed('a', { ttfbMs: null, latencyMs: 300 })], ['a', 'b']);
-    expect(health[0]).toMatchObject({ channelId: 'a', windowCount: 2, errorRate: 0.5, consecutiveFailures: 0, latencyEwmaMs: 300 });
+    const { health } = await fold(
+      [failover('a'), completed('b'), completed('a', { ttfbMs: null, latencyMs: 300 })],
+      ['a', 'b'],
+    );
+    expect(health[0]).toMatchObject({
+      channelId: 'a',
+      windowCount: 2,
+      errorRate: 0.5,
+      consecutiveFailures: 0,
+      latencyEwmaMs: 300,
+    });
     expect(health[1]).toMatchObject({ channelId: 'b', windowCount: 1, errorRate: 0, latencyEwmaMs: 120 });
   });
 
@@ -65,31 +105,50 @@ describe('health consumer', () => {
   });
 
   it('does not blame the channel for request faults, client cancels or gateway bugs', async () => {
-    const { health } = await fold([
-      failover('a'),
-      failover('a', { errorKind: 'upstream-rejected', upstreamStatus: 400, nextChannelId: null }), // request's fault: ok, resets
-      completed('a', { status: 'cancelled', httpStatus: 499, ttfbMs: 50, errorKind: null }), // client left mid-answer: ok sample
-      completed('a', { status: 'failed', httpStatus: 500, ttfbMs: 10, errorKind: 'internal' }), // gateway bug: nothing
-      failover('a', { errorKind: 'internal', upstreamStatus: null }),
-      completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 80, errorKind: 'invalid-request' }),
-    ], ['a']);
+    const { health } = await fold(
+      [
+        failover('a'),
+        failover('a', { errorKind: 'upstream-rejected', upstreamStatus: 400, nextChannelId: null }), // request's fault: ok, resets
+        completed('a', { status: 'cancelled', httpStatus: 499, ttfbMs: 50, errorKind: null }), // client left mid-answer: ok sample
+        completed('a', { status: 'failed', httpStatus: 500, ttfbMs: 10, errorKind: 'internal' }), // gateway bug: nothing
+        failover('a', { errorKind: 'internal', upstreamStatus: null }),
+        completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 80, errorKind: 'invalid-request' }),
+      ],
+      ['a'],
+    );
     expect(health[0]).toMatchObject({ windowCount: 4, errorRate: 0.25, consecutiveFailures: 0, latencyEwmaMs: 50 });
   });
 
   it('counts a failure after the first byte, but not a before-first-byte failure already reported as a failover', async () => {
-    const { health } = await fold([
-      completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 90, errorKind: 'upstream-timeout', latencyMs: 5_000 }),
-      failover('b', { nextChannelId: null }),
-      completed('b', { status: 'failed', httpStatus: 502, ttfbMs: null, errorKind: 'upstream-unavailable' }),
-      completed('b', { status: 'cancelled', httpStatus: 499, ttfbMs: null, errorKind: 'upstream-unavailable' }),
-      completed(null, { status: 'failed', httpStatus: 404, ttfbMs: null, errorKind: 'not-found' }),
-    ], ['a', 'b']);
+    const { health } = await fold(
+      [
+        completed('a', {
+          status: 'failed',
+          httpStatus: 200,
+          ttfbMs: 90,
+          errorKind: 'upstream-timeout',
+          latencyMs: 5_000,
+        }),
+        failover('b', { nextChannelId: null }),
+        completed('b', { status: 'failed', httpStatus: 502, ttfbMs: null, errorKind: 'upstream-unavailable' }),
+        completed('b', { status: 'cancelled', httpStatus: 499, ttfbMs: null, errorKind: 'upstream-unavailable' }),
+        completed(null, { status: 'failed', httpStatus: 404, ttfbMs: null, errorKind: 'not-found' }),
+      ],
+      ['a', 'b'],
+    );
     expect(health[0]).toMatchObject({ windowCount: 1, errorRate: 1, consecutiveFailures: 1 });
     expect(health[1]).toMatchObject({ windowCount: 1, errorRate: 1, consecutiveFailures: 1 });
   });
 
   it('changes nothing when the same batch is delivered twice', async () => {
-    const batch = [failover('a', { retryAfterMs: 3_000 }), failover('a'), completed('a'), failover('a'), completed('b'), { type: 'UsageRecorded', event: {} } as TrafficEvent];
+    const batch = [
+      failover('a', { retryAfterMs: 3_000 }),
+      failover('a'),
+      completed('a'),
+      failover('a'),
+      completed('b'),
+      { type: 'UsageRecorded', event: {} } as TrafficEvent,
+    ];
     const { state, consumer, health } = await fold(batch, ['a', 'b']);
     await consumer.handleBatch(consumed(batch));
     await consumer.handleBatch(consumed(batch.slice(2)));
@@ -104,7 +163,14 @@ describe('health consumer', () => {
     await consumer.handleBatch(consumed([failover('a', { occurredAt: Number.NaN }), failover('a', { latencyMs: -5 })]));
     expect(warnings).toHaveLength(1);
     expect((await state.getChannelHealth(['a'], T0 + 1_000))[0]?.windowCount).toBe(1);
-    const broken = createHealthConsumer({ state: { ...state, recordChannelObservation: async () => { throw new Error('redis down'); } } });
+    const broken = createHealthConsumer({
+      state: {
+        ...state,
+        recordChannelObservation: async () => {
+          throw new Error('redis down');
+        },
+      },
+    });
     await expect(broken.handleBatch(consumed([failover('a')]))).rejects.toThrow('redis down');
   });
 
@@ -114,21 +180,43 @@ describe('health consumer', () => {
     serveConsumerState(served, channel.port1);
     const remote = consumerStateOverPort(channel.port2);
     const calls: number[] = [];
-    const counted = { ...remote, recordChannelObservationsInOrder: (observations: Parameters<typeof remote.recordChannelObservationsInOrder>[0], policy: HealthPolicy) => (calls.push(observations.length), remote.recordChannelObservationsInOrder(observations, policy)) };
+    const counted = {
+      ...remote,
+      recordChannelObservationsInOrder: (
+        observations: Parameters<typeof remote.recordChannelObservationsInOrder>[0],
+        policy: HealthPolicy,
+      ) => (calls.push(observations.length), remote.recordChannelObservationsInOrder(observations, policy)),
+    };
     const warnings: string[] = [];
     const events = [failover('a'), completed('b'), failover('a', { occurredAt: Number.NaN }), failover('a')];
     try {
-      await createHealthConsumer({ state: counted, policy: POLICY, onWarning: (m) => warnings.push(m) }).handleBatch(consumed(events));
+      await createHealthConsumer({ state: counted, policy: POLICY, onWarning: (m) => warnings.push(m) }).handleBatch(
+        consumed(events),
+      );
       const direct = createMemoryStateStore();
-      await createHealthConsumer({ state: direct, policy: POLICY, onWarning: () => undefined }).handleBatch(consumed(events));
+      await createHealthConsumer({ state: direct, policy: POLICY, onWarning: () => undefined }).handleBatch(
+        consumed(events),
+      );
       expect(calls.sort()).toEqual([1, 3]); // failovers and requests are two partitions
       expect(warnings).toEqual([expect.stringContaining(`skipped event ${events[2]?.event.eventId}`)]);
-      expect(await served.getChannelHealth(['a', 'b'], T0 + 1_000)).toEqual(await direct.getChannelHealth(['a', 'b'], T0 + 1_000));
+      expect(await served.getChannelHealth(['a', 'b'], T0 + 1_000)).toEqual(
+        await direct.getChannelHealth(['a', 'b'], T0 + 1_000),
+      );
       expect((await served.getChannelHealth(['a'], T0 + 1_000))[0]).toMatchObject({ consecutiveFailures: 2 });
       const brokenServed = new MessageChannel();
-      serveConsumerState({ ...served, recordChannelObservation: async () => { throw new Error('redis down'); } }, brokenServed.port1);
+      serveConsumerState(
+        {
+          ...served,
+          recordChannelObservation: async () => {
+            throw new Error('redis down');
+          },
+        },
+        brokenServed.port1,
+      );
       const broken = consumerStateOverPort(brokenServed.port2);
-      await expect(createHealthConsumer({ state: broken }).handleBatch(consumed([failover('c')]))).rejects.toThrow('redis down');
+      await expect(createHealthConsumer({ state: broken }).handleBatch(consumed([failover('c')]))).rejects.toThrow(
+        'redis down',
+      );
       brokenServed.port1.close();
     } finally {
       channel.port1.close();

@@ -7,11 +7,18 @@ const INGESTED_AT = Date.UTC(2025, 5, 15, 12, 0, 1, 250);
 
 describe('projectConsumptionRow', () => {
   it.each(PRICED_CASES)('$name: cost_usd is exact to the nano-dollar', (c) => {
-    const event = requestCompleted({ upstreamModel: c.upstreamModel, channelId: c.channelId, occurredAt: c.occurredAt, usage: c.usage });
+    const event = requestCompleted({
+      upstreamModel: c.upstreamModel,
+      channelId: c.channelId,
+      occurredAt: c.occurredAt,
+      usage: c.usage,
+    });
     const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES, INGESTED_AT);
     expect(costNanoUsd).toBe(c.costNano);
     expect(row.cost_usd.nanoUnits).toBe(c.costNano);
-    expect(warning).toBe(c.price === null ? `no price for model "${c.upstreamModel}" on channel "${c.channelId}"` : null);
+    expect(warning).toBe(
+      c.price === null ? `no price for model "${c.upstreamModel}" on channel "${c.channelId}"` : null,
+    );
   });
 
   it('maps every field of a streamed, failed-over request', () => {
@@ -35,7 +42,14 @@ describe('projectConsumptionRow', () => {
       ttfbMs: 320,
       attempts: 2,
       upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
-      usage: usage({ inputTokens: 2000, cachedInputTokens: 500, cacheWriteTokens: 100, outputTokens: 40, reasoningTokens: 8, usageSource: 'estimated' }),
+      usage: usage({
+        inputTokens: 2000,
+        cachedInputTokens: 500,
+        cacheWriteTokens: 100,
+        outputTokens: 40,
+        reasoningTokens: 8,
+        usageSource: 'estimated',
+      }),
     });
     const { row } = projectConsumptionRow(event, PRICES, INGESTED_AT);
     expect({ ...row, cost_usd: row.cost_usd.toString() }).toEqual({
@@ -77,22 +91,66 @@ describe('projectConsumptionRow', () => {
 
   it('takes started_at from the event when it has one, and keeps usage source none', () => {
     const occurredAt = Date.UTC(2025, 5, 15, 0, 0, 1, 100);
-    const event = requestCompleted({ occurredAt, startedAt: occurredAt - 2_300, latencyMs: 2_299, status: 'failed', channelId: 'dead', usage: { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0, reasoningTokens: 0, usageSource: 'none' } });
+    const event = requestCompleted({
+      occurredAt,
+      startedAt: occurredAt - 2_300,
+      latencyMs: 2_299,
+      status: 'failed',
+      channelId: 'dead',
+      usage: {
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        usageSource: 'none',
+      },
+    });
     const { row } = projectConsumptionRow(event, PRICES, INGESTED_AT);
-    expect(row).toMatchObject({ day: '2025-06-15', started_at_ms: occurredAt - 2_300, started_at: Date.UTC(2025, 5, 14, 23, 59, 58) / 1000, usage_source: 'none' });
+    expect(row).toMatchObject({
+      day: '2025-06-15',
+      started_at_ms: occurredAt - 2_300,
+      started_at: Date.UTC(2025, 5, 14, 23, 59, 58) / 1000,
+      usage_source: 'none',
+    });
     expect(row.started_at_ms).toBeLessThanOrEqual(row.occurred_at_ms);
   });
 
   it('writes empty strings and NULL ttfb for a request refused before any channel, without a warning', () => {
-    const event = requestCompleted({ userId: null, channelId: null, provider: null, upstreamModel: null, status: 'failed', httpStatus: 401, errorKind: 'unauthenticated', ttfbMs: null, attempts: 0, usage: usage({ inputTokens: 0, outputTokens: 0 }) });
+    const event = requestCompleted({
+      userId: null,
+      channelId: null,
+      provider: null,
+      upstreamModel: null,
+      status: 'failed',
+      httpStatus: 401,
+      errorKind: 'unauthenticated',
+      ttfbMs: null,
+      attempts: 0,
+      usage: usage({ inputTokens: 0, outputTokens: 0 }),
+    });
     const { row, costNanoUsd, warning } = projectConsumptionRow(event, PRICES, INGESTED_AT);
-    expect(row).toMatchObject({ user_id: '', channel_id: '', provider: '', upstream_model: '', upstream_request_id: '', status: 'failed', http_status: 401, error_kind: 'unauthenticated', ttfb_ms: null, attempts: 0 });
+    expect(row).toMatchObject({
+      user_id: '',
+      channel_id: '',
+      provider: '',
+      upstream_model: '',
+      upstream_request_id: '',
+      status: 'failed',
+      http_status: 401,
+      error_kind: 'unauthenticated',
+      ttfb_ms: null,
+      attempts: 0,
+    });
     expect(costNanoUsd).toBe(0n);
     expect(warning).toBeNull();
   });
 
   it('warns when a request used tokens but names no upstream model', () => {
     const event = requestCompleted({ upstreamModel: null, usage: usage({ inputTokens: 10, outputTokens: 0 }) });
-    expect(projectConsumptionRow(event, PRICES, INGESTED_AT)).toMatchObject({ costNanoUsd: 0n, warning: 'request used tokens but names no upstream model' });
+    expect(projectConsumptionRow(event, PRICES, INGESTED_AT)).toMatchObject({
+      costNanoUsd: 0n,
+      warning: 'request used tokens but names no upstream model',
+    });
   });
 });

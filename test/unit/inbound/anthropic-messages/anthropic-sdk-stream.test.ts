@@ -34,7 +34,11 @@ function encode(events: StreamEvent[]): string {
   return events.map((event) => encoder.encode(event)).join('');
 }
 
-const params = { model: 'claude-test', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Weather in Oslo?' }] };
+const params = {
+  model: 'claude-test',
+  max_tokens: 1024,
+  messages: [{ role: 'user' as const, content: 'Weather in Oslo?' }],
+};
 
 describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
   it('finalMessage() rebuilds thinking, text, tool_use input, stop_reason and usage', async () => {
@@ -49,7 +53,9 @@ describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
       finishReason: finishReason('tool-calls'),
       usage: makeUsage({ inputTotal: 500, cacheRead: 100, cacheWrite: 20, outputTotal: 42 }),
     };
-    const events = responseToStreamEvents(response, 4).map((e) => (e.type === 'message-start' ? { ...e, usage: response.usage } : e));
+    const events = responseToStreamEvents(response, 4).map((e) =>
+      e.type === 'message-start' ? { ...e, usage: response.usage } : e,
+    );
     server.setSse(encode(events));
     const message = await client.messages.stream(params).finalMessage();
     expect(message.model).toBe('claude-test');
@@ -60,7 +66,12 @@ describe('@anthropic-ai/sdk reads the Anthropic stream encoder', () => {
     ]);
     expect(message.stop_reason).toBe('tool_use');
     expect(message.stop_sequence).toBeNull();
-    expect(message.usage).toMatchObject({ input_tokens: 380, cache_creation_input_tokens: 20, cache_read_input_tokens: 100, output_tokens: 42 });
+    expect(message.usage).toMatchObject({
+      input_tokens: 380,
+      cache_creation_input_tokens: 20,
+      cache_read_input_tokens: 100,
+      output_tokens: 42,
+    });
   });
 
   it('surfaces a mid-stream error event as an APIError', async () => {

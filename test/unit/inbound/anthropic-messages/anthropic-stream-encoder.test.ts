@@ -108,15 +108,34 @@ describe('anthropic stream encoder', () => {
   });
 
   it('starts with zero input tokens when message-start has no usage and uses a stop sequence', () => {
-    const response: CanonicalResponse = { id: 'x', model: 'x', content: [{ type: 'text', text: 'a' }], finishReason: finishReason('stop'), stopSequence: '###', usage: makeUsage({ inputTotal: 3, outputTotal: 1 }) };
-    const events = responseToStreamEvents(response).map((e) => (e.type === 'message-start' ? { type: e.type, messageId: e.messageId, model: e.model } : e));
+    const response: CanonicalResponse = {
+      id: 'x',
+      model: 'x',
+      content: [{ type: 'text', text: 'a' }],
+      finishReason: finishReason('stop'),
+      stopSequence: '###',
+      usage: makeUsage({ inputTotal: 3, outputTotal: 1 }),
+    };
+    const events = responseToStreamEvents(response).map((e) =>
+      e.type === 'message-start' ? { type: e.type, messageId: e.messageId, model: e.model } : e,
+    );
     const text = encodeAll(events);
-    expect(text).toContain('"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}');
-    expect(text).toContain('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"###"},"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}\n\n');
+    expect(text).toContain(
+      '"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}',
+    );
+    expect(text).toContain(
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"stop_sequence","stop_sequence":"###"},"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}\n\n',
+    );
   });
 
   it('renders a redacted reasoning block as a complete redacted_thinking block', () => {
-    const response: CanonicalResponse = { id: 'x', model: 'x', content: [{ type: 'reasoning', text: '', redacted: 'EmwK' }], finishReason: finishReason('stop'), usage: makeUsage({}) };
+    const response: CanonicalResponse = {
+      id: 'x',
+      model: 'x',
+      content: [{ type: 'reasoning', text: '', redacted: 'EmwK' }],
+      finishReason: finishReason('stop'),
+      usage: makeUsage({}),
+    };
     const text = encodeAll(responseToStreamEvents(response));
     expect(text).toContain(
       'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}\n\nevent: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
@@ -125,10 +144,18 @@ describe('anthropic stream encoder', () => {
 
   it('ends a failed stream with an error event and nothing after it', () => {
     const encoder = anthropicMessagesCodec.createStreamEncoder(context);
-    const head = encoder.encode({ type: 'message-start', messageId: 'u', model: 'm' }) + encoder.encode({ type: 'text-start', index: 0 }) + encoder.encode({ type: 'text-delta', index: 0, text: 'par' });
-    const error = encoder.encode({ type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') });
+    const head =
+      encoder.encode({ type: 'message-start', messageId: 'u', model: 'm' }) +
+      encoder.encode({ type: 'text-start', index: 0 }) +
+      encoder.encode({ type: 'text-delta', index: 0, text: 'par' });
+    const error = encoder.encode({
+      type: 'error',
+      error: new GatewayError('upstream-unavailable', 'Upstream connection reset'),
+    });
     expect(head).toContain('event: content_block_delta');
-    expect(error).toBe('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"Upstream connection reset"}}\n\n');
+    expect(error).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"Upstream connection reset"}}\n\n',
+    );
     expect(encoder.encode({ type: 'block-end', index: 0 })).toBe('');
     expect(encoder.encode({ type: 'message-end', finishReason: finishReason('stop'), usage: makeUsage({}) })).toBe('');
   });

@@ -20,7 +20,13 @@ describe('anthropic decodeRequest', () => {
         },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01AbC', content: '{"temp_c":4}' }] },
       ],
-      tools: [{ name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Current weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
       tool_choice: { type: 'auto' },
       thinking: { type: 'enabled', budget_tokens: 1024 },
       stream: true,
@@ -44,7 +50,13 @@ describe('anthropic decodeRequest', () => {
           },
           { role: 'user', content: [{ type: 'tool-result', toolCallId: 'toolu_01AbC', content: '{"temp_c":4}' }] },
         ],
-        tools: [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+        tools: [
+          {
+            name: 'get_weather',
+            description: 'Current weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        ],
         toolChoice: { type: 'auto' },
         reasoning: { enabled: true, includeThoughts: true, budgetTokens: 1024 },
       },
@@ -72,7 +84,11 @@ describe('anthropic decodeRequest', () => {
           content: [
             { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } },
             { type: 'image', source: { type: 'url', url: 'https://x/a.jpg' } },
-            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBER' }, title: 'x.pdf' },
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: 'JVBER' },
+              title: 'x.pdf',
+            },
             { type: 'document', source: { type: 'url', url: 'https://x/d.pdf' } },
             { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain doc' } },
             {
@@ -86,7 +102,13 @@ describe('anthropic decodeRequest', () => {
             },
           ],
         },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'EmwK' }, { type: 'thinking', thinking: 'unsigned' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'EmwK' },
+            { type: 'thinking', thinking: 'unsigned' },
+          ],
+        },
       ],
     });
     expect(result.ok && result.value.messages).toStrictEqual([
@@ -110,7 +132,13 @@ describe('anthropic decodeRequest', () => {
           },
         ],
       },
-      { role: 'assistant', content: [{ type: 'reasoning', text: '', redacted: 'EmwK' }, { type: 'reasoning', text: 'unsigned' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: '', redacted: 'EmwK' },
+          { type: 'reasoning', text: 'unsigned' },
+        ],
+      },
     ]);
   });
 
@@ -154,7 +182,12 @@ describe('anthropic decodeRequest', () => {
       user: 'u-1',
       responseFormat: { type: 'json-schema', name: 'output', schema: { type: 'object' } },
     });
-    const named = decode({ model: 'm', messages: [], tool_choice: { type: 'tool', name: 'f' }, thinking: { type: 'disabled' } });
+    const named = decode({
+      model: 'm',
+      messages: [],
+      tool_choice: { type: 'tool', name: 'f' },
+      thinking: { type: 'disabled' },
+    });
     expect(named.ok && named.value.toolChoice).toStrictEqual({ type: 'tool', name: 'f' });
     expect(named.ok && named.value.reasoning).toStrictEqual({ enabled: false });
     const none = decode({ model: 'm', messages: [], tool_choice: { type: 'none' } });
@@ -165,7 +198,15 @@ describe('anthropic decodeRequest', () => {
   it('names server tools, unknown blocks and hosted capabilities as parts it cannot carry', () => {
     const result = decode({
       model: 'm',
-      messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }, { type: 'text', text: 'ok' }] }],
+      messages: [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+            { type: 'text', text: 'ok' },
+          ],
+        },
+      ],
       tools: [
         { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
         { type: 'custom', name: 'f', input_schema: { type: 'object' } },
@@ -186,13 +227,32 @@ describe('anthropic decodeRequest', () => {
 
   it.each([
     [{ messages: [] }, 'model', 'model: required field missing (expected string)'],
-    [{ model: 'm', messages: [{ role: 'user', content: 5 }] }, 'messages.0.content', 'messages.0.content: expected string or array'],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 5 }] },
+      'messages.0.content',
+      'messages.0.content: expected string or array',
+    ],
     [{ model: 'm', max_tokens: 0, messages: [] }, 'max_tokens', undefined],
     [{ model: 'm', max_tokens: 1.5, messages: [] }, 'max_tokens', undefined],
     [{ model: 'm', messages: [{ role: 'bot', content: 'x' }] }, 'messages.0.role', undefined],
-    [{ model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 3 }] }] }, 'messages.0.content.0.text', undefined],
-    [{ model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] }, 'messages.0.content.0.type', undefined],
-    [{ model: 'm', messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: 'x' }] }] }, 'messages.0.content.0.input', undefined],
+    [
+      { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 3 }] }] },
+      'messages.0.content.0.text',
+      undefined,
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] },
+      'messages.0.content.0.type',
+      undefined,
+    ],
+    [
+      {
+        model: 'm',
+        messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'f', input: 'x' }] }],
+      },
+      'messages.0.content.0.input',
+      undefined,
+    ],
     [{ model: 'm', messages: [], tools: [{ name: 'f' }] }, 'tools.0.input_schema', undefined],
     [{ model: 'm', messages: [], thinking: { type: 'enabled' } }, 'thinking.budget_tokens', undefined],
     [{ model: 'm', messages: [], tool_choice: { type: 'sometimes' } }, 'tool_choice.type', undefined],
@@ -207,10 +267,18 @@ describe('anthropic decodeRequest', () => {
   });
 
   it('decodes count_tokens bodies without max_tokens and never as a stream', () => {
-    const result = anthropicMessagesCodec.decodeCountTokensRequest?.({ model: 'm', max_tokens: 9, stream: true, messages: [{ role: 'user', content: 'hi' }] }, {});
+    const result = anthropicMessagesCodec.decodeCountTokensRequest?.(
+      { model: 'm', max_tokens: 9, stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      {},
+    );
     expect(result).toStrictEqual({
       ok: true,
-      value: { clientFormat: 'anthropic-messages', model: 'm', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+      value: {
+        clientFormat: 'anthropic-messages',
+        model: 'm',
+        stream: false,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      },
     });
     expect(anthropicMessagesCodec.encodeCountTokensResponse?.(2095)).toStrictEqual({ input_tokens: 2095 });
   });

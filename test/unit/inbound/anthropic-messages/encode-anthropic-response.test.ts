@@ -64,11 +64,23 @@ describe('anthropic encodeResponse', () => {
     [finishReason('other', 'pause_turn'), undefined, 'pause_turn', null],
     [finishReason('stop', 'STOP'), undefined, 'end_turn', null],
   ])('maps %j (stop sequence %s) to %s', (reason, stopSequence, stopReason, echoed) => {
-    const response: CanonicalResponse = { id: 'x', model: 'x', content: [], finishReason: reason, usage: makeUsage({}), ...(stopSequence ? { stopSequence } : {}) };
+    const response: CanonicalResponse = {
+      id: 'x',
+      model: 'x',
+      content: [],
+      finishReason: reason,
+      usage: makeUsage({}),
+      ...(stopSequence ? { stopSequence } : {}),
+    };
     const body = anthropicMessagesCodec.encodeResponse(response, context) as Record<string, unknown>;
     expect(body.stop_reason).toBe(stopReason);
     expect(body.stop_sequence).toBe(echoed);
-    expect(body.usage).toStrictEqual({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
+    expect(body.usage).toStrictEqual({
+      input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 0,
+    });
   });
 });
 
@@ -92,7 +104,9 @@ describe('anthropic encodeError', () => {
   });
 
   it('adds retry headers and stops SDK retries for a spend quota', () => {
-    const limited = anthropicMessagesCodec.encodeError(new GatewayError('rate-limited', 'slow down', { retryAfterMs: 1500 }));
+    const limited = anthropicMessagesCodec.encodeError(
+      new GatewayError('rate-limited', 'slow down', { retryAfterMs: 1500 }),
+    );
     expect(limited.headers).toStrictEqual({ 'retry-after': '2', 'retry-after-ms': '1500' });
     const quota = anthropicMessagesCodec.encodeError(new GatewayError('quota-exceeded', 'Monthly spend quota reached'));
     expect(quota).toStrictEqual({

@@ -39,7 +39,10 @@ describe('gemini encodeResponse', () => {
               parts: [
                 { text: 'Tool says 4°C with rain.', thought: true, thoughtSignature: 'sig-r' },
                 { text: 'It is 4 °C and raining in Oslo.' },
-                { functionCall: { name: 'get_weather', args: { city: 'Oslo' }, id: 'call_1' }, thoughtSignature: 'sig-fc' },
+                {
+                  functionCall: { name: 'get_weather', args: { city: 'Oslo' }, id: 'call_1' },
+                  thoughtSignature: 'sig-fc',
+                },
                 { functionCall: { name: 'broken', args: {}, id: 'call_2' } },
               ],
               role: 'model',
@@ -48,7 +51,13 @@ describe('gemini encodeResponse', () => {
             index: 0,
           },
         ],
-        usageMetadata: { promptTokenCount: 61, candidatesTokenCount: 12, thoughtsTokenCount: 40, cachedContentTokenCount: 32, totalTokenCount: 113 },
+        usageMetadata: {
+          promptTokenCount: 61,
+          candidatesTokenCount: 12,
+          thoughtsTokenCount: 40,
+          cachedContentTokenCount: 32,
+          totalTokenCount: 113,
+        },
         modelVersion: 'gemini-client-name',
         responseId: 'R',
       }),
@@ -63,7 +72,10 @@ describe('gemini encodeResponse', () => {
     [finishReason('error'), 'OTHER'],
     [finishReason('other', 'weird'), 'OTHER'],
   ])('maps %j to %s and never sends empty parts', (reason, expected) => {
-    const body = geminiCodec.encodeResponse({ id: 'x', model: 'x', content: [], finishReason: reason, usage: makeUsage({ inputTotal: 5 }) }, context) as {
+    const body = geminiCodec.encodeResponse(
+      { id: 'x', model: 'x', content: [], finishReason: reason, usage: makeUsage({ inputTotal: 5 }) },
+      context,
+    ) as {
       candidates: Array<{ content: unknown; finishReason: string }>;
       usageMetadata: unknown;
     };
@@ -86,14 +98,26 @@ describe('gemini encodeError', () => {
     [new GatewayError('upstream-unavailable', 'overloaded', { status: 503 }), 503, 'UNAVAILABLE'],
     [new GatewayError('upstream-timeout', 'slow'), 504, 'DEADLINE_EXCEEDED'],
   ])('renders %s as %i %s', (error, code, status) => {
-    expect(geminiCodec.encodeError(error)).toStrictEqual({ status: code, body: { error: { code, message: error.message, status } } });
+    expect(geminiCodec.encodeError(error)).toStrictEqual({
+      status: code,
+      body: { error: { code, message: error.message, status } },
+    });
   });
 
   it('adds retry-after and RetryInfo when the wait is known', () => {
-    expect(geminiCodec.encodeError(new GatewayError('rate-limited', 'slow down', { retryAfterMs: 16_500 }))).toStrictEqual({
+    expect(
+      geminiCodec.encodeError(new GatewayError('rate-limited', 'slow down', { retryAfterMs: 16_500 })),
+    ).toStrictEqual({
       status: 429,
       headers: { 'retry-after': '17' },
-      body: { error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '16.5s' }] } },
+      body: {
+        error: {
+          code: 429,
+          message: 'slow down',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '16.5s' }],
+        },
+      },
     });
   });
 });

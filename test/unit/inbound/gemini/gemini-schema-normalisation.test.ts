@@ -26,7 +26,11 @@ function routerSchema(): Record<string, unknown> {
         maxItems: '3',
         items: {
           type: 'OBJECT',
-          properties: { title: { type: 'STRING' }, done: { type: 'BOOLEAN' }, weight: { type: 'INTEGER', format: 'int32' } },
+          properties: {
+            title: { type: 'STRING' },
+            done: { type: 'BOOLEAN' },
+            weight: { type: 'INTEGER', format: 'int32' },
+          },
           required: ['title'],
           propertyOrdering: ['title', 'done', 'weight'],
         },
@@ -51,7 +55,11 @@ const ROUTER_JSON_SCHEMA = {
       maxItems: 3,
       items: {
         type: 'object',
-        properties: { title: { type: 'string' }, done: { type: 'boolean' }, weight: { type: 'integer', format: 'int32' } },
+        properties: {
+          title: { type: 'string' },
+          done: { type: 'boolean' },
+          weight: { type: 'integer', format: 'int32' },
+        },
         required: ['title'],
       },
     },
@@ -69,7 +77,13 @@ function lookupParameters(): Record<string, unknown> {
       query: { type: 'STRING' },
       limit: { type: 'INTEGER', nullable: true },
       tags: { type: 'ARRAY', items: { type: 'STRING' } },
-      scope: { anyOf: [{ type: 'STRING', enum: ['all'] }, { type: 'OBJECT', properties: { path: { type: 'STRING' } } }], nullable: true },
+      scope: {
+        anyOf: [
+          { type: 'STRING', enum: ['all'] },
+          { type: 'OBJECT', properties: { path: { type: 'STRING' } } },
+        ],
+        nullable: true,
+      },
       labels: { type: 'OBJECT', additionalProperties: { type: 'STRING' } },
     },
     required: ['query'],
@@ -83,7 +97,13 @@ const LOOKUP_JSON_SCHEMA = {
     query: { type: 'string' },
     limit: { type: ['integer', 'null'] },
     tags: { type: 'array', items: { type: 'string' } },
-    scope: { anyOf: [{ type: 'string', enum: ['all'] }, { type: 'object', properties: { path: { type: 'string' } } }, { type: 'null' }] },
+    scope: {
+      anyOf: [
+        { type: 'string', enum: ['all'] },
+        { type: 'object', properties: { path: { type: 'string' } } },
+        { type: 'null' },
+      ],
+    },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
   },
   required: ['query'],
@@ -100,21 +120,61 @@ const contents = [{ role: 'user', parts: [{ text: 'Route this prompt.' }] }];
 function build(adapter: UpstreamAdapter, provider: ProviderId, request: CanonicalRequest): Record<string, unknown> {
   const protocol = adapter.protocol;
   const baseUrl = getProviderPreset(provider).endpoints[protocol]?.baseUrl ?? 'http://upstream.test/v1';
-  const { request: http } = adapter.buildRequest(request, { baseUrl, apiKey: 'sk-test', upstreamModel: 'up-model', provider: getProviderPreset(provider) });
+  const { request: http } = adapter.buildRequest(request, {
+    baseUrl,
+    apiKey: 'sk-test',
+    upstreamModel: 'up-model',
+    provider: getProviderPreset(provider),
+  });
   return JSON.parse(http.body) as Record<string, unknown>;
 }
 
 /** The value at a dotted path (`tools.0.function.parameters`) of a parsed body. */
 function at(body: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), body);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      body,
+    );
 }
 
 /** Where each upstream carries the response schema and the first tool's parameters. */
-const UPSTREAMS: ReadonlyArray<{ name: string; adapter: UpstreamAdapter; provider: ProviderId; responseSchema: string; toolSchema: string }> = [
-  { name: 'openai-chat', adapter: openaiChatAdapter, provider: 'openai', responseSchema: 'response_format.json_schema.schema', toolSchema: 'tools.0.function.parameters' },
-  { name: 'openai-responses', adapter: openaiResponsesAdapter, provider: 'openai', responseSchema: 'text.format.schema', toolSchema: 'tools.0.parameters' },
-  { name: 'anthropic-messages', adapter: anthropicMessagesAdapter, provider: 'anthropic', responseSchema: 'output_config.format.schema', toolSchema: 'tools.0.input_schema' },
-  { name: 'gemini (translated)', adapter: geminiAdapter, provider: 'gemini', responseSchema: 'generationConfig.responseJsonSchema', toolSchema: 'tools.0.functionDeclarations.0.parametersJsonSchema' },
+const UPSTREAMS: ReadonlyArray<{
+  name: string;
+  adapter: UpstreamAdapter;
+  provider: ProviderId;
+  responseSchema: string;
+  toolSchema: string;
+}> = [
+  {
+    name: 'openai-chat',
+    adapter: openaiChatAdapter,
+    provider: 'openai',
+    responseSchema: 'response_format.json_schema.schema',
+    toolSchema: 'tools.0.function.parameters',
+  },
+  {
+    name: 'openai-responses',
+    adapter: openaiResponsesAdapter,
+    provider: 'openai',
+    responseSchema: 'text.format.schema',
+    toolSchema: 'tools.0.parameters',
+  },
+  {
+    name: 'anthropic-messages',
+    adapter: anthropicMessagesAdapter,
+    provider: 'anthropic',
+    responseSchema: 'output_config.format.schema',
+    toolSchema: 'tools.0.input_schema',
+  },
+  {
+    name: 'gemini (translated)',
+    adapter: geminiAdapter,
+    provider: 'gemini',
+    responseSchema: 'generationConfig.responseJsonSchema',
+    toolSchema: 'tools.0.functionDeclarations.0.parametersJsonSchema',
+  },
 ];
 
 /** No upper-case type name, `nullable` or `propertyOrdering` anywhere in the serialised schema. */
@@ -184,7 +244,9 @@ describe('Gemini schema normalisation', () => {
     const before = structuredClone(body);
     const request = decode(body);
     expect(body).toStrictEqual(before);
-    expect(request.tools).toStrictEqual([{ name: 'lookup', description: 'Find things', parameters: LOOKUP_JSON_SCHEMA }]);
+    expect(request.tools).toStrictEqual([
+      { name: 'lookup', description: 'Find things', parameters: LOOKUP_JSON_SCHEMA },
+    ]);
     for (const upstream of UPSTREAMS) {
       const schema = at(build(upstream.adapter, upstream.provider, request), upstream.toolSchema);
       expect(schema, upstream.name).toStrictEqual(LOOKUP_JSON_SCHEMA);
@@ -193,7 +255,17 @@ describe('Gemini schema normalisation', () => {
   });
 
   it('keeps snake_case property names in snake_case request bodies', () => {
-    const request = decode({ contents, generation_config: { response_mime_type: 'application/json', response_json_schema: { type: 'OBJECT', properties: { model_choice: { type: 'STRING', nullable: true } } } } });
-    expect(request.responseFormat).toStrictEqual({ type: 'json-schema', name: 'response', schema: { type: 'object', properties: { model_choice: { type: ['string', 'null'] } } } });
+    const request = decode({
+      contents,
+      generation_config: {
+        response_mime_type: 'application/json',
+        response_json_schema: { type: 'OBJECT', properties: { model_choice: { type: 'STRING', nullable: true } } },
+      },
+    });
+    expect(request.responseFormat).toStrictEqual({
+      type: 'json-schema',
+      name: 'response',
+      schema: { type: 'object', properties: { model_choice: { type: ['string', 'null'] } } },
+    });
   });
 });

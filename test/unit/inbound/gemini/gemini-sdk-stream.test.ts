@@ -50,11 +50,21 @@ describe('@google/genai reads the Gemini stream encoder', () => {
   it('generateContentStream yields text chunks, then finishReason and usageMetadata', async () => {
     server.setSse(encode(responseToStreamEvents(textResponse, 5)));
     const chunks: GenerateContentResponse[] = [];
-    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'Weather in Oslo?' })) chunks.push(chunk);
+    for await (const chunk of await ai.models.generateContentStream({
+      model: 'gemini-test',
+      contents: 'Weather in Oslo?',
+    }))
+      chunks.push(chunk);
     expect(chunks.map((chunk) => chunk.text ?? '').join('')).toBe('It is 4 °C\u2028and raining.');
     const last = chunks.at(-1);
     expect(last?.candidates?.[0]?.finishReason).toBe('STOP');
-    expect(last?.usageMetadata).toMatchObject({ promptTokenCount: 61, candidatesTokenCount: 12, thoughtsTokenCount: 40, cachedContentTokenCount: 32, totalTokenCount: 113 });
+    expect(last?.usageMetadata).toMatchObject({
+      promptTokenCount: 61,
+      candidatesTokenCount: 12,
+      thoughtsTokenCount: 40,
+      cachedContentTokenCount: 32,
+      totalTokenCount: 113,
+    });
     expect(last?.modelVersion).toBe('gemini-test');
     expect(new Set(chunks.map((chunk) => chunk.responseId)).size).toBe(1);
   });
@@ -69,7 +79,8 @@ describe('@google/genai reads the Gemini stream encoder', () => {
     };
     server.setSse(encode(responseToStreamEvents(response, 4)));
     const calls = [];
-    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'x' })) calls.push(...(chunk.functionCalls ?? []));
+    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-test', contents: 'x' }))
+      calls.push(...(chunk.functionCalls ?? []));
     expect(calls).toStrictEqual([{ name: 'get_weather', args: { city: 'Oslo', days: 3 }, id: 'call_1' }]);
   });
 
@@ -85,7 +96,11 @@ describe('@google/genai reads the Gemini stream encoder', () => {
     const modelTurns = history.slice(1);
     expect(modelTurns.length).toBeGreaterThan(1);
     expect(modelTurns.every((content) => content.role === 'model')).toBe(true);
-    const visible = modelTurns.flatMap((content) => content.parts ?? []).filter((part) => part.thought !== true).map((part) => part.text ?? '').join('');
+    const visible = modelTurns
+      .flatMap((content) => content.parts ?? [])
+      .filter((part) => part.thought !== true)
+      .map((part) => part.text ?? '')
+      .join('');
     expect(visible).toBe('It is 4 °C\u2028and raining.');
   });
 

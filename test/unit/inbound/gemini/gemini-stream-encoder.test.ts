@@ -84,7 +84,10 @@ describe('gemini stream encoder', () => {
     encoder.encode({ type: 'message-start', messageId: 'u', model: 'u' });
     encoder.encode({ type: 'text-start', index: 0 });
     expect(encoder.encode({ type: 'text-delta', index: 0, text: 'par' })).toContain('"text":"par"');
-    const error = encoder.encode({ type: 'error', error: new GatewayError('upstream-unavailable', 'Upstream connection reset') });
+    const error = encoder.encode({
+      type: 'error',
+      error: new GatewayError('upstream-unavailable', 'Upstream connection reset'),
+    });
     const json = '{"error":{"code":502,"message":"Upstream connection reset","status":"UNAVAILABLE"}}';
     expect(error).toBe(`data: ${json}\n\n${json}\n`);
     expect(encoder.encode({ type: 'message-end', finishReason: finishReason('stop'), usage: makeUsage({}) })).toBe('');
@@ -98,7 +101,11 @@ describe('gemini stream encoder', () => {
       encoder.encode({ type: 'tool-input-delta', index: 0, argumentsFragment: '{"a"' }),
       encoder.encode({ type: 'keep-alive' }),
       encoder.encode({ type: 'tool-input-delta', index: 0, argumentsFragment: ':1}' }),
-      encoder.encode({ type: 'message-end', finishReason: finishReason('length'), usage: makeUsage({ inputTotal: 1, outputTotal: 2 }) }),
+      encoder.encode({
+        type: 'message-end',
+        finishReason: finishReason('length'),
+        usage: makeUsage({ inputTotal: 1, outputTotal: 2 }),
+      }),
     ].join('');
     expect(text.replace(/resp_[0-9a-f]{24}/, 'RID')).toBe(
       '\ndata: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"id":"c1"},"thoughtSignature":"sig"}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],' +

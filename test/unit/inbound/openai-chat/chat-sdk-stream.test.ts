@@ -19,9 +19,18 @@ describe('Chat stream through openai SDK ChatCompletionStream', () => {
   it('finalChatCompletion() has the text, the tool call, the finish reason and the usage', async () => {
     const raw = { model: 'gw-model', messages: [], stream: true, stream_options: { include_usage: true } };
     const encoder = openaiChatCodec.createStreamEncoder(makeContext(raw));
-    server = await serveSse(encoder.keepAlive() + responseToStreamEvents(toolResponse, 4).map((e) => encoder.encode(e)).join(''));
+    server = await serveSse(
+      encoder.keepAlive() +
+        responseToStreamEvents(toolResponse, 4)
+          .map((e) => encoder.encode(e))
+          .join(''),
+    );
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0 });
-    const stream = client.chat.completions.stream({ model: 'gw-model', messages: [{ role: 'user', content: 'Weather in Oslo?' }], stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      model: 'gw-model',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      stream_options: { include_usage: true },
+    });
     const reasoning: string[] = [];
     stream.on('chunk', (chunk) => {
       const delta = chunk.choices[0]?.delta as { reasoning_content?: string } | undefined;
@@ -31,7 +40,9 @@ describe('Chat stream through openai SDK ChatCompletionStream', () => {
     const choice = final.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
     expect(choice?.message.content).toBe('Checking.');
-    expect(choice?.message.tool_calls).toMatchObject([{ id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(choice?.message.tool_calls).toMatchObject([
+      { id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ]);
     expect(reasoning.join('')).toBe('Need the weather.');
     expect(final.usage).toMatchObject({ prompt_tokens: 120, completion_tokens: 58, total_tokens: 178 });
     expect(server.bodies[0]).toMatchObject({ stream: true });

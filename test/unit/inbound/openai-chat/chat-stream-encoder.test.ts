@@ -17,7 +17,8 @@ function encodeAll(events: StreamEvent[], raw: Record<string, unknown> = {}): st
   return events.map((e) => encoder.encode(e)).join('');
 }
 
-const streamOf = (response: CanonicalResponse, raw: Record<string, unknown> = {}, chunkSize?: number): string => encodeAll(responseToStreamEvents(response, chunkSize), raw);
+const streamOf = (response: CanonicalResponse, raw: Record<string, unknown> = {}, chunkSize?: number): string =>
+  encodeAll(responseToStreamEvents(response, chunkSize), raw);
 
 const HEAD = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1755500000,"model":"gw-model"';
 
@@ -51,7 +52,12 @@ describe('Chat stream encoder', () => {
         completion_tokens: 2,
         total_tokens: 11,
         prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: 0,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
       },
     });
     expect(frames.at(-1)).toBe('data: [DONE]');
@@ -59,15 +65,36 @@ describe('Chat stream encoder', () => {
 
   it('streams reasoning_content only where there is reasoning, and tool calls by position', () => {
     const frames = sseFrames(streamOf(toolResponse, {}, 10)).slice(0, -1);
-    const deltas = frames.map((f) => (JSON.parse(f.slice(6)) as { choices: Array<{ delta: unknown; finish_reason: unknown }> }).choices[0]);
+    const deltas = frames.map(
+      (f) => (JSON.parse(f.slice(6)) as { choices: Array<{ delta: unknown; finish_reason: unknown }> }).choices[0],
+    );
     expect(deltas).toEqual([
       { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { reasoning_content: 'Need the w' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { reasoning_content: 'eather.' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { content: 'Checking.' }, logprobs: null, finish_reason: null },
-      { index: 0, delta: { tool_calls: [{ index: 0, id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '' } }] }, logprobs: null, finish_reason: null },
-      { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"O' } }] }, logprobs: null, finish_reason: null },
-      { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'slo"}' } }] }, logprobs: null, finish_reason: null },
+      {
+        index: 0,
+        delta: {
+          tool_calls: [
+            { index: 0, id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '' } },
+          ],
+        },
+        logprobs: null,
+        finish_reason: null,
+      },
+      {
+        index: 0,
+        delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"O' } }] },
+        logprobs: null,
+        finish_reason: null,
+      },
+      {
+        index: 0,
+        delta: { tool_calls: [{ index: 0, function: { arguments: 'slo"}' } }] },
+        logprobs: null,
+        finish_reason: null,
+      },
       { index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' },
     ]);
   });

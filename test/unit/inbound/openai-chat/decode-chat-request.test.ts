@@ -12,7 +12,12 @@ function decodeOk(body: unknown) {
 describe('openaiChatCodec.decodeRequest', () => {
   it('decodes a minimal request', () => {
     const result = decodeOk({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
-    expect(result.value).toEqual({ clientFormat: 'openai-chat', model: 'm', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+    expect(result.value).toEqual({
+      clientFormat: 'openai-chat',
+      model: 'm',
+      stream: false,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    });
     expect(result.warnings).toBeUndefined();
   });
 
@@ -21,7 +26,13 @@ describe('openaiChatCodec.decodeRequest', () => {
       model: 'm',
       messages: [
         { role: 'system', content: 'Be terse.' },
-        { role: 'developer', content: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'A' },
+            { type: 'text', text: 'B' },
+          ],
+        },
         { role: 'user', content: 'Hi' },
       ],
     });
@@ -52,7 +63,12 @@ describe('openaiChatCodec.decodeRequest', () => {
       { type: 'file', source: { kind: 'file-id', fileId: 'file-abc' } },
       { type: 'file', source: { kind: 'base64', mediaType: 'application/pdf', data: 'JVBER', filename: 'doc.pdf' } },
     ]);
-    expect(result.uncarried).toEqual([{ path: 'messages.0.content.3', reason: "content part type 'input_audio' in user content has no equivalent on other APIs" }]);
+    expect(result.uncarried).toEqual([
+      {
+        path: 'messages.0.content.3',
+        reason: "content part type 'input_audio' in user content has no equivalent on other APIs",
+      },
+    ]);
   });
 
   it('decodes assistant reasoning_content, content, refusal and tool_calls; merges consecutive tool messages', () => {
@@ -88,10 +104,21 @@ describe('openaiChatCodec.decodeRequest', () => {
         role: 'user',
         content: [
           { type: 'tool-result', toolCallId: 'call_1', toolName: 'get_weather', content: '{"temp_c":4}' },
-          { type: 'tool-result', toolCallId: 'call_2', toolName: 'get_time', content: [{ type: 'text', text: '12:00' }] },
+          {
+            type: 'tool-result',
+            toolCallId: 'call_2',
+            toolName: 'get_time',
+            content: [{ type: 'text', text: '12:00' }],
+          },
         ],
       },
-      { role: 'assistant', content: [{ type: 'text', text: 'It is 4 °C.' }, { type: 'text', text: 'Not more.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'It is 4 °C.' },
+          { type: 'text', text: 'Not more.' },
+        ],
+      },
     ]);
   });
 
@@ -101,7 +128,9 @@ describe('openaiChatCodec.decodeRequest', () => {
       messages: [{ role: 'user', content: 'x' }],
       stream: true,
       stream_options: { include_usage: true },
-      tools: [{ type: 'function', function: { name: 'f', description: 'F', parameters: { type: 'object' }, strict: true } }],
+      tools: [
+        { type: 'function', function: { name: 'f', description: 'F', parameters: { type: 'object' }, strict: true } },
+      ],
       tool_choice: { type: 'function', function: { name: 'f' } },
       parallel_tool_calls: false,
       max_tokens: 100,
@@ -139,13 +168,33 @@ describe('openaiChatCodec.decodeRequest', () => {
       reasoning: { enabled: true, budgetTokens: 1024, effort: 'low' },
       user: 'u',
       metadata: { a: 'b' },
-      extensions: { thinking: { type: 'enabled' }, enable_thinking: true, thinking_budget: 1024, reasoning_split: true, repetition_penalty: 1.1, tool_stream: true, seed: 7 },
+      extensions: {
+        thinking: { type: 'enabled' },
+        enable_thinking: true,
+        thinking_budget: 1024,
+        reasoning_split: true,
+        repetition_penalty: 1.1,
+        tool_stream: true,
+        seed: 7,
+      },
     });
   });
 
   it('falls back to max_tokens and accepts stop arrays and string tool choices', () => {
-    const result = decodeOk({ model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: 64, stop: ['a', 'b'], tool_choice: 'none', response_format: { type: 'json_object' } });
-    expect(result.value).toMatchObject({ maxOutputTokens: 64, stopSequences: ['a', 'b'], toolChoice: { type: 'none' }, responseFormat: { type: 'json-object' } });
+    const result = decodeOk({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 64,
+      stop: ['a', 'b'],
+      tool_choice: 'none',
+      response_format: { type: 'json_object' },
+    });
+    expect(result.value).toMatchObject({
+      maxOutputTokens: 64,
+      stopSequences: ['a', 'b'],
+      toolChoice: { type: 'none' },
+      responseFormat: { type: 'json-object' },
+    });
   });
 
   it('maps legacy functions / function_call and function-role results', () => {
@@ -162,8 +211,14 @@ describe('openaiChatCodec.decodeRequest', () => {
     expect(result.value.tools).toEqual([{ name: 'lookup', parameters: { type: 'object' } }]);
     expect(result.value.toolChoice).toEqual({ type: 'tool', name: 'lookup' });
     expect(result.value.messages.slice(1)).toEqual([
-      { role: 'assistant', content: [{ type: 'tool-call', id: 'call_legacy_1', name: 'lookup', arguments: '{"q":1}' }] },
-      { role: 'user', content: [{ type: 'tool-result', toolCallId: 'call_legacy_1', toolName: 'lookup', content: 'found' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', id: 'call_legacy_1', name: 'lookup', arguments: '{"q":1}' }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: 'call_legacy_1', toolName: 'lookup', content: 'found' }],
+      },
     ]);
   });
 
@@ -172,19 +227,62 @@ describe('openaiChatCodec.decodeRequest', () => {
     [{ model: 1, messages: [] }, 'model', 'model: expected string, received number'],
     [{ model: 'm' }, 'messages', 'messages: missing required parameter'],
     [{ model: 'm', messages: [] }, 'messages', 'messages: must contain at least one message'],
-    [{ model: 'm', messages: [{ role: 'system', content: 'only system' }] }, 'messages', 'messages: must contain at least one user, assistant or tool message'],
+    [
+      { model: 'm', messages: [{ role: 'system', content: 'only system' }] },
+      'messages',
+      'messages: must contain at least one user, assistant or tool message',
+    ],
     [{ model: 'm', messages: [null] }, 'messages.0', 'messages.0: expected an object'],
     [{ model: 'm', messages: [{ role: 'wizard', content: 'x' }] }, 'messages.0.role', undefined],
-    [{ model: 'm', messages: [{ role: 'user', content: 5 }] }, 'messages.0.content', 'messages.0.content: expected string or array'],
-    [{ model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] }, 'messages.0.content.0', 'messages.0.content.0: expected an object with a string `type`'],
-    [{ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages.0.content.0.image_url', undefined],
-    [{ model: 'm', messages: [{ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] }, 'messages.0.tool_calls.0.id', 'messages.0.tool_calls.0.id: missing required parameter'],
-    [{ model: 'm', messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.tool_call_id', 'messages.0.tool_call_id: missing required parameter'],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 5 }] },
+      'messages.0.content',
+      'messages.0.content: expected string or array',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: [{ text: 'no type' }] }] },
+      'messages.0.content.0',
+      'messages.0.content.0: expected an object with a string `type`',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
+      'messages.0.content.0.image_url',
+      undefined,
+    ],
+    [
+      {
+        model: 'm',
+        messages: [{ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }],
+      },
+      'messages.0.tool_calls.0.id',
+      'messages.0.tool_calls.0.id: missing required parameter',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'tool', content: 'x' }] },
+      'messages.0.tool_call_id',
+      'messages.0.tool_call_id: missing required parameter',
+    ],
     [{ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 2 }, 'n', 'n: only n=1 is supported'],
-    [{ model: 'm', messages: [{ role: 'user', content: 'x' }], stop: 3 }, 'stop', 'stop: expected string or array of strings'],
-    [{ model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: {} }] }, 'tools.0.function.name', 'tools.0.function.name: missing required parameter'],
-    [{ model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'function' } }, 'tool_choice.function.name', 'tool_choice.function.name: expected a non-empty string'],
-    [{ model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'yaml' } }, 'response_format.type', undefined],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], stop: 3 },
+      'stop',
+      'stop: expected string or array of strings',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: {} }] },
+      'tools.0.function.name',
+      'tools.0.function.name: missing required parameter',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'function' } },
+      'tool_choice.function.name',
+      'tool_choice.function.name: expected a non-empty string',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'yaml' } },
+      'response_format.type',
+      undefined,
+    ],
     [{ model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: -1 }, 'max_tokens', undefined],
   ])('rejects %j at %s', (body, param, message) => {
     const result = decode(body);
@@ -195,6 +293,13 @@ describe('openaiChatCodec.decodeRequest', () => {
   });
 
   it('tolerates unknown fields', () => {
-    expect(decode({ model: 'm', messages: [{ role: 'user', content: 'x', name: 'bob' }], modalities: ['text'], brand_new: 1 }).ok).toBe(true);
+    expect(
+      decode({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x', name: 'bob' }],
+        modalities: ['text'],
+        brand_new: 1,
+      }).ok,
+    ).toBe(true);
   });
 });

@@ -1,7 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { finishReason } from '../../../../gateway/canonical/finish-reason.ts';
 import { openaiChatCodec } from '../../../../gateway/inbound/openai-chat/openai-chat-codec.ts';
-import { CREATED_AT, lengthResponse, makeContext, textResponse, toolResponse } from '../openai-responses/openai-test-fixtures.ts';
+import {
+  CREATED_AT,
+  lengthResponse,
+  makeContext,
+  textResponse,
+  toolResponse,
+} from '../openai-responses/openai-test-fixtures.ts';
 
 let counter = 0;
 vi.mock('../../../../gateway/canonical/ids.ts', () => ({ generateId: (prefix: string) => `${prefix}${++counter}` }));
@@ -14,7 +20,12 @@ const USAGE_9_2 = {
   completion_tokens: 2,
   total_tokens: 11,
   prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
 };
 
 describe('openaiChatCodec.encodeResponse', () => {
@@ -25,7 +36,14 @@ describe('openaiChatCodec.encodeResponse', () => {
         object: 'chat.completion',
         created: CREATED_AT,
         model: 'gw-model',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!', refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'Hello!', refusal: null, annotations: [] },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage: USAGE_9_2,
       }),
     );
@@ -45,7 +63,9 @@ describe('openaiChatCodec.encodeResponse', () => {
             content: 'Checking.',
             refusal: null,
             annotations: [],
-            tool_calls: [{ id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+            tool_calls: [
+              { id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+            ],
             reasoning_content: 'Need the weather.',
           },
           logprobs: null,
@@ -57,22 +77,37 @@ describe('openaiChatCodec.encodeResponse', () => {
         completion_tokens: 58,
         total_tokens: 178,
         prompt_tokens_details: { cached_tokens: 64, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 40, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: 40,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
       },
     });
   });
 
   it('says tool_calls even when the upstream said stop, and null content without text', () => {
-    const onlyTool = { ...toolResponse, content: toolResponse.content.slice(2), finishReason: finishReason('stop', 'STOP') };
-    const body = openaiChatCodec.encodeResponse(onlyTool, makeContext()) as { choices: Array<{ message: Record<string, unknown>; finish_reason: string }> };
+    const onlyTool = {
+      ...toolResponse,
+      content: toolResponse.content.slice(2),
+      finishReason: finishReason('stop', 'STOP'),
+    };
+    const body = openaiChatCodec.encodeResponse(onlyTool, makeContext()) as {
+      choices: Array<{ message: Record<string, unknown>; finish_reason: string }>;
+    };
     expect(body.choices[0]?.finish_reason).toBe('tool_calls');
     expect(body.choices[0]?.message.content).toBeNull();
     expect(body.choices[0]?.message).not.toHaveProperty('reasoning_content');
   });
 
   it('maps length and content-filter', () => {
-    const finish = (r: typeof textResponse) => (openaiChatCodec.encodeResponse(r, makeContext()) as { choices: Array<{ finish_reason: string }> }).choices[0]?.finish_reason;
+    const finish = (r: typeof textResponse) =>
+      (openaiChatCodec.encodeResponse(r, makeContext()) as { choices: Array<{ finish_reason: string }> }).choices[0]
+        ?.finish_reason;
     expect(finish(lengthResponse)).toBe('length');
-    expect(finish({ ...textResponse, finishReason: finishReason('content-filter', 'sensitive') })).toBe('content_filter');
+    expect(finish({ ...textResponse, finishReason: finishReason('content-filter', 'sensitive') })).toBe(
+      'content_filter',
+    );
   });
 });

@@ -20,19 +20,35 @@ function decodeOk(body: unknown): CanonicalRequest {
   return result.value;
 }
 
-const target = (provider: 'deepseek' | 'anthropic' | 'gemini', baseUrl: string): UpstreamTarget => ({ baseUrl, apiKey: 'k', upstreamModel: 'up', provider: getProviderPreset(provider) });
+const target = (provider: 'deepseek' | 'anthropic' | 'gemini', baseUrl: string): UpstreamTarget => ({
+  baseUrl,
+  apiKey: 'k',
+  upstreamModel: 'up',
+  provider: getProviderPreset(provider),
+});
 
 function upstreamBodies(request: CanonicalRequest): Record<string, any> {
   return {
-    chat: JSON.parse(openaiChatAdapter.buildRequest(request, target('deepseek', 'https://api.deepseek.com/v1')).request.body),
-    anthropic: JSON.parse(anthropicMessagesAdapter.buildRequest(request, target('anthropic', 'https://api.anthropic.com')).request.body),
-    gemini: JSON.parse(geminiAdapter.buildRequest(request, target('gemini', 'https://generativelanguage.googleapis.com')).request.body),
+    chat: JSON.parse(
+      openaiChatAdapter.buildRequest(request, target('deepseek', 'https://api.deepseek.com/v1')).request.body,
+    ),
+    anthropic: JSON.parse(
+      anthropicMessagesAdapter.buildRequest(request, target('anthropic', 'https://api.anthropic.com')).request.body,
+    ),
+    gemini: JSON.parse(
+      geminiAdapter.buildRequest(request, target('gemini', 'https://generativelanguage.googleapis.com')).request.body,
+    ),
   };
 }
 
 const TOP_LEVEL_TOOLS = [
   { type: 'custom', name: 'apply_patch', description: 'Applies a patch.', format: { type: 'text' } },
-  { type: 'namespace', name: 'mcp', description: 'MCP tools.', tools: [{ type: 'custom', name: 'note', format: { type: 'grammar', syntax: 'regex', definition: '[a-z]+' } }] },
+  {
+    type: 'namespace',
+    name: 'mcp',
+    description: 'MCP tools.',
+    tools: [{ type: 'custom', name: 'note', format: { type: 'grammar', syntax: 'regex', definition: '[a-z]+' } }],
+  },
 ];
 const EXPECTED_NAMES = ['apply_patch', 'mcp__note', 'exec', 'wait', 'collaboration__spawn_agent'];
 
@@ -43,7 +59,11 @@ describe('Codex tools on translated paths', () => {
     expect(request.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'List files.' }] }]);
     expect(request.system).toBe('You are Codex.');
     const exec = request.tools?.find((t) => t.name === 'exec');
-    expect(exec?.parameters).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
+    expect(exec?.parameters).toMatchObject({
+      type: 'object',
+      properties: { input: { type: 'string' } },
+      required: ['input'],
+    });
     expect(exec?.description).toContain('Runs a shell command.');
     expect(exec?.description).toContain('lark');
     expect(exec?.description).toContain(EXEC_GRAMMAR);
@@ -58,14 +78,31 @@ describe('Codex tools on translated paths', () => {
     expect(bodies.chat.tools[2].function.parameters.required).toEqual(['input']);
     expect(bodies.anthropic.tools.map((t: any) => t.name)).toEqual(EXPECTED_NAMES);
     expect(bodies.anthropic.tools[2].description).toContain(EXEC_GRAMMAR);
-    expect(bodies.gemini.tools.flatMap((t: any) => t.functionDeclarations.map((d: any) => d.name))).toEqual(EXPECTED_NAMES);
+    expect(bodies.gemini.tools.flatMap((t: any) => t.functionDeclarations.map((d: any) => d.name))).toEqual(
+      EXPECTED_NAMES,
+    );
   });
 
   it('replays custom_tool_call / custom_tool_call_output and namespaced function_call history', () => {
     const history = [
-      { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_a', name: 'exec', input: 'ls -la\n', status: 'completed' },
+      {
+        type: 'custom_tool_call',
+        id: 'ctc_1',
+        call_id: 'call_a',
+        name: 'exec',
+        input: 'ls -la\n',
+        status: 'completed',
+      },
       { type: 'custom_tool_call_output', call_id: 'call_a', output: 'README.md' },
-      { type: 'function_call', id: 'fc_1', call_id: 'call_b', namespace: 'collaboration', name: 'spawn_agent', arguments: '{"task":"t"}', status: 'completed' },
+      {
+        type: 'function_call',
+        id: 'fc_1',
+        call_id: 'call_b',
+        namespace: 'collaboration',
+        name: 'spawn_agent',
+        arguments: '{"task":"t"}',
+        status: 'completed',
+      },
       { type: 'function_call_output', call_id: 'call_b', output: 'started' },
     ];
     const body = codexBody();
@@ -75,12 +112,25 @@ describe('Codex tools on translated paths', () => {
         role: 'assistant',
         content: [{ type: 'tool-call', id: 'call_a', name: 'exec', arguments: JSON.stringify({ input: 'ls -la\n' }) }],
       },
-      { role: 'user', content: [{ type: 'tool-result', toolCallId: 'call_a', toolName: 'exec', content: 'README.md' }] },
-      { role: 'assistant', content: [{ type: 'tool-call', id: 'call_b', name: 'collaboration__spawn_agent', arguments: '{"task":"t"}' }] },
-      { role: 'user', content: [{ type: 'tool-result', toolCallId: 'call_b', toolName: 'collaboration__spawn_agent', content: 'started' }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: 'call_a', toolName: 'exec', content: 'README.md' }],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', id: 'call_b', name: 'collaboration__spawn_agent', arguments: '{"task":"t"}' }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool-result', toolCallId: 'call_b', toolName: 'collaboration__spawn_agent', content: 'started' },
+        ],
+      },
     ]);
     const anthropic = upstreamBodies(request).anthropic;
-    expect(anthropic.messages[1].content).toEqual([{ type: 'tool_use', id: 'call_a', name: 'exec', input: { input: 'ls -la\n' } }]);
+    expect(anthropic.messages[1].content).toEqual([
+      { type: 'tool_use', id: 'call_a', name: 'exec', input: { input: 'ls -la\n' } },
+    ]);
   });
 
   it('qualifies, escapes and truncates names deterministically to ^[a-zA-Z0-9_-]{1,64}$', () => {
@@ -98,8 +148,21 @@ describe('Codex tools on translated paths', () => {
 
   it('refuses duplicate canonical names, naming the path; names a built-in tool inside a namespace as a part it cannot carry', () => {
     const dup = codexBody({ tools: [{ type: 'function', name: 'exec' }] });
-    expect(openaiResponsesCodec.decodeRequest(dup, {})).toMatchObject({ ok: false, param: 'input.0.tools.0.tools.0.name' });
-    const inner = codexBody({ tools: [{ type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'file_search' }] }] });
-    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({ ok: true, uncarried: [{ path: 'tools.0.tools.0', reason: "built-in tool type 'file_search' runs inside OpenAI's platform and has no equivalent elsewhere" }] });
+    expect(openaiResponsesCodec.decodeRequest(dup, {})).toMatchObject({
+      ok: false,
+      param: 'input.0.tools.0.tools.0.name',
+    });
+    const inner = codexBody({
+      tools: [{ type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'file_search' }] }],
+    });
+    expect(openaiResponsesCodec.decodeRequest(inner, {})).toMatchObject({
+      ok: true,
+      uncarried: [
+        {
+          path: 'tools.0.tools.0',
+          reason: "built-in tool type 'file_search' runs inside OpenAI's platform and has no equivalent elsewhere",
+        },
+      ],
+    });
   });
 });

@@ -9,7 +9,12 @@
 export const EXEC_GRAMMAR = 'start: command\ncommand: /.+/s';
 
 /** The `wait` function's parameters. */
-export const WAIT_PARAMETERS = { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'], additionalProperties: false };
+export const WAIT_PARAMETERS = {
+  type: 'object',
+  properties: { ms: { type: 'number' } },
+  required: ['ms'],
+  additionalProperties: false,
+};
 
 /** The `spawn_agent` function's parameters (namespace `collaboration`). */
 export const SPAWN_PARAMETERS = { type: 'object', properties: { task: { type: 'string' } }, required: ['task'] };
@@ -24,7 +29,12 @@ export const CODEX_TOOLS_ITEM = {
       name: 'functions',
       description: 'Default tools.',
       tools: [
-        { type: 'custom', name: 'exec', description: 'Runs a shell command.', format: { type: 'grammar', syntax: 'lark', definition: EXEC_GRAMMAR } },
+        {
+          type: 'custom',
+          name: 'exec',
+          description: 'Runs a shell command.',
+          format: { type: 'grammar', syntax: 'lark', definition: EXEC_GRAMMAR },
+        },
         { type: 'function', name: 'wait', description: 'Waits.', parameters: WAIT_PARAMETERS },
       ],
     },
@@ -32,7 +42,9 @@ export const CODEX_TOOLS_ITEM = {
       type: 'namespace',
       name: 'collaboration',
       description: 'Sub-agents.',
-      tools: [{ type: 'function', name: 'spawn_agent', description: 'Starts a sub-agent.', parameters: SPAWN_PARAMETERS }],
+      tools: [
+        { type: 'function', name: 'spawn_agent', description: 'Starts a sub-agent.', parameters: SPAWN_PARAMETERS },
+      ],
     },
   ],
 };
@@ -42,7 +54,10 @@ export function codexBody(extra: Record<string, unknown> = {}): Record<string, u
   return {
     model: 'gw-model',
     instructions: 'You are Codex.',
-    input: [CODEX_TOOLS_ITEM, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List files.' }] }],
+    input: [
+      CODEX_TOOLS_ITEM,
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List files.' }] },
+    ],
     stream: true,
     ...extra,
   };

@@ -14,7 +14,18 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFixtureUpstream();
-  gateway = await startTestGateway({ channels: [{ id: 'fake', provider: 'deepseek', protocol: 'openai-chat', baseUrl: upstream.baseUrl('openai-chat'), apiKey: 'k', modelMap: { 'gw-model': 'text' } }] });
+  gateway = await startTestGateway({
+    channels: [
+      {
+        id: 'fake',
+        provider: 'deepseek',
+        protocol: 'openai-chat',
+        baseUrl: upstream.baseUrl('openai-chat'),
+        apiKey: 'k',
+        modelMap: { 'gw-model': 'text' },
+      },
+    ],
+  });
 });
 
 afterAll(async () => {

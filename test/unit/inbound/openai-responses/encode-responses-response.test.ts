@@ -58,7 +58,15 @@ describe('openaiResponsesCodec.encodeResponse', () => {
         max_output_tokens: null,
         max_tool_calls: null,
         model: 'gw-model',
-        output: [{ id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello!', annotations: [], logprobs: [] }] }],
+        output: [
+          {
+            id: 'msg_1',
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Hello!', annotations: [], logprobs: [] }],
+          },
+        ],
         parallel_tool_calls: true,
         presence_penalty: 0,
         previous_response_id: null,
@@ -75,7 +83,13 @@ describe('openaiResponsesCodec.encodeResponse', () => {
         top_logprobs: 0,
         top_p: 1,
         truncation: 'disabled',
-        usage: { input_tokens: 9, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 },
+        usage: {
+          input_tokens: 9,
+          input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
+          output_tokens: 2,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 11,
+        },
         metadata: {},
       }),
     );
@@ -101,9 +115,27 @@ describe('openaiResponsesCodec.encodeResponse', () => {
     };
     const body = openaiResponsesCodec.encodeResponse(toolResponse, makeContext(raw)) as Record<string, unknown>;
     expect(body.output).toEqual([
-      { id: 'rs_1', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Need the weather.' }], encrypted_content: 'sig-1' },
-      { id: 'msg_2', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.', annotations: [], logprobs: [] }] },
-      { id: 'fc_3', type: 'function_call', status: 'completed', arguments: '{"city":"Oslo"}', call_id: 'call_7Hk2', name: 'get_weather' },
+      {
+        id: 'rs_1',
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'Need the weather.' }],
+        encrypted_content: 'sig-1',
+      },
+      {
+        id: 'msg_2',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Checking.', annotations: [], logprobs: [] }],
+      },
+      {
+        id: 'fc_3',
+        type: 'function_call',
+        status: 'completed',
+        arguments: '{"city":"Oslo"}',
+        call_id: 'call_7Hk2',
+        name: 'get_weather',
+      },
     ]);
     expect(body).toMatchObject({
       id: 'resp_4',
@@ -120,26 +152,69 @@ describe('openaiResponsesCodec.encodeResponse', () => {
       text: { format: { type: 'json_object' }, verbosity: 'medium' },
       metadata: { a: 'b' },
       user: 'u1',
-      usage: { input_tokens: 120, input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 }, output_tokens: 58, output_tokens_details: { reasoning_tokens: 40 }, total_tokens: 178 },
+      usage: {
+        input_tokens: 120,
+        input_tokens_details: { cached_tokens: 64, cache_write_tokens: 8 },
+        output_tokens: 58,
+        output_tokens_details: { reasoning_tokens: 40 },
+        total_tokens: 178,
+      },
     });
   });
 
   it('marks a max_output_tokens cut as incomplete, with the message incomplete and no completed_at', () => {
-    const body = openaiResponsesCodec.encodeResponse(lengthResponse, makeContext({ model: 'gw-model', input: 'x' })) as Record<string, unknown>;
-    expect(body).toMatchObject({ ...DEFAULTS, status: 'incomplete', completed_at: null, incomplete_details: { reason: 'max_output_tokens' }, error: null });
-    expect(body.output).toEqual([{ id: 'msg_1', type: 'message', status: 'incomplete', role: 'assistant', content: [{ type: 'output_text', text: 'Once upon a', annotations: [], logprobs: [] }] }]);
+    const body = openaiResponsesCodec.encodeResponse(
+      lengthResponse,
+      makeContext({ model: 'gw-model', input: 'x' }),
+    ) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      ...DEFAULTS,
+      status: 'incomplete',
+      completed_at: null,
+      incomplete_details: { reason: 'max_output_tokens' },
+      error: null,
+    });
+    expect(body.output).toEqual([
+      {
+        id: 'msg_1',
+        type: 'message',
+        status: 'incomplete',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Once upon a', annotations: [], logprobs: [] }],
+      },
+    ]);
   });
 
   it('maps content-filter to incomplete/content_filter and error to failed with an error object', () => {
-    const filtered = openaiResponsesCodec.encodeResponse({ ...textResponse, finishReason: finishReason('content-filter', 'SAFETY') }, makeContext()) as Record<string, unknown>;
+    const filtered = openaiResponsesCodec.encodeResponse(
+      { ...textResponse, finishReason: finishReason('content-filter', 'SAFETY') },
+      makeContext(),
+    ) as Record<string, unknown>;
     expect(filtered).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'content_filter' } });
-    const failed = openaiResponsesCodec.encodeResponse({ ...textResponse, content: [], finishReason: finishReason('error', 'network_error') }, makeContext()) as Record<string, unknown>;
-    expect(failed).toMatchObject({ status: 'failed', incomplete_details: null, error: { code: 'server_error', message: 'The upstream model ended the response with an error (network_error).' }, output: [] });
+    const failed = openaiResponsesCodec.encodeResponse(
+      { ...textResponse, content: [], finishReason: finishReason('error', 'network_error') },
+      makeContext(),
+    ) as Record<string, unknown>;
+    expect(failed).toMatchObject({
+      status: 'failed',
+      incomplete_details: null,
+      error: { code: 'server_error', message: 'The upstream model ended the response with an error (network_error).' },
+      output: [],
+    });
   });
 
   it('carries a redacted reasoning block in encrypted_content and skips empty reasoning', () => {
-    const response = { ...textResponse, content: [{ type: 'reasoning' as const, text: '' }, { type: 'reasoning' as const, text: '', redacted: 'EqQB' }], usage: makeUsage({}) };
+    const response = {
+      ...textResponse,
+      content: [
+        { type: 'reasoning' as const, text: '' },
+        { type: 'reasoning' as const, text: '', redacted: 'EqQB' },
+      ],
+      usage: makeUsage({}),
+    };
     const body = openaiResponsesCodec.encodeResponse(response, makeContext()) as Record<string, unknown>;
-    expect(body.output).toEqual([{ id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'tollgate-redacted:EqQB' }]);
+    expect(body.output).toEqual([
+      { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'tollgate-redacted:EqQB' },
+    ]);
   });
 });

@@ -14,8 +14,17 @@ import { startCannedSseServer } from '../../../support/canned-sse-server.ts';
 export const CREATED_AT = 1755500000;
 
 /** An EncodeContext for model `gw-model` with the given raw body. */
-export function makeContext(rawRequest: Record<string, unknown> = {}, request?: Partial<CanonicalRequest>): EncodeContext {
-  const canonical: CanonicalRequest = { clientFormat: 'openai-responses', model: 'gw-model', stream: false, messages: [], ...request };
+export function makeContext(
+  rawRequest: Record<string, unknown> = {},
+  request?: Partial<CanonicalRequest>,
+): EncodeContext {
+  const canonical: CanonicalRequest = {
+    clientFormat: 'openai-responses',
+    model: 'gw-model',
+    stream: false,
+    messages: [],
+    ...request,
+  };
   return { requestId: 'req_test', model: 'gw-model', request: canonical, rawRequest, createdAt: CREATED_AT };
 }
 

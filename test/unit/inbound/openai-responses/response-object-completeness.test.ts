@@ -48,13 +48,23 @@ const RETURNED_KEYS = [
 ];
 
 /** The lifecycle events that carry a full `response` snapshot. */
-const SNAPSHOT_EVENTS = new Set(['response.created', 'response.in_progress', 'response.completed', 'response.incomplete', 'response.failed']);
+const SNAPSHOT_EVENTS = new Set([
+  'response.created',
+  'response.in_progress',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
 
 let validateResponse: ValidateFunction;
 let expectedKeys: string[];
 
 beforeAll(() => {
-  const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as { components: { schemas: Record<string, { allOf?: Array<{ required?: string[]; properties?: Record<string, unknown> }> }> } };
+  const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as {
+    components: {
+      schemas: Record<string, { allOf?: Array<{ required?: string[]; properties?: Record<string, unknown> }> }>;
+    };
+  };
   // The API sends `"usage": null` until a response ends (the streamed `response.created` /
   // `in_progress` snapshots, https://platform.openai.com/docs/api-reference/responses-streaming),
   // while the schema types `usage` as a non-null object: allow null there, nothing else.
@@ -75,17 +85,26 @@ beforeAll(() => {
 /** Asserts one Response object: schema-valid, every expected key present, function tools with a boolean `strict`. */
 function checkResponse(response: unknown, where: string): Record<string, unknown> {
   const valid = validateResponse(response);
-  expect(valid ? [] : (validateResponse.errors ?? []).slice(0, 5).map((e) => `${where}${e.instancePath} ${e.message}`)).toEqual([]);
+  expect(
+    valid ? [] : (validateResponse.errors ?? []).slice(0, 5).map((e) => `${where}${e.instancePath} ${e.message}`),
+  ).toEqual([]);
   const object = response as Record<string, unknown>;
   expect(expectedKeys.filter((key) => !(key in object)).map((key) => `${where}: missing ${key}`)).toEqual([]);
-  for (const tool of object.tools as Array<Record<string, unknown>>) expect(typeof tool.strict, `${where}: tools[].strict`).toBe('boolean');
+  for (const tool of object.tools as Array<Record<string, unknown>>)
+    expect(typeof tool.strict, `${where}: tools[].strict`).toBe('boolean');
   return object;
 }
 
 /** The `response` snapshots of an SSE stream, by event type (in order). */
 function snapshotsOf(sse: string): Array<{ type: string; response: unknown }> {
   return sseFrames(sse)
-    .map((frame) => frame.split('\n').find((line) => line.startsWith('data: '))?.slice(6) ?? '')
+    .map(
+      (frame) =>
+        frame
+          .split('\n')
+          .find((line) => line.startsWith('data: '))
+          ?.slice(6) ?? '',
+    )
     .filter((data) => data !== '[DONE]')
     .map((data) => JSON.parse(data) as { type: string; response?: unknown })
     .filter((event) => SNAPSHOT_EVENTS.has(event.type))
@@ -125,12 +144,27 @@ describe('Responses Response object completeness (translated paths)', () => {
       });
       expect(object).not.toHaveProperty('user');
     }
-    expect(body.usage).toEqual({ input_tokens: 9, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 });
+    expect(body.usage).toEqual({
+      input_tokens: 9,
+      input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
+      output_tokens: 2,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 11,
+    });
   });
 
   it('function tool call: tools echoed with strict, request settings echoed', () => {
-    const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-    const loose = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] };
+    const city = {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    };
+    const loose = {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string' } },
+      required: ['city'],
+    };
     const raw = {
       model: 'gw-model',
       input: 'Weather in Oslo?',
@@ -176,7 +210,11 @@ describe('Responses Response object completeness (translated paths)', () => {
         metadata: { team: 'a' },
       });
     }
-    expect((body.output as Array<{ type: string }>).map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call']);
+    expect((body.output as Array<{ type: string }>).map((item) => item.type)).toEqual([
+      'reasoning',
+      'message',
+      'function_call',
+    ]);
   });
 
   it('reasoning: the reasoning settings and reasoning token usage are echoed', () => {
@@ -190,24 +228,45 @@ describe('Responses Response object completeness (translated paths)', () => {
       finishReason: finishReason('stop', 'stop'),
       usage: makeUsage({ inputTotal: 12, outputTotal: 30, reasoning: 25 }),
     };
-    const { body, snapshots } = encodeBoth(response, { model: 'gw-model', input: '2+2?', reasoning: { effort: 'high', summary: 'auto' }, include: ['reasoning.encrypted_content'] });
-    for (const object of [body, ...snapshots.map((s) => s.response)]) expect(object.reasoning).toEqual({ effort: 'high', summary: 'auto' });
+    const { body, snapshots } = encodeBoth(response, {
+      model: 'gw-model',
+      input: '2+2?',
+      reasoning: { effort: 'high', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+    });
+    for (const object of [body, ...snapshots.map((s) => s.response)])
+      expect(object.reasoning).toEqual({ effort: 'high', summary: 'auto' });
     expect((body.usage as { output_tokens_details: unknown }).output_tokens_details).toEqual({ reasoning_tokens: 25 });
-    expect((snapshots.at(-1)?.response.output as Array<{ type: string }>).map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect((snapshots.at(-1)?.response.output as Array<{ type: string }>).map((item) => item.type)).toEqual([
+      'reasoning',
+      'message',
+    ]);
   });
 
   it('incomplete (max output tokens): body and the response.incomplete snapshot', () => {
-    const { body, snapshots, types } = encodeBoth(lengthResponse, { model: 'gw-model', input: 'Tell a story', max_output_tokens: 16 });
+    const { body, snapshots, types } = encodeBoth(lengthResponse, {
+      model: 'gw-model',
+      input: 'Tell a story',
+      max_output_tokens: 16,
+    });
     expect(types).toEqual(['response.created', 'response.in_progress', 'response.incomplete']);
     for (const object of [body, snapshots[2]?.response]) {
-      expect(object).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 16, completed_at: null, error: null });
+      expect(object).toMatchObject({
+        status: 'incomplete',
+        incomplete_details: { reason: 'max_output_tokens' },
+        max_output_tokens: 16,
+        completed_at: null,
+        error: null,
+      });
     }
   });
 
   it('failed: body for an upstream error finish and the response.failed snapshot of a broken stream', () => {
     const failed: CanonicalResponse = { ...textResponse, finishReason: finishReason('error', 'error') };
     const broken: StreamEvent[] = [
-      ...responseToStreamEvents(textResponse, 2).filter((event) => event.type !== 'message-end' && event.type !== 'block-end'),
+      ...responseToStreamEvents(textResponse, 2).filter(
+        (event) => event.type !== 'message-end' && event.type !== 'block-end',
+      ),
       { type: 'error', error: new GatewayError('upstream-unavailable', 'upstream connection reset') },
     ];
     const { body, snapshots, types } = encodeBoth(failed, { model: 'gw-model', input: 'hi' }, broken);

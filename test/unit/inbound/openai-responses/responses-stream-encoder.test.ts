@@ -4,7 +4,14 @@ import { responseToStreamEvents } from '../../../../gateway/canonical/response-t
 import type { CanonicalResponse } from '../../../../gateway/canonical/response.ts';
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { openaiResponsesCodec } from '../../../../gateway/inbound/openai-responses/openai-responses-codec.ts';
-import { CREATED_AT, lengthResponse, makeContext, sseFrames, textResponse, toolResponse } from './openai-test-fixtures.ts';
+import {
+  CREATED_AT,
+  lengthResponse,
+  makeContext,
+  sseFrames,
+  textResponse,
+  toolResponse,
+} from './openai-test-fixtures.ts';
 
 let counter = 0;
 vi.mock('../../../../gateway/canonical/ids.ts', () => ({ generateId: (prefix: string) => `${prefix}${++counter}` }));
@@ -16,7 +23,10 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-function encodeAll(events: StreamEvent[], raw: Record<string, unknown> = { model: 'gw-model', input: 'hi', stream: true }): string {
+function encodeAll(
+  events: StreamEvent[],
+  raw: Record<string, unknown> = { model: 'gw-model', input: 'hi', stream: true },
+): string {
   const encoder = openaiResponsesCodec.createStreamEncoder(makeContext(raw));
   return events.map((e) => encoder.encode(e)).join('');
 }
@@ -89,14 +99,38 @@ describe('Responses stream encoder', () => {
   it('sends full snapshots: in_progress with usage null, terminal completed consistent with the streamed items', () => {
     const frames = parse(streamOf(textResponse));
     const created = frames[0]?.data as { response: Record<string, unknown> };
-    expect(created.response).toMatchObject({ id: 'resp_1', object: 'response', created_at: CREATED_AT, status: 'in_progress', output: [], usage: null, model: 'gw-model', tool_choice: 'auto', store: true });
+    expect(created.response).toMatchObject({
+      id: 'resp_1',
+      object: 'response',
+      created_at: CREATED_AT,
+      status: 'in_progress',
+      output: [],
+      usage: null,
+      model: 'gw-model',
+      tool_choice: 'auto',
+      store: true,
+    });
     const completed = frames.at(-2)?.data as { response: Record<string, unknown> };
     expect(completed.response).toMatchObject({
       id: 'resp_1',
       status: 'completed',
       completed_at: CREATED_AT + 1,
-      output: [{ id: 'msg_2', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello!', annotations: [], logprobs: [] }] }],
-      usage: { input_tokens: 9, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 2, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 },
+      output: [
+        {
+          id: 'msg_2',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Hello!', annotations: [], logprobs: [] }],
+        },
+      ],
+      usage: {
+        input_tokens: 9,
+        input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
+        output_tokens: 2,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 11,
+      },
     });
     expect(Object.keys(completed.response)).toEqual(Object.keys(created.response));
   });
@@ -131,9 +165,32 @@ describe('Responses stream encoder', () => {
       '[DONE]',
     ]);
     const data = frames.map((f) => f.data as Record<string, unknown>);
-    expect(data[9]).toMatchObject({ output_index: 0, item: { id: 'rs_2', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Need the weather.' }], encrypted_content: 'sig-1' } });
-    expect(data[17]).toMatchObject({ output_index: 2, item: { id: 'fc_4', type: 'function_call', status: 'in_progress', arguments: '', call_id: 'call_7Hk2', name: 'get_weather' } });
-    expect(data[20]).toMatchObject({ item_id: 'fc_4', output_index: 2, name: 'get_weather', arguments: '{"city":"Oslo"}' });
+    expect(data[9]).toMatchObject({
+      output_index: 0,
+      item: {
+        id: 'rs_2',
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: 'Need the weather.' }],
+        encrypted_content: 'sig-1',
+      },
+    });
+    expect(data[17]).toMatchObject({
+      output_index: 2,
+      item: {
+        id: 'fc_4',
+        type: 'function_call',
+        status: 'in_progress',
+        arguments: '',
+        call_id: 'call_7Hk2',
+        name: 'get_weather',
+      },
+    });
+    expect(data[20]).toMatchObject({
+      item_id: 'fc_4',
+      output_index: 2,
+      name: 'get_weather',
+      arguments: '{"city":"Oslo"}',
+    });
     const terminal = data[22] as { response: { output: Array<{ id: string }> } };
     expect(terminal.response.output.map((o) => o.id)).toEqual(['rs_2', 'msg_3', 'fc_4']);
   });
@@ -142,8 +199,14 @@ describe('Responses stream encoder', () => {
     const frames = parse(streamOf(lengthResponse));
     checkFraming(frames);
     const data = frames.map((f) => f.data as Record<string, unknown>);
-    expect(data.at(-3)).toMatchObject({ type: 'response.output_item.done', item: { id: 'msg_2', status: 'incomplete' } });
-    expect(data.at(-2)).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', completed_at: null, incomplete_details: { reason: 'max_output_tokens' } } });
+    expect(data.at(-3)).toMatchObject({
+      type: 'response.output_item.done',
+      item: { id: 'msg_2', status: 'incomplete' },
+    });
+    expect(data.at(-2)).toMatchObject({
+      type: 'response.incomplete',
+      response: { status: 'incomplete', completed_at: null, incomplete_details: { reason: 'max_output_tokens' } },
+    });
   });
 
   it('renders a mid-stream error as the hybrid error event, then response.failed, then [DONE]', () => {
@@ -151,7 +214,16 @@ describe('Responses stream encoder', () => {
     const error = new GatewayError('upstream-timeout', 'Upstream timed out');
     const frames = parse(encodeAll([...events, { type: 'error', error }]));
     checkFraming(frames);
-    expect(types(frames)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'error', 'response.failed', '[DONE]']);
+    expect(types(frames)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'error',
+      'response.failed',
+      '[DONE]',
+    ]);
     expect(frames[5]?.data).toEqual({
       type: 'error',
       sequence_number: 5,
@@ -161,7 +233,12 @@ describe('Responses stream encoder', () => {
       error: { type: 'server_error', code: 'server_error', message: 'Upstream timed out', param: null },
     });
     expect(frames[6]?.data).toMatchObject({
-      response: { status: 'failed', error: { code: 'server_error', message: 'Upstream timed out' }, usage: null, output: [{ id: 'msg_2', status: 'incomplete', content: [{ text: 'Hello!' }] }] },
+      response: {
+        status: 'failed',
+        error: { code: 'server_error', message: 'Upstream timed out' },
+        usage: null,
+        output: [{ id: 'msg_2', status: 'incomplete', content: [{ text: 'Hello!' }] }],
+      },
     });
   });
 

@@ -4,7 +4,8 @@ import { anthropicMessagesAdapter } from '../../../../gateway/upstream/anthropic
 import { mapAnthropicStopReason } from '../../../../gateway/upstream/anthropic-messages/map-anthropic-stop-reason.ts';
 import { contextFor, readExpectation, readJsonFixture, summarize } from '../../../support/replay-fixture.ts';
 
-const decode = (body: unknown, provider: Parameters<typeof contextFor>[0] = 'anthropic') => anthropicMessagesAdapter.decodeResponse(body, contextFor(provider, 'claude-upstream'));
+const decode = (body: unknown, provider: Parameters<typeof contextFor>[0] = 'anthropic') =>
+  anthropicMessagesAdapter.decodeResponse(body, contextFor(provider, 'claude-upstream'));
 
 describe('anthropicMessagesAdapter.decodeResponse on recorded fixtures', () => {
   it.each([
@@ -22,10 +23,16 @@ describe('anthropicMessagesAdapter.decodeResponse on recorded fixtures', () => {
     const reasoning = decode(readJsonFixture('anthropic-messages', 'reasoning'));
     expect(reasoning.id).toBe('msg_01Rk7nYBvQp3GkWmJ5tNfX2e');
     expect(reasoning.model).toBe('claude-sonnet-4-5-20250929');
-    expect(reasoning.content[0]).toMatchObject({ type: 'reasoning', text: 'The user greets me; answer briefly.', signature: expect.stringMatching(/^Er/) });
+    expect(reasoning.content[0]).toMatchObject({
+      type: 'reasoning',
+      text: 'The user greets me; answer briefly.',
+      signature: expect.stringMatching(/^Er/),
+    });
     expect(reasoning.finishReason).toEqual({ unified: 'stop', raw: 'end_turn' });
     const tool = decode(readJsonFixture('anthropic-messages', 'tool-call'));
-    expect(tool.content).toEqual([{ type: 'tool-call', id: 'toolu_01A09q90qw90lq917835lq9J', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(tool.content).toEqual([
+      { type: 'tool-call', id: 'toolu_01A09q90qw90lq917835lq9J', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
     const mimo = decode(readJsonFixture('anthropic-messages', 'mimo-minimal-usage'), 'xiaomi');
     expect(mimo.id).toBe('0198f3c2a7d54e1b9c6f2d8e4a1b7c35');
   });
@@ -45,17 +52,34 @@ describe('anthropicMessagesAdapter.decodeResponse edge cases', () => {
       ],
       stop_reason: 'stop_sequence',
       stop_sequence: 'END',
-      usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 30, output_tokens_details: { thinking_tokens: 12 } },
+      usage: {
+        input_tokens: 10,
+        cache_creation_input_tokens: 5,
+        cache_read_input_tokens: 100,
+        output_tokens: 30,
+        output_tokens_details: { thinking_tokens: 12 },
+      },
     });
-    expect(response.content).toEqual([{ type: 'reasoning', text: '', redacted: 'EmwKAhgB' }, { type: 'text', text: 'Done' }]);
+    expect(response.content).toEqual([
+      { type: 'reasoning', text: '', redacted: 'EmwKAhgB' },
+      { type: 'text', text: 'Done' },
+    ]);
     expect(response.stopSequence).toBe('END');
     expect(response.finishReason).toEqual({ unified: 'stop', raw: 'stop_sequence' });
-    expect(response.usage).toEqual({ input: { total: 115, cacheRead: 100, cacheWrite: 5 }, output: { total: 30, reasoning: 12 }, source: 'reported' });
+    expect(response.usage).toEqual({
+      input: { total: 115, cacheRead: 100, cacheWrite: 5 },
+      output: { total: 30, reasoning: 12 },
+      source: 'reported',
+    });
   });
 
   it('reports missing usage as estimated zeros, and a missing model as the upstream model', () => {
     const response = decode({ id: 'x', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' });
-    expect(response.usage).toEqual({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 }, source: 'estimated' });
+    expect(response.usage).toEqual({
+      input: { total: 0, cacheRead: 0, cacheWrite: 0 },
+      output: { total: 0, reasoning: 0 },
+      source: 'estimated',
+    });
     expect(response.model).toBe('claude-upstream');
   });
 
@@ -68,7 +92,13 @@ describe('anthropicMessagesAdapter.decodeResponse edge cases', () => {
       }
     })();
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ kind: 'upstream-unavailable', status: 503, message: 'Overloaded', code: 'overloaded_error', allowFailover: true });
+    expect(error).toMatchObject({
+      kind: 'upstream-unavailable',
+      status: 503,
+      message: 'Overloaded',
+      code: 'overloaded_error',
+      allowFailover: true,
+    });
   });
 
   it('throws upstream-malformed for bodies that are not messages', () => {

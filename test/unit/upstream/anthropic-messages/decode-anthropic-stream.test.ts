@@ -3,12 +3,35 @@ import { accumulateStream } from '../../../../gateway/canonical/stream-accumulat
 import type { StreamEvent } from '../../../../gateway/canonical/stream-event.ts';
 import { anthropicMessagesAdapter } from '../../../../gateway/upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import type { UpstreamSseEvent } from '../../../../gateway/upstream/upstream-adapter.ts';
-import { assertStreamGrammar, contextFor, parseSse, readExpectation, readFixture, readJsonFixture, replay, summarize } from '../../../support/replay-fixture.ts';
+import {
+  assertStreamGrammar,
+  contextFor,
+  parseSse,
+  readExpectation,
+  readFixture,
+  readJsonFixture,
+  replay,
+  summarize,
+} from '../../../support/replay-fixture.ts';
 
 const decoder = () => anthropicMessagesAdapter.createStreamDecoder(contextFor('anthropic', 'claude-upstream'));
-const sse = (type: string, data: Record<string, unknown>): UpstreamSseEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });
+const sse = (type: string, data: Record<string, unknown>): UpstreamSseEvent => ({
+  event: type,
+  data: JSON.stringify({ type, ...data }),
+});
 const start = (usage: Record<string, unknown> = { input_tokens: 10, output_tokens: 1 }) =>
-  sse('message_start', { message: { id: 'msg_s', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage } });
+  sse('message_start', {
+    message: {
+      id: 'msg_s',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  });
 const stop = sse('message_stop', {});
 
 describe('Anthropic stream decoder on recorded fixtures', () => {
@@ -17,21 +40,30 @@ describe('Anthropic stream decoder on recorded fixtures', () => {
     assertStreamGrammar(events);
     const streamed = accumulateStream(events);
     expect(summarize(streamed)).toEqual(readExpectation('anthropic-messages', name));
-    const whole = anthropicMessagesAdapter.decodeResponse(readJsonFixture('anthropic-messages', name), contextFor('anthropic', 'claude-upstream'));
-    const normalise = (blocks: typeof whole.content) => blocks.map((b) => (b.type === 'tool-call' ? { ...b, arguments: JSON.parse(b.arguments) as unknown } : b));
+    const whole = anthropicMessagesAdapter.decodeResponse(
+      readJsonFixture('anthropic-messages', name),
+      contextFor('anthropic', 'claude-upstream'),
+    );
+    const normalise = (blocks: typeof whole.content) =>
+      blocks.map((b) => (b.type === 'tool-call' ? { ...b, arguments: JSON.parse(b.arguments) as unknown } : b));
     expect(normalise(streamed.content)).toEqual(normalise(whole.content));
     expect(streamed.id).toBe(whole.id);
   });
 
   it('emits the exact events of the reasoning fixture', () => {
     const events = replay(decoder(), parseSse(readFixture('anthropic-messages', 'reasoning.sse')));
-    const signature = (readJsonFixture('anthropic-messages', 'reasoning') as { content: Array<{ signature?: string }> }).content[0]?.signature;
+    const signature = (readJsonFixture('anthropic-messages', 'reasoning') as { content: Array<{ signature?: string }> })
+      .content[0]?.signature;
     expect(events).toEqual([
       {
         type: 'message-start',
         messageId: 'msg_01Rk7nYBvQp3GkWmJ5tNfX2e',
         model: 'claude-sonnet-4-5-20250929',
-        usage: { input: { total: 41, cacheRead: 0, cacheWrite: 0 }, output: { total: 4, reasoning: 0 }, source: 'reported' },
+        usage: {
+          input: { total: 41, cacheRead: 0, cacheWrite: 0 },
+          output: { total: 4, reasoning: 0 },
+          source: 'reported',
+        },
       },
       { type: 'reasoning-start', index: 0 },
       { type: 'reasoning-delta', index: 0, text: 'The user greets me; ' },
@@ -41,13 +73,24 @@ describe('Anthropic stream decoder on recorded fixtures', () => {
       { type: 'text-start', index: 1 },
       { type: 'text-delta', index: 1, text: 'Hi there!' },
       { type: 'block-end', index: 1 },
-      { type: 'message-end', finishReason: { unified: 'stop', raw: 'end_turn' }, usage: { input: { total: 41, cacheRead: 0, cacheWrite: 0 }, output: { total: 27, reasoning: 0 }, source: 'reported' } },
+      {
+        type: 'message-end',
+        finishReason: { unified: 'stop', raw: 'end_turn' },
+        usage: {
+          input: { total: 41, cacheRead: 0, cacheWrite: 0 },
+          output: { total: 27, reasoning: 0 },
+          source: 'reported',
+        },
+      },
     ]);
   });
 
   it('keeps message_start input counts when message_delta only repeats output_tokens', () => {
     const events = replay(decoder(), parseSse(readFixture('anthropic-messages', 'tool-call.sse')));
-    expect(events.at(-1)).toMatchObject({ type: 'message-end', usage: { input: { total: 1934, cacheRead: 0, cacheWrite: 1536 }, output: { total: 41, reasoning: 0 } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'message-end',
+      usage: { input: { total: 1934, cacheRead: 0, cacheWrite: 1536 }, output: { total: 41, reasoning: 0 } },
+    });
   });
 
   it('ends a stream cut before message_stop with block-end and an upstream-malformed error', () => {
@@ -67,10 +110,16 @@ describe('Anthropic stream decoder behaviour', () => {
     const d = decoder();
     const events = replay(d, [
       start(),
-      sse('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }),
+      sse('content_block_start', {
+        index: 0,
+        content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+      }),
       sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":"x"}' } }),
       sse('content_block_stop', { index: 0 }),
-      sse('content_block_start', { index: 1, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] } }),
+      sse('content_block_start', {
+        index: 1,
+        content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+      }),
       sse('content_block_stop', { index: 1 }),
       sse('content_block_start', { index: 2, content_block: { type: 'text', text: '' } }),
       sse('content_block_delta', { index: 2, delta: { type: 'citations_delta', citation: {} } }),
@@ -92,12 +141,21 @@ describe('Anthropic stream decoder behaviour', () => {
       start(),
       sse('content_block_start', { index: 0, content_block: { type: 'redacted_thinking', data: 'EmwKAhgB' } }),
       sse('content_block_stop', { index: 0 }),
-      sse('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } } }),
+      sse('content_block_start', {
+        index: 1,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
+      }),
       sse('content_block_stop', { index: 1 }),
-      sse('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_2', name: 'g', input: {} } }),
+      sse('content_block_start', {
+        index: 2,
+        content_block: { type: 'tool_use', id: 'toolu_2', name: 'g', input: {} },
+      }),
       sse('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '' } }),
       sse('content_block_stop', { index: 2 }),
-      sse('message_delta', { delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' }, usage: { output_tokens: 5 } }),
+      sse('message_delta', {
+        delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' },
+        usage: { output_tokens: 5 },
+      }),
       stop,
     ]);
     assertStreamGrammar(events);
@@ -113,8 +171,14 @@ describe('Anthropic stream decoder behaviour', () => {
 
   it('maps an SSE error event to a classified error and ignores everything after it', () => {
     const d = decoder();
-    const before = [start(), sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } })].flatMap((e) => d.push(e));
-    const failed = d.push({ event: 'error', data: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}' });
+    const before = [
+      start(),
+      sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ].flatMap((e) => d.push(e));
+    const failed = d.push({
+      event: 'error',
+      data: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    });
     expect(before.map((e) => e.type)).toEqual(['message-start', 'text-start']);
     expect(failed[0]).toEqual({ type: 'block-end', index: 0 });
     const error = (failed[1] as Extract<StreamEvent, { type: 'error' }>).error;
@@ -143,7 +207,12 @@ describe('Anthropic stream decoder behaviour', () => {
   });
 
   it('synthesises message-start when content arrives first, and reports silent usage as estimated', () => {
-    const events = replay(decoder(), [sse('content_block_start', { index: 0, content_block: { type: 'text', text: 'Hi' } }), sse('content_block_stop', { index: 0 }), sse('message_delta', { delta: { stop_reason: 'end_turn' } }), stop]);
+    const events = replay(decoder(), [
+      sse('content_block_start', { index: 0, content_block: { type: 'text', text: 'Hi' } }),
+      sse('content_block_stop', { index: 0 }),
+      sse('message_delta', { delta: { stop_reason: 'end_turn' } }),
+      stop,
+    ]);
     assertStreamGrammar(events);
     expect(events[0]).toMatchObject({ type: 'message-start', model: 'claude-upstream' });
     expect(events.at(-1)).toMatchObject({ type: 'message-end', usage: { source: 'estimated', input: { total: 0 } } });

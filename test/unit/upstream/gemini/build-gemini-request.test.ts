@@ -11,12 +11,23 @@ function target(upstreamModel = 'gemini-2.5-flash'): UpstreamTarget {
 }
 
 function request(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
-  return { clientFormat: 'anthropic-messages', model: 'alias', stream: false, messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], ...overrides };
+  return {
+    clientFormat: 'anthropic-messages',
+    model: 'alias',
+    stream: false,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+    ...overrides,
+  };
 }
 
 function build(req: CanonicalRequest, model?: string) {
   const { request: http, notes } = geminiAdapter.buildRequest(req, target(model));
-  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
+  return {
+    http,
+    warnings: notes.dropped,
+    uncarried: notes.uncarried,
+    body: JSON.parse(http.body) as Record<string, unknown>,
+  };
 }
 
 const TOOL_ROUND_TRIP = request({
@@ -32,7 +43,13 @@ const TOOL_ROUND_TRIP = request({
     },
     { role: 'user', content: [{ type: 'tool-result', toolCallId: 'call_1', content: '{"temp_c":4,"sky":"rain"}' }] },
   ],
-  tools: [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+  tools: [
+    {
+      name: 'get_weather',
+      description: 'Current weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  ],
   toolChoice: { type: 'auto' },
   maxOutputTokens: 1024,
   temperature: 0.7,
@@ -51,15 +68,41 @@ describe('geminiAdapter.buildRequest', () => {
     expect(body).toEqual({
       contents: [
         { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
-        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' }, id: 'call_1' }, thoughtSignature: 'CiQB-sig' }] },
-        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 4, sky: 'rain' }, id: 'call_1' } }] },
+        {
+          role: 'model',
+          parts: [
+            {
+              functionCall: { name: 'get_weather', args: { city: 'Oslo' }, id: 'call_1' },
+              thoughtSignature: 'CiQB-sig',
+            },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { name: 'get_weather', response: { temp_c: 4, sky: 'rain' }, id: 'call_1' } }],
+        },
       ],
       systemInstruction: { parts: [{ text: 'You are a weather bot.' }] },
       tools: [
-        { functionDeclarations: [{ name: 'get_weather', description: 'Current weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] },
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              description: 'Current weather',
+              parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
+          ],
+        },
       ],
       toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
-      generationConfig: { maxOutputTokens: 1024, temperature: 0.7, topP: 0.9, topK: 40, stopSequences: ['END'], thinkingConfig: { thinkingBudget: 512, includeThoughts: true } },
+      generationConfig: {
+        maxOutputTokens: 1024,
+        temperature: 0.7,
+        topP: 0.9,
+        topK: 40,
+        stopSequences: ['END'],
+        thinkingConfig: { thinkingBudget: 512, includeThoughts: true },
+      },
     });
   });
 
@@ -81,9 +124,13 @@ describe('geminiAdapter.buildRequest', () => {
   });
 
   it('streams with alt=sse and keeps slashes of model ids, encoding each segment', () => {
-    expect(build(request({ stream: true })).http.url).toBe(`${BASE}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
+    expect(build(request({ stream: true })).http.url).toBe(
+      `${BASE}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+    );
     expect(build(request(), 'qwen/qwen3 max').http.url).toBe(`${BASE}/v1beta/models/qwen/qwen3%20max:generateContent`);
-    expect(build(request(), 'tunedModels/my-model').http.url).toBe(`${BASE}/v1beta/tunedModels/my-model:generateContent`);
+    expect(build(request(), 'tunedModels/my-model').http.url).toBe(
+      `${BASE}/v1beta/tunedModels/my-model:generateContent`,
+    );
   });
 
   it('names tool results by toolName, else by the call id, and wraps non-object results', () => {
@@ -96,7 +143,15 @@ describe('geminiAdapter.buildRequest', () => {
             content: [
               { type: 'tool-result', toolCallId: 'c1', content: '4°C, rain' },
               { type: 'tool-result', toolCallId: 'c2', toolName: 'explicit', content: '[1,2]' },
-              { type: 'tool-result', toolCallId: 'c3', content: [{ type: 'text', text: '{"ok":' }, { type: 'text', text: 'false}' }], isError: true },
+              {
+                type: 'tool-result',
+                toolCallId: 'c3',
+                content: [
+                  { type: 'text', text: '{"ok":' },
+                  { type: 'text', text: 'false}' },
+                ],
+                isError: true,
+              },
             ],
           },
         ],
@@ -107,7 +162,9 @@ describe('geminiAdapter.buildRequest', () => {
       { functionResponse: { name: 'explicit', response: { result: '[1,2]' }, id: 'c2' } },
       { functionResponse: { name: 'c3', response: { error: { ok: false } }, id: 'c3' } },
     ]);
-    expect(warnings).toEqual(['messages.1.content.2: no tool call with id c3 names this result; sent with the id as its name']);
+    expect(warnings).toEqual([
+      'messages.1.content.2: no tool call with id c3 names this result; sent with the id as its name',
+    ]);
   });
 
   it('replays signed reasoning only, as Gemini sent it; merges same-role turns', () => {
@@ -131,7 +188,14 @@ describe('geminiAdapter.buildRequest', () => {
     );
     expect(body.contents).toEqual([
       { role: 'user', parts: [{ text: 'a' }, { text: 'b' }] },
-      { role: 'model', parts: [{ text: 'summary', thought: true, thoughtSignature: 'sig-thought' }, { text: 'Hi there!' }, { text: '', thoughtSignature: 'sig-bare' }] },
+      {
+        role: 'model',
+        parts: [
+          { text: 'summary', thought: true, thoughtSignature: 'sig-thought' },
+          { text: 'Hi there!' },
+          { text: '', thoughtSignature: 'sig-bare' },
+        ],
+      },
     ]);
     expect(warnings).toEqual(['messages.2.content.4: redacted reasoning cannot be sent to Gemini; dropped']);
   });
@@ -146,7 +210,10 @@ describe('geminiAdapter.buildRequest', () => {
               { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } },
               { type: 'image', source: { kind: 'url', url: 'data:image/webp;base64,UklGR' } },
               { type: 'image', source: { kind: 'url', url: 'https://example.com/cat.png?x=1' } },
-              { type: 'file', source: { kind: 'url', url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+              {
+                type: 'file',
+                source: { kind: 'url', url: 'https://generativelanguage.googleapis.com/v1beta/files/abc' },
+              },
               { type: 'file', source: { kind: 'file-id', fileId: 'file-123' } },
             ],
           },
@@ -157,25 +224,42 @@ describe('geminiAdapter.buildRequest', () => {
       { inlineData: { mimeType: 'image/png', data: 'iVBOR' } },
       { inlineData: { mimeType: 'image/webp', data: 'UklGR' } },
       { fileData: { mimeType: 'image/png', fileUri: 'https://example.com/cat.png?x=1' } },
-      { fileData: { mimeType: 'application/pdf', fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc' } },
+      {
+        fileData: {
+          mimeType: 'application/pdf',
+          fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc',
+        },
+      },
     ]);
     expect(warnings).toEqual([]);
-    expect(uncarried).toEqual([{ path: 'messages.0.content.4', reason: 'a file id is specific to the provider that issued it and cannot be sent to Gemini' }]);
+    expect(uncarried).toEqual([
+      {
+        path: 'messages.0.content.4',
+        reason: 'a file id is specific to the provider that issued it and cannot be sent to Gemini',
+      },
+    ]);
   });
 
   it('maps tool choices and drops parallel_tool_calls=false with a warning', () => {
     const tools = [{ name: 'f', parameters: {} }];
     expect(build(request({ tools })).body.tools).toEqual([{ functionDeclarations: [{ name: 'f' }] }]);
-    expect(build(request({ tools, toolChoice: { type: 'none' } })).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
-    expect(build(request({ tools, toolChoice: { type: 'required' } })).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
-    expect(build(request({ tools, toolChoice: { type: 'tool', name: 'f' } })).body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f'] } });
+    expect(build(request({ tools, toolChoice: { type: 'none' } })).body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'NONE' },
+    });
+    expect(build(request({ tools, toolChoice: { type: 'required' } })).body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY' },
+    });
+    expect(build(request({ tools, toolChoice: { type: 'tool', name: 'f' } })).body.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['f'] },
+    });
     const noParallel = build(request({ tools, parallelToolCalls: false }));
     expect(noParallel.body.toolConfig).toBeUndefined();
     expect(noParallel.warnings).toEqual(['parallel_tool_calls: Gemini cannot forbid parallel function calls; dropped']);
   });
 
   it('maps reasoning controls to thinkingConfig', () => {
-    const config = (reasoning: CanonicalRequest['reasoning']) => (build(request({ reasoning })).body.generationConfig as Record<string, unknown> | undefined)?.thinkingConfig;
+    const config = (reasoning: CanonicalRequest['reasoning']) =>
+      (build(request({ reasoning })).body.generationConfig as Record<string, unknown> | undefined)?.thinkingConfig;
     expect(config({ enabled: false })).toEqual({ thinkingBudget: 0 });
     expect(config({ effort: 'none' })).toEqual({ thinkingBudget: 0 });
     expect(config({ enabled: true })).toEqual({ thinkingBudget: -1 });
@@ -187,16 +271,35 @@ describe('geminiAdapter.buildRequest', () => {
 
   it('maps response formats; more than 5 stop sequences cannot be carried', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    expect(build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
-    expect(build(request({ responseFormat: { type: 'json-object' } })).body.generationConfig).toEqual({ responseMimeType: 'application/json' });
+    expect(
+      build(request({ responseFormat: { type: 'json-schema', name: 'x', schema } })).body.generationConfig,
+    ).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
+    expect(build(request({ responseFormat: { type: 'json-object' } })).body.generationConfig).toEqual({
+      responseMimeType: 'application/json',
+    });
     const stops = build(request({ stopSequences: ['1', '2', '3', '4', '5', '6'] }));
     expect(stops.body.generationConfig).toEqual({ stopSequences: ['1', '2', '3', '4', '5'] });
-    expect(stops.uncarried).toEqual([{ path: 'stop', reason: 'Gemini accepts at most 5 stop sequences, this request has 6' }]);
+    expect(stops.uncarried).toEqual([
+      { path: 'stop', reason: 'Gemini accepts at most 5 stop sequences, this request has 6' },
+    ]);
   });
 
   it('passes Gemini extensions through and drops the rest with warnings', () => {
     const safetySettings = [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }];
-    const { body, warnings } = build(request({ user: 'u1', maxOutputTokens: 9, anthropicBetas: ['x'], extensions: { safetySettings, thinking: { type: 'enabled' }, seed: 7, presence_penalty: 0.5, repetition_penalty: 1.1 } }));
+    const { body, warnings } = build(
+      request({
+        user: 'u1',
+        maxOutputTokens: 9,
+        anthropicBetas: ['x'],
+        extensions: {
+          safetySettings,
+          thinking: { type: 'enabled' },
+          seed: 7,
+          presence_penalty: 0.5,
+          repetition_penalty: 1.1,
+        },
+      }),
+    );
     expect(body.safetySettings).toEqual(safetySettings);
     expect(body.generationConfig).toEqual({ maxOutputTokens: 9, seed: 7, presencePenalty: 0.5 });
     expect(body.thinking).toBeUndefined();
@@ -217,7 +320,9 @@ describe('geminiAdapter count tokens', () => {
   });
 
   it('wraps the request in generateContentRequest when system or tools must count', () => {
-    const body = JSON.parse(geminiAdapter.buildCountTokensRequest!(TOOL_ROUND_TRIP, target()).body) as { generateContentRequest: Record<string, unknown> };
+    const body = JSON.parse(geminiAdapter.buildCountTokensRequest!(TOOL_ROUND_TRIP, target()).body) as {
+      generateContentRequest: Record<string, unknown>;
+    };
     expect(Object.keys(body)).toEqual(['generateContentRequest']);
     expect(Object.keys(body.generateContentRequest)).toEqual(['model', 'contents', 'systemInstruction', 'tools']);
     expect(body.generateContentRequest.model).toBe('models/gemini-2.5-flash');

@@ -14,7 +14,12 @@ const target = (provider: ProviderId, upstreamModel = 'up-model'): UpstreamTarge
 
 const build = (request: CanonicalRequest, provider: ProviderId, model?: string) => {
   const { request: http, notes } = openaiChatAdapter.buildRequest(request, target(provider, model));
-  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
+  return {
+    http,
+    warnings: notes.dropped,
+    uncarried: notes.uncarried,
+    body: JSON.parse(http.body) as Record<string, unknown>,
+  };
 };
 
 /** A tool round trip with reasoning in history: the same conversation for every provider. */
@@ -40,7 +45,13 @@ const toolTurn: CanonicalRequest = {
       ],
     },
   ],
-  tools: [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+  tools: [
+    {
+      name: 'get_weather',
+      description: 'Current weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  ],
   toolChoice: { type: 'tool', name: 'get_weather' },
   maxOutputTokens: 512,
   temperature: 0.2,
@@ -53,20 +64,35 @@ const history = (reasoningContent?: string) => [
   {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+    tool_calls: [
+      { id: 'call_7Hk2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ],
     ...(reasoningContent === undefined ? {} : { reasoning_content: reasoningContent }),
   },
   { role: 'tool', tool_call_id: 'call_7Hk2', content: '{"temp_c":4}' },
   { role: 'user', content: 'And tomorrow?' },
 ];
 
-const TOOLS = [{ type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Current weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  },
+];
 
 describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
   it('openai: max_completion_tokens, reasoning_effort, no reasoning replay, bearer auth, usage on streams', () => {
     const { http, warnings, body } = build(toolTurn, 'openai', 'gpt-5');
     expect(http.url).toBe('https://api.openai.com/v1/chat/completions');
-    expect(http.headers).toEqual({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-test' });
+    expect(http.headers).toEqual({
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: 'Bearer sk-test',
+    });
     expect(body).toEqual({
       model: 'gpt-5',
       messages: history(),
@@ -78,11 +104,17 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    expect(warnings).toEqual(['reasoning.budgetTokens dropped (provider openai takes no token budget on Chat Completions)']);
+    expect(warnings).toEqual([
+      'reasoning.budgetTokens dropped (provider openai takes no token budget on Chat Completions)',
+    ]);
   });
 
   it('deepseek: max_tokens, thinking + mapped effort, reasoning_content replayed', () => {
-    const { http, body } = build({ ...toolTurn, reasoning: { enabled: true, effort: 'medium' } }, 'deepseek', 'deepseek-v4-flash');
+    const { http, body } = build(
+      { ...toolTurn, reasoning: { enabled: true, effort: 'medium' } },
+      'deepseek',
+      'deepseek-v4-flash',
+    );
     expect(http.url).toBe('https://api.deepseek.com/chat/completions');
     expect(body).toEqual({
       model: 'deepseek-v4-flash',
@@ -137,7 +169,9 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
       stream_options: { include_usage: true },
     });
     expect(warnings).toEqual([]);
-    expect(uncarried).toEqual([{ path: 'tool_choice', reason: "forcing a tool call ('get_weather') is not supported by this model's provider" }]);
+    expect(uncarried).toEqual([
+      { path: 'tool_choice', reason: "forcing a tool call ('get_weather') is not supported by this model's provider" },
+    ]);
   });
 
   it("zhipu: tool_choice 'none' is expressed by not sending tools", () => {
@@ -148,7 +182,11 @@ describe('openai-chat buildRequest: provider quirks (body snapshots)', () => {
   });
 
   it('minimax: max_completion_tokens, reasoning dropped silently, effort as reasoning_effort', () => {
-    const { warnings, body } = build({ ...toolTurn, toolChoice: { type: 'required' }, reasoning: { effort: 'low' } }, 'minimax', 'MiniMax-M2');
+    const { warnings, body } = build(
+      { ...toolTurn, toolChoice: { type: 'required' }, reasoning: { effort: 'low' } },
+      'minimax',
+      'MiniMax-M2',
+    );
     expect(body).toEqual({
       model: 'MiniMax-M2',
       messages: history(),
@@ -212,8 +250,16 @@ describe('openai-chat buildRequest: content and controls', () => {
       parallel_tool_calls: false,
       user: 'u-1',
     });
-    expect(warnings).toEqual(['topK: a sampling hint Chat Completions has no field for; dropped', 'metadata dropped (not forwarded on Chat Completions)']);
-    expect(uncarried).toEqual([{ path: 'messages.0.content.5', reason: 'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)' }]);
+    expect(warnings).toEqual([
+      'topK: a sampling hint Chat Completions has no field for; dropped',
+      'metadata dropped (not forwarded on Chat Completions)',
+    ]);
+    expect(uncarried).toEqual([
+      {
+        path: 'messages.0.content.5',
+        reason: 'a file given by URL cannot be sent (Chat Completions accepts files only inline or by file id)',
+      },
+    ]);
   });
 
   it('tool results: one tool message each, then their images and the user text in one user message', () => {
@@ -227,10 +273,25 @@ describe('openai-chat buildRequest: content and controls', () => {
           content: [
             { type: 'text', text: 'Here:' },
             { type: 'tool-result', toolCallId: 'a', content: 'one' },
-            { type: 'tool-result', toolCallId: 'b', content: [{ type: 'text', text: 'x' }, { type: 'image', source: { kind: 'url', url: 'https://i' } }, { type: 'text', text: 'y' }], isError: true },
+            {
+              type: 'tool-result',
+              toolCallId: 'b',
+              content: [
+                { type: 'text', text: 'x' },
+                { type: 'image', source: { kind: 'url', url: 'https://i' } },
+                { type: 'text', text: 'y' },
+              ],
+              isError: true,
+            },
           ],
         },
-        { role: 'assistant', content: [{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Hel' },
+            { type: 'text', text: 'lo' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'reasoning', text: 'only thinking' }] },
       ],
     };
@@ -249,11 +310,16 @@ describe('openai-chat buildRequest: content and controls', () => {
       { role: 'assistant', content: 'Hello' },
       { role: 'assistant', content: '' },
     ]);
-    expect(warnings).toEqual(["messages.0.content.2: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)"]);
+    expect(warnings).toEqual([
+      "messages.0.content.2: tool-result error flag dropped (Chat Completions has no such flag; the result's text still says what failed)",
+    ]);
   });
 
   it('uses the provider auth scheme and the channel base URL', () => {
-    const { request: http } = openaiChatAdapter.buildRequest(toolTurn, { ...target('gemini'), baseUrl: 'https://gw.example/v1beta/openai' });
+    const { request: http } = openaiChatAdapter.buildRequest(toolTurn, {
+      ...target('gemini'),
+      baseUrl: 'https://gw.example/v1beta/openai',
+    });
     expect(http.url).toBe('https://gw.example/v1beta/openai/chat/completions');
     expect(http.headers.authorization).toBe('Bearer sk-test');
   });

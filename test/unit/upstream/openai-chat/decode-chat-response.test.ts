@@ -33,14 +33,18 @@ describe('openai-chat decodeResponse: recorded fixtures', () => {
   it('keeps the tool call id and raw arguments text', () => {
     const body = JSON.parse(readFixture('openai-chat', 'tool-call.json')) as unknown;
     const response = openaiChatAdapter.decodeResponse(body, contextFor('openai'));
-    expect(response.content).toEqual([{ type: 'tool-call', id: 'call_7Hk2pQ4xN9mZ1aB3cD5eF6gH', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(response.content).toEqual([
+      { type: 'tool-call', id: 'call_7Hk2pQ4xN9mZ1aB3cD5eF6gH', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
     expect(response.finishReason).toEqual({ unified: 'tool-calls', raw: 'tool_calls' });
   });
 
   it('leaves <think> in the text when the provider has no think-tag quirk', () => {
     const body = JSON.parse(readFixture('openai-chat', 'minimax-think-tags.json')) as unknown;
     const response = openaiChatAdapter.decodeResponse(body, contextFor('openai'));
-    expect(response.content).toEqual([{ type: 'text', text: '<think>\nThe user greets me; answer briefly.\n</think>\n\nHi there!' }]);
+    expect(response.content).toEqual([
+      { type: 'text', text: '<think>\nThe user greets me; answer briefly.\n</think>\n\nHi there!' },
+    ]);
   });
 });
 
@@ -54,14 +58,26 @@ describe('openai-chat decodeResponse: variants and failures', () => {
 
   it('reads `reasoning` strings and `reasoning_details[].text`', () => {
     const a = openaiChatAdapter.decodeResponse(wrap({ content: 'ok', reasoning: 'r1' }), contextFor('openai'));
-    const b = openaiChatAdapter.decodeResponse(wrap({ content: 'ok', reasoning_details: [{ type: 'reasoning.text', text: 'r' }, { type: 'reasoning.text', text: '2' }] }), contextFor('minimax'));
+    const b = openaiChatAdapter.decodeResponse(
+      wrap({
+        content: 'ok',
+        reasoning_details: [
+          { type: 'reasoning.text', text: 'r' },
+          { type: 'reasoning.text', text: '2' },
+        ],
+      }),
+      contextFor('minimax'),
+    );
     expect(a.content[0]).toEqual({ type: 'reasoning', text: 'r1' });
     expect(b.content[0]).toEqual({ type: 'reasoning', text: 'r2' });
   });
 
   it('maps stop with tool calls to tool-calls and stringifies object arguments', () => {
     const response = openaiChatAdapter.decodeResponse(
-      wrap({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }),
+      wrap({
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }],
+      }),
       contextFor('openai'),
     );
     expect(response.content).toEqual([{ type: 'tool-call', id: 'call_1', name: 'f', arguments: '{"a":1}' }]);
@@ -69,15 +85,25 @@ describe('openai-chat decodeResponse: variants and failures', () => {
   });
 
   it('turns a refusal into text with finish content-filter', () => {
-    const response = openaiChatAdapter.decodeResponse(wrap({ content: null, refusal: "I can't help with that." }), contextFor('openai'));
+    const response = openaiChatAdapter.decodeResponse(
+      wrap({ content: null, refusal: "I can't help with that." }),
+      contextFor('openai'),
+    );
     expect(response.content).toEqual([{ type: 'text', text: "I can't help with that." }]);
     expect(response.finishReason).toEqual({ unified: 'content-filter', raw: 'stop' });
   });
 
   it('reports an absent usage object as estimated zeros, explicit zeros as reported', () => {
     const silent = openaiChatAdapter.decodeResponse(wrap({ content: 'a' }), contextFor('openai'));
-    const zeros = openaiChatAdapter.decodeResponse(wrap({ content: 'a' }, { usage: { prompt_tokens: 0, completion_tokens: 0 } }), contextFor('openai'));
-    expect(silent.usage).toEqual({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 }, source: 'estimated' });
+    const zeros = openaiChatAdapter.decodeResponse(
+      wrap({ content: 'a' }, { usage: { prompt_tokens: 0, completion_tokens: 0 } }),
+      contextFor('openai'),
+    );
+    expect(silent.usage).toEqual({
+      input: { total: 0, cacheRead: 0, cacheWrite: 0 },
+      output: { total: 0, reasoning: 0 },
+      source: 'estimated',
+    });
     expect(zeros.usage.source).toBe('reported');
   });
 
@@ -95,21 +121,28 @@ describe('openai-chat decodeResponse: variants and failures', () => {
   });
 
   it('throws for a MiniMax 200 body whose base_resp reports insufficient balance (1008)', () => {
-    const body = { id: '05', choices: null, created: 1755500000, model: 'MiniMax-M2', object: 'chat.completion', base_resp: { status_code: 1008, status_msg: 'insufficient balance' } };
+    const body = {
+      id: '05',
+      choices: null,
+      created: 1755500000,
+      model: 'MiniMax-M2',
+      object: 'chat.completion',
+      base_resp: { status_code: 1008, status_msg: 'insufficient balance' },
+    };
     let thrown: GatewayError | undefined;
     try {
       openaiChatAdapter.decodeResponse(body, contextFor('minimax'));
     } catch (error) {
       thrown = error as GatewayError;
     }
-    expect([thrown?.kind, thrown?.status, thrown?.allowFailover, thrown?.retryable, thrown?.message, thrown?.code]).toEqual([
-      'upstream-rejected',
-      502,
-      true,
-      false,
-      'insufficient balance (1008)',
-      '1008',
-    ]);
+    expect([
+      thrown?.kind,
+      thrown?.status,
+      thrown?.allowFailover,
+      thrown?.retryable,
+      thrown?.message,
+      thrown?.code,
+    ]).toEqual(['upstream-rejected', 502, true, false, 'insufficient balance (1008)', '1008']);
   });
 
   it('throws upstream-malformed for bodies without choices', () => {

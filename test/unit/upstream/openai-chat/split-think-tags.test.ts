@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { splitThinkTags, ThinkTagSplitter, type ThinkSegment } from '../../../../gateway/upstream/openai-chat/split-think-tags.ts';
+import {
+  splitThinkTags,
+  ThinkTagSplitter,
+  type ThinkSegment,
+} from '../../../../gateway/upstream/openai-chat/split-think-tags.ts';
 
 /** Feeds `pieces` one by one and merges adjacent segments of the same kind. */
 function feed(pieces: string[]): ThinkSegment[] {
@@ -27,7 +31,8 @@ describe('ThinkTagSplitter', () => {
 
   it('gives the same result whatever the chunk boundaries (character by character)', () => {
     expect(feed([...CONTENT])).toEqual(EXPECTED);
-    for (let cut = 1; cut < CONTENT.length; cut++) expect(feed([CONTENT.slice(0, cut), CONTENT.slice(cut)])).toEqual(EXPECTED);
+    for (let cut = 1; cut < CONTENT.length; cut++)
+      expect(feed([CONTENT.slice(0, cut), CONTENT.slice(cut)])).toEqual(EXPECTED);
   });
 
   it('never emits a partial closing tag as reasoning', () => {
@@ -44,7 +49,9 @@ describe('ThinkTagSplitter', () => {
   });
 
   it('leaves content without a leading <think> untouched, including later literal tags', () => {
-    expect(feed(['Use <think> tags', ' like </think> this'])).toEqual([{ kind: 'text', text: 'Use <think> tags like </think> this' }]);
+    expect(feed(['Use <think> tags', ' like </think> this'])).toEqual([
+      { kind: 'text', text: 'Use <think> tags like </think> this' },
+    ]);
     expect(feed(['\n', '<thi', 's is text'])).toEqual([{ kind: 'text', text: '\n<this is text' }]);
   });
 

@@ -14,7 +14,12 @@ const target = (provider: ProviderId, upstreamModel = 'up-model'): UpstreamTarge
 
 const build = (request: CanonicalRequest, provider: ProviderId, model?: string) => {
   const { request: http, notes } = openaiResponsesAdapter.buildRequest(request, target(provider, model));
-  return { http, warnings: notes.dropped, uncarried: notes.uncarried, body: JSON.parse(http.body) as Record<string, unknown> };
+  return {
+    http,
+    warnings: notes.dropped,
+    uncarried: notes.uncarried,
+    body: JSON.parse(http.body) as Record<string, unknown>,
+  };
 };
 
 const conversation: CanonicalRequest = {
@@ -48,7 +53,14 @@ const conversation: CanonicalRequest = {
       ],
     },
   ],
-  tools: [{ name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+  tools: [
+    {
+      name: 'get_weather',
+      description: 'Current weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      strict: true,
+    },
+  ],
   toolChoice: { type: 'tool', name: 'get_weather' },
   maxOutputTokens: 512,
   temperature: 1,
@@ -82,12 +94,24 @@ describe('openai-responses buildRequest', () => {
   it('openai: full body snapshot (instructions, items, flat tools, text.format, reasoning + include, store:false)', () => {
     const { http, warnings, uncarried, body } = build(conversation, 'openai', 'gpt-5-mini');
     expect(http.url).toBe('https://api.openai.com/v1/responses');
-    expect(http.headers).toEqual({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-test' });
+    expect(http.headers).toEqual({
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      authorization: 'Bearer sk-test',
+    });
     expect(body).toEqual({
       model: 'gpt-5-mini',
       instructions: 'You are a weather bot.',
       input: INPUT,
-      tools: [{ type: 'function', name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: true }],
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Current weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: true,
+        },
+      ],
       tool_choice: { type: 'function', name: 'get_weather' },
       max_output_tokens: 512,
       temperature: 1,
@@ -106,7 +130,11 @@ describe('openai-responses buildRequest', () => {
   });
 
   it('dashscope: dropFields apply (store, metadata); no include for non-OpenAI providers', () => {
-    const { http, body } = build({ ...conversation, stream: false, extensions: { enable_thinking: true } }, 'dashscope', 'qwen3-max');
+    const { http, body } = build(
+      { ...conversation, stream: false, extensions: { enable_thinking: true } },
+      'dashscope',
+      'qwen3-max',
+    );
     expect(http.url).toBe('https://dashscope-intl.aliyuncs.com/api/v2/apps/protocols/compatible-mode/v1/responses');
     expect(body.store).toBeUndefined();
     expect(body.metadata).toBeUndefined();
@@ -121,7 +149,19 @@ describe('openai-responses buildRequest', () => {
       model: 'alias',
       stream: false,
       messages: [
-        { role: 'user', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'chart:' }, { type: 'image', source: { kind: 'url', url: 'https://x/c.png' } }] }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              content: [
+                { type: 'text', text: 'chart:' },
+                { type: 'image', source: { kind: 'url', url: 'https://x/c.png' } },
+              ],
+            },
+          ],
+        },
       ],
       toolChoice: { type: 'required' },
       extensions: { input: 'evil', service_tier: 'flex' },
@@ -129,7 +169,16 @@ describe('openai-responses buildRequest', () => {
     const { warnings, body } = build(request, 'openai');
     expect(body).toEqual({
       model: 'up-model',
-      input: [{ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: 'chart:' }, { type: 'input_image', image_url: 'https://x/c.png', detail: 'auto' }] }],
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: 'c1',
+          output: [
+            { type: 'input_text', text: 'chart:' },
+            { type: 'input_image', image_url: 'https://x/c.png', detail: 'auto' },
+          ],
+        },
+      ],
       tool_choice: 'required',
       store: false,
       stream: false,

@@ -5,7 +5,8 @@ import { contextFor, readExpectation, readFixture, summarize } from '../../../su
 
 const ctx = contextFor('openai');
 const decode = (body: unknown) => openaiResponsesAdapter.decodeResponse(body, ctx);
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFixture('openai-responses', `${name}.json`)) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFixture('openai-responses', `${name}.json`)) as Record<string, unknown>;
 
 describe('openai-responses decodeResponse: recorded fixtures', () => {
   it.each(['text', 'tool-call', 'reasoning'])('%s.json matches its expect.json', (name) => {
@@ -16,10 +17,16 @@ describe('openai-responses decodeResponse: recorded fixtures', () => {
     const reasoning = decode(fixture('reasoning'));
     expect(reasoning.id).toBe('resp_68a2f4c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0');
     expect(reasoning.model).toBe('gpt-5-mini-2025-08-07');
-    expect(reasoning.content[0]).toMatchObject({ type: 'reasoning', text: 'The user greets me; answer briefly.', signature: expect.stringMatching(/^gAAAAAB/) });
+    expect(reasoning.content[0]).toMatchObject({
+      type: 'reasoning',
+      text: 'The user greets me; answer briefly.',
+      signature: expect.stringMatching(/^gAAAAAB/),
+    });
     expect(reasoning.finishReason).toEqual({ unified: 'stop', raw: 'completed' });
     const tool = decode(fixture('tool-call'));
-    expect(tool.content).toEqual([{ type: 'tool-call', id: 'call_Q4xN9mZ1aB3cD5eF6gH7iJ8k', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(tool.content).toEqual([
+      { type: 'tool-call', id: 'call_Q4xN9mZ1aB3cD5eF6gH7iJ8k', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
   });
 });
 
@@ -27,18 +34,41 @@ describe('openai-responses decodeResponse: statuses and failures', () => {
   const base = fixture('text');
 
   it('incomplete by max_output_tokens → length; by content_filter → content-filter', () => {
-    expect(decode({ ...base, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }).finishReason).toEqual({ unified: 'length', raw: 'max_output_tokens' });
-    expect(decode({ ...base, status: 'incomplete', incomplete_details: { reason: 'content_filter' } }).finishReason).toEqual({ unified: 'content-filter', raw: 'content_filter' });
+    expect(
+      decode({ ...base, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }).finishReason,
+    ).toEqual({ unified: 'length', raw: 'max_output_tokens' });
+    expect(
+      decode({ ...base, status: 'incomplete', incomplete_details: { reason: 'content_filter' } }).finishReason,
+    ).toEqual({ unified: 'content-filter', raw: 'content_filter' });
   });
 
   it('a refusal part becomes text with finish content-filter', () => {
-    const response = decode({ ...base, output: [{ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: "I can't help with that." }] }] });
+    const response = decode({
+      ...base,
+      output: [
+        {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'refusal', refusal: "I can't help with that." }],
+        },
+      ],
+    });
     expect(response.content).toEqual([{ type: 'text', text: "I can't help with that." }]);
     expect(response.finishReason.unified).toBe('content-filter');
   });
 
   it('skips empty unsigned reasoning items and unknown item types; null usage → estimated', () => {
-    const response = decode({ ...base, usage: null, output: [{ id: 'rs_1', type: 'reasoning', summary: [] }, { id: 'ws_1', type: 'web_search_call', status: 'completed' }, ...(base.output as unknown[])] });
+    const response = decode({
+      ...base,
+      usage: null,
+      output: [
+        { id: 'rs_1', type: 'reasoning', summary: [] },
+        { id: 'ws_1', type: 'web_search_call', status: 'completed' },
+        ...(base.output as unknown[]),
+      ],
+    });
     expect(response.content).toEqual([{ type: 'text', text: 'Hello! How can I help you today?' }]);
     expect(response.usage.source).toBe('estimated');
   });
@@ -51,7 +81,11 @@ describe('openai-responses decodeResponse: statuses and failures', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(GatewayError);
-    expect([(thrown as GatewayError).kind, (thrown as GatewayError).message, (thrown as GatewayError).code]).toEqual(['upstream-rate-limited', 'Slow down', 'rate_limit_exceeded']);
+    expect([(thrown as GatewayError).kind, (thrown as GatewayError).message, (thrown as GatewayError).code]).toEqual([
+      'upstream-rate-limited',
+      'Slow down',
+      'rate_limit_exceeded',
+    ]);
   });
 
   it('an HTTP error envelope with a 2xx → classified error; nonsense → upstream-malformed', () => {

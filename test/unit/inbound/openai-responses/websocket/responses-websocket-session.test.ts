@@ -29,9 +29,21 @@ describe('ResponsesWebSocketSession connection limit', () => {
   it('sends websocket_connection_limit_reached and closes an idle connection when the limit passes', async () => {
     const socket = new FakeSocket();
     const dispatcher = new Agent();
-    new ResponsesWebSocketSession(socket as unknown as WebSocket, { dispatcher, origin: 'http://127.0.0.1:9', apiKey: 'sk-unused', limits: { maxConnectionMs: 20, maxRetainedBytes: 1000 }, log: console as unknown as FastifyBaseLogger });
+    new ResponsesWebSocketSession(socket as unknown as WebSocket, {
+      dispatcher,
+      origin: 'http://127.0.0.1:9',
+      apiKey: 'sk-unused',
+      limits: { maxConnectionMs: 20, maxRetainedBytes: 1000 },
+      log: console as unknown as FastifyBaseLogger,
+    });
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(socket.sent).toEqual([expect.objectContaining({ type: 'error', status: 400, error: expect.objectContaining({ type: 'invalid_request_error', code: 'websocket_connection_limit_reached' }) })]);
+    expect(socket.sent).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        status: 400,
+        error: expect.objectContaining({ type: 'invalid_request_error', code: 'websocket_connection_limit_reached' }),
+      }),
+    ]);
     expect(socket.closedWith).toBe(1000);
     await dispatcher.close();
   });
