@@ -126,7 +126,7 @@ export function usesRedis(settings: Pick<EngineSettings, 'redisUrl' | 'redisClus
 function redisOptions(settings: EngineSettings) {
   const endpoint: RedisEndpoint = settings.redisCluster
     ? { cluster: settings.redisCluster }
-    : { url: settings.redisUrl as string };
+    : { url: settings.redisUrl };
   return {
     ...endpoint,
     keyPrefix: settings.redisKeyPrefix ?? 'tollgate:',

@@ -111,7 +111,7 @@ export async function loadDimensionStates(
 function stateOf(row: Record<string, unknown>): UserState | KeyState | ChannelState {
   const state: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
-    if (column === 'quota_text') state.quota_usd = value === null ? null : new Decimal(nanoOf(String(value)));
+    if (column === 'quota_text') state.quota_usd = typeof value === 'string' ? new Decimal(nanoOf(value)) : null;
     else state[column] = NUMERIC.has(column) && value !== null ? Number(value) : value;
   }
   return state as unknown as UserState | KeyState | ChannelState;

@@ -12,7 +12,7 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import { CONFIG_TOPIC } from '../../schemas/topics.ts';
-import type { DeliveredRecord, EventLog, Subscription } from '../../schemas/event-log/event-log.ts';
+import type { DeliveredRecord, Subscription } from '../../schemas/event-log/event-log.ts';
 import type { ConfigAuditConsumerOptions } from '../config-audit/config-audit-consumer.ts';
 import type { ConsumerLog } from '../run-consumers.ts';
 import { dimensionRow, loadDimensionStates } from './dimension-store.ts';

@@ -38,14 +38,14 @@ export class ConsumerMetrics {
       labelNames: ['model'],
       registers,
     });
-    const metrics = this;
+    const readLag = () => this.readLag();
     new Gauge({
       name: 'tollgate_consumer_lag_offsets',
       help: 'End offset minus the consumer group committed offset, per topic and partition (Kafka: records; file log: bytes).',
       labelNames: ['group', 'topic', 'partition'],
       registers,
       async collect() {
-        const lags = await metrics.readLag().catch((error: unknown) => void options.onLagError?.(error as Error));
+        const lags = await readLag().catch((error: unknown) => void options.onLagError?.(error as Error));
         if (!lags) return;
         this.reset();
         for (const { groupId, partitions } of lags)

@@ -14,7 +14,7 @@
  * a stamp came back through a pass-through answer, so it belongs to the client's own protocol and
  * goes only to channels of that protocol. A stamped request never passes through unchanged.
  */
-import type { ClientFormat, UpstreamProtocol } from './formats.ts';
+import type { UpstreamProtocol } from './formats.ts';
 import type { CanonicalMessage, CanonicalRequest, ContentPart } from './request.ts';
 import type { CanonicalResponse, OutputBlock } from './response.ts';
 import type { StreamEvent } from './stream-event.ts';
@@ -173,7 +173,7 @@ export function reasoningForChannel(
     ),
   );
   if (!holdsReasoning) return { request, dropped };
-  const sameProtocol = (request.clientFormat as ClientFormat) === protocol;
+  const sameProtocol = request.clientFormat === protocol;
   const messages: CanonicalMessage[] = request.messages.map((message, m) => ({
     ...message,
     content: message.content.map((part, i) =>

@@ -4,7 +4,8 @@
  * on the last line of stdout — it is shown only once — so scripts can take `tail -n 1`.
  */
 import { bodyFrom, segment, type CliCommand } from './cli-arguments.ts';
-import { printRecord, printTable } from './cli-table.ts';
+import { recordIn, recordsIn } from './admin-answer.ts';
+import { cellText, printRecord, printTable } from './cli-table.ts';
 
 const create: CliCommand = {
   name: 'admin-tokens create',
@@ -24,10 +25,11 @@ const create: CliCommand = {
     body: bodyFrom(values, { name: ['name', String] }),
   }),
   print(body, out) {
-    out.line(`created admin token ${body.adminToken.tokenId} for ${body.adminToken.name}`);
-    printRecord(out, body.adminToken);
+    const adminToken = recordIn(body, 'adminToken');
+    out.line(`created admin token ${cellText(adminToken.tokenId)} for ${cellText(adminToken.name)}`);
+    printRecord(out, adminToken);
     out.line('store this token now — it is shown only once:');
-    out.line(body.token);
+    out.line(cellText(body.token));
   },
 };
 
@@ -38,7 +40,7 @@ const list: CliCommand = {
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/admin-tokens' }),
   print: (body, out) =>
-    printTable(out, body.adminTokens as Array<Record<string, unknown>>, [
+    printTable(out, recordsIn(body, 'adminTokens'), [
       { header: 'TOKEN ID', cell: (t) => t.tokenId },
       { header: 'NAME', cell: (t) => t.name },
       { header: 'STATUS', cell: (t) => t.status },
@@ -59,10 +61,11 @@ const revoke: CliCommand = {
     path: `/admin/api/admin-tokens/${segment(positionals[0]!)}/revoke`,
     body: bodyFrom(values, { reason: ['reason', String] }),
   }),
-  print: (body, out) => (
-    out.line(`revoked admin token ${body.adminToken.tokenId} (${body.adminToken.name})`),
-    printRecord(out, body.adminToken)
-  ),
+  print(body, out) {
+    const adminToken = recordIn(body, 'adminToken');
+    out.line(`revoked admin token ${cellText(adminToken.tokenId)} (${cellText(adminToken.name)})`);
+    printRecord(out, adminToken);
+  },
 };
 
 /** The `admin-tokens` commands. */

@@ -5,6 +5,7 @@
  * validate and answer clear errors.
  */
 import type { AdminRequest } from './admin-client.ts';
+import type { JsonRecord } from './admin-answer.ts';
 
 /** A flag of one command, as `util.parseArgs` takes it, plus help text. */
 export interface CliOption {
@@ -38,7 +39,7 @@ export interface CliCommand {
   /** Builds the API call. @throws UsageError for malformed flag values (e.g. `--model-map`). */
   request(args: CliArgs): AdminRequest | Promise<AdminRequest>;
   /** Prints a successful answer (a table, a summary; the new key alone on the last line); `args` as parsed. */
-  print(body: any, out: CliOutput, args?: CliArgs): void;
+  print(body: JsonRecord, out: CliOutput, args?: CliArgs): void;
 }
 
 /** A usage mistake: printed with the command's help, exit code 2. */

@@ -14,7 +14,8 @@ import {
   type CliOption,
   type CliOutput,
 } from './cli-arguments.ts';
-import { printRecord, printTable } from './cli-table.ts';
+import { recordIn, recordsIn, type JsonRecord } from './admin-answer.ts';
+import { cellText, printRecord, printTable } from './cli-table.ts';
 
 const LIMIT_OPTIONS: Record<string, CliOption> = {
   rpm: { type: 'string', value: 'N', help: 'requests per minute (none = unlimited)' },
@@ -38,7 +39,7 @@ const KEY_FIELDS = {
 } as const;
 
 /** Prints a key record's main fields. */
-function printKey(out: CliOutput, key: Record<string, unknown>): void {
+function printKey(out: CliOutput, key: JsonRecord): void {
   printRecord(out, {
     keyId: key.keyId,
     publicId: key.publicId,
@@ -69,10 +70,11 @@ const create: CliCommand = {
     body: { ...bodyFrom(values, KEY_FIELDS), ...bodyFrom(values, { user: ['userId', String] }) },
   }),
   print(body, out) {
-    out.line(`created key ${body.key.keyId}`);
-    printKey(out, body.key);
+    const key = recordIn(body, 'key');
+    out.line(`created key ${cellText(key.keyId)}`);
+    printKey(out, key);
     out.line('store this key now — it is shown only once:');
-    out.line(body.apiKey);
+    out.line(cellText(body.apiKey));
   },
 };
 
@@ -83,7 +85,7 @@ const list: CliCommand = {
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/keys' }),
   print(body, out) {
-    printTable(out, body.keys as Array<Record<string, unknown>>, [
+    printTable(out, recordsIn(body, 'keys'), [
       { header: 'KEY ID', cell: (k) => k.keyId },
       { header: 'NAME', cell: (k) => k.name },
       { header: 'USER', cell: (k) => k.userId },
@@ -113,8 +115,9 @@ const update: CliCommand = {
     body: { ...bodyFrom(values, KEY_FIELDS), ...enableFlag(values, 'enabled') },
   }),
   print(body, out) {
-    out.line(`updated key ${body.key.keyId}`);
-    printKey(out, body.key);
+    const key = recordIn(body, 'key');
+    out.line(`updated key ${cellText(key.keyId)}`);
+    printKey(out, key);
   },
 };
 
@@ -129,7 +132,8 @@ const revoke: CliCommand = {
     body: bodyFrom(values, { reason: ['reason', String] }),
   }),
   print(body, out) {
-    out.line(`revoked key ${body.key.keyId} at ${body.key.revokedAt}`);
+    const key = recordIn(body, 'key');
+    out.line(`revoked key ${cellText(key.keyId)} at ${cellText(key.revokedAt)}`);
   },
 };
 
@@ -144,12 +148,14 @@ const rotate: CliCommand = {
     body: bodyFrom(values, { grace: ['graceSeconds', numberOrNull] }),
   }),
   print(body, out) {
+    const key = recordIn(body, 'key');
+    const replaced = recordIn(body, 'replaced');
     out.line(
-      `rotated key ${body.replaced.keyId} → ${body.key.keyId}; the old key stops working at ${body.replaced.revokedAt}`,
+      `rotated key ${cellText(replaced.keyId)} → ${cellText(key.keyId)}; the old key stops working at ${cellText(replaced.revokedAt)}`,
     );
-    printKey(out, body.key);
+    printKey(out, key);
     out.line('store this key now — it is shown only once:');
-    out.line(body.apiKey);
+    out.line(cellText(body.apiKey));
   },
 };
 

@@ -5,7 +5,8 @@
  * or `superseded`, and shows only the first two unless `--all` is given.
  */
 import { bodyFrom, UsageError, type CliCommand } from './cli-arguments.ts';
-import { printRecord, printTable } from './cli-table.ts';
+import { recordIn, recordsIn } from './admin-answer.ts';
+import { cellText, printRecord, printTable } from './cli-table.ts';
 
 const pricesList: CliCommand = {
   name: 'prices list',
@@ -16,9 +17,7 @@ const pricesList: CliCommand = {
   print: (body, out, args) =>
     printTable(
       out,
-      (body.prices as Array<Record<string, unknown>>).filter(
-        (p) => args?.values.all === true || p.status !== 'superseded',
-      ),
+      recordsIn(body, 'prices').filter((p) => args?.values.all === true || p.status !== 'superseded'),
       [
         { header: 'MODEL', cell: (p) => p.model },
         { header: 'CHANNEL', cell: (p) => p.channel ?? '*' },
@@ -91,10 +90,11 @@ const pricesSet: CliCommand = {
       body: { ...bodyFrom(values, PRICE_FIELDS), ...(values.force ? { force: true } : {}) },
     };
   },
-  print: (body, out) => (
-    out.line(`${body.created ? 'set' : 'replaced'} price ${body.price.priceId}`),
-    printRecord(out, body.price)
-  ),
+  print(body, out) {
+    const price = recordIn(body, 'price');
+    out.line(`${body.created ? 'set' : 'replaced'} price ${cellText(price.priceId)}`);
+    printRecord(out, price);
+  },
 };
 
 /** The `prices` commands. */

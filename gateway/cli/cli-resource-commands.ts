@@ -15,7 +15,8 @@ import {
   type CliCommand,
   type CliOption,
 } from './cli-arguments.ts';
-import { printRecord, printTable } from './cli-table.ts';
+import { recordIn, recordsIn } from './admin-answer.ts';
+import { cellText, printRecord, printTable } from './cli-table.ts';
 
 const USER_OPTIONS: Record<string, CliOption> = {
   role: { type: 'string', value: 'admin|user', help: 'role (default user)' },
@@ -45,7 +46,11 @@ const usersCreate: CliCommand = {
   positionals: [],
   options: { name: { type: 'string', value: 'NAME', help: 'display name', required: true }, ...USER_OPTIONS },
   request: ({ values }) => ({ method: 'POST', path: '/admin/api/users', body: bodyFrom(values, USER_FIELDS) }),
-  print: (body, out) => (out.line(`created user ${body.user.userId}`), printRecord(out, body.user)),
+  print(body, out) {
+    const user = recordIn(body, 'user');
+    out.line(`created user ${cellText(user.userId)}`);
+    printRecord(out, user);
+  },
 };
 
 const usersList: CliCommand = {
@@ -55,7 +60,7 @@ const usersList: CliCommand = {
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/users' }),
   print: (body, out) =>
-    printTable(out, body.users as Array<Record<string, unknown>>, [
+    printTable(out, recordsIn(body, 'users'), [
       { header: 'USER ID', cell: (u) => u.userId },
       { header: 'NAME', cell: (u) => u.name },
       { header: 'ROLE', cell: (u) => u.role },
@@ -82,7 +87,11 @@ const usersUpdate: CliCommand = {
     path: `/admin/api/users/${segment(positionals[0]!)}`,
     body: { ...bodyFrom(values, USER_FIELDS), ...enableFlag(values, 'disabled', true) },
   }),
-  print: (body, out) => (out.line(`updated user ${body.user.userId}`), printRecord(out, body.user)),
+  print(body, out) {
+    const user = recordIn(body, 'user');
+    out.line(`updated user ${cellText(user.userId)}`);
+    printRecord(out, user);
+  },
 };
 
 const channelsList: CliCommand = {
@@ -92,7 +101,7 @@ const channelsList: CliCommand = {
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/channels' }),
   print: (body, out) =>
-    printTable(out, body.channels as Array<Record<string, unknown>>, [
+    printTable(out, recordsIn(body, 'channels'), [
       { header: 'ID', cell: (c) => c.id },
       { header: 'PROVIDER', cell: (c) => c.provider },
       { header: 'PROTOCOL', cell: (c) => c.protocol },
@@ -153,10 +162,11 @@ const channelsUpsert: CliCommand = {
     path: `/admin/api/channels/${segment(positionals[0]!)}`,
     body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) },
   }),
-  print: (body, out) => (
-    out.line(`${body.created ? 'created' : 'updated'} channel ${body.channel.id}`),
-    printRecord(out, body.channel)
-  ),
+  print(body, out) {
+    const channel = recordIn(body, 'channel');
+    out.line(`${body.created ? 'created' : 'updated'} channel ${cellText(channel.id)}`);
+    printRecord(out, channel);
+  },
 };
 
 const channelsRemove: CliCommand = {
@@ -165,7 +175,7 @@ const channelsRemove: CliCommand = {
   positionals: ['ID'],
   options: {},
   request: ({ positionals }) => ({ method: 'DELETE', path: `/admin/api/channels/${segment(positionals[0]!)}` }),
-  print: (body, out) => out.line(`removed channel ${body.removed}`),
+  print: (body, out) => out.line(`removed channel ${cellText(body.removed)}`),
 };
 
 const whoami: CliCommand = {
@@ -174,7 +184,7 @@ const whoami: CliCommand = {
   positionals: [],
   options: {},
   request: () => ({ method: 'GET', path: '/admin/api/whoami' }),
-  print: (body, out) => out.line(`authenticated as ${body.actor} (${body.auth})`),
+  print: (body, out) => out.line(`authenticated as ${cellText(body.actor)} (${cellText(body.auth)})`),
 };
 
 /** The `users`, `channels` and `whoami` commands. */

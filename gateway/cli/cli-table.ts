@@ -14,8 +14,9 @@ export interface Column<T> {
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.join(',');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? '-';
 }
 
 /** Prints `rows` as a left-aligned table with a header line; `(none)` when empty. */

@@ -7,6 +7,7 @@
  * raw answer).
  */
 import { parseArgs } from 'node:util';
+import { asRecord } from './admin-answer.ts';
 import { AdminApiError, callAdminApi } from './admin-client.ts';
 import { UsageError, type CliArgs, type CliCommand } from './cli-arguments.ts';
 import { ADMIN_TOKEN_COMMANDS } from './cli-admin-token-commands.ts';
@@ -67,7 +68,7 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     const request = await command.request(args);
     const body = await callAdminApi({ baseUrl: io.env.TOLLGATE_URL || DEFAULT_TOLLGATE_URL, token }, request);
     if (args.values.json) io.stdout(JSON.stringify(body, null, 2));
-    else command.print(body, { line: (text) => io.stdout(text) }, args);
+    else command.print(asRecord(body, 'the answer'), { line: (text) => io.stdout(text) }, args);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return usage(io, error.message, commandHelp(command));

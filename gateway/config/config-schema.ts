@@ -147,7 +147,7 @@ export const envSchema = z.object({
    * `off` removes the route. Default `/metrics`.
    */
   TOLLGATE_METRICS_PATH: z
-    .union([z.literal('off'), z.string().regex(/^\/[A-Za-z0-9._~\/-]*$/, 'must be a path such as /metrics, or off')])
+    .union([z.literal('off'), z.string().regex(/^\/[A-Za-z0-9._~/-]*$/, 'must be a path such as /metrics, or off')])
     .default('/metrics'),
   /** Bearer token of the admin API (`/admin/api`); unset disables it. */
   TOLLGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

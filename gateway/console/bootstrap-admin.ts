@@ -1,7 +1,7 @@
 /**
  * Makes sure someone can sign in to the console at start-up: the admin named by
  * TOLLGATE_ADMIN_USER / TOLLGATE_ADMIN_PASSWORD, or — when neither is set and no enabled admin can
- * sign in yet — an `admin` login with a generated password that main.ts prints once. Pure: returns
+ * sign in yet — an `admin` login with a generated password that start-gateway-node.ts prints once. Pure: returns
  * the events to append (actor `bootstrap`); an existing login is never reset from the environment.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -76,7 +76,7 @@ export function bootstrapAdminEvents(
 /**
  * The user id of the bootstrap admin with `login`: `usr_` + 16 hex characters of a SHA-256 of the
  * login, the same on every node — so gateway nodes bootstrapping at the same moment on a fresh
- * config topic create one user, not one each (the last password set wins; main.ts checks which).
+ * config topic create one user, not one each (the last password set wins; start-gateway-node.ts checks which).
  */
 export function bootstrapAdminUserId(login: string): string {
   return `usr_${createHash('sha256').update(`bootstrap-admin:${login}`, 'utf8').digest('hex').slice(0, 16)}`;

@@ -105,7 +105,7 @@ export function pageOf(request: FastifyRequest): { offset: number; limit: number
 /** A query-string filter value: trimmed, or undefined when absent or empty. */
 export function queryText(request: FastifyRequest, name: string): string | undefined {
   const value = (request.query as Record<string, unknown>)[name];
-  const text = Array.isArray(value) ? value[0] : value;
+  const text: unknown = Array.isArray(value) ? value[0] : value;
   return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
 }
 

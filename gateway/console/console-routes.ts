@@ -54,7 +54,9 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
       index: false,
       wildcard: true,
       cacheControl: false,
-      setHeaders: (res) => res.setHeader('cache-control', 'no-cache'),
+      setHeaders: (res) => {
+        res.setHeader('cache-control', 'no-cache');
+      },
     });
     scope.addHook('onSend', async (_request, reply) => {
       void reply

@@ -266,7 +266,12 @@ export function normalizeUsd(text: unknown): string {
 }
 
 function toUsageRow(r: Record<string, unknown>): UsageRow {
-  const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
+  const text = (value: unknown): string =>
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean'
+        ? String(value)
+        : '';
   const optional = (value: unknown) => (text(value) === '' ? null : text(value));
   const ttfb = r.ttfb === null || r.ttfb === undefined || r.ttfb === '' || r.ttfb === '\\N' ? null : Number(r.ttfb);
   return {

@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import { adminAuthHook, adminIdentityOf } from './admin-auth.ts';
-import { registerAdminTokenRoutes } from './admin-token-routes.ts';
+import { registerAdminTokenRoutes, type RunCommand } from './admin-token-routes.ts';
 import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
 import { presentChannel, presentKey, presentPrices, presentUser } from './admin-presenters.ts';
@@ -26,8 +26,6 @@ import {
   updateKey,
   updateUser,
   upsertChannel,
-  type CommandContext,
-  type CommandResult,
   type CommandSecrets,
 } from './commands.ts';
 import { fail } from './commands-common.ts';
@@ -52,7 +50,7 @@ interface Runner {
   readonly deps: AdminRouteDeps;
   readonly now: () => number;
   /** Runs a command for `request`, appends its events, returns its result. */
-  run<T>(request: FastifyRequest, command: (ctx: CommandContext) => CommandResult<T>): Promise<T>;
+  readonly run: RunCommand;
 }
 
 /**

@@ -30,7 +30,7 @@ export function sendErrorReply(
 }
 
 /** Sends a JSON body (already serialised or an object). */
-export function sendJsonReply(reply: FastifyReply, body: string | unknown, requestId: string): void {
+export function sendJsonReply(reply: FastifyReply, body: unknown, requestId: string): void {
   void reply
     .code(200)
     .headers(requestIdHeaders(requestId))

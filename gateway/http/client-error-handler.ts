@@ -87,7 +87,7 @@ export function classifyFrameworkError(error: FastifyError | GatewayError | Erro
 
 /** `path` shortened for quoting, without control characters. */
 function quotablePath(target: string): string {
-  const path = pathOfTarget(target).replace(/[\u0000-\u001f\u007f]/g, '');
+  const path = [...pathOfTarget(target)].filter((c) => c > '\u001f' && c !== '\u007f').join('');
   return path.length > MAX_QUOTED_PATH ? `${path.slice(0, MAX_QUOTED_PATH)}…` : path;
 }
 

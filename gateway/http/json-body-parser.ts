@@ -55,7 +55,7 @@ export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimi
   const parse = (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
     const violation = findJsonLimitViolation(body, limits);
     if (violation) return done(jsonLimitError(violation), undefined);
-    parseJson(request, body.toString('utf8'), done);
+    void parseJson(request, body.toString('utf8'), done);
   };
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parse);

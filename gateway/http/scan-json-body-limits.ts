@@ -7,7 +7,7 @@
  * the JSON parser, which reports it.
  *
  * JSON grammar: https://www.rfc-editor.org/rfc/rfc8259#section-2 (structural characters `[ ] { } , :`
- * outside strings; §7: a string may contain an escaped quote `\"`).
+ * outside strings; section 7, https://www.rfc-editor.org/rfc/rfc8259#section-7: a string may contain an escaped quote `\"`).
  */
 
 /** Structural limits of one request body. */

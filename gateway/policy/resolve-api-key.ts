@@ -38,7 +38,7 @@ function digestOf(view: ControlPlaneView, hmacSecret: Buffer, presented: string)
   if (known !== undefined) return known;
   const digest = digestApiKey(hmacSecret, presented);
   if (view.keyByDigest(digest)) {
-    if (!remembered) knownDigests.set(hmacSecret, (remembered = new Map()));
+    if (!remembered) knownDigests.set(hmacSecret, (remembered = new Map<string, string>()));
     if (remembered.size >= KNOWN_DIGESTS_MAX) remembered.delete(remembered.keys().next().value as string);
     remembered.set(presented, digest);
   }

@@ -1,6 +1,6 @@
 /**
  * The provider preset table. Base URLs and auth per gateway/providers/PROVIDER-DOCS.md
- * (endpoint matrix), quirks per §3–§5. International hosts are the defaults; a channel's
+ * (endpoint matrix), quirks per the provider documents listed there. International hosts are the defaults; a channel's
  * `baseUrl` overrides them (e.g. China-region hosts).
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
@@ -39,7 +39,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     },
     quirks: { hasCountTokens: true },
   },
-  // DeepSeek: cache fields prompt_cache_hit/miss_tokens, keep-alive comments and blank-line padding (§3, §5).
+  // DeepSeek: cache fields prompt_cache_hit/miss_tokens, keep-alive comments and blank-line padding (https://api-docs.deepseek.com/guides/kv_cache,
+  // https://api-docs.deepseek.com/quick_start/rate_limit).
   deepseek: {
     id: 'deepseek',
     displayName: 'DeepSeek',
@@ -56,7 +57,9 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       defaultMaxTokens: 8192,
     },
   },
-  // DashScope: rejects `store`, developer role; Anthropic endpoint requires max_tokens (§5).
+  // DashScope: rejects `store`, developer role; Anthropic endpoint requires max_tokens
+  // (https://www.alibabacloud.com/help/en/model-studio/compatibility-of-openai-with-dashscope,
+  // https://www.alibabacloud.com/help/en/model-studio/anthropic-api-messages).
   dashscope: {
     id: 'dashscope',
     displayName: 'Alibaba DashScope (Qwen)',
@@ -80,7 +83,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       acceptedExtensions: { 'openai-responses': ['enable_thinking', 'thinking_budget'] },
     },
   },
-  // Moonshot: usage inside choices[0] on streams, top-level cached_tokens (§3, §5).
+  // Moonshot: usage inside choices[0] on streams, top-level cached_tokens (https://platform.moonshot.ai/docs/api/chat).
   moonshot: {
     id: 'moonshot',
     displayName: 'Moonshot Kimi',
@@ -96,7 +99,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       defaultMaxTokens: 8192,
     },
   },
-  // MiniMax: <think> tags inline in content; prefers max_completion_tokens (§4, §5).
+  // MiniMax: <think> tags inline in content; prefers max_completion_tokens
+  // (https://platform.minimax.io/docs/api-reference/text-openai-api).
   minimax: {
     id: 'minimax',
     displayName: 'MiniMax',
@@ -113,7 +117,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       defaultMaxTokens: 8192,
     },
   },
-  // Zhipu/Z.ai: max_tokens, only tool_choice auto, string error codes (§5, §6).
+  // Zhipu/Z.ai: max_tokens, only tool_choice auto, string error codes (https://docs.z.ai/guides/develop/openai/python).
   zhipu: {
     id: 'zhipu',
     displayName: 'Zhipu / Z.ai (GLM)',
@@ -130,7 +134,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       defaultMaxTokens: 8192,
     },
   },
-  // Xiaomi MiMo: null prompt_tokens_details; Anthropic endpoint documents Bearer, not x-api-key (§1, §3).
+  // Xiaomi MiMo: null prompt_tokens_details; Anthropic endpoint documents Bearer, not x-api-key
+  // (https://platform.xiaomimimo.com/docs/en-US/api/chat/anthropic-api).
   xiaomi: {
     id: 'xiaomi',
     displayName: 'Xiaomi MiMo',

@@ -4,7 +4,7 @@
  * the request path), combined with this node's LocalCircuitBreaker, which reacts at once to the
  * attempts this node makes. The router reads it through ChannelHealthSource.
  *
- * Wiring (main.ts / app.ts): `const view = new ChannelHealthView({ store, channelIds, log })`,
+ * Wiring (gateway/app.ts): `const view = new ChannelHealthView({ store, channelIds, log })`,
  * `void view.start()`, `router.setHealthSource(view)`, exchange deps `onAttempt: view.onAttempt`,
  * and `view.stop()` on shutdown (it does not close the store).
  */

@@ -65,7 +65,7 @@ export function classifyUpstreamHttpError(
 export function upstreamErrorMessage(body: string): { message: string; code?: string } {
   try {
     const parsed = JSON.parse(body) as unknown;
-    const root = Array.isArray(parsed) ? parsed[0] : parsed;
+    const root: unknown = Array.isArray(parsed) ? parsed[0] : parsed;
     if (root && typeof root === 'object') {
       const error = (root as Record<string, unknown>).error;
       if (error && typeof error === 'object') {

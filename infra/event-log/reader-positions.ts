@@ -18,7 +18,7 @@ export class ReaderPositions {
     const topics = this.readers.get(name);
     if (!topics) return;
     let partitions = topics.get(topic);
-    if (!partitions) topics.set(topic, (partitions = new Map()));
+    if (!partitions) topics.set(topic, (partitions = new Map<number, string>()));
     partitions.set(partition, nextOffset);
   }
 

@@ -110,7 +110,7 @@ export function consumerStateOverPort(
     new Promise<T>((resolve, reject) => {
       if (closed) return reject(new Error('state store port is closed'));
       const id = nextId++;
-      pending.set(id, { resolve: resolve as (value: never) => void, reject });
+      pending.set(id, { resolve, reject });
       port.ref();
       port.postMessage({ ...request, id });
     });

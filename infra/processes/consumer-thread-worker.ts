@@ -4,6 +4,7 @@
  * store and chdb through the ports it was given (or Redis/ClickHouse directly when their URLs are
  * set), runs the consumer pipeline, and reports over the parent port (consumer-thread-contract.ts).
  */
+import { inspect } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
 import {
@@ -34,7 +35,7 @@ const log: ConsumerLog = (level, message, extra) => {
     report({ kind: 'log', level, message, ...(extra ? { extra } : {}) });
   } catch {
     // extra held something structured clone cannot carry (a function, a socket): send its text
-    report({ kind: 'log', level, message, extra: { detail: String(extra) } });
+    report({ kind: 'log', level, message, extra: { detail: inspect(extra) } });
   }
 };
 

@@ -16,7 +16,7 @@
  * for the upstream calls' client spans, which sends `traceparent` upstream
  * (https://www.npmjs.com/package/@opentelemetry/instrumentation-undici).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 /** The span attribute naming the gateway request id (`req_…`, the x-request-id answer header). */
 export const REQUEST_ID_ATTRIBUTE = 'tollgate.request_id';
@@ -27,7 +27,7 @@ export const DEFAULT_SERVICE_NAME = 'tollgate';
 /** Tracing that runs: its Fastify plugin and its end. */
 export interface RunningTracing {
   /** Registers the server-span plugin on `app`; call before any route is added (AppDeps.instrument). */
-  instrumentApp(app: FastifyInstance): Promise<void>;
+  readonly instrumentApp: (app: FastifyInstance) => Promise<void>;
   /** Stops the instrumentations, exports the spans still buffered, shuts the provider down and unregisters the globals. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -65,11 +65,11 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
   provider.register();
   const upstreamCalls = new undici.UndiciInstrumentation();
   const serverSpans = new fastifyOtel.FastifyOtelInstrumentation({
-    requestHook: (span, request) => span.setAttribute(REQUEST_ID_ATTRIBUTE, (request as FastifyRequest).id),
+    requestHook: (span, request) => span.setAttribute(REQUEST_ID_ATTRIBUTE, request.id),
   });
   let stopped: Promise<void> | undefined;
   return {
-    async instrumentApp(app) {
+    instrumentApp: async (app) => {
       await app.register(serverSpans.plugin());
     },
     shutdown() {

@@ -224,7 +224,7 @@ export function decideGroupedAdmission(
   );
   const groupAllowed = decisions.map((decision) => decision.admission.allowed);
   const allowed = groupAllowed.every(Boolean);
-  const states: LimitState[] = new Array(cells.length);
+  const states: LimitState[] = new Array<LimitState>(cells.length);
   let retryAfterMs = 0;
   let refusedBy: GcraRefusal | undefined;
   groups.forEach((group, g) => {
@@ -243,6 +243,6 @@ export function decideGroupedAdmission(
   });
   const admission: Admission = allowed
     ? { allowed, retryAfterMs: 0, states }
-    : { allowed, retryAfterMs, refusedBy: refusedBy as GcraRefusal, states };
+    : { allowed, retryAfterMs, refusedBy: refusedBy, states };
   return { admission, groupAllowed };
 }

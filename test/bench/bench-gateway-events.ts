@@ -1,6 +1,6 @@
 /**
  * The event side of the bench gateway child for the pipeline case (BENCH_GATEWAY_EVENTS=1): the
- * engines main.ts would open from the same environment (openEventLog / openStateStore of
+ * engines the server root (infra/processes/tollgate-server.ts) would open from the same environment (openEventLog / openStateStore of
  * engineSettingsFromEnv: Kafka or the embedded file log in TOLLGATE_DATA_DIR, Redis or memory),
  * an event log wrapper that counts what the gateway publishes, and — with
  * BENCH_GATEWAY_CONSUMERS=in-process, as `npm start` does in embedded mode — the consumers in this
@@ -9,7 +9,6 @@
 import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import { CONSUMER_PIPELINE_RUNNERS } from '../../infra/processes/consumer-pipeline-runners.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
-import { buildPriceBook, priceBookSchema } from '../../schemas/billing/price-book.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import {
   engineSettingsFromEnv,
@@ -19,14 +18,13 @@ import {
   type EngineSettings,
 } from '../../infra/open-adapters.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
-import { BENCH_PRICES } from './bench-server-contract.ts';
 import { createAnalyticsProbe, type PipelineProbe } from './pipeline-probe.ts';
 
 /** The opened event side. */
 export interface BenchGatewayEvents {
   /** The event log to hand to buildApp; counts every publish. */
   readonly eventLog: EventLog;
-  /** The state store to hand to buildApp (channel health), as main.ts does. */
+  /** The state store to hand to buildApp (channel health), as the server root does. */
   readonly state: StateStore;
   /** Records published so far (one per traffic event). */
   published(): number;

@@ -7,7 +7,7 @@
 import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 
-/** Headers a proxy must not forward (RFC 9110 §7.6.1), plus host and content-length (recomputed). */
+/** Headers a proxy must not forward (https://www.rfc-editor.org/rfc/rfc9110#section-7.6.1), plus host and content-length (recomputed). */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',

@@ -241,8 +241,6 @@ function worst(
   return found;
 }
 
-const shapeList = (rows: ReadonlyArray<BenchRow>): string => rows.map((r) => r.label).join('; ');
-
 /** The verdict of a target whose figure is missing. */
 const notMeasured = (target: string, why = 'not measured'): BenchVerdict => ({
   target,

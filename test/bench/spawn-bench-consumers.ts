@@ -87,8 +87,10 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
         recent.push(line);
         if (recent.length > 20) recent.shift();
         const parsed = parseLine(line);
-        if (parsed.msg === 'consumers running') (clearTimeout(timer), resolve(Date.now()));
-        else if ((parsed.level ?? 0) >= WARN_LEVEL) process.stderr.write(`consumers: ${line}\n`);
+        if (parsed.msg === 'consumers running') {
+          clearTimeout(timer);
+          resolve(Date.now());
+        } else if ((parsed.level ?? 0) >= WARN_LEVEL) process.stderr.write(`consumers: ${line}\n`);
       }
     });
   });

@@ -380,20 +380,25 @@ const EXPECTED_MESSAGE: Record<ReturnType<typeof formatOf>, Record<Exclude<Varia
   },
 };
 
+/** `value[name]` when `value` is an object (an SDK error's parsed body), else undefined. */
+function fieldOf(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
 /** The status and provider message of the error an SDK threw. */
 function refusalOf(operation: Operation, error: unknown): { status: unknown; message: unknown } {
   const format = formatOf(operation);
   if (format === 'openai-chat' || format === 'openai-responses') {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    return { status: apiError.status, message: (apiError.error as { message?: unknown } | undefined)?.message };
+    return { status: apiError.status, message: fieldOf(apiError.error, 'message') };
   }
   if (format === 'anthropic-messages') {
     expect(error).toBeInstanceOf(Anthropic.APIError);
     const apiError = error as InstanceType<typeof Anthropic.APIError>;
     return {
       status: apiError.status,
-      message: (apiError.error as { error?: { message?: unknown } } | undefined)?.error?.message,
+      message: fieldOf(fieldOf(apiError.error, 'error'), 'message'),
     };
   }
   const apiError = error as { name?: string; status?: number; message: string };

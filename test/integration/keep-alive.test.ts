@@ -1,5 +1,5 @@
 /**
- * Idle client streams get the format's own keep-alive (sse-and-sdk-notes.md §1): a `: ping`
+ * Idle client streams get the format's own keep-alive (https://html.spec.whatwg.org/multipage/server-sent-events.html: a comment line is ignored): a `: ping`
  * comment for OpenAI formats, `event: ping` for Anthropic, a bare blank line for Gemini — and the
  * official SDKs still parse the stream.
  */

@@ -29,7 +29,7 @@ beforeAll(async () => {
     apiKey: 'k',
     modelMap: { [`via-${protocol}`]: 'reasoning' },
   }));
-  gateway = await startTestGateway({ channels } as never);
+  gateway = await startTestGateway({ channels });
 });
 
 afterAll(async () => {

@@ -44,7 +44,7 @@ beforeAll(async () => {
     channel('mixed-chat', 'openai-chat', 'mixed', 10),
     channel('mixed-responses', 'openai-responses', 'mixed', 0),
   ];
-  gateway = await startTestGateway({ channels } as never);
+  gateway = await startTestGateway({ channels });
 });
 
 afterAll(async () => {

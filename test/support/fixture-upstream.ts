@@ -139,7 +139,7 @@ export async function startFixtureUpstream(rules: StrictRulesOptions = {}): Prom
       requests.push({ protocol, path, headers: req.headers, body });
       try {
         answer(protocol, path, body, res, rules);
-      } catch (error) {
+      } catch {
         res.writeHead(500, { 'content-type': 'application/json' }).end(errorBody(protocol, 500));
       }
     });

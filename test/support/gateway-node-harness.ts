@@ -1,5 +1,5 @@
 /**
- * Starts gateway NODES the way main.ts does — a control-plane projection following the config
+ * Starts gateway NODES the way the server root (infra/processes/tollgate-server.ts) does — a control-plane projection following the config
  * topic, the config file applied as events, the shared rate limiter, state store, console
  * session store and response store — on the
  * engines of `settings`, so several nodes can share Kafka and Redis in one test.

@@ -8,7 +8,11 @@ import { decodeAnthropicCountTokensRequest, decodeAnthropicRequest } from './dec
 import { encodeAnthropicError } from './encode-anthropic-error.ts';
 import { encodeAnthropicResponse } from './encode-anthropic-response.ts';
 
-/** Anthropic Messages: decode §2, encode §3, stream §4, errors §4.4, count_tokens §5 (`{input_tokens}`). */
+/**
+ * Anthropic Messages (https://docs.anthropic.com/en/api/messages): decode, encode, stream
+ * (https://docs.anthropic.com/en/docs/build-with-claude/streaming), errors (https://docs.anthropic.com/en/api/errors),
+ * count_tokens `{input_tokens}` (https://docs.anthropic.com/en/api/messages-count-tokens).
+ */
 export const anthropicMessagesCodec: InboundCodec = {
   format: 'anthropic-messages',
   decodeRequest: (body) => decodeAnthropicRequest(body),

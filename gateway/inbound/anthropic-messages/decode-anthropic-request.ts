@@ -1,6 +1,6 @@
 /**
  * Decodes an Anthropic Messages request body (https://docs.anthropic.com/en/api/messages) — and the
- * `count_tokens` body (§5) — into a CanonicalRequest. Never throws: bad input yields
+ * `count_tokens` body (https://docs.anthropic.com/en/api/messages-count-tokens) — into a CanonicalRequest. Never throws: bad input yields
  * `{ ok: false, message, param }` naming the field path.
  */
 import type { CanonicalMessage, CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
@@ -135,7 +135,7 @@ export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalReq
 }
 
 /**
- * Decodes `POST /v1/messages/count_tokens` (§5): same shape minus generation parameters.
+ * Decodes `POST /v1/messages/count_tokens` (https://docs.anthropic.com/en/api/messages-count-tokens): same shape minus generation parameters.
  * The result has `stream: false` and no `maxOutputTokens`.
  */
 export function decodeAnthropicCountTokensRequest(body: unknown): DecodeResult<CanonicalRequest> {

@@ -60,7 +60,8 @@ export function anthropicErrorBody(error: GatewayError): AnthropicErrorBody {
   return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
 }
 
-/** Statuses the Anthropic SDKs retry on their own (§4.4). */
+/** Statuses the Anthropic SDKs retry on their own (`shouldRetry` in
+ * https://github.com/anthropics/anthropic-sdk-typescript/blob/main/src/client.ts). */
 function sdkWouldRetry(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }

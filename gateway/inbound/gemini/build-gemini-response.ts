@@ -1,6 +1,5 @@
 /**
- * The one place that shapes a Gemini `GenerateContentResponse` (https://ai.google.dev/api/generate-content,
- * §4.4), for whole answers and stream chunks alike: a single candidate with `role: "model"` and
+ * The one place that shapes a Gemini `GenerateContentResponse` (https://ai.google.dev/api/generate-content), for whole answers and stream chunks alike: a single candidate with `role: "model"` and
  * `index: 0`, never an empty `parts` array (`[{text: ''}]` instead), then `usageMetadata`,
  * `modelVersion`, `responseId`.
  */

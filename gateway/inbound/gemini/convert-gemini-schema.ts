@@ -95,8 +95,9 @@ function convertKeyword(key: string, value: Json): Json {
 function addNullBranch(result: Record<string, Json>): void {
   const anyOf = result.anyOf;
   if (!Array.isArray(anyOf)) return;
-  const hasNull = anyOf.some((branch) => isRecord(branch) && branch.type === 'null');
-  if (!hasNull) result.anyOf = [...anyOf, NULL_SCHEMA];
+  const branches: Json[] = anyOf;
+  const hasNull = branches.some((branch) => isRecord(branch) && branch.type === 'null');
+  if (!hasNull) result.anyOf = [...branches, NULL_SCHEMA];
 }
 
 /** Converts one schema node to JSON Schema (non-objects are returned unchanged). */

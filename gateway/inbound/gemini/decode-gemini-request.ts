@@ -1,6 +1,6 @@
 /**
  * Decodes a Gemini generateContent / streamGenerateContent body (https://ai.google.dev/api/generate-content)
- * and a countTokens body (§5) into a CanonicalRequest. Model and streaming come from the URL path
+ * and a countTokens body (https://ai.google.dev/api/tokens) into a CanonicalRequest. Model and streaming come from the URL path
  * (DecodeHints). snake_case and camelCase field names are both accepted. Never throws: bad input
  * yields `{ ok: false, message, param }` naming the field path (camelCase).
  */

@@ -26,7 +26,7 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
 };
 
 /**
- * The rpc status name for an HTTP status: the table of §6 (401 → UNAUTHENTICATED even though
+ * The rpc status name for an HTTP status: the table of https://ai.google.dev/gemini-api/docs/troubleshooting (401 → UNAUTHENTICATED even though
  * Google answers a bad API key with 400 INVALID_ARGUMENT: the gateway keeps its own status),
  * 502 → UNAVAILABLE, other 4xx → INVALID_ARGUMENT (e.g. 413, 415), other 5xx → INTERNAL.
  */

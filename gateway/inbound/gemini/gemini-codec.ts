@@ -10,7 +10,8 @@ import { encodeGeminiResponse } from './encode-gemini-response.ts';
 import { createGeminiStreamEncoder } from './gemini-stream-encoder.ts';
 
 /**
- * Gemini: decode §2, encode §3, stream §4, errors §6, countTokens §5
+ * Gemini (https://ai.google.dev/api/generate-content): decode, encode, stream, errors
+ * (https://ai.google.dev/gemini-api/docs/troubleshooting), countTokens (https://ai.google.dev/api/tokens)
  * (`{totalTokens, promptTokensDetails: [{modality: 'TEXT', tokenCount}]}`).
  */
 export const geminiCodec: InboundCodec = {

@@ -2,11 +2,12 @@
  * StreamEvent → Chat Completions SSE (per https://platform.openai.com/docs/api-reference/chat): data-only frames, never
  * an `event:` line; every chunk has the same `id`/`created`/`model`. First chunk
  * `delta:{role:"assistant", content:""}`; text as `delta.content`; reasoning as
- * `delta.reasoning_content` (key omitted in other chunks, §5/§6); tool calls by `index` (position
+ * `delta.reasoning_content` (key omitted in other chunks, as https://api-docs.deepseek.com/guides/thinking_mode streams it); tool calls by `index` (position
  * among tool calls) with `id`, `type`, `function.name` and `arguments:""` on the first fragment;
  * final chunk `delta:{}` + `finish_reason`; when `stream_options.include_usage` is true, one more
- * chunk with `choices:[]` and `usage` (§4.3) and `usage:null` on every other chunk; then
- * `data: [DONE]`. A mid-stream error is one `data: {"error":{…}}` frame (§4.4); the caller closes.
+ * chunk with `choices:[]` and `usage` (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options) and `usage:null` on every other chunk; then
+ * `data: [DONE]`. A mid-stream error is one `data: {"error":{…}}` frame (as the SDK reads it: https://github.com/openai/openai-node/blob/master/src/core/streaming.ts);
+ * the caller closes.
  */
 import type { FinishReason } from '../../canonical/finish-reason.ts';
 import type { GatewayError } from '../../canonical/gateway-error.ts';

@@ -120,7 +120,7 @@ function warnDropped(body: Record<string, unknown>, warnings: TranslationNotes):
   if (body.logprobs === true) warnings.refuse('logprobs', 'log probabilities cannot be returned from other APIs');
   if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0)
     warnings.refuse('top_logprobs', 'log probabilities cannot be returned from other APIs');
-  if (body.logit_bias !== undefined && body.logit_bias !== null && Object.keys(body.logit_bias as object).length > 0)
+  if (body.logit_bias !== undefined && body.logit_bias !== null && Object.keys(body.logit_bias).length > 0)
     warnings.refuse('logit_bias', 'token biases are tokenizer-specific and cannot be carried to other APIs');
   if (body.audio !== undefined && body.audio !== null)
     warnings.refuse('audio', 'audio output cannot be produced through other APIs');

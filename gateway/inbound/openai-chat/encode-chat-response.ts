@@ -1,7 +1,7 @@
 /**
  * Encodes a finished CanonicalResponse as a non-streamed `chat.completion` (per
  * https://platform.openai.com/docs/api-reference/chat). Reasoning text goes to the non-standard
- * `message.reasoning_content` (§6), present only when the answer has reasoning; reasoning
+ * `message.reasoning_content` (https://api-docs.deepseek.com/guides/thinking_mode), present only when the answer has reasoning; reasoning
  * signatures and redacted blocks cannot be expressed in Chat Completions and are not sent.
  */
 import { generateId } from '../../canonical/ids.ts';

@@ -11,8 +11,8 @@ import { encodeChatResponse } from './encode-chat-response.ts';
 /**
  * Codec of format `openai-chat`:
  * - decodeRequest: body → CanonicalRequest (ok=false with a dot-path `param` on bad input, or for n>1);
- * - encodeResponse: `chat.completion` (§3);
- * - createStreamEncoder: data-only `chat.completion.chunk` frames + `data: [DONE]` (§4);
+ * - encodeResponse: `chat.completion` (https://platform.openai.com/docs/api-reference/chat/object);
+ * - createStreamEncoder: data-only `chat.completion.chunk` frames + `data: [DONE]` (https://platform.openai.com/docs/api-reference/chat-streaming);
  * - encodeError: `{error:{message,type,param,code}}` with the GatewayError's status.
  */
 export const openaiChatCodec: InboundCodec = {

@@ -1,6 +1,6 @@
 /**
  * The OpenAI error object `{message, type, param, code}` (per https://platform.openai.com/docs/api-reference/responses and
- * https://platform.openai.com/docs/api-reference/chat/§4.4), shared by both OpenAI client formats: the HTTP error
+ * https://platform.openai.com/docs/guides/error-codes), shared by both OpenAI client formats: the HTTP error
  * envelope, the Chat Completions mid-stream error frame and the Responses `error` event.
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';

@@ -40,7 +40,8 @@ function isOneOf(...allowed: string[]): (v: unknown) => v is string {
 function echoTool(tool: Record<string, unknown>): Record<string, unknown> {
   if (tool.type === 'function') return echoFunctionTool(tool);
   if (tool.type !== 'namespace' || !Array.isArray(tool.tools)) return tool;
-  return { ...tool, tools: tool.tools.map((inner) => (isJsonObject(inner) ? echoTool(inner) : inner)) };
+  const tools: unknown[] = tool.tools;
+  return { ...tool, tools: tools.map((inner) => (isJsonObject(inner) ? echoTool(inner) : inner)) };
 }
 
 /** Echo of top-level `tools`: function, custom and namespace tools (the kinds the gateway carries). */

@@ -1,6 +1,5 @@
 /**
- * Encodes a finished CanonicalResponse as a non-streamed Responses body (per https://platform.openai.com/docs/api-reference/responses
- * §3): reasoning → `reasoning` item, text → `message` item, tool call → `function_call` item (or
+ * Encodes a finished CanonicalResponse as a non-streamed Responses body (per https://platform.openai.com/docs/api-reference/responses/object): reasoning → `reasoning` item, text → `message` item, tool call → `function_call` item (or
  * `custom_tool_call` for a custom tool), in generation order, with fresh `resp_`/`msg_`/`rs_`/`fc_`/`ctc_` ids.
  */
 import { generateId } from '../../canonical/ids.ts';

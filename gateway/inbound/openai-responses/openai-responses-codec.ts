@@ -12,9 +12,10 @@ import { createResponsesStreamEncoder } from './responses-stream-encoder.ts';
  * Codec of format `openai-responses`:
  * - decodeRequest: create body → CanonicalRequest (ok=false with a dot-path `param` on bad input;
  *   `previous_response_id` is resolved by the route before decoding, stored-responses/);
- * - encodeResponse: the full Response object (§3);
- * - createStreamEncoder: the §5.4 event sequences + `data: [DONE]`;
- * - encodeError: `{error:{message,type,param,code}}` with the GatewayError's status (§4);
+ * - encodeResponse: the full Response object (https://platform.openai.com/docs/api-reference/responses/object);
+ * - createStreamEncoder: the event sequences of https://platform.openai.com/docs/api-reference/responses-streaming
+ *   + `data: [DONE]`;
+ * - encodeError: `{error:{message,type,param,code}}` with the GatewayError's status (https://platform.openai.com/docs/guides/error-codes);
  * - decodeCountTokensRequest / encodeCountTokensResponse: `{"object":"response.input_tokens","input_tokens":N}`.
  */
 export const openaiResponsesCodec: InboundCodec = {

@@ -2,9 +2,12 @@
  * StreamEvent → Responses SSE (per https://platform.openai.com/docs/api-reference/responses): `event:` == `type` on every event,
  * `sequence_number` from 0, `response.created` → `response.in_progress` → items (strictly
  * appended `output_index`) → exactly one of `response.completed | incomplete | failed` →
- * `data: [DONE]` (§5.2, gateway spec). Item event sequences follow §5.4; the terminal response
- * lists the same item ids as the streamed items (§5.6). A mid-stream `error` becomes the hybrid
- * flat+nested `error` event of §5.5, then `response.failed` (if `response.created` was sent),
+ * `data: [DONE]` (https://www.openresponses.org/specification). Item event sequences follow
+ * https://platform.openai.com/docs/api-reference/responses-streaming; the terminal response lists the same item ids
+ * as the streamed items (the SDK's accumulator checks them:
+ * https://github.com/openai/openai-node/blob/master/src/lib/responses/ResponseStream.ts). A mid-stream `error`
+ * becomes a hybrid flat+nested `error` event (flat fields per the streaming reference, nested `error` as the SDKs
+ * read it), then `response.failed` (if `response.created` was sent),
  * then `[DONE]`.
  *
  * Tool calls get the client's names back (responses-tool-names.ts); a call to a custom tool is a
@@ -13,7 +16,7 @@
  * / ResponseCustomToolCallInputDoneEvent of the OpenAI OpenAPI document).
  *
  * The `output_item.done` of an ended block is deferred until the next block starts or the stream
- * ends, so that a message cut by `max_output_tokens` can be marked `incomplete` (§5.4).
+ * ends, so that a message cut by `max_output_tokens` can be marked `incomplete`.
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
@@ -253,7 +256,7 @@ function onMessageEnd(state: ResponsesStreamState, finish: FinishReason, usage: 
   return frames + emit(state, `response.${terminal.status}`, { response }) + SSE_DONE_FRAME;
 }
 
-/** The hybrid error event (§5.5) + `response.failed` when a response was announced + `[DONE]`. */
+/** The hybrid error event (see the module doc) + `response.failed` when a response was announced + `[DONE]`. */
 function onError(state: ResponsesStreamState, error: GatewayError): string {
   state.finished = true;
   const object = toOpenAIErrorObject(error);

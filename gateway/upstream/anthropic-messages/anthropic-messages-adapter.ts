@@ -16,7 +16,7 @@ import { decodeAnthropicResponse } from './decode-anthropic-response.ts';
 import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
 
 /**
- * Reads `input_tokens` (tokens) from a `/v1/messages/count_tokens` answer (§5).
+ * Reads `input_tokens` (tokens) from a `/v1/messages/count_tokens` answer (https://docs.anthropic.com/en/api/messages-count-tokens).
  * Throws GatewayError('upstream-malformed') when it is missing.
  */
 function decodeAnthropicCountTokensResponse(body: unknown): number {

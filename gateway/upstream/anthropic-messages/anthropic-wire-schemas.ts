@@ -32,7 +32,7 @@ export const anthropicContentBlockSchema = z.object({
 /** Parsed shape of `anthropicContentBlockSchema`. */
 export type AnthropicContentBlock = z.infer<typeof anthropicContentBlockSchema>;
 
-/** The `error` object of an error body or SSE `error` event (§4.4). */
+/** The `error` object of an error body or SSE `error` event (https://docs.anthropic.com/en/api/errors). */
 export const anthropicErrorObjectSchema = z.object({ type: z.string().nullish(), message: z.string().nullish() });
 /** Parsed shape of `anthropicErrorObjectSchema`. */
 export type AnthropicErrorObject = z.infer<typeof anthropicErrorObjectSchema>;
@@ -62,7 +62,7 @@ const deltaSchema = z.object({
   stop_sequence: z.string().nullish(),
 });
 
-/** Any SSE event payload of an Anthropic stream; `type` selects which fields matter (§4.2). */
+/** Any SSE event payload of an Anthropic stream; `type` selects which fields matter (https://docs.anthropic.com/en/docs/build-with-claude/streaming). */
 export const anthropicStreamEventSchema = z.object({
   type: z.string().nullish(),
   message: anthropicMessageSchema.nullish(),

@@ -34,7 +34,7 @@ const PASS_THROUGH_FIELDS: ReadonlySet<string> = new Set([
 /** Body keys the gateway sets itself; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'max_tokens', 'messages', 'system', 'stream']);
 
-/** Fields `/v1/messages/count_tokens` accepts (§5); everything else is a generation parameter. */
+/** Fields `/v1/messages/count_tokens` accepts (https://docs.anthropic.com/en/api/messages-count-tokens); everything else is a generation parameter. */
 const COUNT_TOKENS_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice', 'thinking'] as const;
 
 /**
@@ -164,7 +164,7 @@ export function anthropicCallTarget(request: CanonicalRequest, target: UpstreamT
 
 /**
  * `POST {baseUrl}/v1/messages/count_tokens` with the create body reduced to model, system,
- * messages, tools, tool_choice and thinking (§5). Translation warnings are discarded.
+ * messages, tools, tool_choice and thinking (https://docs.anthropic.com/en/api/messages-count-tokens). Translation warnings are discarded.
  */
 export function buildAnthropicCountTokensRequest(
   request: CanonicalRequest,

@@ -7,7 +7,7 @@ import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-ups
 import type { UpstreamHeaders } from '../upstream-adapter.ts';
 import type { AnthropicErrorObject } from './anthropic-wire-schemas.ts';
 
-/** Client-facing status of an in-band `error.type` that becomes upstream-rejected (§4.4). */
+/** Client-facing status of an in-band `error.type` that becomes upstream-rejected (https://docs.anthropic.com/en/api/errors). */
 const REJECTED_STATUS: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
   not_found_error: 404,

@@ -235,7 +235,7 @@ function dispatch(state: AnthropicStreamState, sse: UpstreamSseEvent): StreamEve
 
 /**
  * Creates the decoder for one Anthropic stream. `push` never throws: unreadable data or an SSE
- * `error` event yields one `error` event (classified per §4.4) and ends the stream; events after
+ * `error` event yields one `error` event (classified per https://docs.anthropic.com/en/api/errors) and ends the stream; events after
  * the end are ignored. Events that arrive before `message_start` get a synthesised message-start
  * (id minted, model = upstream model). `end()` without `message_stop` closes the open block and
  * yields an `upstream-malformed` error ("stream ended before completion").

@@ -27,7 +27,8 @@ export function mapAnthropicUsage(usage: AnthropicUsage | null | undefined): Usa
 
 /**
  * Overwrites `into` with every numeric field of `update` (streamed usage is cumulative: later
- * values replace earlier ones, never add; fields absent from `update` are kept) — §4.3.
+ * values replace earlier ones, never add; fields absent from `update` are kept) —
+ * https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types.
  * Returns the merged record; `into` is not mutated.
  */
 export function mergeAnthropicUsage(into: AnthropicUsage | undefined, update: AnthropicUsage): AnthropicUsage {
@@ -37,5 +38,5 @@ export function mergeAnthropicUsage(into: AnthropicUsage | undefined, update: An
   }
   const thinking = update.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') merged.output_tokens_details = { thinking_tokens: thinking };
-  return merged as AnthropicUsage;
+  return merged;
 }

@@ -38,7 +38,8 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set([
 /**
  * The model's resource path as the SDKs build it: `models/{model}` unless the name already starts
  * with `models/` or `tunedModels/`. Each `/`-separated segment is percent-encoded, so ids with a
- * slash (`qwen/qwen3-max`) keep it (§1).
+ * slash (`qwen/qwen3-max`) keep it (`tModel` in
+ * https://github.com/googleapis/js-genai/blob/main/src/_transformers.ts).
  */
 export function geminiModelPath(model: string): string {
   const path = model.startsWith('models/') || model.startsWith('tunedModels/') ? model : `models/${model}`;
@@ -133,7 +134,7 @@ export function geminiCallTarget(request: CanonicalRequest, target: UpstreamTarg
 }
 
 /**
- * `POST {baseUrl}/v1beta/models/{model}:countTokens` (§5): `{contents}` alone, or — when the
+ * `POST {baseUrl}/v1beta/models/{model}:countTokens` (https://ai.google.dev/api/tokens): `{contents}` alone, or — when the
  * request has a system instruction or tools, which only count inside it —
  * `{generateContentRequest: {model: "models/…", contents, systemInstruction, tools}}`.
  */

@@ -34,9 +34,9 @@ function readDetails(details: ReadonlyArray<unknown> | null | undefined): Gemini
 function errorObjectOf(body: string): GeminiErrorObject | undefined {
   try {
     const parsed = JSON.parse(body) as unknown;
-    const root = Array.isArray(parsed) ? parsed[0] : parsed;
+    const root: unknown = Array.isArray(parsed) ? parsed[0] : parsed;
     const error = root !== null && typeof root === 'object' ? (root as Record<string, unknown>).error : undefined;
-    return error !== null && typeof error === 'object' ? (error as GeminiErrorObject) : undefined;
+    return error !== null && typeof error === 'object' ? error : undefined;
   } catch {
     return undefined;
   }
@@ -75,7 +75,7 @@ export function classifyGeminiError(status: number, body: string, headers: Upstr
 
 /**
  * Classifies an error object found in a 2xx body or a stream chunk (`{"error":{…}}`), using
- * `error.code` as the HTTP status (500 when absent) — Google keeps them equal (§6).
+ * `error.code` as the HTTP status (500 when absent) — Google keeps them equal (https://ai.google.dev/gemini-api/docs/troubleshooting).
  */
 export function classifyGeminiErrorObject(error: GeminiErrorObject): GatewayError {
   const status = typeof error.code === 'number' && error.code >= 400 && error.code <= 599 ? error.code : 500;

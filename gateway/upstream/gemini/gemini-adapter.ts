@@ -10,7 +10,7 @@ import { decodeGeminiResponse } from './decode-gemini-response.ts';
 import { createGeminiStreamDecoder } from './decode-gemini-stream.ts';
 
 /**
- * Reads `totalTokens` (tokens) from a countTokens answer (§5).
+ * Reads `totalTokens` (tokens) from a countTokens answer (https://ai.google.dev/api/tokens).
  * Throws GatewayError('upstream-malformed') when it is missing.
  */
 function decodeGeminiCountTokensResponse(body: unknown): number {

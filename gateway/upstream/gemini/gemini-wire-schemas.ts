@@ -28,7 +28,7 @@ export const geminiUsageMetadataSchema = z.object({
 /** Parsed shape of `geminiUsageMetadataSchema`. */
 export type GeminiUsageMetadata = z.infer<typeof geminiUsageMetadataSchema>;
 
-/** google.rpc.Status as Gemini sends it in error bodies and late stream errors (§6). */
+/** google.rpc.Status as Gemini sends it in error bodies and late stream errors (https://ai.google.dev/gemini-api/docs/troubleshooting). */
 export const geminiErrorObjectSchema = z.object({
   code: z.number().nullish(),
   message: z.string().nullish(),

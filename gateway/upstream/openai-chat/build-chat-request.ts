@@ -6,12 +6,7 @@
 import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type {
-  BuiltUpstreamRequest,
-  UpstreamCallTarget,
-  UpstreamHttpRequest,
-  UpstreamTarget,
-} from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';

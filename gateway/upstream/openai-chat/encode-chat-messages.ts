@@ -5,7 +5,7 @@
  * - A user turn's tool results become one `{role:'tool'}` message each, placed before the turn's
  *   remaining user content (Chat requires tool messages right after the assistant tool calls).
  * - Assistant reasoning is replayed as `reasoning_content` only when the provider wants it
- *   (`quirks.replayReasoningContent`, §6); otherwise it is dropped, which is normal and not warned.
+ *   (`quirks.replayReasoningContent`; https://api-docs.deepseek.com/guides/thinking_mode); otherwise it is dropped, which is normal and not warned.
  */
 import type {
   CanonicalMessage,

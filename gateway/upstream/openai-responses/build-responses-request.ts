@@ -11,12 +11,7 @@ import type {
 } from '../../canonical/request.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
-import type {
-  BuiltUpstreamRequest,
-  UpstreamCallTarget,
-  UpstreamHttpRequest,
-  UpstreamTarget,
-} from '../upstream-adapter.ts';
+import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';

@@ -1,7 +1,7 @@
 /**
  * An error reported inside a 2xx Responses answer → GatewayError: a `status:"failed"` response's
  * `error:{code,message}` (https://platform.openai.com/docs/api-reference/responses) or a mid-stream `error` event, flat or nested
- * (§5.5).
+ * (https://platform.openai.com/docs/api-reference/responses-streaming/error).
  */
 import type { GatewayError } from '../../canonical/gateway-error.ts';
 import { classifyOpenAiError } from '../shared/classify-openai-error.ts';

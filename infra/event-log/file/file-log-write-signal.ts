@@ -25,12 +25,12 @@ export interface FileLogWriteSignalSide {
 /** `Atomics.waitAsync` (ES2024; in Node since 16), typed here because the project's lib is ES2022. */
 const waitAsync = (
   Atomics as unknown as {
-    waitAsync(
+    waitAsync: (
       array: Int32Array,
       index: number,
       value: number,
       timeoutMs: number,
-    ): { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+    ) => { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
   }
 ).waitAsync;
 

@@ -69,7 +69,7 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
   const { dataDir, subscription, logger, startAt } = options;
   if (!startAt) await mkdir(join(dataDir, 'offsets', subscription.groupId), { recursive: true });
   const cursors = await Promise.all(
-    subscription.topics.map((topic): TopicCursor | Promise<TopicCursor> =>
+    subscription.topics.map(async (topic): Promise<TopicCursor> =>
       startAt
         ? {
             topic,
@@ -142,7 +142,7 @@ export async function startFileSubscription(options: FileSubscriptionOptions): P
         wake?.();
         await loop;
         unsubscribe?.();
-        await Promise.all(cursors.map((cursor) => cursor.handle?.close()));
+        await Promise.all(cursors.map(async (cursor) => cursor.handle?.close()));
       })();
       return stopped;
     },

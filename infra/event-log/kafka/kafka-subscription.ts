@@ -168,12 +168,13 @@ async function deliverBatch(
   signal: AbortSignal,
 ): Promise<void> {
   const { delivery: options, logger } = spec;
-  const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
+  const { batch } = payload;
+  const heartbeat = () => payload.heartbeat();
   const partitionKey = `${batch.topic}/${batch.partition}`;
   const records = batch.messages.map((message) => toDelivered(batch.topic, batch.partition, message));
   const size = options.maxBatchSize ?? 500;
   for (let start = 0; start < records.length; start += size) {
-    if (!isRunning() || isStale() || signal.aborted) return;
+    if (!payload.isRunning() || payload.isStale() || signal.aborted) return;
     const chunk = records.slice(start, start + size);
     try {
       await withHeartbeats(options.handleBatch(chunk), heartbeat);
@@ -194,7 +195,7 @@ async function deliverBatch(
     }
     failures.delete(partitionKey);
     const last = chunk[chunk.length - 1]?.offset ?? batch.firstOffset() ?? '0';
-    resolveOffset(last);
+    payload.resolveOffset(last);
     await spec.afterChunk(payload, last);
     await heartbeat();
   }

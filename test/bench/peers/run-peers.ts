@@ -71,7 +71,7 @@ export async function startPeers(
 
 /** Stops every running peer (SIGTERM, SIGKILL after 10 s), all at once. */
 export async function stopPeers(runs: ReadonlyArray<PeerRun>): Promise<void> {
-  await Promise.all(runs.map((run) => run.started?.stop()));
+  await Promise.all(runs.map(async (run) => run.started?.stop()));
 }
 
 /** What a peer does with one shape: a case to measure, or a row without figures and the reason. */

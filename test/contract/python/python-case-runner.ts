@@ -93,7 +93,7 @@ export function runPythonCases(
   createInterface({ input: child.stdout }).on('line', (line) => {
     const answer = JSON.parse(line) as { id: string } & PythonCaseOutcome;
     const { id, ...outcome } = answer;
-    settlers.get(id)?.resolve(outcome as PythonCaseOutcome);
+    settlers.get(id)?.resolve(outcome);
     settlers.delete(id);
   });
   const failRemaining = (reason: string): void => {

@@ -172,7 +172,10 @@ export function readUpstreamReplayedReasoning(protocol: WireFormat, body: Json):
         .filter((m) => m.role === 'assistant')
         .flatMap((m) => asRecords(m.content))
         .filter((block) => block.type === 'thinking')
-        .map((block) => ({ text: String(block.thinking ?? ''), signature: block.signature as string | undefined }));
+        .map((block) => ({
+          text: typeof block.thinking === 'string' ? block.thinking : '',
+          signature: block.signature as string | undefined,
+        }));
     case 'openai-responses':
       return asRecords(body.input)
         .filter((item) => item.type === 'reasoning')
@@ -185,7 +188,10 @@ export function readUpstreamReplayedReasoning(protocol: WireFormat, body: Json):
         .filter((c) => c.role === 'model')
         .flatMap((c) => asRecords(c.parts))
         .filter((part) => part.thought === true)
-        .map((part) => ({ text: String(part.text ?? ''), signature: part.thoughtSignature as string | undefined }));
+        .map((part) => ({
+          text: typeof part.text === 'string' ? part.text : '',
+          signature: part.thoughtSignature as string | undefined,
+        }));
     case 'openai-chat':
       return asRecords(body.messages)
         .filter((m) => m.role === 'assistant' && typeof m.reasoning_content === 'string')

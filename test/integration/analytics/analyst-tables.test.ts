@@ -20,7 +20,6 @@ import type { FailoverOccurred, RequestCompleted } from '../../../schemas/events
 import { ANALYTICS_ENGINES, decimalNano, type AnalyticsEngine, type TestAnalyticsStore } from './analytics-engines.ts';
 import { requestCompleted } from '../../unit/consumers/billing/traffic-event-builders.ts';
 
-const DAY_MS = 24 * 3600 * 1000;
 const HEADER = { actor: 'admin' };
 const LIMITS = { rpm: null, tpm: null };
 

@@ -12,7 +12,7 @@ import type { AuditEntry } from '../../../schemas/control-plane/control-plane-re
 import { projectFailoverRow } from '../../../consumers/failovers/project-failover-row.ts';
 import { Decimal, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { loadMigrations, type Migration } from '../../../infra/analytics/load-migrations.ts';
-import { appliedMigrations, isVersionAtLeast, migrate } from '../../../infra/analytics/migrate.ts';
+import { isVersionAtLeast, migrate } from '../../../infra/analytics/migrate.ts';
 import type { FailoverOccurred } from '../../../schemas/events/traffic-events.ts';
 import { ANALYTICS_ENGINES, decimalNano, type AnalyticsEngine, type TestAnalyticsStore } from './analytics-engines.ts';
 

@@ -101,7 +101,7 @@ async function send(format: Format, key: string | undefined, model = 'chat-model
     body: JSON.stringify(format.body(model)),
   });
   const text = await response.body.text();
-  return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as any };
+  return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) };
 }
 
 beforeAll(async () => {

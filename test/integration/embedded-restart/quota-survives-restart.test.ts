@@ -72,7 +72,7 @@ async function admin(method: 'POST' | 'PATCH', path: string, body: unknown): Pro
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const json = (await response.json()) as any;
+  const json = await response.json();
   expect(response.status, JSON.stringify(json)).toBeLessThan(300);
   return json;
 }

@@ -3,7 +3,7 @@
  * middle of an event, an upstream that drips one byte every 200 ms, one that sends bytes that are
  * not UTF-8 inside a text delta, and a valid stream too slow for its total deadline. The client
  * must only ever see complete SSE frames whose data is JSON (or `[DONE]`), then its format's error
- * event, then the end (sse-and-sdk-notes.md §1 lists the error event of each format); the outcome
+ * event, then the end (each format's own error event); the outcome
  * is recorded once; the gateway closes the upstream connection when it gives up.
  */
 import { request } from 'undici';

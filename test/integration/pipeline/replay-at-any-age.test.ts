@@ -12,7 +12,6 @@ import { startConsumerPipeline } from '../../../consumers/start-consumer-pipelin
 import { CONSUMER_PIPELINE_RUNNERS } from '../../../infra/processes/consumer-pipeline-runners.ts';
 import { publishTrafficEvents } from '../../../gateway/events/traffic-event-publisher.ts';
 import type { TrafficEvent } from '../../../schemas/events/traffic-events.ts';
-import { TOPICS } from '../../../schemas/topics.ts';
 import {
   eventually,
   isolatedEngineSettings,

@@ -239,9 +239,7 @@ describe.each([
   });
 
   it('the compacted output sent back as input, ids and statuses included, is accepted on every channel; the ids stay at the gateway', async () => {
-    const keptIds = compacted.output.flatMap((item) =>
-      item.type === 'message' && 'id' in item ? [item.id as string] : [],
-    );
+    const keptIds = compacted.output.flatMap((item) => (item.type === 'message' && 'id' in item ? [item.id] : []));
     expect(keptIds).toHaveLength(2);
     for (const target of [model, 'gpt-compact']) {
       const answer = await postJson('/v1/responses', {

@@ -57,7 +57,7 @@ export class SdkConnection extends TurnCollector {
 
   /** Sends one `response.create` (the SDK queues it until the socket is open) and waits for its turn. */
   async turn(body: Record<string, unknown>): Promise<ServerEvent[]> {
-    this.ws.send({ type: 'response.create', ...body } as Parameters<ResponsesWS['send']>[0]);
+    this.ws.send({ type: 'response.create', ...body });
     return this.nextTurn();
   }
 
@@ -67,10 +67,16 @@ export class SdkConnection extends TurnCollector {
 }
 
 /** A raw `ws` client, open. */
+/** A WebSocket message's bytes as UTF-8 text, whichever of ws's buffer shapes it came in. */
+function textOf(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)).toString('utf8');
+}
+
 export class RawConnection extends TurnCollector {
   private constructor(readonly socket: WebSocket) {
     super();
-    socket.on('message', (data) => void this.events.push(JSON.parse(String(data)) as ServerEvent));
+    socket.on('message', (data) => void this.events.push(JSON.parse(textOf(data)) as ServerEvent));
   }
 
   /** Opens a socket with `Authorization: Bearer <credentials>`, or with the given headers. */

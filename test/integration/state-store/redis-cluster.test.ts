@@ -57,7 +57,7 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
 
   describe('hash tags', () => {
     /** The slot of `key` as the cluster computes it (CLUSTER KEYSLOT). */
-    const slotOf = (key: string): Promise<number> => cluster.admin.cluster('KEYSLOT', key) as Promise<number>;
+    const slotOf = (key: string): Promise<number> => cluster.admin.cluster('KEYSLOT', key);
 
     it('keeps each entity in one slot and spreads entities over every master', async () => {
       const keyPrefix = prefix();

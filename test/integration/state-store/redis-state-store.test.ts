@@ -3,7 +3,7 @@
  * agreement of the Lua fold with the memory adapter on a random history, the key layout of
  * REDIS-KEYS.md, and the migration from the untagged layout. Every run uses its own key prefix and deletes its keys afterwards.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryStateStore } from '../../../infra/state-store/memory/memory-state-store.ts';
 import { createRedisStateStore } from '../../../infra/state-store/redis/redis-state-store.ts';
 import type { ChannelObservation, HealthPolicy } from '../../../schemas/state-store/state-store.ts';

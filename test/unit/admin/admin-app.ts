@@ -26,7 +26,7 @@ export async function buildAdminTestApp(overrides: Partial<AdminRouteDeps> = {})
   const bodyLimit = 4096;
   const app = Fastify({ logger: false, bodyLimit });
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    app.getDefaultJsonParser('error', 'error')(request, body as string, done);
+    void app.getDefaultJsonParser('error', 'error')(request, body as string, done);
   });
   installClientErrorHandlers(app, bodyLimit);
   const controlPlane = new RecordingControlPlane(MASTER_KEY);

@@ -16,9 +16,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-async function setup(
-  overrides: Parameters<typeof buildAdminTestApp>[0] = {},
-): Promise<
+async function setup(overrides: Parameters<typeof buildAdminTestApp>[0] = {}): Promise<
   AdminTestApp & {
     call: (options: InjectOptions) => Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   }
@@ -215,7 +213,7 @@ describe('malformed requests', () => {
     ['PUT', '/admin/api/prices', { model: 'm', inputPerMTok: 1 }, 'outputPerMTok', 'outputPerMTok: is required'],
   ])('%s %s %j → 400 naming %s', async (method, url, payload, field, message) => {
     const { call } = await setup();
-    expect(await call({ method: method as InjectOptions['method'], url, payload })).toMatchObject({
+    expect(await call({ method: method, url, payload })).toMatchObject({
       status: 400,
       body: { error: { message, field } },
     });
@@ -234,9 +232,10 @@ describe('unknown ids and conflicts', () => {
     ['DELETE', '/admin/api/channels/ch_x', undefined, "channel 'ch_x' not found"],
   ])('%s %s → 404', async (method, url, payload, message) => {
     const { call } = await setup();
-    expect(
-      await call({ method: method as InjectOptions['method'], url, ...(payload ? { payload } : {}) }),
-    ).toMatchObject({ status: 404, body: { error: { message, field: 'id' } } });
+    expect(await call({ method: method, url, ...(payload ? { payload } : {}) })).toMatchObject({
+      status: 404,
+      body: { error: { message, field: 'id' } },
+    });
   });
 
   it('a key for an unknown user → 404 on userId; revoking twice and rotating a revoked key → 409', async () => {

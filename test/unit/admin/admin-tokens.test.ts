@@ -18,7 +18,7 @@ describe('personal admin tokens', () => {
       payload: { name: ' Alice ' },
     });
     expect(created.statusCode).toBe(201);
-    const { adminToken, token } = created.json() as { adminToken: { tokenId: string }; token: string };
+    const { adminToken, token } = created.json<{ adminToken: { tokenId: string }; token: string }>();
     expect(adminToken).toEqual({
       tokenId: expect.stringMatching(/^adm_[0-9a-f]{16}$/),
       name: 'alice',

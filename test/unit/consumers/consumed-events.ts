@@ -27,7 +27,7 @@ export function consumed(events: ReadonlyArray<TrafficEvent>): ConsumedTrafficEv
     return {
       ...item,
       position: { topic: TOPIC_OF[item.type], partition: 0, offset: String(offset) },
-    } as ConsumedTrafficEvent;
+    };
   });
 }
 

@@ -203,7 +203,7 @@ describe('buildTrafficEvents', () => {
           upstreamStatus: 429,
           latencyMs: 12,
           retryAfterMs: 30_000,
-        } as ExchangeOutcome['failovers'][number],
+        },
       ],
     };
     const events = buildTrafficEvents(outcome, identity, NOW);

@@ -61,7 +61,8 @@ async function logOneRequest(format: LogFormat): Promise<string> {
     destination: output.stream,
     colorize: false,
   });
-  const server = Fastify({ loggerInstance: logger as FastifyBaseLogger });
+  const baseLogger: FastifyBaseLogger = logger;
+  const server = Fastify({ loggerInstance: baseLogger });
   app = server;
   server.get('/v1beta/models/:model', async (request) => {
     request.log.info(

@@ -400,7 +400,7 @@ describe('orphan tool results', () => {
 
   it('Anthropic: a tool_result whose tool_use is not in the previous message', () => {
     const body = messagesRequest();
-    body.messages[1] = { role: 'assistant', content: [{ type: 'text', text: 'Sure' }] } as (typeof body.messages)[1];
+    body.messages[1] = { role: 'assistant', content: [{ type: 'text', text: 'Sure' }] };
     expect(errorOf(refuseLikeProvider('anthropic-messages', MESSAGES_PATH, body))).toEqual({
       type: 'error',
       error: {

@@ -299,7 +299,7 @@ describe('headers and estimates', () => {
     const input = estimateInputTokens(request);
     expect(input).toBeGreaterThan(0);
     expect(estimateAdmissionTokens(request)).toBe(input + DEFAULT_MAX_OUTPUT_TOKENS);
-    expect(estimateAdmissionTokens({ ...request, maxOutputTokens: 10 } as CanonicalRequest, 99)).toBe(input + 10);
+    expect(estimateAdmissionTokens({ ...request, maxOutputTokens: 10 }, 99)).toBe(input + 10);
     expect(estimateAdmissionTokens(request, 99)).toBe(input + 99);
   });
 });

@@ -24,8 +24,7 @@ function setup(limiter: RateLimiter, limits: Record<string, [number | null, numb
   let estimates = 0;
   const channelLimits: ChannelLimits = {
     limiter,
-    scopeFor: (id) =>
-      limits[id] ? channelLimitScope(id, ...(limits[id] as [number | null, number | null])) : undefined,
+    scopeFor: (id) => (limits[id] ? channelLimitScope(id, ...limits[id]) : undefined),
     estimatedTokens: () => ((estimates += 1), 100),
   };
   const log = {

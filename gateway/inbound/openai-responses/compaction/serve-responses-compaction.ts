@@ -95,7 +95,7 @@ function compactionCodec(seal: CompactionSeal, author: SummaryAuthor): InboundCo
       });
     },
     // Compaction is never streamed (the decoded request has stream:false); present for the interface.
-    createStreamEncoder: openaiResponsesCodec.createStreamEncoder,
+    createStreamEncoder: (context) => openaiResponsesCodec.createStreamEncoder(context),
     encodeError: encodeOpenAIError,
   };
 }

@@ -44,7 +44,7 @@ function inputItems(input: unknown): unknown[] | undefined {
  * stored); reasoning items are kept only when they carry `encrypted_content`, the one way to pass
  * reasoning on without storage (https://platform.openai.com/docs/guides/reasoning, "Encrypted reasoning items").
  */
-function asInputItem(item: unknown): unknown | undefined {
+function asInputItem(item: unknown): unknown {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
   const { id: _id, ...rest } = item as Record<string, unknown>;
   if (rest.type === 'reasoning' && typeof rest.encrypted_content !== 'string') return undefined;

@@ -1,12 +1,12 @@
 /**
  * WebSocket mode of the Responses API (https://developers.openai.com/api/docs/guides/websocket-mode):
- * `GET /v1/responses` with `Upgrade: websocket` (RFC 6455 §4) and the usual API-key header. The key
+ * `GET /v1/responses` with `Upgrade: websocket` (https://www.rfc-editor.org/rfc/rfc6455#section-4) and the usual API-key header. The key
  * is checked before the upgrade: a bad key gets the HTTP route's 401 `{error:{…,code:"invalid_api_key"}}`
  * and no socket. Each accepted socket is driven by a ResponsesWebSocketSession.
  *
  * `@fastify/websocket` is registered here once, in its own encapsulated scope, so that only this
  * route is affected by it. Limits: a message is at most `maxMessageBytes` (the app's body limit by
- * default; a larger one closes the socket with 1009, RFC 6455 §7.4.1), a connection lasts at most
+ * default; a larger one closes the socket with 1009, https://www.rfc-editor.org/rfc/rfc6455#section-7.4.1), a connection lasts at most
  * `maxConnectionMs` (60 minutes, as OpenAI's), one previous response of at most `maxMessageBytes`
  * of JSON is retained per connection.
  */
@@ -50,7 +50,7 @@ function loopbackOrigin(request: FastifyRequest, server: FastifyInstance['server
   return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
 
-/** A plain GET without the upgrade: 426 Upgrade Required with `Upgrade: websocket` (RFC 9110 §15.5.22). */
+/** A plain GET without the upgrade: 426 Upgrade Required with `Upgrade: websocket` (https://www.rfc-editor.org/rfc/rfc9110#section-15.5.22). */
 function answerUpgradeRequired(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('upgrade', 'websocket');
   sendErrorReply(

@@ -49,7 +49,7 @@ import {
 /** Above this many queued outgoing bytes a send waits until the socket has written it (back-pressure). */
 const SEND_HIGH_WATER_BYTES = 256 * 1024;
 /**
- * While a response runs, a Ping frame (RFC 6455 §5.5.2; clients answer with a Pong) goes out this
+ * While a response runs, a Ping frame (https://www.rfc-editor.org/rfc/rfc6455#section-5.5.2; clients answer with a Pong) goes out this
  * often, ms, so that proxies do not close a socket that is silent while the model thinks — the
  * WebSocket counterpart of the SSE keep-alive comments, which are not relayed.
  */

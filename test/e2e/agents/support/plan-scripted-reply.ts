@@ -59,7 +59,7 @@ export function sampleJsonFor(schema: JsonObject | undefined): unknown {
 
 function argumentFor(name: string, schema: JsonObject | undefined, scenario: AgentScenario): unknown {
   const folder = scenario.notePath.slice(0, scenario.notePath.lastIndexOf('/'));
-  const type = String(schema?.type ?? 'string').toLowerCase();
+  const type = (typeof schema?.type === 'string' ? schema.type : 'string').toLowerCase();
   if (/command|cmd/i.test(name)) return type === 'array' ? ['cat', scenario.notePath] : `cat ${scenario.notePath}`;
   if (/dir|folder|workdir|cwd/i.test(name)) return folder;
   if (/path|file/i.test(name)) return scenario.notePath;

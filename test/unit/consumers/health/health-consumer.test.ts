@@ -1,4 +1,4 @@
-import { consumed, staticPriceSource } from '../consumed-events.ts';
+import { consumed } from '../consumed-events.ts';
 import { describe, expect, it } from 'vitest';
 import { createHealthConsumer } from '../../../../consumers/health/health-consumer.ts';
 import type { FailoverOccurred, RequestCompleted, TrafficEvent } from '../../../../schemas/events/traffic-events.ts';

@@ -16,7 +16,7 @@ const context: EncodeContext = {
   createdAt: 1_700_000_000,
 };
 
-/** The §4.2 composed example as a canonical response. */
+/** A composed example answer (event shapes per https://docs.anthropic.com/en/docs/build-with-claude/streaming) as a canonical response. */
 const composedResponse: CanonicalResponse = {
   id: 'up-1',
   model: 'kimi-k2.6',
@@ -83,7 +83,7 @@ data: {"type":"message_stop"}
 `;
 
 describe('anthropic stream encoder', () => {
-  it('emits the §4.2 composed example byte for byte', () => {
+  it('emits the composed example byte for byte', () => {
     const text = encodeAll(withStartUsage(responseToStreamEvents(composedResponse), composedResponse.usage));
     const id = /"id":"(msg_[0-9a-f]{24})"/.exec(text)?.[1];
     expect(id).toBeDefined();

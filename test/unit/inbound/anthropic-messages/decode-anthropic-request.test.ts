@@ -4,7 +4,7 @@ import { anthropicMessagesCodec } from '../../../../gateway/inbound/anthropic-me
 const decode = (body: unknown) => anthropicMessagesCodec.decodeRequest(body, {});
 
 describe('anthropic decodeRequest', () => {
-  it('decodes the §2.2 example request', () => {
+  it('decodes the example request', () => {
     const result = decode({
       model: 'claude-sonnet-4-5',
       max_tokens: 2048,

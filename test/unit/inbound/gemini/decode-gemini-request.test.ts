@@ -12,7 +12,7 @@ const weatherParameters = {
 };
 
 describe('gemini decodeRequest', () => {
-  it('decodes the §2 example request', () => {
+  it('decodes the example request', () => {
     const result = decode(
       {
         systemInstruction: { parts: [{ text: 'You are a weather bot.' }] },

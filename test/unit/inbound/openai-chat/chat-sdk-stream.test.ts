@@ -1,6 +1,6 @@
 /**
  * Runs the encoder's SSE through the official `openai` SDK (v6) chat stream helper via a loopback
- * server (openai-chat-completions.md §4.2/§5: the helper requires role, index/id/type/name on the
+ * server (https://github.com/openai/openai-node/blob/master/src/lib/ChatCompletionStream.ts: the helper requires role, index/id/type/name on the
  * first tool-call fragment and a finish_reason).
  */
 import OpenAI from 'openai';

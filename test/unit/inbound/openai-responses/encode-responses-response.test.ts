@@ -14,7 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.useRealTimers());
 
-/** The echoed defaults of a bare request (openai-responses.md §3, §5.4). */
+/** The echoed defaults of a bare request (https://platform.openai.com/docs/api-reference/responses/object). */
 const DEFAULTS = {
   background: false,
   frequency_penalty: 0,

@@ -1,6 +1,7 @@
 /**
  * Runs the encoder's SSE through the official `openai` SDK (v6) Responses stream helper, via a
- * loopback server (openai-responses.md §5.6: the helper validates event order, ids and indices).
+ * loopback server (the helper validates event order, ids and indices:
+ * https://github.com/openai/openai-node/blob/master/src/lib/responses/ResponseStream.ts).
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -63,7 +63,7 @@ function checkFraming(frames: ParsedFrame[]): void {
 const types = (frames: ParsedFrame[]): unknown[] => frames.map((f) => (f.data === '[DONE]' ? '[DONE]' : f.data.type));
 
 describe('Responses stream encoder', () => {
-  it('emits the §5.4 text sequence with event == type, sequence numbers from 0 and [DONE] last', () => {
+  it('emits the text sequence with event == type, sequence numbers from 0 and [DONE] last', () => {
     const sse = streamOf(textResponse, 3);
     const frames = parse(sse);
     checkFraming(frames);
