@@ -16,7 +16,7 @@ import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
 import { consumerStateOverPort } from './consumer-state-over-port.ts';
-import { lowerThisThreadPriority } from './lower-thread-priority.mjs';
+import { lowerThisThreadPriority } from '../lower-thread-priority.mjs';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
 import type {
   ConsumerThreadData,
@@ -26,7 +26,7 @@ import type {
 } from './consumer-thread-contract.ts';
 
 const data = workerData as ConsumerThreadData;
-// Requests preempt the consumers' work when they share a core (lower-thread-priority.mjs).
+// Requests preempt the consumers' work when they share a core (infra/lower-thread-priority.mjs).
 lowerThisThreadPriority();
 const report = (message: ConsumerThreadReport): void => parentPort?.postMessage(message);
 

@@ -30,7 +30,7 @@ export interface ChdbStoreOptions {
   readonly database?: string;
   /**
    * Run the engine's thread, and the thread pools it starts, at background priority
-   * (processes/lower-thread-priority.mjs): a request thread sharing a core preempts them. Default false.
+   * (infra/lower-thread-priority.mjs): a request thread sharing a core preempts them. Default false.
    */
   readonly background?: boolean;
 }

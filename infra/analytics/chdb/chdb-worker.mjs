@@ -19,7 +19,7 @@
 import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Session } from 'chdb';
-import { lowerThisThreadPriority } from '../../processes/lower-thread-priority.mjs';
+import { lowerThisThreadPriority } from '../../lower-thread-priority.mjs';
 
 /**
  * Engine settings, as command-line arguments of the embedded clickhouse-local:
