@@ -35,7 +35,7 @@ import {
   openStateStore,
   usesRedis,
 } from '../open-adapters.ts';
-import { openRebuiltMemoryState } from '../state-store/memory/open-rebuilt-memory-state.ts';
+import { openRebuiltMemoryState } from './open-rebuilt-memory-state.ts';
 import { startConsumerThread } from './consumer-thread.ts';
 import { exitAtOnceOnSignalsDuringStartUp, exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, type LogFormat } from '../logging/process-logger.ts';

@@ -1,6 +1,6 @@
 /**
  * How long the embedded server takes to rebuild its state store from the file log
- * (infra/state-store/memory/open-rebuilt-memory-state.ts), per million requests.
+ * (infra/processes/open-rebuilt-memory-state.ts), per million requests.
  *
  *   npx tsx test/bench/measure-state-rebuild.ts [--requests 1000000] [--keys 1000] [--failover-every 50]
  *
@@ -21,8 +21,8 @@ import {
   memoryStateSnapshotPath,
   writeMemoryStateSnapshot,
 } from '../../infra/state-store/memory/memory-state-snapshot.ts';
-import { openRebuiltMemoryState } from '../../infra/state-store/memory/open-rebuilt-memory-state.ts';
-import { rebuildMemoryState } from '../../infra/state-store/memory/rebuild-memory-state.ts';
+import { openRebuiltMemoryState } from '../../infra/processes/open-rebuilt-memory-state.ts';
+import { rebuildMemoryState } from '../../infra/processes/rebuild-memory-state.ts';
 import { controlEventKey, encodeControlEvent } from '../../schemas/control-plane/control-event-codec.ts';
 import { type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';

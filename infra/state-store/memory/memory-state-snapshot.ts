@@ -1,6 +1,6 @@
 /**
  * Snapshots of the embedded (memory) state store in the data directory, so that a restart folds
- * only the log written after the snapshot (open-rebuilt-memory-state.ts). One file,
+ * only the log written after the snapshot (infra/processes/open-rebuilt-memory-state.ts). One file,
  * `<dataDir>/state/memory-state.json`:
  *
  *   { "format": "tollgate.memory-state", "version": 1, "writtenAt": ms,

@@ -3,7 +3,7 @@
  * adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
  * spend range and the same applied-offset watermarks per partition (applied-watermark.ts), so a
  * replay of any age changes nothing. State lives as long as the process; the embedded server
- * rebuilds it from the event log at start and snapshots it (open-rebuilt-memory-state.ts), through
+ * rebuilds it from the event log at start and snapshots it (infra/processes/open-rebuilt-memory-state.ts), through
  * `exportContent`, `markFolded` and a store created from a snapshot's content.
  */
 import {

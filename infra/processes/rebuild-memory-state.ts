@@ -10,20 +10,20 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConsumerControlPlane } from '../../../consumers/control-plane/consumer-control-plane.ts';
+import { ConsumerControlPlane } from '../../consumers/control-plane/consumer-control-plane.ts';
 import {
   createTrafficStateFold,
   type TrafficStateFold,
-} from '../../../consumers/state-rebuild/fold-traffic-into-state.ts';
-import type { ConsumedTrafficEvent } from '../../../consumers/traffic-consumer.ts';
-import { decodeControlEvent, isControlEventValue } from '../../../schemas/control-plane/control-event-codec.ts';
-import { type ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
-import { decodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.ts';
-import type { WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
-import { TOPICS, CONFIG_TOPIC } from '../../../schemas/topics.ts';
-import { readFileFrames } from '../../event-log/read-file-frames.ts';
-import type { PositionedFrame } from '../../event-log/record-frame-codec.ts';
-import type { MemoryStateStore } from './memory-state-store.ts';
+} from '../../consumers/state-rebuild/fold-traffic-into-state.ts';
+import type { ConsumedTrafficEvent } from '../../consumers/traffic-consumer.ts';
+import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
+import { type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
+import type { WatermarkKind } from '../../schemas/state-store/applied-watermark.ts';
+import { TOPICS, CONFIG_TOPIC } from '../../schemas/topics.ts';
+import { readFileFrames } from '../event-log/read-file-frames.ts';
+import type { PositionedFrame } from '../event-log/record-frame-codec.ts';
+import type { MemoryStateStore } from '../state-store/memory/memory-state-store.ts';
 
 /** The traffic topics the state store is a projection of, and the watermark each one moves. */
 export const FOLDED_TOPICS: ReadonlyArray<{ readonly topic: string; readonly kind: WatermarkKind }> = [

@@ -16,15 +16,15 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TOPICS } from '../../../schemas/topics.ts';
-import { fileCommittedOffsets } from '../../event-log/file/file-committed-offsets.ts';
-import { createMemoryStateStore, type MemoryStateStore } from './memory-state-store.ts';
+import { TOPICS } from '../../schemas/topics.ts';
+import { fileCommittedOffsets } from '../event-log/file/file-committed-offsets.ts';
+import { createMemoryStateStore, type MemoryStateStore } from '../state-store/memory/memory-state-store.ts';
 import {
   memoryStateSnapshotPath,
   readMemoryStateSnapshot,
   writeMemoryStateSnapshot,
   type MemoryStateSnapshot,
-} from './memory-state-snapshot.ts';
+} from '../state-store/memory/memory-state-snapshot.ts';
 import { FOLDED_TOPICS, rebuildMemoryState } from './rebuild-memory-state.ts';
 
 /** Traffic log bytes after which a snapshot is due (64 MiB ≈ 135 000 requests at ~490 bytes of events each, test/bench/measure-state-rebuild.ts). */
