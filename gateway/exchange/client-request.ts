@@ -5,13 +5,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
+import type { ClientFormat } from '../canonical/formats.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { DecodeHints, InboundCodec } from '../inbound/inbound-codec.ts';
 import { shuttingDownRefusal, type NodeDrain } from '../lifecycle/node-drain.ts';
-import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
-import type { AdmissionDeps } from '../policy/admit-request.ts';
+import type { AdmissionDeps, AdmissionLimit } from '../policy/admit-request.ts';
 import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
 import { sendErrorReply } from './client-response.ts';
@@ -30,7 +30,17 @@ export interface ClientRouteServices {
   /** The node's drain: generation requests are counted in flight, and refused once it began. None: never refused. */
   readonly drain?: NodeDrain;
   /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
-  readonly metrics?: GatewayMetrics;
+  readonly metrics?: PipelineMetrics;
+}
+
+/** What the pipeline records on the node's metrics; gateway/metrics/gateway-metrics.ts implements it. */
+export interface PipelineMetrics {
+  /** A request refused before it reached a channel, by the limit that refused it. */
+  recordRefusal(format: ClientFormat, limit: AdmissionLimit | 'channel' | 'shutting_down'): void;
+  /** A streamed request was admitted; paired with streamClosed. */
+  streamOpened(format: ClientFormat): void;
+  /** A stream opened with streamOpened ended, however it ended. */
+  streamClosed(format: ClientFormat): void;
 }
 
 /** Reads the presented API key from a request, per format (gateway/http/api-key-readers.ts). */
