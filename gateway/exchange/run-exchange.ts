@@ -125,9 +125,9 @@ async function tryCandidates(
     reportAttempt(deps, channel, result);
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
-    // The client went away: not the channel's failure, and nothing more to try.
-    if (signal.aborted)
-      return reportFailure({
+    /** Reports the request as ended on this channel: failed, or cancelled when the client left. */
+    const endOnThisChannel = (cancelled: boolean): ExchangeOutcome =>
+      reportFailure({
         deps,
         input,
         reply,
@@ -135,23 +135,16 @@ async function tryCandidates(
         failovers,
         attempts,
         last: { channel, upstreamRequestId: result.upstreamRequestId },
-        cancelled: true,
+        cancelled,
       });
+    // The client went away: not the channel's failure, and nothing more to try.
+    if (signal.aborted) return endOnThisChannel(true);
     const next =
       result.error.allowFailover && attempts < maxAttempts
         ? (await gates.next(candidates, current.index + 1)).admitted
         : undefined;
     failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next)
-      return reportFailure({
-        deps,
-        input,
-        reply,
-        error: result.error,
-        failovers,
-        attempts,
-        last: { channel, upstreamRequestId: result.upstreamRequestId },
-      });
+    if (!next) return endOnThisChannel(false);
     deps.log.warn(
       {
         requestId: input.requestId,
@@ -166,16 +159,7 @@ async function tryCandidates(
     await waitForFailover(failoverWaitMs(result.error), signal);
     if (signal.aborted) {
       gates.settle(next, undefined);
-      return reportFailure({
-        deps,
-        input,
-        reply,
-        error: result.error,
-        failovers,
-        attempts,
-        last: { channel, upstreamRequestId: result.upstreamRequestId },
-        cancelled: true,
-      });
+      return endOnThisChannel(true);
     }
     current = next;
   }
