@@ -26,7 +26,8 @@ const GATEWAY_RANKS = [
   ['control-plane'],
   ['policy'],
   ['exchange'],
-  ['events', 'metrics', 'http', 'responses-api'],
+  ['events', 'metrics', 'http'],
+  ['responses-api'],
   ['console', 'cli', 'mock'],
 ];
 

@@ -23,7 +23,7 @@ import { installJsonBodyParser } from './http/json-body-parser.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './http/models-routes.ts';
 import { registerOpenaiChatRoutes } from './http/openai-chat-routes.ts';
-import { registerOpenaiResponsesRoutes } from './http/openai-responses-routes.ts';
+import { registerResponsesApiRoutes } from './responses-api/responses-api-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
 import type { ChannelLimits } from './policy/channel-limits.ts';
@@ -220,7 +220,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       .header('cache-control', 'no-store')
       .send(report);
   });
-  registerOpenaiResponsesRoutes(app, services);
+  registerResponsesApiRoutes(app, services);
   registerOpenaiChatRoutes(app, services);
   registerAnthropicMessagesRoutes(app, services);
   registerGeminiRoutes(app, services);

@@ -7,7 +7,6 @@ import type { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest, DecodeResult } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
-import type { CompactionSeal } from './openai-responses/compaction/compaction-seal.ts';
 
 /** What the route knows outside the body: Gemini carries model and streaming in the URL path. */
 export interface DecodeHints {
@@ -15,8 +14,6 @@ export interface DecodeHints {
   readonly model?: string;
   /** Streaming decided by the path (Gemini `:streamGenerateContent`). */
   readonly stream?: boolean;
-  /** Opens gateway-sealed Responses compaction items (openai-responses/compaction/); without it such items are refused. */
-  readonly compactionSeal?: CompactionSeal;
 }
 
 /** Everything an encoder needs besides the canonical response. */

@@ -14,7 +14,7 @@ import { makeUsage } from '../canonical/usage.ts';
 import {
   buildCompactedResponse,
   type CompactedResponseBody,
-} from '../inbound/openai-responses/compaction/build-compacted-response.ts';
+} from '../responses-api/compaction/build-compacted-response.ts';
 import { countTextTokens, estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 
 /** Prefix of every `encrypted_content` the mock mints (followed by base64url JSON). */

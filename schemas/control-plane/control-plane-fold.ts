@@ -27,7 +27,7 @@
  * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
-import { PriceHistory } from '../billing/price-history.ts';
+import { PriceHistory } from './price-history.ts';
 import { AdminTokenRegistry } from './admin-token-registry.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
 import type {

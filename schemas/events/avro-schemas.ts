@@ -9,7 +9,7 @@
  * logical type is registered for it); nullable fields are `["null", T]` with default `null`.
  * `priceRevision` counts the PriceSet events the gateway node had applied from the config topic
  * when it built the event: billing prices the request with the price book as of that revision
- * (schemas/billing/price-history.ts); null in events written before the field existed.
+ * (schemas/control-plane/price-history.ts); null in events written before the field existed.
  * Changing a schema: follow EVOLUTION.md (copy the outgoing version into ./avro/history first).
  */
 import { failoverOccurredAvsc, requestCompletedAvsc, usageRecordedAvsc } from './avro-files.generated.ts';

@@ -74,7 +74,7 @@ function echoText(text: unknown): Record<string, unknown> {
  * Computes the echoed request fields from the raw body. Defaults when absent: temperature 1,
  * top_p 1, presence_penalty 0, frequency_penalty 0, tool_choice "auto", store true,
  * safety_identifier / prompt_cache_key / prompt_cache_retention / previous_response_id null (the
- * gateway resolves `previous_response_id` from its own store before decoding, stored-responses/,
+ * gateway resolves `previous_response_id` from its own store before decoding, gateway/responses-api/stored-responses/,
  * and echoes it as the API does). `user` (deprecated, typed
  * as a non-null string by the schema) is echoed only when the client sent one.
  */

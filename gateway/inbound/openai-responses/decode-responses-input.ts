@@ -33,8 +33,7 @@ import {
   reasoningItemSchema,
 } from './responses-request-schema.ts';
 import { qualifiedToolName } from './responses-tool-names.ts';
-import type { CompactionSeal } from './compaction/compaction-seal.ts';
-import { expandCompactionItem } from './compaction/expand-compaction-item.ts';
+import { decodeCompactionItem, type CompactionItemOpener } from './decode-compaction-item.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Decoded input: conversation turns and the system/developer texts found in it, in order. */
@@ -50,8 +49,8 @@ interface InputState {
   /** Set once an item that may hold earlier tool calls out of sight (compaction, item_reference, unknown type) was read. */
   opaqueHistory: boolean;
   readonly warnings: TranslationNotes;
-  /** Opens gateway-sealed compaction items (compaction/expand-compaction-item.ts). */
-  readonly compactionSeal?: CompactionSeal;
+  /** Opens gateway-sealed compaction items (decode-compaction-item.ts). */
+  readonly compactionOpener?: CompactionItemOpener;
 }
 
 function appendAssistant(state: InputState, parts: ContentPart[]): void {
@@ -158,7 +157,7 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
       return decodeReasoning(state, item, path);
     case 'compaction': {
       state.opaqueHistory = true;
-      const summary = expandCompactionItem(item, path, state.compactionSeal, state.warnings);
+      const summary = decodeCompactionItem(item, path, state.compactionOpener, state.warnings);
       if (summary) state.messages.push({ role: 'user', content: [...summary.content] });
       return;
     }
@@ -180,7 +179,7 @@ function decodeItem(state: InputState, item: unknown, index: number): void {
 export function decodeResponsesInput(
   input: string | unknown[],
   warnings: TranslationNotes,
-  compactionSeal?: CompactionSeal,
+  compactionOpener?: CompactionItemOpener,
 ): DecodedResponsesInput {
   if (typeof input === 'string')
     return { messages: [{ role: 'user', content: [{ type: 'text', text: input }] }], systemTexts: [] };
@@ -190,7 +189,7 @@ export function decodeResponsesInput(
     toolNames: new Map(),
     opaqueHistory: false,
     warnings,
-    ...(compactionSeal ? { compactionSeal } : {}),
+    ...(compactionOpener ? { compactionOpener } : {}),
   };
   input.forEach((item, index) => decodeItem(state, item, index));
   return { messages: state.messages.filter((m) => m.content.length > 0), systemTexts: state.systemTexts };

@@ -1,6 +1,6 @@
 /**
  * Decodes a Responses create body (per https://platform.openai.com/docs/api-reference/responses) into a CanonicalRequest.
- * `previous_response_id` is resolved before decoding (stored-responses/prepare-stored-state.ts:
+ * `previous_response_id` is resolved before decoding (gateway/responses-api/stored-responses/:
  * the earlier turns are prepended to `input`, an unknown id is refused with 400
  * `previous_response_not_found`), so the decoder ignores it; `conversation` needs state the
  * gateway does not keep and is refused.
@@ -16,7 +16,7 @@ import {
 } from '../openai-common/request-field-error.ts';
 import { decodeResponsesInput } from './decode-responses-input.ts';
 import type { DecodeHints } from '../inbound-codec.ts';
-import type { CompactionSeal } from './compaction/compaction-seal.ts';
+import type { CompactionItemOpener } from './decode-compaction-item.ts';
 import { decodeResponsesToolChoice, decodeResponsesTools } from './decode-responses-tools.ts';
 import { responsesRequestSchema, textFormatSchema, type ResponsesRequestBody } from './responses-request-schema.ts';
 import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -96,7 +96,7 @@ function noteTopLevelFields(body: Readonly<Record<string, unknown>>, warnings: T
 function decodeBody(
   body: unknown,
   countOnly: boolean,
-  compactionSeal?: CompactionSeal,
+  compactionOpener?: CompactionItemOpener,
 ): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
   const refused = refuseStoredState(body);
@@ -104,7 +104,7 @@ function decodeBody(
   const request = parseAt(responsesRequestSchema, body, []);
   const warnings = new TranslationNotes();
   noteTopLevelFields(body, warnings);
-  const input = decodeResponsesInput(request.input, warnings, compactionSeal);
+  const input = decodeResponsesInput(request.input, warnings, compactionOpener);
   if (input.messages.length === 0)
     throw new RequestFieldError(['input'], 'must contain at least one user, assistant or tool item');
   const tools = decodeResponsesTools(body, warnings);
@@ -132,22 +132,27 @@ function decodeBody(
  * Validates and decodes `POST /v1/responses`. Never throws on bad input: returns
  * `{ ok: false, message, param }` with a dot path (e.g. `input.2.call_id`). Requires `model`
  * (non-empty string) and `input` (string or item list yielding at least one turn).
- * `hints.compactionSeal` opens gateway-sealed compaction items in `input`.
+ * `compactionOpener` opens gateway-sealed compaction items in `input`; without it they are refused.
  */
-export function decodeResponsesRequest(body: unknown, hints: DecodeHints = {}): DecodeResult<CanonicalRequest> {
-  return catchRequestFieldError(() => decodeBody(body, false, hints.compactionSeal));
+export function decodeResponsesRequest(
+  body: unknown,
+  compactionOpener?: CompactionItemOpener,
+): DecodeResult<CanonicalRequest> {
+  return catchRequestFieldError(() => decodeBody(body, false, compactionOpener));
 }
 
 /**
  * Decodes `POST /v1/responses/input_tokens`: the same body as a create request; `stream` is
- * forced to false. `hints.model` fills a missing `model`; `compactionSeal` opens gateway-sealed compaction items.
+ * forced to false. `hints.model` fills a missing `model`; `compactionOpener` opens gateway-sealed compaction items.
  */
 export function decodeResponsesCountTokensRequest(
   body: unknown,
-  hintModel?: string,
-  compactionSeal?: CompactionSeal,
+  hints: DecodeHints,
+  compactionOpener?: CompactionItemOpener,
 ): DecodeResult<CanonicalRequest> {
   const withModel =
-    hintModel !== undefined && isJsonObject(body) && body.model === undefined ? { ...body, model: hintModel } : body;
-  return catchRequestFieldError(() => decodeBody(withModel, true, compactionSeal));
+    hints.model !== undefined && isJsonObject(body) && body.model === undefined
+      ? { ...body, model: hints.model }
+      : body;
+  return catchRequestFieldError(() => decodeBody(withModel, true, compactionOpener));
 }

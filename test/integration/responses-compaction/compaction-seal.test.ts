@@ -3,10 +3,8 @@
  * under the same secret and only unaltered.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  createCompactionSeal,
-  isGatewaySealed,
-} from '../../../gateway/inbound/openai-responses/compaction/compaction-seal.ts';
+import { isGatewaySealed } from '../../../gateway/inbound/openai-responses/decode-compaction-item.ts';
+import { createCompactionSeal } from '../../../gateway/responses-api/compaction/compaction-seal.ts';
 
 const SECRET = Buffer.from('a-shared-key-digest-secret-of-32+chars', 'utf8');
 const CONTENT = {

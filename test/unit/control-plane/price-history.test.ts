@@ -1,5 +1,5 @@
 /**
- * The price book through time (schemas/billing/price-history.ts) as the control-plane fold keeps
+ * The price book through time (schemas/control-plane/price-history.ts) as the control-plane fold keeps
  * it: a request is priced with the PriceSets its gateway node had applied (its revision), at its
  * time; later prices never re-price it; old events without a revision use the prices set by then.
  */

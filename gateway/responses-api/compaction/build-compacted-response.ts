@@ -10,9 +10,9 @@
  * calls and outputs, reasoning and earlier compaction items are what the summary in the new
  * compaction item replaces.
  */
-import { generateId } from '../../../canonical/ids.ts';
-import type { Usage } from '../../../canonical/usage.ts';
-import { mapResponsesUsage, type ResponsesUsage } from '../map-responses-usage.ts';
+import { generateId } from '../../canonical/ids.ts';
+import type { Usage } from '../../canonical/usage.ts';
+import { mapResponsesUsage, type ResponsesUsage } from '../../inbound/openai-responses/map-responses-usage.ts';
 
 /** A compaction item: `{type:"compaction", id:"cmp_…", encrypted_content}`. */
 export interface CompactionOutputItem {

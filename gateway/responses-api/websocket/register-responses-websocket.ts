@@ -13,10 +13,10 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { sendErrorReply } from '../../../exchange/client-response.ts';
-import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../../exchange/client-request.ts';
-import { openaiResponsesCodec } from '../openai-responses-codec.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { sendErrorReply } from '../../exchange/client-response.ts';
+import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../exchange/client-request.ts';
+import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { ResponsesWebSocketSession } from './responses-websocket-session.ts';
 import { errorEventFromGatewayError } from './websocket-error-event.ts';
 

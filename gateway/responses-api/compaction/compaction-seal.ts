@@ -14,10 +14,16 @@
  * Neither key nor plaintext is ever logged or put in an error message.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  GATEWAY_COMPACTION_PREFIX,
+  isGatewaySealed,
+  type CompactionItemOpener,
+} from '../../inbound/openai-responses/decode-compaction-item.ts';
+import { summaryMessageText } from './summarisation-prompt.ts';
 
-/** Version prefix of every gateway-sealed `encrypted_content` (followed by a dot). */
-export const COMPACTION_SEAL_VERSION = 'tgc1';
-const PREFIX = `${COMPACTION_SEAL_VERSION}.`;
+/** Version of the seal (`tgc1`), bound as additional authenticated data. */
+const COMPACTION_SEAL_VERSION = GATEWAY_COMPACTION_PREFIX.slice(0, -1);
+const PREFIX = GATEWAY_COMPACTION_PREFIX;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HKDF_SALT = Buffer.from('tollgate', 'utf8');
@@ -41,11 +47,6 @@ export interface CompactionSeal {
   seal(content: SealedCompaction): string;
   /** The sealed content, or undefined when the text is not a valid gateway seal under this key (tampered, truncated, other key). Never throws. */
   open(encryptedContent: string): SealedCompaction | undefined;
-}
-
-/** True when `encryptedContent` carries the gateway's version prefix (whether or not it verifies). */
-export function isGatewaySealed(encryptedContent: unknown): boolean {
-  return typeof encryptedContent === 'string' && encryptedContent.startsWith(PREFIX);
 }
 
 /**
@@ -96,4 +97,17 @@ function readSealedCompaction(value: unknown): SealedCompaction | undefined {
   )
     return undefined;
   return { summary, provider, model, createdAt };
+}
+
+/**
+ * The opener the Responses codec is built with: a gateway-sealed item becomes the user message
+ * text that carries its summary (summarisation-prompt.ts), or undefined when it does not verify.
+ */
+export function compactionItemOpener(seal: CompactionSeal): CompactionItemOpener {
+  return {
+    openAsMessageText(encryptedContent) {
+      const opened = seal.open(encryptedContent);
+      return opened ? summaryMessageText(opened.summary) : undefined;
+    },
+  };
 }

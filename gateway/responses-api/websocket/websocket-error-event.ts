@@ -7,8 +7,8 @@
  * streaming `ResponseErrorEvent` (https://platform.openai.com/docs/api-reference/responses-streaming/error)
  * are mirrored beside it so that typed consumers of either shape read the same values.
  */
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { toOpenAIErrorObject, type OpenAIErrorObject } from '../../openai-common/openai-error-object.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { toOpenAIErrorObject, type OpenAIErrorObject } from '../../inbound/openai-common/openai-error-object.ts';
 
 /** One WebSocket `error` message. */
 export interface ResponsesWebSocketErrorEvent {

@@ -5,8 +5,8 @@
  * after it, in the chosen order), `include` (accepted; stored items are already complete). The
  * answer is a list object `{"object":"list","data","first_id","last_id","has_more"}`.
  */
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
 
 /** A validated list query. */
 export interface InputItemsQuery {

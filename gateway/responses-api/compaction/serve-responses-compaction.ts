@@ -13,23 +13,23 @@
  * this; nothing else in the exchange changes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { UpstreamProtocol } from '../../../canonical/formats.ts';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import type { CanonicalResponse } from '../../../canonical/response.ts';
-import { canPassThrough } from '../../../exchange/pass-through-policy.ts';
-import { normalizeResponsesUsage } from '../../../upstream/openai-responses/normalize-responses-usage.ts';
-import type { UpstreamAdapter, UpstreamDecodeContext } from '../../../upstream/upstream-adapter.ts';
-import type { InboundCodec } from '../../inbound-codec.ts';
-import { encodeOpenAIError } from '../../openai-common/encode-openai-error.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
-import type { RequestStateResolver } from '../../../exchange/request-state-resolver.ts';
-import type { ApiKeyExtractor, ClientRouteServices } from '../../../exchange/client-request.ts';
-import { serveGeneration } from '../../../exchange/serve-generation.ts';
-import { openaiResponsesCodec } from '../openai-responses-codec.ts';
+import type { UpstreamProtocol } from '../../canonical/formats.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { CanonicalResponse } from '../../canonical/response.ts';
+import { canPassThrough } from '../../exchange/pass-through-policy.ts';
+import { normalizeResponsesUsage } from '../../upstream/openai-responses/normalize-responses-usage.ts';
+import type { UpstreamAdapter, UpstreamDecodeContext } from '../../upstream/upstream-adapter.ts';
+import type { InboundCodec } from '../../inbound/inbound-codec.ts';
+import { encodeOpenAIError } from '../../inbound/openai-common/encode-openai-error.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
+import type { RequestStateResolver } from '../../exchange/request-state-resolver.ts';
+import type { ApiKeyExtractor, ClientRouteServices } from '../../exchange/client-request.ts';
+import { serveGeneration } from '../../exchange/serve-generation.ts';
+import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { buildCompactedResponse } from './build-compacted-response.ts';
-import type { CompactionSeal } from './compaction-seal.ts';
+import { compactionItemOpener, type CompactionSeal } from './compaction-seal.ts';
 import { decodeCompactRequest } from './decode-compact-request.ts';
-import { holdsGatewayCompactionItem } from './expand-compaction-item.ts';
+import { holdsGatewayCompactionItem } from '../../inbound/openai-responses/decode-compaction-item.ts';
 
 /** Which channel wrote the summary of this request (set when its answer is decoded). */
 interface SummaryAuthor {
@@ -79,7 +79,7 @@ export async function serveResponsesCompaction(
 function compactionCodec(seal: CompactionSeal, author: SummaryAuthor): InboundCodec {
   return {
     format: 'openai-responses',
-    decodeRequest: (body) => decodeCompactRequest(body, seal),
+    decodeRequest: (body) => decodeCompactRequest(body, compactionItemOpener(seal)),
     encodeResponse: (response, context) => {
       const encryptedContent = seal.seal({
         summary: summaryText(response),

@@ -6,18 +6,18 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../../../gateway/canonical/gateway-error.ts';
+import { GatewayError } from '../../../gateway/canonical/gateway-error.ts';
 import {
   pageInputItems,
   parseInputItemsQuery,
-} from '../../../../../gateway/inbound/openai-responses/stored-responses/list-input-items.ts';
+} from '../../../gateway/responses-api/stored-responses/list-input-items.ts';
 import {
   normalizeInputItems,
   replayInputItem,
-} from '../../../../../gateway/inbound/openai-responses/stored-responses/normalize-input-items.ts';
-import { createStoredResponseCapture } from '../../../../../gateway/inbound/openai-responses/stored-responses/stored-response-capture.ts';
-import { createMemoryResponseStore } from '../../../../../infra/state-store/memory/memory-response-store.ts';
-import type { ResponseStore } from '../../../../../schemas/state-store/response-store.ts';
+} from '../../../gateway/responses-api/stored-responses/normalize-input-items.ts';
+import { createStoredResponseCapture } from '../../../gateway/responses-api/stored-responses/stored-response-capture.ts';
+import { createMemoryResponseStore } from '../../../infra/state-store/memory/memory-response-store.ts';
+import type { ResponseStore } from '../../../schemas/state-store/response-store.ts';
 
 const silent = pino({ level: 'silent' });
 

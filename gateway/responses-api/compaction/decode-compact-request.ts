@@ -9,10 +9,10 @@
  * that require their definitions, with tool choice `none`; reasoning effort is kept; nothing asks
  * for a stream or a structured output format.
  */
-import type { CanonicalRequest, DecodeResult } from '../../../canonical/request.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
-import { decodeResponsesRequest } from '../decode-responses-request.ts';
-import type { CompactionSeal } from './compaction-seal.ts';
+import type { CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
+import { decodeResponsesRequest } from '../../inbound/openai-responses/decode-responses-request.ts';
+import type { CompactionItemOpener } from '../../inbound/openai-responses/decode-compaction-item.ts';
 import { SUMMARISATION_INSTRUCTION } from './summarisation-prompt.ts';
 
 /**
@@ -26,7 +26,7 @@ const CARRIED_FIELDS = ['model', 'input', 'instructions', 'tools', 'reasoning', 
  * Never throws on bad input: `{ ok: false, message, param }` with a dot path — `model` when it is
  * missing or empty, `input.N…` for a malformed or unverifiable item.
  */
-export function decodeCompactRequest(body: unknown, seal: CompactionSeal): DecodeResult<CanonicalRequest> {
+export function decodeCompactRequest(body: unknown, opener: CompactionItemOpener): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) return { ok: false, message: 'The request body must be a JSON object' };
   if (typeof body.model !== 'string' || body.model === '') {
     return {
@@ -41,7 +41,7 @@ export function decodeCompactRequest(body: unknown, seal: CompactionSeal): Decod
   const createBody: Record<string, unknown> = {};
   for (const field of CARRIED_FIELDS)
     if (body[field] !== undefined && body[field] !== null) createBody[field] = body[field];
-  const decoded = decodeResponsesRequest(createBody, { compactionSeal: seal });
+  const decoded = decodeResponsesRequest(createBody, opener);
   if (!decoded.ok) return decoded;
   const conversation = decoded.value;
   const value: CanonicalRequest = {

@@ -8,8 +8,8 @@
  * is refused rather than silently generating (and billing) a response.
  * Only the envelope is checked here; the body itself is validated by the HTTP route it is replayed to.
  */
-import { jsonLimitError } from '../../../http/json-body-parser.ts';
-import { findJsonLimitViolation } from '../../../http/scan-json-body-limits.ts';
+import { jsonLimitError } from '../../http/json-body-parser.ts';
+import { findJsonLimitViolation } from '../../http/scan-json-body-limits.ts';
 import { invalidClientEvent, type ResponsesWebSocketErrorEvent } from './websocket-error-event.ts';
 
 /** A create body ready to replay (`stream: true`, no `type`), or the error event to answer. */

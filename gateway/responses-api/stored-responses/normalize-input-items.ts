@@ -7,8 +7,8 @@
  * messages), and every item gets an `id` when it has none — `msg_` for messages, `fc_` for
  * function calls and so on — so list cursors (`after`) can name any item.
  */
-import { generateId } from '../../../canonical/ids.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
+import { generateId } from '../../canonical/ids.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
 
 type Item = Record<string, unknown>;
 

@@ -11,11 +11,11 @@
  * so the client can continue at once. Never rejects: a failed or refused save is logged and the client still gets its answer.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { isValidResponseId, type ResponseStore } from '../../../../schemas/state-store/response-store.ts';
-import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
-import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
-import type { UpstreamSseEvent } from '../../../upstream/upstream-adapter.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
+import { isValidResponseId, type ResponseStore } from '../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../schemas/state-store/state-store-unavailable.ts';
+import type { ClientAnswerHook } from '../../exchange/client-answer-hook.ts';
+import type { UpstreamSseEvent } from '../../upstream/upstream-adapter.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
 
 /** What one create request contributes to its stored record. */
 export interface StoredResponseCapture {

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import {
   expandContinuation,
   retainResponse,
-} from '../../../../../gateway/inbound/openai-responses/websocket/connection-local-continuation.ts';
-import { parseClientEvent } from '../../../../../gateway/inbound/openai-responses/websocket/parse-client-event.ts';
-import { errorEventFromHttpAnswer } from '../../../../../gateway/inbound/openai-responses/websocket/websocket-error-event.ts';
+} from '../../../gateway/responses-api/websocket/connection-local-continuation.ts';
+import { parseClientEvent } from '../../../gateway/responses-api/websocket/parse-client-event.ts';
+import { errorEventFromHttpAnswer } from '../../../gateway/responses-api/websocket/websocket-error-event.ts';
 
 const output = [
   { type: 'reasoning', id: 'rs_1', summary: [] },

@@ -14,11 +14,11 @@ import {
   isValidResponseId,
   type ResponseStore,
   type StoredResponse,
-} from '../../../../schemas/state-store/response-store.ts';
-import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import type { ClientAnswerHook } from '../../../exchange/client-answer-hook.ts';
-import type { RequestStateResolver, ResolvedRequestState } from '../../../exchange/request-state-resolver.ts';
+} from '../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../schemas/state-store/state-store-unavailable.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { ClientAnswerHook } from '../../exchange/client-answer-hook.ts';
+import type { RequestStateResolver, ResolvedRequestState } from '../../exchange/request-state-resolver.ts';
 import { normalizeInputItems, replayInputItem } from './normalize-input-items.ts';
 import { createStoredResponseCapture } from './stored-response-capture.ts';
 

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
-import { ResponsesWebSocketSession } from '../../../../../gateway/inbound/openai-responses/websocket/responses-websocket-session.ts';
+import { ResponsesWebSocketSession } from '../../../gateway/responses-api/websocket/responses-websocket-session.ts';
 
 class FakeSocket extends EventEmitter {
   readyState = 1;

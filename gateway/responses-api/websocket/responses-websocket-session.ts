@@ -30,7 +30,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { WebSocket } from 'ws';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
 import {
   echoPreviousResponseId,
   expandContinuation,

@@ -14,13 +14,13 @@ import {
   isValidResponseId,
   type ResponseStore,
   type StoredResponse,
-} from '../../../../schemas/state-store/response-store.ts';
-import { isStateStoreUnavailable } from '../../../../schemas/state-store/state-store-unavailable.ts';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { sendErrorReply, sendJsonReply } from '../../../exchange/client-response.ts';
-import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../../exchange/client-request.ts';
-import { isJsonObject } from '../../openai-common/request-field-error.ts';
-import { openaiResponsesCodec } from '../openai-responses-codec.ts';
+} from '../../../schemas/state-store/response-store.ts';
+import { isStateStoreUnavailable } from '../../../schemas/state-store/state-store-unavailable.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { sendErrorReply, sendJsonReply } from '../../exchange/client-response.ts';
+import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../exchange/client-request.ts';
+import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
+import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { pageInputItems, parseInputItemsQuery } from './list-input-items.ts';
 import { responseStoreUnavailable } from './resolve-previous-response.ts';
 

@@ -12,8 +12,8 @@
  */
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
-import { GatewayError } from '../../../canonical/gateway-error.ts';
-import { readSseEvents } from '../../../exchange/read-sse-events.ts';
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import { readSseEvents } from '../../exchange/read-sse-events.ts';
 import {
   errorEventFromGatewayError,
   errorEventFromHttpAnswer,

@@ -6,9 +6,9 @@
  * what the topics hold: a replay gives the same cost whenever it runs, and a price set after a
  * request never re-prices it, even with an earlier `effectiveFrom`.
  */
-import type { PriceSet } from '../control-plane/control-plane-events.ts';
-import { priceRecordOf } from '../control-plane/control-plane-records.ts';
-import { buildPriceBook, type Price } from './price-book.ts';
+import type { PriceSet } from './control-plane-events.ts';
+import { priceRecordOf } from './control-plane-records.ts';
+import { buildPriceBook, type Price } from '../billing/price-book.ts';
 
 /** One applied PriceSet. */
 interface PriceHistoryEntry {
