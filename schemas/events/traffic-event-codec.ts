@@ -8,12 +8,8 @@
  */
 import type { TrafficEventType } from './avro-schemas.ts';
 import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from './traffic-events.ts';
-import {
-  trafficSchemaRegistry,
-  SINGLE_OBJECT_HEADER_LENGTH,
-  SINGLE_OBJECT_MARKER,
-  type TrafficSchemaRegistry,
-} from './traffic-schema-registry.ts';
+import { decodeSingleObject, encodeSingleObject } from './single-object-registry.ts';
+import { trafficSchemaRegistry, TRAFFIC_SCHEMA_FAMILY, type TrafficSchemaRegistry } from './traffic-schema-registry.ts';
 
 /**
  * The process-wide registry of schemas (immutable data), loaded when this module is imported:
@@ -29,8 +25,7 @@ const registry: TrafficSchemaRegistry = trafficSchemaRegistry();
  *   a missing string, an unknown enum symbol)
  */
 export function encodeTrafficEvent(event: TrafficEvent): Buffer {
-  const entry = registry.current(event.type);
-  return Buffer.concat([entry.header, entry.writerType.toBuffer(event.event)]);
+  return encodeSingleObject(registry, event.type, event.event);
 }
 
 /**
@@ -40,34 +35,11 @@ export function encodeTrafficEvent(event: TrafficEvent): Buffer {
  * @throws Error `not an Avro single-object message …` when the marker is missing or the value
  *   is shorter than the 10-byte header; `unknown writer schema fingerprint …` when no
  *   registered schema has that fingerprint; `cannot decode …` when the body does not match
- *   the writer schema (truncated, trailing bytes, bad enum index).
+ *   the writer schema (truncated, trailing bytes, bad enum index); see decodeSingleObject.
  */
 export function decodeTrafficEvent(value: Buffer): TrafficEvent {
-  if (
-    value.length < SINGLE_OBJECT_HEADER_LENGTH ||
-    value[0] !== SINGLE_OBJECT_MARKER[0] ||
-    value[1] !== SINGLE_OBJECT_MARKER[1]
-  ) {
-    throw new Error(
-      `not an Avro single-object message: expected marker c301 and a 10-byte header, got ${value.toString('hex', 0, Math.min(value.length, SINGLE_OBJECT_HEADER_LENGTH)) || 'nothing'} (${value.length} bytes)`,
-    );
-  }
-  const fingerprintHex = value.toString('hex', 2, SINGLE_OBJECT_HEADER_LENGTH);
-  const entry = registry.byFingerprintHex(fingerprintHex);
-  if (!entry) {
-    throw new Error(
-      `unknown writer schema fingerprint ${fingerprintHex} (little-endian CRC-64-AVRO): not a registered traffic event schema version`,
-    );
-  }
-  let decoded: unknown;
-  try {
-    decoded = entry.readerType.fromBuffer(value.subarray(SINGLE_OBJECT_HEADER_LENGTH), entry.resolver);
-  } catch (error) {
-    throw new Error(
-      `cannot decode ${entry.eventType} (writer version ${entry.version}, fingerprint ${fingerprintHex}): ${(error as Error).message}`,
-    );
-  }
-  return toTrafficEvent(entry.eventType, decoded);
+  const { eventType, datum } = decodeSingleObject(registry, TRAFFIC_SCHEMA_FAMILY.label, value);
+  return toTrafficEvent(eventType, datum);
 }
 
 /** The Kafka key of a traffic event: its request id (one request's events stay in one partition, in order). */

@@ -17,9 +17,10 @@
  * however the process ends.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { backOffMs, sleepUnlessAborted } from '../back-off.ts';
+import { replaceFileAtomically } from '../../replace-file-atomically.ts';
 import type { DeliveredRecord, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { readFileFrames } from '../read-file-frames.ts';
@@ -222,20 +223,7 @@ async function deliverNext(
       if (signal.aborted) return 'empty';
     }
   }
-  if (cursor.offsetPath !== undefined) await storeOffset(cursor.offsetPath, chunk.nextPosition);
+  if (cursor.offsetPath !== undefined) await replaceFileAtomically(cursor.offsetPath, String(chunk.nextPosition));
   cursor.position = chunk.nextPosition;
   return 'delivered';
-}
-
-/** Replaces the offset file atomically: temp file, fdatasync, rename. */
-async function storeOffset(path: string, position: number): Promise<void> {
-  const temp = `${path}.tmp`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(String(position));
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
 }

@@ -4,6 +4,7 @@
  * Kafka answers `-1` for a partition the group never committed: those partitions are left out.
  */
 import type { Kafka } from 'kafkajs';
+import { readPartitionOffsets, type PartitionOffset } from './read-partition-offsets.ts';
 
 /**
  * Committed offsets of `groupId` on `topic` (the next offset the group reads), sorted by partition.
@@ -13,17 +14,11 @@ export async function fetchKafkaCommittedOffsets(
   kafka: Kafka,
   groupId: string,
   topic: string,
-): Promise<Array<{ partition: number; offset: string }>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    if (!(await admin.listTopics()).includes(topic)) return [];
+): Promise<PartitionOffset[]> {
+  return readPartitionOffsets(kafka, topic, async (admin) => {
     const [answer] = await admin.fetchOffsets({ groupId, topics: [topic] });
     return (answer?.partitions ?? [])
       .filter(({ offset }) => BigInt(offset) >= 0n)
-      .map(({ partition, offset }) => ({ partition, offset }))
-      .sort((a, b) => a.partition - b.partition);
-  } finally {
-    await admin.disconnect();
-  }
+      .map(({ partition, offset }) => ({ partition, offset }));
+  });
 }

@@ -8,24 +8,17 @@
  * default for admins), and a topic missing from the metadata yields an empty list.
  */
 import type { Kafka } from 'kafkajs';
+import { readPartitionOffsets, type PartitionOffset } from './read-partition-offsets.ts';
 
 /**
  * End offsets of `topic`, sorted by partition.
  * @throws the kafkajs error when the brokers are unreachable.
  */
-export async function fetchKafkaEndOffsets(
-  kafka: Kafka,
-  topic: string,
-): Promise<Array<{ partition: number; offset: string }>> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    if (!(await admin.listTopics()).includes(topic)) return [];
-    const offsets = await admin.fetchTopicOffsets(topic);
-    return offsets
-      .map(({ partition, high, low }) => ({ partition, offset: BigInt(low) >= BigInt(high) ? '0' : high }))
-      .sort((a, b) => a.partition - b.partition);
-  } finally {
-    await admin.disconnect();
-  }
+export async function fetchKafkaEndOffsets(kafka: Kafka, topic: string): Promise<PartitionOffset[]> {
+  return readPartitionOffsets(kafka, topic, async (admin) =>
+    (await admin.fetchTopicOffsets(topic)).map(({ partition, high, low }) => ({
+      partition,
+      offset: BigInt(low) >= BigInt(high) ? '0' : high,
+    })),
+  );
 }

@@ -15,10 +15,11 @@
  * digest does not match is reported as unusable, never trusted.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { MemoryStateContent } from './memory-state-store.ts';
+import { replaceFileAtomically } from '../../replace-file-atomically.ts';
 
 /** A snapshot: the store's content and where in each topic file its fold resumes. */
 export interface MemoryStateSnapshot {
@@ -168,13 +169,5 @@ export async function readMemoryStateSnapshot(path: string): Promise<SnapshotRea
  */
 export async function writeMemoryStateSnapshot(path: string, snapshot: MemoryStateSnapshot): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.tmp`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(encodeMemoryStateSnapshot(snapshot));
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
+  await replaceFileAtomically(path, encodeMemoryStateSnapshot(snapshot));
 }
