@@ -68,6 +68,37 @@ function namespaceField(record: { readonly namespace?: string }): Record<string,
 /** Item status on the wire. */
 export type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
+/**
+ * A `function_call` or `custom_tool_call` item with `status` and the arguments streamed so far
+ * (`''` when just announced): a function call carries them as `arguments`, a custom tool call as
+ * its raw `input` (customToolInput; https://platform.openai.com/docs/guides/function-calling#custom-tools).
+ */
+function renderToolCallItem(
+  record: Extract<ResponsesItemRecord, { kind: 'function_call' | 'custom_tool_call' }>,
+  status: ResponsesItemStatus,
+  argumentsText: string,
+): Record<string, unknown> {
+  if (record.kind === 'function_call')
+    return {
+      id: record.id,
+      type: 'function_call',
+      status,
+      arguments: argumentsText,
+      call_id: record.callId,
+      name: record.name,
+      ...namespaceField(record),
+    };
+  return {
+    id: record.id,
+    type: 'custom_tool_call',
+    status,
+    call_id: record.callId,
+    ...namespaceField(record),
+    name: record.name,
+    input: customToolInput(argumentsText),
+  };
+}
+
 /** The `output_text` part of a finished message. */
 export function outputTextPart(text: string): Record<string, unknown> {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
@@ -81,25 +112,8 @@ export function renderAddedItem(record: ResponsesItemRecord): Record<string, unk
     case 'reasoning':
       return { id: record.id, type: 'reasoning', summary: [] };
     case 'function_call':
-      return {
-        id: record.id,
-        type: 'function_call',
-        status: 'in_progress',
-        arguments: '',
-        call_id: record.callId,
-        name: record.name,
-        ...namespaceField(record),
-      };
     case 'custom_tool_call':
-      return {
-        id: record.id,
-        type: 'custom_tool_call',
-        status: 'in_progress',
-        call_id: record.callId,
-        ...namespaceField(record),
-        name: record.name,
-        input: '',
-      };
+      return renderToolCallItem(record, 'in_progress', '');
   }
 }
 
@@ -124,24 +138,7 @@ export function renderFinalItem(record: ResponsesItemRecord, status: ResponsesIt
       return item;
     }
     case 'function_call':
-      return {
-        id: record.id,
-        type: 'function_call',
-        status,
-        arguments: record.arguments,
-        call_id: record.callId,
-        name: record.name,
-        ...namespaceField(record),
-      };
     case 'custom_tool_call':
-      return {
-        id: record.id,
-        type: 'custom_tool_call',
-        status,
-        call_id: record.callId,
-        ...namespaceField(record),
-        name: record.name,
-        input: customToolInput(record.arguments),
-      };
+      return renderToolCallItem(record, status, record.arguments);
   }
 }
