@@ -9,7 +9,8 @@
  *   following `function` message with the same name refers to.
  * Malformed messages throw RequestFieldError naming the path (caught by the codec).
  */
-import type { CanonicalMessage, ContentPart, ToolResultPart } from '../../canonical/request.ts';
+import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';
+import { appendToolResult, type TurnUnderConstruction } from '../openai-common/append-tool-result.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import {
   assistantMessageSchema,
@@ -29,17 +30,11 @@ export interface DecodedChatMessages {
 }
 
 interface MessagesState {
-  readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
+  readonly messages: TurnUnderConstruction[];
   readonly systemTexts: string[];
   readonly toolNames: Map<string, string>;
   readonly legacyCalls: Map<string, string[]>;
   readonly warnings: TranslationNotes;
-}
-
-function appendToolResult(state: MessagesState, part: ToolResultPart): void {
-  const last = state.messages.at(-1);
-  if (last?.role === 'user' && last.content.every((p) => p.type === 'tool-result')) last.content.push(part);
-  else state.messages.push({ role: 'user', content: [part] });
 }
 
 function decodeToolCalls(state: MessagesState, calls: ReadonlyArray<unknown>, path: FieldPath): ContentPart[] {
@@ -96,12 +91,7 @@ function decodeTool(state: MessagesState, message: unknown, path: FieldPath): vo
       `'${tool.tool_call_id}' is not the id of a tool call made earlier in the conversation; a tool message must answer an earlier assistant message's tool_calls entry`,
     );
   }
-  appendToolResult(
-    state,
-    toolName === undefined
-      ? { type: 'tool-result', toolCallId: tool.tool_call_id, content }
-      : { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content },
-  );
+  appendToolResult(state.messages, { type: 'tool-result', toolCallId: tool.tool_call_id, toolName, content });
 }
 
 function decodeLegacyFunction(state: MessagesState, message: unknown, path: FieldPath): void {
@@ -110,7 +100,7 @@ function decodeLegacyFunction(state: MessagesState, message: unknown, path: Fiel
   const id = queue.shift();
   if (id === undefined)
     throw new RequestFieldError([...path, 'name'], `no preceding assistant function_call named '${result.name}'`);
-  appendToolResult(state, {
+  appendToolResult(state.messages, {
     type: 'tool-result',
     toolCallId: id,
     toolName: result.name,

@@ -15,7 +15,8 @@
  *   channel, and a translated exchange logs what it dropped.
  * Malformed items throw RequestFieldError naming the path (caught by the codec).
  */
-import type { CanonicalMessage, ContentPart, ReasoningPart, ToolResultPart } from '../../canonical/request.ts';
+import type { CanonicalMessage, ContentPart, ReasoningPart } from '../../canonical/request.ts';
+import { appendToolResult, type TurnUnderConstruction } from '../openai-common/append-tool-result.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import {
   decodeAssistantContent,
@@ -43,7 +44,7 @@ export interface DecodedResponsesInput {
 }
 
 interface InputState {
-  readonly messages: Array<{ role: 'user' | 'assistant'; content: ContentPart[] }>;
+  readonly messages: TurnUnderConstruction[];
   readonly systemTexts: string[];
   readonly toolNames: Map<string, string>;
   /** Set once an item that may hold earlier tool calls out of sight (compaction, item_reference, unknown type) was read. */
@@ -58,12 +59,6 @@ function appendAssistant(state: InputState, parts: ContentPart[]): void {
   const last = state.messages.at(-1);
   if (last?.role === 'assistant') last.content.push(...parts);
   else state.messages.push({ role: 'assistant', content: parts });
-}
-
-function appendToolResult(state: InputState, part: ToolResultPart): void {
-  const last = state.messages.at(-1);
-  if (last?.role === 'user' && last.content.every((p) => p.type === 'tool-result')) last.content.push(part);
-  else state.messages.push({ role: 'user', content: [part] });
 }
 
 function decodeMessageItem(state: InputState, item: unknown, path: FieldPath): void {
@@ -110,7 +105,7 @@ function decodeFunctionCallOutput(state: InputState, item: unknown, path: FieldP
     );
   }
   appendToolResult(
-    state,
+    state.messages,
     toolName === undefined
       ? { type: 'tool-result', toolCallId: result.call_id, content }
       : { type: 'tool-result', toolCallId: result.call_id, toolName, content },
