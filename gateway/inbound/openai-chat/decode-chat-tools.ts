@@ -5,6 +5,7 @@
  * dropped with a warning.
  */
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import { allowedToolsMode, decodeOpenAiToolChoice } from '../openai-common/decode-openai-tool-choice.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { functionDefinitionSchema } from './chat-request-schema.ts';
@@ -47,26 +48,18 @@ export function decodeChatTools(
  * `{type:"allowed_tools", allowed_tools:{mode}}` (kept as the mode, with a warning).
  */
 export function decodeChatToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
-  if (typeof choice === 'string')
-    throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
-  if (!isJsonObject(choice) || typeof choice.type !== 'string')
-    throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
-  if (choice.type === 'function') {
-    const fn = choice.function;
-    if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '')
-      throw new RequestFieldError(['tool_choice', 'function', 'name'], 'expected a non-empty string');
-    return { type: 'tool', name: fn.name };
-  }
-  if (choice.type === 'allowed_tools') {
-    const allowed = isJsonObject(choice.allowed_tools) ? choice.allowed_tools : {};
-    const mode = allowed.mode === 'required' ? 'required' : 'auto';
-    warnings.refuse('tool_choice', `an allowed_tools restriction (mode '${mode}') cannot be expressed on other APIs`);
-    return { type: mode };
-  }
-  warnings.refuse('tool_choice', `tool choice type '${choice.type}' has no equivalent on other APIs`);
-  return undefined;
+  return decodeOpenAiToolChoice(choice, (object) => {
+    if (object.type === 'function') {
+      const fn = object.function;
+      if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '')
+        throw new RequestFieldError(['tool_choice', 'function', 'name'], 'expected a non-empty string');
+      return { type: 'tool', name: fn.name };
+    }
+    if (object.type === 'allowed_tools')
+      return allowedToolsMode(isJsonObject(object.allowed_tools) ? object.allowed_tools.mode : undefined, warnings);
+    warnings.refuse('tool_choice', `tool choice type '${object.type}' has no equivalent on other APIs`);
+    return undefined;
+  });
 }
 
 /** Decodes legacy `function_call`: `"none"|"auto"` or `{name}`. */

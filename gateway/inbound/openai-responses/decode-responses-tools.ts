@@ -8,6 +8,7 @@
  * with one required string parameter `input` whose value is the tool's free-text input.
  */
 import type { ToolChoice, ToolDefinition } from '../../canonical/request.ts';
+import { allowedToolsMode, decodeOpenAiToolChoice } from '../openai-common/decode-openai-tool-choice.ts';
 import { omitUndefined } from '../openai-common/omit-undefined.ts';
 import { isJsonObject, RequestFieldError } from '../openai-common/request-field-error.ts';
 import { listResponsesTools, qualifiedToolName, type ResponsesToolEntry } from './responses-tool-names.ts';
@@ -90,25 +91,17 @@ export function decodeResponsesTools(
  * warning). Built-in tool choices are dropped with a warning. Throws RequestFieldError on bad shapes.
  */
 export function decodeResponsesToolChoice(choice: unknown, warnings: TranslationNotes): ToolChoice | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (choice === 'none' || choice === 'auto' || choice === 'required') return { type: choice };
-  if (typeof choice === 'string')
-    throw new RequestFieldError(['tool_choice'], `expected 'none', 'auto', 'required' or an object, got '${choice}'`);
-  if (!isJsonObject(choice) || typeof choice.type !== 'string')
-    throw new RequestFieldError(['tool_choice'], 'expected a string or an object with a string `type`');
-  if (choice.type === 'function' || choice.type === 'custom') {
-    if (typeof choice.name !== 'string' || choice.name === '')
-      throw new RequestFieldError(['tool_choice', 'name'], 'expected a non-empty string');
-    return {
-      type: 'tool',
-      name: qualifiedToolName(typeof choice.namespace === 'string' ? choice.namespace : undefined, choice.name),
-    };
-  }
-  if (choice.type === 'allowed_tools') {
-    const mode = choice.mode === 'required' ? 'required' : 'auto';
-    warnings.refuse('tool_choice', `an allowed_tools restriction (mode '${mode}') cannot be expressed on other APIs`);
-    return { type: mode };
-  }
-  warnings.refuse('tool_choice', `tool choice type '${choice.type}' names a built-in tool`);
-  return undefined;
+  return decodeOpenAiToolChoice(choice, (object) => {
+    if (object.type === 'function' || object.type === 'custom') {
+      if (typeof object.name !== 'string' || object.name === '')
+        throw new RequestFieldError(['tool_choice', 'name'], 'expected a non-empty string');
+      return {
+        type: 'tool',
+        name: qualifiedToolName(typeof object.namespace === 'string' ? object.namespace : undefined, object.name),
+      };
+    }
+    if (object.type === 'allowed_tools') return allowedToolsMode(object.mode, warnings);
+    warnings.refuse('tool_choice', `tool choice type '${object.type}' names a built-in tool`);
+    return undefined;
+  });
 }
