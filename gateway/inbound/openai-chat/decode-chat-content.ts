@@ -5,19 +5,10 @@
  */
 import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
-import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
+import { decodeContentParts, refuseContentPart } from '../openai-common/decode-openai-content-parts.ts';
+import { parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imageUrlPartSchema, refusalPartSchema, textPartSchema } from './chat-request-schema.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
-
-function partType(part: unknown, path: FieldPath): string {
-  if (!isJsonObject(part) || typeof part.type !== 'string')
-    throw new RequestFieldError(path, 'expected an object with a string `type`');
-  return part.type;
-}
-
-function dropped(path: FieldPath, type: string, role: string, warnings: TranslationNotes): void {
-  warnings.refuse(path.join('.'), `content part type '${type}' in ${role} content has no equivalent on other APIs`);
-}
 
 function textOf(part: unknown, path: FieldPath): TextPart {
   return { type: 'text', text: parseAt(textPartSchema, part, path).text };
@@ -41,16 +32,12 @@ export function decodeChatUserContent(
   warnings: TranslationNotes,
 ): Array<TextPart | ImagePart | FilePart> {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  const parts: Array<TextPart | ImagePart | FilePart> = [];
-  content.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'text') parts.push(textOf(part, at));
-    else if (type === 'image_url') parts.push(imageOf(part, at));
-    else if (type === 'file') parts.push(fileOf(part, at));
-    else dropped(at, type, 'user', warnings);
+  return decodeContentParts<TextPart | ImagePart | FilePart>(content, path, (type, part, at) => {
+    if (type === 'text') return textOf(part, at);
+    if (type === 'image_url') return imageOf(part, at);
+    if (type === 'file') return fileOf(part, at);
+    return refuseContentPart(at, type, 'user', warnings);
   });
-  return parts;
 }
 
 /** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts for the assistant role. */
@@ -61,13 +48,9 @@ export function decodeChatTextContent(
   warnings: TranslationNotes,
 ): string[] {
   if (typeof content === 'string') return [content];
-  const texts: string[] = [];
-  content.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'text') texts.push(textOf(part, at).text);
-    else if (type === 'refusal' && role === 'assistant') texts.push(parseAt(refusalPartSchema, part, at).refusal);
-    else dropped(at, type, role, warnings);
+  return decodeContentParts(content, path, (type, part, at) => {
+    if (type === 'text') return textOf(part, at).text;
+    if (type === 'refusal' && role === 'assistant') return parseAt(refusalPartSchema, part, at).refusal;
+    return refuseContentPart(at, type, role, warnings);
   });
-  return texts;
 }

@@ -6,19 +6,13 @@
  */
 import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
-import { isJsonObject, parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
+import { decodeContentParts, refuseContentPart } from '../openai-common/decode-openai-content-parts.ts';
+import { parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imagePartSchema, refusalPartSchema, textPartSchema } from './responses-request-schema.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 
 /** Parts a user turn may carry. */
 export type UserContentPart = TextPart | ImagePart | FilePart;
-
-/** Returns the part's `type`, throwing when the part is not an object with a string type. */
-function partType(part: unknown, path: FieldPath): string {
-  if (!isJsonObject(part) || typeof part.type !== 'string')
-    throw new RequestFieldError(path, 'expected an object with a string `type`');
-  return part.type;
-}
 
 function textPart(part: unknown, path: FieldPath): TextPart {
   return { type: 'text', text: parseAt(textPartSchema, part, path).text };
@@ -37,11 +31,6 @@ function filePart(part: unknown, path: FieldPath): FilePart {
   return file;
 }
 
-function dropped(path: FieldPath, type: string, role: string, warnings: TranslationNotes): undefined {
-  warnings.refuse(path.join('.'), `content part type '${type}' in ${role} content has no equivalent on other APIs`);
-  return undefined;
-}
-
 /** Decodes user content: a string, or input_text / input_image / input_file parts. */
 export function decodeUserContent(
   content: string | unknown[],
@@ -49,16 +38,12 @@ export function decodeUserContent(
   warnings: TranslationNotes,
 ): UserContentPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  const parts: UserContentPart[] = [];
-  content.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'input_text' || type === 'output_text') parts.push(textPart(part, at));
-    else if (type === 'input_image') parts.push(imagePart(part, at));
-    else if (type === 'input_file') parts.push(filePart(part, at));
-    else dropped(at, type, 'user', warnings);
+  return decodeContentParts<UserContentPart>(content, path, (type, part, at) => {
+    if (type === 'input_text' || type === 'output_text') return textPart(part, at);
+    if (type === 'input_image') return imagePart(part, at);
+    if (type === 'input_file') return filePart(part, at);
+    return refuseContentPart(at, type, 'user', warnings);
   });
-  return parts;
 }
 
 /** Decodes assistant history content: output_text / input_text parts and `refusal` parts (as text). */
@@ -68,13 +53,10 @@ export function decodeAssistantContent(
   warnings: TranslationNotes,
 ): TextPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  const parts: TextPart[] = [];
-  content.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'output_text' || type === 'input_text') parts.push(textPart(part, at));
-    else if (type === 'refusal') parts.push({ type: 'text', text: parseAt(refusalPartSchema, part, at).refusal });
-    else dropped(at, type, 'assistant', warnings);
+  const parts = decodeContentParts<TextPart>(content, path, (type, part, at) => {
+    if (type === 'output_text' || type === 'input_text') return textPart(part, at);
+    if (type === 'refusal') return { type: 'text', text: parseAt(refusalPartSchema, part, at).refusal };
+    return refuseContentPart(at, type, 'assistant', warnings);
   });
   return parts.filter((p) => p.text !== '');
 }
@@ -86,13 +68,11 @@ export function decodeInstructionContent(
   warnings: TranslationNotes,
 ): string {
   if (typeof content === 'string') return content;
-  const texts: string[] = [];
-  content.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'input_text' || type === 'output_text') texts.push(textPart(part, at).text);
-    else dropped(at, type, 'system/developer', warnings);
-  });
+  const texts = decodeContentParts(content, path, (type, part, at) =>
+    type === 'input_text' || type === 'output_text'
+      ? textPart(part, at).text
+      : refuseContentPart(at, type, 'system/developer', warnings),
+  );
   return texts.join('\n\n');
 }
 
@@ -103,17 +83,10 @@ export function decodeToolOutput(
   warnings: TranslationNotes,
 ): string | Array<TextPart | ImagePart> {
   if (typeof output === 'string') return output;
-  const parts: Array<TextPart | ImagePart> = [];
-  output.forEach((part, i) => {
-    const at = [...path, i];
-    const type = partType(part, at);
-    if (type === 'input_text' || type === 'output_text') {
-      parts.push(textPart(part, at));
-      return;
-    }
+  return decodeContentParts<TextPart | ImagePart>(output, path, (type, part, at) => {
+    if (type === 'input_text' || type === 'output_text') return textPart(part, at);
     const decoded = type === 'input_image' ? imagePart(part, at) : undefined;
-    if (decoded?.type === 'image') parts.push(decoded);
-    else dropped(at, decoded ? 'input_image (by file_id)' : type, 'tool output', warnings);
+    if (decoded?.type === 'image') return decoded;
+    return refuseContentPart(at, decoded ? 'input_image (by file_id)' : type, 'tool output', warnings);
   });
-  return parts;
 }
