@@ -13,6 +13,7 @@
  * Outage: while its engine cannot answer in time, an adapter rejects with
  * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
+import { assertValidTtl, parseStoredJson } from './stored-value.ts';
 
 /** One stored response. Never holds an API key: `keyId` is the key's public id. */
 export interface StoredResponse {
@@ -83,10 +84,37 @@ export function assertStorableRecord(record: StoredResponse): void {
   }
 }
 
-/** Rejects a retention that is not a positive integer number of ms. @throws RangeError */
-export function assertValidRetention(retentionMs: number): void {
-  if (!Number.isSafeInteger(retentionMs) || retentionMs <= 0)
-    throw new RangeError(`retentionMs must be a positive integer number of ms, got ${retentionMs}`);
+/** An adapter's limits as given in its options, the defaults where a limit is not given. Times in ms, sizes in bytes. */
+export interface ResponseStoreLimits {
+  /** Record lifetime, ms (default DEFAULT_RESPONSE_RETENTION_MS, 30 days). */
+  readonly retentionMs?: number;
+  /** Largest record accepted, bytes of its JSON text (default DEFAULT_MAX_RESPONSE_RECORD_BYTES, 8 MiB). */
+  readonly maxRecordBytes?: number;
+}
+
+/**
+ * The limits every adapter applies: `options` with the defaults filled in.
+ * @throws RangeError when `retentionMs` is not a positive integer number of ms
+ */
+export function responseStoreLimits(options: ResponseStoreLimits): Required<ResponseStoreLimits> {
+  const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
+  assertValidTtl(retentionMs, 'retentionMs');
+  return { retentionMs, maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES };
+}
+
+/**
+ * What `put` stores: the record's JSON text (serializeStoredResponse) and its size in bytes of
+ * UTF-8, or undefined when that exceeds `maxRecordBytes` (`put` then resolves `too-large`).
+ * @throws RangeError when `record.id` or any ancestor id is not a valid response id
+ */
+export function storableRecordText(
+  record: StoredResponse,
+  maxRecordBytes: number,
+): { readonly text: string; readonly bytes: number } | undefined {
+  assertStorableRecord(record);
+  const text = serializeStoredResponse(record);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > maxRecordBytes ? undefined : { text, bytes };
 }
 
 /** The record as stored: JSON text with the fields in a fixed order. */
@@ -106,12 +134,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** A stored value back to a StoredResponse; undefined when it is not one (never throws). */
 export function parseStoredResponse(text: string): StoredResponse | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const value = parseStoredJson(text);
   if (!isObject(value)) return undefined;
   const { id, keyId, createdAt, previousResponseId, ancestorIds, inputItems, response } = value;
   if (typeof id !== 'string' || typeof keyId !== 'string' || typeof createdAt !== 'number') return undefined;

@@ -8,6 +8,10 @@
  * Outage: while its engine cannot answer in time, an adapter rejects with
  * StateStoreUnavailableError (state-store-unavailable.ts) within its deadline; the memory adapter never does.
  */
+import { parseStoredJson } from './stored-value.ts';
+
+/** Rejects a TTL that is not a positive integer number of ms (stored-value.ts). @throws RangeError naming the argument */
+export { assertValidTtl } from './stored-value.ts';
 
 /** A console session: the signed-in user and the CSRF secret. */
 export interface ConsoleSession {
@@ -41,20 +45,9 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-/** Rejects a TTL that is not a positive integer number of ms. @throws RangeError naming `name` */
-export function assertValidTtl(ttlMs: number, name: string): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
-    throw new RangeError(`${name} must be a positive integer number of ms, got ${ttlMs}`);
-}
-
 /** A stored session value back to a ConsoleSession; undefined when it is not one (never throws). */
 export function parseStoredSession(text: string): ConsoleSession | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const value = parseStoredJson(text);
   if (typeof value !== 'object' || value === null) return undefined;
   const { userId, csrfSecret, createdAt, credentialsStamp } = value as Record<string, unknown>;
   if (

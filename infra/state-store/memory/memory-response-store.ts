@@ -12,23 +12,17 @@
  * bytes counted. Deployments that continue long chains run Redis (REDIS_URL), or raise the cap.
  */
 import {
-  assertStorableRecord,
-  assertValidRetention,
-  DEFAULT_MAX_RESPONSE_RECORD_BYTES,
-  DEFAULT_RESPONSE_RETENTION_MS,
   parseStoredResponse,
-  serializeStoredResponse,
+  responseStoreLimits,
+  storableRecordText,
   type ResponsePutResult,
   type ResponseStore,
+  type ResponseStoreLimits,
   type StoredResponse,
 } from '../../../schemas/state-store/response-store.ts';
 
-/** Options of the memory store. Sizes in bytes of JSON text; `clock` (ms since epoch) is for tests. */
-export interface MemoryResponseStoreOptions {
-  /** Record lifetime, ms (default 30 days). @throws RangeError from the factory when not a positive integer */
-  readonly retentionMs?: number;
-  /** Largest record accepted (default 8 MiB). */
-  readonly maxRecordBytes?: number;
+/** Options of the memory store: the record limits (response-store.ts). Sizes in bytes of JSON text; `clock` (ms since epoch) is for tests. */
+export interface MemoryResponseStoreOptions extends ResponseStoreLimits {
   /** Most JSON held in all, bytes of UTF-8 (default 32 MiB); the oldest records go first beyond it. */
   readonly maxTotalBytes?: number;
   readonly clock?: () => number;
@@ -46,9 +40,7 @@ interface Entry {
 
 /** Creates an empty in-process ResponseStore. @throws RangeError when `retentionMs` is not a positive integer */
 export function createMemoryResponseStore(options: MemoryResponseStoreOptions = {}): ResponseStore {
-  const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
-  assertValidRetention(retentionMs);
-  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
+  const { retentionMs, maxRecordBytes } = responseStoreLimits(options);
   const maxTotalBytes = options.maxTotalBytes ?? DEFAULT_MEMORY_RESPONSE_STORE_BYTES;
   const clock = options.clock ?? Date.now;
   // Map order is insertion order: re-inserting on put keeps the oldest record first.
@@ -82,10 +74,9 @@ export function createMemoryResponseStore(options: MemoryResponseStoreOptions = 
     maxRecordBytes,
 
     async put(record: StoredResponse): Promise<ResponsePutResult> {
-      assertStorableRecord(record);
-      const text = serializeStoredResponse(record);
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes > maxRecordBytes) return 'too-large';
+      const stored = storableRecordText(record, maxRecordBytes);
+      if (!stored) return 'too-large';
+      const { text, bytes } = stored;
       const now = clock();
       if (++puts % SWEEP_EVERY_PUTS === 0) sweep(now);
       const key = slot(record.keyId, record.id);

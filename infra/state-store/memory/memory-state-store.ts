@@ -7,26 +7,16 @@
  * `exportContent`, `markFolded` and a store created from a snapshot's content.
  */
 import {
-  assertValidObservation,
-  assertValidPolicy,
   channelHealthOf,
   foldChannelHealth,
   NEUTRAL_CHANNEL_HEALTH_STATE,
   type ChannelHealthState,
 } from '../../../schemas/state-store/fold-channel-health.ts';
 import { OutcomeWindow } from './outcome-window.ts';
-import { addSpendChecked, assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
+import { addSpendChecked } from '../../../schemas/state-store/spend-increment.ts';
 import { AppliedWatermarks, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
-import {
-  DEFAULT_HEALTH_POLICY,
-  type ChannelHealth,
-  type ChannelObservation,
-  type HealthPolicy,
-  type LogPosition,
-  type SpendIncrement,
-  type SpendTotals,
-  type StateStore,
-} from '../../../schemas/state-store/state-store.ts';
+import type { LogPosition, StateStore } from '../../../schemas/state-store/state-store.ts';
+import { validatedStateStore } from '../../../schemas/state-store/validated-state-store.ts';
 
 interface ChannelRecord {
   state: ChannelHealthState;
@@ -86,42 +76,30 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
   );
   let changes = 0;
 
-  const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
-    assertSpendBatch(increments);
-    let applied = 0;
-    for (const { position, keyId, userId, costNanoUsd } of increments) {
-      if (!watermarks.isNew('spend', position)) continue;
-      const keyTotal = addSpendChecked(keySpend.get(keyId) ?? 0n, costNanoUsd);
-      const userTotal = userId === null ? 0n : addSpendChecked(userSpend.get(userId) ?? 0n, costNanoUsd);
-      watermarks.advance('spend', position);
-      keySpend.set(keyId, keyTotal);
-      if (userId !== null) userSpend.set(userId, userTotal);
-      applied += 1;
-    }
-    changes += applied;
-    return applied;
-  };
-
-  return {
-    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      return (await addSpendBatch([{ position, keyId, userId, costNanoUsd }])) === 1;
+  const store = validatedStateStore({
+    async addSpendBatch(increments) {
+      let applied = 0;
+      for (const { position, keyId, userId, costNanoUsd } of increments) {
+        if (!watermarks.isNew('spend', position)) continue;
+        const keyTotal = addSpendChecked(keySpend.get(keyId) ?? 0n, costNanoUsd);
+        const userTotal = userId === null ? 0n : addSpendChecked(userSpend.get(userId) ?? 0n, costNanoUsd);
+        watermarks.advance('spend', position);
+        keySpend.set(keyId, keyTotal);
+        if (userId !== null) userSpend.set(userId, userTotal);
+        applied += 1;
+      }
+      changes += applied;
+      return applied;
     },
 
-    addSpendBatch,
-
-    async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
+    async getSpend(keyId, userId) {
       return {
         keyNanoUsd: keySpend.get(keyId) ?? 0n,
         userNanoUsd: userId === null ? 0n : (userSpend.get(userId) ?? 0n),
       };
     },
 
-    async recordChannelObservation(
-      observation: ChannelObservation,
-      policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
-    ): Promise<boolean> {
-      assertValidObservation(observation);
-      assertValidPolicy(policy);
+    async recordChannelObservation(observation, policy) {
       if (!watermarks.isNew('health', observation.position)) return false;
       watermarks.advance('health', observation.position);
       let record = channels.get(observation.channelId);
@@ -136,13 +114,19 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
       return true;
     },
 
-    async getChannelHealth(channelIds: ReadonlyArray<string>, now: number = Date.now()): Promise<ChannelHealth[]> {
+    async getChannelHealth(channelIds, now) {
       return channelIds.map((channelId) => {
         const record = channels.get(channelId);
         if (!record) return channelHealthOf(channelId, NEUTRAL_CHANNEL_HEALTH_STATE, { count: 0, failures: 0 }, now);
         return channelHealthOf(channelId, record.state, record.window.countSince(now, record.windowMs), now);
       });
     },
+
+    async close(): Promise<void> {},
+  });
+
+  return {
+    ...store,
 
     exportContent(): MemoryStateContent {
       return {
@@ -165,7 +149,5 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
     watermarkOf: (kind, topic, partition) => watermarks.get(kind, topic, partition),
 
     changeCount: () => changes,
-
-    async close(): Promise<void> {},
   };
 }

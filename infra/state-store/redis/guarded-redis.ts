@@ -22,7 +22,14 @@
  */
 import { BrokenCircuitError, circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen } from 'cockatiel';
 import { ReplyError } from 'ioredis';
-import { createRedisClient, isClusterClient, type RedisClient, type RedisEndpoint } from './redis-connection.ts';
+import {
+  assertClusterKeyPrefix,
+  createRedisClient,
+  isClusterClient,
+  redisEndpointOf,
+  type RedisClient,
+  type RedisEndpoint,
+} from './redis-connection.ts';
 import { StateStoreUnavailableError } from '../../../schemas/state-store/state-store-unavailable.ts';
 
 /** Log sink of the adapters (EngineSettings.log). */
@@ -221,4 +228,43 @@ export function openGuardedRedis<R extends RedisClient = RedisClient>(options: G
       await client.quit().catch(() => client.disconnect());
     },
   };
+}
+
+/** The options every Redis adapter takes: the endpoint, its key prefix, and its behaviour while Redis is down. */
+export interface RedisAdapterOptions extends RedisEndpoint {
+  /** Starts every key (default `tollgate:`). */
+  readonly keyPrefix?: string;
+  /** Deadline and circuit breaker while Redis is down (default: 100 ms, open after 3 failures for 1000 ms). */
+  readonly outage?: RedisOutageSettings;
+  /** Where the outage transitions are logged (once per transition). */
+  readonly log?: StateStoreLog;
+}
+
+/** An adapter's guarded client, the prefix of its keys, and whether the client is a Redis Cluster's. */
+export interface RedisAdapterConnection<R extends RedisClient = RedisClient> {
+  readonly guarded: GuardedRedis<R>;
+  readonly prefix: string;
+  readonly cluster: boolean;
+}
+
+/**
+ * Opens the guarded client (openGuardedRedis) of the adapter serving `role` (e.g. `rate limiter`)
+ * from its options. An adapter whose keys carry hash tags (`hashTagged`) has its prefix checked
+ * on a cluster before anything connects (assertClusterKeyPrefix).
+ * @throws Error (at once) when `hashTagged`, on a cluster, and `keyPrefix` contains a brace
+ */
+export function openRedisAdapter<R extends RedisClient = RedisClient>(
+  options: RedisAdapterOptions,
+  role: string,
+  { hashTagged }: { readonly hashTagged: boolean },
+): RedisAdapterConnection<R> {
+  const prefix = options.keyPrefix ?? 'tollgate:';
+  if (hashTagged && options.cluster) assertClusterKeyPrefix(prefix);
+  const guarded = openGuardedRedis<R>({
+    ...redisEndpointOf(options),
+    role,
+    ...(options.outage ? { outage: options.outage } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return { guarded, prefix, cluster: isClusterClient(guarded.client) };
 }

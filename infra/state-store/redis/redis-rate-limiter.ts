@@ -26,24 +26,12 @@ import {
   type GcraTat,
 } from '../../../schemas/state-store/gcra-rate-limit.ts';
 import type { Admission, LimitScope, RateLimiter } from '../../../schemas/state-store/rate-limiter.ts';
-import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import {
-  assertClusterKeyPrefix,
-  isClusterClient,
-  redisEndpointOf,
-  type RedisClient,
-  type RedisEndpoint,
-} from './redis-connection.ts';
+import { openRedisAdapter, type GuardedRedis, type RedisAdapterOptions } from './guarded-redis.ts';
+import type { RedisClient } from './redis-connection.ts';
 import { ADMIT_LUA, SETTLE_LUA } from './redis-rate-limit-scripts.ts';
 
-/** Options of the Redis limiter: the endpoint (`url` or `cluster`, redis-connection.ts); `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisRateLimiterOptions extends RedisEndpoint {
-  readonly keyPrefix?: string;
-  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
-  readonly outage?: RedisOutageSettings;
-  /** Where the outage transitions are logged (once per transition). */
-  readonly log?: StateStoreLog;
-}
+/** Options of the Redis limiter: the endpoint (`url` or `cluster`, redis-connection.ts), key prefix and outage behaviour (guarded-redis.ts). */
+export type RedisRateLimiterOptions = RedisAdapterOptions;
 
 /** The scripts ioredis defines on the client (EVALSHA with a transparent EVAL fallback). */
 type ScriptedRedis = RedisClient & {
@@ -149,15 +137,7 @@ async function admitAcrossSlots(
  * @throws Error (at once) on a cluster when `keyPrefix` contains a brace
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const prefix = options.keyPrefix ?? 'tollgate:';
-  if (options.cluster) assertClusterKeyPrefix(prefix);
-  const guarded = openGuardedRedis<ScriptedRedis>({
-    ...redisEndpointOf(options),
-    role: 'rate limiter',
-    ...(options.outage ? { outage: options.outage } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
-  const cluster = isClusterClient(guarded.client);
+  const { guarded, prefix, cluster } = openRedisAdapter<ScriptedRedis>(options, 'rate limiter', { hashTagged: true });
   guarded.client.defineCommand('tollgateRateAdmit', { lua: ADMIT_LUA });
   guarded.client.defineCommand('tollgateRateSettle', { lua: SETTLE_LUA });
   const scripts = slotScriptsOf(guarded, prefix);

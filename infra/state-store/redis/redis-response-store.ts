@@ -8,35 +8,21 @@
  * so any node can continue a chain another node started.
  */
 import {
-  assertStorableRecord,
-  assertValidRetention,
-  DEFAULT_MAX_RESPONSE_RECORD_BYTES,
-  DEFAULT_RESPONSE_RETENTION_MS,
   parseStoredResponse,
-  serializeStoredResponse,
+  responseStoreLimits,
+  storableRecordText,
   type ResponsePutResult,
   type ResponseStore,
+  type ResponseStoreLimits,
   type StoredResponse,
 } from '../../../schemas/state-store/response-store.ts';
-import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import { isClusterClient, redisEndpointOf, type RedisEndpoint } from './redis-connection.ts';
+import { openRedisAdapter, type RedisAdapterOptions } from './guarded-redis.ts';
 
 /** Deadline of storing one record (up to `maxRecordBytes` of JSON), ms: longer than a lookup's. */
 const PUT_TIMEOUT_MS = 2000;
 
-/** Options of the Redis response store. Times in ms, sizes in bytes. */
-export interface RedisResponseStoreOptions extends RedisEndpoint {
-  /** Starts every key (default `tollgate:`). */
-  readonly keyPrefix?: string;
-  /** Record lifetime, ms (default 30 days). */
-  readonly retentionMs?: number;
-  /** Largest record accepted (default 8 MiB of JSON). */
-  readonly maxRecordBytes?: number;
-  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
-  readonly outage?: RedisOutageSettings;
-  /** Where the outage transitions are logged (once per transition). */
-  readonly log?: StateStoreLog;
-}
+/** Options of the Redis response store: the endpoint, key prefix and outage behaviour (guarded-redis.ts), and the record limits (response-store.ts). */
+export interface RedisResponseStoreOptions extends RedisAdapterOptions, ResponseStoreLimits {}
 
 /** The key of a stored response: `<prefix>response:<keyId>:<responseId>`. */
 export function redisResponseKey(prefix: string, keyId: string, responseId: string): string {
@@ -52,17 +38,8 @@ export function redisResponseKey(prefix: string, keyId: string, responseId: stri
  * @throws RangeError when `retentionMs` is not a positive integer
  */
 export function createRedisResponseStore(options: RedisResponseStoreOptions): ResponseStore {
-  const prefix = options.keyPrefix ?? 'tollgate:';
-  const retentionMs = options.retentionMs ?? DEFAULT_RESPONSE_RETENTION_MS;
-  assertValidRetention(retentionMs);
-  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RESPONSE_RECORD_BYTES;
-  const guarded = openGuardedRedis({
-    ...redisEndpointOf(options),
-    role: 'response store',
-    ...(options.outage ? { outage: options.outage } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
-  const cluster = isClusterClient(guarded.client);
+  const { retentionMs, maxRecordBytes } = responseStoreLimits(options);
+  const { guarded, prefix, cluster } = openRedisAdapter(options, 'response store', { hashTagged: false });
   const parse = (keyId: string, id: string, text: string | null): StoredResponse | undefined => {
     const record = text === null ? undefined : parseStoredResponse(text);
     return record && record.keyId === keyId && record.id === id ? record : undefined;
@@ -73,11 +50,10 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Re
     maxRecordBytes,
 
     async put(record: StoredResponse): Promise<ResponsePutResult> {
-      assertStorableRecord(record);
-      const text = serializeStoredResponse(record);
-      if (Buffer.byteLength(text, 'utf8') > maxRecordBytes) return 'too-large';
+      const stored = storableRecordText(record, maxRecordBytes);
+      if (!stored) return 'too-large';
       await guarded.run(
-        (redis) => redis.set(redisResponseKey(prefix, record.keyId, record.id), text, 'PX', retentionMs),
+        (redis) => redis.set(redisResponseKey(prefix, record.keyId, record.id), stored.text, 'PX', retentionMs),
         Math.max(PUT_TIMEOUT_MS, guarded.commandTimeoutMs),
       );
       return 'stored';

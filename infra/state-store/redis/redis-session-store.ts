@@ -10,17 +10,10 @@ import {
   type ConsoleSession,
   type SessionStore,
 } from '../../../schemas/state-store/session-store.ts';
-import { openGuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import { redisEndpointOf, type RedisEndpoint } from './redis-connection.ts';
+import { openRedisAdapter, type RedisAdapterOptions } from './guarded-redis.ts';
 
-/** Options of the Redis session store. `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisSessionStoreOptions extends RedisEndpoint {
-  readonly keyPrefix?: string;
-  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
-  readonly outage?: RedisOutageSettings;
-  /** Where the outage transitions are logged (once per transition). */
-  readonly log?: StateStoreLog;
-}
+/** Options of the Redis session store: the endpoint, key prefix and outage behaviour (guarded-redis.ts). */
+export type RedisSessionStoreOptions = RedisAdapterOptions;
 
 /** The key of a session: `<prefix>console:session:<sessionKey>`. */
 export function redisSessionKey(prefix: string, sessionKey: string): string {
@@ -34,13 +27,7 @@ export function redisSessionKey(prefix: string, sessionKey: string): string {
  * (guarded-redis.ts); a stored value that is not a session reads as undefined.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
-  const prefix = options.keyPrefix ?? 'tollgate:';
-  const guarded = openGuardedRedis({
-    ...redisEndpointOf(options),
-    role: 'session store',
-    ...(options.outage ? { outage: options.outage } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
+  const { guarded, prefix } = openRedisAdapter(options, 'session store', { hashTagged: false });
 
   return {
     async put(sessionKey: string, session: ConsoleSession, ttlMs: number): Promise<void> {

@@ -7,44 +7,26 @@
  * entity, sent concurrently (pipelined per node). Key layout, TTLs and the upgrade from the
  * untagged layout: REDIS-KEYS.md.
  */
-import {
-  assertValidObservation,
-  assertValidPolicy,
-  channelHealthOf,
-  type ChannelHealthState,
-} from '../../../schemas/state-store/fold-channel-health.ts';
-import { openGuardedRedis, type GuardedRedis, type RedisOutageSettings, type StateStoreLog } from './guarded-redis.ts';
-import {
-  assertClusterKeyPrefix,
-  isClusterClient,
-  redisEndpointOf,
-  type RedisClient,
-  type RedisEndpoint,
-} from './redis-connection.ts';
+import { channelHealthOf, type ChannelHealthState } from '../../../schemas/state-store/fold-channel-health.ts';
+import { openRedisAdapter, type GuardedRedis, type RedisAdapterOptions, type StateStoreLog } from './guarded-redis.ts';
+import type { RedisClient } from './redis-connection.ts';
 import { ADD_SPEND_LUA, READ_HEALTH_LUA, RECORD_OBSERVATION_LUA, REVERT_SPEND_LUA } from './redis-scripts.ts';
 import { applySpendBatch, type SpendScriptReply, type SpendScriptRunner } from './redis-spend-batch.ts';
 import { appliedField, redisStateKeys } from './redis-state-keys.ts';
 import { offsetOf } from '../../../schemas/state-store/applied-watermark.ts';
 import { untaggedLayoutGate } from './migrate-untagged-state-layout.ts';
-import { assertSpendBatch } from '../../../schemas/state-store/spend-increment.ts';
-import {
-  DEFAULT_HEALTH_POLICY,
-  type ChannelHealth,
-  type ChannelObservation,
-  type HealthPolicy,
-  type LogPosition,
-  type SpendIncrement,
-  type SpendTotals,
-  type StateStore,
+import type {
+  ChannelHealth,
+  ChannelObservation,
+  HealthPolicy,
+  StateStore,
 } from '../../../schemas/state-store/state-store.ts';
+import { validatedStateStore } from '../../../schemas/state-store/validated-state-store.ts';
 
 export { redisStateKeys } from './redis-state-keys.ts';
 
-/** Options of the Redis store: the endpoint (`url` or `cluster`, redis-connection.ts); `keyPrefix` (default `tollgate:`) starts every key. */
-export interface RedisStateStoreOptions extends RedisEndpoint {
-  readonly keyPrefix?: string;
-  /** Deadline and circuit breaker while Redis is down (guarded-redis.ts; default: 100 ms, open after 3 failures for 1000 ms). */
-  readonly outage?: RedisOutageSettings;
+/** Options of the Redis store: the endpoint (`url` or `cluster`, redis-connection.ts), key prefix and outage behaviour (guarded-redis.ts). */
+export interface RedisStateStoreOptions extends RedisAdapterOptions {
   /** Where the outage transitions are logged (once per transition), and the layout migration. */
   readonly log?: StateStoreLog;
 }
@@ -79,17 +61,9 @@ type ScriptedRedis = RedisClient & {
  * @throws Error (at once) on a cluster when `keyPrefix` contains a brace
  */
 export function createRedisStateStore(options: RedisStateStoreOptions): StateStore {
-  const prefix = options.keyPrefix ?? 'tollgate:';
+  const { guarded, prefix, cluster } = openRedisAdapter<ScriptedRedis>(options, 'state store', { hashTagged: true });
   const keys = redisStateKeys(prefix);
-  if (options.cluster) assertClusterKeyPrefix(prefix);
-  const guarded = openGuardedRedis<ScriptedRedis>({
-    ...redisEndpointOf(options),
-    role: 'state store',
-    ...(options.outage ? { outage: options.outage } : {}),
-    ...(options.log ? { log: options.log } : {}),
-  });
   const redis = guarded.client;
-  const cluster = isClusterClient(redis);
   const writeTimeoutMs = Math.max(WRITE_TIMEOUT_MS, guarded.commandTimeoutMs);
   redis.defineCommand('tollgateAddSpend', { lua: ADD_SPEND_LUA });
   redis.defineCommand('tollgateRevertSpend', { lua: REVERT_SPEND_LUA });
@@ -99,26 +73,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
   const layout = cluster ? () => undefined : untaggedLayoutGate(guarded, prefix, keys, options.log);
   const spendRunner = spendRunnerOf(guarded, writeTimeoutMs);
 
-  /** The batch through applySpendBatch (redis-spend-batch.ts); an overflow becomes a RangeError. */
-  const addSpendBatch = async (increments: ReadonlyArray<SpendIncrement>): Promise<number> => {
-    assertSpendBatch(increments);
-    if (increments.length === 0) return 0;
-    await layout();
-    return applySpendBatch(increments, keys, cluster, spendRunner).catch((error: unknown) => {
-      if (error instanceof Error && /overflow/i.test(error.message))
-        throw new RangeError('spend counter would overflow 64 bits', { cause: error });
-      throw error;
-    });
-  };
-
-  return {
-    async addSpend(position: LogPosition, keyId: string, userId: string | null, costNanoUsd: bigint): Promise<boolean> {
-      return (await addSpendBatch([{ position, keyId, userId, costNanoUsd }])) === 1;
+  return validatedStateStore({
+    /** The batch through applySpendBatch (redis-spend-batch.ts); an overflow becomes a RangeError. */
+    async addSpendBatch(increments) {
+      if (increments.length === 0) return 0;
+      await layout();
+      return applySpendBatch(increments, keys, cluster, spendRunner).catch((error: unknown) => {
+        if (error instanceof Error && /overflow/i.test(error.message))
+          throw new RangeError('spend counter would overflow 64 bits', { cause: error });
+        throw error;
+      });
     },
 
-    addSpendBatch,
-
-    async getSpend(keyId: string, userId: string | null): Promise<SpendTotals> {
+    async getSpend(keyId, userId) {
       const pending = layout();
       if (pending) await pending;
       const [key, user] = await guarded.run((client) =>
@@ -127,12 +94,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       return { keyNanoUsd: BigInt(key ?? '0'), userNanoUsd: BigInt(user ?? '0') };
     },
 
-    async recordChannelObservation(
-      observation: ChannelObservation,
-      policy: HealthPolicy = DEFAULT_HEALTH_POLICY,
-    ): Promise<boolean> {
-      assertValidObservation(observation);
-      assertValidPolicy(policy);
+    async recordChannelObservation(observation, policy) {
       await layout();
       const id = observation.channelId;
       const scriptKeys = [keys.healthApplied(id), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
@@ -144,7 +106,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       return applied === 1;
     },
 
-    async getChannelHealth(channelIds: ReadonlyArray<string>, now: number = Date.now()): Promise<ChannelHealth[]> {
+    async getChannelHealth(channelIds, now) {
       if (channelIds.length === 0) return [];
       await layout();
       const groups = cluster ? channelIds.map((id) => [id]) : [channelIds];
@@ -160,7 +122,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
     },
 
     close: () => guarded.close(),
-  };
+  });
 }
 
 /** The commands applySpendBatch needs, on `guarded` under the writes' deadline. */
