@@ -4,18 +4,16 @@
  */
 import {
   bodyFrom,
-  enableFlag,
   modelsOrNull,
   numberOrNull,
-  segment,
   timeOrNull,
   usdOrNull,
   type CliCommand,
   type CliOption,
-  type CliOutput,
 } from './cli-arguments.ts';
-import { recordIn, recordsIn, type JsonRecord } from './admin-answer.ts';
-import { cellText, printRecord, printTable } from './cli-table.ts';
+import { recordIn, type JsonRecord } from './admin-answer.ts';
+import { adminPath, listCommand, printRecordAnswer, revokeCommand, updateCommand } from './cli-command-kinds.ts';
+import { cellText } from './cli-table.ts';
 
 const LIMIT_OPTIONS: Record<string, CliOption> = {
   rpm: { type: 'string', value: 'N', help: 'requests per minute (none = unlimited)' },
@@ -38,9 +36,9 @@ const KEY_FIELDS = {
   models: ['models', modelsOrNull],
 } as const;
 
-/** Prints a key record's main fields. */
-function printKey(out: CliOutput, key: JsonRecord): void {
-  printRecord(out, {
+/** The fields of a key record that its commands print. */
+function keyFields(key: JsonRecord): Record<string, unknown> {
+  return {
     keyId: key.keyId,
     publicId: key.publicId,
     name: key.name,
@@ -52,8 +50,11 @@ function printKey(out: CliOutput, key: JsonRecord): void {
     expiresAt: key.expiresAt,
     models: key.models,
     revokedAt: key.revokedAt,
-  });
+  };
 }
+
+/** The new key, alone on the last line: it is shown only once. */
+const NEW_KEY = { noun: 'key', field: 'apiKey' } as const;
 
 const create: CliCommand = {
   name: 'keys create',
@@ -66,76 +67,55 @@ const create: CliCommand = {
   },
   request: ({ values }) => ({
     method: 'POST',
-    path: '/admin/api/keys',
+    path: adminPath('keys'),
     body: { ...bodyFrom(values, KEY_FIELDS), ...bodyFrom(values, { user: ['userId', String] }) },
   }),
-  print(body, out) {
-    const key = recordIn(body, 'key');
-    out.line(`created key ${cellText(key.keyId)}`);
-    printKey(out, key);
-    out.line('store this key now — it is shown only once:');
-    out.line(cellText(body.apiKey));
-  },
+  print: printRecordAnswer({
+    field: 'key',
+    headline: (key) => `created key ${cellText(key.keyId)}`,
+    shown: keyFields,
+    secret: NEW_KEY,
+  }),
 };
 
-const list: CliCommand = {
+const list = listCommand({
   name: 'keys list',
   summary: 'list keys (never their secrets)',
-  positionals: [],
-  options: {},
-  request: () => ({ method: 'GET', path: '/admin/api/keys' }),
-  print(body, out) {
-    printTable(out, recordsIn(body, 'keys'), [
-      { header: 'KEY ID', cell: (k) => k.keyId },
-      { header: 'NAME', cell: (k) => k.name },
-      { header: 'USER', cell: (k) => k.userId },
-      { header: 'STATUS', cell: (k) => k.status },
-      { header: 'RPM', cell: (k) => k.rpm },
-      { header: 'TPM', cell: (k) => k.tpm },
-      { header: 'QUOTA USD', cell: (k) => k.quotaUsd },
-      { header: 'EXPIRES', cell: (k) => k.expiresAt },
-      { header: 'MODELS', cell: (k) => k.models },
-    ]);
-  },
-};
+  collection: 'keys',
+  field: 'keys',
+  columns: [
+    { header: 'KEY ID', cell: (k) => k.keyId },
+    { header: 'NAME', cell: (k) => k.name },
+    { header: 'USER', cell: (k) => k.userId },
+    { header: 'STATUS', cell: (k) => k.status },
+    { header: 'RPM', cell: (k) => k.rpm },
+    { header: 'TPM', cell: (k) => k.tpm },
+    { header: 'QUOTA USD', cell: (k) => k.quotaUsd },
+    { header: 'EXPIRES', cell: (k) => k.expiresAt },
+    { header: 'MODELS', cell: (k) => k.models },
+  ],
+});
 
-const update: CliCommand = {
+const update = updateCommand({
   name: 'keys update',
   summary: 'change a key (only the flags given)',
-  positionals: ['ID'],
-  options: {
-    name: { type: 'string', value: 'NAME', help: 'display name' },
-    ...LIMIT_OPTIONS,
-    enable: { type: 'boolean', help: 'enable the key' },
-    disable: { type: 'boolean', help: 'disable the key' },
-  },
-  request: ({ positionals, values }) => ({
-    method: 'PATCH',
-    path: `/admin/api/keys/${segment(positionals[0]!)}`,
-    body: { ...bodyFrom(values, KEY_FIELDS), ...enableFlag(values, 'enabled') },
-  }),
-  print(body, out) {
-    const key = recordIn(body, 'key');
-    out.line(`updated key ${cellText(key.keyId)}`);
-    printKey(out, key);
-  },
-};
+  collection: 'keys',
+  options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...LIMIT_OPTIONS },
+  fields: KEY_FIELDS,
+  switch: { field: 'enabled', enable: 'enable the key', disable: 'disable the key' },
+  print: printRecordAnswer({ field: 'key', headline: (key) => `updated key ${cellText(key.keyId)}`, shown: keyFields }),
+});
 
-const revoke: CliCommand = {
+const revoke = revokeCommand({
   name: 'keys revoke',
   summary: 'revoke a key now',
-  positionals: ['ID'],
-  options: { reason: { type: 'string', value: 'TEXT', help: 'why (recorded in the event)' } },
-  request: ({ positionals, values }) => ({
-    method: 'POST',
-    path: `/admin/api/keys/${segment(positionals[0]!)}/revoke`,
-    body: bodyFrom(values, { reason: ['reason', String] }),
-  }),
+  collection: 'keys',
+  reasonHelp: 'why (recorded in the event)',
   print(body, out) {
     const key = recordIn(body, 'key');
     out.line(`revoked key ${cellText(key.keyId)} at ${cellText(key.revokedAt)}`);
   },
-};
+});
 
 const rotate: CliCommand = {
   name: 'keys rotate',
@@ -144,19 +124,18 @@ const rotate: CliCommand = {
   options: { grace: { type: 'string', value: 'SECONDS', help: 'how long the old key keeps working (default 0)' } },
   request: ({ positionals, values }) => ({
     method: 'POST',
-    path: `/admin/api/keys/${segment(positionals[0]!)}/rotate`,
+    path: adminPath('keys', positionals[0], 'rotate'),
     body: bodyFrom(values, { grace: ['graceSeconds', numberOrNull] }),
   }),
-  print(body, out) {
-    const key = recordIn(body, 'key');
-    const replaced = recordIn(body, 'replaced');
-    out.line(
-      `rotated key ${cellText(replaced.keyId)} → ${cellText(key.keyId)}; the old key stops working at ${cellText(replaced.revokedAt)}`,
-    );
-    printKey(out, key);
-    out.line('store this key now — it is shown only once:');
-    out.line(cellText(body.apiKey));
-  },
+  print: printRecordAnswer({
+    field: 'key',
+    headline(key, body) {
+      const replaced = recordIn(body, 'replaced');
+      return `rotated key ${cellText(replaced.keyId)} → ${cellText(key.keyId)}; the old key stops working at ${cellText(replaced.revokedAt)}`;
+    },
+    shown: keyFields,
+    secret: NEW_KEY,
+  }),
 };
 
 /** The `keys` commands. */

@@ -5,32 +5,28 @@
  * or `superseded`, and shows only the first two unless `--all` is given.
  */
 import { bodyFrom, UsageError, type CliCommand } from './cli-arguments.ts';
-import { recordIn, recordsIn } from './admin-answer.ts';
-import { cellText, printRecord, printTable } from './cli-table.ts';
+import { adminPath, listCommand, printRecordAnswer } from './cli-command-kinds.ts';
+import { cellText } from './cli-table.ts';
 
-const pricesList: CliCommand = {
+const pricesList = listCommand({
   name: 'prices list',
   summary: 'list the price entries in force and scheduled, per model and channel (USD per million tokens)',
-  positionals: [],
+  collection: 'prices',
+  field: 'prices',
   options: { all: { type: 'boolean', help: 'also list superseded entries' } },
-  request: () => ({ method: 'GET', path: '/admin/api/prices' }),
-  print: (body, out, args) =>
-    printTable(
-      out,
-      recordsIn(body, 'prices').filter((p) => args?.values.all === true || p.status !== 'superseded'),
-      [
-        { header: 'MODEL', cell: (p) => p.model },
-        { header: 'CHANNEL', cell: (p) => p.channel ?? '*' },
-        { header: 'STATUS', cell: (p) => p.status },
-        { header: 'INPUT', cell: (p) => p.inputPerMTok },
-        { header: 'OUTPUT', cell: (p) => p.outputPerMTok },
-        { header: 'CACHE READ', cell: (p) => p.cacheReadPerMTok },
-        { header: 'CACHE WRITE', cell: (p) => p.cacheWritePerMTok },
-        { header: 'FROM', cell: (p) => p.effectiveFrom },
-        { header: 'PRICE ID', cell: (p) => p.priceId },
-      ],
-    ),
-};
+  keep: (p, args) => args?.values.all === true || p.status !== 'superseded',
+  columns: [
+    { header: 'MODEL', cell: (p) => p.model },
+    { header: 'CHANNEL', cell: (p) => p.channel ?? '*' },
+    { header: 'STATUS', cell: (p) => p.status },
+    { header: 'INPUT', cell: (p) => p.inputPerMTok },
+    { header: 'OUTPUT', cell: (p) => p.outputPerMTok },
+    { header: 'CACHE READ', cell: (p) => p.cacheReadPerMTok },
+    { header: 'CACHE WRITE', cell: (p) => p.cacheWritePerMTok },
+    { header: 'FROM', cell: (p) => p.effectiveFrom },
+    { header: 'PRICE ID', cell: (p) => p.priceId },
+  ],
+});
 
 /**
  * A price flag's text → a JSON number. Only plain decimals (`0.27`, `12`, `-1` — the server names a
@@ -86,15 +82,14 @@ const pricesSet: CliCommand = {
       throw new UsageError('--from and --effective-from are the same flag: give one');
     return {
       method: 'PUT',
-      path: '/admin/api/prices',
+      path: adminPath('prices'),
       body: { ...bodyFrom(values, PRICE_FIELDS), ...(values.force ? { force: true } : {}) },
     };
   },
-  print(body, out) {
-    const price = recordIn(body, 'price');
-    out.line(`${body.created ? 'set' : 'replaced'} price ${cellText(price.priceId)}`);
-    printRecord(out, price);
-  },
+  print: printRecordAnswer({
+    field: 'price',
+    headline: (price, body) => `${body.created ? 'set' : 'replaced'} price ${cellText(price.priceId)}`,
+  }),
 };
 
 /** The `prices` commands. */

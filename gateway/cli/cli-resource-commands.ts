@@ -6,17 +6,15 @@ import { readFileSync } from 'node:fs';
 import {
   asNumber,
   bodyFrom,
-  enableFlag,
   list,
   modelMap,
   numberOrNull,
-  segment,
   usdOrNull,
   type CliCommand,
   type CliOption,
 } from './cli-arguments.ts';
-import { recordIn, recordsIn } from './admin-answer.ts';
-import { cellText, printRecord, printTable } from './cli-table.ts';
+import { adminPath, listCommand, printRecordAnswer, updateCommand } from './cli-command-kinds.ts';
+import { cellText } from './cli-table.ts';
 
 const USER_OPTIONS: Record<string, CliOption> = {
   role: { type: 'string', value: 'admin|user', help: 'role (default user)' },
@@ -45,75 +43,55 @@ const usersCreate: CliCommand = {
   summary: 'create a user',
   positionals: [],
   options: { name: { type: 'string', value: 'NAME', help: 'display name', required: true }, ...USER_OPTIONS },
-  request: ({ values }) => ({ method: 'POST', path: '/admin/api/users', body: bodyFrom(values, USER_FIELDS) }),
-  print(body, out) {
-    const user = recordIn(body, 'user');
-    out.line(`created user ${cellText(user.userId)}`);
-    printRecord(out, user);
-  },
+  request: ({ values }) => ({ method: 'POST', path: adminPath('users'), body: bodyFrom(values, USER_FIELDS) }),
+  print: printRecordAnswer({ field: 'user', headline: (user) => `created user ${cellText(user.userId)}` }),
 };
 
-const usersList: CliCommand = {
+const usersList = listCommand({
   name: 'users list',
   summary: 'list users',
-  positionals: [],
-  options: {},
-  request: () => ({ method: 'GET', path: '/admin/api/users' }),
-  print: (body, out) =>
-    printTable(out, recordsIn(body, 'users'), [
-      { header: 'USER ID', cell: (u) => u.userId },
-      { header: 'NAME', cell: (u) => u.name },
-      { header: 'ROLE', cell: (u) => u.role },
-      { header: 'LOGIN', cell: (u) => u.login },
-      { header: 'DISABLED', cell: (u) => u.disabled },
-      { header: 'RPM', cell: (u) => u.rpm },
-      { header: 'TPM', cell: (u) => u.tpm },
-      { header: 'QUOTA USD', cell: (u) => u.quotaUsd },
-    ]),
-};
+  collection: 'users',
+  field: 'users',
+  columns: [
+    { header: 'USER ID', cell: (u) => u.userId },
+    { header: 'NAME', cell: (u) => u.name },
+    { header: 'ROLE', cell: (u) => u.role },
+    { header: 'LOGIN', cell: (u) => u.login },
+    { header: 'DISABLED', cell: (u) => u.disabled },
+    { header: 'RPM', cell: (u) => u.rpm },
+    { header: 'TPM', cell: (u) => u.tpm },
+    { header: 'QUOTA USD', cell: (u) => u.quotaUsd },
+  ],
+});
 
-const usersUpdate: CliCommand = {
+const usersUpdate = updateCommand({
   name: 'users update',
   summary: 'change a user (only the flags given)',
-  positionals: ['ID'],
-  options: {
-    name: { type: 'string', value: 'NAME', help: 'display name' },
-    ...USER_OPTIONS,
-    enable: { type: 'boolean', help: 'enable the user' },
-    disable: { type: 'boolean', help: 'disable the user (all their keys are refused)' },
-  },
-  request: ({ positionals, values }) => ({
-    method: 'PATCH',
-    path: `/admin/api/users/${segment(positionals[0]!)}`,
-    body: { ...bodyFrom(values, USER_FIELDS), ...enableFlag(values, 'disabled', true) },
-  }),
-  print(body, out) {
-    const user = recordIn(body, 'user');
-    out.line(`updated user ${cellText(user.userId)}`);
-    printRecord(out, user);
-  },
-};
+  collection: 'users',
+  options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...USER_OPTIONS },
+  fields: USER_FIELDS,
+  switch: { field: 'disabled', enable: 'enable the user', disable: 'disable the user (all their keys are refused)' },
+  print: printRecordAnswer({ field: 'user', headline: (user) => `updated user ${cellText(user.userId)}` }),
+});
 
-const channelsList: CliCommand = {
+const channelsList = listCommand({
   name: 'channels list',
   summary: 'list channels (credentials are never shown)',
-  positionals: [],
-  options: {},
-  request: () => ({ method: 'GET', path: '/admin/api/channels' }),
-  print: (body, out) =>
-    printTable(out, recordsIn(body, 'channels'), [
-      { header: 'ID', cell: (c) => c.id },
-      { header: 'PROVIDER', cell: (c) => c.provider },
-      { header: 'PROTOCOL', cell: (c) => c.protocol },
-      { header: 'ENABLED', cell: (c) => c.enabled },
-      { header: 'PRIORITY', cell: (c) => c.priority },
-      { header: 'WEIGHT', cell: (c) => c.weight },
-      { header: 'RPM', cell: (c) => c.rpm },
-      { header: 'TPM', cell: (c) => c.tpm },
-      { header: 'API KEY', cell: (c) => (c.hasApiKey ? 'set' : '-') },
-      { header: 'MODELS', cell: (c) => [...(c.models as string[]), ...Object.keys(c.modelMap as object)] },
-    ]),
-};
+  collection: 'channels',
+  field: 'channels',
+  columns: [
+    { header: 'ID', cell: (c) => c.id },
+    { header: 'PROVIDER', cell: (c) => c.provider },
+    { header: 'PROTOCOL', cell: (c) => c.protocol },
+    { header: 'ENABLED', cell: (c) => c.enabled },
+    { header: 'PRIORITY', cell: (c) => c.priority },
+    { header: 'WEIGHT', cell: (c) => c.weight },
+    { header: 'RPM', cell: (c) => c.rpm },
+    { header: 'TPM', cell: (c) => c.tpm },
+    { header: 'API KEY', cell: (c) => (c.hasApiKey ? 'set' : '-') },
+    { header: 'MODELS', cell: (c) => [...(c.models as string[]), ...Object.keys(c.modelMap as object)] },
+  ],
+});
 
 const CHANNEL_FIELDS = {
   provider: ['provider', String],
@@ -159,14 +137,13 @@ const channelsUpsert: CliCommand = {
   },
   request: ({ positionals, values }) => ({
     method: 'PUT',
-    path: `/admin/api/channels/${segment(positionals[0]!)}`,
+    path: adminPath('channels', positionals[0]),
     body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) },
   }),
-  print(body, out) {
-    const channel = recordIn(body, 'channel');
-    out.line(`${body.created ? 'created' : 'updated'} channel ${cellText(channel.id)}`);
-    printRecord(out, channel);
-  },
+  print: printRecordAnswer({
+    field: 'channel',
+    headline: (channel, body) => `${body.created ? 'created' : 'updated'} channel ${cellText(channel.id)}`,
+  }),
 };
 
 const channelsRemove: CliCommand = {
@@ -174,7 +151,7 @@ const channelsRemove: CliCommand = {
   summary: 'remove a channel',
   positionals: ['ID'],
   options: {},
-  request: ({ positionals }) => ({ method: 'DELETE', path: `/admin/api/channels/${segment(positionals[0]!)}` }),
+  request: ({ positionals }) => ({ method: 'DELETE', path: adminPath('channels', positionals[0]) }),
   print: (body, out) => out.line(`removed channel ${cellText(body.removed)}`),
 };
 
@@ -183,7 +160,7 @@ const whoami: CliCommand = {
   summary: 'check the admin token against the gateway: who your changes are recorded as',
   positionals: [],
   options: {},
-  request: () => ({ method: 'GET', path: '/admin/api/whoami' }),
+  request: () => ({ method: 'GET', path: adminPath('whoami') }),
   print: (body, out) => out.line(`authenticated as ${cellText(body.actor)} (${cellText(body.auth)})`),
 };
 
