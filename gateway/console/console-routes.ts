@@ -15,7 +15,8 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
 import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
-import { AdminHttpError, sendAdminError } from '../control-plane/admin-errors.ts';
+import { AdminHttpError } from '../control-plane/admin-errors.ts';
+import { adminApiRouteOptions, answerUnknownRoutes } from '../control-plane/admin-routes.ts';
 import { setUserPassword } from '../control-plane/commands-users.ts';
 import { fail, parseInput } from '../control-plane/commands-common.ts';
 import { verifyPassword } from '../control-plane/password-hash.ts';
@@ -66,18 +67,12 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
         .header('referrer-policy', 'same-origin');
     });
     registerPages(scope);
-    const options: RouteShorthandOptions = {
-      config: { adminApi: true },
-      onRequest: authenticate(deps),
-      errorHandler: (error, request, reply) => sendAdminError(error, request, reply),
-    };
+    const options = adminApiRouteOptions(authenticate(deps));
     registerSessionRoutes(scope, options, deps);
     registerConsoleKeyRoutes(scope, options, deps);
     registerConsoleUsageRoutes(scope, options, deps);
     registerConsoleAdminRoutes(scope, options, deps);
-    scope.all(`${CONSOLE_API_PREFIX}/*`, options, async (request) => {
-      throw new AdminHttpError(404, `unknown console route: ${request.method} ${request.url.split('?')[0]}`);
-    });
+    answerUnknownRoutes(scope, CONSOLE_API_PREFIX, options, 'console');
   });
 }
 

@@ -68,16 +68,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     now,
     run: (request, command) => appendCommand(deps, adminIdentityOf(request).actor, now(), command),
   };
-  const onRequest = adminAuthHook({
-    view: deps.view,
-    hmacSecret: deps.secrets.hmacSecret,
-    adminToken: deps.adminToken,
-  });
-  const options: RouteShorthandOptions = {
-    config: { adminApi: true },
-    onRequest,
-    errorHandler: (error, request, reply) => sendAdminError(error, request, reply),
-  };
+  const options = adminApiRouteOptions(
+    adminAuthHook({ view: deps.view, hmacSecret: deps.secrets.hmacSecret, adminToken: deps.adminToken }),
+  );
   app.get(`${ADMIN_API_PREFIX}/whoami`, options, async (request) => {
     const { actor, auth, tokenId } = adminIdentityOf(request);
     return { actor, role: 'admin', auth, tokenId };
@@ -87,8 +80,37 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
   registerKeyRoutes(app, options, runner);
   registerChannelRoutes(app, options, runner);
   registerPriceRoutes(app, options, runner);
-  app.all(`${ADMIN_API_PREFIX}/*`, options, async (request) => {
-    throw new AdminHttpError(404, `unknown admin route: ${request.method} ${request.url.split('?')[0]}`);
+  answerUnknownRoutes(app, ADMIN_API_PREFIX, options, 'admin');
+}
+
+/**
+ * The options of every route of an API that answers in the admin error shape
+ * (`{"error":{"message","field"?}}`, admin-errors.ts), the admin API's and the console's:
+ * `config.adminApi` marks the route as such, `onRequest` authenticates the caller, and the
+ * route's own error handler renders every error, malformed JSON included. Fastify's route
+ * options: https://fastify.dev/docs/latest/Reference/Routes/#routes-options
+ */
+export function adminApiRouteOptions(onRequest: RouteShorthandOptions['onRequest']): RouteShorthandOptions {
+  return {
+    config: { adminApi: true },
+    onRequest,
+    errorHandler: (error, request, reply) => sendAdminError(error, request, reply),
+  };
+}
+
+/**
+ * Answers every route under `prefix` not registered before it with 404 in the admin error
+ * shape, naming the method and path: `unknown <api> route: GET /admin/api/nope` (`api` e.g.
+ * `admin`, `console`). Register it after the API's own routes.
+ */
+export function answerUnknownRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  options: RouteShorthandOptions,
+  api: string,
+): void {
+  app.all(`${prefix}/*`, options, async (request) => {
+    throw new AdminHttpError(404, `unknown ${api} route: ${request.method} ${request.url.split('?')[0]}`);
   });
 }
 
