@@ -6,7 +6,8 @@ import { html, useState } from '/console/vendor/htm-preact.js';
 import { api } from '../api-client.js';
 import { formatChanges, formatTime } from '../format.js';
 import { useApiData } from '../components/use-api-data.js';
-import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { PAGE_SIZE } from '../components/pagination.js';
+import { FilterSelect, ListPagination, ListTable, PageError } from '../components/list-page-parts.js';
 
 /** The config event types (schemas/control-plane/control-plane-events.ts). */
 export const AUDIT_TYPES = [
@@ -32,6 +33,10 @@ export function AuditPage() {
     [type, actor, offset, applied],
   );
   const events = list.data?.events ?? [];
+  const chooseType = (value) => {
+    setType(value);
+    setOffset(0);
+  };
   const applyActor = (event) => {
     event.preventDefault();
     setActor(actorDraft.trim());
@@ -43,35 +48,24 @@ export function AuditPage() {
     <section>
       <div class="page-head"><h2>Audit log</h2><small class="muted">config changes, newest first</small></div>
       <form class="filters" onSubmit=${applyActor}>
-        <select aria-label="Event type" data-testid="audit-filter-type" value=${type} onChange=${(e) => {
-          setType(e.currentTarget.value);
-          setOffset(0);
-        }}>
-          <option value="">Any type</option>
-          ${AUDIT_TYPES.map((t) => html`<option value=${t}>${t}</option>`)}
-        </select>
+        <${FilterSelect} label="Event type" testid="audit-filter-type" value=${type} any="Any type" choices=${AUDIT_TYPES} onChange=${chooseType} />
         <input aria-label="Actor" placeholder="Actor (user id, admin, cli, config-file)" data-testid="audit-filter-actor" value=${actorDraft} onInput=${(e) => setActorDraft(e.currentTarget.value)} />
         <button type="submit" data-testid="audit-apply">Apply</button>
       </form>
-      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
-      <figure class="table-wrap">
-        <table class="dense striped" data-testid="audit-table">
-          <thead><tr><th>Time</th><th>Actor</th><th>Type</th><th>Entity</th><th>Changes</th></tr></thead>
-          <tbody>
-            ${events.map(
-              (e) => html`<tr key=${e.eventId} data-testid=${`audit-row-${e.eventId}`}>
-                <td class="nowrap">${formatTime(e.occurredAt)}</td>
-                <td>${e.actorName ?? e.actor}${e.actorName && e.actorName !== e.actor ? html`<br /><small class="muted">${e.actor}</small>` : null}</td>
-                <td><code>${e.type}</code></td>
-                <td><code>${e.entityId}</code></td>
-                <td class="changes">${formatChanges(e.changes)}</td>
-              </tr>`,
-            )}
-            ${events.length === 0 ? html`<tr><td colspan="5" class="empty" data-testid="audit-empty">${list.loading ? 'Loading…' : 'No events match.'}</td></tr>` : null}
-          </tbody>
-        </table>
-      </figure>
-      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
+      <${PageError} error=${list.error} />
+      <${ListTable} name="audit" columns=${5} loading=${list.loading} empty="No events match."
+        head=${html`<tr><th>Time</th><th>Actor</th><th>Type</th><th>Entity</th><th>Changes</th></tr>`}
+        rows=${events.map(
+          (e) => html`<tr key=${e.eventId} data-testid=${`audit-row-${e.eventId}`}>
+            <td class="nowrap">${formatTime(e.occurredAt)}</td>
+            <td>${e.actorName ?? e.actor}${e.actorName && e.actorName !== e.actor ? html`<br /><small class="muted">${e.actor}</small>` : null}</td>
+            <td><code>${e.type}</code></td>
+            <td><code>${e.entityId}</code></td>
+            <td class="changes">${formatChanges(e.changes)}</td>
+          </tr>`,
+        )}
+      />
+      <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
     </section>
   `;
 }

@@ -6,7 +6,7 @@ import { html, useEffect, useState } from '/console/vendor/htm-preact.js';
 import { api, seg } from '../api-client.js';
 import { formatLimit, formatMs, formatPercent, formatTime, formatTokens } from '../format.js';
 import { useApiData } from '../components/use-api-data.js';
-import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { ListPagination, ListTable, PageError } from '../components/list-page-parts.js';
 import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { ModalDialog } from '../components/modal-dialog.js';
@@ -97,23 +97,18 @@ export function ChannelsPage() {
       <div class="filters">
         <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search id, provider or model" label="Search channels" testid="channel-search" />
       </div>
-      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
+      <${PageError} error=${list.error} />
       ${actionError ? html`<p class="form-error" role="alert" data-testid="form-error">${actionError.message}</p>` : null}
-      <figure class="table-wrap">
-        <table class="dense striped" data-testid="channels-table">
-          <thead>
-            <tr>
-              <th>Id</th><th>Provider / protocol</th><th>Base URL</th><th>Models</th><th class="num">Prio / weight</th>
-              <th class="num">RPM / TPM</th><th>Enabled</th><th>Health</th><th class="actions">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${channels.map((c) => html`<${ChannelRows} key=${c.id} channel=${c} test=${tests[c.id]} handlers=${handlers} />`)}
-            ${channels.length === 0 ? html`<tr><td colspan="9" class="empty" data-testid="channels-empty">${list.loading ? 'Loading…' : 'No channels yet.'}</td></tr>` : null}
-          </tbody>
-        </table>
-      </figure>
-      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
+      <${ListTable} name="channels" columns=${9} loading=${list.loading} empty="No channels yet."
+        head=${html`
+          <tr>
+            <th>Id</th><th>Provider / protocol</th><th>Base URL</th><th>Models</th><th class="num">Prio / weight</th>
+            <th class="num">RPM / TPM</th><th>Enabled</th><th>Health</th><th class="actions">Actions</th>
+          </tr>
+        `}
+        rows=${channels.map((c) => html`<${ChannelRows} key=${c.id} channel=${c} test=${tests[c.id]} handlers=${handlers} />`)}
+      />
+      <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
       ${dialog?.kind === 'delete' ? html`<${DeleteChannelDialog} channel=${dialog.channel} onClose=${() => setDialog(null)} onDeleted=${saved} />` : null}
       ${
         dialog && dialog.kind !== 'delete'

@@ -6,7 +6,7 @@ import { html, useState } from '/console/vendor/htm-preact.js';
 import { formatLimit, formatTime } from '../format.js';
 import { useSession } from '../session-context.js';
 import { SearchBox, useSearchedList } from '../components/searched-list.js';
-import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { FilterSelect, ListPagination, ListTable, PageError, useListDialog } from '../components/list-page-parts.js';
 import { QuotaBar } from '../components/quota-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { SecretKeyDialog } from '../components/secret-key-dialog.js';
@@ -24,12 +24,11 @@ export function maskedKey(publicId) {
 export function KeysPage() {
   const { isAdmin } = useSession();
   const [status, setStatus] = useState('');
-  const [dialog, setDialog] = useState(null);
   const { list, search, setSearch, offset, setOffset } = useSearchedList('/keys', { status });
-  const close = () => setDialog(null);
-  const changed = () => {
-    setDialog(null);
-    list.reload();
+  const { dialog, setDialog, close, saved } = useListDialog(list);
+  const chooseStatus = (value) => {
+    setStatus(value);
+    setOffset(0);
   };
   const minted = (title, apiKey, note) => {
     setDialog({ kind: 'secret', title, apiKey, note });
@@ -43,18 +42,12 @@ export function KeysPage() {
       </div>
       <div class="filters">
         <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search name or public id" label="Search keys" testid="key-search" />
-        <select aria-label="Status" data-testid="key-status-filter" value=${status} onChange=${(e) => {
-          setStatus(e.currentTarget.value);
-          setOffset(0);
-        }}>
-          <option value="">Any status</option>
-          ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
-        </select>
+        <${FilterSelect} label="Status" testid="key-status-filter" value=${status} any="Any status" choices=${STATUSES} onChange=${chooseStatus} />
       </div>
-      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
+      <${PageError} error=${list.error} />
       <${KeyTable} keys=${list.data?.keys ?? []} loading=${list.loading && !list.data} isAdmin=${isAdmin} onAction=${setDialog} />
-      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
-      <${KeyDialogs} dialog=${dialog} close=${close} changed=${changed} minted=${minted} />
+      <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
+      <${KeyDialogs} dialog=${dialog} close=${close} changed=${saved} minted=${minted} />
     </section>
   `;
 }
@@ -85,24 +78,15 @@ function rotationNote(result) {
 function KeyTable({ keys, loading, isAdmin, onAction }) {
   const columns = isAdmin ? 9 : 8;
   return html`
-    <figure class="table-wrap">
-      <table class="dense striped" data-testid="keys-table">
-        <thead>
-          <tr>
-            <th>Name</th><th>Key</th>${isAdmin ? html`<th>Owner</th>` : null}<th>RPM / TPM</th><th>Quota used</th>
-            <th>Expires</th><th>Last used</th><th>Status</th><th class="actions">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} />`)}
-          ${
-            keys.length === 0
-              ? html`<tr><td colspan=${columns} class="empty" data-testid="keys-empty">${loading ? 'Loading…' : 'No keys match.'}</td></tr>`
-              : null
-          }
-        </tbody>
-      </table>
-    </figure>
+    <${ListTable} name="keys" columns=${columns} loading=${loading} empty="No keys match."
+      head=${html`
+        <tr>
+          <th>Name</th><th>Key</th>${isAdmin ? html`<th>Owner</th>` : null}<th>RPM / TPM</th><th>Quota used</th>
+          <th>Expires</th><th>Last used</th><th>Status</th><th class="actions">Actions</th>
+        </tr>
+      `}
+      rows=${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} />`)}
+    />
   `;
 }
 

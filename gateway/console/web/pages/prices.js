@@ -4,10 +4,10 @@
  * and the "Set price" dialog → `PUT /prices` (blank start = from now; a price another entry would
  * win over is refused, naming that entry, unless "Set even if another entry wins" is on).
  */
-import { html, useState } from '/console/vendor/htm-preact.js';
+import { html } from '/console/vendor/htm-preact.js';
 import { ApiError, api } from '../api-client.js';
 import { formatTime, fromLocalInput, inputValue, toLocalInput } from '../format.js';
-import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { ListPagination, ListTable, PageError, useListDialog } from '../components/list-page-parts.js';
 import { SearchBox, useSearchedList } from '../components/searched-list.js';
 import { FormButtons, FormError, Input, Switch, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
@@ -57,12 +57,8 @@ export function priceBody(values, priceId) {
 /** The prices page. */
 export function PricesPage() {
   const { list, search, setSearch, offset, setOffset } = useSearchedList('/prices');
-  const [dialog, setDialog] = useState(null);
+  const { dialog, setDialog, close, saved } = useListDialog(list);
   const prices = list.data?.prices ?? [];
-  const saved = () => {
-    setDialog(null);
-    list.reload();
-  };
   return html`
     <section>
       <div class="page-head">
@@ -73,32 +69,25 @@ export function PricesPage() {
       <div class="filters">
         <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search model or channel" label="Search prices" testid="price-search" />
       </div>
-      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
-      <figure class="table-wrap">
-        <table class="dense striped" data-testid="prices-table">
-          <thead>
-            <tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th>Effective from</th><th>Status</th><th class="actions">Actions</th></tr>
-          </thead>
-          <tbody>
-            ${prices.map(
-              (p) => html`<tr key=${p.priceId} data-testid=${`price-row-${p.priceId}`}>
-                <td><strong>${p.model}</strong></td>
-                <td>${p.channel ?? html`<span class="muted">all</span>`}</td>
-                <td class="num">${formatPerMTok(p.inputPerMTok)}</td>
-                <td class="num">${formatPerMTok(p.outputPerMTok)}</td>
-                <td class="num">${formatPerMTok(p.cacheReadPerMTok ?? p.inputPerMTok)}</td>
-                <td class="num">${formatPerMTok(p.cacheWritePerMTok ?? p.inputPerMTok)}</td>
-                <td>${formatEffectiveFrom(p.effectiveFrom)}</td>
-                <td data-testid=${`price-status-${p.priceId}`}>${p.status === 'in force' ? html`<strong>in force</strong>` : html`<span class="muted">${p.status}</span>`}</td>
-                <td class="actions"><button type="button" class="outline small" data-testid=${`price-edit-${p.priceId}`} onClick=${() => setDialog({ price: p })}>Edit</button></td>
-              </tr>`,
-            )}
-            ${prices.length === 0 ? html`<tr><td colspan="9" class="empty" data-testid="prices-empty">${list.loading ? 'Loading…' : 'No prices yet: requests are billed $0.'}</td></tr>` : null}
-          </tbody>
-        </table>
-      </figure>
-      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
-      ${dialog ? html`<${PriceDialog} price=${dialog.price} onClose=${() => setDialog(null)} onSaved=${saved} />` : null}
+      <${PageError} error=${list.error} />
+      <${ListTable} name="prices" columns=${9} loading=${list.loading} empty="No prices yet: requests are billed $0."
+        head=${html`<tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th>Effective from</th><th>Status</th><th class="actions">Actions</th></tr>`}
+        rows=${prices.map(
+          (p) => html`<tr key=${p.priceId} data-testid=${`price-row-${p.priceId}`}>
+            <td><strong>${p.model}</strong></td>
+            <td>${p.channel ?? html`<span class="muted">all</span>`}</td>
+            <td class="num">${formatPerMTok(p.inputPerMTok)}</td>
+            <td class="num">${formatPerMTok(p.outputPerMTok)}</td>
+            <td class="num">${formatPerMTok(p.cacheReadPerMTok ?? p.inputPerMTok)}</td>
+            <td class="num">${formatPerMTok(p.cacheWritePerMTok ?? p.inputPerMTok)}</td>
+            <td>${formatEffectiveFrom(p.effectiveFrom)}</td>
+            <td data-testid=${`price-status-${p.priceId}`}>${p.status === 'in force' ? html`<strong>in force</strong>` : html`<span class="muted">${p.status}</span>`}</td>
+            <td class="actions"><button type="button" class="outline small" data-testid=${`price-edit-${p.priceId}`} onClick=${() => setDialog({ price: p })}>Edit</button></td>
+          </tr>`,
+        )}
+      />
+      <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
+      ${dialog ? html`<${PriceDialog} price=${dialog.price} onClose=${close} onSaved=${saved} />` : null}
     </section>
   `;
 }

@@ -9,7 +9,8 @@ import { formatMs, formatTime, formatTokens, formatUsd, fromLocalInput } from '.
 import { useSession } from '../session-context.js';
 import { navigate } from '../router.js';
 import { useApiData } from '../components/use-api-data.js';
-import { PAGE_SIZE, Pagination } from '../components/pagination.js';
+import { PAGE_SIZE } from '../components/pagination.js';
+import { ListPagination, ListTable, PageError } from '../components/list-page-parts.js';
 import { StatusBadge } from '../components/status-badge.js';
 
 const STATUSES = ['completed', 'failed', 'cancelled'];
@@ -66,19 +67,12 @@ export function UsagePage() {
           setDraft(EMPTY_FILTERS);
           apply(EMPTY_FILTERS);
         }} />
-      ${list.error ? html`<p class="form-error" role="alert" data-testid="page-error">${list.error.message}</p>` : null}
-      <figure class="table-wrap">
-        <table class="dense striped clickable" data-testid="usage-table">
-          <thead>
-            <tr><th>Time</th><th>Key</th><th>Model</th><th>Channel</th><th>Status</th><th class="num">Tokens in / out</th><th class="num">Cost</th><th class="num">Latency</th><th>Usage</th></tr>
-          </thead>
-          <tbody>
-            ${rows.map((row) => html`<${UsageRow} key=${row.eventId ?? row.requestId} row=${row} keyName=${keyNames.get(row.keyId)} />`)}
-            ${rows.length === 0 ? html`<tr><td colspan="9" class="empty" data-testid="usage-empty">${list.loading ? 'Loading…' : 'No requests in this range.'}</td></tr>` : null}
-          </tbody>
-        </table>
-      </figure>
-      <${Pagination} offset=${offset} limit=${PAGE_SIZE} total=${list.data?.total ?? 0} onChange=${setOffset} />
+      <${PageError} error=${list.error} />
+      <${ListTable} name="usage" columns=${9} loading=${list.loading} empty="No requests in this range." clickable
+        head=${html`<tr><th>Time</th><th>Key</th><th>Model</th><th>Channel</th><th>Status</th><th class="num">Tokens in / out</th><th class="num">Cost</th><th class="num">Latency</th><th>Usage</th></tr>`}
+        rows=${rows.map((row) => html`<${UsageRow} key=${row.eventId ?? row.requestId} row=${row} keyName=${keyNames.get(row.keyId)} />`)}
+      />
+      <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
     </section>
   `;
 }
