@@ -20,6 +20,7 @@ import {
   installClientErrorHandlers,
 } from './http/client-error-handler.ts';
 import { installJsonBodyParser } from './http/json-body-parser.ts';
+import { decorateClientRequests } from './http/client-route-hooks.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './http/models-routes.ts';
 import { registerOpenaiChatRoutes } from './http/openai-chat-routes.ts';
@@ -151,6 +152,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   });
   // Any content type parses as JSON, after the nesting/size pre-scan (json-body-parser.ts).
   installJsonBodyParser(app);
+  decorateClientRequests(app);
   const { controlPlane } = deps;
   const view = controlPlane.view;
   const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));

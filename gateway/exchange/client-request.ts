@@ -1,6 +1,7 @@
 /**
  * One client request as the pipeline serves it (serve-generation.ts, serve-count-tokens.ts), and
- * the steps both share: drain refusal, authentication, stored-state resolution and decoding. Each
+ * the steps both share: stored-state resolution and decoding. The drain refusal and
+ * authentication ran before, as the route's hooks (gateway/http/client-route-hooks.ts). Each
  * refusal is answered in the codec's own format and is not recorded.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,9 +11,9 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { DecodeHints, InboundCodec } from '../inbound/inbound-codec.ts';
-import { shuttingDownRefusal, type NodeDrain } from '../lifecycle/node-drain.ts';
+import type { NodeDrain } from '../lifecycle/node-drain.ts';
 import type { AdmissionDeps, AdmissionLimit } from '../policy/admit-request.ts';
-import { resolveApiKey, type ResolvedKey } from '../policy/resolve-api-key.ts';
+import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
@@ -59,13 +60,13 @@ export function withHeaderFields(
     : decoded;
 }
 
-/** One client request for serveGeneration or serveCountTokens: who serves it, how it is read, and its HTTP exchange. */
+/** One client request for serveGeneration or serveCountTokens: who serves it, who asks, and its HTTP exchange. */
 export interface ClientRequest {
   readonly services: ClientRouteServices;
   /** The client format's codec: decodes the body, renders the answer and every refusal. */
   readonly codec: InboundCodec;
-  /** Reads the presented API key, the format's way. */
-  readonly extractKey: ApiKeyExtractor;
+  /** The caller's key, resolved by the route's authenticate hook. */
+  readonly key: ResolvedKey;
   readonly request: FastifyRequest;
   readonly reply: FastifyReply;
   /** What the route knows outside the body (Gemini: model and streaming from the path); none: nothing. */
@@ -79,42 +80,6 @@ export interface ClientRequest {
    * never passed through unchanged (Responses: a gateway-sealed compaction item). None: never.
    */
   readonly mustTranslate?: (body: Readonly<Record<string, unknown>>) => boolean;
-}
-
-/**
- * Answers 503 `shutting-down` in the codec's format with `Retry-After: 1` and `Connection: close`
- * (the client reconnects, through its load balancer, to another node). Not recorded as a request;
- * counted in the refusals metric as `shutting_down`.
- */
-export function refuseWhileDraining(
-  services: ClientRouteServices,
-  reply: FastifyReply,
-  codec: InboundCodec,
-  requestId: string,
-): void {
-  void reply.header('connection', 'close');
-  sendErrorReply(reply, codec, shuttingDownRefusal(), requestId);
-  services.metrics?.recordRefusal(codec.format, 'shutting_down');
-}
-
-/** Resolves the key; on refusal answers 401 in the codec's format and returns undefined. */
-export function authenticate(
-  services: ClientRouteServices,
-  codec: InboundCodec,
-  extractKey: ApiKeyExtractor,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  requestId: string,
-): ResolvedKey | undefined {
-  const resolved = resolveApiKey(services.controlPlane.view, services.controlPlane.hmacSecret, extractKey(request));
-  if ('key' in resolved) return resolved;
-  sendErrorReply(
-    reply,
-    codec,
-    new GatewayError('unauthenticated', resolved.message, { code: 'invalid_api_key' }),
-    requestId,
-  );
-  return undefined;
 }
 
 /** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */

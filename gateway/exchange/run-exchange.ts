@@ -259,29 +259,9 @@ async function attemptChannel(
       createdAt: Math.floor(input.startedAt / 1000),
     };
     const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
-    if (!input.request.stream)
-      return await relayJson({
-        input,
-        answer,
-        adapter: decoding,
-        decodeContext,
-        encodeContext,
-        passThrough,
-        reply,
-        deadline,
-      });
-    return await relayStream({
-      deps,
-      input,
-      answer,
-      adapter: decoding,
-      decodeContext,
-      encodeContext,
-      passThrough,
-      reply,
-      signal,
-      deadline,
-    });
+    const relay = { input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, deadline };
+    if (!input.request.stream) return await relayJson(relay);
+    return await relayStream({ ...relay, deps, signal });
   } finally {
     deadline.dispose();
   }

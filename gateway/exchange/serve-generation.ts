@@ -1,6 +1,7 @@
 /**
- * The shared handler steps of every client route: authenticate with the format's own key
- * header, decode the body with the format's codec, then run the exchange or the token count.
+ * The request pipeline of a generation: after the route's hooks refused a draining node and
+ * resolved the caller's key (gateway/http/client-route-hooks.ts), resolve stored state, decode the
+ * body with the format's codec, check the key's models, admit, run the exchange and settle.
  * Every refusal is rendered by the same codec, so each client sees its own error shape.
  *
  * Recording: a generation request is ACCEPTED once it is authenticated, decoded, allowed its
@@ -21,9 +22,7 @@ import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts'
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import { watchClientDeparture } from './client-departure.ts';
 import {
-  authenticate,
   decodeOrReply,
-  refuseWhileDraining,
   resolveStateOrReply,
   withHeaderFields,
   type ClientRequest,
@@ -75,23 +74,20 @@ async function admitOrReply(
 }
 
 /**
- * Authenticates, decodes and runs one generation request. `fromHeaders` adds header-borne fields
+ * Decodes and runs one generation request of the authenticated `client.key`. `fromHeaders` adds header-borne fields
  * (`anthropic-beta`); `state` resolves stored state before decoding (Responses
  * `previous_response_id` / `store`, request-state-resolver.ts); `mustTranslate` keeps a body that
  * holds what only the translated path carries from being passed through. An accepted request is recorded
  * exactly once (see the module doc).
  */
 export async function serveGeneration(client: ClientRequest): Promise<void> {
-  const { services, codec, extractKey, request, reply, hints = {}, fromHeaders, state } = client;
+  const { services, codec, key: resolved, request, reply, hints = {}, fromHeaders, state } = client;
   const requestId = request.id;
   const startedAt = Date.now();
   const drain = services.drain;
-  if (drain?.draining) return refuseWhileDraining(services, reply, codec, requestId);
   drain?.enter();
   const departure = watchClientDeparture(request, reply);
   try {
-    const resolved = authenticate(services, codec, extractKey, request, reply, requestId);
-    if (!resolved) return;
     const stored = state
       ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate')
       : {};

@@ -5,9 +5,10 @@
  * flags, https://docs.anthropic.com/en/api/beta-headers) becomes `anthropicBetas`, sent as a header
  * to upstreams that are really Anthropic and never as a body field.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { anthropicApiKey } from './api-key-readers.ts';
-import type { ClientRouteServices, HeaderBorneFields } from '../exchange/client-request.ts';
+import { authenticatedKey, clientRouteOptions } from './client-route-hooks.ts';
+import type { ClientRequest, ClientRouteServices, HeaderBorneFields } from '../exchange/client-request.ts';
 import { serveCountTokens } from '../exchange/serve-count-tokens.ts';
 import { serveGeneration } from '../exchange/serve-generation.ts';
 import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
@@ -25,25 +26,16 @@ export function anthropicBetaFlags(request: FastifyRequest): HeaderBorneFields |
 
 /** Registers `POST /v1/messages` and `POST /v1/messages/count_tokens` on `app`. */
 export function registerAnthropicMessagesRoutes(app: FastifyInstance, services: ClientRouteServices): void {
-  const config = { codec: anthropicMessagesCodec };
-  app.post('/v1/messages', { config }, (request, reply) =>
-    serveGeneration({
-      services,
-      codec: anthropicMessagesCodec,
-      extractKey: anthropicApiKey,
-      request,
-      reply,
-      fromHeaders: anthropicBetaFlags(request),
-    }),
-  );
-  app.post('/v1/messages/count_tokens', { config }, (request, reply) =>
-    serveCountTokens({
-      services,
-      codec: anthropicMessagesCodec,
-      extractKey: anthropicApiKey,
-      request,
-      reply,
-      fromHeaders: anthropicBetaFlags(request),
-    }),
-  );
+  const codec = anthropicMessagesCodec;
+  const options = clientRouteOptions({ services, codec, extractKey: anthropicApiKey });
+  const client = (request: FastifyRequest, reply: FastifyReply): ClientRequest => ({
+    services,
+    codec,
+    key: authenticatedKey(request),
+    request,
+    reply,
+    fromHeaders: anthropicBetaFlags(request),
+  });
+  app.post('/v1/messages', options, (request, reply) => serveGeneration(client(request, reply)));
+  app.post('/v1/messages/count_tokens', options, (request, reply) => serveCountTokens(client(request, reply)));
 }

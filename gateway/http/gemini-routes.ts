@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { sendErrorReply } from '../exchange/client-response.ts';
 import { geminiApiKey } from './api-key-readers.ts';
+import { authenticatedKey, clientRouteOptions, type ClientRouteHook } from './client-route-hooks.ts';
 import type { ClientRouteServices } from '../exchange/client-request.ts';
 import { serveCountTokens } from '../exchange/serve-count-tokens.ts';
 import { serveGeneration } from '../exchange/serve-generation.ts';
@@ -25,57 +26,44 @@ export function parseGeminiModelPath(path: string): { model: string; action: str
   return { model: path.slice(0, at).replace(/^models\//, ''), action: path.slice(at + 1) };
 }
 
-function serveGeminiAction(
-  services: ClientRouteServices,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> | void {
-  const parsed = parseGeminiModelPath((request.params as { '*': string })['*']);
-  switch (parsed?.action) {
-    case 'generateContent':
-      return serveGeneration({
-        services,
-        codec: geminiCodec,
-        extractKey: geminiApiKey,
-        request,
-        reply,
-        hints: { model: parsed.model, stream: false },
-      });
-    case 'streamGenerateContent':
-      return serveGeneration({
-        services,
-        codec: geminiCodec,
-        extractKey: geminiApiKey,
-        request,
-        reply,
-        hints: { model: parsed.model, stream: true },
-      });
-    case 'countTokens':
-      return serveCountTokens({
-        services,
-        codec: geminiCodec,
-        extractKey: geminiApiKey,
-        request,
-        reply,
-        hints: { model: parsed.model },
-      });
-    default:
-      sendErrorReply(
-        reply,
-        geminiCodec,
-        new GatewayError(
-          'not-found',
-          `Unknown method '${parsed?.action ?? ''}': expected generateContent, streamGenerateContent or countTokens`,
-        ),
-        request.id,
-      );
-  }
+/** The action of a Gemini route's path (see parseGeminiModelPath). */
+function geminiAction(request: FastifyRequest): { model: string; action: string } | undefined {
+  return parseGeminiModelPath((request.params as { '*': string })['*']);
 }
 
+const KNOWN_ACTIONS = new Set(['generateContent', 'streamGenerateContent', 'countTokens']);
+
+/** Answers an unknown action 404 before the drain and auth checks, as Google's API does for an unknown method. */
+const refuseUnknownAction: ClientRouteHook = (request, reply, done) => {
+  const action = geminiAction(request)?.action;
+  if (action !== undefined && KNOWN_ACTIONS.has(action)) return done();
+  sendErrorReply(
+    reply,
+    geminiCodec,
+    new GatewayError(
+      'not-found',
+      `Unknown method '${action ?? ''}': expected generateContent, streamGenerateContent or countTokens`,
+    ),
+    request.id,
+  );
+};
+
+function serveGeminiAction(services: ClientRouteServices, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { model, action } = geminiAction(request) ?? { model: '', action: '' };
+  const client = { services, codec: geminiCodec, key: authenticatedKey(request), request, reply };
+  if (action === 'countTokens') return serveCountTokens({ ...client, hints: { model } });
+  return serveGeneration({ ...client, hints: { model, stream: action === 'streamGenerateContent' } });
+}
+
+/** Registers `POST /v1beta/models/{model}:{action}` and `POST /v1/models/{model}:{action}` on `app`. */
 export function registerGeminiRoutes(app: FastifyInstance, services: ClientRouteServices): void {
+  const options = clientRouteOptions({
+    services,
+    codec: geminiCodec,
+    extractKey: geminiApiKey,
+    before: [refuseUnknownAction],
+  });
   for (const version of ['v1beta', 'v1']) {
-    app.post(`/${version}/models/*`, { config: { codec: geminiCodec } }, (request, reply) =>
-      serveGeminiAction(services, request, reply),
-    );
+    app.post(`/${version}/models/*`, options, (request, reply) => serveGeminiAction(services, request, reply));
   }
 }

@@ -10,10 +10,10 @@ import { sendErrorReply, sendJsonReply } from '../exchange/client-response.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import { anthropicMessagesCodec } from '../inbound/anthropic-messages/anthropic-messages-codec.ts';
 import { geminiCodec } from '../inbound/gemini/gemini-codec.ts';
-import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
-import { anthropicApiKey, geminiApiKey, headerValue, openaiApiKey, type ApiKeyExtractor } from './api-key-readers.ts';
-import { authenticate, type ClientRouteServices } from '../exchange/client-request.ts';
+import { anthropicApiKey, geminiApiKey, headerValue, openaiApiKey } from './api-key-readers.ts';
+import { authenticatedKey, authenticateHook, type ClientAuthScheme } from './client-route-hooks.ts';
+import type { ClientRouteServices } from '../exchange/client-request.ts';
 
 type ListingFormat = 'openai' | 'anthropic' | 'gemini';
 
@@ -30,10 +30,10 @@ function listingFormat(request: FastifyRequest, path: string): ListingFormat {
   return 'openai';
 }
 
-const FORMAT_AUTH: Record<ListingFormat, { codec: InboundCodec; key: ApiKeyExtractor }> = {
-  openai: { codec: openaiChatCodec, key: openaiApiKey },
-  anthropic: { codec: anthropicMessagesCodec, key: anthropicApiKey },
-  gemini: { codec: geminiCodec, key: geminiApiKey },
+const FORMAT_AUTH: Record<ListingFormat, ClientAuthScheme> = {
+  openai: { codec: openaiChatCodec, extractKey: openaiApiKey },
+  anthropic: { codec: anthropicMessagesCodec, extractKey: anthropicApiKey },
+  gemini: { codec: geminiCodec, extractKey: geminiApiKey },
 };
 
 /** Serialises one model in `format`. `createdAt` is the gateway's start time, unix seconds. */
@@ -99,10 +99,9 @@ function serveModels(
   modelId?: string,
 ): void {
   const format = listingFormat(request, request.url);
-  const { codec, key } = FORMAT_AUTH[format];
+  const { codec } = FORMAT_AUTH[format];
   const requestId = request.id;
-  const resolved = authenticate(services, codec, key, request, reply, requestId);
-  if (!resolved) return;
+  const resolved = authenticatedKey(request);
   // A key with a model allowlist sees only the models it may use.
   const allowed = resolved.key.models;
   const models = entries(services.exchange.router).filter((m) => !allowed || allowed.has(m.id));
@@ -126,9 +125,13 @@ function serveModels(
 
 /** Registers the listing routes. `createdAt` (unix seconds) is reported as every model's creation time. */
 export function registerModelsRoutes(app: FastifyInstance, services: ClientRouteServices, createdAt: number): void {
+  // The listing format (and so the key reader and error shape) is read from each request.
+  const options = {
+    preHandler: authenticateHook(services, (request) => FORMAT_AUTH[listingFormat(request, request.url)]),
+  };
   for (const prefix of ['/v1/models', '/v1beta/models']) {
-    app.get(prefix, (request, reply) => serveModels(services, createdAt, request, reply));
-    app.get(`${prefix}/*`, (request, reply) =>
+    app.get(prefix, options, (request, reply) => serveModels(services, createdAt, request, reply));
+    app.get(`${prefix}/*`, options, (request, reply) =>
       serveModels(services, createdAt, request, reply, (request.params as { '*': string })['*']),
     );
   }

@@ -4,12 +4,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { openaiApiKey } from './api-key-readers.ts';
+import { authenticatedKey, clientRouteOptions } from './client-route-hooks.ts';
 import type { ClientRouteServices } from '../exchange/client-request.ts';
 import { serveGeneration } from '../exchange/serve-generation.ts';
 import { openaiChatCodec } from '../inbound/openai-chat/openai-chat-codec.ts';
 
+/** Registers `POST /v1/chat/completions` on `app`. */
 export function registerOpenaiChatRoutes(app: FastifyInstance, services: ClientRouteServices): void {
-  app.post('/v1/chat/completions', { config: { codec: openaiChatCodec } }, (request, reply) =>
-    serveGeneration({ services, codec: openaiChatCodec, extractKey: openaiApiKey, request, reply }),
+  const codec = openaiChatCodec;
+  app.post(
+    '/v1/chat/completions',
+    clientRouteOptions({ services, codec, extractKey: openaiApiKey }),
+    (request, reply) => serveGeneration({ services, codec, key: authenticatedKey(request), request, reply }),
   );
 }

@@ -6,16 +6,14 @@
  * the stored-response routes `GET`/`DELETE /v1/responses/{id}` and `GET /v1/responses/{id}/input_items`,
  * and WebSocket mode (websocket/). Auth: `Authorization: Bearer` (or Azure-style `api-key`).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openaiApiKey } from '../http/api-key-readers.ts';
-import type { ClientRouteServices } from '../exchange/client-request.ts';
+import { authenticatedKey, clientRouteOptions } from '../http/client-route-hooks.ts';
+import type { ClientRequest, ClientRouteServices } from '../exchange/client-request.ts';
 import { serveCountTokens } from '../exchange/serve-count-tokens.ts';
 import { serveGeneration } from '../exchange/serve-generation.ts';
 import { holdsGatewayCompactionItem } from '../inbound/openai-responses/decode-compaction-item.ts';
-import {
-  createOpenaiResponsesCodec,
-  openaiResponsesCodec,
-} from '../inbound/openai-responses/openai-responses-codec.ts';
+import { createOpenaiResponsesCodec } from '../inbound/openai-responses/openai-responses-codec.ts';
 import { compactionItemOpener, createCompactionSeal } from './compaction/compaction-seal.ts';
 import { serveResponsesCompaction } from './compaction/serve-responses-compaction.ts';
 import { registerResponsesWebSocket } from './websocket/register-responses-websocket.ts';
@@ -27,37 +25,30 @@ import { registerStoredResponsesRoutes } from './stored-responses/stored-respons
  * `services.controlPlane.hmacSecret`, which every node of a deployment shares.
  */
 export function registerResponsesApiRoutes(app: FastifyInstance, services: ClientRouteServices): void {
-  const config = { codec: openaiResponsesCodec };
   const compactionSeal = createCompactionSeal(services.controlPlane.hmacSecret);
   // The codec that opens the gateway's own compaction items (compaction/compaction-seal.ts).
   const codec = createOpenaiResponsesCodec(compactionItemOpener(compactionSeal));
+  const auth = { codec, extractKey: openaiApiKey };
+  const options = clientRouteOptions({ services, ...auth });
   // Stored state (stored-responses/): previous_response_id, store, GET/DELETE /v1/responses/{id}, input_items.
   const storedState = createStoredResponsesResolver(services.responseStore);
-  app.post('/v1/responses', { config }, (request, reply) =>
-    serveGeneration({
-      services,
-      codec,
-      extractKey: openaiApiKey,
-      request,
-      reply,
-      state: storedState,
-      mustTranslate: holdsGatewayCompactionItem,
-    }),
+  const client = (request: FastifyRequest, reply: FastifyReply): ClientRequest => ({
+    services,
+    codec,
+    key: authenticatedKey(request),
+    request,
+    reply,
+    state: storedState,
+  });
+  app.post('/v1/responses', options, (request, reply) =>
+    serveGeneration({ ...client(request, reply), mustTranslate: holdsGatewayCompactionItem }),
   );
-  app.post('/v1/responses/input_tokens', { config }, (request, reply) =>
-    serveCountTokens({
-      services,
-      codec,
-      extractKey: openaiApiKey,
-      request,
-      reply,
-      state: storedState,
-    }),
+  app.post('/v1/responses/input_tokens', options, (request, reply) => serveCountTokens(client(request, reply)));
+  app.post('/v1/responses/compact', options, (request, reply) =>
+    serveResponsesCompaction({ ...client(request, reply), state: storedState, seal: compactionSeal }),
   );
-  registerStoredResponsesRoutes(app, services, openaiApiKey);
-  app.post('/v1/responses/compact', { config }, (request, reply) =>
-    serveResponsesCompaction(services, compactionSeal, storedState, openaiApiKey, request, reply),
-  );
+  // Stored responses are read and deleted by their owner's key, even while the node drains.
+  registerStoredResponsesRoutes(app, services, clientRouteOptions({ services, ...auth, refuseWhileDraining: false }));
   // WebSocket mode: GET /v1/responses with Upgrade: websocket (websocket/).
-  registerResponsesWebSocket(app, services, openaiApiKey);
+  registerResponsesWebSocket(app, services, auth);
 }

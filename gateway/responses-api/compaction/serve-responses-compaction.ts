@@ -12,7 +12,6 @@
  * The per-request codec and adapter wrappers below are how the standard exchange is told to do
  * this; nothing else in the exchange changes.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamProtocol } from '../../canonical/formats.ts';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
@@ -23,7 +22,7 @@ import type { InboundCodec } from '../../inbound/inbound-codec.ts';
 import { encodeOpenAIError } from '../../inbound/openai-common/encode-openai-error.ts';
 import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
 import type { RequestStateResolver } from '../../exchange/request-state-resolver.ts';
-import type { ApiKeyExtractor, ClientRouteServices } from '../../exchange/client-request.ts';
+import type { ClientRequest } from '../../exchange/client-request.ts';
 import { serveGeneration } from '../../exchange/serve-generation.ts';
 import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { buildCompactedResponse } from './build-compacted-response.ts';
@@ -37,20 +36,21 @@ interface SummaryAuthor {
   model?: string;
 }
 
-/**
- * Serves one compact request on `reply`; never throws (every failure is an OpenAI error answer).
- * `storedState` resolves `previous_response_id` (earlier turns prepended to `input`, or 400
- * `previous_response_not_found`); it is asked as for a token count, so the compaction itself is
- * never kept as a stored response.
- */
-export async function serveResponsesCompaction(
-  services: ClientRouteServices,
-  seal: CompactionSeal,
-  storedState: RequestStateResolver,
-  extractKey: ApiKeyExtractor,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
+/** One compact request: the client request as a generation route reads it, and the seal for the summary. */
+export interface CompactionRequest extends ClientRequest {
+  /**
+   * Resolves `previous_response_id` (earlier turns prepended to `input`, or 400
+   * `previous_response_not_found`); asked as for a token count, so the compaction itself is
+   * never kept as a stored response. Required.
+   */
+  readonly state: RequestStateResolver;
+  /** Seals the summary into the compaction item the client receives. */
+  readonly seal: CompactionSeal;
+}
+
+/** Serves one compact request on its `reply`; never throws (every failure is an OpenAI error answer). */
+export async function serveResponsesCompaction(compaction: CompactionRequest): Promise<void> {
+  const { services, seal, state: storedState, request } = compaction;
   // `input` is optional on compact: with only a previous response, the stored turns are the whole input.
   const state: RequestStateResolver = {
     resolve: (body, context) =>
@@ -60,16 +60,15 @@ export async function serveResponsesCompaction(
       }),
   };
   const author: SummaryAuthor = {};
-  const codec = compactionCodec(seal, author);
   // Read when the exchange runs: the body the exchange forwards is `request.body` at that time.
   const rawBody = (): Readonly<Record<string, unknown>> => (isJsonObject(request.body) ? request.body : {});
   const adapters = compactionAdapters(services.exchange.adapters, rawBody, author);
   await serveGeneration({
     services: { ...services, exchange: { ...services.exchange, adapters } },
-    codec,
-    extractKey,
+    codec: compactionCodec(seal, author),
+    key: compaction.key,
     request,
-    reply,
+    reply: compaction.reply,
     state,
     mustTranslate: holdsGatewayCompactionItem,
   });

@@ -9,7 +9,7 @@
  * that created it: any other key, an unknown, expired or deleted id gets OpenAI's 404 error
  * envelope. These calls reach no upstream: no traffic events, no usage, no rate-limit admission.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import {
   isValidResponseId,
   type ResponseStore,
@@ -18,7 +18,8 @@ import {
 import { isStateStoreUnavailable } from '../../../schemas/state-store/state-store-unavailable.ts';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { sendErrorReply, sendJsonReply } from '../../exchange/client-response.ts';
-import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../exchange/client-request.ts';
+import type { ClientRouteServices } from '../../exchange/client-request.ts';
+import { authenticatedKey } from '../../http/client-route-hooks.ts';
 import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
 import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { pageInputItems, parseInputItemsQuery } from './list-input-items.ts';
@@ -43,12 +44,11 @@ function fail(reply: FastifyReply, requestId: string, error: GatewayError): void
   sendErrorReply(reply, openaiResponsesCodec, error, requestId);
 }
 
-/** Wraps a handler with auth, id validation and store-failure handling (503, never 500). */
-function withLookup(services: ClientRouteServices, extractKey: ApiKeyExtractor, handler: Handler) {
+/** Wraps a handler with id validation and store-failure handling (503, never 500); the route's hook authenticated the caller. */
+function withLookup(services: ClientRouteServices, handler: Handler) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const requestId = request.id;
-    const resolved = authenticate(services, openaiResponsesCodec, extractKey, request, reply, requestId);
-    if (!resolved) return;
+    const resolved = authenticatedKey(request);
     const params = isJsonObject(request.params) ? request.params : {};
     const responseId = params.responseId;
     if (!isValidResponseId(responseId)) {
@@ -122,14 +122,16 @@ const listInputItems: Handler = async (context, request, reply) => {
   sendJsonReply(reply, page, context.requestId);
 };
 
-/** Registers the three routes; `extractKey` reads the caller's key as `POST /v1/responses` does. */
+/**
+ * Registers the three routes with `options`: the route options of `POST /v1/responses`
+ * (gateway/http/client-route-hooks.ts), whose authenticate hook reads the caller's key.
+ */
 export function registerStoredResponsesRoutes(
   app: FastifyInstance,
   services: ClientRouteServices,
-  extractKey: ApiKeyExtractor,
+  options: RouteShorthandOptions,
 ): void {
-  const config = { codec: openaiResponsesCodec };
-  app.get('/v1/responses/:responseId', { config }, withLookup(services, extractKey, retrieve));
-  app.delete('/v1/responses/:responseId', { config }, withLookup(services, extractKey, remove));
-  app.get('/v1/responses/:responseId/input_items', { config }, withLookup(services, extractKey, listInputItems));
+  app.get('/v1/responses/:responseId', options, withLookup(services, retrieve));
+  app.delete('/v1/responses/:responseId', options, withLookup(services, remove));
+  app.get('/v1/responses/:responseId/input_items', options, withLookup(services, listInputItems));
 }

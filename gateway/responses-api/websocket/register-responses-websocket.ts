@@ -15,7 +15,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { sendErrorReply } from '../../exchange/client-response.ts';
-import { authenticate, type ApiKeyExtractor, type ClientRouteServices } from '../../exchange/client-request.ts';
+import type { ClientRouteServices } from '../../exchange/client-request.ts';
+import { authenticateHook, type ClientAuthScheme } from '../../http/client-route-hooks.ts';
 import { openaiResponsesCodec } from '../../inbound/openai-responses/openai-responses-codec.ts';
 import { ResponsesWebSocketSession } from './responses-websocket-session.ts';
 import { errorEventFromGatewayError } from './websocket-error-event.ts';
@@ -66,14 +67,14 @@ function answerUpgradeRequired(request: FastifyRequest, reply: FastifyReply): vo
 }
 
 /**
- * Registers `GET /v1/responses` (WebSocket). `extractKey` reads the key the same way as the HTTP
- * route (Bearer or `api-key`). The loopback pool is destroyed, and open sockets closed with 1001,
+ * Registers `GET /v1/responses` (WebSocket). `auth` reads the key the same way as the HTTP
+ * route (Bearer or `api-key`) and renders a refusal. The loopback pool is destroyed, and open sockets closed with 1001,
  * when the app closes.
  */
 export function registerResponsesWebSocket(
   app: FastifyInstance,
   services: ClientRouteServices,
-  extractKey: ApiKeyExtractor,
+  auth: ClientAuthScheme,
   options: ResponsesWebSocketOptions = {},
 ): void {
   const maxMessageBytes = options.maxMessageBytes ?? app.initialConfig.bodyLimit ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -94,15 +95,12 @@ export function registerResponsesWebSocket(
       method: 'GET',
       url: '/v1/responses',
       config: { codec: openaiResponsesCodec },
-      preValidation: async (request, reply) => {
-        // A refusal has been sent (401); returning the reply stops the route before the upgrade.
-        if (!authenticate(services, openaiResponsesCodec, extractKey, request, reply, request.id)) return reply;
-        return undefined;
-      },
+      // Before the upgrade: a refused key is answered 401 over HTTP.
+      preValidation: authenticateHook(services, () => auth),
       handler: (request, reply) => answerUpgradeRequired(request, reply),
       wsHandler: (socket, request) => {
         const origin = loopbackOrigin(request, scope.server);
-        const apiKey = extractKey(request);
+        const apiKey = auth.extractKey(request);
         if (!origin || !apiKey) {
           socket.send(
             JSON.stringify(
