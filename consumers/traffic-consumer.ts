@@ -25,3 +25,25 @@ export interface TrafficConsumer {
   /** Applies a batch; resolves only after the sink acknowledged. Rejects to have the batch redelivered. */
   handleBatch(events: ReadonlyArray<ConsumedTrafficEvent>): Promise<void>;
 }
+
+/** The event record (`event`) of the traffic events whose `type` is T. */
+export type TrafficEventOfType<T extends TrafficEvent['type']> = Extract<TrafficEvent, { type: T }>['event'];
+
+/** One event of a batch, narrowed to its type, with the log position of its record. */
+export interface PositionedEvent<E> {
+  readonly event: E;
+  readonly position: LogPosition;
+}
+
+/** The events of `type` in `batch`, in batch order, each with its log position; the others are left out. */
+export function eventsOfType<T extends TrafficEvent['type']>(
+  batch: ReadonlyArray<ConsumedTrafficEvent>,
+  type: T,
+): Array<PositionedEvent<TrafficEventOfType<T>>> {
+  const found: Array<PositionedEvent<TrafficEventOfType<T>>> = [];
+  for (const item of batch) {
+    const event: TrafficEvent['event'] = item.event;
+    if (item.type === type) found.push({ event: event as TrafficEventOfType<T>, position: item.position });
+  }
+  return found;
+}

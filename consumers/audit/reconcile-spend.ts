@@ -13,7 +13,7 @@
  */
 import { Decimal, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
-import { findRequestDifferences, type RequestDifferences } from './request-differences.ts';
+import { findRequestDifferences, type ReconciledDatabases, type RequestDifferences } from './request-differences.ts';
 
 /**
  * The tables compared, the column that names the model in each, and the day. `toDate(occurred_at,
@@ -58,13 +58,8 @@ export interface SpendDifference {
   readonly text: string;
 }
 
-/** Where the two sides are. */
-export interface ReconcileSpendOptions {
-  /** A store that can read both databases by qualified name. */
-  readonly analytics: AnalyticsStore;
-  readonly liveDatabase: string;
-  readonly replayDatabase: string;
-}
+/** Where the two sides are (request-differences.ts). */
+export type ReconcileSpendOptions = ReconciledDatabases;
 
 /** The comparison: a summary line per table and side, every differing group, and the number of differences (requests). */
 export interface SpendReconciliation {
@@ -90,7 +85,7 @@ export async function reconcileSpend(options: ReconcileSpendOptions): Promise<Sp
     for (const key of keys) {
       const compared = compareGroup(spec.table, key, live.get(key), replay.get(key));
       if (!compared) continue;
-      const requests = await findRequestDifferences(options.analytics, options.liveDatabase, options.replayDatabase, {
+      const requests = await findRequestDifferences(options, {
         ...spec,
         keyId: compared.keyId,
         model: compared.model,

@@ -6,6 +6,14 @@
  */
 import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 
+/** Where the two sides of a reconciliation are. */
+export interface ReconciledDatabases {
+  /** A store that can read both databases by qualified name. */
+  readonly analytics: AnalyticsStore;
+  readonly liveDatabase: string;
+  readonly replayDatabase: string;
+}
+
 /** Which rows make up a group: the table, its model column and day expression, and the group's values. */
 export interface GroupSelector {
   readonly table: string;
@@ -33,9 +41,7 @@ export interface RequestDifferences {
  * @throws the store's Error.
  */
 export async function findRequestDifferences(
-  analytics: AnalyticsStore,
-  liveDatabase: string,
-  replayDatabase: string,
+  { analytics, liveDatabase, replayDatabase }: ReconciledDatabases,
   group: GroupSelector,
 ): Promise<RequestDifferences> {
   const [live, replay] = await Promise.all([

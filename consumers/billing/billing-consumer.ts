@@ -10,12 +10,11 @@
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
-import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
-import type { LogPosition, SpendIncrement, StateStore } from '../../schemas/state-store/state-store.ts';
+import type { SpendIncrement, StateStore } from '../../schemas/state-store/state-store.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import { byPartition } from '../apply-in-log-order.ts';
-import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
 import { findStoredBillingLines } from './find-stored-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
 import { awaitPriceRevisions } from './await-price-revisions.ts';
@@ -53,9 +52,7 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
     name: 'billing',
     topics: [TOPICS.usage],
     async handleBatch(events) {
-      const usage: Array<{ event: UsageRecorded; position: LogPosition }> = [];
-      for (const item of events)
-        if (item.type === 'UsageRecorded') usage.push({ event: item.event, position: item.position });
+      const usage = eventsOfType(events, 'UsageRecorded');
       if (usage.length === 0) return;
       await awaitPriceRevisions(
         deps.prices,

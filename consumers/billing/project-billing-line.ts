@@ -7,6 +7,7 @@ import type { BillingLine } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from './price-usage.ts';
+import { tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
 
 /** The line, its cost in nano-USD (for the spend counters) and a warning when tokens went unpriced. */
 export interface BillingProjection {
@@ -28,24 +29,14 @@ export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<P
     at: event.occurredAt,
   });
   const line: BillingLine = {
-    event_id: event.eventId,
-    request_id: event.requestId,
-    occurred_at: Math.floor(event.occurredAt / 1000),
-    occurred_at_ms: event.occurredAt,
-    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    ...trafficEventColumns(event),
     key_id: event.keyId,
     user_id: event.userId ?? '',
     model: event.model,
     upstream_model: event.upstreamModel,
     channel_id: event.channelId,
     provider: event.provider,
-    input_tokens: event.inputTokens,
-    cached_input_tokens: event.cachedInputTokens,
-    cache_write_tokens: event.cacheWriteTokens,
-    output_tokens: event.outputTokens,
-    reasoning_tokens: event.reasoningTokens,
-    usage_source: event.usageSource,
-    cost_usd: new Decimal(costNanoUsd),
+    ...tokenUsageColumns(event, costNanoUsd),
     price_model: price?.model ?? '',
     price_channel: price?.channel ?? '',
     price_effective_from_ms: price ? Math.max(0, price.effectiveFrom) : 0,

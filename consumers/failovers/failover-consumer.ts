@@ -6,9 +6,8 @@
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
-import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
 import { projectFailoverRow } from './project-failover-row.ts';
 
 /**
@@ -21,8 +20,7 @@ export function createFailoverConsumer(deps: { readonly analytics: AnalyticsStor
     name: 'failovers',
     topics: [TOPICS.failovers],
     async handleBatch(events) {
-      const failovers: FailoverOccurred[] = [];
-      for (const item of events) if (item.type === 'FailoverOccurred') failovers.push(item.event);
+      const failovers = eventsOfType(events, 'FailoverOccurred').map(({ event }) => event);
       if (failovers.length > 0) await deps.analytics.insert(TABLES.failovers, failovers.map(projectFailoverRow));
     },
   };

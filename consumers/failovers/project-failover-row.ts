@@ -6,6 +6,7 @@
  */
 import type { FailoverRow } from '../../schemas/analytics/tables.ts';
 import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
+import { trafficEventColumns } from '../traffic-row-columns.ts';
 
 /**
  * Projects one failover. Durations are whole non-negative ms (the columns are UInt64; the event
@@ -14,11 +15,7 @@ import type { FailoverOccurred } from '../../schemas/events/traffic-events.ts';
  */
 export function projectFailoverRow(event: FailoverOccurred): FailoverRow {
   return {
-    event_id: event.eventId,
-    request_id: event.requestId,
-    occurred_at: Math.floor(event.occurredAt / 1000),
-    occurred_at_ms: event.occurredAt,
-    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    ...trafficEventColumns(event),
     key_id: event.keyId,
     model: event.model,
     channel_id: event.channelId,

@@ -7,9 +7,8 @@
  */
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
-import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import type { TrafficConsumer } from '../traffic-consumer.ts';
+import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
 import { awaitPriceRevisions } from '../billing/await-price-revisions.ts';
 import { reportUnpriced } from '../billing/report-unpriced.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
@@ -41,8 +40,7 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer 
     name: 'ledger',
     topics: [TOPICS.requests],
     async handleBatch(events) {
-      const requests: RequestCompleted[] = [];
-      for (const item of events) if (item.type === 'RequestCompleted') requests.push(item.event);
+      const requests = eventsOfType(events, 'RequestCompleted').map(({ event }) => event);
       if (requests.length === 0) return;
       await awaitPriceRevisions(deps.prices, requests, deps.priceWaitMs);
       const ingestedAt = (deps.now ?? Date.now)();

@@ -4,11 +4,11 @@
  * upstream_request_id from 012, day, started_at and started_at_ms from 013), costed with
  * the price book.
  */
-import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from '../billing/price-usage.ts';
+import { tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
 
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
 export interface ConsumptionProjection {
@@ -37,11 +37,7 @@ export function projectConsumptionRow(
   });
   const startedAtMs = Math.max(0, event.startedAt ?? event.occurredAt - event.latencyMs);
   const row: ConsumptionRow = {
-    event_id: event.eventId,
-    request_id: event.requestId,
-    occurred_at: Math.floor(event.occurredAt / 1000),
-    occurred_at_ms: event.occurredAt,
-    day: new Date(event.occurredAt).toISOString().slice(0, 10),
+    ...trafficEventColumns(event),
     started_at_ms: startedAtMs,
     started_at: Math.floor(startedAtMs / 1000),
     key_id: event.keyId,
@@ -56,13 +52,7 @@ export function projectConsumptionRow(
     status: event.status,
     error_kind: event.errorKind ?? '',
     http_status: event.httpStatus,
-    input_tokens: usage.inputTokens,
-    cached_input_tokens: usage.cachedInputTokens,
-    cache_write_tokens: usage.cacheWriteTokens,
-    output_tokens: usage.outputTokens,
-    reasoning_tokens: usage.reasoningTokens,
-    usage_source: usage.usageSource,
-    cost_usd: new Decimal(priced.costNanoUsd),
+    ...tokenUsageColumns(usage, priced.costNanoUsd),
     latency_ms: event.latencyMs,
     ttfb_ms: event.ttfbMs,
     attempts: event.attempts,

@@ -32,95 +32,84 @@ export const TABLES = {
 /** The name of a table or view. */
 export type TableName = (typeof TABLES)[keyof typeof TABLES];
 
-/** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
-export type ConsumptionRow = {
-  event_id: string;
-  request_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` (migration 013) */
-  day: string;
-  /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
-  started_at_ms: number;
-  /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
-  started_at: number;
-  key_id: string;
-  /** '' when the key belongs to no user */
-  user_id: string;
-  model: string;
-  upstream_model: string;
-  channel_id: string;
-  provider: string;
-  client_format: string;
-  stream: number;
-  pass_through: number;
-  status: string;
-  error_kind: string;
-  http_status: number;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  usage_source: string;
-  cost_usd: Decimal;
-  latency_ms: number;
-  /** null when nothing was sent to the client */
-  ttfb_ms: number | null;
-  attempts: number;
-  /** ms since epoch when the ledger built the insert holding this row (migration 005) */
-  ingested_at_ms: number;
-  /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
-  upstream_request_id: string;
-};
-
-/** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
-export type BillingLine = {
-  event_id: string;
-  request_id: string;
-  /** seconds since epoch (DateTime, UTC) */
-  occurred_at: number;
-  occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` */
-  day: string;
-  key_id: string;
-  /** '' when the key belongs to no user */
-  user_id: string;
-  model: string;
-  upstream_model: string;
-  channel_id: string;
-  provider: string;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  reasoning_tokens: number;
-  usage_source: string;
-  cost_usd: Decimal;
-  /** The price entry used ('' / 0 when unpriced). */
-  price_model: string;
-  /** '' for an entry that applies to every channel */
-  price_channel: string;
-  price_effective_from_ms: number;
-  input_per_mtok: Decimal;
-  output_per_mtok: Decimal;
-  cache_read_per_mtok: Decimal;
-  cache_write_per_mtok: Decimal;
-  /** 1 when a price applied, 0 when none did (cost 0) */
-  priced: number;
-};
-
-/** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
-export type FailoverRow = {
+/** The columns every table of one row per traffic event opens with: the event's identity and time. */
+export type TrafficEventColumns = {
   event_id: string;
   request_id: string;
   /** seconds since epoch (DateTime, UTC) */
   occurred_at: number;
   /** ms since epoch */
   occurred_at_ms: number;
-  /** UTC date of occurred_at, `YYYY-MM-DD` */
+  /** UTC date of occurred_at, `YYYY-MM-DD` (in consumption_log from migration 013) */
   day: string;
+};
+
+/** The token counts of a request a channel served, their source, and its cost (USD as an exact Decimal). */
+export type TokenUsageColumns = {
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  usage_source: string;
+  cost_usd: Decimal;
+};
+
+/** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
+export type ConsumptionRow = TrafficEventColumns &
+  TokenUsageColumns & {
+    /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
+    started_at_ms: number;
+    /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
+    started_at: number;
+    key_id: string;
+    /** '' when the key belongs to no user */
+    user_id: string;
+    model: string;
+    upstream_model: string;
+    channel_id: string;
+    provider: string;
+    client_format: string;
+    stream: number;
+    pass_through: number;
+    status: string;
+    error_kind: string;
+    http_status: number;
+    latency_ms: number;
+    /** null when nothing was sent to the client */
+    ttfb_ms: number | null;
+    attempts: number;
+    /** ms since epoch when the ledger built the insert holding this row (migration 005) */
+    ingested_at_ms: number;
+    /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
+    upstream_request_id: string;
+  };
+
+/** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
+export type BillingLine = TrafficEventColumns &
+  TokenUsageColumns & {
+    key_id: string;
+    /** '' when the key belongs to no user */
+    user_id: string;
+    model: string;
+    upstream_model: string;
+    channel_id: string;
+    provider: string;
+    /** The price entry used ('' / 0 when unpriced). */
+    price_model: string;
+    /** '' for an entry that applies to every channel */
+    price_channel: string;
+    price_effective_from_ms: number;
+    input_per_mtok: Decimal;
+    output_per_mtok: Decimal;
+    cache_read_per_mtok: Decimal;
+    cache_write_per_mtok: Decimal;
+    /** 1 when a price applied, 0 when none did (cost 0) */
+    priced: number;
+  };
+
+/** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
+export type FailoverRow = TrafficEventColumns & {
   key_id: string;
   /** the model as the client asked for it */
   model: string;
