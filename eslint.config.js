@@ -45,9 +45,16 @@ export default tseslint.config(
     },
   },
   {
-    // Only a process's composition root (infra/processes/) reads the environment and ends the process.
-    files: ['gateway/**/*.ts', 'consumers/**/*.ts', 'schemas/**/*.ts'],
-    ignores: ['**/*.test.ts'],
+    // Only a process's composition root (infra/processes/) reads the environment and ends the process;
+    // so do the entry files of the developer scripts (npm run infra:up, infra:redis-cluster, build).
+    files: ['gateway/**/*.ts', 'consumers/**/*.ts', 'schemas/**/*.ts', 'infra/**/*.ts'],
+    ignores: [
+      '**/*.test.ts',
+      'infra/processes/**',
+      'infra/services.ts',
+      'infra/redis-cluster/redis-cluster-cli.ts',
+      'infra/build/**',
+    ],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -76,7 +76,7 @@ export interface EngineSettings {
  * Reads EngineSettings from environment variables.
  * @throws Error naming the variable when REDIS_CLUSTER_NODES is malformed or set together with REDIS_URL
  */
-export function engineSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): EngineSettings {
+export function engineSettingsFromEnv(env: NodeJS.ProcessEnv): EngineSettings {
   const brokers = env.KAFKA_BROKERS?.split(',')
     .map((b) => b.trim())
     .filter(Boolean);

@@ -20,8 +20,7 @@ import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
-import { startConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
-import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
+import { startMeteredConsumerPipeline } from './consumer-pipeline-runners.ts';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
 import { metricsListenFromEnv, serveMetricsHttp } from '../../consumers/metrics/serve-metrics-http.ts';
 
@@ -50,20 +49,11 @@ async function main(): Promise<void> {
     processMetrics: true,
     onLagError: (error) => log('warn', 'metrics: reading the consumer lag failed', { reason: error.message }),
   });
-  const settings = { ...engineSettingsFromEnv(), log };
+  const settings = { ...engineSettingsFromEnv(process.env), log };
   const eventLog = openEventLog(settings);
   const state = openStateStore(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startConsumerPipeline({
-    runners: CONSUMER_PIPELINE_RUNNERS,
-    eventLog,
-    state,
-    analytics,
-    log,
-    onCost: metrics.recordCost,
-    ...batching,
-  });
-  metrics.watchConsumerGroups(eventLog, running.groups);
+  const running = await startMeteredConsumerPipeline({ eventLog, state, analytics, log, ...batching }, metrics);
   const metricsServer = metricsListen
     ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType)
     : undefined;

@@ -16,7 +16,7 @@ function describe(settings: ReturnType<typeof engineSettingsFromEnv>): string {
 }
 
 async function main(): Promise<void> {
-  const settings = engineSettingsFromEnv();
+  const settings = engineSettingsFromEnv(process.env);
   const store = openAnalyticsStore(settings);
   try {
     const version = await store.version();

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const inProcessConsumers = config.consumers === 'in-process';
   // The consumer thread's file log wakes on this thread's writes through a shared counter.
   const settings = {
-    ...engineSettingsFromEnv(),
+    ...engineSettingsFromEnv(process.env),
     dataDir: config.dataDir,
     log,
     ...(inProcessConsumers

@@ -44,7 +44,7 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
  * The exporter reads its endpoint and headers from process.env (the SDK's own reading).
  * @throws Error when an OpenTelemetry package cannot be loaded
  */
-export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<RunningTracing | undefined> {
+export async function startTracing(env: NodeJS.ProcessEnv): Promise<RunningTracing | undefined> {
   if (!tracingConfigured(env)) return undefined;
   const [api, node, exporter, resources, undici, fastifyOtel] = await Promise.all([
     import('@opentelemetry/api'),
