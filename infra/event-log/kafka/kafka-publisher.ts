@@ -263,33 +263,47 @@ export class KafkaPublisher {
     else if (this.session && this.queue.length > 0) await this.sendMemory(this.session);
   }
 
-  private async spoolMemory(spool: DiskSpool): Promise<void> {
+  private spoolMemory(spool: DiskSpool): Promise<void> {
     const records = this.queue.takeAll();
+    return this.writeTaken(
+      records,
+      () => spool.append(records),
+      async (error) => {
+        this.options.logger('error', 'kafka spool: append failed, retrying in 1 s', {
+          error: (error as Error).message,
+          records: records.length,
+        });
+        await pause(1000);
+      },
+    );
+  }
+
+  private sendMemory(session: ProducerSession): Promise<void> {
+    const batch = this.queue.take(MAX_SEND_RECORDS, MAX_SEND_BYTES);
+    return this.writeTaken(
+      batch,
+      () => session.send(batch),
+      (error) => this.dropSession(error),
+    );
+  }
+
+  /**
+   * Writes `records`, just taken from the memory queue, with `write` (to the spool or to Kafka):
+   * settles them when it resolves; when it rejects, puts them back at the head of the queue and
+   * awaits `onFailure` with the error. They count as pending until it returns.
+   */
+  private async writeTaken(
+    records: QueuedRecord[],
+    write: () => Promise<void>,
+    onFailure: (error: unknown) => Promise<void> | void,
+  ): Promise<void> {
     this.inFlight = records.length;
     try {
-      await spool.append(records);
+      await write();
       this.settle(records);
     } catch (error) {
       this.queue.putBack(records);
-      this.options.logger('error', 'kafka spool: append failed, retrying in 1 s', {
-        error: (error as Error).message,
-        records: records.length,
-      });
-      await pause(1000);
-    } finally {
-      this.inFlight = 0;
-    }
-  }
-
-  private async sendMemory(session: ProducerSession): Promise<void> {
-    const batch = this.queue.take(MAX_SEND_RECORDS, MAX_SEND_BYTES);
-    this.inFlight = batch.length;
-    try {
-      await session.send(batch);
-      this.settle(batch);
-    } catch (error) {
-      this.queue.putBack(batch);
-      this.dropSession(error);
+      await onFailure(error);
     } finally {
       this.inFlight = 0;
     }
