@@ -4,7 +4,7 @@
  * gateway/providers/PROVIDER-DOCS.md). Provider differences come from the preset's quirks:
  * `defaultMaxTokens`, `forwardAnthropicBeta`, `strictThinkingSignatures`.
  */
-import { GatewayError } from '../../canonical/gateway-error.ts';
+import { readTokenCount } from '../shared/read-token-count.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
 import {
   buildAnthropicCountTokensRequest,
@@ -20,11 +20,7 @@ import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
  * Throws GatewayError('upstream-malformed') when it is missing.
  */
 function decodeAnthropicCountTokensResponse(body: unknown): number {
-  const count = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).input_tokens : undefined;
-  if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
-    throw new GatewayError('upstream-malformed', 'Upstream count_tokens answer has no numeric input_tokens');
-  }
-  return Math.floor(count);
+  return readTokenCount(body, 'input_tokens', 'count_tokens');
 }
 
 /** UpstreamAdapter for protocol `anthropic-messages`. */

@@ -2,7 +2,7 @@
  * The Gemini generateContent upstream adapter (https://ai.google.dev/api/generate-content; no preset provider
  * besides Google and the mock speaks it today — gateway/providers/PROVIDER-DOCS.md).
  */
-import { GatewayError } from '../../canonical/gateway-error.ts';
+import { readTokenCount } from '../shared/read-token-count.ts';
 import type { UpstreamAdapter } from '../upstream-adapter.ts';
 import { buildGeminiCountTokensRequest, buildGeminiRequest, geminiCallTarget } from './build-gemini-request.ts';
 import { classifyGeminiError } from './classify-gemini-error.ts';
@@ -14,11 +14,7 @@ import { createGeminiStreamDecoder } from './decode-gemini-stream.ts';
  * Throws GatewayError('upstream-malformed') when it is missing.
  */
 function decodeGeminiCountTokensResponse(body: unknown): number {
-  const total = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).totalTokens : undefined;
-  if (typeof total !== 'number' || !Number.isFinite(total) || total < 0) {
-    throw new GatewayError('upstream-malformed', 'Upstream countTokens answer has no numeric totalTokens');
-  }
-  return Math.floor(total);
+  return readTokenCount(body, 'totalTokens', 'countTokens');
 }
 
 /** UpstreamAdapter for protocol `gemini`. */
