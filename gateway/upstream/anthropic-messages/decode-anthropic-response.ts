@@ -4,6 +4,7 @@
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse, OutputBlock } from '../../canonical/response.ts';
+import { parseUpstreamBody } from '../shared/parse-upstream-body.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
 import { anthropicMessageSchema, type AnthropicContentBlock } from './anthropic-wire-schemas.ts';
 import { classifyAnthropicErrorObject } from './classify-anthropic-error.ts';
@@ -50,13 +51,7 @@ function decodeBlock(block: AnthropicContentBlock): OutputBlock | undefined {
  * for a body that is not a Message.
  */
 export function decodeAnthropicResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
-  const parsed = anthropicMessageSchema.safeParse(body);
-  if (!parsed.success)
-    throw new GatewayError(
-      'upstream-malformed',
-      `Upstream answered with an unreadable Anthropic message: ${parsed.error.message}`,
-    );
-  const message = parsed.data;
+  const message = parseUpstreamBody(anthropicMessageSchema, body, 'Anthropic message');
   if (message.type === 'error' || (message.error && !message.content))
     throw classifyAnthropicErrorObject(message.error);
   if (!message.content) throw new GatewayError('upstream-malformed', 'Upstream Anthropic message has no content array');

@@ -6,6 +6,7 @@ import { generateId } from '../../canonical/ids.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { accumulateStream } from '../../canonical/stream-accumulator.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
+import { parseUpstreamBody } from '../shared/parse-upstream-body.ts';
 import type { UpstreamDecodeContext } from '../upstream-adapter.ts';
 import { classifyGeminiErrorObject } from './classify-gemini-error.ts';
 import { GeminiPartFolder } from './fold-gemini-parts.ts';
@@ -24,13 +25,7 @@ import { mapGeminiUsage } from './map-gemini-usage.ts';
  * anything that is not a GenerateContentResponse.
  */
 export function decodeGeminiResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse {
-  const parsed = geminiResponseSchema.safeParse(body);
-  if (!parsed.success)
-    throw new GatewayError(
-      'upstream-malformed',
-      `Upstream answered with an unreadable Gemini response: ${parsed.error.message}`,
-    );
-  const response = parsed.data;
+  const response = parseUpstreamBody(geminiResponseSchema, body, 'Gemini response');
   if (response.error) throw classifyGeminiErrorObject(response.error);
   const candidate = response.candidates?.[0];
   const blockReason = response.promptFeedback?.blockReason;
