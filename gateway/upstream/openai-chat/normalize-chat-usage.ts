@@ -2,7 +2,8 @@
  * Chat Completions `usage` → canonical Usage, null-safe across the compat upstreams
  * (https://platform.openai.com/docs/api-reference/chat usage fields; gateway/providers/PROVIDER-DOCS.md usage quirks).
  */
-import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
+import type { Usage } from '../../canonical/usage.ts';
+import { normalizeOpenAiUsage } from '../shared/normalize-openai-usage.ts';
 import { chatUsageSchema } from './openai-chat-wire-schemas.ts';
 
 /**
@@ -18,15 +19,11 @@ import { chatUsageSchema } from './openai-chat-wire-schemas.ts';
  * Explicit zeros stay zeros with source `reported`. Never throws.
  */
 export function normalizeChatUsage(raw: unknown): Usage {
-  const parsed = chatUsageSchema.safeParse(raw);
-  if (!parsed.success) return emptyUsage('estimated');
-  const usage = parsed.data;
-  return makeUsage({
+  return normalizeOpenAiUsage(raw, chatUsageSchema, (usage) => ({
     inputTotal: usage.prompt_tokens,
-    cacheRead: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens ?? 0,
-    cacheWrite: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+    cacheRead: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens,
+    cacheWrite: usage.prompt_tokens_details?.cache_write_tokens,
     outputTotal: usage.completion_tokens,
-    reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
-    source: 'reported',
-  });
+    reasoning: usage.completion_tokens_details?.reasoning_tokens,
+  }));
 }

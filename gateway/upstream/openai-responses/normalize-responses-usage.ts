@@ -1,7 +1,8 @@
 /**
  * Responses `usage` → canonical Usage (https://platform.openai.com/docs/api-reference/responses).
  */
-import { emptyUsage, makeUsage, type Usage } from '../../canonical/usage.ts';
+import type { Usage } from '../../canonical/usage.ts';
+import { normalizeOpenAiUsage } from '../shared/normalize-openai-usage.ts';
 import { responsesUsageSchema } from './openai-responses-wire-schemas.ts';
 
 /**
@@ -12,15 +13,11 @@ import { responsesUsageSchema } from './openai-responses-wire-schemas.ts';
  * `emptyUsage('estimated')`. Never throws.
  */
 export function normalizeResponsesUsage(raw: unknown): Usage {
-  const parsed = responsesUsageSchema.safeParse(raw);
-  if (!parsed.success) return emptyUsage('estimated');
-  const usage = parsed.data;
-  return makeUsage({
+  return normalizeOpenAiUsage(raw, responsesUsageSchema, (usage) => ({
     inputTotal: usage.input_tokens,
-    cacheRead: usage.input_tokens_details?.cached_tokens ?? 0,
-    cacheWrite: usage.input_tokens_details?.cache_write_tokens ?? 0,
+    cacheRead: usage.input_tokens_details?.cached_tokens,
+    cacheWrite: usage.input_tokens_details?.cache_write_tokens,
     outputTotal: usage.output_tokens,
-    reasoning: usage.output_tokens_details?.reasoning_tokens ?? 0,
-    source: 'reported',
-  });
+    reasoning: usage.output_tokens_details?.reasoning_tokens,
+  }));
 }
