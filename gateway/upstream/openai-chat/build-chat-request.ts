@@ -3,14 +3,21 @@
  * provider quirks of gateway/providers/PROVIDER-DOCS.md applied: max-tokens field name, reasoning toggles,
  * tool_choice degradation (Zhipu), dropped fields (DashScope), usage on streams.
  */
-import type { CanonicalRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../canonical/request.ts';
-import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
+import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
 import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeChatMessages } from './encode-chat-messages.ts';
 import { encodeChatReasoning } from './encode-chat-reasoning.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
-import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
+import {
+  finishOpenAiRequest,
+  encodeOpenAiResponseFormat,
+  encodeOpenAiTool,
+  encodeOpenAiToolChoice,
+  OPENAI_PLATFORM_FIELDS,
+  openAiCallTarget,
+  type OpenAiEndpoint,
+} from '../shared/openai-request-building-blocks.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'messages', 'stream']);
@@ -23,32 +30,16 @@ const CHAT_FIELDS: ReadonlySet<string> = new Set([
   'presence_penalty',
   'frequency_penalty',
   'seed',
-  'service_tier',
-  'prompt_cache_key',
-  'prompt_cache_retention',
-  'safety_identifier',
+  ...OPENAI_PLATFORM_FIELDS,
 ]);
 
-function encodeTool(tool: ToolDefinition): Record<string, unknown> {
-  const fn: Record<string, unknown> = { name: tool.name };
-  if (tool.description !== undefined) fn.description = tool.description;
-  fn.parameters = tool.parameters;
-  if (tool.strict !== undefined) fn.strict = tool.strict;
-  return { type: 'function', function: fn };
-}
-
-function encodeToolChoice(choice: ToolChoice): unknown {
-  return choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type;
-}
-
-function encodeResponseFormat(format: ResponseFormat): Record<string, unknown> {
-  if (format.type === 'text') return { type: 'text' };
-  if (format.type === 'json-object') return { type: 'json_object' };
-  const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
-  if (format.strict !== undefined) schema.strict = format.strict;
-  if (format.description !== undefined) schema.description = format.description;
-  return { type: 'json_schema', json_schema: schema };
-}
+/** The Chat Completions endpoint, `POST {baseUrl}/chat/completions`. */
+const CHAT_COMPLETIONS: OpenAiEndpoint = {
+  protocol: 'openai-chat',
+  path: '/chat/completions',
+  protocolFields: CHAT_FIELDS,
+  reservedKeys: RESERVED_KEYS,
+};
 
 /**
  * `tools` + `tool_choice`. With `toolChoiceAutoOnly` (Zhipu) a forced choice degrades to `auto`
@@ -65,7 +56,8 @@ function encodeTools(
     warnings.drop(`toolChoice 'none' is not supported by provider ${provider.id}; tools were not sent instead`);
     return;
   }
-  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
+  if (request.tools && request.tools.length > 0)
+    body.tools = request.tools.map((tool) => encodeOpenAiTool(tool, 'nested'));
   if (!choice) return;
   if (provider.quirks.toolChoiceAutoOnly && choice.type !== 'auto') {
     warnings.refuse(
@@ -75,7 +67,7 @@ function encodeTools(
     body.tool_choice = 'auto';
     return;
   }
-  body.tool_choice = encodeToolChoice(choice);
+  body.tool_choice = encodeOpenAiToolChoice(choice, 'nested');
 }
 
 /** Sampling and output controls; `topK` and `metadata` have no Chat Completions field. */
@@ -91,30 +83,11 @@ function encodeControls(
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.stopSequences && request.stopSequences.length > 0) body.stop = [...request.stopSequences];
-  if (request.responseFormat) body.response_format = encodeResponseFormat(request.responseFormat);
+  if (request.responseFormat) body.response_format = encodeOpenAiResponseFormat(request.responseFormat, 'nested');
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.user !== undefined) body.user = request.user;
   if (request.topK !== undefined) warnings.drop('topK: a sampling hint Chat Completions has no field for; dropped');
   if (request.metadata !== undefined) warnings.drop('metadata dropped (not forwarded on Chat Completions)');
-}
-
-/**
- * Vendor extensions the channel accepts (vendor-extensions.ts) win over everything except the
- * gateway-owned keys; `anthropic-beta` flags are never a body field.
- */
-function mergeExtensions(
-  request: CanonicalRequest,
-  provider: ProviderPreset,
-  body: Record<string, unknown>,
-  warnings: TranslationNotes,
-): void {
-  for (const [key, value] of selectVendorExtensions(
-    request,
-    { protocol: 'openai-chat', provider, protocolFields: CHAT_FIELDS, reservedKeys: RESERVED_KEYS },
-    warnings,
-  ))
-    body[key] = value;
-  noteDroppedAnthropicBetas(request, warnings);
 }
 
 /**
@@ -135,17 +108,10 @@ export function buildChatRequest(request: CanonicalRequest, target: UpstreamTarg
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  mergeExtensions(request, provider, body, warnings);
-  for (const field of provider.quirks.dropFields ?? []) delete body[field];
-  return { request: { ...chatCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+  return finishOpenAiRequest(CHAT_COMPLETIONS, request, target, body, warnings);
 }
 
 /** `POST {baseUrl}/chat/completions` with JSON, SSE accepted when streamed, and the provider's credential headers. */
 export function chatCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
-  const headers = {
-    'content-type': 'application/json',
-    accept: request.stream ? 'text/event-stream' : 'application/json',
-    ...authHeadersFor(authSchemeFor(target.provider, 'openai-chat'), target.apiKey),
-  };
-  return { url: `${target.baseUrl}/chat/completions`, headers };
+  return openAiCallTarget(CHAT_COMPLETIONS, request, target);
 }

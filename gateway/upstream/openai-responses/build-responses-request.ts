@@ -2,19 +2,20 @@
  * CanonicalRequest → `POST {baseUrl}/responses` (https://platform.openai.com/docs/api-reference/responses), stateless:
  * `store:false`, full history in `input`, system text as `instructions`.
  */
-import type {
-  CanonicalRequest,
-  ReasoningConfig,
-  ResponseFormat,
-  ToolChoice,
-  ToolDefinition,
-} from '../../canonical/request.ts';
-import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
+import type { CanonicalRequest, ReasoningConfig } from '../../canonical/request.ts';
 import type { ProviderPreset } from '../../providers/provider-preset.ts';
 import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamTarget } from '../upstream-adapter.ts';
 import { encodeResponsesInput } from './encode-responses-input.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
-import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
+import {
+  finishOpenAiRequest,
+  encodeOpenAiResponseFormat,
+  encodeOpenAiTool,
+  encodeOpenAiToolChoice,
+  OPENAI_PLATFORM_FIELDS,
+  openAiCallTarget,
+  type OpenAiEndpoint,
+} from '../shared/openai-request-building-blocks.ts';
 
 /** Body keys the gateway owns; an extension may not override them. */
 const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream']);
@@ -23,36 +24,15 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set(['model', 'input', 'stream'])
  * Responses request fields (https://platform.openai.com/docs/api-reference/responses/create)
  * outside the canonical model that a client of another format may carry in `extensions`.
  */
-const RESPONSES_FIELDS: ReadonlySet<string> = new Set([
-  'service_tier',
-  'prompt_cache_key',
-  'prompt_cache_retention',
-  'safety_identifier',
-  'truncation',
-]);
+const RESPONSES_FIELDS: ReadonlySet<string> = new Set([...OPENAI_PLATFORM_FIELDS, 'truncation']);
 
-/** Flat function tool (no nested `function` object, unlike Chat). */
-function encodeTool(tool: ToolDefinition): Record<string, unknown> {
-  const wire: Record<string, unknown> = { type: 'function', name: tool.name };
-  if (tool.description !== undefined) wire.description = tool.description;
-  wire.parameters = tool.parameters;
-  if (tool.strict !== undefined) wire.strict = tool.strict;
-  return wire;
-}
-
-function encodeToolChoice(choice: ToolChoice): unknown {
-  return choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
-}
-
-/** `text.format`: text, json_object, or a flat json_schema. */
-function encodeTextFormat(format: ResponseFormat): Record<string, unknown> {
-  if (format.type === 'text') return { type: 'text' };
-  if (format.type === 'json-object') return { type: 'json_object' };
-  const wire: Record<string, unknown> = { type: 'json_schema', name: format.name, schema: format.schema };
-  if (format.strict !== undefined) wire.strict = format.strict;
-  if (format.description !== undefined) wire.description = format.description;
-  return wire;
-}
+/** The Responses endpoint, `POST {baseUrl}/responses`. */
+const RESPONSES: OpenAiEndpoint = {
+  protocol: 'openai-responses',
+  path: '/responses',
+  protocolFields: RESPONSES_FIELDS,
+  reservedKeys: RESERVED_KEYS,
+};
 
 /**
  * `reasoning:{effort, summary}`; OpenAI also gets `include:["reasoning.encrypted_content"]` so that
@@ -83,12 +63,13 @@ function encodeControls(
   body: Record<string, unknown>,
   warnings: TranslationNotes,
 ): void {
-  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(encodeTool);
-  if (request.toolChoice) body.tool_choice = encodeToolChoice(request.toolChoice);
+  if (request.tools && request.tools.length > 0)
+    body.tools = request.tools.map((tool) => encodeOpenAiTool(tool, 'flat'));
+  if (request.toolChoice) body.tool_choice = encodeOpenAiToolChoice(request.toolChoice, 'flat');
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.responseFormat) body.text = { format: encodeTextFormat(request.responseFormat) };
+  if (request.responseFormat) body.text = { format: encodeOpenAiResponseFormat(request.responseFormat, 'flat') };
   if (request.reasoning) encodeReasoning(request.reasoning, provider, body, warnings);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.user !== undefined) body.user = request.user;
@@ -114,23 +95,10 @@ export function buildResponsesRequest(request: CanonicalRequest, target: Upstrea
   encodeControls(request, provider, body, warnings);
   body.store = false;
   body.stream = request.stream;
-  for (const [key, value] of selectVendorExtensions(
-    request,
-    { protocol: 'openai-responses', provider, protocolFields: RESPONSES_FIELDS, reservedKeys: RESERVED_KEYS },
-    warnings,
-  ))
-    body[key] = value;
-  noteDroppedAnthropicBetas(request, warnings);
-  for (const field of provider.quirks.dropFields ?? []) delete body[field];
-  return { request: { ...responsesCallTarget(request, target), body: JSON.stringify(body) }, notes: warnings };
+  return finishOpenAiRequest(RESPONSES, request, target, body, warnings);
 }
 
 /** `POST {baseUrl}/responses` with JSON, SSE accepted when streamed, and the provider's credential headers. */
 export function responsesCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
-  const headers = {
-    'content-type': 'application/json',
-    accept: request.stream ? 'text/event-stream' : 'application/json',
-    ...authHeadersFor(authSchemeFor(target.provider, 'openai-responses'), target.apiKey),
-  };
-  return { url: `${target.baseUrl}/responses`, headers };
+  return openAiCallTarget(RESPONSES, request, target);
 }
