@@ -22,6 +22,7 @@ import { connect } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ephemeralRedisServerArgs } from './redis-server-args.ts';
 
 const INFRA = dirname(fileURLToPath(import.meta.url));
 
@@ -142,20 +143,7 @@ type Prepare = (layout: EngineLayout) => { command: string; args: string[] };
 const PREPARE: Record<EngineName, Prepare> = {
   redis: (layout) => ({
     command: requireBinary('redis-server'),
-    args: [
-      '--port',
-      String(layout.ports.redis),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--daemonize',
-      'no',
-      '--dir',
-      join(layout.stateDir, 'redis'),
-    ],
+    args: ephemeralRedisServerArgs('127.0.0.1', layout.ports.redis, join(layout.stateDir, 'redis')),
   }),
   clickhouse: (layout) => {
     const command = requireBinary('clickhouse-server');

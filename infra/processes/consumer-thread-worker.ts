@@ -6,12 +6,8 @@
  */
 import { inspect } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
-import { CONSUMER_PIPELINE_RUNNERS } from './consumer-pipeline-runners.ts';
-import {
-  startConsumerPipeline,
-  type ConsumerStateStore,
-  type RunningConsumerPipeline,
-} from '../../consumers/start-consumer-pipeline.ts';
+import { startMeteredConsumerPipeline } from './consumer-pipeline-runners.ts';
+import type { ConsumerStateStore, RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
 import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
@@ -67,16 +63,7 @@ const metrics = new ConsumerMetrics({
 });
 let pipeline: RunningConsumerPipeline | undefined;
 try {
-  pipeline = await startConsumerPipeline({
-    runners: CONSUMER_PIPELINE_RUNNERS,
-    eventLog,
-    state,
-    analytics,
-    log,
-    onCost: metrics.recordCost,
-    ...data.batching,
-  });
-  metrics.watchConsumerGroups(eventLog, pipeline.groups);
+  pipeline = await startMeteredConsumerPipeline({ eventLog, state, analytics, log, ...data.batching }, metrics);
   report({ kind: 'ready' });
 } catch (error) {
   report({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });

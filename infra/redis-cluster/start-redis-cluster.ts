@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freeLoopbackPorts } from '../free-loopback-ports.ts';
+import { ephemeralRedisServerArgs } from '../redis-server-args.ts';
 
 /** The install line for the binaries this module needs (Debian/Ubuntu). */
 export const REDIS_CLUSTER_INSTALL_HINT = 'apt-get install -y redis-server';
@@ -78,24 +79,13 @@ function startNode(dir: string, port: number, busPort: number): ChildProcess {
   mkdirSync(nodeDir);
   const log = openSync(join(nodeDir, 'redis.log'), 'a');
   const args = [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
+    ...ephemeralRedisServerArgs(HOST, port, nodeDir),
     '--cluster-enabled',
     'yes',
     '--cluster-port',
     String(busPort),
     '--cluster-config-file',
     'nodes.conf',
-    '--dir',
-    nodeDir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--daemonize',
-    'no',
   ];
   const child = spawn('redis-server', args, { stdio: ['ignore', log, log] });
   closeSync(log);
