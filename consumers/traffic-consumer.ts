@@ -36,7 +36,7 @@ export interface PositionedEvent<E> {
 }
 
 /** The events of `type` in `batch`, in batch order, each with its log position; the others are left out. */
-export function eventsOfType<T extends TrafficEvent['type']>(
+function eventsOfType<T extends TrafficEvent['type']>(
   batch: ReadonlyArray<ConsumedTrafficEvent>,
   type: T,
 ): Array<PositionedEvent<TrafficEventOfType<T>>> {
@@ -46,4 +46,26 @@ export function eventsOfType<T extends TrafficEvent['type']>(
     if (item.type === type) found.push({ event: event as TrafficEventOfType<T>, position: item.position });
   }
   return found;
+}
+
+/**
+ * A consumer of the ClickHouse sink (`analytics`) that reads one topic and handles only the
+ * events of `type` in it: `handle` gets them with their log positions, in batch order, and is not
+ * called for a batch without any. The batch is redelivered when `handle` rejects.
+ */
+export function analyticsConsumerOf<T extends TrafficEvent['type']>(
+  name: string,
+  topic: string,
+  type: T,
+  handle: (events: Array<PositionedEvent<TrafficEventOfType<T>>>) => Promise<unknown>,
+): TrafficConsumer {
+  return {
+    sink: 'analytics',
+    name,
+    topics: [topic],
+    async handleBatch(batch) {
+      const events = eventsOfType(batch, type);
+      if (events.length > 0) await handle(events);
+    },
+  };
 }

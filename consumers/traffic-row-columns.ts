@@ -1,10 +1,11 @@
 /**
  * The columns that the analytics rows of several consumers project the same way
  * (schemas/analytics/tables.ts): a traffic event's identity and time (consumption_log,
- * billing_lines, failovers) and a served request's tokens and cost (consumption_log, billing_lines).
+ * billing_lines, failovers), and who asked for a request, what served it, its tokens and cost
+ * (consumption_log, billing_lines).
  */
 import { Decimal } from '../schemas/analytics/analytics-store.ts';
-import type { TokenUsageColumns, TrafficEventColumns } from '../schemas/analytics/tables.ts';
+import type { RequestAttributionColumns, TokenUsageColumns, TrafficEventColumns } from '../schemas/analytics/tables.ts';
 import type { TokenCounts } from '../schemas/events/traffic-events.ts';
 
 /**
@@ -22,6 +23,25 @@ export function trafficEventColumns(event: {
     occurred_at: Math.floor(event.occurredAt / 1000),
     occurred_at_ms: event.occurredAt,
     day: new Date(event.occurredAt).toISOString().slice(0, 10),
+  };
+}
+
+/** Who asked for the request and what served it: the event's ids and names, '' for those it names as null. */
+export function requestAttributionColumns(event: {
+  readonly keyId: string;
+  readonly userId: string | null;
+  readonly model: string;
+  readonly upstreamModel: string | null;
+  readonly channelId: string | null;
+  readonly provider: string | null;
+}): RequestAttributionColumns {
+  return {
+    key_id: event.keyId,
+    user_id: event.userId ?? '',
+    model: event.model,
+    upstream_model: event.upstreamModel ?? '',
+    channel_id: event.channelId ?? '',
+    provider: event.provider ?? '',
   };
 }
 

@@ -14,7 +14,7 @@ import type { SpendIncrement, StateStore } from '../../schemas/state-store/state
 import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import { byPartition } from '../apply-in-log-order.ts';
-import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
+import { analyticsConsumerOf, type TrafficConsumer } from '../traffic-consumer.ts';
 import { findStoredBillingLines } from './find-stored-billing-lines.ts';
 import { projectBillingLine } from './project-billing-line.ts';
 import { awaitPriceRevisions } from './await-price-revisions.ts';
@@ -47,54 +47,47 @@ export type CostListener = (upstreamModel: string, costNanoUsd: bigint) => void;
  * skipped by the watermark where it was added, and completes the rest without counting twice.
  */
 export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsumer {
-  return {
-    sink: 'analytics',
-    name: 'billing',
-    topics: [TOPICS.usage],
-    async handleBatch(events) {
-      const usage = eventsOfType(events, 'UsageRecorded');
-      if (usage.length === 0) return;
-      await awaitPriceRevisions(
-        deps.prices,
-        usage.map((u) => u.event),
-        deps.priceWaitMs,
+  return analyticsConsumerOf('billing', TOPICS.usage, 'UsageRecorded', async (usage) => {
+    await awaitPriceRevisions(
+      deps.prices,
+      usage.map((u) => u.event),
+      deps.priceWaitMs,
+    );
+    const projections = usage.map(({ event }) =>
+      projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)),
+    );
+    const stored = await findStoredBillingLines(
+      deps.analytics,
+      projections.map((projection) => projection.line),
+    );
+    const fresh: number[] = [];
+    usage.forEach(({ event }, i) => {
+      if (stored.has(event.eventId)) return;
+      stored.add(event.eventId); // an event twice in one batch counts once
+      fresh.push(i);
+    });
+    const increments: SpendIncrement[] = [];
+    for (const i of fresh) {
+      const { event, position } = usage[i]!;
+      const costNanoUsd = projections[i]!.costNanoUsd;
+      if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
+    }
+    await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
+    if (fresh.length > 0)
+      await deps.analytics.insert(
+        TABLES.billingLines,
+        fresh.map((i) => projections[i]!.line),
       );
-      const projections = usage.map(({ event }) =>
-        projectBillingLine(event, deps.prices.bookFor(event.priceRevision, event.occurredAt)),
+    if (deps.onCost)
+      reportCosts(
+        deps.onCost,
+        fresh.map((i) => projections[i]!),
       );
-      const stored = await findStoredBillingLines(
-        deps.analytics,
-        projections.map((projection) => projection.line),
-      );
-      const fresh: number[] = [];
-      usage.forEach(({ event }, i) => {
-        if (stored.has(event.eventId)) return;
-        stored.add(event.eventId); // an event twice in one batch counts once
-        fresh.push(i);
-      });
-      const increments: SpendIncrement[] = [];
-      for (const i of fresh) {
-        const { event, position } = usage[i]!;
-        const costNanoUsd = projections[i]!.costNanoUsd;
-        if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
-      }
-      await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
-      if (fresh.length > 0)
-        await deps.analytics.insert(
-          TABLES.billingLines,
-          fresh.map((i) => projections[i]!.line),
-        );
-      if (deps.onCost)
-        reportCosts(
-          deps.onCost,
-          fresh.map((i) => projections[i]!),
-        );
-      reportUnpriced(
-        projections.map((projection) => projection.warning),
-        deps.onWarning,
-      );
-    },
-  };
+    reportUnpriced(
+      projections.map((projection) => projection.warning),
+      deps.onWarning,
+    );
+  });
 }
 
 /** Tells `onCost` each stored line's cost where a price applied (the price's model names it). */

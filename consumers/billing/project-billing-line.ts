@@ -7,7 +7,7 @@ import type { BillingLine } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from './price-usage.ts';
-import { tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
+import { requestAttributionColumns, tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
 
 /** The line, its cost in nano-USD (for the spend counters) and a warning when tokens went unpriced. */
 export interface BillingProjection {
@@ -30,12 +30,7 @@ export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<P
   });
   const line: BillingLine = {
     ...trafficEventColumns(event),
-    key_id: event.keyId,
-    user_id: event.userId ?? '',
-    model: event.model,
-    upstream_model: event.upstreamModel,
-    channel_id: event.channelId,
-    provider: event.provider,
+    ...requestAttributionColumns(event),
     ...tokenUsageColumns(event, costNanoUsd),
     price_model: price?.model ?? '',
     price_channel: price?.channel ?? '',

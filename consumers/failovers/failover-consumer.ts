@@ -7,7 +7,7 @@
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
+import { analyticsConsumerOf, type TrafficConsumer } from '../traffic-consumer.ts';
 import { projectFailoverRow } from './project-failover-row.ts';
 
 /**
@@ -15,13 +15,10 @@ import { projectFailoverRow } from './project-failover-row.ts';
  * with the store's error when the insert fails (the batch is redelivered).
  */
 export function createFailoverConsumer(deps: { readonly analytics: AnalyticsStore }): TrafficConsumer {
-  return {
-    sink: 'analytics',
-    name: 'failovers',
-    topics: [TOPICS.failovers],
-    async handleBatch(events) {
-      const failovers = eventsOfType(events, 'FailoverOccurred').map(({ event }) => event);
-      if (failovers.length > 0) await deps.analytics.insert(TABLES.failovers, failovers.map(projectFailoverRow));
-    },
-  };
+  return analyticsConsumerOf('failovers', TOPICS.failovers, 'FailoverOccurred', (failovers) =>
+    deps.analytics.insert(
+      TABLES.failovers,
+      failovers.map(({ event }) => projectFailoverRow(event)),
+    ),
+  );
 }

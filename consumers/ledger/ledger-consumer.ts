@@ -8,7 +8,7 @@
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
 import { TOPICS } from '../../schemas/topics.ts';
-import { eventsOfType, type TrafficConsumer } from '../traffic-consumer.ts';
+import { analyticsConsumerOf, type TrafficConsumer } from '../traffic-consumer.ts';
 import { awaitPriceRevisions } from '../billing/await-price-revisions.ts';
 import { reportUnpriced } from '../billing/report-unpriced.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
@@ -35,26 +35,20 @@ export interface LedgerConsumerDeps {
  * (the runner then redelivers the batch).
  */
 export function createLedgerConsumer(deps: LedgerConsumerDeps): TrafficConsumer {
-  return {
-    sink: 'analytics',
-    name: 'ledger',
-    topics: [TOPICS.requests],
-    async handleBatch(events) {
-      const requests = eventsOfType(events, 'RequestCompleted').map(({ event }) => event);
-      if (requests.length === 0) return;
-      await awaitPriceRevisions(deps.prices, requests, deps.priceWaitMs);
-      const ingestedAt = (deps.now ?? Date.now)();
-      const projections = requests.map((event) =>
-        projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt),
-      );
-      await deps.analytics.insert(
-        TABLES.consumptionLog,
-        projections.map((projection) => projection.row),
-      );
-      reportUnpriced(
-        projections.map((projection) => projection.warning),
-        deps.onWarning,
-      );
-    },
-  };
+  return analyticsConsumerOf('ledger', TOPICS.requests, 'RequestCompleted', async (completed) => {
+    const requests = completed.map(({ event }) => event);
+    await awaitPriceRevisions(deps.prices, requests, deps.priceWaitMs);
+    const ingestedAt = (deps.now ?? Date.now)();
+    const projections = requests.map((event) =>
+      projectConsumptionRow(event, deps.prices.bookFor(event.priceRevision, event.occurredAt), ingestedAt),
+    );
+    await deps.analytics.insert(
+      TABLES.consumptionLog,
+      projections.map((projection) => projection.row),
+    );
+    reportUnpriced(
+      projections.map((projection) => projection.warning),
+      deps.onWarning,
+    );
+  });
 }

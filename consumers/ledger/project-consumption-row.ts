@@ -8,7 +8,7 @@ import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
 import type { RequestCompleted } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from '../billing/price-usage.ts';
-import { tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
+import { requestAttributionColumns, tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
 
 /** The row, its cost in nano-USD, and a warning when the request used tokens but had no price. */
 export interface ConsumptionProjection {
@@ -40,12 +40,7 @@ export function projectConsumptionRow(
     ...trafficEventColumns(event),
     started_at_ms: startedAtMs,
     started_at: Math.floor(startedAtMs / 1000),
-    key_id: event.keyId,
-    user_id: event.userId ?? '',
-    model: event.model,
-    upstream_model: event.upstreamModel ?? '',
-    channel_id: event.channelId ?? '',
-    provider: event.provider ?? '',
+    ...requestAttributionColumns(event),
     client_format: event.clientFormat,
     stream: event.stream ? 1 : 0,
     pass_through: event.passThrough ? 1 : 0,

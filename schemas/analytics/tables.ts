@@ -44,6 +44,18 @@ export type TrafficEventColumns = {
   day: string;
 };
 
+/** Who asked for a request and what served it ('' where the event names nothing). */
+export type RequestAttributionColumns = {
+  key_id: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  /** the model as the client asked for it */
+  model: string;
+  upstream_model: string;
+  channel_id: string;
+  provider: string;
+};
+
 /** The token counts of a request a channel served, their source, and its cost (USD as an exact Decimal). */
 export type TokenUsageColumns = {
   input_tokens: number;
@@ -57,18 +69,12 @@ export type TokenUsageColumns = {
 
 /** A `consumption_log` row as inserted (JSONEachRow). Times: seconds (occurred_at) and ms; tokens; cost in USD as an exact Decimal. */
 export type ConsumptionRow = TrafficEventColumns &
+  RequestAttributionColumns &
   TokenUsageColumns & {
     /** arrival, ms since epoch: the event's startedAt, else occurred_at_ms - latency_ms (migration 013) */
     started_at_ms: number;
     /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
     started_at: number;
-    key_id: string;
-    /** '' when the key belongs to no user */
-    user_id: string;
-    model: string;
-    upstream_model: string;
-    channel_id: string;
-    provider: string;
     client_format: string;
     stream: number;
     pass_through: number;
@@ -87,14 +93,8 @@ export type ConsumptionRow = TrafficEventColumns &
 
 /** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */
 export type BillingLine = TrafficEventColumns &
+  RequestAttributionColumns &
   TokenUsageColumns & {
-    key_id: string;
-    /** '' when the key belongs to no user */
-    user_id: string;
-    model: string;
-    upstream_model: string;
-    channel_id: string;
-    provider: string;
     /** The price entry used ('' / 0 when unpriced). */
     price_model: string;
     /** '' for an entry that applies to every channel */
