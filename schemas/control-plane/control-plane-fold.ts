@@ -288,13 +288,8 @@ export class ControlPlaneFold<C> {
       keyId: event.keyId,
       publicId: event.publicId,
       digest: event.digest,
-      name: event.name,
       userId: event.userId,
-      rpm: event.rpm,
-      tpm: event.tpm,
-      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyCreated', event }),
-      expiresAt: event.expiresAt,
-      models: event.models === null ? null : new Set(event.models),
+      ...this.keySettings({ type: 'KeyCreated', event }),
       enabled: existing?.enabled ?? true,
       revokedAt: existing?.revokedAt ?? null,
       createdAt: existing?.createdAt ?? event.occurredAt,
@@ -307,14 +302,27 @@ export class ControlPlaneFold<C> {
     if (!existing) return this.warn(`KeyUpdated for unknown key ${event.keyId} ignored`, { type: 'KeyUpdated', event });
     this.keysById.set(event.keyId, {
       ...existing,
+      ...this.keySettings({ type: 'KeyUpdated', event }),
+      enabled: event.enabled,
+    });
+  }
+
+  /**
+   * The settings a KeyCreated or KeyUpdated gives a key: its name, RPM/TPM limits, quota
+   * (nano-USD; a malformed one becomes 0 with a warning), expiry (ms since epoch) and models.
+   */
+  private keySettings(
+    change: { type: 'KeyCreated'; event: KeyCreated } | { type: 'KeyUpdated'; event: KeyUpdated },
+  ): Pick<KeyRecord, 'name' | 'rpm' | 'tpm' | 'quotaNanoUsd' | 'expiresAt' | 'models'> {
+    const { event } = change;
+    return {
       name: event.name,
       rpm: event.rpm,
       tpm: event.tpm,
-      quotaNanoUsd: this.quota(event.quotaNanoUsd, { type: 'KeyUpdated', event }),
+      quotaNanoUsd: this.quota(event.quotaNanoUsd, change),
       expiresAt: event.expiresAt,
       models: event.models === null ? null : new Set(event.models),
-      enabled: event.enabled,
-    });
+    };
   }
 
   private foldKeyRevoked(event: KeyRevoked): void {
