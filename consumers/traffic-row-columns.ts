@@ -6,7 +6,7 @@
  */
 import { Decimal } from '../schemas/analytics/analytics-store.ts';
 import type { RequestAttributionColumns, TokenUsageColumns, TrafficEventColumns } from '../schemas/analytics/tables.ts';
-import type { TokenCounts } from '../schemas/events/traffic-events.ts';
+import type { RequestCompleted, TokenCounts } from '../schemas/events/traffic-events.ts';
 
 /**
  * The identity and time columns of the row of one traffic event: `occurredAt` (ms since epoch)
@@ -26,15 +26,10 @@ export function trafficEventColumns(event: {
   };
 }
 
-/** Who asked for the request and what served it: the event's ids and names, '' for those it names as null. */
-export function requestAttributionColumns(event: {
-  readonly keyId: string;
-  readonly userId: string | null;
-  readonly model: string;
-  readonly upstreamModel: string | null;
-  readonly channelId: string | null;
-  readonly provider: string | null;
-}): RequestAttributionColumns {
+/** Who asked for the request and what served it (a RequestCompleted or a UsageRecorded): its ids and names, '' for those it names as null. */
+export function requestAttributionColumns(
+  event: Pick<RequestCompleted, 'keyId' | 'userId' | 'model' | 'upstreamModel' | 'channelId' | 'provider'>,
+): RequestAttributionColumns {
   return {
     key_id: event.keyId,
     user_id: event.userId ?? '',
