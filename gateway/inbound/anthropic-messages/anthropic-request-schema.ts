@@ -39,15 +39,29 @@ const toolUseBlock = z.object({
 const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().nullish() });
 const redactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
 
+/**
+ * A content block checked by the schema `schemas` holds for its `type`: a type without one parses
+ * as `unsupported` (the decoder drops it with a warning), a known type that does not fit fails
+ * with that schema's issues.
+ */
+function blockOfKnownTypes<T>(schemas: ReadonlyMap<string, z.ZodType<T>>) {
+  return z.looseObject({ type: z.string() }).transform((block, ctx): T | UnsupportedBlock => {
+    const schema = schemas.get(block.type);
+    if (schema === undefined) return { type: 'unsupported', originalType: block.type };
+    const parsed = schema.safeParse(block);
+    if (parsed.success) return parsed.data;
+    forwardIssues(ctx, parsed.error, block);
+    return z.NEVER;
+  });
+}
+
 /** Blocks allowed inside `tool_result.content` (text and image; others are dropped with a warning). */
-const toolResultInner = z.looseObject({ type: z.string() }).transform((block, ctx): ToolResultInnerBlock => {
-  const schema = block.type === 'text' ? textBlock : block.type === 'image' ? imageBlock : undefined;
-  if (schema === undefined) return { type: 'unsupported', originalType: block.type };
-  const parsed = schema.safeParse(block);
-  if (parsed.success) return parsed.data;
-  forwardIssues(ctx, parsed.error, block);
-  return z.NEVER;
-});
+const toolResultInner = blockOfKnownTypes(
+  new Map<string, z.ZodType<ToolResultInnerBlock>>([
+    ['text', textBlock],
+    ['image', imageBlock],
+  ]),
+);
 
 const toolResultBlock = z.object({
   type: z.literal('tool_result'),
@@ -98,14 +112,7 @@ const BLOCK_SCHEMAS: ReadonlyMap<string, z.ZodType<AnthropicContentBlock>> = new
 ]);
 
 /** Any content block: known types are validated by their own schema; unknown types become `unsupported`. */
-const contentBlock = z.looseObject({ type: z.string() }).transform((block, ctx): AnthropicContentBlock => {
-  const schema = BLOCK_SCHEMAS.get(block.type);
-  if (schema === undefined) return { type: 'unsupported', originalType: block.type };
-  const parsed = schema.safeParse(block);
-  if (parsed.success) return parsed.data;
-  forwardIssues(ctx, parsed.error, block);
-  return z.NEVER;
-});
+const contentBlock = blockOfKnownTypes(BLOCK_SCHEMAS);
 
 const message = z.object({
   role: z.enum(['user', 'assistant', 'system']),
