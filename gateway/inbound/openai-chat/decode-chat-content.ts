@@ -5,7 +5,12 @@
  */
 import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
-import { decodeContentParts, refuseContentPart } from '../openai-common/decode-openai-content-parts.ts';
+import {
+  decodeContentParts,
+  decodeOpenAiUserContent,
+  refuseContentPart,
+  type UserPartDecoders,
+} from '../openai-common/decode-openai-content-parts.ts';
 import { parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imageUrlPartSchema, refusalPartSchema, textPartSchema } from './chat-request-schema.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -25,19 +30,16 @@ function fileOf(part: unknown, path: FieldPath): FilePart {
   return file;
 }
 
+/** The user part types of Chat Completions with a canonical equivalent. */
+const USER_PART_DECODERS: UserPartDecoders = { text: textOf, image_url: imageOf, file: fileOf };
+
 /** User content: a string, or text / image_url / file parts (input_audio dropped with a warning). */
 export function decodeChatUserContent(
   content: string | unknown[],
   path: FieldPath,
   warnings: TranslationNotes,
 ): Array<TextPart | ImagePart | FilePart> {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return decodeContentParts<TextPart | ImagePart | FilePart>(content, path, (type, part, at) => {
-    if (type === 'text') return textOf(part, at);
-    if (type === 'image_url') return imageOf(part, at);
-    if (type === 'file') return fileOf(part, at);
-    return refuseContentPart(at, type, 'user', warnings);
-  });
+  return decodeOpenAiUserContent(content, path, USER_PART_DECODERS, warnings);
 }
 
 /** Text-only content (system, developer, tool, assistant): text parts, plus `refusal` parts for the assistant role. */

@@ -5,6 +5,7 @@
  * share: every part is an object with a string `type`, each format decodes the types it knows, and
  * a type with no canonical equivalent is refused by path.
  */
+import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import type { TranslationNotes } from '../../canonical/translation-notes.ts';
 import { isJsonObject, RequestFieldError, type FieldPath } from './request-field-error.ts';
 
@@ -37,4 +38,31 @@ export function decodeContentParts<T>(
 export function refuseContentPart(path: FieldPath, type: string, role: string, warnings: TranslationNotes): undefined {
   warnings.refuse(path.join('.'), `content part type '${type}' in ${role} content has no equivalent on other APIs`);
   return undefined;
+}
+
+/** A part a user turn may carry in the canonical model. */
+export type UserContentPart = TextPart | ImagePart | FilePart;
+
+/** Validates one user part found at `path` (throwing RequestFieldError) and decodes it. */
+export type UserPartDecoder = (part: unknown, path: FieldPath) => UserContentPart;
+
+/** One format's user part decoders by wire `type`. */
+export type UserPartDecoders = Readonly<Record<string, UserPartDecoder>>;
+
+/**
+ * User content: a string is one text part; an array is decoded part by part with the decoder
+ * `decoders` holds for each part's `type`, and a part of any other type is refused (noted in
+ * `warnings`, left out). Throws RequestFieldError for a malformed part.
+ */
+export function decodeOpenAiUserContent(
+  content: string | readonly unknown[],
+  path: FieldPath,
+  decoders: UserPartDecoders,
+  warnings: TranslationNotes,
+): UserContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return decodeContentParts(content, path, (type, part, at) => {
+    const decode = Object.hasOwn(decoders, type) ? decoders[type] : undefined;
+    return decode === undefined ? refuseContentPart(at, type, 'user', warnings) : decode(part, at);
+  });
 }

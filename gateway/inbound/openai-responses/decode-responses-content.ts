@@ -6,13 +6,16 @@
  */
 import type { FilePart, ImagePart, TextPart } from '../../canonical/request.ts';
 import { filePartFromFields, imagePartFromUrl } from '../openai-common/decode-openai-media.ts';
-import { decodeContentParts, refuseContentPart } from '../openai-common/decode-openai-content-parts.ts';
+import {
+  decodeContentParts,
+  decodeOpenAiUserContent,
+  refuseContentPart,
+  type UserContentPart,
+  type UserPartDecoders,
+} from '../openai-common/decode-openai-content-parts.ts';
 import { parseAt, RequestFieldError, type FieldPath } from '../openai-common/request-field-error.ts';
 import { filePartSchema, imagePartSchema, refusalPartSchema, textPartSchema } from './responses-request-schema.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
-
-/** Parts a user turn may carry. */
-export type UserContentPart = TextPart | ImagePart | FilePart;
 
 function textPart(part: unknown, path: FieldPath): TextPart {
   return { type: 'text', text: parseAt(textPartSchema, part, path).text };
@@ -31,19 +34,21 @@ function filePart(part: unknown, path: FieldPath): FilePart {
   return file;
 }
 
+/** The user part types of Responses with a canonical equivalent (either text type, as noted above). */
+const USER_PART_DECODERS: UserPartDecoders = {
+  input_text: textPart,
+  output_text: textPart,
+  input_image: imagePart,
+  input_file: filePart,
+};
+
 /** Decodes user content: a string, or input_text / input_image / input_file parts. */
 export function decodeUserContent(
   content: string | unknown[],
   path: FieldPath,
   warnings: TranslationNotes,
 ): UserContentPart[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return decodeContentParts<UserContentPart>(content, path, (type, part, at) => {
-    if (type === 'input_text' || type === 'output_text') return textPart(part, at);
-    if (type === 'input_image') return imagePart(part, at);
-    if (type === 'input_file') return filePart(part, at);
-    return refuseContentPart(at, type, 'user', warnings);
-  });
+  return decodeOpenAiUserContent(content, path, USER_PART_DECODERS, warnings);
 }
 
 /** Decodes assistant history content: output_text / input_text parts and `refusal` parts (as text). */
