@@ -10,13 +10,14 @@ import {
   type AnalyticsStore,
   type AnalyticsValue,
 } from '../../schemas/analytics/analytics-store.ts';
+import { DIMENSION_SECOND_COLUMNS } from '../../schemas/analytics/tables.ts';
 import type { ChannelState, DimensionStates, DimensionTable, KeyState, UserState } from './fold-dimension-rows.ts';
 
 /** Each table's id column and the columns that hold an ms time with a whole-second twin (`x_ms` → `x`). */
 const TABLES: Record<DimensionTable, { readonly id: string; readonly times: ReadonlyArray<string> }> = {
-  users: { id: 'user_id', times: ['created_at', 'updated_at'] },
-  keys: { id: 'key_id', times: ['created_at', 'revoked_at', 'updated_at'] },
-  channels: { id: 'channel_id', times: ['created_at', 'removed_at', 'updated_at'] },
+  users: { id: 'user_id', times: DIMENSION_SECOND_COLUMNS.users },
+  keys: { id: 'key_id', times: DIMENSION_SECOND_COLUMNS.keys },
+  channels: { id: 'channel_id', times: DIMENSION_SECOND_COLUMNS.channels },
 };
 
 /** State columns read back as numbers (64-bit integers come back as JSON strings), nullable ones included. */

@@ -14,6 +14,13 @@
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type {
+  ChannelRow,
+  DIMENSION_SECOND_COLUMNS,
+  DimensionVersionColumns,
+  KeyRow,
+  UserRow,
+} from '../../schemas/analytics/tables.ts';
+import type {
   ChannelUpserted,
   ControlEvent,
   KeyCreated,
@@ -23,67 +30,17 @@ import type {
   UserUpdated,
 } from '../../schemas/control-plane/control-plane-events.ts';
 
-/** Fields every dimension state has. Times in ms since epoch (UTC). */
-interface DimensionStateBase {
-  /** When the change this state holds was made, ms since epoch. */
-  updated_at_ms: number;
-  /** Config-topic offset of the last event folded in. */
-  version: number;
-}
+/** Fields every dimension state has: `updated_at_ms` (ms since epoch, UTC) and `version` (config-topic offset). */
+type DimensionStateBase = Omit<DimensionVersionColumns, 'updated_at'>;
 
-/** A user as the `users` table holds it, without the whole-second columns (see dimensionRow). */
-export interface UserState extends DimensionStateBase {
-  user_id: string;
-  name: string;
-  role: string;
-  /** console sign-in name, '' when none */
-  login: string;
-  status: 'active' | 'disabled';
-  /** requests per minute, null = unlimited */
-  rpm: number | null;
-  /** tokens per minute, null = unlimited */
-  tpm: number | null;
-  /** USD with 9 decimals, null = unlimited */
-  quota_usd: Decimal | null;
-  created_at_ms: number;
-}
+/** A user as the `users` table holds it, without the whole-second columns (dimensionRow adds them). */
+export type UserState = Omit<UserRow, (typeof DIMENSION_SECOND_COLUMNS.users)[number]>;
 
 /** A key as the `keys` table holds it (never its digest), without the whole-second columns. */
-export interface KeyState extends DimensionStateBase {
-  key_id: string;
-  public_id: string;
-  name: string;
-  /** '' when the key belongs to no user */
-  user_id: string;
-  status: 'active' | 'disabled' | 'revoked';
-  rpm: number | null;
-  tpm: number | null;
-  quota_usd: Decimal | null;
-  /** ms since epoch, null = never */
-  expires_at_ms: number | null;
-  created_at_ms: number;
-  /** when the revocation takes effect, ms since epoch; null = not revoked */
-  revoked_at_ms: number | null;
-}
+export type KeyState = Omit<KeyRow, (typeof DIMENSION_SECOND_COLUMNS.keys)[number]>;
 
 /** A channel as the `channels` table holds it (never its credential), without the whole-second columns. */
-export interface ChannelState extends DimensionStateBase {
-  channel_id: string;
-  provider: string;
-  /** '' = the provider's default */
-  protocol: string;
-  models: string[];
-  priority: number;
-  weight: number;
-  status: 'active' | 'disabled' | 'removed';
-  rpm: number | null;
-  tpm: number | null;
-  /** ms */
-  timeout_ms: number;
-  created_at_ms: number;
-  /** ms since epoch; null = configured */
-  removed_at_ms: number | null;
-}
+export type ChannelState = Omit<ChannelRow, (typeof DIMENSION_SECOND_COLUMNS.channels)[number]>;
 
 /** The dimension tables and their states, by id: what the consumer loads, folds into and writes. */
 export interface DimensionStates {

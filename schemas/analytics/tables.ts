@@ -140,5 +140,86 @@ export type ConfigAuditRow = {
   changes: string;
 };
 
+/**
+ * The columns every dimension row (users, keys, channels; migration 015) ends with: when the
+ * change it holds was made, and the config-topic offset of the last event folded into it.
+ */
+export type DimensionVersionColumns = {
+  /** seconds since epoch (DateTime, UTC) */
+  updated_at: number;
+  /** ms since epoch */
+  updated_at_ms: number;
+  /** config-topic offset of the last event folded in: the highest wins (ReplacingMergeTree) */
+  version: number;
+};
+
+/** A `users` row as inserted (JSONEachRow): never the password or its hash. Times: seconds and ms. */
+export type UserRow = DimensionVersionColumns & {
+  user_id: string;
+  name: string;
+  /** console role: admin or user */
+  role: string;
+  /** console sign-in name, '' when none */
+  login: string;
+  status: 'active' | 'disabled';
+  /** requests per minute, null = unlimited */
+  rpm: number | null;
+  /** tokens per minute, null = unlimited */
+  tpm: number | null;
+  /** USD with 9 decimals, null = unlimited */
+  quota_usd: Decimal | null;
+  created_at: number;
+  created_at_ms: number;
+};
+
+/** A `keys` row as inserted (JSONEachRow): never the key or its digest. Times: seconds and ms. */
+export type KeyRow = DimensionVersionColumns & {
+  key_id: string;
+  public_id: string;
+  name: string;
+  /** '' when the key belongs to no user */
+  user_id: string;
+  status: 'active' | 'disabled' | 'revoked';
+  rpm: number | null;
+  tpm: number | null;
+  quota_usd: Decimal | null;
+  /** ms since epoch, null = never */
+  expires_at_ms: number | null;
+  created_at: number;
+  created_at_ms: number;
+  /** when the revocation takes effect; null = not revoked */
+  revoked_at: number | null;
+  revoked_at_ms: number | null;
+};
+
+/** A `channels` row as inserted (JSONEachRow): never its credential. Times: seconds and ms. */
+export type ChannelRow = DimensionVersionColumns & {
+  /** the channel's name */
+  channel_id: string;
+  provider: string;
+  /** '' = the provider's default */
+  protocol: string;
+  models: string[];
+  priority: number;
+  weight: number;
+  status: 'active' | 'disabled' | 'removed';
+  rpm: number | null;
+  tpm: number | null;
+  /** upstream timeout to response headers, ms */
+  timeout_ms: number;
+  created_at: number;
+  created_at_ms: number;
+  /** null = configured */
+  removed_at: number | null;
+  removed_at_ms: number | null;
+};
+
+/** The whole-second columns of the dimension rows, each the floor of its `<name>_ms` twin divided by 1000. */
+export const DIMENSION_SECOND_COLUMNS = {
+  users: ['created_at', 'updated_at'],
+  keys: ['created_at', 'revoked_at', 'updated_at'],
+  channels: ['created_at', 'removed_at', 'updated_at'],
+} as const satisfies Record<'users' | 'keys' | 'channels', ReadonlyArray<string>>;
+
 /** A column of the row type `Row` (compile-time: SQL names a column the consumers write). */
 export type ColumnOf<Row> = Extract<keyof Row, string>;
