@@ -24,7 +24,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
 import { asRecord } from '../shared/read-json-field.ts';
-import { chatCompletionSchema, EMPTY_CHAT_MESSAGE, type ChatToolCall } from './openai-chat-wire-schemas.ts';
+import { EMPTY_CHAT_MESSAGE, readChatChunk, type ChatToolCall } from './openai-chat-wire-schemas.ts';
 import { StreamBlockCursor } from '../shared/stream-block-cursor.ts';
 import { ThinkTagSplitter } from './split-think-tags.ts';
 
@@ -112,7 +112,7 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
       this.fail(embedded, out);
       return;
     }
-    const parsed = chatCompletionSchema.parse(chunk);
+    const parsed = readChatChunk(chunk);
     if (!this.state.started) {
       this.state.started = true;
       out.push({

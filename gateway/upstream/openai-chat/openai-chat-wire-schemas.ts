@@ -67,3 +67,55 @@ export const chatUsageSchema = z.object({
   prompt_tokens_details: lenientObject({ cached_tokens: lenientNumber, cache_write_tokens: lenientNumber }),
   completion_tokens_details: lenientObject({ reasoning_tokens: lenientNumber }),
 });
+
+/** Absent, null or a string: what `lenientString` keeps as it is. */
+const isNullishOrString = (value: unknown): boolean =>
+  value === undefined || value === null || typeof value === 'string';
+
+/** Absent or null: what every lenient schema keeps as it is. */
+const isNullish = (value: unknown): boolean => value === undefined || value === null;
+
+/** A plain object (not null, not an array). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * True when `delta` is absent, null, or a text delta that `chatMessageSchema` would keep field for
+ * field: string or absent text fields, and none of the list or object fields (reasoning details,
+ * tool calls, a function call) that the schema would have to rebuild.
+ */
+function isPlainDelta(delta: unknown): boolean {
+  if (isNullish(delta)) return true;
+  if (!isObject(delta)) return false;
+  return (
+    isNullishOrString(delta.refusal) &&
+    isNullishOrString(delta.reasoning_content) &&
+    isNullishOrString(delta.reasoning) &&
+    isNullish(delta.reasoning_details) &&
+    isNullish(delta.tool_calls) &&
+    isNullish(delta.function_call)
+  );
+}
+
+/**
+ * One `chat.completion.chunk` as `chatCompletionSchema` reads it. Nearly every chunk of a stream is
+ * a text delta whose fields already have the schema's types; such a chunk is returned as it is,
+ * which reads the same through every field the decoder uses (unknown keys are never read), and
+ * spares the copy zod makes of each chunk. Any other chunk is parsed by the schema.
+ * `chunk` is a parsed JSON object. Never throws.
+ */
+export function readChatChunk(chunk: Record<string, unknown>): ChatCompletion {
+  const choices = chunk.choices;
+  const plain =
+    isNullishOrString(chunk.id) &&
+    isNullishOrString(chunk.model) &&
+    (isNullish(choices) ||
+      (Array.isArray(choices) &&
+        (choices.length === 0 ||
+          (choices.length === 1 &&
+            isObject(choices[0]) &&
+            isNullishOrString(choices[0].finish_reason) &&
+            isNullish(choices[0].message) &&
+            isPlainDelta(choices[0].delta)))));
+  return plain ? chunk : chatCompletionSchema.parse(chunk);
+}
