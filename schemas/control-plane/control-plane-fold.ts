@@ -293,6 +293,11 @@ export class ControlPlaneFold<C> {
       enabled: existing?.enabled ?? true,
       revokedAt: existing?.revokedAt ?? null,
       createdAt: existing?.createdAt ?? event.occurredAt,
+      teamId: null,
+      tags: [],
+      rpd: null,
+      tpd: null,
+      modelLimits: [],
     });
     this.keyIdByDigest.set(event.digest, event.keyId);
   }

@@ -41,6 +41,15 @@ export interface KeyRecord {
   /** ms since epoch at which the key stops working (revocation or rotation grace); null = not revoked */
   readonly revokedAt: number | null;
   readonly createdAt: number;
+  /** The team that owns the key (with or without a user: a service key has a team alone); null = none. */
+  readonly teamId: string | null;
+  /** Tags added to every request of the key, each `name=value` (after the team's, before the request's). */
+  readonly tags: ReadonlyArray<string>;
+  /** requests per day (calendar day in the budgets' time zone); null = unlimited */
+  readonly rpd: number | null;
+  /** tokens per day; null = unlimited */
+  readonly tpd: number | null;
+  readonly modelLimits: ReadonlyArray<ModelLimit>;
 }
 
 /** A personal admin token as projected (never the token itself). */
@@ -94,4 +103,94 @@ export interface AuditEntry {
   /** userId, keyId, channelId, priceId or tokenId */
   readonly entityId: string;
   readonly changes: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Per-model limits of a key or a team (requests and tokens per minute, requests and tokens per
+ * calendar day in the budgets' time zone); null = unlimited. Applied on top of the owner's
+ * model-independent limits.
+ */
+export interface ModelLimit {
+  /** The model as clients ask for it (an alias or a model name). */
+  readonly model: string;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  /** requests per day */
+  readonly rpd: number | null;
+  /** tokens (input + output) per day */
+  readonly tpd: number | null;
+}
+
+/** A member's role in a team: a team admin manages the team's keys and sees its usage. */
+export type TeamRole = 'team_admin' | 'member';
+
+/** A team (project): it owns users (members) and keys; limits null = unlimited. */
+export interface TeamRecord {
+  /** `team_` + 16 lowercase hex characters. */
+  readonly teamId: string;
+  readonly name: string;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  /** requests per day (calendar day in the budgets' time zone) */
+  readonly rpd: number | null;
+  /** tokens per day */
+  readonly tpd: number | null;
+  /** Models the team's keys may reach; bounds every key's own list. null = every model. */
+  readonly models: ReadonlySet<string> | null;
+  readonly modelLimits: ReadonlyArray<ModelLimit>;
+  /** Tags added to every request of the team's keys, each `name=value`. */
+  readonly tags: ReadonlyArray<string>;
+  readonly disabled: boolean;
+  /** userId → role */
+  readonly members: ReadonlyMap<string, TeamRole>;
+  /** ms since epoch */
+  readonly createdAt: number;
+}
+
+/** What a budget applies to; `end_user` and `tag` budgets name one end-user id or one `name=value` tag. */
+export type BudgetScope = 'key' | 'user' | 'team' | 'end_user' | 'tag';
+
+/** How a budget's window resets: never (`lifetime`), at calendar boundaries, or every `rollingMs`. */
+export type BudgetPeriod = 'lifetime' | 'day' | 'week' | 'month' | 'rolling';
+
+/** A budget as projected (see schemas/billing/budget-periods.ts for its windows). */
+export interface BudgetRecord {
+  /** `bgt_` + 16 lowercase hex characters. */
+  readonly budgetId: string;
+  readonly name: string;
+  readonly scope: BudgetScope;
+  /** keyId, userId, teamId, the end-user id, or `name=value` for a tag. */
+  readonly scopeId: string;
+  /** Spend limit per window, nano-USD; null = no USD limit. */
+  readonly limitNanoUsd: bigint | null;
+  /** Token limit (input + output) per window; null = no token limit. At least one limit is set. */
+  readonly limitTokens: number | null;
+  readonly period: BudgetPeriod;
+  /** Window length of a `rolling` budget, ms (≥ 60 000); null for the others. */
+  readonly rollingMs: number | null;
+  /** IANA time zone of calendar periods (`UTC`, `Europe/Berlin`). Weeks start on Monday (ISO 8601). */
+  readonly timeZone: string;
+  /** Soft thresholds, percent of the limit in (0, 100], ascending: crossing each raises one alert per window. */
+  readonly thresholds: ReadonlyArray<number>;
+  /** At the hard limit, route to this (cheaper) model instead of refusing; null = refuse. */
+  readonly downgradeModel: string | null;
+  /** ms since epoch of the first BudgetSet: the anchor of `rolling` windows. */
+  readonly createdAt: number;
+}
+
+/** Payload style of an alert webhook: Standard Webhooks JSON, or a Slack incoming-webhook message. */
+export type AlertWebhookFormat = 'json' | 'slack';
+
+/** A webhook budget alerts are delivered to (the signing secret stays encrypted, never shown). */
+export interface AlertWebhookRecord {
+  /** `whk_` + 16 lowercase hex characters. */
+  readonly webhookId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly format: AlertWebhookFormat;
+  /** AES-256-GCM ciphertext of the HMAC signing secret (credential-cipher.ts), as channel credentials. */
+  readonly secretCiphertext: string;
+  readonly enabled: boolean;
+  /** ms since epoch */
+  readonly createdAt: number;
 }

@@ -25,6 +25,11 @@ const KEY: KeyRecord = {
   enabled: true,
   revokedAt: null,
   createdAt: 0,
+  teamId: null,
+  tags: [],
+  rpd: null,
+  tpd: null,
+  modelLimits: [],
 };
 
 const unavailable = (store: string) => async (): Promise<never> => {

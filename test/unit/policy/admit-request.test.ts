@@ -43,6 +43,11 @@ function keyRecord(over: Partial<KeyRecord> = {}): KeyRecord {
     enabled: true,
     revokedAt: null,
     createdAt: 0,
+    teamId: null,
+    tags: [],
+    rpd: null,
+    tpd: null,
+    modelLimits: [],
     ...over,
   };
 }
