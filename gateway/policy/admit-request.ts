@@ -25,6 +25,7 @@ import { isNeverAdmissible, MAX_LIMIT_UNITS } from '../../schemas/state-store/gc
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { Usage } from '../canonical/usage.ts';
 import type { KeyRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import type { ModelLimit, TeamRecord } from '../../schemas/control-plane/control-plane-records.ts';
 import { formatResetDuration, rateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.ts';
 
 /** What admission reads and charges: the limiter and the spend counters. */
@@ -40,10 +41,14 @@ export type AdmissionCheck = 'quotas' | 'limits';
 
 const FAIL_OPEN: StoreOutagePolicy = { limits: 'open', quotas: 'open' };
 
-/** The request to admit: its key, the key's owner (if any) and its estimated tokens (estimateAdmissionTokens). */
+/** The request to admit: its key, the key's owner and team (if any), its model and its estimated tokens (estimateAdmissionTokens). */
 export interface AdmissionContext {
   readonly key: KeyRecord;
   readonly user: UserRecord | undefined;
+  /** The key's team, whose RPM/TPM (overall and per model) apply to every request of its keys. */
+  readonly team?: TeamRecord | undefined;
+  /** The client's model: per-model RPM/TPM of the key and the team apply to it. */
+  readonly model?: string;
   /** Input estimate + max output tokens (tokens). */
   readonly estimatedTokens: number;
   /** ms since epoch; default: the limiter's clock (Redis: the server's). */
@@ -67,7 +72,17 @@ export interface AdmittedRequest {
  * or a check that could not be made under a `closed` store-outage policy.
  */
 export type AdmissionLimit =
-  'key_rpm' | 'key_tpm' | 'user_rpm' | 'user_tpm' | 'key_quota' | 'user_quota' | 'store_outage';
+  | 'key_rpm'
+  | 'key_tpm'
+  | 'user_rpm'
+  | 'user_tpm'
+  | 'team_rpm'
+  | 'team_tpm'
+  | 'key_quota'
+  | 'user_quota'
+  | 'budget'
+  | 'daily_limit'
+  | 'store_outage';
 
 /** A refused request: the format-neutral error to render, the headers to send with it and the limit that refused it. */
 export interface RefusedRequest {
@@ -80,13 +95,52 @@ export interface RefusedRequest {
 /** The answer of admitRequest. */
 export type AdmissionResult = AdmittedRequest | RefusedRequest;
 
-/** The limited scopes of a request, user first: scopes whose rpm and tpm are both null are left out. */
-export function requestLimitScopes(key: KeyRecord, user: UserRecord | undefined): LimitScope[] {
+/**
+ * The limited scopes of a request — user, team, key, then the team's and the key's limits for the
+ * request's model (`team:<id>/model:<model>`, `key:<id>/model:<model>`): scopes whose rpm and tpm
+ * are both null are left out.
+ */
+export function requestLimitScopes(
+  key: KeyRecord,
+  user: UserRecord | undefined,
+  team?: TeamRecord,
+  model?: string,
+): LimitScope[] {
   const scopes: LimitScope[] = [];
   if (user && (user.rpm !== null || user.tpm !== null))
     scopes.push({ scope: `user:${user.userId}`, rpm: user.rpm, tpm: user.tpm });
+  if (team && (team.rpm !== null || team.tpm !== null))
+    scopes.push({ scope: `team:${team.teamId}`, rpm: team.rpm, tpm: team.tpm });
   if (key.rpm !== null || key.tpm !== null) scopes.push({ scope: `key:${key.keyId}`, rpm: key.rpm, tpm: key.tpm });
+  if (model !== undefined) {
+    if (team) pushModelScope(scopes, `team:${team.teamId}`, team.modelLimits, model);
+    pushModelScope(scopes, `key:${key.keyId}`, key.modelLimits, model);
+  }
   return scopes;
+}
+
+/** Adds the owner's per-model RPM/TPM scope for `model`, if it limits either. */
+function pushModelScope(scopes: LimitScope[], owner: string, limits: ReadonlyArray<ModelLimit>, model: string): void {
+  for (const limit of limits)
+    if (limit.model === model && (limit.rpm !== null || limit.tpm !== null))
+      scopes.push({ scope: `${owner}/model:${model}`, rpm: limit.rpm, tpm: limit.tpm });
+}
+
+/** Whether the request is under any TPM limit (only then does admission need its token estimate). */
+export function needsTokenEstimate(
+  key: KeyRecord,
+  user: UserRecord | undefined,
+  team: TeamRecord | undefined,
+  model: string,
+): boolean {
+  const tpmOf = (limits: ReadonlyArray<ModelLimit>): boolean => limits.some((l) => l.model === model && l.tpm !== null);
+  return (
+    key.tpm !== null ||
+    (user?.tpm ?? null) !== null ||
+    (team?.tpm ?? null) !== null ||
+    tpmOf(key.modelLimits) ||
+    (team !== undefined && tpmOf(team.modelLimits))
+  );
 }
 
 /** A token count as the limiter takes it: an integer in [0, 1e9] (anything larger is over every limit anyway). */
@@ -133,11 +187,14 @@ async function checkQuotas(
   return undefined;
 }
 
-/** `key:k1` → `API key k1`, `user:u1` → `user u1`, `channel:c1` → `channel c1`. */
+/** `key:k1` → `API key k1`, `user:u1` → `user u1`, `team:t1/model:m` → `team t1 on model m`. */
 function scopeLabel(scope: string): string {
-  const [kind, ...rest] = scope.split(':');
+  const modelAt = scope.indexOf('/model:');
+  const owner = modelAt === -1 ? scope : scope.slice(0, modelAt);
+  const [kind, ...rest] = owner.split(':');
   const id = rest.join(':');
-  return kind === 'key' ? `API key ${id}` : `${kind ?? 'scope'} ${id}`;
+  const label = kind === 'key' ? `API key ${id}` : `${kind ?? 'scope'} ${id}`;
+  return modelAt === -1 ? label : `${label} on model ${scope.slice(modelAt + '/model:'.length)}`;
 }
 
 /** The rate-limited error for a refused admission (never admissible: not retryable, says why). */
@@ -205,7 +262,7 @@ export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): 
     unchecked.push('quotas');
   }
   if (quotaError) return { ok: false, ...quotaError, headers: {} };
-  const scopes = requestLimitScopes(ctx.key, ctx.user);
+  const scopes = requestLimitScopes(ctx.key, ctx.user, ctx.team, ctx.model);
   const tokens = limiterTokens(ctx.estimatedTokens);
   if (scopes.length === 0) return { ok: true, scopes, reservedTokens: 0, headers: {}, unchecked };
   let admission;
@@ -221,7 +278,8 @@ export async function admitRequest(deps: AdmissionDeps, ctx: AdmissionContext): 
   const refusedBy = admission.refusedBy ?? { scope: scopes[0]?.scope ?? 'key', kind: 'requests' as const };
   const state = admission.states.find((s) => s.scope === refusedBy.scope && s.kind === refusedBy.kind);
   const error = rateLimitedError(refusedBy, state, admission.retryAfterMs, tokens, isNeverAdmissible(admission));
-  const limit: AdmissionLimit = `${refusedBy.scope.startsWith('user:') ? 'user' : 'key'}_${refusedBy.kind === 'tokens' ? 'tpm' : 'rpm'}`;
+  const owner = refusedBy.scope.startsWith('user:') ? 'user' : refusedBy.scope.startsWith('team:') ? 'team' : 'key';
+  const limit: AdmissionLimit = `${owner}_${refusedBy.kind === 'tokens' ? 'tpm' : 'rpm'}`;
   return { ok: false, error, headers: rateLimitHeaders(admission.states, admission.retryAfterMs), limit };
 }
 
