@@ -205,6 +205,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
     ...(metrics ? { metrics } : {}),
+    ...(config.attribution ? { attribution: { endUserFrom: config.attribution.endUserFrom } } : {}),
     drain,
   };
   installClientErrorHandlers(app, config.bodyLimit);

@@ -147,7 +147,14 @@ export interface CanonicalRequest {
   readonly stopSequences?: ReadonlyArray<string>;
   readonly responseFormat?: ResponseFormat;
   readonly reasoning?: ReasoningConfig;
+  /** The caller's end user as the client named it: OpenAI `user`, Anthropic `metadata.user_id`. */
   readonly user?: string;
+  /**
+   * OpenAI `safety_identifier`: a stable id of the caller's end user
+   * (https://platform.openai.com/docs/api-reference/chat/create#chat_create-safety_identifier).
+   * Read for attribution only; the translated path does not send it upstream.
+   */
+  readonly safetyIdentifier?: string;
   readonly metadata?: Readonly<Record<string, string>>;
   readonly extensions?: Readonly<Record<string, unknown>>;
   readonly anthropicBetas?: ReadonlyArray<string>;

@@ -86,6 +86,42 @@ export const keySchema = z
   })
   .strict();
 
+/**
+ * Where a request's end-user id may be read, in the config's `attribution.endUserFrom`:
+ * `header` — the `x-tollgate-end-user` header (any client format);
+ * `safety_identifier` — OpenAI's `safety_identifier` (Chat Completions and Responses,
+ * https://platform.openai.com/docs/api-reference/chat/create#chat_create-safety_identifier);
+ * `user` — OpenAI's `user` (Chat Completions and Responses);
+ * `metadata.user_id` — Anthropic's `metadata.user_id` (Messages,
+ * https://docs.anthropic.com/en/api/messages#body-metadata).
+ */
+export const END_USER_SOURCES = ['header', 'safety_identifier', 'user', 'metadata.user_id'] as const;
+
+/** One place a request's end-user id may be read (END_USER_SOURCES). */
+export type EndUserSource = (typeof END_USER_SOURCES)[number];
+
+/** The default precedence of end-user sources: the header, then `safety_identifier`, `user`, `metadata.user_id`. */
+export const DEFAULT_END_USER_FROM: ReadonlyArray<EndUserSource> = END_USER_SOURCES;
+
+/**
+ * The config file's `attribution` section. `endUserFrom`: the sources of a request's end-user id,
+ * first found wins (each at most once; an empty list records no end user). Default:
+ * DEFAULT_END_USER_FROM.
+ */
+export const attributionSchema = z
+  .object({
+    endUserFrom: z
+      .array(z.enum(END_USER_SOURCES))
+      .refine((sources) => new Set(sources).size === sources.length, 'must not name a source twice')
+      .default([...DEFAULT_END_USER_FROM]),
+  })
+  .strict();
+
+/** How requests are attributed (the config file's `attribution` section, defaults filled). */
+export interface AttributionConfig {
+  readonly endUserFrom: ReadonlyArray<EndUserSource>;
+}
+
 /** The config file. */
 export const configFileSchema = z
   .object({
@@ -93,6 +129,8 @@ export const configFileSchema = z
     keys: z.array(keySchema).default([]),
     /** USD per million tokens per upstream model (schemas/billing/price-book.ts); read by the billing and ledger consumers. */
     prices: priceBookSchema,
+    /** How requests are attributed to end users (AttributionConfig). */
+    attribution: attributionSchema.default({ endUserFrom: [...DEFAULT_END_USER_FROM] }),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -205,6 +243,8 @@ export interface GatewayConfig {
   readonly trustProxy: boolean | string;
   /** Admission while the state store is unreachable (TOLLGATE_LIMITS_ON_STORE_OUTAGE, TOLLGATE_QUOTAS_ON_STORE_OUTAGE; both default open). */
   readonly storeOutage: StoreOutagePolicy;
+  /** How requests are attributed to end users (the config file's `attribution`); absent: DEFAULT_END_USER_FROM. */
+  readonly attribution?: AttributionConfig;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

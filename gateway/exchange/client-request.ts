@@ -13,6 +13,7 @@ import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { DecodeHints, InboundCodec } from '../inbound/inbound-codec.ts';
 import type { NodeDrain } from '../lifecycle/node-drain.ts';
 import type { AdmissionDeps, AdmissionLimit } from '../policy/admit-request.ts';
+import type { AttributionSettings } from '../policy/request-attribution.ts';
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
 import { sendErrorReply } from './client-response.ts';
@@ -32,6 +33,8 @@ export interface ClientRouteServices {
   readonly drain?: NodeDrain;
   /** Records admission refusals and live streams (the outcome sink records the rest). None: not recorded. */
   readonly metrics?: PipelineMetrics;
+  /** End-user precedence and team lookup for attribution (policy/request-attribution.ts); none: the defaults, no team tags. */
+  readonly attribution?: AttributionSettings;
 }
 
 /** What the pipeline records on the node's metrics; gateway/metrics/gateway-metrics.ts implements it. */

@@ -5,6 +5,8 @@
 import type { ClientFormat } from '../canonical/formats.ts';
 import type { GatewayErrorKind } from '../canonical/gateway-error.ts';
 import type { Usage } from '../canonical/usage.ts';
+import type { RequestAttribution } from '../policy/request-attribution.ts';
+import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 
 /** One channel that failed and was left for the next candidate. */
 export interface FailoverRecord {
@@ -54,6 +56,10 @@ export interface ExchangeOutcome {
   readonly latencyMs: number;
   /** From request arrival to the first byte of the answer sent, ms. */
   readonly ttfbMs?: number;
+  /** The request's team, end user and tags (policy/request-attribution.ts); absent: none of them. */
+  readonly attribution?: RequestAttribution;
+  /** The budget windows admission reserved in (their real cost is added to exactly these); absent: none. */
+  readonly budgetCounters?: ReadonlyArray<BudgetCounter>;
 }
 
 /** Receives every outcome; must not throw or block. */

@@ -9,10 +9,12 @@ import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ChannelLimits } from '../policy/channel-limits.ts';
+import type { RequestAttribution } from '../policy/request-attribution.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
 import type { ClientAnswerHook } from './client-answer-hook.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
+import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 
 /** Long-lived collaborators of every exchange. */
 export interface ExchangeDeps {
@@ -64,6 +66,10 @@ export interface ExchangeInput {
   readonly uncarried: ReadonlyArray<UncarriedPart>;
   /** Who is calling: the API key's id and its owner, if any. */
   readonly identity: { readonly keyId: string; readonly userId: string | null };
+  /** Who the request is spent for: team, end user, tags (policy/request-attribution.ts); none: NO_ATTRIBUTION. */
+  readonly attribution?: RequestAttribution;
+  /** The budget windows admission reserved in, carried into the outcome; none: no budget applied. */
+  readonly budgetCounters?: ReadonlyArray<BudgetCounter>;
   /** Sees (and may amend) the final answer before the client gets it (Responses `store`); none: nothing is kept. */
   readonly answerHook?: ClientAnswerHook;
   /**

@@ -13,6 +13,7 @@ import { hasStampedReasoning, reasoningForChannel } from '../canonical/reasoning
 import { describeUncarried, type UncarriedPart } from '../canonical/translation-notes.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
+import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
@@ -29,6 +30,7 @@ import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
+import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 
 /**
  * Serves `input` on `reply` and resolves with the request's outcome (also given to
@@ -384,9 +386,14 @@ export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): Exchan
     stream: input.request.stream,
     startedAt: input.startedAt,
     latencyMs: Date.now() - input.startedAt,
+    attribution: input.attribution ?? NO_ATTRIBUTION,
+    budgetCounters: input.budgetCounters ?? NO_BUDGET_COUNTERS,
     ...details,
   };
 }
+
+/** The budget counters of a request no budget applied to (shared, frozen). */
+const NO_BUDGET_COUNTERS: ReadonlyArray<BudgetCounter> = Object.freeze([]);
 
 function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
   const outcome = outcomeOf(input, details);

@@ -1,17 +1,19 @@
 /**
  * The request pipeline of a generation: after the route's hooks refused a draining node and
  * resolved the caller's key (gateway/http/client-route-hooks.ts), resolve stored state, decode the
- * body with the format's codec, check the key's models, admit, run the exchange and settle.
+ * body with the format's codec, check the key's models, attribute, admit, run the exchange and
+ * settle.
  * Every refusal is rendered by the same codec, so each client sees its own error shape.
  *
  * Recording: a generation request is ACCEPTED once it is authenticated, decoded, allowed its
- * model and admitted (quotas and RPM/TPM, or let through by the store-outage policy). Every
- * accepted request produces exactly one ExchangeOutcome (→ RequestCompleted), however it ends.
- * Refusals before that (401, 400, 403, 429 of a limit or quota, 503 of a closed outage policy, 503 `shutting-down` of a draining node) are
- * answered in the client's format and not recorded: they reach no channel and bill nothing. The
- * client's departure is watched from the first line of the handler, so a client that leaves while
- * it is authenticated, resolved or admitted is recorded once as `cancelled` (499) and never sent
- * upstream.
+ * model, attributed (team, end user, tags) and admitted (quotas and RPM/TPM, or let through by the
+ * store-outage policy). Every accepted request produces exactly one ExchangeOutcome
+ * (→ RequestCompleted), however it ends. Refusals before that (401, 400 — a bad body, tag or
+ * end-user id —, 403, 429 of a limit or quota, 503 of a closed outage policy, 503 `shutting-down`
+ * of a draining node) are answered in the client's format and not recorded: they reach no
+ * channel and bill nothing. The client's departure is watched from the first line of the
+ * handler, so a client that leaves while it is authenticated, resolved or admitted is recorded
+ * once as `cancelled` (499) and never sent upstream.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
@@ -19,6 +21,7 @@ import type { CanonicalRequest } from '../canonical/request.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import { admitRequest, settleRequest, type AdmittedRequest } from '../policy/admit-request.ts';
 import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
+import { attributeRequest, type RequestAttribution } from '../policy/request-attribution.ts';
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import { watchClientDeparture } from './client-departure.ts';
 import {
@@ -74,6 +77,19 @@ async function admitOrReply(
 }
 
 /**
+ * The request's team, end user and tags (policy/request-attribution.ts); on a bad tag or end-user
+ * id answers the format's 400 naming it and returns undefined.
+ */
+function attributeOrReply(client: ClientRequest, canonical: CanonicalRequest): RequestAttribution | undefined {
+  try {
+    return attributeRequest(client.key.key, canonical, client.request.headers, client.services.attribution);
+  } catch (error) {
+    sendErrorReply(client.reply, client.codec, toGatewayError(error), client.request.id);
+    return undefined;
+  }
+}
+
+/**
  * Decodes and runs one generation request of the authenticated `client.key`. `fromHeaders` adds header-borne fields
  * (`anthropic-beta`); `state` resolves stored state before decoding (Responses
  * `previous_response_id` / `store`, request-state-resolver.ts); `mustTranslate` keeps a body that
@@ -105,6 +121,8 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       );
       return void sendErrorReply(reply, codec, error, requestId);
     }
+    const attribution = attributeOrReply(client, canonical);
+    if (!attribution) return;
     const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
     if (!admitted) return;
     const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
@@ -118,6 +136,7 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       warnings: decoded.warnings,
       uncarried: decoded.uncarried,
       identity,
+      attribution,
       clientGone: departure.signal,
       ...(stored.answerHook ? { answerHook: stored.answerHook } : {}),
       ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}),

@@ -28,6 +28,7 @@ export const chatRequestSchema = z.object({
   reasoning_effort: z.string().nullish(),
   parallel_tool_calls: z.boolean().nullish(),
   user: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 

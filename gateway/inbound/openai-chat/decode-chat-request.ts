@@ -165,6 +165,7 @@ function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {
     responseFormat: decodeResponseFormat(request.response_format),
     reasoning: decodeReasoning(request, body, warnings),
     user: request.user ?? undefined,
+    safetyIdentifier: request.safety_identifier ?? undefined,
     metadata: request.metadata ?? undefined,
     extensions: decodeExtensions(body),
   });

@@ -76,7 +76,8 @@ function systemText(instructions: string | null | undefined, texts: string[]): s
  * background mode, log probabilities. Dropped as safe (README, "What the gateway drops"):
  * `truncation`, `service_tier`, `text.verbosity`, `max_tool_calls` (it limits built-in tools only,
  * which are refused anyway), `context_management`, `prompt_cache_key`, `prompt_cache_retention`,
- * `safety_identifier` — these are echoed in the Response object but change nothing upstream.
+ * `safety_identifier` (read as the end user's id for attribution) — these are echoed in the Response
+ * object but change nothing upstream.
  */
 function noteTopLevelFields(body: Readonly<Record<string, unknown>>, warnings: TranslationNotes): void {
   if (body.prompt !== undefined && body.prompt !== null)
@@ -123,6 +124,7 @@ function decodeBody(
     responseFormat: decodeTextFormat(request.text),
     reasoning: decodeReasoning(request.reasoning, warnings),
     user: request.user ?? undefined,
+    safetyIdentifier: request.safety_identifier ?? undefined,
     metadata: request.metadata ?? undefined,
   });
   return decodedWith(value, warnings);

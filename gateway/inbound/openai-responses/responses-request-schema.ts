@@ -21,6 +21,7 @@ export const responsesRequestSchema = z.object({
   reasoning: z.object({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
   text: z.object({ format: z.unknown().optional(), verbosity: z.string().nullish() }).nullish(),
   user: z.string().nullish(),
+  safety_identifier: z.string().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 
