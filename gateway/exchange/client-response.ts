@@ -13,7 +13,16 @@ export function requestIdHeaders(requestId: string): Record<string, string> {
   return { 'x-request-id': requestId, 'request-id': requestId };
 }
 
-/** Sends `error` in the codec's envelope and status. Returns the status sent. */
+/**
+ * Header naming the gateway limit that refused a request (`budget_exceeded`,
+ * `daily_limit_exceeded`), in every client format: Anthropic's error body has no field for it.
+ */
+export const LIMIT_CODE_HEADER = 'x-tollgate-error-code';
+
+/** Kinds of refusal whose `code` the LIMIT_CODE_HEADER carries. */
+const LIMIT_KINDS: ReadonlySet<GatewayError['kind']> = new Set(['quota-exceeded', 'rate-limited']);
+
+/** Sends `error` in the codec's envelope and status (plus LIMIT_CODE_HEADER for a coded limit refusal). Returns the status sent. */
 export function sendErrorReply(
   reply: FastifyReply,
   codec: InboundCodec,
@@ -21,9 +30,10 @@ export function sendErrorReply(
   requestId: string,
 ): number {
   const encoded = codec.encodeError(error);
+  const limitCode = error.code !== undefined && LIMIT_KINDS.has(error.kind) ? { [LIMIT_CODE_HEADER]: error.code } : {};
   void reply
     .code(encoded.status)
-    .headers({ ...requestIdHeaders(requestId), ...(encoded.headers ?? {}) })
+    .headers({ ...requestIdHeaders(requestId), ...(encoded.headers ?? {}), ...limitCode })
     .type('application/json; charset=utf-8')
     .send(JSON.stringify(encoded.body));
   return encoded.status;

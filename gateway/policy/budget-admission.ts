@@ -252,7 +252,7 @@ function refusalOf(window: ClaimedWindow, use: BudgetWindowUse | undefined, nowM
     return new GatewayError(
       'quota-exceeded',
       `Budget '${budget.name}' of ${budgetOwnerLabel(budget)} is used up ${period} (${amounts}, in-flight requests included). ${resets}.`,
-      { code: 'budget_exceeded', retryable: end !== null, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      { code: 'budget_exceeded', retryable: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
     );
   }
   const cap = window.cap!;
@@ -260,7 +260,7 @@ function refusalOf(window: ClaimedWindow, use: BudgetWindowUse | undefined, nowM
   return new GatewayError(
     'rate-limited',
     `The ${cap.unit === 'requests' ? 'requests per day (RPD)' : 'tokens per day (TPD)'} limit of ${capOwnerLabel(cap.label)} is reached: ${used} of ${window.claim.limitTokens ?? 0}. ${resets}.`,
-    { code: 'daily_limit_exceeded', retryable: true, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    { code: 'daily_limit_exceeded', retryable: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
   );
 }
 

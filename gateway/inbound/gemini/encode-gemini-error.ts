@@ -45,13 +45,32 @@ function durationJson(ms: number): string {
 }
 
 /**
+ * The `ErrorInfo` detail of a gateway limit refusal with a code (`budget_exceeded`): reason the
+ * code in upper case, domain `tollgate`, the code itself in `metadata.code`
+ * (https://cloud.google.com/apis/design/errors#error_info). Undefined for other errors.
+ */
+function limitReason(error: GatewayError): Record<string, unknown> | undefined {
+  if (error.code === undefined || (error.kind !== 'quota-exceeded' && error.kind !== 'rate-limited')) return undefined;
+  return {
+    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+    reason: error.code.toUpperCase(),
+    domain: 'tollgate',
+    metadata: { code: error.code },
+  };
+}
+
+/**
  * HTTP error answer: status = `error.status`; when `retryAfterMs` is set, a `retry-after` header
- * (whole seconds, rounded up) and a `RetryInfo` detail (`retryDelay`), as Google sends on 429.
+ * (whole seconds, rounded up) and a `RetryInfo` detail (`retryDelay`), as Google sends on 429;
+ * a coded gateway limit refusal also carries an `ErrorInfo` detail (limitReason).
  */
 export function encodeGeminiError(error: GatewayError): EncodedError {
   const body = geminiErrorBody(error);
+  const reason = limitReason(error);
+  if (reason) body.error.details = [reason];
   if (error.retryAfterMs === undefined) return { status: error.status, body };
   body.error.details = [
+    ...(body.error.details ?? []),
     { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: durationJson(error.retryAfterMs) },
   ];
   return { status: error.status, body, headers: { 'retry-after': String(Math.ceil(error.retryAfterMs / 1000)) } };
