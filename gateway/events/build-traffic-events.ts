@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Usage } from '../canonical/usage.ts';
 import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
+import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
+import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 import type {
   FailoverOccurred,
   RequestCompleted,
@@ -42,6 +44,8 @@ const NO_USAGE: RequestTokenUsage = {
  * 2. UsageRecorded when the outcome has a `channelId` AND `usage`;
  * 3. RequestCompleted (usage all zeros with source `none` when the outcome has none; `startedAt`
  *    the outcome's arrival time, else `now - latencyMs`).
+ * UsageRecorded and RequestCompleted carry the outcome's attribution (team, end user, tags; none
+ * when absent); UsageRecorded also the budget counters admission reserved in (none when absent).
  * Every event gets its own `eventId` (random UUID) and `occurredAt = now`; durations and
  * `startedAt` are rounded to whole ms (the schemas hold them as Avro longs).
  *
@@ -110,6 +114,7 @@ function buildUsageRecorded(
   usage: TokenUsage,
   now: number,
 ): UsageRecorded {
+  const attribution = outcome.attribution ?? NO_ATTRIBUTION;
   return {
     eventId: randomUUID(),
     occurredAt: now,
@@ -127,6 +132,10 @@ function buildUsageRecorded(
     reasoningTokens: usage.reasoningTokens,
     usageSource: usage.usageSource,
     priceRevision: identity.priceRevision ?? null,
+    teamId: attribution.teamId,
+    endUserId: attribution.endUserId,
+    tags: attribution.tags,
+    budgetCounters: outcome.budgetCounters ?? NO_BUDGET_COUNTERS,
   };
 }
 
@@ -136,6 +145,7 @@ function buildRequestCompleted(
   usage: RequestTokenUsage,
   now: number,
 ): RequestCompleted {
+  const attribution = outcome.attribution ?? NO_ATTRIBUTION;
   return {
     eventId: randomUUID(),
     occurredAt: now,
@@ -159,8 +169,14 @@ function buildRequestCompleted(
     priceRevision: identity.priceRevision ?? null,
     upstreamRequestId: outcome.upstreamRequestId ?? null,
     startedAt: Math.round(outcome.startedAt ?? now - outcome.latencyMs),
+    teamId: attribution.teamId,
+    endUserId: attribution.endUserId,
+    tags: attribution.tags,
   };
 }
+
+/** The budget counters of an outcome without any (shared, frozen). */
+const NO_BUDGET_COUNTERS: ReadonlyArray<BudgetCounter> = Object.freeze([]);
 
 /** A duration as whole non-negative ms. */
 function wholeMs(ms: number): number {

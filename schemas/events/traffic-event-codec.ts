@@ -54,8 +54,14 @@ function toTrafficEvent(eventType: TrafficEventType, decoded: unknown): TrafficE
       const event = decoded as RequestCompleted;
       return { type: eventType, event: { ...event, usage: { ...event.usage } } };
     }
-    case 'UsageRecorded':
-      return { type: eventType, event: { ...(decoded as UsageRecorded) } };
+    case 'UsageRecorded': {
+      const event = decoded as UsageRecorded;
+      const counters = event.budgetCounters;
+      return {
+        type: eventType,
+        event: { ...event, budgetCounters: counters.length === 0 ? counters : counters.map((c) => ({ ...c })) },
+      };
+    }
     case 'FailoverOccurred':
       return { type: eventType, event: { ...(decoded as FailoverOccurred) } };
   }

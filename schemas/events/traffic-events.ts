@@ -13,7 +13,7 @@ import type { failoverOccurredSchema, requestCompletedSchema, usageRecordedSchem
  * One client request finished (any outcome). Topic `tollgate.requests`, key = requestId.
  * Fields: ./avro/request-completed.avsc (times in ms since epoch, durations in ms, `userId`,
  * `channelId`, `provider`, `upstreamModel`, `errorKind`, `ttfbMs`, `priceRevision`,
- * `upstreamRequestId` and `startedAt` nullable).
+ * `upstreamRequestId`, `startedAt`, `teamId` and `endUserId` nullable; `tags` each `name=value`).
  */
 export type RequestCompleted = AvroToTs<typeof requestCompletedSchema>;
 

@@ -73,6 +73,9 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     priceRevision: spec.priceRevision ?? null,
     upstreamRequestId: null,
     startedAt: null,
+    teamId: null,
+    endUserId: null,
+    tags: [],
   };
   return { type: 'RequestCompleted', event };
 }
@@ -91,6 +94,10 @@ export function usageRecorded(spec: RequestSpec): TrafficEvent {
     provider: 'mock',
     ...tokenUsage(spec),
     priceRevision: spec.priceRevision ?? null,
+    teamId: null,
+    endUserId: null,
+    tags: [],
+    budgetCounters: [],
   };
   return { type: 'UsageRecorded', event };
 }

@@ -68,6 +68,10 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         provider: 'mock',
         ...usage,
         priceRevision: 1,
+        teamId: null,
+        endUserId: null,
+        tags: [],
+        budgetCounters: [],
       },
     });
     events.push({
@@ -92,6 +96,9 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         priceRevision: 1,
         upstreamRequestId: null,
         startedAt: null,
+        teamId: null,
+        endUserId: null,
+        tags: [],
       },
     });
   }

@@ -72,9 +72,11 @@ describe('Avro schema files', () => {
       'RequestCompleted@2',
       'RequestCompleted@3',
       'RequestCompleted@4',
+      'RequestCompleted@5',
       'UsageRecorded@1',
+      'UsageRecorded@2',
     ]);
-    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(8);
+    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(10);
     for (const entry of registry.all()) {
       expect(registry.byFingerprintHex(entry.header.toString('hex', 2))).toBe(entry);
       expect(entry.header.subarray(0, 2).toString('hex')).toBe('c301');

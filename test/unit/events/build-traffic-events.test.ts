@@ -81,6 +81,10 @@ describe('buildTrafficEvents', () => {
       provider: 'deepseek',
       ...tokens,
       priceRevision: 7,
+      teamId: null,
+      endUserId: null,
+      tags: [],
+      budgetCounters: [],
     });
     const [completed] = pick(events, 'RequestCompleted');
     expect(completed).toEqual({
@@ -106,8 +110,26 @@ describe('buildTrafficEvents', () => {
       priceRevision: 7,
       upstreamRequestId: 'req_upstream_7',
       startedAt: NOW - 120,
+      teamId: null,
+      endUserId: null,
+      tags: [],
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
+    expectEncodable(events);
+  });
+
+  it("carries the outcome's attribution into both events and its budget counters into UsageRecorded", () => {
+    const attribution = { teamId: 'team_0123456789abcdef', endUserId: 'end-user-9', tags: ['feature=search'] };
+    const budgetCounters = [
+      { budgetId: 'bgt_0123456789abcdef', windowStartMs: NOW - 3_600_000, windowEndMs: NOW + 3_600_000 },
+      { budgetId: 'bgt_fedcba9876543210', windowStartMs: 0, windowEndMs: null },
+    ];
+    const events = buildTrafficEvents({ ...served, attribution, budgetCounters }, identity, NOW);
+    const [usage] = pick(events, 'UsageRecorded');
+    expect(usage).toMatchObject({ ...attribution, budgetCounters });
+    const [completed] = pick(events, 'RequestCompleted');
+    expect(completed).toMatchObject(attribution);
+    expect(completed).not.toHaveProperty('budgetCounters');
     expectEncodable(events);
   });
 

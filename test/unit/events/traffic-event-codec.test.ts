@@ -46,6 +46,9 @@ const requestCompleted: RequestCompleted = {
   priceRevision: 42,
   upstreamRequestId: 'req_011CSHoEeqs5C35K2UUqR7Fy',
   startedAt: 1_767_225_597_778,
+  teamId: 'team_0123456789abcdef',
+  endUserId: 'end-user-ü-42',
+  tags: ['feature=search', 'env=prod'],
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -61,6 +64,9 @@ const requestCompletedNulls: RequestCompleted = {
   errorKind: null,
   ttfbMs: null,
   attempts: 0,
+  teamId: null,
+  endUserId: null,
+  tags: [],
   usage: {
     inputTokens: 0,
     cachedInputTokens: 0,
@@ -88,7 +94,17 @@ const usageRecorded: UsageRecorded = {
   reasoningTokens: 3,
   usageSource: 'estimated',
   priceRevision: null,
+  teamId: 'team_0123456789abcdef',
+  endUserId: 'end-user-1',
+  tags: ['feature=search'],
+  budgetCounters: [
+    { budgetId: 'bgt_0123456789abcdef', windowStartMs: 1_767_139_200_000, windowEndMs: 1_767_225_600_000 },
+    { budgetId: 'bgt_fedcba9876543210', windowStartMs: 0, windowEndMs: null },
+  ],
 };
+
+/** What a reader fills in for the attribution of an event written before it existed. */
+const NO_ATTRIBUTION_DEFAULTS = { teamId: null, endUserId: null, tags: [] } as const;
 
 const failover: FailoverOccurred = {
   eventId: 'f-1',
@@ -111,6 +127,10 @@ const ROUND_TRIPS: ReadonlyArray<readonly [string, TrafficEvent]> = [
   [
     'UsageRecorded, reported with userId',
     { type: 'UsageRecorded', event: { ...usageRecorded, userId: 'u', usageSource: 'reported' } },
+  ],
+  [
+    'UsageRecorded, without attribution nor budget counters',
+    { type: 'UsageRecorded', event: { ...usageRecorded, ...NO_ATTRIBUTION_DEFAULTS, budgetCounters: [] } },
   ],
   ['FailoverOccurred, every field set', { type: 'FailoverOccurred', event: failover }],
   [
@@ -183,16 +203,44 @@ describe('traffic event codec', () => {
   });
 });
 
-/** A RequestCompleted as a writer older than v4 had it: without upstreamRequestId (nor startedAt). */
-function withoutUpstreamRequestId(event: RequestCompleted): Omit<RequestCompleted, 'upstreamRequestId' | 'startedAt'> {
+/** A RequestCompleted as a writer older than v4 had it: without upstreamRequestId (nor startedAt, nor the attribution). */
+function withoutUpstreamRequestId(
+  event: RequestCompleted,
+): Omit<RequestCompleted, 'upstreamRequestId' | 'startedAt' | AttributionField> {
   const { upstreamRequestId: _u, ...older } = withoutStartedAt(event);
   return older;
 }
 
-/** A RequestCompleted as a v4 writer had it: without startedAt. */
-function withoutStartedAt(event: RequestCompleted): Omit<RequestCompleted, 'startedAt'> {
-  const { startedAt: _s, ...older } = event;
+/** A RequestCompleted as a v4 writer had it: without startedAt (nor the attribution). */
+function withoutStartedAt(event: RequestCompleted): Omit<RequestCompleted, 'startedAt' | AttributionField> {
+  const { startedAt: _s, ...older } = withoutAttribution(event);
   return older;
+}
+
+/** The fields the attribution added: RequestCompleted v6, UsageRecorded v3. */
+type AttributionField = 'teamId' | 'endUserId' | 'tags';
+
+/** A RequestCompleted as a v5 writer had it: without teamId, endUserId and tags. */
+function withoutAttribution(event: RequestCompleted): Omit<RequestCompleted, AttributionField> {
+  const { teamId: _t, endUserId: _e, tags: _g, ...older } = event;
+  return older;
+}
+
+/** A UsageRecorded as a v2 writer had it: without teamId, endUserId, tags and budgetCounters. */
+function usageWithoutAttribution(event: UsageRecorded): Omit<UsageRecorded, AttributionField | 'budgetCounters'> {
+  const { teamId: _t, endUserId: _e, tags: _g, budgetCounters: _b, ...older } = event;
+  return older;
+}
+
+/** A single-object message of `value` written with the history file `file`'s schema. */
+function writtenWith(file: string, value: unknown): Buffer {
+  const schema: unknown = JSON.parse(
+    readFileSync(fileURLToPath(new URL(`../../../schemas/events/avro/history/${file}`, import.meta.url)), 'utf8'),
+  );
+  const fingerprint = Buffer.alloc(8);
+  fingerprint.writeBigUInt64LE(schemaFingerprint64(schema));
+  const type = avro.Type.forSchema(schema as avro.Schema, { wrapUnions: false });
+  return Buffer.concat([Buffer.from([0xc3, 0x01]), fingerprint, type.toBuffer(value)]);
 }
 
 describe('schema evolution', () => {
@@ -211,7 +259,7 @@ describe('schema evolution', () => {
       upstreamRequestId: _u,
       startedAt: _s,
       ...v1Value
-    } = requestCompleted;
+    } = withoutAttribution(requestCompleted);
     const v1Type = avro.Type.forSchema(v1Schema as avro.Schema, { wrapUnions: false });
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(v1Schema));
@@ -230,6 +278,7 @@ describe('schema evolution', () => {
         priceRevision: null,
         upstreamRequestId: null,
         startedAt: null,
+        ...NO_ATTRIBUTION_DEFAULTS,
       },
     });
   });
@@ -243,7 +292,7 @@ describe('schema evolution', () => {
     );
     const event = type === 'RequestCompleted' ? requestCompleted : usageRecorded;
     const { priceRevision: _r, ...oldValue } =
-      type === 'RequestCompleted' ? withoutUpstreamRequestId(requestCompleted) : usageRecorded;
+      type === 'RequestCompleted' ? withoutUpstreamRequestId(requestCompleted) : usageWithoutAttribution(usageRecorded);
     const fingerprint = Buffer.alloc(8);
     fingerprint.writeBigUInt64LE(schemaFingerprint64(oldSchema));
     const oldType = avro.Type.forSchema(oldSchema as avro.Schema, { wrapUnions: false });
@@ -253,7 +302,8 @@ describe('schema evolution', () => {
       event: {
         ...event,
         priceRevision: null,
-        ...(type === 'RequestCompleted' ? { upstreamRequestId: null, startedAt: null } : {}),
+        ...NO_ATTRIBUTION_DEFAULTS,
+        ...(type === 'RequestCompleted' ? { upstreamRequestId: null, startedAt: null } : { budgetCounters: [] }),
       },
     });
   });
@@ -278,7 +328,7 @@ describe('schema evolution', () => {
     ).toBe(false);
     expect(decodeTrafficEvent(message)).toStrictEqual({
       type: 'RequestCompleted',
-      event: { ...requestCompleted, upstreamRequestId: null, startedAt: null },
+      event: { ...requestCompleted, upstreamRequestId: null, startedAt: null, ...NO_ATTRIBUTION_DEFAULTS },
     });
   });
 
@@ -302,7 +352,7 @@ describe('schema evolution', () => {
     ).toBe(false);
     expect(decodeTrafficEvent(message)).toStrictEqual({
       type: 'RequestCompleted',
-      event: { ...requestCompleted, startedAt: null },
+      event: { ...requestCompleted, startedAt: null, ...NO_ATTRIBUTION_DEFAULTS },
     });
     // v4 knew no usage source `none`: a v4 writer cannot produce it, the current schema can.
     expect(() =>
@@ -314,6 +364,32 @@ describe('schema evolution', () => {
     expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: none }))).toStrictEqual({
       type: 'RequestCompleted',
       event: none,
+    });
+  });
+
+  it('decodes a RequestCompleted written with v5 (before attribution) with no team, no end user and no tags', () => {
+    const message = writtenWith('request-completed.v5.avsc', withoutAttribution(requestCompleted));
+    expect(
+      message
+        .subarray(2, 10)
+        .equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10)),
+    ).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({
+      type: 'RequestCompleted',
+      event: { ...requestCompleted, ...NO_ATTRIBUTION_DEFAULTS },
+    });
+  });
+
+  it('decodes a UsageRecorded written with v2 (before attribution) with no team, end user, tags nor budget counters', () => {
+    const message = writtenWith('usage-recorded.v2.avsc', usageWithoutAttribution(usageRecorded));
+    expect(
+      message
+        .subarray(2, 10)
+        .equals(encodeTrafficEvent({ type: 'UsageRecorded', event: usageRecorded }).subarray(2, 10)),
+    ).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({
+      type: 'UsageRecorded',
+      event: { ...usageRecorded, ...NO_ATTRIBUTION_DEFAULTS, budgetCounters: [] },
     });
   });
 

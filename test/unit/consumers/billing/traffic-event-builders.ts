@@ -51,6 +51,9 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     priceRevision: null,
     upstreamRequestId: null,
     startedAt: null,
+    teamId: null,
+    endUserId: null,
+    tags: [],
     ...overrides,
   };
 }
@@ -69,6 +72,10 @@ export function usageRecorded(overrides: Partial<UsageRecorded> = {}): UsageReco
     provider: 'openai',
     ...usage(),
     priceRevision: null,
+    teamId: null,
+    endUserId: null,
+    tags: [],
+    budgetCounters: [],
     ...overrides,
   };
 }

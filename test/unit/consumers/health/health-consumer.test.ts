@@ -43,6 +43,9 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     priceRevision: null,
     upstreamRequestId: null,
     startedAt: null,
+    teamId: null,
+    endUserId: null,
+    tags: [],
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
