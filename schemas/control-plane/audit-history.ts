@@ -11,12 +11,18 @@ import type { AuditEntry } from './control-plane-records.ts';
 export const MAX_AUDIT_ENTRIES = 100_000;
 
 /** Control-event fields that hold a secret or a secret's digest: never copied into `changes`, never printed. */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set(['digest', 'apiKeyCiphertext', 'passwordHash']);
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'digest',
+  'apiKeyCiphertext',
+  'passwordHash',
+  'secretCiphertext',
+]);
 
 /**
  * The audit entry of one event: header fields on their own, the entity id (controlEventKey), and
  * `changes` = every other field except SECRET_FIELDS; a ChannelUpserted gets `hasApiKey` =
- * `hasCredential` (whether its credential is non-empty, or does not decrypt) in place of its ciphertext.
+ * `hasCredential` (whether its credential is non-empty, or does not decrypt) in place of its
+ * ciphertext, an AlertWebhookSet `hasSecret` (whether its signing secret is non-empty) in place of its.
  */
 export function auditEntryOf(source: ControlEvent, hasCredential: boolean): AuditEntry {
   const { eventId, occurredAt, actor, ...fields } = source.event;
@@ -25,6 +31,7 @@ export function auditEntryOf(source: ControlEvent, hasCredential: boolean): Audi
     if (!SECRET_FIELDS.has(name)) changes[name] = value;
   }
   if (source.type === 'ChannelUpserted') changes.hasApiKey = hasCredential;
+  if (source.type === 'AlertWebhookSet') changes.hasSecret = source.event.secretCiphertext !== '';
   return { eventId, occurredAt, actor, type: source.type, entityId: controlEventKey(source), changes };
 }
 

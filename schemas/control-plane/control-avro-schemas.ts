@@ -6,19 +6,27 @@
  *
  * Conventions (as for traffic events): camelCase field names = the TypeScript names; times are
  * `long` with logicalType `timestamp-millis` decoded to plain ms numbers; nullable fields are
- * `["null", T]` with default `null`; RPM/TPM limits are nullable longs (null = unlimited); money
- * (`quotaNanoUsd`) is a nullable decimal string of nano-USD; prices are doubles of USD per
+ * `["null", T]` with default `null`; RPM/TPM/RPD/TPD limits are nullable longs (null = unlimited);
+ * money (`quotaNanoUsd`, a budget's `limitNanoUsd`) is a nullable decimal string of nano-USD; prices are doubles of USD per
  * million tokens (≤ 9 decimals, exact as JS numbers). Changing a schema: follow EVOLUTION.md.
  */
 import {
   adminTokenCreatedAvsc,
   adminTokenRevokedAvsc,
+  alertWebhookRemovedAvsc,
+  alertWebhookSetAvsc,
+  budgetRemovedAvsc,
+  budgetSetAvsc,
   channelRemovedAvsc,
   channelUpsertedAvsc,
   keyCreatedAvsc,
   keyRevokedAvsc,
   keyUpdatedAvsc,
   priceSetAvsc,
+  teamCreatedAvsc,
+  teamMemberRemovedAvsc,
+  teamMemberSetAvsc,
+  teamUpdatedAvsc,
   userCreatedAvsc,
   userCredentialsSetAvsc,
   userUpdatedAvsc,
@@ -60,6 +68,30 @@ export const adminTokenCreatedSchema = adminTokenCreatedAvsc;
 /** Schema of AdminTokenRevoked (./avro/admin-token-revoked.avsc). */
 export const adminTokenRevokedSchema = adminTokenRevokedAvsc;
 
+/** Schema of TeamCreated (./avro/team-created.avsc). */
+export const teamCreatedSchema = teamCreatedAvsc;
+
+/** Schema of TeamUpdated (./avro/team-updated.avsc). */
+export const teamUpdatedSchema = teamUpdatedAvsc;
+
+/** Schema of TeamMemberSet (./avro/team-member-set.avsc). */
+export const teamMemberSetSchema = teamMemberSetAvsc;
+
+/** Schema of TeamMemberRemoved (./avro/team-member-removed.avsc). */
+export const teamMemberRemovedSchema = teamMemberRemovedAvsc;
+
+/** Schema of BudgetSet (./avro/budget-set.avsc). */
+export const budgetSetSchema = budgetSetAvsc;
+
+/** Schema of BudgetRemoved (./avro/budget-removed.avsc). */
+export const budgetRemovedSchema = budgetRemovedAvsc;
+
+/** Schema of AlertWebhookSet (./avro/alert-webhook-set.avsc). */
+export const alertWebhookSetSchema = alertWebhookSetAvsc;
+
+/** Schema of AlertWebhookRemoved (./avro/alert-webhook-removed.avsc). */
+export const alertWebhookRemovedSchema = alertWebhookRemovedAvsc;
+
 /**
  * The current schema of each control event, by ControlEvent `type`, with the file name (under
  * ./avro) that holds it.
@@ -76,6 +108,14 @@ export const CURRENT_CONTROL_SCHEMAS = {
   PriceSet: { schema: priceSetSchema, file: 'price-set.avsc' },
   AdminTokenCreated: { schema: adminTokenCreatedSchema, file: 'admin-token-created.avsc' },
   AdminTokenRevoked: { schema: adminTokenRevokedSchema, file: 'admin-token-revoked.avsc' },
+  TeamCreated: { schema: teamCreatedSchema, file: 'team-created.avsc' },
+  TeamUpdated: { schema: teamUpdatedSchema, file: 'team-updated.avsc' },
+  TeamMemberSet: { schema: teamMemberSetSchema, file: 'team-member-set.avsc' },
+  TeamMemberRemoved: { schema: teamMemberRemovedSchema, file: 'team-member-removed.avsc' },
+  BudgetSet: { schema: budgetSetSchema, file: 'budget-set.avsc' },
+  BudgetRemoved: { schema: budgetRemovedSchema, file: 'budget-removed.avsc' },
+  AlertWebhookSet: { schema: alertWebhookSetSchema, file: 'alert-webhook-set.avsc' },
+  AlertWebhookRemoved: { schema: alertWebhookRemovedSchema, file: 'alert-webhook-removed.avsc' },
 } as const;
 
 /** The `type` tag of a ControlEvent, which is also its schema's short name. */

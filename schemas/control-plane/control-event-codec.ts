@@ -19,7 +19,17 @@ import {
 } from '../events/single-object-registry.ts';
 import { AVRO_HISTORY_FILES } from './avro-files.generated.ts';
 import { CONTROL_EVENTS_NAMESPACE, CURRENT_CONTROL_SCHEMAS, type ControlEventType } from './control-avro-schemas.ts';
-import type { ChannelMock, ChannelUpserted, ControlEvent, KeyCreated, KeyUpdated } from './control-plane-events.ts';
+import type { ModelLimit } from './control-plane-records.ts';
+import type {
+  BudgetSet,
+  ChannelMock,
+  ChannelUpserted,
+  ControlEvent,
+  KeyCreated,
+  KeyUpdated,
+  TeamCreated,
+  TeamUpdated,
+} from './control-plane-events.ts';
 
 /** The control event family: namespace `tollgate.control`, schemas of control-avro-schemas.ts. */
 export const CONTROL_SCHEMA_FAMILY: SchemaFamily<ControlEventType> = {
@@ -43,22 +53,39 @@ const registry = controlSchemaRegistry();
 
 /**
  * Encodes a control event with its current schema as an Avro single-object message.
- * ChannelUpserted without `mock`, `deadlineMs` or `minStreamRate` encodes them as null.
+ * ChannelUpserted without `mock`, `deadlineMs` or `minStreamRate` encodes them as null; KeyCreated
+ * and KeyUpdated without `teamId`, `rpd`, `tpd` as null, without `tags`, `modelLimits` as `[]`.
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
  * @throws Error when the event does not fit its schema (e.g. a non-integer `rpm`, an unknown
  *   `role`, a missing string)
  */
 export function encodeControlEvent(event: ControlEvent): Buffer {
-  const datum =
-    event.type === 'ChannelUpserted'
-      ? {
-          ...event.event,
-          mock: event.event.mock ?? null,
-          deadlineMs: event.event.deadlineMs ?? null,
-          minStreamRate: event.event.minStreamRate ?? null,
-        }
-      : event.event;
-  return encodeSingleObject(registry, event.type, datum);
+  return encodeSingleObject(registry, event.type, datumOf(event));
+}
+
+/** The event with its optional fields filled with their schema defaults (ChannelUpserted, KeyCreated, KeyUpdated). */
+function datumOf(event: ControlEvent): object {
+  switch (event.type) {
+    case 'ChannelUpserted':
+      return {
+        ...event.event,
+        mock: event.event.mock ?? null,
+        deadlineMs: event.event.deadlineMs ?? null,
+        minStreamRate: event.event.minStreamRate ?? null,
+      };
+    case 'KeyCreated':
+    case 'KeyUpdated':
+      return {
+        ...event.event,
+        teamId: event.event.teamId ?? null,
+        tags: event.event.tags ?? [],
+        rpd: event.event.rpd ?? null,
+        tpd: event.event.tpd ?? null,
+        modelLimits: event.event.modelLimits ?? [],
+      };
+    default:
+      return event.event;
+  }
 }
 
 /**
@@ -78,9 +105,10 @@ export function isControlEventValue(value: Buffer): boolean {
 }
 
 /**
- * The Kafka key of a control event: the id of the entity it is about (userId, keyId, channelId
- * or priceId). The config topic has one partition, so the key orders nothing by itself; it names
- * the entity for tools and for a future compacted copy of the topic. Admin tokens: their tokenId.
+ * The Kafka key of a control event: the id of the entity it is about (userId, keyId, channelId,
+ * priceId, teamId — a team member's change included —, budgetId or webhookId). The config topic
+ * has one partition, so the key orders nothing by itself; it names the entity for tools and for a
+ * future compacted copy of the topic. Admin tokens: their tokenId.
  */
 export function controlEventKey(event: ControlEvent): string {
   switch (event.type) {
@@ -100,6 +128,17 @@ export function controlEventKey(event: ControlEvent): string {
     case 'AdminTokenCreated':
     case 'AdminTokenRevoked':
       return event.event.tokenId;
+    case 'TeamCreated':
+    case 'TeamUpdated':
+    case 'TeamMemberSet':
+    case 'TeamMemberRemoved':
+      return event.event.teamId;
+    case 'BudgetSet':
+    case 'BudgetRemoved':
+      return event.event.budgetId;
+    case 'AlertWebhookSet':
+    case 'AlertWebhookRemoved':
+      return event.event.webhookId;
   }
 }
 
@@ -108,13 +147,25 @@ function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlE
   const plain = { ...(decoded as Record<string, unknown>) };
   switch (eventType) {
     case 'KeyCreated':
-    case 'KeyUpdated': {
-      const models = (decoded as KeyCreated | KeyUpdated).models;
+    case 'KeyUpdated':
+    case 'TeamCreated':
+    case 'TeamUpdated': {
+      const owner = decoded as Required<KeyCreated | KeyUpdated> | TeamCreated | TeamUpdated;
       return {
         type: eventType,
-        event: { ...plain, models: models === null ? null : [...models] },
+        event: {
+          ...plain,
+          models: owner.models === null ? null : [...owner.models],
+          tags: [...owner.tags],
+          modelLimits: owner.modelLimits.map((limit): ModelLimit => ({ ...limit })),
+        },
       } as unknown as ControlEvent;
     }
+    case 'BudgetSet':
+      return {
+        type: eventType,
+        event: { ...plain, thresholds: [...(decoded as BudgetSet).thresholds] },
+      } as unknown as ControlEvent;
     case 'ChannelUpserted': {
       const channel = decoded as Required<ChannelUpserted>;
       const mock: ChannelMock | null = channel.mock === null ? null : { ...channel.mock };

@@ -14,6 +14,10 @@ import type { AvroToTs, Assert, Equals } from '../events/avro-to-ts.ts';
 import type {
   adminTokenCreatedSchema,
   adminTokenRevokedSchema,
+  alertWebhookRemovedSchema,
+  alertWebhookSetSchema,
+  budgetRemovedSchema,
+  budgetSetSchema,
   channelRemovedSchema,
   channelUpsertedSchema,
   ControlEventType,
@@ -21,6 +25,10 @@ import type {
   keyRevokedSchema,
   keyUpdatedSchema,
   priceSetSchema,
+  teamCreatedSchema,
+  teamMemberRemovedSchema,
+  teamMemberSetSchema,
+  teamUpdatedSchema,
   userCreatedSchema,
   userCredentialsSetSchema,
   userUpdatedSchema,
@@ -39,11 +47,32 @@ export type UserUpdated = AvroToTs<typeof userUpdatedSchema>;
  */
 export type UserCredentialsSet = AvroToTs<typeof userCredentialsSetSchema>;
 
-/** An API key was created; only its digest travels (./avro/key-created.avsc). */
-export type KeyCreated = AvroToTs<typeof keyCreatedSchema>;
+/**
+ * The key fields added after version 1 (team, default tags, daily limits, per-model limits),
+ * optional so producers of keys without them need not mention them (each encodes as its default:
+ * null, or `[]`); a decoded event always has them.
+ */
+export type KeyOwnershipField = 'teamId' | 'tags' | 'rpd' | 'tpd' | 'modelLimits';
 
-/** A key's settings changed, full replacement (./avro/key-updated.avsc). */
-export type KeyUpdated = AvroToTs<typeof keyUpdatedSchema>;
+/** KeyCreated as decoded: every field present. */
+export type DecodedKeyCreated = AvroToTs<typeof keyCreatedSchema>;
+
+/** KeyUpdated as decoded: every field present. */
+export type DecodedKeyUpdated = AvroToTs<typeof keyUpdatedSchema>;
+
+/**
+ * An API key was created; only its digest travels (./avro/key-created.avsc). The fields of
+ * KeyOwnershipField may be left out (null, `[]`).
+ */
+export type KeyCreated = Omit<DecodedKeyCreated, KeyOwnershipField> &
+  Partial<Pick<DecodedKeyCreated, KeyOwnershipField>>;
+
+/**
+ * A key's settings changed, full replacement (./avro/key-updated.avsc). The fields of
+ * KeyOwnershipField may be left out (null, `[]`): an update that leaves them out clears them.
+ */
+export type KeyUpdated = Omit<DecodedKeyUpdated, KeyOwnershipField> &
+  Partial<Pick<DecodedKeyUpdated, KeyOwnershipField>>;
 
 /** A key was revoked, from `effectiveAt` (= occurredAt, or later for a rotation's grace period; ./avro/key-revoked.avsc). */
 export type KeyRevoked = AvroToTs<typeof keyRevokedSchema>;
@@ -83,6 +112,40 @@ export type AdminTokenCreated = AvroToTs<typeof adminTokenCreatedSchema>;
 /** A personal admin token was revoked: refused from this event on, never reinstated (./avro/admin-token-revoked.avsc). */
 export type AdminTokenRevoked = AvroToTs<typeof adminTokenRevokedSchema>;
 
+/**
+ * A team (project) was created with its limits, model allowlist, per-model limits and default
+ * tags; it has no members yet (./avro/team-created.avsc).
+ */
+export type TeamCreated = AvroToTs<typeof teamCreatedSchema>;
+
+/** A team's settings changed, full replacement; its members are kept (./avro/team-updated.avsc). */
+export type TeamUpdated = AvroToTs<typeof teamUpdatedSchema>;
+
+/** A user became a member of a team, or their role in it changed (./avro/team-member-set.avsc). */
+export type TeamMemberSet = AvroToTs<typeof teamMemberSetSchema>;
+
+/** A user left a team (./avro/team-member-removed.avsc). */
+export type TeamMemberRemoved = AvroToTs<typeof teamMemberRemovedSchema>;
+
+/**
+ * A budget was created or replaced, full replacement (./avro/budget-set.avsc): a USD
+ * (`limitNanoUsd`, nano-USD decimal string) and/or token limit per window of `period` on one
+ * key, user, team, end user or tag.
+ */
+export type BudgetSet = AvroToTs<typeof budgetSetSchema>;
+
+/** A budget was removed (./avro/budget-removed.avsc). */
+export type BudgetRemoved = AvroToTs<typeof budgetRemovedSchema>;
+
+/**
+ * An alert webhook was created or replaced, full replacement; its signing secret travels
+ * encrypted like channel credentials (./avro/alert-webhook-set.avsc).
+ */
+export type AlertWebhookSet = AvroToTs<typeof alertWebhookSetSchema>;
+
+/** An alert webhook was removed (./avro/alert-webhook-removed.avsc). */
+export type AlertWebhookRemoved = AvroToTs<typeof alertWebhookRemovedSchema>;
+
 /** RPM/TPM limits (requests, tokens per minute); null = unlimited. */
 export type RateLimits = Pick<UserCreated, 'rpm' | 'tpm'>;
 
@@ -105,7 +168,15 @@ export type ControlEvent =
   | { readonly type: 'ChannelRemoved'; readonly event: ChannelRemoved }
   | { readonly type: 'PriceSet'; readonly event: PriceSet }
   | { readonly type: 'AdminTokenCreated'; readonly event: AdminTokenCreated }
-  | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked };
+  | { readonly type: 'AdminTokenRevoked'; readonly event: AdminTokenRevoked }
+  | { readonly type: 'TeamCreated'; readonly event: TeamCreated }
+  | { readonly type: 'TeamUpdated'; readonly event: TeamUpdated }
+  | { readonly type: 'TeamMemberSet'; readonly event: TeamMemberSet }
+  | { readonly type: 'TeamMemberRemoved'; readonly event: TeamMemberRemoved }
+  | { readonly type: 'BudgetSet'; readonly event: BudgetSet }
+  | { readonly type: 'BudgetRemoved'; readonly event: BudgetRemoved }
+  | { readonly type: 'AlertWebhookSet'; readonly event: AlertWebhookSet }
+  | { readonly type: 'AlertWebhookRemoved'; readonly event: AlertWebhookRemoved };
 
 /** Compiles only while every ControlEvent tag has a schema (control-avro-schemas.ts) and every schema is a tag. */
 export type ControlEventTypesMatchSchemas = Assert<Equals<ControlEventType, ControlEvent['type']>>;

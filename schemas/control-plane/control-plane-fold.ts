@@ -23,19 +23,37 @@
  *   order findPrice breaks ties by) and appends it to the price history (revision + 1); one whose
  *   amounts cannot be priced exactly (NaN, negative) is ignored with a warning.
  * - AdminTokenCreated/AdminTokenRevoked: admin-token-registry.ts (unknown or repeated: warning).
- * - A malformed quotaNanoUsd (not a non-negative integer string) becomes 0 (fail closed), warning.
+ * - TeamCreated/TeamUpdated/TeamMemberSet/TeamMemberRemoved: team-registry.ts (TeamUpdated of an
+ *   unknown team, a member of an unknown team or an unknown user, removing a non-member: warning,
+ *   ignored).
+ * - A key's teamId naming an unknown team is kept as it is (warning): admission finds no team
+ *   for it and refuses nothing more, as for a key whose user is unknown.
+ * - BudgetSet upserts the budget (createdAt = the first BudgetSet's occurredAt, the anchor of
+ *   rolling windows); ignored with a warning when it could not be enforced: its key, user or team
+ *   is unknown, it has no limit, a rolling period without rollingMs ≥ 60 000 (or rollingMs on
+ *   another period), or an unknown time zone. Thresholds outside (0, 100] are dropped (warning),
+ *   the rest kept ascending without duplicates. BudgetRemoved deletes it (unknown: warning).
+ * - AlertWebhookSet upserts the webhook (createdAt kept); AlertWebhookRemoved deletes it (unknown: warning).
+ * - A malformed quotaNanoUsd or limitNanoUsd (not a non-negative integer string) becomes 0 (fail
+ *   closed), warning.
  * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
+import { isKnownTimeZone, MIN_ROLLING_MS } from '../billing/budget-periods.ts';
 import { PriceHistory } from './price-history.ts';
 import { AdminTokenRegistry } from './admin-token-registry.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';
+import { BudgetRegistry } from './budget-registry.ts';
+import { copyModelLimits, TeamRegistry } from './team-registry.ts';
 import type {
+  AlertWebhookSet,
+  BudgetSet,
   ChannelUpserted,
   ControlEvent,
   KeyCreated,
   KeyRevoked,
   KeyUpdated,
+  TeamMemberSet,
   UserCreated,
   UserCredentialsSet,
   UserUpdated,
@@ -43,9 +61,13 @@ import type {
 import {
   priceRecordOf,
   type AdminTokenRecord,
+  type AlertWebhookRecord,
   type AuditEntry,
+  type BudgetRecord,
+  type BudgetScope,
   type KeyRecord,
   type PriceRecord,
+  type TeamRecord,
   type UserRecord,
 } from './control-plane-records.ts';
 
@@ -84,10 +106,19 @@ export class ControlPlaneFold<C> {
   private readonly priceHistory = new PriceHistory();
   private readonly pricesById = new Map<string, PriceRecord>();
   private readonly tokens = new AdminTokenRegistry();
+  private readonly teamRegistry = new TeamRegistry();
+  private readonly budgetRegistry = new BudgetRegistry();
+  private readonly webhooksById = new Map<string, AlertWebhookRecord>();
   private readonly appliedEventIds = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly recentWarnings: string[] = [];
-  private cache: { keys?: KeyRecord[]; users?: UserRecord[]; channels?: C[]; prices?: PriceRecord[] } = {};
+  private cache: {
+    keys?: KeyRecord[];
+    users?: UserRecord[];
+    channels?: C[];
+    prices?: PriceRecord[];
+    webhooks?: AlertWebhookRecord[];
+  } = {};
   private appliedCount = 0;
 
   constructor(private readonly options: ControlPlaneFoldOptions<C>) {}
@@ -201,6 +232,49 @@ export class ControlPlaneFold<C> {
     return this.priceHistory;
   }
 
+  /** The team with this id, if any (disabled ones included: callers check). */
+  team(teamId: string): TeamRecord | undefined {
+    return this.teamRegistry.team(teamId);
+  }
+
+  /** Every team, disabled ones included, in creation order. */
+  teams(): ReadonlyArray<TeamRecord> {
+    return this.teamRegistry.list();
+  }
+
+  /** The teams `userId` is a member of (disabled ones included), in the order joined. */
+  teamsOfUser(userId: string): ReadonlyArray<TeamRecord> {
+    return this.teamRegistry.ofUser(userId);
+  }
+
+  /** Every budget, in the order first set. */
+  budgets(): ReadonlyArray<BudgetRecord> {
+    return this.budgetRegistry.list();
+  }
+
+  /** The budget with this id, if any. */
+  budget(budgetId: string): BudgetRecord | undefined {
+    return this.budgetRegistry.budget(budgetId);
+  }
+
+  /**
+   * The budgets on one key, user, team, end user or tag (`scopeId` = keyId, userId, teamId, the
+   * end-user id, or `name=value`), in the order set; constant time, no allocation (runs on every request).
+   */
+  budgetsFor(scope: BudgetScope, scopeId: string): ReadonlyArray<BudgetRecord> {
+    return this.budgetRegistry.forScope(scope, scopeId);
+  }
+
+  /** Every alert webhook, disabled ones included, in creation order. */
+  alertWebhooks(): ReadonlyArray<AlertWebhookRecord> {
+    return (this.cache.webhooks ??= [...this.webhooksById.values()]);
+  }
+
+  /** The alert webhook with this id, if any. */
+  alertWebhook(webhookId: string): AlertWebhookRecord | undefined {
+    return this.webhooksById.get(webhookId);
+  }
+
   /** Registers a listener called after each batch that applied something; returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -245,7 +319,94 @@ export class ControlPlaneFold<C> {
         if (!this.tokens.revoked(event.event))
           this.warn(`AdminTokenRevoked for unknown token ${event.event.tokenId} ignored`, event);
         return;
+      case 'TeamCreated':
+      case 'TeamUpdated':
+        return this.warnIf(this.teamRegistry.settingsSet(event.event, event.type === 'TeamUpdated'), event);
+      case 'TeamMemberSet':
+        return this.foldMemberSet(event.event);
+      case 'TeamMemberRemoved':
+        return this.warnIf(this.teamRegistry.memberRemoved(event.event), event);
+      case 'BudgetSet':
+        return this.foldBudgetSet(event.event);
+      case 'BudgetRemoved':
+        if (!this.budgetRegistry.remove(event.event.budgetId))
+          this.warn(`BudgetRemoved for unknown budget ${event.event.budgetId} ignored`, event);
+        return;
+      case 'AlertWebhookSet':
+        return this.foldWebhookSet(event.event);
+      case 'AlertWebhookRemoved':
+        if (!this.webhooksById.delete(event.event.webhookId))
+          this.warn(`AlertWebhookRemoved for unknown webhook ${event.event.webhookId} ignored`, event);
+        return;
     }
+  }
+
+  private foldMemberSet(event: TeamMemberSet): void {
+    const source: ControlEvent = { type: 'TeamMemberSet', event };
+    if (this.teamRegistry.team(event.teamId) && !this.usersById.has(event.userId))
+      return this.warn(`TeamMemberSet of unknown user ${event.userId} for team ${event.teamId} ignored`, source);
+    this.warnIf(this.teamRegistry.memberSet(event), source);
+  }
+
+  private foldBudgetSet(event: BudgetSet): void {
+    const source: ControlEvent = { type: 'BudgetSet', event };
+    const problem = this.budgetProblem(event);
+    if (problem !== undefined) return this.warn(`BudgetSet ${event.budgetId} ignored: ${problem}`, source);
+    const thresholds = [...new Set(event.thresholds)].filter((p) => p > 0 && p <= 100).sort((a, b) => a - b);
+    if (thresholds.length !== event.thresholds.length)
+      this.warn(`BudgetSet ${event.budgetId}: thresholds outside (0, 100] or repeated dropped`, source);
+    this.budgetRegistry.set({
+      budgetId: event.budgetId,
+      name: event.name,
+      scope: event.scope,
+      scopeId: event.scopeId,
+      limitNanoUsd: this.nanoUsd(event.limitNanoUsd, 'limitNanoUsd', source),
+      limitTokens: event.limitTokens,
+      period: event.period,
+      rollingMs: event.rollingMs,
+      timeZone: event.timeZone,
+      thresholds,
+      downgradeModel: event.downgradeModel,
+      createdAt: this.budgetRegistry.budget(event.budgetId)?.createdAt ?? event.occurredAt,
+    });
+  }
+
+  /** Why a BudgetSet cannot be enforced (then it is ignored), or undefined. */
+  private budgetProblem(event: BudgetSet): string | undefined {
+    if (event.limitNanoUsd === null && event.limitTokens === null) return 'it has neither limitNanoUsd nor limitTokens';
+    if (!this.scopeExists(event.scope, event.scopeId)) return `its ${event.scope} ${event.scopeId} is unknown`;
+    if (event.period === 'rolling' && (event.rollingMs === null || event.rollingMs < MIN_ROLLING_MS))
+      return `a rolling budget needs rollingMs ≥ ${MIN_ROLLING_MS}`;
+    if (event.period !== 'rolling' && event.rollingMs !== null) return `rollingMs is set on a ${event.period} budget`;
+    if (!isKnownTimeZone(event.timeZone)) return `unknown time zone '${event.timeZone}'`;
+    return undefined;
+  }
+
+  /** Whether the key, user or team a budget names is known (end users and tags always are). */
+  private scopeExists(scope: BudgetScope, scopeId: string): boolean {
+    switch (scope) {
+      case 'key':
+        return this.keysById.has(scopeId);
+      case 'user':
+        return this.usersById.has(scopeId);
+      case 'team':
+        return this.teamRegistry.team(scopeId) !== undefined;
+      case 'end_user':
+      case 'tag':
+        return true;
+    }
+  }
+
+  private foldWebhookSet(event: AlertWebhookSet): void {
+    this.webhooksById.set(event.webhookId, {
+      webhookId: event.webhookId,
+      name: event.name,
+      url: event.url,
+      format: event.format,
+      secretCiphertext: event.secretCiphertext,
+      enabled: event.enabled,
+      createdAt: this.webhooksById.get(event.webhookId)?.createdAt ?? event.occurredAt,
+    });
   }
 
   private foldUser(source: Extract<ControlEvent, { type: 'UserCreated' | 'UserUpdated' }>): void {
@@ -257,7 +418,7 @@ export class ControlPlaneFold<C> {
       role: event.role,
       rpm: event.rpm,
       tpm: event.tpm,
-      quotaNanoUsd: this.quota(event.quotaNanoUsd, source),
+      quotaNanoUsd: this.nanoUsd(event.quotaNanoUsd, 'quotaNanoUsd', source),
       disabled: 'disabled' in event ? event.disabled : (existing?.disabled ?? false),
       createdAt: existing?.createdAt ?? event.occurredAt,
       login: existing?.login ?? null,
@@ -293,11 +454,6 @@ export class ControlPlaneFold<C> {
       enabled: existing?.enabled ?? true,
       revokedAt: existing?.revokedAt ?? null,
       createdAt: existing?.createdAt ?? event.occurredAt,
-      teamId: null,
-      tags: [],
-      rpd: null,
-      tpd: null,
-      modelLimits: [],
     });
     this.keyIdByDigest.set(event.digest, event.keyId);
   }
@@ -313,20 +469,32 @@ export class ControlPlaneFold<C> {
   }
 
   /**
-   * The settings a KeyCreated or KeyUpdated gives a key: its name, RPM/TPM limits, quota
-   * (nano-USD; a malformed one becomes 0 with a warning), expiry (ms since epoch) and models.
+   * The settings a KeyCreated or KeyUpdated gives a key: its name, RPM/TPM/RPD/TPD limits, quota
+   * (nano-USD; a malformed one becomes 0 with a warning), expiry (ms since epoch), models, team
+   * (an unknown one kept, with a warning), default tags and per-model limits.
    */
   private keySettings(
     change: { type: 'KeyCreated'; event: KeyCreated } | { type: 'KeyUpdated'; event: KeyUpdated },
-  ): Pick<KeyRecord, 'name' | 'rpm' | 'tpm' | 'quotaNanoUsd' | 'expiresAt' | 'models'> {
+  ): Pick<
+    KeyRecord,
+    'name' | 'rpm' | 'tpm' | 'quotaNanoUsd' | 'expiresAt' | 'models' | 'teamId' | 'tags' | 'rpd' | 'tpd' | 'modelLimits'
+  > {
     const { event } = change;
+    const teamId = event.teamId ?? null;
+    if (teamId !== null && !this.teamRegistry.team(teamId))
+      this.warn(`${change.type} ${event.keyId}: team ${teamId} is unknown (kept as the key's team)`, change);
     return {
       name: event.name,
       rpm: event.rpm,
       tpm: event.tpm,
-      quotaNanoUsd: this.quota(event.quotaNanoUsd, change),
+      quotaNanoUsd: this.nanoUsd(event.quotaNanoUsd, 'quotaNanoUsd', change),
       expiresAt: event.expiresAt,
       models: event.models === null ? null : new Set(event.models),
+      teamId,
+      tags: [...(event.tags ?? [])],
+      rpd: event.rpd ?? null,
+      tpd: event.tpd ?? null,
+      modelLimits: copyModelLimits(event.modelLimits ?? []),
     };
   }
 
@@ -337,15 +505,19 @@ export class ControlPlaneFold<C> {
     this.keysById.set(event.keyId, { ...existing, revokedAt });
   }
 
-  /** nano-USD decimal string → bigint; null stays null; malformed → 0n (fail closed) with a warning. */
-  private quota(text: string | null, source: ControlEvent): bigint | null {
+  /** nano-USD decimal string (`field` of `source`) → bigint; null stays null; malformed → 0n (fail closed) with a warning. */
+  private nanoUsd(text: string | null, field: string, source: ControlEvent): bigint | null {
     if (text === null) return null;
     if (/^\d{1,30}$/.test(text)) return BigInt(text);
     this.warn(
-      `${source.type} ${source.event.eventId}: quotaNanoUsd is not a non-negative integer; quota set to 0`,
+      `${source.type} ${source.event.eventId}: ${field} is not a non-negative integer; ${field === 'quotaNanoUsd' ? 'quota' : 'limit'} set to 0`,
       source,
     );
     return 0n;
+  }
+
+  private warnIf(warning: string | undefined, source: ControlEvent): void {
+    if (warning !== undefined) this.warn(warning, source);
   }
 
   private warn(message: string, source: ControlEvent): void {

@@ -90,7 +90,8 @@ export function priceRecordOf(event: PriceSet): PriceRecord {
 /**
  * One applied control event as the audit shows it: who changed what, when. `changes` is the event
  * without its header and without secrets (no key `digest`, no `passwordHash`; a channel's
- * `apiKeyCiphertext` becomes `hasApiKey: boolean`); other values are as in the event.
+ * `apiKeyCiphertext` becomes `hasApiKey: boolean`, an alert webhook's `secretCiphertext`
+ * `hasSecret: boolean`); other values are as in the event.
  */
 export interface AuditEntry {
   readonly eventId: string;
@@ -100,7 +101,7 @@ export interface AuditEntry {
   readonly actor: string;
   /** The event type, e.g. `KeyCreated`. */
   readonly type: ControlEvent['type'];
-  /** userId, keyId, channelId, priceId or tokenId */
+  /** userId, keyId, channelId, priceId, tokenId, teamId (team members' changes too), budgetId or webhookId */
   readonly entityId: string;
   readonly changes: Readonly<Record<string, unknown>>;
 }

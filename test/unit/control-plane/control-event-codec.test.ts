@@ -21,7 +21,7 @@ import {
   isControlEventValue,
 } from '../../../schemas/control-plane/control-event-codec.ts';
 import { loadControlSchemaRegistry } from '../../../infra/build/load-schema-registry-from-dir.ts';
-import type { ControlEvent, KeyCreated } from '../../../schemas/control-plane/control-plane-events.ts';
+import type { ControlEvent, DecodedKeyCreated } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { AvroToTs, Assert, Equals } from '../../../schemas/events/avro-to-ts.ts';
 import { fingerprintToLittleEndian, schemaFingerprint64 } from '../../../schemas/events/rabin-fingerprint.ts';
 import { decodeSingleObject } from '../../../schemas/events/single-object-registry.ts';
@@ -29,12 +29,20 @@ import { encodeTrafficEvent } from '../../../schemas/events/traffic-event-codec.
 import {
   adminTokenCreated,
   adminTokenRevoked,
+  alertWebhookRemoved,
+  alertWebhookSet,
+  budgetRemoved,
+  budgetSet,
   channelRemoved,
   channelUpserted,
   keyCreated,
   keyRevoked,
   keyUpdated,
   priceSet,
+  teamCreated,
+  teamMemberRemoved,
+  teamMemberSet,
+  teamUpdated,
   userCreated,
   userCredentialsSet,
   userUpdated,
@@ -45,15 +53,16 @@ const AVRO_DIR = fileURLToPath(new URL('../../../schemas/control-plane/avro/', i
 // Type-level negatives (checked by tsc): the AvroToTs contract is not vacuous for control schemas.
 type KeyFields = (typeof keyCreatedSchema)['fields'][number];
 type KeySchemaWith<F> = Omit<typeof keyCreatedSchema, 'fields'> & { readonly fields: ReadonlyArray<F> };
-export type SameFieldsAreKeyCreated = Assert<Equals<AvroToTs<KeySchemaWith<KeyFields>>, KeyCreated>>;
+export type SameFieldsAreKeyCreated = Assert<Equals<AvroToTs<KeySchemaWith<KeyFields>>, DecodedKeyCreated>>;
 // Each negative below stays on one line: an expect-error directive covers the next line only.
 type PlainArrayModels = AvroToTs<
   KeySchemaWith<Exclude<KeyFields, { name: 'models' }> | { name: 'models'; type: { type: 'array'; items: 'string' } }>
 >;
 // @ts-expect-error models must be nullable: a plain array is not KeyCreated
-export type NonNullableModels = Assert<Equals<PlainArrayModels, KeyCreated>>;
+export type NonNullableModels = Assert<Equals<PlainArrayModels, DecodedKeyCreated>>;
+type WithoutDigest = AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'digest' }>>>;
 // @ts-expect-error a missing field is noticed
-export type MissingDigest = Assert<Equals<AvroToTs<KeySchemaWith<Exclude<KeyFields, { name: 'digest' }>>>, KeyCreated>>;
+export type MissingDigest = Assert<Equals<WithoutDigest, DecodedKeyCreated>>;
 export type NullableCollections = [
   Assert<Equals<AvroToTs<readonly ['null', { type: 'array'; items: 'string' }]>, ReadonlyArray<string> | null>>,
   Assert<Equals<AvroToTs<readonly ['null', { type: 'map'; values: 'long' }]>, Readonly<Record<string, number>> | null>>,
@@ -87,6 +96,40 @@ const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['AdminTokenCreated', adminTokenCreated({ name: 'zoë@example.org' })],
   ['AdminTokenRevoked', adminTokenRevoked({ reason: 'left the team' })],
   ['AdminTokenRevoked (no reason)', adminTokenRevoked()],
+  [
+    'KeyCreated (team, tags, daily and per-model limits)',
+    keyCreated({
+      teamId: 'team_1',
+      tags: ['feature=search', 'env=prod'],
+      rpd: 1000,
+      tpd: 5_000_000,
+      modelLimits: [{ model: 'gpt-4o', rpm: 10, tpm: null, rpd: 100, tpd: null }],
+    }),
+  ],
+  ['KeyUpdated (team, tags)', keyUpdated({ teamId: 'team_2', tags: ['a=b'], rpd: 5 })],
+  ['TeamCreated', teamCreated()],
+  ['TeamCreated (every model, no limits)', teamCreated({ models: null, modelLimits: [], tags: [], rpm: null })],
+  ['TeamUpdated', teamUpdated()],
+  ['TeamMemberSet', teamMemberSet({ role: 'team_admin' })],
+  ['TeamMemberRemoved', teamMemberRemoved()],
+  ['BudgetSet', budgetSet()],
+  [
+    'BudgetSet (rolling tokens, downgrade)',
+    budgetSet({
+      scope: 'tag',
+      scopeId: 'feature=search',
+      limitNanoUsd: null,
+      limitTokens: 1_000_000,
+      period: 'rolling',
+      rollingMs: 3_600_000,
+      timeZone: 'UTC',
+      thresholds: [],
+      downgradeModel: 'gpt-4o-mini',
+    }),
+  ],
+  ['BudgetRemoved', budgetRemoved()],
+  ['AlertWebhookSet', alertWebhookSet({ format: 'slack', enabled: false })],
+  ['AlertWebhookRemoved', alertWebhookRemoved()],
 ];
 
 describe('control event codec', () => {
@@ -140,7 +183,7 @@ describe('control event codec', () => {
       ) as { eventId: string };
       expect(body.eventId).toBe(event.event.eventId);
     }
-    expect(fingerprints.size).toBe(11);
+    expect(fingerprints.size).toBe(19);
   });
 
   it('keys each event by its entity id', () => {
@@ -155,6 +198,40 @@ describe('control event codec', () => {
     expect(controlEventKey(priceSet({ priceId: 'p-9' }))).toBe('p-9');
     expect(controlEventKey(adminTokenCreated({ tokenId: 'adm_1' }))).toBe('adm_1');
     expect(controlEventKey(adminTokenRevoked({ tokenId: 'adm_2' }))).toBe('adm_2');
+    expect(controlEventKey(teamCreated({ teamId: 'team_a' }))).toBe('team_a');
+    expect(controlEventKey(teamUpdated({ teamId: 'team_b' }))).toBe('team_b');
+    expect(controlEventKey(teamMemberSet({ teamId: 'team_c' }))).toBe('team_c');
+    expect(controlEventKey(teamMemberRemoved('team_d'))).toBe('team_d');
+    expect(controlEventKey(budgetSet({ budgetId: 'bgt_a' }))).toBe('bgt_a');
+    expect(controlEventKey(budgetRemoved('bgt_b'))).toBe('bgt_b');
+    expect(controlEventKey(alertWebhookSet({ webhookId: 'whk_a' }))).toBe('whk_a');
+    expect(controlEventKey(alertWebhookRemoved('whk_b'))).toBe('whk_b');
+  });
+
+  it('encodes a KeyCreated or KeyUpdated without the team fields as their defaults', () => {
+    const created = keyCreated();
+    if (created.type !== 'KeyCreated') throw new Error('wrong type');
+    const { teamId, tags, rpd, tpd, modelLimits, ...withoutTeamFields } = created.event;
+    const decoded = decodeControlEvent(encodeControlEvent({ type: 'KeyCreated', event: withoutTeamFields }));
+    expect(decoded).toStrictEqual(created);
+    expect([teamId, tags, rpd, tpd, modelLimits]).toEqual([null, [], null, null, []]);
+  });
+
+  it.each([
+    ['KeyCreated', 'key-created.v1.avsc', keyCreated({ teamId: 'team_1', tags: ['a=b'], rpd: 1 })],
+    ['KeyUpdated', 'key-updated.v1.avsc', keyUpdated({ teamId: 'team_1', tags: ['a=b'], tpd: 1 })],
+  ] as const)('decodes a %s written with version 1 (no team fields) with their defaults', (_type, file, event) => {
+    const v1 = JSON.parse(readFileSync(join(AVRO_DIR, 'history', file), 'utf8')) as object;
+    const body = avro.Type.forSchema(v1 as avro.Schema).toBuffer(event.event);
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprintToLittleEndian(schemaFingerprint64(v1)),
+      body,
+    ]);
+    expect(decodeControlEvent(message)).toStrictEqual({
+      type: event.type,
+      event: { ...event.event, teamId: null, tags: [], rpd: null, tpd: null, modelLimits: [] },
+    });
   });
 
   it('refuses what is not a control event', () => {

@@ -6,12 +6,17 @@ import { randomUUID } from 'node:crypto';
 import type {
   AdminTokenCreated,
   AdminTokenRevoked,
+  AlertWebhookSet,
+  BudgetSet,
   ChannelUpserted,
   ControlEvent,
   KeyCreated,
   KeyRevoked,
   KeyUpdated,
   PriceSet,
+  TeamCreated,
+  TeamMemberSet,
+  TeamUpdated,
   UserCreated,
   UserCredentialsSet,
   UserUpdated,
@@ -87,6 +92,11 @@ export function keyCreated(overrides: Partial<KeyCreated> = {}): ControlEvent {
       quotaNanoUsd: '1000000000',
       expiresAt: null,
       models: ['gpt-4o-mini', 'claude-sonnet-4-5'],
+      teamId: null,
+      tags: [],
+      rpd: null,
+      tpd: null,
+      modelLimits: [],
       ...overrides,
     },
   };
@@ -105,6 +115,11 @@ export function keyUpdated(overrides: Partial<KeyUpdated> = {}): ControlEvent {
       expiresAt: 1_800_000_000_000,
       models: null,
       enabled: false,
+      teamId: null,
+      tags: [],
+      rpd: null,
+      tpd: null,
+      modelLimits: [],
       ...overrides,
     },
   };
@@ -180,4 +195,105 @@ export function adminTokenRevoked(overrides: Partial<AdminTokenRevoked> = {}): C
     type: 'AdminTokenRevoked',
     event: { ...header(), tokenId: 'adm_0123456789abcdef', reason: null, ...overrides },
   };
+}
+
+/** Team `team_1` ("Search"): limits, a model allowlist, one per-model limit and a default tag. */
+export function teamCreated(overrides: Partial<TeamCreated> = {}): ControlEvent {
+  return {
+    type: 'TeamCreated',
+    event: {
+      ...header(),
+      teamId: 'team_1',
+      name: 'Search',
+      rpm: 600,
+      tpm: null,
+      rpd: 10_000,
+      tpd: null,
+      models: ['gpt-4o-mini'],
+      modelLimits: [{ model: 'gpt-4o-mini', rpm: 60, tpm: null, rpd: null, tpd: 1_000_000 }],
+      tags: ['project=search'],
+      ...overrides,
+    },
+  };
+}
+
+/** Team `team_1` renamed and disabled, every model, no limits. */
+export function teamUpdated(overrides: Partial<TeamUpdated> = {}): ControlEvent {
+  return {
+    type: 'TeamUpdated',
+    event: {
+      ...header(),
+      teamId: 'team_1',
+      name: 'Search v2',
+      rpm: null,
+      tpm: null,
+      rpd: null,
+      tpd: null,
+      models: null,
+      modelLimits: [],
+      tags: [],
+      disabled: true,
+      ...overrides,
+    },
+  };
+}
+
+/** usr_1 joins team_1 as a member. */
+export function teamMemberSet(overrides: Partial<TeamMemberSet> = {}): ControlEvent {
+  return {
+    type: 'TeamMemberSet',
+    event: { ...header(), teamId: 'team_1', userId: 'usr_1', role: 'member', ...overrides },
+  };
+}
+
+/** usr_1 leaves team_1. */
+export function teamMemberRemoved(teamId = 'team_1', userId = 'usr_1'): ControlEvent {
+  return { type: 'TeamMemberRemoved', event: { ...header(), teamId, userId } };
+}
+
+/** Budget `bgt_1`: 10 USD a day on team_1, in Berlin time, alerts at 50 and 80 %. */
+export function budgetSet(overrides: Partial<BudgetSet> = {}): ControlEvent {
+  return {
+    type: 'BudgetSet',
+    event: {
+      ...header(),
+      budgetId: 'bgt_1',
+      name: 'search daily',
+      scope: 'team',
+      scopeId: 'team_1',
+      limitNanoUsd: '10000000000',
+      limitTokens: null,
+      period: 'day',
+      rollingMs: null,
+      timeZone: 'Europe/Berlin',
+      thresholds: [50, 80],
+      downgradeModel: null,
+      ...overrides,
+    },
+  };
+}
+
+export function budgetRemoved(budgetId = 'bgt_1'): ControlEvent {
+  return { type: 'BudgetRemoved', event: { ...header(), budgetId } };
+}
+
+/** Webhook `whk_1` (JSON format), its secret encrypted under TEST_MASTER_KEY. */
+export function alertWebhookSet(overrides: Partial<AlertWebhookSet> = {}): ControlEvent {
+  return {
+    type: 'AlertWebhookSet',
+    event: {
+      ...header(),
+      webhookId: 'whk_1',
+      name: 'ops',
+      url: 'https://hooks.example.com/tollgate',
+      format: 'json',
+      secretCiphertext: encryptCredential(TEST_MASTER_KEY, 'whsec_dGVzdA=='),
+      enabled: true,
+      ...overrides,
+    },
+  };
+}
+
+export function alertWebhookRemoved(webhookId = 'whk_1'): ControlEvent {
+  return { type: 'AlertWebhookRemoved', event: { ...header(), webhookId } };
 }
