@@ -5,8 +5,11 @@
  *
  *   { "format": "tollgate.memory-state", "version": 1, "writtenAt": ms,
  *     "covers": { "<topic>": byte position, … },   where the fold resumes in each topic file (partition 0)
- *     "state": { keySpend, userSpend, channels, watermarks },   MemoryStateContent, nano-USD as decimal strings
+ *     "state": { keySpend, userSpend, channels, watermarks, budgets? },   MemoryStateContent, nano-USD as decimal strings
  *     "sha256": hex digest of JSON.stringify([covers, state]) }
+ *
+ * `budgets` (the budget ledger's window counters: spend, watermarks, alert marks; never its holds)
+ * is absent from files written before budgets existed, which are read as holding no budget spend.
  *
  * The state holds the effect of every record before `covers` (and possibly of later ones, which
  * the watermarks in `state` then skip). Written atomically: a temporary file, fdatasync, rename
@@ -52,6 +55,16 @@ const offset = z
 const nanoUsd = z.string().regex(/^\d{1,19}$/);
 const counter = z.tuple([z.string().min(1), nanoUsd]);
 const time = z.number().finite().min(0);
+const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const budgetCounter = z.object({
+  budgetId: z.string().min(1),
+  windowStartMs: z.number().int(),
+  windowEndMs: z.number().int().nullable(),
+  spentNanoUsd: nanoUsd,
+  spentTokens: tokens,
+  watermarks: z.array(z.tuple([z.string().min(1), offset])),
+  alertedPercents: z.array(z.number().positive().max(100)),
+});
 const fileSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
@@ -78,6 +91,7 @@ const fileSchema = z.object({
         }),
       }),
     ),
+    budgets: z.object({ counters: z.array(budgetCounter) }).optional(),
   }),
 });
 
@@ -95,6 +109,15 @@ function stateToJson(state: MemoryStateContent): z.infer<typeof fileSchema>['sta
       window: channel.window.map(([at, failed]) => [at, failed]),
       state: { ...channel.state },
     })),
+    budgets: {
+      counters: (state.budgets?.counters ?? []).map((content) => ({
+        ...content.counter,
+        spentNanoUsd: content.spentNanoUsd.toString(),
+        spentTokens: content.spentTokens,
+        watermarks: content.watermarks.map(([name, at]) => [name, at]),
+        alertedPercents: [...content.alertedPercents],
+      })),
+    },
   };
 }
 
@@ -140,6 +163,23 @@ export function decodeMemoryStateSnapshot(text: string): MemoryStateSnapshot {
       userSpend: counters(state.userSpend),
       watermarks: state.watermarks,
       channels: state.channels,
+      ...(state.budgets
+        ? {
+            budgets: {
+              counters: state.budgets.counters.map((content) => ({
+                counter: {
+                  budgetId: content.budgetId,
+                  windowStartMs: content.windowStartMs,
+                  windowEndMs: content.windowEndMs,
+                },
+                spentNanoUsd: BigInt(content.spentNanoUsd),
+                spentTokens: content.spentTokens,
+                watermarks: content.watermarks,
+                alertedPercents: content.alertedPercents,
+              })),
+            },
+          }
+        : {}),
     },
   };
 }

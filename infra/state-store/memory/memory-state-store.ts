@@ -1,6 +1,7 @@
 /**
- * The in-process state store (embedded mode, no REDIS_URL): the same semantics as the Redis
- * adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
+ * The in-process state store (embedded mode, no REDIS_URL), with the budget ledger of the same
+ * process beside it (`budgets`, memory-budget-ledger.ts, so that one snapshot holds both): the
+ * same semantics as the Redis adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
  * spend range and the same applied-offset watermarks per partition (applied-watermark.ts), so a
  * replay of any age changes nothing. State lives as long as the process; the embedded server
  * rebuilds it from the event log at start and snapshots it (infra/processes/open-rebuilt-memory-state.ts), through
@@ -17,6 +18,7 @@ import { addSpendChecked } from '../../../schemas/state-store/spend-increment.ts
 import { AppliedWatermarks, type WatermarkKind } from '../../../schemas/state-store/applied-watermark.ts';
 import type { LogPosition, StateStore } from '../../../schemas/state-store/state-store.ts';
 import { validatedStateStore } from '../../../schemas/state-store/validated-state-store.ts';
+import { createMemoryBudgetLedger, type MemoryBudgetContent, type MemoryBudgetLedger } from './memory-budget-ledger.ts';
 
 interface ChannelRecord {
   state: ChannelHealthState;
@@ -42,10 +44,14 @@ export interface MemoryStateContent {
   readonly channels: ReadonlyArray<MemoryChannelContent>;
   /** watermark name (`<kind>:<topic>:<partition>`, applied-watermark.ts) → highest applied offset */
   readonly watermarks: ReadonlyArray<readonly [string, number]>;
+  /** The budget ledger's window counters (absent in snapshots written before budgets existed: none). */
+  readonly budgets?: MemoryBudgetContent;
 }
 
 /** The memory StateStore, plus what rebuilding and snapshotting it need. */
 export interface MemoryStateStore extends StateStore {
+  /** The process's budget ledger (budget-ledger.ts), in memory beside the spend counters and snapshotted with them. */
+  readonly budgets: MemoryBudgetLedger;
   /** A copy of everything held (taken synchronously, so consistent with the watermarks). */
   exportContent(): MemoryStateContent;
   /**
@@ -56,7 +62,7 @@ export interface MemoryStateStore extends StateStore {
   markFolded(kind: WatermarkKind, position: LogPosition): void;
   /** The `kind` watermark of a partition (highest applied offset), or undefined when none. */
   watermarkOf(kind: WatermarkKind, topic: string, partition: number): number | undefined;
-  /** How many writes changed something since the store was created (spend increments and observations applied). */
+  /** How many writes changed something since the store was created (spend increments, observations, budget spend and alert marks applied). */
   changeCount(): number;
 }
 
@@ -74,6 +80,7 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
       { state: channel.state, windowMs: channel.windowMs, window: OutcomeWindow.fromPairs(channel.window) },
     ]),
   );
+  const budgets = createMemoryBudgetLedger(initial?.budgets);
   let changes = 0;
 
   const store = validatedStateStore({
@@ -127,6 +134,7 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
 
   return {
     ...store,
+    budgets,
 
     exportContent(): MemoryStateContent {
       return {
@@ -139,6 +147,7 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
           window: record.window.toPairs(),
         })),
         watermarks: watermarks.entries(),
+        budgets: budgets.exportContent(),
       };
     },
 
@@ -148,6 +157,6 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
 
     watermarkOf: (kind, topic, partition) => watermarks.get(kind, topic, partition),
 
-    changeCount: () => changes,
+    changeCount: () => changes + budgets.changeCount(),
   };
 }

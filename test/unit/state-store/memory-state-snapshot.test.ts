@@ -1,7 +1,8 @@
 /**
  * The embedded store's snapshot: a store recreated from a snapshot answers exactly as the one it
- * was taken of (spend, health, watermarks), and a damaged file is refused rather than trusted.
+ * was taken of (spend, health, watermarks, budget windows), and a damaged file is refused rather than trusted.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,56 @@ describe('memory state snapshot', () => {
     expect(await copy.addSpend(usage(21), 'key-b', null, 5n)).toBe(true);
     expect((await copy.getSpend('key-b', null)).keyNanoUsd).toBe(1_239n);
     expect(copy.watermarkOf('health', 'tollgate.requests', 0)).toBe(9);
+  });
+
+  it('round-trips the budget windows (spend beyond 2^53, watermarks, alert marks) but not their holds', async () => {
+    const store = await populated();
+    const window = { budgetId: 'b-1', windowStartMs: T0, windowEndMs: T0 + 86_400_000 };
+    const lifetime = { budgetId: 'b-2', windowStartMs: 0, windowEndMs: null };
+    await store.budgets.addBudgetSpendBatch(
+      [
+        { position: usage(10), requestId: 'r1', counter: window, costNanoUsd: 2n ** 62n + 3n, tokens: 40 },
+        { position: usage(10), requestId: 'r1', counter: lifetime, costNanoUsd: 7n, tokens: 2 },
+      ],
+      T0,
+    );
+    await store.budgets.markThresholdAlerted(window, 75);
+    const claim = { counter: window, limitNanoUsd: null, limitTokens: null, reserveNanoUsd: 5n, reserveTokens: 5 };
+    await store.budgets.reserve('r2', [claim], T0 + 60_000, T0);
+    const decoded = decodeMemoryStateSnapshot(
+      encodeMemoryStateSnapshot({ writtenAt: T0, covers: {}, state: store.exportContent() }),
+    );
+    const copy = createMemoryStateStore(decoded.state);
+    expect(await copy.budgets.readBudgetUse([window, lifetime], T0)).toEqual([
+      {
+        counter: window,
+        spentNanoUsd: 2n ** 62n + 3n,
+        spentTokens: 40,
+        heldNanoUsd: 0n,
+        heldTokens: 0,
+        alertedPercents: [75],
+      },
+      { counter: lifetime, spentNanoUsd: 7n, spentTokens: 2, heldNanoUsd: 0n, heldTokens: 0, alertedPercents: [] },
+    ]);
+    // the per-window watermark came along
+    await copy.budgets.addBudgetSpendBatch(
+      [{ position: usage(10), requestId: 'r1', counter: window, costNanoUsd: 1n, tokens: 1 }],
+      T0,
+    );
+    expect((await copy.budgets.readBudgetUse([window], T0))[0]?.spentNanoUsd).toBe(2n ** 62n + 3n);
+  });
+
+  it('reads a snapshot written before budgets existed as holding no budget spend', async () => {
+    const file = JSON.parse(
+      encodeMemoryStateSnapshot({ writtenAt: T0, covers: {}, state: (await populated()).exportContent() }),
+    ) as { covers: object; state: { budgets?: unknown }; sha256: string };
+    delete file.state.budgets;
+    file.sha256 = createHash('sha256')
+      .update(JSON.stringify([file.covers, file.state]))
+      .digest('hex');
+    const decoded = decodeMemoryStateSnapshot(JSON.stringify(file));
+    expect(decoded.state.budgets).toBeUndefined();
+    expect(createMemoryStateStore(decoded.state).budgets.exportContent()).toEqual({ counters: [] });
   });
 
   it('refuses a truncated file, an altered one, and another format', async () => {
