@@ -26,13 +26,22 @@ export function trafficEventColumns(event: {
   };
 }
 
-/** Who asked for the request and what served it (a RequestCompleted or a UsageRecorded): its ids and names, '' for those it names as null. */
+/**
+ * Who asked for the request, who it was spent for (team, end user, tags) and what served it (a
+ * RequestCompleted or a UsageRecorded): its ids and names, '' for those it names as null.
+ */
 export function requestAttributionColumns(
-  event: Pick<RequestCompleted, 'keyId' | 'userId' | 'model' | 'upstreamModel' | 'channelId' | 'provider'>,
+  event: Pick<
+    RequestCompleted,
+    'keyId' | 'userId' | 'teamId' | 'endUserId' | 'tags' | 'model' | 'upstreamModel' | 'channelId' | 'provider'
+  >,
 ): RequestAttributionColumns {
   return {
     key_id: event.keyId,
     user_id: event.userId ?? '',
+    team_id: event.teamId ?? '',
+    end_user_id: event.endUserId ?? '',
+    tags: event.tags,
     model: event.model,
     upstream_model: event.upstreamModel ?? '',
     channel_id: event.channelId ?? '',

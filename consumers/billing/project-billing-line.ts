@@ -1,6 +1,7 @@
 /**
  * Billing's pure projection: one UsageRecorded → one `billing_lines` row
- * (schemas/analytics/migrations/002-billing-lines.sql) carrying the price it was billed at.
+ * (schemas/analytics/migrations/002-billing-lines.sql; team_id, end_user_id and tags from 016)
+ * carrying the price it was billed at.
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type { BillingLine } from '../../schemas/analytics/tables.ts';

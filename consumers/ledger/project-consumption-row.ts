@@ -1,8 +1,8 @@
 /**
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
  * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005,
- * upstream_request_id from 012, day, started_at and started_at_ms from 013), costed with
- * the price book.
+ * upstream_request_id from 012, day, started_at and started_at_ms from 013, team_id,
+ * end_user_id and tags from 016), costed with the price book.
  */
 import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';

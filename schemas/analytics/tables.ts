@@ -8,9 +8,9 @@ import type { Decimal } from './analytics-store.ts';
 
 /** Every table and view by name. */
 export const TABLES = {
-  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013). */
+  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016). */
   consumptionLog: 'consumption_log',
-  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007). */
+  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016). */
   billingLines: 'billing_lines',
   /** One row per FailoverOccurred (failovers consumer, 009, 014). */
   failovers: 'failovers',
@@ -25,6 +25,10 @@ export const TABLES = {
   spendByUserDay: 'spend_by_user_day',
   spendByModelDay: 'spend_by_model_day',
   spendByChannelDay: 'spend_by_channel_day',
+  /** Spend per day by team, end user and tag (one row per tag of a line), from billing_lines (017); read with sum() GROUP BY. */
+  spendByTeamDay: 'spend_by_team_day',
+  spendByEndUserDay: 'spend_by_end_user_day',
+  spendByTagDay: 'spend_by_tag_day',
   /** The applied migration versions (infra/analytics/migrate.ts). */
   schemaMigrations: 'schema_migrations',
 } as const;
@@ -44,11 +48,17 @@ export type TrafficEventColumns = {
   day: string;
 };
 
-/** Who asked for a request and what served it ('' where the event names nothing). */
+/** Who asked for a request, who it was spent for, and what served it ('' where the event names nothing). */
 export type RequestAttributionColumns = {
   key_id: string;
   /** '' when the key belongs to no user */
   user_id: string;
+  /** the key's team, '' when it belongs to none (migration 016) */
+  team_id: string;
+  /** the end user the request named, '' when none (migration 016) */
+  end_user_id: string;
+  /** the request's tags, each `name=value`, one per name (migration 016) */
+  tags: ReadonlyArray<string>;
   /** the model as the client asked for it */
   model: string;
   upstream_model: string;

@@ -8,6 +8,7 @@ const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
+  '016-attribution', '017-attribution-spend-tables',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -22,6 +23,9 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['started_at', "DateTime('UTC')"],
   ['key_id', 'String'],
   ['user_id', 'String'],
+  ['team_id', 'String'],
+  ['end_user_id', 'String'],
+  ['tags', 'Array(String)'],
   ['model', 'String'],
   ['upstream_model', 'String'],
   ['channel_id', 'String'],
@@ -47,7 +51,7 @@ const CONSUMPTION_LOG_COLUMNS = [
 ];
 
 const BILLING_LINES_COLUMNS = [
-  'event_id', 'request_id', 'occurred_at', 'occurred_at_ms', 'day', 'key_id', 'user_id', 'model', 'upstream_model', 'channel_id', 'provider',
+  'event_id', 'request_id', 'occurred_at', 'occurred_at_ms', 'day', 'key_id', 'user_id', 'team_id', 'end_user_id', 'tags', 'model', 'upstream_model', 'channel_id', 'provider',
   'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'usage_source', 'cost_usd',
   'price_model', 'price_channel', 'price_effective_from_ms', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok', 'priced',
 ]; // prettier-ignore
@@ -63,7 +67,7 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3]);
+    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
       null,
@@ -76,6 +80,8 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
+      null,
       null,
       null,
       null,
@@ -174,6 +180,9 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       ['spend_by_user_day', 'user_id'],
       ['spend_by_model_day', 'upstream_model'],
       ['spend_by_channel_day', 'channel_id'],
+      ['spend_by_team_day', 'team_id'],
+      ['spend_by_end_user_day', 'end_user_id'],
+      ['spend_by_tag_day', 'tag'],
     ] as const) {
       expect((await columns(store, table)).map(([name]) => name)).toEqual(['day', group, ...spendColumns]);
       expect(Object.fromEntries(await columns(store, table)).cost_usd).toBe('Decimal(38, 9)');
@@ -194,10 +203,16 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       'schema_migrations:ReplacingMergeTree',
       'spend_by_channel_day:SummingMergeTree',
       'spend_by_channel_day_mv:MaterializedView',
+      'spend_by_end_user_day:SummingMergeTree',
+      'spend_by_end_user_day_mv:MaterializedView',
       'spend_by_key_day:SummingMergeTree',
       'spend_by_key_day_mv:MaterializedView',
       'spend_by_model_day:SummingMergeTree',
       'spend_by_model_day_mv:MaterializedView',
+      'spend_by_tag_day:SummingMergeTree',
+      'spend_by_tag_day_mv:MaterializedView',
+      'spend_by_team_day:SummingMergeTree',
+      'spend_by_team_day_mv:MaterializedView',
       'spend_by_user_day:SummingMergeTree',
       'spend_by_user_day_mv:MaterializedView',
       'users:ReplacingMergeTree',

@@ -41,6 +41,9 @@ describe('projectBillingLine', () => {
       occurredAt: Date.UTC(2025, 11, 31, 23, 59, 59, 999),
       keyId: 'key-9',
       userId: null,
+      teamId: 'team_0123456789abcdef',
+      endUserId: 'end-user-7',
+      tags: ['feature=search'],
       model: 'gpt-client',
       upstreamModel: 'priced-model',
       channelId: 'ch-a',
@@ -65,6 +68,9 @@ describe('projectBillingLine', () => {
       day: '2025-12-31',
       key_id: 'key-9',
       user_id: '',
+      team_id: 'team_0123456789abcdef',
+      end_user_id: 'end-user-7',
+      tags: ['feature=search'],
       model: 'gpt-client',
       upstream_model: 'priced-model',
       channel_id: 'ch-a',
@@ -79,6 +85,11 @@ describe('projectBillingLine', () => {
       cost_usd: '0.010500000',
       input_per_mtok: '3.000000000',
     });
+  });
+
+  it('writes no team, no end user and no tags for an event without them', () => {
+    const { line } = projectBillingLine(usageRecorded({ teamId: null, endUserId: null, tags: [] }), PRICES);
+    expect(line).toMatchObject({ team_id: '', end_user_id: '', tags: [] });
   });
 
   it('gives no warning for an unpriced request that used no tokens', () => {
