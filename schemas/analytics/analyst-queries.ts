@@ -101,6 +101,31 @@ WHERE event_type = 'PriceSet'
 ORDER BY occurred_at DESC
 LIMIT 20`,
   },
+  {
+    title: 'Spend per team per week (ISO weeks, from Monday), last 8 weeks',
+    sql: `SELECT toMonday(day) AS week, team_id, sum(requests) AS requests, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd
+FROM spend_by_team_day
+WHERE day >= toMonday(today()) - 49
+GROUP BY week, team_id
+ORDER BY week DESC, cost_usd DESC, team_id`,
+  },
+  {
+    title: 'Spend per tag per day, last 30 days (a request with two tags counts under both)',
+    sql: `SELECT day, tag, sum(requests) AS requests, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd
+FROM spend_by_tag_day
+WHERE day > today() - 30
+GROUP BY day, tag
+ORDER BY day DESC, cost_usd DESC, tag`,
+  },
+  {
+    title: 'Top end users by cost over the last 30 days',
+    sql: `SELECT end_user_id, sum(requests) AS requests, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd
+FROM spend_by_end_user_day
+WHERE day > today() - 30
+GROUP BY end_user_id
+ORDER BY cost_usd DESC, end_user_id
+LIMIT 20`,
+  },
 ];
 
 /** The README's SQL block body: each query under its `-- title` line, ended by `;`, one blank line between. */
