@@ -11,6 +11,7 @@ import type { StartConfigFollower } from '../schemas/control-plane/config-follow
 import { CONFIG_TOPIC } from '../schemas/topics.ts';
 import type { EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
+import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import type { ObservationBatchWriter } from './health/health-consumer.ts';
 import { createBillingConsumer, type CostListener } from './billing/billing-consumer.ts';
 import { startConfigAuditConsumer } from './config-audit/config-audit-consumer.ts';
@@ -26,13 +27,16 @@ import type { TrafficConsumer } from './traffic-consumer.ts';
 export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit', 'dimensions'] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
+/** The part of the budget ledger the consumers use: window spend from the log, and the alerts published. */
+export type ConsumerBudgetLedger = Pick<BudgetLedger, 'addBudgetSpendBatch' | 'readBudgetUse' | 'markThresholdAlerted'>;
+
 /**
  * The part of the state store the consumers write: spend counters (billing) and channel health
  * (health), plus, for a store reached over a thread boundary, one call for a partition's
- * observations (see ObservationBatchWriter).
+ * observations (see ObservationBatchWriter), and the process's budget ledger when it has one.
  */
 export type ConsumerStateStore = Pick<StateStore, 'addSpendBatch' | 'recordChannelObservation'> &
-  Partial<ObservationBatchWriter>;
+  Partial<ObservationBatchWriter> & { readonly budgets?: ConsumerBudgetLedger };
 
 /**
  * What the pipeline runs at start, given by the process's composition root:

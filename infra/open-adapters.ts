@@ -1,8 +1,8 @@
 /**
  * Chooses each port's adapter from configuration (an env var present → the
  * production adapter): KAFKA_BROKERS → Kafka, else the embedded file log; REDIS_URL → Redis, or
- * REDIS_CLUSTER_NODES → a Redis Cluster, else memory (state, limits, console sessions, stored
- * Responses answers); CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
+ * REDIS_CLUSTER_NODES → a Redis Cluster, else memory (state, limits, budget windows, console
+ * sessions, stored Responses answers); CLICKHOUSE_URL → a ClickHouse server, else chdb in the data directory.
  */
 import { join } from 'node:path';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
@@ -17,7 +17,10 @@ import { parseWholeNumberVariable } from './parse-whole-number-variable.ts';
 import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limiter.ts';
 import { createMemoryResponseStore } from './state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
-import { createMemoryStateStore } from './state-store/memory/memory-state-store.ts';
+import { createMemoryStateStore, type MemoryStateStore } from './state-store/memory/memory-state-store.ts';
+import { createMemoryBudgetLedger } from './state-store/memory/memory-budget-ledger.ts';
+import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
+import { createRedisBudgetLedger } from './state-store/redis/redis-budget-ledger.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { RedisOutageSettings } from './state-store/redis/guarded-redis.ts';
 import {
@@ -182,6 +185,20 @@ export function openAnalyticsStore(settings: EngineSettings): AnalyticsStore {
 export function openRateLimiter(settings: EngineSettings): RateLimiter {
   if (usesRedis(settings)) return createRedisRateLimiter(redisOptions(settings));
   return createMemoryRateLimiter();
+}
+
+/**
+ * The budget ledger for these settings (schemas/state-store/budget-ledger.ts): Redis (shared by
+ * every node). Without Redis, the in-process ledger the process's memory `state` carries (the
+ * memory store's `budgets`: the consumers reach it with the store over its port, and it is
+ * snapshotted with it), or a new in-process one when `state` is not the memory store.
+ */
+export function openBudgetLedger(
+  settings: EngineSettings,
+  state?: StateStore,
+): BudgetLedger & { close(): Promise<void> } {
+  if (usesRedis(settings)) return createRedisBudgetLedger(redisOptions(settings));
+  return (state as Partial<MemoryStateStore> | undefined)?.budgets ?? createMemoryBudgetLedger();
 }
 
 /** The console session store for these settings: Redis (shared by every node) or in-process memory. */

@@ -11,9 +11,14 @@
  *   request  { id, op: 'addSpendBatch', increments }
  *          | { id, op: 'recordChannelObservation', observation, policy? }
  *          | { id, op: 'recordChannelObservationsInOrder', observations, policy }  (one message per partition's batch)
+ *          | { id, op: 'addBudgetSpendBatch', increments, nowMs }
+ *          | { id, op: 'readBudgetUse', counters, nowMs }
+ *          | { id, op: 'markThresholdAlerted', counter, percent }
  *   reply    { id, ok: true, value } | { id, ok: false, name, message }
  * A RangeError from the store arrives as a RangeError (the health consumer skips those events);
- * any other failure as an Error with the store's name and message.
+ * any other failure as an Error with the store's name and message. The budget ops are answered by
+ * the served store's `budgets` (the memory store carries the process's budget ledger); a store
+ * without one answers them with an Error.
  */
 import type { MessagePort } from 'node:worker_threads';
 import {
@@ -21,7 +26,8 @@ import {
   type ObservationBatchWriter,
   type SkippedObservation,
 } from '../../consumers/health/health-consumer.ts';
-import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
+import type { ConsumerBudgetLedger, ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
+import type { BudgetCounter, BudgetSpendIncrement, BudgetWindowUse } from '../../schemas/state-store/budget-ledger.ts';
 import type { ChannelObservation, HealthPolicy, SpendIncrement } from '../../schemas/state-store/state-store.ts';
 
 type StateRequest =
@@ -37,6 +43,24 @@ type StateRequest =
       readonly op: 'recordChannelObservationsInOrder';
       readonly observations: ReadonlyArray<ChannelObservation>;
       readonly policy: HealthPolicy;
+    }
+  | {
+      readonly id: number;
+      readonly op: 'addBudgetSpendBatch';
+      readonly increments: ReadonlyArray<BudgetSpendIncrement>;
+      readonly nowMs: number;
+    }
+  | {
+      readonly id: number;
+      readonly op: 'readBudgetUse';
+      readonly counters: ReadonlyArray<BudgetCounter>;
+      readonly nowMs: number;
+    }
+  | {
+      readonly id: number;
+      readonly op: 'markThresholdAlerted';
+      readonly counter: BudgetCounter;
+      readonly percent: number;
     };
 
 /** A request before its id is assigned. */
@@ -52,13 +76,7 @@ type StateReply =
  */
 export function serveConsumerState(state: ConsumerStateStore, port: MessagePort): void {
   port.on('message', (request: StateRequest) => {
-    const result: Promise<unknown> =
-      request.op === 'addSpendBatch'
-        ? state.addSpendBatch(request.increments)
-        : request.op === 'recordChannelObservation'
-          ? state.recordChannelObservation(request.observation, request.policy)
-          : recordChannelObservationsOneByOne(state, request.observations, request.policy);
-    result.then(
+    answer(state, request).then(
       (value) => port.postMessage({ id: request.id, ok: true, value } satisfies StateReply),
       (error: unknown) => {
         const failure = error instanceof Error ? error : new Error(String(error));
@@ -74,6 +92,25 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
   port.unref();
 }
 
+/** The served store's answer to one request; rejects with Error for a budget op when the store has no budget ledger. */
+async function answer(state: ConsumerStateStore, request: StateRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'addSpendBatch':
+      return state.addSpendBatch(request.increments);
+    case 'recordChannelObservation':
+      return state.recordChannelObservation(request.observation, request.policy);
+    case 'recordChannelObservationsInOrder':
+      return recordChannelObservationsOneByOne(state, request.observations, request.policy);
+    default: {
+      const budgets = state.budgets;
+      if (!budgets) throw new Error('the served state store has no budget ledger');
+      if (request.op === 'addBudgetSpendBatch') return budgets.addBudgetSpendBatch(request.increments, request.nowMs);
+      if (request.op === 'readBudgetUse') return budgets.readBudgetUse(request.counters, request.nowMs);
+      return budgets.markThresholdAlerted(request.counter, request.percent);
+    }
+  }
+}
+
 /**
  * A ConsumerStateStore whose calls run on the thread serving `port` (serveConsumerState). Calls
  * reject with `state store port is closed` once the port closed. The port holds this thread open
@@ -81,7 +118,7 @@ export function serveConsumerState(state: ConsumerStateStore, port: MessagePort)
  */
 export function consumerStateOverPort(
   port: MessagePort,
-): ConsumerStateStore & ObservationBatchWriter & { close(): void } {
+): ConsumerStateStore & ObservationBatchWriter & { readonly budgets: ConsumerBudgetLedger; close(): void } {
   const pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let closed = false;
@@ -120,6 +157,12 @@ export function consumerStateOverPort(
       call<boolean>({ op: 'recordChannelObservation', observation, ...(policy ? { policy } : {}) }),
     recordChannelObservationsInOrder: (observations, policy) =>
       call<SkippedObservation[]>({ op: 'recordChannelObservationsInOrder', observations, policy }),
+    budgets: {
+      addBudgetSpendBatch: (increments, nowMs) =>
+        call<BudgetWindowUse[]>({ op: 'addBudgetSpendBatch', increments, nowMs }),
+      readBudgetUse: (counters, nowMs) => call<BudgetWindowUse[]>({ op: 'readBudgetUse', counters, nowMs }),
+      markThresholdAlerted: (counter, percent) => call<void>({ op: 'markThresholdAlerted', counter, percent }),
+    },
     close() {
       port.close();
       failAll();

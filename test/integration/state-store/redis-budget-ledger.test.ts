@@ -15,6 +15,7 @@ import { useRedisTestKeys } from '../../support/redis-test-keys.ts';
 import { withoutEngines } from '../../support/engines.ts';
 import { redisClusterSkipReason, useRedisCluster } from '../../support/redis-cluster-for-tests.ts';
 import { freePort } from '../../support/free-port.ts';
+import { openBudgetLedger } from '../../../infra/open-adapters.ts';
 
 const claim = (
   budgetId: string,
@@ -93,6 +94,18 @@ describe.skipIf(withoutEngines)('redis budget ledger (single Redis)', () => {
       await ledger.readBudgetUse([day], now + 5000);
       expect(await admin.hgetall(keys.holds)).toEqual({ n: '0', t: '0' });
       expect(await admin.zcard(keys.expiries)).toBe(0);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('is what open-adapters.ts opens with REDIS_URL', async () => {
+    const keyPrefix = prefix();
+    const ledger = openBudgetLedger({ dataDir: '/nonexistent', redisUrl: redisKeys.url, redisKeyPrefix: keyPrefix });
+    try {
+      const counter = dayCounter('b-open');
+      await ledger.markThresholdAlerted(counter, 90);
+      expect(await redisKeys.admin.hget(budgetCounterKeys(keyPrefix, counter).counter, 'a:90')).toBe('1');
     } finally {
       await ledger.close();
     }

@@ -1,6 +1,6 @@
 /**
  * The consumers' state store across threads: calls made on one end of a MessageChannel run on the
- * memory state store served at the other, results (bigint spend included) come back, a RangeError
+ * memory state store served at the other (its budget ledger included), results (bigint spend included) come back, a RangeError
  * stays a RangeError (the health consumer skips those events), and a closed port fails calls.
  */
 import { MessageChannel } from 'node:worker_threads';
@@ -80,6 +80,44 @@ describe('consumer state over a MessagePort', () => {
     const [health] = await served.getChannelHealth(['ch-2']);
     expect(health?.consecutiveFailures).toBe(3);
     expect(await remote.recordChannelObservation(failure(4))).toBe(false);
+  });
+
+  it('adds budget spend, reads uses and marks alerts on the served store’s budget ledger', async () => {
+    const { served, remote } = bridge();
+    const now = Date.now();
+    const counter = { budgetId: 'b-1', windowStartMs: now, windowEndMs: now + 86_400_000 };
+    await served.budgets.reserve(
+      'r1',
+      [{ counter, limitNanoUsd: null, limitTokens: null, reserveNanoUsd: 50n, reserveTokens: 5 }],
+      now + 60_000,
+      now,
+    );
+    const increment = {
+      position: { topic: 'tollgate.usage', partition: 0, offset: '3' },
+      requestId: 'r1',
+      counter,
+      costNanoUsd: 2n ** 60n + 1n,
+      tokens: 12,
+    };
+    const uses = await remote.budgets.addBudgetSpendBatch([increment], now);
+    expect(uses).toEqual([
+      { counter, spentNanoUsd: 2n ** 60n + 1n, spentTokens: 12, heldNanoUsd: 0n, heldTokens: 0, alertedPercents: [] },
+    ]);
+    await remote.budgets.addBudgetSpendBatch([increment], now);
+    await remote.budgets.markThresholdAlerted(counter, 80);
+    expect(await remote.budgets.readBudgetUse([counter], now)).toMatchObject([
+      { spentNanoUsd: 2n ** 60n + 1n, alertedPercents: [80] },
+    ]);
+    await expect(remote.budgets.markThresholdAlerted(counter, 0)).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('answers budget calls with an Error when the served store has no budget ledger', async () => {
+    const { addSpendBatch, recordChannelObservation } = createMemoryStateStore();
+    const channel = new MessageChannel();
+    channels.push(channel);
+    serveConsumerState({ addSpendBatch, recordChannelObservation }, channel.port1);
+    const remote = consumerStateOverPort(channel.port2);
+    await expect(remote.budgets.readBudgetUse([], Date.now())).rejects.toThrow(/no budget ledger/);
   });
 
   it('rejects calls once the port is closed', async () => {

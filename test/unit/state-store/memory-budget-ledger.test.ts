@@ -1,10 +1,11 @@
 /**
  * The BudgetLedger contract (budget-ledger-contract.ts) on the memory adapter, and what only the
- * memory adapter has: its content for a snapshot of the embedded state, and bounded memory (ended
- * holds and forgotten windows are swept).
+ * memory adapter has: its content for a snapshot of the embedded state, bounded memory (ended
+ * holds and forgotten windows are swept), and being the memory state store's ledger in open-adapters.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryBudgetLedger } from '../../../infra/state-store/memory/memory-budget-ledger.ts';
+import { openBudgetLedger, openStateStore } from '../../../infra/open-adapters.ts';
 import { dayCounter, describeBudgetLedgerContract, T0 } from './budget-ledger-contract.ts';
 
 describeBudgetLedgerContract('memory', (count) => {
@@ -52,6 +53,13 @@ describe('memory budget ledger', () => {
       T0,
     );
     expect((await restored.readBudgetUse([c], T0))[0]?.spentNanoUsd).toBe(2n ** 62n);
+  });
+
+  it('is the memory state store’s own ledger when the process opens it without Redis', () => {
+    const settings = { dataDir: '/nonexistent' };
+    const state = openStateStore(settings);
+    expect(openBudgetLedger(settings, state)).toBe((state as { budgets?: unknown }).budgets);
+    expect(openBudgetLedger(settings)).not.toBe(openBudgetLedger(settings));
   });
 
   it('sweeps ended holds and forgotten windows it is not asked about again', async () => {
