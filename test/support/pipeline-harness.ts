@@ -19,6 +19,7 @@ import { buildApp } from '../../gateway/app.ts';
 import { testAppDeps } from './test-app-deps.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
+import type { ControlPlaneView } from '../../gateway/control-plane/control-plane-view.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
@@ -109,6 +110,8 @@ export interface TestSystemOptions {
   readonly healthRefreshMs?: number;
   /** Bearer token of the admin API (`/admin/api`, the CLI); none: the admin API is off. */
   readonly adminToken?: string;
+  /** Wraps the control plane's view the gateway reads (e.g. to give its keys a team); none: the view as joined. */
+  readonly controlPlaneView?: (view: ControlPlaneView) => ControlPlaneView;
 }
 
 /** Starts mock upstream, gateway and (optionally) consumers. */
@@ -147,7 +150,9 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
       logger: false,
       mockBaseUrl: mock.baseUrl,
       eventLog,
-      controlPlane,
+      controlPlane: options.controlPlaneView
+        ? { ...controlPlane, view: options.controlPlaneView(controlPlane.view) }
+        : controlPlane,
       stateStore: state,
       limiter: openRateLimiter({ dataDir: options.settings.dataDir }),
       sessionStore: openSessionStore({ dataDir: options.settings.dataDir }),
