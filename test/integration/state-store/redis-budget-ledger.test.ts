@@ -84,7 +84,7 @@ describe.skipIf(withoutEngines)('redis budget ledger (single Redis)', () => {
         'a:50': '1',
       });
       expect(await admin.hgetall(keys.holds)).toEqual({ 'h:r1': `123:4:${now + 5000}`, n: '123', t: '4' });
-      expect(await admin.zrange(keys.expiries, 0, -1, 'WITHSCORES')).toEqual(['r1', String(now + 5000)]);
+      expect(await admin.zrange(keys.expiries, '0', '-1', 'WITHSCORES')).toEqual(['r1', String(now + 5000)]);
       const expireAt = now + 86_400_000 + BUDGET_COUNTER_RETENTION_MS;
       for (const key of [keys.counter, keys.holds, keys.expiries]) expect(await admin.pexpiretime(key)).toBe(expireAt);
       const lifeKeys = budgetCounterKeys(keyPrefix, life);
