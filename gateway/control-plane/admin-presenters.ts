@@ -1,12 +1,22 @@
 /**
- * How the admin API shows projected records: plain JSON, times as ISO-8601 strings, quotas as
- * USD decimal strings — and never a secret (no key digest, no channel credential, no password hash).
+ * How the admin API shows projected records: plain JSON, times as ISO-8601 strings, quotas and
+ * budget limits as USD decimal strings — and never a secret (no key digest, no channel
+ * credential, no password hash, no webhook secret).
  */
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { priceStandings, type PriceStanding } from '../../schemas/billing/price-standing.ts';
 import type { RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
-import type { AdminTokenRecord, ChannelRecord, KeyRecord, UserRecord } from './control-plane-view.ts';
+import type {
+  AdminTokenRecord,
+  AlertWebhookRecord,
+  BudgetRecord,
+  ChannelRecord,
+  KeyRecord,
+  TeamRecord,
+  UserRecord,
+} from './control-plane-view.ts';
+import type { ModelLimit, TeamRole } from '../../schemas/control-plane/control-plane-records.ts';
 import { nanoToUsd } from './commands-common.ts';
 
 /** A key's state at a given time: revoked beats expired beats disabled. */
@@ -18,11 +28,20 @@ export interface KeyView {
   readonly publicId: string;
   readonly name: string;
   readonly userId: string | null;
+  /** The owning team; null = none. */
+  readonly teamId: string | null;
   readonly rpm: number | null;
   readonly tpm: number | null;
+  /** requests per day; null = unlimited */
+  readonly rpd: number | null;
+  /** tokens per day; null = unlimited */
+  readonly tpd: number | null;
   readonly quotaUsd: string | null;
   readonly expiresAt: string | null;
   readonly models: string[] | null;
+  readonly modelLimits: ModelLimit[];
+  /** Default `name=value` tags of the key's requests. */
+  readonly tags: string[];
   readonly enabled: boolean;
   readonly status: KeyStatus;
   /** When the revocation took (or, during a rotation grace period, will take) effect. */
@@ -75,11 +94,16 @@ export function presentKey(key: KeyRecord, now: number): KeyView {
     publicId: key.publicId,
     name: key.name,
     userId: key.userId,
+    teamId: key.teamId,
     rpm: key.rpm,
     tpm: key.tpm,
+    rpd: key.rpd,
+    tpd: key.tpd,
     quotaUsd: key.quotaNanoUsd === null ? null : nanoToUsd(key.quotaNanoUsd),
     expiresAt: isoOrNull(key.expiresAt),
     models: key.models === null ? null : [...key.models],
+    modelLimits: key.modelLimits.map((limit) => ({ ...limit })),
+    tags: [...key.tags],
     enabled: key.enabled,
     status: keyStatus(key, now),
     revokedAt: isoOrNull(key.revokedAt),
@@ -172,6 +196,102 @@ export function presentAdminToken(token: AdminTokenRecord): AdminTokenView {
     createdBy: token.createdBy,
     revokedAt: isoOrNull(token.revokedAt),
     revokedBy: token.revokedBy,
+  };
+}
+
+/** A team as listed: limits (null = unlimited), its members with their roles (by user id), createdAt ISO-8601. */
+export interface TeamView {
+  readonly teamId: string;
+  readonly name: string;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly rpd: number | null;
+  readonly tpd: number | null;
+  /** null = every model */
+  readonly models: string[] | null;
+  readonly modelLimits: ModelLimit[];
+  readonly tags: string[];
+  readonly disabled: boolean;
+  readonly members: Array<{ readonly userId: string; readonly role: TeamRole }>;
+  readonly createdAt: string;
+}
+
+/** Shows a team, its members sorted by user id. */
+export function presentTeam(team: TeamRecord): TeamView {
+  return {
+    teamId: team.teamId,
+    name: team.name,
+    rpm: team.rpm,
+    tpm: team.tpm,
+    rpd: team.rpd,
+    tpd: team.tpd,
+    models: team.models === null ? null : [...team.models],
+    modelLimits: team.modelLimits.map((limit) => ({ ...limit })),
+    tags: [...team.tags],
+    disabled: team.disabled,
+    members: [...team.members].sort(([a], [b]) => a.localeCompare(b)).map(([userId, role]) => ({ userId, role })),
+    createdAt: new Date(team.createdAt).toISOString(),
+  };
+}
+
+/** A budget as listed: the USD limit as a decimal string (null = none), createdAt ISO-8601. */
+export interface BudgetView {
+  readonly budgetId: string;
+  readonly name: string;
+  readonly scope: BudgetRecord['scope'];
+  readonly scopeId: string;
+  readonly limitUsd: string | null;
+  readonly limitTokens: number | null;
+  readonly period: BudgetRecord['period'];
+  /** Window of a rolling budget, ms; null for the others. */
+  readonly rollingMs: number | null;
+  readonly timeZone: string;
+  /** Alert thresholds, percent of the limit, ascending. */
+  readonly thresholds: number[];
+  readonly downgradeModel: string | null;
+  /** The anchor of a rolling budget's windows. */
+  readonly createdAt: string;
+}
+
+/** Shows a budget. */
+export function presentBudget(budget: BudgetRecord): BudgetView {
+  return {
+    budgetId: budget.budgetId,
+    name: budget.name,
+    scope: budget.scope,
+    scopeId: budget.scopeId,
+    limitUsd: budget.limitNanoUsd === null ? null : nanoToUsd(budget.limitNanoUsd),
+    limitTokens: budget.limitTokens,
+    period: budget.period,
+    rollingMs: budget.rollingMs,
+    timeZone: budget.timeZone,
+    thresholds: [...budget.thresholds],
+    downgradeModel: budget.downgradeModel,
+    createdAt: new Date(budget.createdAt).toISOString(),
+  };
+}
+
+/** An alert webhook as listed: never its secret, only whether it has one. */
+export interface AlertWebhookView {
+  readonly webhookId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly format: AlertWebhookRecord['format'];
+  readonly enabled: boolean;
+  readonly hasSecret: boolean;
+  readonly createdAt: string;
+}
+
+/** Shows an alert webhook without its secret. */
+export function presentAlertWebhook(webhook: AlertWebhookRecord): AlertWebhookView {
+  return {
+    webhookId: webhook.webhookId,
+    name: webhook.name,
+    url: webhook.url,
+    format: webhook.format,
+    enabled: webhook.enabled,
+    hasSecret: webhook.secretCiphertext !== '',
+    createdAt: new Date(webhook.createdAt).toISOString(),
   };
 }
 

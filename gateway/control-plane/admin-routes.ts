@@ -1,17 +1,19 @@
 /**
- * The admin HTTP API under `/admin/api`: users, keys, channels, prices and personal admin tokens
- * over the control-plane commands (commands.ts). Every route is authenticated by
- * `Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>` (admin-auth.ts; the
- * token decides the actor recorded on every event, no header does), carries `config: { adminApi: true }` and its
- * own error handler, so every error — malformed JSON included — answers `{"error":{"message",
- * "field"?}}`. Writes append events through `deps.append` and answer from the view once applied.
- * Responses never contain secrets, except the new key returned once by create and rotate.
+ * The admin HTTP API under `/admin/api`: users, keys, teams, budgets, alert webhooks, channels,
+ * prices and personal admin tokens over the control-plane commands (commands.ts). Every route is
+ * authenticated by `Authorization: Bearer <TOLLGATE_ADMIN_TOKEN or a personal admin token>`
+ * (admin-auth.ts; the token decides the actor recorded on every event, no header does), carries
+ * `config: { adminApi: true }` and its own error handler, so every error — malformed JSON
+ * included — answers `{"error":{"message", "field"?}}`. Writes append events through
+ * `deps.append` and answer from the view once applied. Responses never contain secrets, except
+ * the new key returned once by create and rotate, and a new alert webhook's signing secret.
  * A failed append (event log down, not confirmed in time) answers 503.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import { adminAuthHook, adminIdentityOf } from './admin-auth.ts';
 import { registerAdminTokenRoutes, type RunCommand } from './admin-token-routes.ts';
+import { registerCostControlRoutes } from './admin-cost-control-routes.ts';
 import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
 import { presentChannel, presentKey, presentPrices, presentUser } from './admin-presenters.ts';
@@ -29,6 +31,7 @@ import {
   type CommandSecrets,
 } from './commands.ts';
 import { fail } from './commands-common.ts';
+import { DEFAULT_BUDGET_TIME_ZONE } from './commands-budgets.ts';
 import { requireUser } from './commands-users.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';
 
@@ -44,6 +47,8 @@ export interface AdminRouteDeps {
   readonly adminToken: string | undefined;
   /** Clock, ms since epoch (default Date.now). */
   readonly now?: () => number;
+  /** Time zone of new calendar budgets that name none (IANA name; config `budgets.timeZone`, default UTC). */
+  readonly budgetTimeZone?: string;
 }
 
 interface Runner {
@@ -58,7 +63,8 @@ interface Runner {
  * `GET /admin/api/whoami`; `GET|POST /users`, `GET|PATCH /users/:id`; `GET|POST /keys`,
  * `GET|PATCH /keys/:id`, `POST /keys/:id/revoke`, `POST /keys/:id/rotate`; `GET /channels`,
  * `GET|PUT|DELETE /channels/:id`; `GET|PUT /prices`, `PUT /prices/:priceId`; `GET|POST
- * /admin-tokens`, `POST /admin-tokens/:id/revoke` (admin-token-routes.ts); any other
+ * /admin-tokens`, `POST /admin-tokens/:id/revoke` (admin-token-routes.ts); teams and their
+ * members, budgets and alert webhooks (admin-cost-control-routes.ts); any other
  * `/admin/api/*` → 404. Keys may be addressed by key id or public id.
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
@@ -80,6 +86,11 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
   registerKeyRoutes(app, options, runner);
   registerChannelRoutes(app, options, runner);
   registerPriceRoutes(app, options, runner);
+  registerCostControlRoutes(app, ADMIN_API_PREFIX, options, {
+    view: deps.view,
+    run: runner.run,
+    budgetTimeZone: deps.budgetTimeZone ?? DEFAULT_BUDGET_TIME_ZONE,
+  });
   answerUnknownRoutes(app, ADMIN_API_PREFIX, options, 'admin');
 }
 

@@ -4,7 +4,13 @@
  * ControlPlaneView and returns the events to append; nothing is written here.
  */
 import { z } from 'zod';
-import type { KeyCreated, KeyUpdated } from '../../schemas/control-plane/control-plane-events.ts';
+import type {
+  ControlEventHeader,
+  DecodedKeyCreated,
+  DecodedKeyUpdated,
+  KeyCreated,
+  KeyUpdated,
+} from '../../schemas/control-plane/control-plane-events.ts';
 import type { ControlPlaneView, KeyRecord } from './control-plane-view.ts';
 import { mintApiKey } from './key-material.ts';
 import {
@@ -22,11 +28,17 @@ import {
   type CommandResult,
 } from './commands-common.ts';
 import { requireUser } from './commands-users.ts';
+import { requireTeam } from './commands-teams.ts';
+import { entityRefField, modelLimitsField, tagsField } from './commands-limits-and-tags.ts';
 
 /** Longest rotation grace period: 30 days, in seconds. */
 export const MAX_GRACE_SECONDS = 30 * 24 * 3600;
 
-/** Body of `createKey`: `{ name, userId?, rpm?, tpm?, quotaUsd?, expiresAt? (ISO-8601, future), models? }`. */
+/**
+ * Body of `createKey`: `{ name, userId?, teamId?, rpm?, tpm?, rpd?, tpd?, quotaUsd?, expiresAt?
+ * (ISO-8601, future), models?, modelLimits?, tags? }`. A key may have a user, a team, both, or
+ * neither; a service key has a team alone.
+ */
 export const createKeyInput = z
   .object({
     name: nameField,
@@ -35,23 +47,36 @@ export const createKeyInput = z
       .min(1, 'must not be empty')
       .nullable()
       .default(null),
+    teamId: entityRefField.default(null),
     rpm: limitField.default(null),
     tpm: limitField.default(null),
+    rpd: limitField.default(null),
+    tpd: limitField.default(null),
     quotaUsd: usdField.default(null),
     expiresAt: isoTimeField.default(null),
     models: modelsField.default(null),
+    modelLimits: modelLimitsField.default([]),
+    tags: tagsField.default([]),
   })
   .strict();
 
-/** Body of `updateKey`: any of name, rpm, tpm, quotaUsd, expiresAt, models (null clears), enabled. */
+/**
+ * Body of `updateKey`: any of name, teamId, rpm, tpm, rpd, tpd, quotaUsd, expiresAt, models (null
+ * clears), modelLimits, tags, enabled.
+ */
 export const updateKeyInput = z
   .object({
     name: nameField.optional(),
+    teamId: entityRefField.optional(),
     rpm: limitField.optional(),
     tpm: limitField.optional(),
+    rpd: limitField.optional(),
+    tpd: limitField.optional(),
     quotaUsd: usdField.optional(),
     expiresAt: isoTimeField.optional(),
     models: modelsField.optional(),
+    modelLimits: modelLimitsField.optional(),
+    tags: tagsField.optional(),
     enabled: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict();
@@ -87,23 +112,32 @@ export interface MintedKey {
 }
 
 /**
- * Creates a key, owned by `userId` when given. Limits per minute (null = unlimited), quota in USD
- * (≤ 9 decimals, stored as nano-USD), expiry an ISO-8601 time in the future, models an allowlist.
+ * Creates a key, owned by `userId` and/or `teamId` when given. Limits per minute and per day
+ * (null = unlimited), quota in USD (≤ 9 decimals, stored as nano-USD), expiry an ISO-8601 time in
+ * the future, models an allowlist (within the team's, when the team has one), per-model limits,
+ * default tags.
  * @returns one KeyCreated event (digest only); result `{ keyId, apiKey }`.
- * @throws CommandError 400 bad input or past expiry, 404 unknown user (field `userId`).
+ * @throws CommandError 400 bad input, past expiry, unknown team (field `teamId`) or a model
+ *   outside the team's (field `models`); 404 unknown user (field `userId`).
  */
 export function createKey(view: ControlPlaneView, input: unknown, ctx: CommandContext): CommandResult<MintedKey> {
   const body = parseInput(createKeyInput, input);
   if (body.userId !== null) requireUser(view, body.userId, 'userId');
   requireFuture(body.expiresAt, ctx.now, 'expiresAt');
-  const settings = {
+  requireModelsWithinTeam(view, body.teamId, body.models);
+  const settings: KeySettings = {
     name: body.name,
     userId: body.userId,
+    teamId: body.teamId,
     rpm: body.rpm,
     tpm: body.tpm,
+    rpd: body.rpd,
+    tpd: body.tpd,
     quotaNanoUsd: body.quotaUsd === null ? null : body.quotaUsd.toString(),
     expiresAt: body.expiresAt,
     models: body.models,
+    modelLimits: body.modelLimits,
+    tags: body.tags,
   };
   const { event, apiKey } = mintKeyCreated(settings, ctx);
   return { events: [{ type: 'KeyCreated', event }], result: { keyId: event.keyId, apiKey } };
@@ -111,9 +145,10 @@ export function createKey(view: ControlPlaneView, input: unknown, ctx: CommandCo
 
 /**
  * Updates a key: the given fields replace the current ones; `null` clears a limit, the quota, the
- * expiry or the allowlist.
+ * expiry, the allowlist or the team.
  * @returns one KeyUpdated event with the full new state; result `{ keyId }`.
- * @throws CommandError 404 unknown key (field `id`), 409 revoked key, 400 bad input, past expiry or empty body.
+ * @throws CommandError 404 unknown key (field `id`), 409 revoked key, 400 bad input, past expiry,
+ *   empty body, unknown team (field `teamId`) or a model outside the team's (field `models`).
  */
 export function updateKey(
   view: ControlPlaneView,
@@ -126,18 +161,17 @@ export function updateKey(
   requireSomeField(body);
   if (isRevoked(current, ctx.now)) fail(409, `key '${current.keyId}' is revoked and cannot be changed`, 'id');
   requireFuture(body.expiresAt, ctx.now, 'expiresAt');
-  const quota = body.quotaUsd === undefined ? current.quotaNanoUsd : body.quotaUsd;
+  const kept = keyUpdatedBody(current);
+  const changed = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  const { quotaUsd, ...settings } = changed as Partial<typeof body>;
   const event: KeyUpdated = {
     ...eventHeader(ctx),
-    keyId: current.keyId,
-    name: body.name ?? current.name,
-    rpm: body.rpm === undefined ? current.rpm : body.rpm,
-    tpm: body.tpm === undefined ? current.tpm : body.tpm,
-    quotaNanoUsd: quota === null ? null : quota.toString(),
-    expiresAt: body.expiresAt === undefined ? current.expiresAt : body.expiresAt,
-    models: body.models === undefined ? modelList(current) : body.models,
-    enabled: body.enabled ?? current.enabled,
+    ...kept,
+    ...settings,
+    ...(quotaUsd === undefined ? {} : { quotaNanoUsd: quotaUsd === null ? null : quotaUsd.toString() }),
   };
+  if (body.teamId !== undefined || body.models !== undefined)
+    requireModelsWithinTeam(view, event.teamId ?? null, event.models);
   return { events: [{ type: 'KeyUpdated', event }], result: { keyId: current.keyId } };
 }
 
@@ -182,31 +216,13 @@ export function rotateKey(
     );
   if (old.expiresAt !== null && old.expiresAt <= ctx.now)
     fail(409, `key '${old.keyId}' has expired and cannot be rotated: create a new key`, 'id');
-  const settings = {
-    name: old.name,
-    userId: old.userId,
-    rpm: old.rpm,
-    tpm: old.tpm,
-    quotaNanoUsd: old.quotaNanoUsd === null ? null : old.quotaNanoUsd.toString(),
-    expiresAt: old.expiresAt,
-    models: modelList(old),
-  };
-  const { event: created, apiKey } = mintKeyCreated(settings, ctx);
+  const { keyId: _oldKeyId, enabled, ...settings } = keyUpdatedBody(old);
+  const { event: created, apiKey } = mintKeyCreated({ ...settings, userId: old.userId }, ctx);
   const reason = `rotated to ${created.keyId}`;
   const revoked = { ...eventHeader(ctx), keyId: old.keyId, effectiveAt: ctx.now + body.graceSeconds * 1000, reason };
-  const disable: KeyUpdated | undefined = old.enabled
+  const disable: KeyUpdated | undefined = enabled
     ? undefined
-    : {
-        ...eventHeader(ctx),
-        keyId: created.keyId,
-        name: created.name,
-        rpm: created.rpm,
-        tpm: created.tpm,
-        quotaNanoUsd: created.quotaNanoUsd,
-        expiresAt: created.expiresAt,
-        models: created.models,
-        enabled: false,
-      };
+    : { ...eventHeader(ctx), ...settings, keyId: created.keyId, enabled: false };
   return {
     events: [
       { type: 'KeyCreated', event: created },
@@ -232,7 +248,47 @@ export function isRevoked(key: KeyRecord, now: number): boolean {
   return key.revokedAt !== null && key.revokedAt <= now;
 }
 
-type KeySettings = Pick<KeyCreated, 'name' | 'userId' | 'rpm' | 'tpm' | 'quotaNanoUsd' | 'expiresAt' | 'models'>;
+/** A key's settings as a KeyCreated carries them (everything but the header and the key material). */
+type KeySettings = Omit<DecodedKeyCreated, keyof ControlEventHeader | 'keyId' | 'publicId' | 'digest'>;
+
+/**
+ * Every setting of `key` as a KeyUpdated body (everything kept: the full replacement that
+ * changes nothing), for commands that change one setting.
+ */
+export function keyUpdatedBody(key: KeyRecord): Omit<DecodedKeyUpdated, keyof ControlEventHeader> {
+  return {
+    keyId: key.keyId,
+    name: key.name,
+    teamId: key.teamId,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    rpd: key.rpd,
+    tpd: key.tpd,
+    quotaNanoUsd: key.quotaNanoUsd === null ? null : key.quotaNanoUsd.toString(),
+    expiresAt: key.expiresAt,
+    models: key.models === null ? null : [...key.models],
+    modelLimits: key.modelLimits,
+    tags: key.tags,
+    enabled: key.enabled,
+  };
+}
+
+/**
+ * Refuses a key whose allowlist names a model outside its team's allowlist (a key without an
+ * allowlist, or in a team without one, reaches what the team allows).
+ * @throws CommandError 400 on `teamId` for an unknown team, on `models` naming the first model outside.
+ */
+function requireModelsWithinTeam(
+  view: ControlPlaneView,
+  teamId: string | null,
+  models: ReadonlyArray<string> | null,
+): void {
+  if (teamId === null) return;
+  const team = requireTeam(view, teamId, 'teamId');
+  if (team.models === null || models === null) return;
+  const outside = models.find((model) => !team.models!.has(model));
+  if (outside !== undefined) fail(400, `models: '${outside}' is not among the models of team '${teamId}'`, 'models');
+}
 
 /** Mints a new secret and builds its KeyCreated event (`keyId` = `key_<publicId>`). */
 function mintKeyCreated(settings: KeySettings, ctx: CommandContext): { event: KeyCreated; apiKey: string } {
@@ -245,8 +301,4 @@ function mintKeyCreated(settings: KeySettings, ctx: CommandContext): { event: Ke
     ...settings,
   };
   return { event, apiKey: minted.key };
-}
-
-function modelList(key: KeyRecord): string[] | null {
-  return key.models === null ? null : [...key.models];
 }

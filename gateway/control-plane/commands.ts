@@ -26,3 +26,12 @@ export {
 } from './commands-keys.ts';
 export { upsertChannel, removeChannel, upsertChannelInput } from './commands-channels.ts';
 export { setPrice, setPriceInput } from './commands-prices.ts';
+export { createTeam, updateTeam, setTeamMember, removeTeamMember, requireTeam } from './commands-teams.ts';
+export { setBudget, removeBudget, requireBudget, DEFAULT_BUDGET_TIME_ZONE } from './commands-budgets.ts';
+export {
+  createAlertWebhook,
+  updateAlertWebhook,
+  removeAlertWebhook,
+  requireAlertWebhook,
+  type CreatedAlertWebhook,
+} from './commands-alert-webhooks.ts';

@@ -7,7 +7,7 @@
  * - Keys: the key (by its HMAC digest) and its name. A key missing from the projection gives a
  *   KeyCreated (keyId `key_<publicId>`, publicId = first 12 hex chars of the digest, no user, no
  *   limits, no quota, no expiry, every model); a known key whose name changed gives a KeyUpdated
- *   that keeps its limits, quota, expiry, models and enabled flag as set through the admin API.
+ *   that keeps its limits, quota, expiry, models, team, tags and enabled flag as set through the admin API.
  *   A key revoked through the admin API stays revoked (a revocation never un-revokes).
  * - Channels: every field of the file's channel (credential included; compared in clear, since
  *   each encryption differs). A new or changed channel gives a ChannelUpserted; its RPM/TPM
@@ -23,7 +23,8 @@ import type { ControlEvent, ControlEventHeader } from '../../schemas/control-pla
 import type { ChannelConfig, GatewayConfig } from '../config/config-schema.ts';
 import { channelUpsertFields } from './channel-event-mapping.ts';
 import { priceSetFields } from './price-event-mapping.ts';
-import type { ControlPlaneView, KeyRecord } from './control-plane-view.ts';
+import type { ControlPlaneView } from './control-plane-view.ts';
+import { keyUpdatedBody } from './commands-keys.ts';
 import { digestApiKey } from './key-material.ts';
 
 /** The actor of events made from the config file. */
@@ -99,33 +100,10 @@ function keyEvents(
         },
       });
     } else if (existing.name !== name) {
-      events.push({ type: 'KeyUpdated', event: { ...header(), ...keySettings(existing), name } });
+      events.push({ type: 'KeyUpdated', event: { ...header(), ...keyUpdatedBody(existing), name } });
     }
   }
   return events;
-}
-
-/** A known key's settings as a KeyUpdated body (everything kept). */
-function keySettings(key: KeyRecord): {
-  keyId: string;
-  name: string;
-  rpm: number | null;
-  tpm: number | null;
-  quotaNanoUsd: string | null;
-  expiresAt: number | null;
-  models: string[] | null;
-  enabled: boolean;
-} {
-  return {
-    keyId: key.keyId,
-    name: key.name,
-    rpm: key.rpm,
-    tpm: key.tpm,
-    quotaNanoUsd: key.quotaNanoUsd === null ? null : key.quotaNanoUsd.toString(),
-    expiresAt: key.expiresAt,
-    models: key.models === null ? null : [...key.models],
-    enabled: key.enabled,
-  };
 }
 
 function channelEvents(

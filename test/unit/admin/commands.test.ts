@@ -206,6 +206,11 @@ describe('createKey / updateKey', () => {
           quotaNanoUsd: '2500000000',
           expiresAt: Date.parse('2026-12-31T23:00:00Z'),
           models: ['gpt-x', 'claude'],
+          teamId: null,
+          tags: [],
+          rpd: null,
+          tpd: null,
+          modelLimits: [],
         },
       },
     ]);
