@@ -280,6 +280,9 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
       day: _d,
       started_at: _s,
       started_at_ms: _sm,
+      team_id: _t,
+      end_user_id: _e,
+      tags: _g,
       ...oldRow
     } = projectConsumptionRow(request(1, at, {}), [], at + 5).row;
     await store.insert('consumption_log', [oldRow]);

@@ -296,12 +296,16 @@ const LATER_MIGRATIONS = [
   '013-consumption-log-day-started-at',
   '014-failovers-next-channel-nullable',
   '015-dimension-tables',
+  '016-attribution',
+  '017-attribution-spend-tables',
 ];
 
 const CURRENT_TABLES = [
   'billing_lines', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
-  'spend_by_channel_day', 'spend_by_channel_day_mv', 'spend_by_key_day', 'spend_by_key_day_mv',
-  'spend_by_model_day', 'spend_by_model_day_mv', 'spend_by_user_day', 'spend_by_user_day_mv', 'users',
+  'spend_by_channel_day', 'spend_by_channel_day_mv', 'spend_by_end_user_day', 'spend_by_end_user_day_mv',
+  'spend_by_key_day', 'spend_by_key_day_mv', 'spend_by_model_day', 'spend_by_model_day_mv',
+  'spend_by_tag_day', 'spend_by_tag_day_mv', 'spend_by_team_day', 'spend_by_team_day_mv',
+  'spend_by_user_day', 'spend_by_user_day_mv', 'users',
 ]; // prettier-ignore
 
 describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: AnalyticsEngine) => {
@@ -343,7 +347,8 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     ]);
 
     // Rows written before 012 read an empty upstream request id; before 013, the day they
-    // finished and a start latency_ms before the end.
+    // finished and a start latency_ms before the end; before 016, no team, end user or tags.
+    const unattributed = { v_team_id: '', v_end_user_id: '', v_tags: '[]' };
     const upgraded = before.consumption.map((row) => {
       const startedMs = Number(row.v_occurred_at_ms) - Number(row.v_latency_ms);
       const startedAt = new Date(Math.floor(startedMs / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
@@ -353,10 +358,11 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
         v_day: String(row.v_occurred_at).slice(0, 10),
         v_started_at_ms: String(startedMs),
         v_started_at: startedAt,
+        ...unattributed,
       };
     });
     expect(await dump(store, 'consumption_log')).toEqual(upgraded);
-    expect(await dump(store, 'billing_lines')).toEqual(before.billing);
+    expect(await dump(store, 'billing_lines')).toEqual(before.billing.map((row) => ({ ...row, ...unattributed })));
     expect(before.consumption.find((r) => r.v_event_id === 'ev_2')).toMatchObject({
       v_ingested_at_ms: String(T0 + 1_540),
       v_ttfb_ms: '22',
