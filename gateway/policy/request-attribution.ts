@@ -67,6 +67,9 @@ export interface AttributionSettings {
   readonly teamOf?: (teamId: string) => Pick<TeamRecord, 'tags'> | undefined;
 }
 
+/** The settings of a node that configured none: the default precedence, no team tags. */
+const DEFAULT_SETTINGS: AttributionSettings = Object.freeze({});
+
 const TAG_NAME = /^[A-Za-z0-9_.-]+$/;
 // Printable: no control characters (Unicode category Cc), and neither separator.
 const TAG_VALUE = /^[^\p{Cc},=]+$/u;
@@ -83,7 +86,7 @@ export function attributeRequest(
   key: AttributedKey,
   request: AttributedRequest,
   headers: AttributionHeaders,
-  settings: AttributionSettings = {},
+  settings: AttributionSettings = DEFAULT_SETTINGS,
 ): RequestAttribution {
   const teamId = key.teamId;
   const endUserId = endUserOf(request, headers, settings.endUserFrom ?? DEFAULT_END_USER_FROM);
