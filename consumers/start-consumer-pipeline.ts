@@ -126,6 +126,7 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
         createBillingConsumer({
           analytics: deps.analytics,
           state: deps.state,
+          ...(deps.state.budgets ? { budgets: deps.state.budgets } : {}),
           ...pricing,
           ...(deps.onCost ? { onCost: deps.onCost } : {}),
         }),

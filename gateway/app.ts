@@ -30,6 +30,8 @@ import { resolveChannel } from './routing/channel.ts';
 import type { ChannelLimits } from './policy/channel-limits.ts';
 import { ChannelHealthView } from './routing/channel-health-view.ts';
 import { ChannelRouter, type RandomSource } from './routing/channel-router.ts';
+import { createRequestPricer } from './policy/request-pricer.ts';
+import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import { registerAdminRoutes } from './control-plane/admin-routes.ts';
 import { registerConsole } from './console/console-routes.ts';
@@ -103,6 +105,13 @@ export interface AppDeps {
   readonly analytics?: AnalyticsStore;
   /** Clock for the console, ms since epoch (default Date.now). */
   readonly now?: () => number;
+  /**
+   * Budget windows and holds across nodes (the state store's engine); none: budgets and daily caps
+   * are not enforced (the embedded and production roots always give one).
+   */
+  readonly budgetLedger?: BudgetLedger;
+  /** Clock of budget windows, ms since epoch (tests move it across a window's end; default Date.now). */
+  readonly budgetClock?: () => number;
   /**
    * Prometheus metrics served at `config.metricsPath` (the composition root's registry, with the
    * process metrics and the consumer thread's merged in). Undefined, or `config.metricsPath`
@@ -190,6 +199,21 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
+    ...(deps.budgetLedger
+      ? {
+          budgets: {
+            ledger: deps.budgetLedger,
+            directory: view,
+            pricer: createRequestPricer({
+              prices: () => view.prices(),
+              version: () => view.version,
+              channelsServing: (model) => router.channelsServing(model),
+            }),
+            capsTimeZone: config.budgets?.timeZone ?? 'UTC',
+            ...(deps.budgetClock ? { clock: deps.budgetClock } : {}),
+          },
+        }
+      : {}),
     exchange: {
       dispatcher: deps.dispatcher,
       router,
@@ -205,7 +229,10 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
     ...(metrics ? { metrics } : {}),
-    ...(config.attribution ? { attribution: { endUserFrom: config.attribution.endUserFrom } } : {}),
+    attribution: {
+      ...(config.attribution ? { endUserFrom: config.attribution.endUserFrom } : {}),
+      teamOf: (teamId: string) => view.team(teamId),
+    },
     drain,
   };
   installClientErrorHandlers(app, config.bodyLimit);

@@ -12,6 +12,7 @@ import { bootstrapAdminEvents } from './console/bootstrap-admin.ts';
 import { verifyPassword } from './control-plane/password-hash.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
+import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
@@ -76,6 +77,8 @@ export interface GatewayNodePorts {
   readonly eventLog: EventLog;
   readonly state: StateStore;
   readonly limiter: RateLimiter;
+  /** Budget windows and holds (the state store's engine); none: budgets and daily caps are not enforced. */
+  readonly budgetLedger?: BudgetLedger;
   readonly sessionStore: SessionStore;
   /** Stored Responses answers (`store`, `previous_response_id`, `GET /v1/responses/{id}`). */
   readonly responseStore: ResponseStore;
@@ -157,6 +160,7 @@ export async function startGatewayNode(
     eventLog: ports.eventLog,
     stateStore: ports.state,
     limiter: ports.limiter,
+    ...(ports.budgetLedger ? { budgetLedger: ports.budgetLedger } : {}),
     controlPlane,
     sessionStore: ports.sessionStore,
     responseStore: ports.responseStore,

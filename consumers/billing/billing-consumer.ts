@@ -1,7 +1,8 @@
 /**
  * The billing consumer: UsageRecorded events (topic `tollgate.usage`) → the per-key and per-user
- * spend counters in the state store (quota checks) and `billing_lines` in the analytics store (the
- * spend tables follow them). Each event is priced with the price book as of its `priceRevision`
+ * spend counters in the state store (quota checks), the budget windows the event names (its
+ * `budgetCounters`: the billed cost added, the request's hold dropped; budget-spend-increments.ts)
+ * and `billing_lines` in the analytics store (the spend tables follow them). Each event is priced with the price book as of its `priceRevision`
  * (the PriceSets its gateway node had applied), at its `occurredAt`.
  * Exactly-once effect under redelivery, replay and duplicated events: an event whose line is
  * stored already is neither billed nor inserted again (find-stored-billing-lines.ts), and the
@@ -11,6 +12,8 @@
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
 import type { SpendIncrement, StateStore } from '../../schemas/state-store/state-store.ts';
+import type { BudgetLedger, BudgetSpendIncrement, BudgetWindowUse } from '../../schemas/state-store/budget-ledger.ts';
+import { budgetSpendIncrements } from './budget-spend-increments.ts';
 import { TOPICS } from '../../schemas/topics.ts';
 import type { PriceSource } from '../control-plane/consumer-control-plane.ts';
 import { byPartition } from '../apply-in-log-order.ts';
@@ -26,6 +29,15 @@ export interface BillingConsumerDeps {
   readonly analytics: AnalyticsStore;
   /** Only `addSpendBatch` is used. */
   readonly state: Pick<StateStore, 'addSpendBatch'>;
+  /** Budget windows (only `addBudgetSpendBatch` is used); none: events' budget counters are not applied. */
+  readonly budgets?: Pick<BudgetLedger, 'addBudgetSpendBatch'>;
+  /**
+   * Told the use of every budget window a batch touched, after it was applied and before the
+   * batch's offsets commit (threshold alerts); a rejection fails the batch (it is redelivered).
+   */
+  readonly onBudgetUses?: (uses: ReadonlyArray<BudgetWindowUse>) => Promise<void>;
+  /** Clock deciding which holds expired, ms since epoch (default Date.now). */
+  readonly now?: () => number;
   /** Prices as of each event's revision (the consumers' control-plane fold). */
   readonly prices: PriceSource;
   /** Longest wait for the config topic to reach an event's price revision, ms (default 10 000). */
@@ -67,12 +79,26 @@ export function createBillingConsumer(deps: BillingConsumerDeps): TrafficConsume
       fresh.push(i);
     });
     const increments: SpendIncrement[] = [];
+    const budgetIncrements: BudgetSpendIncrement[] = [];
     for (const i of fresh) {
       const { event, position } = usage[i]!;
       const costNanoUsd = projections[i]!.costNanoUsd;
       if (costNanoUsd > 0n) increments.push({ position, keyId: event.keyId, userId: event.userId, costNanoUsd });
+      if (deps.budgets) budgetIncrements.push(...budgetSpendIncrements(event, position, costNanoUsd));
+    }
+    // Budget windows before the spend counters: the embedded snapshot cuts at the spend
+    // watermark, so a record whose spend is counted has its budget spend counted too.
+    let uses: BudgetWindowUse[] = [];
+    if (deps.budgets && budgetIncrements.length > 0) {
+      const ledger = deps.budgets;
+      const nowMs = (deps.now ?? Date.now)();
+      const perPartition = await Promise.all(
+        [...byPartition(budgetIncrements).values()].map((partition) => ledger.addBudgetSpendBatch(partition, nowMs)),
+      );
+      uses = perPartition.flat();
     }
     await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
+    if (uses.length > 0) await deps.onBudgetUses?.(uses);
     if (fresh.length > 0)
       await deps.analytics.insert(
         TABLES.billingLines,

@@ -8,6 +8,8 @@
  *   key's and user's counters through `addSpendBatch` with the record's log position, so the
  *   store's watermarks end where the billing consumer's would and its later increments for records
  *   already folded are no-ops;
+ * - budgets: each event's budget windows (its `budgetCounters`) get its cost through
+ *   `addBudgetSpendBatch` with the record's log position, as the billing consumer adds them;
  * - health: the health consumer itself (`createHealthConsumer`) on the same store.
  * Unlike the billing consumer it does not look up stored billing lines to drop an event id seen
  * twice: the embedded file log stores each published event once (it has no spool that could send
@@ -15,6 +17,8 @@
  */
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import type { SpendIncrement } from '../../schemas/state-store/state-store.ts';
+import type { BudgetLedger, BudgetSpendIncrement } from '../../schemas/state-store/budget-ledger.ts';
+import { budgetSpendIncrements } from '../billing/budget-spend-increments.ts';
 import type { HealthPolicy } from '../../schemas/state-store/state-store.ts';
 import { byPartition } from '../apply-in-log-order.ts';
 import { projectBillingLine } from '../billing/project-billing-line.ts';
@@ -27,6 +31,8 @@ import type { ConsumedTrafficEvent } from '../traffic-consumer.ts';
 export interface TrafficStateFoldDeps {
   /** The store being rebuilt (only addSpendBatch and the health writes are used). */
   readonly state: ConsumerStateStore;
+  /** The budget windows being rebuilt (only addBudgetSpendBatch is used); none: not rebuilt. */
+  readonly budgets?: Pick<BudgetLedger, 'addBudgetSpendBatch'>;
   /**
    * Prices as of each event's revision, from a control-plane fold that has read the whole config
    * topic; `priceRevision()` is how many PriceSet events it applied.
@@ -60,11 +66,21 @@ export function createTrafficStateFold(deps: TrafficStateFoldDeps): TrafficState
   });
   return async (events) => {
     const increments: SpendIncrement[] = [];
+    const budgetIncrements: BudgetSpendIncrement[] = [];
     for (const item of events) {
       if (item.type !== 'UsageRecorded') continue;
       const costNanoUsd = costOf(item.event, deps.prices, warnOnce);
       if (costNanoUsd > 0n)
         increments.push({ position: item.position, keyId: item.event.keyId, userId: item.event.userId, costNanoUsd });
+      if (deps.budgets) budgetIncrements.push(...budgetSpendIncrements(item.event, item.position, costNanoUsd));
+    }
+    // Budget windows first, as the billing consumer does (the snapshot cuts at the spend watermark).
+    const ledger = deps.budgets;
+    if (ledger && budgetIncrements.length > 0) {
+      const nowMs = Date.now();
+      await Promise.all(
+        [...byPartition(budgetIncrements).values()].map((partition) => ledger.addBudgetSpendBatch(partition, nowMs)),
+      );
     }
     await Promise.all([...byPartition(increments).values()].map((partition) => deps.state.addSpendBatch(partition)));
     await health.handleBatch(events);

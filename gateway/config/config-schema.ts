@@ -3,6 +3,7 @@
  * and the environment (`PORT`, `HOST`, …). Parsed once at start-up, frozen, injected.
  */
 import { z } from 'zod';
+import { isKnownTimeZone } from '../../schemas/billing/budget-periods.ts';
 import { WIRE_FORMATS } from '../canonical/formats.ts';
 import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { PROVIDER_IDS } from '../providers/provider-preset.ts';
@@ -122,6 +123,26 @@ export interface AttributionConfig {
   readonly endUserFrom: ReadonlyArray<EndUserSource>;
 }
 
+/**
+ * The config file's `budgets` section. `timeZone`: the IANA time zone of the calendar days of
+ * requests/tokens per day (RPD/TPD) and of new calendar budgets that name none (default `UTC`).
+ */
+export const budgetsSchema = z
+  .object({
+    timeZone: z
+      .string()
+      .refine(isKnownTimeZone, {
+        error: (issue) => `unknown time zone '${String(issue.input)}' (an IANA name such as UTC or Europe/Berlin)`,
+      })
+      .default('UTC'),
+  })
+  .strict();
+
+/** Budget settings (the config file's `budgets` section, defaults filled). */
+export interface BudgetsConfig {
+  readonly timeZone: string;
+}
+
 /** The config file. */
 export const configFileSchema = z
   .object({
@@ -131,6 +152,8 @@ export const configFileSchema = z
     prices: priceBookSchema,
     /** How requests are attributed to end users (AttributionConfig). */
     attribution: attributionSchema.default({ endUserFrom: [...DEFAULT_END_USER_FROM] }),
+    /** Time zone of daily caps and calendar budgets (BudgetsConfig). */
+    budgets: budgetsSchema.default({ timeZone: 'UTC' }),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -245,6 +268,8 @@ export interface GatewayConfig {
   readonly storeOutage: StoreOutagePolicy;
   /** How requests are attributed to end users (the config file's `attribution`); absent: DEFAULT_END_USER_FROM. */
   readonly attribution?: AttributionConfig;
+  /** Time zone of daily caps and calendar budgets (the config file's `budgets`); absent: UTC. */
+  readonly budgets?: BudgetsConfig;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

@@ -13,6 +13,7 @@ import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
 import type { DecodeHints, InboundCodec } from '../inbound/inbound-codec.ts';
 import type { NodeDrain } from '../lifecycle/node-drain.ts';
 import type { AdmissionDeps, AdmissionLimit } from '../policy/admit-request.ts';
+import type { BudgetAdmissionDeps } from '../policy/budget-admission.ts';
 import type { AttributionSettings } from '../policy/request-attribution.ts';
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import type { ResponseStore } from '../../schemas/state-store/response-store.ts';
@@ -26,6 +27,8 @@ export interface ClientRouteServices {
   readonly controlPlane: { readonly view: ControlPlaneView; readonly hmacSecret: Buffer };
   /** RPM/TPM limiter and spend counters for admission. */
   readonly admission: AdmissionDeps;
+  /** Budgets and daily caps (policy/budget-admission.ts); none: no budget applies. */
+  readonly budgets?: BudgetAdmissionDeps;
   readonly exchange: ExchangeDeps;
   /** Stored Responses answers (`store`, `previous_response_id`, retrieval); none: the Responses API is stateless. */
   readonly responseStore?: ResponseStore;

@@ -19,8 +19,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';
-import { admitRequest, settleRequest, type AdmittedRequest } from '../policy/admit-request.ts';
-import { estimateAdmissionTokens } from '../policy/estimate-admission-tokens.ts';
+import {
+  admitRequest,
+  needsTokenEstimate,
+  settleRequest,
+  type AdmissionLimit,
+  type AdmittedRequest,
+} from '../policy/admit-request.ts';
+import {
+  admitBudgets,
+  hasBudgetClaims,
+  settleBudgets,
+  type BudgetAdmissionDeps,
+  type BudgetHolds,
+} from '../policy/budget-admission.ts';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
+import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
+import type { TeamRecord } from '../../schemas/control-plane/control-plane-records.ts';
+import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
 import { attributeRequest, type RequestAttribution } from '../policy/request-attribution.ts';
 import type { ResolvedKey } from '../policy/resolve-api-key.ts';
 import { watchClientDeparture } from './client-departure.ts';
@@ -36,8 +52,18 @@ import type { ExchangeOutcome } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { outcomeOf, runExchange } from './run-exchange.ts';
 
+/** The request's input-token estimate, computed at most once however many limits ask (tokens). */
+class InputEstimate {
+  private tokens: number | undefined;
+  constructor(private readonly canonical: CanonicalRequest) {}
+  get value(): number {
+    return (this.tokens ??= estimateInputTokens(this.canonical));
+  }
+}
+
 /**
- * Admits the request against quotas and RPM/TPM limits; on refusal answers the format's 429
+ * Admits the request against quotas and RPM/TPM limits (the user's, the team's, the key's, and the
+ * team's and key's for the model); on refusal answers the format's 429
  * (with retry-after and x-ratelimit-* headers) or, under a `closed` store-outage policy, 503, and
  * returns undefined. While the state store is down, admission takes at most its deadline and a
  * check under an `open` policy is skipped (logged at debug: the store logs the outage itself, once).
@@ -47,7 +73,9 @@ async function admitOrReply(
   services: ClientRouteServices,
   codec: InboundCodec,
   resolved: ResolvedKey,
+  team: TeamRecord | undefined,
   canonical: CanonicalRequest,
+  input: InputEstimate,
   request: FastifyRequest,
   reply: FastifyReply,
   requestId: string,
@@ -55,11 +83,13 @@ async function admitOrReply(
   let result;
   try {
     // Tokenizing the prompt costs CPU on every request: only TPM limits need the estimate.
-    const needsTokens = resolved.key.tpm !== null || (resolved.user?.tpm ?? null) !== null;
+    const needsTokens = needsTokenEstimate(resolved.key, resolved.user, team, canonical.model);
     result = await admitRequest(services.admission, {
       key: resolved.key,
       user: resolved.user,
-      estimatedTokens: needsTokens ? estimateAdmissionTokens(canonical) : 0,
+      team,
+      model: canonical.model,
+      estimatedTokens: needsTokens ? input.value + (canonical.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) : 0,
     });
   } catch (error) {
     request.log.warn({ reason: (error as Error).message }, 'admission failed; admitting without limits');
@@ -71,9 +101,96 @@ async function admitOrReply(
       request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
     return result;
   }
-  sendErrorReply(reply, codec, result.error, requestId);
-  services.metrics?.recordRefusal(codec.format, result.limit);
+  refuse(services, codec, reply, result.error, result.limit, requestId);
   return undefined;
+}
+
+/** Answers a refusal in the client's format and counts it by the limit that refused. */
+function refuse(
+  services: ClientRouteServices,
+  codec: InboundCodec,
+  reply: FastifyReply,
+  error: GatewayError,
+  limit: AdmissionLimit,
+  requestId: string,
+): void {
+  sendErrorReply(reply, codec, error, requestId);
+  services.metrics?.recordRefusal(codec.format, limit);
+}
+
+/** What budget admission let through: the holds to settle (none when nothing applied or the store was down). */
+interface BudgetPass {
+  readonly holds: BudgetHolds | undefined;
+}
+
+/**
+ * Reserves the request's budget and daily-cap windows (policy/budget-admission.ts); on refusal
+ * answers the format's 429 (`budget_exceeded`, `daily_limit_exceeded`) and returns undefined.
+ * While the store cannot answer, budgets follow the `quotas` store-outage policy: `open` admits
+ * without holds (the request counts in no window), `closed` refuses with 503.
+ */
+async function admitBudgetsOrReply(
+  client: ClientRequest,
+  budgets: BudgetAdmissionDeps,
+  team: TeamRecord | undefined,
+  canonical: CanonicalRequest,
+  attribution: RequestAttribution,
+  input: InputEstimate,
+): Promise<BudgetPass | undefined> {
+  const { services, codec, reply, request } = client;
+  const subject = {
+    key: client.key.key,
+    team,
+    endUserId: attribution.endUserId,
+    tags: attribution.tags,
+    model: canonical.model,
+  };
+  if (!hasBudgetClaims(budgets.directory, subject)) return { holds: undefined };
+  let result;
+  try {
+    result = await admitBudgets(budgets, {
+      ...subject,
+      requestId: request.id,
+      inputTokens: input.value,
+      maxOutputTokens: canonical.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    });
+  } catch (error) {
+    if (!isStateStoreUnavailable(error)) {
+      request.log.warn({ reason: (error as Error).message }, 'budget admission failed; admitting without budgets');
+      return { holds: undefined };
+    }
+    if ((services.admission.onStoreOutage?.quotas ?? 'open') === 'open') {
+      request.log.debug({ reason: error.message }, 'state store unavailable: admitted without budgets');
+      return { holds: undefined };
+    }
+    const retryAfterMs = Math.max(1000, error.retryAfterMs);
+    const refusal = new GatewayError('internal', `Budgets cannot be checked right now: ${error.message}.`, {
+      status: 503,
+      retryable: true,
+      retryAfterMs,
+      code: 'limits_unavailable',
+      cause: error,
+    });
+    refuse(services, codec, reply, refusal, 'store_outage', request.id);
+    return undefined;
+  }
+  if (!result.ok) {
+    refuse(services, codec, reply, result.error, result.limit, request.id);
+    return undefined;
+  }
+  if (result.holds?.downgradedFrom) void reply.header(DOWNGRADED_FROM_HEADER, result.holds.downgradedFrom);
+  return { holds: result.holds };
+}
+
+/** Header of an answer a budget at its limit routed to its downgrade model: the model the client asked for. */
+export const DOWNGRADED_FROM_HEADER = 'x-tollgate-downgraded-from';
+
+/** Releases holds of a request refused after them (its real cost is 0). */
+function releaseHolds(client: ClientRequest, budgets: BudgetAdmissionDeps, holds: BudgetHolds | undefined): void {
+  if (!holds) return;
+  settleBudgets(budgets, holds, {}).catch((error: unknown) =>
+    client.request.log.debug({ reason: (error as Error).message }, 'releasing budget holds failed'),
+  );
 }
 
 /**
@@ -112,7 +229,7 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
     if (!decoded) return;
     if (decoded.warnings.length > 0)
       request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
-    const canonical = withHeaderFields(decoded.value, fromHeaders);
+    let canonical = withHeaderFields(decoded.value, fromHeaders);
     if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
       const error = new GatewayError(
         'permission-denied',
@@ -121,13 +238,30 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       );
       return void sendErrorReply(reply, codec, error, requestId);
     }
+    const team = resolved.key.teamId === null ? undefined : services.controlPlane.view.team(resolved.key.teamId);
+    if (team?.models && !team.models.has(canonical.model)) {
+      const error = new GatewayError(
+        'permission-denied',
+        `The team '${team.name}' of the API key ${resolved.key.publicId} may not use the model '${canonical.model}'`,
+        { param: 'model', code: 'model_not_allowed' },
+      );
+      return void sendErrorReply(reply, codec, error, requestId);
+    }
     const attribution = attributeOrReply(client, canonical);
     if (!attribution) return;
-    const admitted = await admitOrReply(services, codec, resolved, canonical, request, reply, requestId);
-    if (!admitted) return;
+    const input = new InputEstimate(canonical);
+    const budgets = services.budgets;
+    const budgetPass = budgets
+      ? await admitBudgetsOrReply(client, budgets, team, canonical, attribution, input)
+      : { holds: undefined };
+    if (!budgetPass) return;
+    const holds = budgetPass.holds;
+    if (holds?.downgradedFrom) canonical = { ...canonical, model: holds.model };
+    const admitted = await admitOrReply(services, codec, resolved, team, canonical, input, request, reply, requestId);
+    if (!admitted) return void (budgets && releaseHolds(client, budgets, holds));
     const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
     const rawBody = request.body as Record<string, unknown>;
-    const input: ExchangeInput = {
+    const exchangeInput: ExchangeInput = {
       requestId,
       codec,
       request: canonical,
@@ -137,6 +271,7 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       uncarried: decoded.uncarried,
       identity,
       attribution,
+      ...(holds ? { budgetCounters: holds.counters } : {}),
       clientGone: departure.signal,
       ...(stored.answerHook ? { answerHook: stored.answerHook } : {}),
       ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}),
@@ -145,13 +280,18 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
     liveStreams?.streamOpened(codec.format);
     let outcome: ExchangeOutcome;
     try {
-      outcome = await runExchangeRecordedOnce(services.exchange, input, reply);
+      outcome = await runExchangeRecordedOnce(services.exchange, exchangeInput, reply);
     } finally {
       liveStreams?.streamClosed(codec.format);
     }
     if (admitted !== 'unlimited') {
       await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
         request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
+      );
+    }
+    if (budgets && holds) {
+      await settleBudgets(budgets, holds, outcome).catch((error: unknown) =>
+        request.log.debug({ reason: (error as Error).message }, 'settling the budget holds failed'),
       );
     }
   } finally {

@@ -33,11 +33,13 @@ import type {
   ModelLimit,
   TeamRecord,
 } from '../../schemas/control-plane/control-plane-records.ts';
-import type {
-  BudgetClaim,
-  BudgetCounter,
-  BudgetLedger,
-  BudgetWindowUse,
+import {
+  REQUEST_COUNTER_PREFIX,
+  TOKEN_COUNTER_PREFIX,
+  type BudgetClaim,
+  type BudgetCounter,
+  type BudgetLedger,
+  type BudgetWindowUse,
 } from '../../schemas/state-store/budget-ledger.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { Usage } from '../canonical/usage.ts';
@@ -131,13 +133,17 @@ function dailyCaps(
   model: string,
 ): Array<{ id: string; label: string; unit: 'requests' | 'tokens'; limit: number }> {
   const caps: Array<{ id: string; label: string; unit: 'requests' | 'tokens'; limit: number }> = [];
-  if (owner.rpd !== null) caps.push({ id: `rpd:${scope}`, label: scope, unit: 'requests', limit: owner.rpd });
-  if (owner.tpd !== null) caps.push({ id: `tpd:${scope}`, label: scope, unit: 'tokens', limit: owner.tpd });
+  if (owner.rpd !== null)
+    caps.push({ id: `${REQUEST_COUNTER_PREFIX}${scope}`, label: scope, unit: 'requests', limit: owner.rpd });
+  if (owner.tpd !== null)
+    caps.push({ id: `${TOKEN_COUNTER_PREFIX}${scope}`, label: scope, unit: 'tokens', limit: owner.tpd });
   for (const limit of owner.modelLimits) {
     if (limit.model !== model) continue;
     const label = `${scope} on model ${model}`;
-    if (limit.rpd !== null) caps.push({ id: `rpd:${scope}/${model}`, label, unit: 'requests', limit: limit.rpd });
-    if (limit.tpd !== null) caps.push({ id: `tpd:${scope}/${model}`, label, unit: 'tokens', limit: limit.tpd });
+    if (limit.rpd !== null)
+      caps.push({ id: `${REQUEST_COUNTER_PREFIX}${scope}/${model}`, label, unit: 'requests', limit: limit.rpd });
+    if (limit.tpd !== null)
+      caps.push({ id: `${TOKEN_COUNTER_PREFIX}${scope}/${model}`, label, unit: 'tokens', limit: limit.tpd });
   }
   return caps;
 }
@@ -348,8 +354,8 @@ export async function settleBudgets(
           holds.heldAt,
         )
       : 0n;
-  const requestCounters = holds.counters.filter((c) => c.budgetId.startsWith('rpd:'));
-  const amountCounters = holds.counters.filter((c) => !c.budgetId.startsWith('rpd:'));
+  const requestCounters = holds.counters.filter((c) => c.budgetId.startsWith(REQUEST_COUNTER_PREFIX));
+  const amountCounters = holds.counters.filter((c) => !c.budgetId.startsWith(REQUEST_COUNTER_PREFIX));
   const holdUntil = nowMs + (deps.settledHoldMs ?? DEFAULT_SETTLED_HOLD_MS);
   await Promise.all([
     amountCounters.length > 0

@@ -25,6 +25,8 @@ export function weightedOrder<T extends { weight: number }>(channels: ReadonlyAr
     .map((entry) => entry.channel);
 }
 
+const NO_CHANNELS: ReadonlyArray<Channel> = Object.freeze([]);
+
 /** Routes client model names to ordered channel candidates. */
 export class ChannelRouter {
   private byModel = new Map<string, Channel[]>();
@@ -66,6 +68,11 @@ export class ChannelRouter {
   /** Client-facing model names that at least one enabled channel serves, sorted. */
   listModels(): string[] {
     return [...this.byModel.keys()].sort();
+  }
+
+  /** The enabled channels serving `model`, in table order (no ordering work; [] when none). */
+  channelsServing(model: string): ReadonlyArray<Channel> {
+    return this.byModel.get(model) ?? NO_CHANNELS;
   }
 
   /** The channel with this id, if any. */

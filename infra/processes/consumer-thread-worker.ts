@@ -10,7 +10,8 @@ import { startMeteredConsumerPipeline } from './consumer-pipeline-runners.ts';
 import type { ConsumerStateStore, RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
-import { openAnalyticsStore, openEventLog, openStateStore } from '../open-adapters.ts';
+import { openAnalyticsStore, openEventLog } from '../open-adapters.ts';
+import { openConsumerState } from './open-consumer-state.ts';
 import { consumerStateOverPort } from './consumer-state-over-port.ts';
 import { lowerThisThreadPriority } from '../lower-thread-priority.mjs';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
@@ -46,7 +47,7 @@ const settings = {
 const eventLog = openEventLog(settings);
 const state: ConsumerStateStore & { close(): unknown } = data.statePort
   ? consumerStateOverPort(data.statePort)
-  : openStateStore(settings);
+  : openConsumerState(settings);
 const analytics = data.analyticsPort ? createChdbStoreClient(data.analyticsPort) : openAnalyticsStore(settings);
 
 async function closeEngines(): Promise<void> {

@@ -72,6 +72,7 @@ export async function rebuildMemoryState(options: RebuildMemoryStateOptions): Pr
   });
   const fold = createTrafficStateFold({
     state: options.store,
+    budgets: options.store.budgets,
     prices: { bookFor: (revision, at) => prices.bookFor(revision, at), priceRevision: () => prices.fold.priceRevision },
     onWarning: options.onWarning,
   });

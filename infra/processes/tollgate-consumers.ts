@@ -9,13 +9,8 @@
  * Prometheus metrics (cost, consumer lag, process) on TOLLGATE_METRICS_HOST:TOLLGATE_METRICS_PORT
  * (default HOST or 127.0.0.1, port 9464; `off` for none; consumers/metrics/serve-metrics-http.ts).
  */
-import {
-  engineSettingsFromEnv,
-  openAnalyticsStore,
-  openEventLog,
-  openStateStore,
-  usesRedis,
-} from '../open-adapters.ts';
+import { openConsumerState } from './open-consumer-state.ts';
+import { engineSettingsFromEnv, openAnalyticsStore, openEventLog, usesRedis } from '../open-adapters.ts';
 import { exitOnSignals } from './exit-on-signals.ts';
 import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } from '../logging/process-logger.ts';
 import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
@@ -51,7 +46,7 @@ async function main(): Promise<void> {
   });
   const settings = { ...engineSettingsFromEnv(process.env), log };
   const eventLog = openEventLog(settings);
-  const state = openStateStore(settings);
+  const state = openConsumerState(settings);
   const analytics = openAnalyticsStore(settings);
   const running = await startMeteredConsumerPipeline({ eventLog, state, analytics, log, ...batching }, metrics);
   const metricsServer = metricsListen

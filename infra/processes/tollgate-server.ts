@@ -29,6 +29,7 @@ import {
   engineSettingsFromEnv,
   openAnalyticsStore,
   openEventLog,
+  openBudgetLedger,
   openRateLimiter,
   openResponseStore,
   openSessionStore,
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
     ? await openRebuiltMemoryState({ dataDir: config.dataDir, topicPrefix: settings.topicPrefix ?? '', log })
     : openStateStore(settings);
   const limiter = openRateLimiter(settings);
+  const budgetLedger = openBudgetLedger(settings, state);
   const sessionStore = openSessionStore(settings);
   const responseStore = openResponseStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
@@ -126,6 +128,7 @@ async function main(): Promise<void> {
     eventLog,
     state,
     limiter,
+    budgetLedger,
     sessionStore,
     responseStore,
     ...(analytics ? { analytics } : {}),
@@ -161,6 +164,8 @@ async function main(): Promise<void> {
     () => responseStore.close(),
     () => eventLog.close(),
     () => limiter.close(),
+    // In memory the store's own ledger: closed with the store.
+    () => (usesRedis(settings) ? budgetLedger.close() : undefined),
     () => state.close(),
   ]);
   const consumers = await consumersStarting;

@@ -22,6 +22,15 @@
  */
 import type { LogPosition } from './state-store.ts';
 
+/**
+ * Budget ids of the counters that count requests (requests per day): their `tokens` are requests.
+ * Admission holds 1 in each, the consumers add 1 per billed request.
+ */
+export const REQUEST_COUNTER_PREFIX = 'rpd:';
+
+/** Budget ids of the counters of tokens per day: their `tokens` are tokens, their nano-USD unused. */
+export const TOKEN_COUNTER_PREFIX = 'tpd:';
+
 /** One window of one budget: counter id `<budgetId>@<windowStartMs>` (budget-periods.ts budgetCounterId). */
 export interface BudgetCounter {
   readonly budgetId: string;
