@@ -15,12 +15,14 @@ export interface CliOption {
   readonly help: string;
   /** Missing required flags are usage errors (exit 2). */
   readonly required?: boolean;
+  /** The flag may be given several times (`--tag a=b --tag c=d`): its value is then a string array. */
+  readonly multiple?: boolean;
 }
 
 /** Parsed flags and positionals of one invocation. */
 export interface CliArgs {
   readonly positionals: ReadonlyArray<string>;
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | ReadonlyArray<string> | undefined>>;
 }
 
 /** Where a command prints. */
@@ -122,6 +124,53 @@ export function enableFlag(values: CliArgs['values'], field: string, invert = fa
   if (!values.enable && !values.disable) return {};
   const enabled = values.enable === true;
   return { [field]: invert ? !enabled : enabled };
+}
+
+/**
+ * The values of a repeatable flag (CliOption.multiple): each as given; `none` alone means an
+ * empty list (clears the field); undefined when the flag is absent.
+ */
+export function repeatedFlag(values: CliArgs['values'], flag: string): string[] | undefined {
+  const value = values[flag];
+  if (value === undefined || typeof value === 'boolean') return undefined;
+  const given = typeof value === 'string' ? [value] : [...value];
+  return given.length === 1 && NULL_WORDS.has(given[0]!.toLowerCase()) ? [] : given;
+}
+
+/** The per-model limit names `--model-limit` takes. */
+const MODEL_LIMIT_NAMES = new Set(['rpm', 'tpm', 'rpd', 'tpd']);
+
+/**
+ * `MODEL:rpm=10,tpm=1000,rpd=500,tpd=100000` (any of the four) → `{ model, rpm, … }`; the model is
+ * everything before the last `:`, so model names with a colon work.
+ * @throws UsageError for a missing `:`, an unknown limit or an entry without `=`.
+ */
+export function modelLimit(text: string): Record<string, unknown> {
+  const at = text.lastIndexOf(':');
+  if (at <= 0) throw new UsageError(`--model-limit: '${text}' is not MODEL:rpm=N,tpm=N,rpd=N,tpd=N`);
+  const limit: Record<string, unknown> = { model: text.slice(0, at) };
+  for (const entry of list(text.slice(at + 1))) {
+    const eq = entry.indexOf('=');
+    const name = entry.slice(0, Math.max(eq, 0));
+    if (eq <= 0 || !MODEL_LIMIT_NAMES.has(name))
+      throw new UsageError(`--model-limit: '${entry}' is not rpm=N, tpm=N, rpd=N or tpd=N`);
+    limit[name] = numberOrNull(entry.slice(eq + 1));
+  }
+  return limit;
+}
+
+/**
+ * The body fields of the repeatable `--tag NAME=VALUE` and `--model-limit MODEL:…` flags, when
+ * given (`none` clears): `{ tags?, modelLimits? }`.
+ * @throws UsageError for a malformed `--model-limit`.
+ */
+export function tagsAndModelLimits(values: CliArgs['values']): Record<string, unknown> {
+  const tags = repeatedFlag(values, 'tag');
+  const limits = repeatedFlag(values, 'model-limit');
+  return {
+    ...(tags === undefined ? {} : { tags }),
+    ...(limits === undefined ? {} : { modelLimits: limits.map(modelLimit) }),
+  };
 }
 
 /** A path segment, URL-encoded. */

@@ -74,12 +74,15 @@ export interface UpdateCommandSpec {
    * `--enable`) and their help texts.
    */
   readonly switch: { readonly field: 'enabled' | 'disabled'; readonly enable: string; readonly disable: string };
+  /** Body fields from flags `fields` cannot map (repeatable ones), e.g. tagsAndModelLimits. */
+  readonly extraBody?: (values: CliArgs['values']) => Record<string, unknown>;
   readonly print: CliCommand['print'];
 }
 
 /**
  * A command that changes one item: only the flags given go into the body, so the server keeps
- * the rest. @throws UsageError (when building the request) for `--enable` with `--disable`.
+ * the rest. @throws UsageError (when building the request) for `--enable` with `--disable`, or
+ * what `extraBody` throws.
  */
 export function updateCommand(spec: UpdateCommandSpec): CliCommand {
   const { field, enable, disable } = spec.switch;
@@ -95,7 +98,11 @@ export function updateCommand(spec: UpdateCommandSpec): CliCommand {
     request: ({ positionals, values }): AdminRequest => ({
       method: 'PATCH',
       path: adminPath(spec.collection, positionals[0]),
-      body: { ...bodyFrom(values, spec.fields), ...enableFlag(values, field, field === 'disabled') },
+      body: {
+        ...bodyFrom(values, spec.fields),
+        ...(spec.extraBody?.(values) ?? {}),
+        ...enableFlag(values, field, field === 'disabled'),
+      },
     }),
     print: spec.print,
   };

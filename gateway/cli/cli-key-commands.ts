@@ -6,6 +6,7 @@ import {
   bodyFrom,
   modelsOrNull,
   numberOrNull,
+  tagsAndModelLimits,
   timeOrNull,
   usdOrNull,
   type CliCommand,
@@ -24,7 +25,22 @@ const LIMIT_OPTIONS: Record<string, CliOption> = {
     value: 'ISO-8601',
     help: 'expiry time with time zone, e.g. 2030-01-01T00:00:00Z (never = no expiry)',
   },
-  models: { type: 'string', value: 'a,b', help: 'model allowlist (all = every model)' },
+  models: { type: 'string', value: 'a,b', help: 'model allowlist, within the team’s (all = every model)' },
+  team: { type: 'string', value: 'ID', help: 'owning team (none = no team)' },
+  rpd: { type: 'string', value: 'N', help: 'requests per day (none = unlimited)' },
+  tpd: { type: 'string', value: 'N', help: 'tokens per day (none = unlimited)' },
+  tag: {
+    type: 'string',
+    value: 'NAME=VALUE',
+    help: 'default tag of the key’s requests (none = no tags)',
+    multiple: true,
+  },
+  'model-limit': {
+    type: 'string',
+    value: 'MODEL:rpm=N,tpm=N,rpd=N,tpd=N',
+    help: 'limits of one model (none = no per-model limits)',
+    multiple: true,
+  },
 };
 
 const KEY_FIELDS = {
@@ -34,6 +50,9 @@ const KEY_FIELDS = {
   quota: ['quotaUsd', usdOrNull],
   expires: ['expiresAt', timeOrNull],
   models: ['models', modelsOrNull],
+  team: ['teamId', (text: string) => (text.toLowerCase() === 'none' ? null : text)],
+  rpd: ['rpd', numberOrNull],
+  tpd: ['tpd', numberOrNull],
 } as const;
 
 /** The fields of a key record that its commands print. */
@@ -43,14 +62,33 @@ function keyFields(key: JsonRecord): Record<string, unknown> {
     publicId: key.publicId,
     name: key.name,
     user: key.userId,
+    team: key.teamId,
     status: key.status,
     rpm: key.rpm,
     tpm: key.tpm,
+    rpd: key.rpd,
+    tpd: key.tpd,
     quotaUsd: key.quotaUsd,
     expiresAt: key.expiresAt,
     models: key.models,
+    modelLimits: modelLimitsText(key.modelLimits),
+    tags: key.tags,
     revokedAt: key.revokedAt,
   };
+}
+
+/**
+ * Per-model limits as `--model-limit` takes them, `MODEL:rpm=N,…` (only the limits set), joined
+ * by `; `; null when there are none.
+ */
+export function modelLimitsText(limits: unknown): string | null {
+  if (!Array.isArray(limits) || limits.length === 0) return null;
+  return limits
+    .map((limit: Record<string, unknown>) => {
+      const set = ['rpm', 'tpm', 'rpd', 'tpd'].filter((name) => limit[name] !== null && limit[name] !== undefined);
+      return `${cellText(limit.model)}:${set.map((name) => `${name}=${cellText(limit[name])}`).join(',')}`;
+    })
+    .join('; ');
 }
 
 /** The new key, alone on the last line: it is shown only once. */
@@ -68,7 +106,11 @@ const create: CliCommand = {
   request: ({ values }) => ({
     method: 'POST',
     path: adminPath('keys'),
-    body: { ...bodyFrom(values, KEY_FIELDS), ...bodyFrom(values, { user: ['userId', String] }) },
+    body: {
+      ...bodyFrom(values, KEY_FIELDS),
+      ...bodyFrom(values, { user: ['userId', String] }),
+      ...tagsAndModelLimits(values),
+    },
   }),
   print: printRecordAnswer({
     field: 'key',
@@ -87,6 +129,7 @@ const list = listCommand({
     { header: 'KEY ID', cell: (k) => k.keyId },
     { header: 'NAME', cell: (k) => k.name },
     { header: 'USER', cell: (k) => k.userId },
+    { header: 'TEAM', cell: (k) => k.teamId },
     { header: 'STATUS', cell: (k) => k.status },
     { header: 'RPM', cell: (k) => k.rpm },
     { header: 'TPM', cell: (k) => k.tpm },
@@ -102,6 +145,7 @@ const update = updateCommand({
   collection: 'keys',
   options: { name: { type: 'string', value: 'NAME', help: 'display name' }, ...LIMIT_OPTIONS },
   fields: KEY_FIELDS,
+  extraBody: tagsAndModelLimits,
   switch: { field: 'enabled', enable: 'enable the key', disable: 'disable the key' },
   print: printRecordAnswer({ field: 'key', headline: (key) => `updated key ${cellText(key.keyId)}`, shown: keyFields }),
 });

@@ -12,6 +12,7 @@ import { AdminApiError, callAdminApi } from './admin-client.ts';
 import { UsageError, type CliArgs, type CliCommand } from './cli-arguments.ts';
 import { ADMIN_TOKEN_COMMANDS } from './cli-admin-token-commands.ts';
 import { KEY_COMMANDS } from './cli-key-commands.ts';
+import { COST_CONTROL_COMMANDS } from './cli-cost-control-commands.ts';
 import { PRICE_COMMANDS } from './cli-price-commands.ts';
 import { RESOURCE_COMMANDS } from './cli-resource-commands.ts';
 
@@ -19,6 +20,7 @@ import { RESOURCE_COMMANDS } from './cli-resource-commands.ts';
 export const CLI_COMMANDS: ReadonlyArray<CliCommand> = [
   ...KEY_COMMANDS,
   ...RESOURCE_COMMANDS,
+  ...COST_CONTROL_COMMANDS,
   ...PRICE_COMMANDS,
   ...ADMIN_TOKEN_COMMANDS,
 ];
@@ -50,7 +52,7 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
       'run `tollgate --help` for the list of commands',
     );
   const rest = argv.slice(command.name.split(' ').length);
-  let args: CliArgs & { values: Record<string, string | boolean | undefined> };
+  let args: CliArgs;
   try {
     args = parseCommandArgs(command, rest);
   } catch (error) {
@@ -88,18 +90,17 @@ export async function runCli(argv: ReadonlyArray<string>, io: CliIo): Promise<nu
  * the positional count and required flags.
  * @throws Error / UsageError with a message naming the problem.
  */
-function parseCommandArgs(
-  command: CliCommand,
-  rest: ReadonlyArray<string>,
-): CliArgs & { values: Record<string, string | boolean | undefined> } {
-  const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]));
+function parseCommandArgs(command: CliCommand, rest: ReadonlyArray<string>): CliArgs {
+  const options = Object.fromEntries(
+    Object.entries(command.options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple === true }]),
+  );
   const { values, positionals } = parseArgs({
     args: [...rest],
     options: { ...options, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
     allowPositionals: true,
     strict: true,
   });
-  const flags = values as Record<string, string | boolean | undefined>;
+  const flags = values as CliArgs['values'];
   if (flags.help) return { values: flags, positionals };
   if (positionals.length < command.positionals.length)
     throw new UsageError(`missing ${command.positionals.slice(positionals.length).join(' ')}`);
@@ -120,7 +121,7 @@ function usage(io: CliIo, message: string, help: string): number {
 /** `tollgate keys create --name NAME [--user ID] …` plus the option list. */
 export function commandHelp(command: CliCommand): string {
   const flags = Object.entries(command.options).map(([name, o]) => {
-    const flag = o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`;
+    const flag = `${o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`}${o.multiple ? ' …' : ''}`;
     return o.required ? flag : `[${flag}]`;
   });
   const lines = [
@@ -131,7 +132,7 @@ export function commandHelp(command: CliCommand): string {
     ([name, o]) =>
       [
         o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? 'VALUE'}`,
-        `${o.help}${o.required ? ' (required)' : ''}`,
+        `${o.help}${o.required ? ' (required)' : ''}${o.multiple ? ' (repeatable)' : ''}`,
       ] as const,
   );
   rows.push(['--json', 'print the raw JSON answer'], ['-h, --help', 'show this help']);

@@ -214,6 +214,134 @@ describe.skipIf(withoutEngines)('tollgate CLI against a gateway on Kafka', () =>
     });
   });
 
+  it('manages a team, its members, a service key, a budget and an alert webhook; the other node folds them', async () => {
+    const [, b] = nodes as [Node, Node];
+    const user = await tollgate(['users', 'create', '--name', 'Grace']);
+    const userId = /^created user (usr_[0-9a-f]+)$/.exec(user.stdout[0]!)![1]!;
+    const team = await tollgate([
+      'teams',
+      'create',
+      '--name',
+      'Search',
+      '--rpd',
+      '1000',
+      '--models',
+      'gpt-x,gpt-y',
+      '--tag',
+      'project=search',
+      '--model-limit',
+      'gpt-x:rpm=10,tpd=5000',
+    ]);
+    expect(team.code, team.stderr).toBe(0);
+    const teamId = /^created team (team_[0-9a-f]+)$/.exec(team.stdout[0]!)![1]!;
+    const member = await tollgate(['teams', 'add-member', teamId, userId, '--role', 'team_admin']);
+    expect(member.code, member.stderr).toBe(0);
+    expect(member.stdout.join('\n')).toContain(`${userId}:team_admin`);
+
+    const key = await tollgate([
+      'keys',
+      'create',
+      '--name',
+      'svc',
+      '--team',
+      teamId,
+      '--models',
+      'gpt-x',
+      '--tag',
+      'feature=chat',
+      '--tag',
+      'env=prod',
+      '--tpd',
+      '99',
+    ]);
+    expect(key.code, key.stderr).toBe(0);
+    const digest = digestApiKey(HMAC_SECRET, key.stdout.at(-1)!);
+    const outside = await tollgate(['keys', 'create', '--name', 'bad', '--team', teamId, '--models', 'gpt-z']);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toBe(
+      `error: models: 'gpt-z' is not among the models of team '${teamId}' (field: models) [HTTP 400]\n`,
+    );
+
+    const budget = await tollgate([
+      'budgets',
+      'set',
+      '--name',
+      'search daily',
+      '--scope',
+      'team',
+      '--scope-id',
+      teamId,
+      '--limit-usd',
+      '25',
+      '--period',
+      'day',
+      '--time-zone',
+      'Europe/Berlin',
+      '--thresholds',
+      '50,80',
+    ]);
+    expect(budget.code, budget.stderr).toBe(0);
+    const budgetId = /^set budget (bgt_[0-9a-f]+)$/.exec(budget.stdout[0]!)![1]!;
+    const badBudget = await tollgate([
+      'budgets',
+      'set',
+      '--name',
+      'x',
+      '--scope',
+      'team',
+      '--scope-id',
+      'team_nope',
+      '--limit-usd',
+      '1',
+      '--period',
+      'day',
+    ]);
+    expect(badBudget.code).toBe(1);
+    expect(badBudget.stderr).toBe("error: scopeId: team 'team_nope' does not exist (field: scopeId) [HTTP 400]\n");
+
+    const webhook = await tollgate([
+      'alert-webhooks',
+      'create',
+      '--name',
+      'ops',
+      '--url',
+      'https://hooks.example.com/t',
+    ]);
+    expect(webhook.code, webhook.stderr).toBe(0);
+    const secret = webhook.stdout.at(-1)!;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const webhooks = await tollgate(['alert-webhooks', 'list']);
+    expect(webhooks.stdout.join('\n')).not.toContain(secret.slice(6));
+
+    await within(1000, () => b.projection.budget(budgetId) !== undefined && b.projection.alertWebhooks().length > 0);
+    expect(b.projection.team(teamId)).toMatchObject({
+      name: 'Search',
+      rpd: 1000,
+      models: new Set(['gpt-x', 'gpt-y']),
+      tags: ['project=search'],
+      modelLimits: [{ model: 'gpt-x', rpm: 10, tpm: null, rpd: null, tpd: 5000 }],
+      members: new Map([[userId, 'team_admin']]),
+    });
+    expect(b.projection.teamsOfUser(userId).map((t) => t.teamId)).toEqual([teamId]);
+    expect(b.projection.keyByDigest(digest)).toMatchObject({
+      userId: null,
+      teamId,
+      tags: ['feature=chat', 'env=prod'],
+      tpd: 99,
+    });
+    expect(b.projection.budgetsFor('team', teamId)).toMatchObject([
+      { budgetId, limitNanoUsd: 25_000_000_000n, period: 'day', timeZone: 'Europe/Berlin', thresholds: [50, 80] },
+    ]);
+
+    const list = await tollgate(['budgets', 'list', '--scope', 'team']);
+    expect(list.stdout.join('\n')).toContain(budgetId);
+    expect((await tollgate(['budgets', 'remove', budgetId])).stdout).toEqual([`removed budget ${budgetId}`]);
+    expect((await tollgate(['teams', 'remove-member', teamId, userId])).code).toBe(0);
+    expect((await tollgate(['teams', 'disable', teamId])).code).toBe(0);
+    await within(1000, () => b.projection.budget(budgetId) === undefined && b.projection.team(teamId)!.disabled);
+    expect(b.projection.team(teamId)!.members.size).toBe(0);
+  });
+
   it('exits 2 on usage errors and 1 on API errors, with the message on stderr', async () => {
     const usage = await tollgate(['keys', 'create', '--rpm', '5']);
     expect(usage.code).toBe(2);

@@ -72,6 +72,17 @@ describe('usage errors → exit 2', () => {
     ],
     [['keys', 'rotate', 'k', '--grace', '-1'], "usage error: Option '--grace' argument is ambiguous."],
     [['users', 'list', '--json', '--enable'], "usage error: Unknown option '--enable'"],
+    [
+      ['keys', 'create', '--name', 'a', '--model-limit', 'gpt-x'],
+      "usage error: --model-limit: 'gpt-x' is not MODEL:rpm=N,tpm=N,rpd=N,tpd=N",
+    ],
+    [
+      ['teams', 'create', '--name', 'a', '--model-limit', 'gpt-x:rps=1'],
+      "usage error: --model-limit: 'rps=1' is not rpm=N, tpm=N, rpd=N or tpd=N",
+    ],
+    [['teams', 'add-member', 'team_1'], 'usage error: missing USER'],
+    [['budgets', 'remove'], 'usage error: missing ID'],
+    [['alert-webhooks', 'create', '--name', 'ops'], 'usage error: missing required --url'],
   ])('%j → %s', async (argv, first) => {
     const { code, out, err } = await cli(argv);
     expect(code).toBe(2);
@@ -96,7 +107,7 @@ describe('usage errors → exit 2', () => {
     const create = await cli(['keys', 'create', '--help']);
     expect(create.code).toBe(0);
     expect(create.out[0]).toBe(
-      'usage: tollgate keys create --name NAME [--user ID] [--rpm N] [--tpm N] [--quota USD] [--expires ISO-8601] [--models a,b] [--json]',
+      'usage: tollgate keys create --name NAME [--user ID] [--rpm N] [--tpm N] [--quota USD] [--expires ISO-8601] [--models a,b] [--team ID] [--rpd N] [--tpd N] [--tag NAME=VALUE …] [--model-limit MODEL:rpm=N,tpm=N,rpd=N,tpd=N …] [--json]',
     );
   });
 });
