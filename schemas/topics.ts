@@ -1,6 +1,7 @@
 /**
  * Kafka topic names (also the embedded log's file names). Every traffic event is keyed by its
- * request id, so one request's events stay in one partition, in order. The control plane's
+ * request id, so one request's events stay in one partition, in order; budget alerts are keyed by
+ * their budget id. The control plane's
  * config topic (CONFIG_TOPIC) is created with one partition and infinite retention (see
  * topicCreationSpec).
  */
@@ -12,6 +13,8 @@ export const TOPICS = {
   usage: 'tollgate.usage',
   /** FailoverOccurred: one per channel left for the next. */
   failovers: 'tollgate.failovers',
+  /** BudgetThresholdCrossed: one per budget, window and threshold reached (published by the billing consumer). */
+  alerts: 'tollgate.alerts',
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];

@@ -7,11 +7,12 @@ import { encodeTrafficEvent, trafficEventKey } from '../../schemas/events/traffi
 import type { TrafficEvent } from '../../schemas/events/traffic-events.ts';
 import { TOPICS, type TopicName } from '../../schemas/topics.ts';
 
-/** Topic of each event type: RequestCompleted → tollgate.requests, UsageRecorded → tollgate.usage, FailoverOccurred → tollgate.failovers. */
+/** Topic of each event type: RequestCompleted → tollgate.requests, UsageRecorded → tollgate.usage, FailoverOccurred → tollgate.failovers, BudgetThresholdCrossed (the consumers' alerts) → tollgate.alerts. */
 export const TRAFFIC_EVENT_TOPICS: Readonly<Record<TrafficEvent['type'], TopicName>> = {
   RequestCompleted: TOPICS.requests,
   UsageRecorded: TOPICS.usage,
   FailoverOccurred: TOPICS.failovers,
+  BudgetThresholdCrossed: TOPICS.alerts,
 };
 
 /** Told about an event that could not be published (encoding failed, or the log threw). */

@@ -2,7 +2,7 @@
  * The composition root of the operators' commands that read the engines directly (the other
  * `tollgate` commands call the admin API):
  *
- *   tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO]
+ *   tollgate events [--topic requests|usage|failovers|alerts|config|<full name>]... [--from ISO] [--to ISO]
  *                   [--request-id ID] [--key-id ID] [--type NAME]... [--follow]
  *   tollgate replay [--database NAME] [--keep] [--limit N | --details]
  *
@@ -45,7 +45,7 @@ export interface OpsIo {
 
 const USAGE = {
   events:
-    'usage: tollgate events [--topic requests|usage|failovers|config|<full name>]... [--from ISO] [--to ISO] [--request-id ID] [--key-id ID] [--type NAME]... [--follow]',
+    'usage: tollgate events [--topic requests|usage|failovers|alerts|config|<full name>]... [--from ISO] [--to ISO] [--request-id ID] [--key-id ID] [--type NAME]... [--follow]',
   replay: 'usage: tollgate replay [--database NAME] [--keep] [--limit N | --details]',
 } as const;
 
@@ -53,6 +53,7 @@ const SHORT_TOPICS: Readonly<Record<string, string>> = {
   requests: TOPICS.requests,
   usage: TOPICS.usage,
   failovers: TOPICS.failovers,
+  alerts: TOPICS.alerts,
   config: CONFIG_TOPIC,
 };
 /** Request ids listed per kind of difference unless `--limit` or `--details` says otherwise. */

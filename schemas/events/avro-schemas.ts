@@ -12,7 +12,12 @@
  * (schemas/control-plane/price-history.ts); null in events written before the field existed.
  * Changing a schema: follow EVOLUTION.md (copy the outgoing version into ./avro/history first).
  */
-import { failoverOccurredAvsc, requestCompletedAvsc, usageRecordedAvsc } from './avro-files.generated.ts';
+import {
+  budgetThresholdCrossedAvsc,
+  failoverOccurredAvsc,
+  requestCompletedAvsc,
+  usageRecordedAvsc,
+} from './avro-files.generated.ts';
 
 /** Namespace of every traffic event schema. */
 export const TRAFFIC_EVENTS_NAMESPACE = 'tollgate.events';
@@ -26,6 +31,9 @@ export const usageRecordedSchema = usageRecordedAvsc;
 /** Schema of FailoverOccurred (./avro/failover-occurred.avsc). */
 export const failoverOccurredSchema = failoverOccurredAvsc;
 
+/** Schema of BudgetThresholdCrossed (./avro/budget-threshold-crossed.avsc). */
+export const budgetThresholdCrossedSchema = budgetThresholdCrossedAvsc;
+
 /**
  * The current schema of each traffic event, by TrafficEvent `type`, with the file name (under
  * ./avro) that holds it.
@@ -34,6 +42,7 @@ export const CURRENT_TRAFFIC_SCHEMAS = {
   RequestCompleted: { schema: requestCompletedSchema, file: 'request-completed.avsc' },
   UsageRecorded: { schema: usageRecordedSchema, file: 'usage-recorded.avsc' },
   FailoverOccurred: { schema: failoverOccurredSchema, file: 'failover-occurred.avsc' },
+  BudgetThresholdCrossed: { schema: budgetThresholdCrossedSchema, file: 'budget-threshold-crossed.avsc' },
 } as const;
 
 /** The `type` tag of a TrafficEvent, which is also its schema's short name. */

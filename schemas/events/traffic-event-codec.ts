@@ -7,7 +7,13 @@
  * schema defaults.
  */
 import type { TrafficEventType } from './avro-schemas.ts';
-import type { FailoverOccurred, RequestCompleted, TrafficEvent, UsageRecorded } from './traffic-events.ts';
+import type {
+  BudgetThresholdCrossed,
+  FailoverOccurred,
+  RequestCompleted,
+  TrafficEvent,
+  UsageRecorded,
+} from './traffic-events.ts';
 import { decodeSingleObject, encodeSingleObject } from './single-object-registry.ts';
 import { trafficSchemaRegistry, TRAFFIC_SCHEMA_FAMILY, type TrafficSchemaRegistry } from './traffic-schema-registry.ts';
 
@@ -42,9 +48,12 @@ export function decodeTrafficEvent(value: Buffer): TrafficEvent {
   return toTrafficEvent(eventType, datum);
 }
 
-/** The Kafka key of a traffic event: its request id (one request's events stay in one partition, in order). */
+/**
+ * The Kafka key of a traffic event: its request id (one request's events stay in one partition, in
+ * order); for a BudgetThresholdCrossed, its budget id (one budget's alerts stay in order).
+ */
 export function trafficEventKey(event: TrafficEvent): string {
-  return event.event.requestId;
+  return event.type === 'BudgetThresholdCrossed' ? event.event.budgetId : event.event.requestId;
 }
 
 /** avsc decodes records into instances of generated classes; copy them into plain objects. */
@@ -64,5 +73,7 @@ function toTrafficEvent(eventType: TrafficEventType, decoded: unknown): TrafficE
     }
     case 'FailoverOccurred':
       return { type: eventType, event: { ...(decoded as FailoverOccurred) } };
+    case 'BudgetThresholdCrossed':
+      return { type: eventType, event: { ...(decoded as BudgetThresholdCrossed) } };
   }
 }

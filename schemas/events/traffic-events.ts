@@ -7,7 +7,12 @@
  * decode with traffic-event-codec.ts; change a schema only as EVOLUTION.md says.
  */
 import type { AvroToTs } from './avro-to-ts.ts';
-import type { failoverOccurredSchema, requestCompletedSchema, usageRecordedSchema } from './avro-schemas.ts';
+import type {
+  budgetThresholdCrossedSchema,
+  failoverOccurredSchema,
+  requestCompletedSchema,
+  usageRecordedSchema,
+} from './avro-schemas.ts';
 
 /**
  * One client request finished (any outcome). Topic `tollgate.requests`, key = requestId.
@@ -22,6 +27,14 @@ export type UsageRecorded = AvroToTs<typeof usageRecordedSchema>;
 
 /** A channel failed and the router moved on (or gave up). Topic `tollgate.failovers`, key = requestId. Fields: ./avro/failover-occurred.avsc. */
 export type FailoverOccurred = AvroToTs<typeof failoverOccurredSchema>;
+
+/**
+ * A budget window's billed spend reached one of its alert thresholds (published by the consumers,
+ * not the gateway). Topic `tollgate.alerts`, key = budgetId; `eventId` is the alert id
+ * `<budgetId>@<windowStartMs>:<thresholdPercent>`, the same however often it is published.
+ * Fields: ./avro/budget-threshold-crossed.avsc (nano-USD as decimal digit strings).
+ */
+export type BudgetThresholdCrossed = AvroToTs<typeof budgetThresholdCrossedSchema>;
 
 /** Where the usage numbers of a request a channel served came from: `reported`, `estimated` or `partial`. */
 export type UsageSource = UsageRecorded['usageSource'];
@@ -47,4 +60,8 @@ export type RequestStatus = RequestCompleted['status'];
 export type TrafficEvent =
   | { readonly type: 'RequestCompleted'; readonly event: RequestCompleted }
   | { readonly type: 'UsageRecorded'; readonly event: UsageRecorded }
-  | { readonly type: 'FailoverOccurred'; readonly event: FailoverOccurred };
+  | { readonly type: 'FailoverOccurred'; readonly event: FailoverOccurred }
+  | { readonly type: 'BudgetThresholdCrossed'; readonly event: BudgetThresholdCrossed };
+
+/** The events a gateway node publishes for a request (all but the consumers' alerts). */
+export type RequestTrafficEvent = Exclude<TrafficEvent, { readonly type: 'BudgetThresholdCrossed' }>;

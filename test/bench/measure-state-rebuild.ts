@@ -35,6 +35,7 @@ const TOPIC_OF: Record<TrafficEvent['type'], string> = {
   RequestCompleted: TOPICS.requests,
   UsageRecorded: TOPICS.usage,
   FailoverOccurred: TOPICS.failovers,
+  BudgetThresholdCrossed: TOPICS.alerts,
 };
 const START = Date.UTC(2026, 0, 1);
 

@@ -147,6 +147,7 @@ export function publishTraffic(log: EventLog, events: ReadonlyArray<TrafficEvent
     RequestCompleted: TOPICS.requests,
     UsageRecorded: TOPICS.usage,
     FailoverOccurred: TOPICS.failovers,
+    BudgetThresholdCrossed: TOPICS.alerts,
   } as const;
   for (const event of events)
     log.publish({ topic: topic[event.type], key: trafficEventKey(event), value: encodeTrafficEvent(event) });

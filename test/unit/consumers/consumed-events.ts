@@ -12,6 +12,7 @@ const TOPIC_OF: Readonly<Record<TrafficEvent['type'], string>> = {
   RequestCompleted: TOPICS.requests,
   UsageRecorded: TOPICS.usage,
   FailoverOccurred: TOPICS.failovers,
+  BudgetThresholdCrossed: TOPICS.alerts,
 };
 const offsets = new Map<string, number>();
 

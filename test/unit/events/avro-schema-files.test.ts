@@ -68,6 +68,7 @@ describe('Avro schema files', () => {
       'RequestCompleted@current',
       'UsageRecorded@current',
       'FailoverOccurred@current',
+      'BudgetThresholdCrossed@current',
       'RequestCompleted@1',
       'RequestCompleted@2',
       'RequestCompleted@3',
@@ -76,7 +77,7 @@ describe('Avro schema files', () => {
       'UsageRecorded@1',
       'UsageRecorded@2',
     ]);
-    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(10);
+    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(11);
     for (const entry of registry.all()) {
       expect(registry.byFingerprintHex(entry.header.toString('hex', 2))).toBe(entry);
       expect(entry.header.subarray(0, 2).toString('hex')).toBe('c301');
