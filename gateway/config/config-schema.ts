@@ -3,7 +3,7 @@
  * and the environment (`PORT`, `HOST`, …). Parsed once at start-up, frozen, injected.
  */
 import { z } from 'zod';
-import { isKnownTimeZone } from '../../schemas/billing/budget-periods.ts';
+import { isKnownTimeZone } from '../../schemas/control-plane/budget-periods.ts';
 import { WIRE_FORMATS } from '../canonical/formats.ts';
 import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { PROVIDER_IDS } from '../providers/provider-preset.ts';

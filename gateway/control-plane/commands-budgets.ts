@@ -1,11 +1,11 @@
 /**
  * Budget commands: set (create, or change the given fields of one) and remove. A budget limits
  * the spend (USD) and/or tokens of one key, user, team, end user or tag per window of its period
- * (schemas/billing/budget-periods.ts); each command validates its input (zod, strict) against the
+ * (schemas/control-plane/budget-periods.ts); each command validates its input (zod, strict) against the
  * current ControlPlaneView and returns the events to append; nothing is written here.
  */
 import { z } from 'zod';
-import { isKnownTimeZone, MIN_ROLLING_MS } from '../../schemas/billing/budget-periods.ts';
+import { isKnownTimeZone, MIN_ROLLING_MS } from '../../schemas/control-plane/budget-periods.ts';
 import type { BudgetSet } from '../../schemas/control-plane/control-plane-events.ts';
 import type { BudgetPeriod, BudgetRecord, BudgetScope } from '../../schemas/control-plane/control-plane-records.ts';
 import type { ControlPlaneView } from './control-plane-view.ts';

@@ -25,7 +25,7 @@
  * admission), as long as each request's real cost stays within its hold (its output within its
  * `max_tokens`, or within DEFAULT_MAX_OUTPUT_TOKENS when it sets none).
  */
-import { budgetWindowAt, type BudgetWindow } from '../../schemas/billing/budget-periods.ts';
+import { budgetWindowAt, type BudgetWindow } from '../../schemas/control-plane/budget-periods.ts';
 import type {
   BudgetRecord,
   BudgetScope,

@@ -17,7 +17,7 @@ export const MAX_BUDGET_TOKENS = Number.MAX_SAFE_INTEGER;
 /** How long after its window's end a counter is kept, ms (35 days); counters without an end are kept for ever. */
 export const BUDGET_COUNTER_RETENTION_MS = 35 * 24 * 60 * 60 * 1000;
 
-/** The id of a counter, `<budgetId>@<windowStartMs>` (as budgetCounterId in schemas/billing/budget-periods.ts). */
+/** The id of a counter, `<budgetId>@<windowStartMs>` (as budgetCounterId in schemas/control-plane/budget-periods.ts). */
 export function budgetCounterKey(counter: BudgetCounter): string {
   return `${counter.budgetId}@${counter.windowStartMs}`;
 }

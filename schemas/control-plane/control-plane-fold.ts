@@ -39,7 +39,7 @@
  * Every applied event (duplicates excluded) is also kept, without secrets, in `history()`.
  * No I/O: warnings go to `warnings()` and the optional `onWarning` callback (never secrets).
  */
-import { isKnownTimeZone, MIN_ROLLING_MS } from '../billing/budget-periods.ts';
+import { isKnownTimeZone, MIN_ROLLING_MS } from './budget-periods.ts';
 import { PriceHistory } from './price-history.ts';
 import { AdminTokenRegistry } from './admin-token-registry.ts';
 import { AuditHistory, auditEntryOf } from './audit-history.ts';

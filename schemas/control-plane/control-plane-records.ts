@@ -154,7 +154,7 @@ export type BudgetScope = 'key' | 'user' | 'team' | 'end_user' | 'tag';
 /** How a budget's window resets: never (`lifetime`), at calendar boundaries, or every `rollingMs`. */
 export type BudgetPeriod = 'lifetime' | 'day' | 'week' | 'month' | 'rolling';
 
-/** A budget as projected (see schemas/billing/budget-periods.ts for its windows). */
+/** A budget as projected (see schemas/control-plane/budget-periods.ts for its windows). */
 export interface BudgetRecord {
   /** `bgt_` + 16 lowercase hex characters. */
   readonly budgetId: string;

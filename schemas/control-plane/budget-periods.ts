@@ -13,7 +13,7 @@
  *   `createdAt` (the reset-every-N behaviour of budget durations).
  */
 import { DateTime, IANAZone } from 'luxon';
-import type { BudgetPeriod, BudgetRecord } from '../control-plane/control-plane-records.ts';
+import type { BudgetPeriod, BudgetRecord } from './control-plane-records.ts';
 
 /** One window of a budget: [startMs, endMs), ms since epoch; endMs null = never resets. */
 export interface BudgetWindow {
