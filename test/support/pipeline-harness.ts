@@ -34,8 +34,12 @@ import {
   openRateLimiter,
   openSessionStore,
   openStateStore,
+  openBudgetLedger,
+  usesRedis,
   type EngineSettings,
 } from '../../infra/open-adapters.ts';
+import type { BudgetLedger } from '../../schemas/state-store/budget-ledger.ts';
+import type { ConsumerStateStore } from '../../consumers/start-consumer-pipeline.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import { requireEngineUrl, runnableCases } from './engines.ts';
 import { TEST_KEY } from './start-gateway.ts';
@@ -84,6 +88,8 @@ export interface TestSystem {
   readonly app: FastifyInstance;
   readonly eventLog: EventLog;
   readonly state: StateStore;
+  /** The budget ledger the gateway and the consumers share (pass it to a second node). */
+  readonly budgetLedger: BudgetLedger & { close(): Promise<void> };
   readonly analytics: AnalyticsStore;
   readonly outcomes: ExchangeOutcome[];
   readonly settings: EngineSettings;
@@ -110,6 +116,10 @@ export interface TestSystemOptions {
   readonly healthRefreshMs?: number;
   /** Bearer token of the admin API (`/admin/api`, the CLI); none: the admin API is off. */
   readonly adminToken?: string;
+  /** Share an existing budget ledger (a second gateway node); none: the engine's own (openBudgetLedger). */
+  readonly budgetLedger?: BudgetLedger & { close(): Promise<void> };
+  /** Clock of budget windows, ms since epoch (tests cross a window's end); none: Date.now. */
+  readonly budgetClock?: () => number;
   /** Wraps the control plane's view the gateway reads (e.g. to give its keys a team); none: the view as joined. */
   readonly controlPlaneView?: (view: ControlPlaneView) => ControlPlaneView;
 }
@@ -140,6 +150,15 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
     print: () => undefined,
   });
   const state = options.state ?? openStateStore(options.settings);
+  const budgetLedger = options.budgetLedger ?? openBudgetLedger(options.settings, state);
+  // The consumers write window spend to the same ledger (the memory store carries its own).
+  const consumerState: ConsumerStateStore = usesRedis(options.settings)
+    ? {
+        addSpendBatch: (increments) => state.addSpendBatch(increments),
+        recordChannelObservation: (observation, policy) => state.recordChannelObservation(observation, policy),
+        budgets: budgetLedger,
+      }
+    : Object.assign(state, { budgets: budgetLedger });
   const analytics = options.analytics ?? openAnalyticsStore(options.settings);
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
   const outcomes: ExchangeOutcome[] = [];
@@ -154,6 +173,8 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
         ? { ...controlPlane, view: options.controlPlaneView(controlPlane.view) }
         : controlPlane,
       stateStore: state,
+      budgetLedger,
+      ...(options.budgetClock ? { budgetClock: options.budgetClock } : {}),
       limiter: openRateLimiter({ dataDir: options.settings.dataDir }),
       sessionStore: openSessionStore({ dataDir: options.settings.dataDir }),
       healthRefreshMs: options.healthRefreshMs ?? 100,
@@ -166,6 +187,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
     app,
     eventLog,
     state,
+    budgetLedger,
     analytics,
     outcomes,
     settings: options.settings,
@@ -182,7 +204,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
         : await startConsumerPipeline({
             runners: CONSUMER_PIPELINE_RUNNERS,
             eventLog,
-            state,
+            state: consumerState,
             analytics,
             log: () => undefined,
           });
@@ -198,6 +220,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
       await step('consumers', () => system.consumers?.stop());
       await step('control plane', () => node.stop());
       await step('eventLog', () => eventLog.close());
+      if (!options.budgetLedger && usesRedis(options.settings)) await step('budgets', () => budgetLedger.close());
       if (!options.state) await step('state', () => state.close());
       if (!options.analytics) await step('analytics', () => analytics.close());
       await step('dispatcher', () => dispatcher.close());
