@@ -2,8 +2,10 @@
  * The consumer side of Tollgate in one call: applies ClickHouse migrations, follows the config
  * topic into the control-plane fold (prices for billing), then runs the ledger (consumption_log),
  * billing (billing_lines, spend tables, spend counters), health (channel health in the state
- * store), failovers (failovers table), config-audit (config_audit table) and dimensions (users,
- * keys and channels tables) consumers. Used by
+ * store), failovers (failovers table), config-audit (config_audit table), dimensions (users,
+ * keys and channels tables) and alerts (budget alerts to webhooks, alert_deliveries) consumers;
+ * billing publishes the budget alerts (consumers/alerts/publish-threshold-alerts.ts) when the
+ * alerts consumer is among those run. Used by
  * `npm run consumers`, by the embedded all-in-one process and by `tollgate replay`.
  */
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
@@ -20,11 +22,22 @@ import { startDimensionsConsumer } from './dimensions/dimensions-consumer.ts';
 import { createFailoverConsumer } from './failovers/failover-consumer.ts';
 import { createHealthConsumer } from './health/health-consumer.ts';
 import { createLedgerConsumer } from './ledger/ledger-consumer.ts';
+import { createAlertsConsumer, type WebhookSecretOpener } from './alerts/alerts-consumer.ts';
+import type { DeliveryRetryOptions } from './alerts/deliver-webhook.ts';
+import { publishThresholdAlerts } from './alerts/publish-threshold-alerts.ts';
 import { runConsumers, type BatchDoneListener, type ConsumerLog, type RunningConsumers } from './run-consumers.ts';
 import type { TrafficConsumer } from './traffic-consumer.ts';
 
 /** The consumers the pipeline can run. */
-export const CONSUMER_NAMES = ['ledger', 'billing', 'health', 'failovers', 'config-audit', 'dimensions'] as const;
+export const CONSUMER_NAMES = [
+  'ledger',
+  'billing',
+  'health',
+  'failovers',
+  'config-audit',
+  'dimensions',
+  'alerts',
+] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
 /** The part of the budget ledger the consumers use: window spend from the log, and the alerts published. */
@@ -62,7 +75,7 @@ export interface ConsumerPipelineDeps {
   /** Max records per batch (default 500). */
   readonly maxBatchSize?: number;
   /**
-   * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit, dimensions)
+   * Longest a partial batch of the ClickHouse consumers (ledger, billing, failovers, config-audit, dimensions, alerts)
    * waits for more events, ms (default 0; the processes pass TOLLGATE_CONSUMER_BATCH_WAIT_MS,
    * default 1000, see infra/processes/consumer-batching-from-env.ts). Health waits at most STATE_BATCH_WAIT_MS (50 ms) of it.
    */
@@ -77,6 +90,14 @@ export interface ConsumerPipelineDeps {
   readonly priceWaitMs?: number;
   /** Told the cost of each newly billed, priced usage line (the consumers' metrics). */
   readonly onCost?: CostListener;
+  /**
+   * Opens an alert webhook's encrypted signing secret (the master key's decryption, given by the
+   * composition root). None: the alerts consumer does not run (its group keeps its position, so
+   * the alerts are delivered once a root gives one); billing still publishes the alerts.
+   */
+  readonly openWebhookSecret?: WebhookSecretOpener;
+  /** Retries of each webhook delivery (default: deliver-webhook.ts's). */
+  readonly alertDeliveryRetry?: DeliveryRetryOptions;
   /** Id of this pipeline's config follower, `[A-Za-z0-9_-]+` (default random): its consumer group is `tollgate.config.<id>`. */
   readonly configFollowerId?: string;
 }
@@ -118,6 +139,21 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     onWarning,
     ...(deps.priceWaitMs === undefined ? {} : { priceWaitMs: deps.priceWaitMs }),
   };
+  // Budget alerts are published by the pipeline that delivers them, never by an audit replay (ledger and billing alone).
+  const budgets = deps.state.budgets;
+  const publishAlerts =
+    budgets && selected.has('alerts')
+      ? async (uses: Parameters<typeof publishThresholdAlerts>[1]): Promise<void> => {
+          const published = await publishThresholdAlerts(
+            { eventLog: deps.eventLog, budgets, controlPlane: { budget: (id) => controlPlane.fold.budget(id) } },
+            uses,
+          );
+          if (published.length > 0)
+            deps.log('info', 'budget thresholds reached', { alerts: published.map((alert) => alert.eventId) });
+        }
+      : undefined;
+  if (selected.has('alerts') && !deps.openWebhookSecret)
+    deps.log('warn', 'budget alerts are published but not delivered: no master key to open the webhook secrets');
   const traffic: Array<[ConsumerName, () => TrafficConsumer]> = [
     ['ledger', () => createLedgerConsumer({ analytics: deps.analytics, ...pricing })],
     [
@@ -126,7 +162,8 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
         createBillingConsumer({
           analytics: deps.analytics,
           state: deps.state,
-          ...(deps.state.budgets ? { budgets: deps.state.budgets } : {}),
+          ...(budgets ? { budgets } : {}),
+          ...(publishAlerts ? { onBudgetUses: publishAlerts } : {}),
           ...pricing,
           ...(deps.onCost ? { onCost: deps.onCost } : {}),
         }),
@@ -134,6 +171,19 @@ export async function startConsumerPipeline(deps: ConsumerPipelineDeps): Promise
     ['health', () => createHealthConsumer({ state: deps.state, onWarning })],
     ['failovers', () => createFailoverConsumer({ analytics: deps.analytics })],
   ];
+  const openWebhookSecret = deps.openWebhookSecret;
+  if (openWebhookSecret)
+    traffic.push([
+      'alerts',
+      () =>
+        createAlertsConsumer({
+          analytics: deps.analytics,
+          webhooks: () => controlPlane.fold.alertWebhooks(),
+          openSecret: openWebhookSecret,
+          log: deps.log,
+          ...(deps.alertDeliveryRetry ? { retry: deps.alertDeliveryRetry } : {}),
+        }),
+    ]);
   const options = {
     groupPrefix: deps.groupPrefix ?? 'tollgate.',
     ...(deps.maxBatchSize === undefined ? {} : { maxBatchSize: deps.maxBatchSize }),

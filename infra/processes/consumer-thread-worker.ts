@@ -7,6 +7,7 @@
 import { inspect } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startMeteredConsumerPipeline } from './consumer-pipeline-runners.ts';
+import { webhookSecretOpenerFrom } from './webhook-secret-opener.ts';
 import type { ConsumerStateStore, RunningConsumerPipeline } from '../../consumers/start-consumer-pipeline.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { createChdbStoreClient } from '../analytics/chdb/chdb-store.ts';
@@ -64,7 +65,12 @@ const metrics = new ConsumerMetrics({
 });
 let pipeline: RunningConsumerPipeline | undefined;
 try {
-  pipeline = await startMeteredConsumerPipeline({ eventLog, state, analytics, log, ...data.batching }, metrics);
+  // The gateway node of this process loaded (or generated) the master key before this thread started.
+  const openWebhookSecret = webhookSecretOpenerFrom(process.env, settings.dataDir);
+  pipeline = await startMeteredConsumerPipeline(
+    { eventLog, state, analytics, log, ...data.batching, ...(openWebhookSecret ? { openWebhookSecret } : {}) },
+    metrics,
+  );
   report({ kind: 'ready' });
 } catch (error) {
   report({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });

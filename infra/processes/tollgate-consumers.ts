@@ -2,7 +2,8 @@
  * `npm run consumers`: the composition root of the consumers process. Opens the engines from
  * KAFKA_BROKERS / REDIS_URL / CLICKHOUSE_URL (embedded adapters when absent), batching from
  * TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS (consumer-batching-from-env.ts), then runs until SIGINT/SIGTERM, finishing in-flight
- * batches before exit. Prices come from the config topic (the PriceSet events every gateway node
+ * batches before exit. Budget alerts go to the webhooks signed with secrets opened under
+ * TOLLGATE_MASTER_KEY (or the data dir's secrets.json; webhook-secret-opener.ts). Prices come from the config topic (the PriceSet events every gateway node
  * appends from its config file, the admin API and the console), never from a file of its own.
  * Logs: pino at LOG_LEVEL (default info), TOLLGATE_LOG_FORMAT=pretty|json (default: pretty on a
  * terminal, JSON otherwise; infra/logging/process-logger.ts); a bad value stops start-up (exit code 2).
@@ -16,6 +17,7 @@ import { createProcessLogger, levelLogOf, logFormatFromEnv, logLevelFromEnv } fr
 import { consumerBatchingFromEnv } from './consumer-batching-from-env.ts';
 import type { ConsumerLog } from '../../consumers/run-consumers.ts';
 import { startMeteredConsumerPipeline } from './consumer-pipeline-runners.ts';
+import { webhookSecretOpenerFrom } from './webhook-secret-opener.ts';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
 import { metricsListenFromEnv, serveMetricsHttp } from '../../consumers/metrics/serve-metrics-http.ts';
 
@@ -48,7 +50,11 @@ async function main(): Promise<void> {
   const eventLog = openEventLog(settings);
   const state = openConsumerState(settings);
   const analytics = openAnalyticsStore(settings);
-  const running = await startMeteredConsumerPipeline({ eventLog, state, analytics, log, ...batching }, metrics);
+  const openWebhookSecret = webhookSecretOpenerFrom(process.env, settings.dataDir);
+  const running = await startMeteredConsumerPipeline(
+    { eventLog, state, analytics, log, ...batching, ...(openWebhookSecret ? { openWebhookSecret } : {}) },
+    metrics,
+  );
   const metricsServer = metricsListen
     ? await serveMetricsHttp(metricsListen, () => metrics.render(), metrics.registry.contentType)
     : undefined;

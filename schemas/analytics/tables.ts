@@ -29,6 +29,8 @@ export const TABLES = {
   spendByTeamDay: 'spend_by_team_day',
   spendByEndUserDay: 'spend_by_end_user_day',
   spendByTagDay: 'spend_by_tag_day',
+  /** One row per budget alert and webhook delivered to or given up on (alerts consumer, 018); read with FINAL. */
+  alertDeliveries: 'alert_deliveries',
   /** The applied migration versions (infra/analytics/migrate.ts). */
   schemaMigrations: 'schema_migrations',
 } as const;
@@ -233,3 +235,26 @@ export const DIMENSION_SECOND_COLUMNS = {
 
 /** A column of the row type `Row` (compile-time: SQL names a column the consumers write). */
 export type ColumnOf<Row> = Extract<keyof Row, string>;
+
+/** How the delivery of an alert to a webhook ended: a 2xx answer, or every attempt failed. */
+export type AlertDeliveryOutcome = 'delivered' | 'failed';
+
+/** An `alert_deliveries` row as inserted (JSONEachRow, migration 018). Times: seconds and ms since epoch. */
+export type AlertDeliveryRow = {
+  /** `<budget_id>@<window_start_ms>:<threshold_percent>` */
+  alert_id: string;
+  webhook_id: string;
+  budget_id: string;
+  /** 1..100 */
+  threshold_percent: number;
+  window_start: number;
+  window_start_ms: number;
+  delivered_at: number;
+  /** the row version: the latest attempt wins */
+  delivered_at_ms: number;
+  /** HTTP attempts made, 0 when none could be (the secret could not be opened) */
+  attempts: number;
+  /** status of the last attempt, 0 when none came */
+  http_status: number;
+  outcome: AlertDeliveryOutcome;
+};

@@ -298,10 +298,11 @@ const LATER_MIGRATIONS = [
   '015-dimension-tables',
   '016-attribution',
   '017-attribution-spend-tables',
+  '018-alert-deliveries',
 ];
 
 const CURRENT_TABLES = [
-  'billing_lines', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
+  'alert_deliveries', 'billing_lines', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
   'spend_by_channel_day', 'spend_by_channel_day_mv', 'spend_by_end_user_day', 'spend_by_end_user_day_mv',
   'spend_by_key_day', 'spend_by_key_day_mv', 'spend_by_model_day', 'spend_by_model_day_mv',
   'spend_by_tag_day', 'spend_by_tag_day_mv', 'spend_by_team_day', 'spend_by_team_day_mv',

@@ -8,7 +8,7 @@ const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
-  '016-attribution', '017-attribution-spend-tables',
+  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -67,7 +67,9 @@ describe('migration files', () => {
   it('parse into ordered versions with statements split at line-ending semicolons', async () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
-    expect(migrations.map((m) => m.statements.length)).toEqual([1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15]);
+    expect(migrations.map((m) => m.statements.length)).toEqual([
+      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1,
+    ]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
       null,
@@ -80,6 +82,7 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
       null,
       null,
       null,
@@ -194,6 +197,7 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       "SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND name NOT IN ('future_only', 'now_ok', 'half_done', 'broken') ORDER BY name",
     );
     expect(rows.map((r) => `${r.name}:${r.engine}`)).toEqual([
+      'alert_deliveries:ReplacingMergeTree',
       'billing_lines:ReplacingMergeTree',
       'channels:ReplacingMergeTree',
       'config_audit:ReplacingMergeTree',
