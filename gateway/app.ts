@@ -260,6 +260,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     append: (events) => controlPlane.append(events),
     secrets: controlPlane.secrets,
     adminToken: config.adminToken,
+    ...(config.budgets ? { budgetTimeZone: config.budgets.timeZone } : {}),
   });
   const { sessionStore } = deps;
   await registerConsole(app, {
@@ -273,6 +274,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
     ...(deps.analytics ? { analytics: deps.analytics } : {}),
     ...(deps.mockBaseUrl ? { mockBaseUrl: deps.mockBaseUrl } : {}),
+    ...(deps.budgetLedger ? { budgetLedger: deps.budgetLedger } : {}),
+    ...(deps.budgetClock ? { budgetClock: deps.budgetClock } : {}),
+    budgetTimeZone: config.budgets?.timeZone ?? 'UTC',
   });
   return app;
 }

@@ -57,12 +57,25 @@ export function budgetWindowAt(rule: BudgetWindowRule, atMs: number): BudgetWind
   }
   const unit = CALENDAR_UNIT[rule.period];
   if (!unit) throw new RangeError(`unknown budget period: ${String(rule.period)}`);
+  // Luxon takes ~100 µs per window; the current window of each (period, zone) is kept until it ends.
+  const cacheKey = `${unit} ${rule.timeZone}`;
+  const cached = calendarWindows.get(cacheKey);
+  if (cached && cached.startMs <= atMs && atMs < cached.endMs) return cached;
   if (!isKnownTimeZone(rule.timeZone)) throw new RangeError(`unknown time zone: ${rule.timeZone}`);
   const local = DateTime.fromMillis(atMs, { zone: rule.timeZone });
   const start = local.startOf(unit);
   const end = start.plus({ [`${unit}s`]: 1 }).startOf(unit);
-  return { startMs: start.toMillis(), endMs: end.toMillis() };
+  const window = { startMs: start.toMillis(), endMs: end.toMillis() };
+  if (calendarWindows.size >= MAX_CACHED_WINDOWS && !calendarWindows.has(cacheKey)) calendarWindows.clear();
+  calendarWindows.set(cacheKey, window);
+  return window;
 }
+
+/** The last calendar window computed per `<unit> <zone>`. */
+const calendarWindows = new Map<string, { readonly startMs: number; readonly endMs: number }>();
+
+/** Most (unit, zone) pairs kept; three units × the zones in use, cleared beyond (zones are bounded by budgets). */
+const MAX_CACHED_WINDOWS = 1024;
 
 /** The counter id of a budget's window, `<budgetId>@<startMs>`: the key of its spend in the state store and in events. */
 export function budgetCounterId(budgetId: string, window: BudgetWindow): string {

@@ -4,6 +4,7 @@
  * connection count), the verdict on each performance target, plain-text tables, and the JSON
  * document written to `test-artifacts/bench/latest.json`. Pure functions only.
  */
+import type { AdmissionCostRow } from './measure-admission-cost.ts';
 import { BENCH_SHAPES, BENCH_TARGETS, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
 import type { LiveStreamFootprint } from './measure-server-footprint.ts';
@@ -152,6 +153,8 @@ export interface BenchReport {
   readonly peers?: PeerReport;
   /** Time to first token of the streamed shapes (measure-time-to-first-token.ts). */
   readonly timeToFirstToken?: ReadonlyArray<TimeToFirstTokenRow>;
+  /** Admission CPU per request before and with attribution and budgets (measure-admission-cost.ts). */
+  readonly admission?: ReadonlyArray<AdmissionCostRow>;
 }
 
 /** Target names in tables. */

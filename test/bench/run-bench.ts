@@ -58,6 +58,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
+import { formatAdmissionCostTable, measureAdmissionCost } from './measure-admission-cost.ts';
 import { measureTimeToFirstToken, TTFT_CHUNK_DELAY_MS } from './measure-time-to-first-token.ts';
 import {
   buildBenchRows,
@@ -522,6 +523,8 @@ async function main(withPeers: boolean): Promise<void> {
   );
   const timeToFirstToken = await measureTimeToFirstToken(servers, TIME_TO_FIRST_TOKEN_REQUESTS);
   const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
+  process.stdout.write('\nAdmission CPU per request, in this process on the in-memory state …\n');
+  const admission = await measureAdmissionCost();
   await stopPeers(peers);
   const allRows = buildBenchRows(measurements);
   const rows = allRows.filter((r) => !isPeerTarget(r.target));
@@ -551,11 +554,15 @@ async function main(withPeers: boolean): Promise<void> {
       ...judgeTimeToFirstToken(timeToFirstToken),
     ],
     timeToFirstToken,
+    admission,
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
   process.stdout.write(
     `\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first event carrying text; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`,
+  );
+  process.stdout.write(
+    `Admission CPU per request (quotas, limits, attribution, budgets; in-memory state, no network):\n${formatAdmissionCostTable(admission)}\n\n`,
   );
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
