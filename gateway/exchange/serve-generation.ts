@@ -238,7 +238,7 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       );
       return void sendErrorReply(reply, codec, error, requestId);
     }
-    const team = resolved.key.teamId === null ? undefined : services.controlPlane.view.team(resolved.key.teamId);
+    const team = resolved.team;
     if (team?.models && !team.models.has(canonical.model)) {
       const error = new GatewayError(
         'permission-denied',

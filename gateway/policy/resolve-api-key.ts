@@ -1,21 +1,22 @@
 /**
  * Resolves a presented API key against the control plane: only its HMAC-SHA-256 digest is
  * looked up (gateway/control-plane/key-material.ts). A key that is unknown, disabled, revoked
- * (from its `revokedAt` on: a rotation's grace period ends there), expired, or whose owner is
- * disabled is refused — on every node as soon as the node applied the event.
+ * (from its `revokedAt` on: a rotation's grace period ends there), expired, or whose owner or
+ * team is disabled is refused — on every node as soon as the node applied the event.
  */
-import type { ControlPlaneView, KeyRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import type { ControlPlaneView, KeyRecord, TeamRecord, UserRecord } from '../control-plane/control-plane-view.ts';
 import { digestApiKey } from '../control-plane/key-material.ts';
 
-/** A usable key and its owner. */
+/** A usable key, its owner and its team (each when it has one and the view knows it). */
 export interface ResolvedKey {
   readonly key: KeyRecord;
   readonly user: UserRecord | undefined;
+  readonly team?: TeamRecord | undefined;
 }
 
 /** Why a key was refused; `message` is safe to show the client (it never echoes the key). */
 export type KeyRefusal = {
-  readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled';
+  readonly reason: 'missing' | 'unknown' | 'disabled' | 'revoked' | 'expired' | 'owner-disabled' | 'team-disabled';
   readonly message: string;
 };
 
@@ -74,5 +75,8 @@ export function resolveApiKey(
   if (!key.enabled) return { reason: 'disabled', message: `The API key ${key.publicId} is disabled.` };
   const user = key.userId === null ? undefined : view.user(key.userId);
   if (user?.disabled) return { reason: 'owner-disabled', message: `The owner of API key ${key.publicId} is disabled.` };
-  return { key, user };
+  if (key.teamId === null) return { key, user };
+  const team = view.team(key.teamId);
+  if (team?.disabled) return { reason: 'team-disabled', message: `The team of API key ${key.publicId} is disabled.` };
+  return { key, user, team };
 }

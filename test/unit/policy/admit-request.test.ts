@@ -3,6 +3,7 @@
  * state store: quotas before limits, user and key limits charged together, format of the
  * `x-ratelimit-*` / `retry-after` headers, settlement and the token estimate.
  */
+import type { TeamRecord } from '../../../schemas/control-plane/control-plane-records.ts';
 import { describe, expect, it } from 'vitest';
 import { makeUsage } from '../../../gateway/canonical/usage.ts';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
@@ -306,5 +307,50 @@ describe('headers and estimates', () => {
     expect(estimateAdmissionTokens(request)).toBe(input + DEFAULT_MAX_OUTPUT_TOKENS);
     expect(estimateAdmissionTokens({ ...request, maxOutputTokens: 10 }, 99)).toBe(input + 10);
     expect(estimateAdmissionTokens(request, 99)).toBe(input + 99);
+  });
+});
+
+describe('admitRequest: team and per-model limits', () => {
+  const team: TeamRecord = {
+    teamId: 't1',
+    name: 'Search',
+    rpm: 2,
+    tpm: null,
+    rpd: null,
+    tpd: null,
+    models: null,
+    modelLimits: [{ model: 'big', rpm: 1, tpm: null, rpd: null, tpd: null }],
+    tags: [],
+    disabled: false,
+    members: new Map(),
+    createdAt: 0,
+  };
+
+  it('orders the scopes user, team, key, then the team and the key on the model', () => {
+    const key = keyRecord({ rpm: 5, modelLimits: [{ model: 'big', rpm: null, tpm: 100, rpd: null, tpd: null }] });
+    expect(requestLimitScopes(key, userRecord({ rpm: 9 }), team, 'big').map((s) => s.scope)).toEqual([
+      'user:u1',
+      'team:t1',
+      'key:k1',
+      'team:t1/model:big',
+      'key:k1/model:big',
+    ]);
+    expect(requestLimitScopes(key, undefined, team, 'small').map((s) => s.scope)).toEqual(['team:t1', 'key:k1']);
+  });
+
+  it("refuses the team's second request on the model as the team's RPM on that model, and its third anywhere as team_rpm", async () => {
+    const deps = makeDeps();
+    const ctx = { key: keyRecord(), user: undefined, team, estimatedTokens: 10, now: T0 };
+    expect((await admitRequest(deps, { ...ctx, model: 'big' })).ok).toBe(true);
+    const onModel = await admitRequest(deps, { ...ctx, model: 'big' });
+    expect(onModel.ok).toBe(false);
+    if (!onModel.ok) {
+      expect(onModel.limit).toBe('team_rpm');
+      expect(onModel.error.message).toContain('Rate limit reached for team t1 on model big on requests per minute');
+    }
+    expect((await admitRequest(deps, { ...ctx, model: 'small' })).ok).toBe(true);
+    const third = await admitRequest(deps, { ...ctx, model: 'small' });
+    expect(third.ok).toBe(false);
+    if (!third.ok) expect(third.error.message).toContain('Rate limit reached for team t1 on requests per minute');
   });
 });

@@ -11,6 +11,8 @@ import {
   keyCreated,
   keyRevoked,
   keyUpdated,
+  teamCreated,
+  teamUpdated,
   TEST_HMAC_SECRET,
   TEST_MASTER_KEY,
 } from '../control-plane/control-event-fixtures.ts';
@@ -49,6 +51,28 @@ describe('resolveApiKey', () => {
     expect(resolveApiKey(view, Buffer.from('another-secret'), PRESENTED, NOW)).toMatchObject({ reason: 'unknown' });
     expect(resolveApiKey(view, TEST_HMAC_SECRET, `${PRESENTED.slice(0, -1)}W`, NOW)).toMatchObject({
       reason: 'unknown',
+    });
+  });
+
+  it('gives a team key its team, and refuses it while the team is disabled', () => {
+    const view = new ControlPlaneProjection(TEST_MASTER_KEY);
+    view.apply(teamCreated({ teamId: 'team_1', occurredAt: NOW - 20 }));
+    view.apply(
+      keyCreated({
+        userId: null,
+        teamId: 'team_1',
+        digest: digestApiKey(TEST_HMAC_SECRET, PRESENTED),
+        occurredAt: NOW - 10,
+      }),
+    );
+    expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({
+      key: { keyId: 'key_abc', teamId: 'team_1' },
+      team: { teamId: 'team_1' },
+    });
+    view.apply(teamUpdated({ teamId: 'team_1', disabled: true, occurredAt: NOW - 1 }));
+    expect(resolveApiKey(view, TEST_HMAC_SECRET, PRESENTED, NOW)).toMatchObject({
+      reason: 'team-disabled',
+      message: 'The team of API key abcdefghijkl is disabled.',
     });
   });
 });
