@@ -153,18 +153,26 @@ export function hasBudgetClaims(
   directory: BudgetDirectory,
   subject: Omit<BudgetSubject, 'inputTokens' | 'maxOutputTokens' | 'requestId'>,
 ): boolean {
-  const capped = (
-    owner: { rpd: number | null; tpd: number | null; modelLimits: ReadonlyArray<ModelLimit> } | undefined,
-  ): boolean =>
-    owner !== undefined &&
-    (owner.rpd !== null ||
-      owner.tpd !== null ||
-      owner.modelLimits.some((l) => l.model === subject.model && (l.rpd !== null || l.tpd !== null)));
-  return (
-    capped(subject.key) ||
-    capped(subject.team) ||
-    applicableBudgets(directory, { ...subject, requestId: '', inputTokens: 0, maxOutputTokens: 0 }).length > 0
-  );
+  if (isCapped(subject.key, subject.model) || (subject.team !== undefined && isCapped(subject.team, subject.model)))
+    return true;
+  const { key } = subject;
+  if (directory.budgetsFor('key', key.keyId).length > 0) return true;
+  if (key.userId !== null && directory.budgetsFor('user', key.userId).length > 0) return true;
+  if (key.teamId !== null && directory.budgetsFor('team', key.teamId).length > 0) return true;
+  if (subject.endUserId !== null && directory.budgetsFor('end_user', subject.endUserId).length > 0) return true;
+  for (const tag of subject.tags) if (directory.budgetsFor('tag', tag).length > 0) return true;
+  return false;
+}
+
+/** Whether a key or team has a daily cap for `model` (its own RPD/TPD or one of the model's). */
+function isCapped(
+  owner: { readonly rpd: number | null; readonly tpd: number | null; readonly modelLimits: ReadonlyArray<ModelLimit> },
+  model: string,
+): boolean {
+  if (owner.rpd !== null || owner.tpd !== null) return true;
+  for (const limit of owner.modelLimits)
+    if (limit.model === model && (limit.rpd !== null || limit.tpd !== null)) return true;
+  return false;
 }
 
 /** Counter of a window. */
