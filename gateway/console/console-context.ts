@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
+import type { BudgetLedger } from '../../schemas/state-store/budget-ledger.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { AdminHttpError } from '../control-plane/admin-errors.ts';
@@ -19,7 +20,7 @@ import {
   type CommandResult,
   type CommandSecrets,
 } from '../control-plane/commands-common.ts';
-import type { ControlPlaneView } from '../control-plane/control-plane-view.ts';
+import type { ControlPlaneView, KeyRecord, TeamRecord } from '../control-plane/control-plane-view.ts';
 import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
 import type { ConsoleIdentity, ConsoleSessions } from './console-session.ts';
 
@@ -37,6 +38,12 @@ export interface ConsoleDeps {
   readonly stateStore?: StateStore;
   /** The consumption log and spend (absent: usage routes answer 503). */
   readonly analytics?: AnalyticsStore;
+  /** Use of budget windows, spent and held (absent: budget use reads `unknown`). */
+  readonly budgetLedger?: BudgetLedger;
+  /** IANA time zone of new calendar budgets that name none (default UTC). */
+  readonly budgetTimeZone?: string;
+  /** Clock of budget windows, ms since epoch (default `now`; admission uses the same one). */
+  readonly budgetClock?: () => number;
   /** For the channel test. */
   readonly dispatcher: Dispatcher;
   readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
@@ -65,6 +72,41 @@ export function isAdmin(request: FastifyRequest): boolean {
 /** @throws AdminHttpError 403 unless the request's user is an admin. */
 export function requireAdmin(request: FastifyRequest): void {
   if (!isAdmin(request)) throw new AdminHttpError(403, 'this page is for admins only');
+}
+
+/**
+ * How the request's user may act on a team: `admin` (a console admin: everything), `team_admin`
+ * (manages the team's keys, sees its usage and budgets), `member` (sees the team read-only), or
+ * undefined (not a member: the team is hidden from them).
+ */
+export type TeamAccess = 'admin' | 'team_admin' | 'member';
+
+/** The request user's access to team `teamId` (undefined when the team is unknown or they are not in it). */
+export function teamAccess(deps: ConsoleDeps, request: FastifyRequest, teamId: string): TeamAccess | undefined {
+  const team = deps.view.team(teamId);
+  if (!team) return undefined;
+  if (isAdmin(request)) return 'admin';
+  return team.members.get(identityOf(request).user.userId);
+}
+
+/** The teams the request's user sees: every team for an admin, else the teams they are a member of. */
+export function visibleTeams(deps: ConsoleDeps, request: FastifyRequest): ReadonlyArray<TeamRecord> {
+  return isAdmin(request) ? deps.view.teams() : deps.view.teamsOfUser(identityOf(request).user.userId);
+}
+
+/** Whether the request's user may see `key`: admins all; a user their own keys and every key of their teams. */
+export function canSeeKey(deps: ConsoleDeps, request: FastifyRequest, key: KeyRecord): boolean {
+  if (isAdmin(request) || key.userId === identityOf(request).user.userId) return true;
+  return key.teamId !== null && teamAccess(deps, request, key.teamId) !== undefined;
+}
+
+/**
+ * Whether the request's user may change `key` (edit, revoke, rotate): admins all; a user their own
+ * keys and, as team admin, every key of that team. A member sees the team's other keys read-only.
+ */
+export function canManageKey(deps: ConsoleDeps, request: FastifyRequest, key: KeyRecord): boolean {
+  if (isAdmin(request) || key.userId === identityOf(request).user.userId) return true;
+  return key.teamId !== null && teamAccess(deps, request, key.teamId) === 'team_admin';
 }
 
 /**

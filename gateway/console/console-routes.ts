@@ -21,9 +21,11 @@ import { setUserPassword } from '../control-plane/commands-users.ts';
 import { fail, parseInput } from '../control-plane/commands-common.ts';
 import { verifyPassword } from '../control-plane/password-hash.ts';
 import { registerConsoleAdminRoutes } from './console-admin-routes.ts';
+import { registerConsoleBudgetRoutes } from './console-budget-routes.ts';
 import { CONSOLE_API_PREFIX, identityOf, runAsUser, type ConsoleDeps } from './console-context.ts';
 import { registerConsoleKeyRoutes } from './console-key-routes.ts';
 import { clearSessionCookie, CSRF_HEADER, presentSessionUser, setSessionCookie } from './console-session.ts';
+import { registerConsoleTeamRoutes } from './console-team-routes.ts';
 import { registerConsoleUsageRoutes } from './console-usage-routes.ts';
 
 /** The Content-Security-Policy of every console response. */
@@ -71,6 +73,8 @@ export async function registerConsole(app: FastifyInstance, deps: ConsoleDeps): 
     registerSessionRoutes(scope, options, deps);
     registerConsoleKeyRoutes(scope, options, deps);
     registerConsoleUsageRoutes(scope, options, deps);
+    registerConsoleTeamRoutes(scope, options, deps);
+    registerConsoleBudgetRoutes(scope, options, deps);
     registerConsoleAdminRoutes(scope, options, deps);
     answerUnknownRoutes(scope, CONSOLE_API_PREFIX, options, 'console');
   });

@@ -2,7 +2,7 @@
  * The console's reads of the analytics store: the consumption log (filtered, paginated, one
  * request in detail) and the spend dashboard, over `consumption_log FINAL` and `billing_lines FINAL`
  * (schemas/analytics/migrations; both sorted by time first since 006 and 007, so every filter
- * carries its time range on `occurred_at`). Reads of the spend_*_day tables (008) must aggregate
+ * carries its time range on `occurred_at`), and spend by team, tag and end user (017). Reads of the spend_*_day tables (008) must aggregate
  * with `sum(...) GROUP BY`: the dashboard here sums consumption_log instead, because its range is
  * in ms, not days. Every value is rendered with `sqlLiteral`; every statement runs
  * on ClickHouse 18.16 and chdb alike (no query parameters, `LIMIT offset, n`, no alias equal to a
@@ -17,6 +17,8 @@ export interface UsageFilter {
   readonly toMs: number;
   readonly keyId?: string;
   readonly userId?: string;
+  /** Requests of keys of this team. */
+  readonly teamId?: string;
   readonly model?: string;
   readonly channelId?: string;
   /** completed | failed | cancelled */
@@ -31,6 +33,12 @@ export interface UsageRow {
   readonly occurredAt: string;
   readonly keyId: string;
   readonly userId: string | null;
+  /** The key's team; null when none. */
+  readonly teamId: string | null;
+  /** The end user the request named; null when none. */
+  readonly endUserId: string | null;
+  /** The request's `name=value` tags. */
+  readonly tags: string[];
   readonly model: string;
   readonly upstreamModel: string | null;
   readonly channelId: string | null;
@@ -82,6 +90,9 @@ const ROW_COLUMNS = [
   'toString(occurred_at_ms) AS at_ms',
   'key_id',
   'user_id',
+  'team_id',
+  'end_user_id',
+  "arrayStringConcat(tags, ',') AS tag_list",
   'model',
   'upstream_model',
   'channel_id',
@@ -127,6 +138,7 @@ export function usageWhere(filter: UsageFilter, options: { withStatus?: boolean 
     value !== undefined && parts.push(`${column} = ${sqlLiteral(value)}`);
   equal('key_id', filter.keyId);
   equal('user_id', filter.userId);
+  equal('team_id', filter.teamId);
   equal('model', filter.model);
   equal('channel_id', filter.channelId);
   if (options.withStatus !== false) equal('status', filter.status);
@@ -247,6 +259,91 @@ export async function querySpendSummary(store: AnalyticsStore, filter: UsageFilt
   };
 }
 
+/** Spend of one team, tag or end user over a range of days. Money in USD decimal text. */
+export interface AttributedSpend {
+  readonly costUsd: string;
+  readonly requests: number;
+  /** input + output tokens */
+  readonly tokens: number;
+}
+
+/**
+ * Spend by whom it was for (CONSOLE-API.md `GET /spend/attribution`): per team, per tag (a request
+ * with two tags counts under both) and per end user, the 50 largest of each, and per day and team.
+ */
+export interface AttributionSpend {
+  readonly byTeam: ReadonlyArray<AttributedSpend & { readonly teamId: string }>;
+  readonly byTag: ReadonlyArray<AttributedSpend & { readonly tag: string }>;
+  readonly byEndUser: ReadonlyArray<AttributedSpend & { readonly endUserId: string }>;
+  readonly dailyByTeam: ReadonlyArray<{ readonly day: string; readonly teamId: string; readonly costUsd: string }>;
+}
+
+/** The days (UTC dates `YYYY-MM-DD`, both included) and, optionally, the only teams to count. */
+export interface AttributionFilter {
+  readonly fromDay: string;
+  readonly toDay: string;
+  /** Count only requests of keys of these teams; undefined = everything (admins). */
+  readonly teamIds?: ReadonlyArray<string>;
+}
+
+/** Rows per breakdown. */
+const ATTRIBUTION_LIMIT = 50;
+
+/**
+ * Spend by team, tag and end user over whole UTC days. Without `teamIds` it reads the summing
+ * tables spend_by_team_day, spend_by_tag_day and spend_by_end_user_day (migration 017: always
+ * `sum(...) GROUP BY`); with them, billing_lines FINAL narrowed to those teams (the summing tables
+ * do not say which team a tag's or end user's spend came from). An empty `teamIds` reads nothing.
+ * @throws whatever the analytics store throws (the route answers 503).
+ */
+export async function queryAttributionSpend(
+  store: AnalyticsStore,
+  filter: AttributionFilter,
+): Promise<AttributionSpend> {
+  if (filter.teamIds?.length === 0) return { byTeam: [], byTag: [], byEndUser: [], dailyByTeam: [] };
+  const days = `day >= toDate(${sqlLiteral(filter.fromDay)}) AND day <= toDate(${sqlLiteral(filter.toDay)})`;
+  const cost = 'toString(sum(cost_usd)) AS cost_sum';
+  const order = `ORDER BY sum(cost_usd) DESC`;
+  let statements: [string, string, string, string];
+  if (filter.teamIds === undefined) {
+    const sums = `${cost}, toString(sum(requests)) AS request_sum, toString(sum(tokens)) AS token_sum`;
+    statements = [
+      `SELECT team_id AS group_key, ${sums} FROM ${TABLES.spendByTeamDay} WHERE ${days} GROUP BY team_id ${order}, team_id LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT tag AS group_key, ${sums} FROM ${TABLES.spendByTagDay} WHERE ${days} GROUP BY tag ${order}, tag LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT end_user_id AS group_key, ${sums} FROM ${TABLES.spendByEndUserDay} WHERE ${days} GROUP BY end_user_id ${order}, end_user_id LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT toString(day) AS day_text, team_id AS group_key, ${cost} FROM ${TABLES.spendByTeamDay} WHERE ${days} GROUP BY day, team_id ORDER BY day, team_id`,
+    ];
+  } else {
+    const sums = `${cost}, toString(count()) AS request_sum, toString(sum(input_tokens + output_tokens)) AS token_sum`;
+    const lines = `${TABLES.billingLines} FINAL`;
+    const where = `${days} AND team_id IN (${filter.teamIds.map((id) => sqlLiteral(id)).join(', ')})`;
+    statements = [
+      `SELECT team_id AS group_key, ${sums} FROM ${lines} WHERE ${where} GROUP BY team_id ${order}, team_id LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT tag AS group_key, ${sums} FROM ${lines} ARRAY JOIN tags AS tag WHERE ${where} GROUP BY tag ${order}, tag LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT end_user_id AS group_key, ${sums} FROM ${lines} WHERE ${where} AND end_user_id != '' GROUP BY end_user_id ${order}, end_user_id LIMIT ${ATTRIBUTION_LIMIT}`,
+      `SELECT toString(day) AS day_text, team_id AS group_key, ${cost} FROM ${lines} WHERE ${where} GROUP BY day, team_id ORDER BY day, team_id`,
+    ];
+  }
+  const [teams, tags, endUsers, daily] = await Promise.all(
+    statements.map((sql) => store.query<Record<string, string>>(sql)),
+  );
+  const spend = (r: Record<string, string>): AttributedSpend => ({
+    costUsd: normalizeUsd(r.cost_sum),
+    requests: Number(r.request_sum ?? 0),
+    tokens: Number(r.token_sum ?? 0),
+  });
+  return {
+    byTeam: teams!.map((r) => ({ teamId: String(r.group_key), ...spend(r) })),
+    byTag: tags!.map((r) => ({ tag: String(r.group_key), ...spend(r) })),
+    byEndUser: endUsers!.map((r) => ({ endUserId: String(r.group_key), ...spend(r) })),
+    dailyByTeam: daily!.map((r) => ({
+      day: String(r.day_text),
+      teamId: String(r.group_key),
+      costUsd: normalizeUsd(r.cost_sum),
+    })),
+  };
+}
+
 /** Most recent request time per key (ms since epoch), for the keys list's "last used". */
 export async function queryLastUsed(
   store: AnalyticsStore,
@@ -280,6 +377,9 @@ function toUsageRow(r: Record<string, unknown>): UsageRow {
     occurredAt: new Date(Number(r.at_ms)).toISOString(),
     keyId: text(r.key_id),
     userId: optional(r.user_id),
+    teamId: optional(r.team_id),
+    endUserId: optional(r.end_user_id),
+    tags: text(r.tag_list) === '' ? [] : text(r.tag_list).split(','),
     model: text(r.model),
     upstreamModel: optional(r.upstream_model),
     channelId: optional(r.channel_id),

@@ -1,7 +1,8 @@
 /**
  * The console's analytics reads on both engines (ClickHouse 18.16 from CLICKHOUSE_URL, and chdb):
  * the consumption log with every filter, newest first with pagination and totals, a request's
- * detail with its billing line, the spend dashboard with exact decimal costs, last use per key —
+ * detail with its billing line, the spend dashboard with exact decimal costs, spend by team, tag
+ * and end user (from the summing tables, or the billing lines of some teams), last use per key —
  * with a redelivered row counted once (FINAL) and filter values that try to break out of their
  * SQL literal matching nothing.
  */
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { migrate } from '../../../infra/analytics/migrate.ts';
 import {
+  queryAttributionSpend,
   queryLastUsed,
   querySpendSummary,
   queryUsageDetail,
@@ -32,6 +34,9 @@ interface RowSpec {
   readonly source: 'reported' | 'estimated' | 'partial';
   /** nano-USD */
   readonly cost: bigint;
+  readonly team?: string;
+  readonly endUser?: string;
+  readonly tags?: ReadonlyArray<string>;
 }
 
 const ROWS: ReadonlyArray<RowSpec> = [
@@ -45,6 +50,9 @@ const ROWS: ReadonlyArray<RowSpec> = [
     status: 'completed',
     source: 'reported',
     cost: 100_000_000n,
+    team: 'team_a',
+    endUser: 'eu_1',
+    tags: ['feature=search', 'env=prod'],
   },
   {
     n: 2,
@@ -56,6 +64,8 @@ const ROWS: ReadonlyArray<RowSpec> = [
     status: 'failed',
     source: 'reported',
     cost: 0n,
+    team: 'team_a',
+    endUser: 'eu_1',
   },
   {
     n: 3,
@@ -67,6 +77,9 @@ const ROWS: ReadonlyArray<RowSpec> = [
     status: 'completed',
     source: 'estimated',
     cost: 1n,
+    team: 'team_b',
+    endUser: 'eu_2',
+    tags: ['feature=chat'],
   },
   {
     n: 4,
@@ -78,6 +91,8 @@ const ROWS: ReadonlyArray<RowSpec> = [
     status: 'cancelled',
     source: 'partial',
     cost: 2_500_000_000n,
+    team: 'team_b',
+    tags: ['feature=chat'],
   },
   {
     n: 5,
@@ -100,6 +115,9 @@ function requestColumns(r: RowSpec): Record<string, AnalyticsValue> {
     occurred_at_ms: r.at,
     key_id: r.key,
     user_id: r.user,
+    team_id: r.team ?? '',
+    end_user_id: r.endUser ?? '',
+    tags: r.tags ?? [],
     model: r.model,
     upstream_model: `${r.model}-up`,
     channel_id: r.channel,
@@ -175,6 +193,9 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
       occurredAt: new Date(T0).toISOString(),
       keyId: 'key_a',
       userId: 'usr_1',
+      teamId: 'team_a',
+      endUserId: 'eu_1',
+      tags: ['feature=search', 'env=prod'],
       model: 'gpt-4o',
       upstreamModel: 'gpt-4o-up',
       channelId: 'openai-1',
@@ -215,6 +236,7 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
     expect(await ids({ userId: 'usr_2' })).toEqual(['req_3', 'req_4']);
     expect(await ids({ model: 'gpt-4o' })).toEqual(['req_1', 'req_2', 'req_5']);
     expect(await ids({ channelId: 'anthropic-1' })).toEqual(['req_3', 'req_4']);
+    expect(await ids({ teamId: 'team_a' })).toEqual(['req_1', 'req_2']);
     expect(await ids({ status: 'completed' })).toEqual(['req_1', 'req_3', 'req_5']);
     expect(await ids({ fromMs: T0 + 1000, toMs: T0 + DAY })).toEqual(['req_2', 'req_3']);
     expect(await ids({ keyId: "key_a' OR '1'='1" })).toEqual([]);
@@ -279,6 +301,54 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
     ]);
     const mine = await querySpendSummary(test.store, { ...ALL, userId: 'usr_1', status: 'completed' });
     expect(mine.totals).toMatchObject({ requests: 2, costUsd: '0.1' });
+  });
+
+  it('sums spend by team, tag and end user from the summing tables, and for some teams from the billing lines', async () => {
+    const days = { fromDay: '2026-11-10', toDay: '2026-11-30' };
+    const everyone = await queryAttributionSpend(test.store, days);
+    expect(everyone.byTeam).toEqual([
+      { teamId: 'team_b', costUsd: '2.500000001', requests: 2, tokens: 105 },
+      { teamId: 'team_a', costUsd: '0.1', requests: 1, tokens: 15 },
+    ]);
+    expect(everyone.byTag).toEqual([
+      { tag: 'feature=chat', costUsd: '2.500000001', requests: 2, tokens: 105 },
+      { tag: 'env=prod', costUsd: '0.1', requests: 1, tokens: 15 },
+      { tag: 'feature=search', costUsd: '0.1', requests: 1, tokens: 15 },
+    ]);
+    expect(everyone.byEndUser).toEqual([
+      { endUserId: 'eu_1', costUsd: '0.1', requests: 1, tokens: 15 },
+      { endUserId: 'eu_2', costUsd: '0.000000001', requests: 1, tokens: 45 },
+    ]);
+    expect(everyone.dailyByTeam).toEqual([
+      { day: '2026-11-20', teamId: 'team_a', costUsd: '0.1' },
+      { day: '2026-11-20', teamId: 'team_b', costUsd: '0.000000001' },
+      { day: '2026-11-21', teamId: 'team_b', costUsd: '2.5' },
+    ]);
+    // The same numbers from the billing lines when narrowed to teams (a redelivered line counts once).
+    await test.store.insert('billing_lines', [billingRow(ROWS[2]!)]);
+    const teamB = await queryAttributionSpend(test.store, { ...days, teamIds: ['team_b'] });
+    expect(teamB).toEqual({
+      byTeam: [{ teamId: 'team_b', costUsd: '2.500000001', requests: 2, tokens: 105 }],
+      byTag: [{ tag: 'feature=chat', costUsd: '2.500000001', requests: 2, tokens: 105 }],
+      byEndUser: [{ endUserId: 'eu_2', costUsd: '0.000000001', requests: 1, tokens: 45 }],
+      dailyByTeam: [
+        { day: '2026-11-20', teamId: 'team_b', costUsd: '0.000000001' },
+        { day: '2026-11-21', teamId: 'team_b', costUsd: '2.5' },
+      ],
+    });
+    const oneDay = await queryAttributionSpend(test.store, {
+      fromDay: '2026-11-21',
+      toDay: '2026-11-21',
+      teamIds: ['team_a', 'team_b'],
+    });
+    expect(oneDay.byTeam).toEqual([{ teamId: 'team_b', costUsd: '2.5', requests: 1, tokens: 60 }]);
+    expect(await queryAttributionSpend(test.store, { ...days, teamIds: [] })).toEqual({
+      byTeam: [],
+      byTag: [],
+      byEndUser: [],
+      dailyByTeam: [],
+    });
+    expect((await queryAttributionSpend(test.store, { ...days, teamIds: ["team_a' OR '1'='1"] })).byTeam).toEqual([]);
   });
 
   it('finds when each key was last used', async () => {
