@@ -334,9 +334,10 @@ export interface BudgetSettlement {
 }
 
 /**
- * Replaces the holds by the real cost: the served usage at the served channel's price (0 when no
- * channel served it), its tokens, and 1 request for each RPD counter when usage was recorded
- * (a request that got no usage counts no request: its UsageRecorded event does not exist).
+ * Replaces the holds by the real cost: the served usage at the served channel's price, its tokens,
+ * and 1 request for each RPD counter, kept until the consumers bill it (`settledHoldMs`). An
+ * exchange no channel served with usage gets no UsageRecorded event and counts nothing: its holds
+ * end at once (also how a request refused after its holds releases them: `settlement` empty).
  * @throws whatever the ledger rejects with (callers log it: the holds then expire on their own)
  */
 export async function settleBudgets(
@@ -362,15 +363,17 @@ export async function settleBudgets(
           holds.heldAt,
         )
       : 0n;
+  // Without a channel and usage no UsageRecorded follows to bill and drop the holds: they end now.
+  const billed = usage !== undefined && settlement.channelId !== undefined;
   const requestCounters = holds.counters.filter((c) => c.budgetId.startsWith(REQUEST_COUNTER_PREFIX));
   const amountCounters = holds.counters.filter((c) => !c.budgetId.startsWith(REQUEST_COUNTER_PREFIX));
-  const holdUntil = nowMs + (deps.settledHoldMs ?? DEFAULT_SETTLED_HOLD_MS);
+  const holdUntil = billed ? nowMs + (deps.settledHoldMs ?? DEFAULT_SETTLED_HOLD_MS) : nowMs;
   await Promise.all([
     amountCounters.length > 0
       ? deps.ledger.settle(holds.requestId, amountCounters, costNanoUsd, tokens, holdUntil, nowMs)
       : undefined,
     requestCounters.length > 0
-      ? deps.ledger.settle(holds.requestId, requestCounters, 0n, usage ? 1 : 0, holdUntil, nowMs)
+      ? deps.ledger.settle(holds.requestId, requestCounters, 0n, billed ? 1 : 0, holdUntil, nowMs)
       : undefined,
   ]);
 }

@@ -236,4 +236,18 @@ describe('budget admission', () => {
     expect(admitted).toBe(5); // 0, 0.04, …, 0.16 < 0.20: five holds, $0.20 ≤ limit + one hold
     for (const r of results) if (!r.ok) expect(r.error.code).toBe('budget_exceeded');
   });
+
+  it('ends the holds of an exchange no channel served at once: nothing counts, the room is free again', async () => {
+    const { deps: d, ledger } = deps([budget({ limitNanoUsd: 50_000_000n })]); // $0.05
+    const first = await admitBudgets(d, subject());
+    const second = await admitBudgets(d, subject());
+    expect(first.ok && second.ok).toBe(true);
+    expect((await admitBudgets(d, subject())).ok).toBe(false);
+    if (!first.ok || !second.ok) return;
+    await settleBudgets(d, first.holds!, { status: 'failed' });
+    await settleBudgets(d, second.holds!, {}); // refused after its holds: released
+    const [use] = await ledger.readBudgetUse(first.holds!.counters, T0);
+    expect(use).toMatchObject({ heldNanoUsd: 0n, heldTokens: 0, spentNanoUsd: 0n });
+    expect((await admitBudgets(d, subject())).ok).toBe(true);
+  });
 });
