@@ -1,7 +1,7 @@
 /**
  * The dimensions consumer: the config topic (`tollgate.config`) → the `users`, `keys` and
- * `channels` tables (migration 015), one row per entity, so analysts join spend to names,
- * owners, limits and status in plain SQL. Group `tollgate.dimensions`, offsets committed after
+ * `channels` tables (migration 015) and `teams` and `team_members` (019), one row per entity, so
+ * analysts join spend to names, owners, teams, limits and status in plain SQL. Group `tollgate.dimensions`, offsets committed after
  * the insert. Per batch it loads the current rows of the ids the batch is about, folds the
  * events in log order (fold-dimension-rows.ts; an event at or below a row's version is skipped),
  * and inserts the rows that changed, each with the offset of its last event as `version`.
@@ -16,7 +16,7 @@ import type { DeliveredRecord, Subscription } from '../../schemas/event-log/even
 import type { ConfigAuditConsumerOptions } from '../config-audit/config-audit-consumer.ts';
 import type { ConsumerLog } from '../run-consumers.ts';
 import { dimensionRow, loadDimensionStates } from './dimension-store.ts';
-import { dimensionOf, foldDimensionEvent, type DimensionTable } from './fold-dimension-rows.ts';
+import { DIMENSION_TABLES, dimensionOf, foldDimensionEvent, type DimensionTable } from './fold-dimension-rows.ts';
 
 /** Options of the dimensions subscription: those of the config-audit consumer, the other reader of the config topic. */
 export type DimensionsConsumerOptions = ConfigAuditConsumerOptions;
@@ -66,19 +66,24 @@ function decodeBatch(records: ReadonlyArray<DeliveredRecord>, log: ConsumerLog):
  */
 export async function writeDimensions(store: AnalyticsStore, events: ReadonlyArray<PositionedEvent>): Promise<void> {
   if (events.length === 0) return;
-  const ids: Record<DimensionTable, Set<string>> = { users: new Set(), keys: new Set(), channels: new Set() };
+  const ids = emptyIdSets();
   for (const { event } of events) {
     const target = dimensionOf(event);
     if (target) ids[target.table].add(target.id);
   }
   const states = await loadDimensionStates(store, ids);
-  const changed: Record<DimensionTable, Set<string>> = { users: new Set(), keys: new Set(), channels: new Set() };
+  const changed = emptyIdSets();
   for (const { event, offset } of events) {
     const table = foldDimensionEvent(states, event, offset);
     if (table) changed[table].add(dimensionOf(event)!.id);
   }
-  for (const table of ['users', 'keys', 'channels'] as const) {
+  for (const table of DIMENSION_TABLES) {
     const rows = [...changed[table]].map((id) => dimensionRow(table, states[table].get(id)!));
     if (rows.length > 0) await store.insert(table, rows);
   }
+}
+
+/** An empty set of ids per dimension table. */
+function emptyIdSets(): Record<DimensionTable, Set<string>> {
+  return { users: new Set(), keys: new Set(), channels: new Set(), teams: new Set(), team_members: new Set() };
 }

@@ -16,10 +16,13 @@ export const TABLES = {
   failovers: 'failovers',
   /** One row per control event, secrets removed (config-audit consumer, 010). */
   configAudit: 'config_audit',
-  /** Dimension tables, one row per entity and version (dimensions consumer, 015). */
+  /** Dimension tables, one row per entity and version (dimensions consumer, 015; keys gain team_id and tags in 019). */
   users: 'users',
   keys: 'keys',
   channels: 'channels',
+  /** Teams and their members as dimension tables, one row per team / (team, user) and version (dimensions consumer, 019). */
+  teams: 'teams',
+  teamMembers: 'team_members',
   /** Spend per day, summed by materialized views from billing_lines (008); read with sum() GROUP BY. */
   spendByKeyDay: 'spend_by_key_day',
   spendByUserDay: 'spend_by_user_day',
@@ -153,7 +156,7 @@ export type ConfigAuditRow = {
 };
 
 /**
- * The columns every dimension row (users, keys, channels; migration 015) ends with: when the
+ * The columns every dimension row (users, keys, channels: migration 015; teams, team_members: 019) ends with: when the
  * change it holds was made, and the config-topic offset of the last event folded into it.
  */
 export type DimensionVersionColumns = {
@@ -191,6 +194,10 @@ export type KeyRow = DimensionVersionColumns & {
   name: string;
   /** '' when the key belongs to no user */
   user_id: string;
+  /** the team owning the key, '' when none (migration 019) */
+  team_id: string;
+  /** the key's default tags, each `name=value` (migration 019) */
+  tags: string[];
   status: 'active' | 'disabled' | 'revoked';
   rpm: number | null;
   tpm: number | null;
@@ -226,12 +233,47 @@ export type ChannelRow = DimensionVersionColumns & {
   removed_at_ms: number | null;
 };
 
+/** A `teams` row as inserted (JSONEachRow, migration 019). Times: seconds and ms. */
+export type TeamRow = DimensionVersionColumns & {
+  team_id: string;
+  name: string;
+  status: 'active' | 'disabled';
+  /** the allowlist bounding the team's keys; [] = every model */
+  models: string[];
+  /** default tags of the team's requests, each `name=value` */
+  tags: string[];
+  /** requests / tokens per minute and per day, null = unlimited */
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+  tpd: number | null;
+  created_at: number;
+  created_at_ms: number;
+};
+
+/** A `team_members` row as inserted (JSONEachRow, migration 019): one per (team, user). Times: seconds and ms. */
+export type TeamMemberRow = DimensionVersionColumns & {
+  team_id: string;
+  user_id: string;
+  role: 'team_admin' | 'member';
+  /** removed once the user left the team */
+  status: 'active' | 'removed';
+  /** when the current membership began */
+  joined_at: number;
+  joined_at_ms: number;
+  /** null = a member */
+  removed_at: number | null;
+  removed_at_ms: number | null;
+};
+
 /** The whole-second columns of the dimension rows, each the floor of its `<name>_ms` twin divided by 1000. */
 export const DIMENSION_SECOND_COLUMNS = {
   users: ['created_at', 'updated_at'],
   keys: ['created_at', 'revoked_at', 'updated_at'],
   channels: ['created_at', 'removed_at', 'updated_at'],
-} as const satisfies Record<'users' | 'keys' | 'channels', ReadonlyArray<string>>;
+  teams: ['created_at', 'updated_at'],
+  team_members: ['joined_at', 'removed_at', 'updated_at'],
+} as const satisfies Record<'users' | 'keys' | 'channels' | 'teams' | 'team_members', ReadonlyArray<string>>;
 
 /** A column of the row type `Row` (compile-time: SQL names a column the consumers write). */
 export type ColumnOf<Row> = Extract<keyof Row, string>;

@@ -34,6 +34,8 @@ const SORTING_KEYS: Record<string, string> = {
   users: 'user_id',
   keys: 'key_id',
   channels: 'channel_id',
+  teams: 'team_id',
+  team_members: 'team_id, user_id',
 };
 
 const SPEND_TABLES = [
@@ -299,6 +301,7 @@ const LATER_MIGRATIONS = [
   '016-attribution',
   '017-attribution-spend-tables',
   '018-alert-deliveries',
+  '019-team-dimensions',
 ];
 
 const CURRENT_TABLES = [
@@ -306,7 +309,7 @@ const CURRENT_TABLES = [
   'spend_by_channel_day', 'spend_by_channel_day_mv', 'spend_by_end_user_day', 'spend_by_end_user_day_mv',
   'spend_by_key_day', 'spend_by_key_day_mv', 'spend_by_model_day', 'spend_by_model_day_mv',
   'spend_by_tag_day', 'spend_by_tag_day_mv', 'spend_by_team_day', 'spend_by_team_day_mv',
-  'spend_by_user_day', 'spend_by_user_day_mv', 'users',
+  'spend_by_user_day', 'spend_by_user_day_mv', 'team_members', 'teams', 'users',
 ]; // prettier-ignore
 
 describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: AnalyticsEngine) => {

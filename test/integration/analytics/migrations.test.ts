@@ -8,7 +8,7 @@ const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
-  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries',
+  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -68,7 +68,7 @@ describe('migration files', () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
     expect(migrations.map((m) => m.statements.length)).toEqual([
-      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1,
+      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6,
     ]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
@@ -82,6 +82,7 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
       null,
       null,
       null,
@@ -219,6 +220,8 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       'spend_by_team_day_mv:MaterializedView',
       'spend_by_user_day:SummingMergeTree',
       'spend_by_user_day_mv:MaterializedView',
+      'team_members:ReplacingMergeTree',
+      'teams:ReplacingMergeTree',
       'users:ReplacingMergeTree',
     ]);
   });
