@@ -3,7 +3,9 @@
  * `infra/processes/tollgate-server.ts` run as `npm start` runs it — embedded (file log, memory, chdb) and on the real
  * engines (Kafka, Redis, ClickHouse). An admin signs in, creates a key, uses it with the official
  * OpenAI SDK, sees the requests in the usage page and the spend change, revokes the key and sees
- * the SDK refused; creates a channel and tests it; a second user sees only their own keys.
+ * the SDK refused; creates a channel and tests it; a second user sees only their own keys; a
+ * team with that user as team admin and a daily budget, whose key's requests (tagged, naming an
+ * end user) fill the budget's bar and show up by team, tag and end user on the Spend page.
  * Every page is screenshotted to test-artifacts/console/<mode>-<page>.png.
  */
 import { join } from 'node:path';
@@ -261,6 +263,102 @@ describe.each(runnableCases<ConsoleTestMode>(['embedded', 'engines'], (mode) => 
         await userContext.close();
       }
     }, 120_000);
+
+    it('runs a team: members, a daily budget with its use and reset, a team key, spend by team, tag and end user', async () => {
+      await open(page, 'teams');
+      await page.getByTestId('team-create').click();
+      await page.getByTestId('team-name').fill('e2e-team');
+      await page.getByTestId('team-tags').fill('team=e2e');
+      await page.getByTestId('team-submit').click();
+      await page.getByTestId('team-title').waitFor();
+      const teamId = decodeURIComponent(new URL(page.url()).hash.replace('#/teams/', ''));
+      expect(teamId).toMatch(/^team_/);
+
+      await page.getByTestId('member-add').click();
+      await page.getByTestId('member-user').selectOption({ label: `${USER.name} (${USER.login})` });
+      await page.getByTestId('member-role').selectOption('team_admin');
+      await page.getByTestId('member-submit').click();
+      await expect.poll(() => page.getByTestId('members-table').textContent()).toContain('team admin');
+
+      await page.getByTestId('budget-create').click();
+      await page.getByTestId('budget-name').fill('e2e daily');
+      await page.getByTestId('budget-limit-usd').fill('5');
+      await page.getByTestId('budget-period').selectOption('day');
+      await page.getByTestId('budget-thresholds').fill('50, 150');
+      await page.getByTestId('budget-submit').click();
+      await expect.poll(() => page.getByTestId('field-error-thresholds').textContent()).toContain('thresholds');
+      await page.getByTestId('budget-thresholds').fill('50, 80');
+      await page.getByTestId('budget-submit').click();
+      const bar = page.locator('[data-testid^="budget-use-bgt_"][data-percent]');
+      await bar.waitFor();
+      expect(await bar.getAttribute('data-percent')).toBe('0');
+      const budgetTestId = (await bar.getAttribute('data-testid'))!;
+      expect(await page.getByTestId(`${budgetTestId}-text`).textContent()).toBe('0.0% · $0.00 / $5.00');
+      expect(await page.getByTestId(`${budgetTestId}-reset`).textContent()).toMatch(/^resets /);
+
+      const userContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const userPage = await userContext.newPage();
+        userPage.on('pageerror', (error) => pageErrors.push(error.message));
+        await userPage.goto(`${gateway.origin}/console/`);
+        await userPage.getByTestId('signin-login').fill(USER.login);
+        await userPage.getByTestId('signin-password').fill(USER.password);
+        await userPage.getByTestId('signin-submit').click();
+        await userPage.getByTestId('current-user').waitFor();
+        await open(userPage, `teams/${encodeURIComponent(teamId)}`);
+        await userPage.getByTestId('team-key-create').click();
+        await userPage.getByTestId('key-name').fill('e2e team key');
+        await userPage.getByTestId('key-submit').click();
+        const teamKey = await userPage.getByTestId('new-key-value').inputValue();
+        await userPage.getByTestId('new-key-done').click();
+        await userPage.getByTestId(`key-row-${teamKey.split('-')[1]}`).waitFor();
+        expect(await userPage.getByTestId('budget-create').count()).toBe(0);
+
+        const reply = await sdk(teamKey).chat.completions.create(
+          { model: 'mock-1', messages: [{ role: 'user', content: 'Team hello' }] },
+          { headers: { 'x-tollgate-tags': 'feature=e2e', 'x-tollgate-end-user': 'customer-7' } },
+        );
+        expect(reply.choices[0]?.message.content).toBe('Mock reply to: Team hello');
+        // The request's cost (spent, or still held until billing adds it) is in today's window.
+        await expect
+          .poll(
+            async () => {
+              await userPage.reload();
+              return userPage.getByTestId(`${budgetTestId}-text`).textContent();
+            },
+            { timeout: PIPELINE_WAIT_MS, interval: 1000 },
+          )
+          .not.toBe('0.0% · $0.00 / $5.00');
+        expect(await userPage.getByTestId(`${budgetTestId}-text`).textContent()).toMatch(
+          /^(<0\.1|\d+\.\d)% · \$[\d.]+( \+ \$[\d.]+ held)? \/ \$5\.00$/,
+        );
+        await shot(userPage, 'team');
+      } finally {
+        await userContext.close();
+      }
+
+      await open(page, 'spend');
+      await expect
+        .poll(
+          async () => {
+            await page.getByTestId('spend-range-30').click();
+            await page.getByTestId('spend-attribution').waitFor();
+            return (
+              (await page.getByTestId('spend-team-e2e-team').count()) +
+              (await page.getByTestId('spend-tag-feature=e2e').count()) +
+              (await page.getByTestId('spend-end-user-customer-7').count())
+            );
+          },
+          { timeout: PIPELINE_WAIT_MS, interval: 1000 },
+        )
+        .toBe(3);
+      expect(await page.getByTestId('spend-tag-team=e2e').count()).toBe(1);
+      await page.getByTestId('spend-chart-teams').locator('canvas').waitFor();
+      await shot(page, 'spend-attribution');
+      await open(page, 'budgets');
+      await page.getByTestId('budgets-table').waitFor();
+      await shot(page, 'budgets');
+    }, 180_000);
 
     it('shows the audit history of every change made above, with who made it', async () => {
       await open(page, 'audit');

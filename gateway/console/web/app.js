@@ -17,11 +17,16 @@ import { UsersPage } from './pages/users.js';
 import { ChannelsPage } from './pages/channels.js';
 import { PricesPage } from './pages/prices.js';
 import { AuditPage } from './pages/audit.js';
+import { TeamsPage } from './pages/teams.js';
+import { TeamDetailPage } from './pages/team-detail.js';
+import { BudgetsPage } from './pages/budgets.js';
 
 const PAGES = {
   keys: KeysPage,
   usage: UsagePage,
   spend: SpendPage,
+  teams: TeamsPage,
+  budgets: BudgetsPage,
   users: UsersPage,
   channels: ChannelsPage,
   prices: PricesPage,
@@ -35,6 +40,7 @@ function PageView({ route, isAdmin }) {
   if (nav.adminOnly && !isAdmin)
     return html`<section data-testid="page-forbidden"><h2>Admins only</h2><p>Your account cannot see this page.</p></section>`;
   if (route.page === 'usage' && route.param) return html`<${UsageDetailPage} requestId=${route.param} />`;
+  if (route.page === 'teams' && route.param) return html`<${TeamDetailPage} teamId=${route.param} />`;
   const Page = PAGES[route.page];
   return html`<${Page} />`;
 }

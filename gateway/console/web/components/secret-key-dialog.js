@@ -31,18 +31,19 @@ export async function copyText(text, input) {
 }
 
 /**
- * @param {{ title: string, apiKey: string, note?: string, onClose: () => void }} props
- *   `note`: an extra line (e.g. when the rotated key stops working).
+ * @param {{ title: string, apiKey: string, note?: string, what?: string, onClose: () => void }} props
+ *   `note`: an extra line (e.g. when the rotated key stops working); `what`: what the secret is
+ *   (default `key`, e.g. `signing secret`).
  */
-export function SecretKeyDialog({ title, apiKey, note, onClose }) {
+export function SecretKeyDialog({ title, apiKey, note, what = 'key', onClose }) {
   const input = useRef(null);
   const [copied, setCopied] = useState(null);
   const copy = async () => setCopied(await copyText(apiKey, input.current));
   return html`
     <${ModalDialog} title=${title} onClose=${onClose} testid="new-key-dialog">
-      <p class="warning" role="note">Copy this key now: it will not be shown again.</p>
+      <p class="warning" role="note">Copy this ${what} now: it will not be shown again.</p>
       <div role="group">
-        <input ref=${input} type="text" readonly value=${apiKey} data-testid="new-key-value" aria-label="API key" onFocus=${(e) => e.currentTarget.select()} />
+        <input ref=${input} type="text" readonly value=${apiKey} data-testid="new-key-value" aria-label=${what === 'key' ? 'API key' : what} onFocus=${(e) => e.currentTarget.select()} />
         <button type="button" data-testid="copy-key" onClick=${copy}>Copy</button>
       </div>
       ${copied === null ? null : html`<small data-testid="copy-key-status">${copied ? 'Copied to the clipboard.' : 'Press Ctrl+C (⌘C) to copy the selected key.'}</small>`}

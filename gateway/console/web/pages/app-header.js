@@ -12,6 +12,8 @@ export const NAV_PAGES = [
   { page: 'keys', label: 'Keys', adminOnly: false },
   { page: 'usage', label: 'Usage', adminOnly: false },
   { page: 'spend', label: 'Spend', adminOnly: false },
+  { page: 'teams', label: 'Teams', adminOnly: false },
+  { page: 'budgets', label: 'Budgets', adminOnly: true },
   { page: 'users', label: 'Users', adminOnly: true },
   { page: 'channels', label: 'Channels', adminOnly: true },
   { page: 'prices', label: 'Prices', adminOnly: true },

@@ -1,7 +1,8 @@
 /**
- * Create / edit key dialog. Create: name, RPM, TPM, quota (USD), expiry, model allowlist and,
- * for admins, the owner → `POST /keys`. Edit: the same limits plus enabled → `PATCH /keys/:id`
- * with only the fields that changed (so an untouched past expiry is not sent back).
+ * Create / edit key dialog. Create: name, RPM, TPM, quota (USD), expiry, model allowlist, default
+ * tags, the team (those the user may add keys to: every team for admins, the teams they are team
+ * admin of) and, for admins, the owner → `POST /keys`. Edit: the same limits plus enabled →
+ * `PATCH /keys/:id` with only the fields that changed (so an untouched past expiry is not sent back).
  */
 import { html } from '/console/vendor/htm-preact.js';
 import { api, seg } from '../api-client.js';
@@ -11,11 +12,13 @@ import { useApiData } from '../components/use-api-data.js';
 import { FormButtons, FormError, Input, Select, Switch, useForm } from '../components/form-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 
-const FIELDS = ['name', 'rpm', 'tpm', 'quotaUsd', 'expiresAt', 'models', 'userId', 'enabled'];
+const FIELDS = ['name', 'rpm', 'tpm', 'quotaUsd', 'expiresAt', 'models', 'tags', 'teamId', 'userId', 'enabled'];
 
 /** Form values of a key row (or the defaults for a new key owned by `ownerId`). */
-export function keyFormValues(key, ownerId) {
+export function keyFormValues(key, ownerId, teamId) {
   return {
+    teamId: key ? inputValue(key.teamId) : (teamId ?? ''),
+    tags: key?.tags ? key.tags.join(', ') : '',
     name: key?.name ?? '',
     rpm: inputValue(key?.rpm),
     tpm: inputValue(key?.tpm),
@@ -37,6 +40,7 @@ export function keyBody(values) {
     quotaUsd: quota === '' ? null : quota,
     expiresAt: fromLocalInput(values.expiresAt),
     models: parseList(values.models),
+    tags: parseList(values.tags) ?? [],
   };
 }
 
@@ -52,13 +56,14 @@ export function changedKeyFields(values, initial) {
 }
 
 /**
- * @param {{ keyRow?: object, onClose: () => void, onSaved: (result: object) => void }} props
- *   without `keyRow` it creates a key and `onSaved` gets `{ key, apiKey }`.
+ * @param {{ keyRow?: object, teamId?: string, onClose: () => void, onSaved: (result: object) => void }} props
+ *   without `keyRow` it creates a key (of team `teamId` when given) and `onSaved` gets `{ key, apiKey }`.
  */
-export function KeyFormDialog({ keyRow, onClose, onSaved }) {
+export function KeyFormDialog({ keyRow, teamId, onClose, onSaved }) {
   const { user, isAdmin } = useSession();
   const editing = Boolean(keyRow);
-  const initial = keyFormValues(keyRow, user?.userId);
+  const initial = keyFormValues(keyRow, user?.userId, teamId);
+  const teams = useApiData(() => (editing ? Promise.resolve(null) : api.get('/teams', { limit: 200 })), []);
   const form = useForm(initial);
   const owners = useApiData(
     () => (isAdmin && !editing ? api.get('/users', { limit: 200 }) : Promise.resolve(null)),
@@ -72,6 +77,7 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
       return undefined;
     }
     const body = keyBody(values);
+    if (values.teamId !== '') body.teamId = values.teamId;
     if (isAdmin) body.userId = values.userId === '' ? null : values.userId;
     onSaved(await api.post('/keys', body));
     return undefined;
@@ -85,6 +91,12 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
   ];
   if (owners.data && user && !owners.data.users.some((u) => u.userId === user.userId))
     ownerOptions.push({ value: user.userId, label: user.name });
+  const teamOptions = [
+    { value: '', label: '(no team)' },
+    ...(teams.data?.teams ?? [])
+      .filter((t) => t.access !== 'member' || t.teamId === initial.teamId)
+      .map((t) => ({ value: t.teamId, label: t.name })),
+  ];
   return html`
     <${ModalDialog} title=${editing ? `Edit key ${keyRow.name}` : 'Create key'} onClose=${onClose} testid="key-dialog">
       <form onSubmit=${save}>
@@ -103,6 +115,14 @@ export function KeyFormDialog({ keyRow, onClose, onSaved }) {
           }
         </div>
         <${Input} label="Model allowlist" name="models" form=${form} testid="key-models" placeholder="every model" hint="comma-separated, e.g. gpt-4o-mini, claude-sonnet-4" />
+        <div class="grid">
+          <${Input} label="Default tags" name="tags" form=${form} testid="key-tags" placeholder="none" hint="comma-separated name=value, added to every request" />
+          ${
+            editing || teamOptions.length <= 1
+              ? null
+              : html`<${Select} label="Team" name="teamId" form=${form} testid="key-team" options=${teamOptions} />`
+          }
+        </div>
         ${editing ? html`<${Switch} label="Enabled" name="enabled" form=${form} testid="key-enabled" />` : null}
         ${owners.error ? html`<small class="muted">Users could not be loaded: ${owners.error.message}</small>` : null}
         <${FormError} error=${form.error} fields=${FIELDS} />

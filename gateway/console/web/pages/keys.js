@@ -1,8 +1,13 @@
 /**
  * Keys page (`#/keys`): the key list with search, status filter and pagination; create, edit,
- * rotate and revoke. Users see only their own keys; admins also see the owner column.
+ * rotate and revoke; each key's quota and budgets as bars. Users see their own keys and their
+ * teams' (a team's keys are read-only to its members, managed by its team admins); admins also
+ * see the owner column.
  */
 import { html, useState } from '/console/vendor/htm-preact.js';
+import { api } from '../api-client.js';
+import { useApiData } from '../components/use-api-data.js';
+import { BudgetBars, budgetsByScopeId } from '../components/budget-bar.js';
 import { formatLimit, formatTime } from '../format.js';
 import { useSession } from '../session-context.js';
 import { SearchBox, useSearchedList } from '../components/searched-list.js';
@@ -26,6 +31,7 @@ export function KeysPage() {
   const [status, setStatus] = useState('');
   const { list, search, setSearch, offset, setOffset } = useSearchedList('/keys', { status });
   const { dialog, setDialog, close, saved } = useListDialog(list);
+  const budgets = useKeyBudgets();
   const chooseStatus = (value) => {
     setStatus(value);
     setOffset(0);
@@ -45,18 +51,28 @@ export function KeysPage() {
         <${FilterSelect} label="Status" testid="key-status-filter" value=${status} any="Any status" choices=${STATUSES} onChange=${chooseStatus} />
       </div>
       <${PageError} error=${list.error} />
-      <${KeyTable} keys=${list.data?.keys ?? []} loading=${list.loading && !list.data} isAdmin=${isAdmin} onAction=${setDialog} />
+      <${KeyTable} keys=${list.data?.keys ?? []} loading=${list.loading && !list.data} isAdmin=${isAdmin} onAction=${setDialog} budgets=${budgets} />
       <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
       <${KeyDialogs} dialog=${dialog} close=${close} changed=${saved} minted=${minted} />
     </section>
   `;
 }
 
-function KeyDialogs({ dialog, close, changed, minted }) {
+/** Hook: the budgets on keys the user sees, grouped by key id (`{}` while loading or on failure). */
+export function useKeyBudgets() {
+  const answer = useApiData(() => api.get('/budgets', { scope: 'key' }), []);
+  return budgetsByScopeId(answer.data?.budgets);
+}
+
+/**
+ * The key dialogs of a key list: create (for `teamId` when given), edit, rotate, revoke, and the
+ * new key shown once.
+ */
+export function KeyDialogs({ dialog, close, changed, minted, teamId }) {
   if (!dialog) return null;
   switch (dialog.kind) {
     case 'create':
-      return html`<${KeyFormDialog} onClose=${close} onSaved=${(result) => minted('Your new API key', result.apiKey)} />`;
+      return html`<${KeyFormDialog} teamId=${teamId} onClose=${close} onSaved=${(result) => minted('Your new API key', result.apiKey)} />`;
     case 'edit':
       return html`<${KeyFormDialog} keyRow=${dialog.key} onClose=${close} onSaved=${changed} />`;
     case 'rotate':
@@ -75,32 +91,45 @@ function rotationNote(result) {
   return at ? `The old key stops working at ${formatTime(at)}.` : undefined;
 }
 
-function KeyTable({ keys, loading, isAdmin, onAction }) {
+/**
+ * The key table. `budgets`: BudgetRows by key id, shown as bars under the quota.
+ * @param {{ keys: object[], loading: boolean, isAdmin: boolean, onAction: (action: object) => void, budgets?: Record<string, object[]> }} props
+ */
+export function KeyTable({ keys, loading, isAdmin, onAction, budgets = {} }) {
   const columns = isAdmin ? 9 : 8;
   return html`
     <${ListTable} name="keys" columns=${columns} loading=${loading} empty="No keys match."
       head=${html`
         <tr>
-          <th>Name</th><th>Key</th>${isAdmin ? html`<th>Owner</th>` : null}<th>RPM / TPM</th><th>Quota used</th>
+          <th>Name</th><th>Key</th>${isAdmin ? html`<th>Owner</th>` : null}<th>RPM / TPM</th><th>Quota and budgets used</th>
           <th>Expires</th><th>Last used</th><th>Status</th><th class="actions">Actions</th>
         </tr>
       `}
-      rows=${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} />`)}
+      rows=${keys.map((key) => html`<${KeyRow} key=${key.keyId} keyRow=${key} isAdmin=${isAdmin} onAction=${onAction} budgets=${budgets[key.keyId]} />`)}
     />
   `;
 }
 
-function KeyRow({ keyRow: key, isAdmin, onAction }) {
+function KeyRow({ keyRow: key, isAdmin, onAction, budgets }) {
   const id = key.publicId;
+  const readOnly = key.canManage === false;
   const revoking = key.revokedAt && key.status !== 'revoked';
   const canRotate = key.status !== 'revoked' && key.status !== 'expired' && !key.revokedAt;
   return html`
     <tr data-testid=${`key-row-${id}`} data-key-id=${key.keyId}>
-      <td><strong>${key.name}</strong>${key.models ? html`<br /><small class="muted" title="Model allowlist">${key.models.join(', ')}</small>` : null}</td>
+      <td>
+        <strong>${key.name}</strong>
+        ${key.teamId ? html`<br /><small>team <a href=${`#/teams/${encodeURIComponent(key.teamId)}`} data-testid=${`key-team-${id}`}>${key.teamName ?? key.teamId}</a></small>` : null}
+        ${key.models ? html`<br /><small class="muted" title="Model allowlist">${key.models.join(', ')}</small>` : null}
+        ${key.tags?.length ? html`<br /><small class="muted" title="Default tags">${key.tags.join(', ')}</small>` : null}
+      </td>
       <td><code data-testid=${`key-public-${id}`}>${maskedKey(id)}</code></td>
       ${isAdmin ? html`<td>${key.ownerName ?? html`<span class="muted">none</span>`}</td>` : null}
       <td class="num">${formatLimit(key.rpm)} / ${formatLimit(key.tpm)}</td>
-      <td><${QuotaBar} spent=${key.spentUsd} quota=${key.quotaUsd} testid=${`key-quota-${id}`} /></td>
+      <td>
+        <${QuotaBar} spent=${key.spentUsd} quota=${key.quotaUsd} testid=${`key-quota-${id}`} />
+        <${BudgetBars} budgets=${budgets} testid=${`key-budget-${id}`} />
+      </td>
       <td>${formatTime(key.expiresAt, 'never')}</td>
       <td>${formatTime(key.lastUsedAt, 'never')}</td>
       <td>
@@ -108,9 +137,9 @@ function KeyRow({ keyRow: key, isAdmin, onAction }) {
         ${revoking ? html`<br /><small class="muted">revoked at ${formatTime(key.revokedAt)}</small>` : null}
       </td>
       <td class="actions">
-        <button type="button" class="outline small" data-testid=${`key-edit-${id}`} disabled=${key.status === 'revoked'} onClick=${() => onAction({ kind: 'edit', key })}>Edit</button>
-        <button type="button" class="outline small" data-testid=${`key-rotate-${id}`} disabled=${!canRotate} onClick=${() => onAction({ kind: 'rotate', key })}>Rotate</button>
-        <button type="button" class="outline small danger" data-testid=${`key-revoke-${id}`} disabled=${key.status === 'revoked'} onClick=${() => onAction({ kind: 'revoke', key })}>Revoke</button>
+        <button type="button" class="outline small" data-testid=${`key-edit-${id}`} disabled=${readOnly || key.status === 'revoked'} onClick=${() => onAction({ kind: 'edit', key })}>Edit</button>
+        <button type="button" class="outline small" data-testid=${`key-rotate-${id}`} disabled=${readOnly || !canRotate} onClick=${() => onAction({ kind: 'rotate', key })}>Rotate</button>
+        <button type="button" class="outline small danger" data-testid=${`key-revoke-${id}`} disabled=${readOnly || key.status === 'revoked'} onClick=${() => onAction({ kind: 'revoke', key })}>Revoke</button>
       </td>
     </tr>
   `;
