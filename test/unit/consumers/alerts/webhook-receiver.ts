@@ -17,6 +17,8 @@ export interface ReceivedWebhook {
   readonly verified: boolean;
   /** The status it was answered with. */
   readonly status: number;
+  /** Whether the answer went out on a connection still open (false: the sender was gone, e.g. killed). */
+  readonly acknowledged: boolean;
 }
 
 /** A running receiver. */
@@ -24,6 +26,8 @@ export interface WebhookReceiver {
   /** `http://127.0.0.1:PORT/hook` */
   readonly url: string;
   readonly received: ReceivedWebhook[];
+  /** Requests whose body arrived, answered yet or not. */
+  arrivals: number;
   /** Statuses to answer the next requests with, in order (consumed); empty: 204. */
   readonly answers: number[];
   /** Delay before answering, ms (default 0). */
@@ -43,6 +47,7 @@ export async function startWebhookReceiver(secret?: string): Promise<WebhookRece
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
+    arrivals: 0,
     answers: [],
     delayMs: 0,
     secret,
@@ -66,15 +71,18 @@ export async function startWebhookReceiver(secret?: string): Promise<WebhookRece
         verified = false;
       }
       const status = receiver.answers.shift() ?? 204;
+      receiver.arrivals += 1;
       setTimeout(() => {
+        const acknowledged = !request.socket.destroyed && !response.destroyed;
         receiver.received.push({
           id: headers['webhook-id'],
           timestamp: headers['webhook-timestamp'],
           body,
           verified,
           status,
+          acknowledged,
         });
-        response.writeHead(status).end();
+        if (acknowledged) response.writeHead(status).end();
       }, receiver.delayMs);
     });
   });
