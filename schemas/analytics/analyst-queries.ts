@@ -3,7 +3,7 @@
  * block is `renderAnalystQueries()`, and the analytics tests run each query on ClickHouse 18.16
  * and chdb. So they keep to the dialect both accept (README, ClickHouse dialect): one JOIN per
  * SELECT (nest for more), `ANY`/`ALL` spelled out on every JOIN, no CTEs, no window functions.
- * Joins to the dimension tables (`keys`, `users`, `channels`) read them with FINAL in a subquery;
+ * Joins to the dimension tables (`keys`, `users`, `channels`, `teams`) read them with FINAL in a subquery;
  * a row with no dimension row gets '' for its names (ClickHouse fills unmatched LEFT JOIN columns
  * with defaults: https://clickhouse.com/docs/operations/settings/settings#join_use_nulls).
  */
@@ -102,11 +102,16 @@ ORDER BY occurred_at DESC
 LIMIT 20`,
   },
   {
-    title: 'Spend per team per week (ISO weeks, from Monday), last 8 weeks',
-    sql: `SELECT toMonday(day) AS week, team_id, sum(requests) AS requests, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd
-FROM spend_by_team_day
-WHERE day >= toMonday(today()) - 49
-GROUP BY week, team_id
+    title: 'Spend per team per week (ISO weeks, from Monday), last 8 weeks, with the team’s name',
+    sql: `SELECT week, team_id, team_name, requests, tokens, cost_usd
+FROM
+(
+    SELECT toMonday(day) AS week, team_id, sum(requests) AS requests, sum(tokens) AS tokens, sum(cost_usd) AS cost_usd
+    FROM spend_by_team_day
+    WHERE day >= toMonday(today()) - 49
+    GROUP BY week, team_id
+) AS spend
+ANY LEFT JOIN (SELECT team_id, name AS team_name FROM teams FINAL) AS team_names USING team_id
 ORDER BY week DESC, cost_usd DESC, team_id`,
   },
   {

@@ -3,22 +3,33 @@
  * a database at 012 with rows upgrades (consumption_log gains day and started_at, a give-up in
  * failovers becomes next_channel_id NULL, the dimension tables appear); the dimensions consumer
  * folds control events into users, keys and channels (names, owner, status, revoked_at, no
- * secrets), once per event; and the README's analyst queries (ANALYST_QUERIES, which the README
- * mirrors) answer what they say: a single dead channel has failover rate 0.
+ * secrets), once per event; keys written before 019 gain an empty team and no tags, and team
+ * events fold into teams and team_members once; and the README's analyst queries
+ * (ANALYST_QUERIES, which the README mirrors) answer what they say: a single dead channel has
+ * failover rate 0, spend per team carries each team's name.
  */
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectFailoverRow } from '../../../consumers/failovers/project-failover-row.ts';
 import { projectConsumptionRow } from '../../../consumers/ledger/project-consumption-row.ts';
+import { dimensionRow } from '../../../consumers/dimensions/dimension-store.ts';
 import { writeDimensions, type PositionedEvent } from '../../../consumers/dimensions/dimensions-consumer.ts';
+import { emptyDimensionStates, foldDimensionEvent } from '../../../consumers/dimensions/fold-dimension-rows.ts';
 import { ANALYST_QUERIES, renderAnalystQueries } from '../../../schemas/analytics/analyst-queries.ts';
-import { Decimal, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
+import { Decimal, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { loadMigrations } from '../../../infra/analytics/load-migrations.ts';
 import { migrate } from '../../../infra/analytics/migrate.ts';
 import type { ControlEvent } from '../../../schemas/control-plane/control-plane-events.ts';
 import type { FailoverOccurred, RequestCompleted } from '../../../schemas/events/traffic-events.ts';
 import { ANALYTICS_ENGINES, decimalNano, type AnalyticsEngine, type TestAnalyticsStore } from './analytics-engines.ts';
 import { requestCompleted } from '../../unit/consumers/billing/traffic-event-builders.ts';
+import {
+  keyUpdated,
+  teamCreated,
+  teamMemberRemoved,
+  teamMemberSet,
+  teamUpdated,
+} from '../../unit/control-plane/control-event-fixtures.ts';
 
 const HEADER = { actor: 'admin' };
 const LIMITS = { rpm: null, tpm: null };
@@ -213,6 +224,76 @@ function controlEvents(at: number): PositionedEvent[] {
     },
   ];
   return events.map((event, index) => ({ event, offset: (index + 1) * 10 }));
+}
+
+/**
+ * After controlEvents (offsets 10…130): two teams, three memberships (one ended), key_a moved into
+ * team_a with a default tag, team_b disabled; offsets 200, 201, …
+ */
+function teamEvents(at: number): PositionedEvent[] {
+  const events: ControlEvent[] = [
+    teamCreated({
+      teamId: 'team_a',
+      name: 'Search',
+      models: ['gpt-4o'],
+      tags: ['project=search'],
+      rpm: 100,
+      rpd: 1_000,
+    }),
+    teamCreated({ teamId: 'team_b', name: 'Support', models: null, modelLimits: [], tags: [], rpm: null, rpd: null }),
+    teamMemberSet({ teamId: 'team_a', userId: 'usr_1', role: 'team_admin' }),
+    teamMemberSet({ teamId: 'team_a', userId: 'usr_2', role: 'member' }),
+    teamMemberSet({ teamId: 'team_b', userId: 'usr_2', role: 'member' }),
+    teamMemberRemoved('team_a', 'usr_2'),
+    keyUpdated({
+      keyId: 'key_a',
+      name: 'Alice laptop',
+      rpm: 60,
+      tpm: 10_000,
+      quotaNanoUsd: '1',
+      expiresAt: null,
+      enabled: true,
+      teamId: 'team_a',
+      tags: ['env=prod'],
+    }),
+    teamUpdated({ teamId: 'team_b', name: 'Support (closed)', disabled: true }),
+  ];
+  return events.map((event, index) => ({
+    event: { type: event.type, event: { ...event.event, occurredAt: at + index } } as ControlEvent,
+    offset: 200 + index,
+  }));
+}
+
+/** `store`, counting the rows inserted through it. */
+function countingInserts(store: AnalyticsStore): AnalyticsStore & { rows: number } {
+  const counting = {
+    rows: 0,
+    exec: (sql: string) => store.exec(sql),
+    query: <T>(sql: string) => store.query<T>(sql),
+    insert: async (table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>) => {
+      counting.rows += rows.length;
+      await store.insert(table, rows);
+    },
+    version: () => store.version(),
+    close: () => store.close(),
+  };
+  return counting;
+}
+
+/** A spend_by_team_day row of one request. */
+function teamSpend(day: string, teamId: string, nano: bigint): Record<string, AnalyticsValue> {
+  return {
+    day,
+    team_id: teamId,
+    requests: 1,
+    input_tokens: 10,
+    cached_input_tokens: 0,
+    cache_write_tokens: 0,
+    output_tokens: 5,
+    reasoning_tokens: 0,
+    tokens: 15,
+    cost_usd: new Decimal(nano),
+  };
 }
 
 /** A RequestCompleted of `key` on `channel`, finished `at`, 2 s long. */
@@ -432,6 +513,126 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
       "SELECT name FROM system.columns WHERE database = currentDatabase() AND table IN ('users', 'keys', 'channels')",
     );
     expect(columns.map((c) => c.name).filter((name) => /digest|cipher|hash|password|api_key/.test(name))).toEqual([]);
+  });
+
+  it('gives keys written before 019 no team, then folds teams, members and key teams once; spend per team names them', async () => {
+    const store = await open();
+    const all = await loadMigrations();
+    await migrate(store, { migrations: all.filter((m) => m.version <= 18) });
+    const at = Date.now() - 3_600_000;
+    // The key rows the consumer wrote before 019: no team_id or tags column yet.
+    const before = emptyDimensionStates();
+    for (const { event, offset } of controlEvents(at)) foldDimensionEvent(before, event, offset);
+    await store.insert(
+      'keys',
+      [...before.keys.values()].map((key) => {
+        const { team_id: _team, tags: _tags, ...old } = dimensionRow('keys', key);
+        return old;
+      }),
+    );
+    expect(await migrate(store)).toEqual(['019-team-dimensions']);
+    expect(await store.query('SELECT key_id, team_id, tags FROM keys FINAL ORDER BY key_id')).toEqual(
+      ['key_a', 'key_b', 'key_c'].map((key_id) => ({ key_id, team_id: '', tags: [] })),
+    );
+
+    const counting = countingInserts(store);
+    const events = teamEvents(at + 60_000);
+    await writeDimensions(counting, events.slice(0, 4));
+    await writeDimensions(counting, events.slice(4)); // loads team_a/usr_2, team_b and key_a back
+    const written = counting.rows;
+    expect(written).toBe(4 + 4);
+    await writeDimensions(counting, events); // redelivered: nothing new
+    await writeDimensions(counting, events.slice(2, 6));
+    expect(counting.rows).toBe(written);
+
+    expect(
+      await store.query(
+        'SELECT team_id, name, status, models, tags, rpm, rpd, toString(created_at_ms) AS created_ms, toString(version) AS version FROM teams FINAL ORDER BY team_id',
+      ),
+    ).toEqual([
+      {
+        team_id: 'team_a',
+        name: 'Search',
+        status: 'active',
+        models: ['gpt-4o'],
+        tags: ['project=search'],
+        rpm: '100',
+        rpd: '1000',
+        created_ms: String(at + 60_000),
+        version: '200',
+      },
+      {
+        team_id: 'team_b',
+        name: 'Support (closed)',
+        status: 'disabled',
+        models: [],
+        tags: [],
+        rpm: null,
+        rpd: null,
+        created_ms: String(at + 60_001),
+        version: '207',
+      },
+    ]);
+    expect(
+      await store.query(
+        'SELECT team_id, user_id, role, status, toString(joined_at_ms) AS joined_ms, toString(removed_at_ms) AS removed_ms FROM team_members FINAL ORDER BY team_id, user_id',
+      ),
+    ).toEqual([
+      {
+        team_id: 'team_a',
+        user_id: 'usr_1',
+        role: 'team_admin',
+        status: 'active',
+        joined_ms: String(at + 60_002),
+        removed_ms: null,
+      },
+      {
+        team_id: 'team_a',
+        user_id: 'usr_2',
+        role: 'member',
+        status: 'removed',
+        joined_ms: String(at + 60_003),
+        removed_ms: String(at + 60_005),
+      },
+      {
+        team_id: 'team_b',
+        user_id: 'usr_2',
+        role: 'member',
+        status: 'active',
+        joined_ms: String(at + 60_004),
+        removed_ms: null,
+      },
+    ]);
+    expect(
+      await store.query('SELECT key_id, name, user_id, team_id, tags, status FROM keys FINAL ORDER BY key_id'),
+    ).toEqual([
+      {
+        key_id: 'key_a',
+        name: 'Alice laptop',
+        user_id: 'usr_1',
+        team_id: 'team_a',
+        tags: ['env=prod'],
+        status: 'active',
+      },
+      { key_id: 'key_b', name: 'Bob CI', user_id: 'usr_2', team_id: '', tags: [], status: 'revoked' },
+      { key_id: 'key_c', name: 'Shared (off)', user_id: '', team_id: '', tags: [], status: 'disabled' },
+    ]);
+
+    const day = new Date(at).toISOString().slice(0, 10);
+    await store.insert('spend_by_team_day', [
+      teamSpend(day, 'team_a', 2_000_000_000n),
+      teamSpend(day, 'team_a', 500_000_000n),
+      teamSpend(day, 'team_b', 1_000_000_000n),
+      teamSpend(day, 'team_gone', 3_000_000_000n),
+    ]);
+    const perTeam = await store.query<Record<string, unknown>>(
+      ANALYST_QUERIES.find((q) => q.title.startsWith('Spend per team per week'))!.sql,
+    );
+    expect(perTeam.map((r) => [r.team_id, r.team_name, Number(r.requests), decimalNano(r.cost_usd)])).toEqual([
+      ['team_gone', '', 1, 3_000_000_000n], // a team the dimension tables do not know: no name
+      ['team_a', 'Search', 2, 2_500_000_000n],
+      ['team_b', 'Support (closed)', 1, 1_000_000_000n],
+    ]);
   });
 
   it('answers the analyst queries: spend by name, a single dead channel fails over at rate 0, no-usage and revoked-key requests', async () => {
