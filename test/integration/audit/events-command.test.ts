@@ -194,7 +194,7 @@ describe.each<EngineSet>(ENGINE_SETS)('tollgate events on %s engines', (engines)
       [
         ['--topic', 'request'],
         '--topic',
-        /"request" \(one of requests, usage, failovers, config, tollgate\.requests, tollgate\.usage, tollgate\.failovers, tollgate\.config\)/,
+        /"request" \(one of requests, usage, failovers, alerts, config, tollgate\.requests, tollgate\.usage, tollgate\.failovers, tollgate\.alerts, tollgate\.config\)/,
       ],
       [['--topic', 'tollgate.request'], '--topic', /one of requests/],
       [['--topic', 'no such/topic'], '--topic', /one of requests/],
