@@ -62,6 +62,3 @@ export type TrafficEvent =
   | { readonly type: 'UsageRecorded'; readonly event: UsageRecorded }
   | { readonly type: 'FailoverOccurred'; readonly event: FailoverOccurred }
   | { readonly type: 'BudgetThresholdCrossed'; readonly event: BudgetThresholdCrossed };
-
-/** The events a gateway node publishes for a request (all but the consumers' alerts). */
-export type RequestTrafficEvent = Exclude<TrafficEvent, { readonly type: 'BudgetThresholdCrossed' }>;
