@@ -3,7 +3,7 @@
  * topic into the control-plane fold (prices for billing), then runs the ledger (consumption_log),
  * billing (billing_lines, spend tables, spend counters), health (channel health in the state
  * store), failovers (failovers table), config-audit (config_audit table), dimensions (users,
- * keys and channels tables) and alerts (budget alerts to webhooks, alert_deliveries) consumers;
+ * keys, teams, team members and channels tables) and alerts (budget alerts to webhooks, alert_deliveries) consumers;
  * billing publishes the budget alerts (consumers/alerts/publish-threshold-alerts.ts) when the
  * alerts consumer is among those run. Used by
  * `npm run consumers`, by the embedded all-in-one process and by `tollgate replay`.

@@ -19,7 +19,6 @@ import { buildApp } from '../../gateway/app.ts';
 import { testAppDeps } from './test-app-deps.ts';
 import { parseConfigFile } from '../../gateway/config/load-config.ts';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
-import type { ControlPlaneView } from '../../gateway/control-plane/control-plane-view.ts';
 import { startMockUpstream } from '../../gateway/mock/mock-upstream-server.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
@@ -120,8 +119,6 @@ export interface TestSystemOptions {
   readonly budgetLedger?: BudgetLedger & { close(): Promise<void> };
   /** Clock of budget windows, ms since epoch (tests cross a window's end); none: Date.now. */
   readonly budgetClock?: () => number;
-  /** Wraps the control plane's view the gateway reads (e.g. to give its keys a team); none: the view as joined. */
-  readonly controlPlaneView?: (view: ControlPlaneView) => ControlPlaneView;
 }
 
 /** Starts mock upstream, gateway and (optionally) consumers. */
@@ -169,9 +166,7 @@ export async function startTestSystem(givenOptions: TestSystemOptions): Promise<
       logger: false,
       mockBaseUrl: mock.baseUrl,
       eventLog,
-      controlPlane: options.controlPlaneView
-        ? { ...controlPlane, view: options.controlPlaneView(controlPlane.view) }
-        : controlPlane,
+      controlPlane,
       stateStore: state,
       budgetLedger,
       ...(options.budgetClock ? { budgetClock: options.budgetClock } : {}),
