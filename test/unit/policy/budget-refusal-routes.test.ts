@@ -14,7 +14,7 @@ import { createMemoryBudgetLedger } from '../../../infra/state-store/memory/memo
 import { startTestGateway, TEST_KEY, type TestGateway } from '../../support/start-gateway.ts';
 
 const ADMIN_TOKEN = 'budget-refusal-admin-token-0123456789';
-const CHANNELS = [{ id: 'mock-chat', provider: 'mock', protocol: 'openai-chat', models: ['m'] }];
+const CHANNELS = [{ id: 'mock-chat', provider: 'mock', protocol: 'openai-chat', models: ['m', 'm-small'] }];
 const CAPPED = { 'x-tollgate-end-user': 'capped-customer' };
 
 let mock: Awaited<ReturnType<typeof startMockUpstream>>;
@@ -39,6 +39,19 @@ beforeAll(async () => {
     }),
   });
   expect(created.status, await created.text()).toBe(201);
+  const downgrading = await fetch(`${gateway.origin}/admin/api/budgets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'downgraded customer',
+      scope: 'end_user',
+      scopeId: 'downgraded-customer',
+      limitTokens: 0,
+      period: 'day',
+      downgradeModel: 'm-small',
+    }),
+  });
+  expect(downgrading.status, await downgrading.text()).toBe(201);
 });
 
 afterAll(async () => {
@@ -114,5 +127,21 @@ describe('a spent budget through the client routes', () => {
       metadata: { code: 'budget_exceeded' },
     });
     expect(body.error.details[1]).toMatchObject({ '@type': 'type.googleapis.com/google.rpc.RetryInfo' });
+  });
+
+  it('a budget with a downgrade model serves its spent end user on that model, saying so in a header', async () => {
+    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
+    const { data: stream, response } = await openai.chat.completions
+      .create(
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
+        { headers: { 'x-tollgate-end-user': 'downgraded-customer' } },
+      )
+      .withResponse();
+    let chunks = 0;
+    for await (const _ of stream) chunks += 1;
+    expect(chunks).toBeGreaterThan(0);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-tollgate-downgraded-from')).toBe('m');
+    expect(gateway.outcomes.at(-1)).toMatchObject({ model: 'm-small', upstreamModel: 'm-small' });
   });
 });
