@@ -147,4 +147,29 @@ describe('a spent budget through the client routes', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(gateway.outcomes.at(-1)).toMatchObject({ model: 'm-small', upstreamModel: 'm-small' });
   });
+
+  it("a key's requests per day: the format's 429 daily_limit_exceeded after the day's one request, until midnight, not retried (last: it caps the test key)", async () => {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const listed = (await (await fetch(`${gateway.origin}/admin/api/keys`, { headers: admin })).json()) as {
+      keys: Array<{ keyId: string; name: string }>;
+    };
+    const keyId = listed.keys.find((key) => key.name === 'test')!.keyId;
+    const patched = await fetch(`${gateway.origin}/admin/api/keys/${keyId}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: JSON.stringify({ rpd: 1 }),
+    });
+    expect(patched.status, await patched.text()).toBe(200);
+    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
+    await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'the one of today' }] });
+    const error = await rejection(() =>
+      openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'one too many' }] }),
+    );
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    const refusal = error as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(refusal.code).toBe('daily_limit_exceeded');
+    expect(refusal.message).toContain('requests per day (RPD) limit of API key');
+    expect(refusal.headers.get('x-should-retry')).toBe('false');
+    expect(Math.abs(Number(refusal.headers.get('retry-after')) - secondsToMidnight())).toBeLessThanOrEqual(2);
+  });
 });
