@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isKnownTimeZone } from '../../schemas/control-plane/budget-periods.ts';
 import { WIRE_FORMATS } from '../canonical/formats.ts';
 import { priceBookSchema } from '../../schemas/billing/price-book.ts';
+import { getProviderPreset } from '../providers/presets.ts';
 import { PROVIDER_IDS } from '../providers/provider-preset.ts';
 
 /** Default total deadline of one upstream attempt, ms (10 min). */
@@ -77,7 +78,22 @@ export const channelSchema = z
   .refine((c) => c.models.length > 0 || Object.keys(c.modelMap).length > 0, {
     message: 'must serve at least one model (models or modelMap)',
     path: ['models'],
+  })
+  .refine((c) => c.baseUrl !== undefined || !needsOwnBaseUrl(c.provider, c.protocol), {
+    error: (issue) =>
+      `is required for provider ${String((issue.input as { provider?: unknown }).provider)} (it has no default host)`,
+    path: ['baseUrl'],
   });
+
+/**
+ * True when the provider's endpoint for `protocol` (default: its default protocol) has no default
+ * base URL (the generic compatible kinds), so a channel must give its own.
+ */
+function needsOwnBaseUrl(provider: (typeof PROVIDER_IDS)[number], protocol: string | undefined): boolean {
+  const preset = getProviderPreset(provider);
+  const endpoint = preset.endpoints[(protocol ?? preset.defaultProtocol) as keyof typeof preset.endpoints];
+  return endpoint !== undefined && endpoint.baseUrl === undefined;
+}
 
 /** A bootstrap API key accepted by the gateway. */
 export const keySchema = z

@@ -9,6 +9,7 @@
  * compaction item) is marked by its route instead (ExchangeInput.mustTranslate).
  */
 import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
+import type { ProviderPreset } from '../providers/provider-preset.ts';
 
 /** True when the raw body may be forwarded as-is (model name aside). */
 export function canPassThrough(
@@ -43,4 +44,20 @@ export function passThroughBody(
     return JSON.stringify({ ...rest, model: upstreamModel });
   }
   return JSON.stringify({ ...rawBody, model: upstreamModel });
+}
+
+/**
+ * True when the client's body already suits the provider's quirks, so forwarding it as-is loses
+ * nothing: it holds none of the fields the provider rejects (`quirks.dropFields`) and, on Chat
+ * Completions to a provider that reads only `max_tokens` (`quirks.maxTokensField`), no
+ * `max_completion_tokens`. Otherwise the request takes the translated path, which applies them.
+ */
+export function suitsProviderQuirks(
+  provider: ProviderPreset,
+  protocol: UpstreamProtocol,
+  rawBody: Readonly<Record<string, unknown>>,
+): boolean {
+  const { dropFields = [], maxTokensField } = provider.quirks;
+  if (dropFields.some((field) => field in rawBody)) return false;
+  return !(protocol === 'openai-chat' && maxTokensField === 'max_tokens' && 'max_completion_tokens' in rawBody);
 }

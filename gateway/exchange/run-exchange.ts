@@ -26,7 +26,7 @@ import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
-import { canPassThrough, passThroughBody } from './pass-through-policy.ts';
+import { canPassThrough, passThroughBody, suitsProviderQuirks } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
@@ -278,6 +278,7 @@ function passesThrough(input: ExchangeInput, channel: Channel): boolean {
   return (
     input.mustTranslate !== true &&
     canPassThrough(input.codec.format, channel.protocol, input.rawBody, input.request.stream) &&
+    suitsProviderQuirks(channel.provider, channel.protocol, input.rawBody) &&
     !hasStampedReasoning(input.request)
   );
 }

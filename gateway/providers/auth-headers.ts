@@ -9,6 +9,8 @@ import type { ProviderPreset } from './provider-preset.ts';
 /** Header name → value for `scheme`. The key itself is never logged. */
 export function authHeadersFor(scheme: AuthScheme, apiKey: string): Record<string, string> {
   switch (scheme) {
+    case 'optional-bearer':
+      return apiKey === '' ? {} : { authorization: `Bearer ${apiKey}` };
     case 'bearer':
       return { authorization: `Bearer ${apiKey}` };
     case 'x-api-key':

@@ -151,6 +151,193 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       defaultMaxTokens: 8192,
     },
   },
+  // Any OpenAI-compatible endpoint: no fixed host, so a channel of it must give `baseUrl`; the
+  // portable subset of Chat Completions (max_tokens, system role).
+  'openai-compatible': {
+    id: 'openai-compatible',
+    displayName: 'Any OpenAI-compatible endpoint',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { auth: 'bearer' } },
+    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true },
+  },
+  // Any Anthropic-compatible endpoint: a channel of it must give `baseUrl`. Compatible hosts take the
+  // key as Bearer or x-api-key (e.g. https://docs.fireworks.ai/tools-sdks/anthropic-compatibility,
+  // https://lmstudio.ai/docs/developer/anthropic-compat), so both are sent.
+  'anthropic-compatible': {
+    id: 'anthropic-compatible',
+    displayName: 'Any Anthropic-compatible endpoint',
+    defaultProtocol: 'anthropic-messages',
+    endpoints: { 'anthropic-messages': { auth: 'bearer+x-api-key' } },
+    quirks: { defaultMaxTokens: 4096 },
+  },
+  // OpenRouter: usage (with cost) is always in the answer and its last stream chunk; the
+  // `usage: {include: true}` parameter is deprecated and has no effect, so it is not sent
+  // (https://openrouter.ai/docs/use-cases/usage-accounting). Attribution headers HTTP-Referer and
+  // X-OpenRouter-Title / X-Title (https://openrouter.ai/docs/app-attribution) are the operator's own.
+  openrouter: {
+    id: 'openrouter',
+    displayName: 'OpenRouter',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { baseUrl: 'https://openrouter.ai/api/v1', auth: 'bearer' } },
+    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true },
+  },
+  // Groq: logprobs, logit_bias, top_logprobs and messages[].name answer 400; n must be 1; the
+  // Responses API is served at the same base (https://console.groq.com/docs/openai).
+  groq: {
+    id: 'groq',
+    displayName: 'Groq',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'https://api.groq.com/openai/v1', auth: 'bearer' },
+      'openai-responses': { baseUrl: 'https://api.groq.com/openai/v1', auth: 'bearer' },
+    },
+    quirks: {
+      maxTokensField: 'max_completion_tokens',
+      developerAsSystem: true,
+      dropFields: ['logprobs', 'logit_bias', 'top_logprobs', 'store', 'metadata', 'service_tier'],
+    },
+  },
+  // Mistral: Chat Completions only, `max_tokens` (https://docs.mistral.ai/api/#tag/chat,
+  // https://docs.mistral.ai/resources/migration-guides); OpenAI platform fields it does not define
+  // are dropped.
+  mistral: {
+    id: 'mistral',
+    displayName: 'Mistral AI',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { baseUrl: 'https://api.mistral.ai/v1', auth: 'bearer' } },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+    },
+  },
+  // xAI: Chat Completions and Responses at https://api.x.ai/v1; its Anthropic SDK compatibility is
+  // deprecated, so not offered (https://docs.x.ai/api/integrations,
+  // https://docs.x.ai/developers/model-capabilities/text/comparison).
+  xai: {
+    id: 'xai',
+    displayName: 'xAI (Grok)',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'https://api.x.ai/v1', auth: 'bearer' },
+      'openai-responses': { baseUrl: 'https://api.x.ai/v1', auth: 'bearer' },
+    },
+    quirks: { maxTokensField: 'max_completion_tokens' },
+  },
+  // Together AI: Chat Completions, `<provider>/<model>` names (https://docs.together.ai/docs/inference/openai-compatibility).
+  together: {
+    id: 'together',
+    displayName: 'Together AI',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { baseUrl: 'https://api.together.ai/v1', auth: 'bearer' } },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+    },
+  },
+  // Fireworks: Chat Completions at /inference/v1 (usage in the last stream chunk), Anthropic Messages
+  // at /inference with a Bearer key (https://docs.fireworks.ai/tools-sdks/openai-compatibility,
+  // https://docs.fireworks.ai/tools-sdks/anthropic-compatibility).
+  fireworks: {
+    id: 'fireworks',
+    displayName: 'Fireworks AI',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'https://api.fireworks.ai/inference/v1', auth: 'bearer' },
+      'anthropic-messages': { baseUrl: 'https://api.fireworks.ai/inference', auth: 'bearer+x-api-key' },
+    },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      defaultMaxTokens: 8192,
+    },
+  },
+  // Volcengine Ark (Doubao): Chat Completions at /api/v3 (Beijing region); the model is a model
+  // name or an `ep-…` endpoint id (https://www.volcengine.com/docs/82379/1330626).
+  'volcengine-ark': {
+    id: 'volcengine-ark',
+    displayName: 'Volcengine Ark (Doubao)',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', auth: 'bearer' } },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      replayReasoningContent: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+    },
+  },
+  // SiliconFlow: Chat Completions with `max_tokens`, `reasoning_content` on thinking models
+  // (https://docs.siliconflow.com/en/api-reference/chat-completions/chat-completions).
+  siliconflow: {
+    id: 'siliconflow',
+    displayName: 'SiliconFlow',
+    defaultProtocol: 'openai-chat',
+    endpoints: { 'openai-chat': { baseUrl: 'https://api.siliconflow.com/v1', auth: 'bearer' } },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      replayReasoningContent: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+    },
+  },
+  // Ollama (local): no key ("required but ignored" by clients); Chat Completions takes `max_tokens`
+  // and `stream_options.include_usage`; stateless Responses; Anthropic Messages at the root
+  // (https://docs.ollama.com/api/openai-compatibility, https://docs.ollama.com/api/anthropic-compatibility).
+  ollama: {
+    id: 'ollama',
+    displayName: 'Ollama (local)',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'http://localhost:11434/v1', auth: 'optional-bearer' },
+      'openai-responses': { baseUrl: 'http://localhost:11434/v1', auth: 'optional-bearer' },
+      'anthropic-messages': { baseUrl: 'http://localhost:11434', auth: 'optional-bearer' },
+    },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      defaultMaxTokens: 4096,
+    },
+  },
+  // vLLM (local): a key only when the server runs with --api-key; Chat Completions, Responses and
+  // Anthropic Messages (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html).
+  vllm: {
+    id: 'vllm',
+    displayName: 'vLLM (self-hosted)',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'http://localhost:8000/v1', auth: 'optional-bearer' },
+      'openai-responses': { baseUrl: 'http://localhost:8000/v1', auth: 'optional-bearer' },
+      'anthropic-messages': { baseUrl: 'http://localhost:8000', auth: 'optional-bearer' },
+    },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      defaultMaxTokens: 4096,
+    },
+  },
+  // LM Studio (local): no key unless "Require Authentication" is on (then Bearer or x-api-key);
+  // Chat Completions, Responses, Anthropic Messages (https://lmstudio.ai/docs/api/openai-api,
+  // https://lmstudio.ai/docs/developer/anthropic-compat).
+  lmstudio: {
+    id: 'lmstudio',
+    displayName: 'LM Studio (local)',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: 'http://localhost:1234/v1', auth: 'optional-bearer' },
+      'openai-responses': { baseUrl: 'http://localhost:1234/v1', auth: 'optional-bearer' },
+      'anthropic-messages': { baseUrl: 'http://localhost:1234', auth: 'optional-bearer' },
+    },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      defaultMaxTokens: 4096,
+    },
+  },
   // The built-in fake model (gateway/mock/): speaks every protocol; base URL filled at start-up.
   mock: {
     id: 'mock',

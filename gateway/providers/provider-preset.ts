@@ -16,19 +16,39 @@ export const PROVIDER_IDS = [
   'minimax',
   'zhipu',
   'xiaomi',
+  'openai-compatible',
+  'anthropic-compatible',
+  'openrouter',
+  'groq',
+  'mistral',
+  'xai',
+  'together',
+  'fireworks',
+  'volcengine-ark',
+  'siliconflow',
+  'ollama',
+  'vllm',
+  'lmstudio',
   'mock',
 ] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /**
  * How the credential is sent: `bearer` → `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`,
- * `api-key` (header names), `bearer+x-api-key` → both headers.
+ * `api-key` (header names), `bearer+x-api-key` → both headers. `optional-bearer`: a server that
+ * needs no key unless its operator set one (local servers: Ollama, vLLM `--api-key`, LM Studio
+ * "Require Authentication"): `Authorization: Bearer` when the channel has a key, no credential
+ * header otherwise, and a channel may omit the key.
  */
-export type AuthScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'bearer+x-api-key';
+export type AuthScheme = 'bearer' | 'x-api-key' | 'x-goog-api-key' | 'api-key' | 'bearer+x-api-key' | 'optional-bearer';
 
-/** One protocol a provider speaks: its default base URL (SDK convention) and auth scheme. */
+/**
+ * One protocol a provider speaks: its default base URL (SDK convention) and auth scheme. No
+ * `baseUrl`: the provider has no fixed host (the generic compatible kinds), so a channel of it must
+ * give one.
+ */
 export interface ProviderEndpoint {
-  readonly baseUrl: string;
+  readonly baseUrl?: string;
   readonly auth: AuthScheme;
 }
 
