@@ -74,9 +74,11 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
       id: p.id,
       displayName: p.displayName,
       defaultProtocol: p.defaultProtocol,
+      // baseUrl null: the channel must give one (generic compatible kinds); auth 'optional-bearer': no key needed.
       protocols: Object.entries(p.endpoints).map(([protocol, endpoint]) => ({
         protocol,
         baseUrl: endpoint?.baseUrl ?? null,
+        auth: endpoint?.auth ?? null,
       })),
     })),
   }));

@@ -372,6 +372,16 @@ describe('admin pages', () => {
     expect(providers.body.providers.find((p: { id: string }) => p.id === 'deepseek')).toMatchObject({
       defaultProtocol: 'openai-chat',
     });
+    const providerById = (id: string) => providers.body.providers.find((p: { id: string }) => p.id === id);
+    // The form marks a provider with no default host (baseUrl null) and a keyless local server (optional-bearer).
+    expect(providerById('openai-compatible').protocols).toEqual([
+      { protocol: 'openai-chat', baseUrl: null, auth: 'bearer' },
+    ]);
+    expect(providerById('ollama').protocols[0]).toEqual({
+      protocol: 'openai-chat',
+      baseUrl: 'http://localhost:11434/v1',
+      auth: 'optional-bearer',
+    });
     const audit = await ada.call('GET', '/audit?limit=200');
     expect(audit.status).toBe(200);
     const text = JSON.stringify(audit.body);

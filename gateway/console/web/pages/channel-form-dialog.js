@@ -98,10 +98,29 @@ function protocolOptions(provider) {
   ];
 }
 
-function baseUrlPlaceholder(provider, protocol) {
+/** The provider's endpoint for the chosen protocol (or its default protocol), if it offers one. */
+function chosenEndpoint(provider, protocol) {
+  return provider?.protocols.find((p) => p.protocol === (protocol || provider.defaultProtocol));
+}
+
+/** The preset's base URL as placeholder; `required` when the provider has no default host (generic compatible kinds). */
+export function baseUrlPlaceholder(provider, protocol) {
   if (!provider) return 'preset default';
-  const chosen = provider.protocols.find((p) => p.protocol === (protocol || provider.defaultProtocol));
+  const chosen = chosenEndpoint(provider, protocol);
+  if (chosen && chosen.baseUrl === null) return 'required: this provider has no default host';
   return chosen?.baseUrl ?? 'preset default';
+}
+
+/** True when the chosen endpoint needs no key (keyless local servers: auth `optional-bearer`). */
+export function keyIsOptional(provider, protocol) {
+  return chosenEndpoint(provider, protocol)?.auth === 'optional-bearer';
+}
+
+function apiKeyHint(editing, keyless) {
+  if (editing) return 'blank = keep the stored credential; it is never shown again';
+  return keyless
+    ? 'optional: a local server needs none unless it was started with one'
+    : 'stored encrypted; never shown again';
 }
 
 /**
@@ -131,7 +150,7 @@ export function ChannelFormDialog({ channel, providers, onClose, onSaved }) {
         </div>
         <${Input} label="Base URL" name="baseUrl" type="url" form=${form} testid="channel-base-url" placeholder=${baseUrlPlaceholder(provider, form.values.protocol)} hint="blank = the provider's default" />
         <${Input} label="API key" name="apiKey" type="password" form=${form} testid="channel-api-key" autocomplete="off"
-          placeholder=${editing && channel.hasApiKey ? 'unchanged' : ''} hint=${editing ? 'blank = keep the stored credential; it is never shown again' : 'stored encrypted; never shown again'} />
+          placeholder=${editing && channel.hasApiKey ? 'unchanged' : keyIsOptional(provider, form.values.protocol) ? 'none' : ''} hint=${apiKeyHint(editing, keyIsOptional(provider, form.values.protocol))} />
         <div class="grid">
           <${Input} label="Models" name="models" form=${form} testid="channel-models" placeholder="gpt-4o-mini, gpt-4o" hint="comma-separated" />
           <${TextArea} label="Model map" name="modelMap" form=${form} testid="channel-model-map" rows="2" placeholder="alias=upstream-model" hint="one alias=upstream per line" />
