@@ -142,7 +142,7 @@ describe('API errors → exit 1', () => {
     ],
     [
       ['channels', 'upsert', 'c1', '--provider', 'acme', '--models', 'm'],
-      'error: provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "mock" (field: provider) [HTTP 400]',
+      'error: provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "mock" (field: provider) [HTTP 400]',
     ],
     [['channels', 'remove', 'ghost'], "error: channel 'ghost' not found (field: id) [HTTP 404]"],
   ])('%j → %s', async (argv, message) => {

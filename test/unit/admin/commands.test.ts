@@ -385,7 +385,7 @@ describe('upsertChannel / removeChannel', () => {
     [
       { ...good, provider: 'acme' },
       'provider',
-      'provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "mock"',
+      'provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "mock"',
     ],
     [
       { ...good, protocol: 'grpc' },
