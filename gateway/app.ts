@@ -6,7 +6,6 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
-import type { UpstreamProtocol } from './canonical/formats.ts';
 import { generateId } from './canonical/ids.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
@@ -44,7 +43,8 @@ import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropi
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
-import type { UpstreamAdapter } from './upstream/upstream-adapter.ts';
+import { CloudCredentials } from './upstream/cloud-credentials/cloud-credentials.ts';
+import type { UpstreamAdapters } from './upstream/upstream-adapter.ts';
 import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { registerMetricsRoute } from './metrics/metrics-route.ts';
 import type { NodeDrain } from './lifecycle/node-drain.ts';
@@ -127,8 +127,8 @@ export interface AppDeps {
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
 const NO_SPEND_COUNTERS: Pick<StateStore, 'getSpend'> = { getSpend: async () => ({ keyNanoUsd: 0n, userNanoUsd: 0n }) };
 
-/** One adapter per upstream protocol. */
-export const UPSTREAM_ADAPTERS: Readonly<Record<UpstreamProtocol, UpstreamAdapter>> = {
+/** The upstream adapters by adapter key (Channel.adapterKey): one per protocol, and the cloud surfaces'. */
+export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
   'openai-chat': openaiChatAdapter,
   'openai-responses': openaiResponsesAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
@@ -166,6 +166,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const view = controlPlane.view;
   const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));
   const router = new ChannelRouter(channelsNow(), deps.random);
+  // Cloud channels' credentials: one client (token cache, signer) per channel, kept for the node's life.
+  const upstreamAuth = new CloudCredentials();
   // Shared health (feedback consumer → state store) plus this node's circuit breaker steer routing.
   const health = deps.stateStore
     ? new ChannelHealthView({
@@ -218,6 +220,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       dispatcher: deps.dispatcher,
       router,
       adapters: UPSTREAM_ADAPTERS,
+      upstreamAuth,
       log: app.log,
       keepAliveMs: deps.keepAliveMs ?? 15_000,
       requestDeadlineMs: config.requestDeadlineMs,
@@ -270,6 +273,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     sessions: new ConsoleSessions({ store: sessionStore, view, limiter, ...(deps.now ? { now: deps.now } : {}) }),
     dispatcher: deps.dispatcher,
     adapters: UPSTREAM_ADAPTERS,
+    upstreamAuth,
     now: deps.now ?? Date.now,
     ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
     ...(deps.analytics ? { analytics: deps.analytics } : {}),

@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { isKnownTimeZone } from '../../schemas/control-plane/budget-periods.ts';
-import { WIRE_FORMATS } from '../canonical/formats.ts';
+import { UPSTREAM_PROTOCOLS } from '../canonical/formats.ts';
 import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { getProviderPreset } from '../providers/presets.ts';
-import { PROVIDER_IDS } from '../providers/provider-preset.ts';
+import { CLOUD_AUTH_METHODS, PROVIDER_IDS, type CloudSettings } from '../providers/provider-preset.ts';
+import { cloudSettingsProblems } from './cloud-settings-rules.ts';
 
 /** Default total deadline of one upstream attempt, ms (10 min). */
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
@@ -25,6 +26,62 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 export const DEFAULT_MIN_STREAM_RATE = Object.freeze({ bytes: 256, windowMs: 300_000 });
 
 /**
+ * Headers the gateway sets itself on upstream calls (credentials, framing, hop-by-hop): a
+ * channel's `headers` may not name them.
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'x-amz-date',
+  'x-amz-security-token',
+  'x-amz-content-sha256',
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+/** The `cloud` object of a channel (CloudSettings). */
+const cloudSettingsSchema: z.ZodType<CloudSettings> = z
+  .object({
+    auth: z.enum(CLOUD_AUTH_METHODS).optional(),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, 'must be a region or location name such as us-east-1 or us-central1')
+      .optional(),
+    project: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id')
+      .optional(),
+    apiVersion: z
+      .string()
+      .regex(
+        /^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$|^v1$|^preview$|^latest$/,
+        'must be an Azure api-version such as 2024-10-21',
+      )
+      .optional(),
+    tenantId: z.string().min(1).optional(),
+    clientId: z.string().min(1).optional(),
+    roleArn: z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:iam::[0-9]{12}:role\/.+$/,
+        'must be an IAM role ARN (arn:aws:iam::123456789012:role/name)',
+      )
+      .optional(),
+    externalId: z.string().min(1).optional(),
+  })
+  .strict();
+
+/**
  * One upstream account: a provider, a protocol, a credential and the models it serves. The one
  * declaration of a channel's fields: routing's Channel, the control plane's ChannelRecord, the
  * ChannelUpserted mapping and the admin API's ChannelView are derived from it.
@@ -36,7 +93,7 @@ export const channelSchema = z
       .min(1, 'must be a non-empty string')
       .regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
     provider: z.enum(PROVIDER_IDS),
-    protocol: z.enum(WIRE_FORMATS).optional(),
+    protocol: z.enum(UPSTREAM_PROTOCOLS).optional(),
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** The upstream credential (a secret: never logged, encrypted in events). */
     apiKey: z.string().default(''),
@@ -65,6 +122,32 @@ export const channelSchema = z
       .object({ bytes: z.number().int().min(0), windowMs: z.number().int().positive() })
       .strict()
       .default({ ...DEFAULT_MIN_STREAM_RATE }),
+    /**
+     * Azure, Bedrock and Vertex channels: region, project, api-version and how the channel
+     * authenticates (CloudSettings; required fields per cloud in cloud-settings-rules.ts).
+     */
+    cloud: cloudSettingsSchema.optional(),
+    /**
+     * Extra request headers sent upstream on every call (not secret: shown in the console), e.g.
+     * OpenRouter's attribution headers `HTTP-Referer` and `X-Title`
+     * (https://openrouter.ai/docs/app-attribution). Credential, framing and hop-by-hop headers
+     * are refused.
+     */
+    headers: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'),
+        z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a header value without control characters'),
+      )
+      .superRefine((headers, ctx) => {
+        for (const name of Object.keys(headers))
+          if (RESERVED_HEADERS.has(name.toLowerCase()))
+            ctx.addIssue({
+              code: 'custom',
+              message: `'${name}' is set by the gateway and cannot be overridden`,
+              path: [name],
+            });
+      })
+      .default({}),
     /** Mock provider only: behaviour of the built-in fake model. */
     mock: z
       .object({
@@ -83,16 +166,20 @@ export const channelSchema = z
     error: (issue) =>
       `is required for provider ${String((issue.input as { provider?: unknown }).provider)} (it has no default host)`,
     path: ['baseUrl'],
+  })
+  .superRefine((channel, ctx) => {
+    for (const problem of cloudSettingsProblems(channel))
+      ctx.addIssue({ code: 'custom', message: problem.message, path: [...problem.path] });
   });
 
 /**
  * True when the provider's endpoint for `protocol` (default: its default protocol) has no default
- * base URL (the generic compatible kinds), so a channel must give its own.
+ * base URL and no regional host (the generic compatible kinds, Azure), so a channel must give its own.
  */
 function needsOwnBaseUrl(provider: (typeof PROVIDER_IDS)[number], protocol: string | undefined): boolean {
   const preset = getProviderPreset(provider);
   const endpoint = preset.endpoints[(protocol ?? preset.defaultProtocol) as keyof typeof preset.endpoints];
-  return endpoint !== undefined && endpoint.baseUrl === undefined;
+  return endpoint !== undefined && endpoint.baseUrl === undefined && endpoint.regionalBaseUrl === undefined;
 }
 
 /** A bootstrap API key accepted by the gateway. */

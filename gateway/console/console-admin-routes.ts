@@ -120,7 +120,12 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
     if (model !== undefined && !channel.models.has(model))
       fail(400, `model: channel '${channel.id}' does not serve '${model}'`, 'model');
     if (channel.models.size === 0) fail(400, `channel '${channel.id}' lists no models to test`, 'id');
-    return testChannel(channel, model, { dispatcher: deps.dispatcher, adapters: deps.adapters, now: deps.now });
+    return testChannel(channel, model, {
+      dispatcher: deps.dispatcher,
+      adapters: deps.adapters,
+      ...(deps.upstreamAuth ? { upstreamAuth: deps.upstreamAuth } : {}),
+      now: deps.now,
+    });
   });
 }
 

@@ -10,7 +10,6 @@ import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts'
 import type { ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
 import type { BudgetLedger } from '../../schemas/state-store/budget-ledger.ts';
 import type { StateStore } from '../../schemas/state-store/state-store.ts';
-import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { AdminHttpError } from '../control-plane/admin-errors.ts';
 import { appendCommand } from '../control-plane/append-command.ts';
 import {
@@ -21,7 +20,7 @@ import {
   type CommandSecrets,
 } from '../control-plane/commands-common.ts';
 import type { ControlPlaneView, KeyRecord, TeamRecord } from '../control-plane/control-plane-view.ts';
-import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
+import type { UpstreamAdapters, UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
 import type { ConsoleIdentity, ConsoleSessions } from './console-session.ts';
 
 /** The console API's path prefix. */
@@ -46,7 +45,9 @@ export interface ConsoleDeps {
   readonly budgetClock?: () => number;
   /** For the channel test. */
   readonly dispatcher: Dispatcher;
-  readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
+  readonly adapters: UpstreamAdapters;
+  /** Adds cloud channels' credentials to the channel test's call. */
+  readonly upstreamAuth?: UpstreamAuthorizer;
   readonly mockBaseUrl?: string;
   /** ms since epoch (default Date.now). */
   readonly now: () => number;

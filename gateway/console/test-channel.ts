@@ -6,9 +6,9 @@
 import type { Dispatcher } from 'undici';
 import { toGatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import type { UpstreamProtocol } from '../canonical/formats.ts';
+import { finishUpstreamCall, upstreamTargetOf } from '../exchange/channel-upstream-call.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
-import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
+import { adapterFor, type UpstreamAdapters, type UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 
 /** Output tokens the test asks for at most. */
@@ -39,14 +39,16 @@ export async function testChannel(
   model: string | undefined,
   deps: {
     readonly dispatcher: Dispatcher;
-    readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
+    readonly adapters: UpstreamAdapters;
+    /** Adds cloud channels' credentials (ExchangeDeps.upstreamAuth). */
+    readonly upstreamAuth?: UpstreamAuthorizer;
     readonly now?: () => number;
   },
 ): Promise<ChannelTestResult> {
   const now = deps.now ?? Date.now;
   const started = now();
   const clientModel = model ?? [...channel.models][0] ?? '';
-  const adapter = deps.adapters[channel.protocol];
+  const adapter = adapterFor(deps.adapters, channel.adapterKey);
   const request: CanonicalRequest = {
     clientFormat: 'openai-chat',
     model: clientModel,
@@ -57,13 +59,9 @@ export async function testChannel(
   const upstreamModel = upstreamModelFor(channel, clientModel);
   let status = 0;
   try {
-    const built = adapter.buildRequest(request, {
-      baseUrl: channel.baseUrl,
-      apiKey: channel.apiKey,
-      upstreamModel,
-      provider: channel.provider,
-    });
-    const answer = await sendUpstream(deps.dispatcher, built.request, {
+    const built = adapter.buildRequest(request, upstreamTargetOf(channel, clientModel));
+    const call = await finishUpstreamCall(channel, built.request, deps.upstreamAuth);
+    const answer = await sendUpstream(deps.dispatcher, call, {
       timeoutMs: Math.min(channel.timeoutMs, 30_000),
     });
     status = answer.status;

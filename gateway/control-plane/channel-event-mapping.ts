@@ -6,6 +6,7 @@
  */
 import type { ChannelUpserted, RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import { channelSchema, type ChannelConfig } from '../config/config-schema.ts';
+import type { CloudSettings } from '../providers/provider-preset.ts';
 import { resolveChannel } from '../routing/channel.ts';
 import type { ChannelRecord } from './control-plane-view.ts';
 import { decryptCredential, encryptCredential } from './credential-cipher.ts';
@@ -20,7 +21,7 @@ export type ChannelUpsertFields = Omit<ChannelUpserted, 'eventId' | 'occurredAt'
  * @throws Error when `masterKey` is not 32 bytes
  */
 export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: RateLimits): ChannelUpsertFields {
-  const { id, protocol, baseUrl, apiKey, mock, ...rest } = structuredClone(config);
+  const { id, protocol, baseUrl, apiKey, mock, cloud, ...rest } = structuredClone(config);
   // Every other config field travels under its own name: a config field the event lacks fails to compile here.
   const settings: Pick<ChannelUpsertFields, keyof typeof rest> = rest;
   return {
@@ -32,6 +33,21 @@ export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, li
     rpm: limits.rpm,
     tpm: limits.tpm,
     mock: mock ? { ...mock, failStatus: mock.failStatus ?? null } : null,
+    cloud: cloud ? cloudFields(cloud) : null,
+  };
+}
+
+/** A channel's cloud settings as the event's ChannelCloud record: every field, absent as null. */
+function cloudFields(cloud: CloudSettings): NonNullable<ChannelUpserted['cloud']> {
+  return {
+    auth: cloud.auth ?? null,
+    region: cloud.region ?? null,
+    project: cloud.project ?? null,
+    apiVersion: cloud.apiVersion ?? null,
+    tenantId: cloud.tenantId ?? null,
+    clientId: cloud.clientId ?? null,
+    roleArn: cloud.roleArn ?? null,
+    externalId: cloud.externalId ?? null,
   };
 }
 

@@ -6,9 +6,10 @@
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import { upstreamModelFor } from '../routing/channel.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
+import { adapterFor } from '../upstream/upstream-adapter.ts';
+import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
 
 /**
@@ -28,21 +29,21 @@ export async function countInputTokens(
     });
   }
   for (const channel of candidates) {
-    const adapter = deps.adapters[channel.protocol];
+    const adapter = adapterFor(deps.adapters, channel.adapterKey);
     if (
       !adapter.buildCountTokensRequest ||
       !adapter.decodeCountTokensResponse ||
       !channel.provider.quirks.hasCountTokens
     )
       continue;
-    const target = {
-      baseUrl: channel.baseUrl,
-      apiKey: channel.apiKey,
-      upstreamModel: upstreamModelFor(channel, request.model),
-      provider: channel.provider,
-    };
+    const target = upstreamTargetOf(channel, request.model);
     try {
-      const answer = await sendUpstream(deps.dispatcher, adapter.buildCountTokensRequest(request, target), {
+      const call = await finishUpstreamCall(
+        channel,
+        adapter.buildCountTokensRequest(request, target),
+        deps.upstreamAuth,
+      );
+      const answer = await sendUpstream(deps.dispatcher, call, {
         timeoutMs: Math.min(channel.timeoutMs, 30_000),
       });
       const text = await answer.body.text();

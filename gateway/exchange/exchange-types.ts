@@ -11,7 +11,7 @@ import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ChannelLimits } from '../policy/channel-limits.ts';
 import type { RequestAttribution } from '../policy/request-attribution.ts';
 import type { ChannelRouter } from '../routing/channel-router.ts';
-import type { UpstreamAdapter } from '../upstream/upstream-adapter.ts';
+import type { UpstreamAdapters, UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
 import type { ClientAnswerHook } from './client-answer-hook.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
@@ -20,7 +20,10 @@ import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 export interface ExchangeDeps {
   readonly dispatcher: Dispatcher;
   readonly router: ChannelRouter;
-  readonly adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>;
+  /** The upstream adapters by adapter key (Channel.adapterKey). */
+  readonly adapters: UpstreamAdapters;
+  /** Adds cloud channels' credentials (endpoints with auth `cloud-credentials`) to built upstream calls. */
+  readonly upstreamAuth?: UpstreamAuthorizer;
   readonly log: FastifyBaseLogger;
   /** Idle time after which a keep-alive frame is written to a client stream, ms. */
   readonly keepAliveMs: number;

@@ -50,13 +50,16 @@ export function passThroughBody(
  * True when the client's body already suits the provider's quirks, so forwarding it as-is loses
  * nothing: it holds none of the fields the provider rejects (`quirks.dropFields`) and, on Chat
  * Completions to a provider that reads only `max_tokens` (`quirks.maxTokensField`), no
- * `max_completion_tokens`. Otherwise the request takes the translated path, which applies them.
+ * `max_completion_tokens`, and the endpoint takes the protocol's body as is (not one that
+ * `reshapesBody`, such as Anthropic on Bedrock and Vertex). Otherwise the request takes the
+ * translated path, which applies them.
  */
 export function suitsProviderQuirks(
   provider: ProviderPreset,
   protocol: UpstreamProtocol,
   rawBody: Readonly<Record<string, unknown>>,
 ): boolean {
+  if (provider.endpoints[protocol]?.reshapesBody) return false;
   const { dropFields = [], maxTokensField } = provider.quirks;
   if (dropFields.some((field) => field in rawBody)) return false;
   return !(protocol === 'openai-chat' && maxTokensField === 'max_tokens' && 'max_completion_tokens' in rawBody);

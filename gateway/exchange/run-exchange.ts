@@ -17,7 +17,9 @@ import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
+import { adapterFor } from '../upstream/upstream-adapter.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
+import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts';
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
@@ -205,9 +207,9 @@ async function attemptChannel(
   reply: FastifyReply,
   signal: ClientGoneSignal,
 ): Promise<AttemptResult> {
-  const adapter = deps.adapters[channel.protocol];
-  const upstreamModel = upstreamModelFor(channel, input.request.model);
-  const target = { baseUrl: channel.baseUrl, apiKey: channel.apiKey, upstreamModel, provider: channel.provider };
+  const adapter = adapterFor(deps.adapters, channel.adapterKey);
+  const target = upstreamTargetOf(channel, input.request.model);
+  const upstreamModel = target.upstreamModel;
   // Translated: replayed reasoning goes only to the provider that minted it (reasoning-provenance.ts).
   let httpRequest: UpstreamHttpRequest;
   if (passThrough) {
@@ -240,6 +242,7 @@ async function attemptChannel(
     };
   const deadline = new AttemptDeadline(signal, limits, deps.drainDeadline);
   try {
+    httpRequest = await finishUpstreamCall(channel, httpRequest, deps.upstreamAuth, deadline.signal);
     const answer = await sendUpstream(deps.dispatcher, httpRequest, {
       timeoutMs: channel.timeoutMs,
       signal: deadline.signal,
@@ -288,6 +291,7 @@ const PROTOCOL_NAMES: Readonly<Record<Channel['protocol'], string>> = {
   'openai-responses': 'OpenAI Responses',
   'anthropic-messages': 'Anthropic Messages',
   gemini: 'Gemini generateContent',
+  'bedrock-converse': 'Amazon Bedrock Converse',
 };
 
 /** The 400 for a request whose parts the channel's protocol cannot carry (names the first part as `param`). */

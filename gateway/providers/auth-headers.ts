@@ -21,6 +21,9 @@ export function authHeadersFor(scheme: AuthScheme, apiKey: string): Record<strin
       return { 'api-key': apiKey };
     case 'bearer+x-api-key':
       return { authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey };
+    case 'cloud-credentials':
+      // Added by the credentials step after the request is built (a signature covers the whole request).
+      return {};
   }
 }
 

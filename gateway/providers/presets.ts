@@ -15,7 +15,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'openai-responses': { baseUrl: 'https://api.openai.com/v1', auth: 'bearer' },
       'openai-chat': { baseUrl: 'https://api.openai.com/v1', auth: 'bearer' },
     },
-    quirks: { maxTokensField: 'max_completion_tokens', hasCountTokens: true },
+    quirks: {
+      maxTokensField: 'max_completion_tokens',
+      hasCountTokens: true,
+      // Embeddings: at most 2048 inputs and 300 000 tokens summed over them per call; `input` may be
+      // token-id arrays (https://platform.openai.com/docs/api-reference/embeddings/create).
+      embeddings: { maxInputsPerCall: 2048, maxInputTokensPerCall: 300_000, acceptsTokenIds: true },
+    },
   },
   anthropic: {
     id: 'anthropic',
@@ -37,7 +43,11 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       gemini: { baseUrl: 'https://generativelanguage.googleapis.com', auth: 'x-goog-api-key' },
       'openai-chat': { baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', auth: 'bearer' },
     },
-    quirks: { hasCountTokens: true },
+    // Embeddings: `batchEmbedContents` (and the OpenAI-compatible /embeddings) take at most 100
+    // requests per call — the API answers 400 "at most 100 requests can be in one batch"
+    // (https://ai.google.dev/api/embeddings#method:-models.batchembedcontents,
+    // https://ai.google.dev/gemini-api/docs/openai#embeddings).
+    quirks: { hasCountTokens: true, embeddings: { maxInputsPerCall: 100 } },
   },
   // DeepSeek: cache fields prompt_cache_hit/miss_tokens, keep-alive comments and blank-line padding (https://api-docs.deepseek.com/guides/kv_cache,
   // https://api-docs.deepseek.com/quick_start/rate_limit).
@@ -81,6 +91,9 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       // The Responses endpoint takes the Chat endpoint's thinking switches
       // (https://www.alibabacloud.com/help/en/model-studio/compatibility-with-openai-responses-api).
       acceptedExtensions: { 'openai-responses': ['enable_thinking', 'thinking_budget'] },
+      // Embeddings at compatible-mode/v1/embeddings: text-embedding-v3/v4 take at most 10 inputs
+      // per call, text only (https://www.alibabacloud.com/help/en/model-studio/text-embedding-synchronous-api).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, maxInputsPerCall: 10 },
     },
   },
   // Moonshot: usage inside choices[0] on streams, top-level cached_tokens (https://platform.moonshot.ai/docs/api/chat).
@@ -132,6 +145,9 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       toolChoiceAutoOnly: true,
       replayReasoningContent: true,
       defaultMaxTokens: 8192,
+      // Embeddings at /api/paas/v4/embeddings: embedding-3 takes at most 64 inputs per call, text
+      // only, `dimensions` 256–2048 (https://docs.z.ai/api-reference/tools/embeddings).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, maxInputsPerCall: 64 },
     },
   },
   // Xiaomi MiMo: null prompt_tokens_details; Anthropic endpoint documents Bearer, not x-api-key
@@ -158,7 +174,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     displayName: 'Any OpenAI-compatible endpoint',
     defaultProtocol: 'openai-chat',
     endpoints: { 'openai-chat': { auth: 'bearer' } },
-    quirks: { maxTokensField: 'max_tokens', developerAsSystem: true },
+    // Embeddings at {baseUrl}/embeddings, the request as the client sent it (token ids included):
+    // the endpoint enforces its own limits.
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, acceptsTokenIds: true },
+    },
   },
   // Any Anthropic-compatible endpoint: a channel of it must give `baseUrl`. Compatible hosts take the
   // key as Bearer or x-api-key (e.g. https://docs.fireworks.ai/tools-sdks/anthropic-compatibility,
@@ -209,6 +231,9 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      // Embeddings at /v1/embeddings (mistral-embed, codestral-embed), text only, the vector length
+      // as `output_dimension` (https://docs.mistral.ai/api/endpoint/embeddings).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, dimensionsField: 'output_dimension' },
     },
   },
   // xAI: Chat Completions and Responses at https://api.x.ai/v1; its Anthropic SDK compatibility is
@@ -234,6 +259,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      // Embeddings at /v1/embeddings (https://docs.together.ai/reference/embeddings-2).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // Fireworks: Chat Completions at /inference/v1 (usage in the last stream chunk), Anthropic Messages
@@ -252,6 +279,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
       defaultMaxTokens: 8192,
+      // Embeddings at /inference/v1/embeddings (https://docs.fireworks.ai/guides/querying-embeddings-models).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // Volcengine Ark (Doubao): Chat Completions at /api/v3 (Beijing region); the model is a model
@@ -266,6 +295,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       replayReasoningContent: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      // Embeddings at /api/v3/embeddings (doubao-embedding, https://www.volcengine.com/docs/82379/1521766).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // SiliconFlow: Chat Completions with `max_tokens`, `reasoning_content` on thinking models
@@ -280,6 +311,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       replayReasoningContent: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      // Embeddings at /v1/embeddings (https://docs.siliconflow.com/en/api-reference/embeddings/create-embeddings).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // Ollama (local): no key ("required but ignored" by clients); Chat Completions takes `max_tokens`
@@ -299,6 +332,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
       defaultMaxTokens: 4096,
+      // Embeddings at /v1/embeddings, text only (https://docs.ollama.com/api/openai-compatibility).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // vLLM (local): a key only when the server runs with --api-key; Chat Completions, Responses and
@@ -317,11 +352,89 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
       defaultMaxTokens: 4096,
+      // Embeddings at /v1/embeddings for pooling models, token ids accepted
+      // (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html#embeddings-api).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, acceptsTokenIds: true },
     },
   },
   // LM Studio (local): no key unless "Require Authentication" is on (then Bearer or x-api-key);
   // Chat Completions, Responses, Anthropic Messages (https://lmstudio.ai/docs/api/openai-api,
   // https://lmstudio.ai/docs/developer/anthropic-compat).
+  // Azure OpenAI: the resource endpoint (https://{resource}.openai.azure.com) is the channel's
+  // baseUrl. Without `cloud.apiVersion` the v1 surface (/openai/v1/chat/completions and
+  // /openai/v1/responses, the deployment name as `model`); with it the deployment surface
+  // (/openai/deployments/{deployment}/chat/completions?api-version=…)
+  // (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/api-version-lifecycle,
+  // https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference). Auth: the `api-key`
+  // header or a Microsoft Entra ID bearer token.
+  azure: {
+    id: 'azure',
+    displayName: 'Azure OpenAI',
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { auth: 'cloud-credentials', surface: 'azure' },
+      'openai-responses': { auth: 'cloud-credentials', surface: 'azure' },
+    },
+    quirks: { maxTokensField: 'max_completion_tokens' },
+  },
+  // Amazon Bedrock: the regional runtime host (https://docs.aws.amazon.com/general/latest/gr/bedrock.html).
+  // Every model family through Converse/ConverseStream
+  // (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html); Anthropic
+  // models also through InvokeModel/InvokeModelWithResponseStream with the Messages body, which
+  // names no `model` and carries `anthropic_version: bedrock-2023-05-31`
+  // (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html).
+  // Auth: SigV4 (service `bedrock`) or a Bedrock API key as a bearer token.
+  bedrock: {
+    id: 'bedrock',
+    displayName: 'Amazon Bedrock',
+    defaultProtocol: 'bedrock-converse',
+    endpoints: {
+      'bedrock-converse': {
+        auth: 'cloud-credentials',
+        surface: 'bedrock',
+        regionalBaseUrl: { template: 'https://bedrock-runtime.{region}.amazonaws.com' },
+      },
+      'anthropic-messages': {
+        auth: 'cloud-credentials',
+        surface: 'bedrock',
+        reshapesBody: true,
+        regionalBaseUrl: { template: 'https://bedrock-runtime.{region}.amazonaws.com' },
+      },
+    },
+    quirks: { defaultMaxTokens: 4096, strictThinkingSignatures: true },
+  },
+  // Google Vertex AI: Gemini through publishers/google/models/{model}:generateContent and
+  // :streamGenerateContent (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference),
+  // Anthropic models through publishers/anthropic/models/{model}:rawPredict and :streamRawPredict
+  // with the Messages body naming no `model` and carrying `anthropic_version: vertex-2023-10-16`
+  // (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude).
+  // Host: {region}-aiplatform.googleapis.com, or aiplatform.googleapis.com for `global`. Auth:
+  // OAuth2 access tokens from a service-account key or Application Default Credentials.
+  vertex: {
+    id: 'vertex',
+    displayName: 'Google Vertex AI',
+    defaultProtocol: 'gemini',
+    endpoints: {
+      gemini: {
+        auth: 'cloud-credentials',
+        surface: 'vertex',
+        regionalBaseUrl: {
+          template: 'https://{region}-aiplatform.googleapis.com',
+          globalBaseUrl: 'https://aiplatform.googleapis.com',
+        },
+      },
+      'anthropic-messages': {
+        auth: 'cloud-credentials',
+        surface: 'vertex',
+        reshapesBody: true,
+        regionalBaseUrl: {
+          template: 'https://{region}-aiplatform.googleapis.com',
+          globalBaseUrl: 'https://aiplatform.googleapis.com',
+        },
+      },
+    },
+    quirks: { defaultMaxTokens: 4096, strictThinkingSignatures: true },
+  },
   lmstudio: {
     id: 'lmstudio',
     displayName: 'LM Studio (local)',
@@ -336,6 +449,8 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       developerAsSystem: true,
       dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
       defaultMaxTokens: 4096,
+      // Embeddings at /v1/embeddings (https://lmstudio.ai/docs/api/openai-api).
+      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
   },
   // The built-in fake model (gateway/mock/): speaks every protocol; base URL filled at start-up.

@@ -6,7 +6,8 @@ import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
 import { mockChannelBaseUrl } from '../providers/mock-endpoint.ts';
 import { getProviderPreset } from '../providers/presets.ts';
-import type { ProviderPreset } from '../providers/provider-preset.ts';
+import type { ProviderEndpoint, ProviderPreset } from '../providers/provider-preset.ts';
+import { upstreamAdapterKey, type UpstreamAdapterKey } from '../upstream/upstream-adapter.ts';
 
 /**
  * A channel ready for routing: the config-file channel (ChannelConfig, declared once by
@@ -21,6 +22,8 @@ export interface Channel extends Readonly<Omit<ChannelConfig, 'provider' | 'prot
   readonly baseUrl: string;
   /** Client-facing model names served, including modelMap keys. */
   readonly models: ReadonlySet<string>;
+  /** The adapter that speaks to it: its protocol, through its cloud's surface when it has one. */
+  readonly adapterKey: UpstreamAdapterKey;
 }
 
 /**
@@ -32,7 +35,7 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
   const provider = getProviderPreset(config.provider);
   const protocol = config.protocol ?? provider.defaultProtocol;
   const endpoint = provider.endpoints[protocol];
-  let baseUrl = config.baseUrl ?? endpoint?.baseUrl;
+  let baseUrl = config.baseUrl ?? endpoint?.baseUrl ?? regionalBaseUrl(endpoint, config.cloud?.region);
   if (config.provider === 'mock' && !config.baseUrl && mockBaseUrl)
     baseUrl = mockChannelBaseUrl(mockBaseUrl, config.mock ?? {}, protocol);
   if (!baseUrl)
@@ -43,7 +46,16 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
     protocol,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     models: new Set([...config.models, ...Object.keys(config.modelMap)]),
+    adapterKey: upstreamAdapterKey(provider, protocol),
   };
+}
+
+/** A cloud endpoint's host for `region` (ProviderEndpoint.regionalBaseUrl), or undefined without one. */
+function regionalBaseUrl(endpoint: ProviderEndpoint | undefined, region: string | undefined): string | undefined {
+  const regional = endpoint?.regionalBaseUrl;
+  if (!regional || region === undefined) return undefined;
+  if (region === 'global' && regional.globalBaseUrl) return regional.globalBaseUrl;
+  return regional.template.replace('{region}', region);
 }
 
 /** The model name to send upstream for a client model name on this channel. */

@@ -4,11 +4,11 @@
  * the channel's ProviderPreset.
  */
 import type { UpstreamProtocol } from '../canonical/formats.ts';
-import type { GatewayError } from '../canonical/gateway-error.ts';
+import { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
-import type { ProviderPreset } from '../providers/provider-preset.ts';
+import type { CloudSettings, CloudSurface, ProviderPreset } from '../providers/provider-preset.ts';
 import type { TranslationNotes } from '../canonical/translation-notes.ts';
 
 /** Where and as whom to call: resolved from the channel and the provider preset. */
@@ -20,6 +20,8 @@ export interface UpstreamTarget {
   /** Model name to send upstream (after `modelMap`). */
   readonly upstreamModel: string;
   readonly provider: ProviderPreset;
+  /** A cloud channel's settings (region, project, api-version); absent for other providers. */
+  readonly cloud?: CloudSettings | undefined;
 }
 
 /** A fully built upstream HTTP call (always POST). */
@@ -69,9 +71,71 @@ export interface BuiltUpstreamRequest {
   readonly notes: TranslationNotes;
 }
 
+/**
+ * Which adapter serves a channel: its protocol, or `<surface>:<protocol>` for a protocol spoken
+ * through a cloud's own URL scheme and framing (`bedrock:anthropic-messages`, `vertex:gemini`, …).
+ */
+export type UpstreamAdapterKey = UpstreamProtocol | `${CloudSurface}:${UpstreamProtocol}`;
+
+/** The adapters a node can call, by UpstreamAdapterKey. */
+export type UpstreamAdapters = Readonly<Partial<Record<UpstreamAdapterKey, UpstreamAdapter>>>;
+
+/**
+ * The adapter registered for `key`.
+ * @throws GatewayError('upstream-unavailable', failover allowed) when this node has none (a
+ *   channel of a protocol the node was built without).
+ */
+export function adapterFor(adapters: UpstreamAdapters, key: UpstreamAdapterKey): UpstreamAdapter {
+  const adapter = adapters[key];
+  if (adapter) return adapter;
+  throw new GatewayError('upstream-unavailable', `This gateway node has no adapter for the ${key} protocol`);
+}
+
+/** The adapter key of a provider's endpoint for `protocol`: the protocol, prefixed by the endpoint's cloud surface. */
+export function upstreamAdapterKey(provider: ProviderPreset, protocol: UpstreamProtocol): UpstreamAdapterKey {
+  const surface = provider.endpoints[protocol]?.surface;
+  return surface === undefined ? protocol : `${surface}:${protocol}`;
+}
+
+/**
+ * Adds a channel's credential to a built upstream call: headers, or a signature over the whole
+ * request (SigV4). Used for endpoints whose auth is `cloud-credentials`.
+ */
+export interface UpstreamAuthorizer {
+  /**
+   * Returns `request` with the channel's credential added. Tokens are cached per channel and
+   * refreshed before they expire.
+   * @throws GatewayError('upstream-unavailable', failover allowed) when no credential can be
+   *   obtained (token endpoint down, bad client secret); the message names the channel and the
+   *   cause, never the secret.
+   */
+  authorize(
+    channel: UpstreamCredentialSource,
+    request: UpstreamHttpRequest,
+    signal?: AbortSignal,
+  ): Promise<UpstreamHttpRequest>;
+}
+
+/** What the credentials step reads from a channel. `apiKey` is a secret: never log it. */
+export interface UpstreamCredentialSource {
+  readonly id: string;
+  readonly provider: ProviderPreset;
+  readonly protocol: UpstreamProtocol;
+  readonly apiKey: string;
+  readonly cloud?: CloudSettings | undefined;
+}
+
 /** One upstream protocol. */
 export interface UpstreamAdapter {
   readonly protocol: UpstreamProtocol;
+  /**
+   * How a streamed answer is framed: `sse` (default) — Server-Sent Events; `aws-eventstream` —
+   * the AWS event stream binary encoding (application/vnd.amazon.eventstream,
+   * https://docs.aws.amazon.com/AmazonS3/latest/API/RESTSelectObjectAppendix.html), each message
+   * handed to the stream decoder as an UpstreamSseEvent whose `event` is the message's
+   * `:event-type` (or `:exception-type` for an exception) and whose `data` is its payload as text.
+   */
+  readonly streamFraming?: 'sse' | 'aws-eventstream';
   /**
    * Builds the HTTP call. `notes.dropped` lists parts dropped as safe to lose (the caller logs
    * them); `notes.uncarried` the parts this protocol or provider cannot carry (the caller refuses

@@ -53,7 +53,8 @@ const registry = controlSchemaRegistry();
 
 /**
  * Encodes a control event with its current schema as an Avro single-object message.
- * ChannelUpserted without `mock`, `deadlineMs` or `minStreamRate` encodes them as null; KeyCreated
+ * ChannelUpserted without `mock`, `deadlineMs`, `minStreamRate` or `cloud` encodes them as null and
+ * without `headers` as `{}`; KeyCreated
  * and KeyUpdated without `teamId`, `rpd`, `tpd` as null, without `tags`, `modelLimits` as `[]`.
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
  * @throws Error when the event does not fit its schema (e.g. a non-integer `rpm`, an unknown
@@ -72,6 +73,8 @@ function datumOf(event: ControlEvent): object {
         mock: event.event.mock ?? null,
         deadlineMs: event.event.deadlineMs ?? null,
         minStreamRate: event.event.minStreamRate ?? null,
+        cloud: event.event.cloud ?? null,
+        headers: event.event.headers ?? {},
       };
     case 'KeyCreated':
     case 'KeyUpdated':
@@ -170,9 +173,18 @@ function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlE
       const channel = decoded as Required<ChannelUpserted>;
       const mock: ChannelMock | null = channel.mock === null ? null : { ...channel.mock };
       const minStreamRate = channel.minStreamRate === null ? null : { ...channel.minStreamRate };
+      const cloud = channel.cloud === null ? null : { ...channel.cloud };
       return {
         type: eventType,
-        event: { ...channel, models: [...channel.models], modelMap: { ...channel.modelMap }, mock, minStreamRate },
+        event: {
+          ...channel,
+          models: [...channel.models],
+          modelMap: { ...channel.modelMap },
+          mock,
+          minStreamRate,
+          cloud,
+          headers: { ...channel.headers },
+        },
       };
     }
     default:

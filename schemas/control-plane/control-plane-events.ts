@@ -78,14 +78,15 @@ export type KeyUpdated = Omit<DecodedKeyUpdated, KeyOwnershipField> &
 export type KeyRevoked = AvroToTs<typeof keyRevokedSchema>;
 
 /** The three ChannelUpserted fields added after version 1, optional so producers of other channels need not mention them (each encodes as null). */
-type ChannelUpsertedOptionalField = 'mock' | 'deadlineMs' | 'minStreamRate';
+type ChannelUpsertedOptionalField = 'mock' | 'deadlineMs' | 'minStreamRate' | 'cloud' | 'headers';
 
 /** ChannelUpserted as decoded: every field present. */
 type DecodedChannelUpserted = AvroToTs<typeof channelUpsertedSchema>;
 
 /**
  * A channel as stored, fields mirroring the config file's channel; the credential is encrypted
- * (./avro/channel-upserted.avsc). `mock`, `deadlineMs` and `minStreamRate` may be left out (null).
+ * (./avro/channel-upserted.avsc). `mock`, `deadlineMs`, `minStreamRate`, `cloud` and `headers` may be left out
+ * (null, `{}`).
  */
 export type ChannelUpserted = Omit<DecodedChannelUpserted, ChannelUpsertedOptionalField> &
   Partial<Pick<DecodedChannelUpserted, ChannelUpsertedOptionalField>>;

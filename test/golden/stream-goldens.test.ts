@@ -45,7 +45,7 @@ function providerFor(protocol: WireFormat, scenario: string): ProviderId {
 }
 
 function decodeFixture(protocol: WireFormat, scenario: string, request: CanonicalRequest): StreamEvent[] {
-  const decoder = UPSTREAM_ADAPTERS[protocol].createStreamDecoder({
+  const decoder = UPSTREAM_ADAPTERS[protocol]!.createStreamDecoder({
     provider: getProviderPreset(providerFor(protocol, scenario)),
     upstreamModel: 'golden-model',
     request,

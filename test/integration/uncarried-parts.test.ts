@@ -6,7 +6,7 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamProtocol } from '../../gateway/canonical/formats.ts';
+import type { WireFormat as UpstreamProtocol } from '../../gateway/canonical/formats.ts';
 import { startFixtureUpstream, type FixtureUpstream } from '../support/fixture-upstream.ts';
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 

@@ -17,7 +17,12 @@ import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { canPassThrough } from '../../exchange/pass-through-policy.ts';
 import { normalizeResponsesUsage } from '../../upstream/openai-responses/normalize-responses-usage.ts';
-import type { UpstreamAdapter, UpstreamDecodeContext } from '../../upstream/upstream-adapter.ts';
+import type {
+  UpstreamAdapter,
+  UpstreamAdapterKey,
+  UpstreamAdapters,
+  UpstreamDecodeContext,
+} from '../../upstream/upstream-adapter.ts';
 import type { InboundCodec } from '../../inbound/inbound-codec.ts';
 import { encodeOpenAIError } from '../../inbound/openai-common/encode-openai-error.ts';
 import { isJsonObject } from '../../inbound/openai-common/request-field-error.ts';
@@ -114,15 +119,15 @@ function summaryText(response: CanonicalResponse): string {
  * empty summary (a failover-worthy upstream fault).
  */
 function compactionAdapters(
-  adapters: Readonly<Record<UpstreamProtocol, UpstreamAdapter>>,
+  adapters: UpstreamAdapters,
   rawBody: () => Readonly<Record<string, unknown>>,
   author: SummaryAuthor,
-): Record<UpstreamProtocol, UpstreamAdapter> {
-  const wrapped = {} as Record<UpstreamProtocol, UpstreamAdapter>;
-  for (const [protocol, adapter] of Object.entries(adapters) as Array<[UpstreamProtocol, UpstreamAdapter]>) {
+): UpstreamAdapters {
+  const wrapped: Partial<Record<UpstreamAdapterKey, UpstreamAdapter>> = {};
+  for (const [key, adapter] of Object.entries(adapters) as Array<[UpstreamAdapterKey, UpstreamAdapter]>) {
     const passThrough = (): boolean =>
-      !holdsGatewayCompactionItem(rawBody()) && canPassThrough('openai-responses', protocol, rawBody(), false);
-    wrapped[protocol] = {
+      !holdsGatewayCompactionItem(rawBody()) && canPassThrough('openai-responses', adapter.protocol, rawBody(), false);
+    wrapped[key] = {
       ...adapter,
       // Called on the pass-through path only (run-exchange.ts): the body goes to `…/responses/compact`.
       passThroughTarget(request, target) {

@@ -76,6 +76,27 @@ const withMock = channelUpserted({
   tpm: 1_000_000,
   deadlineMs: 120_000,
   minStreamRate: { bytes: 64, windowMs: 30_000 },
+  cloud: null,
+  headers: {},
+});
+const cloudChannel = channelUpserted({
+  provider: 'bedrock',
+  protocol: 'bedrock-converse',
+  baseUrl: null,
+  cloud: {
+    auth: 'sigv4',
+    region: 'eu-central-1',
+    project: null,
+    apiVersion: null,
+    tenantId: null,
+    clientId: null,
+    roleArn: 'arn:aws:iam::123456789012:role/tollgate',
+    externalId: null,
+  },
+  headers: { 'X-Title': 'Tollgate' },
+  mock: null,
+  deadlineMs: null,
+  minStreamRate: null,
 });
 const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
@@ -91,6 +112,7 @@ const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['KeyUpdated', keyUpdated()],
   ['KeyRevoked', keyRevoked({ reason: 'rotated', effectiveAt: 1_767_229_200_000 })],
   ['ChannelUpserted (mock settings)', withMock],
+  ['ChannelUpserted (cloud settings, extra headers)', cloudChannel],
   ['ChannelRemoved', channelRemoved('ch-ü')],
   ['PriceSet', priceSet({ channel: 'ch-1', cacheWritePerMTok: 3.75, inputPerMTok: 0.000000001 })],
   ['AdminTokenCreated', adminTokenCreated({ name: 'zoë@example.org' })],
@@ -143,7 +165,7 @@ describe('control event codec', () => {
     const decoded = decodeControlEvent(encodeControlEvent(event));
     expect(decoded).toStrictEqual({
       type: 'ChannelUpserted',
-      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null },
+      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null, cloud: null, headers: {} },
     });
     if (decoded.type !== 'ChannelUpserted') throw new Error('wrong type');
     expect(Object.getPrototypeOf(decoded.event)).toBe(Object.prototype);
@@ -163,7 +185,7 @@ describe('control event codec', () => {
     ]);
     expect(decodeControlEvent(message)).toStrictEqual({
       type: 'ChannelUpserted',
-      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null },
+      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null, cloud: null, headers: {} },
     });
   });
 

@@ -137,6 +137,7 @@ describe('ControlPlaneProjection', () => {
       timeoutMs: 30_000,
       deadlineMs: 600_000,
       minStreamRate: { bytes: 256, windowMs: 300_000 },
+      headers: {},
       mock: { latencyMs: 1, chunkDelayMs: 2, failStatus: 429 },
     });
     expect(record).toMatchObject({ rpm: 600, tpm: null });

@@ -14,7 +14,7 @@ import {
   selectVendorExtensions,
   type ExtensionTarget,
 } from '../../../gateway/upstream/vendor-extensions.ts';
-import type { UpstreamProtocol } from '../../../gateway/canonical/formats.ts';
+import type { WireFormat as UpstreamProtocol } from '../../../gateway/canonical/formats.ts';
 
 const ADAPTERS: Record<UpstreamProtocol, UpstreamAdapter> = {
   'openai-chat': openaiChatAdapter,
