@@ -23,6 +23,10 @@ import { decorateClientRequests } from './http/client-route-hooks.ts';
 import { registerGeminiRoutes } from './http/gemini-routes.ts';
 import { registerModelsRoutes } from './http/models-routes.ts';
 import { registerOpenaiChatRoutes } from './http/openai-chat-routes.ts';
+import { registerOpenaiEmbeddingsRoutes } from './http/openai-embeddings-routes.ts';
+import type { EmbeddingAdapters } from './upstream/embedding-adapter.ts';
+import { createGeminiEmbeddingsAdapter } from './upstream/gemini-embeddings/gemini-embeddings-adapter.ts';
+import { openaiEmbeddingsAdapter } from './upstream/openai-embeddings/openai-embeddings-adapter.ts';
 import { registerResponsesApiRoutes } from './responses-api/responses-api-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
@@ -126,6 +130,12 @@ export interface AppDeps {
 
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
 const NO_SPEND_COUNTERS: Pick<StateStore, 'getSpend'> = { getSpend: async () => ({ keyNanoUsd: 0n, userNanoUsd: 0n }) };
+
+/** One embedding adapter per embedding API style (gateway/upstream/embedding-adapter.ts). */
+export const EMBEDDING_ADAPTERS: EmbeddingAdapters = {
+  openai: openaiEmbeddingsAdapter,
+  gemini: createGeminiEmbeddingsAdapter(geminiAdapter),
+};
 
 /** The upstream adapters by adapter key (Channel.adapterKey): one per protocol, and the cloud surfaces'. */
 export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
@@ -256,7 +266,8 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   registerResponsesApiRoutes(app, services);
   registerOpenaiChatRoutes(app, services);
   registerAnthropicMessagesRoutes(app, services);
-  registerGeminiRoutes(app, services);
+  registerGeminiRoutes(app, services, EMBEDDING_ADAPTERS);
+  registerOpenaiEmbeddingsRoutes(app, services, EMBEDDING_ADAPTERS);
   registerModelsRoutes(app, services, Math.floor(Date.now() / 1000));
   registerAdminRoutes(app, {
     view,

@@ -13,7 +13,8 @@ import { GatewayError } from '../canonical/gateway-error.ts';
 import { actualTokensOf } from '../policy/admit-request.ts';
 import type { Channel } from '../routing/channel.ts';
 import type { AttemptResult } from './attempt-result.ts';
-import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+import type { CanonicalRequest } from '../canonical/request.ts';
+import type { ExchangeDeps } from './exchange-types.ts';
 
 /** A channel cleared for an attempt, with what its limits reserved (`scope` absent: nothing reserved). */
 export interface AdmittedChannel {
@@ -28,13 +29,22 @@ export interface AdmittedChannel {
 export type ChannelPick =
   { readonly admitted: AdmittedChannel } | { readonly admitted?: undefined; readonly retryAfterMs: number | undefined };
 
+/**
+ * The request a ChannelAdmission admits: a generation (its tokens estimated by the channel limits'
+ * `estimatedTokens`), or any other operation with its own reservation (`admissionTokens`, tokens:
+ * an embedding's input tokens).
+ */
+export type ChannelAdmissionInput = { readonly requestId: string } & (
+  { readonly request: CanonicalRequest } | { readonly admissionTokens: () => number }
+);
+
 /** Per-request channel admission: the token estimate is computed once, on first need. */
 export class ChannelAdmission {
   private tokens: number | undefined;
 
   constructor(
-    private readonly deps: ExchangeDeps,
-    private readonly input: ExchangeInput,
+    private readonly deps: Pick<ExchangeDeps, 'channelLimits' | 'log'>,
+    private readonly input: ChannelAdmissionInput,
   ) {}
 
   /** The first candidate from `from` on whose limits admit the request (skipped ones are logged at debug). */
@@ -63,10 +73,7 @@ export class ChannelAdmission {
       const tokens =
         scope.tpm === null
           ? 0
-          : (this.tokens ??= Math.min(
-              MAX_LIMIT_UNITS,
-              Math.max(0, Math.floor(limits.estimatedTokens(this.input.request)) || 0),
-            ));
+          : (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(this.estimate(limits)) || 0)));
       const admission = await limits.limiter.admit([scope], tokens);
       if (admission.allowed) return { admitted: { channel, index, scope, reservedTokens: tokens } };
       this.deps.log.debug(
@@ -88,6 +95,11 @@ export class ChannelAdmission {
       );
       return { admitted: { channel, index, reservedTokens: 0 } };
     }
+  }
+
+  /** The request's token reservation before capping (tokens). */
+  private estimate(limits: NonNullable<ExchangeDeps['channelLimits']>): number {
+    return 'request' in this.input ? limits.estimatedTokens(this.input.request) : this.input.admissionTokens();
   }
 
   /** Settles `admitted`'s token reservation to the attempt's actual tokens (0 unless served with usage). Never throws; does not wait. */

@@ -20,6 +20,9 @@ export interface FailoverRecord {
   readonly nextChannelId?: string;
 }
 
+/** The operations a request can ask for (ExchangeOutcome.operation). */
+export type ExchangeOperation = 'generation' | 'embedding';
+
 /** How one request ended. */
 export interface ExchangeOutcome {
   readonly requestId: string;
@@ -28,6 +31,11 @@ export interface ExchangeOutcome {
   /** The key's owner, when it has one. */
   readonly userId: string | null;
   readonly clientFormat: ClientFormat;
+  /**
+   * What the request asked for: a `generation` (chat, messages, responses, generateContent) or an
+   * `embedding` (`/v1/embeddings`, `:embedContent`, `:batchEmbedContents`). Absent: generation.
+   */
+  readonly operation?: ExchangeOperation;
   /** Model as the client asked for it. */
   readonly model: string;
   readonly stream: boolean;

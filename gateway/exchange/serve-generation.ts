@@ -15,42 +15,28 @@
  * handler, so a client that leaves while it is authenticated, resolved or admitted is recorded
  * once as `cancelled` (499) and never sent upstream.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import type { InboundCodec } from '../inbound/inbound-codec.ts';
-import {
-  admitRequest,
-  needsTokenEstimate,
-  settleRequest,
-  type AdmissionLimit,
-  type AdmittedRequest,
-} from '../policy/admit-request.ts';
-import {
-  admitBudgets,
-  hasBudgetClaims,
-  settleBudgets,
-  type BudgetAdmissionDeps,
-  type BudgetHolds,
-} from '../policy/budget-admission.ts';
+import { settleRequest } from '../policy/admit-request.ts';
+import { settleBudgets } from '../policy/budget-admission.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
-import type { TeamRecord } from '../../schemas/control-plane/control-plane-records.ts';
-import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
-import { attributeRequest, type RequestAttribution } from '../policy/request-attribution.ts';
-import type { ResolvedKey } from '../policy/resolve-api-key.ts';
-import { watchClientDeparture } from './client-departure.ts';
 import {
-  decodeOrReply,
-  resolveStateOrReply,
-  withHeaderFields,
-  type ClientRequest,
-  type ClientRouteServices,
-} from './client-request.ts';
-import { sendErrorReply } from './client-response.ts';
+  admitBudgetsOrReply,
+  admitOrReply,
+  attributeOrReply,
+  modelAllowedOrReply,
+  recordOnce,
+  releaseHolds,
+  type AdmissionSubject,
+} from './admission-steps.ts';
+import { watchClientDeparture } from './client-departure.ts';
+import { decodeOrReply, resolveStateOrReply, withHeaderFields, type ClientRequest } from './client-request.ts';
 import type { ExchangeOutcome } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { outcomeOf, runExchange } from './run-exchange.ts';
+
+export { DOWNGRADED_FROM_HEADER } from './admission-steps.ts';
 
 /** The request's input-token estimate, computed at most once however many limits ask (tokens). */
 class InputEstimate {
@@ -61,149 +47,13 @@ class InputEstimate {
   }
 }
 
-/**
- * Admits the request against quotas and RPM/TPM limits (the user's, the team's, the key's, and the
- * team's and key's for the model); on refusal answers the format's 429
- * (with retry-after and x-ratelimit-* headers) or, under a `closed` store-outage policy, 503, and
- * returns undefined. While the state store is down, admission takes at most its deadline and a
- * check under an `open` policy is skipped (logged at debug: the store logs the outage itself, once).
- * An unexpected admission failure (a bug) admits the request without limits, logged as a warning.
- */
-async function admitOrReply(
-  services: ClientRouteServices,
-  codec: InboundCodec,
-  resolved: ResolvedKey,
-  team: TeamRecord | undefined,
-  canonical: CanonicalRequest,
-  input: InputEstimate,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  requestId: string,
-): Promise<AdmittedRequest | 'unlimited' | undefined> {
-  let result;
-  try {
-    // Tokenizing the prompt costs CPU on every request: only TPM limits need the estimate.
-    const needsTokens = needsTokenEstimate(resolved.key, resolved.user, team, canonical.model);
-    result = await admitRequest(services.admission, {
-      key: resolved.key,
-      user: resolved.user,
-      team,
-      model: canonical.model,
-      estimatedTokens: needsTokens ? input.value + (canonical.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) : 0,
-    });
-  } catch (error) {
-    request.log.warn({ reason: (error as Error).message }, 'admission failed; admitting without limits');
-    return 'unlimited';
-  }
-  void reply.headers(result.headers);
-  if (result.ok) {
-    if (result.unchecked.length > 0)
-      request.log.debug({ unchecked: result.unchecked }, 'state store unavailable: admitted without these checks');
-    return result;
-  }
-  refuse(services, codec, reply, result.error, result.limit, requestId);
-  return undefined;
-}
-
-/** Answers a refusal in the client's format and counts it by the limit that refused. */
-function refuse(
-  services: ClientRouteServices,
-  codec: InboundCodec,
-  reply: FastifyReply,
-  error: GatewayError,
-  limit: AdmissionLimit,
-  requestId: string,
-): void {
-  sendErrorReply(reply, codec, error, requestId);
-  services.metrics?.recordRefusal(codec.format, limit);
-}
-
-/** What budget admission let through: the holds to settle (none when nothing applied or the store was down). */
-interface BudgetPass {
-  readonly holds: BudgetHolds | undefined;
-}
-
-/**
- * Reserves the request's budget and daily-cap windows (policy/budget-admission.ts); on refusal
- * answers the format's 429 (`budget_exceeded`, `daily_limit_exceeded`) and returns undefined.
- * While the store cannot answer, budgets follow the `quotas` store-outage policy: `open` admits
- * without holds (the request counts in no window), `closed` refuses with 503.
- */
-async function admitBudgetsOrReply(
-  client: ClientRequest,
-  budgets: BudgetAdmissionDeps,
-  team: TeamRecord | undefined,
-  canonical: CanonicalRequest,
-  attribution: RequestAttribution,
-  input: InputEstimate,
-): Promise<BudgetPass | undefined> {
-  const { services, codec, reply, request } = client;
-  const subject = {
-    key: client.key.key,
-    team,
-    endUserId: attribution.endUserId,
-    tags: attribution.tags,
+/** What admission weighs of a generation: its model, its input estimate and its output cap (or the default). */
+function admissionSubject(canonical: CanonicalRequest, input: InputEstimate): AdmissionSubject {
+  return {
     model: canonical.model,
+    inputTokens: () => input.value,
+    maxOutputTokens: canonical.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
   };
-  if (!hasBudgetClaims(budgets.directory, subject)) return { holds: undefined };
-  let result;
-  try {
-    result = await admitBudgets(budgets, {
-      ...subject,
-      requestId: request.id,
-      inputTokens: input.value,
-      maxOutputTokens: canonical.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-    });
-  } catch (error) {
-    if (!isStateStoreUnavailable(error)) {
-      request.log.warn({ reason: (error as Error).message }, 'budget admission failed; admitting without budgets');
-      return { holds: undefined };
-    }
-    if ((services.admission.onStoreOutage?.quotas ?? 'open') === 'open') {
-      request.log.debug({ reason: error.message }, 'state store unavailable: admitted without budgets');
-      return { holds: undefined };
-    }
-    const retryAfterMs = Math.max(1000, error.retryAfterMs);
-    const refusal = new GatewayError('internal', `Budgets cannot be checked right now: ${error.message}.`, {
-      status: 503,
-      retryable: true,
-      retryAfterMs,
-      code: 'limits_unavailable',
-      cause: error,
-    });
-    refuse(services, codec, reply, refusal, 'store_outage', request.id);
-    return undefined;
-  }
-  if (!result.ok) {
-    refuse(services, codec, reply, result.error, result.limit, request.id);
-    return undefined;
-  }
-  if (result.holds?.downgradedFrom) void reply.header(DOWNGRADED_FROM_HEADER, result.holds.downgradedFrom);
-  return { holds: result.holds };
-}
-
-/** Header of an answer a budget at its limit routed to its downgrade model: the model the client asked for. */
-export const DOWNGRADED_FROM_HEADER = 'x-tollgate-downgraded-from';
-
-/** Releases holds of a request refused after them (its real cost is 0). */
-function releaseHolds(client: ClientRequest, budgets: BudgetAdmissionDeps, holds: BudgetHolds | undefined): void {
-  if (!holds) return;
-  settleBudgets(budgets, holds, {}).catch((error: unknown) =>
-    client.request.log.debug({ reason: (error as Error).message }, 'releasing budget holds failed'),
-  );
-}
-
-/**
- * The request's team, end user and tags (policy/request-attribution.ts); on a bad tag or end-user
- * id answers the format's 400 naming it and returns undefined.
- */
-function attributeOrReply(client: ClientRequest, canonical: CanonicalRequest): RequestAttribution | undefined {
-  try {
-    return attributeRequest(client.key.key, canonical, client.request.headers, client.services.attribution);
-  } catch (error) {
-    sendErrorReply(client.reply, client.codec, toGatewayError(error), client.request.id);
-    return undefined;
-  }
 }
 
 /**
@@ -230,34 +80,28 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
     if (decoded.warnings.length > 0)
       request.log.warn({ warnings: decoded.warnings }, 'dropped request parts that are safe to lose');
     let canonical = withHeaderFields(decoded.value, fromHeaders);
-    if (resolved.key.models && !resolved.key.models.has(canonical.model)) {
-      const error = new GatewayError(
-        'permission-denied',
-        `The API key ${resolved.key.publicId} may not use the model '${canonical.model}'`,
-        { param: 'model', code: 'model_not_allowed' },
-      );
-      return void sendErrorReply(reply, codec, error, requestId);
-    }
+    if (!modelAllowedOrReply(client, canonical.model)) return;
     const team = resolved.team;
-    if (team?.models && !team.models.has(canonical.model)) {
-      const error = new GatewayError(
-        'permission-denied',
-        `The team '${team.name}' of the API key ${resolved.key.publicId} may not use the model '${canonical.model}'`,
-        { param: 'model', code: 'model_not_allowed' },
-      );
-      return void sendErrorReply(reply, codec, error, requestId);
-    }
     const attribution = attributeOrReply(client, canonical);
     if (!attribution) return;
     const input = new InputEstimate(canonical);
     const budgets = services.budgets;
     const budgetPass = budgets
-      ? await admitBudgetsOrReply(client, budgets, team, canonical, attribution, input)
+      ? await admitBudgetsOrReply(client, budgets, team, admissionSubject(canonical, input), attribution)
       : { holds: undefined };
     if (!budgetPass) return;
     const holds = budgetPass.holds;
     if (holds?.downgradedFrom) canonical = { ...canonical, model: holds.model };
-    const admitted = await admitOrReply(services, codec, resolved, team, canonical, input, request, reply, requestId);
+    const admitted = await admitOrReply(
+      services,
+      codec,
+      resolved,
+      team,
+      admissionSubject(canonical, input),
+      request,
+      reply,
+      requestId,
+    );
     if (!admitted) return void (budgets && releaseHolds(client, budgets, holds));
     const identity = { keyId: resolved.key.keyId, userId: resolved.key.userId };
     const rawBody = request.body as Record<string, unknown>;
@@ -301,47 +145,21 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
 }
 
 /**
- * Runs the exchange with an outcome sink that passes on the first outcome only (a second one is
- * logged as an error and dropped). Should the exchange reject — it is not meant to — the request
- * is still recorded once: `failed` with a 500 answer, or `cancelled` when the client has left.
+ * Runs the exchange recorded exactly once (admission-steps.ts recordOnce): should it reject, the
+ * request is still recorded, `failed` with a 500 answer or `cancelled` when the client has left.
  */
-async function runExchangeRecordedOnce(
+function runExchangeRecordedOnce(
   deps: ExchangeDeps,
   input: ExchangeInput,
   reply: FastifyReply,
 ): Promise<ExchangeOutcome> {
-  let recorded: ExchangeOutcome | undefined;
-  const onOutcome = (outcome: ExchangeOutcome): void => {
-    if (recorded)
-      return void deps.log.error(
-        { requestId: input.requestId, status: outcome.status },
-        'a second outcome for one request was dropped',
-      );
-    recorded = outcome;
-    deps.onOutcome(outcome);
+  const target = {
+    requestId: input.requestId,
+    reply,
+    codec: input.codec,
+    clientGone: input.clientGone,
+    failedOutcome: (end: Pick<ExchangeOutcome, 'status' | 'httpStatus' | 'errorKind' | 'errorMessage'>) =>
+      outcomeOf(input, { ...end, passThrough: false, attempts: 0, failovers: [] }),
   };
-  try {
-    return await runExchange({ ...deps, onOutcome }, input, reply);
-  } catch (error) {
-    deps.log.error({ requestId: input.requestId, err: error }, 'exchange failed unexpectedly');
-    if (recorded) return recorded;
-    const cancelled = input.clientGone?.aborted === true;
-    const failure = toGatewayError(error);
-    const httpStatus = cancelled
-      ? 499
-      : reply.sent
-        ? reply.raw.statusCode
-        : sendErrorReply(reply, input.codec, failure, input.requestId);
-    const outcome = outcomeOf(input, {
-      status: cancelled ? 'cancelled' : 'failed',
-      httpStatus,
-      errorKind: failure.kind,
-      errorMessage: failure.message,
-      passThrough: false,
-      attempts: 0,
-      failovers: [],
-    });
-    onOutcome(outcome);
-    return outcome;
-  }
+  return recordOnce(deps, target, (onOutcome) => runExchange({ ...deps, onOutcome }, input, reply));
 }
