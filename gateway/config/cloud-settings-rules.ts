@@ -28,12 +28,13 @@ export const CLOUD_AUTH_BY_PROVIDER: Readonly<Record<'azure' | 'bedrock' | 'vert
   };
 
 /** The settings each cloud reads (others are refused by name, so a typo'd setting is not silently ignored). */
-const SETTINGS_BY_PROVIDER: Readonly<Record<keyof typeof CLOUD_AUTH_BY_PROVIDER, ReadonlyArray<keyof CloudSettings>>> =
-  {
-    azure: ['auth', 'apiVersion', 'tenantId', 'clientId'],
-    bedrock: ['auth', 'region', 'roleArn', 'externalId'],
-    vertex: ['auth', 'region', 'project'],
-  };
+export const CLOUD_SETTINGS_BY_PROVIDER: Readonly<
+  Record<keyof typeof CLOUD_AUTH_BY_PROVIDER, ReadonlyArray<keyof CloudSettings>>
+> = {
+  azure: ['auth', 'apiVersion', 'tenantId', 'clientId'],
+  bedrock: ['auth', 'region', 'roleArn', 'externalId'],
+  vertex: ['auth', 'region', 'project'],
+};
 
 /** `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]` (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html). */
 const AWS_KEY_PAIR = /^[A-Z0-9]{16,128}:[^:\s]+(:[^:\s]+)?$/;
@@ -63,7 +64,7 @@ export function cloudSettingsProblems(channel: CloudChannelFields): CloudSetting
     if (cloud?.[field] === undefined) problems.push({ path: ['cloud', field], message: `is required ${why}` });
   };
   for (const field of Object.keys(cloud ?? {}) as Array<keyof CloudSettings>)
-    if (!SETTINGS_BY_PROVIDER[provider].includes(field))
+    if (!CLOUD_SETTINGS_BY_PROVIDER[provider].includes(field))
       problems.push({ path: ['cloud', field], message: `is not a setting of ${provider} channels` });
   const auth = cloudAuthOf(provider, cloud);
   if (!CLOUD_AUTH_BY_PROVIDER[provider].includes(auth)) {

@@ -10,6 +10,7 @@ import { registerAdminTokenRoutes } from '../control-plane/admin-token-routes.ts
 import { createUser, removeChannel, setPrice, updateUser, upsertChannel } from '../control-plane/commands.ts';
 import { fail, nanoToUsd } from '../control-plane/commands-common.ts';
 import type { ChannelRecord, UserRecord } from '../control-plane/control-plane-view.ts';
+import { CLOUD_AUTH_BY_PROVIDER, CLOUD_SETTINGS_BY_PROVIDER } from '../config/cloud-settings-rules.ts';
 import { listProviderPresets } from '../providers/presets.ts';
 import { resolveChannel } from '../routing/channel.ts';
 import {
@@ -65,6 +66,14 @@ function registerUserRoutes(app: FastifyInstance, options: RouteShorthandOptions
   });
 }
 
+/** What the channel form offers for a cloud: its auth methods (first = default) and the `cloud` settings it reads. */
+function cloudFormOf(provider: keyof typeof CLOUD_AUTH_BY_PROVIDER): {
+  authMethods: ReadonlyArray<string>;
+  settings: ReadonlyArray<string>;
+} {
+  return { authMethods: CLOUD_AUTH_BY_PROVIDER[provider], settings: CLOUD_SETTINGS_BY_PROVIDER[provider] };
+}
+
 function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOptions, deps: ConsoleDeps): void {
   const prefix = `${CONSOLE_API_PREFIX}/channels`;
   const find = (id: string) =>
@@ -74,12 +83,16 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
       id: p.id,
       displayName: p.displayName,
       defaultProtocol: p.defaultProtocol,
-      // baseUrl null: the channel must give one (generic compatible kinds); auth 'optional-bearer': no key needed.
+      // baseUrl null: the channel must give one (generic compatible kinds, Azure) unless `regionalBaseUrl`
+      // is set (a host from the channel's region: Bedrock, Vertex); auth 'optional-bearer': no key needed.
       protocols: Object.entries(p.endpoints).map(([protocol, endpoint]) => ({
         protocol,
         baseUrl: endpoint?.baseUrl ?? null,
+        regionalBaseUrl: endpoint?.regionalBaseUrl?.template ?? null,
         auth: endpoint?.auth ?? null,
       })),
+      // A cloud's auth methods (the first is the default) and the settings its channels read.
+      ...(p.id in CLOUD_AUTH_BY_PROVIDER ? { cloud: cloudFormOf(p.id as keyof typeof CLOUD_AUTH_BY_PROVIDER) } : {}),
     })),
   }));
   app.get(prefix, options, async (request) => {

@@ -2,7 +2,8 @@
  * The OpenAI- and Anthropic-compatible presets (gateway/providers/presets.ts) on the wire: the
  * official `openai` SDK sends a chat request through a channel of each preset, its base URL
  * pointed at a fake upstream, and the fake checks the path, the credential header (none for the
- * keyless local servers) and the preset's quirks (fields dropped, the output cap's field).
+ * keyless local servers), the preset's quirks (fields dropped, the output cap's field) and a
+ * channel's extra headers (OpenRouter's attribution headers).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,9 @@ const KEYED: ProviderId[] = [
 /** Local servers: no key. */
 const KEYLESS: ProviderId[] = ['ollama', 'vllm', 'lmstudio'];
 
+/** OpenRouter's app attribution headers, set on its channel. */
+const OPENROUTER_ATTRIBUTION = { 'HTTP-Referer': 'https://tollgate.example.org', 'X-Title': 'Tollgate test' };
+
 let upstream: FixtureUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
@@ -39,6 +43,8 @@ beforeAll(async () => {
     baseUrl: upstream.baseUrl('openai-chat'),
     ...(keyed ? { apiKey: `key-${provider}` } : {}),
     modelMap: { [`via-${provider}`]: 'text' },
+    // https://openrouter.ai/docs/app-attribution
+    ...(provider === 'openrouter' ? { headers: OPENROUTER_ATTRIBUTION } : {}),
   });
   gateway = await startTestGateway({
     channels: [
@@ -96,6 +102,16 @@ describe('compatible provider presets through the openai SDK', () => {
     expect(seen.json.max_tokens).toBe(64);
     expect(seen.json).not.toHaveProperty('max_completion_tokens');
     expect(seen.json).not.toHaveProperty('store');
+  });
+
+  it("a channel's extra headers reach its upstream (OpenRouter attribution), and only that channel's", async () => {
+    const seen = await sendThrough('via-openrouter');
+    expect(seen.headers['http-referer']).toBe(OPENROUTER_ATTRIBUTION['HTTP-Referer']);
+    expect(seen.headers['x-title']).toBe(OPENROUTER_ATTRIBUTION['X-Title']);
+    expect(seen.headers.authorization).toBe('Bearer key-openrouter');
+    const other = await sendThrough('via-groq');
+    expect(other.headers['http-referer']).toBeUndefined();
+    expect(other.headers['x-title']).toBeUndefined();
   });
 
   it('anthropic-compatible: Messages at the channel base URL with both key headers', async () => {

@@ -375,13 +375,48 @@ describe('admin pages', () => {
     const providerById = (id: string) => providers.body.providers.find((p: { id: string }) => p.id === id);
     // The form marks a provider with no default host (baseUrl null) and a keyless local server (optional-bearer).
     expect(providerById('openai-compatible').protocols).toEqual([
-      { protocol: 'openai-chat', baseUrl: null, auth: 'bearer' },
+      { protocol: 'openai-chat', baseUrl: null, regionalBaseUrl: null, auth: 'bearer' },
     ]);
     expect(providerById('ollama').protocols[0]).toEqual({
       protocol: 'openai-chat',
       baseUrl: 'http://localhost:11434/v1',
+      regionalBaseUrl: null,
       auth: 'optional-bearer',
     });
+    // A cloud: its host comes from the region, and the form offers its auth methods and settings.
+    expect(providerById('bedrock')).toMatchObject({
+      defaultProtocol: 'bedrock-converse',
+      cloud: { authMethods: ['sigv4', 'api-key'], settings: ['auth', 'region', 'roleArn', 'externalId'] },
+    });
+    expect(providerById('bedrock').protocols[0]).toMatchObject({
+      baseUrl: null,
+      regionalBaseUrl: 'https://bedrock-runtime.{region}.amazonaws.com',
+      auth: 'cloud-credentials',
+    });
+    // A cloud channel: settings shown, the service-account key never (not in the view, not in the audit).
+    const privateKey = `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`;
+    const vertex = await ada.call('PUT', '/channels/vertex-1', {
+      provider: 'vertex',
+      cloud: { project: 'acme-prod', region: 'europe-west4' },
+      apiKey: JSON.stringify({
+        type: 'service_account',
+        client_email: 'gw@acme-prod.iam.gserviceaccount.com',
+        private_key: privateKey,
+      }),
+      models: ['gemini-2.5-flash'],
+    });
+    expect(vertex.status).toBe(201);
+    expect(vertex.body.channel).toMatchObject({
+      id: 'vertex-1',
+      hasApiKey: true,
+      cloud: { project: 'acme-prod', region: 'europe-west4' },
+      headers: {},
+    });
+    const incomplete = await ada.call('PUT', '/channels/vertex-2', { provider: 'vertex', models: ['m'] });
+    expect(incomplete.status).toBe(400);
+    expect(JSON.stringify(incomplete.body)).toMatch(/apiKey|cloud/);
+    expect(JSON.stringify((await ada.call('GET', '/channels?q=vertex')).body)).not.toContain(secret);
+    await ada.call('DELETE', '/channels/vertex-1');
     const audit = await ada.call('GET', '/audit?limit=200');
     expect(audit.status).toBe(200);
     const text = JSON.stringify(audit.body);
