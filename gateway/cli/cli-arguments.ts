@@ -93,10 +93,19 @@ export function modelsOrNull(text: string): string[] | null {
  * @throws UsageError for an entry without `=`.
  */
 export function modelMap(text: string): Record<string, string> {
+  return namedValues(text, '--model-map', 'ALIAS=MODEL');
+}
+
+/**
+ * `NAME=VALUE,…` → `{ NAME: VALUE }` for the flag `flag` (`--cloud region=us-east-1,auth=sigv4`,
+ * `--headers X-Title=Tollgate`).
+ * @throws UsageError naming the flag and the entry without `NAME=`
+ */
+export function namedValues(text: string, flag: string, shape = 'NAME=VALUE'): Record<string, string> {
   const map: Record<string, string> = {};
   for (const entry of list(text)) {
     const at = entry.indexOf('=');
-    if (at <= 0) throw new UsageError(`--model-map: '${entry}' is not ALIAS=MODEL`);
+    if (at <= 0) throw new UsageError(`${flag}: '${entry}' is not ${shape}`);
     map[entry.slice(0, at)] = entry.slice(at + 1);
   }
   return map;

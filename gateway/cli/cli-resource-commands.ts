@@ -8,6 +8,7 @@ import {
   bodyFrom,
   list,
   modelMap,
+  namedValues,
   numberOrNull,
   usdOrNull,
   type CliCommand,
@@ -106,6 +107,8 @@ const CHANNEL_FIELDS = {
   'deadline-ms': ['deadlineMs', asNumber],
   rpm: ['rpm', numberOrNull],
   tpm: ['tpm', numberOrNull],
+  cloud: ['cloud', (text: string) => namedValues(text, '--cloud', 'SETTING=VALUE')],
+  headers: ['headers', (text: string) => namedValues(text, '--headers', 'NAME=VALUE')],
 } as const;
 
 const channelsUpsert: CliCommand = {
@@ -114,7 +117,11 @@ const channelsUpsert: CliCommand = {
   positionals: ['ID'],
   options: {
     provider: { type: 'string', value: 'P', help: 'openai, anthropic, gemini, deepseek, … or mock', required: true },
-    protocol: { type: 'string', value: 'PROTO', help: 'openai-chat, openai-responses, anthropic-messages or gemini' },
+    protocol: {
+      type: 'string',
+      value: 'PROTO',
+      help: 'openai-chat, openai-responses, anthropic-messages, gemini or bedrock-converse',
+    },
     'base-url': { type: 'string', value: 'URL', help: 'upstream base URL (default: the provider’s)' },
     'api-key': {
       type: 'string',
@@ -133,6 +140,12 @@ const channelsUpsert: CliCommand = {
     },
     rpm: { type: 'string', value: 'N', help: 'the upstream account’s requests per minute' },
     tpm: { type: 'string', value: 'N', help: 'the upstream account’s tokens per minute' },
+    cloud: {
+      type: 'string',
+      value: 'k=v,…',
+      help: 'azure, bedrock, vertex: auth, region, project, apiVersion, tenantId, clientId, roleArn, externalId',
+    },
+    headers: { type: 'string', value: 'Name=value,…', help: 'extra headers sent upstream (not secret)' },
     disabled: { type: 'boolean', help: 'create or keep the channel disabled' },
   },
   request: ({ positionals, values }) => ({

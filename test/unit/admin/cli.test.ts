@@ -81,6 +81,10 @@ describe('usage errors → exit 2', () => {
       "usage error: --model-limit: 'rps=1' is not rpm=N, tpm=N, rpd=N or tpd=N",
     ],
     [['teams', 'add-member', 'team_1'], 'usage error: missing USER'],
+    [
+      ['channels', 'upsert', 'c1', '--provider', 'bedrock', '--cloud', 'us-east-1'],
+      "usage error: --cloud: 'us-east-1' is not SETTING=VALUE",
+    ],
     [['budgets', 'remove'], 'usage error: missing ID'],
     [['alert-webhooks', 'create', '--name', 'ops'], 'usage error: missing required --url'],
   ])('%j → %s', async (argv, first) => {
@@ -142,7 +146,11 @@ describe('API errors → exit 1', () => {
     ],
     [
       ['channels', 'upsert', 'c1', '--provider', 'acme', '--models', 'm'],
-      'error: provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "mock" (field: provider) [HTTP 400]',
+      'error: provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "azure", "bedrock", "vertex", "mock" (field: provider) [HTTP 400]',
+    ],
+    [
+      ['channels', 'upsert', 'c1', '--provider', 'bedrock', '--cloud', 'auth=sigv4', '--models', 'm'],
+      'error: cloud.region: is required for bedrock channels (the AWS region, e.g. us-east-1) (field: cloud.region) [HTTP 400]',
     ],
     [['channels', 'remove', 'ghost'], "error: channel 'ghost' not found (field: id) [HTTP 404]"],
   ])('%j → %s', async (argv, message) => {
