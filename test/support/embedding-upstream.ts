@@ -215,7 +215,7 @@ function geminiVector(
   const parts = content?.parts;
   if (!Array.isArray(parts) || parts.length === 0) return `${path}.content: the content is empty`;
   if (parts.some((part) => typeof part.text !== 'string')) return `${path}.content.parts: only text is supported`;
-  if (request.taskType !== undefined && !TASK_TYPES.has(JSON.stringify(request.taskType)))
+  if (request.taskType !== undefined && (typeof request.taskType !== 'string' || !TASK_TYPES.has(request.taskType)))
     return `Invalid value at '${path}.task_type', ${JSON.stringify(request.taskType)}`;
   const asked = request.outputDimensionality;
   if (asked !== undefined && (typeof asked !== 'number' || !model.dimensions.includes(asked)))
