@@ -47,6 +47,7 @@ import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropi
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
+import { azureOpenAiSurface } from './upstream/azure-openai/azure-openai-surface.ts';
 import { CloudCredentials } from './upstream/cloud-credentials/cloud-credentials.ts';
 import type { UpstreamAdapters } from './upstream/upstream-adapter.ts';
 import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
@@ -143,6 +144,8 @@ export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
   'openai-responses': openaiResponsesAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
   gemini: geminiAdapter,
+  'azure:openai-chat': azureOpenAiSurface(openaiChatAdapter),
+  'azure:openai-responses': azureOpenAiSurface(openaiResponsesAdapter),
 };
 
 /** Builds the gateway app. Throws if a channel cannot be resolved (config validation catches that first). */
