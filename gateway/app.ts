@@ -48,7 +48,8 @@ import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
 import { azureOpenAiSurface } from './upstream/azure-openai/azure-openai-surface.ts';
-import { CloudCredentials } from './upstream/cloud-credentials/cloud-credentials.ts';
+import { CloudCredentials, type ChannelCredentialFactories } from './upstream/cloud-credentials/cloud-credentials.ts';
+import { azureEntraIdCredentials } from './upstream/cloud-credentials/azure-entra-credential.ts';
 import type { UpstreamAdapters } from './upstream/upstream-adapter.ts';
 import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { registerMetricsRoute } from './metrics/metrics-route.ts';
@@ -127,6 +128,11 @@ export interface AppDeps {
   readonly drain: NodeDrain;
   /** What `GET /readyz` reports (lifecycle/readiness-probe.ts). */
   readonly readiness: ReadinessProbe;
+  /**
+   * Credential factories of cloud channels by `<provider>/<auth>` that replace the node's own
+   * (CLOUD_CREDENTIAL_FACTORIES): tests point them at fake token endpoints. None: the node's own.
+   */
+  readonly cloudCredentialFactories?: ChannelCredentialFactories;
 }
 
 /** Spend as read without a state store: nothing was ever counted, so every key and user stands at 0 nano-USD. */
@@ -146,6 +152,11 @@ export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
   gemini: geminiAdapter,
   'azure:openai-chat': azureOpenAiSurface(openaiChatAdapter),
   'azure:openai-responses': azureOpenAiSurface(openaiResponsesAdapter),
+};
+
+/** The credential factories of cloud channels by `<provider>/<auth>`, besides the static keys CloudCredentials has itself. */
+export const CLOUD_CREDENTIAL_FACTORIES: ChannelCredentialFactories = {
+  'azure/entra-id': azureEntraIdCredentials(),
 };
 
 /** Builds the gateway app. Throws if a channel cannot be resolved (config validation catches that first). */
@@ -180,7 +191,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const channelsNow = () => view.channels().map((record) => resolveChannel(record.config, deps.mockBaseUrl));
   const router = new ChannelRouter(channelsNow(), deps.random);
   // Cloud channels' credentials: one client (token cache, signer) per channel, kept for the node's life.
-  const upstreamAuth = new CloudCredentials();
+  const upstreamAuth = new CloudCredentials({ ...CLOUD_CREDENTIAL_FACTORIES, ...deps.cloudCredentialFactories });
   // Shared health (feedback consumer → state store) plus this node's circuit breaker steer routing.
   const health = deps.stateStore
     ? new ChannelHealthView({
