@@ -24,6 +24,7 @@ import { startEventStream, writeWithBackpressure } from './client-response.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
 import { finalizeUsage } from './finalize-usage.ts';
+import { readAwsEventStream } from './read-aws-event-stream.ts';
 import { readSseEvents } from './read-sse-events.ts';
 import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
@@ -78,7 +79,9 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
       const events = cutter?.push(chunk);
       return events === undefined ? undefined : emit(state, events);
     };
-    for await (const sse of readSseEvents(args.answer.body, afterChunk)) {
+    // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
+    const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
+    for await (const sse of readEvents(args.answer.body, afterChunk)) {
       if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
       const failure = await handleEvents(args, state, decoder.push(sse));
       if (failure) return abandon(args, failure);
