@@ -45,7 +45,8 @@ const NO_USAGE: RequestTokenUsage = {
  * 3. RequestCompleted (usage all zeros with source `none` when the outcome has none; `startedAt`
  *    the outcome's arrival time, else `now - latencyMs`).
  * UsageRecorded and RequestCompleted carry the outcome's attribution (team, end user, tags; none
- * when absent); UsageRecorded also the budget counters admission reserved in (none when absent).
+ * when absent) and operation (`generation` when absent); UsageRecorded also the budget counters
+ * admission reserved in (none when absent).
  * Every event gets its own `eventId` (random UUID) and `occurredAt = now`; durations and
  * `startedAt` are rounded to whole ms (the schemas hold them as Avro longs).
  *
@@ -136,6 +137,7 @@ function buildUsageRecorded(
     endUserId: attribution.endUserId,
     tags: attribution.tags,
     budgetCounters: outcome.budgetCounters ?? NO_BUDGET_COUNTERS,
+    operation: outcome.operation ?? 'generation',
   };
 }
 
@@ -172,6 +174,7 @@ function buildRequestCompleted(
     teamId: attribution.teamId,
     endUserId: attribution.endUserId,
     tags: attribution.tags,
+    operation: outcome.operation ?? 'generation',
   };
 }
 

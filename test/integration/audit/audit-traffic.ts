@@ -76,6 +76,7 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     teamId: null,
     endUserId: null,
     tags: [],
+    operation: 'generation',
   };
   return { type: 'RequestCompleted', event };
 }
@@ -98,6 +99,7 @@ export function usageRecorded(spec: RequestSpec): TrafficEvent {
     endUserId: null,
     tags: [],
     budgetCounters: [],
+    operation: 'generation',
   };
   return { type: 'UsageRecorded', event };
 }

@@ -72,6 +72,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         endUserId: null,
         tags: [],
         budgetCounters: [],
+        operation: 'generation',
       },
     });
     events.push({
@@ -99,6 +100,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         teamId: null,
         endUserId: null,
         tags: [],
+        operation: 'generation',
       },
     });
   }

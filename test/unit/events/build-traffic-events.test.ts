@@ -85,6 +85,7 @@ describe('buildTrafficEvents', () => {
       endUserId: null,
       tags: [],
       budgetCounters: [],
+      operation: 'generation',
     });
     const [completed] = pick(events, 'RequestCompleted');
     expect(completed).toEqual({
@@ -113,8 +114,16 @@ describe('buildTrafficEvents', () => {
       teamId: null,
       endUserId: null,
       tags: [],
+      operation: 'generation',
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
+    expectEncodable(events);
+  });
+
+  it("carries an embedding outcome's operation into both events", () => {
+    const events = buildTrafficEvents({ ...served, operation: 'embedding' }, identity, NOW);
+    expect(pick(events, 'UsageRecorded')[0]?.operation).toBe('embedding');
+    expect(pick(events, 'RequestCompleted')[0]?.operation).toBe('embedding');
     expectEncodable(events);
   });
 

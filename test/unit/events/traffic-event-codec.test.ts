@@ -49,6 +49,7 @@ const requestCompleted: RequestCompleted = {
   teamId: 'team_0123456789abcdef',
   endUserId: 'end-user-ü-42',
   tags: ['feature=search', 'env=prod'],
+  operation: 'generation',
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -101,6 +102,7 @@ const usageRecorded: UsageRecorded = {
     { budgetId: 'bgt_0123456789abcdef', windowStartMs: 1_767_139_200_000, windowEndMs: 1_767_225_600_000 },
     { budgetId: 'bgt_fedcba9876543210', windowStartMs: 0, windowEndMs: null },
   ],
+  operation: 'generation',
 };
 
 /** What a reader fills in for the attribution of an event written before it existed. */
@@ -390,6 +392,32 @@ describe('schema evolution', () => {
     expect(decodeTrafficEvent(message)).toStrictEqual({
       type: 'UsageRecorded',
       event: { ...usageRecorded, ...NO_ATTRIBUTION_DEFAULTS, budgetCounters: [] },
+    });
+  });
+
+  it('decodes a RequestCompleted written with v6 and a UsageRecorded written with v3 (before operation) as generation', () => {
+    const { operation: _o, ...v6Event } = requestCompleted;
+    const { operation: _u, ...v3Event } = usageRecorded;
+    expect(decodeTrafficEvent(writtenWith('request-completed.v6.avsc', v6Event))).toStrictEqual({
+      type: 'RequestCompleted',
+      event: { ...requestCompleted, operation: 'generation' },
+    });
+    expect(decodeTrafficEvent(writtenWith('usage-recorded.v3.avsc', v3Event))).toStrictEqual({
+      type: 'UsageRecorded',
+      event: { ...usageRecorded, operation: 'generation' },
+    });
+  });
+
+  it('round-trips an embedding operation through the current schemas', () => {
+    const completed = { ...requestCompleted, operation: 'embedding' };
+    const usage = { ...usageRecorded, operation: 'embedding' };
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: completed }))).toStrictEqual({
+      type: 'RequestCompleted',
+      event: completed,
+    });
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'UsageRecorded', event: usage }))).toStrictEqual({
+      type: 'UsageRecorded',
+      event: usage,
     });
   });
 

@@ -54,6 +54,7 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     teamId: null,
     endUserId: null,
     tags: [],
+    operation: 'generation',
     ...overrides,
   };
 }
@@ -76,6 +77,7 @@ export function usageRecorded(overrides: Partial<UsageRecorded> = {}): UsageReco
     endUserId: null,
     tags: [],
     budgetCounters: [],
+    operation: 'generation',
     ...overrides,
   };
 }

@@ -46,6 +46,7 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     teamId: null,
     endUserId: null,
     tags: [],
+    operation: 'generation',
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
