@@ -8,14 +8,10 @@
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
 import { classifyBedrockHttpError } from '../shared/classify-bedrock-error.ts';
+import { bedrockModelPathSegment } from '../shared/bedrock-model-path.ts';
 import { readTokenCount } from '../shared/read-token-count.ts';
 import type { UpstreamAdapter, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
-import {
-  bedrockModelPathSegment,
-  buildConverseBody,
-  buildConverseRequest,
-  converseCallTarget,
-} from './build-converse-request.ts';
+import { buildConverseBody, buildConverseRequest, converseCallTarget } from './build-converse-request.ts';
 import { decodeConverseResponse } from './decode-converse-response.ts';
 import { createConverseStreamDecoder } from './decode-converse-stream.ts';
 

@@ -9,6 +9,7 @@
 import type { CanonicalRequest, ToolChoice } from '../../canonical/request.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
 import type { BuiltUpstreamRequest, UpstreamCallTarget, UpstreamTarget } from '../upstream-adapter.ts';
+import { bedrockModelPathSegment } from '../shared/bedrock-model-path.ts';
 import { noteDroppedAnthropicBetas, selectVendorExtensions } from '../vendor-extensions.ts';
 import { encodeConverseMessages, type ConverseRequestMessage } from './encode-converse-messages.ts';
 import { converseModelFamily, type ConverseModelFamily } from './converse-model-family.ts';
@@ -26,15 +27,6 @@ const RESERVED_KEYS: ReadonlySet<string> = new Set([
   'additionalModelRequestFields',
   'outputConfig',
 ]);
-
-/**
- * The path segment of a model id as the AWS SDKs send it: percent-encoded as a whole, so the `:`
- * of a version (`…-v1:0`) and the `/` of an ARN are escaped (the `{modelId}` label of
- * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_RequestSyntax).
- */
-export function bedrockModelPathSegment(modelId: string): string {
-  return encodeURIComponent(modelId).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
 
 /** `POST {baseUrl}/model/{modelId}/converse` (or `/converse-stream`), JSON, no credential header. */
 export function converseCallTarget(request: CanonicalRequest, target: UpstreamTarget): UpstreamCallTarget {
