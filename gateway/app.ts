@@ -48,6 +48,8 @@ import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from './upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from './upstream/openai-responses/openai-responses-adapter.ts';
 import { azureOpenAiSurface } from './upstream/azure-openai/azure-openai-surface.ts';
+import { vertexAnthropicSurface } from './upstream/vertex-ai/vertex-anthropic-surface.ts';
+import { vertexGeminiSurface } from './upstream/vertex-ai/vertex-gemini-surface.ts';
 import { bedrockConverseAdapter } from './upstream/bedrock-converse/bedrock-converse-adapter.ts';
 import { bedrockInvokeSurface } from './upstream/bedrock-invoke/bedrock-invoke-surface.ts';
 import { CloudCredentials, type ChannelCredentialFactories } from './upstream/cloud-credentials/cloud-credentials.ts';
@@ -154,6 +156,8 @@ export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
   gemini: geminiAdapter,
   'azure:openai-chat': azureOpenAiSurface(openaiChatAdapter),
   'azure:openai-responses': azureOpenAiSurface(openaiResponsesAdapter),
+  'vertex:gemini': vertexGeminiSurface(geminiAdapter),
+  'vertex:anthropic-messages': vertexAnthropicSurface(anthropicMessagesAdapter),
   'bedrock-converse': bedrockConverseAdapter,
   'bedrock:bedrock-converse': bedrockConverseAdapter,
   'bedrock:anthropic-messages': bedrockInvokeSurface(anthropicMessagesAdapter),
