@@ -1,7 +1,8 @@
 /**
  * Billing's pure projection: one UsageRecorded → one `billing_lines` row
- * (schemas/analytics/migrations/002-billing-lines.sql; team_id, end_user_id and tags from 016)
- * carrying the price it was billed at.
+ * (schemas/analytics/migrations/002-billing-lines.sql; team_id, end_user_id and tags from 016,
+ * operation from 020) carrying the price it was billed at. An embedding's usage has input tokens
+ * alone, so it costs its input tokens at the input price (price-usage.ts).
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type { BillingLine } from '../../schemas/analytics/tables.ts';
@@ -33,6 +34,7 @@ export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<P
     ...trafficEventColumns(event),
     ...requestAttributionColumns(event),
     ...tokenUsageColumns(event, costNanoUsd),
+    operation: event.operation,
     price_model: price?.model ?? '',
     price_channel: price?.channel ?? '',
     price_effective_from_ms: price ? Math.max(0, price.effectiveFrom) : 0,

@@ -2,7 +2,7 @@
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
  * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005,
  * upstream_request_id from 012, day, started_at and started_at_ms from 013, team_id,
- * end_user_id and tags from 016), costed with the price book.
+ * end_user_id and tags from 016, operation from 020), costed with the price book.
  */
 import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
@@ -42,6 +42,7 @@ export function projectConsumptionRow(
     started_at: Math.floor(startedAtMs / 1000),
     ...requestAttributionColumns(event),
     client_format: event.clientFormat,
+    operation: event.operation,
     stream: event.stream ? 1 : 0,
     pass_through: event.passThrough ? 1 : 0,
     status: event.status,

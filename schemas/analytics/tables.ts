@@ -8,9 +8,9 @@ import type { Decimal } from './analytics-store.ts';
 
 /** Every table and view by name. */
 export const TABLES = {
-  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016). */
+  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016, 020). */
   consumptionLog: 'consumption_log',
-  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016). */
+  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016, 020). */
   billingLines: 'billing_lines',
   /** One row per FailoverOccurred (failovers consumer, 009, 014). */
   failovers: 'failovers',
@@ -91,6 +91,8 @@ export type ConsumptionRow = TrafficEventColumns &
     /** arrival, seconds since epoch (DateTime, UTC) (migration 013) */
     started_at: number;
     client_format: string;
+    /** what the request asked for: `generation` or `embedding` (migration 020) */
+    operation: string;
     stream: number;
     pass_through: number;
     status: string;
@@ -110,6 +112,8 @@ export type ConsumptionRow = TrafficEventColumns &
 export type BillingLine = TrafficEventColumns &
   RequestAttributionColumns &
   TokenUsageColumns & {
+    /** what the usage was for: `generation` or `embedding`, billed by input tokens alone (migration 020) */
+    operation: string;
     /** The price entry used ('' / 0 when unpriced). */
     price_model: string;
     /** '' for an entry that applies to every channel */

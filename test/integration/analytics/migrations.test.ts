@@ -8,7 +8,7 @@ const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
-  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions',
+  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions', '020-operation',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -31,6 +31,7 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['channel_id', 'String'],
   ['provider', 'String'],
   ['client_format', 'String'],
+  ['operation', 'String'],
   ['stream', 'UInt8'],
   ['pass_through', 'UInt8'],
   ['status', 'String'],
@@ -51,7 +52,7 @@ const CONSUMPTION_LOG_COLUMNS = [
 ];
 
 const BILLING_LINES_COLUMNS = [
-  'event_id', 'request_id', 'occurred_at', 'occurred_at_ms', 'day', 'key_id', 'user_id', 'team_id', 'end_user_id', 'tags', 'model', 'upstream_model', 'channel_id', 'provider',
+  'event_id', 'request_id', 'occurred_at', 'occurred_at_ms', 'day', 'key_id', 'user_id', 'team_id', 'end_user_id', 'tags', 'model', 'upstream_model', 'channel_id', 'provider', 'operation',
   'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'usage_source', 'cost_usd',
   'price_model', 'price_channel', 'price_effective_from_ms', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok', 'priced',
 ]; // prettier-ignore
@@ -68,7 +69,7 @@ describe('migration files', () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
     expect(migrations.map((m) => m.statements.length)).toEqual([
-      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6,
+      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6, 4,
     ]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
@@ -82,6 +83,7 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
       null,
       null,
       null,

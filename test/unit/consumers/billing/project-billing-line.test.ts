@@ -92,6 +92,26 @@ describe('projectBillingLine', () => {
     expect(line).toMatchObject({ team_id: '', end_user_id: '', tags: [] });
   });
 
+  it("bills an embedding's input tokens at the input price, output 0, and writes its operation", () => {
+    // priced-model costs 3 USD per million input tokens: 12 345 tokens cost 37 035 000 nano-USD.
+    const event = usageRecorded({
+      operation: 'embedding',
+      inputTokens: 12_345,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      usageSource: 'estimated',
+    });
+    const { line, costNanoUsd } = projectBillingLine(event, PRICES);
+    expect(costNanoUsd).toBe(37_035_000n);
+    expect(line).toMatchObject({ operation: 'embedding', input_tokens: 12_345, output_tokens: 0, priced: 1 });
+  });
+
+  it('writes generation as the operation of an event that names none', () => {
+    expect(projectBillingLine(usageRecorded(), PRICES).line.operation).toBe('generation');
+  });
+
   it('gives no warning for an unpriced request that used no tokens', () => {
     const event = usageRecorded({ upstreamModel: 'unpriced-model', inputTokens: 0, outputTokens: 0 });
     expect(projectBillingLine(event, PRICES)).toMatchObject({ costNanoUsd: 0n, warning: null });

@@ -74,6 +74,7 @@ describe('projectConsumptionRow', () => {
       channel_id: 'ch-b',
       provider: 'anthropic',
       client_format: 'anthropic-messages',
+      operation: 'generation',
       stream: 1,
       pass_through: 1,
       status: 'completed',
