@@ -23,6 +23,7 @@ import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
+import { failoverRecord, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
@@ -126,7 +127,7 @@ async function tryCandidates(
       attempts--;
       continue;
     }
-    reportAttempt(deps, channel, result);
+    reportChannelAttempt(deps, channel, result.error);
     gates.settle(current, result);
     if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
     /** Reports the request as ended on this channel: failed, or cancelled when the client left. */
@@ -167,35 +168,6 @@ async function tryCandidates(
     }
     current = next;
   }
-}
-
-function failoverRecord(
-  channel: Channel,
-  error: GatewayError,
-  attemptStartedAt: number,
-  next: Channel | undefined,
-): FailoverRecord {
-  return {
-    channelId: channel.id,
-    errorKind: error.kind,
-    latencyMs: Date.now() - attemptStartedAt,
-    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
-    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-    ...(next ? { nextChannelId: next.id } : {}),
-  };
-}
-
-/** Tells the attempt hook whether the channel itself failed (client-side and request faults do not count). */
-function reportAttempt(deps: ExchangeDeps, channel: Channel, result: AttemptResult): void {
-  if (!deps.onAttempt) return;
-  const error = result.error;
-  const channelFault = error !== undefined && error.allowFailover;
-  deps.onAttempt(
-    channel.id,
-    channelFault
-      ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) }
-      : { ok: true },
-  );
 }
 
 /** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
