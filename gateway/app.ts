@@ -54,6 +54,10 @@ import { bedrockConverseAdapter } from './upstream/bedrock-converse/bedrock-conv
 import { bedrockInvokeSurface } from './upstream/bedrock-invoke/bedrock-invoke-surface.ts';
 import { CloudCredentials, type ChannelCredentialFactories } from './upstream/cloud-credentials/cloud-credentials.ts';
 import { azureEntraIdCredentials } from './upstream/cloud-credentials/azure-entra-credential.ts';
+import {
+  vertexDefaultCredentials,
+  vertexServiceAccountCredentials,
+} from './upstream/cloud-credentials/google-oauth-credential.ts';
 import { awsSigV4Credentials } from './upstream/cloud-credentials/aws-sigv4-credential.ts';
 import type { UpstreamAdapters } from './upstream/upstream-adapter.ts';
 import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
@@ -167,6 +171,8 @@ export const UPSTREAM_ADAPTERS: UpstreamAdapters = {
 /** The credential factories of cloud channels by `<provider>/<auth>`, besides the static keys CloudCredentials has itself. */
 export const CLOUD_CREDENTIAL_FACTORIES: ChannelCredentialFactories = {
   'azure/entra-id': azureEntraIdCredentials(),
+  'vertex/service-account': vertexServiceAccountCredentials(),
+  'vertex/default-credentials': vertexDefaultCredentials(),
   'bedrock/sigv4': awsSigV4Credentials(),
 };
 
