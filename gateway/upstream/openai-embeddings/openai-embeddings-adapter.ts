@@ -14,7 +14,7 @@ import { base64ToVector } from '../../canonical/embedding.ts';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type { BuiltEmbeddingCall, EmbeddingAdapter, EmbeddingCall, EmbeddingCallAnswer } from '../embedding-adapter.ts';
-import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
+import { classifyOpenAiError, embeddedOpenAiError } from '../shared/classify-openai-error.ts';
 import { asArray, asNumber, asRecord } from '../shared/read-json-field.ts';
 import type { UpstreamTarget } from '../upstream-adapter.ts';
 
@@ -59,11 +59,14 @@ function readVector(value: unknown): number[] | undefined {
 /**
  * Decodes `{data: [{index, embedding}], usage: {prompt_tokens}}` into vectors ordered by `index`
  * and the reported input tokens (undefined when `usage.prompt_tokens` is missing).
- * @throws GatewayError('upstream-malformed') on a body without `data`, a vector that is neither
- *   numbers nor base64, a missing or repeated index, or another count than `inputCount`
+ * @throws GatewayError classified from an error envelope sent with HTTP 200 (`{error}`, MiniMax
+ *   `base_resp`); GatewayError('upstream-malformed') on a body without `data`, a vector that is
+ *   neither numbers nor base64, a missing or repeated index, or another count than `inputCount`
  */
 export function decodeOpenAiEmbeddingAnswer(body: unknown, inputCount: number): EmbeddingCallAnswer {
   const root = asRecord(body);
+  const embedded = root ? embeddedOpenAiError(root) : undefined;
+  if (embedded) throw embedded;
   if (!root || !Array.isArray(root.data))
     throw new GatewayError('upstream-malformed', 'Upstream answered an embeddings call without a `data` list');
   const vectors: Array<number[] | undefined> = new Array<number[] | undefined>(inputCount).fill(undefined);
