@@ -27,6 +27,7 @@ import { registerOpenaiEmbeddingsRoutes } from './http/openai-embeddings-routes.
 import type { EmbeddingAdapters } from './upstream/embedding-adapter.ts';
 import { createGeminiEmbeddingsAdapter } from './upstream/gemini-embeddings/gemini-embeddings-adapter.ts';
 import { openaiEmbeddingsAdapter } from './upstream/openai-embeddings/openai-embeddings-adapter.ts';
+import { bedrockEmbeddingsAdapter } from './upstream/bedrock-embeddings/bedrock-embeddings-adapter.ts';
 import { registerResponsesApiRoutes } from './responses-api/responses-api-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
@@ -151,6 +152,7 @@ const NO_SPEND_COUNTERS: Pick<StateStore, 'getSpend'> = { getSpend: async () => 
 export const EMBEDDING_ADAPTERS: EmbeddingAdapters = {
   openai: openaiEmbeddingsAdapter,
   gemini: createGeminiEmbeddingsAdapter(geminiAdapter),
+  bedrock: bedrockEmbeddingsAdapter,
 };
 
 /** The upstream adapters by adapter key (Channel.adapterKey): one per protocol, and the cloud surfaces'. */

@@ -24,16 +24,19 @@ export function countEmbeddingInputTokens(inputs: ReadonlyArray<EmbeddingInput>)
 }
 
 /**
- * The calls for inputs of `tokenCounts` (tokens each) under `support`'s limits, in order: each
- * call takes inputs while it holds fewer than `maxInputsPerCall` and their tokens stay within
+ * The calls for inputs of `tokenCounts` (tokens each) under `support`'s limits for `upstreamModel`,
+ * in order: each call takes inputs while it holds fewer than `maxInputsPerCall` (or the model's
+ * entry in `maxInputsPerCallByModel`) and their tokens stay within
  * `maxInputTokensPerCall` (an input over that limit alone gets a call of its own, for the upstream
  * to judge). Without limits: one call. Never empty for at least one input.
  */
 export function planEmbeddingCalls(
   tokenCounts: ReadonlyArray<number>,
   support: EmbeddingSupport | undefined,
+  upstreamModel = '',
 ): EmbeddingCallSlice[] {
-  const maxInputs = support?.maxInputsPerCall ?? Infinity;
+  const byModel = support?.maxInputsPerCallByModel?.find((entry) => upstreamModel.includes(entry.modelIncludes));
+  const maxInputs = byModel?.maxInputsPerCall ?? support?.maxInputsPerCall ?? Infinity;
   const maxTokens = support?.maxInputTokensPerCall ?? Infinity;
   const slices: EmbeddingCallSlice[] = [];
   let start = 0;

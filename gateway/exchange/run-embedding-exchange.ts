@@ -266,7 +266,7 @@ async function attemptChannel(
       }),
     };
   const target = upstreamTargetOf(channel, input.request.model);
-  const slices = planEmbeddingCalls(input.inputTokenCounts, channel.provider.quirks.embeddings);
+  const slices = planEmbeddingCalls(input.inputTokenCounts, channel.provider.quirks.embeddings, target.upstreamModel);
   const deadline = new AttemptDeadline(input.clientGone, limits, deps.drainDeadline);
   const vectors: Array<ReadonlyArray<number>> = [];
   let reported = 0;
@@ -312,7 +312,7 @@ async function attemptChannel(
           upstreamRequestId,
         };
       }
-      const decoded = adapter.decodeAnswer(parsed, inputs.length);
+      const decoded = adapter.decodeAnswer(parsed, inputs.length, answer.headers);
       vectors.push(...decoded.vectors);
       if (decoded.inputTokens === undefined) allReported = false;
       else reported += decoded.inputTokens;

@@ -401,7 +401,18 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
         regionalBaseUrl: { template: 'https://bedrock-runtime.{region}.amazonaws.com' },
       },
     },
-    quirks: { defaultMaxTokens: 4096, strictThinkingSignatures: true },
+    quirks: {
+      defaultMaxTokens: 4096,
+      strictThinkingSignatures: true,
+      // Embeddings through InvokeModel on the Converse channel's host: Titan Text Embeddings take one
+      // `inputText` per call (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-titan-embed-text.html),
+      // Cohere Embed at most 96 `texts` (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-embed.html).
+      embeddings: {
+        apiByProtocol: { 'bedrock-converse': 'bedrock' },
+        maxInputsPerCall: 96,
+        maxInputsPerCallByModel: [{ modelIncludes: 'titan-embed', maxInputsPerCall: 1 }],
+      },
+    },
   },
   // Google Vertex AI: Gemini through publishers/google/models/{model}:generateContent and
   // :streamGenerateContent (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference),

@@ -163,9 +163,11 @@ export interface ProviderQuirks {
  * The embedding API an endpoint serves: `openai` — `POST {baseUrl}/embeddings`
  * (https://platform.openai.com/docs/api-reference/embeddings/create); `gemini` —
  * `POST {baseUrl}/v1beta/models/{model}:batchEmbedContents` (https://ai.google.dev/api/embeddings).
- * Cloud surfaces add their own (Azure deployments, Vertex `:predict`, Bedrock InvokeModel).
+ * `bedrock` — InvokeModel `POST {baseUrl}/model/{modelId}/invoke` with the model family's own body
+ * (Titan Text Embeddings, Cohere Embed), signed by the cloud credentials step. Vertex `:predict`
+ * bodies are ready (gateway/upstream/vertex-embeddings/) for the Vertex surface to use.
  */
-export type EmbeddingApiStyle = 'openai' | 'gemini';
+export type EmbeddingApiStyle = 'openai' | 'gemini' | 'bedrock';
 
 /** How a provider serves embeddings, from its documentation (gateway/providers/PROVIDER-DOCS.md). */
 export interface EmbeddingSupport {
@@ -176,6 +178,11 @@ export interface EmbeddingSupport {
   readonly apiByProtocol?: Readonly<Partial<Record<UpstreamProtocol, EmbeddingApiStyle>>>;
   /** Most inputs one upstream call may carry; a larger batch is split into several calls. Absent: no documented limit. */
   readonly maxInputsPerCall?: number;
+  /** Per-model overrides of `maxInputsPerCall`: the first entry whose `modelIncludes` is in the upstream model id wins. */
+  readonly maxInputsPerCallByModel?: ReadonlyArray<{
+    readonly modelIncludes: string;
+    readonly maxInputsPerCall: number;
+  }>;
   /** Most input tokens (summed over the inputs) one upstream call may carry (tokens, estimated by the gateway's tokenizer). */
   readonly maxInputTokensPerCall?: number;
   /** The OpenAI-style endpoint takes `input` as token-id arrays; absent: only text (token ids are refused by name). */

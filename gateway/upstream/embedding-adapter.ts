@@ -46,11 +46,12 @@ export interface EmbeddingAdapter {
    */
   buildCall(call: EmbeddingCall, target: UpstreamTarget): BuiltEmbeddingCall;
   /**
-   * Decodes a 2xx JSON-parsed body for a call of `inputCount` inputs.
+   * Decodes a 2xx JSON-parsed body for a call of `inputCount` inputs (`headers`: the answer's, for
+   * APIs that report usage there, e.g. Bedrock's `x-amzn-bedrock-input-token-count`).
    * @throws GatewayError('upstream-malformed') when the body is not an answer of this API, or
    *   holds another number of vectors than inputs
    */
-  decodeAnswer(body: unknown, inputCount: number): EmbeddingCallAnswer;
+  decodeAnswer(body: unknown, inputCount: number, headers?: UpstreamHeaders): EmbeddingCallAnswer;
   /** Classifies a non-2xx answer (`body` raw text) with the shared status table (classify-upstream-error.ts). */
   classifyError(status: number, body: string, headers: UpstreamHeaders): GatewayError;
 }
