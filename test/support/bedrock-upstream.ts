@@ -1,0 +1,341 @@
+/**
+ * A fake Amazon Bedrock Runtime for tests, on a free loopback port: Converse, ConverseStream,
+ * InvokeModel and InvokeModelWithResponseStream
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModel.html,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html)
+ * replaying recorded answers byte for byte: `test/fixtures/upstream/bedrock-converse/<scenario>.(json|eventstream)`
+ * for Converse, `anthropic-messages/<scenario>.json` and `bedrock-invoke/<scenario>.eventstream`
+ * for Claude through InvokeModel (the event streams are built from the documented events by
+ * test/fixtures/upstream/bedrock-converse/build-event-streams.ts).
+ *
+ * The scenario is the model id in the URL after its last `--` (so `us.anthropic.claude-…--text`
+ * is a Claude id that answers `text`), or the whole id. `fail-<status>` answers that status with
+ * a Bedrock error; `hang` never answers.
+ *
+ * Like Bedrock it refuses, before any scenario, with the restJson1 error shape (status,
+ * `x-amzn-ErrorType: <Name>:http://internal.amazon.com/coral/...`, `{"message": …}`,
+ * https://smithy.io/2.0/aws/protocols/aws-restjson1-protocol.html#operation-error-serialization):
+ * - a call without valid credentials, 403: a SigV4 signature is recomputed with the known test
+ *   secret of its access key id (service `bedrock`, the fake's region) — an unknown key id is
+ *   `UnrecognizedClientException`, a signature that does not match `InvalidSignatureException`
+ *   (https://docs.aws.amazon.com/IAM/latest/UserGuide/signature-v4-troubleshooting.html); a bearer
+ *   token must be the known Bedrock API key
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html);
+ * - a Converse body with a field the API does not define, or tool blocks without `toolConfig`, or
+ *   a tool result whose tool use is not in the previous assistant turn: 400 `ValidationException`;
+ * - an InvokeModel Claude body with a key Bedrock does not take or without `anthropic_version`:
+ *   400 `ValidationException` "Malformed input request: #: extraneous key [k] is not permitted" /
+ *   "required key [anthropic_version] not found" (Bedrock's JSON-schema check of the model body;
+ *   the value itself is not checked, as @anthropic-ai/bedrock-sdk sends its client's
+ *   `anthropic-version` there).
+ * Message texts other than those quoted are the fake's own; the shape is Bedrock's.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { FIXTURE_ROOT } from './fixture-upstream.ts';
+
+/** The fake's region (SigV4 credential scope). */
+export const BEDROCK_FAKE_REGION = 'us-east-1';
+
+/** Test credentials the fake knows: access key id → secret access key. */
+export const BEDROCK_TEST_CREDENTIALS = {
+  accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+} as const;
+
+/** The Bedrock API key the fake accepts as a bearer token. */
+export const BEDROCK_TEST_API_KEY = 'ABSKQmVkcm9ja0FQSUtleS1leGFtcGxlLXRlc3Qta2V5';
+
+/** One request the fake received. */
+export interface RecordedBedrockRequest {
+  readonly operation: BedrockOperation;
+  readonly modelId: string;
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  readonly body: string;
+}
+
+/** A Bedrock Runtime operation the fake serves. */
+export type BedrockOperation = 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream';
+
+/** A running fake. */
+export interface BedrockUpstream {
+  /** `http://127.0.0.1:PORT`: the channel's baseUrl, and the SDKs' endpoint. */
+  readonly origin: string;
+  readonly requests: RecordedBedrockRequest[];
+  close(): Promise<void>;
+}
+
+/** Top-level members of ConverseRequest / ConverseStreamRequest (modelId is in the URL). */
+const CONVERSE_FIELDS = new Set([
+  'messages',
+  'system',
+  'inferenceConfig',
+  'toolConfig',
+  'guardrailConfig',
+  'additionalModelRequestFields',
+  'promptVariables',
+  'additionalModelResponseFieldPaths',
+  'requestMetadata',
+  'performanceConfig',
+  'serviceTier',
+  'outputConfig',
+]);
+
+/** Top-level keys of the Claude Messages body on Bedrock (model-parameters-anthropic-claude-messages-request-response.html). */
+const INVOKE_CLAUDE_FIELDS = new Set([
+  'anthropic_version',
+  'anthropic_beta',
+  'max_tokens',
+  'system',
+  'messages',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'stop_sequences',
+  'thinking',
+  'output_config',
+  'context_management',
+]);
+
+class BedrockRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorType: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function refuse(res: ServerResponse, refusal: BedrockRefusal): void {
+  res
+    .writeHead(refusal.status, {
+      'content-type': 'application/json',
+      'x-amzn-requestid': randomUUID(),
+      'x-amzn-errortype': `${refusal.errorType}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    })
+    .end(JSON.stringify({ message: refusal.message }));
+}
+
+/** The SigV4 date `20250101T000000Z` as a Date. */
+function parseAmzDate(value: string): Date {
+  const iso = value.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
+  return new Date(iso);
+}
+
+/** Checks the request's SigV4 signature or Bedrock API key; throws a BedrockRefusal (403) otherwise. */
+async function checkCredentials(req: IncomingMessage, body: string): Promise<void> {
+  const authorization = req.headers.authorization ?? '';
+  if (authorization.startsWith('Bearer ')) {
+    if (authorization.slice('Bearer '.length) === BEDROCK_TEST_API_KEY) return;
+    throw new BedrockRefusal(
+      403,
+      'UnrecognizedClientException',
+      'Invalid API Key format: Must start with pre-defined prefix',
+    );
+  }
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      authorization,
+    );
+  if (!match) throw new BedrockRefusal(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
+  const [, accessKeyId, , region, service, signedHeaders = '', signature] = match;
+  if (accessKeyId !== BEDROCK_TEST_CREDENTIALS.accessKeyId)
+    throw new BedrockRefusal(
+      403,
+      'UnrecognizedClientException',
+      'The security token included in the request is invalid.',
+    );
+  if (region !== BEDROCK_FAKE_REGION || service !== 'bedrock')
+    throw new BedrockRefusal(
+      403,
+      'InvalidSignatureException',
+      `Credential should be scoped to a valid region and to the correct service. (${region}/${service})`,
+    );
+  const amzDate = String(req.headers['x-amz-date'] ?? '');
+  const headers: Record<string, string> = {};
+  for (const name of signedHeaders.split(';')) headers[name] = String(req.headers[name] ?? '');
+  const sessionToken = req.headers['x-amz-security-token'];
+  const signer = new SignatureV4({
+    service: 'bedrock',
+    region: BEDROCK_FAKE_REGION,
+    sha256: Sha256,
+    applyChecksum: false,
+    credentials: {
+      ...BEDROCK_TEST_CREDENTIALS,
+      ...(typeof sessionToken === 'string' ? { sessionToken } : {}),
+    },
+  });
+  const url = new URL(req.url ?? '/', 'http://fake');
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = value;
+  const expected = await signer.sign(
+    { method: req.method ?? 'POST', protocol: 'http:', hostname: 'fake', path: url.pathname, query, headers, body },
+    {
+      signingDate: parseAmzDate(amzDate),
+      unsignableHeaders: new Set(),
+      signableHeaders: new Set(Object.keys(headers)),
+    },
+  );
+  const recomputed = /Signature=([0-9a-f]{64})/.exec(String(expected.headers.authorization))?.[1];
+  if (recomputed !== signature)
+    throw new BedrockRefusal(
+      403,
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    );
+}
+
+type ConverseBlock = Record<string, unknown>;
+
+/** Converse's own validation of the body (see the module comment). */
+function checkConverseBody(body: Record<string, unknown>): void {
+  for (const key of Object.keys(body))
+    if (!CONVERSE_FIELDS.has(key))
+      throw new BedrockRefusal(400, 'ValidationException', `Unknown field in the request body: ${key}`);
+  const messages = (body.messages ?? []) as Array<{ role: string; content: ConverseBlock[] }>;
+  const hasToolBlocks = messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
+  if (hasToolBlocks && body.toolConfig === undefined)
+    throw new BedrockRefusal(
+      400,
+      'ValidationException',
+      'The toolConfig field must be defined when using toolUse and toolResult content blocks.',
+    );
+  messages.forEach((message, m) => {
+    const results = message.content.flatMap((b) =>
+      b.toolResult ? [(b.toolResult as { toolUseId: string }).toolUseId] : [],
+    );
+    if (results.length === 0) return;
+    const previous = messages[m - 1];
+    const uses = new Set(
+      previous?.role === 'assistant'
+        ? previous.content.flatMap((b) => (b.toolUse ? [(b.toolUse as { toolUseId: string }).toolUseId] : []))
+        : [],
+    );
+    for (const id of results)
+      if (!uses.has(id))
+        throw new BedrockRefusal(
+          400,
+          'ValidationException',
+          `messages.${m}: the toolResult ${id} has no toolUse in the previous assistant turn`,
+        );
+  });
+}
+
+/** Bedrock's JSON-schema check of a Claude Messages body. */
+function checkInvokeBody(body: Record<string, unknown>): void {
+  for (const key of Object.keys(body))
+    if (!INVOKE_CLAUDE_FIELDS.has(key))
+      throw new BedrockRefusal(
+        400,
+        'ValidationException',
+        `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`,
+      );
+  if (typeof body.anthropic_version !== 'string')
+    throw new BedrockRefusal(
+      400,
+      'ValidationException',
+      'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.',
+    );
+}
+
+function fixture(folder: string, scenario: string, ext: string): Buffer | undefined {
+  const path = `${FIXTURE_ROOT}${folder}/${scenario}.${ext}`;
+  return existsSync(path) ? readFileSync(path) : undefined;
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  requests: RecordedBedrockRequest[],
+): Promise<void> {
+  const path = req.url ?? '/';
+  const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(
+    path.split('?')[0] ?? '',
+  );
+  if (req.method !== 'POST' || !route) {
+    refuse(res, new BedrockRefusal(404, 'UnknownOperationException', `No operation at ${req.method} ${path}`));
+    return;
+  }
+  const modelId = decodeURIComponent(route[1] ?? '');
+  const operation = route[2] as BedrockOperation;
+  requests.push({ operation, modelId, path, headers: req.headers, body });
+  await checkCredentials(req, body);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new BedrockRefusal(
+      400,
+      'ValidationException',
+      'Malformed input request, please reformat your input and try again.',
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new BedrockRefusal(400, 'ValidationException', 'The request body must be a JSON object.');
+  const converse = operation === 'converse' || operation === 'converse-stream';
+  if (converse) checkConverseBody(parsed as Record<string, unknown>);
+  else checkInvokeBody(parsed as Record<string, unknown>);
+  const scenario = modelId.includes('--') ? modelId.slice(modelId.lastIndexOf('--') + 2) : modelId;
+  if (scenario === 'hang') return;
+  const fail = /^fail-(\d{3})$/.exec(scenario);
+  if (fail) {
+    const status = Number(fail[1]);
+    const type =
+      status === 429 ? 'ThrottlingException' : status >= 500 ? 'InternalServerException' : 'ValidationException';
+    throw new BedrockRefusal(status, type, `fake upstream failure ${status}`);
+  }
+  const streamed = operation === 'converse-stream' || operation === 'invoke-with-response-stream';
+  const bytes = streamed
+    ? fixture(converse ? 'bedrock-converse' : 'bedrock-invoke', scenario, 'eventstream')
+    : fixture(converse ? 'bedrock-converse' : 'anthropic-messages', scenario, 'json');
+  if (!bytes)
+    throw new BedrockRefusal(404, 'ResourceNotFoundException', `The model ${modelId} does not exist in this fake.`);
+  res.writeHead(200, {
+    'content-type': streamed ? 'application/vnd.amazon.eventstream' : 'application/json',
+    'x-amzn-requestid': randomUUID(),
+    ...(streamed || converse
+      ? {}
+      : {
+          'x-amzn-bedrock-invocation-latency': '1312',
+          'x-amzn-bedrock-input-token-count': '0',
+          'x-amzn-bedrock-output-token-count': '0',
+        }),
+  });
+  res.end(bytes);
+}
+
+/** Starts the fake on a free loopback port (the OS picks it). */
+export async function startBedrockUpstream(): Promise<BedrockUpstream> {
+  const requests: RecordedBedrockRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      answer(req, res, Buffer.concat(chunks).toString('utf8'), requests).catch((error: unknown) => {
+        if (error instanceof BedrockRefusal) refuse(res, error);
+        else refuse(res, new BedrockRefusal(500, 'InternalServerException', String(error)));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    origin,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
