@@ -197,7 +197,7 @@ describe('the fake Bedrock through @anthropic-ai/bedrock-sdk', () => {
           baseURL: fake.origin,
           awsRegion: BEDROCK_FAKE_REGION,
           maxRetries: 0,
-          awsAccessKey: BEDROCK_TEST_CREDENTIALS.accessKeyId as string,
+          awsAccessKey: BEDROCK_TEST_CREDENTIALS.accessKeyId,
           awsSecretKey: options.awsSecretKey ?? BEDROCK_TEST_CREDENTIALS.secretAccessKey,
         })
       : new AnthropicBedrock({
