@@ -28,6 +28,7 @@ import type { EmbeddingAdapters } from './upstream/embedding-adapter.ts';
 import { createGeminiEmbeddingsAdapter } from './upstream/gemini-embeddings/gemini-embeddings-adapter.ts';
 import { openaiEmbeddingsAdapter } from './upstream/openai-embeddings/openai-embeddings-adapter.ts';
 import { bedrockEmbeddingsAdapter } from './upstream/bedrock-embeddings/bedrock-embeddings-adapter.ts';
+import { azureEmbeddingsAdapter } from './upstream/azure-embeddings/azure-embeddings-adapter.ts';
 import { registerResponsesApiRoutes } from './responses-api/responses-api-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
@@ -153,6 +154,7 @@ export const EMBEDDING_ADAPTERS: EmbeddingAdapters = {
   openai: openaiEmbeddingsAdapter,
   gemini: createGeminiEmbeddingsAdapter(geminiAdapter),
   bedrock: bedrockEmbeddingsAdapter,
+  azure: azureEmbeddingsAdapter,
 };
 
 /** The upstream adapters by adapter key (Channel.adapterKey): one per protocol, and the cloud surfaces'. */

@@ -375,7 +375,17 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'openai-chat': { auth: 'cloud-credentials', surface: 'azure' },
       'openai-responses': { auth: 'cloud-credentials', surface: 'azure' },
     },
-    quirks: { maxTokensField: 'max_completion_tokens' },
+    quirks: {
+      maxTokensField: 'max_completion_tokens',
+      // Embeddings at /openai/v1/embeddings or /openai/deployments/{deployment}/embeddings: at most
+      // 2048 inputs per call, token ids accepted
+      // (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#embeddings).
+      embeddings: {
+        apiByProtocol: { 'openai-chat': 'azure', 'openai-responses': 'azure' },
+        maxInputsPerCall: 2048,
+        acceptsTokenIds: true,
+      },
+    },
   },
   // Amazon Bedrock: the regional runtime host (https://docs.aws.amazon.com/general/latest/gr/bedrock.html).
   // Every model family through Converse/ConverseStream

@@ -163,11 +163,12 @@ export interface ProviderQuirks {
  * The embedding API an endpoint serves: `openai` — `POST {baseUrl}/embeddings`
  * (https://platform.openai.com/docs/api-reference/embeddings/create); `gemini` —
  * `POST {baseUrl}/v1beta/models/{model}:batchEmbedContents` (https://ai.google.dev/api/embeddings).
- * `bedrock` — InvokeModel `POST {baseUrl}/model/{modelId}/invoke` with the model family's own body
+ * `azure` — the OpenAI body at Azure OpenAI's v1 or deployment paths, credential added by the cloud
+ * credentials step. `bedrock` — InvokeModel `POST {baseUrl}/model/{modelId}/invoke` with the model family's own body
  * (Titan Text Embeddings, Cohere Embed), signed by the cloud credentials step. Vertex `:predict`
  * bodies are ready (gateway/upstream/vertex-embeddings/) for the Vertex surface to use.
  */
-export type EmbeddingApiStyle = 'openai' | 'gemini' | 'bedrock';
+export type EmbeddingApiStyle = 'openai' | 'gemini' | 'bedrock' | 'azure';
 
 /** How a provider serves embeddings, from its documentation (gateway/providers/PROVIDER-DOCS.md). */
 export interface EmbeddingSupport {

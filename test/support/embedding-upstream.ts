@@ -14,6 +14,10 @@
  *   `{error: {code, message, status}}`; at most 100 requests per batch ("at most 100 requests can
  *   be in one batch", as the API answers).
  *
+ * - Azure OpenAI (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#embeddings):
+ *   the OpenAI body at `/openai/v1/embeddings` or `/openai/deployments/{deployment}/embeddings
+ *   ?api-version=…` (the deployment names the model), the resource key in the `api-key` header.
+ *
  * It refuses what the real APIs refuse: unknown fields (OpenAI "Unrecognized request argument
  * supplied", Gemini "Invalid JSON payload received. Unknown name"), more inputs per call than the
  * configured limit, a `dimensions` the model does not offer, a wrong credential. Vectors are
@@ -288,6 +292,20 @@ export async function startEmbeddingUpstream(options: EmbeddingUpstreamOptions):
         return serveGemini(options, decodeURIComponent(gemini[1] ?? ''), gemini[2] ?? '', body, response);
       }
       if (!path.endsWith('/embeddings')) return openAiError(response, 404, `Unknown path ${path}`);
+      const azure = /^\/openai\/(v1|deployments\/([^/]+))\/embeddings$/.exec(path);
+      if (path.startsWith('/openai/')) {
+        // Azure OpenAI: the resource key in `api-key`; a deployment path needs `api-version` and names the model.
+        if (!azure) return openAiError(response, 404, 'Resource not found');
+        if (request.headers['api-key'] !== options.apiKey)
+          return openAiError(response, 401, 'Access denied due to invalid subscription key or wrong API endpoint.');
+        const deployment = azure[2];
+        if (deployment !== undefined) {
+          if (!new URLSearchParams((request.url ?? '').split('?')[1] ?? '').has('api-version'))
+            return openAiError(response, 404, 'Resource not found');
+          return serveOpenAi(options, { ...body, model: decodeURIComponent(deployment) }, response);
+        }
+        return serveOpenAi(options, body, response);
+      }
       if (request.headers.authorization !== `Bearer ${options.apiKey}`)
         return openAiError(response, 401, 'Incorrect API key provided');
       serveOpenAi(options, body, response);

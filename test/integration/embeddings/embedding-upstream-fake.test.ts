@@ -7,7 +7,7 @@
  * SDKs' own errors.
  */
 import { GoogleGenAI } from '@google/genai';
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedVector, startEmbeddingUpstream, type EmbeddingUpstream } from '../../support/embedding-upstream.ts';
 
@@ -67,6 +67,39 @@ describe('the fake OpenAI embeddings API, through the openai SDK', () => {
     await expect(stranger.embeddings.create({ model: 'embed-small', input: 'x' })).rejects.toMatchObject({
       status: 401,
     });
+  });
+});
+
+describe('the fake Azure OpenAI embeddings paths, through the openai SDK', () => {
+  it('answers a deployment with api-version and the v1 surface, the key in api-key', async () => {
+    const azure = new AzureOpenAI({
+      apiKey: KEY,
+      endpoint: fake.origin,
+      apiVersion: '2024-10-21',
+      deployment: 'embed-small',
+      maxRetries: 0,
+    });
+    const answer = await azure.embeddings.create({ model: 'ignored', input: 'hi there', encoding_format: 'float' });
+    expect(fake.calls.at(-1)?.path).toBe('/openai/deployments/embed-small/embeddings');
+    expect(fake.calls.at(-1)?.headers['api-key']).toBe(KEY);
+    expect(answer.data[0]!.embedding).toEqual(expectedVector('hi there', 8));
+    const v1 = new OpenAI({
+      apiKey: 'unused',
+      baseURL: `${fake.origin}/openai/v1`,
+      defaultHeaders: { 'api-key': KEY },
+      maxRetries: 0,
+    });
+    expect(
+      (await v1.embeddings.create({ model: 'embed-large', input: 'x', encoding_format: 'float' })).data,
+    ).toHaveLength(1);
+    const stranger = new AzureOpenAI({
+      apiKey: 'wrong',
+      endpoint: fake.origin,
+      apiVersion: '2024-10-21',
+      deployment: 'embed-small',
+      maxRetries: 0,
+    });
+    await expect(stranger.embeddings.create({ model: 'x', input: 'x' })).rejects.toMatchObject({ status: 401 });
   });
 });
 

@@ -88,6 +88,16 @@ beforeAll(async () => {
             protocol: 'openai-chat',
           },
         ),
+        channel(
+          'azure-dated',
+          'azure',
+          openaiFake.origin,
+          { 'az-dated': 'embed-small' },
+          {
+            cloud: { apiVersion: '2024-10-21' },
+          },
+        ),
+        channel('azure-v1', 'azure', `${openaiFake.origin}/openai/v1`, { 'az-v1': 'embed-large' }),
         channel('chat-only', 'anthropic', `${openaiFake.origin}`, { 'claude-only': 'claude' }),
       ],
     },
@@ -166,6 +176,20 @@ describe('the openai SDK through an OpenAI-style channel', () => {
       status: 400,
       param: 'input',
     });
+  });
+});
+
+describe('the openai SDK through Azure OpenAI channels (the resource key added by the credentials step)', () => {
+  it('embeds through a deployment with api-version and through the v1 surface', async () => {
+    const dated = await openai.embeddings.create({ model: 'az-dated', input: ['x y'], encoding_format: 'float' });
+    expect(openaiFake.calls.at(-1)?.path).toBe('/openai/deployments/embed-small/embeddings');
+    expect(openaiFake.calls.at(-1)?.headers['api-key']).toBe(UPSTREAM_KEY);
+    expect(openaiFake.calls.at(-1)?.headers.authorization).toBeUndefined();
+    expect(dated.data[0]!.embedding).toEqual(expectedVector('x y', 8));
+    const v1 = await openai.embeddings.create({ model: 'az-v1', input: 'z', dimensions: 4 });
+    expect(openaiFake.calls.at(-1)?.path).toBe('/openai/v1/embeddings');
+    expect(openaiFake.calls.at(-1)?.body).toMatchObject({ model: 'embed-large', dimensions: 4 });
+    expect(Array.from(v1.data[0]!.embedding)).toEqual(expectedVector('z', 4));
   });
 });
 

@@ -17,10 +17,8 @@ import {
   createGeminiEmbeddingsAdapter,
   decodeGeminiEmbeddingAnswer,
 } from '../../../gateway/upstream/gemini-embeddings/gemini-embeddings-adapter.ts';
-import {
-  buildOpenAiEmbeddingCall,
-  decodeOpenAiEmbeddingAnswer,
-} from '../../../gateway/upstream/openai-embeddings/openai-embeddings-adapter.ts';
+import { buildOpenAiEmbeddingCall } from '../../../gateway/upstream/openai-embeddings/openai-embeddings-adapter.ts';
+import { decodeOpenAiEmbeddingAnswer } from '../../../gateway/upstream/shared/openai-embedding-wire.ts';
 
 const target = (provider: ProviderId, baseUrl = 'https://up.example/v1') => ({
   baseUrl,

@@ -1,0 +1,61 @@
+/**
+ * Azure OpenAI embeddings (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#embeddings):
+ * the OpenAI embeddings body and answer (shared/openai-embedding-wire.ts) at the resource's own
+ * paths — on the v1 surface (the channel has no `cloud.apiVersion`) `POST
+ * {endpoint}/openai/v1/embeddings` with the deployment name as `model`; on the dated surface
+ * `POST {endpoint}/openai/deployments/{deployment}/embeddings?api-version=…`
+ * (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/api-version-lifecycle). The call
+ * carries no credential: the cloud credentials step adds the `api-key` header or the Entra ID
+ * token. Errors use the OpenAI envelope.
+ */
+import { GatewayError } from '../../canonical/gateway-error.ts';
+import type { BuiltEmbeddingCall, EmbeddingAdapter, EmbeddingCall } from '../embedding-adapter.ts';
+import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
+import { decodeOpenAiEmbeddingAnswer, openAiEmbeddingBody } from '../shared/openai-embedding-wire.ts';
+import type { UpstreamTarget } from '../upstream-adapter.ts';
+
+/**
+ * The resource endpoint of a channel's base URL, a trailing `/openai` or `/openai/v1` (the SDKs'
+ * conventions) and slashes removed.
+ * @throws GatewayError('upstream-unavailable') when the base URL is not an absolute http(s) URL
+ */
+function resourceEndpoint(baseUrl: string): string {
+  if (!/^https?:\/\/[^/]/i.test(baseUrl))
+    throw new GatewayError(
+      'upstream-unavailable',
+      'The Azure OpenAI channel has no valid resource endpoint (baseUrl such as https://my-resource.openai.azure.com)',
+    );
+  return baseUrl.replace(/\/+$/, '').replace(/\/openai(\/v1)?\/*$/i, '');
+}
+
+/** The embeddings URL of deployment `target.upstreamModel` on the channel's surface. */
+export function azureEmbeddingsUrl(target: UpstreamTarget): string {
+  const endpoint = resourceEndpoint(target.baseUrl);
+  const apiVersion = target.cloud?.apiVersion;
+  if (apiVersion === undefined) return `${endpoint}/openai/v1/embeddings`;
+  return (
+    `${endpoint}/openai/deployments/${encodeURIComponent(target.upstreamModel)}/embeddings` +
+    `?api-version=${encodeURIComponent(apiVersion)}`
+  );
+}
+
+/** The call on the channel's surface (azureEmbeddingsUrl) with the OpenAI body, JSON, no credential header. */
+export function buildAzureEmbeddingCall(call: EmbeddingCall, target: UpstreamTarget): BuiltEmbeddingCall {
+  const { body, dropped } = openAiEmbeddingBody(call, target);
+  return {
+    request: {
+      url: azureEmbeddingsUrl(target),
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    },
+    dropped,
+  };
+}
+
+/** The `azure` embedding style. */
+export const azureEmbeddingsAdapter: EmbeddingAdapter = {
+  style: 'azure',
+  buildCall: buildAzureEmbeddingCall,
+  decodeAnswer: decodeOpenAiEmbeddingAnswer,
+  classifyError: classifyOpenAiError,
+};
