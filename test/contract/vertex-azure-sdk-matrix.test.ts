@@ -11,42 +11,22 @@
  * the next with a warning log line, and no secret reaches the logs or the client.
  */
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type ClientFormat, type WireFormat } from '../../gateway/canonical/formats.ts';
-import { azureEntraIdCredentials } from '../../gateway/upstream/cloud-credentials/azure-entra-credential.ts';
-import { startAzureOpenAiFake, type AzureOpenAiFake } from '../support/azure-openai-upstream.ts';
-import { fixturePath } from '../support/fixture-upstream.ts';
-import { startTestGateway, TEST_KEY, type TestGateway } from '../support/start-gateway.ts';
 import {
-  makeServiceAccountKey,
-  startVertexFake,
-  type ServiceAccountKey,
-  type VertexFake,
-} from '../support/vertex-upstream.ts';
+  AZURE_SECRETS,
+  CLOUD_SCENARIOS,
+  CLOUD_SURFACES_UNDER_TEST,
+  startCloudSurfaces,
+  VERTEX_PROJECT,
+  type CloudSurfaces,
+} from '../support/cloud-surfaces.ts';
+import { fixturePath } from '../support/fixture-upstream.ts';
+import { startTestGateway, TEST_KEY } from '../support/start-gateway.ts';
 import { callWithSdk, expectedFinish } from './sdk-clients.ts';
 import { toolRoundTrip } from './sdk-tool-round-trip.ts';
-
-const SCENARIOS = ['text', 'tool-call', 'reasoning'] as const;
-const AZURE = {
-  apiKey: 'azure-resource-key-s3cr3t',
-  tenantId: '72f988bf-0000-4000-8000-00000000000a',
-  clientId: 'c0ffee00-0000-4000-8000-00000000000b',
-  clientSecret: 'entra-client-s3cr3t',
-};
-const VERTEX = { project: 'my-project', location: 'us-east5' };
-
-/** The surfaces under test: the channel id, and the protocol whose fixtures the fake replays. */
-const SURFACES: ReadonlyArray<{ readonly id: string; readonly protocol: WireFormat }> = [
-  { id: 'azure-v1-chat', protocol: 'openai-chat' },
-  { id: 'azure-deployments-chat', protocol: 'openai-chat' },
-  { id: 'azure-responses', protocol: 'openai-responses' },
-  { id: 'vertex-gemini', protocol: 'gemini' },
-  { id: 'vertex-claude', protocol: 'anthropic-messages' },
-];
 
 interface Expectation {
   text: string;
@@ -60,117 +40,21 @@ function expectation(protocol: WireFormat, scenario: string): Expectation {
   return JSON.parse(readFileSync(fixturePath(protocol, scenario, 'expect.json')!, 'utf8')) as Expectation;
 }
 
-const modelMap = (surface: string, extra: Record<string, string> = {}) => ({
-  ...Object.fromEntries(SCENARIOS.map((s) => [`${surface}--${s}`, s])),
-  ...extra,
-});
-
-let azure: AzureOpenAiFake;
-let vertex: VertexFake;
-let serviceAccount: ServiceAccountKey;
-let unknownAccount: ServiceAccountKey;
-let gateway: TestGateway;
-const logLines: string[] = [];
+let clouds: CloudSurfaces;
 
 beforeAll(async () => {
-  azure = await startAzureOpenAiFake(AZURE);
-  vertex = await startVertexFake(VERTEX);
-  serviceAccount = makeServiceAccountKey(vertex.tokenUri);
-  unknownAccount = makeServiceAccountKey(vertex.tokenUri, 'revoked@my-project.iam.gserviceaccount.com');
-  vertex.register(serviceAccount);
-  const entra = { auth: 'entra-id', tenantId: AZURE.tenantId, clientId: AZURE.clientId };
-  const vertexChannel = (id: string, protocol: WireFormat, apiKey: string, extra: Record<string, unknown>) => ({
-    id,
-    provider: 'vertex',
-    protocol,
-    baseUrl: vertex.origin,
-    apiKey,
-    cloud: { region: VERTEX.location, project: VERTEX.project },
-    ...extra,
-  });
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  gateway = await startTestGateway(
-    {
-      channels: [
-        {
-          id: 'azure-v1-chat',
-          provider: 'azure',
-          protocol: 'openai-chat',
-          baseUrl: `${azure.endpoint}/openai/v1`,
-          apiKey: AZURE.apiKey,
-          modelMap: modelMap('azure-v1-chat', { 'azure-filtered': 'filtered', 'azure-refused': 'content-filter' }),
-        },
-        {
-          id: 'azure-deployments-chat',
-          provider: 'azure',
-          protocol: 'openai-chat',
-          baseUrl: azure.endpoint,
-          apiKey: AZURE.clientSecret,
-          cloud: { ...entra, apiVersion: '2024-10-21' },
-          modelMap: modelMap('azure-deployments-chat'),
-        },
-        {
-          id: 'azure-responses',
-          provider: 'azure',
-          protocol: 'openai-responses',
-          baseUrl: azure.endpoint,
-          apiKey: AZURE.clientSecret,
-          cloud: { ...entra, apiVersion: '2025-04-01-preview' },
-          modelMap: modelMap('azure-responses'),
-        },
-        vertexChannel('vertex-gemini', 'gemini', serviceAccount.json, {
-          modelMap: modelMap('vertex-gemini', { 'failover-expired': 'text' }),
-        }),
-        vertexChannel('vertex-claude', 'anthropic-messages', serviceAccount.json, {
-          modelMap: modelMap('vertex-claude', { 'failover-token': 'text', 'failover-azure-key': 'text' }),
-        }),
-        // Higher tiers whose credentials are refused: by the token endpoint, by Vertex (401), by Azure (401).
-        vertexChannel('vertex-revoked-key', 'anthropic-messages', unknownAccount.json, {
-          priority: 1,
-          modelMap: { 'failover-token': 'text' },
-        }),
-        vertexChannel('vertex-expired-token', 'gemini', serviceAccount.json, {
-          priority: 1,
-          modelMap: { 'failover-expired': 'unauthenticated' },
-        }),
-        {
-          id: 'azure-wrong-key',
-          provider: 'azure',
-          protocol: 'openai-chat',
-          baseUrl: azure.endpoint,
-          apiKey: 'azure-wrong-key-s3cr3t',
-          priority: 1,
-          modelMap: { 'failover-azure-key': 'text' },
-        },
-      ],
-    },
-    {
-      logger: pino({ level: 'info' }, sink),
-      cloudCredentialFactories: {
-        'azure/entra-id': azureEntraIdCredentials({ authorityHost: azure.authorityHost, trustedCa: azure.ca }),
-      },
-    },
-  );
+  clouds = await startCloudSurfaces();
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await azure?.close();
-  await vertex?.close();
-});
+afterAll(async () => clouds?.close());
 
 describe.each(WIRE_FORMATS)('client %s', (client: ClientFormat) => {
-  describe.each(SURFACES)('→ $id', ({ id, protocol }) => {
-    for (const scenario of SCENARIOS) {
+  describe.each(CLOUD_SURFACES_UNDER_TEST)('→ $id', ({ id, protocol }) => {
+    for (const scenario of CLOUD_SCENARIOS) {
       for (const stream of [false, true]) {
         it(`${scenario}, ${stream ? 'streamed' : 'not streamed'}`, async () => {
           const expected = expectation(protocol, scenario);
-          const result = await callWithSdk(client, gateway.origin, TEST_KEY, `${id}--${scenario}`, {
+          const result = await callWithSdk(client, clouds.gateway.origin, TEST_KEY, `${id}--${scenario}`, {
             stream,
             withTools: scenario === 'tool-call',
           });
@@ -185,7 +69,7 @@ describe.each(WIRE_FORMATS)('client %s', (client: ClientFormat) => {
     }
 
     it('a tool round trip comes back with the answer', async () => {
-      const trip = await toolRoundTrip(client, gateway.origin, TEST_KEY, `${id}--tool-call`, `${id}--text`);
+      const trip = await toolRoundTrip(client, clouds.gateway.origin, TEST_KEY, `${id}--tool-call`, `${id}--text`);
       expect(trip.calledTool).toBe('get_weather');
       expect(trip.finalText).toBe(expectation(protocol, 'text').text);
     });
@@ -194,18 +78,18 @@ describe.each(WIRE_FORMATS)('client %s', (client: ClientFormat) => {
 
 describe('what reached the clouds', () => {
   it('Azure got api-key on the v1 surface and Entra ID bearer tokens on the dated one', () => {
-    const v1 = azure.requests.find((r) => r.path === '/openai/v1/chat/completions');
-    expect(v1?.headers['api-key']).toBe(AZURE.apiKey);
-    const dated = azure.requests.find((r) => r.path.startsWith('/openai/deployments/text/chat/completions'));
+    const v1 = clouds.azure.requests.find((r) => r.path === '/openai/v1/chat/completions');
+    expect(v1?.headers['api-key']).toBe(AZURE_SECRETS.apiKey);
+    const dated = clouds.azure.requests.find((r) => r.path.startsWith('/openai/deployments/text/chat/completions'));
     expect(dated?.path).toBe('/openai/deployments/text/chat/completions?api-version=2024-10-21');
     expect(dated?.headers.authorization).toMatch(/^Bearer fake-entra-/);
     expect(dated?.headers['api-key']).toBeUndefined();
     // One token for both Entra channels' many calls... per channel (each channel keeps its own client).
-    expect(azure.tokenRequests.length).toBeLessThanOrEqual(2);
+    expect(clouds.azure.tokenRequests.length).toBeLessThanOrEqual(2);
   });
 
   it('Vertex got bearer tokens from the service account and Claude bodies without model', () => {
-    const claude = vertex.requests.find((r) => r.path.includes('/publishers/anthropic/models/text:rawPredict'));
+    const claude = clouds.vertex.requests.find((r) => r.path.includes('/publishers/anthropic/models/text:rawPredict'));
     expect(claude?.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
     const body = JSON.parse(claude!.body) as Record<string, unknown>;
     expect(body.model).toBeUndefined();
@@ -215,13 +99,13 @@ describe('what reached the clouds', () => {
 
 describe('Azure content filter', () => {
   it("a filtered completion arrives with the client's content-filter stop reason", async () => {
-    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${clouds.gateway.origin}/v1`, maxRetries: 0 });
     const completion = await client.chat.completions.create({
       model: 'azure-filtered',
       messages: [{ role: 'user', content: 'Hi' }],
     });
     expect(completion.choices[0]?.finish_reason).toBe('content_filter');
-    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.origin, maxRetries: 0 });
+    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: clouds.gateway.origin, maxRetries: 0 });
     const message = await anthropic.messages
       .stream({ model: 'azure-filtered', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })
       .finalMessage();
@@ -229,11 +113,11 @@ describe('Azure content filter', () => {
   });
 
   it("a refused prompt is the client's 400 content-policy error, in each client's shape", async () => {
-    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
+    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${clouds.gateway.origin}/v1`, maxRetries: 0 });
     await expect(
       openai.chat.completions.create({ model: 'azure-refused', messages: [{ role: 'user', content: 'Hi' }] }),
     ).rejects.toMatchObject({ status: 400, code: 'content_filter' });
-    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gateway.origin, maxRetries: 0 });
+    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: clouds.gateway.origin, maxRetries: 0 });
     await expect(
       anthropic.messages.create({
         model: 'azure-refused',
@@ -268,13 +152,13 @@ describe('refused credentials fail over', () => {
       /Azure OpenAI refused the channel's credentials/,
     ],
   ])('%s: %s fails over to %s with a clear warning', async (model, bad, good, goodProtocol, reason) => {
-    const before = logLines.length;
-    const result = await callWithSdk('anthropic-messages', gateway.origin, TEST_KEY, model, {
+    const before = clouds.logLines.length;
+    const result = await callWithSdk('anthropic-messages', clouds.gateway.origin, TEST_KEY, model, {
       stream: false,
       withTools: false,
     });
     expect(result.text).toBe(expectation(goodProtocol, 'text').text);
-    const failover = logLines
+    const failover = clouds.logLines
       .slice(before)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((line) => line.msg === 'failover');
@@ -289,9 +173,9 @@ describe('refused credentials fail over', () => {
           id: 'only-revoked',
           provider: 'vertex',
           protocol: 'gemini',
-          baseUrl: vertex.origin,
-          apiKey: unknownAccount.json,
-          cloud: { region: VERTEX.location, project: VERTEX.project },
+          baseUrl: clouds.vertex.origin,
+          apiKey: clouds.unknownAccount.json,
+          cloud: { region: VERTEX_PROJECT.location, project: VERTEX_PROJECT.project },
           models: ['lonely'],
         },
       ],
@@ -311,13 +195,13 @@ describe('refused credentials fail over', () => {
       await gatewayOnly.close();
     }
     const secrets = [
-      AZURE.apiKey,
-      AZURE.clientSecret,
-      'azure-wrong-key-s3cr3t',
+      AZURE_SECRETS.apiKey,
+      AZURE_SECRETS.clientSecret,
+      AZURE_SECRETS.wrongApiKey,
       'PRIVATE KEY',
       'ya29.fake-',
       'fake-entra-',
     ];
-    for (const line of logLines) for (const secret of secrets) expect(line).not.toContain(secret);
+    for (const line of clouds.logLines) for (const secret of secrets) expect(line).not.toContain(secret);
   });
 });
