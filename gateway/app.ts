@@ -29,6 +29,7 @@ import { createGeminiEmbeddingsAdapter } from './upstream/gemini-embeddings/gemi
 import { openaiEmbeddingsAdapter } from './upstream/openai-embeddings/openai-embeddings-adapter.ts';
 import { bedrockEmbeddingsAdapter } from './upstream/bedrock-embeddings/bedrock-embeddings-adapter.ts';
 import { azureEmbeddingsAdapter } from './upstream/azure-embeddings/azure-embeddings-adapter.ts';
+import { vertexEmbeddingsAdapter } from './upstream/vertex-embeddings/vertex-embeddings-adapter.ts';
 import { registerResponsesApiRoutes } from './responses-api/responses-api-routes.ts';
 import type { ClientRouteServices } from './exchange/client-request.ts';
 import { resolveChannel } from './routing/channel.ts';
@@ -155,6 +156,7 @@ export const EMBEDDING_ADAPTERS: EmbeddingAdapters = {
   gemini: createGeminiEmbeddingsAdapter(geminiAdapter),
   bedrock: bedrockEmbeddingsAdapter,
   azure: azureEmbeddingsAdapter,
+  vertex: vertexEmbeddingsAdapter,
 };
 
 /** The upstream adapters by adapter key (Channel.adapterKey): one per protocol, and the cloud surfaces'. */

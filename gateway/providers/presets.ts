@@ -454,7 +454,19 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
         },
       },
     },
-    quirks: { defaultMaxTokens: 4096, strictThinkingSignatures: true },
+    quirks: {
+      defaultMaxTokens: 4096,
+      strictThinkingSignatures: true,
+      // Embeddings through publishers/google/models/{model}:predict: at most 250 instances and 20 000
+      // input tokens per call, one instance for gemini-embedding-001
+      // (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/text-embeddings-api).
+      embeddings: {
+        apiByProtocol: { gemini: 'vertex' },
+        maxInputsPerCall: 250,
+        maxInputTokensPerCall: 20_000,
+        maxInputsPerCallByModel: [{ modelIncludes: 'gemini-embedding', maxInputsPerCall: 1 }],
+      },
+    },
   },
   lmstudio: {
     id: 'lmstudio',

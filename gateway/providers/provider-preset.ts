@@ -165,10 +165,10 @@ export interface ProviderQuirks {
  * `POST {baseUrl}/v1beta/models/{model}:batchEmbedContents` (https://ai.google.dev/api/embeddings).
  * `azure` — the OpenAI body at Azure OpenAI's v1 or deployment paths, credential added by the cloud
  * credentials step. `bedrock` — InvokeModel `POST {baseUrl}/model/{modelId}/invoke` with the model family's own body
- * (Titan Text Embeddings, Cohere Embed), signed by the cloud credentials step. Vertex `:predict`
- * bodies are ready (gateway/upstream/vertex-embeddings/) for the Vertex surface to use.
+ * (Titan Text Embeddings, Cohere Embed), signed by the cloud credentials step. `vertex` — Vertex AI
+ * `publishers/google/models/{model}:predict` with `instances`, with an OAuth2 token from that step.
  */
-export type EmbeddingApiStyle = 'openai' | 'gemini' | 'bedrock' | 'azure';
+export type EmbeddingApiStyle = 'openai' | 'gemini' | 'bedrock' | 'azure' | 'vertex';
 
 /** How a provider serves embeddings, from its documentation (gateway/providers/PROVIDER-DOCS.md). */
 export interface EmbeddingSupport {

@@ -19,9 +19,10 @@ import {
 } from '../../../gateway/upstream/bedrock-embeddings/bedrock-embeddings-adapter.ts';
 import { embeddingStyleFor } from '../../../gateway/upstream/embedding-adapter.ts';
 import {
+  buildVertexEmbeddingCall,
   decodeVertexPredictAnswer,
   vertexPredictBody,
-} from '../../../gateway/upstream/vertex-embeddings/vertex-predict-bodies.ts';
+} from '../../../gateway/upstream/vertex-embeddings/vertex-embeddings-adapter.ts';
 
 const text = (value: string, taskType?: string) =>
   ({ kind: 'text', text: value, ...(taskType === undefined ? {} : { taskType }) }) as const;
@@ -142,6 +143,29 @@ describe('Vertex AI :predict bodies', () => {
     expect(() => vertexPredictBody({ inputs: [{ kind: 'tokens', tokens: [1] }] })).toThrow(
       expect.objectContaining({ param: 'input' }),
     );
+  });
+
+  it('posts to the channel project and location, the gemini protocol of a Vertex channel serving it', () => {
+    const vertex = getProviderPreset('vertex');
+    expect(embeddingStyleFor(vertex, 'gemini')).toBe('vertex');
+    const built = buildVertexEmbeddingCall(
+      { inputs: [text('q')] },
+      {
+        baseUrl: 'https://us-central1-aiplatform.googleapis.com',
+        apiKey: 'unused',
+        upstreamModel: 'text-embedding-005',
+        provider: vertex,
+        cloud: { project: 'my-project', region: 'us-central1' },
+      },
+    );
+    expect(built.request.url).toBe(
+      'https://us-central1-aiplatform.googleapis.com/v1/projects/my-project/locations/us-central1/publishers/google/models/text-embedding-005:predict',
+    );
+    expect(built.request.headers).toEqual({ 'content-type': 'application/json' });
+    expect(planEmbeddingCalls([1, 1], vertex.quirks.embeddings, 'gemini-embedding-001')).toHaveLength(2);
+    expect(
+      planEmbeddingCalls(new Array<number>(300).fill(1), vertex.quirks.embeddings, 'text-embedding-005'),
+    ).toHaveLength(2);
   });
 
   it('decodes predictions with their summed token counts', () => {

@@ -3,12 +3,16 @@
  * (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/text-embeddings-api):
  * `POST …/publishers/google/models/{model}:predict` with `{instances: [{content, task_type?,
  * title?}], parameters: {outputDimensionality?}}`, answered `{predictions: [{embeddings: {values,
- * statistics: {token_count, truncated}}}]}`. Pure functions, for the Vertex surface to send (its
- * URL and OAuth2 token are the surface's and the credentials step's); up to 250 instances per
- * call, one for `gemini-embedding-001` (the page's "Request body").
+ * statistics: {token_count, truncated}}}]}`, at
+ * `{host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:predict`
+ * (the channel's `cloud.project` and `cloud.region`); the OAuth2 token is added by the cloud
+ * credentials step. Up to 250 instances and 20 000 input tokens per call, one instance for
+ * `gemini-embedding-001` (the page's "Request body").
  */
 import { GatewayError } from '../../canonical/gateway-error.ts';
-import type { EmbeddingCallAnswer, EmbeddingCall } from '../embedding-adapter.ts';
+import type { BuiltEmbeddingCall, EmbeddingAdapter, EmbeddingCall, EmbeddingCallAnswer } from '../embedding-adapter.ts';
+import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-upstream-error.ts';
+import type { UpstreamTarget } from '../upstream-adapter.ts';
 import { asArray, asNumber, asRecord } from '../shared/read-json-field.ts';
 
 /** Most instances of one `:predict` call, and of a call to `gemini-embedding-001`. */
@@ -65,3 +69,50 @@ export function decodeVertexPredictAnswer(body: unknown, inputCount: number): Em
     );
   return { vectors, inputTokens: tokens };
 }
+
+/** One path segment, percent-encoded, `@` kept (Vertex model versions read `model@version`). */
+function segment(text: string): string {
+  return encodeURIComponent(text).replace(/%40/g, '@');
+}
+
+/**
+ * `{host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:predict`, the
+ * host being the channel's base URL without a trailing `/v1` or `/v1beta1`.
+ * @throws GatewayError('upstream-unavailable', failover allowed) when the channel names no project
+ *   or location (checked at configuration; this guards a channel made otherwise)
+ */
+export function vertexPredictUrl(target: UpstreamTarget): string {
+  const project = target.cloud?.project;
+  const location = target.cloud?.region;
+  if (!project || !location)
+    throw new GatewayError(
+      'upstream-unavailable',
+      'The Vertex AI channel names no project or location (cloud.project and cloud.region)',
+    );
+  const host = target.baseUrl.replace(/\/+$/, '').replace(/\/(v1|v1beta1)\/*$/, '');
+  const model = target.upstreamModel.replace(/^models\//, '');
+  return `${host}/v1/projects/${segment(project)}/locations/${segment(location)}/publishers/google/models/${segment(model)}:predict`;
+}
+
+/** The `:predict` call of `call` (vertexPredictUrl, vertexPredictBody), JSON, no credential header. */
+export function buildVertexEmbeddingCall(call: EmbeddingCall, target: UpstreamTarget): BuiltEmbeddingCall {
+  return {
+    request: {
+      url: vertexPredictUrl(target),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(vertexPredictBody(call)),
+    },
+    dropped: call.user === undefined ? [] : ['user: Vertex AI embeddings have no end-user field'],
+  };
+}
+
+/** The `vertex` embedding style; errors (google.rpc.Status) by the shared status table. */
+export const vertexEmbeddingsAdapter: EmbeddingAdapter = {
+  style: 'vertex',
+  buildCall: buildVertexEmbeddingCall,
+  decodeAnswer: decodeVertexPredictAnswer,
+  classifyError: (status, body, headers) => {
+    const { message, code } = upstreamErrorMessage(body);
+    return classifyUpstreamHttpError(status, message, headers, code);
+  },
+};
