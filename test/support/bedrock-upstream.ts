@@ -31,12 +31,22 @@
  *   the value itself is not checked, as @anthropic-ai/bedrock-sdk sends its client's
  *   `anthropic-version` there).
  * Message texts other than those quoted are the fake's own; the shape is Bedrock's.
+ *
+ * With `forwardTo` (a scripted model speaking the Messages API, for the coding-agent tests), an
+ * accepted InvokeModel call is answered by that model instead of a fixture: the body goes to
+ * `{forwardTo}/v1/messages` with `model` put back, `stream` set for the streamed operation and
+ * `anthropic_version`/`anthropic_beta` taken out (the betas as the `anthropic-beta` header), and
+ * a streamed answer is re-framed as Bedrock does it — one `chunk` event per Anthropic event but
+ * `ping`, its payload `{"bytes": <base64 of the event's JSON>}`.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { EventStreamCodec } from '@smithy/core/event-streams';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { createParser } from 'eventsource-parser';
 import { FIXTURE_ROOT } from './fixture-upstream.ts';
 
 /** The fake's region (SigV4 credential scope). */
@@ -252,11 +262,73 @@ function fixture(folder: string, scenario: string, ext: string): Buffer | undefi
   return existsSync(path) ? readFileSync(path) : undefined;
 }
 
+/** What the fake serves beyond the fixtures. */
+export interface BedrockFakeOptions {
+  /** Answer InvokeModel calls from this Messages API origin (`http://127.0.0.1:PORT`) instead of fixtures. */
+  readonly forwardTo?: string;
+}
+
+const eventStreamCodec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** One InvokeModelWithResponseStream `chunk` message carrying an Anthropic stream event's JSON. */
+function chunkMessage(eventJson: string): Uint8Array {
+  return eventStreamCodec.encode({
+    headers: {
+      ':event-type': { type: 'string', value: 'chunk' },
+      ':content-type': { type: 'string', value: 'application/json' },
+      ':message-type': { type: 'string', value: 'event' },
+    },
+    body: fromUtf8(JSON.stringify({ bytes: Buffer.from(eventJson, 'utf8').toString('base64') })),
+  });
+}
+
+/** Answers an accepted InvokeModel call from the Messages API at `origin` (BedrockFakeOptions.forwardTo). */
+async function forwardInvoke(
+  origin: string,
+  modelId: string,
+  streamed: boolean,
+  body: Readonly<Record<string, unknown>>,
+  res: ServerResponse,
+): Promise<void> {
+  const { anthropic_version: _version, anthropic_beta: beta, ...rest } = body;
+  const answer = await fetch(`${origin}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'anthropic-version': '2023-06-01',
+      ...(Array.isArray(beta) && beta.length > 0 ? { 'anthropic-beta': beta.join(',') } : {}),
+    },
+    body: JSON.stringify({ ...rest, model: modelId, ...(streamed ? { stream: true } : {}) }),
+  });
+  if (!answer.ok)
+    throw new BedrockRefusal(
+      answer.status === 429 ? 429 : 400,
+      answer.status === 429 ? 'ThrottlingException' : 'ValidationException',
+      await answer.text(),
+    );
+  if (!streamed) {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
+    res.end(await answer.text());
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': randomUUID() });
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.event !== 'ping') res.write(chunkMessage(event.data));
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  res.end();
+}
+
 async function answer(
   req: IncomingMessage,
   res: ServerResponse,
   body: string,
   requests: RecordedBedrockRequest[],
+  options: BedrockFakeOptions,
 ): Promise<void> {
   const path = req.url ?? '/';
   const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(
@@ -285,6 +357,11 @@ async function answer(
   const converse = operation === 'converse' || operation === 'converse-stream';
   if (converse) checkConverseBody(parsed as Record<string, unknown>);
   else checkInvokeBody(parsed as Record<string, unknown>);
+  if (options.forwardTo && !converse) {
+    const streamedInvoke = operation === 'invoke-with-response-stream';
+    await forwardInvoke(options.forwardTo, modelId, streamedInvoke, parsed as Record<string, unknown>, res);
+    return;
+  }
   const scenario = modelId.includes('--') ? modelId.slice(modelId.lastIndexOf('--') + 2) : modelId;
   if (scenario === 'hang') return;
   const fail = /^fail-(\d{3})$/.exec(scenario);
@@ -315,13 +392,13 @@ async function answer(
 }
 
 /** Starts the fake on a free loopback port (the OS picks it). */
-export async function startBedrockUpstream(): Promise<BedrockUpstream> {
+export async function startBedrockUpstream(options: BedrockFakeOptions = {}): Promise<BedrockUpstream> {
   const requests: RecordedBedrockRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      answer(req, res, Buffer.concat(chunks).toString('utf8'), requests).catch((error: unknown) => {
+      answer(req, res, Buffer.concat(chunks).toString('utf8'), requests, options).catch((error: unknown) => {
         if (error instanceof BedrockRefusal) refuse(res, error);
         else refuse(res, new BedrockRefusal(500, 'InternalServerException', String(error)));
       });
