@@ -29,6 +29,9 @@
  */
 import { generateKeyPairSync, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { refuseLikeProvider } from '../../gateway/mock/strict-request-rules.ts';
 import { fixturePath } from './fixture-upstream.ts';
@@ -67,6 +70,30 @@ export interface VertexFakeOptions {
   readonly location: string;
   /** Lifetime of issued tokens, s (default 3600). */
   readonly tokenLifetimeSeconds?: number;
+  /**
+   * Instead of replaying fixtures, forward each accepted model call, in its protocol's own shape,
+   * to this origin (`http://127.0.0.1:PORT`, a scripted model speaking the Gemini API and the
+   * Messages API): Gemini calls to `/v1beta/models/{m}:{method}`, Claude calls to `/v1/messages`
+   * (or `/v1/messages/count_tokens`) with `model` put back and `anthropic_version` taken out. Its
+   * answer comes back as it is.
+   */
+  readonly forwardTo?: string;
+}
+
+/** Sends an accepted call on to the forward origin and pipes its answer back. */
+type ForwardCall = (path: string, body: Record<string, unknown>) => Promise<void>;
+
+function forwarder(origin: string, res: ServerResponse): ForwardCall {
+  return async (path, body) => {
+    const answer = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+    if (!answer.body) return void res.end();
+    await pipeline(Readable.fromWeb(answer.body as WebReadableStream<Uint8Array>), res);
+  };
 }
 
 /** One call the model endpoints received. */
@@ -152,12 +179,14 @@ function answerGemini(
   method: string,
   url: URL,
   body: Record<string, unknown>,
-): void {
+  forward: ForwardCall | undefined,
+): void | Promise<void> {
   const refusal = refuseLikeProvider('gemini', path, body);
   if (refusal) return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
   const contents = Array.isArray(body.contents) ? (body.contents as Array<Record<string, unknown>>) : [];
   if (contents.some((content) => content.role !== 'user' && content.role !== 'model'))
     return rpcError(res, 400, 'INVALID_ARGUMENT', 'Please use a valid role: user, model.');
+  if (forward) return forward(`/v1beta/models/${encodeURIComponent(model)}:${method}${url.search}`, body);
   if (method === 'countTokens')
     return void res
       .writeHead(200, { 'content-type': 'application/json' })
@@ -177,7 +206,13 @@ function answerGemini(
 }
 
 /** Claude: rawPredict, streamRawPredict and count-tokens:rawPredict. */
-function answerClaude(res: ServerResponse, model: string, method: string, body: Record<string, unknown>): void {
+function answerClaude(
+  res: ServerResponse,
+  model: string,
+  method: string,
+  body: Record<string, unknown>,
+  forward: ForwardCall | undefined,
+): void | Promise<void> {
   const refuse = (message: string): void =>
     void res
       .writeHead(400, { 'content-type': 'application/json' })
@@ -188,6 +223,7 @@ function answerClaude(res: ServerResponse, model: string, method: string, body: 
     if (typeof body.model !== 'string') return refuse('model: Field required');
     const refusal = refuseLikeProvider('anthropic-messages', '/v1/messages/count_tokens', messagesBody);
     if (refusal) return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(refusal.body);
+    if (forward) return forward('/v1/messages/count_tokens', messagesBody);
     return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 11 }));
   }
   if ('model' in body) return refuse('model: Extra inputs are not permitted');
@@ -197,6 +233,7 @@ function answerClaude(res: ServerResponse, model: string, method: string, body: 
   const scenario = REPLAYED.has(id) ? id : undefined;
   const stream = method === 'streamRawPredict';
   if (stream !== (body.stream === true)) return refuse(`stream: must be ${stream} on :${method}`);
+  if (forward) return forward('/v1/messages', { ...messagesBody, model });
   return replay(
     res,
     scenario && fixturePath('anthropic-messages', scenario, stream ? 'sse' : 'json'),
@@ -264,6 +301,7 @@ export async function startVertexFake(options: VertexFakeOptions): Promise<Verte
           'PERMISSION_DENIED',
           `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).`,
         );
+      const forward = options.forwardTo === undefined ? undefined : forwarder(options.forwardTo, res);
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(raw) as Record<string, unknown>;
@@ -273,11 +311,11 @@ export async function startVertexFake(options: VertexFakeOptions): Promise<Verte
       if (publisher === 'google') {
         if (method === 'rawPredict' || method === 'streamRawPredict')
           return rpcError(res, 400, 'FAILED_PRECONDITION', 'rawPredict is not supported for Gemini models.');
-        return answerGemini(res, url.pathname, model, method ?? '', url, body);
+        return answerGemini(res, url.pathname, model, method ?? '', url, body, forward);
       }
       if (method !== 'rawPredict' && method !== 'streamRawPredict')
         return rpcError(res, 400, 'INVALID_ARGUMENT', `${method ?? ''} is not supported for this model.`);
-      return answerClaude(res, model, method, body);
+      return answerClaude(res, model, method, body, forward);
     })().catch(() => rpcError(res, 500, 'INTERNAL', 'Internal error encountered.'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
