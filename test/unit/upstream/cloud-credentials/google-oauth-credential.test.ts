@@ -8,7 +8,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { getProviderPreset } from '../../../../gateway/providers/presets.ts';
 import { CloudCredentials } from '../../../../gateway/upstream/cloud-credentials/cloud-credentials.ts';
-import { vertexServiceAccountCredentials } from '../../../../gateway/upstream/cloud-credentials/google-oauth-credential.ts';
+import {
+  vertexDefaultCredentials,
+  vertexServiceAccountCredentials,
+} from '../../../../gateway/upstream/cloud-credentials/google-oauth-credential.ts';
+import { gaxios } from 'google-auth-library';
 import type { UpstreamCredentialSource } from '../../../../gateway/upstream/upstream-adapter.ts';
 import { makeServiceAccountKey, startVertexFake, type VertexFake } from '../../../support/vertex-upstream.ts';
 
@@ -76,5 +80,37 @@ describe('vertex/service-account credentials', () => {
       .catch((e: unknown) => e);
     expect((failure as Error).message).toMatch(/not of type service_account/);
     expect((failure as Error).message).not.toContain('s3cr3t');
+  });
+});
+
+describe('vertex/default-credentials', () => {
+  it('adds a bearer token from Application Default Credentials (here: credentials handed to GoogleAuth)', async () => {
+    fake = await startVertexFake({ project: 'my-project', location: 'us-east5' });
+    const key = makeServiceAccountKey(fake.tokenUri);
+    fake.register(key);
+    // GoogleAuth, like the JWT client, posts grants to Google's token URL: point its transporter at the fake.
+    const transporter = new gaxios.Gaxios();
+    const tokenUri = new URL(fake.tokenUri);
+    transporter.interceptors.request.add({
+      resolved: (config) => {
+        if (config.url.href === 'https://oauth2.googleapis.com/token') config.url = tokenUri;
+        return Promise.resolve(config);
+      },
+    });
+    const credentials = new CloudCredentials({
+      'vertex/default-credentials': vertexDefaultCredentials({
+        credentials: JSON.parse(key.json) as Record<string, string>,
+        clientOptions: { transporter },
+      }),
+    });
+    const adc = {
+      ...channel(''),
+      cloud: { auth: 'default-credentials' as const, project: 'my-project', region: 'us-east5' },
+    };
+    const first = await credentials.authorize(adc, CALL);
+    const second = await credentials.authorize(adc, CALL);
+    expect(first.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
+    expect(second.headers.authorization).toBe(first.headers.authorization);
+    expect(fake.grants).toHaveLength(1);
   });
 });
