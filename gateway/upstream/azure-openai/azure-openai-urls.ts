@@ -56,7 +56,8 @@ export function azureResourceEndpoint(baseUrl: string): string {
 
 /**
  * The base and query of a call of `protocol` to deployment `deployment` (the channel's upstream
- * model after `modelMap`), on the v1 surface when `apiVersion` is undefined.
+ * model after `modelMap`): the v1 surface when `apiVersion` is undefined or `v1`, the v1 surface's
+ * preview features with `preview` (`/openai/v1/…?api-version=preview`), else the dated surface.
  * @throws GatewayError('upstream-unavailable') for a base URL that is not a URL (azureResourceEndpoint)
  */
 export function azureCallBase(
@@ -66,7 +67,8 @@ export function azureCallBase(
   apiVersion: string | undefined,
 ): AzureCallBase {
   const endpoint = azureResourceEndpoint(baseUrl);
-  if (apiVersion === undefined) return { baseUrl: `${endpoint}/openai/v1`, query: '' };
+  if (apiVersion === undefined || apiVersion === 'v1') return { baseUrl: `${endpoint}/openai/v1`, query: '' };
+  if (apiVersion === 'preview') return { baseUrl: `${endpoint}/openai/v1`, query: '?api-version=preview' };
   const query = `?api-version=${encodeURIComponent(apiVersion)}`;
   if (protocol === 'openai-responses') return { baseUrl: `${endpoint}/openai`, query };
   return { baseUrl: `${endpoint}/openai/deployments/${encodeURIComponent(deployment)}`, query };

@@ -72,6 +72,15 @@ describe('Azure OpenAI URLs', () => {
     expect(viaResponses.url).toBe('https://res.openai.azure.com/openai/responses?api-version=2025-04-01-preview');
   });
 
+  it("cloud.apiVersion v1 or preview stays on the v1 surface (preview with Azure's api-version=preview)", () => {
+    expect(chat.buildRequest(request(), target('https://res.openai.azure.com', { apiVersion: 'v1' })).request.url).toBe(
+      'https://res.openai.azure.com/openai/v1/chat/completions',
+    );
+    expect(
+      responses.buildRequest(request(), target('https://res.openai.azure.com', { apiVersion: 'preview' })).request.url,
+    ).toBe('https://res.openai.azure.com/openai/v1/responses?api-version=preview');
+  });
+
   it('sets no credential header (the credentials step adds api-key or a bearer token)', () => {
     const built = chat.buildRequest(request(), target('https://res.openai.azure.com'));
     const names = Object.keys(built.request.headers).map((n) => n.toLowerCase());
