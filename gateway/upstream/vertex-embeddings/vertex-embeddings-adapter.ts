@@ -15,10 +15,6 @@ import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-ups
 import type { UpstreamTarget } from '../upstream-adapter.ts';
 import { asArray, asNumber, asRecord } from '../shared/read-json-field.ts';
 
-/** Most instances of one `:predict` call, and of a call to `gemini-embedding-001`. */
-export const VERTEX_MAX_INSTANCES = 250;
-export const VERTEX_GEMINI_EMBEDDING_MAX_INSTANCES = 1;
-
 /**
  * The `:predict` body of `call`: one instance per text with its Gemini `taskType` as `task_type`
  * and `title`, the vector length as `parameters.outputDimensionality`.
