@@ -1,7 +1,7 @@
 /**
  * Azure OpenAI embeddings (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/reference#embeddings):
  * the OpenAI embeddings body and answer (shared/openai-embedding-wire.ts) at the resource's own
- * paths — on the v1 surface (the channel has no `cloud.apiVersion`) `POST
+ * paths — on the v1 surface (`cloud.apiVersion` absent, `v1` or `preview`) `POST
  * {endpoint}/openai/v1/embeddings` with the deployment name as `model`; on the dated surface
  * `POST {endpoint}/openai/deployments/{deployment}/embeddings?api-version=…`
  * (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/api-version-lifecycle). The call
@@ -28,11 +28,16 @@ function resourceEndpoint(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/openai(\/v1)?\/*$/i, '');
 }
 
-/** The embeddings URL of deployment `target.upstreamModel` on the channel's surface. */
+/**
+ * The embeddings URL of deployment `target.upstreamModel` on the channel's surface: the v1 surface
+ * when `cloud.apiVersion` is absent or `v1`, its preview features with `preview`
+ * (`?api-version=preview`), else the dated deployment surface.
+ */
 export function azureEmbeddingsUrl(target: UpstreamTarget): string {
   const endpoint = resourceEndpoint(target.baseUrl);
   const apiVersion = target.cloud?.apiVersion;
-  if (apiVersion === undefined) return `${endpoint}/openai/v1/embeddings`;
+  if (apiVersion === undefined || apiVersion === 'v1') return `${endpoint}/openai/v1/embeddings`;
+  if (apiVersion === 'preview') return `${endpoint}/openai/v1/embeddings?api-version=preview`;
   return (
     `${endpoint}/openai/deployments/${encodeURIComponent(target.upstreamModel)}/embeddings` +
     `?api-version=${encodeURIComponent(apiVersion)}`

@@ -17,6 +17,7 @@ import {
   cohereEmbeddingBody,
   titanEmbeddingBody,
 } from '../../../gateway/upstream/bedrock-embeddings/bedrock-embeddings-adapter.ts';
+import { azureEmbeddingsUrl } from '../../../gateway/upstream/azure-embeddings/azure-embeddings-adapter.ts';
 import { embeddingStyleFor } from '../../../gateway/upstream/embedding-adapter.ts';
 import {
   buildVertexEmbeddingCall,
@@ -125,6 +126,25 @@ describe('Bedrock embeddings', () => {
       { start: 0, end: 96 },
       { start: 96, end: 100 },
     ]);
+  });
+});
+
+describe('Azure OpenAI embeddings URLs', () => {
+  const target = (apiVersion?: string) => ({
+    baseUrl: 'https://res.openai.azure.com/openai/v1/',
+    apiKey: 'unused',
+    upstreamModel: 'my deployment',
+    provider: getProviderPreset('azure'),
+    ...(apiVersion === undefined ? {} : { cloud: { apiVersion } }),
+  });
+
+  it.each([
+    [undefined, 'https://res.openai.azure.com/openai/v1/embeddings'],
+    ['v1', 'https://res.openai.azure.com/openai/v1/embeddings'],
+    ['preview', 'https://res.openai.azure.com/openai/v1/embeddings?api-version=preview'],
+    ['2024-10-21', 'https://res.openai.azure.com/openai/deployments/my%20deployment/embeddings?api-version=2024-10-21'],
+  ])('apiVersion %s → %s', (apiVersion, url) => {
+    expect(azureEmbeddingsUrl(target(apiVersion))).toBe(url);
   });
 });
 
