@@ -385,12 +385,12 @@ describe('upsertChannel / removeChannel', () => {
     [
       { ...good, provider: 'acme' },
       'provider',
-      'provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "mock"',
+      'provider: must be one of "openai", "anthropic", "gemini", "deepseek", "dashscope", "moonshot", "minimax", "zhipu", "xiaomi", "openai-compatible", "anthropic-compatible", "openrouter", "groq", "mistral", "xai", "together", "fireworks", "volcengine-ark", "siliconflow", "ollama", "vllm", "lmstudio", "azure", "bedrock", "vertex", "mock"',
     ],
     [
       { ...good, protocol: 'grpc' },
       'protocol',
-      'protocol: must be one of "openai-responses", "openai-chat", "anthropic-messages", "gemini"',
+      'protocol: must be one of "openai-responses", "openai-chat", "anthropic-messages", "gemini", "bedrock-converse"',
     ],
     [{ ...good, baseUrl: 'ftp://x' }, 'baseUrl', 'baseUrl: must be an http(s) URL'],
     [{ ...good, models: [] }, 'models', 'models: must serve at least one model (models or modelMap)'],
