@@ -51,16 +51,30 @@ export function passThroughBody(
  * nothing: it holds none of the fields the provider rejects (`quirks.dropFields`) and, on Chat
  * Completions to a provider that reads only `max_tokens` (`quirks.maxTokensField`), no
  * `max_completion_tokens`, and the endpoint takes the protocol's body as is (not one that
- * `reshapesBody`, such as Anthropic on Bedrock and Vertex). Otherwise the request takes the
- * translated path, which applies them.
+ * `reshapesBody`, such as Anthropic on Bedrock and Vertex, nor a Gemini body with a content
+ * without `role` to Vertex). Otherwise the request takes the translated path, which applies them.
  */
 export function suitsProviderQuirks(
   provider: ProviderPreset,
   protocol: UpstreamProtocol,
   rawBody: Readonly<Record<string, unknown>>,
 ): boolean {
-  if (provider.endpoints[protocol]?.reshapesBody) return false;
+  const endpoint = provider.endpoints[protocol];
+  if (endpoint?.reshapesBody) return false;
+  // Vertex refuses a Gemini content without `role` ("Please use a valid role: user, model."), which
+  // the Gemini API defaults to `user`; the translated path names every role
+  // (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Content).
+  if (endpoint?.surface === 'vertex' && protocol === 'gemini' && hasContentWithoutRole(rawBody)) return false;
   const { dropFields = [], maxTokensField } = provider.quirks;
   if (dropFields.some((field) => field in rawBody)) return false;
   return !(protocol === 'openai-chat' && maxTokensField === 'max_tokens' && 'max_completion_tokens' in rawBody);
+}
+
+/** True when a Gemini body's `contents` has an entry without a `role`. */
+function hasContentWithoutRole(rawBody: Readonly<Record<string, unknown>>): boolean {
+  const contents = rawBody.contents;
+  return (
+    Array.isArray(contents) &&
+    contents.some((content) => typeof content !== 'object' || content === null || !('role' in content))
+  );
 }

@@ -457,6 +457,10 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       defaultMaxTokens: 4096,
       strictThinkingSignatures: true,
+      // Gemini `:countTokens` and Claude `count-tokens:rawPredict`
+      // (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/count-tokens,
+      // https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens).
+      hasCountTokens: true,
       // Embeddings through publishers/google/models/{model}:predict: at most 250 instances and 20 000
       // input tokens per call, one instance for gemini-embedding-001
       // (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/text-embeddings-api).
