@@ -1,7 +1,8 @@
 /**
  * Runs one agent case end to end: a scripted upstream speaking `protocol`, a gateway whose only
- * channel uses that protocol and serves every model name the agent may send, a recording proxy
- * in front of the gateway, and the agent process in a private temp HOME and workspace.
+ * channel uses that protocol (directly, or through a cloud's fake: `AgentCase.cloud`) and serves
+ * every model name the agent may send, a recording proxy in front of the gateway, and the agent
+ * process in a private temp HOME and workspace.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import { startTestGateway, TEST_KEY } from '../../../support/start-gateway.ts';
 import { agentLauncher, type AgentName } from './agent-launchers.ts';
 import type { AgentScenario } from './plan-scripted-reply.ts';
 import { startRecordingProxy, type ClientExchange } from './recording-proxy.ts';
+import { cloudAgentChannel, type AgentCloud } from './cloud-agent-channel.ts';
 import { startScriptedUpstream, type UpstreamExchange } from './scripted-upstream.ts';
 
 /** The provider preset a channel of each protocol uses (each preset's native protocol). */
@@ -28,6 +30,8 @@ const PROVIDER_FOR: Readonly<Record<WireFormat, string>> = {
 export interface AgentCase {
   readonly agent: AgentName;
   readonly protocol: WireFormat;
+  /** Reach the scripted model through this cloud's fake (cloud-agent-channel.ts) instead of directly. */
+  readonly cloud?: AgentCloud;
   /** `default`: no model flag; `explicit`: the launcher's explicit model. */
   readonly model: 'default' | 'explicit';
   readonly mode: AgentScenario['mode'];
@@ -107,16 +111,22 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
 
   const launcher = agentLauncher(agentCase.agent);
   const upstream = await startScriptedUpstream(scenario);
+  const models = [...new Set([...launcher.defaultModels, launcher.explicitModel])];
+  const cloud = agentCase.cloud
+    ? await cloudAgentChannel(agentCase.cloud, agentCase.protocol, upstream.origin)
+    : undefined;
   const gateway = await startTestGateway({
     channels: [
-      {
-        id: `e2e-${agentCase.protocol}`,
-        provider: PROVIDER_FOR[agentCase.protocol],
-        protocol: agentCase.protocol,
-        baseUrl: upstream.baseUrl(agentCase.protocol),
-        apiKey: 'upstream-secret',
-        models: [...new Set([...launcher.defaultModels, launcher.explicitModel])],
-      },
+      cloud
+        ? { id: `e2e-${agentCase.cloud}-${agentCase.protocol}`, ...cloud.channel, models }
+        : {
+            id: `e2e-${agentCase.protocol}`,
+            provider: PROVIDER_FOR[agentCase.protocol],
+            protocol: agentCase.protocol,
+            baseUrl: upstream.baseUrl(agentCase.protocol),
+            apiKey: 'upstream-secret',
+            models,
+          },
     ],
   });
   const proxy = await startRecordingProxy(gateway.origin, () => upstream.exchanges.length);
@@ -143,6 +153,7 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
   } finally {
     await proxy.close();
     await gateway.close();
+    await cloud?.close();
     await upstream.close();
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,0 +1,40 @@
+/**
+ * End to end: Claude Code and Codex, run offline, complete a tool round trip through cloud
+ * channels — Amazon Bedrock (Claude through InvokeModel, SigV4-signed) and Google Vertex AI
+ * (Claude through rawPredict, Gemini through generateContent, service-account tokens). Each cloud's
+ * fake checks what that cloud checks and forwards to the harness's scripted model
+ * (support/cloud-agent-channel.ts); each run is judged like the agent matrix
+ * (support/check-agent-run.ts): the agent exits 0 with the marker, every request is answered 2xx,
+ * its tools reach the model, and the file's content comes back in the tool result.
+ */
+import { describe, expect, it } from 'vitest';
+import { AGENT_CLOUD_PROTOCOLS, type AgentCloud } from './support/cloud-agent-channel.ts';
+import { checkAgentRun } from './support/check-agent-run.ts';
+import { runAgentCase } from './support/run-agent-case.ts';
+
+/** Agent process limit per case, ms. */
+const AGENT_TIMEOUT_MS = 75_000;
+
+describe.concurrent('coding agents through cloud channels', () => {
+  for (const agent of ['claude-code', 'codex'] as const) {
+    for (const cloud of ['bedrock', 'vertex'] as const satisfies ReadonlyArray<AgentCloud>) {
+      for (const protocol of AGENT_CLOUD_PROTOCOLS[cloud]) {
+        it(
+          `${agent} · ${cloud} ${protocol === 'gemini' ? 'Gemini' : 'Claude'} · tool round trip`,
+          { timeout: AGENT_TIMEOUT_MS + 15_000 },
+          async () => {
+            const run = await runAgentCase(
+              { agent, protocol, cloud, model: 'default', mode: 'tool' },
+              AGENT_TIMEOUT_MS,
+            );
+            expect(checkAgentRun(run)).toEqual([]);
+            // Every answered request was served by the cloud's channel.
+            const served = run.outcomes.filter((outcome) => outcome.status === 'completed');
+            expect(served.length).toBeGreaterThan(0);
+            expect(new Set(served.map((outcome) => outcome.provider))).toEqual(new Set([cloud]));
+          },
+        );
+      }
+    }
+  }
+});
