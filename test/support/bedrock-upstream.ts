@@ -32,6 +32,33 @@
  *   `anthropic-version` there).
  * Message texts other than those quoted are the fake's own; the shape is Bedrock's.
  *
+ * Embedding models through InvokeModel, with deterministic vectors (`expectedVector` of
+ * test/support/embedding-upstream.ts; Titan's `normalize` scales them to unit length) and the input
+ * tokens (whitespace-separated words, `fakeTokenCount`) in the body where the model family reports
+ * them and in the `x-amzn-bedrock-input-token-count` header
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModel.html, Response
+ * Syntax):
+ * - Titan Text Embeddings (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-titan-embed-text.html):
+ *   `amazon.titan-embed-text-v2:0` takes `{inputText, dimensions?, normalize?, embeddingTypes?}`
+ *   (dimensions 256, 512 or 1024, the default; normalize defaults to true; embeddingTypes of
+ *   `float`, `binary`) and answers `{embedding, embeddingsByType, inputTextTokenCount}`
+ *   (`embeddingsByType` always, with `float` at least); `amazon.titan-embed-text-v1` takes only
+ *   `inputText` and answers `{embedding, inputTextTokenCount}` (1536 values).
+ * - Cohere Embed (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-embed.html,
+ *   https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-embed-v3.html,
+ *   https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-embed-v4.html):
+ *   `cohere.embed-english-v3` and `cohere.embed-multilingual-v3` (1024 values) take `{texts (at most
+ *   96, each at most 2048 characters), input_type (required), truncate?, embedding_types?}`;
+ *   `cohere.embed-v4:0` (1536 values) also `output_dimension` (256, 512, 1024, 1536) and
+ *   `max_tokens`. The answer is `{id, embeddings: [[…]], texts, response_type: "embeddings_floats"}`,
+ *   or with `embedding_types` `{…, embeddings: {float: [[…]], int8: …}, response_type:
+ *   "embeddings_by_type"}`. Bedrock serves no streamed answer of an embedding model.
+ * A body the model's JSON schema refuses — an extraneous or missing key, a value outside its enum,
+ * more than 96 texts — is a 400 `ValidationException` "Malformed input request: …", the wording of
+ * Bedrock's schema check quoted above; the part after the colon is the fake's own. The fake embeds
+ * texts only (Cohere `images`/`inputs` are refused by name). A model id may carry a geography
+ * prefix (`us.`, `eu.`, `apac.`, `global.`) and the `--<scenario>` suffix (`fail-<status>`, `hang`).
+ *
  * With `forwardTo` (a scripted model speaking the Messages API, for the coding-agent tests), an
  * accepted InvokeModel call is answered by that model instead of a fixture: the body goes to
  * `{forwardTo}/v1/messages` with `model` put back, `stream` set for the streamed operation and
@@ -47,6 +74,7 @@ import { EventStreamCodec } from '@smithy/core/event-streams';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createParser } from 'eventsource-parser';
+import { expectedVector, fakeTokenCount } from './embedding-upstream.ts';
 import { FIXTURE_ROOT } from './fixture-upstream.ts';
 
 /** The fake's region (SigV4 credential scope). */
@@ -257,6 +285,197 @@ function checkInvokeBody(body: Record<string, unknown>): void {
     );
 }
 
+/** An embedding model the fake serves through InvokeModel: its family, body keys, default and accepted vector lengths. */
+interface BedrockEmbeddingModel {
+  readonly family: 'titan' | 'cohere';
+  readonly keys: ReadonlySet<string>;
+  readonly defaultDimensions: number;
+  /** Values of `dimensions` (Titan) or `output_dimension` (Cohere v4) the schema takes; empty: the key is not taken. */
+  readonly dimensions: ReadonlyArray<number>;
+}
+
+const COHERE_V3_KEYS = ['texts', 'images', 'input_type', 'truncate', 'embedding_types'];
+
+/** The embedding models of the fake, by base model id (model-parameters-titan-embed-text.html, model-parameters-embed*.html). */
+const EMBEDDING_MODELS: Readonly<Record<string, BedrockEmbeddingModel>> = {
+  'amazon.titan-embed-text-v1': {
+    family: 'titan',
+    keys: new Set(['inputText']),
+    defaultDimensions: 1536,
+    dimensions: [],
+  },
+  'amazon.titan-embed-text-v2:0': {
+    family: 'titan',
+    keys: new Set(['inputText', 'dimensions', 'normalize', 'embeddingTypes']),
+    defaultDimensions: 1024,
+    dimensions: [256, 512, 1024],
+  },
+  'cohere.embed-english-v3': {
+    family: 'cohere',
+    keys: new Set(COHERE_V3_KEYS),
+    defaultDimensions: 1024,
+    dimensions: [],
+  },
+  'cohere.embed-multilingual-v3': {
+    family: 'cohere',
+    keys: new Set(COHERE_V3_KEYS),
+    defaultDimensions: 1024,
+    dimensions: [],
+  },
+  'cohere.embed-v4:0': {
+    family: 'cohere',
+    keys: new Set([...COHERE_V3_KEYS, 'inputs', 'output_dimension', 'max_tokens']),
+    defaultDimensions: 1536,
+    dimensions: [256, 512, 1024, 1536],
+  },
+};
+
+/** Most texts of one Cohere Embed call, and most characters of one text (model-parameters-embed.html). */
+const COHERE_MAX_TEXTS = 96;
+const COHERE_MAX_TEXT_CHARACTERS = 2048;
+const COHERE_INPUT_TYPES = new Set(['search_document', 'search_query', 'classification', 'clustering', 'image']);
+const COHERE_EMBEDDING_TYPES = new Set(['float', 'int8', 'uint8', 'binary', 'ubinary']);
+
+/** The embedding model of a model id (geography prefix and `--scenario` suffix ignored), or undefined. */
+function embeddingModelOf(modelId: string): BedrockEmbeddingModel | undefined {
+  const base = modelId.split('--')[0]?.replace(/^(us|eu|apac|global)\./, '') ?? '';
+  return EMBEDDING_MODELS[base];
+}
+
+/** A 400 ValidationException in the words of Bedrock's JSON-schema check of a model body. */
+function malformed(detail: string): BedrockRefusal {
+  return new BedrockRefusal(
+    400,
+    'ValidationException',
+    `Malformed input request: ${detail}, please reformat your input and try again.`,
+  );
+}
+
+/**
+ * The vector the fake answers for `text`: `expectedVector(text, dimensions)`, scaled to unit length
+ * (each value a float32) when `normalize` is true, as Titan v2 does by default.
+ */
+export function expectedBedrockVector(text: string, dimensions: number, normalize = false): number[] {
+  const vector = expectedVector(text, dimensions);
+  if (!normalize) return vector;
+  const length = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  return vector.map((value) => Math.fround(value / length));
+}
+
+/** Cohere's packed binary embedding: one bit per value (1 when positive), eight to a byte, as uint8 or int8 (minus 128). */
+function packedBits(vector: ReadonlyArray<number>, signed: boolean): number[] {
+  const bytes: number[] = [];
+  for (let i = 0; i < vector.length; i += 8) {
+    let byte = 0;
+    for (let bit = 0; bit < 8; bit++) byte = (byte << 1) | ((vector[i + bit] ?? 0) > 0 ? 1 : 0);
+    bytes.push(signed ? byte - 128 : byte);
+  }
+  return bytes;
+}
+
+/** One vector in each asked Cohere embedding type. */
+function cohereTypes(vector: ReadonlyArray<number>, types: ReadonlyArray<string>): Record<string, number[]> {
+  const byType: Record<string, number[]> = {};
+  for (const type of types) {
+    if (type === 'float') byType.float = [...vector];
+    else if (type === 'int8') byType.int8 = vector.map((v) => Math.round(v * 254));
+    else if (type === 'uint8') byType.uint8 = vector.map((v) => Math.round((v + 0.5) * 255));
+    else byType[type] = packedBits(vector, type === 'binary');
+  }
+  return byType;
+}
+
+/** A list of strings from `allowed`, else the ValidationException naming `key`. */
+function enumList(body: Record<string, unknown>, key: string, allowed: ReadonlySet<string>): string[] | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0) throw malformed(`#/${key}: expected a non-empty array`);
+  value.forEach((item, index) => {
+    if (typeof item !== 'string' || !allowed.has(item))
+      throw malformed(`#/${key}/${index}: ${JSON.stringify(item)} is not a valid enum value`);
+  });
+  return value as string[];
+}
+
+/** Refuses a key the model's schema does not have. */
+function checkKeys(body: Record<string, unknown>, model: BedrockEmbeddingModel): void {
+  for (const key of Object.keys(body))
+    if (!model.keys.has(key)) throw malformed(`#: extraneous key [${key}] is not permitted`);
+}
+
+/** A Titan Text Embeddings answer, or the refusal of its body. */
+function titanAnswer(body: Record<string, unknown>, model: BedrockEmbeddingModel): { answer: unknown; tokens: number } {
+  checkKeys(body, model);
+  const text = body.inputText;
+  if (text === undefined) throw malformed('#: required key [inputText] not found');
+  if (typeof text !== 'string') throw malformed('#/inputText: expected type: String');
+  if (text.length === 0) throw malformed('#/inputText: expected minLength: 1, actual: 0');
+  const asked = body.dimensions;
+  if (asked !== undefined && (typeof asked !== 'number' || !model.dimensions.includes(asked)))
+    throw malformed(`#/dimensions: ${JSON.stringify(asked)} is not a valid enum value`);
+  if (body.normalize !== undefined && typeof body.normalize !== 'boolean')
+    throw malformed('#/normalize: expected type: Boolean');
+  const types = enumList(body, 'embeddingTypes', new Set(['float', 'binary'])) ?? ['float'];
+  const dimensions = typeof asked === 'number' ? asked : model.defaultDimensions;
+  const v2 = model.dimensions.length > 0;
+  const vector = expectedBedrockVector(text, dimensions, v2 && body.normalize !== false);
+  const tokens = fakeTokenCount(text);
+  if (!v2) return { answer: { embedding: vector, inputTextTokenCount: tokens }, tokens };
+  const embeddingsByType: Record<string, number[]> = {};
+  if (types.includes('float')) embeddingsByType.float = vector;
+  if (types.includes('binary')) embeddingsByType.binary = vector.map((v) => (v > 0 ? 1 : 0));
+  return { answer: { embedding: vector, embeddingsByType, inputTextTokenCount: tokens }, tokens };
+}
+
+/** A Cohere Embed answer, or the refusal of its body. */
+function cohereAnswer(
+  body: Record<string, unknown>,
+  model: BedrockEmbeddingModel,
+): { answer: unknown; tokens: number } {
+  checkKeys(body, model);
+  if (body.images !== undefined || body.inputs !== undefined)
+    throw malformed('#: this fake embeds `texts` only (images and inputs are not served)');
+  const texts = body.texts;
+  if (texts === undefined) throw malformed('#: required key [texts] not found');
+  if (!Array.isArray(texts)) throw malformed('#/texts: expected type: JSONArray');
+  if (texts.length > COHERE_MAX_TEXTS)
+    throw malformed(`#/texts: expected maximum item count: ${COHERE_MAX_TEXTS}, found: ${texts.length}`);
+  texts.forEach((text, index) => {
+    if (typeof text !== 'string') throw malformed(`#/texts/${index}: expected type: String`);
+    if (text.length > COHERE_MAX_TEXT_CHARACTERS)
+      throw malformed(`#/texts/${index}: expected maxLength: ${COHERE_MAX_TEXT_CHARACTERS}, actual: ${text.length}`);
+  });
+  if (body.input_type === undefined) throw malformed('#: required key [input_type] not found');
+  if (typeof body.input_type !== 'string' || !COHERE_INPUT_TYPES.has(body.input_type))
+    throw malformed(`#/input_type: ${JSON.stringify(body.input_type)} is not a valid enum value`);
+  if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate as string))
+    throw malformed(`#/truncate: ${JSON.stringify(body.truncate)} is not a valid enum value`);
+  const asked = body.output_dimension;
+  if (asked !== undefined && (typeof asked !== 'number' || !model.dimensions.includes(asked)))
+    throw malformed(`#/output_dimension: ${JSON.stringify(asked)} is not a valid enum value`);
+  const types = enumList(body, 'embedding_types', COHERE_EMBEDDING_TYPES);
+  const dimensions = typeof asked === 'number' ? asked : model.defaultDimensions;
+  const vectors = (texts as string[]).map((text) => expectedBedrockVector(text, dimensions));
+  const tokens = (texts as string[]).reduce((sum, text) => sum + fakeTokenCount(text), 0);
+  const common = { id: randomUUID(), texts };
+  if (!types) return { answer: { ...common, embeddings: vectors, response_type: 'embeddings_floats' }, tokens };
+  const embeddings: Record<string, number[][]> = {};
+  for (const type of types) embeddings[type] = vectors.map((vector) => cohereTypes(vector, [type])[type] ?? []);
+  return { answer: { ...common, embeddings, response_type: 'embeddings_by_type' }, tokens };
+}
+
+/** Answers an accepted InvokeModel call of an embedding model (module comment), or throws its refusal. */
+function answerEmbedding(res: ServerResponse, model: BedrockEmbeddingModel, body: Record<string, unknown>): void {
+  const { answer, tokens } = model.family === 'titan' ? titanAnswer(body, model) : cohereAnswer(body, model);
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'x-amzn-requestid': randomUUID(),
+    'x-amzn-bedrock-invocation-latency': '87',
+    'x-amzn-bedrock-input-token-count': String(tokens),
+  });
+  res.end(JSON.stringify(answer));
+}
+
 function fixture(folder: string, scenario: string, ext: string): Buffer | undefined {
   const path = `${FIXTURE_ROOT}${folder}/${scenario}.${ext}`;
   return existsSync(path) ? readFileSync(path) : undefined;
@@ -355,9 +574,12 @@ async function answer(
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new BedrockRefusal(400, 'ValidationException', 'The request body must be a JSON object.');
   const converse = operation === 'converse' || operation === 'converse-stream';
+  const embeddingModel = converse ? undefined : embeddingModelOf(modelId);
+  if (embeddingModel && operation === 'invoke-with-response-stream')
+    throw new BedrockRefusal(400, 'ValidationException', 'The model is unsupported for streaming.');
   if (converse) checkConverseBody(parsed as Record<string, unknown>);
-  else checkInvokeBody(parsed as Record<string, unknown>);
-  if (options.forwardTo && !converse) {
+  else if (!embeddingModel) checkInvokeBody(parsed as Record<string, unknown>);
+  if (options.forwardTo && !converse && !embeddingModel) {
     const streamedInvoke = operation === 'invoke-with-response-stream';
     await forwardInvoke(options.forwardTo, modelId, streamedInvoke, parsed as Record<string, unknown>, res);
     return;
@@ -371,6 +593,7 @@ async function answer(
       status === 429 ? 'ThrottlingException' : status >= 500 ? 'InternalServerException' : 'ValidationException';
     throw new BedrockRefusal(status, type, `fake upstream failure ${status}`);
   }
+  if (embeddingModel) return answerEmbedding(res, embeddingModel, parsed as Record<string, unknown>);
   const streamed = operation === 'converse-stream' || operation === 'invoke-with-response-stream';
   const bytes = streamed
     ? fixture(converse ? 'bedrock-converse' : 'bedrock-invoke', scenario, 'eventstream')
