@@ -17,7 +17,23 @@
  * - `projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`,
  *   `:streamGenerateContent?alt=sse` (a JSON array without `alt=sse`) and `:countTokens`;
  * - `projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict`, `:streamRawPredict`,
- *   and `…/models/count-tokens:rawPredict`.
+ *   and `…/models/count-tokens:rawPredict`;
+ * - text embeddings, `projects/{p}/locations/{l}/publishers/google/models/{m}:predict`
+ *   (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/text-embeddings-api):
+ *   `{instances: [{content, task_type?, title?}], parameters?: {outputDimensionality?,
+ *   autoTruncate?}}` → `{predictions: [{embeddings: {values, statistics: {token_count,
+ *   truncated}}}], metadata: {billableCharacterCount}}` for `text-embedding-005`,
+ *   `text-embedding-004`, `text-multilingual-embedding-002` (768 values) and
+ *   `gemini-embedding-001` (3072 values). Like Vertex it refuses (400 INVALID_ARGUMENT) more than
+ *   250 instances a call (gemini-embedding-001: one), more than 20 000 input tokens a call, a text
+ *   over 2048 tokens with `autoTruncate: false` (with it, the default, the text is cut and
+ *   `truncated` is true), a `task_type` outside the documented list, a `title` without
+ *   `task_type: RETRIEVAL_DOCUMENT`, an `outputDimensionality` above the model's length, and an
+ *   unknown field (ESF's "Invalid JSON payload received. Unknown name"); other message texts are
+ *   the fake's own. Vectors are deterministic (`expectedVector` of test/support/embedding-upstream.ts
+ *   of the content), tokens are whitespace-separated words (`fakeTokenCount`), billable characters
+ *   the content's non-whitespace characters (https://cloud.google.com/vertex-ai/generative-ai/pricing,
+ *   "Embeddings").
  * Every call needs `Authorization: Bearer` with a live token this fake issued (else 401
  * UNAUTHENTICATED in Google's words) and the fake's project and location (else 403
  * PERMISSION_DENIED). Gemini bodies pass the Gemini request rules
@@ -34,6 +50,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { refuseLikeProvider } from '../../gateway/mock/strict-request-rules.ts';
+import { expectedVector, fakeTokenCount } from './embedding-upstream.ts';
 import { fixturePath } from './fixture-upstream.ts';
 
 /** A throwaway service account: its key file's JSON and the public key the token endpoint checks. */
@@ -242,6 +259,91 @@ function answerClaude(
   );
 }
 
+/** Text-embedding models of the fake: their vector length and most instances per call (the API reference's "Request body"). */
+const EMBEDDING_MODELS: Readonly<Record<string, { readonly dimensions: number; readonly maxInstances: number }>> = {
+  'text-embedding-005': { dimensions: 768, maxInstances: 250 },
+  'text-embedding-004': { dimensions: 768, maxInstances: 250 },
+  'text-multilingual-embedding-002': { dimensions: 768, maxInstances: 250 },
+  'gemini-embedding-001': { dimensions: 3072, maxInstances: 1 },
+};
+/** Most input tokens of one text, and of one call (text-embeddings-api, "Request body"). */
+const MAX_TOKENS_PER_TEXT = 2048;
+const MAX_TOKENS_PER_CALL = 20_000;
+const EMBEDDING_TASK_TYPES = new Set([
+  'RETRIEVAL_QUERY',
+  'RETRIEVAL_DOCUMENT',
+  'SEMANTIC_SIMILARITY',
+  'CLASSIFICATION',
+  'CLUSTERING',
+  'QUESTION_ANSWERING',
+  'FACT_VERIFICATION',
+  'CODE_RETRIEVAL_QUERY',
+]);
+const INSTANCE_FIELDS = new Set(['content', 'task_type', 'title']);
+const PARAMETER_FIELDS = new Set(['outputDimensionality', 'autoTruncate']);
+
+/** `:predict` of a text-embedding model (module comment). */
+function answerEmbeddings(res: ServerResponse, model: string, body: Record<string, unknown>): void {
+  const spec = EMBEDDING_MODELS[model];
+  if (!spec) return replay(res, undefined, '', model);
+  const invalid = (message: string): void => rpcError(res, 400, 'INVALID_ARGUMENT', message);
+  const unknown = Object.keys(body).find((field) => field !== 'instances' && field !== 'parameters');
+  if (unknown !== undefined)
+    return invalid(`Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+  const parameters = (body.parameters ?? {}) as Record<string, unknown>;
+  if (typeof parameters !== 'object' || Array.isArray(parameters)) return invalid('parameters must be an object.');
+  const unknownParameter = Object.keys(parameters).find((field) => !PARAMETER_FIELDS.has(field));
+  if (unknownParameter !== undefined) return invalid(`Unknown parameter: ${unknownParameter}.`);
+  const dimensions = parameters.outputDimensionality ?? spec.dimensions;
+  if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > spec.dimensions)
+    return invalid(`outputDimensionality must be an integer between 1 and ${spec.dimensions} for ${model}.`);
+  if (parameters.autoTruncate !== undefined && typeof parameters.autoTruncate !== 'boolean')
+    return invalid('autoTruncate must be a boolean.');
+  const instances = body.instances;
+  if (!Array.isArray(instances) || instances.length === 0) return invalid('instances must be a non-empty list.');
+  if (instances.length > spec.maxInstances)
+    return invalid(
+      `The number of instances (${instances.length}) exceeds the maximum of ${spec.maxInstances} per request for ${model}.`,
+    );
+  const predictions: unknown[] = [];
+  let callTokens = 0;
+  let billableCharacters = 0;
+  for (const [index, raw] of instances.entries()) {
+    const instance = (raw ?? {}) as Record<string, unknown>;
+    const field = Object.keys(instance).find((key) => !INSTANCE_FIELDS.has(key));
+    if (field !== undefined) return invalid(`instances[${index}]: unknown field ${field}.`);
+    if (typeof instance.content !== 'string' || instance.content === '')
+      return invalid(`instances[${index}].content must be a non-empty string.`);
+    const taskType = instance.task_type;
+    if (taskType !== undefined && (typeof taskType !== 'string' || !EMBEDDING_TASK_TYPES.has(taskType)))
+      return invalid(`instances[${index}].task_type: ${JSON.stringify(taskType)} is not a supported task type.`);
+    if (instance.title !== undefined && taskType !== 'RETRIEVAL_DOCUMENT')
+      return invalid(`instances[${index}].title is only valid with task_type RETRIEVAL_DOCUMENT.`);
+    const words = fakeTokenCount(instance.content);
+    const truncated = words > MAX_TOKENS_PER_TEXT;
+    if (truncated && parameters.autoTruncate === false)
+      return invalid(
+        `instances[${index}] has ${words} tokens, more than the ${MAX_TOKENS_PER_TEXT} the model takes, and autoTruncate is false.`,
+      );
+    const tokenCount = Math.min(words, MAX_TOKENS_PER_TEXT);
+    callTokens += tokenCount;
+    billableCharacters += instance.content.replace(/\s/g, '').length;
+    predictions.push({
+      embeddings: {
+        values: expectedVector(instance.content, dimensions),
+        statistics: { token_count: tokenCount, truncated },
+      },
+    });
+  }
+  if (callTokens > MAX_TOKENS_PER_CALL)
+    return invalid(
+      `The request has ${callTokens} input tokens, more than the ${MAX_TOKENS_PER_CALL} one request takes.`,
+    );
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ predictions, metadata: { billableCharacterCount: billableCharacters } }));
+}
+
 /** Starts the fake on 127.0.0.1 (ephemeral port). */
 export async function startVertexFake(options: VertexFakeOptions): Promise<VertexFake> {
   const keys = new Map<string, KeyObject>();
@@ -275,7 +377,7 @@ export async function startVertexFake(options: VertexFakeOptions): Promise<Verte
       }
       requests.push({ path: `${url.pathname}${url.search}`, headers: req.headers, body: raw });
       const match =
-        /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|rawPredict|streamRawPredict)$/.exec(
+        /^\/(v1|v1beta1)\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|predict|rawPredict|streamRawPredict)$/.exec(
           url.pathname,
         );
       if (req.method !== 'POST' || !match)
@@ -311,6 +413,7 @@ export async function startVertexFake(options: VertexFakeOptions): Promise<Verte
       if (publisher === 'google') {
         if (method === 'rawPredict' || method === 'streamRawPredict')
           return rpcError(res, 400, 'FAILED_PRECONDITION', 'rawPredict is not supported for Gemini models.');
+        if (method === 'predict') return answerEmbeddings(res, model, body);
         return answerGemini(res, url.pathname, model, method ?? '', url, body, forward);
       }
       if (method !== 'rawPredict' && method !== 'streamRawPredict')
