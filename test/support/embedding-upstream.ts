@@ -46,6 +46,18 @@ export interface EmbeddingUpstreamOptions {
   readonly acceptsTokenIds?: boolean;
   /** Answer every call with this HTTP status (a failing upstream), e.g. 503. */
   readonly failStatus?: number;
+  /**
+   * Answer only these calls (1-based, counting every call the fake received) with `status` in the
+   * API's error shape, e.g. the second call of a batch split into several (a provider failing
+   * mid-batch after it has served, and charged for, the first).
+   */
+  readonly failingCalls?: { readonly callNumbers: ReadonlyArray<number>; readonly status: number };
+  /**
+   * The OpenAI path takes no credential, as a local server started without a key (Ollama, vLLM
+   * without --api-key, LM Studio without "Require Authentication") ignores it; `apiKey` still
+   * guards the Gemini and Azure paths.
+   */
+  readonly keyless?: boolean;
 }
 
 /** One call the fake received. */
@@ -282,10 +294,13 @@ export async function startEmbeddingUpstream(options: EmbeddingUpstreamOptions):
         return gemini ? geminiError(response, 400, 'Invalid JSON payload') : openAiError(response, 400, 'Invalid JSON');
       }
       calls.push({ path, headers: request.headers, body });
-      if (options.failStatus !== undefined)
+      const failStatus = options.failingCalls?.callNumbers.includes(calls.length)
+        ? options.failingCalls.status
+        : options.failStatus;
+      if (failStatus !== undefined)
         return gemini
-          ? geminiError(response, options.failStatus, 'The service is currently unavailable.')
-          : openAiError(response, options.failStatus, 'The server is overloaded');
+          ? geminiError(response, failStatus, 'The service is currently unavailable.')
+          : openAiError(response, failStatus, 'The server is overloaded');
       if (gemini) {
         if (request.headers['x-goog-api-key'] !== options.apiKey)
           return geminiError(response, 400, 'API key not valid. Please pass a valid API key.');
@@ -306,7 +321,7 @@ export async function startEmbeddingUpstream(options: EmbeddingUpstreamOptions):
         }
         return serveOpenAi(options, body, response);
       }
-      if (request.headers.authorization !== `Bearer ${options.apiKey}`)
+      if (options.keyless !== true && request.headers.authorization !== `Bearer ${options.apiKey}`)
         return openAiError(response, 401, 'Incorrect API key provided');
       serveOpenAi(options, body, response);
     })();
