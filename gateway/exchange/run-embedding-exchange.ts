@@ -10,6 +10,15 @@
  *
  * Input tokens: the sum of the upstream's reports, or — when a call reports none (Gemini
  * batchEmbedContents) — the gateway's count of the request's inputs (usage source `estimated`).
+ *
+ * Calls served before a later call of the same attempt failed were consumed — and charged — by
+ * their provider although the attempt failed. Their input tokens (the upstream's report, else the
+ * gateway's count of their inputs) are carried to the outcome, summed with the final attempt's,
+ * whether the request then fails over and is served, fails, or is cancelled; so the one outcome of
+ * the request (consumption_log, billing_lines) holds every input token an upstream served for it.
+ * The client's answer reports only the usage of the vectors it gets. The outcome names one channel
+ * and upstream model, so those tokens are priced at the price of the model that served the answer
+ * (or of the last channel tried, when none did).
  */
 import type { FastifyReply } from 'fastify';
 import type { EmbeddingRequest } from '../canonical/embedding.ts';
@@ -83,11 +92,44 @@ export function embeddingOutcomeOf(input: EmbeddingExchangeInput, details: Embed
   };
 }
 
-/** A channel attempt's result: served (answer sent), failed (nothing sent), or refused (nothing sent upstream either). */
+/** Input tokens of upstream calls that were served although their attempt failed (tokens), and whether any count is the gateway's own. */
+interface ConsumedTokens {
+  readonly tokens: number;
+  readonly estimated: boolean;
+}
+
+/**
+ * A channel attempt's result: served (answer sent), failed (nothing sent to the client; `consumed`:
+ * the calls of the split batch the upstream served before one failed), or refused (nothing sent
+ * upstream either).
+ */
 type EmbeddingAttempt =
   | { readonly kind: 'served'; readonly usage: Usage; readonly ttfbMs: number; readonly upstreamRequestId?: string }
-  | { readonly kind: 'failed'; readonly error: GatewayError; readonly upstreamRequestId?: string }
+  | {
+      readonly kind: 'failed';
+      readonly error: GatewayError;
+      readonly upstreamRequestId?: string;
+      readonly consumed?: ConsumedTokens;
+    }
   | { readonly kind: 'refused'; readonly error: GatewayError };
+
+/** `usage` plus the tokens `consumed` by failed attempts (source `estimated` when either part is). */
+function withConsumed(usage: Usage, consumed: ConsumedTokens): Usage {
+  return makeUsage({
+    inputTotal: usage.input.total + consumed.tokens,
+    cacheRead: usage.input.cacheRead,
+    cacheWrite: usage.input.cacheWrite,
+    outputTotal: usage.output.total,
+    reasoning: usage.output.reasoning,
+    source: consumed.estimated && usage.source === 'reported' ? 'estimated' : usage.source,
+  });
+}
+
+/** The usage of tokens consumed by failed attempts only, for an outcome without an answer; none when nothing was consumed. */
+function consumedUsage(consumed: ConsumedTokens): { usage?: Usage } {
+  if (consumed.tokens === 0) return {};
+  return { usage: makeUsage({ inputTotal: consumed.tokens, source: consumed.estimated ? 'estimated' : 'reported' }) };
+}
 
 /** The channels of `model` that serve embeddings with an adapter this node has, in failover order. */
 function embeddingCandidates(deps: EmbeddingExchangeDeps, model: string): Channel[] {
@@ -134,6 +176,9 @@ export async function runEmbeddingExchange(
   const gates = new ChannelAdmission(deps, { requestId: input.requestId, admissionTokens: () => inputTokens });
   const maxAttempts = attemptCap(deps.maxAttempts);
   const failovers: FailoverRecord[] = [];
+  let consumed: ConsumedTokens = { tokens: 0, estimated: false };
+  /** The channel of the last failed attempt whose upstream served calls, for an outcome that must carry their usage. */
+  let consumedAt: Partial<EmbeddingOutcomeDetails> = {};
   const first = await gates.next(candidates, 0);
   if (!first.admitted) return fail(allChannelsLimitedError(first.retryAfterMs));
   let current: AdmittedChannel = first.admitted;
@@ -141,7 +186,11 @@ export async function runEmbeddingExchange(
     const channel = current.channel;
     if (signal.aborted) {
       gates.settle(current, undefined);
-      return fail(clientLeftError(), { failovers, attempts: attempts - 1 }, true);
+      return fail(
+        clientLeftError(),
+        { ...consumedAt, failovers, attempts: attempts - 1, ...consumedUsage(consumed) },
+        true,
+      );
     }
     const attemptStartedAt = Date.now();
     const result = await attemptChannel(deps, input, channel, inputTokens, reply).catch(
@@ -150,7 +199,8 @@ export async function runEmbeddingExchange(
     if (result.kind === 'refused') {
       gates.settle(current, undefined);
       const next = (await gates.next(candidates, current.index + 1)).admitted;
-      if (!next) return fail(result.error, { failovers, attempts: attempts - 1 });
+      if (!next)
+        return fail(result.error, { ...consumedAt, failovers, attempts: attempts - 1, ...consumedUsage(consumed) });
       current = next;
       attempts--;
       continue;
@@ -176,16 +226,24 @@ export async function runEmbeddingExchange(
         passThrough: false,
         attempts,
         failovers,
-        usage: result.usage,
+        usage: consumed.tokens === 0 ? result.usage : withConsumed(result.usage, consumed),
         ttfbMs: result.ttfbMs,
       });
-    if (signal.aborted) return fail(result.error, { ...servedBy, failovers, attempts }, true);
+    if (result.consumed && result.consumed.tokens > 0) {
+      consumed = {
+        tokens: consumed.tokens + result.consumed.tokens,
+        estimated: consumed.estimated || result.consumed.estimated,
+      };
+      consumedAt = servedBy;
+    }
+    const spent = consumedUsage(consumed);
+    if (signal.aborted) return fail(result.error, { ...servedBy, failovers, attempts, ...spent }, true);
     const next =
       result.error.allowFailover && attempts < maxAttempts
         ? (await gates.next(candidates, current.index + 1)).admitted
         : undefined;
     failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return fail(result.error, { ...servedBy, failovers, attempts });
+    if (!next) return fail(result.error, { ...servedBy, failovers, attempts, ...spent });
     deps.log.warn(
       {
         requestId: input.requestId,
@@ -200,7 +258,7 @@ export async function runEmbeddingExchange(
     await waitForFailover(failoverWaitMs(result.error), signal);
     if (signal.aborted) {
       gates.settle(next, undefined);
-      return fail(result.error, { ...servedBy, failovers, attempts }, true);
+      return fail(result.error, { ...servedBy, failovers, attempts, ...spent }, true);
     }
     current = next;
   }
@@ -242,7 +300,8 @@ function uncarriedTokenIds(request: EmbeddingRequest, channel: Channel): Gateway
 
 /**
  * Tries one channel: every call of the split batch in turn; `failed` means nothing was sent to the
- * client, `refused` that nothing was sent upstream either (token ids the provider cannot take).
+ * client (with the input tokens of the calls served before the failing one as `consumed`),
+ * `refused` that nothing was sent upstream either (token ids the provider cannot take).
  */
 async function attemptChannel(
   deps: EmbeddingExchangeDeps,
@@ -272,6 +331,15 @@ async function attemptChannel(
   let reported = 0;
   let allReported = true;
   let upstreamRequestId: string | undefined;
+  /** The served calls' input tokens, each the upstream's report or else the gateway's count of its inputs. */
+  let servedTokens = 0;
+  let servedEstimated = false;
+  const failed = (error: GatewayError): EmbeddingAttempt => ({
+    kind: 'failed',
+    error,
+    ...(upstreamRequestId === undefined ? {} : { upstreamRequestId }),
+    ...(servedTokens > 0 ? { consumed: { tokens: servedTokens, estimated: servedEstimated } } : {}),
+  });
   try {
     for (const slice of slices) {
       const inputs = input.request.inputs.slice(slice.start, slice.end);
@@ -298,27 +366,26 @@ async function attemptChannel(
       try {
         text = await answer.body.text();
       } catch (error) {
-        return { kind: 'failed', error: deadline.expired ?? classifyTransportError(error), upstreamRequestId };
+        return failed(deadline.expired ?? classifyTransportError(error));
       }
       if (answer.status < 200 || answer.status >= 300)
-        return { kind: 'failed', error: adapter.classifyError(answer.status, text, answer.headers), upstreamRequestId };
+        return failed(adapter.classifyError(answer.status, text, answer.headers));
       let parsed: unknown;
       try {
         parsed = JSON.parse(text.trim());
       } catch {
-        return {
-          kind: 'failed',
-          error: new GatewayError('upstream-malformed', 'Upstream answered with a body that is not JSON'),
-          upstreamRequestId,
-        };
+        return failed(new GatewayError('upstream-malformed', 'Upstream answered with a body that is not JSON'));
       }
       const decoded = adapter.decodeAnswer(parsed, inputs.length, answer.headers);
       vectors.push(...decoded.vectors);
       if (decoded.inputTokens === undefined) allReported = false;
       else reported += decoded.inputTokens;
+      const counted = input.inputTokenCounts.slice(slice.start, slice.end).reduce((sum, n) => sum + n, 0);
+      servedTokens += decoded.inputTokens ?? counted;
+      servedEstimated ||= decoded.inputTokens === undefined;
     }
   } catch (error) {
-    return { kind: 'failed', error: deadline.expired ?? toGatewayError(error), upstreamRequestId };
+    return failed(deadline.expired ?? toGatewayError(error));
   } finally {
     deadline.dispose();
   }

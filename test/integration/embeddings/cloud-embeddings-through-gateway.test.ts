@@ -13,7 +13,9 @@
  *   serves the OpenAI embeddings API (gateway/providers/presets.ts), pointed at the fake embeddings
  *   upstream (test/support/embedding-upstream.ts) configured with that preset's documented limits:
  *   the path under the preset's base URL, the credential header (none for keyless local servers),
- *   the vector-length field, and the split of a batch one input over the preset's per-call limit.
+ *   the vector-length field, and the split of a batch one input over the preset's per-call limit;
+ * - a batch split into several calls whose second call fails: the request fails over (or fails),
+ *   and the outcome's input tokens are those of every call the upstreams served.
  */
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
@@ -418,4 +420,41 @@ describe('every OpenAI-style embedding preset on the wire', () => {
       expect(answer.usage.prompt_tokens).toBe(words(texts));
     },
   );
+});
+
+describe('a split batch whose later call fails: the served calls are recorded', () => {
+  const texts = Array.from({ length: 15 }, (_, i) => `split text ${i}`);
+
+  it('fails over after the second call fails; the outcome counts the first call and the whole final attempt', async () => {
+    const { data: answer, response } = await openai.embeddings
+      .create({ model: 'split-failover', input: texts, encoding_format: 'float' })
+      .withResponse();
+    expect(splitBroken.calls.map((call) => (call.body.input as string[]).length)).toEqual([10, 5]);
+    expect(splitHealthy.calls.map((call) => (call.body.input as string[]).length)).toEqual([15]);
+    expect(answer.data.map((d) => d.embedding)).toEqual(texts.map((t) => expectedVector(t, 8)));
+    // The client's usage is its answer's; the recorded usage adds what the first channel served.
+    expect(answer.usage.prompt_tokens).toBe(words(texts));
+    const outcome = await outcomeOf(response.headers.get('x-request-id'));
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      channelId: 'split-healthy',
+      attempts: 2,
+      failovers: [{ channelId: 'split-broken', nextChannelId: 'split-healthy' }],
+      usage: { input: { total: words(texts.slice(0, 10)) + words(texts) }, source: 'reported' },
+    });
+  });
+
+  it('fails when no channel is left; the outcome still counts the served first call', async () => {
+    const failed = await openai.embeddings
+      .create({ model: 'split-fails', input: texts, encoding_format: 'float' })
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect(splitAlone.calls.map((call) => (call.body.input as string[]).length)).toEqual([10, 5]);
+    const requestId = (failed as InstanceType<typeof OpenAI.APIError>).headers?.get('x-request-id') ?? null;
+    expect(await outcomeOf(requestId)).toMatchObject({
+      status: 'failed',
+      channelId: 'split-alone',
+      usage: { input: { total: words(texts.slice(0, 10)) }, output: { total: 0 }, source: 'reported' },
+    });
+  });
 });
