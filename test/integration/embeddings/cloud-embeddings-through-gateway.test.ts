@@ -280,6 +280,23 @@ describe('the openai SDK through a SigV4 Bedrock channel', () => {
   });
 });
 
+describe('a body the cloud refuses', () => {
+  it('reaches the client as its own 400 with the cloud’s message, without failover', async () => {
+    await expect(openai.embeddings.create({ model: 'titan-v2', input: 'x', dimensions: 300 })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('#/dimensions: 300 is not a valid enum value'),
+    });
+    await expect(openai.embeddings.create({ model: 'vx-005', input: 'x', dimensions: 769 })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('outputDimensionality'),
+    });
+    const refused = await genai.models
+      .embedContent({ model: 'cohere-v4', contents: 'x', config: { outputDimensionality: 100 } })
+      .catch((error: unknown) => error as { status?: number; message: string });
+    expect(refused).toMatchObject({ status: 400, message: expect.stringContaining('INVALID_ARGUMENT') });
+  });
+});
+
 describe('@google/genai through a Bedrock Cohere channel', () => {
   it('taskType reaches Cohere as input_type', async () => {
     const from = bedrock.requests.length;
