@@ -3,7 +3,6 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
-import type { UpstreamProtocol } from '../canonical/formats.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import type { UncarriedPart } from '../canonical/translation-notes.ts';
 import type { InboundCodec } from '../inbound/inbound-codec.ts';

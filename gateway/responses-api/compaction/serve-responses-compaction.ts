@@ -12,7 +12,6 @@
  * The per-request codec and adapter wrappers below are how the standard exchange is told to do
  * this; nothing else in the exchange changes.
  */
-import type { UpstreamProtocol } from '../../canonical/formats.ts';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CanonicalResponse } from '../../canonical/response.ts';
 import { canPassThrough } from '../../exchange/pass-through-policy.ts';
