@@ -1,12 +1,79 @@
 /**
- * What every failover loop records of one channel attempt, whatever the operation (generation,
- * embeddings): the FailoverRecord of a channel left for the next, and the attempt's result told
- * to the health hook (ExchangeDeps.onAttempt: the local circuit breaker).
+ * What every failover loop does between channel attempts, whatever the operation (generation,
+ * embeddings): the FailoverRecord of a channel left for the next, the attempt's result told to the
+ * health hook (ExchangeDeps.onAttempt: the local circuit breaker), and the step to the next
+ * channel after a failed attempt (routing/failover-policy.ts: attempts bounded, a short upstream
+ * Retry-After waited for).
  */
-import type { GatewayError } from '../canonical/gateway-error.ts';
+import { GatewayError } from '../canonical/gateway-error.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { Channel } from '../routing/channel.ts';
+import { failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
+import type { AdmittedChannel, ChannelAdmission } from './channel-admission.ts';
 import type { FailoverRecord } from './exchange-outcome.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
+
+/** The error recorded for a client that left before its request was sent upstream. */
+export function clientLeftError(): GatewayError {
+  return new GatewayError(
+    'upstream-unavailable',
+    'The client closed the connection before the request was sent upstream',
+    { allowFailover: false, retryable: false },
+  );
+}
+
+/** A failed attempt on `current`, as the step to the next channel reads it. */
+export interface FailedAttempt {
+  readonly requestId: string;
+  readonly current: AdmittedChannel;
+  readonly error: GatewayError;
+  /** Attempts made so far, this one included. */
+  readonly attempts: number;
+  /** When this attempt started, ms since epoch. */
+  readonly attemptStartedAt: number;
+}
+
+/** After a failed attempt: the next admitted channel, or why the request ends on this one (`no-next`: nothing left to try; `client-left`: the client went away while waiting). */
+export type FailoverStep = { readonly next: AdmittedChannel } | { readonly end: 'no-next' | 'client-left' };
+
+/**
+ * Moves a request on after `failed`: the next admitted candidate when the error allows failover
+ * and fewer than `maxAttempts` were made; the failover recorded in `failovers` either way; a
+ * warning `failover` logged naming both channels and the reason; a short upstream Retry-After
+ * waited for (cut short when the client leaves, which releases the next channel's admission).
+ */
+export async function moveToNextChannel(
+  deps: Pick<ExchangeDeps, 'log'>,
+  gates: ChannelAdmission,
+  candidates: ReadonlyArray<Channel>,
+  failed: FailedAttempt,
+  loop: { readonly maxAttempts: number; readonly failovers: FailoverRecord[]; readonly signal: ClientGoneSignal },
+): Promise<FailoverStep> {
+  const { current, error } = failed;
+  const next =
+    error.allowFailover && failed.attempts < loop.maxAttempts
+      ? (await gates.next(candidates, current.index + 1)).admitted
+      : undefined;
+  loop.failovers.push(failoverRecord(current.channel, error, failed.attemptStartedAt, next?.channel));
+  if (!next) return { end: 'no-next' };
+  deps.log.warn(
+    {
+      requestId: failed.requestId,
+      channel: current.channel.id,
+      next: next.channel.id,
+      errorKind: error.kind,
+      upstreamStatus: error.upstreamStatus,
+      reason: error.message,
+    },
+    'failover',
+  );
+  await waitForFailover(failoverWaitMs(error), loop.signal);
+  if (loop.signal.aborted) {
+    gates.settle(next, undefined);
+    return { end: 'client-left' };
+  }
+  return { next };
+}
 
 /**
  * The record of leaving `channel` after `error`: its latency from `attemptStartedAt` (ms since

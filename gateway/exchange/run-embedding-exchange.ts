@@ -30,13 +30,13 @@ import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import { NO_ATTRIBUTION, type RequestAttribution } from '../policy/request-attribution.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
-import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
+import { attemptCap } from '../routing/failover-policy.ts';
 import { embeddingStyleFor, type EmbeddingAdapter, type EmbeddingAdapters } from '../upstream/embedding-adapter.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError, sendUpstream } from '../upstream/upstream-transport.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
-import { failoverRecord, reportChannelAttempt } from './attempt-records.ts';
+import { clientLeftError, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission, type AdmittedChannel } from './channel-admission.ts';
 import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts';
 import { sendErrorReply, sendJsonReply } from './client-response.ts';
@@ -238,39 +238,17 @@ export async function runEmbeddingExchange(
     }
     const spent = consumedUsage(consumed);
     if (signal.aborted) return fail(result.error, { ...servedBy, failovers, attempts, ...spent }, true);
-    const next =
-      result.error.allowFailover && attempts < maxAttempts
-        ? (await gates.next(candidates, current.index + 1)).admitted
-        : undefined;
-    failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return fail(result.error, { ...servedBy, failovers, attempts, ...spent });
-    deps.log.warn(
-      {
-        requestId: input.requestId,
-        channel: channel.id,
-        next: next.channel.id,
-        errorKind: result.error.kind,
-        upstreamStatus: result.error.upstreamStatus,
-        reason: result.error.message,
-      },
-      'failover',
+    const step = await moveToNextChannel(
+      deps,
+      gates,
+      candidates,
+      { requestId: input.requestId, current, error: result.error, attempts, attemptStartedAt },
+      { maxAttempts, failovers, signal },
     );
-    await waitForFailover(failoverWaitMs(result.error), signal);
-    if (signal.aborted) {
-      gates.settle(next, undefined);
-      return fail(result.error, { ...servedBy, failovers, attempts, ...spent }, true);
-    }
-    current = next;
+    if ('end' in step)
+      return fail(result.error, { ...servedBy, failovers, attempts, ...spent }, step.end === 'client-left');
+    current = step.next;
   }
-}
-
-/** The error recorded for a client that left before its request was sent upstream. */
-function clientLeftError(): GatewayError {
-  return new GatewayError(
-    'upstream-unavailable',
-    'The client closed the connection before the request was sent upstream',
-    { allowFailover: false, retryable: false },
-  );
 }
 
 /** Hands the outcome to the sink (a throwing sink is logged, never the request's failure) and returns it. */

@@ -15,7 +15,7 @@ import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
 import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
-import { attemptCap, failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
+import { attemptCap } from '../routing/failover-policy.ts';
 import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
 import { adapterFor } from '../upstream/upstream-adapter.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
@@ -23,7 +23,7 @@ import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
-import { failoverRecord, reportChannelAttempt } from './attempt-records.ts';
+import { clientLeftError, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
@@ -69,15 +69,6 @@ export async function runExchange(
   } finally {
     reply.raw.off('close', onClose);
   }
-}
-
-/** The error recorded for a client that left before its request was sent upstream. */
-function clientLeftError(): GatewayError {
-  return new GatewayError(
-    'upstream-unavailable',
-    'The client closed the connection before the request was sent upstream',
-    { allowFailover: false, retryable: false },
-  );
 }
 
 /**
@@ -144,29 +135,15 @@ async function tryCandidates(
       });
     // The client went away: not the channel's failure, and nothing more to try.
     if (signal.aborted) return endOnThisChannel(true);
-    const next =
-      result.error.allowFailover && attempts < maxAttempts
-        ? (await gates.next(candidates, current.index + 1)).admitted
-        : undefined;
-    failovers.push(failoverRecord(channel, result.error, attemptStartedAt, next?.channel));
-    if (!next) return endOnThisChannel(false);
-    deps.log.warn(
-      {
-        requestId: input.requestId,
-        channel: channel.id,
-        next: next.channel.id,
-        errorKind: result.error.kind,
-        upstreamStatus: result.error.upstreamStatus,
-        reason: result.error.message,
-      },
-      'failover',
+    const step = await moveToNextChannel(
+      deps,
+      gates,
+      candidates,
+      { requestId: input.requestId, current, error: result.error, attempts, attemptStartedAt },
+      { maxAttempts, failovers, signal },
     );
-    await waitForFailover(failoverWaitMs(result.error), signal);
-    if (signal.aborted) {
-      gates.settle(next, undefined);
-      return endOnThisChannel(true);
-    }
-    current = next;
+    if ('end' in step) return endOnThisChannel(step.end === 'client-left');
+    current = step.next;
   }
 }
 
