@@ -8,40 +8,22 @@
  * carries no credential: the cloud credentials step adds the `api-key` header or the Entra ID
  * token. Errors use the OpenAI envelope.
  */
-import { GatewayError } from '../../canonical/gateway-error.ts';
+import { azureCallBase } from '../shared/azure-openai-urls.ts';
 import type { BuiltEmbeddingCall, EmbeddingAdapter, EmbeddingCall } from '../embedding-adapter.ts';
 import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
 import { decodeOpenAiEmbeddingAnswer, openAiEmbeddingBody } from '../shared/openai-embedding-wire.ts';
 import type { UpstreamTarget } from '../upstream-adapter.ts';
 
 /**
- * The resource endpoint of a channel's base URL, a trailing `/openai` or `/openai/v1` (the SDKs'
- * conventions) and slashes removed.
- * @throws GatewayError('upstream-unavailable') when the base URL is not an absolute http(s) URL
- */
-function resourceEndpoint(baseUrl: string): string {
-  if (!/^https?:\/\/[^/]/i.test(baseUrl))
-    throw new GatewayError(
-      'upstream-unavailable',
-      'The Azure OpenAI channel has no valid resource endpoint (baseUrl such as https://my-resource.openai.azure.com)',
-    );
-  return baseUrl.replace(/\/+$/, '').replace(/\/openai(\/v1)?\/*$/i, '');
-}
-
-/**
  * The embeddings URL of deployment `target.upstreamModel` on the channel's surface: the v1 surface
  * when `cloud.apiVersion` is absent or `v1`, its preview features with `preview`
- * (`?api-version=preview`), else the dated deployment surface.
+ * (`?api-version=preview`), else the dated deployment surface (azureCallBase, deployment-scoped
+ * like Chat Completions).
+ * @throws GatewayError('upstream-unavailable') for a base URL that is not a URL
  */
 export function azureEmbeddingsUrl(target: UpstreamTarget): string {
-  const endpoint = resourceEndpoint(target.baseUrl);
-  const apiVersion = target.cloud?.apiVersion;
-  if (apiVersion === undefined || apiVersion === 'v1') return `${endpoint}/openai/v1/embeddings`;
-  if (apiVersion === 'preview') return `${endpoint}/openai/v1/embeddings?api-version=preview`;
-  return (
-    `${endpoint}/openai/deployments/${encodeURIComponent(target.upstreamModel)}/embeddings` +
-    `?api-version=${encodeURIComponent(apiVersion)}`
-  );
+  const base = azureCallBase('openai-chat', target.baseUrl, target.upstreamModel, target.cloud?.apiVersion);
+  return `${base.baseUrl}/embeddings${base.query}`;
 }
 
 /** The call on the channel's surface (azureEmbeddingsUrl) with the OpenAI body, JSON, no credential header. */

@@ -15,7 +15,7 @@ import type {
   UpstreamTarget,
 } from '../upstream-adapter.ts';
 import { asArray, asRecord } from '../shared/read-json-field.ts';
-import { azureCallBase, type AzureProtocol } from './azure-openai-urls.ts';
+import { azureCallBase, type AzureProtocol } from '../shared/azure-openai-urls.ts';
 import { classifyAzureOpenAiError } from './classify-azure-openai-error.ts';
 
 /** `target` with its base URL moved to the Azure resource's path for `protocol`, and the query to append to the built URL. */

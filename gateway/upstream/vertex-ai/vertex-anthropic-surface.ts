@@ -14,7 +14,7 @@
  */
 import type { UpstreamAdapter, UpstreamCallTarget, UpstreamHttpRequest } from '../upstream-adapter.ts';
 import { vertexChannelFault } from './classify-vertex-error.ts';
-import { vertexModelUrl } from './vertex-ai-urls.ts';
+import { vertexModelUrl } from '../shared/vertex-ai-urls.ts';
 
 /** The Messages API version Vertex AI takes in the body (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude). */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';

@@ -14,7 +14,7 @@ import type { CanonicalRequest } from '../../canonical/request.ts';
 import type { UpstreamAdapter, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { asArray, asRecord } from '../shared/read-json-field.ts';
 import { vertexChannelFault } from './classify-vertex-error.ts';
-import { vertexModelUrl } from './vertex-ai-urls.ts';
+import { vertexModelUrl } from '../shared/vertex-ai-urls.ts';
 
 /** `body` (a GenerateContentRequest) with `role: "user"` on each content that has none. */
 function withContentRoles(body: Record<string, unknown>): Record<string, unknown> {

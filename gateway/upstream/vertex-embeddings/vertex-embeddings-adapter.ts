@@ -12,6 +12,7 @@
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { BuiltEmbeddingCall, EmbeddingAdapter, EmbeddingCall, EmbeddingCallAnswer } from '../embedding-adapter.ts';
 import { classifyUpstreamHttpError, upstreamErrorMessage } from '../classify-upstream-error.ts';
+import { vertexModelUrl } from '../shared/vertex-ai-urls.ts';
 import type { UpstreamTarget } from '../upstream-adapter.ts';
 import { asArray, asNumber, asRecord } from '../shared/read-json-field.ts';
 
@@ -66,28 +67,14 @@ export function decodeVertexPredictAnswer(body: unknown, inputCount: number): Em
   return { vectors, inputTokens: tokens };
 }
 
-/** One path segment, percent-encoded, `@` kept (Vertex model versions read `model@version`). */
-function segment(text: string): string {
-  return encodeURIComponent(text).replace(/%40/g, '@');
-}
-
 /**
- * `{host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:predict`, the
- * host being the channel's base URL without a trailing `/v1` or `/v1beta1`.
+ * `{host}/v1/projects/{project}/locations/{location}/publishers/google/models/{model}:predict`
+ * (vertexModelUrl).
  * @throws GatewayError('upstream-unavailable', failover allowed) when the channel names no project
  *   or location (checked at configuration; this guards a channel made otherwise)
  */
 export function vertexPredictUrl(target: UpstreamTarget): string {
-  const project = target.cloud?.project;
-  const location = target.cloud?.region;
-  if (!project || !location)
-    throw new GatewayError(
-      'upstream-unavailable',
-      'The Vertex AI channel names no project or location (cloud.project and cloud.region)',
-    );
-  const host = target.baseUrl.replace(/\/+$/, '').replace(/\/(v1|v1beta1)\/*$/, '');
-  const model = target.upstreamModel.replace(/^models\//, '');
-  return `${host}/v1/projects/${segment(project)}/locations/${segment(location)}/publishers/google/models/${segment(model)}:predict`;
+  return vertexModelUrl(target, 'google', 'predict');
 }
 
 /** The `:predict` call of `call` (vertexPredictUrl, vertexPredictBody), JSON, no credential header. */

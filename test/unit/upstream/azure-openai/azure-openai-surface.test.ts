@@ -11,7 +11,7 @@ import { openaiChatCodec } from '../../../../gateway/inbound/openai-chat/openai-
 import { getProviderPreset } from '../../../../gateway/providers/presets.ts';
 import type { CloudSettings } from '../../../../gateway/providers/provider-preset.ts';
 import { azureOpenAiSurface } from '../../../../gateway/upstream/azure-openai/azure-openai-surface.ts';
-import { azureResourceEndpoint } from '../../../../gateway/upstream/azure-openai/azure-openai-urls.ts';
+import { azureResourceEndpoint } from '../../../../gateway/upstream/shared/azure-openai-urls.ts';
 import { anthropicMessagesAdapter } from '../../../../gateway/upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { openaiChatAdapter } from '../../../../gateway/upstream/openai-chat/openai-chat-adapter.ts';
 import { openaiResponsesAdapter } from '../../../../gateway/upstream/openai-responses/openai-responses-adapter.ts';
