@@ -364,6 +364,7 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
       team_id: _t,
       end_user_id: _e,
       tags: _g,
+      operation: _o,
       ...oldRow
     } = projectConsumptionRow(request(1, at, {}), [], at + 5).row;
     await store.insert('consumption_log', [oldRow]);
@@ -530,7 +531,7 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
         return old;
       }),
     );
-    expect(await migrate(store)).toEqual(['019-team-dimensions']);
+    expect(await migrate(store)).toEqual(['019-team-dimensions', '020-operation']);
     expect(await store.query('SELECT key_id, team_id, tags FROM keys FINAL ORDER BY key_id')).toEqual(
       ['key_a', 'key_b', 'key_c'].map((key_id) => ({ key_id, team_id: '', tags: [] })),
     );

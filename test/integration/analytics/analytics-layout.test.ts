@@ -302,6 +302,7 @@ const LATER_MIGRATIONS = [
   '017-attribution-spend-tables',
   '018-alert-deliveries',
   '019-team-dimensions',
+  '020-operation',
 ];
 
 const CURRENT_TABLES = [
@@ -351,8 +352,9 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
     ]);
 
     // Rows written before 012 read an empty upstream request id; before 013, the day they
-    // finished and a start latency_ms before the end; before 016, no team, end user or tags.
-    const unattributed = { v_team_id: '', v_end_user_id: '', v_tags: '[]' };
+    // finished and a start latency_ms before the end; before 016, no team, end user or tags;
+    // before 020, generation.
+    const unattributed = { v_team_id: '', v_end_user_id: '', v_tags: '[]', v_operation: 'generation' };
     const upgraded = before.consumption.map((row) => {
       const startedMs = Number(row.v_occurred_at_ms) - Number(row.v_latency_ms);
       const startedAt = new Date(Math.floor(startedMs / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');

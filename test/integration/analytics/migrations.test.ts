@@ -31,7 +31,7 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['channel_id', 'String'],
   ['provider', 'String'],
   ['client_format', 'String'],
-  ['operation', 'String'],
+  ['operation', "Enum8('generation' = 1, 'embedding' = 2)"],
   ['stream', 'UInt8'],
   ['pass_through', 'UInt8'],
   ['status', 'String'],
