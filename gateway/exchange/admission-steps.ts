@@ -12,6 +12,7 @@ import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import {
   admitRequest,
   needsTokenEstimate,
+  settleRequest,
   type AdmissionLimit,
   type AdmittedRequest,
 } from '../policy/admit-request.ts';
@@ -220,6 +221,29 @@ export function releaseHolds(
   settleBudgets(budgets, holds, {}).catch((error: unknown) =>
     client.request.log.debug({ reason: (error as Error).message }, 'releasing budget holds failed'),
   );
+}
+
+/**
+ * Settles what admission reserved for a finished request against its outcome: the token
+ * reservation of its RPM/TPM windows (unless it was admitted `unlimited`) and its budget holds
+ * (when `budgets` and `holds` are given). A failure is logged at debug and never thrown: the
+ * windows then keep the estimate.
+ */
+export async function settleAdmission(
+  services: Pick<ClientRouteServices, 'admission'>,
+  log: FastifyBaseLogger,
+  admitted: AdmittedRequest | 'unlimited',
+  budget: { readonly budgets: BudgetAdmissionDeps | undefined; readonly holds: BudgetHolds | undefined },
+  outcome: ExchangeOutcome,
+): Promise<void> {
+  if (admitted !== 'unlimited')
+    await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
+      log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
+    );
+  if (budget.budgets && budget.holds)
+    await settleBudgets(budget.budgets, budget.holds, outcome).catch((error: unknown) =>
+      log.debug({ reason: (error as Error).message }, 'settling the budget holds failed'),
+    );
 }
 
 /** A request whose exchange recordOnce runs: where to answer, and how to record a run that rejected. */

@@ -13,8 +13,6 @@
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { EmbeddingCodec, EmbeddingDecodeHints } from '../inbound/embedding-codec.ts';
-import { settleRequest } from '../policy/admit-request.ts';
-import { settleBudgets } from '../policy/budget-admission.ts';
 import type { EmbeddingAdapters } from '../upstream/embedding-adapter.ts';
 import {
   admitBudgetsOrReply,
@@ -24,6 +22,7 @@ import {
   recordOnce,
   refuse,
   releaseHolds,
+  settleAdmission,
   type AdmissionSubject,
   type ClientExchange,
   DOWNGRADED_FROM_HEADER,
@@ -116,16 +115,7 @@ export async function serveEmbeddings(client: EmbeddingClientRequest): Promise<v
     const outcome = await recordOnce(deps, target, (onOutcome) =>
       runEmbeddingExchange({ ...deps, onOutcome }, input, reply),
     );
-    if (admitted !== 'unlimited') {
-      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
-        request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
-      );
-    }
-    if (budgets && holds) {
-      await settleBudgets(budgets, holds, outcome).catch((error: unknown) =>
-        request.log.debug({ reason: (error as Error).message }, 'settling the budget holds failed'),
-      );
-    }
+    await settleAdmission(services, request.log, admitted, { budgets, holds }, outcome);
   } finally {
     departure.stop();
     drain?.leave();

@@ -17,8 +17,6 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import { settleRequest } from '../policy/admit-request.ts';
-import { settleBudgets } from '../policy/budget-admission.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
 import {
@@ -28,6 +26,7 @@ import {
   modelAllowedOrReply,
   recordOnce,
   releaseHolds,
+  settleAdmission,
   type AdmissionSubject,
 } from './admission-steps.ts';
 import { watchClientDeparture } from './client-departure.ts';
@@ -128,16 +127,7 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
     } finally {
       liveStreams?.streamClosed(codec.format);
     }
-    if (admitted !== 'unlimited') {
-      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
-        request.log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
-      );
-    }
-    if (budgets && holds) {
-      await settleBudgets(budgets, holds, outcome).catch((error: unknown) =>
-        request.log.debug({ reason: (error as Error).message }, 'settling the budget holds failed'),
-      );
-    }
+    await settleAdmission(services, request.log, admitted, { budgets, holds }, outcome);
   } finally {
     departure.stop();
     drain?.leave();
