@@ -59,12 +59,17 @@
  * texts only (Cohere `images`/`inputs` are refused by name). A model id may carry a geography
  * prefix (`us.`, `eu.`, `apac.`, `global.`) and the `--<scenario>` suffix (`fail-<status>`, `hang`).
  *
- * With `forwardTo` (a scripted model speaking the Messages API, for the coding-agent tests), an
- * accepted InvokeModel call is answered by that model instead of a fixture: the body goes to
- * `{forwardTo}/v1/messages` with `model` put back, `stream` set for the streamed operation and
- * `anthropic_version`/`anthropic_beta` taken out (the betas as the `anthropic-beta` header), and
- * a streamed answer is re-framed as Bedrock does it — one `chunk` event per Anthropic event but
- * `ping`, its payload `{"bytes": <base64 of the event's JSON>}`.
+ * With `forwardTo` (a scripted model speaking the Messages API and Converse, for the coding-agent
+ * tests), an accepted generation call is answered by that model instead of a fixture:
+ * - InvokeModel: the body goes to `{forwardTo}/v1/messages` with `model` put back, `stream` set
+ *   for the streamed operation and `anthropic_version`/`anthropic_beta` taken out (the betas as
+ *   the `anthropic-beta` header), and a streamed answer is re-framed as Bedrock does it — one
+ *   `chunk` event per Anthropic event but `ping`, its payload `{"bytes": <base64 of the event's JSON>}`;
+ * - Converse and ConverseStream: the body goes unchanged to the same operation's path on
+ *   `forwardTo` (`/model/{modelId}/converse` or `/converse-stream`), which answers in Converse
+ *   itself; its bytes (JSON, or the event stream) come back unchanged, as they arrive.
+ * The scripted model's 400 (a broken replay rule) comes back as Bedrock's ValidationException
+ * with the model's message.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -483,7 +488,10 @@ function fixture(folder: string, scenario: string, ext: string): Buffer | undefi
 
 /** What the fake serves beyond the fixtures. */
 export interface BedrockFakeOptions {
-  /** Answer InvokeModel calls from this Messages API origin (`http://127.0.0.1:PORT`) instead of fixtures. */
+  /**
+   * Answer generation calls from this origin (`http://127.0.0.1:PORT`) instead of fixtures:
+   * InvokeModel through its Messages API, Converse through its Converse paths (module comment).
+   */
   readonly forwardTo?: string;
 }
 
@@ -499,6 +507,25 @@ function chunkMessage(eventJson: string): Uint8Array {
     },
     body: fromUtf8(JSON.stringify({ bytes: Buffer.from(eventJson, 'utf8').toString('base64') })),
   });
+}
+
+/**
+ * Bedrock's refusal of a forwarded call the scripted model answered with a non-2xx status: 429
+ * ThrottlingException, else 400 ValidationException, with the answer's `message` (a Converse error
+ * body) or its whole text (a Messages API error body).
+ */
+async function forwardedRefusal(answer: Response): Promise<BedrockRefusal> {
+  const text = await answer.text();
+  let message = text;
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed.message === 'string') message = parsed.message;
+  } catch {
+    // Not JSON: the text itself is the message.
+  }
+  return answer.status === 429
+    ? new BedrockRefusal(429, 'ThrottlingException', message)
+    : new BedrockRefusal(400, 'ValidationException', message);
 }
 
 /** Answers an accepted InvokeModel call from the Messages API at `origin` (BedrockFakeOptions.forwardTo). */
@@ -519,12 +546,7 @@ async function forwardInvoke(
     },
     body: JSON.stringify({ ...rest, model: modelId, ...(streamed ? { stream: true } : {}) }),
   });
-  if (!answer.ok)
-    throw new BedrockRefusal(
-      answer.status === 429 ? 429 : 400,
-      answer.status === 429 ? 'ThrottlingException' : 'ValidationException',
-      await answer.text(),
-    );
+  if (!answer.ok) throw await forwardedRefusal(answer);
   if (!streamed) {
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomUUID() });
     res.end(await answer.text());
@@ -539,6 +561,32 @@ async function forwardInvoke(
   const decoder = new TextDecoder();
   for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>)
     parser.feed(decoder.decode(chunk, { stream: true }));
+  res.end();
+}
+
+/**
+ * Answers an accepted Converse or ConverseStream call from the Converse paths at `origin`
+ * (BedrockFakeOptions.forwardTo): the raw body goes unchanged; the answer's bytes are passed back
+ * unchanged as they arrive, with its content type.
+ */
+async function forwardConverse(
+  origin: string,
+  modelId: string,
+  operation: 'converse' | 'converse-stream',
+  rawBody: string,
+  res: ServerResponse,
+): Promise<void> {
+  const answer = await fetch(`${origin}/model/${encodeURIComponent(modelId)}/${operation}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: rawBody,
+  });
+  if (!answer.ok) throw await forwardedRefusal(answer);
+  res.writeHead(200, {
+    'content-type': answer.headers.get('content-type') ?? 'application/json',
+    'x-amzn-requestid': randomUUID(),
+  });
+  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
   res.end();
 }
 
@@ -579,7 +627,8 @@ async function answer(
     throw new BedrockRefusal(400, 'ValidationException', 'The model is unsupported for streaming.');
   if (converse) checkConverseBody(parsed as Record<string, unknown>);
   else if (!embeddingModel) checkInvokeBody(parsed as Record<string, unknown>);
-  if (options.forwardTo && !converse && !embeddingModel) {
+  if (options.forwardTo && converse) return forwardConverse(options.forwardTo, modelId, operation, body, res);
+  if (options.forwardTo && !embeddingModel) {
     const streamedInvoke = operation === 'invoke-with-response-stream';
     await forwardInvoke(options.forwardTo, modelId, streamedInvoke, parsed as Record<string, unknown>, res);
     return;

@@ -1,6 +1,8 @@
 /**
  * End to end: Claude Code and Codex, run offline, complete a tool round trip through cloud
- * channels — Amazon Bedrock (Claude through InvokeModel, SigV4-signed) and Google Vertex AI
+ * channels — Amazon Bedrock (Claude through InvokeModel; Converse and ConverseStream, the
+ * protocol every Bedrock model family takes, with Claude Code on Claude ids and Codex on gpt-oss;
+ * SigV4-signed) and Google Vertex AI
  * (Claude through rawPredict, Gemini through generateContent, service-account tokens). Each cloud's
  * fake checks what that cloud checks and forwards to the harness's scripted model
  * (support/cloud-agent-channel.ts); each run is judged like the agent matrix
@@ -8,6 +10,7 @@
  * its tools reach the model, and the file's content comes back in the tool result.
  */
 import { describe, expect, it } from 'vitest';
+import type { UpstreamProtocol } from '../../../gateway/canonical/formats.ts';
 import { AGENT_CLOUD_PROTOCOLS, type AgentCloud } from './support/cloud-agent-channel.ts';
 import { checkAgentRun } from './support/check-agent-run.ts';
 import { runAgentCase } from './support/run-agent-case.ts';
@@ -15,12 +18,21 @@ import { runAgentCase } from './support/run-agent-case.ts';
 /** Agent process limit per case, ms. */
 const AGENT_TIMEOUT_MS = 75_000;
 
+/** How a case's name calls the protocol a cloud channel speaks. */
+const PROTOCOL_LABEL: Readonly<Record<UpstreamProtocol, string>> = {
+  'anthropic-messages': 'Claude',
+  gemini: 'Gemini',
+  'bedrock-converse': 'Converse',
+  'openai-chat': 'Chat Completions',
+  'openai-responses': 'Responses',
+};
+
 describe.concurrent('coding agents through cloud channels', () => {
   for (const agent of ['claude-code', 'codex'] as const) {
     for (const cloud of ['bedrock', 'vertex'] as const satisfies ReadonlyArray<AgentCloud>) {
       for (const protocol of AGENT_CLOUD_PROTOCOLS[cloud]) {
         it(
-          `${agent} · ${cloud} ${protocol === 'gemini' ? 'Gemini' : 'Claude'} · tool round trip`,
+          `${agent} · ${cloud} ${PROTOCOL_LABEL[protocol]} · tool round trip`,
           { timeout: AGENT_TIMEOUT_MS + 15_000 },
           async () => {
             const run = await runAgentCase(

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAgentRun } from './check-agent-run.ts';
 import { planScriptedReply, sampleJsonFor, type AgentScenario } from './plan-scripted-reply.ts';
 import { IssuedSignatures, replayRuleViolation } from './provider-replay-rules.ts';
-import { readWireRequest } from './read-wire-request.ts';
+import { generationFormatOf, readWireRequest } from './read-wire-request.ts';
 import type { AgentRunRecord } from './run-agent-case.ts';
 import type { UpstreamExchange } from './scripted-upstream.ts';
 
@@ -144,6 +144,40 @@ describe('scripted model', () => {
     expect(answer).toEqual({ kind: 'text', text: 'All done. MARKER-1' });
   });
 
+  it('reads a Converse request: model and streaming from the path, toolSpec tools, toolResult texts, the output schema', () => {
+    const body = {
+      messages: [
+        { role: 'user', content: [{ text: 'read it' }] },
+        { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'Read', input: {} } }] },
+        {
+          role: 'user',
+          content: [
+            { toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'secret-1' }, { json: { lines: 2 } }] } },
+          ],
+        },
+      ],
+      toolConfig: {
+        tools: [{ toolSpec: { name: 'Read', inputSchema: { json: { type: 'object', required: ['file_path'] } } } }],
+      },
+      outputConfig: {
+        textFormat: {
+          type: 'json_schema',
+          structure: { jsonSchema: { name: 'answer', schema: JSON.stringify({ type: 'object', required: ['ok'] }) } },
+        },
+      },
+    };
+    const path = '/model/us.anthropic.claude-opus-5-5-v1%3A0/converse-stream';
+    expect(readWireRequest('bedrock-converse', path, body)).toEqual({
+      model: 'us.anthropic.claude-opus-5-5-v1:0',
+      stream: true,
+      tools: [{ name: 'Read', kind: 'function', parameters: { type: 'object', required: ['file_path'] } }],
+      toolResults: ['secret-1{"lines":2}'],
+      jsonSchema: { type: 'object', required: ['ok'] },
+    });
+    expect(generationFormatOf(path)).toBe('bedrock-converse');
+    expect(readWireRequest('bedrock-converse', '/model/m/converse', { messages: [] }).stream).toBe(false);
+  });
+
   it('answers structured-output requests with JSON that meets the schema', () => {
     const schema = {
       type: 'object',
@@ -183,6 +217,25 @@ describe('provider replay rules', () => {
         body([{ type: 'thinking', thinking: 'p', signature }, toolUse]),
         signatures,
       ),
+    ).toBeUndefined();
+  });
+
+  it('refuses Converse tool blocks without toolConfig and a toolResult without its toolUse in the previous assistant turn', () => {
+    const signatures = new IssuedSignatures();
+    const messages = (useId: string) => [
+      { role: 'user', content: [{ text: 'go' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: useId, name: 'Read', input: {} } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 'tooluse_1', content: [{ text: 'x' }] } }] },
+    ];
+    const toolConfig = { tools: [{ toolSpec: { name: 'Read', inputSchema: { json: { type: 'object' } } } }] };
+    expect(replayRuleViolation('bedrock-converse', { messages: messages('tooluse_1') }, signatures)).toMatch(
+      /toolConfig field must be defined/,
+    );
+    expect(
+      replayRuleViolation('bedrock-converse', { messages: messages('tooluse_2'), toolConfig }, signatures),
+    ).toMatch(/toolResult tooluse_1 has no toolUse/);
+    expect(
+      replayRuleViolation('bedrock-converse', { messages: messages('tooluse_1'), toolConfig }, signatures),
     ).toBeUndefined();
   });
 

@@ -2,11 +2,18 @@
  * A cloud between the gateway and the agent harness's scripted model: the channel of a cloud
  * provider whose fake checks what that cloud checks (credentials, paths, body rules) and then
  * forwards each call, in its protocol's own shape, to the scripted model — Amazon Bedrock's
- * InvokeModel for Claude (test/support/bedrock-upstream.ts, SigV4-signed; streamed answers
- * re-framed as Bedrock's event stream) and Google Vertex AI's Claude and Gemini endpoints
+ * InvokeModel for Claude (streamed answers re-framed as Bedrock's event stream) and its Converse
+ * and ConverseStream (answered by the scripted model in Converse itself), SigV4-signed
+ * (test/support/bedrock-upstream.ts), and Google Vertex AI's Claude and Gemini endpoints
  * (test/support/vertex-upstream.ts, a service-account token from the fake's token endpoint).
+ *
+ * A Converse channel maps the agents' model names to Bedrock model ids with `modelMap`, as a
+ * deployment would (README "Cloud channels"): Claude names to Claude cross-region inference
+ * profiles (`us.anthropic.<name>-v1:0`, so the gateway plans Claude's Converse fields, thinking
+ * included), every other name to OpenAI's gpt-oss on Bedrock, a model that only Converse serves
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-openai.html).
  */
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
 import {
   BEDROCK_FAKE_REGION,
   BEDROCK_TEST_CREDENTIALS,
@@ -18,10 +25,18 @@ import { makeServiceAccountKey, startVertexFake } from '../../../support/vertex-
 export type AgentCloud = 'bedrock' | 'vertex';
 
 /** The protocols each cloud's fake forwards to the scripted model. */
-export const AGENT_CLOUD_PROTOCOLS: Readonly<Record<AgentCloud, ReadonlyArray<WireFormat>>> = {
-  bedrock: ['anthropic-messages'],
+export const AGENT_CLOUD_PROTOCOLS: Readonly<Record<AgentCloud, ReadonlyArray<UpstreamProtocol>>> = {
+  bedrock: ['anthropic-messages', 'bedrock-converse'],
   vertex: ['anthropic-messages', 'gemini'],
 };
+
+/** The Bedrock model id of a non-Claude agent model on a Converse channel. */
+const CONVERSE_NON_CLAUDE_MODEL = 'openai.gpt-oss-120b-1:0';
+
+/** The Bedrock model id a Converse channel serves for the agent model `name` (module comment). */
+export function converseModelIdFor(name: string): string {
+  return name.startsWith('claude-') ? `us.anthropic.${name}-v1:0` : CONVERSE_NON_CLAUDE_MODEL;
+}
 
 /** The Vertex fake's project and location. */
 const VERTEX = { project: 'agent-project', location: 'us-east5' };
@@ -33,13 +48,15 @@ export interface CloudAgentChannel {
 }
 
 /**
- * Starts `cloud`'s fake forwarding to `modelOrigin` and returns the channel that reaches it.
+ * Starts `cloud`'s fake forwarding to `modelOrigin` and returns the channel that reaches it;
+ * `models` (the agent's model names) are mapped to Bedrock model ids on a Converse channel.
  * @throws Error when the cloud's fake does not forward `protocol` (AGENT_CLOUD_PROTOCOLS)
  */
 export async function cloudAgentChannel(
   cloud: AgentCloud,
-  protocol: WireFormat,
+  protocol: UpstreamProtocol,
   modelOrigin: string,
+  models: ReadonlyArray<string>,
 ): Promise<CloudAgentChannel> {
   if (!AGENT_CLOUD_PROTOCOLS[cloud].includes(protocol))
     throw new Error(`the ${cloud} fake does not forward ${protocol} to a scripted model`);
@@ -52,6 +69,9 @@ export async function cloudAgentChannel(
         baseUrl: bedrock.origin,
         cloud: { region: BEDROCK_FAKE_REGION },
         apiKey: `${BEDROCK_TEST_CREDENTIALS.accessKeyId}:${BEDROCK_TEST_CREDENTIALS.secretAccessKey}`,
+        ...(protocol === 'bedrock-converse'
+          ? { modelMap: Object.fromEntries(models.map((name) => [name, converseModelIdFor(name)])) }
+          : {}),
       },
       close: () => bedrock.close(),
     };

@@ -1,14 +1,19 @@
 /**
  * Renders a scripted model answer (final text, or one tool call) in any of the four wire
- * formats, as one JSON body or as the protocol's SSE event sequence. Event names and shapes
- * follow the public streaming references:
+ * formats, as one JSON body or as the protocol's SSE event sequence, and in Amazon Bedrock's
+ * Converse, as one JSON body or as ConverseStream's AWS event-stream messages. Event names and
+ * shapes follow the public streaming references:
  * - Anthropic: https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * - OpenAI Chat: https://platform.openai.com/docs/api-reference/chat-streaming
  * - OpenAI Responses: https://platform.openai.com/docs/api-reference/responses-streaming
  * - Gemini: https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ * - Bedrock Converse: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ *   (Response Syntax), ConverseStream: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html
  */
 import { randomUUID } from 'node:crypto';
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import { EventStreamCodec } from '@smithy/core/event-streams';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
 
 /** What the scripted model says: final text, or a call of one offered tool. */
 export type ScriptedReply =
@@ -23,17 +28,21 @@ export type ScriptedReply =
 
 /**
  * Signed reasoning sent before the answer: an Anthropic thinking block, a Responses reasoning
- * item (`encrypted_content` = signature), a Gemini `thoughtSignature` on the first part.
+ * item (`encrypted_content` = signature), a Gemini `thoughtSignature` on the first part, a
+ * Converse `reasoningContent` block (`reasoningText {text, signature}`).
  */
 export interface ScriptedReasoning {
   readonly text: string;
   readonly signature: string;
 }
 
-/** An encoded answer: a content type and the body text (whole JSON, or SSE frames). */
+/**
+ * An encoded answer: a content type and the body — text (whole JSON, or SSE frames), or the
+ * bytes of AWS event-stream messages (ConverseStream).
+ */
 export interface EncodedReply {
   readonly contentType: string;
-  readonly body: string;
+  readonly body: string | Uint8Array;
 }
 
 const USAGE = { input: 21, output: 7 };
@@ -421,14 +430,97 @@ function geminiReply(
   };
 }
 
+/** The AWS SDK's event-stream codec (prelude, headers, payload, CRCs), as Bedrock frames ConverseStream. */
+const eventStreamCodec = new EventStreamCodec(toUtf8, fromUtf8);
+
+/** Padding of varying length, as Bedrock adds a `p` field to each stream event to hide the payload size. */
+function padding(n: number): string {
+  return 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 3 + ((n * 11) % 40));
+}
+
+/** One ConverseStream event as an `:message-type: event` message with its `:event-type`. */
+function converseEventMessage(eventType: string, payload: Record<string, unknown>, n: number): Uint8Array {
+  return eventStreamCodec.encode({
+    headers: {
+      ':event-type': { type: 'string', value: eventType },
+      ':content-type': { type: 'string', value: 'application/json' },
+      ':message-type': { type: 'string', value: 'event' },
+    },
+    body: fromUtf8(JSON.stringify({ ...payload, p: padding(n) })),
+  });
+}
+
+/**
+ * A Converse answer: `{output: {message: {role, content}}, stopReason, usage, metrics}`, the
+ * content a `reasoningContent` block (when reasoning is given) then a `text` or `toolUse` block.
+ * Streamed: messageStart; the reasoning as `reasoningContent` text and signature deltas;
+ * contentBlockStart (tool use only, with its id and name); two deltas of `text` or of
+ * `toolUse.input` JSON text; contentBlockStop; messageStop with the stop reason; metadata with
+ * usage and metrics.
+ */
+function converseReply(reply: ScriptedReply, stream: boolean, reasoning?: ScriptedReasoning): EncodedReply {
+  const stopReason = reply.kind === 'text' ? 'end_turn' : 'tool_use';
+  const usage = { inputTokens: USAGE.input, outputTokens: USAGE.output, totalTokens: USAGE.input + USAGE.output };
+  const toolUseId = `tooluse_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
+  const reasoningBlocks = reasoning
+    ? [{ reasoningContent: { reasoningText: { text: reasoning.text, signature: reasoning.signature } } }]
+    : [];
+  if (!stream) {
+    const block =
+      reply.kind === 'text'
+        ? { text: reply.text }
+        : { toolUse: { toolUseId, name: reply.toolName, input: JSON.parse(reply.input) as unknown } };
+    return {
+      contentType: 'application/json',
+      body: JSON.stringify({
+        output: { message: { role: 'assistant', content: [...reasoningBlocks, block] } },
+        stopReason,
+        usage,
+        metrics: { latencyMs: 412 },
+      }),
+    };
+  }
+  const at = reasoning ? 1 : 0;
+  const [first, second] = halves(reply.kind === 'text' ? reply.text : reply.input);
+  const deltaOf = (piece: string) => (reply.kind === 'text' ? { text: piece } : { toolUse: { input: piece } });
+  const events: Array<[string, Record<string, unknown>]> = [
+    ['messageStart', { role: 'assistant' }],
+    ...(reasoning
+      ? ([
+          ['contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: reasoning.text } } }],
+          [
+            'contentBlockDelta',
+            { contentBlockIndex: 0, delta: { reasoningContent: { signature: reasoning.signature } } },
+          ],
+          ['contentBlockStop', { contentBlockIndex: 0 }],
+        ] as Array<[string, Record<string, unknown>]>)
+      : []),
+    ...(reply.kind === 'tool-call'
+      ? ([
+          ['contentBlockStart', { contentBlockIndex: at, start: { toolUse: { toolUseId, name: reply.toolName } } }],
+        ] as Array<[string, Record<string, unknown>]>)
+      : []),
+    ['contentBlockDelta', { contentBlockIndex: at, delta: deltaOf(first) }],
+    ['contentBlockDelta', { contentBlockIndex: at, delta: deltaOf(second) }],
+    ['contentBlockStop', { contentBlockIndex: at }],
+    ['messageStop', { stopReason }],
+    ['metadata', { usage, metrics: { latencyMs: 412 } }],
+  ];
+  return {
+    contentType: 'application/vnd.amazon.eventstream',
+    body: Buffer.concat(events.map(([type, payload], n) => converseEventMessage(type, payload, n))),
+  };
+}
+
 /**
  * Encodes `reply` as `format` would answer it: a single JSON body when `stream` is false, SSE
- * frames otherwise. `model` is echoed in the answer; `includeUsage` (Chat only, from
+ * frames (ConverseStream: AWS event-stream bytes) otherwise. `model` is echoed in the answer (not
+ * by Converse, which names no model); `includeUsage` (Chat only, from
  * `stream_options.include_usage`) adds the final usage chunk; `reasoning` (not for Chat) goes
  * before the answer as that protocol carries signed reasoning.
  */
 export function encodeWireReply(
-  format: WireFormat,
+  format: UpstreamProtocol,
   reply: ScriptedReply,
   options: { model: string; stream: boolean; includeUsage?: boolean; reasoning?: ScriptedReasoning },
 ): EncodedReply {
@@ -441,5 +533,7 @@ export function encodeWireReply(
       return responsesReply(reply, options.model, options.stream, options.reasoning);
     case 'gemini':
       return geminiReply(reply, options.model, options.stream, options.reasoning);
+    case 'bedrock-converse':
+      return converseReply(reply, options.stream, options.reasoning);
   }
 }

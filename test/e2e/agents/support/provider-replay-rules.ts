@@ -9,11 +9,20 @@
  * - Gemini 3: "the first functionCall part in each step of the current turn" must carry the
  *   `thoughtSignature` the model returned, else 400 INVALID_ARGUMENT.
  *   https://ai.google.dev/gemini-api/docs/thought-signatures
+ * - Amazon Bedrock Converse: `toolConfig` must be given when the messages hold `toolUse` or
+ *   `toolResult` blocks, and each `toolResult` must answer a `toolUse` of the previous assistant
+ *   message (https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html);
+ *   for Claude with thinking on (`additionalModelRequestFields.thinking`), the last assistant
+ *   message with tool use must start with the `reasoningContent` block the model returned, signed
+ *   (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html,
+ *   "Extended thinking with tool use"), which Bedrock relays as a 400 ValidationException with
+ *   Claude's own message. The first two messages are the Bedrock fake's
+ *   (test/support/bedrock-upstream.ts).
  *
  * Signatures are opaque to clients: the fake issues random ones and accepts only those.
  */
 import { randomUUID } from 'node:crypto';
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
 import type { JsonObject } from './read-wire-request.ts';
 
 /**
@@ -93,22 +102,67 @@ function geminiViolation(body: JsonObject, signatures: IssuedSignatures): string
   return undefined;
 }
 
+/** Whether a Converse request turns Claude's thinking on (`additionalModelRequestFields.thinking`). */
+export function converseThinkingOn(body: JsonObject): boolean {
+  const fields = body.additionalModelRequestFields as JsonObject | undefined;
+  const thinking = fields?.thinking as JsonObject | undefined;
+  return thinking?.type === 'enabled' || thinking?.type === 'adaptive';
+}
+
+function converseViolation(body: JsonObject, signatures: IssuedSignatures): string | undefined {
+  const messages = objects(body.messages);
+  const hasToolBlocks = messages.some((message) =>
+    objects(message.content).some((block) => block.toolUse !== undefined || block.toolResult !== undefined),
+  );
+  if (hasToolBlocks && body.toolConfig === undefined)
+    return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+  for (const [index, message] of messages.entries()) {
+    const previous = messages[index - 1];
+    const uses = new Set(
+      previous?.role === 'assistant'
+        ? objects(previous.content).map((block) => (block.toolUse as JsonObject | undefined)?.toolUseId)
+        : [],
+    );
+    for (const block of objects(message.content)) {
+      const id = (block.toolResult as JsonObject | undefined)?.toolUseId;
+      if (block.toolResult !== undefined && !uses.has(id))
+        return `messages.${index}: the toolResult ${String(id)} has no toolUse in the previous assistant turn`;
+    }
+  }
+  if (!converseThinkingOn(body)) return undefined;
+  const lastAssistantIndex = messages.map((message) => message.role).lastIndexOf('assistant');
+  const blocks = objects(messages[lastAssistantIndex]?.content);
+  if (!blocks.some((block) => block.toolUse !== undefined)) return undefined;
+  const reasoning = blocks[0]?.reasoningContent as JsonObject | undefined;
+  if (!reasoning)
+    return `The model returned the following errors: messages.${lastAssistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(Object.keys(blocks[0] ?? {})[0])}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
+  const signature = (reasoning.reasoningText as JsonObject | undefined)?.signature;
+  if (reasoning.redactedContent === undefined && !signatures.has(signature))
+    return `The model returned the following errors: messages.${lastAssistantIndex}.content.0: Invalid \`signature\` in \`thinking\` block`;
+  return undefined;
+}
+
 /**
  * The provider's 400 message if `body` (a `format` generation request) breaks a replay rule
  * above, else undefined. Formats without such a rule always pass.
  */
 export function replayRuleViolation(
-  format: WireFormat,
+  format: UpstreamProtocol,
   body: JsonObject,
   signatures: IssuedSignatures,
 ): string | undefined {
   if (format === 'anthropic-messages') return anthropicViolation(body, signatures);
   if (format === 'gemini') return geminiViolation(body, signatures);
+  if (format === 'bedrock-converse') return converseViolation(body, signatures);
   return undefined;
 }
 
-/** The provider's JSON error body for a 400 with `message`. */
-export function invalidRequestBody(format: WireFormat, message: string): string {
+/**
+ * The provider's JSON error body for a 400 with `message` (Bedrock: the restJson1 error body
+ * `{"message": …}`, https://smithy.io/2.0/aws/protocols/aws-restjson1-protocol.html#operation-error-serialization).
+ */
+export function invalidRequestBody(format: UpstreamProtocol, message: string): string {
+  if (format === 'bedrock-converse') return JSON.stringify({ message });
   if (format === 'anthropic-messages')
     return JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } });
   if (format === 'gemini') return JSON.stringify({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } });

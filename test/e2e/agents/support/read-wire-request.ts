@@ -1,15 +1,18 @@
 /**
- * Reads one model request in any of the four wire formats into the few facts the agent tests
- * need: the tools it offers (by the name the model must call), the tool results already in the
- * conversation, whether structured (JSON) output is asked for, and whether it streams.
+ * Reads one model request in any of the four wire formats, or in Amazon Bedrock's Converse (an
+ * upstream-only protocol), into the few facts the agent tests need: the tools it offers (by the
+ * name the model must call), the tool results already in the conversation, whether structured
+ * (JSON) output is asked for, and whether it streams.
  *
  * Shapes follow the public API references:
  * - Anthropic Messages: https://docs.anthropic.com/en/api/messages
  * - OpenAI Chat Completions: https://platform.openai.com/docs/api-reference/chat/create
  * - OpenAI Responses: https://platform.openai.com/docs/api-reference/responses/create
  * - Gemini generateContent: https://ai.google.dev/api/generate-content
+ * - Bedrock Converse / ConverseStream: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ *   (Message, ContentBlock, ToolResultBlock, ToolConfiguration, OutputConfig)
  */
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
 
 /** A JSON object as parsed from a request body. */
 export type JsonObject = Record<string, unknown>;
@@ -160,11 +163,55 @@ function readGemini(body: JsonObject, path: string): WireRequestSummary {
   };
 }
 
+/** Converse and ConverseStream paths: `/model/{modelId}/converse` and `/model/{modelId}/converse-stream`. */
+const CONVERSE_PATH = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+
+/** The text of one Converse ToolResultContentBlock: `text`, or `json` as JSON text; other blocks name their kind. */
+function converseToolResultText(block: JsonObject | undefined): string {
+  if (typeof block?.text === 'string') return block.text;
+  if (block?.json !== undefined) return JSON.stringify(block.json);
+  return block ? `[${Object.keys(block).join(',')}]` : '';
+}
+
 /**
- * Summarises a model request of `format`. `path` is the URL path (Gemini carries model and
- * streaming there). Throws on a body that is not a JSON object.
+ * A Converse request: model and streaming from the path; tools from `toolConfig.tools[].toolSpec`
+ * (`inputSchema.json` the parameters); tool results from the `toolResult` blocks of the messages;
+ * a JSON schema from `outputConfig.textFormat.structure.jsonSchema.schema` (a JSON string).
  */
-export function readWireRequest(format: WireFormat, path: string, body: unknown): WireRequestSummary {
+function readConverse(body: JsonObject, path: string): WireRequestSummary {
+  const match = CONVERSE_PATH.exec(path);
+  const tools = asArray(asObject(body.toolConfig)?.tools).flatMap((raw): OfferedTool[] => {
+    const spec = asObject(asObject(raw)?.toolSpec);
+    if (!spec) return [];
+    return [{ name: String(spec.name), kind: 'function', parameters: asObject(asObject(spec.inputSchema)?.json) }];
+  });
+  const toolResults = asArray(body.messages).flatMap((message) =>
+    asArray(asObject(message)?.content)
+      .map((block) => asObject(asObject(block)?.toolResult))
+      .filter((result) => result !== undefined)
+      .map((result) =>
+        asArray(result?.content)
+          .map((block) => converseToolResultText(asObject(block)))
+          .join(''),
+      ),
+  );
+  const structure = asObject(asObject(asObject(body.outputConfig)?.textFormat)?.structure);
+  const schemaText = asObject(structure?.jsonSchema)?.schema;
+  return {
+    model: decodeURIComponent(match?.[1] ?? ''),
+    stream: match?.[2] === 'converse-stream',
+    tools,
+    toolResults,
+    jsonSchema: typeof schemaText === 'string' ? (asObject(JSON.parse(schemaText)) ?? {}) : undefined,
+  };
+}
+
+/**
+ * Summarises a model request of `format`. `path` is the URL path (Gemini and Converse carry model
+ * and streaming there). Throws on a body that is not a JSON object, or a Converse JSON schema that
+ * is not JSON text.
+ */
+export function readWireRequest(format: UpstreamProtocol, path: string, body: unknown): WireRequestSummary {
   const object = asObject(body);
   if (!object) throw new Error(`${format} request body is not a JSON object`);
   switch (format) {
@@ -176,15 +223,22 @@ export function readWireRequest(format: WireFormat, path: string, body: unknown)
       return readResponses(object);
     case 'gemini':
       return readGemini(object, path);
+    case 'bedrock-converse':
+      return readConverse(object, path);
   }
 }
 
-/** The wire format of a model-generation path (`/v1/messages`, `/v1/chat/completions`, `/v1/responses`, Gemini `:generateContent`/`:streamGenerateContent`), else undefined. */
-export function generationFormatOf(path: string): WireFormat | undefined {
+/**
+ * The protocol of a model-generation path (`/v1/messages`, `/v1/chat/completions`, `/v1/responses`,
+ * Gemini `:generateContent`/`:streamGenerateContent`, Converse `/model/{id}/converse(-stream)`),
+ * else undefined.
+ */
+export function generationFormatOf(path: string): UpstreamProtocol | undefined {
   const bare = path.split('?')[0] ?? '';
   if (/\/v1\/messages$/.test(bare)) return 'anthropic-messages';
   if (/\/chat\/completions$/.test(bare)) return 'openai-chat';
   if (/\/v1\/responses$/.test(bare)) return 'openai-responses';
   if (/\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(bare)) return 'gemini';
+  if (CONVERSE_PATH.test(bare)) return 'bedrock-converse';
   return undefined;
 }

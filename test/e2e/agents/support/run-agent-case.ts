@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import type { UpstreamProtocol, WireFormat } from '../../../../gateway/canonical/formats.ts';
 import type { ExchangeOutcome } from '../../../../gateway/exchange/exchange-outcome.ts';
 import { startTestGateway, TEST_KEY } from '../../../support/start-gateway.ts';
 import { agentLauncher, type AgentName } from './agent-launchers.ts';
 import type { AgentScenario } from './plan-scripted-reply.ts';
 import { startRecordingProxy, type ClientExchange } from './recording-proxy.ts';
 import { cloudAgentChannel, type AgentCloud } from './cloud-agent-channel.ts';
-import { startScriptedUpstream, type UpstreamExchange } from './scripted-upstream.ts';
+import { startScriptedUpstream, type ScriptedUpstream, type UpstreamExchange } from './scripted-upstream.ts';
 
 /** The provider preset a channel of each protocol uses (each preset's native protocol). */
 const PROVIDER_FOR: Readonly<Record<WireFormat, string>> = {
@@ -29,7 +29,8 @@ const PROVIDER_FOR: Readonly<Record<WireFormat, string>> = {
 /** One case of the matrix. */
 export interface AgentCase {
   readonly agent: AgentName;
-  readonly protocol: WireFormat;
+  /** The channel's protocol: one of the four wire formats, or `bedrock-converse` through the Bedrock cloud only. */
+  readonly protocol: UpstreamProtocol;
   /** Reach the scripted model through this cloud's fake (cloud-agent-channel.ts) instead of directly. */
   readonly cloud?: AgentCloud;
   /** `default`: no model flag; `explicit`: the launcher's explicit model. */
@@ -89,11 +90,36 @@ function runProcess(
   });
 }
 
+/** Whether `protocol` is one of the four wire formats, which the scripted upstream serves to a direct channel. */
+function isWireFormat(protocol: UpstreamProtocol): protocol is WireFormat {
+  return protocol in PROVIDER_FOR;
+}
+
+/** The direct channel of `protocol` to the scripted upstream, or the Error of a protocol only a cloud serves. */
+function directChannel(
+  protocol: UpstreamProtocol,
+  upstream: ScriptedUpstream,
+  models: ReadonlyArray<string>,
+): Record<string, unknown> {
+  if (!isWireFormat(protocol)) throw new Error(`${protocol} is reached through a cloud channel only (AgentCase.cloud)`);
+  return {
+    id: `e2e-${protocol}`,
+    provider: PROVIDER_FOR[protocol],
+    protocol,
+    baseUrl: upstream.baseUrl(protocol),
+    apiKey: 'upstream-secret',
+    models,
+  };
+}
+
 /**
  * Runs `agentCase` and returns the full record (never throws for agent failures; the caller
  * asserts). `timeoutMs` bounds the agent process; on expiry its process group is killed.
+ * @throws Error for a `bedrock-converse` case without a cloud (before anything starts)
  */
 export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Promise<AgentRunRecord> {
+  if (!agentCase.cloud && !isWireFormat(agentCase.protocol))
+    throw new Error(`${agentCase.protocol} is reached through a cloud channel only (AgentCase.cloud)`);
   const started = Date.now();
   const root = mkdtempSync(join(tmpdir(), `tollgate-e2e-${agentCase.agent}-`));
   const home = join(root, 'home');
@@ -113,20 +139,13 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
   const upstream = await startScriptedUpstream(scenario);
   const models = [...new Set([...launcher.defaultModels, launcher.explicitModel])];
   const cloud = agentCase.cloud
-    ? await cloudAgentChannel(agentCase.cloud, agentCase.protocol, upstream.origin)
+    ? await cloudAgentChannel(agentCase.cloud, agentCase.protocol, upstream.origin, models)
     : undefined;
   const gateway = await startTestGateway({
     channels: [
       cloud
         ? { id: `e2e-${agentCase.cloud}-${agentCase.protocol}`, ...cloud.channel, models }
-        : {
-            id: `e2e-${agentCase.protocol}`,
-            provider: PROVIDER_FOR[agentCase.protocol],
-            protocol: agentCase.protocol,
-            baseUrl: upstream.baseUrl(agentCase.protocol),
-            apiKey: 'upstream-secret',
-            models,
-          },
+        : directChannel(agentCase.protocol, upstream, models),
     ],
   });
   const proxy = await startRecordingProxy(gateway.origin, () => upstream.exchanges.length);

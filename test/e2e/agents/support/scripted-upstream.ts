@@ -1,6 +1,9 @@
 /**
- * A fake model provider speaking all four upstream protocols on one loopback port, scripted per
- * agent run (see plan-scripted-reply.ts). It answers generation requests streamed or not as
+ * A fake model provider speaking all five upstream protocols on one loopback port, scripted per
+ * agent run (see plan-scripted-reply.ts): the four wire formats and Amazon Bedrock's Converse
+ * (`POST /model/{modelId}/converse` and `/converse-stream`, answered in Converse's JSON and
+ * ConverseStream's AWS event stream; the Bedrock fake forwards its checked Converse calls here).
+ * It answers generation requests streamed or not as
  * asked, answers token-count requests, and records every request it receives with the facts
  * read from it, so a test can compare what the agent offered with what reached the upstream.
  * Like the real APIs it refuses, with their 400, an unknown top-level field or an orphan tool result
@@ -9,12 +12,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WireFormat } from '../../../../gateway/canonical/formats.ts';
+import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
 import { refuseLikeProviderAt } from '../../../../gateway/mock/strict-request-rules.ts';
 import { encodeWireReply, type ScriptedReasoning, type ScriptedReply } from './encode-wire-reply.ts';
 import { planScriptedReply, type AgentScenario } from './plan-scripted-reply.ts';
 import {
   anthropicThinkingOn,
+  converseThinkingOn,
   invalidRequestBody,
   IssuedSignatures,
   replayRuleViolation,
@@ -25,7 +29,7 @@ import { generationFormatOf, readWireRequest, type JsonObject, type WireRequestS
 export interface UpstreamExchange {
   readonly method: string;
   readonly path: string;
-  readonly format?: WireFormat;
+  readonly format?: UpstreamProtocol;
   readonly body: unknown;
   readonly summary?: WireRequestSummary;
   readonly reply?: ScriptedReply;
@@ -39,7 +43,7 @@ export interface ScriptedUpstream {
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
   /** Channel base URL for `protocol` in that protocol's SDK convention (`/v1` for OpenAI). */
-  baseUrl(protocol: WireFormat): string;
+  baseUrl(protocol: UpstreamProtocol): string;
   /** Every request received, in arrival order. */
   readonly exchanges: UpstreamExchange[];
   close(): Promise<void>;
@@ -53,17 +57,18 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * Signed reasoning the protocol's current models return with an answer: Anthropic when thinking
- * is on; Gemini 3 always (thought signatures); Responses when `include` asks for
- * `reasoning.encrypted_content`; never for Chat Completions.
+ * Signed reasoning the protocol's current models return with an answer: Anthropic, and Claude
+ * through Converse, when thinking is on; Gemini 3 always (thought signatures); Responses when
+ * `include` asks for `reasoning.encrypted_content`; never for Chat Completions.
  */
 function reasoningFor(
-  format: WireFormat,
+  format: UpstreamProtocol,
   body: JsonObject,
   signatures: IssuedSignatures,
 ): ScriptedReasoning | undefined {
   const wanted =
     (format === 'anthropic-messages' && anthropicThinkingOn(body)) ||
+    (format === 'bedrock-converse' && converseThinkingOn(body)) ||
     format === 'gemini' ||
     (format === 'openai-responses' &&
       Array.isArray(body.include) &&
@@ -79,9 +84,20 @@ function countTokensAnswer(path: string): unknown {
   return undefined;
 }
 
-function send(response: ServerResponse, status: number, contentType: string, body: string): void {
-  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-cache' }).end(body);
+function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Uint8Array,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-cache', ...headers }).end(body);
 }
+
+/** Bedrock's error type header of a 400 (restJson1, https://smithy.io/2.0/aws/protocols/aws-restjson1-protocol.html#operation-error-serialization). */
+const BEDROCK_VALIDATION_HEADERS = {
+  'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+};
 
 /**
  * Starts the fake on 127.0.0.1 with an ephemeral port, answering by `scenario`. A request it
@@ -129,7 +145,13 @@ export async function startScriptedUpstream(scenario: AgentScenario): Promise<Sc
         const refusal = replayRuleViolation(format, object, signatures);
         if (refusal) {
           exchanges.push({ method, path, format, body, summary, status: 400, refusal });
-          return send(response, 400, 'application/json', invalidRequestBody(format, refusal));
+          return send(
+            response,
+            400,
+            'application/json',
+            invalidRequestBody(format, refusal),
+            format === 'bedrock-converse' ? BEDROCK_VALIDATION_HEADERS : {},
+          );
         }
         const reply = planScriptedReply(summary, scenario);
         const includeUsage = (object.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
