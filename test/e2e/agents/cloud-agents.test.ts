@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpstreamProtocol } from '../../../gateway/canonical/formats.ts';
 import { AGENT_CLOUD_PROTOCOLS, type AgentCloud } from './support/cloud-agent-channel.ts';
 import { checkAgentRun } from './support/check-agent-run.ts';
+import { generationFormatOf, readWireRequest } from './support/read-wire-request.ts';
 import { runAgentCase } from './support/run-agent-case.ts';
 
 /** Agent process limit per case, ms. */
@@ -44,6 +45,27 @@ describe.concurrent('coding agents through cloud channels', () => {
             const served = run.outcomes.filter((outcome) => outcome.status === 'completed');
             expect(served.length).toBeGreaterThan(0);
             expect(new Set(served.map((outcome) => outcome.provider))).toEqual(new Set([cloud]));
+            // Each generation request reached the scripted model in the channel's protocol, streamed as the agent asked.
+            const pairs = run.clientExchanges.flatMap((exchange) => {
+              const format = generationFormatOf(exchange.url);
+              const forwarded = run.upstreamExchanges
+                .slice(exchange.upstreamStart, exchange.upstreamEnd)
+                .filter((upstream) => upstream.summary)
+                .at(-1);
+              if (!format || !forwarded) return [];
+              const asked = readWireRequest(format, exchange.url.split('?')[0] ?? '', exchange.body).stream;
+              return [{ asked, format: forwarded.format, streamed: forwarded.summary?.stream }];
+            });
+            expect(pairs.length).toBeGreaterThan(0);
+            for (const pair of pairs)
+              expect(pair).toEqual({ asked: pair.asked, format: protocol, streamed: pair.asked });
+            if (agent === 'claude-code' && protocol === 'bedrock-converse') {
+              // Claude Code turns thinking on, so its tool turn came back with the signed reasoning the model sent.
+              const replayed = run.upstreamExchanges.some((upstream) =>
+                JSON.stringify(upstream.body).includes('"reasoningContent":{"reasoningText"'),
+              );
+              expect(replayed).toBe(true);
+            }
           },
         );
       }
