@@ -8,9 +8,10 @@
  * (test/support/vertex-upstream.ts, a service-account token from the fake's token endpoint).
  *
  * A Converse channel maps the agents' model names to Bedrock model ids with `modelMap`, as a
- * deployment would (README "Cloud channels"): Claude names to Claude cross-region inference
- * profiles (`us.anthropic.<name>-v1:0`, so the gateway plans Claude's Converse fields, thinking
- * included), every other name to OpenAI's gpt-oss on Bedrock, a model that only Converse serves
+ * deployment would (README "Cloud channels"), to one family (ConverseModelFamily): `claude`, a
+ * Claude cross-region inference profile (`us.anthropic.<name>-v1:0`, a Claude name kept, others as
+ * `claude-opus-5-5`; the gateway then plans Claude's Converse fields, thinking included), or
+ * `gpt-oss`, OpenAI's gpt-oss on Bedrock, a model only Converse serves
  * (https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-openai.html).
  */
 import type { UpstreamProtocol } from '../../../../gateway/canonical/formats.ts';
@@ -30,12 +31,16 @@ export const AGENT_CLOUD_PROTOCOLS: Readonly<Record<AgentCloud, ReadonlyArray<Up
   vertex: ['anthropic-messages', 'gemini'],
 };
 
-/** The Bedrock model id of a non-Claude agent model on a Converse channel. */
-const CONVERSE_NON_CLAUDE_MODEL = 'openai.gpt-oss-120b-1:0';
+/** The Bedrock model family a Converse channel maps every agent model name to (module comment). */
+export type ConverseModelFamily = 'claude' | 'gpt-oss';
 
-/** The Bedrock model id a Converse channel serves for the agent model `name` (module comment). */
-export function converseModelIdFor(name: string): string {
-  return name.startsWith('claude-') ? `us.anthropic.${name}-v1:0` : CONVERSE_NON_CLAUDE_MODEL;
+/** Every ConverseModelFamily, for the cases that run each. */
+export const CONVERSE_MODEL_FAMILIES: ReadonlyArray<ConverseModelFamily> = ['claude', 'gpt-oss'];
+
+/** The Bedrock model id a Converse channel of `family` serves for the agent model `name` (module comment). */
+export function converseModelIdFor(name: string, family: ConverseModelFamily): string {
+  if (family === 'gpt-oss') return 'openai.gpt-oss-120b-1:0';
+  return `us.anthropic.${name.startsWith('claude-') ? name : 'claude-opus-5-5'}-v1:0`;
 }
 
 /** The Vertex fake's project and location. */
@@ -49,7 +54,8 @@ export interface CloudAgentChannel {
 
 /**
  * Starts `cloud`'s fake forwarding to `modelOrigin` and returns the channel that reaches it;
- * `models` (the agent's model names) are mapped to Bedrock model ids on a Converse channel.
+ * on a Converse channel `models` (the agent's model names) are mapped to Bedrock model ids of
+ * `converseFamily` (default `claude`).
  * @throws Error when the cloud's fake does not forward `protocol` (AGENT_CLOUD_PROTOCOLS)
  */
 export async function cloudAgentChannel(
@@ -57,6 +63,7 @@ export async function cloudAgentChannel(
   protocol: UpstreamProtocol,
   modelOrigin: string,
   models: ReadonlyArray<string>,
+  converseFamily: ConverseModelFamily = 'claude',
 ): Promise<CloudAgentChannel> {
   if (!AGENT_CLOUD_PROTOCOLS[cloud].includes(protocol))
     throw new Error(`the ${cloud} fake does not forward ${protocol} to a scripted model`);
@@ -70,7 +77,7 @@ export async function cloudAgentChannel(
         cloud: { region: BEDROCK_FAKE_REGION },
         apiKey: `${BEDROCK_TEST_CREDENTIALS.accessKeyId}:${BEDROCK_TEST_CREDENTIALS.secretAccessKey}`,
         ...(protocol === 'bedrock-converse'
-          ? { modelMap: Object.fromEntries(models.map((name) => [name, converseModelIdFor(name)])) }
+          ? { modelMap: Object.fromEntries(models.map((name) => [name, converseModelIdFor(name, converseFamily)])) }
           : {}),
       },
       close: () => bedrock.close(),

@@ -15,7 +15,7 @@ import { startTestGateway, TEST_KEY } from '../../../support/start-gateway.ts';
 import { agentLauncher, type AgentName } from './agent-launchers.ts';
 import type { AgentScenario } from './plan-scripted-reply.ts';
 import { startRecordingProxy, type ClientExchange } from './recording-proxy.ts';
-import { cloudAgentChannel, type AgentCloud } from './cloud-agent-channel.ts';
+import { cloudAgentChannel, type AgentCloud, type ConverseModelFamily } from './cloud-agent-channel.ts';
 import { startScriptedUpstream, type ScriptedUpstream, type UpstreamExchange } from './scripted-upstream.ts';
 
 /** The provider preset a channel of each protocol uses (each preset's native protocol). */
@@ -33,6 +33,8 @@ export interface AgentCase {
   readonly protocol: UpstreamProtocol;
   /** Reach the scripted model through this cloud's fake (cloud-agent-channel.ts) instead of directly. */
   readonly cloud?: AgentCloud;
+  /** On a `bedrock-converse` channel, the Bedrock model family the agent's model names map to (default `claude`). */
+  readonly converseFamily?: ConverseModelFamily;
   /** `default`: no model flag; `explicit`: the launcher's explicit model. */
   readonly model: 'default' | 'explicit';
   readonly mode: AgentScenario['mode'];
@@ -139,7 +141,7 @@ export async function runAgentCase(agentCase: AgentCase, timeoutMs = 75_000): Pr
   const upstream = await startScriptedUpstream(scenario);
   const models = [...new Set([...launcher.defaultModels, launcher.explicitModel])];
   const cloud = agentCase.cloud
-    ? await cloudAgentChannel(agentCase.cloud, agentCase.protocol, upstream.origin, models)
+    ? await cloudAgentChannel(agentCase.cloud, agentCase.protocol, upstream.origin, models, agentCase.converseFamily)
     : undefined;
   const gateway = await startTestGateway({
     channels: [
