@@ -4,8 +4,8 @@
  * protocol every Bedrock model family takes, on Claude and on gpt-oss model ids; SigV4-signed)
  * and Google Vertex AI (Claude through rawPredict, Gemini through generateContent,
  * service-account tokens). Each cloud's fake checks what that cloud checks and forwards to the
- * harness's scripted model (support/cloud-agent-channel.ts); each run is judged like the agent matrix
- * (support/check-agent-run.ts): the agent exits 0 with the marker, every request is answered 2xx,
+ * harness's scripted model (support/cloud-agent-channel.ts); each run is judged like the agent
+ * matrix (support/check-agent-run.ts): the agent exits 0 with the marker, every request is answered 2xx,
  * its tools reach the model, and the file's content comes back in the tool result.
  */
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,8 @@
  *   `toolResult` blocks, and each `toolResult` must answer a `toolUse` of the previous assistant
  *   message (https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html);
  *   for Claude with thinking on (`additionalModelRequestFields.thinking`), the last assistant
- *   message with tool use must start with the `reasoningContent` block the model returned, signed
+ *   message with tool use must start with the `reasoningContent` block the model returned,
+ *   unmodified (its text is the one its signature was issued for), signed
  *   (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html,
  *   "Extended thinking with tool use"), which Bedrock relays as a 400 ValidationException with
  *   Claude's own message. The first two messages are the Bedrock fake's
@@ -34,20 +35,25 @@ const GEMINI_DUMMY_SIGNATURES: ReadonlySet<string> = new Set([
   'context_engineering_is_the_way_to_go',
 ]);
 
-/** The signatures one fake upstream has issued (shared by every request it answers). */
+/** The signatures one fake upstream has issued (shared by every request it answers), with the reasoning text each signs. */
 export class IssuedSignatures {
-  private readonly issued = new Set<string>();
+  private readonly issued = new Map<string, string>();
 
-  /** Mints and remembers a new signature (base64 text, like the providers'). */
-  mint(): string {
+  /** Mints and remembers a new signature (base64 text, like the providers') of the reasoning `text`. */
+  mint(text = ''): string {
     const signature = Buffer.from(`sig:${randomUUID()}`).toString('base64');
-    this.issued.add(signature);
+    this.issued.set(signature, text);
     return signature;
   }
 
   /** Whether `value` is a signature this upstream issued. */
   has(value: unknown): boolean {
     return typeof value === 'string' && this.issued.has(value);
+  }
+
+  /** Whether `signature` was issued for exactly the reasoning `text` (a signature covers its text). */
+  signs(signature: unknown, text: unknown): boolean {
+    return typeof signature === 'string' && this.issued.get(signature) === text;
   }
 }
 
@@ -136,8 +142,8 @@ function converseViolation(body: JsonObject, signatures: IssuedSignatures): stri
   const reasoning = blocks[0]?.reasoningContent as JsonObject | undefined;
   if (!reasoning)
     return `The model returned the following errors: messages.${lastAssistantIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(Object.keys(blocks[0] ?? {})[0])}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`;
-  const signature = (reasoning.reasoningText as JsonObject | undefined)?.signature;
-  if (reasoning.redactedContent === undefined && !signatures.has(signature))
+  const reasoningText = reasoning.reasoningText as JsonObject | undefined;
+  if (reasoning.redactedContent === undefined && !signatures.signs(reasoningText?.signature, reasoningText?.text))
     return `The model returned the following errors: messages.${lastAssistantIndex}.content.0: Invalid \`signature\` in \`thinking\` block`;
   return undefined;
 }

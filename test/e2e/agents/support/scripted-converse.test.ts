@@ -175,6 +175,14 @@ describe('scripted model through the Bedrock fake, read by @aws-sdk/client-bedro
       name: 'ValidationException',
       message: expect.stringMatching(/Invalid `signature`/) as unknown,
     });
+    const edited: Message = {
+      ...first.message,
+      content: [
+        { reasoningContent: { reasoningText: { text: `${first.reasoning} (edited)`, signature: first.signature } } },
+        ...(withoutReasoning.content ?? []),
+      ],
+    };
+    await expect(client.send(replay(edited))).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
   it('a non-Claude model answers without reasoning, streamed as ConverseStream events', async () => {

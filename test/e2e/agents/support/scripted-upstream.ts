@@ -73,7 +73,8 @@ function reasoningFor(
     (format === 'openai-responses' &&
       Array.isArray(body.include) &&
       body.include.includes('reasoning.encrypted_content'));
-  return wanted ? { text: 'Planning the next step.', signature: signatures.mint() } : undefined;
+  const text = 'Planning the next step.';
+  return wanted ? { text, signature: signatures.mint(text) } : undefined;
 }
 
 /** Token-count endpoints: Anthropic `count_tokens`, Gemini `countTokens`, Responses `input_tokens`. */
