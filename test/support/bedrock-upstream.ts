@@ -25,6 +25,11 @@
  *   (https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html);
  * - a Converse body with a field the API does not define, or tool blocks without `toolConfig`, or
  *   a tool result whose tool use is not in the previous assistant turn: 400 `ValidationException`;
+ *   so is a message without content blocks ("The content field in the Message object at
+ *   messages.N is empty. Add a ContentBlock object to the content field and try again.") and a
+ *   `text` block that is empty or only whitespace ("The text field in the ContentBlock object at
+ *   messages.N.content.M is blank. Add text to the text field, and try again."), in Bedrock's
+ *   words as its Converse answers them;
  * - an InvokeModel Claude body with a key Bedrock does not take or without `anthropic_version`:
  *   400 `ValidationException` "Malformed input request: #: extraneous key [k] is not permitted" /
  *   "required key [anthropic_version] not found" (Bedrock's JSON-schema check of the model body;
@@ -253,6 +258,20 @@ function checkConverseBody(body: Record<string, unknown>): void {
       'The toolConfig field must be defined when using toolUse and toolResult content blocks.',
     );
   messages.forEach((message, m) => {
+    if (message.content.length === 0)
+      throw new BedrockRefusal(
+        400,
+        'ValidationException',
+        `The content field in the Message object at messages.${m} is empty. Add a ContentBlock object to the content field and try again.`,
+      );
+    message.content.forEach((block, b) => {
+      if (typeof block.text === 'string' && block.text.trim() === '')
+        throw new BedrockRefusal(
+          400,
+          'ValidationException',
+          `The text field in the ContentBlock object at messages.${m}.content.${b} is blank. Add text to the text field, and try again.`,
+        );
+    });
     const results = message.content.flatMap((b) =>
       b.toolResult ? [(b.toolResult as { toolUseId: string }).toolUseId] : [],
     );

@@ -185,6 +185,25 @@ describe('scripted model through the Bedrock fake, read by @aws-sdk/client-bedro
     await expect(client.send(replay(edited))).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
+  it('the Bedrock fake refuses, before the model, a blank text block and a message without content', async () => {
+    const before = model.exchanges.length;
+    const blank = new ConverseCommand({
+      modelId: CLAUDE,
+      messages: [{ role: 'user', content: [{ text: 'Hi' }, { text: ' \n' }] }],
+    });
+    await expect(client.send(blank)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message:
+        'The text field in the ContentBlock object at messages.0.content.1 is blank. Add text to the text field, and try again.',
+    });
+    const empty = new ConverseCommand({ modelId: CLAUDE, messages: [question, { role: 'assistant', content: [] }] });
+    await expect(client.send(empty)).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: expect.stringMatching(/^The content field in the Message object at messages\.1 is empty/) as unknown,
+    });
+    expect(model.exchanges.length).toBe(before);
+  });
+
   it('a non-Claude model answers without reasoning, streamed as ConverseStream events', async () => {
     const answer = await collectStream(
       (
