@@ -197,7 +197,9 @@ function encodePart(
 ): ConverseRequestBlock | undefined {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? undefined : { text: part.text };
+      // Converse refuses a blank text block ("text content blocks must contain non-whitespace
+      // text"), which Claude often puts before a tool call and agents replay: it carries nothing.
+      return part.text.trim() === '' ? undefined : { text: part.text };
     case 'image':
       return encodeImage(part, path, state.notes);
     case 'file':

@@ -125,6 +125,34 @@ describe('bedrock-converse request', () => {
     ]);
   });
 
+  it('leaves out text blocks that hold only whitespace, which Converse refuses as blank', () => {
+    const { body } = built(
+      request({
+        tools: [{ name: 'read', description: 'Read a file', parameters: { properties: {} } }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Read it' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: '\n\n' },
+              { type: 'tool-call', id: 'tooluse_1', name: 'read', arguments: '{}' },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool-result', toolCallId: 'tooluse_1', content: 'done' },
+              { type: 'text', text: ' ' },
+            ],
+          },
+        ],
+      }),
+    );
+    const messages = body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(messages[1]?.content).toEqual([{ toolUse: { toolUseId: 'tooluse_1', name: 'read', input: {} } }]);
+    expect(messages[2]?.content.map((block) => Object.keys(block)[0])).toEqual(['toolResult']);
+  });
+
   it('refuses what Converse cannot take: an image by http URL, a file id', () => {
     const { notes } = built(
       request({
