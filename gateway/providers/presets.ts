@@ -6,6 +6,28 @@
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { ProviderId, ProviderPreset } from './provider-preset.ts';
 
+/**
+ * Fields of OpenAI's own platform (stored completions, service tiers, safety identifiers, prompt
+ * cache keys, metadata) that most OpenAI-compatible servers reject with a 400: their presets drop
+ * them before sending.
+ */
+const OPENAI_PLATFORM_FIELDS: ReadonlyArray<string> = [
+  'store',
+  'service_tier',
+  'safety_identifier',
+  'prompt_cache_key',
+  'metadata',
+];
+
+/** Amazon Bedrock Runtime's regional host (https://docs.aws.amazon.com/general/latest/gr/bedrock.html). */
+const BEDROCK_RUNTIME_HOST = { template: 'https://bedrock-runtime.{region}.amazonaws.com' } as const;
+
+/** Vertex AI's regional host, and its global one (https://cloud.google.com/vertex-ai/docs/general/locations). */
+const VERTEX_AI_HOST = {
+  template: 'https://{region}-aiplatform.googleapis.com',
+  globalBaseUrl: 'https://aiplatform.googleapis.com',
+} as const;
+
 const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   openai: {
     id: 'openai',
@@ -230,7 +252,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       // Embeddings at /v1/embeddings (mistral-embed, codestral-embed), text only, the vector length
       // as `output_dimension` (https://docs.mistral.ai/api/endpoint/embeddings).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, dimensionsField: 'output_dimension' },
@@ -258,7 +280,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       // Embeddings at /v1/embeddings (https://docs.together.ai/reference/embeddings-2).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
@@ -277,7 +299,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       defaultMaxTokens: 8192,
       // Embeddings at /inference/v1/embeddings (https://docs.fireworks.ai/guides/querying-embeddings-models).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
@@ -294,7 +316,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
       replayReasoningContent: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       // Embeddings at /api/v3/embeddings (doubao-embedding, https://www.volcengine.com/docs/82379/1521766).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
@@ -310,7 +332,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
       replayReasoningContent: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       // Embeddings at /v1/embeddings (https://docs.siliconflow.com/en/api-reference/embeddings/create-embeddings).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
     },
@@ -330,7 +352,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       defaultMaxTokens: 4096,
       // Embeddings at /v1/embeddings, text only (https://docs.ollama.com/api/openai-compatibility).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
@@ -350,7 +372,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       defaultMaxTokens: 4096,
       // Embeddings at /v1/embeddings for pooling models, token ids accepted
       // (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html#embeddings-api).
@@ -402,13 +424,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       'bedrock-converse': {
         auth: 'cloud-credentials',
         surface: 'bedrock',
-        regionalBaseUrl: { template: 'https://bedrock-runtime.{region}.amazonaws.com' },
+        regionalBaseUrl: BEDROCK_RUNTIME_HOST,
       },
       'anthropic-messages': {
         auth: 'cloud-credentials',
         surface: 'bedrock',
         reshapesBody: true,
-        regionalBaseUrl: { template: 'https://bedrock-runtime.{region}.amazonaws.com' },
+        regionalBaseUrl: BEDROCK_RUNTIME_HOST,
       },
     },
     quirks: {
@@ -439,19 +461,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       gemini: {
         auth: 'cloud-credentials',
         surface: 'vertex',
-        regionalBaseUrl: {
-          template: 'https://{region}-aiplatform.googleapis.com',
-          globalBaseUrl: 'https://aiplatform.googleapis.com',
-        },
+        regionalBaseUrl: VERTEX_AI_HOST,
       },
       'anthropic-messages': {
         auth: 'cloud-credentials',
         surface: 'vertex',
         reshapesBody: true,
-        regionalBaseUrl: {
-          template: 'https://{region}-aiplatform.googleapis.com',
-          globalBaseUrl: 'https://aiplatform.googleapis.com',
-        },
+        regionalBaseUrl: VERTEX_AI_HOST,
       },
     },
     quirks: {
@@ -484,7 +500,7 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
     quirks: {
       maxTokensField: 'max_tokens',
       developerAsSystem: true,
-      dropFields: ['store', 'service_tier', 'safety_identifier', 'prompt_cache_key', 'metadata'],
+      dropFields: OPENAI_PLATFORM_FIELDS,
       defaultMaxTokens: 4096,
       // Embeddings at /v1/embeddings (https://lmstudio.ai/docs/api/openai-api).
       embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
