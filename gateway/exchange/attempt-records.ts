@@ -10,7 +10,7 @@ import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { Channel } from '../routing/channel.ts';
 import { failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
 import type { AdmittedChannel, ChannelAdmission } from './channel-admission.ts';
-import type { FailoverRecord } from './exchange-outcome.ts';
+import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
 
 /** The error recorded for a client that left before its request was sent upstream. */
@@ -112,4 +112,17 @@ export function reportChannelAttempt(
       ? { ok: false, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) }
       : { ok: true },
   );
+}
+
+/** Hands `outcome` to the outcome sink and returns it; a sink that throws is logged, never the request's failure. */
+export function deliverOutcome(
+  deps: Pick<ExchangeDeps, 'onOutcome' | 'log'>,
+  outcome: ExchangeOutcome,
+): ExchangeOutcome {
+  try {
+    deps.onOutcome(outcome);
+  } catch (error) {
+    deps.log.error({ requestId: outcome.requestId, err: error }, 'outcome sink failed');
+  }
+  return outcome;
 }

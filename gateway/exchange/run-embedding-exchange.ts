@@ -36,7 +36,7 @@ import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError, sendUpstream } from '../upstream/upstream-transport.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
-import { clientLeftError, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
+import { clientLeftError, deliverOutcome, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission, type AdmittedChannel } from './channel-admission.ts';
 import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts';
 import { sendErrorReply, sendJsonReply } from './client-response.ts';
@@ -253,13 +253,7 @@ export async function runEmbeddingExchange(
 
 /** Hands the outcome to the sink (a throwing sink is logged, never the request's failure) and returns it. */
 function emit(deps: ExchangeDeps, input: EmbeddingExchangeInput, details: EmbeddingOutcomeDetails): ExchangeOutcome {
-  const outcome = embeddingOutcomeOf(input, details);
-  try {
-    deps.onOutcome(outcome);
-  } catch (error) {
-    deps.log.error({ requestId: input.requestId, err: error }, 'outcome sink failed');
-  }
-  return outcome;
+  return deliverOutcome(deps, embeddingOutcomeOf(input, details));
 }
 
 /**

@@ -23,7 +23,7 @@ import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
-import { clientLeftError, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
+import { clientLeftError, deliverOutcome, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
@@ -349,12 +349,7 @@ export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): Exchan
 /** The budget counters of a request no budget applied to (shared, frozen). */
 const NO_BUDGET_COUNTERS: ReadonlyArray<BudgetCounter> = Object.freeze([]);
 
+/** The outcome of `input` with `details`, handed to the sink (deliverOutcome). */
 function emitOutcome(deps: ExchangeDeps, input: ExchangeInput, details: OutcomeDetails): ExchangeOutcome {
-  const outcome = outcomeOf(input, details);
-  try {
-    deps.onOutcome(outcome);
-  } catch (error) {
-    deps.log.error({ requestId: input.requestId, err: error }, 'outcome sink failed');
-  }
-  return outcome;
+  return deliverOutcome(deps, outcomeOf(input, details));
 }
