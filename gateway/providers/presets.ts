@@ -4,7 +4,7 @@
  * `baseUrl` overrides them (e.g. China-region hosts).
  */
 import { GatewayError } from '../canonical/gateway-error.ts';
-import type { ProviderId, ProviderPreset } from './provider-preset.ts';
+import type { ProviderId, ProviderPreset, ProviderQuirks } from './provider-preset.ts';
 
 /**
  * Fields of OpenAI's own platform (stored completions, service tiers, safety identifiers, prompt
@@ -27,6 +27,37 @@ const VERTEX_AI_HOST = {
   template: 'https://{region}-aiplatform.googleapis.com',
   globalBaseUrl: 'https://aiplatform.googleapis.com',
 } as const;
+
+/**
+ * A self-hosted server (Ollama, vLLM, LM Studio) at `origin` (`http://localhost:PORT`): Chat
+ * Completions and Responses under `/v1`, Anthropic Messages at the root, no key unless its operator
+ * set one (`optional-bearer`); `max_tokens`, `system` for `developer`, the OpenAI platform fields
+ * dropped, a default Messages `max_tokens` of 4096; embeddings as `embeddings` says.
+ */
+function localServerPreset(
+  id: ProviderId,
+  displayName: string,
+  origin: string,
+  embeddings: NonNullable<ProviderQuirks['embeddings']>,
+): ProviderPreset {
+  return {
+    id,
+    displayName,
+    defaultProtocol: 'openai-chat',
+    endpoints: {
+      'openai-chat': { baseUrl: `${origin}/v1`, auth: 'optional-bearer' },
+      'openai-responses': { baseUrl: `${origin}/v1`, auth: 'optional-bearer' },
+      'anthropic-messages': { baseUrl: origin, auth: 'optional-bearer' },
+    },
+    quirks: {
+      maxTokensField: 'max_tokens',
+      developerAsSystem: true,
+      dropFields: OPENAI_PLATFORM_FIELDS,
+      defaultMaxTokens: 4096,
+      embeddings,
+    },
+  };
+}
 
 const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   openai: {
@@ -340,48 +371,18 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
   // Ollama (local): no key ("required but ignored" by clients); Chat Completions takes `max_tokens`
   // and `stream_options.include_usage`; stateless Responses; Anthropic Messages at the root
   // (https://docs.ollama.com/api/openai-compatibility, https://docs.ollama.com/api/anthropic-compatibility).
-  ollama: {
-    id: 'ollama',
-    displayName: 'Ollama (local)',
-    defaultProtocol: 'openai-chat',
-    endpoints: {
-      'openai-chat': { baseUrl: 'http://localhost:11434/v1', auth: 'optional-bearer' },
-      'openai-responses': { baseUrl: 'http://localhost:11434/v1', auth: 'optional-bearer' },
-      'anthropic-messages': { baseUrl: 'http://localhost:11434', auth: 'optional-bearer' },
-    },
-    quirks: {
-      maxTokensField: 'max_tokens',
-      developerAsSystem: true,
-      dropFields: OPENAI_PLATFORM_FIELDS,
-      defaultMaxTokens: 4096,
-      // Embeddings at /v1/embeddings, text only (https://docs.ollama.com/api/openai-compatibility).
-      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
-    },
-  },
+  // Embeddings at /v1/embeddings, text only (https://docs.ollama.com/api/openai-compatibility).
+  ollama: localServerPreset('ollama', 'Ollama (local)', 'http://localhost:11434', {
+    apiByProtocol: { 'openai-chat': 'openai' },
+  }),
   // vLLM (local): a key only when the server runs with --api-key; Chat Completions, Responses and
   // Anthropic Messages (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html).
-  vllm: {
-    id: 'vllm',
-    displayName: 'vLLM (self-hosted)',
-    defaultProtocol: 'openai-chat',
-    endpoints: {
-      'openai-chat': { baseUrl: 'http://localhost:8000/v1', auth: 'optional-bearer' },
-      'openai-responses': { baseUrl: 'http://localhost:8000/v1', auth: 'optional-bearer' },
-      'anthropic-messages': { baseUrl: 'http://localhost:8000', auth: 'optional-bearer' },
-    },
-    quirks: {
-      maxTokensField: 'max_tokens',
-      developerAsSystem: true,
-      dropFields: OPENAI_PLATFORM_FIELDS,
-      defaultMaxTokens: 4096,
-      // Embeddings at /v1/embeddings for pooling models, token ids accepted
-      // (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html#embeddings-api).
-      embeddings: { apiByProtocol: { 'openai-chat': 'openai' }, acceptsTokenIds: true },
-    },
-  },
-  // LM Studio (local): no key unless "Require Authentication" is on (then Bearer or x-api-key);
-  // Chat Completions, Responses, Anthropic Messages (https://lmstudio.ai/docs/api/openai-api,
-  // https://lmstudio.ai/docs/developer/anthropic-compat).
+  // Embeddings at /v1/embeddings for pooling models, token ids accepted
+  // (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html#embeddings-api).
+  vllm: localServerPreset('vllm', 'vLLM (self-hosted)', 'http://localhost:8000', {
+    apiByProtocol: { 'openai-chat': 'openai' },
+    acceptsTokenIds: true,
+  }),
   // Azure OpenAI: the resource endpoint (https://{resource}.openai.azure.com) is the channel's
   // baseUrl. Without `cloud.apiVersion` the v1 surface (/openai/v1/chat/completions and
   // /openai/v1/responses, the deployment name as `model`); with it the deployment surface
@@ -488,24 +489,13 @@ const PRESETS: Readonly<Record<ProviderId, ProviderPreset>> = {
       },
     },
   },
-  lmstudio: {
-    id: 'lmstudio',
-    displayName: 'LM Studio (local)',
-    defaultProtocol: 'openai-chat',
-    endpoints: {
-      'openai-chat': { baseUrl: 'http://localhost:1234/v1', auth: 'optional-bearer' },
-      'openai-responses': { baseUrl: 'http://localhost:1234/v1', auth: 'optional-bearer' },
-      'anthropic-messages': { baseUrl: 'http://localhost:1234', auth: 'optional-bearer' },
-    },
-    quirks: {
-      maxTokensField: 'max_tokens',
-      developerAsSystem: true,
-      dropFields: OPENAI_PLATFORM_FIELDS,
-      defaultMaxTokens: 4096,
-      // Embeddings at /v1/embeddings (https://lmstudio.ai/docs/api/openai-api).
-      embeddings: { apiByProtocol: { 'openai-chat': 'openai' } },
-    },
-  },
+  // LM Studio (local): no key unless "Require Authentication" is on (then Bearer or x-api-key);
+  // Chat Completions, Responses, Anthropic Messages (https://lmstudio.ai/docs/api/openai-api,
+  // https://lmstudio.ai/docs/developer/anthropic-compat).
+  // Embeddings at /v1/embeddings (https://lmstudio.ai/docs/api/openai-api).
+  lmstudio: localServerPreset('lmstudio', 'LM Studio (local)', 'http://localhost:1234', {
+    apiByProtocol: { 'openai-chat': 'openai' },
+  }),
   // The built-in fake model (gateway/mock/): speaks every protocol; base URL filled at start-up.
   mock: {
     id: 'mock',
