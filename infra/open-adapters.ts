@@ -17,6 +17,7 @@ import { parseWholeNumberVariable } from './parse-whole-number-variable.ts';
 import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limiter.ts';
 import { createMemoryResponseStore } from './state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
+import { createMemoryAffinityStore } from './state-store/memory/memory-affinity-store.ts';
 import { createMemoryStateStore, type MemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import { createMemoryBudgetLedger } from './state-store/memory/memory-budget-ledger.ts';
 import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
@@ -31,9 +32,11 @@ import {
 import { createRedisRateLimiter } from './state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from './state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from './state-store/redis/redis-session-store.ts';
+import { createRedisAffinityStore } from './state-store/redis/redis-affinity-store.ts';
 import { createRedisStateStore } from './state-store/redis/redis-state-store.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 
 /** Where the engines are. Absent URLs select the embedded adapters. */
@@ -199,6 +202,12 @@ export function openBudgetLedger(
 ): BudgetLedger & { close(): Promise<void> } {
   if (usesRedis(settings)) return createRedisBudgetLedger(redisOptions(settings));
   return (state as Partial<MemoryStateStore> | undefined)?.budgets ?? createMemoryBudgetLedger();
+}
+
+/** The prompt-cache affinity store for these settings: Redis (shared by every node) or in-process memory. */
+export function openAffinityStore(settings: EngineSettings): AffinityStore {
+  if (usesRedis(settings)) return createRedisAffinityStore(redisOptions(settings));
+  return createMemoryAffinityStore();
 }
 
 /** The console session store for these settings: Redis (shared by every node) or in-process memory. */

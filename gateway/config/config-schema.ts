@@ -9,6 +9,7 @@ import { priceBookSchema } from '../../schemas/billing/price-book.ts';
 import { getProviderPreset } from '../providers/presets.ts';
 import { CLOUD_AUTH_METHODS, PROVIDER_IDS, type CloudSettings } from '../providers/provider-preset.ts';
 import { cloudSettingsProblems } from './cloud-settings-rules.ts';
+import { DEFAULT_ROUTING_SETTINGS, routingSchema, type RoutingSettings } from './routing-settings.ts';
 
 /** Default total deadline of one upstream attempt, ms (10 min). */
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 600_000;
@@ -257,6 +258,8 @@ export const configFileSchema = z
     attribution: attributionSchema.default({ endUserFrom: [...DEFAULT_END_USER_FROM] }),
     /** Time zone of daily caps and calendar budgets (BudgetsConfig). */
     budgets: budgetsSchema.default({ timeZone: 'UTC' }),
+    /** Strategies, prompt-cache affinity, fallback chains and retries (RoutingSettings). */
+    routing: routingSchema.default(DEFAULT_ROUTING_SETTINGS),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -373,6 +376,8 @@ export interface GatewayConfig {
   readonly attribution?: AttributionConfig;
   /** Time zone of daily caps and calendar budgets (the config file's `budgets`); absent: UTC. */
   readonly budgets?: BudgetsConfig;
+  /** Strategies, affinity, fallback chains and retries (the config file's `routing`); absent: DEFAULT_ROUTING_SETTINGS. */
+  readonly routing?: RoutingSettings;
   /** Whether the consumers run inside this process. */
   readonly consumers: 'in-process' | 'off';
   readonly kafkaBrokers?: string[];

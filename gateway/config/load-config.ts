@@ -83,6 +83,7 @@ export function buildConfig(env: z.infer<typeof envSchema>, file: ConfigFile, de
     prices: Object.freeze([...file.prices]),
     attribution: Object.freeze({ endUserFrom: Object.freeze([...file.attribution.endUserFrom]) }),
     budgets: Object.freeze({ timeZone: file.budgets.timeZone }),
+    routing: file.routing,
     dataDir: env.TOLLGATE_DATA_DIR,
     requestDeadlineMs: env.TOLLGATE_REQUEST_DEADLINE_MS,
     drainTimeoutMs: env.TOLLGATE_DRAIN_TIMEOUT_MS,
