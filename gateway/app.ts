@@ -45,6 +45,9 @@ import { ConsoleSessions } from './console/console-session.ts';
 import type { AnalyticsStore } from '../schemas/analytics/analytics-store.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
+import { DEFAULT_ROUTING_SETTINGS } from './config/routing-settings.ts';
+import { createExchangeRouting, LocalInFlightCounter, type InFlightCounter } from './exchange/exchange-routing.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
@@ -112,6 +115,13 @@ export interface AppDeps {
   readonly maxAttempts?: number;
   /** Console sessions (Redis shared by all nodes, or in-process memory), chosen by the composition root. */
   readonly sessionStore: SessionStore;
+  /**
+   * Prompt-cache affinity pins (Redis shared by all nodes, or in-process memory), chosen by the
+   * composition root; none: no affinity (README "Prompt-cache affinity"). The caller closes it.
+   */
+  readonly affinityStore?: AffinityStore;
+  /** Requests in flight per channel across nodes (`least-busy`); none: this node's own count. */
+  readonly inFlight?: InFlightCounter;
   /**
    * Stored Responses answers (Redis shared by all nodes, or in-process memory), chosen by the
    * composition root: `store`, `previous_response_id` and `GET`/`DELETE /v1/responses/{id}`. None:
@@ -245,6 +255,19 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     metrics,
     onOutcome: deps.onOutcome,
   });
+  const pricer = createRequestPricer({
+    prices: () => view.prices(),
+    version: () => view.version,
+    channelsServing: (model) => router.channelsServing(model),
+  });
+  const routing = createExchangeRouting({
+    settings: config.routing ?? DEFAULT_ROUTING_SETTINGS,
+    ...(deps.affinityStore ? { affinityStore: deps.affinityStore } : {}),
+    ...(health ? { health } : {}),
+    inFlight: deps.inFlight ?? new LocalInFlightCounter(),
+    pricer,
+    log: app.log,
+  });
   const services: ClientRouteServices = {
     controlPlane: { view, hmacSecret: controlPlane.secrets.hmacSecret },
     admission: { limiter, spend: deps.stateStore ?? NO_SPEND_COUNTERS, onStoreOutage: config.storeOutage },
@@ -253,11 +276,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           budgets: {
             ledger: deps.budgetLedger,
             directory: view,
-            pricer: createRequestPricer({
-              prices: () => view.prices(),
-              version: () => view.version,
-              channelsServing: (model) => router.channelsServing(model),
-            }),
+            pricer,
             capsTimeZone: config.budgets?.timeZone ?? 'UTC',
             ...(deps.budgetClock ? { clock: deps.budgetClock } : {}),
           },
@@ -276,6 +295,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       channelLimits,
       ...(health ? { onAttempt: health.onAttempt } : {}),
       ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }),
+      routing,
     },
     ...(deps.responseStore ? { responseStore: deps.responseStore } : {}),
     ...(metrics ? { metrics } : {}),

@@ -44,6 +44,12 @@ export interface AdmissionSubject {
 /** The parts of a ClientRequest the shared steps read. */
 export type ClientExchange = Pick<ClientRequest, 'services' | 'codec' | 'key' | 'request' | 'reply'>;
 
+/** Whether the key and its team may use `model` (their model lists, when they have one). */
+export function mayUseModel(resolved: ClientExchange['key'], model: string): boolean {
+  if (resolved.key.models && !resolved.key.models.has(model)) return false;
+  return !resolved.team?.models || resolved.team.models.has(model);
+}
+
 /**
  * Checks `model` against the key's and its team's model allowlists; on refusal answers 403
  * `model_not_allowed` (param `model`) in the codec's format and returns false.

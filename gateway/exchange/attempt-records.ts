@@ -8,7 +8,8 @@
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { Channel } from '../routing/channel.ts';
-import { failoverWaitMs, waitForFailover } from '../routing/failover-policy.ts';
+import { failoverWaitMs, retryBackoffMs, waitForFailover } from '../routing/failover-policy.ts';
+import type { RoutingSettings } from '../config/routing-settings.ts';
 import type { AdmittedChannel, ChannelAdmission } from './channel-admission.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ExchangeDeps } from './exchange-types.ts';
@@ -37,23 +38,93 @@ export interface FailedAttempt {
 export type FailoverStep = { readonly next: AdmittedChannel } | { readonly end: 'no-next' | 'client-left' };
 
 /**
+ * Retry rounds of one model's failover loop (config `routing.retries`): the channels that failed
+ * transiently (failover-worthy errors) are tried again, in the order they failed, after the other
+ * candidates, at most `maxRetries` rounds, each after an exponential back-off with full jitter (or
+ * the first channel's Retry-After when longer and within `retryAfterCapMs`), never past the
+ * request's deadline. A channel whose Retry-After exceeds the cap is not retried.
+ */
+export class RetryRounds {
+  private round = 0;
+  private failed: Array<{ channel: Channel; retryAfterMs: number }> = [];
+
+  /** `deadlineAt`: the request's deadline, ms since epoch; `random` in [0, 1) for the jitter. */
+  constructor(
+    private readonly settings: RoutingSettings['retries'],
+    private readonly deadlineAt: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Notes a failed attempt: a transient failure makes its channel a retry candidate (once). */
+  noteFailure(channel: Channel, error: GatewayError): void {
+    if (!error.allowFailover) return;
+    const retryAfterMs = error.retryAfterMs ?? 0;
+    if (retryAfterMs > this.settings.retryAfterCapMs) return;
+    const known = this.failed.find((f) => f.channel.id === channel.id);
+    if (known) known.retryAfterMs = retryAfterMs;
+    else this.failed.push({ channel, retryAfterMs });
+  }
+
+  /**
+   * The next round: the channels to append to the candidates and the wait before it (ms), or
+   * undefined when no round is left, no channel qualifies, or the wait would pass the deadline.
+   */
+  nextRound(): { channels: Channel[]; waitMs: number } | undefined {
+    if (this.round >= this.settings.maxRetries || this.failed.length === 0) return undefined;
+    const backoff = retryBackoffMs(
+      this.round + 1,
+      this.settings.backoffBaseMs,
+      this.settings.backoffMaxMs,
+      this.random,
+    );
+    const waitMs = Math.max(backoff, this.failed[0]?.retryAfterMs ?? 0);
+    if (Date.now() + waitMs >= this.deadlineAt) return undefined;
+    this.round++;
+    const channels = this.failed.map((f) => f.channel);
+    this.failed = [];
+    return { channels, waitMs };
+  }
+}
+
+/** The bounds of one failover loop, as moveToNextChannel reads them. */
+export interface FailoverLoop {
+  readonly maxAttempts: number;
+  readonly failovers: FailoverRecord[];
+  readonly signal: ClientGoneSignal;
+  /** Longest upstream Retry-After waited for before the next attempt, ms (default 1000). */
+  readonly retryAfterCapMs?: number;
+  /** Retry rounds over channels already tried (generation); none: each channel is tried once. */
+  readonly retries?: RetryRounds;
+}
+
+/**
  * Moves a request on after `failed`: the next admitted candidate when the error allows failover
- * and fewer than `maxAttempts` were made; the failover recorded in `failovers` either way; a
- * warning `failover` logged naming both channels and the reason; a short upstream Retry-After
- * waited for (cut short when the client leaves, which releases the next channel's admission).
+ * and fewer than `maxAttempts` were made — once the candidates are used up, a retry round
+ * (RetryRounds) appends the transiently failed channels to `candidates`; the failover recorded in
+ * `failovers` either way; a warning `failover` logged naming both channels and the reason; a short
+ * upstream Retry-After (or the round's back-off) waited for (cut short when the client leaves,
+ * which releases the next channel's admission).
  */
 export async function moveToNextChannel(
   deps: Pick<ExchangeDeps, 'log'>,
   gates: ChannelAdmission,
-  candidates: ReadonlyArray<Channel>,
+  candidates: Channel[],
   failed: FailedAttempt,
-  loop: { readonly maxAttempts: number; readonly failovers: FailoverRecord[]; readonly signal: ClientGoneSignal },
+  loop: FailoverLoop,
 ): Promise<FailoverStep> {
   const { current, error } = failed;
-  const next =
-    error.allowFailover && failed.attempts < loop.maxAttempts
-      ? (await gates.next(candidates, current.index + 1)).admitted
-      : undefined;
+  const mayGoOn = error.allowFailover && failed.attempts < loop.maxAttempts;
+  let next = mayGoOn ? (await gates.next(candidates, current.index + 1)).admitted : undefined;
+  let waitMs = failoverWaitMs(error, loop.retryAfterCapMs);
+  if (!next && mayGoOn) {
+    const round = loop.retries?.nextRound();
+    if (round) {
+      const from = candidates.length;
+      candidates.push(...round.channels);
+      next = (await gates.next(candidates, from)).admitted;
+      waitMs = round.waitMs;
+    }
+  }
   loop.failovers.push(failoverRecord(current.channel, error, failed.attemptStartedAt, next?.channel));
   if (!next) return { end: 'no-next' };
   deps.log.warn(
@@ -67,7 +138,7 @@ export async function moveToNextChannel(
     },
     'failover',
   );
-  await waitForFailover(failoverWaitMs(error), loop.signal);
+  await waitForFailover(waitMs, loop.signal);
   if (loop.signal.aborted) {
     gates.settle(next, undefined);
     return { end: 'client-left' };

@@ -68,6 +68,18 @@ export interface ExchangeOutcome {
   readonly attribution?: RequestAttribution;
   /** The budget windows admission reserved in (their real cost is added to exactly these); absent: none. */
   readonly budgetCounters?: ReadonlyArray<BudgetCounter>;
+  /**
+   * Every model tried, in order, the requested one first, when its fallback chain was followed
+   * (config `routing.models.<alias>.fallbacks`); absent: only the requested model was tried.
+   */
+  readonly modelChain?: ReadonlyArray<string>;
+  /** The fallback model that answered, when it is not the requested one; absent: the requested model answered (or none did). */
+  readonly answeredModel?: string;
+  /**
+   * How prompt-cache affinity ended (routing/prompt-cache-affinity.ts AffinityResult): `hit`,
+   * `moved` or `new`; absent: affinity off or unavailable, or the request was not served.
+   */
+  readonly affinity?: 'hit' | 'moved' | 'new';
 }
 
 /** Receives every outcome; must not throw or block. */

@@ -9,7 +9,10 @@ import type { InboundCodec } from '../inbound/inbound-codec.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ChannelLimits } from '../policy/channel-limits.ts';
 import type { RequestAttribution } from '../policy/request-attribution.ts';
-import type { ChannelRouter } from '../routing/channel-router.ts';
+import type { ChannelRouter, RoutingSignals } from '../routing/channel-router.ts';
+import type { Channel } from '../routing/channel.ts';
+import type { AffinityKey, PromptCacheAffinity } from '../routing/prompt-cache-affinity.ts';
+import type { RoutingSettings } from '../config/routing-settings.ts';
 import type { UpstreamAdapters, UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
 import type { ClientAnswerHook } from './client-answer-hook.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
@@ -49,6 +52,22 @@ export interface ExchangeDeps {
    * still running ends with a `shutting-down` error. None: attempts are never cut by a drain.
    */
   readonly drainDeadline?: ClientGoneSignal;
+  /** Strategies, affinity, fallback chains and retries; none: weighted order, no affinity, no fallbacks, no retries. */
+  readonly routing?: ExchangeRouting;
+}
+
+/** What routing beyond the weighted order needs (ExchangeDeps.routing). */
+export interface ExchangeRouting {
+  /** The config's `routing` section (defaults filled). */
+  readonly settings: RoutingSettings;
+  /** Conversation pins; none: no affinity. */
+  readonly affinity?: PromptCacheAffinity;
+  /** Latency and in-flight counts per channel (`latency`, `least-busy`); none: those strategies see no difference. */
+  readonly signals?: RoutingSignals;
+  /** The request's expected cost on a channel, USD (`cost`); undefined: the channel's model has no price. */
+  readonly costOf?: (channel: Channel, input: ExchangeInput) => number | undefined;
+  /** Counts one attempt in flight on a channel (`least-busy`); the returned function ends it. */
+  readonly beginAttempt?: (channelId: string) => () => void;
 }
 
 /** One decoded client request. */
@@ -79,6 +98,14 @@ export interface ExchangeInput {
    * (http/client-departure.ts); none: the exchange watches the response's `close` itself.
    */
   readonly clientGone?: ClientGoneSignal;
+  /** The conversation's affinity key (routing/prompt-cache-affinity.ts affinityKeyOf); none: no affinity. */
+  readonly affinityKey?: AffinityKey;
+  /** Whether the key and its team may use a model (fallback models they may not use are skipped); none: any. */
+  readonly mayUseModel?: (model: string) => boolean;
+  /** The request's input tokens as estimated for admission (tokens); none: estimated when needed. */
+  readonly inputTokens?: () => number;
+  /** The model the client asked for, when `request.model` is a fallback model of its chain; none: not a fallback. */
+  readonly fallbackFrom?: string;
   /**
    * The body holds something only the translated path can carry (a gateway-sealed Responses
    * compaction item): it is never passed through unchanged. None: pass-through-policy.ts decides.

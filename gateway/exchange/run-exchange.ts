@@ -1,11 +1,15 @@
 /**
  * One client request end to end: candidates for the model → try each channel in failover order
  * (retryable errors — connection error, timeout, 408, 429, 5xx — before the first byte reached
- * the client move on to the next channel: the rest of the tier by weight, then lower tiers) →
- * answer in the client's format → one ExchangeOutcome to the sink.
- * Channels at their RPM/TPM limit are skipped (ExchangeDeps.channelLimits), at most
- * ExchangeDeps.maxAttempts channels (default 4) are tried, with a wait of a short upstream
- * Retry-After (≤ 1 s) between attempts (routing/failover-policy.ts).
+ * the client move on to the next channel: the rest of the tier in the strategy's order, then lower
+ * tiers) → when every channel of the model failed, the model's fallback chain (config
+ * `routing.models.<alias>.fallbacks`) → answer in the client's format → one ExchangeOutcome to the
+ * sink. Channels at their RPM/TPM limit are skipped (ExchangeDeps.channelLimits), at most
+ * ExchangeDeps.maxAttempts attempts (default 4) are made per model, with a wait of a short upstream
+ * Retry-After (≤ `routing.retries.retryAfterCapMs`, 1 s by default) between attempts and retry
+ * rounds over transiently failed channels when `routing.retries.maxRetries` allows
+ * (routing/failover-policy.ts). The conversation's pinned channel goes first (prompt-cache
+ * affinity, routing/prompt-cache-affinity.ts) and is re-pinned to the channel that served.
  */
 import type { FastifyReply } from 'fastify';
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
@@ -13,9 +17,12 @@ import { hasStampedReasoning, reasoningForChannel } from '../canonical/reasoning
 import { describeUncarried, type UncarriedPart } from '../canonical/translation-notes.ts';
 import type { EncodeContext } from '../inbound/inbound-codec.ts';
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../config/config-schema.ts';
+import { DEFAULT_ROUTING_SETTINGS, type RoutingSettings } from '../config/routing-settings.ts';
 import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
 import { upstreamModelFor, type Channel } from '../routing/channel.ts';
 import { attemptCap } from '../routing/failover-policy.ts';
+import { fallbackTriggerOf } from '../routing/fallback-triggers.ts';
+import type { AffinityLookup, AffinityResult } from '../routing/prompt-cache-affinity.ts';
 import type { UpstreamHttpRequest } from '../upstream/upstream-adapter.ts';
 import { adapterFor } from '../upstream/upstream-adapter.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
@@ -23,7 +30,13 @@ import { finishUpstreamCall, upstreamTargetOf } from './channel-upstream-call.ts
 import { sendUpstream } from '../upstream/upstream-transport.ts';
 import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
-import { clientLeftError, deliverOutcome, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
+import {
+  clientLeftError,
+  deliverOutcome,
+  moveToNextChannel,
+  reportChannelAttempt,
+  RetryRounds,
+} from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
@@ -34,6 +47,12 @@ import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
+
+/** Response header naming the model that answered, sent when a fallback model answered. */
+export const ANSWERED_MODEL_HEADER = 'x-tollgate-model';
+
+/** Response header naming the model the client asked for, sent when a fallback model answered. */
+export const FALLBACK_FROM_HEADER = 'x-tollgate-fallback-from';
 
 /**
  * Serves `input` on `reply` and resolves with the request's outcome (also given to
@@ -48,105 +67,216 @@ export async function runExchange(
 ): Promise<ExchangeOutcome> {
   if (input.clientGone?.aborted)
     return reportFailure({ deps, input, reply, error: clientLeftError(), cancelled: true });
-  const candidates = deps.router.candidatesFor(input.request.model);
-  if (candidates.length === 0) {
-    const error = new GatewayError(
-      'not-found',
-      `The model '${input.request.model}' does not exist or is not served by any channel`,
-      { param: 'model', code: 'model_not_found' },
-    );
-    return reportFailure({ deps, input, reply, error });
-  }
+  const affinity = await lookupAffinity(deps, input);
   // The handler's departure watch already aborts when the response closes before its end: use it as is.
-  if (input.clientGone) return tryCandidates(deps, input, reply, candidates, input.clientGone);
+  if (input.clientGone) return tryModels(deps, input, reply, input.clientGone, affinity);
   const abort = new AbortController();
   const onClose = (): void => {
     if (!reply.raw.writableEnded) abort.abort();
   };
   reply.raw.on('close', onClose);
   try {
-    return await tryCandidates(deps, input, reply, candidates, abort.signal);
+    return await tryModels(deps, input, reply, abort.signal, affinity);
   } finally {
     reply.raw.off('close', onClose);
   }
 }
 
+/** The conversation's pin (prompt-cache affinity), or `off` without an affinity key or store. */
+async function lookupAffinity(deps: ExchangeDeps, input: ExchangeInput): Promise<AffinityLookup> {
+  const affinity = deps.routing?.affinity;
+  if (!affinity || !input.affinityKey) return { state: 'off' };
+  return affinity.lookup(input.affinityKey);
+}
+
+/** The request's routing settings: the deps' or the defaults. */
+function settingsOf(deps: ExchangeDeps): RoutingSettings {
+  return deps.routing?.settings ?? DEFAULT_ROUTING_SETTINGS;
+}
+
 /**
- * The failover loop: channels at their limit are skipped (channel-admission.ts), at most
- * `maxAttempts` channels are tried, and a short upstream Retry-After is waited for before the
- * next attempt (routing/failover-policy.ts).
+ * The models tried for `model`, in order: itself, then its fallback chain (config
+ * `routing.models.<alias>.fallbacks`) without models the key or its team may not use.
  */
-async function tryCandidates(
+function modelChainOf(deps: ExchangeDeps, input: ExchangeInput): string[] {
+  const model = input.request.model;
+  const fallbacks = settingsOf(deps).models[model]?.fallbacks ?? [];
+  return [model, ...fallbacks.filter((fallback) => input.mayUseModel?.(fallback) ?? true)];
+}
+
+/** How the channels of one model ended: an outcome (served, or ended for good), or every channel failed before the first byte. */
+type ModelEnd =
+  | { readonly kind: 'outcome'; readonly outcome: ExchangeOutcome }
+  | { readonly kind: 'exhausted'; readonly error: GatewayError; readonly last?: LastAttempt };
+
+/**
+ * The models of the chain in turn: the next model is tried only when every channel of the previous
+ * one failed before the first byte with an error whose trigger (routing/fallback-triggers.ts) the
+ * requested model's `fallbackOn` names. The outcome records every model tried.
+ */
+async function tryModels(
   deps: ExchangeDeps,
   input: ExchangeInput,
   reply: FastifyReply,
-  candidates: ReadonlyArray<Channel>,
   signal: ClientGoneSignal,
+  affinity: AffinityLookup,
 ): Promise<ExchangeOutcome> {
+  const chain = modelChainOf(deps, input);
+  const fallbackOn = settingsOf(deps).models[input.request.model]?.fallbackOn ?? [];
+  const run: ChainRun = { deps, input, reply, signal, affinity, failovers: [], attempts: 0, modelsTried: [] };
+  let end: Extract<ModelEnd, { kind: 'exhausted' }> | undefined;
+  for (const model of chain) {
+    if (end) {
+      const trigger = fallbackTriggerOf(end.error);
+      if (trigger === undefined || !fallbackOn.includes(trigger)) break;
+      deps.log.warn(
+        { requestId: input.requestId, model: run.modelsTried.at(-1), next: model, trigger, reason: end.error.message },
+        'model fallback',
+      );
+    }
+    run.modelsTried.push(model);
+    const result = await tryModel(run, model);
+    if (result.kind === 'outcome') return result.outcome;
+    end = result;
+    if (signal.aborted) break;
+  }
+  const final = end ?? { kind: 'exhausted' as const, error: modelNotServed(input.request.model) };
+  return reportFailure({
+    deps,
+    input,
+    reply,
+    error: final.error,
+    failovers: run.failovers,
+    attempts: run.attempts,
+    ...(final.last ? { last: final.last } : {}),
+    cancelled: signal.aborted,
+    chain: run,
+  });
+}
+
+/** The state of one request across the models of its chain. */
+interface ChainRun {
+  readonly deps: ExchangeDeps;
+  readonly input: ExchangeInput;
+  readonly reply: FastifyReply;
+  readonly signal: ClientGoneSignal;
+  readonly affinity: AffinityLookup;
+  /** Every failed attempt so far, across models. */
+  readonly failovers: FailoverRecord[];
+  /** Attempts sent upstream so far, across models. */
+  attempts: number;
+  /** The models tried so far, the requested one first. */
+  readonly modelsTried: string[];
+}
+
+function modelNotServed(model: string): GatewayError {
+  return new GatewayError('not-found', `The model '${model}' does not exist or is not served by any channel`, {
+    param: 'model',
+    code: 'model_not_found',
+  });
+}
+
+/**
+ * The failover loop over the channels of `model`: channels at their limit are skipped
+ * (channel-admission.ts), at most `maxAttempts` attempts are made, a short upstream Retry-After is
+ * waited for before the next attempt, and retry rounds follow when configured
+ * (routing/failover-policy.ts).
+ */
+async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
+  const { deps, reply, signal } = run;
+  const requested = run.input.request.model;
+  const input: ExchangeInput =
+    model === requested
+      ? run.input
+      : { ...run.input, request: { ...run.input.request, model }, fallbackFrom: requested };
+  const candidates = deps.router.candidatesFor(model, undefined, routeOptions(run, input));
+  if (candidates.length === 0) return { kind: 'exhausted', error: modelNotServed(model) };
   const gates = new ChannelAdmission(deps, input);
+  const settings = settingsOf(deps);
   const maxAttempts = attemptCap(deps.maxAttempts);
-  const failovers: FailoverRecord[] = [];
-  const first = await gates.next(candidates, 0);
-  if (!first.admitted) return reportFailure({ deps, input, reply, error: allChannelsLimitedError(first.retryAfterMs) });
+  const retries = new RetryRounds(
+    settings.retries,
+    input.startedAt + (deps.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS),
+  );
+  const order = [...candidates];
+  const first = await gates.next(order, 0);
+  if (!first.admitted) return { kind: 'exhausted', error: allChannelsLimitedError(first.retryAfterMs) };
   let current = first.admitted;
   for (let attempts = 1; ; attempts++) {
     const channel = current.channel;
     // The client left while the channel was being admitted: nothing is sent upstream.
     if (signal.aborted) {
       gates.settle(current, undefined);
-      return reportFailure({
-        deps,
-        input,
-        reply,
-        error: clientLeftError(),
-        failovers,
-        attempts: attempts - 1,
-        cancelled: true,
-      });
+      return { kind: 'exhausted', error: clientLeftError() };
     }
     const attemptStartedAt = Date.now();
     const passThrough = passesThrough(input, channel);
-    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal).catch(
-      (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
-    );
+    const endInFlight = deps.routing?.beginAttempt?.(channel.id);
+    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal)
+      .catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }))
+      .finally(() => endInFlight?.());
     if (result.kind === 'refused') {
       // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
       gates.settle(current, undefined);
-      const next = (await gates.next(candidates, current.index + 1)).admitted;
-      if (!next) return reportFailure({ deps, input, reply, error: result.error, failovers, attempts: attempts - 1 });
+      const next = (await gates.next(order, current.index + 1)).admitted;
+      if (!next) return { kind: 'exhausted', error: result.error };
       current = next;
       attempts--;
       continue;
     }
+    run.attempts++;
     reportChannelAttempt(deps, channel, result.error);
     gates.settle(current, result);
-    if (result.kind === 'served') return reportServed(deps, input, channel, passThrough, result, attempts, failovers);
-    /** Reports the request as ended on this channel: failed, or cancelled when the client left. */
-    const endOnThisChannel = (cancelled: boolean): ExchangeOutcome =>
-      reportFailure({
-        deps,
-        input,
-        reply,
-        error: result.error,
-        failovers,
-        attempts,
-        last: { channel, upstreamRequestId: result.upstreamRequestId },
-        cancelled,
-      });
+    if (result.kind === 'served')
+      return { kind: 'outcome', outcome: reportServed(run, input, channel, passThrough, result) };
+    const last = { channel, model, upstreamRequestId: result.upstreamRequestId };
+    /** The request ends on this channel: failed (unless another model follows), or cancelled when the client left. */
+    const endOnThisChannel = (cancelled: boolean): ModelEnd =>
+      reply.sent || cancelled
+        ? {
+            kind: 'outcome',
+            outcome: reportFailure({
+              deps,
+              input: run.input,
+              reply,
+              error: result.error,
+              failovers: run.failovers,
+              attempts: run.attempts,
+              last,
+              cancelled,
+              chain: run,
+            }),
+          }
+        : { kind: 'exhausted', error: result.error, last };
     // The client went away: not the channel's failure, and nothing more to try.
     if (signal.aborted) return endOnThisChannel(true);
+    retries.noteFailure(channel, result.error);
     const step = await moveToNextChannel(
       deps,
       gates,
-      candidates,
+      order,
       { requestId: input.requestId, current, error: result.error, attempts, attemptStartedAt },
-      { maxAttempts, failovers, signal },
+      { maxAttempts, failovers: run.failovers, signal, retryAfterCapMs: settings.retries.retryAfterCapMs, retries },
     );
     if ('end' in step) return endOnThisChannel(step.end === 'client-left');
     current = step.next;
   }
 }
 
+/** The router's per-request inputs: the model's strategy, the pinned channel, the signals and prices. */
+function routeOptions(run: ChainRun, input: ExchangeInput): Parameters<ExchangeDeps['router']['candidatesFor']>[2] {
+  const routing = run.deps.routing;
+  const settings = settingsOf(run.deps);
+  const strategy = settings.models[input.request.model]?.strategy ?? settings.strategy;
+  const costOf = routing?.costOf;
+  return {
+    strategy,
+    stream: input.request.stream,
+    ...(run.affinity.state === 'found' ? { preferredChannelId: run.affinity.pin.channelId } : {}),
+    ...(routing?.signals ? { signals: routing.signals } : {}),
+    ...(costOf ? { costOf: (channel: Channel) => costOf(channel, input) } : {}),
+  };
+}
 /** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
 async function attemptChannel(
   deps: ExchangeDeps,
@@ -204,6 +334,10 @@ async function attemptChannel(
         upstreamRequestId: upstreamRequestIdOf(answer.headers),
       };
     }
+    if (input.fallbackFrom !== undefined && !reply.sent) {
+      reply.header(ANSWERED_MODEL_HEADER, input.request.model);
+      reply.header(FALLBACK_FROM_HEADER, input.fallbackFrom);
+    }
     const decodeContext = { provider: channel.provider, upstreamModel, request: input.request };
     const encodeContext: EncodeContext = {
       requestId: input.requestId,
@@ -252,34 +386,55 @@ function uncarriedError(parts: ReadonlyArray<UncarriedPart>, channel: Channel): 
   });
 }
 
+/** The served outcome of `run` on `channel` (for the model of `input`), with its chain and affinity. */
 function reportServed(
-  deps: ExchangeDeps,
+  run: ChainRun,
   input: ExchangeInput,
   channel: Channel,
   passThrough: boolean,
   result: Extract<AttemptResult, { kind: 'served' }>,
-  attempts: number,
-  failovers: FailoverRecord[],
 ): ExchangeOutcome {
-  return emitOutcome(deps, input, {
+  const affinity = rememberAffinity(run, channel);
+  return emitOutcome(run.deps, run.input, {
     status: result.status,
     httpStatus: result.httpStatus,
     channelId: channel.id,
     provider: channel.provider.id,
     upstreamModel: upstreamModelFor(channel, input.request.model),
     passThrough,
-    attempts,
-    failovers,
+    attempts: run.attempts,
+    failovers: run.failovers,
     usage: result.usage,
     ttfbMs: result.ttfbMs,
     upstreamRequestId: result.upstreamRequestId,
     ...(result.error ? { errorKind: result.error.kind, errorMessage: result.error.message } : {}),
+    ...chainDetails(run, input.request.model),
+    ...(affinity === 'off' ? {} : { affinity }),
   });
 }
 
-/** The channel tried last and the upstream's id of that call, when it answered with one. */
+/** Pins the conversation to the channel that served (prompt-cache affinity) and tells how affinity ended. */
+function rememberAffinity(run: ChainRun, channel: Channel): AffinityResult {
+  const affinity = run.deps.routing?.affinity;
+  if (!affinity) return 'off';
+  return affinity.remember(run.affinity, { channelId: channel.id, provider: channel.provider.id });
+}
+
+/** The outcome's model chain: the models tried (only when more than the requested one) and the one that answered. */
+function chainDetails(
+  run: ChainRun,
+  answeredModel: string | undefined,
+): Pick<OutcomeDetails, 'modelChain' | 'answeredModel'> {
+  return {
+    ...(run.modelsTried.length > 1 ? { modelChain: [...run.modelsTried] } : {}),
+    ...(answeredModel !== undefined && answeredModel !== run.input.request.model ? { answeredModel } : {}),
+  };
+}
+
+/** The channel tried last, the model it was tried for, and the upstream's id of that call, when it answered with one. */
 interface LastAttempt {
   readonly channel: Channel;
+  readonly model: string;
   readonly upstreamRequestId: string | undefined;
 }
 
@@ -298,11 +453,13 @@ interface FailureReport {
   readonly last?: LastAttempt;
   /** The client left: recorded as `cancelled` (499) and nothing is answered. */
   readonly cancelled?: boolean;
+  /** The models tried (none: only the requested one). */
+  readonly chain?: ChainRun;
 }
 
 /** Answers `error` (unless the client left or an answer was sent) and emits the request's failed or cancelled outcome. */
 function reportFailure(report: FailureReport): ExchangeOutcome {
-  const { deps, input, reply, error, failovers = [], attempts = 0, last, cancelled = false } = report;
+  const { deps, input, reply, error, failovers = [], attempts = 0, last, cancelled = false, chain } = report;
   const httpStatus = cancelled || reply.sent ? 499 : sendErrorReply(reply, input.codec, error, input.requestId);
   return emitOutcome(deps, input, {
     status: cancelled ? 'cancelled' : 'failed',
@@ -316,10 +473,11 @@ function reportFailure(report: FailureReport): ExchangeOutcome {
       ? {
           channelId: last.channel.id,
           provider: last.channel.provider.id,
-          upstreamModel: upstreamModelFor(last.channel, input.request.model),
+          upstreamModel: upstreamModelFor(last.channel, last.model),
           upstreamRequestId: last.upstreamRequestId,
         }
       : {}),
+    ...(chain ? chainDetails(chain, undefined) : {}),
   });
 }
 

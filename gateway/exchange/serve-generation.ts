@@ -19,11 +19,13 @@ import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
 import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
+import { affinityKeyOf } from '../routing/prompt-cache-affinity.ts';
 import {
   admitBudgetsOrReply,
   admitOrReply,
   attributeOrReply,
   modelAllowedOrReply,
+  mayUseModel,
   recordOnce,
   releaseHolds,
   settleAdmission,
@@ -116,6 +118,18 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       attribution,
       ...(holds ? { budgetCounters: holds.counters } : {}),
       clientGone: departure.signal,
+      inputTokens: () => input.value,
+      mayUseModel: (model) => mayUseModel(resolved, model),
+      ...(services.exchange.routing?.affinity
+        ? {
+            affinityKey: affinityKeyOf({
+              keyId: identity.keyId,
+              request: canonical,
+              rawBody,
+              headers: request.headers,
+            }),
+          }
+        : {}),
       ...(stored.answerHook ? { answerHook: stored.answerHook } : {}),
       ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}),
     };

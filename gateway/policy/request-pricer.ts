@@ -37,6 +37,17 @@ export interface RequestPricer {
   worstCaseCost(price: WorstCasePrice, inputTokens: number, outputTokens: number): bigint;
   /** nano-USD of `usage` served by `upstreamModel` on `channelId` at `atMs`, as billing prices it (0 when unpriced). */
   costOf(usage: TokenCounts, upstreamModel: string, channelId: string, atMs: number): bigint;
+  /**
+   * USD of `inputTokens` uncached input and `outputTokens` output on `channel` serving the client
+   * model `model` at `atMs` (the `cost` routing strategy); undefined when that upstream model has no price.
+   */
+  expectedCostUsd(
+    channel: Channel,
+    model: string,
+    inputTokens: number,
+    outputTokens: number,
+    atMs: number,
+  ): number | undefined;
 }
 
 const UNPRICED: WorstCasePrice = { inputNanoPerMTok: 0n, outputNanoPerMTok: 0n };
@@ -79,6 +90,14 @@ export function createRequestPricer(sources: RequestPricerSources): RequestPrice
     costOf(usage, upstreamModel, channelId, atMs) {
       const price = findPrice(currentBook(), upstreamModel, channelId, atMs);
       return price ? costNanoUsd(usage, price) : 0n;
+    },
+    expectedCostUsd(channel, model, inputTokens, outputTokens, atMs) {
+      const price = findPrice(currentBook(), upstreamModelFor(channel, model), channel.id, atMs);
+      if (!price) return undefined;
+      const nano =
+        Math.max(0, inputTokens) * Number(price.inputNanoPerMTok) +
+        Math.max(0, outputTokens) * Number(price.outputNanoPerMTok);
+      return nano / 1e15;
     },
   };
 }
