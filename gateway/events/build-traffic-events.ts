@@ -175,6 +175,11 @@ function buildRequestCompleted(
     endUserId: attribution.endUserId,
     tags: attribution.tags,
     operation: outcome.operation ?? 'generation',
+    modelChain: outcome.modelChain ?? [],
+    answeredModel: outcome.answeredModel ?? null,
+    affinity: outcome.affinity ?? '',
+    credentialId: outcome.credentialId ?? null,
+    credentialRotations: outcome.credentialRotations ?? 0,
   };
 }
 

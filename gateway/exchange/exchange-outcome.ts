@@ -80,6 +80,10 @@ export interface ExchangeOutcome {
    * `moved` or `new`; absent: affinity off or unavailable, or the request was not served.
    */
   readonly affinity?: 'hit' | 'moved' | 'new';
+  /** The key-pool credential of the channel's last attempt (its id, never the secret); absent: the channel has one credential. */
+  readonly credentialId?: string;
+  /** Times a pool credential was refused (429, 401, 403) and the channel tried again with the next; absent: 0. */
+  readonly credentialRotations?: number;
 }
 
 /** Receives every outcome; must not throw or block. */

@@ -77,6 +77,11 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     endUserId: null,
     tags: [],
     operation: 'generation',
+    modelChain: [],
+    answeredModel: null,
+    affinity: '',
+    credentialId: null,
+    credentialRotations: 0,
   };
   return { type: 'RequestCompleted', event };
 }

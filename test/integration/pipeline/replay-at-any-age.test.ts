@@ -101,6 +101,11 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         endUserId: null,
         tags: [],
         operation: 'generation',
+        modelChain: [],
+        answeredModel: null,
+        affinity: '',
+        credentialId: null,
+        credentialRotations: 0,
       },
     });
   }

@@ -75,11 +75,12 @@ describe('Avro schema files', () => {
       'RequestCompleted@4',
       'RequestCompleted@5',
       'RequestCompleted@6',
+      'RequestCompleted@7',
       'UsageRecorded@1',
       'UsageRecorded@2',
       'UsageRecorded@3',
     ]);
-    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(13);
+    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(14);
     for (const entry of registry.all()) {
       expect(registry.byFingerprintHex(entry.header.toString('hex', 2))).toBe(entry);
       expect(entry.header.subarray(0, 2).toString('hex')).toBe('c301');

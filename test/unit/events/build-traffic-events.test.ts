@@ -115,9 +115,33 @@ describe('buildTrafficEvents', () => {
       endUserId: null,
       tags: [],
       operation: 'generation',
+      modelChain: [],
+      answeredModel: null,
+      affinity: '',
+      credentialId: null,
+      credentialRotations: 0,
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);
+  });
+
+  it("carries an outcome's model chain, affinity and pool credential into RequestCompleted", () => {
+    const routed = {
+      ...served,
+      modelChain: ['gpt-5', 'claude-sonnet-4-5'],
+      answeredModel: 'claude-sonnet-4-5',
+      affinity: 'moved' as const,
+      credentialId: 'key-2',
+      credentialRotations: 2,
+    };
+    const completed = pick(buildTrafficEvents(routed, identity, NOW), 'RequestCompleted')[0];
+    expect(completed).toMatchObject({
+      modelChain: ['gpt-5', 'claude-sonnet-4-5'],
+      answeredModel: 'claude-sonnet-4-5',
+      affinity: 'moved',
+      credentialId: 'key-2',
+      credentialRotations: 2,
+    });
   });
 
   it("carries an embedding outcome's operation into both events", () => {

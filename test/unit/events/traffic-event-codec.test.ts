@@ -50,6 +50,11 @@ const requestCompleted: RequestCompleted = {
   endUserId: 'end-user-ü-42',
   tags: ['feature=search', 'env=prod'],
   operation: 'generation',
+  modelChain: [],
+  answeredModel: null,
+  affinity: '',
+  credentialId: null,
+  credentialRotations: 0,
 };
 
 const requestCompletedNulls: RequestCompleted = {
@@ -405,6 +410,33 @@ describe('schema evolution', () => {
     expect(decodeTrafficEvent(writtenWith('usage-recorded.v3.avsc', v3Event))).toStrictEqual({
       type: 'UsageRecorded',
       event: { ...usageRecorded, operation: 'generation' },
+    });
+  });
+
+  it('decodes a RequestCompleted written with v7 (before routing) with no model chain, affinity nor credential', () => {
+    const { modelChain: _m, answeredModel: _a, affinity: _f, credentialId: _c, credentialRotations: _r, ...v7Event } =
+      requestCompleted;
+    const message = writtenWith('request-completed.v7.avsc', v7Event);
+    expect(
+      message
+        .subarray(2, 10)
+        .equals(encodeTrafficEvent({ type: 'RequestCompleted', event: requestCompleted }).subarray(2, 10)),
+    ).toBe(false);
+    expect(decodeTrafficEvent(message)).toStrictEqual({ type: 'RequestCompleted', event: requestCompleted });
+  });
+
+  it('round-trips a fallback chain, an affinity result and a pool credential through the current schema', () => {
+    const routed = {
+      ...requestCompleted,
+      modelChain: ['gpt-4o', 'claude-sonnet-4-5'],
+      answeredModel: 'claude-sonnet-4-5',
+      affinity: 'hit',
+      credentialId: 'key-b',
+      credentialRotations: 1,
+    };
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: routed }))).toStrictEqual({
+      type: 'RequestCompleted',
+      event: routed,
     });
   });
 

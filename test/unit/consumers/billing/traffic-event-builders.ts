@@ -55,6 +55,11 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     endUserId: null,
     tags: [],
     operation: 'generation',
+    modelChain: [],
+    answeredModel: null,
+    affinity: '',
+    credentialId: null,
+    credentialRotations: 0,
     ...overrides,
   };
 }

@@ -47,6 +47,11 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     endUserId: null,
     tags: [],
     operation: 'generation',
+    modelChain: [],
+    answeredModel: null,
+    affinity: '',
+    credentialId: null,
+    credentialRotations: 0,
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
