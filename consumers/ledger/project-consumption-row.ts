@@ -2,7 +2,8 @@
  * The ledger's pure projection: one RequestCompleted → one `consumption_log` row
  * (schemas/analytics/migrations/001-consumption-log.sql, ingested_at_ms from 005,
  * upstream_request_id from 012, day, started_at and started_at_ms from 013, team_id,
- * end_user_id and tags from 016, operation from 020), costed with the price book.
+ * end_user_id and tags from 016, operation from 020, the routing columns from 021), costed with
+ * the price book.
  */
 import type { ConsumptionRow } from '../../schemas/analytics/tables.ts';
 import type { Price } from '../../schemas/billing/price-book.ts';
@@ -54,6 +55,11 @@ export function projectConsumptionRow(
     attempts: event.attempts,
     ingested_at_ms: ingestedAt,
     upstream_request_id: event.upstreamRequestId ?? '',
+    model_chain: event.modelChain,
+    answered_model: event.answeredModel ?? '',
+    affinity: event.affinity,
+    credential_id: event.credentialId ?? '',
+    credential_rotations: Math.min(65_535, Math.max(0, event.credentialRotations)),
   };
   return { row, costNanoUsd: priced.costNanoUsd, warning: priced.warning };
 }

@@ -8,7 +8,7 @@ import type { Decimal } from './analytics-store.ts';
 
 /** Every table and view by name. */
 export const TABLES = {
-  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016, 020). */
+  /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016, 020, 021). */
   consumptionLog: 'consumption_log',
   /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016, 020). */
   billingLines: 'billing_lines',
@@ -106,6 +106,16 @@ export type ConsumptionRow = TrafficEventColumns &
     ingested_at_ms: number;
     /** The upstream's own id of the call (migration 012), '' when it sent none or the event predates it */
     upstream_request_id: string;
+    /** every model tried, the requested one first, when its fallback chain was followed; [] otherwise (migration 021) */
+    model_chain: ReadonlyArray<string>;
+    /** the fallback model that answered, '' when the requested model answered or none did (migration 021) */
+    answered_model: string;
+    /** prompt-cache affinity: `hit`, `moved`, `new`, or '' (off, unavailable, not served) (migration 021) */
+    affinity: string;
+    /** the key-pool credential of the channel's last attempt, '' for a channel with one credential (migration 021) */
+    credential_id: string;
+    /** times a pool credential was refused and the channel tried again with the next (migration 021) */
+    credential_rotations: number;
   };
 
 /** A `billing_lines` row as inserted (JSONEachRow). Tokens; money as exact Decimals (USD, USD per million tokens). */

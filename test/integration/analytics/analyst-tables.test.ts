@@ -365,6 +365,11 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
       end_user_id: _e,
       tags: _g,
       operation: _o,
+      model_chain: _mc,
+      answered_model: _am,
+      affinity: _af,
+      credential_id: _ci,
+      credential_rotations: _cr,
       ...oldRow
     } = projectConsumptionRow(request(1, at, {}), [], at + 5).row;
     await store.insert('consumption_log', [oldRow]);
@@ -531,7 +536,7 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
         return old;
       }),
     );
-    expect(await migrate(store)).toEqual(['019-team-dimensions', '020-operation']);
+    expect(await migrate(store)).toEqual(['019-team-dimensions', '020-operation', '021-routing']);
     expect(await store.query('SELECT key_id, team_id, tags FROM keys FINAL ORDER BY key_id')).toEqual(
       ['key_a', 'key_b', 'key_c'].map((key_id) => ({ key_id, team_id: '', tags: [] })),
     );

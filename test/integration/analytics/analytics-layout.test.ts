@@ -303,6 +303,7 @@ const LATER_MIGRATIONS = [
   '018-alert-deliveries',
   '019-team-dimensions',
   '020-operation',
+  '021-routing',
 ];
 
 const CURRENT_TABLES = [
@@ -353,7 +354,7 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
 
     // Rows written before 012 read an empty upstream request id; before 013, the day they
     // finished and a start latency_ms before the end; before 016, no team, end user or tags;
-    // before 020, generation.
+    // before 020, generation; before 021, no routing columns.
     const unattributed = { v_team_id: '', v_end_user_id: '', v_tags: '[]', v_operation: 'generation' };
     const upgraded = before.consumption.map((row) => {
       const startedMs = Number(row.v_occurred_at_ms) - Number(row.v_latency_ms);
@@ -365,6 +366,12 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
         v_started_at_ms: String(startedMs),
         v_started_at: startedAt,
         ...unattributed,
+        // before 021: no fallback chain, affinity or pool credential
+        v_model_chain: '[]',
+        v_answered_model: '',
+        v_affinity: '',
+        v_credential_id: '',
+        v_credential_rotations: '0',
       };
     });
     expect(await dump(store, 'consumption_log')).toEqual(upgraded);

@@ -8,7 +8,7 @@ const ALL = [
   '001-consumption-log', '002-billing-lines', '003-spend-views', '004-key-id-indexes', '005-ingested-at', '006-consumption-log-by-time',
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
-  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions', '020-operation',
+  '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions', '020-operation', '021-routing',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -27,8 +27,11 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['end_user_id', 'String'],
   ['tags', 'Array(String)'],
   ['model', 'String'],
+  ['model_chain', 'Array(String)'],
+  ['answered_model', 'String'],
   ['upstream_model', 'String'],
   ['channel_id', 'String'],
+  ['credential_id', 'String'],
   ['provider', 'String'],
   ['client_format', 'String'],
   ['operation', "Enum8('generation' = 1, 'embedding' = 2)"],
@@ -47,6 +50,8 @@ const CONSUMPTION_LOG_COLUMNS = [
   ['latency_ms', 'UInt64'],
   ['ttfb_ms', 'Nullable(UInt64)'],
   ['attempts', 'UInt16'],
+  ['affinity', 'String'],
+  ['credential_rotations', 'UInt16'],
   ['ingested_at_ms', 'UInt64'],
   ['upstream_request_id', 'String'],
 ];
@@ -69,7 +74,7 @@ describe('migration files', () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
     expect(migrations.map((m) => m.statements.length)).toEqual([
-      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6, 4,
+      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6, 4, 10,
     ]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
@@ -83,6 +88,7 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
       null,
       null,
       null,

@@ -414,8 +414,14 @@ describe('schema evolution', () => {
   });
 
   it('decodes a RequestCompleted written with v7 (before routing) with no model chain, affinity nor credential', () => {
-    const { modelChain: _m, answeredModel: _a, affinity: _f, credentialId: _c, credentialRotations: _r, ...v7Event } =
-      requestCompleted;
+    const {
+      modelChain: _m,
+      answeredModel: _a,
+      affinity: _f,
+      credentialId: _c,
+      credentialRotations: _r,
+      ...v7Event
+    } = requestCompleted;
     const message = writtenWith('request-completed.v7.avsc', v7Event);
     expect(
       message

@@ -93,6 +93,11 @@ describe('projectConsumptionRow', () => {
       attempts: 2,
       ingested_at_ms: INGESTED_AT,
       upstream_request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy',
+      model_chain: [],
+      answered_model: '',
+      affinity: '',
+      credential_id: '',
+      credential_rotations: 0,
     });
   });
 
