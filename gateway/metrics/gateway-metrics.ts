@@ -96,6 +96,11 @@ export class GatewayMetrics {
       if (failed.nextChannelId !== undefined) failure.failovers.value += 1;
     }
     if (outcome.errorKind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
+    if (outcome.status === 'completed')
+      this.families.affinity.cell({ model: outcome.model, result: outcome.affinity ?? 'off' }).value += 1;
+    if (outcome.modelChain)
+      this.families.modelFallbacks.cell({ model: outcome.model, answered_model: outcome.answeredModel ?? '' }).value +=
+        1;
   }
 
   /**

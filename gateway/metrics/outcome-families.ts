@@ -22,6 +22,8 @@ export interface OutcomeFamilies {
   readonly failovers: MetricCells<'channel' | 'kind'>;
   readonly refusals: MetricCells<'format' | 'limit'>;
   readonly liveStreams: MetricCells<'format'>;
+  readonly affinity: MetricCells<'model' | 'result'>;
+  readonly modelFallbacks: MetricCells<'model' | 'answered_model'>;
   /** The publisher gauges read `status` at each scrape. */
   watchPublisher(status: () => PublisherStatus): void;
   /** The control-plane lag gauge awaits `lag` at each scrape (a rejection keeps the last value). */
@@ -109,6 +111,16 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
       name: 'tollgate_live_streams',
       help: 'Streamed requests admitted and not finished.',
       labelNames: ['format'],
+    }),
+    affinity: new MetricCells(registry, 'counter', {
+      name: 'tollgate_affinity_requests_total',
+      help: 'Served requests by model and how prompt-cache affinity ended: hit (the pinned channel served), moved (another channel served), new (first pin), off (no affinity).',
+      labelNames: ['model', 'result'],
+    }),
+    modelFallbacks: new MetricCells(registry, 'counter', {
+      name: 'tollgate_model_fallbacks_total',
+      help: "Requests that followed their model's fallback chain, by requested model and the model that answered ('' when none did).",
+      labelNames: ['model', 'answered_model'],
     }),
     watchPublisher(status) {
       publisherStatus = status;
