@@ -63,19 +63,20 @@ describe.skipIf(withoutEngines)('redis in-flight registry', () => {
 
   it("forgets a crashed node by the Redis server's clock, and leaves no key once every node is gone", async () => {
     const keyPrefix = prefix();
-    const [crashed, survivor] = [1, 2].map(() => createRedisInFlightRegistry({ url: redisKeys.url, keyPrefix }));
+    const crashed = createRedisInFlightRegistry({ url: redisKeys.url, keyPrefix });
+    const survivor = createRedisInFlightRegistry({ url: redisKeys.url, keyPrefix });
     try {
-      await crashed!.publishAndReadOthers('crashed', new Map([['ch', 3]]), 200);
-      await survivor!.publishAndReadOthers('survivor', new Map([['ch', 1]]), 60_000);
+      await crashed.publishAndReadOthers('crashed', new Map([['ch', 3]]), 200);
+      await survivor.publishAndReadOthers('survivor', new Map([['ch', 1]]), 60_000);
       await sleep(400);
-      expect(await survivor!.publishAndReadOthers('observer', new Map(), 300)).toEqual(new Map([['ch', 1]]));
+      expect(await survivor.publishAndReadOthers('observer', new Map(), 300)).toEqual(new Map([['ch', 1]]));
       expect(await redisKeys.admin.hkeys(inFlightRegistryKeys(keyPrefix).counts)).not.toContain('crashed');
-      await survivor!.withdraw('survivor');
-      expect(await survivor!.publishAndReadOthers('observer', new Map(), 300)).toEqual(new Map());
+      await survivor.withdraw('survivor');
+      expect(await survivor.publishAndReadOthers('observer', new Map(), 300)).toEqual(new Map());
       await sleep(600); // past the observer's TTL, the longest left: the keys expire by themselves
       expect(await redisKeys.admin.keys(`${keyPrefix}*`)).toEqual([]);
     } finally {
-      await Promise.all([crashed!.close(), survivor!.close()]);
+      await Promise.all([crashed.close(), survivor.close()]);
     }
   });
 
@@ -84,9 +85,10 @@ describe.skipIf(withoutEngines)('redis in-flight registry', () => {
       ...engineSettingsFromEnv({ REDIS_URL: redisKeys.url, REDIS_KEY_PREFIX: prefix() }),
       dataDir: '/nonexistent',
     };
-    const [registryA, registryB] = [openInFlightRegistry(settings), openInFlightRegistry(settings)];
-    const a = new InFlightBoard({ registry: registryA!, nodeId: 'gw-a' });
-    const b = new InFlightBoard({ registry: registryB!, nodeId: 'gw-b' });
+    const registryA = openInFlightRegistry(settings);
+    const registryB = openInFlightRegistry(settings);
+    const a = new InFlightBoard({ registry: registryA, nodeId: 'gw-a' });
+    const b = new InFlightBoard({ registry: registryB, nodeId: 'gw-b' });
     try {
       const endA = a.begin('ch');
       a.begin('ch');
@@ -104,7 +106,7 @@ describe.skipIf(withoutEngines)('redis in-flight registry', () => {
       expect(b.inFlight('ch')).toBe(1);
     } finally {
       await b.stop();
-      await Promise.all([registryA!.close(), registryB!.close()]);
+      await Promise.all([registryA.close(), registryB.close()]);
     }
   });
 
