@@ -11,7 +11,7 @@
  * - Former rule, kept for the remaining fields: an observation is "in order" when `at >= lastAt`.
  *   Out-of-order observations still enter the sliding window (counted once per event id) and may
  *   extend a Retry-After cooldown (a max, so order does not matter), but they do NOT touch the
- *   latency EWMA, the consecutive-failure count or the failure cooldown: those follow the newest
+ *   latency EWMAs, the consecutive-failure count or the failure cooldown: those follow the newest
  *   observation only.
  * - Latency EWMAs: only in-order successes without an `errorKind` are latency samples (an ok
  *   observation carrying an errorKind — a request-fault 4xx, a client cancel — says the channel is
