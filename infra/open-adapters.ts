@@ -22,6 +22,9 @@ import { createMemoryStateStore, type MemoryStateStore } from './state-store/mem
 import { createMemoryBudgetLedger } from './state-store/memory/memory-budget-ledger.ts';
 import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import { createRedisBudgetLedger } from './state-store/redis/redis-budget-ledger.ts';
+import { createMemoryInFlightRegistry } from './state-store/memory/memory-in-flight-registry.ts';
+import { createRedisInFlightRegistry } from './state-store/redis/redis-in-flight-registry.ts';
+import type { InFlightRegistry } from '../schemas/state-store/in-flight-registry.ts';
 import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { RedisOutageSettings } from './state-store/redis/guarded-redis.ts';
 import {
@@ -231,4 +234,15 @@ export function openResponseStore(settings: EngineSettings): ResponseStore {
     ...retention,
     ...(settings.responseStoreMemoryMiB ? { maxTotalBytes: settings.responseStoreMemoryMiB * 1024 * 1024 } : {}),
   });
+}
+
+/**
+ * The in-flight registry for these settings (schemas/state-store/in-flight-registry.ts): Redis
+ * (shared by every node). Without Redis, the registry the process's memory `state` carries (the
+ * memory store's `inFlight`: nodes of one process sharing the store see each other), or a new
+ * in-process one when `state` is not the memory store.
+ */
+export function openInFlightRegistry(settings: EngineSettings, state?: StateStore): InFlightRegistry {
+  if (usesRedis(settings)) return createRedisInFlightRegistry(redisOptions(settings));
+  return (state as Partial<MemoryStateStore> | undefined)?.inFlight ?? createMemoryInFlightRegistry();
 }

@@ -16,8 +16,11 @@
  *   observation of `channelId` by the rules above, with its latencyMs and retryAfterMs.
  * - RequestCompleted with a channelId:
  *   - completed → ok; latency sample = ttfbMs (time to first byte; for a stream the total time
- *     depends on output length), or latencyMs when ttfbMs is null. Both count from request
- *     arrival, so earlier failed attempts of the same request are included.
+ *     depends on output length), or latencyMs when ttfbMs is null; total-time sample (`totalMs`)
+ *     = latencyMs. Both count from request arrival, so earlier failed attempts of the same
+ *     request are included.
+ *   - only a completed request has a total-time sample: the others ended early (a failure, a
+ *     client that left), so their total time says nothing of how long the channel takes.
  *   - failed or cancelled with ttfbMs null (nothing reached the client) → no observation: that
  *     attempt already has its FailoverOccurred; counting it again would double it.
  *   - cancelled after the first byte → ok with the ttfbMs sample (the client left, not the channel).
@@ -69,7 +72,14 @@ function fromRequest(event: RequestCompleted, position: LogPosition): ChannelObs
   if (event.channelId === null) return [];
   const base = { eventId: event.eventId, position, channelId: event.channelId, at: event.occurredAt };
   if (event.status === 'completed')
-    return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs ?? event.latencyMs) }];
+    return [
+      {
+        ...base,
+        ok: true,
+        latencyMs: Math.max(0, event.ttfbMs ?? event.latencyMs),
+        totalMs: Math.max(0, event.latencyMs),
+      },
+    ];
   if (event.ttfbMs === null) return [];
   if (event.status === 'cancelled') return [{ ...base, ok: true, latencyMs: Math.max(0, event.ttfbMs) }];
   return byFault(event.errorKind ?? '', { ...base, latencyMs: Math.max(0, event.latencyMs) });

@@ -7,16 +7,18 @@
  * - Ordering (events of different requests arrive through different partitions, so out of order):
  *   failures count toward the cooldown when newer than the last success, whatever their arrival
  *   order; a success resets the count when newer than every counted failure. Only the latency
- *   EWMA follows arrival order (samples older than the newest observation are skipped).
+ *   EWMAs follow arrival order (samples older than the newest observation are skipped).
  * - Former rule, kept for the remaining fields: an observation is "in order" when `at >= lastAt`.
  *   Out-of-order observations still enter the sliding window (counted once per event id) and may
  *   extend a Retry-After cooldown (a max, so order does not matter), but they do NOT touch the
- *   latency EWMA, the consecutive-failure count or the failure cooldown: those follow the newest
+ *   latency EWMAs, the consecutive-failure count or the failure cooldown: those follow the newest
  *   observation only.
- * - Latency EWMA: only in-order successes without an `errorKind` are latency samples (an ok
+ * - Latency EWMAs: only in-order successes without an `errorKind` are latency samples (an ok
  *   observation carrying an errorKind — a request-fault 4xx, a client cancel — says the channel is
- *   fine but its latency says nothing). The first sample sets the EWMA (while it is 0); later
- *   ones fold as `alpha * latency + (1 - alpha) * ewma`.
+ *   fine but its latency says nothing). `latencyEwmaMs` (time to first byte) folds `latencyMs`;
+ *   `totalLatencyEwmaMs` (total time) folds `totalMs` when the observation carries one. For each,
+ *   the first sample sets the EWMA (while it is 0); later ones fold as
+ *   `alpha * sample + (1 - alpha) * ewma`.
  * - Failure cooldown: an in-order failure increments `consecutiveFailures`; when it reaches
  *   `policy.failureThreshold` (and on every further failure) `failureCooldownUntil = max(it,
  *   at + cooldownMs)`. An in-order success resets `consecutiveFailures` to 0 and ends the failure
@@ -32,8 +34,13 @@ import type { ChannelHealth, ChannelObservation, HealthPolicy } from './state-st
 
 /** The per-channel folded state (everything but the sliding window). Times in ms since epoch. */
 export interface ChannelHealthState {
-  /** Exponentially weighted latency of successful calls, ms (0 before the first sample). */
+  /** Exponentially weighted time to first byte of successful calls, ms (0 before the first sample). */
   readonly latencyEwmaMs: number;
+  /**
+   * Exponentially weighted total time of completed requests, ms (0 before the first sample; absent
+   * in state stored before this field existed, which reads as 0).
+   */
+  readonly totalLatencyEwmaMs?: number;
   readonly consecutiveFailures: number;
   /** End of the cooldown started by `failureThreshold` consecutive failures; 0 when none. */
   readonly failureCooldownUntil: number;
@@ -50,6 +57,7 @@ export interface ChannelHealthState {
 /** State of a channel never observed. */
 export const NEUTRAL_CHANNEL_HEALTH_STATE: ChannelHealthState = {
   latencyEwmaMs: 0,
+  totalLatencyEwmaMs: 0,
   consecutiveFailures: 0,
   failureCooldownUntil: 0,
   retryAfterUntil: 0,
@@ -83,16 +91,20 @@ export function foldChannelHealth(
   const lastFailureAt = state.lastFailureAt ?? 0;
   if (observation.ok) {
     const isSample = at >= state.lastAt && (observation.errorKind === undefined || observation.errorKind === '');
-    const latencyEwmaMs = !isSample
-      ? state.latencyEwmaMs
-      : state.latencyEwmaMs === 0
-        ? observation.latencyMs
-        : policy.latencyAlpha * observation.latencyMs + (1 - policy.latencyAlpha) * state.latencyEwmaMs;
+    const latencyEwmaMs = isSample
+      ? foldEwma(state.latencyEwmaMs, observation.latencyMs, policy.latencyAlpha)
+      : state.latencyEwmaMs;
+    const totalBefore = state.totalLatencyEwmaMs ?? 0;
+    const totalLatencyEwmaMs =
+      isSample && observation.totalMs !== undefined
+        ? foldEwma(totalBefore, observation.totalMs, policy.latencyAlpha)
+        : totalBefore;
     const successAt = Math.max(lastSuccessAt, at);
     // A success newer than every counted failure closes the breaker; an older one leaves the later failures standing.
     if (at >= lastFailureAt)
       return {
         latencyEwmaMs,
+        totalLatencyEwmaMs,
         consecutiveFailures: 0,
         failureCooldownUntil: 0,
         retryAfterUntil,
@@ -100,7 +112,15 @@ export function foldChannelHealth(
         lastSuccessAt: successAt,
         lastFailureAt: 0,
       };
-    return { ...state, latencyEwmaMs, retryAfterUntil, lastAt, lastSuccessAt: successAt, lastFailureAt };
+    return {
+      ...state,
+      latencyEwmaMs,
+      totalLatencyEwmaMs,
+      retryAfterUntil,
+      lastAt,
+      lastSuccessAt: successAt,
+      lastFailureAt,
+    };
   }
   // Failures count when newer than the last success, in whatever order they arrive (partitions interleave).
   if (at <= lastSuccessAt) return { ...state, retryAfterUntil, lastAt, lastSuccessAt, lastFailureAt };
@@ -111,6 +131,7 @@ export function foldChannelHealth(
     failureCooldownUntil = Math.max(failureCooldownUntil, failureAt + policy.cooldownMs);
   return {
     latencyEwmaMs: state.latencyEwmaMs,
+    totalLatencyEwmaMs: state.totalLatencyEwmaMs ?? 0,
     consecutiveFailures,
     failureCooldownUntil,
     retryAfterUntil,
@@ -118,6 +139,15 @@ export function foldChannelHealth(
     lastSuccessAt,
     lastFailureAt: failureAt,
   };
+}
+
+/**
+ * One EWMA step, ms: the first sample sets it (while it is 0), later ones fold as
+ * `alpha * sample + (1 - alpha) * ewma` — in this order of IEEE-754 operations, which the Lua
+ * script repeats.
+ */
+function foldEwma(ewma: number, sample: number, alpha: number): number {
+  return ewma === 0 ? sample : alpha * sample + (1 - alpha) * ewma;
 }
 
 /** What routing sees of a channel at `now` (ms since epoch), from its state and window counts. */
@@ -133,6 +163,7 @@ export function channelHealthOf(
     errorRate: window.count === 0 ? 0 : window.failures / window.count,
     windowCount: window.count,
     latencyEwmaMs: state.latencyEwmaMs,
+    totalLatencyEwmaMs: state.totalLatencyEwmaMs ?? 0,
     consecutiveFailures: state.consecutiveFailures,
     cooldownUntil: cooldownUntil > now ? cooldownUntil : 0,
   };
@@ -140,7 +171,7 @@ export function channelHealthOf(
 
 /**
  * Checks an observation before it is stored.
- * @throws RangeError when `at`, `latencyMs` or `retryAfterMs` is not a finite number ≥ 0 or an id is empty.
+ * @throws RangeError when `at`, `latencyMs`, `totalMs` or `retryAfterMs` is not a finite number ≥ 0 or an id is empty.
  */
 export function assertValidObservation(observation: ChannelObservation): void {
   if (!observation.eventId || !observation.channelId)
@@ -149,6 +180,7 @@ export function assertValidObservation(observation: ChannelObservation): void {
   const numbers: Array<[string, number | undefined]> = [
     ['at', observation.at],
     ['latencyMs', observation.latencyMs],
+    ['totalMs', observation.totalMs],
     ['retryAfterMs', observation.retryAfterMs],
   ];
   for (const [name, value] of numbers) {

@@ -50,8 +50,17 @@ export interface ChannelObservation {
   /** ms since epoch */
   readonly at: number;
   readonly ok: boolean;
-  /** ms the attempt took */
+  /**
+   * The latency sample, ms: the time to first byte of a served request (its total time when no
+   * byte came earlier than the whole answer), or the time a failed attempt took.
+   */
   readonly latencyMs: number;
+  /**
+   * Total time of a completed request, ms, from its arrival to the end of the answer
+   * (RequestCompleted.latencyMs); the sample of `totalLatencyEwmaMs`. Absent when the request did
+   * not complete (a failure, a client that left): such an observation leaves that EWMA alone.
+   */
+  readonly totalMs?: number;
   readonly errorKind?: string;
   /** ms the upstream asked to wait (Retry-After) */
   readonly retryAfterMs?: number;
@@ -64,8 +73,16 @@ export interface ChannelHealth {
   readonly errorRate: number;
   /** Observations in the window. */
   readonly windowCount: number;
-  /** Exponentially weighted latency of successful calls, ms (0 if none yet). */
+  /**
+   * Exponentially weighted time to first byte of successful calls, ms (0 if none yet): the
+   * `latencyMs` samples, which are the time to first byte when the request had one.
+   */
   readonly latencyEwmaMs: number;
+  /**
+   * Exponentially weighted total time of completed requests, ms (0 if none yet): the `totalMs`
+   * samples, folded with the same alpha and rules as `latencyEwmaMs`.
+   */
+  readonly totalLatencyEwmaMs: number;
   readonly consecutiveFailures: number;
   /** Until when (ms since epoch) routing should skip the channel; 0 when not cooling down. */
   readonly cooldownUntil: number;
@@ -79,7 +96,7 @@ export interface HealthPolicy {
   readonly failureThreshold: number;
   /** Cooldown length when no Retry-After is given, ms. */
   readonly cooldownMs: number;
-  /** EWMA smoothing factor for latency (0..1). */
+  /** EWMA smoothing factor of both latency EWMAs, time to first byte and total (0..1). */
   readonly latencyAlpha: number;
 }
 

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { MemoryStateContent } from './memory-state-store.ts';
+import type { MemoryChannelContent, MemoryStateContent } from './memory-state-store.ts';
 import { replaceFileAtomically } from '../../replace-file-atomically.ts';
 
 /** A snapshot: the store's content and where in each topic file its fold resumes. */
@@ -65,6 +65,17 @@ const budgetCounter = z.object({
   watermarks: z.array(z.tuple([z.string().min(1), offset])),
   alertedPercents: z.array(z.number().positive().max(100)),
 });
+/** A channel's folded state; `totalLatencyEwmaMs` is absent from files written before it existed (read as 0). */
+const channelStateSchema = z.object({
+  latencyEwmaMs: time,
+  totalLatencyEwmaMs: time.optional(),
+  consecutiveFailures: z.number().int().min(0),
+  failureCooldownUntil: time,
+  retryAfterUntil: time,
+  lastAt: time,
+  lastSuccessAt: time.optional(),
+  lastFailureAt: time.optional(),
+});
 const fileSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(VERSION),
@@ -80,15 +91,7 @@ const fileSchema = z.object({
         channelId: z.string().min(1),
         windowMs: z.number().positive(),
         window: z.array(z.tuple([time, z.boolean()])),
-        state: z.object({
-          latencyEwmaMs: time,
-          consecutiveFailures: z.number().int().min(0),
-          failureCooldownUntil: time,
-          retryAfterUntil: time,
-          lastAt: time,
-          lastSuccessAt: time.optional(),
-          lastFailureAt: time.optional(),
-        }),
+        state: channelStateSchema,
       }),
     ),
     budgets: z.object({ counters: z.array(budgetCounter) }).optional(),
@@ -107,7 +110,7 @@ function stateToJson(state: MemoryStateContent): z.infer<typeof fileSchema>['sta
       channelId: channel.channelId,
       windowMs: channel.windowMs,
       window: channel.window.map(([at, failed]) => [at, failed]),
-      state: { ...channel.state },
+      state: channelStateToJson(channel.state),
     })),
     budgets: {
       counters: (state.budgets?.counters ?? []).map((content) => ({
@@ -118,6 +121,24 @@ function stateToJson(state: MemoryStateContent): z.infer<typeof fileSchema>['sta
         alertedPercents: [...content.alertedPercents],
       })),
     },
+  };
+}
+
+/**
+ * A channel's folded state with its fields in the order of the file schema: the digest is taken
+ * over the parsed file, whose fields come out in that order, so the written text must use it too
+ * (a state folded from an older snapshot may hold its fields in another order).
+ */
+function channelStateToJson(state: MemoryChannelContent['state']): z.infer<typeof channelStateSchema> {
+  return {
+    latencyEwmaMs: state.latencyEwmaMs,
+    totalLatencyEwmaMs: state.totalLatencyEwmaMs ?? 0,
+    consecutiveFailures: state.consecutiveFailures,
+    failureCooldownUntil: state.failureCooldownUntil,
+    retryAfterUntil: state.retryAfterUntil,
+    lastAt: state.lastAt,
+    ...(state.lastSuccessAt === undefined ? {} : { lastSuccessAt: state.lastSuccessAt }),
+    ...(state.lastFailureAt === undefined ? {} : { lastFailureAt: state.lastFailureAt }),
   };
 }
 

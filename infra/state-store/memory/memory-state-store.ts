@@ -1,6 +1,7 @@
 /**
  * The in-process state store (embedded mode, no REDIS_URL), with the budget ledger of the same
- * process beside it (`budgets`, memory-budget-ledger.ts, so that one snapshot holds both): the
+ * process beside it (`budgets`, memory-budget-ledger.ts, so that one snapshot holds both) and its
+ * in-flight registry (`inFlight`, memory-in-flight-registry.ts; never snapshotted): the
  * same semantics as the Redis adapter — the same pure fold (fold-channel-health.ts), the same window bounds, the same 64-bit
  * spend range and the same applied-offset watermarks per partition (applied-watermark.ts), so a
  * replay of any age changes nothing. State lives as long as the process; the embedded server
@@ -19,6 +20,8 @@ import { AppliedWatermarks, type WatermarkKind } from '../../../schemas/state-st
 import type { LogPosition, StateStore } from '../../../schemas/state-store/state-store.ts';
 import { validatedStateStore } from '../../../schemas/state-store/validated-state-store.ts';
 import { createMemoryBudgetLedger, type MemoryBudgetContent, type MemoryBudgetLedger } from './memory-budget-ledger.ts';
+import { createMemoryInFlightRegistry } from './memory-in-flight-registry.ts';
+import type { InFlightRegistry } from '../../../schemas/state-store/in-flight-registry.ts';
 
 interface ChannelRecord {
   state: ChannelHealthState;
@@ -52,6 +55,11 @@ export interface MemoryStateContent {
 export interface MemoryStateStore extends StateStore {
   /** The process's budget ledger (budget-ledger.ts), in memory beside the spend counters and snapshotted with them. */
   readonly budgets: MemoryBudgetLedger;
+  /**
+   * The process's in-flight registry (in-flight-registry.ts): the gateway nodes of this process
+   * that share this store see each other's in-flight requests through it. Never snapshotted.
+   */
+  readonly inFlight: InFlightRegistry;
   /** A copy of everything held (taken synchronously, so consistent with the watermarks). */
   exportContent(): MemoryStateContent;
   /**
@@ -81,6 +89,7 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
     ]),
   );
   const budgets = createMemoryBudgetLedger(initial?.budgets);
+  const inFlight = createMemoryInFlightRegistry();
   let changes = 0;
 
   const store = validatedStateStore({
@@ -135,6 +144,7 @@ export function createMemoryStateStore(initial?: MemoryStateContent): MemoryStat
   return {
     ...store,
     budgets,
+    inFlight,
 
     exportContent(): MemoryStateContent {
       return {

@@ -81,7 +81,9 @@ return 1
  * → the highest offset folded into this channel), state hash, ok zset, fail zset.
  * ARGV: offset (decimal), eventId, at (ms), ok ('1'|'0'), latencyMs, errorKind ('' = none),
  * retryAfterMs ('0' = none), windowMs, failureThreshold, cooldownMs, latencyAlpha, state TTL (ms),
- * the partition's field `<topic>:<partition>`.
+ * the partition's field `<topic>:<partition>`, totalMs ('' = none). Both EWMAs fold as
+ * `foldEwma` does (first sample sets it while 0, then `alpha * sample + (1 - alpha) * ewma`); a
+ * state hash written before `totalLatencyEwmaMs` existed reads it as 0.
  * Returns 1 when applied, 0 when the channel's watermark of the partition is at or past the offset.
  */
 export const RECORD_OBSERVATION_LUA = `
@@ -97,7 +99,8 @@ local windowMs = tonumber(ARGV[8])
 local threshold = tonumber(ARGV[9])
 local cooldownMs = tonumber(ARGV[10])
 local alpha = tonumber(ARGV[11])
-local s = redis.call('HMGET', KEYS[2], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'lastSuccessAt', 'lastFailureAt')
+local total = tonumber(ARGV[14])
+local s = redis.call('HMGET', KEYS[2], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'lastSuccessAt', 'lastFailureAt', 'totalLatencyEwmaMs')
 local ewma = tonumber(s[1]) or 0
 local consecutive = tonumber(s[2]) or 0
 local failureUntil = tonumber(s[3]) or 0
@@ -105,10 +108,14 @@ local retryUntil = tonumber(s[4]) or 0
 local lastAt = tonumber(s[5]) or 0
 local lastSuccessAt = tonumber(s[6]) or 0
 local lastFailureAt = tonumber(s[7]) or 0
+local totalEwma = tonumber(s[8]) or 0
 if retryAfterMs > 0 then retryUntil = math.max(retryUntil, at + retryAfterMs) end
 if ok then
   if at >= lastAt and errorKind == '' then
     if ewma == 0 then ewma = latency else ewma = alpha * latency + (1 - alpha) * ewma end
+    if total then
+      if totalEwma == 0 then totalEwma = total else totalEwma = alpha * total + (1 - alpha) * totalEwma end
+    end
   end
   lastSuccessAt = math.max(lastSuccessAt, at)
   if at >= lastFailureAt then
@@ -125,7 +132,8 @@ lastAt = math.max(lastAt, at)
 local f = '%.17g'
 redis.call('HSET', KEYS[2], 'latencyEwmaMs', string.format(f, ewma), 'consecutiveFailures', string.format(f, consecutive),
   'failureCooldownUntil', string.format(f, failureUntil), 'retryAfterUntil', string.format(f, retryUntil),
-  'lastAt', string.format(f, lastAt), 'lastSuccessAt', string.format(f, lastSuccessAt), 'lastFailureAt', string.format(f, lastFailureAt), 'windowMs', ARGV[8])
+  'lastAt', string.format(f, lastAt), 'lastSuccessAt', string.format(f, lastSuccessAt), 'lastFailureAt', string.format(f, lastFailureAt),
+  'totalLatencyEwmaMs', string.format(f, totalEwma), 'windowMs', ARGV[8])
 redis.call('PEXPIRE', KEYS[2], ARGV[12])
 redis.call('ZADD', ok and KEYS[3] or KEYS[4], ARGV[3], ARGV[2])
 local cutoff = string.format(f, at - windowMs)
@@ -139,21 +147,22 @@ return 1
 /**
  * getChannelHealth. KEYS: per channel its state hash, ok zset, fail zset (all channels on a single
  * Redis; the channels of one hash tag on a Redis Cluster). ARGV: now (ms).
- * Returns per channel 7 entries: latencyEwmaMs, consecutiveFailures, failureCooldownUntil,
- * retryAfterUntil, lastAt (strings or nil), ok count, failure count (window `at > now - windowMs`).
+ * Returns per channel 8 entries: latencyEwmaMs, consecutiveFailures, failureCooldownUntil,
+ * retryAfterUntil, lastAt, totalLatencyEwmaMs (strings, '' when absent), ok count, failure count
+ * (window `at > now - windowMs`).
  */
 export const READ_HEALTH_LUA = `
 local now = tonumber(ARGV[1])
 local out = {}
 for i = 1, #KEYS, 3 do
-  local s = redis.call('HMGET', KEYS[i], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'windowMs')
+  local s = redis.call('HMGET', KEYS[i], 'latencyEwmaMs', 'consecutiveFailures', 'failureCooldownUntil', 'retryAfterUntil', 'lastAt', 'totalLatencyEwmaMs', 'windowMs')
   local okCount, failCount = 0, 0
-  if s[6] then
-    local since = '(' .. string.format('%.17g', now - tonumber(s[6]))
+  if s[7] then
+    local since = '(' .. string.format('%.17g', now - tonumber(s[7]))
     okCount = redis.call('ZCOUNT', KEYS[i + 1], since, '+inf')
     failCount = redis.call('ZCOUNT', KEYS[i + 2], since, '+inf')
   end
-  for j = 1, 5 do out[#out + 1] = s[j] or '' end
+  for j = 1, 6 do out[#out + 1] = s[j] or '' end
   out[#out + 1] = okCount
   out[#out + 1] = failCount
 end

@@ -98,7 +98,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
       await layout();
       const id = observation.channelId;
       const scriptKeys = [keys.healthApplied(id), keys.healthState(id), keys.healthOk(id), keys.healthFail(id)];
-      const args = [...observationArgs(observation, policy), appliedField(observation.position)];
+      const args = [
+        ...observationArgs(observation, policy),
+        appliedField(observation.position),
+        observation.totalMs === undefined ? '' : String(observation.totalMs),
+      ];
       const applied = await guarded.run(
         (client) => client.tollgateRecordObservation(scriptKeys.length, ...scriptKeys, ...args),
         writeTimeoutMs,
@@ -118,7 +122,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): StateSto
         );
       };
       const reply = (await Promise.all(groups.map(read))).flat();
-      return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 7, i * 7 + 7), now));
+      return channelIds.map((id, i) => healthFromReply(id, reply.slice(i * 8, i * 8 + 8), now));
     },
 
     close: () => guarded.close(),
@@ -170,7 +174,7 @@ function observationArgs(observation: ChannelObservation, policy: HealthPolicy):
   ];
 }
 
-/** One channel's 7 reply entries → ChannelHealth via the shared `channelHealthOf`. */
+/** One channel's 8 reply entries (READ_HEALTH_LUA) → ChannelHealth via the shared `channelHealthOf`. */
 function healthFromReply(channelId: string, entries: ScriptReply, now: number): ChannelHealth {
   const num = (i: number): number => {
     const value = entries[i];
@@ -182,8 +186,9 @@ function healthFromReply(channelId: string, entries: ScriptReply, now: number): 
     failureCooldownUntil: num(2),
     retryAfterUntil: num(3),
     lastAt: num(4),
+    totalLatencyEwmaMs: num(5),
   };
-  const okCount = num(5);
-  const failures = num(6);
+  const okCount = num(6);
+  const failures = num(7);
   return channelHealthOf(channelId, state, { count: okCount + failures, failures }, now);
 }

@@ -1,7 +1,7 @@
 /**
  * Every Redis adapter on a real 3-master Redis Cluster started for this file
  * (infra/redis-cluster/start-redis-cluster.ts): the contract suites of the state store, the rate
- * limiter, the session store and the response store; the hash-tag layout (each script's keys in
+ * limiter, the in-flight registry, the session store and the response store; the hash-tag layout (each script's keys in
  * one slot, entities spread over the nodes); a refused multi-scope admission that releases the
  * scopes it charged on other slots; and the REDIS_CLUSTER_NODES path through open-adapters.ts.
  * Needs redis-server and redis-cli only (skipped without them, failing with CI=true).
@@ -15,10 +15,15 @@ import {
   openSessionStore,
   openStateStore,
 } from '../../../infra/open-adapters.ts';
+import {
+  createRedisInFlightRegistry,
+  inFlightRegistryKeys,
+} from '../../../infra/state-store/redis/redis-in-flight-registry.ts';
 import { createRedisRateLimiter, rateLimitKey } from '../../../infra/state-store/redis/redis-rate-limiter.ts';
 import { createRedisResponseStore } from '../../../infra/state-store/redis/redis-response-store.ts';
 import { createRedisSessionStore } from '../../../infra/state-store/redis/redis-session-store.ts';
 import { createRedisStateStore, redisStateKeys } from '../../../infra/state-store/redis/redis-state-store.ts';
+import { describeInFlightRegistryContract } from '../../unit/state-store/in-flight-registry-contract.ts';
 import { describeRateLimiterContract, T0 } from '../../unit/state-store/rate-limiter-contract.ts';
 import { describeResponseStoreContract, sampleRecord } from '../../unit/state-store/response-store-contract.ts';
 import { describeSessionStoreContract } from '../../unit/state-store/session-store-contract.ts';
@@ -41,6 +46,12 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
       ),
       prefix: shared,
     };
+  });
+  describeInFlightRegistryContract('redis cluster', (count) => {
+    const shared = prefix();
+    return Array.from({ length: count }, () =>
+      createRedisInFlightRegistry({ cluster: cluster.settings, keyPrefix: shared }),
+    );
   });
   describeSessionStoreContract('redis cluster', {
     sharedByNamespace: true,
@@ -67,6 +78,7 @@ describe.skipIf(redisClusterSkipReason !== undefined)(redisClusterSkipReason ?? 
         [keys.userSpend('u-1'), keys.userSpendApplied('u-1')],
         [keys.healthState('c-1'), keys.healthOk('c-1'), keys.healthFail('c-1'), keys.healthApplied('c-1')],
         [rateLimitKey('p:', 'key:k-1', 'requests'), rateLimitKey('p:', 'key:k-1', 'tokens')],
+        [inFlightRegistryKeys(keyPrefix).counts, inFlightRegistryKeys(keyPrefix).expiries],
         // an id with braces: the tag ends at its first '}', the same for every key of the entity
         [keys.keySpend('a}b{c'), keys.keySpendApplied('a}b{c')],
       ];

@@ -28,6 +28,7 @@ function randomHistory(count: number, t0: number): ChannelObservation[] {
     const ok = random() > 0.35;
     const retry = !ok && random() < 0.2 ? Math.floor(random() * 20_000) : undefined;
     const errorKind = ok ? (random() < 0.1 ? 'upstream-rejected' : undefined) : 'upstream-unavailable';
+    const totalMs = ok && random() < 0.7 ? Math.round(random() * 30_000 * 1000) / 1000 : undefined;
     return {
       eventId: `h-${i}`,
       position: { topic: 'tollgate.requests', partition: 0, offset: String(i) },
@@ -37,6 +38,7 @@ function randomHistory(count: number, t0: number): ChannelObservation[] {
       latencyMs: Math.round(random() * 2_000 * 1000) / 1000,
       ...(errorKind ? { errorKind } : {}),
       ...(retry === undefined ? {} : { retryAfterMs: retry }),
+      ...(totalMs === undefined ? {} : { totalMs }),
     };
   });
 }
@@ -65,8 +67,38 @@ describe.skipIf(withoutEngines)('redis state store', () => {
     }
     const late = await redis.getChannelHealth(['a', 'b', 'c'], t0 + 119_700);
     expect(late.some((h) => h.errorRate > 0 && h.errorRate < 1)).toBe(true);
-    expect(late.every((h) => h.latencyEwmaMs > 0)).toBe(true);
+    expect(late.every((h) => h.latencyEwmaMs > 0 && h.totalLatencyEwmaMs > 0)).toBe(true);
     await redis.close();
+  });
+
+  it('reads health stored before totalLatencyEwmaMs existed as 0, and folds the next total time from there', async () => {
+    const prefix = `${redisKeys.prefix}before-total:`;
+    const admin = redisKeys.admin;
+    const at = Date.now();
+    await admin.hset(`${prefix}health:{ch-old}:state`, {
+      latencyEwmaMs: '250',
+      consecutiveFailures: '0',
+      failureCooldownUntil: '0',
+      retryAfterUntil: '0',
+      lastAt: String(at),
+      lastSuccessAt: String(at),
+      lastFailureAt: '0',
+      windowMs: '60000',
+    });
+    await admin.set(`${prefix}layout`, '2');
+    const store = createRedisStateStore({ url: redisKeys.url, keyPrefix: prefix });
+    expect((await store.getChannelHealth(['ch-old'], at))[0]).toMatchObject({
+      latencyEwmaMs: 250,
+      totalLatencyEwmaMs: 0,
+    });
+    const next = { eventId: 'n1', position: pos(1, 0, 'tollgate.requests'), channelId: 'ch-old', ok: true };
+    await store.recordChannelObservation({ ...next, at: at + 1, latencyMs: 50, totalMs: 1_500 });
+    expect((await store.getChannelHealth(['ch-old'], at + 2))[0]).toMatchObject({
+      latencyEwmaMs: 0.2 * 50 + 0.8 * 250,
+      totalLatencyEwmaMs: 1_500,
+    });
+    expect(await admin.hget(`${prefix}health:{ch-old}:state`, 'totalLatencyEwmaMs')).toBe('1500');
+    await store.close();
   });
 
   it('writes the keys REDIS-KEYS.md documents, with their TTLs', async () => {
@@ -101,6 +133,7 @@ describe.skipIf(withoutEngines)('redis state store', () => {
     expect(await redisKeys.admin.hgetall(`${prefix}health:{ch-1}:state`)).toMatchObject({
       consecutiveFailures: '1',
       latencyEwmaMs: '0',
+      totalLatencyEwmaMs: '0',
       windowMs: '60000',
     });
     expect(await redisKeys.admin.zrange(`${prefix}health:{ch-1}:fail`, '0', '-1')).toEqual(['o1']);

@@ -171,6 +171,7 @@ describe('ChannelHealthView', () => {
       errorRate: 0.5,
       windowCount: 2,
       latencyEwmaMs: 10,
+      totalLatencyEwmaMs: 40,
       consecutiveFailures: 0,
       cooldownUntil: 0,
     };

@@ -41,6 +41,7 @@ async function populated() {
     at: T0 + 10,
     ok: true,
     latencyMs: 120,
+    totalMs: 2_400,
   });
   return store;
 }
@@ -109,6 +110,38 @@ describe('memory state snapshot', () => {
     const decoded = decodeMemoryStateSnapshot(JSON.stringify(file));
     expect(decoded.state.budgets).toBeUndefined();
     expect(createMemoryStateStore(decoded.state).budgets.exportContent()).toEqual({ counters: [] });
+  });
+
+  it('reads channel health written before totalLatencyEwmaMs existed as 0, and keeps its digest valid after a fold', async () => {
+    const file = JSON.parse(
+      encodeMemoryStateSnapshot({ writtenAt: T0, covers: {}, state: (await populated()).exportContent() }),
+    ) as { covers: object; state: { channels: Array<{ state: Record<string, unknown> }> }; sha256: string };
+    expect(file.state.channels[0]?.state.totalLatencyEwmaMs).toBe(2_400);
+    delete file.state.channels[0]?.state.totalLatencyEwmaMs;
+    file.sha256 = createHash('sha256')
+      .update(JSON.stringify([file.covers, file.state]))
+      .digest('hex');
+    const old = createMemoryStateStore(decodeMemoryStateSnapshot(JSON.stringify(file)).state);
+    expect((await old.getChannelHealth(['ch'], T0 + 20))[0]).toMatchObject({
+      latencyEwmaMs: 120,
+      totalLatencyEwmaMs: 0,
+    });
+    // folding into the old state and snapshotting again writes a file that decodes (fields in the schema's order)
+    await old.recordChannelObservation({
+      eventId: 'e3',
+      position: requests(10),
+      channelId: 'ch',
+      at: T0 + 20,
+      ok: true,
+      latencyMs: 100,
+      totalMs: 900,
+    });
+    const again = decodeMemoryStateSnapshot(
+      encodeMemoryStateSnapshot({ writtenAt: T0, covers: {}, state: old.exportContent() }),
+    );
+    expect((await createMemoryStateStore(again.state).getChannelHealth(['ch'], T0 + 21))[0]).toMatchObject({
+      totalLatencyEwmaMs: 900,
+    });
   });
 
   it('refuses a truncated file, an altered one, and another format', async () => {

@@ -167,8 +167,24 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         await store.recordChannelObservation(obs('b', T0, false), POLICY);
         const health = await store.getChannelHealth(['x', 'b'], T0 + 1);
         expect(health).toEqual([
-          { channelId: 'x', errorRate: 0, windowCount: 0, latencyEwmaMs: 0, consecutiveFailures: 0, cooldownUntil: 0 },
-          { channelId: 'b', errorRate: 1, windowCount: 1, latencyEwmaMs: 0, consecutiveFailures: 1, cooldownUntil: 0 },
+          {
+            channelId: 'x',
+            errorRate: 0,
+            windowCount: 0,
+            latencyEwmaMs: 0,
+            totalLatencyEwmaMs: 0,
+            consecutiveFailures: 0,
+            cooldownUntil: 0,
+          },
+          {
+            channelId: 'b',
+            errorRate: 1,
+            windowCount: 1,
+            latencyEwmaMs: 0,
+            totalLatencyEwmaMs: 0,
+            consecutiveFailures: 1,
+            cooldownUntil: 0,
+          },
         ]);
         expect(await store.getChannelHealth([], T0)).toEqual([]);
       });
@@ -195,6 +211,25 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
         const [a] = await store.getChannelHealth(['a'], T0 + 5);
         expect(a?.latencyEwmaMs).toBe(expected);
         expect(a?.latencyEwmaMs).toBeCloseTo(162.66, 9);
+      });
+
+      it('folds total times into their own EWMA by the same rules (only successes carrying totalMs count)', async () => {
+        const store = await fresh();
+        await store.recordChannelObservation(obs('a', T0, true, { latencyMs: 100 }), POLICY); // no totalMs: a ttfb sample only
+        await store.recordChannelObservation(obs('a', T0 + 1, true, { latencyMs: 90, totalMs: 2_000 }), POLICY);
+        await store.recordChannelObservation(obs('a', T0 + 2, false, { latencyMs: 9_000, totalMs: 9_000 }), POLICY);
+        await store.recordChannelObservation(
+          obs('a', T0 + 3, true, { latencyMs: 9_000, totalMs: 9_000, errorKind: 'upstream-rejected' }),
+          POLICY,
+        );
+        await store.recordChannelObservation(obs('a', T0 - 50, true, { latencyMs: 1, totalMs: 1 }), POLICY); // out of order
+        await store.recordChannelObservation(obs('a', T0 + 4, true, { latencyMs: 110, totalMs: 3_000.5 }), POLICY);
+        const [a] = await store.getChannelHealth(['a'], T0 + 5);
+        expect(a?.totalLatencyEwmaMs).toBe(0.2 * 3_000.5 + (1 - 0.2) * 2_000);
+        expect(a?.latencyEwmaMs).toBe(0.2 * 110 + (1 - 0.2) * (0.2 * 90 + (1 - 0.2) * 100));
+        await expect(store.recordChannelObservation(obs('a', T0 + 6, true, { totalMs: -1 }), POLICY)).rejects.toThrow(
+          RangeError,
+        );
       });
 
       it('starts a cooldown after failureThreshold consecutive failures, which ends on time', async () => {
@@ -352,10 +387,10 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
       it('agrees with the pure fold', async () => {
         const store = await fresh();
         const sequence = [
-          obs('a', T0, true, { latencyMs: 80 }),
+          obs('a', T0, true, { latencyMs: 80, totalMs: 812.25 }),
           obs('a', T0 + 3, false, { retryAfterMs: 700 }),
-          obs('a', T0 + 2, true, { latencyMs: 1 }),
-          obs('a', T0 + 4, true, { latencyMs: 95.5 }),
+          obs('a', T0 + 2, true, { latencyMs: 1, totalMs: 3 }),
+          obs('a', T0 + 4, true, { latencyMs: 95.5, totalMs: 1_000.1 }),
         ];
         let state = NEUTRAL_CHANNEL_HEALTH_STATE;
         for (const o of sequence) {
@@ -363,11 +398,13 @@ export function describeStateStoreContract(adapter: string, makeStore: () => Pro
           await store.recordChannelObservation(o, POLICY);
         }
         const [a] = await store.getChannelHealth(['a'], T0 + 5);
+        expect(state.totalLatencyEwmaMs).toBe(0.2 * 1_000.1 + (1 - 0.2) * 812.25);
         expect(a).toEqual({
           channelId: 'a',
           errorRate: 0.25,
           windowCount: 4,
           latencyEwmaMs: state.latencyEwmaMs,
+          totalLatencyEwmaMs: state.totalLatencyEwmaMs,
           consecutiveFailures: 0,
           cooldownUntil: T0 + 703,
         });

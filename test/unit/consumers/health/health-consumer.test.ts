@@ -104,6 +104,33 @@ describe('health consumer', () => {
     expect(health[1]).toMatchObject({ channelId: 'b', windowCount: 1, errorRate: 0, latencyEwmaMs: 120 });
   });
 
+  it('projects a completed request total time (latencyMs) as totalMs, and no total time for requests that did not complete', async () => {
+    const { projectChannelObservations } = await import('../../../../consumers/health/project-channel-observations.ts');
+    const position = { topic: TOPICS.requests, partition: 0, offset: '1' };
+    const project = (event: TrafficEvent) => projectChannelObservations({ ...event, position });
+    expect(project(completed('a', { ttfbMs: 120, latencyMs: 4_000 }))).toMatchObject([
+      { ok: true, latencyMs: 120, totalMs: 4_000 },
+    ]);
+    expect(project(completed('a', { ttfbMs: null, latencyMs: 700 }))).toMatchObject([
+      { ok: true, latencyMs: 700, totalMs: 700 },
+    ]);
+    expect(project(completed('a', { ttfbMs: 5, latencyMs: -3 }))[0]?.totalMs).toBe(0);
+    const cancelled = project(completed('a', { status: 'cancelled', httpStatus: 499, ttfbMs: 50, latencyMs: 900 }));
+    const midStream = project(
+      completed('a', { status: 'failed', httpStatus: 200, ttfbMs: 50, errorKind: 'upstream-timeout' }),
+    );
+    expect(cancelled).toHaveLength(1);
+    expect(midStream).toHaveLength(1);
+    for (const observation of [...cancelled, ...midStream, ...project(failover('a'))])
+      expect(observation).not.toHaveProperty('totalMs');
+
+    const { health } = await fold(
+      [completed('a', { ttfbMs: 100, latencyMs: 3_000 }), completed('a', { ttfbMs: 200, latencyMs: 1_000 })],
+      ['a'],
+    );
+    expect(health[0]).toMatchObject({ latencyEwmaMs: 150, totalLatencyEwmaMs: 2_000 });
+  });
+
   it('starts a cooldown from consecutive failovers and honours their Retry-After', async () => {
     const first = failover('a');
     const second = failover('a');
