@@ -47,7 +47,9 @@ import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
 import { DEFAULT_ROUTING_SETTINGS } from './config/routing-settings.ts';
-import { createExchangeRouting, LocalInFlightCounter, type InFlightCounter } from './exchange/exchange-routing.ts';
+import { createExchangeRouting, LocalInFlightCounter } from './exchange/exchange-routing.ts';
+import { InFlightBoard } from './routing/in-flight-board.ts';
+import type { InFlightRegistry } from '../schemas/state-store/in-flight-registry.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
 import { anthropicMessagesAdapter } from './upstream/anthropic-messages/anthropic-messages-adapter.ts';
 import { geminiAdapter } from './upstream/gemini/gemini-adapter.ts';
@@ -120,8 +122,8 @@ export interface AppDeps {
    * composition root; none: no affinity (README "Prompt-cache affinity"). The caller closes it.
    */
   readonly affinityStore?: AffinityStore;
-  /** Requests in flight per channel across nodes (`least-busy`); none: this node's own count. */
-  readonly inFlight?: InFlightCounter;
+  /** Where every node publishes its requests in flight per channel (`least-busy`); none: this node's own count. */
+  readonly inFlightRegistry?: InFlightRegistry;
   /**
    * Stored Responses answers (Redis shared by all nodes, or in-process memory), chosen by the
    * composition root: `store`, `previous_response_id` and `GET`/`DELETE /v1/responses/{id}`. None:
@@ -260,11 +262,19 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     version: () => view.version,
     channelsServing: (model) => router.channelsServing(model),
   });
+  // Requests in flight per channel across nodes, for `least-busy` (routing/in-flight-board.ts).
+  const inFlight = deps.inFlightRegistry
+    ? new InFlightBoard({ registry: deps.inFlightRegistry, log: app.log })
+    : new LocalInFlightCounter();
+  if (inFlight instanceof InFlightBoard) {
+    app.addHook('onReady', async () => void inFlight.start());
+    app.addHook('onClose', async () => inFlight.stop());
+  }
   const routing = createExchangeRouting({
     settings: config.routing ?? DEFAULT_ROUTING_SETTINGS,
     ...(deps.affinityStore ? { affinityStore: deps.affinityStore } : {}),
     ...(health ? { health } : {}),
-    inFlight: deps.inFlight ?? new LocalInFlightCounter(),
+    inFlight,
     pricer,
     log: app.log,
   });

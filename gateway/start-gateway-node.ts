@@ -16,6 +16,7 @@ import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
+import type { InFlightRegistry } from '../schemas/state-store/in-flight-registry.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
@@ -83,6 +84,8 @@ export interface GatewayNodePorts {
   readonly sessionStore: SessionStore;
   /** Prompt-cache affinity pins (shared by every node with Redis); none: no affinity. */
   readonly affinityStore?: AffinityStore;
+  /** Requests in flight per channel, published by every node (`least-busy`); none: this node's own count. */
+  readonly inFlightRegistry?: InFlightRegistry;
   /** Stored Responses answers (`store`, `previous_response_id`, `GET /v1/responses/{id}`). */
   readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
@@ -167,6 +170,7 @@ export async function startGatewayNode(
     controlPlane,
     sessionStore: ports.sessionStore,
     ...(ports.affinityStore ? { affinityStore: ports.affinityStore } : {}),
+    ...(ports.inFlightRegistry ? { inFlightRegistry: ports.inFlightRegistry } : {}),
     responseStore: ports.responseStore,
     ...(ports.analytics ? { analytics: ports.analytics } : {}),
     ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}),

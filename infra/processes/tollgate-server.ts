@@ -34,6 +34,7 @@ import {
   openResponseStore,
   openSessionStore,
   openAffinityStore,
+  openInFlightRegistry,
   openStateStore,
   usesRedis,
 } from '../open-adapters.ts';
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
   const budgetLedger = openBudgetLedger(settings, state);
   const sessionStore = openSessionStore(settings);
   const affinityStore = openAffinityStore(settings);
+  const inFlightRegistry = openInFlightRegistry(settings, state);
   const responseStore = openResponseStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
     budgetLedger,
     sessionStore,
     affinityStore,
+    inFlightRegistry,
     responseStore,
     ...(analytics ? { analytics } : {}),
     metrics,
@@ -165,6 +168,7 @@ async function main(): Promise<void> {
     () => analytics?.close(),
     () => sessionStore.close(),
     () => affinityStore.close(),
+    () => (usesRedis(settings) ? inFlightRegistry.close() : undefined),
     () => responseStore.close(),
     () => eventLog.close(),
     () => limiter.close(),
