@@ -212,7 +212,13 @@ async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
     const attemptStartedAt = Date.now();
     const passThrough = passesThrough(input, channel);
     const endInFlight = deps.routing?.beginAttempt?.(channel.id);
-    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal)
+    // The conversation is pinned as soon as the channel accepts it, before the client has the answer
+    // (and can send its next turn, maybe to another node).
+    let affinity: AffinityResult = 'off';
+    const onAccepted = async (): Promise<void> => {
+      affinity = await rememberAffinity(run, channel);
+    };
+    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal, onAccepted)
       .catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }))
       .finally(() => endInFlight?.());
     if (result.kind === 'refused') {
@@ -228,7 +234,7 @@ async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
     reportChannelAttempt(deps, channel, result.error);
     gates.settle(current, result);
     if (result.kind === 'served')
-      return { kind: 'outcome', outcome: reportServed(run, input, channel, passThrough, result) };
+      return { kind: 'outcome', outcome: reportServed(run, input, channel, passThrough, result, affinity) };
     const last = { channel, model, upstreamRequestId: result.upstreamRequestId };
     /** The request ends on this channel: failed (unless another model follows), or cancelled when the client left. */
     const endOnThisChannel = (cancelled: boolean): ModelEnd =>
@@ -277,7 +283,10 @@ function routeOptions(run: ChainRun, input: ExchangeInput): Parameters<ExchangeD
     ...(costOf ? { costOf: (channel: Channel) => costOf(channel, input) } : {}),
   };
 }
-/** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
+/**
+ * Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means
+ * nothing was sent to the client. `onAccepted` is called once the upstream answered 2xx, before the relay.
+ */
 async function attemptChannel(
   deps: ExchangeDeps,
   input: ExchangeInput,
@@ -285,6 +294,7 @@ async function attemptChannel(
   passThrough: boolean,
   reply: FastifyReply,
   signal: ClientGoneSignal,
+  onAccepted: () => Promise<void>,
 ): Promise<AttemptResult> {
   const adapter = adapterFor(deps.adapters, channel.adapterKey);
   const target = upstreamTargetOf(channel, input.request.model);
@@ -334,6 +344,7 @@ async function attemptChannel(
         upstreamRequestId: upstreamRequestIdOf(answer.headers),
       };
     }
+    await onAccepted();
     if (input.fallbackFrom !== undefined && !reply.sent) {
       reply.header(ANSWERED_MODEL_HEADER, input.request.model);
       reply.header(FALLBACK_FROM_HEADER, input.fallbackFrom);
@@ -393,8 +404,8 @@ function reportServed(
   channel: Channel,
   passThrough: boolean,
   result: Extract<AttemptResult, { kind: 'served' }>,
+  affinity: AffinityResult,
 ): ExchangeOutcome {
-  const affinity = rememberAffinity(run, channel);
   return emitOutcome(run.deps, run.input, {
     status: result.status,
     httpStatus: result.httpStatus,
@@ -413,8 +424,8 @@ function reportServed(
   });
 }
 
-/** Pins the conversation to the channel that served (prompt-cache affinity) and tells how affinity ended. */
-function rememberAffinity(run: ChainRun, channel: Channel): AffinityResult {
+/** Pins the conversation to the channel that accepted it (prompt-cache affinity) and tells how affinity ended. */
+async function rememberAffinity(run: ChainRun, channel: Channel): Promise<AffinityResult> {
   const affinity = run.deps.routing?.affinity;
   if (!affinity) return 'off';
   return affinity.remember(run.affinity, { channelId: channel.id, provider: channel.provider.id });

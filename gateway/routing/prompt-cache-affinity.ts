@@ -197,21 +197,29 @@ export class PromptCacheAffinity {
   }
 
   /**
-   * After a served request: pins `lookup`'s key to `served` for the provider's cache lifetime
-   * (re-pinning an unchanged pin slides its lifetime, as a cache hit slides the provider's) and
-   * tells how affinity ended. Does not wait for the store; never throws.
+   * Once a channel accepted the request: pins `lookup`'s key to `served` for the provider's cache
+   * lifetime and tells how affinity ended. A changed pin (`new`, `moved`) is written before this
+   * resolves, so the conversation's next turn finds it on any node; re-pinning an unchanged pin
+   * (`hit`) slides its lifetime, as a cache hit slides the provider's, without waiting. Never
+   * rejects: a store that fails is logged and the request goes on.
    */
-  remember(lookup: AffinityLookup, served: AffinityPin & { readonly provider: string }): AffinityResult {
+  async remember(lookup: AffinityLookup, served: AffinityPin & { readonly provider: string }): Promise<AffinityResult> {
     if (lookup.state === 'off' || lookup.state === 'unavailable') return 'off';
     const pin: AffinityPin =
       served.credentialId === undefined
         ? { channelId: served.channelId }
         : { channelId: served.channelId, credentialId: served.credentialId };
-    this.options.store.put(lookup.key.key, pin, this.ttlFor(lookup.key, served.provider)).catch((error: unknown) => {
-      this.options.log?.[isStateStoreUnavailable(error) ? 'debug' : 'warn']({ err: error }, 'affinity pin not stored');
-    });
-    if (lookup.state === 'none') return 'new';
-    return samePin(lookup.pin, pin) ? 'hit' : 'moved';
+    const result = lookup.state === 'none' ? 'new' : samePin(lookup.pin, pin) ? 'hit' : 'moved';
+    const write = this.options.store
+      .put(lookup.key.key, pin, this.ttlFor(lookup.key, served.provider))
+      .catch((error: unknown) => {
+        this.options.log?.[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+          { err: error },
+          'affinity pin not stored',
+        );
+      });
+    if (result !== 'hit') await write;
+    return result;
   }
 
   /** The pin lifetime for a request of `key` served by `provider`, ms. */

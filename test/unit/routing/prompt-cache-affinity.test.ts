@@ -130,12 +130,14 @@ describe('PromptCacheAffinity', () => {
     const affinity = new PromptCacheAffinity({ store });
     const first = await affinity.lookup(key);
     expect(first.state).toBe('none');
-    expect(affinity.remember(first, { channelId: 'a', provider: 'anthropic' })).toBe('new');
+    expect(await affinity.remember(first, { channelId: 'a', provider: 'anthropic' })).toBe('new');
     await Promise.resolve();
     const second = await affinity.lookup(key);
     expect(second).toMatchObject({ state: 'found', pin: { channelId: 'a' } });
-    expect(affinity.remember(second, { channelId: 'a', provider: 'anthropic' })).toBe('hit');
-    expect(affinity.remember(second, { channelId: 'b', provider: 'anthropic', credentialId: 'k2' })).toBe('moved');
+    expect(await affinity.remember(second, { channelId: 'a', provider: 'anthropic' })).toBe('hit');
+    expect(await affinity.remember(second, { channelId: 'b', provider: 'anthropic', credentialId: 'k2' })).toBe(
+      'moved',
+    );
     await Promise.resolve();
     expect(await store.get(key.key)).toEqual({ channelId: 'b', credentialId: 'k2' });
   });
@@ -153,8 +155,8 @@ describe('PromptCacheAffinity', () => {
 
   it('routes without affinity while the store is unavailable, and never throws', async () => {
     const down: AffinityStore = {
-      get: () => Promise.reject(new StateStoreUnavailableError('redis down')),
-      put: () => Promise.reject(new StateStoreUnavailableError('redis down')),
+      get: () => Promise.reject(new StateStoreUnavailableError('affinity store (Redis)', 'unreachable', 0)),
+      put: () => Promise.reject(new StateStoreUnavailableError('affinity store (Redis)', 'unreachable', 0)),
       close: async () => {},
     };
     const logged: string[] = [];
@@ -162,9 +164,9 @@ describe('PromptCacheAffinity', () => {
     const affinity = new PromptCacheAffinity({ store: down, log });
     const lookup = await affinity.lookup(key);
     expect(lookup.state).toBe('unavailable');
-    expect(affinity.remember(lookup, { channelId: 'a', provider: 'anthropic' })).toBe('off');
+    expect(await affinity.remember(lookup, { channelId: 'a', provider: 'anthropic' })).toBe('off');
     const none = { state: 'none' as const, key };
-    expect(affinity.remember(none, { channelId: 'a', provider: 'anthropic' })).toBe('new');
+    expect(await affinity.remember(none, { channelId: 'a', provider: 'anthropic' })).toBe('new');
     await new Promise((resolve) => setImmediate(resolve));
     expect(logged).toContain('affinity pin not stored');
   });
