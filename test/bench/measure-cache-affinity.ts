@@ -53,8 +53,10 @@ export interface CacheAffinitySettings {
   readonly concurrency: number;
   /** Seed of the gateways' routing randomness (the same seed gives the same weighted draws). */
   readonly seed?: number;
-  /** A Redis to run the two-nodes Redis case on (keys under a random prefix, expiring with their pins); none: skipped. */
+  /** A Redis to run the two-nodes Redis case on; none: skipped. */
   readonly redisUrl?: string;
+  /** Prefix of the Redis case's keys (default `tollgate-bench:<uuid>:`; the pins expire on their own). */
+  readonly redisKeyPrefix?: string;
   /** Characters of the shared system prompt (default 12 000, about 3 000 tokens). */
   readonly systemPromptChars?: number;
   /** Characters of the file each later turn's user message carries (default 6 000, about 1 500 tokens). */
@@ -288,7 +290,10 @@ async function runCase(
   if (affinityOn)
     store =
       caseId === 'two-nodes-redis'
-        ? createRedisAffinityStore({ url: redisUrl, keyPrefix: `tollgate-bench:${randomUUID()}:` })
+        ? createRedisAffinityStore({
+            url: redisUrl,
+            keyPrefix: settings.redisKeyPrefix ?? `tollgate-bench:${randomUUID()}:`,
+          })
         : createMemoryAffinityStore();
   const gateways: TestGateway[] = [];
   // The nodes of one deployment share their secrets, so one API key has one key id (and one

@@ -22,8 +22,8 @@
  * - OpenAI: `prompt_tokens` = the whole prompt, `prompt_tokens_details.cached_tokens` = the cached
  *   prefix; streamed usage only with `stream_options.include_usage`.
  *
- * Refused like the provider: a missing key (401: Anthropic `x-api-key`, OpenAI
- * `Authorization: Bearer`), a body that is not JSON (400), a request without `model`, `messages`
+ * Refused like the provider: a missing key (401: Anthropic `x-api-key` or `Authorization: Bearer`,
+ * which the Anthropic SDK sends; OpenAI `Authorization: Bearer`), a body that is not JSON (400), a request without `model`, `messages`
  * or (Anthropic) `max_tokens` (400), and what gateway/mock/strict-request-rules.ts refuses
  * (unknown top-level fields, orphan tool results). Other paths: 404.
  */
@@ -128,7 +128,9 @@ class PrefixCache {
 }
 
 function checkAnthropic(request: IncomingMessage, body: Body): void {
-  if (typeof request.headers['x-api-key'] !== 'string' || request.headers['x-api-key'] === '')
+  const key = request.headers['x-api-key'];
+  const auth = request.headers.authorization;
+  if ((typeof key !== 'string' || key === '') && (typeof auth !== 'string' || !/^Bearer \S+/.test(auth)))
     throw anthropicError(401, 'authentication_error', 'x-api-key header is required');
   if (typeof body.model !== 'string') throw anthropicError(400, 'invalid_request_error', 'model: Field required');
   if (typeof body.max_tokens !== 'number')
