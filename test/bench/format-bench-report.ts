@@ -5,6 +5,8 @@
  * document written to `test-artifacts/bench/latest.json`. Pure functions only.
  */
 import type { AdmissionCostRow } from './measure-admission-cost.ts';
+import type { CacheAffinityReport } from './measure-cache-affinity.ts';
+import type { RoutingCostRow } from './measure-routing-cost.ts';
 import { BENCH_SHAPES, BENCH_TARGETS, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
 import type { LiveStreamFootprint } from './measure-server-footprint.ts';
@@ -155,6 +157,10 @@ export interface BenchReport {
   readonly timeToFirstToken?: ReadonlyArray<TimeToFirstTokenRow>;
   /** Admission CPU per request before and with attribution and budgets (measure-admission-cost.ts). */
   readonly admission?: ReadonlyArray<AdmissionCostRow>;
+  /** Routing CPU per request: today's weighted order, with affinity, and each strategy (measure-routing-cost.ts). */
+  readonly routing?: ReadonlyArray<RoutingCostRow>;
+  /** Prompt-cache hit rate of agent sessions by routing (measure-cache-affinity.ts). */
+  readonly cacheAffinity?: CacheAffinityReport;
 }
 
 /** Target names in tables. */

@@ -24,6 +24,9 @@
  * ClickHouse, and the lag from request end to its row (p50, p99), and with REDIS_URL the Redis
  * bytes and keys per 1,000 requests, on the engines the environment names, and — consumers as
  * their own process — the consumers' own events/s draining a backlog; added to the JSON as `pipeline`.
+ * In this process, beside admission's CPU per request: routing's (measure-routing-cost.ts, JSON
+ * `routing`) and the prompt-cache hit rate of agent sessions by routing (measure-cache-affinity.ts,
+ * JSON `cacheAffinity`; with REDIS_URL also two nodes over Redis).
  *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
@@ -35,8 +38,9 @@
  * 0 skips the backlog); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
  * servers above always run on the embedded engines).
  * Exit codes: 0 done (whether or not the targets are met); 1 a case failed (any non-2xx answer,
- * request error, wrong answer, failed or mis-routed gateway outcome, rows missing) or a server did
- * not start; 2 invalid settings; 130 interrupted.
+ * request error, wrong answer, failed or mis-routed gateway outcome, rows missing), a server did
+ * not start, or the prompt-cache hit rate with affinity was below 95 % of one channel's (a FAIL row
+ * of the cache-affinity table; the report is written first); 2 invalid settings; 130 interrupted.
  * Children are stopped by PID on every exit path.
  *
  * `npm run bench -- --soak [--soak-minutes N …]` (or `npm run bench:soak`) runs the memory soak
@@ -59,6 +63,12 @@ import { fileURLToPath } from 'node:url';
 import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
 import { formatAdmissionCostTable, measureAdmissionCost } from './measure-admission-cost.ts';
+import {
+  DEFAULT_CACHE_AFFINITY_SETTINGS,
+  formatCacheAffinityTable,
+  measureCacheAffinity,
+} from './measure-cache-affinity.ts';
+import { formatRoutingCostTable, measureRoutingCost } from './measure-routing-cost.ts';
 import { measureTimeToFirstToken, TTFT_CHUNK_DELAY_MS } from './measure-time-to-first-token.ts';
 import {
   buildBenchRows,
@@ -482,7 +492,8 @@ function printPeerNotes(peers: PeerReport): void {
   );
 }
 
-async function main(withPeers: boolean): Promise<void> {
+/** Runs the bench; resolves to the exit code (1 when the cache-affinity case FAILs, else 0). */
+async function main(withPeers: boolean): Promise<number> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
   // Installs run before this process is pinned, so they use every CPU.
@@ -525,6 +536,14 @@ async function main(withPeers: boolean): Promise<void> {
   const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
   process.stdout.write('\nAdmission CPU per request, in this process on the in-memory state …\n');
   const admission = await measureAdmissionCost();
+  process.stdout.write('Routing CPU per request, in this process …\n');
+  const routing = await measureRoutingCost();
+  process.stdout.write('Prompt-cache hit rate of agent sessions by routing, gateways in this process …\n');
+  const redisUrl = process.env.REDIS_URL?.trim();
+  const cacheAffinity = await measureCacheAffinity({
+    ...DEFAULT_CACHE_AFFINITY_SETTINGS,
+    ...(redisUrl ? { redisUrl } : {}),
+  });
   await stopPeers(peers);
   const allRows = buildBenchRows(measurements);
   const rows = allRows.filter((r) => !isPeerTarget(r.target));
@@ -555,6 +574,8 @@ async function main(withPeers: boolean): Promise<void> {
     ],
     timeToFirstToken,
     admission,
+    routing,
+    cacheAffinity,
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
@@ -564,6 +585,12 @@ async function main(withPeers: boolean): Promise<void> {
   process.stdout.write(
     `Admission CPU per request (quotas, limits, attribution, budgets; in-memory state, no network):\n${formatAdmissionCostTable(admission)}\n\n`,
   );
+  process.stdout.write(
+    `Routing CPU per request (4 channels in one tier; in-process, no network):\n${formatRoutingCostTable(routing)}\n\n`,
+  );
+  process.stdout.write(
+    `Prompt-cache hit rate by routing (${cacheAffinity.pass ? 'every case with affinity ≥' : 'FAIL: a case with affinity <'} ${cacheAffinity.target * 100} % of one channel's):\n${formatCacheAffinityTable(cacheAffinity)}\n\n`,
+  );
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
@@ -572,6 +599,7 @@ async function main(withPeers: boolean): Promise<void> {
   if (pipelineSettings) writeReport(await addPipeline(report, started.mock, pipelineSettings));
   process.stdout.write(`Written to test-artifacts/bench/latest.json\n`);
   started.mock.stop();
+  return cacheAffinity.pass ? 0 : 1;
 }
 
 function removeDataDirs(): void {
@@ -598,7 +626,7 @@ const soak = process.argv.includes('--soak');
       .then((pass) => process.exit(pass ? 0 : 1))
   : main(process.argv.includes('--peers'))
 ).then(
-  () => process.exit(0),
+  (code) => process.exit(code ?? 0),
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
     killBenchServers();
