@@ -11,8 +11,8 @@
  *    `session_id` (and `conversation_id`);
  * 4. Gemini `cachedContent` (https://ai.google.dev/gemini-api/docs/caching);
  * 5. OpenAI `safety_identifier`, then `user`; Anthropic `metadata.user_id`;
- * 6. else a digest of the request's stable prefix: system prompt, tool definitions and the first
- *    message (a conversation's later turns only append to it).
+ * 6. else a digest of the request's stable prefix: system prompt, tool names and the first
+ *    message (a conversation's later turns only append to it), long texts sampled.
  * The key is a SHA-256 digest of (API key id, model alias, source, value): the client's text is
  * never stored, and one caller's session id never steers another caller's requests.
  */
@@ -82,9 +82,29 @@ function clientValue(input: AffinityKeyInput): { source: AffinitySource; value: 
   return undefined;
 }
 
-/** System prompt, tools and first message: what stays the same across a conversation's turns. */
+/**
+ * System prompt, tool names and first message: what stays the same across a conversation's turns.
+ * Long texts are sampled (their first and last SAMPLE_CHARS characters and their length), so the
+ * digest costs the same for a 200 kB prompt as for a 10 kB one: two conversations that differ only
+ * in the middle of a long text share a key, which only means they share a channel.
+ */
 function stablePrefix(request: CanonicalRequest): string {
-  return JSON.stringify([request.system ?? null, request.tools ?? null, request.messages[0] ?? null]);
+  const first = request.messages[0];
+  const firstText = first
+    ? first.content
+        .map((part) => ('text' in part && typeof part.text === 'string' ? part.text : part.type))
+        .join('\u0001')
+    : '';
+  const toolNames = (request.tools ?? []).map((tool) => tool.name).join('\u0001');
+  return [sampled(request.system ?? ''), toolNames, first?.role ?? '', sampled(firstText)].join('\u0000');
+}
+
+/** Characters kept from each end of a long text in the prefix digest. */
+const SAMPLE_CHARS = 2048;
+
+function sampled(text: string): string {
+  if (text.length <= 2 * SAMPLE_CHARS) return text;
+  return `${text.slice(0, SAMPLE_CHARS)}\u0002${text.length}\u0002${text.slice(-SAMPLE_CHARS)}`;
 }
 
 function digest(input: AffinityKeyInput, source: AffinitySource, value: string): string {

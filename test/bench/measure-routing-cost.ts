@@ -129,7 +129,7 @@ export async function measureRoutingCost(requests = 20_000): Promise<RoutingCost
     const lookup = await affinity.lookup(affinityKeyOf(input));
     const ordered = route(lookup.state === 'found' ? { preferredChannelId: lookup.pin.channelId } : {});
     const served = ordered[0] as Channel;
-    affinity.remember(lookup, { channelId: served.id, provider: served.provider.id });
+    await affinity.remember(lookup, { channelId: served.id, provider: served.provider.id });
   };
   const now = Date.now();
 
