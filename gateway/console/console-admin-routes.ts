@@ -227,6 +227,7 @@ async function channelRows(deps: ConsoleDeps, channels: ReadonlyArray<ChannelRec
         errorRate: h?.errorRate ?? 0,
         windowCount: h?.windowCount ?? 0,
         latencyEwmaMs: Math.round(h?.latencyEwmaMs ?? 0),
+        totalLatencyEwmaMs: Math.round(h?.totalLatencyEwmaMs ?? 0),
         consecutiveFailures: h?.consecutiveFailures ?? 0,
         coolingDownUntil: h && h.cooldownUntil > deps.now() ? new Date(h.cooldownUntil).toISOString() : null,
       },

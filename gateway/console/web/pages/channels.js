@@ -149,7 +149,8 @@ function HealthCell({ channel }) {
   return html`
     <div class="health" data-testid=${`channel-health-${channel.id}`}>
       <span title="error rate in the window">${formatPercent(h.errorRate)} err</span>
-      <span title="latency (EWMA)">${h.latencyEwmaMs ? formatMs(h.latencyEwmaMs) : '— ms'}</span>
+      <span title="time to first token (EWMA)">${h.latencyEwmaMs ? formatMs(h.latencyEwmaMs) : '— ms'} ttft</span>
+      <span title="total time of completed requests (EWMA)">${h.totalLatencyEwmaMs ? formatMs(h.totalLatencyEwmaMs) : '— ms'} total</span>
       <span title="requests in the window">${formatTokens(h.windowCount)} req</span>
       ${cooling ? html`<${StatusBadge} status="cooling" label=${`cooling until ${formatTime(h.coolingDownUntil)}`} />` : null}
       ${h.consecutiveFailures ? html`<span class="bad-text">${h.consecutiveFailures} failing</span>` : null}
