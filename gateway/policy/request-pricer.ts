@@ -62,9 +62,12 @@ export function createRequestPricer(sources: RequestPricerSources): RequestPrice
       for (const channel of sources.channelsServing(model)) {
         const price = findPrice(prices, upstreamModelFor(channel, model), channel.id, atMs);
         if (!price) continue;
-        const highestInput = [price.inputNanoPerMTok, price.cacheWriteNanoPerMTok, price.cacheReadNanoPerMTok].reduce(
-          (a, b) => (b > a ? b : a),
-        );
+        const highestInput = [
+          price.inputNanoPerMTok,
+          price.cacheWriteNanoPerMTok,
+          price.cacheWrite1hNanoPerMTok,
+          price.cacheReadNanoPerMTok,
+        ].reduce((a, b) => (b > a ? b : a));
         if (highestInput > input) input = highestInput;
         if (price.outputNanoPerMTok > output) output = price.outputNanoPerMTok;
       }
