@@ -238,6 +238,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const { limiter, channelLimits, drain, readiness } = deps;
   const metrics = config.metricsPath === false ? undefined : deps.metrics;
   if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
+  const pricer = createRequestPricer({
+    prices: () => view.prices(),
+    version: () => view.version,
+    channelsServing: (model) => router.channelsServing(model),
+  });
+  metrics?.priceCacheReads(pricer);
   const onOutcome = createOutcomeSink({
     log: app.log,
     eventLog: deps.eventLog,
@@ -253,11 +259,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
           budgets: {
             ledger: deps.budgetLedger,
             directory: view,
-            pricer: createRequestPricer({
-              prices: () => view.prices(),
-              version: () => view.version,
-              channelsServing: (model) => router.channelsServing(model),
-            }),
+            pricer,
             capsTimeZone: config.budgets?.timeZone ?? 'UTC',
             ...(deps.budgetClock ? { clock: deps.budgetClock } : {}),
           },

@@ -37,6 +37,8 @@ export interface RequestPricer {
   worstCaseCost(price: WorstCasePrice, inputTokens: number, outputTokens: number): bigint;
   /** nano-USD of `usage` served by `upstreamModel` on `channelId` at `atMs`, as billing prices it (0 when unpriced). */
   costOf(usage: TokenCounts, upstreamModel: string, channelId: string, atMs: number): bigint;
+  /** The price billing would apply to `upstreamModel` on `channelId` at `atMs` (findPrice), or undefined when none. */
+  priceOf(upstreamModel: string, channelId: string, atMs: number): Price | undefined;
 }
 
 const UNPRICED: WorstCasePrice = { inputNanoPerMTok: 0n, outputNanoPerMTok: 0n };
@@ -82,6 +84,9 @@ export function createRequestPricer(sources: RequestPricerSources): RequestPrice
     costOf(usage, upstreamModel, channelId, atMs) {
       const price = findPrice(currentBook(), upstreamModel, channelId, atMs);
       return price ? costNanoUsd(usage, price) : 0n;
+    },
+    priceOf(upstreamModel, channelId, atMs) {
+      return findPrice(currentBook(), upstreamModel, channelId, atMs);
     },
   };
 }
