@@ -6,7 +6,7 @@
  */
 import { html } from '/console/vendor/htm-preact.js';
 import { api } from '../api-client.js';
-import { formatPercent, formatTokens, formatUsd } from '../format.js';
+import { formatPercent, formatTokens, formatUsd, fromLocalInput } from '../format.js';
 import { useApiData } from '../components/use-api-data.js';
 import { ListTable } from '../components/list-page-parts.js';
 
@@ -39,9 +39,19 @@ function CacheTable({ name, title, rows, label }) {
   `;
 }
 
-/** The panel; `range` = `{ from, to }` ISO-8601 or undefined (the API's default range). */
-export function CachePanel({ range }) {
-  const cache = useApiData(() => api.get('/spend/cache', { from: range.from, to: range.to }), [range.from, range.to]);
+/**
+ * The panel over the usage page's applied filters (`filters.from`/`to`: datetime-local values,
+ * blank = the API's default range); it reloads whenever they are applied, as the log does.
+ */
+export function CachePanel({ filters }) {
+  const cache = useApiData(
+    () =>
+      api.get('/spend/cache', {
+        from: fromLocalInput(filters.from) ?? undefined,
+        to: fromLocalInput(filters.to) ?? undefined,
+      }),
+    [filters],
+  );
   const data = cache.data;
   return html`
     <section data-testid="cache-panel">

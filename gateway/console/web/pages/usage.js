@@ -75,7 +75,7 @@ export function UsagePage() {
         rows=${rows.map((row) => html`<${UsageRow} key=${row.eventId ?? row.requestId} row=${row} keyName=${keyNames.get(row.keyId)} />`)}
       />
       <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
-      <${CachePanel} range=${{ from: fromLocalInput(applied.from) ?? undefined, to: fromLocalInput(applied.to) ?? undefined }} />
+      <${CachePanel} filters=${applied} />
     </section>
   `;
 }
