@@ -250,17 +250,18 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   const { limiter, channelLimits, drain, readiness } = deps;
   const metrics = config.metricsPath === false ? undefined : deps.metrics;
   if (metrics && deps.eventLog) metrics.watchEventLog(deps.eventLog);
+  const pricer = createRequestPricer({
+    prices: () => view.prices(),
+    version: () => view.version,
+    channelsServing: (model) => router.channelsServing(model),
+  });
+  metrics?.priceCacheReads(pricer);
   const onOutcome = createOutcomeSink({
     log: app.log,
     eventLog: deps.eventLog,
     priceRevision: () => view.priceRevision,
     metrics,
     onOutcome: deps.onOutcome,
-  });
-  const pricer = createRequestPricer({
-    prices: () => view.prices(),
-    version: () => view.version,
-    channelsServing: (model) => router.channelsServing(model),
   });
   // Requests in flight per channel across nodes, for `least-busy` (routing/in-flight-board.ts).
   const inFlight = deps.inFlightRegistry

@@ -2,8 +2,7 @@
  * Prices one request's usage with the price book — shared by the ledger (cost_usd of each
  * consumption_log row) and billing (billing lines, spend counters) so both agree to the nano-USD.
  */
-import { costNanoUsd, findPrice, type Price } from '../../schemas/billing/price-book.ts';
-import type { TokenCounts } from '../../schemas/events/traffic-events.ts';
+import { costNanoUsd, findPrice, type Price, type PricedTokenCounts } from '../../schemas/billing/price-book.ts';
 
 /** The price applied to a request and what it cost. */
 export interface PricedUsage {
@@ -29,7 +28,7 @@ export interface PriceLookup {
  * or no upstream model, means cost 0; a warning is returned only when the request used tokens
  * (a request refused before any channel costs nothing and is not worth a warning).
  */
-export function priceUsage(prices: ReadonlyArray<Price>, usage: TokenCounts, lookup: PriceLookup): PricedUsage {
+export function priceUsage(prices: ReadonlyArray<Price>, usage: PricedTokenCounts, lookup: PriceLookup): PricedUsage {
   const price =
     lookup.upstreamModel === null ? undefined : findPrice(prices, lookup.upstreamModel, lookup.channelId, lookup.at);
   if (price) return { price, costNanoUsd: costNanoUsd(usage, price), warning: null };

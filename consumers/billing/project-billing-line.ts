@@ -1,12 +1,13 @@
 /**
  * Billing's pure projection: one UsageRecorded → one `billing_lines` row
  * (schemas/analytics/migrations/002-billing-lines.sql; team_id, end_user_id and tags from 016,
- * operation from 020) carrying the price it was billed at. An embedding's usage has input tokens
- * alone, so it costs its input tokens at the input price (price-usage.ts).
+ * operation from 020, the 1-hour cache writes, their price and the cache savings from 022)
+ * carrying the price it was billed at. An embedding's usage has input tokens alone, so it costs
+ * its input tokens at the input price (price-usage.ts).
  */
 import { Decimal } from '../../schemas/analytics/analytics-store.ts';
 import type { BillingLine } from '../../schemas/analytics/tables.ts';
-import type { Price } from '../../schemas/billing/price-book.ts';
+import { cacheSavingsNanoUsd, type Price } from '../../schemas/billing/price-book.ts';
 import type { UsageRecorded } from '../../schemas/events/traffic-events.ts';
 import { priceUsage } from './price-usage.ts';
 import { requestAttributionColumns, tokenUsageColumns, trafficEventColumns } from '../traffic-row-columns.ts';
@@ -42,6 +43,9 @@ export function projectBillingLine(event: UsageRecorded, prices: ReadonlyArray<P
     output_per_mtok: price ? new Decimal(price.outputNanoPerMTok) : ZERO,
     cache_read_per_mtok: price ? new Decimal(price.cacheReadNanoPerMTok) : ZERO,
     cache_write_per_mtok: price ? new Decimal(price.cacheWriteNanoPerMTok) : ZERO,
+    cache_write_1h_per_mtok: price ? new Decimal(price.cacheWrite1hNanoPerMTok) : ZERO,
+    cache_write_1h_tokens: Math.min(event.cacheWrite1hTokens, event.cacheWriteTokens),
+    cache_savings_usd: price ? new Decimal(cacheSavingsNanoUsd(event, price)) : ZERO,
     priced: price ? 1 : 0,
   };
   return { line, costNanoUsd, warning };

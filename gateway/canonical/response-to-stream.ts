@@ -18,6 +18,7 @@ export function responseToStreamEvents(
     inputTotal: input.total,
     cacheRead: input.cacheRead,
     cacheWrite: input.cacheWrite,
+    cacheWrite1h: input.cacheWrite1h,
     source,
   });
   const events: StreamEvent[] = [

@@ -1,6 +1,7 @@
 /**
  * Console usage routes (CONSOLE-API.md "Usage"): the consumption log with filters and pagination,
- * one request in detail, the spend dashboard and spend by team, tag and end user — read from the
+ * one request in detail, the spend dashboard, spend by team, tag and end user, and the prompt-cache
+ * economics (hit rate and savings per channel, model, key and team) — read from the
  * analytics store the consumers fill (ClickHouse, or chdb in embedded mode). A user's queries are
  * narrowed to their own user id, or, with `teamId`, to a team they are a member of; admins may
  * filter by any user or team, or none.
@@ -23,6 +24,7 @@ import {
 } from './console-context.ts';
 import {
   queryAttributionSpend,
+  queryCacheEconomics,
   queryUsageDetail,
   querySpendSummary,
   queryUsagePage,
@@ -89,6 +91,38 @@ export function registerConsoleUsageRoutes(
       ...spend,
       byTeam: spend.byTeam.map((row) => ({ ...row, name: teamName(row.teamId) })),
       dailyByTeam: spend.dailyByTeam.map((row) => ({ ...row, name: teamName(row.teamId) })),
+    };
+  });
+  app.get(`${CONSOLE_API_PREFIX}/spend/cache`, options, async (request) => {
+    const { fromMs, toMs } = rangeOf(request, deps, 30 * DAY_MS);
+    const teamId = queryText(request, 'teamId');
+    if (teamId !== undefined) requireTeamAccess(deps, request, teamId);
+    const self = identityOf(request).user.userId;
+    const narrowing =
+      teamId !== undefined
+        ? { teamIds: [teamId] }
+        : isAdmin(request)
+          ? {}
+          : {
+              teamIds: visibleTeams(deps, request).map((t) => t.teamId),
+              keyIds: deps.view
+                .keys()
+                .filter((k) => k.userId === self)
+                .map((k) => k.keyId),
+            };
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const report = await readAnalytics(
+      request,
+      queryCacheEconomics(analyticsOf(deps), { fromDay: day(fromMs), toDay: day(toMs), ...narrowing }),
+    );
+    const keyNames = new Map(deps.view.keys().map((k) => [k.keyId, k.name]));
+    return {
+      ...report,
+      byKey: report.byKey.map((row) => ({ ...row, name: keyNames.get(row.keyId) ?? row.keyId })),
+      byTeam: report.byTeam.map((row) => ({
+        ...row,
+        name: row.teamId === '' ? '' : (deps.view.team(row.teamId)?.name ?? row.teamId),
+      })),
     };
   });
 }

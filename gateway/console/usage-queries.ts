@@ -401,3 +401,120 @@ function toUsageRow(r: Record<string, unknown>): UsageRow {
     attempts: Number(r.attempts),
   };
 }
+
+/**
+ * Prompt-cache economics of one group (or all) over a range of days: tokens, the hit rate
+ * (cached ÷ input tokens, 0 without input) and money in USD decimal text.
+ */
+export interface CacheEconomics {
+  readonly requests: number;
+  /** input tokens, cached included */
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  /** cache writes, both lifetimes */
+  readonly cacheWriteTokens: number;
+  /** the part of cacheWriteTokens written to the 1-hour cache */
+  readonly cacheWrite1hTokens: number;
+  /** cachedInputTokens ÷ inputTokens, 0..1 */
+  readonly hitRate: number;
+  readonly costUsd: string;
+  /** cache reads × (input − cache-read price) */
+  readonly savingsUsd: string;
+}
+
+/**
+ * Cache economics per channel, upstream model, key and team (CONSOLE-API.md `GET /spend/cache`),
+ * the 50 largest of each by savings, and the totals.
+ */
+export interface CacheEconomicsReport {
+  readonly totals: CacheEconomics;
+  readonly byChannel: ReadonlyArray<CacheEconomics & { readonly channelId: string }>;
+  readonly byModel: ReadonlyArray<CacheEconomics & { readonly upstreamModel: string }>;
+  readonly byKey: ReadonlyArray<CacheEconomics & { readonly keyId: string }>;
+  /** teamId '' = keys of no team */
+  readonly byTeam: ReadonlyArray<CacheEconomics & { readonly teamId: string }>;
+}
+
+/** The days (UTC dates, both included) and, optionally, the only teams and keys to count. */
+export interface CacheEconomicsFilter {
+  readonly fromDay: string;
+  readonly toDay: string;
+  /** Count only rows of these teams or of these keys; both undefined = everything (admins). */
+  readonly teamIds?: ReadonlyArray<string>;
+  readonly keyIds?: ReadonlyArray<string>;
+}
+
+const CACHE_GROUPS = [
+  ['channel_id', 'channelId'],
+  ['upstream_model', 'upstreamModel'],
+  ['key_id', 'keyId'],
+  ['team_id', 'teamId'],
+] as const;
+
+/**
+ * Cache economics over whole UTC days from the summing table cache_by_channel_model_day
+ * (migration 023: always `sum(...) GROUP BY`), narrowed, when `teamIds` or `keyIds` is given, to
+ * rows of those teams or those keys (both empty: nothing). The hit rate is computed from the sums.
+ * @throws whatever the analytics store throws (the route answers 503).
+ */
+export async function queryCacheEconomics(
+  store: AnalyticsStore,
+  filter: CacheEconomicsFilter,
+): Promise<CacheEconomicsReport> {
+  const narrowed = filter.teamIds !== undefined || filter.keyIds !== undefined;
+  const teams = filter.teamIds ?? [];
+  const keys = filter.keyIds ?? [];
+  const empty: CacheEconomicsReport = {
+    totals: cacheEconomicsOf({}),
+    byChannel: [],
+    byModel: [],
+    byKey: [],
+    byTeam: [],
+  };
+  if (narrowed && teams.length === 0 && keys.length === 0) return empty;
+  const inList = (column: string, values: ReadonlyArray<string>) =>
+    values.length === 0 ? [] : [`${column} IN (${values.map((v) => sqlLiteral(v)).join(', ')})`];
+  const who = narrowed ? ` AND (${[...inList('team_id', teams), ...inList('key_id', keys)].join(' OR ')})` : '';
+  const where = `day >= toDate(${sqlLiteral(filter.fromDay)}) AND day <= toDate(${sqlLiteral(filter.toDay)})${who}`;
+  const sums =
+    'toString(sum(requests)) AS request_sum, toString(sum(input_tokens)) AS input_sum, ' +
+    'toString(sum(cached_input_tokens)) AS cached_sum, toString(sum(cache_write_tokens)) AS write_sum, ' +
+    'toString(sum(cache_write_1h_tokens)) AS write_1h_sum, toString(sum(cost_usd)) AS cost_sum, ' +
+    'toString(sum(cache_savings_usd)) AS savings_sum';
+  const table = TABLES.cacheByChannelModelDay;
+  const [totals, ...groups] = await Promise.all([
+    store.query<Record<string, string>>(`SELECT ${sums} FROM ${table} WHERE ${where}`),
+    ...CACHE_GROUPS.map(([column]) =>
+      store.query<Record<string, string>>(
+        `SELECT ${column} AS group_key, ${sums} FROM ${table} WHERE ${where} GROUP BY ${column} ` +
+          `ORDER BY sum(cache_savings_usd) DESC, sum(cached_input_tokens) DESC, ${column} LIMIT ${ATTRIBUTION_LIMIT}`,
+      ),
+    ),
+  ]);
+  const rowsOf = <F extends string>(index: number, field: F) =>
+    groups[index]!.map(
+      (r) => ({ [field]: String(r.group_key), ...cacheEconomicsOf(r) }) as CacheEconomics & Record<F, string>,
+    );
+  return {
+    totals: cacheEconomicsOf(totals[0] ?? {}),
+    byChannel: rowsOf(0, 'channelId'),
+    byModel: rowsOf(1, 'upstreamModel'),
+    byKey: rowsOf(2, 'keyId'),
+    byTeam: rowsOf(3, 'teamId'),
+  };
+}
+
+function cacheEconomicsOf(r: Record<string, string | undefined>): CacheEconomics {
+  const inputTokens = Number(r.input_sum ?? 0);
+  const cachedInputTokens = Number(r.cached_sum ?? 0);
+  return {
+    requests: Number(r.request_sum ?? 0),
+    inputTokens,
+    cachedInputTokens,
+    cacheWriteTokens: Number(r.write_sum ?? 0),
+    cacheWrite1hTokens: Number(r.write_1h_sum ?? 0),
+    hitRate: inputTokens > 0 ? cachedInputTokens / inputTokens : 0,
+    costUsd: normalizeUsd(r.cost_sum),
+    savingsUsd: normalizeUsd(r.savings_sum),
+  };
+}

@@ -160,7 +160,8 @@ function priceEvents(
       existing.inputPerMTok === fields.inputPerMTok &&
       existing.outputPerMTok === fields.outputPerMTok &&
       (existing.cacheReadPerMTok ?? null) === fields.cacheReadPerMTok &&
-      (existing.cacheWritePerMTok ?? null) === fields.cacheWritePerMTok
+      (existing.cacheWritePerMTok ?? null) === fields.cacheWritePerMTok &&
+      (existing.cacheWrite1hPerMTok ?? null) === (fields.cacheWrite1hPerMTok ?? null)
     ) {
       continue;
     }

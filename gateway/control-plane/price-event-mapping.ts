@@ -12,7 +12,14 @@ export type PriceSetFields = Omit<PriceSet, 'eventId' | 'occurredAt' | 'actor'>;
 export function priceSetFields(
   entry: Pick<
     PriceEntryConfig,
-    'model' | 'channel' | 'inputPerMTok' | 'outputPerMTok' | 'cacheReadPerMTok' | 'cacheWritePerMTok' | 'effectiveFrom'
+    | 'model'
+    | 'channel'
+    | 'inputPerMTok'
+    | 'outputPerMTok'
+    | 'cacheReadPerMTok'
+    | 'cacheWritePerMTok'
+    | 'cacheWrite1hPerMTok'
+    | 'effectiveFrom'
   >,
   priceId: string,
 ): PriceSetFields {
@@ -24,6 +31,7 @@ export function priceSetFields(
     outputPerMTok: entry.outputPerMTok,
     cacheReadPerMTok: entry.cacheReadPerMTok ?? null,
     cacheWritePerMTok: entry.cacheWritePerMTok ?? null,
+    cacheWrite1hPerMTok: entry.cacheWrite1hPerMTok ?? null,
     effectiveFrom: Date.parse(entry.effectiveFrom),
   };
 }

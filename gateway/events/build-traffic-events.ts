@@ -4,7 +4,7 @@
  * went away), and a RequestCompleted last.
  */
 import { randomUUID } from 'node:crypto';
-import type { Usage } from '../canonical/usage.ts';
+import { cacheWrite1hTokens, type Usage } from '../canonical/usage.ts';
 import type { ExchangeOutcome, FailoverRecord } from '../exchange/exchange-outcome.ts';
 import { NO_ATTRIBUTION } from '../policy/request-attribution.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
@@ -138,6 +138,7 @@ function buildUsageRecorded(
     tags: attribution.tags,
     budgetCounters: outcome.budgetCounters ?? NO_BUDGET_COUNTERS,
     operation: outcome.operation ?? 'generation',
+    cacheWrite1hTokens: outcome.usage ? cacheWrite1hTokens(outcome.usage) : 0,
   };
 }
 

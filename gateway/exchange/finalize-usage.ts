@@ -26,6 +26,7 @@ export function finalizeUsage(
     inputTotal: usage && usage.input.total > 0 ? usage.input.total : estimateInputTokens(request),
     cacheRead: usage?.input.cacheRead,
     cacheWrite: usage?.input.cacheWrite,
+    cacheWrite1h: usage?.input.cacheWrite1h,
     outputTotal: reported && usage.output.total >= output.total ? usage.output.total : output.total,
     reasoning: reported && usage.output.reasoning >= output.reasoning ? usage.output.reasoning : output.reasoning,
     source: partial ? 'partial' : 'estimated',

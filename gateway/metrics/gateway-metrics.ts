@@ -11,10 +11,14 @@
  * counters and gauges are plain additions (metric-cells.ts), only the two histograms go through
  * prom-client per request. Label values are bounded:
  * formats, configured models and channels (a model no channel serves counts as `none`), error kinds
- * and HTTP statuses; never a key, a user or free text.
+ * and HTTP statuses; never a user or free text. The prompt-cache families alone carry a key id and
+ * a team id (never a key itself): both are created by admins, and past MAX_CACHE_KEY_LABELS
+ * distinct key ids the further ones count under the key `other`.
  */
 import { AggregatorRegistry, collectDefaultMetrics, Registry, type Histogram } from 'prom-client';
 import type { ClientFormat } from '../canonical/formats.ts';
+import { cacheWrite1hTokens } from '../canonical/usage.ts';
+import { cacheSavingsNanoUsd, type Price } from '../../schemas/billing/price-book.ts';
 import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
 import type { MetricCell } from './metric-cells.ts';
 import { createOutcomeFamilies, type OutcomeFamilies } from './outcome-families.ts';
@@ -24,6 +28,21 @@ import { measureConsumerLag } from '../../schemas/event-log/measure-consumer-lag
 
 /** Label value of a request that no channel served (unknown model, refused or cancelled before routing). */
 export const NO_CHANNEL = 'none';
+
+/**
+ * Distinct key ids the prompt-cache families label before counting further keys under `other`
+ * (each key id adds five series per channel and model it uses).
+ */
+export const MAX_CACHE_KEY_LABELS = 1000;
+
+/** Key label of the keys past MAX_CACHE_KEY_LABELS. */
+export const OTHER_KEYS = 'other';
+
+/** Where the prompt-cache savings find prices: the gateway's view of the price book (policy/request-pricer.ts). */
+export interface CachePriceSource {
+  /** The price billing would apply to `upstreamModel` on `channelId` at `atMs` (ms), or undefined when none. */
+  priceOf(upstreamModel: string, channelId: string, atMs: number): Price | undefined;
+}
 
 /** Metrics of another registry (a worker thread's `registry.getMetricsAsJSON()`), merged into each scrape. */
 export type MetricsSource = () => Promise<object[]>;
@@ -53,6 +72,16 @@ interface OutcomeSeries {
   readonly reasoningTokens: MetricCell;
 }
 
+/** The prompt-cache cells one (channel, model, key, team) combination adds to. */
+interface CacheSeries {
+  readonly inputTokens: MetricCell;
+  readonly readTokens: MetricCell;
+  readonly write5mTokens: MetricCell;
+  readonly write1hTokens: MetricCell;
+  /** USD */
+  readonly savings: MetricCell;
+}
+
 /** The counters one failed attempt (channel, error kind) adds to. */
 interface FailureSeries {
   readonly failovers: MetricCell;
@@ -68,6 +97,9 @@ export class GatewayMetrics {
   private readonly failureSeries = new Map<string, FailureSeries>();
   private readonly refusalSeries = new Map<string, MetricCell>();
   private readonly liveStreamSeries = new Map<ClientFormat, MetricCell>();
+  private readonly cacheSeries = new Map<string, CacheSeries>();
+  private readonly cacheKeyLabels = new Set<string>();
+  private cachePrices: CachePriceSource | undefined;
   private readonly sources: MetricsSource[] = [];
 
   constructor(options: GatewayMetricsOptions = {}) {
@@ -88,6 +120,7 @@ export class GatewayMetrics {
       series.outputTokens.value += usage.output.total;
       series.cachedTokens.value += usage.input.cacheRead;
       series.reasoningTokens.value += usage.output.reasoning;
+      if (outcome.channelId !== undefined) this.recordCacheUse(outcome, outcome.channelId);
     }
     // Every failed attempt is listed, the last one too (without a next channel: no failover then).
     for (const failed of outcome.failovers) {
@@ -122,6 +155,14 @@ export class GatewayMetrics {
   /** A streamed request finished, however it ended. */
   streamClosed(format: ClientFormat): void {
     this.liveStreamsOf(format).value -= 1;
+  }
+
+  /**
+   * Prices the prompt-cache savings with `prices` from now on (the composition root passes the
+   * request pricer); without it the savings family stays at 0 while the token families count.
+   */
+  priceCacheReads(prices: CachePriceSource): void {
+    this.cachePrices = prices;
   }
 
   /** Reads the publisher's queue, spool and connection at each scrape (EventLog.status()). */
@@ -184,6 +225,50 @@ export class GatewayMetrics {
       cachedTokens: tokens.cell({ model, channel, type: 'cached' }),
       reasoningTokens: tokens.cell({ model, channel, type: 'reasoning' }),
     };
+  }
+
+  /**
+   * Adds a served request's input, cache-read and cache-write tokens (5-minute and 1-hour) and its
+   * savings in USD, priced at the outcome's time as billing prices its UsageRecorded (nano-USD
+   * rounded half up, then USD), to its (channel, model, key, team) series.
+   */
+  private recordCacheUse(outcome: ExchangeOutcome, channel: string): void {
+    const usage = outcome.usage;
+    if (!usage) return;
+    const series = this.cacheSeriesOf(channel, outcome.model, outcome.keyId, outcome.attribution?.teamId ?? '');
+    const written1h = cacheWrite1hTokens(usage);
+    series.inputTokens.value += usage.input.total;
+    series.readTokens.value += usage.input.cacheRead;
+    series.write5mTokens.value += usage.input.cacheWrite - written1h;
+    series.write1hTokens.value += written1h;
+    if (usage.input.cacheRead > 0 && this.cachePrices) {
+      const price = this.cachePrices.priceOf(outcome.upstreamModel ?? outcome.model, channel, Date.now());
+      if (price)
+        series.savings.value += Number(cacheSavingsNanoUsd({ cachedInputTokens: usage.input.cacheRead }, price)) / 1e9;
+    }
+  }
+
+  private cacheSeriesOf(channel: string, model: string, keyId: string, team: string): CacheSeries {
+    let key = keyId;
+    if (!this.cacheKeyLabels.has(key)) {
+      if (this.cacheKeyLabels.size < MAX_CACHE_KEY_LABELS) this.cacheKeyLabels.add(key);
+      else key = OTHER_KEYS;
+    }
+    const id = `${channel}|${model}|${key}|${team}`;
+    let series = this.cacheSeries.get(id);
+    if (!series) {
+      const { cacheInputTokens, cacheReadTokens, cacheWriteTokens, cacheSavings } = this.families;
+      const labels = { channel, model, key, team };
+      series = {
+        inputTokens: cacheInputTokens.cell(labels),
+        readTokens: cacheReadTokens.cell(labels),
+        write5mTokens: cacheWriteTokens.cell({ ...labels, ttl: '5m' }),
+        write1hTokens: cacheWriteTokens.cell({ ...labels, ttl: '1h' }),
+        savings: cacheSavings.cell(labels),
+      };
+      this.cacheSeries.set(id, series);
+    }
+    return series;
   }
 
   private failureOf(channel: string, kind: string): FailureSeries {

@@ -12,6 +12,9 @@ const DURATION_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 /** Time-to-first-token buckets, seconds. */
 const FIRST_TOKEN_BUCKETS_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
+/** Labels of the prompt-cache families: the serving channel, the model asked for, the key id and the key's team ('' for none). */
+export type CacheLabel = 'channel' | 'model' | 'key' | 'team';
+
 /** The families and the two scrape-time hooks. */
 export interface OutcomeFamilies {
   readonly requests: MetricCells<'format' | 'model' | 'channel' | 'status'>;
@@ -24,6 +27,11 @@ export interface OutcomeFamilies {
   readonly liveStreams: MetricCells<'format'>;
   readonly affinity: MetricCells<'model' | 'result'>;
   readonly modelFallbacks: MetricCells<'model' | 'answered_model'>;
+  /** Prompt-cache economics of served requests, by channel, model, key and team (see `cacheFamilies`). */
+  readonly cacheInputTokens: MetricCells<CacheLabel>;
+  readonly cacheReadTokens: MetricCells<CacheLabel>;
+  readonly cacheWriteTokens: MetricCells<CacheLabel | 'ttl'>;
+  readonly cacheSavings: MetricCells<CacheLabel>;
   /** The publisher gauges read `status` at each scrape. */
   watchPublisher(status: () => PublisherStatus): void;
   /** The control-plane lag gauge awaits `lag` at each scrape (a rejection keeps the last value). */
@@ -122,11 +130,44 @@ export function createOutcomeFamilies(registry: Registry): OutcomeFamilies {
       help: "Requests that followed their model's fallback chain, by requested model and the model that answered ('' when none did).",
       labelNames: ['model', 'answered_model'],
     }),
+    ...cacheFamilies(registry),
     watchPublisher(status) {
       publisherStatus = status;
     },
     watchControlPlaneLag(lag) {
       controlPlaneLag = lag;
     },
+  };
+}
+
+/**
+ * The prompt-cache families (README, Operations → Metrics): input tokens (cached included),
+ * cache-read tokens, cache-write tokens by lifetime (`ttl` = `5m` or `1h`, Anthropic's two
+ * lifetimes) and the USD the cache reads saved against the input price. Hit rate in PromQL:
+ * `sum(rate(tollgate_cache_read_tokens_total[1h])) / sum(rate(tollgate_cache_input_tokens_total[1h]))`.
+ */
+function cacheFamilies(registry: Registry) {
+  const labelNames = ['channel', 'model', 'key', 'team'] as const;
+  return {
+    cacheInputTokens: new MetricCells<CacheLabel>(registry, 'counter', {
+      name: 'tollgate_cache_input_tokens_total',
+      help: 'Input tokens of served requests, cached included (the hit-rate denominator), by channel, model, key and team.',
+      labelNames,
+    }),
+    cacheReadTokens: new MetricCells<CacheLabel>(registry, 'counter', {
+      name: 'tollgate_cache_read_tokens_total',
+      help: 'Input tokens read from the provider prompt cache, by channel, model, key and team.',
+      labelNames,
+    }),
+    cacheWriteTokens: new MetricCells<CacheLabel | 'ttl'>(registry, 'counter', {
+      name: 'tollgate_cache_write_tokens_total',
+      help: 'Input tokens written to the provider prompt cache, by channel, model, key, team and cache lifetime (ttl: 5m or 1h).',
+      labelNames: [...labelNames, 'ttl'],
+    }),
+    cacheSavings: new MetricCells<CacheLabel>(registry, 'counter', {
+      name: 'tollgate_cache_savings_usd_total',
+      help: 'USD the cache reads saved against the input price (cache-read tokens x (input - cache-read price)), by channel, model, key and team.',
+      labelNames,
+    }),
   };
 }

@@ -48,6 +48,8 @@ export interface RequestPricer {
     outputTokens: number,
     atMs: number,
   ): number | undefined;
+  /** The price billing would apply to `upstreamModel` on `channelId` at `atMs` (findPrice), or undefined when none. */
+  priceOf(upstreamModel: string, channelId: string, atMs: number): Price | undefined;
 }
 
 const UNPRICED: WorstCasePrice = { inputNanoPerMTok: 0n, outputNanoPerMTok: 0n };
@@ -73,9 +75,12 @@ export function createRequestPricer(sources: RequestPricerSources): RequestPrice
       for (const channel of sources.channelsServing(model)) {
         const price = findPrice(prices, upstreamModelFor(channel, model), channel.id, atMs);
         if (!price) continue;
-        const highestInput = [price.inputNanoPerMTok, price.cacheWriteNanoPerMTok, price.cacheReadNanoPerMTok].reduce(
-          (a, b) => (b > a ? b : a),
-        );
+        const highestInput = [
+          price.inputNanoPerMTok,
+          price.cacheWriteNanoPerMTok,
+          price.cacheWrite1hNanoPerMTok,
+          price.cacheReadNanoPerMTok,
+        ].reduce((a, b) => (b > a ? b : a));
         if (highestInput > input) input = highestInput;
         if (price.outputNanoPerMTok > output) output = price.outputNanoPerMTok;
       }
@@ -98,6 +103,9 @@ export function createRequestPricer(sources: RequestPricerSources): RequestPrice
         Math.max(0, inputTokens) * Number(price.inputNanoPerMTok) +
         Math.max(0, outputTokens) * Number(price.outputNanoPerMTok);
       return nano / 1e15;
+    },
+    priceOf(upstreamModel, channelId, atMs) {
+      return findPrice(currentBook(), upstreamModel, channelId, atMs);
     },
   };
 }

@@ -131,6 +131,23 @@ GROUP BY end_user_id
 ORDER BY cost_usd DESC, end_user_id
 LIMIT 20`,
   },
+  {
+    title:
+      'Cache hit rate and money saved per channel, model, key and team over the last 30 days (hit rate = cached ÷ input tokens; team_id empty = keys of no team)',
+    sql: `SELECT channel_id, upstream_model, key_id, team_id, requests, input_tokens, cached_input_tokens,
+       round(if(input_tokens = 0, 0, cached_input_tokens / input_tokens), 4) AS hit_rate,
+       cache_write_tokens, cache_write_1h_tokens, savings_usd, cost_usd
+FROM
+(
+    SELECT channel_id, upstream_model, key_id, team_id, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
+           sum(cached_input_tokens) AS cached_input_tokens, sum(cache_write_tokens) AS cache_write_tokens,
+           sum(cache_write_1h_tokens) AS cache_write_1h_tokens, sum(cache_savings_usd) AS savings_usd, sum(cost_usd) AS cost_usd
+    FROM cache_by_channel_model_day
+    WHERE day > today() - 30
+    GROUP BY channel_id, upstream_model, key_id, team_id
+) AS cache
+ORDER BY savings_usd DESC, channel_id, upstream_model, key_id, team_id`,
+  },
 ];
 
 /** The README's SQL block body: each query under its `-- title` line, ended by `;`, one blank line between. */

@@ -10,7 +10,7 @@ import type { Decimal } from './analytics-store.ts';
 export const TABLES = {
   /** One row per RequestCompleted (ledger consumer, migrations 001, 006, 013, 016, 020, 021). */
   consumptionLog: 'consumption_log',
-  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016, 020). */
+  /** One row per UsageRecorded with the price it was billed at (billing consumer, 002, 007, 016, 020, 022). */
   billingLines: 'billing_lines',
   /** One row per FailoverOccurred (failovers consumer, 009, 014). */
   failovers: 'failovers',
@@ -32,6 +32,11 @@ export const TABLES = {
   spendByTeamDay: 'spend_by_team_day',
   spendByEndUserDay: 'spend_by_end_user_day',
   spendByTagDay: 'spend_by_tag_day',
+  /**
+   * Prompt-cache economics per day, channel, upstream model, key and team: tokens, cost and cache
+   * savings, from billing_lines (023); read with sum() GROUP BY.
+   */
+  cacheByChannelModelDay: 'cache_by_channel_model_day',
   /** One row per budget alert and webhook delivered to or given up on (alerts consumer, 018); read with FINAL. */
   alertDeliveries: 'alert_deliveries',
   /** The applied migration versions (infra/analytics/migrate.ts). */
@@ -133,9 +138,36 @@ export type BillingLine = TrafficEventColumns &
     output_per_mtok: Decimal;
     cache_read_per_mtok: Decimal;
     cache_write_per_mtok: Decimal;
+    /** the price of 1-hour cache writes, USD per million tokens (migration 022) */
+    cache_write_1h_per_mtok: Decimal;
+    /** the part of cache_write_tokens written to the 1-hour cache, tokens (migration 022) */
+    cache_write_1h_tokens: number;
+    /** what the cache reads saved against the input price, USD, never negative (migration 022) */
+    cache_savings_usd: Decimal;
     /** 1 when a price applied, 0 when none did (cost 0) */
     priced: number;
   };
+
+/**
+ * A `cache_by_channel_model_day` row as read (migration 023): one partial sum per group; read with
+ * sum() GROUP BY. Tokens; money in USD as Decimal128(9).
+ */
+export type CacheByChannelModelDayRow = {
+  /** `YYYY-MM-DD`, UTC */
+  day: string;
+  channel_id: string;
+  upstream_model: string;
+  key_id: string;
+  /** '' for keys of no team */
+  team_id: string;
+  requests: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  cost_usd: Decimal;
+  cache_savings_usd: Decimal;
+};
 
 /** A `failovers` row as inserted (JSONEachRow). Times: seconds (occurred_at), ms (occurred_at_ms, latency_ms, retry_after_ms). */
 export type FailoverRow = TrafficEventColumns & {

@@ -33,8 +33,16 @@ export const priceEntrySchema = z
     outputPerMTok: usdPerMTok,
     /** Defaults to inputPerMTok. */
     cacheReadPerMTok: usdPerMTok.optional(),
-    /** Defaults to inputPerMTok. */
+    /** Cache writes with the default 5-minute lifetime (and every provider's writes but Anthropic's 1-hour ones). Defaults to inputPerMTok. */
     cacheWritePerMTok: usdPerMTok.optional(),
+    /**
+     * Anthropic cache writes with a 1-hour lifetime. Defaults to cacheWritePerMTok (itself
+     * defaulting to inputPerMTok): a price never invents a rate the operator did not set. Anthropic
+     * lists 1-hour writes at 2 × the base input price and 5-minute writes at 1.25 ×
+     * (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching "Pricing"), so set both
+     * for Claude models.
+     */
+    cacheWrite1hPerMTok: usdPerMTok.optional(),
     /** ISO-8601 time from which the entry applies (default: the epoch). */
     effectiveFrom: z.iso.datetime({ offset: true }).or(z.iso.date()).default('1970-01-01T00:00:00Z'),
   })
@@ -53,6 +61,8 @@ export interface Price {
   readonly outputNanoPerMTok: bigint;
   readonly cacheReadNanoPerMTok: bigint;
   readonly cacheWriteNanoPerMTok: bigint;
+  /** 1-hour cache writes (Anthropic); the 5-minute rate when the entry names none. */
+  readonly cacheWrite1hNanoPerMTok: bigint;
 }
 
 /** USD (a number with ≤ 9 decimals, at most MAX_USD_PER_MTOK) → exact nano-USD. */
@@ -71,6 +81,7 @@ export function buildPriceBook(entries: ReadonlyArray<PriceEntryConfig>): Price[
     outputNanoPerMTok: usdToNano(e.outputPerMTok),
     cacheReadNanoPerMTok: usdToNano(e.cacheReadPerMTok ?? e.inputPerMTok),
     cacheWriteNanoPerMTok: usdToNano(e.cacheWritePerMTok ?? e.inputPerMTok),
+    cacheWrite1hNanoPerMTok: usdToNano(e.cacheWrite1hPerMTok ?? e.cacheWritePerMTok ?? e.inputPerMTok),
   }));
 }
 
@@ -98,18 +109,41 @@ export function findPrice(
 }
 
 /**
- * Cost of `usage` at `price`, in nano-USD: uncached input at the input price, cache reads and
- * writes at theirs, all output (reasoning included) at the output price; the sum of
- * tokens × nano-per-MTok is divided by 1e6 once and rounded half up.
+ * Token counts as billing prices them (tokens): the five counts plus, for Anthropic, the part of
+ * `cacheWriteTokens` written with a 1-hour lifetime (absent = 0; UsageRecorded from version 5).
  */
-export function costNanoUsd(usage: TokenCounts, price: Price): bigint {
+export type PricedTokenCounts = TokenCounts & { readonly cacheWrite1hTokens?: number };
+
+/**
+ * Cost of `usage` at `price`, in nano-USD: uncached input at the input price, cache reads at the
+ * cache-read price, 5-minute cache writes (`cacheWriteTokens − cacheWrite1hTokens`) at the
+ * cache-write price and 1-hour writes at the 1-hour price, all output (reasoning included) at the
+ * output price; the sum of tokens × nano-per-MTok is divided by 1e6 once and rounded half up.
+ */
+export function costNanoUsd(usage: PricedTokenCounts, price: Price): bigint {
   const cacheRead = BigInt(usage.cachedInputTokens);
-  const cacheWrite = BigInt(usage.cacheWriteTokens);
+  const cacheWrite1hTokens = Math.min(Math.max(0, usage.cacheWrite1hTokens ?? 0), usage.cacheWriteTokens);
+  const cacheWrite1h = BigInt(cacheWrite1hTokens);
+  const cacheWrite5m = BigInt(usage.cacheWriteTokens - cacheWrite1hTokens);
   const uncached = BigInt(Math.max(0, usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens));
   const numerator =
     uncached * price.inputNanoPerMTok +
     cacheRead * price.cacheReadNanoPerMTok +
-    cacheWrite * price.cacheWriteNanoPerMTok +
+    cacheWrite5m * price.cacheWriteNanoPerMTok +
+    cacheWrite1h * price.cacheWrite1hNanoPerMTok +
     BigInt(usage.outputTokens) * price.outputNanoPerMTok;
   return (numerator + 500_000n) / 1_000_000n;
+}
+
+/**
+ * What reading from the cache saved against paying the input price, in nano-USD:
+ * `cachedInputTokens × (input price − cache-read price)`, divided by 1e6 and rounded half up like
+ * a cost; 0 when the cache-read price is not below the input price (never negative). Cache writes
+ * are not counted against it: the savings are what the reads avoided, the writes' surcharge is in
+ * the cost.
+ */
+export function cacheSavingsNanoUsd(usage: Pick<TokenCounts, 'cachedInputTokens'>, price: Price): bigint {
+  const discount = price.inputNanoPerMTok - price.cacheReadNanoPerMTok;
+  if (discount <= 0n || usage.cachedInputTokens <= 0) return 0n;
+  return (BigInt(usage.cachedInputTokens) * discount + 500_000n) / 1_000_000n;
 }

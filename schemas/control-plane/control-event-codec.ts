@@ -55,7 +55,8 @@ const registry = controlSchemaRegistry();
  * Encodes a control event with its current schema as an Avro single-object message.
  * ChannelUpserted without `mock`, `deadlineMs`, `minStreamRate` or `cloud` encodes them as null and
  * without `headers` as `{}`; KeyCreated
- * and KeyUpdated without `teamId`, `rpd`, `tpd` as null, without `tags`, `modelLimits` as `[]`.
+ * and KeyUpdated without `teamId`, `rpd`, `tpd` as null, without `tags`, `modelLimits` as `[]`;
+ * PriceSet without `cacheWrite1hPerMTok` as null.
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
  * @throws Error when the event does not fit its schema (e.g. a non-integer `rpm`, an unknown
  *   `role`, a missing string)
@@ -64,7 +65,7 @@ export function encodeControlEvent(event: ControlEvent): Buffer {
   return encodeSingleObject(registry, event.type, datumOf(event));
 }
 
-/** The event with its optional fields filled with their schema defaults (ChannelUpserted, KeyCreated, KeyUpdated). */
+/** The event with its optional fields filled with their schema defaults (ChannelUpserted, KeyCreated, KeyUpdated, PriceSet). */
 function datumOf(event: ControlEvent): object {
   switch (event.type) {
     case 'ChannelUpserted':
@@ -86,6 +87,8 @@ function datumOf(event: ControlEvent): object {
         tpd: event.event.tpd ?? null,
         modelLimits: event.event.modelLimits ?? [],
       };
+    case 'PriceSet':
+      return { ...event.event, cacheWrite1hPerMTok: event.event.cacheWrite1hPerMTok ?? null };
     default:
       return event.event;
   }

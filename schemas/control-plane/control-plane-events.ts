@@ -100,8 +100,16 @@ export type ChannelMinStreamRate = NonNullable<DecodedChannelUpserted['minStream
 /** A channel was removed (./avro/channel-removed.avsc). */
 export type ChannelRemoved = AvroToTs<typeof channelRemovedSchema>;
 
-/** One price-book entry set, the same fields as the config file's `prices` (./avro/price-set.avsc). */
-export type PriceSet = AvroToTs<typeof priceSetSchema>;
+/** PriceSet as decoded: every field present. */
+type DecodedPriceSet = AvroToTs<typeof priceSetSchema>;
+
+/**
+ * One price-book entry set, the same fields as the config file's `prices` (./avro/price-set.avsc;
+ * USD per million tokens). `cacheWrite1hPerMTok` (version 2) may be left out by producers: it
+ * encodes as null (= the cache-write price); decoded events always carry it.
+ */
+export type PriceSet = Omit<DecodedPriceSet, 'cacheWrite1hPerMTok'> &
+  Partial<Pick<DecodedPriceSet, 'cacheWrite1hPerMTok'>>;
 
 /**
  * A personal admin token was created: the admin API accepts it as a Bearer token and records its

@@ -83,6 +83,7 @@ export function priceRecordOf(event: PriceSet): PriceRecord {
     outputPerMTok: event.outputPerMTok,
     ...(event.cacheReadPerMTok !== null ? { cacheReadPerMTok: event.cacheReadPerMTok } : {}),
     ...(event.cacheWritePerMTok !== null ? { cacheWritePerMTok: event.cacheWritePerMTok } : {}),
+    ...(typeof event.cacheWrite1hPerMTok === 'number' ? { cacheWrite1hPerMTok: event.cacheWrite1hPerMTok } : {}),
     effectiveFrom: new Date(event.effectiveFrom).toISOString(),
   };
 }

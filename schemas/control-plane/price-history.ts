@@ -51,6 +51,7 @@ export class PriceHistory {
       price.outputNanoPerMTok < 0n ||
       price.cacheReadNanoPerMTok < 0n ||
       price.cacheWriteNanoPerMTok < 0n ||
+      price.cacheWrite1hNanoPerMTok < 0n ||
       Number.isNaN(price.effectiveFrom)
     )
       return false;

@@ -145,6 +145,17 @@ describe.each(runnableCases<ConsoleTestMode>(['embedded', 'engines'], (mode) => 
           )
           .toBe(1);
       }
+      // The Cache panel below the log lists the new key once its billing lines are in.
+      await expect
+        .poll(
+          async () => {
+            await page.getByTestId('usage-apply').click();
+            return page.getByTestId('cache-keys-row-e2e sdk key').count();
+          },
+          { timeout: PIPELINE_WAIT_MS, interval: 1000 },
+        )
+        .toBe(1);
+      expect(await page.getByTestId('cache-keys-hit-rate-e2e sdk key').textContent()).toMatch(/^\d+\.\d%$/);
       await shot(page, 'usage');
       await page.getByTestId(`usage-row-${state.requestIds[0]}`).click();
       await page.getByTestId('usage-detail').waitFor();

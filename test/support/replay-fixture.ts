@@ -27,7 +27,15 @@ export interface FixtureExpectation {
   reasoning: string;
   toolCalls: Array<{ name: string; arguments: unknown }>;
   finish: string;
-  usage: { inputTotal: number; cacheRead: number; cacheWrite: number; outputTotal: number; reasoning: number };
+  usage: {
+    inputTotal: number;
+    cacheRead: number;
+    cacheWrite: number;
+    /** only when the response wrote to a 1-hour cache */
+    cacheWrite1h?: number;
+    outputTotal: number;
+    reasoning: number;
+  };
 }
 
 const FIXTURES = new URL('../fixtures/upstream/', import.meta.url);
@@ -138,6 +146,7 @@ export function summarize(response: CanonicalResponse): FixtureExpectation {
       inputTotal: response.usage.input.total,
       cacheRead: response.usage.input.cacheRead,
       cacheWrite: response.usage.input.cacheWrite,
+      ...(response.usage.input.cacheWrite1h ? { cacheWrite1h: response.usage.input.cacheWrite1h } : {}),
       outputTotal: response.usage.output.total,
       reasoning: response.usage.output.reasoning,
     },

@@ -7,11 +7,16 @@ import { z } from 'zod';
 
 const count = z.number().nullish();
 
-/** `usage` of a Message / `message_delta` (tokens). `input_tokens` excludes cache reads and writes. */
+/**
+ * `usage` of a Message / `message_delta` (tokens). `input_tokens` excludes cache reads and writes;
+ * `cache_creation` splits `cache_creation_input_tokens` by cache lifetime (5 minutes, 1 hour):
+ * https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching "1-hour cache duration".
+ */
 export const anthropicUsageSchema = z.object({
   input_tokens: count,
   cache_creation_input_tokens: count,
   cache_read_input_tokens: count,
+  cache_creation: z.object({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count }).nullish(),
   output_tokens: count,
   output_tokens_details: z.object({ thinking_tokens: count }).nullish(),
 });

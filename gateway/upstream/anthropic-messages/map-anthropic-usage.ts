@@ -7,7 +7,8 @@ import type { AnthropicUsage } from './anthropic-wire-schemas.ts';
 /**
  * Maps Anthropic usage (tokens): input total = `input_tokens + cache_creation_input_tokens +
  * cache_read_input_tokens` (Anthropic's `input_tokens` is the uncached part only), cacheRead =
- * `cache_read_input_tokens`, cacheWrite = `cache_creation_input_tokens`, output total =
+ * `cache_read_input_tokens`, cacheWrite = `cache_creation_input_tokens`, cacheWrite1h =
+ * `cache_creation.ephemeral_1h_input_tokens` (the 1-hour part of the writes; 0 when absent), output total =
  * `output_tokens`, reasoning = `output_tokens_details.thinking_tokens` (0 when absent).
  * Missing cache fields (MiMo and other compat upstreams) count as 0. No usage at all →
  * `emptyUsage('estimated')` (by convention: the upstream was silent, count locally).
@@ -20,6 +21,7 @@ export function mapAnthropicUsage(usage: AnthropicUsage | null | undefined): Usa
     inputTotal: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
     cacheRead,
     cacheWrite,
+    cacheWrite1h: usage.cache_creation?.ephemeral_1h_input_tokens,
     outputTotal: usage.output_tokens,
     reasoning: usage.output_tokens_details?.thinking_tokens,
   });
@@ -36,7 +38,14 @@ export function mergeAnthropicUsage(into: AnthropicUsage | undefined, update: An
   for (const [key, value] of Object.entries(update)) {
     if (typeof value === 'number') merged[key] = value;
   }
+  if (update.cache_creation) merged.cache_creation = { ...into?.cache_creation, ...numbersOf(update.cache_creation) };
   const thinking = update.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') merged.output_tokens_details = { thinking_tokens: thinking };
   return merged;
+}
+
+function numbersOf(record: Record<string, unknown>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(record).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+  );
 }

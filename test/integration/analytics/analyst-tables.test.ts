@@ -536,7 +536,13 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
         return old;
       }),
     );
-    expect(await migrate(store)).toEqual(['019-team-dimensions', '020-operation', '021-routing']);
+    expect(await migrate(store)).toEqual([
+      '019-team-dimensions',
+      '020-operation',
+      '021-routing',
+      '022-cache-economics',
+      '023-cache-spend-table',
+    ]);
     expect(await store.query('SELECT key_id, team_id, tags FROM keys FINAL ORDER BY key_id')).toEqual(
       ['key_a', 'key_b', 'key_c'].map((key_id) => ({ key_id, team_id: '', tags: [] })),
     );

@@ -304,10 +304,12 @@ const LATER_MIGRATIONS = [
   '019-team-dimensions',
   '020-operation',
   '021-routing',
+  '022-cache-economics',
+  '023-cache-spend-table',
 ];
 
 const CURRENT_TABLES = [
-  'alert_deliveries', 'billing_lines', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
+  'alert_deliveries', 'billing_lines', 'cache_by_channel_model_day', 'cache_by_channel_model_day_mv', 'channels', 'config_audit', 'consumption_log', 'failovers', 'keys', 'schema_migrations',
   'spend_by_channel_day', 'spend_by_channel_day_mv', 'spend_by_end_user_day', 'spend_by_end_user_day_mv',
   'spend_by_key_day', 'spend_by_key_day_mv', 'spend_by_model_day', 'spend_by_model_day_mv',
   'spend_by_tag_day', 'spend_by_tag_day_mv', 'spend_by_team_day', 'spend_by_team_day_mv',
@@ -375,7 +377,18 @@ describe.each(ANALYTICS_ENGINES)('analysts’ layout on $name', (engine: Analyti
       };
     });
     expect(await dump(store, 'consumption_log')).toEqual(upgraded);
-    expect(await dump(store, 'billing_lines')).toEqual(before.billing.map((row) => ({ ...row, ...unattributed })));
+    // Billing lines written before 022 read no 1-hour cache writes, no 1-hour price and no savings.
+    const [zero] = await store.query<{ u: string; d: string }>(
+      'SELECT toString(toUInt64(0)) AS u, toString(toDecimal64(0, 9)) AS d',
+    );
+    const noCacheEconomics = {
+      v_cache_write_1h_tokens: zero?.u,
+      v_cache_savings_usd: zero?.d,
+      v_cache_write_1h_per_mtok: zero?.d,
+    };
+    expect(await dump(store, 'billing_lines')).toEqual(
+      before.billing.map((row) => ({ ...row, ...unattributed, ...noCacheEconomics })),
+    );
     expect(before.consumption.find((r) => r.v_event_id === 'ev_2')).toMatchObject({
       v_ingested_at_ms: String(T0 + 1_540),
       v_ttfb_ms: '22',

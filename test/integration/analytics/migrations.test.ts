@@ -9,6 +9,7 @@ const ALL = [
   '007-billing-lines-by-time', '008-spend-tables', '009-failovers', '010-config-audit', '011-key-id-indexes-by-time',
   '012-upstream-request-id', '013-consumption-log-day-started-at', '014-failovers-next-channel-nullable', '015-dimension-tables',
   '016-attribution', '017-attribution-spend-tables', '018-alert-deliveries', '019-team-dimensions', '020-operation', '021-routing',
+  '022-cache-economics', '023-cache-spend-table',
 ]; // prettier-ignore
 const MODERN_ONLY = ['004-key-id-indexes', '011-key-id-indexes-by-time']; // require 21.1
 const ON_18_16 = ALL.filter((name) => !MODERN_ONLY.includes(name));
@@ -58,8 +59,8 @@ const CONSUMPTION_LOG_COLUMNS = [
 
 const BILLING_LINES_COLUMNS = [
   'event_id', 'request_id', 'occurred_at', 'occurred_at_ms', 'day', 'key_id', 'user_id', 'team_id', 'end_user_id', 'tags', 'model', 'upstream_model', 'channel_id', 'provider', 'operation',
-  'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'usage_source', 'cost_usd',
-  'price_model', 'price_channel', 'price_effective_from_ms', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok', 'priced',
+  'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'output_tokens', 'reasoning_tokens', 'usage_source', 'cost_usd', 'cache_savings_usd',
+  'price_model', 'price_channel', 'price_effective_from_ms', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok', 'cache_write_1h_per_mtok', 'priced',
 ]; // prettier-ignore
 
 async function columns(store: AnalyticsStore, table: string): Promise<string[][]> {
@@ -74,7 +75,7 @@ describe('migration files', () => {
     const migrations = await loadMigrations();
     expect(migrations.map((m) => m.name)).toEqual(ALL);
     expect(migrations.map((m) => m.statements.length)).toEqual([
-      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6, 4, 10,
+      1, 1, 3, 2, 1, 5, 5, 20, 1, 1, 2, 2, 7, 5, 3, 12, 15, 1, 6, 4, 10, 6, 5,
     ]);
     expect(migrations.map((m) => m.requires)).toEqual([
       null,
@@ -88,6 +89,7 @@ describe('migration files', () => {
       null,
       null,
       '21.1',
+      null,
       null,
       null,
       null,
@@ -199,6 +201,26 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
       expect((await columns(store, table)).map(([name]) => name)).toEqual(['day', group, ...spendColumns]);
       expect(Object.fromEntries(await columns(store, table)).cost_usd).toBe('Decimal(38, 9)');
     }
+    expect(await columns(store, 'cache_by_channel_model_day')).toEqual([
+      ['day', 'Date'],
+      ['channel_id', 'String'],
+      ['upstream_model', 'String'],
+      ['key_id', 'String'],
+      ['team_id', 'String'],
+      ['requests', 'UInt64'],
+      ['input_tokens', 'UInt64'],
+      ['cached_input_tokens', 'UInt64'],
+      ['cache_write_tokens', 'UInt64'],
+      ['cache_write_1h_tokens', 'UInt64'],
+      ['cost_usd', 'Decimal(38, 9)'],
+      ['cache_savings_usd', 'Decimal(38, 9)'],
+    ]);
+    const billing = Object.fromEntries(await columns(store, 'billing_lines'));
+    expect([billing.cache_write_1h_tokens, billing.cache_savings_usd, billing.cache_write_1h_per_mtok]).toEqual([
+      'UInt64',
+      'Decimal(18, 9)',
+      'Decimal(18, 9)',
+    ]);
   });
 
   it('leaves exactly the tables and materialized views of the current schema', async () => {
@@ -208,6 +230,8 @@ describe.each(ANALYTICS_ENGINES)('migrate() on $name', (engine) => {
     expect(rows.map((r) => `${r.name}:${r.engine}`)).toEqual([
       'alert_deliveries:ReplacingMergeTree',
       'billing_lines:ReplacingMergeTree',
+      'cache_by_channel_model_day:SummingMergeTree',
+      'cache_by_channel_model_day_mv:MaterializedView',
       'channels:ReplacingMergeTree',
       'config_audit:ReplacingMergeTree',
       'consumption_log:ReplacingMergeTree',

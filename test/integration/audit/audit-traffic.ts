@@ -105,6 +105,7 @@ export function usageRecorded(spec: RequestSpec): TrafficEvent {
     tags: [],
     budgetCounters: [],
     operation: 'generation',
+    cacheWrite1hTokens: 0,
   };
   return { type: 'UsageRecorded', event };
 }

@@ -11,6 +11,7 @@ import { Decimal, type AnalyticsValue } from '../../../schemas/analytics/analyti
 import { migrate } from '../../../infra/analytics/migrate.ts';
 import {
   queryAttributionSpend,
+  queryCacheEconomics,
   queryLastUsed,
   querySpendSummary,
   queryUsageDetail,
@@ -160,6 +161,11 @@ function billingRow(r: RowSpec): Record<string, AnalyticsValue> {
     output_per_mtok: new Decimal(10_000_000_000n),
     cache_read_per_mtok: new Decimal(1_250_000_000n),
     cache_write_per_mtok: new Decimal(2_500_000_000n),
+    cache_write_1h_per_mtok: new Decimal(5_000_000_000n),
+    cache_write_tokens: 2 * r.n,
+    cache_write_1h_tokens: r.n,
+    // r.n cached tokens × (2.5 − 1.25) USD per million tokens
+    cache_savings_usd: new Decimal(BigInt(r.n) * 1_250n),
     priced: 1,
   };
 }
@@ -301,6 +307,44 @@ describe.each(ANALYTICS_ENGINES)('console usage queries on $name', (engine) => {
     ]);
     const mine = await querySpendSummary(test.store, { ...ALL, userId: 'usr_1', status: 'completed' });
     expect(mine.totals).toMatchObject({ requests: 2, costUsd: '0.1' });
+  });
+
+  it('sums the cache economics per channel, model, key and team, with the hit rate from the sums', async () => {
+    const billed = ROWS.filter((r) => r.status !== 'failed');
+    const days = { fromDay: '2026-11-10', toDay: '2026-11-30' };
+    const report = await queryCacheEconomics(test.store, days);
+    const sum = (rows: ReadonlyArray<RowSpec>, f: (r: RowSpec) => number) => rows.reduce((a, r) => a + f(r), 0);
+    expect(report.totals).toMatchObject({
+      requests: billed.length,
+      inputTokens: sum(billed, (r) => 10 * r.n),
+      cachedInputTokens: sum(billed, (r) => r.n),
+      cacheWriteTokens: sum(billed, (r) => 2 * r.n),
+      cacheWrite1hTokens: sum(billed, (r) => r.n),
+      hitRate: 0.1,
+      savingsUsd: String(sum(billed, (r) => r.n * 1250) / 1e9),
+    });
+    const teamA = report.byTeam.find((t) => t.teamId === 'team_a');
+    const teamARows = billed.filter((r) => r.team === 'team_a');
+    expect(teamA).toMatchObject({ requests: teamARows.length, hitRate: 0.1 });
+    expect(report.byChannel.map((c) => c.channelId).sort()).toEqual([...new Set(billed.map((r) => r.channel))].sort());
+    expect(report.byModel.map((m) => m.upstreamModel).sort()).toEqual(
+      [...new Set(billed.map((r) => `${r.model}-up`))].sort(),
+    );
+    // largest savings first
+    const savings = report.byKey.map((k) => Number(k.savingsUsd));
+    expect(savings).toEqual([...savings].sort((a, b) => b - a));
+
+    const narrowed = await queryCacheEconomics(test.store, { ...days, teamIds: ['team_a'], keyIds: [] });
+    expect(narrowed.totals.requests).toBe(teamARows.length);
+    expect(narrowed.byTeam.map((t) => t.teamId)).toEqual(['team_a']);
+    expect((await queryCacheEconomics(test.store, { ...days, teamIds: [], keyIds: [] })).totals.requests).toBe(0);
+    expect(
+      (await queryCacheEconomics(test.store, { ...days, teamIds: ["team_a') OR 1=1 OR (team_id = '"] })).totals
+        .requests,
+    ).toBe(0);
+    expect(
+      (await queryCacheEconomics(test.store, { fromDay: '2020-01-01', toDay: '2020-01-02' })).totals,
+    ).toMatchObject({ requests: 0, hitRate: 0, savingsUsd: '0', costUsd: '0' });
   });
 
   it('sums spend by team, tag and end user from the summing tables, and for some teams from the billing lines', async () => {

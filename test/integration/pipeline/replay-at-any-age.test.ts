@@ -73,6 +73,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         tags: [],
         budgetCounters: [],
         operation: 'generation',
+        cacheWrite1hTokens: 0,
       },
     });
     events.push({

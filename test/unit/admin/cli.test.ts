@@ -334,7 +334,7 @@ describe('happy paths', () => {
     ).toBe('replaced price deepseek-chat|*|2026-01-01T00:00:00.000Z');
     const prices = await cli(['prices', 'list']);
     expect(prices.out[1]).toMatch(
-      /^deepseek-chat\s+\*\s+in force\s+0\.3\s+1\.1\s+-\s+-\s+2026-01-01T00:00:00\.000Z\s+deepseek-chat\|\*\|2026-01-01T00:00:00\.000Z$/,
+      /^deepseek-chat\s+\*\s+in force\s+0\.3\s+1\.1\s+-\s+-\s+-\s+2026-01-01T00:00:00\.000Z\s+deepseek-chat\|\*\|2026-01-01T00:00:00\.000Z$/,
     );
     expect(await cli(['whoami'])).toEqual({
       code: 0,

@@ -218,6 +218,44 @@ describe('tollgate prices set with bad input', () => {
     expect(admin.controlPlane.published).toHaveLength(before);
   });
 
+  it('sets and lists the 1-hour cache-write price, and refuses one that is not a number', async () => {
+    const set = await cli([
+      'prices',
+      'set',
+      '--model',
+      'claude-sonnet-4-5',
+      '--input',
+      '3',
+      '--output',
+      '15',
+      '--cache-read',
+      '0.3',
+      '--cache-write',
+      '3.75',
+      '--cache-write-1h',
+      '6',
+    ]);
+    expect(set.code).toBe(0);
+    const list = await cli(['prices', 'list']);
+    expect(list.out.find((l) => l.startsWith('claude-sonnet-4-5'))).toMatch(
+      /^claude-sonnet-4-5\s+\*\s+in force\s+3\s+15\s+0\.3\s+3\.75\s+6\s/,
+    );
+    const bad = await cli([
+      'prices',
+      'set',
+      '--model',
+      'm',
+      '--input',
+      '1',
+      '--output',
+      '1',
+      '--cache-write-1h',
+      'two',
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err.join('\n')).toContain("--cache-write-1h: 'two' is not a number");
+  });
+
   it('sets a price for a known channel and one for a model no channel serves, and lists both', async () => {
     expect(
       (
@@ -240,7 +278,7 @@ describe('tollgate prices set with bad input', () => {
     const list = await cli(['prices', 'list']);
     expect(list.code).toBe(0);
     expect(list.out.find((l) => l.startsWith('unserved-model'))).toMatch(
-      /^unserved-model\s+\*\s+in force\s+3\s+15\.000000001\s+-\s+-\s+(\S+)\s+unserved-model\|\*\|\1$/,
+      /^unserved-model\s+\*\s+in force\s+3\s+15\.000000001\s+-\s+-\s+-\s+(\S+)\s+unserved-model\|\*\|\1$/,
     );
     expect(list.out.find((l) => l.startsWith('deepseek-chat'))).toMatch(
       /^deepseek-chat\s+ds-1\s+in force\s+0\.27\s+1\.1\s/,

@@ -189,6 +189,35 @@ describe('control event codec', () => {
     });
   });
 
+  it('decodes a PriceSet written with version 1 (no cacheWrite1hPerMTok) with the 1-hour price null', () => {
+    const v1 = JSON.parse(readFileSync(join(AVRO_DIR, 'history', 'price-set.v1.avsc'), 'utf8')) as object;
+    const event = priceSet({ cacheWritePerMTok: 3.75 });
+    if (event.type !== 'PriceSet') throw new Error('wrong type');
+    const { cacheWrite1hPerMTok: _absent, ...v1Fields } = event.event;
+    const body = avro.Type.forSchema(v1 as avro.Schema).toBuffer(v1Fields);
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprintToLittleEndian(schemaFingerprint64(v1)),
+      body,
+    ]);
+    expect(decodeControlEvent(message)).toStrictEqual({
+      type: 'PriceSet',
+      event: { ...v1Fields, cacheWrite1hPerMTok: null },
+    });
+  });
+
+  it('carries a PriceSet 1-hour cache-write price, and encodes one left out as null', () => {
+    const priced = priceSet({ cacheWrite1hPerMTok: 6 });
+    expect(decodeControlEvent(encodeControlEvent(priced))).toStrictEqual(priced);
+    const unpriced = priceSet();
+    if (unpriced.type !== 'PriceSet') throw new Error('wrong type');
+    const { cacheWrite1hPerMTok: _absent, ...fields } = unpriced.event;
+    expect(decodeControlEvent(encodeControlEvent({ type: 'PriceSet', event: fields }))).toStrictEqual({
+      type: 'PriceSet',
+      event: { ...fields, cacheWrite1hPerMTok: null },
+    });
+  });
+
   it('writes the single-object header: c301 + little-endian CRC-64-AVRO of the schema', () => {
     const fingerprints = new Set<string>();
     for (const [type, { schema }] of Object.entries(CURRENT_CONTROL_SCHEMAS)) {

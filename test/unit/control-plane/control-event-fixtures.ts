@@ -176,6 +176,7 @@ export function priceSet(overrides: Partial<PriceSet> = {}): ControlEvent {
       outputPerMTok: 10,
       cacheReadPerMTok: 1.25,
       cacheWritePerMTok: null,
+      cacheWrite1hPerMTok: null,
       effectiveFrom: 1_735_689_600_000,
       ...overrides,
     },

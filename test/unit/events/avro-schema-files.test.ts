@@ -79,8 +79,9 @@ describe('Avro schema files', () => {
       'UsageRecorded@1',
       'UsageRecorded@2',
       'UsageRecorded@3',
+      'UsageRecorded@4',
     ]);
-    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(14);
+    expect(new Set(registry.all().map((s) => s.fingerprint)).size).toBe(15);
     for (const entry of registry.all()) {
       expect(registry.byFingerprintHex(entry.header.toString('hex', 2))).toBe(entry);
       expect(entry.header.subarray(0, 2).toString('hex')).toBe('c301');

@@ -34,6 +34,7 @@ const served: ExchangeOutcome = {
     inputTotal: 100,
     cacheRead: 40,
     cacheWrite: 10,
+    cacheWrite1h: 6,
     outputTotal: 50,
     reasoning: 20,
     source: 'reported',
@@ -86,6 +87,7 @@ describe('buildTrafficEvents', () => {
       tags: [],
       budgetCounters: [],
       operation: 'generation',
+      cacheWrite1hTokens: 6,
     });
     const [completed] = pick(events, 'RequestCompleted');
     expect(completed).toEqual({

@@ -108,6 +108,7 @@ const usageRecorded: UsageRecorded = {
     { budgetId: 'bgt_fedcba9876543210', windowStartMs: 0, windowEndMs: null },
   ],
   operation: 'generation',
+  cacheWrite1hTokens: 0,
 };
 
 /** What a reader fills in for the attribution of an event written before it existed. */
@@ -443,6 +444,23 @@ describe('schema evolution', () => {
     expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'RequestCompleted', event: routed }))).toStrictEqual({
       type: 'RequestCompleted',
       event: routed,
+    });
+  });
+
+  it('decodes a UsageRecorded written with v4 (before 1-hour cache writes) with cacheWrite1hTokens 0', () => {
+    const withWrites = { ...usageRecorded, inputTokens: 5251, cachedInputTokens: 0, cacheWriteTokens: 5230 };
+    const { cacheWrite1hTokens: _w, ...v4Event } = withWrites;
+    expect(decodeTrafficEvent(writtenWith('usage-recorded.v4.avsc', v4Event))).toStrictEqual({
+      type: 'UsageRecorded',
+      event: { ...withWrites, cacheWrite1hTokens: 0 },
+    });
+  });
+
+  it('round-trips 1-hour cache writes through the current UsageRecorded schema', () => {
+    const usage = { ...usageRecorded, inputTokens: 5251, cacheWriteTokens: 5230, cacheWrite1hTokens: 4096 };
+    expect(decodeTrafficEvent(encodeTrafficEvent({ type: 'UsageRecorded', event: usage }))).toStrictEqual({
+      type: 'UsageRecorded',
+      event: usage,
     });
   });
 

@@ -19,6 +19,7 @@ const FIELDS = [
   'outputPerMTok',
   'cacheReadPerMTok',
   'cacheWritePerMTok',
+  'cacheWrite1hPerMTok',
   'effectiveFrom',
   'priceId',
   'force',
@@ -36,7 +37,7 @@ export function formatEffectiveFrom(iso) {
   return !iso || Date.parse(iso) === EPOCH ? 'always' : formatTime(iso);
 }
 
-/** The PUT body: prices as JSON numbers, blanks left out (cache prices then default to the input price). */
+/** The PUT body: prices as JSON numbers, blanks left out (cache prices then default to the input price, the 1-hour write price to the cache-write price). */
 export function priceBody(values, priceId) {
   const body = {
     model: values.model.trim(),
@@ -46,6 +47,7 @@ export function priceBody(values, priceId) {
   if (values.channel.trim()) body.channel = values.channel.trim();
   if (values.cacheReadPerMTok.trim() !== '') body.cacheReadPerMTok = Number(values.cacheReadPerMTok);
   if (values.cacheWritePerMTok.trim() !== '') body.cacheWritePerMTok = Number(values.cacheWritePerMTok);
+  if ((values.cacheWrite1hPerMTok ?? '').trim() !== '') body.cacheWrite1hPerMTok = Number(values.cacheWrite1hPerMTok);
   const from = fromLocalInput(values.effectiveFrom);
   if (values.effectiveFrom && !from) throw new ApiError('effectiveFrom: not a valid date and time', 0, 'effectiveFrom');
   if (from) body.effectiveFrom = from;
@@ -70,8 +72,8 @@ export function PricesPage() {
         <${SearchBox} value=${search} onSearch=${setSearch} placeholder="Search model or channel" label="Search prices" testid="price-search" />
       </div>
       <${PageError} error=${list.error} />
-      <${ListTable} name="prices" columns=${9} loading=${list.loading} empty="No prices yet: requests are billed $0."
-        head=${html`<tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th>Effective from</th><th>Status</th><th class="actions">Actions</th></tr>`}
+      <${ListTable} name="prices" columns=${10} loading=${list.loading} empty="No prices yet: requests are billed $0."
+        head=${html`<tr><th>Model</th><th>Channel</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache read</th><th class="num">Cache write</th><th class="num">Cache write 1h</th><th>Effective from</th><th>Status</th><th class="actions">Actions</th></tr>`}
         rows=${prices.map(
           (p) => html`<tr key=${p.priceId} data-testid=${`price-row-${p.priceId}`}>
             <td><strong>${p.model}</strong></td>
@@ -80,6 +82,7 @@ export function PricesPage() {
             <td class="num">${formatPerMTok(p.outputPerMTok)}</td>
             <td class="num">${formatPerMTok(p.cacheReadPerMTok ?? p.inputPerMTok)}</td>
             <td class="num">${formatPerMTok(p.cacheWritePerMTok ?? p.inputPerMTok)}</td>
+            <td class="num">${formatPerMTok(p.cacheWrite1hPerMTok ?? p.cacheWritePerMTok ?? p.inputPerMTok)}</td>
             <td>${formatEffectiveFrom(p.effectiveFrom)}</td>
             <td data-testid=${`price-status-${p.priceId}`}>${p.status === 'in force' ? html`<strong>in force</strong>` : html`<span class="muted">${p.status}</span>`}</td>
             <td class="actions"><button type="button" class="outline small" data-testid=${`price-edit-${p.priceId}`} onClick=${() => setDialog({ price: p })}>Edit</button></td>
@@ -101,6 +104,7 @@ function PriceDialog({ price, onClose, onSaved }) {
     outputPerMTok: inputValue(price?.outputPerMTok),
     cacheReadPerMTok: inputValue(price?.cacheReadPerMTok),
     cacheWritePerMTok: inputValue(price?.cacheWritePerMTok),
+    cacheWrite1hPerMTok: inputValue(price?.cacheWrite1hPerMTok),
     effectiveFrom: price && Date.parse(price.effectiveFrom) !== EPOCH ? toLocalInput(price.effectiveFrom) : '',
     force: false,
   });
@@ -123,6 +127,7 @@ function PriceDialog({ price, onClose, onSaved }) {
           <${Input} label="Cache read $/1M" name="cacheReadPerMTok" type="number" min="0" step="any" form=${form} testid="price-cache-read" placeholder="= input" />
           <${Input} label="Cache write $/1M" name="cacheWritePerMTok" type="number" min="0" step="any" form=${form} testid="price-cache-write" placeholder="= input" />
         </div>
+        <${Input} label="Cache write 1h $/1M (Anthropic)" name="cacheWrite1hPerMTok" type="number" min="0" step="any" form=${form} testid="price-cache-write-1h" placeholder="= cache write" hint="1-hour cache writes; blank = the cache-write price" />
         <${Input} label="Effective from" name="effectiveFrom" type="datetime-local" form=${form} testid="price-effective-from" hint="blank = from now" />
         <${Switch} label="Set even if another entry wins" name="force" form=${form} testid="price-force" />
         <${FormError} error=${form.error} fields=${FIELDS} />

@@ -1,6 +1,7 @@
 /**
  * Usage page (`#/usage`): the consumption log with filters (key, user for admins, model,
- * channel, status, time range), pagination, and a click-through to one request's detail.
+ * channel, status, time range), pagination, and a click-through to one request's detail; below it
+ * the "Cache" panel (cache-panel.js) over the filters' time range.
  * The filters survive a visit to the detail page (kept in this module).
  */
 import { html, useState } from '/console/vendor/htm-preact.js';
@@ -12,6 +13,7 @@ import { useApiData } from '../components/use-api-data.js';
 import { PAGE_SIZE } from '../components/pagination.js';
 import { ListPagination, ListTable, PageError } from '../components/list-page-parts.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { CachePanel } from './cache-panel.js';
 
 const STATUSES = ['completed', 'failed', 'cancelled'];
 const EMPTY_FILTERS = { keyId: '', userId: '', model: '', channelId: '', status: '', from: '', to: '' };
@@ -73,6 +75,7 @@ export function UsagePage() {
         rows=${rows.map((row) => html`<${UsageRow} key=${row.eventId ?? row.requestId} row=${row} keyName=${keyNames.get(row.keyId)} />`)}
       />
       <${ListPagination} list=${list} offset=${offset} onChange=${setOffset} />
+      <${CachePanel} filters=${applied} />
     </section>
   `;
 }

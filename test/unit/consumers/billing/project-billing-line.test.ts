@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { projectBillingLine } from '../../../../consumers/billing/project-billing-line.ts';
+import { buildPriceBook } from '../../../../schemas/billing/price-book.ts';
 import { PRICED_CASES, PRICES } from './priced-cases.ts';
 import { usageRecorded } from './traffic-event-builders.ts';
 
@@ -106,6 +107,50 @@ describe('projectBillingLine', () => {
     const { line, costNanoUsd } = projectBillingLine(event, PRICES);
     expect(costNanoUsd).toBe(37_035_000n);
     expect(line).toMatchObject({ operation: 'embedding', input_tokens: 12_345, output_tokens: 0, priced: 1 });
+  });
+
+  it('bills 5-minute and 1-hour cache writes at their own prices and records the savings of the reads', () => {
+    // Anthropic's Claude Sonnet 4.5 list prices, USD per million tokens.
+    const claude = buildPriceBook([
+      {
+        model: 'claude-sonnet-4-5',
+        inputPerMTok: 3,
+        outputPerMTok: 15,
+        cacheReadPerMTok: 0.3,
+        cacheWritePerMTok: 3.75,
+        cacheWrite1hPerMTok: 6,
+        effectiveFrom: '1970-01-01T00:00:00Z',
+      },
+    ]);
+    const event = usageRecorded({
+      upstreamModel: 'claude-sonnet-4-5',
+      inputTokens: 7299,
+      cachedInputTokens: 2048,
+      cacheWriteTokens: 5230,
+      cacheWrite1hTokens: 4096,
+      outputTokens: 15,
+      reasoningTokens: 0,
+    });
+    const { line, costNanoUsd } = projectBillingLine(event, claude);
+    // 21 × 3 + 2048 × 0.3 + 1134 × 3.75 + 4096 × 6 + 15 × 15 = 29 730.9 µUSD
+    expect(costNanoUsd).toBe(29_730_900n);
+    expect(line.cache_write_1h_tokens).toBe(4096);
+    expect(line.cache_write_1h_per_mtok.toString()).toBe('6.000000000');
+    expect(line.cache_write_per_mtok.toString()).toBe('3.750000000');
+    // 2048 × (3 − 0.3) = 5 529.6 µUSD
+    expect(line.cache_savings_usd.toString()).toBe('0.005529600');
+  });
+
+  it('records no savings and no 1-hour writes for an unpriced request or one without cache reads', () => {
+    const unpriced = projectBillingLine(
+      usageRecorded({ upstreamModel: 'unpriced-model', cachedInputTokens: 100 }),
+      PRICES,
+    );
+    expect(unpriced.line.cache_savings_usd.nanoUnits).toBe(0n);
+    expect(unpriced.line.cache_write_1h_per_mtok.nanoUnits).toBe(0n);
+    const noReads = projectBillingLine(usageRecorded({ cachedInputTokens: 0 }), PRICES);
+    expect(noReads.line.cache_savings_usd.nanoUnits).toBe(0n);
+    expect(noReads.line.cache_write_1h_tokens).toBe(0);
   });
 
   it('writes generation as the operation of an event that names none', () => {

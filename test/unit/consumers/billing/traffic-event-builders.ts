@@ -83,6 +83,7 @@ export function usageRecorded(overrides: Partial<UsageRecorded> = {}): UsageReco
     tags: [],
     budgetCounters: [],
     operation: 'generation',
+    cacheWrite1hTokens: 0,
     ...overrides,
   };
 }

@@ -84,6 +84,43 @@ describe('anthropic encodeResponse', () => {
   });
 });
 
+describe('anthropic usage with 1-hour cache writes', () => {
+  const answer = (u: CanonicalResponse['usage']): Record<string, unknown> =>
+    (
+      anthropicMessagesCodec.encodeResponse(
+        { id: 'x', model: 'x', content: [], finishReason: finishReason('stop', 'stop'), usage: u },
+        context,
+      ) as { usage: Record<string, unknown> }
+    ).usage;
+
+  it('splits the writes into cache_creation by lifetime when some lasted 1 hour', () => {
+    expect(
+      answer(makeUsage({ inputTotal: 5251, cacheWrite: 5230, cacheWrite1h: 4096, outputTotal: 15 })),
+    ).toStrictEqual({
+      input_tokens: 21,
+      cache_creation_input_tokens: 5230,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 1134, ephemeral_1h_input_tokens: 4096 },
+      output_tokens: 15,
+    });
+  });
+
+  it('leaves cache_creation out when every write had the 5-minute lifetime', () => {
+    expect(answer(makeUsage({ inputTotal: 100, cacheWrite: 80, outputTotal: 1 }))).not.toHaveProperty('cache_creation');
+  });
+
+  it('streams the split in message_start and message_delta', () => {
+    const encoder = anthropicMessagesCodec.createStreamEncoder(context);
+    const u = makeUsage({ inputTotal: 5251, cacheWrite: 5230, cacheWrite1h: 4096, outputTotal: 15 });
+    const text = [
+      encoder.encode({ type: 'message-start', messageId: 'm', model: 'x', usage: u }),
+      encoder.encode({ type: 'message-end', finishReason: finishReason('stop', 'stop'), usage: u }),
+    ].join('');
+    const split = '"cache_creation":{"ephemeral_5m_input_tokens":1134,"ephemeral_1h_input_tokens":4096}';
+    expect(text.split(split)).toHaveLength(3);
+  });
+});
+
 describe('anthropic encodeError', () => {
   it.each([
     [new GatewayError('invalid-request', 'bad'), 400, 'invalid_request_error'],

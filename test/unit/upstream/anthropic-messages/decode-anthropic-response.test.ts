@@ -13,6 +13,7 @@ describe('anthropicMessagesAdapter.decodeResponse on recorded fixtures', () => {
     ['tool-call', 'anthropic'],
     ['reasoning', 'anthropic'],
     ['mimo-minimal-usage', 'xiaomi'],
+    ['prompt-cache-1h', 'anthropic'],
   ] as const)('%s matches its expectation', (name, provider) => {
     const response = decode(readJsonFixture('anthropic-messages', name), provider);
     expect(summarize(response)).toEqual(readExpectation('anthropic-messages', name));
@@ -109,6 +110,48 @@ describe('anthropicMessagesAdapter.decodeResponse edge cases', () => {
     } catch (e) {
       expect((e as GatewayError).kind).toBe('upstream-malformed');
     }
+  });
+});
+
+describe('Anthropic cache writes by lifetime', () => {
+  const body = (usage: Record<string, unknown>) => ({
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [{ type: 'text', text: 'ok' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage,
+  });
+
+  it('reads the 1-hour part of the writes from cache_creation', () => {
+    const usage = decode(
+      body({
+        input_tokens: 5,
+        cache_creation_input_tokens: 300,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+        output_tokens: 2,
+      }),
+    ).usage;
+    expect(usage.input).toEqual({ total: 305, cacheRead: 0, cacheWrite: 300, cacheWrite1h: 200 });
+  });
+
+  it('counts no 1-hour writes when cache_creation is absent, null or all 5-minute', () => {
+    for (const cacheCreation of [undefined, null, { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 0 }]) {
+      const usage = decode(
+        body({ input_tokens: 5, cache_creation_input_tokens: 300, cache_creation: cacheCreation }),
+      ).usage;
+      expect(usage.input).toEqual({ total: 305, cacheRead: 0, cacheWrite: 300 });
+    }
+  });
+
+  it('never counts more 1-hour writes than writes', () => {
+    const usage = decode(
+      body({ input_tokens: 5, cache_creation_input_tokens: 10, cache_creation: { ephemeral_1h_input_tokens: 50 } }),
+    ).usage;
+    expect(usage.input.cacheWrite1h).toBe(10);
   });
 });
 

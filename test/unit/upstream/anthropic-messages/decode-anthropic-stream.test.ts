@@ -35,20 +35,23 @@ const start = (usage: Record<string, unknown> = { input_tokens: 10, output_token
 const stop = sse('message_stop', {});
 
 describe('Anthropic stream decoder on recorded fixtures', () => {
-  it.each(['text', 'tool-call', 'reasoning'])('%s follows the grammar and accumulates to its expectation', (name) => {
-    const events = replay(decoder(), parseSse(readFixture('anthropic-messages', `${name}.sse`)));
-    assertStreamGrammar(events);
-    const streamed = accumulateStream(events);
-    expect(summarize(streamed)).toEqual(readExpectation('anthropic-messages', name));
-    const whole = anthropicMessagesAdapter.decodeResponse(
-      readJsonFixture('anthropic-messages', name),
-      contextFor('anthropic', 'claude-upstream'),
-    );
-    const normalise = (blocks: typeof whole.content) =>
-      blocks.map((b) => (b.type === 'tool-call' ? { ...b, arguments: JSON.parse(b.arguments) as unknown } : b));
-    expect(normalise(streamed.content)).toEqual(normalise(whole.content));
-    expect(streamed.id).toBe(whole.id);
-  });
+  it.each(['text', 'tool-call', 'reasoning', 'prompt-cache-1h'])(
+    '%s follows the grammar and accumulates to its expectation',
+    (name) => {
+      const events = replay(decoder(), parseSse(readFixture('anthropic-messages', `${name}.sse`)));
+      assertStreamGrammar(events);
+      const streamed = accumulateStream(events);
+      expect(summarize(streamed)).toEqual(readExpectation('anthropic-messages', name));
+      const whole = anthropicMessagesAdapter.decodeResponse(
+        readJsonFixture('anthropic-messages', name),
+        contextFor('anthropic', 'claude-upstream'),
+      );
+      const normalise = (blocks: typeof whole.content) =>
+        blocks.map((b) => (b.type === 'tool-call' ? { ...b, arguments: JSON.parse(b.arguments) as unknown } : b));
+      expect(normalise(streamed.content)).toEqual(normalise(whole.content));
+      expect(streamed.id).toBe(whole.id);
+    },
+  );
 
   it('emits the exact events of the reasoning fixture', () => {
     const events = replay(decoder(), parseSse(readFixture('anthropic-messages', 'reasoning.sse')));
