@@ -31,11 +31,15 @@ export function projectConsumptionRow(
   ingestedAt: number,
 ): ConsumptionProjection {
   const { usage } = event;
-  const priced = priceUsage(prices, usage, {
-    upstreamModel: event.upstreamModel,
-    channelId: event.channelId,
-    at: event.occurredAt,
-  });
+  const priced = priceUsage(
+    prices,
+    { ...usage, cacheWrite1hTokens: event.cacheWrite1hTokens },
+    {
+      upstreamModel: event.upstreamModel,
+      channelId: event.channelId,
+      at: event.occurredAt,
+    },
+  );
   const startedAtMs = Math.max(0, event.startedAt ?? event.occurredAt - event.latencyMs);
   const row: ConsumptionRow = {
     ...trafficEventColumns(event),

@@ -181,6 +181,7 @@ function buildRequestCompleted(
     affinity: outcome.affinity ?? '',
     credentialId: outcome.credentialId ?? null,
     credentialRotations: outcome.credentialRotations ?? 0,
+    cacheWrite1hTokens: outcome.usage ? cacheWrite1hTokens(outcome.usage) : 0,
   };
 }
 

@@ -82,6 +82,7 @@ export function requestCompleted(spec: RequestSpec): TrafficEvent {
     affinity: '',
     credentialId: null,
     credentialRotations: 0,
+    cacheWrite1hTokens: 0,
   };
   return { type: 'RequestCompleted', event };
 }

@@ -107,6 +107,7 @@ function oldTraffic(count: number, runId: string, t0: number): TrafficEvent[] {
         affinity: '',
         credentialId: null,
         credentialRotations: 0,
+        cacheWrite1hTokens: 0,
       },
     });
   }

@@ -55,6 +55,7 @@ const requestCompleted: RequestCompleted = {
   affinity: '',
   credentialId: null,
   credentialRotations: 0,
+  cacheWrite1hTokens: 0,
 };
 
 const requestCompletedNulls: RequestCompleted = {

@@ -60,6 +60,7 @@ export function requestCompleted(overrides: Partial<RequestCompleted> = {}): Req
     affinity: '',
     credentialId: null,
     credentialRotations: 0,
+    cacheWrite1hTokens: 0,
     ...overrides,
   };
 }

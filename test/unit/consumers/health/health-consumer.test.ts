@@ -52,6 +52,7 @@ function completed(channelId: string | null, overrides: Partial<RequestCompleted
     affinity: '',
     credentialId: null,
     credentialRotations: 0,
+    cacheWrite1hTokens: 0,
     ...overrides,
   };
   return { type: 'RequestCompleted', event };
