@@ -15,6 +15,7 @@ import type { RateLimiter } from '../schemas/state-store/rate-limiter.ts';
 import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
 import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
+import type { CredentialCooldownStore } from '../schemas/state-store/credential-cooldowns.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
@@ -80,6 +81,8 @@ export interface GatewayNodePorts {
   /** Budget windows and holds (the state store's engine); none: budgets and daily caps are not enforced. */
   readonly budgetLedger?: BudgetLedger;
   readonly sessionStore: SessionStore;
+  /** Cooldowns of pooled credentials shared by every node (README "Key pools"); none: each node keeps its own. */
+  readonly credentialCooldowns?: CredentialCooldownStore;
   /** Stored Responses answers (`store`, `previous_response_id`, `GET /v1/responses/{id}`). */
   readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
@@ -163,6 +166,7 @@ export async function startGatewayNode(
     ...(ports.budgetLedger ? { budgetLedger: ports.budgetLedger } : {}),
     controlPlane,
     sessionStore: ports.sessionStore,
+    ...(ports.credentialCooldowns ? { credentialCooldowns: ports.credentialCooldowns } : {}),
     responseStore: ports.responseStore,
     ...(ports.analytics ? { analytics: ports.analytics } : {}),
     ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}),

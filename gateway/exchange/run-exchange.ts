@@ -25,6 +25,7 @@ import { AttemptDeadline, attemptLimitsFor } from './attempt-deadline.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { clientLeftError, deliverOutcome, moveToNextChannel, reportChannelAttempt } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
+import { attemptWithCredentials, credentialOutcomeOf } from './credential-rotation.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
@@ -149,6 +150,21 @@ async function tryCandidates(
 
 /** Tries one channel, the client's body unchanged when `passThrough` (passesThrough); `failed` means nothing was sent to the client. */
 async function attemptChannel(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  channel: Channel,
+  passThrough: boolean,
+  reply: FastifyReply,
+  signal: ClientGoneSignal,
+): Promise<AttemptResult> {
+  // One channel attempt, rotating through its key pool on 429/401/403 (credential-rotation.ts).
+  return attemptWithCredentials(deps, input, channel, (withCredential) =>
+    attemptCredential(deps, input, withCredential, passThrough, reply, signal),
+  );
+}
+
+/** attemptChannel with the one credential `channel.apiKey` holds. */
+async function attemptCredential(
   deps: ExchangeDeps,
   input: ExchangeInput,
   channel: Channel,
@@ -342,6 +358,7 @@ export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): Exchan
     latencyMs: Date.now() - input.startedAt,
     attribution: input.attribution ?? NO_ATTRIBUTION,
     budgetCounters: input.budgetCounters ?? NO_BUDGET_COUNTERS,
+    ...credentialOutcomeOf(input),
     ...details,
   };
 }

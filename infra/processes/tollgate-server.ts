@@ -33,6 +33,7 @@ import {
   openRateLimiter,
   openResponseStore,
   openSessionStore,
+  openCredentialCooldowns,
   openStateStore,
   usesRedis,
 } from '../open-adapters.ts';
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
   const limiter = openRateLimiter(settings);
   const budgetLedger = openBudgetLedger(settings, state);
   const sessionStore = openSessionStore(settings);
+  const credentialCooldowns = openCredentialCooldowns(settings);
   const responseStore = openResponseStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
     limiter,
     budgetLedger,
     sessionStore,
+    credentialCooldowns,
     responseStore,
     ...(analytics ? { analytics } : {}),
     metrics,
@@ -161,6 +164,7 @@ async function main(): Promise<void> {
     async () => (await consumersStarting)?.stop(),
     () => analytics?.close(),
     () => sessionStore.close(),
+    () => credentialCooldowns.close(),
     () => responseStore.close(),
     () => eventLog.close(),
     () => limiter.close(),
