@@ -33,8 +33,9 @@ export const upsertChannelInput = channelSchema.safeExtend({
 });
 
 /**
- * Creates or replaces channel `channelId` with the body's fields. Without `apiKey` an existing
- * channel keeps its credential (re-encrypted); a new one gets an empty credential. A `credentials`
+ * Creates or replaces channel `channelId` with the body's fields. Without `apiKey` and
+ * `credentials` an existing channel keeps its credential or key pool (re-encrypted); a new one
+ * gets an empty credential. A `credentials`
  * entry without `apiKey` keeps the stored key of the credential with the same id (or, for id
  * `default`, the channel's lone `apiKey`); without one it is empty.
  * @returns one ChannelUpserted event; result `{ channelId, created }`.
@@ -54,7 +55,13 @@ export function upsertChannel(
   const parsed = parseInput(upsertChannelInput, { ...body, id: channelId });
   const current = view.channels().find((c) => c.config.id === channelId);
   const { rpm, tpm, mock, ...config } = parsed;
-  const credentials = config.credentials && keptCredentials(config.credentials, body, current?.config);
+  // A body naming neither apiKey nor credentials keeps what is stored, a key pool included.
+  const keepsStored = !('apiKey' in body) && !('credentials' in body);
+  const credentials = config.credentials
+    ? keptCredentials(config.credentials, body, current?.config)
+    : keepsStored
+      ? current?.config.credentials
+      : undefined;
   // With a pool the stored lone key is not kept: the pool replaces it.
   const plainKey = 'apiKey' in body || credentials ? parsed.apiKey : (current?.config.apiKey ?? '');
   const event: ChannelUpserted = {

@@ -202,7 +202,10 @@ describe('key pools in the control plane', () => {
         ctx,
       ),
     );
+    // A body naming neither apiKey nor credentials (the console's enable/disable) keeps the pool.
+    await runCommand(cp, () => upsertChannel(cp, 'pool', { ...body, enabled: false }, ctx));
     const record = cp.channels().find((c) => c.config.id === 'pool')!;
+    expect(record.config.enabled).toBe(false);
     expect(credentialsOf(record.config)).toEqual([
       { id: 'a', apiKey: SECRET, rpm: 5, tpm: null },
       { id: 'c', apiKey: 'sk-c', rpm: null, tpm: null },
