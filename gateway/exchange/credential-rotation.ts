@@ -8,7 +8,9 @@
  * defaults) and the same channel is tried again at once with the next usable credential: a
  * rotation, which is neither a failover nor a failure of the channel (nothing is recorded against
  * its health). Only when every credential is cooling down, at its limit, or refused does the
- * attempt fail, with the last refusal, and the caller fails over as for any channel.
+ * attempt fail, with the last refusal, and the caller fails over as for any channel. A channel
+ * with a lone `apiKey` (no `credentials`) is tried exactly as before key pools: its one attempt's
+ * result, no cooldown.
  *
  * The credential of the last attempt and the number of rotations of a request are kept per
  * request and read into its outcome by credentialOutcomeOf.
@@ -60,6 +62,7 @@ export async function attemptWithCredentials(
   const pool = deps.credentialPool ?? LOCAL_POOL;
   const use = useOf(input);
   const usable = pool.order(channel, input.preferredCredentialId);
+  const pooled = (channel.credentials?.length ?? 0) > 0;
   let last: AttemptResult | undefined;
   let waitMs: number | undefined;
   for (const [index, credential] of usable.entries()) {
@@ -75,7 +78,8 @@ export async function attemptWithCredentials(
       (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
     );
     if (scope && admitted.tokens > 0) settleCredential(deps, input, channel, scope, admitted.tokens, result);
-    const reason = result.kind === 'failed' ? refusalOf(result.error) : undefined;
+    // A lone apiKey (no `credentials`) behaves as before key pools: no cooldown, the channel's failover.
+    const reason = result.kind === 'failed' && pooled ? refusalOf(result.error) : undefined;
     if (!reason || input.clientGone?.aborted) return result;
     const error = (result as Extract<AttemptResult, { kind: 'failed' }>).error;
     pool.markCooling(channel.id, credential.id, reason, cooldownMsFor(reason, error.retryAfterMs));

@@ -146,6 +146,21 @@ describe('credential rotation', () => {
     expect(state.allowed).toBe(false);
   });
 
+  it('leaves a channel with a lone apiKey as before key pools: no cooldown after a 429', async () => {
+    const config = parseConfigFile({
+      channels: [{ id: 'single', provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['m'], apiKey: 'sk-1' }],
+    });
+    const single = resolveChannel(config.channels[0]!);
+    const pool = new CredentialPool();
+    const refused = upstreamFailure(429, 30_000);
+    const { keys, send } = sender({ 'sk-1': refused });
+    const request = input();
+    expect(await attemptWithCredentials({ credentialPool: pool, log }, request, single, send)).toBe(refused);
+    expect(await attemptWithCredentials({ credentialPool: pool, log }, input(), single, send)).toBe(refused);
+    expect(keys).toEqual(['default:sk-1', 'default:sk-1']);
+    expect(credentialOutcomeOf(request)).toEqual({ credentialId: 'default', credentialRotations: 0 });
+  });
+
   it('counts a throwing send as a failed attempt', async () => {
     const result = await attemptWithCredentials({ log }, input(), three, async () => {
       throw new GatewayError('upstream-unavailable', 'connection refused');
