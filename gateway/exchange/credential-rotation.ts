@@ -42,9 +42,6 @@ interface CredentialUse {
 
 const USES = new WeakMap<object, CredentialUse>();
 
-/** The pool of deps that give none: this request's rotations only, no shared cooldowns. */
-const LOCAL_POOL = new CredentialPool();
-
 /**
  * Tries `channel` with its credentials in the pool's order: `send` is called with the channel
  * carrying one credential's key (`apiKey`, and `credentialId`) until an attempt is served, fails
@@ -59,7 +56,8 @@ export async function attemptWithCredentials(
   channel: Channel,
   send: (withCredential: Channel) => Promise<AttemptResult>,
 ): Promise<AttemptResult> {
-  const pool = deps.credentialPool ?? LOCAL_POOL;
+  // Without the node's pool the rotation still happens within this attempt; nothing is kept after it.
+  const pool = deps.credentialPool ?? new CredentialPool();
   const use = useOf(input);
   const usable = pool.order(channel, input.preferredCredentialId);
   const pooled = (channel.credentials?.length ?? 0) > 0;
