@@ -36,8 +36,11 @@ export function auditEntryOf(source: ControlEvent, hasCredential: boolean): Audi
   return { eventId, occurredAt, actor, type: source.type, entityId: controlEventKey(source), changes };
 }
 
-/** `value` with SECRET_FIELDS left out of the records of a list (one level: the event schemas nest no deeper). */
-function withoutSecretFields(value: unknown): unknown {
+/**
+ * An event field's value with SECRET_FIELDS left out of the records of a list (a key pool's
+ * `credentials`; one level: the event schemas nest secrets no deeper); any other value as it is.
+ */
+export function withoutSecretFields(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
   return value.map((entry: unknown) =>
     typeof entry === 'object' && entry !== null && !Array.isArray(entry)
