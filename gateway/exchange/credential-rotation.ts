@@ -25,14 +25,15 @@ import { cooldownMsFor, CredentialPool } from '../routing/credential-pool.ts';
 import { MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
 import type { LimitScope } from '../../schemas/state-store/rate-limiter.ts';
 import type { AttemptResult } from './attempt-result.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeOutcome } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 
 /** What the rotation reads from the exchange's deps. */
 export type RotationDeps = Pick<ExchangeDeps, 'credentialPool' | 'channelLimits' | 'log'>;
 
-/** The request as the rotation reads it: its id, body (for the token estimate), preferred credential and departure. */
-export type RotationInput = Pick<ExchangeInput, 'requestId' | 'request' | 'preferredCredentialId' | 'clientGone'>;
+/** The request as the rotation reads it: its id, body (for the token estimate) and preferred credential. */
+export type RotationInput = Pick<ExchangeInput, 'requestId' | 'request' | 'preferredCredentialId'>;
 
 /** Per request: the credential of the last attempt sent and the rotations so far. */
 interface CredentialUse {
@@ -46,7 +47,8 @@ const USES = new WeakMap<object, CredentialUse>();
  * Tries `channel` with its credentials in the pool's order: `send` is called with the channel
  * carrying one credential's key (`apiKey`, and `credentialId`) until an attempt is served, fails
  * for another reason than a refused credential, or none is left. Never throws: a throwing `send`
- * counts as a `failed` attempt with its error (toGatewayError).
+ * counts as a `failed` attempt with its error (toGatewayError). Nothing is rotated once `signal`
+ * (the client's departure) has aborted.
  * @returns the result of the last attempt; `failed` with `upstream-rate-limited` (failover
  *   allowed, retry after the shortest wait) when no credential could be used at all
  */
@@ -55,6 +57,7 @@ export async function attemptWithCredentials(
   input: RotationInput,
   channel: Channel,
   send: (withCredential: Channel) => Promise<AttemptResult>,
+  signal?: ClientGoneSignal,
 ): Promise<AttemptResult> {
   // Without the node's pool the rotation still happens within this attempt; nothing is kept after it.
   const pool = deps.credentialPool ?? new CredentialPool();
@@ -76,10 +79,11 @@ export async function attemptWithCredentials(
       (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
     );
     if (scope && admitted.tokens > 0) settleCredential(deps, input, channel, scope, admitted.tokens, result);
+    if (result.kind !== 'failed' || signal?.aborted) return result;
     // A lone apiKey (no `credentials`) behaves as before key pools: no cooldown, the channel's failover.
-    const reason = result.kind === 'failed' && pooled ? refusalOf(result.error) : undefined;
-    if (!reason || input.clientGone?.aborted) return result;
-    const error = (result as Extract<AttemptResult, { kind: 'failed' }>).error;
+    const reason = pooled ? refusalOf(result.error) : undefined;
+    if (!reason) return result;
+    const error = result.error;
     pool.markCooling(channel.id, credential.id, reason, cooldownMsFor(reason, error.retryAfterMs));
     last = result;
     const next = usable[index + 1];

@@ -158,8 +158,12 @@ async function attemptChannel(
   signal: ClientGoneSignal,
 ): Promise<AttemptResult> {
   // One channel attempt, rotating through its key pool on 429/401/403 (credential-rotation.ts).
-  return attemptWithCredentials(deps, input, channel, (withCredential) =>
-    attemptCredential(deps, input, withCredential, passThrough, reply, signal),
+  return attemptWithCredentials(
+    deps,
+    input,
+    channel,
+    (withCredential) => attemptCredential(deps, input, withCredential, passThrough, reply, signal),
+    signal,
   );
 }
 

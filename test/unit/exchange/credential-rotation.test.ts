@@ -122,8 +122,13 @@ describe('credential rotation', () => {
 
   it('does not rotate for a client that has left', async () => {
     const { keys, send } = sender({ 'sk-a': upstreamFailure(429) });
-    const gone = { ...input(), clientGone: AbortSignal.abort() };
-    const result = await attemptWithCredentials({ credentialPool: new CredentialPool(), log }, gone, three, send);
+    const result = await attemptWithCredentials(
+      { credentialPool: new CredentialPool(), log },
+      input(),
+      three,
+      send,
+      AbortSignal.abort(),
+    );
     expect(result.kind).toBe('failed');
     expect(keys).toEqual(['a:sk-a']);
   });
