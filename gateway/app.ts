@@ -10,6 +10,8 @@ import { generateId } from './canonical/ids.ts';
 import type { GatewayConfig } from './config/config-schema.ts';
 import type { EventLog } from '../schemas/event-log/event-log.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
+import type { CredentialCooldownStore } from '../schemas/state-store/credential-cooldowns.ts';
+import { CredentialPool } from './routing/credential-pool.ts';
 import { createOutcomeSink } from './events/outcome-sink.ts';
 import type { OutcomeSink } from './exchange/exchange-outcome.ts';
 import { registerAnthropicMessagesRoutes } from './http/anthropic-messages-routes.ts';
@@ -87,6 +89,11 @@ export interface AppDeps {
   readonly stateStore?: StateStore;
   /** How often the shared channel health is re-read, ms (default 1000). */
   readonly healthRefreshMs?: number;
+  /**
+   * Cooldowns of pooled credentials shared by every node (README "Key pools"), chosen by the
+   * composition root; none: each node keeps its own. The caller closes it.
+   */
+  readonly credentialCooldowns?: CredentialCooldownStore;
   /** Routing randomness (tests pin it). */
   readonly random?: RandomSource;
   /** Keep-alive interval for idle client streams, ms (default 15 000). */
@@ -241,10 +248,20 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     app.addHook('onReady', async () => void (await health.start()));
     app.addHook('onClose', async () => health.stop());
   }
+  // Key pools: which credential an attempt uses; cooldowns shared through the store, read in the background.
+  const credentialPool = new CredentialPool({
+    ...(deps.credentialCooldowns ? { store: deps.credentialCooldowns } : {}),
+    channelIds: router.channels.map((c) => c.id),
+    refreshMs: deps.healthRefreshMs ?? 1000,
+    log: app.log,
+  });
+  app.addHook('onReady', async () => void (await credentialPool.start()));
+  app.addHook('onClose', async () => credentialPool.stop());
   // Channels added, changed or removed through the control plane take effect for the next request.
   const stopWatching = view.onChange(() => {
     router.setChannels(channelsNow());
     health?.setChannelIds(router.channels.map((c) => c.id));
+    credentialPool.setChannelIds(router.channels.map((c) => c.id));
   });
   app.addHook('onClose', async () => stopWatching());
   const { limiter, channelLimits, drain, readiness } = deps;
@@ -256,6 +273,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     channelsServing: (model) => router.channelsServing(model),
   });
   metrics?.priceCacheReads(pricer);
+  metrics?.watchCredentialPool(() =>
+    router.channels.map((c) => ({ channelId: c.id, states: credentialPool.stateOf(c) })),
+  );
   const onOutcome = createOutcomeSink({
     log: app.log,
     eventLog: deps.eventLog,
@@ -304,6 +324,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
       drainDeadline: drain.deadlinePassed,
       onOutcome,
       channelLimits,
+      credentialPool,
       ...(health ? { onAttempt: health.onAttempt } : {}),
       ...(deps.maxAttempts === undefined ? {} : { maxAttempts: deps.maxAttempts }),
       routing,
@@ -342,6 +363,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     append: (events) => controlPlane.append(events),
     secrets: controlPlane.secrets,
     adminToken: config.adminToken,
+    credentialPool,
     ...(config.budgets ? { budgetTimeZone: config.budgets.timeZone } : {}),
   });
   const { sessionStore } = deps;
@@ -353,6 +375,7 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     dispatcher: deps.dispatcher,
     adapters: UPSTREAM_ADAPTERS,
     upstreamAuth,
+    credentialPool,
     now: deps.now ?? Date.now,
     ...(deps.stateStore ? { stateStore: deps.stateStore } : {}),
     ...(deps.analytics ? { analytics: deps.analytics } : {}),

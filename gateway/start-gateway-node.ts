@@ -17,6 +17,7 @@ import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
 import type { InFlightRegistry } from '../schemas/state-store/in-flight-registry.ts';
+import type { CredentialCooldownStore } from '../schemas/state-store/credential-cooldowns.ts';
 import type { StateStore } from '../schemas/state-store/state-store.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { eventsForConfigFile } from './control-plane/config-file-events.ts';
@@ -86,6 +87,8 @@ export interface GatewayNodePorts {
   readonly affinityStore?: AffinityStore;
   /** Requests in flight per channel, published by every node (`least-busy`); none: this node's own count. */
   readonly inFlightRegistry?: InFlightRegistry;
+  /** Cooldowns of pooled credentials shared by every node (README "Key pools"); none: each node keeps its own. */
+  readonly credentialCooldowns?: CredentialCooldownStore;
   /** Stored Responses answers (`store`, `previous_response_id`, `GET /v1/responses/{id}`). */
   readonly responseStore: ResponseStore;
   /** The console's usage pages read it; none: they answer 503. */
@@ -171,6 +174,7 @@ export async function startGatewayNode(
     sessionStore: ports.sessionStore,
     ...(ports.affinityStore ? { affinityStore: ports.affinityStore } : {}),
     ...(ports.inFlightRegistry ? { inFlightRegistry: ports.inFlightRegistry } : {}),
+    ...(ports.credentialCooldowns ? { credentialCooldowns: ports.credentialCooldowns } : {}),
     responseStore: ports.responseStore,
     ...(ports.analytics ? { analytics: ports.analytics } : {}),
     ...(ports.mockBaseUrl ? { mockBaseUrl: ports.mockBaseUrl } : {}),

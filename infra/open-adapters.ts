@@ -18,6 +18,9 @@ import { createMemoryRateLimiter } from './state-store/memory/memory-rate-limite
 import { createMemoryResponseStore } from './state-store/memory/memory-response-store.ts';
 import { createMemorySessionStore } from './state-store/memory/memory-session-store.ts';
 import { createMemoryAffinityStore } from './state-store/memory/memory-affinity-store.ts';
+import { createMemoryCredentialCooldowns } from './state-store/memory/memory-credential-cooldowns.ts';
+import { createRedisCredentialCooldowns } from './state-store/redis/redis-credential-cooldowns.ts';
+import type { CredentialCooldownStore } from '../schemas/state-store/credential-cooldowns.ts';
 import { createMemoryStateStore, type MemoryStateStore } from './state-store/memory/memory-state-store.ts';
 import { createMemoryBudgetLedger } from './state-store/memory/memory-budget-ledger.ts';
 import type { BudgetLedger } from '../schemas/state-store/budget-ledger.ts';
@@ -211,6 +214,12 @@ export function openBudgetLedger(
 export function openAffinityStore(settings: EngineSettings): AffinityStore {
   if (usesRedis(settings)) return createRedisAffinityStore(redisOptions(settings));
   return createMemoryAffinityStore();
+}
+
+/** The credential-cooldown store of key pools for these settings: Redis (shared by every node) or in-process memory. */
+export function openCredentialCooldowns(settings: EngineSettings): CredentialCooldownStore {
+  if (usesRedis(settings)) return createRedisCredentialCooldowns(redisOptions(settings));
+  return createMemoryCredentialCooldowns();
 }
 
 /** The console session store for these settings: Redis (shared by every node) or in-process memory. */

@@ -3,9 +3,9 @@
  * encoding, schemas/events/traffic-event-codec.ts) and control events (the config topic,
  * schemas/control-plane/control-event-codec.ts), each written with any registered schema version.
  * Secrets never leave: the fields the console's audit history leaves out (a key's `digest`, a
- * channel's `apiKeyCiphertext`, a user's `passwordHash`) are dropped here too.
+ * channel's `apiKeyCiphertext` and its pooled credentials', a user's `passwordHash`) are dropped here too.
  */
-import { SECRET_FIELDS } from '../../schemas/control-plane/audit-history.ts';
+import { SECRET_FIELDS, withoutSecretFields } from '../../schemas/control-plane/audit-history.ts';
 import { CONFIG_TOPIC } from '../../schemas/topics.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
@@ -46,6 +46,7 @@ function attempt(decode: () => { readonly type: string; readonly event: object }
 
 function withoutSecrets(event: object): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(event)) if (!SECRET_FIELDS.has(name)) kept[name] = value;
+  for (const [name, value] of Object.entries(event))
+    if (!SECRET_FIELDS.has(name)) kept[name] = withoutSecretFields(value);
   return kept;
 }

@@ -10,6 +10,8 @@ import {
   modelMap,
   namedValues,
   numberOrNull,
+  repeatedFlag,
+  UsageError,
   usdOrNull,
   type CliCommand,
   type CliOption,
@@ -90,6 +92,7 @@ const channelsList = listCommand({
     { header: 'RPM', cell: (c) => c.rpm },
     { header: 'TPM', cell: (c) => c.tpm },
     { header: 'API KEY', cell: (c) => (c.hasApiKey ? 'set' : '-') },
+    { header: 'CREDENTIALS', cell: (c) => credentialCells(c.credentials) },
     { header: 'MODELS', cell: (c) => [...(c.models as string[]), ...Object.keys(c.modelMap as object)] },
   ],
 });
@@ -110,6 +113,38 @@ const CHANNEL_FIELDS = {
   cloud: ['cloud', (text: string) => namedValues(text, '--cloud', 'SETTING=VALUE')],
   headers: ['headers', (text: string) => namedValues(text, '--headers', 'NAME=VALUE')],
 } as const;
+
+/** The credential names `--credential` takes. */
+const CREDENTIAL_FIELDS = new Set(['id', 'key', 'rpm', 'tpm']);
+
+/**
+ * `id=ID,key=KEY,rpm=N,tpm=N` → one `credentials` entry of the admin API (`key` → `apiKey`; without
+ * `key` the gateway keeps the stored key of that id). Keys holding a comma (service-account JSON)
+ * go through the admin API or the console instead.
+ * @throws UsageError naming the entry's field (never its value) when it is not one of id, key, rpm, tpm, or `id` is missing
+ */
+export function channelCredential(text: string): Record<string, unknown> {
+  const credential: Record<string, unknown> = {};
+  for (const entry of list(text)) {
+    const at = entry.indexOf('=');
+    const name = at > 0 ? entry.slice(0, at) : '';
+    if (!CREDENTIAL_FIELDS.has(name))
+      throw new UsageError('--credential: each part must be id=…, key=…, rpm=N or tpm=N');
+    const value = entry.slice(at + 1);
+    if (name === 'key') credential.apiKey = value;
+    else credential[name] = name === 'id' ? value : numberOrNull(value);
+  }
+  if (typeof credential.id !== 'string') throw new UsageError('--credential: id=… is required');
+  return credential;
+}
+
+/** A channel's credentials as a table cell: `id` each, with `(cooling)` while it cools down. */
+function credentialCells(credentials: unknown): string[] {
+  if (!Array.isArray(credentials)) return [];
+  return credentials.map((c: { id?: unknown; coolingUntil?: unknown }) =>
+    c.coolingUntil ? `${String(c.id)} (cooling)` : String(c.id),
+  );
+}
 
 const channelsUpsert: CliCommand = {
   name: 'channels upsert',
@@ -146,13 +181,26 @@ const channelsUpsert: CliCommand = {
       help: 'azure, bedrock, vertex: auth, region, project, apiVersion, tenantId, clientId, roleArn, externalId',
     },
     headers: { type: 'string', value: 'Name=value,…', help: 'extra headers sent upstream (not secret)' },
+    credential: {
+      type: 'string',
+      value: 'id=ID,key=KEY,rpm=N,tpm=N',
+      help: 'one credential of a key pool, instead of --api-key (repeat per key; without key= the stored key of that id is kept)',
+      multiple: true,
+    },
     disabled: { type: 'boolean', help: 'create or keep the channel disabled' },
   },
-  request: ({ positionals, values }) => ({
-    method: 'PUT',
-    path: adminPath('channels', positionals[0]),
-    body: { ...bodyFrom(values, CHANNEL_FIELDS), ...(values.disabled ? { enabled: false } : {}) },
-  }),
+  request: ({ positionals, values }) => {
+    const credentials = repeatedFlag(values, 'credential');
+    return {
+      method: 'PUT',
+      path: adminPath('channels', positionals[0]),
+      body: {
+        ...bodyFrom(values, CHANNEL_FIELDS),
+        ...(credentials === undefined ? {} : { credentials: credentials.map(channelCredential) }),
+        ...(values.disabled ? { enabled: false } : {}),
+      },
+    };
+  },
   print: printRecordAnswer({
     field: 'channel',
     headline: (channel, body) => `${body.created ? 'created' : 'updated'} channel ${cellText(channel.id)}`,

@@ -82,6 +82,33 @@ const cloudSettingsSchema: z.ZodType<CloudSettings> = z
   })
   .strict();
 
+/** The id rule of channels and of a channel's pooled credentials. */
+const channelIdField = z
+  .string()
+  .min(1, 'must be a non-empty string')
+  .regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"');
+
+/** A limit of a pooled credential: a positive integer, or null / absent for unlimited. */
+const credentialLimitField = z.number().int().positive('must be a positive integer').nullable().default(null);
+
+/**
+ * One credential of a channel's key pool (README "Key pools"): its id (unique within the channel,
+ * shown in the admin API, console, metrics and events), the secret `apiKey` (never logged,
+ * encrypted in events), and its own `rpm` (requests per minute) and `tpm` (tokens per minute),
+ * null = unlimited.
+ */
+export const channelCredentialSchema = z
+  .object({
+    id: channelIdField,
+    apiKey: z.string().default(''),
+    rpm: credentialLimitField,
+    tpm: credentialLimitField,
+  })
+  .strict();
+
+/** One pooled credential of a channel, defaults filled (channelCredentialSchema). */
+export type ChannelCredentialConfig = z.infer<typeof channelCredentialSchema>;
+
 /**
  * One upstream account: a provider, a protocol, a credential and the models it serves. The one
  * declaration of a channel's fields: routing's Channel, the control plane's ChannelRecord, the
@@ -89,15 +116,18 @@ const cloudSettingsSchema: z.ZodType<CloudSettings> = z
  */
 export const channelSchema = z
   .object({
-    id: z
-      .string()
-      .min(1, 'must be a non-empty string')
-      .regex(/^[A-Za-z0-9._:-]+$/, 'may contain only letters, digits, ".", "_", ":" and "-"'),
+    id: channelIdField,
     provider: z.enum(PROVIDER_IDS),
     protocol: z.enum(UPSTREAM_PROTOCOLS).optional(),
     baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     /** The upstream credential (a secret: never logged, encrypted in events). */
     apiKey: z.string().default(''),
+    /**
+     * A key pool instead of `apiKey`: several credentials of one account family, each with its
+     * own RPM/TPM and cooldown (README "Key pools"). Absent: the channel's one credential is
+     * `apiKey` (pool member `default`).
+     */
+    credentials: z.array(channelCredentialSchema).min(1, 'must list at least one credential').optional(),
     /** Client-facing model names served as is. */
     models: z.array(z.string().min(1)).default([]),
     /** Client model name → upstream model name (its keys are served too). */
@@ -169,8 +199,33 @@ export const channelSchema = z
     path: ['baseUrl'],
   })
   .superRefine((channel, ctx) => {
-    for (const problem of cloudSettingsProblems(channel))
-      ctx.addIssue({ code: 'custom', message: problem.message, path: [...problem.path] });
+    const pool = channel.credentials;
+    if (pool === undefined) {
+      for (const problem of cloudSettingsProblems(channel))
+        ctx.addIssue({ code: 'custom', message: problem.message, path: [...problem.path] });
+      return;
+    }
+    if (channel.apiKey !== '')
+      ctx.addIssue({
+        code: 'custom',
+        message: 'give either apiKey or credentials, not both (a key pool lists every key under credentials)',
+        path: ['credentials'],
+      });
+    const seen = new Set<string>();
+    pool.forEach((credential, index) => {
+      if (seen.has(credential.id))
+        ctx.addIssue({
+          code: 'custom',
+          message: `duplicate credential id '${credential.id}'`,
+          path: ['credentials', index, 'id'],
+        });
+      seen.add(credential.id);
+      // Each pooled credential must suit the cloud's auth method as a lone apiKey would.
+      for (const problem of cloudSettingsProblems({ ...channel, apiKey: credential.apiKey })) {
+        const path = problem.path[0] === 'apiKey' ? ['credentials', index, 'apiKey'] : [...problem.path];
+        if (index === 0 || path[0] === 'credentials') ctx.addIssue({ code: 'custom', message: problem.message, path });
+      }
+    });
   });
 
 /**

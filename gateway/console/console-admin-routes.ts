@@ -219,10 +219,11 @@ async function userRows(deps: ConsoleDeps, users: ReadonlyArray<UserRecord>) {
 async function channelRows(deps: ConsoleDeps, channels: ReadonlyArray<ChannelRecord>) {
   const ids = channels.map((c) => c.config.id);
   const health = deps.stateStore ? await deps.stateStore.getChannelHealth(ids, deps.now()) : [];
+  const pool = deps.credentialPool;
   return channels.map((channel, index) => {
     const h = health[index];
     return {
-      ...presentChannel(channel),
+      ...presentChannel(channel, pool && ((config) => pool.stateOf(config))),
       health: {
         errorRate: h?.errorRate ?? 0,
         windowCount: h?.windowCount ?? 0,

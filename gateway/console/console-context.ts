@@ -21,6 +21,7 @@ import {
 } from '../control-plane/commands-common.ts';
 import type { ControlPlaneView, KeyRecord, TeamRecord } from '../control-plane/control-plane-view.ts';
 import type { UpstreamAdapters, UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
+import type { CredentialPool } from '../routing/credential-pool.ts';
 import type { ConsoleIdentity, ConsoleSessions } from './console-session.ts';
 
 /** The console API's path prefix. */
@@ -48,6 +49,8 @@ export interface ConsoleDeps {
   readonly adapters: UpstreamAdapters;
   /** Adds cloud channels' credentials to the channel test's call. */
   readonly upstreamAuth?: UpstreamAuthorizer;
+  /** The key pools' state shown on the channels page (README "Key pools"); none: counts read 0. */
+  readonly credentialPool?: Pick<CredentialPool, 'stateOf'>;
   readonly mockBaseUrl?: string;
   /** ms since epoch (default Date.now). */
   readonly now: () => number;

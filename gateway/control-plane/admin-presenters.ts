@@ -7,6 +7,7 @@ import type { PriceEntryConfig } from '../../schemas/billing/price-book.ts';
 import { priceStandings, type PriceStanding } from '../../schemas/billing/price-standing.ts';
 import type { RateLimits } from '../../schemas/control-plane/control-plane-events.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
+import { credentialsOf, type CredentialState } from '../routing/credential-pool.ts';
 import type {
   AdminTokenRecord,
   AlertWebhookRecord,
@@ -65,8 +66,9 @@ export interface UserView {
 
 /**
  * A channel as listed: every config field (ChannelConfig, in its declaration order) except the
- * credential, which is reduced to `hasApiKey`, and the config-file-only `mock`; absent protocol
- * and baseUrl as null; rpm/tpm limits (null = unlimited); updatedAt ISO-8601.
+ * credential, which is reduced to `hasApiKey`, the key pool, reduced to `credentials` (ids,
+ * limits and state, never a key), and the config-file-only `mock`; absent protocol and baseUrl as
+ * null; rpm/tpm limits (null = unlimited); updatedAt ISO-8601.
  */
 export type ChannelView = {
   readonly id: string;
@@ -74,11 +76,35 @@ export type ChannelView = {
   readonly protocol: string | null;
   readonly baseUrl: string | null;
   readonly hasApiKey: boolean;
+  /** Every credential of the channel (a lone `apiKey` as `default`), README "Key pools". */
+  readonly credentials: ReadonlyArray<CredentialView>;
 } & Readonly<ChannelSettings> &
   RateLimits & { readonly updatedAt: string };
 
+/**
+ * One credential of a channel as listed: its id, whether it holds a key, its limits (null =
+ * unlimited) and, when the pool's state is known, its cooldown (`coolingUntil` ISO-8601, null
+ * when usable), the reason of its last cooldown, and this node's attempts and rotations with it.
+ */
+export interface CredentialView {
+  readonly id: string;
+  readonly hasApiKey: boolean;
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+  readonly coolingUntil: string | null;
+  readonly lastErrorKind: CredentialState['lastErrorKind'];
+  readonly requests: number;
+  readonly rotations: number;
+}
+
+/** The state of a channel's credentials (CredentialPool.stateOf); none: shown as never used. */
+export type CredentialStates = (config: ChannelConfig) => ReadonlyArray<CredentialState>;
+
 /** The config fields a ChannelView shows as they are. */
-type ChannelSettings = Omit<ChannelConfig, 'id' | 'provider' | 'protocol' | 'baseUrl' | 'apiKey' | 'mock'>;
+type ChannelSettings = Omit<
+  ChannelConfig,
+  'id' | 'provider' | 'protocol' | 'baseUrl' | 'apiKey' | 'mock' | 'credentials'
+>;
 
 /** The status of `key` at `now` (ms since epoch). */
 export function keyStatus(key: KeyRecord, now: number): KeyStatus {
@@ -126,16 +152,34 @@ export function presentUser(user: UserRecord): UserView {
   };
 }
 
-/** Shows a channel without its credential (a copy: the view shares nothing with the record). */
-export function presentChannel(channel: ChannelRecord): ChannelView {
-  const { id, provider, protocol, baseUrl, apiKey, mock, ...settings } = channel.config;
+/**
+ * Shows a channel without its credentials (a copy: the view shares nothing with the record), each
+ * pooled credential with its state from `states` when given.
+ */
+export function presentChannel(channel: ChannelRecord, states?: CredentialStates): ChannelView {
+  const { id, provider, protocol, baseUrl, apiKey, mock, credentials, ...settings } = channel.config;
   const shown: ChannelSettings = structuredClone(settings);
+  const pool = credentialsOf(channel.config);
+  const stateById = new Map((states?.(channel.config) ?? []).map((state) => [state.id, state]));
   return {
     id,
     provider,
     protocol: protocol ?? null,
     baseUrl: baseUrl ?? null,
-    hasApiKey: apiKey !== '',
+    hasApiKey: pool.some((credential) => credential.apiKey !== ''),
+    credentials: pool.map((credential) => {
+      const state = stateById.get(credential.id);
+      return {
+        id: credential.id,
+        hasApiKey: credential.apiKey !== '',
+        rpm: credential.rpm,
+        tpm: credential.tpm,
+        coolingUntil: state && state.coolingUntil > 0 ? new Date(state.coolingUntil).toISOString() : null,
+        lastErrorKind: state?.lastErrorKind ?? null,
+        requests: state?.requests ?? 0,
+        rotations: state?.rotations ?? 0,
+      };
+    }),
     ...shown,
     rpm: channel.rpm,
     tpm: channel.tpm,

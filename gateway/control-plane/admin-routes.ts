@@ -16,7 +16,8 @@ import { registerAdminTokenRoutes, type RunCommand } from './admin-token-routes.
 import { registerCostControlRoutes } from './admin-cost-control-routes.ts';
 import { appendCommand } from './append-command.ts';
 import { ADMIN_API_PREFIX, AdminHttpError, sendAdminError } from './admin-errors.ts';
-import { presentChannel, presentKey, presentPrices, presentUser } from './admin-presenters.ts';
+import { presentChannel, presentKey, presentPrices, presentUser, type CredentialStates } from './admin-presenters.ts';
+import type { CredentialPool } from '../routing/credential-pool.ts';
 import {
   createKey,
   createUser,
@@ -33,7 +34,7 @@ import {
 import { fail } from './commands-common.ts';
 import { DEFAULT_BUDGET_TIME_ZONE } from './commands-budgets.ts';
 import { requireUser } from './commands-users.ts';
-import type { ControlPlaneView } from './control-plane-view.ts';
+import type { ChannelRecord, ControlPlaneView } from './control-plane-view.ts';
 
 /** What the admin routes need. */
 export interface AdminRouteDeps {
@@ -49,6 +50,8 @@ export interface AdminRouteDeps {
   readonly now?: () => number;
   /** Time zone of new calendar budgets that name none (IANA name; config `budgets.timeZone`, default UTC). */
   readonly budgetTimeZone?: string;
+  /** The key pools' state shown with each channel's credentials (README "Key pools"); none: counts read 0. */
+  readonly credentialPool?: Pick<CredentialPool, 'stateOf'>;
 }
 
 interface Runner {
@@ -174,14 +177,16 @@ function registerKeyRoutes(app: FastifyInstance, options: RouteShorthandOptions,
 }
 
 function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOptions, runner: Runner): void {
-  const { view } = runner.deps;
+  const { view, credentialPool } = runner.deps;
   const find = (id: string) => view.channels().find((c) => c.config.id === id);
+  const states: CredentialStates | undefined = credentialPool && ((config) => credentialPool.stateOf(config));
+  const present = (channel: ChannelRecord) => presentChannel(channel, states);
   app.get(`${ADMIN_API_PREFIX}/channels`, options, async () => ({
-    channels: [...view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id)).map(presentChannel),
+    channels: [...view.channels()].sort((a, b) => a.config.id.localeCompare(b.config.id)).map(present),
   }));
   app.get(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
     const id = idParam(request);
-    return { channel: presentChannel(find(id) ?? fail(404, `channel '${id}' not found`, 'id')) };
+    return { channel: present(find(id) ?? fail(404, `channel '${id}' not found`, 'id')) };
   });
   app.put(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request, reply) => {
     const { channelId, created } = await runner.run(request, (ctx) =>
@@ -189,7 +194,7 @@ function registerChannelRoutes(app: FastifyInstance, options: RouteShorthandOpti
     );
     return reply
       .code(created ? 201 : 200)
-      .send({ channel: presentChannel(find(channelId) ?? notApplied('channel', channelId)), created });
+      .send({ channel: present(find(channelId) ?? notApplied('channel', channelId)), created });
   });
   app.delete(`${ADMIN_API_PREFIX}/channels/:id`, options, async (request) => {
     const { channelId } = await runner.run(request, (ctx) => removeChannel(view, idParam(request), ctx));

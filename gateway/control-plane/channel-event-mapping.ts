@@ -16,12 +16,13 @@ export type ChannelUpsertFields = Omit<ChannelUpserted, 'eventId' | 'occurredAt'
 
 /**
  * The event fields for a channel config: every config field under its own name (a copy), the
- * credential encrypted under `masterKey`, absent protocol/baseUrl/mock as null, limits as given
- * (null = unlimited).
+ * credential encrypted under `masterKey` (a key pool's every credential encrypted the same way,
+ * `apiKeyCiphertext` then holding an empty string), absent protocol/baseUrl/mock as null, limits
+ * as given (null = unlimited).
  * @throws Error when `masterKey` is not 32 bytes
  */
 export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, limits: RateLimits): ChannelUpsertFields {
-  const { id, protocol, baseUrl, apiKey, mock, cloud, ...rest } = structuredClone(config);
+  const { id, protocol, baseUrl, apiKey, mock, cloud, credentials, ...rest } = structuredClone(config);
   // Every other config field travels under its own name: a config field the event lacks fails to compile here.
   const settings: Pick<ChannelUpsertFields, keyof typeof rest> = rest;
   return {
@@ -34,6 +35,12 @@ export function channelUpsertFields(config: ChannelConfig, masterKey: Buffer, li
     tpm: limits.tpm,
     mock: mock ? { ...mock, failStatus: mock.failStatus ?? null } : null,
     cloud: cloud ? cloudFields(cloud) : null,
+    credentials: (credentials ?? []).map((credential) => ({
+      id: credential.id,
+      apiKeyCiphertext: encryptCredential(masterKey, credential.apiKey),
+      rpm: credential.rpm,
+      tpm: credential.tpm,
+    })),
   };
 }
 
@@ -64,24 +71,35 @@ export interface ChannelProjection {
 }
 
 /**
- * Rebuilds the channel of a ChannelUpserted: decrypts the credential with `masterKey`, validates
+ * Rebuilds the channel of a ChannelUpserted: decrypts the credential (or every credential of its
+ * key pool; an event older than version 4 has none, so its one credential is `apiKey`) with `masterKey`, validates
  * the result with the config file's channel schema, and checks that routing can resolve it
  * (resolveChannel). A credential that does not decrypt keeps the channel but disabled, with an
  * empty key and a warning; an invalid channel (unknown provider, no models, no endpoint) gives
  * no record and a warning. Never throws.
  */
 export function channelRecordFromEvent(event: ChannelUpserted, masterKey: Buffer): ChannelProjection {
-  let apiKey = '';
   let undecryptable = false;
-  try {
-    apiKey = decryptCredential(masterKey, event.apiKeyCiphertext);
-  } catch {
-    undecryptable = true;
-  }
-  const hasCredential = undecryptable || apiKey !== '';
+  const decrypt = (ciphertext: string): string => {
+    try {
+      return decryptCredential(masterKey, ciphertext);
+    } catch {
+      undecryptable = true;
+      return '';
+    }
+  };
+  const apiKey = decrypt(event.apiKeyCiphertext);
+  const pool = (event.credentials ?? []).map((credential) => ({
+    ...credential,
+    apiKey: decrypt(credential.apiKeyCiphertext),
+  }));
+  const hasCredential = undecryptable || apiKey !== '' || pool.some((credential) => credential.apiKey !== '');
   const parsed = channelSchema.safeParse({
     ...configFieldsOf(event),
     apiKey,
+    ...(pool.length > 0
+      ? { credentials: pool.map(({ id, apiKey: key, rpm, tpm }) => ({ id, apiKey: key, rpm, tpm })) }
+      : {}),
     enabled: event.enabled && !undecryptable,
   });
   if (!parsed.success) {
@@ -115,6 +133,7 @@ function configFieldsOf(event: ChannelUpserted): Record<string, unknown> {
   const source: Readonly<Record<string, unknown>> = { ...event, id: event.channelId };
   const fields: Record<string, unknown> = {};
   for (const name of Object.keys(channelSchema.shape)) {
+    if (name === 'credentials') continue; // decrypted by channelRecordFromEvent
     const value = withoutNulls(source[name]);
     if (value !== undefined) fields[name] = value;
   }

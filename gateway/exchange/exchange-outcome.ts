@@ -53,6 +53,13 @@ export interface ExchangeOutcome {
    * `request-id` response header; absent when no upstream answered or it sent none.
    */
   readonly upstreamRequestId?: string;
+  /**
+   * The pooled credential of the channel's last attempt (its id, never the key; README "Key
+   * pools"); absent when no attempt was sent.
+   */
+  readonly credentialId?: string;
+  /** Times the request moved to another credential of the same channel after a 429, 401 or 403 (not failovers). */
+  readonly credentialRotations?: number;
   readonly passThrough: boolean;
   /** Channels tried, including the one that served. */
   readonly attempts: number;
@@ -80,10 +87,6 @@ export interface ExchangeOutcome {
    * `moved` or `new`; absent: affinity off or unavailable, or the request was not served.
    */
   readonly affinity?: 'hit' | 'moved' | 'new';
-  /** The key-pool credential of the channel's last attempt (its id, never the secret); absent: the channel has one credential. */
-  readonly credentialId?: string;
-  /** Times a pool credential was refused (429, 401, 403) and the channel tried again with the next; absent: 0. */
-  readonly credentialRotations?: number;
 }
 
 /** Receives every outcome; must not throw or block. */

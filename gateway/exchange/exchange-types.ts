@@ -13,6 +13,7 @@ import type { ChannelRouter, RoutingSignals } from '../routing/channel-router.ts
 import type { Channel } from '../routing/channel.ts';
 import type { AffinityKey, PromptCacheAffinity } from '../routing/prompt-cache-affinity.ts';
 import type { RoutingSettings } from '../config/routing-settings.ts';
+import type { CredentialPool } from '../routing/credential-pool.ts';
 import type { UpstreamAdapters, UpstreamAuthorizer } from '../upstream/upstream-adapter.ts';
 import type { ClientAnswerHook } from './client-answer-hook.ts';
 import type { OutcomeSink } from './exchange-outcome.ts';
@@ -40,6 +41,11 @@ export interface ExchangeDeps {
    * candidate is, the client gets `rate-limited` (429). None: channels are unlimited.
    */
   readonly channelLimits?: ChannelLimits;
+  /**
+   * The channels' key pools (routing/credential-pool.ts, README "Key pools"): which credential an
+   * attempt uses, cooldowns shared across nodes. None: each request rotates on its own, no cooldown is kept.
+   */
+  readonly credentialPool?: CredentialPool;
   /** Most channels tried for one request; skipped channels do not count (default 4, routing/failover-policy.ts). */
   readonly maxAttempts?: number;
   /**
@@ -111,4 +117,9 @@ export interface ExchangeInput {
    * compaction item): it is never passed through unchanged. None: pass-through-policy.ts decides.
    */
   readonly mustTranslate?: boolean;
+  /**
+   * The pooled credential to try first on a channel when it is usable (prompt-cache affinity: the
+   * credential that served the conversation last); none: the pool's own order.
+   */
+  readonly preferredCredentialId?: string;
 }

@@ -38,6 +38,7 @@ import {
   RetryRounds,
 } from './attempt-records.ts';
 import { allChannelsLimitedError, ChannelAdmission } from './channel-admission.ts';
+import { attemptWithCredentials, credentialOutcomeOf } from './credential-rotation.ts';
 import { sendErrorReply } from './client-response.ts';
 import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
@@ -185,10 +186,14 @@ function modelNotServed(model: string): GatewayError {
 async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
   const { deps, reply, signal } = run;
   const requested = run.input.request.model;
-  const input: ExchangeInput =
+  const modelInput: ExchangeInput =
     model === requested
       ? run.input
       : { ...run.input, request: { ...run.input.request, model }, fallbackFrom: requested };
+  // The pinned credential goes first in the pinned channel's key pool.
+  const pin = run.affinity.state === 'found' ? run.affinity.pin : undefined;
+  const input: ExchangeInput =
+    pin?.credentialId !== undefined ? { ...modelInput, preferredCredentialId: pin.credentialId } : modelInput;
   const candidates = deps.router.candidatesFor(model, undefined, routeOptions(run, input));
   if (candidates.length === 0) return { kind: 'exhausted', error: modelNotServed(model) };
   const gates = new ChannelAdmission(deps, input);
@@ -215,10 +220,11 @@ async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
     // The conversation is pinned as soon as the channel accepts it, before the client has the answer
     // (and can send its next turn, maybe to another node).
     let affinity: AffinityResult = 'off';
-    const onAccepted = async (): Promise<void> => {
-      affinity = await rememberAffinity(run, channel);
+    const onAccepted = async (served: Channel): Promise<void> => {
+      affinity = await rememberAffinity(run, served);
     };
-    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal, onAccepted)
+    // Rotations are kept under the client's request (run.input), whichever model of the chain is tried.
+    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal, onAccepted, run.input)
       .catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }))
       .finally(() => endInFlight?.());
     if (result.kind === 'refused') {
@@ -288,6 +294,29 @@ function routeOptions(run: ChainRun, input: ExchangeInput): Parameters<ExchangeD
  * nothing was sent to the client. `onAccepted` is called once the upstream answered 2xx, before the relay.
  */
 async function attemptChannel(
+  deps: ExchangeDeps,
+  input: ExchangeInput,
+  channel: Channel,
+  passThrough: boolean,
+  reply: FastifyReply,
+  signal: ClientGoneSignal,
+  onAccepted: (served: Channel) => Promise<void>,
+  requestKey: object,
+): Promise<AttemptResult> {
+  // One channel attempt, rotating through its key pool on 429/401/403 (credential-rotation.ts).
+  return attemptWithCredentials(
+    deps,
+    input,
+    channel,
+    (withCredential) =>
+      attemptCredential(deps, input, withCredential, passThrough, reply, signal, () => onAccepted(withCredential)),
+    signal,
+    requestKey,
+  );
+}
+
+/** attemptChannel with the one credential `channel.apiKey` holds; `onAccepted` as attemptChannel's. */
+async function attemptCredential(
   deps: ExchangeDeps,
   input: ExchangeInput,
   channel: Channel,
@@ -424,11 +453,19 @@ function reportServed(
   });
 }
 
-/** Pins the conversation to the channel that accepted it (prompt-cache affinity) and tells how affinity ended. */
-async function rememberAffinity(run: ChainRun, channel: Channel): Promise<AffinityResult> {
+/**
+ * Pins the conversation to the channel that accepted it, and to its key-pool credential when the
+ * channel has a pool (prompt-cache affinity), and tells how affinity ended.
+ */
+async function rememberAffinity(run: ChainRun, served: Channel): Promise<AffinityResult> {
   const affinity = run.deps.routing?.affinity;
   if (!affinity) return 'off';
-  return affinity.remember(run.affinity, { channelId: channel.id, provider: channel.provider.id });
+  const pooled = (served.credentials?.length ?? 0) > 0 && served.credentialId !== undefined;
+  return affinity.remember(run.affinity, {
+    channelId: served.id,
+    provider: served.provider.id,
+    ...(pooled ? { credentialId: served.credentialId } : {}),
+  });
 }
 
 /** The outcome's model chain: the models tried (only when more than the requested one) and the one that answered. */
@@ -511,6 +548,7 @@ export function outcomeOf(input: ExchangeInput, details: OutcomeDetails): Exchan
     latencyMs: Date.now() - input.startedAt,
     attribution: input.attribution ?? NO_ATTRIBUTION,
     budgetCounters: input.budgetCounters ?? NO_BUDGET_COUNTERS,
+    ...credentialOutcomeOf(input),
     ...details,
   };
 }

@@ -22,6 +22,7 @@ import { cacheSavingsNanoUsd, type Price } from '../../schemas/billing/price-boo
 import type { ExchangeOutcome } from '../exchange/exchange-outcome.ts';
 import type { MetricCell } from './metric-cells.ts';
 import { createOutcomeFamilies, type OutcomeFamilies } from './outcome-families.ts';
+import { registerCredentialFamilies, type ChannelCredentialStates } from './credential-families.ts';
 import type { AdmissionLimit } from '../policy/admit-request.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { measureConsumerLag } from '../../schemas/event-log/measure-consumer-lag.ts';
@@ -176,6 +177,14 @@ export class GatewayMetrics {
       const partitions = await measureConsumerLag(followed.eventLog, followed.groupId, [followed.topic]);
       return partitions.reduce((sum, partition) => sum + partition.lag, 0);
     });
+  }
+
+  /**
+   * Reads the channels' pooled credentials at each scrape (credential-families.ts: requests,
+   * rotations, cooldown per channel and credential id). Call once per registry.
+   */
+  watchCredentialPool(read: () => ReadonlyArray<ChannelCredentialStates>): void {
+    registerCredentialFamilies(this.registry, read);
   }
 
   /** Adds another registry's metrics (the consumers' worker thread) to every scrape. */

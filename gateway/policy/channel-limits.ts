@@ -27,6 +27,21 @@ export function channelLimitScope(channelId: string, rpm: number | null, tpm: nu
   return rpm === null && tpm === null ? undefined : { scope: `channel:${channelId}`, rpm, tpm };
 }
 
+/**
+ * The scope of one pooled credential of a channel (`channel:<id>/credential:<credentialId>`, README
+ * "Key pools") with its own limits (null = unlimited); undefined when both are null.
+ */
+export function credentialLimitScope(
+  channelId: string,
+  credentialId: string,
+  rpm: number | null,
+  tpm: number | null,
+): LimitScope | undefined {
+  return rpm === null && tpm === null
+    ? undefined
+    : { scope: `channel:${channelId}/credential:${credentialId}`, rpm, tpm };
+}
+
 /** Inputs of createChannelLimits. */
 export interface ChannelLimitsOptions {
   readonly limiter: RateLimiter;

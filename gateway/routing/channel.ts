@@ -8,12 +8,13 @@ import { mockChannelBaseUrl } from '../providers/mock-endpoint.ts';
 import { getProviderPreset } from '../providers/presets.ts';
 import type { ProviderEndpoint, ProviderPreset } from '../providers/provider-preset.ts';
 import { upstreamAdapterKey, type UpstreamAdapterKey } from '../upstream/upstream-adapter.ts';
+import { credentialsOf } from './credential-pool.ts';
 
 /**
  * A channel ready for routing: the config-file channel (ChannelConfig, declared once by
  * `channelSchema`) with its provider preset, protocol and base URL resolved and its models as a
- * set. Every other field is the config's as is (timeouts and deadlines in ms). `apiKey` is a
- * secret: never log a Channel whole.
+ * set. Every other field is the config's as is (timeouts and deadlines in ms). `apiKey` and
+ * `credentials` are secrets: never log a Channel whole.
  */
 export interface Channel extends Readonly<Omit<ChannelConfig, 'provider' | 'protocol' | 'baseUrl' | 'models'>> {
   readonly provider: ProviderPreset;
@@ -24,6 +25,11 @@ export interface Channel extends Readonly<Omit<ChannelConfig, 'provider' | 'prot
   readonly models: ReadonlySet<string>;
   /** The adapter that speaks to it: its protocol, through its cloud's surface when it has one. */
   readonly adapterKey: UpstreamAdapterKey;
+  /**
+   * The pooled credential whose key `apiKey` holds for one attempt (routing/credential-pool.ts,
+   * README "Key pools"); absent on the channel as routed.
+   */
+  readonly credentialId?: string;
 }
 
 /**
@@ -42,6 +48,8 @@ export function resolveChannel(config: ChannelConfig, mockBaseUrl?: string): Cha
     throw new Error(`channel ${config.id}: provider ${config.provider} has no ${protocol} endpoint; set baseUrl`);
   return {
     ...config,
+    // A key pool's first credential stands for the channel where no rotation applies (token counts, embeddings, the console's test).
+    apiKey: credentialsOf(config)[0]?.apiKey ?? config.apiKey,
     provider,
     protocol,
     baseUrl: baseUrl.replace(/\/+$/, ''),

@@ -123,6 +123,8 @@ export interface UpstreamCredentialSource {
   readonly protocol: UpstreamProtocol;
   readonly apiKey: string;
   readonly cloud?: CloudSettings | undefined;
+  /** The pooled credential `apiKey` belongs to (README "Key pools"); absent: the channel's lone credential. */
+  readonly credentialId?: string | undefined;
 }
 
 /** One upstream protocol. */

@@ -37,6 +37,8 @@ const SECRET_FIELDS = [
   'hmacSecret',
   'adminToken',
   'credential',
+  // A channel's key pool (README "Key pools"): its entries hold keys.
+  'credentials',
   'cookie',
   'cookies',
 ];

@@ -35,6 +35,7 @@ import {
   openSessionStore,
   openAffinityStore,
   openInFlightRegistry,
+  openCredentialCooldowns,
   openStateStore,
   usesRedis,
 } from '../open-adapters.ts';
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
   const sessionStore = openSessionStore(settings);
   const affinityStore = openAffinityStore(settings);
   const inFlightRegistry = openInFlightRegistry(settings, state);
+  const credentialCooldowns = openCredentialCooldowns(settings);
   const responseStore = openResponseStore(settings);
   // chdb allows one process per data dir: without CLICKHOUSE_URL only the in-process consumers' store can serve the console.
   const analytics = inProcessConsumers || config.clickhouseUrl ? openAnalyticsStore(settings) : undefined;
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
     sessionStore,
     affinityStore,
     inFlightRegistry,
+    credentialCooldowns,
     responseStore,
     ...(analytics ? { analytics } : {}),
     metrics,
@@ -169,6 +172,7 @@ async function main(): Promise<void> {
     () => sessionStore.close(),
     () => affinityStore.close(),
     () => (usesRedis(settings) ? inFlightRegistry.close() : undefined),
+    () => credentialCooldowns.close(),
     () => responseStore.close(),
     () => eventLog.close(),
     () => limiter.close(),

@@ -20,7 +20,8 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * The audit entry of one event: header fields on their own, the entity id (controlEventKey), and
- * `changes` = every other field except SECRET_FIELDS; a ChannelUpserted gets `hasApiKey` =
+ * `changes` = every other field except SECRET_FIELDS (also inside lists of records: a key pool's
+ * `credentials` keep their ids and limits, never their ciphertexts); a ChannelUpserted gets `hasApiKey` =
  * `hasCredential` (whether its credential is non-empty, or does not decrypt) in place of its
  * ciphertext, an AlertWebhookSet `hasSecret` (whether its signing secret is non-empty) in place of its.
  */
@@ -28,11 +29,24 @@ export function auditEntryOf(source: ControlEvent, hasCredential: boolean): Audi
   const { eventId, occurredAt, actor, ...fields } = source.event;
   const changes: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
-    if (!SECRET_FIELDS.has(name)) changes[name] = value;
+    if (!SECRET_FIELDS.has(name)) changes[name] = withoutSecretFields(value);
   }
   if (source.type === 'ChannelUpserted') changes.hasApiKey = hasCredential;
   if (source.type === 'AlertWebhookSet') changes.hasSecret = source.event.secretCiphertext !== '';
   return { eventId, occurredAt, actor, type: source.type, entityId: controlEventKey(source), changes };
+}
+
+/**
+ * An event field's value with SECRET_FIELDS left out of the records of a list (a key pool's
+ * `credentials`; one level: the event schemas nest secrets no deeper); any other value as it is.
+ */
+export function withoutSecretFields(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((entry: unknown) =>
+    typeof entry === 'object' && entry !== null && !Array.isArray(entry)
+      ? Object.fromEntries(Object.entries(entry).filter(([name]) => !SECRET_FIELDS.has(name)))
+      : entry,
+  );
 }
 
 /** A bounded, append-only list of audit entries (the newest `capacity` are kept). */

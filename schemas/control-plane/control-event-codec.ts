@@ -54,7 +54,7 @@ const registry = controlSchemaRegistry();
 /**
  * Encodes a control event with its current schema as an Avro single-object message.
  * ChannelUpserted without `mock`, `deadlineMs`, `minStreamRate` or `cloud` encodes them as null and
- * without `headers` as `{}`; KeyCreated
+ * without `headers` as `{}`, without `credentials` as `[]`; KeyCreated
  * and KeyUpdated without `teamId`, `rpd`, `tpd` as null, without `tags`, `modelLimits` as `[]`;
  * PriceSet without `cacheWrite1hPerMTok` as null.
  * @returns `C3 01` + 8-byte LE fingerprint + Avro binary body
@@ -76,6 +76,7 @@ function datumOf(event: ControlEvent): object {
         minStreamRate: event.event.minStreamRate ?? null,
         cloud: event.event.cloud ?? null,
         headers: event.event.headers ?? {},
+        credentials: event.event.credentials ?? [],
       };
     case 'KeyCreated':
     case 'KeyUpdated':
@@ -187,6 +188,7 @@ function toControlEvent(eventType: ControlEventType, decoded: unknown): ControlE
           minStreamRate,
           cloud,
           headers: { ...channel.headers },
+          credentials: channel.credentials.map((credential) => ({ ...credential })),
         },
       };
     }

@@ -77,16 +77,16 @@ export type KeyUpdated = Omit<DecodedKeyUpdated, KeyOwnershipField> &
 /** A key was revoked, from `effectiveAt` (= occurredAt, or later for a rotation's grace period; ./avro/key-revoked.avsc). */
 export type KeyRevoked = AvroToTs<typeof keyRevokedSchema>;
 
-/** The three ChannelUpserted fields added after version 1, optional so producers of other channels need not mention them (each encodes as null). */
-type ChannelUpsertedOptionalField = 'mock' | 'deadlineMs' | 'minStreamRate' | 'cloud' | 'headers';
+/** The ChannelUpserted fields added after version 1, optional so producers of other channels need not mention them (each encodes as null). */
+type ChannelUpsertedOptionalField = 'mock' | 'deadlineMs' | 'minStreamRate' | 'cloud' | 'headers' | 'credentials';
 
 /** ChannelUpserted as decoded: every field present. */
 type DecodedChannelUpserted = AvroToTs<typeof channelUpsertedSchema>;
 
 /**
  * A channel as stored, fields mirroring the config file's channel; the credential is encrypted
- * (./avro/channel-upserted.avsc). `mock`, `deadlineMs`, `minStreamRate`, `cloud` and `headers` may be left out
- * (null, `{}`).
+ * (./avro/channel-upserted.avsc). `mock`, `deadlineMs`, `minStreamRate`, `cloud`, `headers` and `credentials` may be left out
+ * (null, `{}`, `[]`).
  */
 export type ChannelUpserted = Omit<DecodedChannelUpserted, ChannelUpsertedOptionalField> &
   Partial<Pick<DecodedChannelUpserted, ChannelUpsertedOptionalField>>;

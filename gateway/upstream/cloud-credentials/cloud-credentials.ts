@@ -2,8 +2,8 @@
  * The credentials step of cloud channels (auth `cloud-credentials`): adds a channel's credential
  * to a finished upstream call, by the channel's cloud and `cloud.auth`
  * (gateway/providers/provider-preset.ts, CLOUD_AUTH_METHODS). Credential clients (token caches,
- * AWS credential providers) are kept per channel and rebuilt when the channel's credential or
- * settings change; nothing here logs or returns a secret.
+ * AWS credential providers) are kept per channel and pooled credential (README "Key pools") and
+ * rebuilt when that credential or the channel's settings change; nothing here logs or returns a secret.
  */
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../canonical/gateway-error.ts';
@@ -47,7 +47,7 @@ function headerCredential(headers: Readonly<Record<string, string>>): ChannelCre
 }
 
 /**
- * The credentials step: one ChannelCredential per channel, made by the factory of its cloud and
+ * The credentials step: one ChannelCredential per channel and pooled credential, made by the factory of its cloud and
  * auth method, rebuilt when the channel's credential or cloud settings change.
  */
 export class CloudCredentials implements UpstreamAuthorizer {
@@ -83,7 +83,8 @@ export class CloudCredentials implements UpstreamAuthorizer {
 
   private credentialOf(channel: UpstreamCredentialSource): ChannelCredential {
     const fingerprint = fingerprintOf(channel);
-    const kept = this.byChannel.get(channel.id);
+    const slot = `${channel.id}\0${channel.credentialId ?? ''}`;
+    const kept = this.byChannel.get(slot);
     if (kept && kept.fingerprint === fingerprint) return kept.credential;
     const method = methodOf(channel);
     const factory = this.factories[`${channel.provider.id}/${method}`];
@@ -93,7 +94,7 @@ export class CloudCredentials implements UpstreamAuthorizer {
         `Channel ${channel.id}: ${channel.provider.displayName} credentials of kind ${method} are not supported by this gateway node`,
       );
     const credential = factory(channel);
-    this.byChannel.set(channel.id, { fingerprint, credential });
+    this.byChannel.set(slot, { fingerprint, credential });
     return credential;
   }
 }

@@ -266,6 +266,59 @@ describe('happy paths', () => {
     );
   });
 
+  it('channels with a key pool: --credential per key, ids listed, keys never shown', async () => {
+    const upsert = await cli([
+      'channels',
+      'upsert',
+      'pool-1',
+      '--provider',
+      'deepseek',
+      '--models',
+      'deepseek-chat',
+      '--credential',
+      'id=a,key=sk-POOL-A,rpm=60',
+      '--credential',
+      'id=b,key=sk-POOL-B,tpm=100000',
+    ]);
+    expect(upsert.code).toBe(0);
+    expect(upsert.out.join('\n')).not.toContain('sk-POOL');
+    expect(admin.controlPlane.channels().find((c) => c.config.id === 'pool-1')?.config.credentials).toEqual([
+      { id: 'a', apiKey: 'sk-POOL-A', rpm: 60, tpm: null },
+      { id: 'b', apiKey: 'sk-POOL-B', rpm: null, tpm: 100_000 },
+    ]);
+    // Without key= the stored key of that id is kept.
+    await cli([
+      'channels',
+      'upsert',
+      'pool-1',
+      '--provider',
+      'deepseek',
+      '--models',
+      'deepseek-chat',
+      '--credential',
+      'id=b,rpm=5',
+    ]);
+    expect(admin.controlPlane.channels().find((c) => c.config.id === 'pool-1')?.config.credentials).toEqual([
+      { id: 'b', apiKey: 'sk-POOL-B', rpm: 5, tpm: null },
+    ]);
+    const list = await cli(['channels', 'list']);
+    expect(list.out.find((line) => line.startsWith('pool-1'))).toMatch(/\sset\s+b\s+deepseek-chat$/);
+    expect(list.out.join('\n')).not.toContain('sk-POOL');
+    const bad = await cli([
+      'channels',
+      'upsert',
+      'pool-1',
+      '--provider',
+      'deepseek',
+      '--credential',
+      'id=a,kee=sk-TYPO',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err[0]).toBe('usage error: --credential: each part must be id=…, key=…, rpm=N or tpm=N');
+    expect(bad.err.join('\n')).not.toContain('sk-TYPO');
+    expect((await cli(['channels', 'remove', 'pool-1'])).code).toBe(0);
+  });
+
   it('channels and prices', async () => {
     const upsert = await cli([
       'channels',
@@ -296,7 +349,7 @@ describe('happy paths', () => {
       (await cli(['channels', 'upsert', 'ds-1', '--provider', 'deepseek', '--models', 'deepseek-chat'])).out[0],
     ).toBe('updated channel ds-1');
     const list = await cli(['channels', 'list']);
-    expect(list.out[1]).toMatch(/^ds-1\s+deepseek\s+-\s+true\s+0\s+1\s+-\s+-\s+set\s+deepseek-chat$/);
+    expect(list.out[1]).toMatch(/^ds-1\s+deepseek\s+-\s+true\s+0\s+1\s+-\s+-\s+set\s+default\s+deepseek-chat$/);
     expect(await cli(['channels', 'remove', 'ds-1'])).toEqual({ code: 0, out: ['removed channel ds-1'], err: [] });
     expect((await cli(['channels', 'list'])).out).toEqual(['(none)']);
 

@@ -78,6 +78,7 @@ const withMock = channelUpserted({
   minStreamRate: { bytes: 64, windowMs: 30_000 },
   cloud: null,
   headers: {},
+  credentials: [],
 });
 const cloudChannel = channelUpserted({
   provider: 'bedrock',
@@ -97,6 +98,18 @@ const cloudChannel = channelUpserted({
   mock: null,
   deadlineMs: null,
   minStreamRate: null,
+  credentials: [],
+});
+const pooledChannel = channelUpserted({
+  mock: null,
+  deadlineMs: null,
+  minStreamRate: null,
+  cloud: null,
+  headers: {},
+  credentials: [
+    { id: 'key-a', apiKeyCiphertext: 'AAAA', rpm: 60, tpm: null },
+    { id: 'key-b', apiKeyCiphertext: 'BBBB', rpm: null, tpm: 100_000 },
+  ],
 });
 const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['UserCreated', userCreated({ name: 'Zoë 用户', quotaNanoUsd: '123456789012345678901' })],
@@ -113,6 +126,7 @@ const CASES: ReadonlyArray<readonly [string, ControlEvent]> = [
   ['KeyRevoked', keyRevoked({ reason: 'rotated', effectiveAt: 1_767_229_200_000 })],
   ['ChannelUpserted (mock settings)', withMock],
   ['ChannelUpserted (cloud settings, extra headers)', cloudChannel],
+  ['ChannelUpserted (key pool)', pooledChannel],
   ['ChannelRemoved', channelRemoved('ch-ü')],
   ['PriceSet', priceSet({ channel: 'ch-1', cacheWritePerMTok: 3.75, inputPerMTok: 0.000000001 })],
   ['AdminTokenCreated', adminTokenCreated({ name: 'zoë@example.org' })],
@@ -165,7 +179,15 @@ describe('control event codec', () => {
     const decoded = decodeControlEvent(encodeControlEvent(event));
     expect(decoded).toStrictEqual({
       type: 'ChannelUpserted',
-      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null, cloud: null, headers: {} },
+      event: {
+        ...event.event,
+        mock: null,
+        deadlineMs: null,
+        minStreamRate: null,
+        cloud: null,
+        headers: {},
+        credentials: [],
+      },
     });
     if (decoded.type !== 'ChannelUpserted') throw new Error('wrong type');
     expect(Object.getPrototypeOf(decoded.event)).toBe(Object.prototype);
@@ -185,7 +207,30 @@ describe('control event codec', () => {
     ]);
     expect(decodeControlEvent(message)).toStrictEqual({
       type: 'ChannelUpserted',
-      event: { ...event.event, mock: null, deadlineMs: null, minStreamRate: null, cloud: null, headers: {} },
+      event: {
+        ...event.event,
+        mock: null,
+        deadlineMs: null,
+        minStreamRate: null,
+        cloud: null,
+        headers: {},
+        credentials: [],
+      },
+    });
+  });
+
+  it('decodes a ChannelUpserted written with version 3 (before key pools) with no pooled credentials', () => {
+    const v3 = JSON.parse(readFileSync(join(AVRO_DIR, 'history', 'channel-upserted.v3.avsc'), 'utf8')) as object;
+    const { credentials: _none, ...v3Event } = (cloudChannel as Extract<ControlEvent, { type: 'ChannelUpserted' }>)
+      .event;
+    const message = Buffer.concat([
+      Buffer.from([0xc3, 0x01]),
+      fingerprintToLittleEndian(schemaFingerprint64(v3)),
+      avro.Type.forSchema(v3 as avro.Schema).toBuffer(v3Event),
+    ]);
+    expect(decodeControlEvent(message)).toStrictEqual({
+      type: 'ChannelUpserted',
+      event: { ...v3Event, credentials: [] },
     });
   });
 

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AuditHistory, auditEntryOf } from '../../../schemas/control-plane/audit-history.ts';
+import { encryptCredential } from '../../../gateway/control-plane/credential-cipher.ts';
 import { ControlPlaneProjection } from '../../../gateway/control-plane/control-plane-projection.ts';
 import {
   channelRemoved,
@@ -124,6 +125,26 @@ describe('ControlPlaneProjection: history', () => {
     for (const event of events)
       if (event.type === 'ChannelUpserted') expect(text).not.toContain(event.event.apiKeyCiphertext);
     expect(text).not.toMatch(/passwordHash|apiKeyCiphertext|digest/);
+  });
+
+  it('shows a key pool in the audit by ids and limits, never a ciphertext', () => {
+    const p = projection();
+    const pool = channelUpserted({
+      credentials: [
+        { id: 'key-a', apiKeyCiphertext: encryptCredential(TEST_MASTER_KEY, 'sk-a'), rpm: 60, tpm: null },
+        { id: 'key-b', apiKeyCiphertext: encryptCredential(TEST_MASTER_KEY, 'sk-b'), rpm: null, tpm: 1000 },
+      ],
+    });
+    p.apply(pool);
+    const changes = p.history()[0]!.changes;
+    expect(changes).toMatchObject({
+      hasApiKey: true,
+      credentials: [
+        { id: 'key-a', rpm: 60, tpm: null },
+        { id: 'key-b', rpm: null, tpm: 1000 },
+      ],
+    });
+    expect(JSON.stringify(changes)).not.toContain('apiKeyCiphertext');
   });
 
   it('counts a credential that does not decrypt as present', () => {

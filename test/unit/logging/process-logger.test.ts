@@ -23,11 +23,13 @@ const SECRETS = {
 };
 const GEMINI_QUERY_KEY = 'AIza-query-secret-7';
 const CHANNEL_API_KEY = 'sk-channel-credential-secret-8';
+const POOLED_API_KEY = 'sk-pooled-credential-secret-9';
 const PASSWORD = 'console-password-secret-9';
 const ALL_SECRETS = [
   ...Object.values(SECRETS),
   GEMINI_QUERY_KEY,
   CHANNEL_API_KEY,
+  POOLED_API_KEY,
   PASSWORD,
   'cookie-secret-6',
   'sk-authorization-secret-1',
@@ -75,7 +77,7 @@ async function logOneRequest(format: LogFormat): Promise<string> {
     );
     request.log.info(
       {
-        channel: { id: 'ch-visible', apiKey: CHANNEL_API_KEY },
+        channel: { id: 'ch-visible', apiKey: CHANNEL_API_KEY, credentials: [{ id: 'k1', apiKey: POOLED_API_KEY }] },
         user: { login: 'admin-visible', password: PASSWORD },
         cookies: { tollgate_session: 'cookie-secret-6' },
       },

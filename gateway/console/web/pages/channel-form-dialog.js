@@ -5,6 +5,8 @@
  * keeps the stored one. A cloud provider (Azure, Bedrock, Vertex) adds its auth method and the
  * settings its channels read (region, project, api-version, tenant and client ids, role); every
  * channel may set extra upstream headers (`Name: value` lines, e.g. OpenRouter's attribution).
+ * A key pool (README "Key pools") is one line per credential, `id key=… rpm=N tpm=N`; on an edit
+ * the lines start with the ids and limits only, and a line without `key=` keeps the stored key.
  */
 import { html } from '/console/vendor/htm-preact.js';
 import { ApiError, api, seg } from '../api-client.js';
@@ -28,6 +30,7 @@ const FIELDS = [
   'tpm',
   'cloud',
   'headers',
+  'credentials',
 ];
 
 /** Labels and hints of the cloud settings (README "Cloud channels"). */
@@ -90,6 +93,47 @@ export function parseModelMap(text) {
   return map;
 }
 
+/** The parts a key-pool line may have besides its id. */
+const CREDENTIAL_PARTS = new Set(['key', 'rpm', 'tpm']);
+
+/**
+ * Key-pool lines `id key=… rpm=N tpm=N` → the admin API's `credentials` (blank lines skipped;
+ * without `key=` the stored key of that id is kept). Never quotes a key in its errors.
+ * @throws ApiError (status 0, field `credentials`) naming the first malformed line
+ */
+export function parseCredentialLines(text) {
+  const credentials = [];
+  String(text ?? '')
+    .split('\n')
+    .forEach((raw, index) => {
+      const [id, ...parts] = raw.trim().split(/\s+/).filter(Boolean);
+      if (!id) return;
+      const credential = { id };
+      for (const part of parts) {
+        const at = part.indexOf('=');
+        const name = part.slice(0, Math.max(at, 0));
+        if (!CREDENTIAL_PARTS.has(name))
+          throw new ApiError(`credentials: line ${index + 1}: expected id key=… rpm=N tpm=N`, 0, 'credentials');
+        const value = part.slice(at + 1);
+        if (name === 'key') credential.apiKey = value;
+        else credential[name] = parseOptionalNumber(value);
+      }
+      credentials.push(credential);
+    });
+  return credentials;
+}
+
+/** A channel's key pool as form lines (ids and limits, never a key); '' for a channel with one credential. */
+export function credentialLines(channel) {
+  const pool = channel?.credentials ?? [];
+  if (pool.length === 0 || (pool.length === 1 && pool[0].id === 'default')) return '';
+  return pool
+    .map((c) =>
+      [c.id, c.rpm === null ? '' : `rpm=${c.rpm}`, c.tpm === null ? '' : `tpm=${c.tpm}`].filter(Boolean).join(' '),
+    )
+    .join('\n');
+}
+
 /** Form values of a channel (or a new channel's defaults). The credential always starts empty. */
 export function channelFormValues(channel) {
   return {
@@ -115,6 +159,7 @@ export function channelFormValues(channel) {
     headers: Object.entries(channel?.headers ?? {})
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n'),
+    credentials: credentialLines(channel),
   };
 }
 
@@ -133,7 +178,9 @@ export function channelFormBody(values, cloud) {
   };
   if (values.protocol) body.protocol = values.protocol;
   if (values.baseUrl.trim()) body.baseUrl = values.baseUrl.trim();
-  if (values.apiKey !== '') body.apiKey = values.apiKey;
+  const credentials = parseCredentialLines(values.credentials);
+  if (credentials.length > 0) body.credentials = credentials;
+  else if (values.apiKey !== '') body.apiKey = values.apiKey;
   for (const name of ['priority', 'weight', 'timeoutMs']) {
     const n = parseOptionalNumber(values[name]);
     if (n !== null) body[name] = n;
@@ -230,6 +277,8 @@ export function ChannelFormDialog({ channel, providers, onClose, onSaved }) {
         ${cloudFields}
         <${Input} label="API key" name="apiKey" type="password" form=${form} testid="channel-api-key" autocomplete="off"
           placeholder=${editing && channel.hasApiKey ? 'unchanged' : keyIsOptional(provider, form.values.protocol) ? 'none' : ''} hint=${apiKeyHint(editing, keyIsOptional(provider, form.values.protocol), cloudAuth)} />
+        <${TextArea} label="Key pool" name="credentials" form=${form} testid="channel-credentials" rows="2" spellcheck="false" autocomplete="off"
+          placeholder="key-a key=sk-… rpm=500" hint="instead of the API key: one credential per line, id key=… rpm=N tpm=N; without key= a stored key is kept; rotated on 429, 401, 403" />
         <div class="grid">
           <${Input} label="Models" name="models" form=${form} testid="channel-models" placeholder="gpt-4o-mini, gpt-4o" hint="comma-separated" />
           <${TextArea} label="Model map" name="modelMap" form=${form} testid="channel-model-map" rows="2" placeholder="alias=upstream-model" hint="one alias=upstream per line" />

@@ -154,7 +154,26 @@ function HealthCell({ channel }) {
       <span title="requests in the window">${formatTokens(h.windowCount)} req</span>
       ${cooling ? html`<${StatusBadge} status="cooling" label=${`cooling until ${formatTime(h.coolingDownUntil)}`} />` : null}
       ${h.consecutiveFailures ? html`<span class="bad-text">${h.consecutiveFailures} failing</span>` : null}
+      <${CredentialStates} channel=${channel} />
     </div>
+  `;
+}
+
+/** The key pool's credentials (README "Key pools"): id, cooldown, last refusal, requests and rotations on this node. */
+function CredentialStates({ channel }) {
+  const pool = channel.credentials ?? [];
+  if (pool.length === 0 || (pool.length === 1 && pool[0].id === 'default' && !pool[0].rotations)) return null;
+  return html`
+    <ul class="credential-states" data-testid=${`channel-credentials-${channel.id}`}>
+      ${pool.map((c) => {
+        const cooling = c.coolingUntil && Date.parse(c.coolingUntil) > Date.now();
+        return html`<li data-testid=${`channel-credential-${channel.id}-${c.id}`} data-cooling=${String(Boolean(cooling))}>
+          <strong>${c.id}</strong>
+          ${cooling ? html` <${StatusBadge} status="cooling" label=${`cooling until ${formatTime(c.coolingUntil)} (${c.lastErrorKind})`} />` : null}
+          <small class="muted"> ${formatTokens(c.requests)} req · ${formatTokens(c.rotations)} rotated</small>
+        </li>`;
+      })}
+    </ul>
   `;
 }
 

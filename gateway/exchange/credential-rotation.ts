@@ -1,0 +1,202 @@
+/**
+ * Key pools inside one channel attempt (README "Key pools"): the attempt is sent with a usable
+ * credential of the channel (routing/credential-pool.ts: not cooling down, preferred one first,
+ * round robin), admitted by that credential's own RPM/TPM (scope
+ * `channel:<id>/credential:<credentialId>`, reserved before and settled after like the channel's
+ * own in channel-admission.ts). When the upstream answers 429, 401 or 403 before anything reached
+ * the client, that credential is put in a cooldown (the upstream's Retry-After, else the pool's
+ * defaults) and the same channel is tried again at once with the next usable credential: a
+ * rotation, which is neither a failover nor a failure of the channel (nothing is recorded against
+ * its health). Only when every credential is cooling down, at its limit, or refused does the
+ * attempt fail, with the last refusal, and the caller fails over as for any channel. A channel
+ * with a lone `apiKey` (no `credentials`) is tried exactly as before key pools: its one attempt's
+ * result, no cooldown.
+ *
+ * The credential of the last attempt and the number of rotations of a request are kept per
+ * request and read into its outcome by credentialOutcomeOf.
+ */
+import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
+import type { CredentialCooldownReason } from '../../schemas/state-store/credential-cooldowns.ts';
+import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
+import { actualTokensOf } from '../policy/admit-request.ts';
+import { credentialLimitScope } from '../policy/channel-limits.ts';
+import type { Channel } from '../routing/channel.ts';
+import { cooldownMsFor, CredentialPool } from '../routing/credential-pool.ts';
+import { MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
+import type { LimitScope } from '../../schemas/state-store/rate-limiter.ts';
+import type { AttemptResult } from './attempt-result.ts';
+import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
+import type { ExchangeOutcome } from './exchange-outcome.ts';
+import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
+
+/** What the rotation reads from the exchange's deps. */
+export type RotationDeps = Pick<ExchangeDeps, 'credentialPool' | 'channelLimits' | 'log'>;
+
+/** The request as the rotation reads it: its id, body (for the token estimate) and preferred credential. */
+export type RotationInput = Pick<ExchangeInput, 'requestId' | 'request' | 'preferredCredentialId'>;
+
+/** Per request: the credential of the last attempt sent and the rotations so far. */
+interface CredentialUse {
+  credentialId: string | undefined;
+  rotations: number;
+}
+
+const USES = new WeakMap<object, CredentialUse>();
+
+/**
+ * Tries `channel` with its credentials in the pool's order: `send` is called with the channel
+ * carrying one credential's key (`apiKey`, and `credentialId`) until an attempt is served, fails
+ * for another reason than a refused credential, or none is left. Never throws: a throwing `send`
+ * counts as a `failed` attempt with its error (toGatewayError). Nothing is rotated once `signal`
+ * (the client's departure) has aborted. The credential used and the rotations are kept under
+ * `requestKey` (default `input`: the object credentialOutcomeOf is later given for the request).
+ * @returns the result of the last attempt; `failed` with `upstream-rate-limited` (failover
+ *   allowed, retry after the shortest wait) when no credential could be used at all
+ */
+export async function attemptWithCredentials(
+  deps: RotationDeps,
+  input: RotationInput,
+  channel: Channel,
+  send: (withCredential: Channel) => Promise<AttemptResult>,
+  signal?: ClientGoneSignal,
+  requestKey: object = input,
+): Promise<AttemptResult> {
+  // Without the node's pool the rotation still happens within this attempt; nothing is kept after it.
+  const pool = deps.credentialPool ?? new CredentialPool();
+  const use = useOf(requestKey);
+  const usable = pool.order(channel, input.preferredCredentialId);
+  const pooled = (channel.credentials?.length ?? 0) > 0;
+  let last: AttemptResult | undefined;
+  let waitMs: number | undefined;
+  for (const [index, credential] of usable.entries()) {
+    const scope = credentialLimitScope(channel.id, credential.id, credential.rpm, credential.tpm);
+    const admitted = scope ? await admitCredential(deps, input, channel, scope) : { tokens: 0 };
+    if ('retryAfterMs' in admitted) {
+      waitMs = Math.min(waitMs ?? Infinity, admitted.retryAfterMs);
+      continue;
+    }
+    pool.noteRequest(channel.id, credential.id);
+    use.credentialId = credential.id;
+    const result = await send({ ...channel, apiKey: credential.apiKey, credentialId: credential.id }).catch(
+      (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
+    );
+    if (scope && admitted.tokens > 0) settleCredential(deps, input, channel, scope, admitted.tokens, result);
+    if (result.kind !== 'failed' || signal?.aborted) return result;
+    // A lone apiKey (no `credentials`) behaves as before key pools: no cooldown, the channel's failover.
+    const reason = pooled ? refusalOf(result.error) : undefined;
+    if (!reason) return result;
+    const error = result.error;
+    pool.markCooling(channel.id, credential.id, reason, cooldownMsFor(reason, error.retryAfterMs));
+    last = result;
+    const next = usable[index + 1];
+    if (next) use.rotations++;
+    deps.log.info(
+      {
+        requestId: input.requestId,
+        channel: channel.id,
+        credential: credential.id,
+        next: next?.id,
+        upstreamStatus: error.upstreamStatus,
+        retryAfterMs: error.retryAfterMs,
+      },
+      next ? 'credential rotated' : 'credential refused; no other credential of the channel left',
+    );
+  }
+  return last ?? noCredentialLeft(channel, pool, waitMs);
+}
+
+/** `credentialId` (the credential of the last attempt) and `credentialRotations` of `input`'s request; empty when no attempt was sent. */
+export function credentialOutcomeOf(input: object): Pick<ExchangeOutcome, 'credentialId' | 'credentialRotations'> {
+  const use = USES.get(input);
+  if (!use || use.credentialId === undefined) return {};
+  return { credentialId: use.credentialId, credentialRotations: use.rotations };
+}
+
+function useOf(input: object): CredentialUse {
+  let use = USES.get(input);
+  if (!use) USES.set(input, (use = { credentialId: undefined, rotations: 0 }));
+  return use;
+}
+
+/** Why an upstream refusal puts the credential in a cooldown: 429, 401 or 403; undefined for any other error. */
+function refusalOf(error: GatewayError): CredentialCooldownReason | undefined {
+  switch (error.upstreamStatus) {
+    case 429:
+      return 'rate-limited';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    default:
+      return undefined;
+  }
+}
+
+/** The failure of a channel none of whose credentials could be used (all cooling down or at their limits). */
+function noCredentialLeft(channel: Channel, pool: CredentialPool, limitWaitMs: number | undefined): AttemptResult {
+  const now = Date.now();
+  const coolingWaits = pool
+    .stateOf(channel)
+    .filter((state) => state.coolingUntil > now)
+    .map((state) => state.coolingUntil - now);
+  const retryAfterMs = Math.min(limitWaitMs ?? Infinity, ...coolingWaits);
+  return {
+    kind: 'failed',
+    error: new GatewayError(
+      'upstream-rate-limited',
+      `every credential of channel ${channel.id} is cooling down or at its limit`,
+      { allowFailover: true, retryable: true, ...(Number.isFinite(retryAfterMs) ? { retryAfterMs } : {}) },
+    ),
+  };
+}
+
+/** Admits one attempt against a credential's scope: the tokens reserved, or the wait when at its limit. Fails open when the limiter cannot answer. */
+async function admitCredential(
+  deps: RotationDeps,
+  input: RotationInput,
+  channel: Channel,
+  scope: LimitScope,
+): Promise<{ tokens: number } | { retryAfterMs: number }> {
+  const limits = deps.channelLimits;
+  if (!limits) return { tokens: 0 };
+  try {
+    const tokens =
+      scope.tpm === null
+        ? 0
+        : Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(input.request)) || 0));
+    const admission = await limits.limiter.admit([scope], tokens);
+    if (admission.allowed) return { tokens };
+    deps.log.debug(
+      { requestId: input.requestId, channel: channel.id, scope: scope.scope, retryAfterMs: admission.retryAfterMs },
+      'credential at its limit: skipped',
+    );
+    return { retryAfterMs: admission.retryAfterMs };
+  } catch (error) {
+    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+      { requestId: input.requestId, channel: channel.id, scope: scope.scope, err: error },
+      'credential limiter unavailable: credential used without reservation',
+    );
+    return { tokens: 0 };
+  }
+}
+
+/** Settles a credential's token reservation to the attempt's actual tokens (0 unless served). Never throws; does not wait. */
+function settleCredential(
+  deps: RotationDeps,
+  input: RotationInput,
+  channel: Channel,
+  scope: LimitScope,
+  reserved: number,
+  result: AttemptResult,
+): void {
+  const limiter = deps.channelLimits?.limiter;
+  if (!limiter || scope.tpm === null) return;
+  const actual = result.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
+  if (actual === reserved) return;
+  limiter.settle([scope], reserved, actual).catch((error: unknown) => {
+    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+      { requestId: input.requestId, channel: channel.id, scope: scope.scope, err: error },
+      'credential limit settlement failed',
+    );
+  });
+}
