@@ -30,8 +30,9 @@ export interface ScriptedCall {
 /**
  * What the fake answers to one call:
  * - `success`: the recorded `scenario` (default `text`), JSON or SSE by the call's `stream`, after
- *   `delayMs`; with `pauseAfterFirstPartMs`, the first SSE event (or the first half of the JSON) is
- *   sent at once and the rest after that pause (a fast first byte, a slow finish);
+ *   `delayMs`; with `pauseAfterFirstPartMs`, the first `firstPartEvents` SSE events (default 2: in
+ *   the OpenAI Chat `text` recording, the opening chunk and the first text token) or the first half
+ *   of the JSON are sent at once and the rest after that pause (a fast first token, a slow finish);
  * - `error`: `status` with `body` (JSON text) and `headers`, after `delayMs`;
  * - `hold`: nothing until `release()`, then the `success` answer.
  */
@@ -41,6 +42,7 @@ export type ScriptedAnswer =
       readonly scenario?: string;
       readonly delayMs?: number;
       readonly pauseAfterFirstPartMs?: number;
+      readonly firstPartEvents?: number;
     }
   | {
       readonly kind: 'error';
@@ -78,7 +80,11 @@ async function answerSuccess(
   if (answer.delayMs) await sleep(answer.delayMs);
   res.writeHead(200, { 'content-type': call.stream ? 'text/event-stream' : 'application/json' });
   if (answer.pauseAfterFirstPartMs === undefined) return void res.end(text);
-  const cut = call.stream ? text.indexOf('\n\n') + 2 : Math.floor(text.length / 2);
+  let cut = Math.floor(text.length / 2);
+  if (call.stream) {
+    cut = 0;
+    for (let events = 0; events < (answer.firstPartEvents ?? 2); events++) cut = text.indexOf('\n\n', cut) + 2;
+  }
   res.write(text.slice(0, cut));
   await sleep(answer.pauseAfterFirstPartMs);
   res.end(text.slice(cut));
