@@ -7,7 +7,7 @@
  * a log engine in between.
  */
 import { createHealthConsumer } from '../../consumers/health/health-consumer.ts';
-import type { ConsumedTrafficEvent } from '../../consumers/traffic-consumer.ts';
+import type { ConsumedTrafficEvent, TrafficEventOfType } from '../../consumers/traffic-consumer.ts';
 import { createMemoryStateStore } from '../../infra/state-store/memory/memory-state-store.ts';
 import type { EventLog, LogRecord } from '../../schemas/event-log/event-log.ts';
 import { decodeTrafficEvent } from '../../schemas/events/traffic-event-codec.ts';
@@ -23,12 +23,17 @@ export interface CapturedTraffic {
   readonly events: TrafficEvent[];
 }
 
-/** The events of `type` among `events`. */
+/** The events of `type` among `events`, in order. */
 export function eventsOfType<T extends TrafficEvent['type']>(
   events: ReadonlyArray<TrafficEvent>,
   type: T,
-): Array<Extract<TrafficEvent, { type: T }>['event']> {
-  return events.filter((e) => e.type === type).map((e) => e.event as Extract<TrafficEvent, { type: T }>['event']);
+): Array<TrafficEventOfType<T>> {
+  const found: Array<TrafficEventOfType<T>> = [];
+  for (const item of events) {
+    const event: TrafficEvent['event'] = item.event;
+    if (item.type === type) found.push(event as TrafficEventOfType<T>);
+  }
+  return found;
 }
 
 /**

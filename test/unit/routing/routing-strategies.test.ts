@@ -364,7 +364,7 @@ describe('retry back-off and rounds', () => {
     expect(failoverWaitMs({ retryAfterMs: 300 }, 1000)).toBe(300);
     expect(failoverWaitMs({ retryAfterMs: 30_000 }, 1000)).toBe(0);
     expect(failoverWaitMs({ retryAfterMs: 1000 })).toBe(1000);
-    expect(failoverWaitMs({})).toBe(0);
+    expect(failoverWaitMs({ retryAfterMs: undefined })).toBe(0);
   });
 
   const [one, two] = configFileSchema
