@@ -22,6 +22,8 @@ export interface ScriptedCall {
   readonly body: Record<string, unknown>;
   /** The upstream model named in the body (empty when none). */
   readonly model: string;
+  /** 1-based number of this call among the calls naming the same `model`. */
+  readonly nthOfModel: number;
   readonly stream: boolean;
   /** When the request's body had fully arrived, ms since epoch. */
   readonly receivedAt: number;
@@ -106,11 +108,13 @@ export async function startScriptedUpstream(
     req.on('end', () => {
       const path = req.url ?? '/';
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      const model = typeof body.model === 'string' ? body.model : '';
       const call: ScriptedCall = {
         index: calls.length,
         path,
         body,
-        model: typeof body.model === 'string' ? body.model : '',
+        model,
+        nthOfModel: calls.filter((c) => c.model === model).length + 1,
         stream: body.stream === true,
         receivedAt: Date.now(),
       };
