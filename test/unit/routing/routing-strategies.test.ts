@@ -20,6 +20,7 @@ import {
 import { failoverWaitMs, retryBackoffMs } from '../../../gateway/routing/failover-policy.ts';
 import { fallbackTriggerOf } from '../../../gateway/routing/fallback-triggers.ts';
 import { anthropicMessagesAdapter } from '../../../gateway/upstream/anthropic-messages/anthropic-messages-adapter.ts';
+import { bedrockConverseAdapter } from '../../../gateway/upstream/bedrock-converse/bedrock-converse-adapter.ts';
 import { classifyAzureOpenAiError } from '../../../gateway/upstream/azure-openai/classify-azure-openai-error.ts';
 import { geminiAdapter } from '../../../gateway/upstream/gemini/gemini-adapter.ts';
 import { openaiChatAdapter } from '../../../gateway/upstream/openai-chat/openai-chat-adapter.ts';
@@ -233,7 +234,7 @@ describe('rules above the strategy', () => {
 describe('fallback triggers of real upstream error bodies', () => {
   const json = (value: unknown): string => JSON.stringify(value);
 
-  it('context window: OpenAI context_length_exceeded, Anthropic "prompt is too long", Gemini token count', () => {
+  it('context window: OpenAI context_length_exceeded, Anthropic "prompt is too long", Gemini token count, Bedrock "Input is too long"', () => {
     // https://platform.openai.com/docs/guides/error-codes (400 invalid_request_error, code context_length_exceeded)
     const openai = openaiChatAdapter.classifyError(
       400,
@@ -270,7 +271,13 @@ describe('fallback triggers of real upstream error bodies', () => {
       }),
       {},
     );
-    for (const error of [openai, anthropic, gemini]) {
+    // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors (400 ValidationException)
+    const bedrock = bedrockConverseAdapter.classifyError(
+      400,
+      json({ message: 'Input is too long for requested model.' }),
+      { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+    );
+    for (const error of [openai, anthropic, gemini, bedrock]) {
       expect(error.kind).toBe('upstream-rejected');
       expect(error.allowFailover).toBe(false);
       expect(fallbackTriggerOf(error)).toBe('context-window');
