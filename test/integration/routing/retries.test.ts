@@ -34,7 +34,7 @@ const unavailable = (headers: Record<string, string> = {}): ScriptedAnswer => ({
 /**
  * What the fake answers, by upstream model and the call's number among that model's calls:
  * `flaky` fails twice then serves (and again); `after-300ms` fails with a Retry-After of 300 ms
- * then serves; `after-30s` fails with a Retry-After of 30 s; `after-800ms` with one of 800 ms;
+ * then serves; `after-30s` fails with a Retry-After of 30 s; `after-5s` with one of 5 s;
  * `down` always fails.
  */
 function answerOf(call: ScriptedCall): ScriptedAnswer {
@@ -46,8 +46,8 @@ function answerOf(call: ScriptedCall): ScriptedAnswer {
       return n % 2 === 0 ? { kind: 'success' } : unavailable({ 'retry-after-ms': '300' });
     case 'after-30s':
       return unavailable({ 'retry-after': '30' });
-    case 'after-800ms':
-      return unavailable({ 'retry-after-ms': '800' });
+    case 'after-5s':
+      return unavailable({ 'retry-after': '5' });
     case 'down':
       return unavailable();
     default:
@@ -219,19 +219,19 @@ describe('routing.retries within the request deadline', () => {
     gateway = await started(
       startTestGateway(
         {
-          channels: [channel('solo', upstream, ['after-800ms', 'flaky'])],
-          routing: { retries: { maxRetries: 3, backoffBaseMs: 5, backoffMaxMs: 20, retryAfterCapMs: 1000 } },
+          channels: [channel('solo', upstream, ['after-5s', 'flaky'])],
+          routing: { retries: { maxRetries: 3, backoffBaseMs: 5, backoffMaxMs: 20, retryAfterCapMs: 10_000 } },
         },
         {},
-        { TOLLGATE_REQUEST_DEADLINE_MS: '500' },
+        { TOLLGATE_REQUEST_DEADLINE_MS: '3000' },
       ),
     );
   });
 
-  it('does not start a retry whose wait (Retry-After 800 ms) would pass the deadline (500 ms)', async () => {
-    const { error, outcome } = await send(gateway, 'after-800ms');
+  it('does not start a retry whose wait (Retry-After 5 s, within the cap) would pass the deadline (3 s)', async () => {
+    const { error, outcome } = await send(gateway, 'after-5s');
     expect(error?.status).toBe(503);
-    expect(callsFor(upstream, 'after-800ms')).toHaveLength(1);
+    expect(callsFor(upstream, 'after-5s')).toHaveLength(1);
     expect(outcome).toMatchObject({ status: 'failed', attempts: 1 });
   });
 

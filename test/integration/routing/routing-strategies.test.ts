@@ -5,13 +5,16 @@
  *   production — the gateway publishes its traffic events, the real health consumer folds them
  *   into a state store, the gateway's health view reads that store (captured-traffic.ts);
  * - `least-busy`: requests held open on one channel through the real exchange (its in-flight
- *   count), new requests go to the other;
+ *   count), new requests go to the other — on the same node, and on a second node that learns the
+ *   count through the shared in-flight registry (the memory adapter, as two nodes of one process);
  * - `cost`: the channel whose upstream model is cheaper in the config's price book serves.
  * The only times asserted are lower bounds of waits the fakes make on purpose.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExchangeOutcome } from '../../../gateway/exchange/exchange-outcome.ts';
+import { createMemoryInFlightRegistry } from '../../../infra/state-store/memory/memory-in-flight-registry.ts';
+import type { InFlightRegistry } from '../../../schemas/state-store/in-flight-registry.ts';
 import { healthFeed, type HealthFeed } from '../../support/captured-traffic.ts';
 import { startScriptedUpstream, type ScriptedUpstream } from '../../support/scripted-upstream.ts';
 import { seededRandom } from '../../support/seeded-random.ts';
@@ -197,6 +200,65 @@ describe('least-busy', () => {
       'busy',
       'busy',
     ]);
+  });
+});
+
+describe('least-busy across two gateway nodes (shared in-flight registry)', () => {
+  let nodeA: TestGateway;
+  let nodeB: TestGateway;
+  let busy: ScriptedUpstream;
+  /** Every publishAndReadOthers the nodes' boards made: who published what, and what they read back. */
+  const exchanges: Array<{ nodeId: string; published: Map<string, number>; read?: Map<string, number> }> = [];
+
+  beforeAll(async () => {
+    busy = await fake('openai-chat', (call) => (call.model === 'held-model' ? { kind: 'hold' } : { kind: 'success' }));
+    const idle = await fake('openai-chat', () => ({ kind: 'success' }));
+    const shared = createMemoryInFlightRegistry();
+    const registry: InFlightRegistry = {
+      async publishAndReadOthers(nodeId, counts, ttlMs, nowMs) {
+        const exchange: (typeof exchanges)[number] = { nodeId, published: new Map(counts) };
+        exchanges.push(exchange);
+        exchange.read = await shared.publishAndReadOthers(nodeId, counts, ttlMs, nowMs);
+        return exchange.read;
+      },
+      withdraw: (nodeId) => shared.withdraw(nodeId),
+      close: () => shared.close(),
+    };
+    const config = {
+      channels: [
+        chatChannel('busy', busy, { models: ['m', 'held-model'] }),
+        chatChannel('idle', idle, { models: ['m'] }),
+      ],
+      routing: { strategy: 'least-busy' },
+    };
+    nodeA = await gatewayFor(config, { inFlightRegistry: registry, random: seededRandom(5) });
+    nodeB = await gatewayFor(config, { inFlightRegistry: registry, random: seededRandom(6) });
+  });
+
+  it("a node routes away from a channel busy with the other node's requests", async () => {
+    const before: ExchangeOutcome[] = [];
+    for (let i = 0; i < 12; i++) before.push(await served(nodeB, 'm'));
+    expect(countBy(before).busy ?? 0).toBeGreaterThan(0);
+
+    const held = Array.from({ length: 3 }, () =>
+      client(nodeA).chat.completions.create({ model: 'held-model', messages: [{ role: 'user', content: 'wait' }] }),
+    );
+    await waitFor(() => busy.held() === 3);
+    // Node A publishes its 3 attempts in flight, then node B reads them (each board refreshes every second).
+    await waitFor(() => exchanges.some((e) => e.published.get('busy') === 3), 10_000);
+    const publisher = exchanges.find((e) => e.published.get('busy') === 3)?.nodeId;
+    const published = exchanges.findIndex((e) => e.published.get('busy') === 3);
+    await waitFor(
+      () => exchanges.slice(published).some((e) => e.nodeId !== publisher && e.read?.get('busy') === 3),
+      10_000,
+    );
+
+    const during: ExchangeOutcome[] = [];
+    for (let i = 0; i < 10; i++) during.push(await served(nodeB, 'm'));
+    expect(countBy(during)).toEqual({ idle: 10 });
+
+    busy.release();
+    await Promise.all(held);
   });
 });
 
