@@ -7,7 +7,10 @@
  *   OpenAI `code: context_length_exceeded`
  *   (https://platform.openai.com/docs/guides/error-codes), Anthropic "prompt is too long"
  *   (https://docs.anthropic.com/en/api/errors), Gemini "input token count … exceeds the maximum"
- *   (https://ai.google.dev/gemini-api/docs/troubleshooting), and the like from compatible servers;
+ *   (https://ai.google.dev/gemini-api/docs/troubleshooting), Amazon Bedrock's ValidationException
+ *   "Input is too long for requested model"
+ *   (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors),
+ *   and the like from compatible servers;
  * - `content-policy`: the upstream refused on content policy — OpenAI/Azure
  *   `content_policy_violation` / `content_filter`
  *   (https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/content-filter#scenario-details).
@@ -18,7 +21,7 @@ import type { FallbackTrigger } from '../config/routing-settings.ts';
 const CONTEXT_WINDOW_CODES: ReadonlySet<string> = new Set(['context_length_exceeded', 'string_above_max_length']);
 
 const CONTEXT_WINDOW_TEXT =
-  /context[ _-]?(length|window)|maximum context|prompt is too long|input token count.{0,40}exceeds|exceeds? (the )?(model'?s? )?(maximum|max) (number of )?(input )?tokens|too many (input )?tokens/i;
+  /context[ _-]?(length|window)|maximum context|prompt is too long|input is too long|input token count.{0,40}exceeds|exceeds? (the )?(model'?s? )?(maximum|max) (number of )?(input )?tokens|too many (input )?tokens/i;
 
 const CONTENT_POLICY_CODES: ReadonlySet<string> = new Set([
   'content_policy_violation',
