@@ -11,12 +11,10 @@
 import { DEFAULT_HEALTH_POLICY, type ChannelHealth, type StateStore } from '../../schemas/state-store/state-store.ts';
 import type { ChannelHealthSource } from './channel-health-source.ts';
 import { LocalCircuitBreaker } from './local-circuit-breaker.ts';
+import { PeriodicRefresh, type RefreshLog } from './periodic-refresh.ts';
 
 /** The logger the view writes to (pino / Fastify's logger fit). */
-export interface HealthViewLog {
-  warn(details: object, message: string): void;
-  info(details: object, message: string): void;
-}
+export type HealthViewLog = RefreshLog;
 
 /** Options of ChannelHealthView. Times in ms. */
 export interface ChannelHealthViewOptions {
@@ -41,12 +39,7 @@ export class ChannelHealthView implements ChannelHealthSource {
   private snapshot = new Map<string, ChannelHealth>();
   private readonly breaker: LocalCircuitBreaker;
   private readonly clock: () => number;
-  private readonly refreshMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<boolean> | undefined;
-  private running = false;
-  private generation = 0;
-  private failing = false;
+  private readonly loop: PeriodicRefresh;
 
   /** Changes which channels the next refreshes read (the control plane added or removed some). */
   setChannelIds(channelIds: ReadonlyArray<string>): void {
@@ -55,7 +48,14 @@ export class ChannelHealthView implements ChannelHealthSource {
 
   constructor(private readonly options: ChannelHealthViewOptions) {
     this.clock = options.clock ?? Date.now;
-    this.refreshMs = options.refreshMs ?? 1_000;
+    this.loop = new PeriodicRefresh({
+      periodMs: options.refreshMs ?? 1_000,
+      read: () => this.readStore(),
+      ...(options.log ? { log: options.log } : {}),
+      failureMessage: 'channel health refresh failed; routing on the last snapshot',
+      recoveryMessage: 'channel health refresh recovered',
+      recoveryDetails: () => ({ channels: this.snapshot.size }),
+    });
     this.breaker = new LocalCircuitBreaker({
       failureThreshold: options.failureThreshold ?? DEFAULT_HEALTH_POLICY.failureThreshold,
       cooldownMs: options.cooldownMs ?? DEFAULT_HEALTH_POLICY.cooldownMs,
@@ -68,16 +68,12 @@ export class ChannelHealthView implements ChannelHealthSource {
    * it succeeded) and never rejects; routing works (on the local breaker only) before it.
    */
   start(): Promise<boolean> {
-    if (this.running) return this.inFlight ?? Promise.resolve(!this.failing);
-    this.running = true;
-    return this.refreshAndSchedule(++this.generation);
+    return this.loop.start();
   }
 
   /** Stops background refreshes (an in-flight one finishes and is kept). Does not close the store. */
   stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.loop.stop();
   }
 
   /**
@@ -85,10 +81,7 @@ export class ChannelHealthView implements ChannelHealthSource {
    * keeps the last snapshot (logged once per outage). Concurrent calls share one read.
    */
   refresh(): Promise<boolean> {
-    this.inFlight ??= this.readStore().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.loop.refresh();
   }
 
   /** Tells the local breaker about one attempt of this node (ok false only for channel faults). */
@@ -122,30 +115,8 @@ export class ChannelHealthView implements ChannelHealthSource {
     return this.breaker.openUntil(channelId);
   }
 
-  private async refreshAndSchedule(generation: number): Promise<boolean> {
-    const ok = await this.refresh();
-    if (this.running && generation === this.generation) {
-      this.timer = setTimeout(() => void this.refreshAndSchedule(generation), this.refreshMs);
-      this.timer.unref();
-    }
-    return ok;
-  }
-
-  private async readStore(): Promise<boolean> {
-    try {
-      const health = await this.options.store.getChannelHealth(this.options.channelIds, this.clock());
-      this.snapshot = new Map(health.map((h) => [h.channelId, h]));
-      if (this.failing) this.options.log?.info({ channels: health.length }, 'channel health refresh recovered');
-      this.failing = false;
-      return true;
-    } catch (error) {
-      if (!this.failing)
-        this.options.log?.warn(
-          { reason: (error as Error).message },
-          'channel health refresh failed; routing on the last snapshot',
-        );
-      this.failing = true;
-      return false;
-    }
+  private async readStore(): Promise<void> {
+    const health = await this.options.store.getChannelHealth(this.options.channelIds, this.clock());
+    this.snapshot = new Map(health.map((h) => [h.channelId, h]));
   }
 }

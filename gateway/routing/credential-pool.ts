@@ -20,6 +20,7 @@ import type {
   CredentialCooldownStore,
 } from '../../schemas/state-store/credential-cooldowns.ts';
 import type { ChannelConfig } from '../config/config-schema.ts';
+import { PeriodicRefresh, type RefreshLog } from './periodic-refresh.ts';
 
 /** The pool member id of a channel's lone `apiKey`. */
 export const DEFAULT_CREDENTIAL_ID = 'default';
@@ -76,10 +77,7 @@ export interface CredentialState {
 }
 
 /** The logger the pool writes to (pino / Fastify's logger fit). */
-export interface CredentialPoolLog {
-  warn(details: object, message: string): void;
-  info(details: object, message: string): void;
-}
+export type CredentialPoolLog = RefreshLog;
 
 /** Options of CredentialPool. Times in ms. */
 export interface CredentialPoolOptions {
@@ -104,7 +102,7 @@ interface CredentialCounts {
 /** The credential choice of every channel, with local and shared cooldowns. */
 export class CredentialPool {
   private readonly clock: () => number;
-  private readonly refreshMs: number;
+  private readonly loop: PeriodicRefresh;
   private channelIds: ReadonlyArray<string>;
   /** Shared cooldowns by `channel\0credential`, from the last read of the store. */
   private shared = new Map<string, CredentialCooldown>();
@@ -113,15 +111,18 @@ export class CredentialPool {
   private readonly lastReason = new Map<string, CredentialCooldownReason>();
   private readonly counts = new Map<string, CredentialCounts>();
   private readonly cursors = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private inFlight: Promise<boolean> | undefined;
-  private failing = false;
 
   constructor(private readonly options: CredentialPoolOptions = {}) {
     this.clock = options.clock ?? Date.now;
-    this.refreshMs = options.refreshMs ?? 1_000;
     this.channelIds = options.channelIds ?? [];
+    this.loop = new PeriodicRefresh({
+      periodMs: options.refreshMs ?? 1_000,
+      read: () => this.readStore(),
+      ...(options.log ? { log: options.log } : {}),
+      failureMessage: 'credential cooldown store unavailable; using this node’s cooldowns',
+      recoveryMessage: 'credential cooldown refresh recovered',
+      recoveryDetails: () => ({ cooling: this.shared.size }),
+    });
   }
 
   /** Changes which channels the next refreshes read (the control plane added or removed some). */
@@ -131,24 +132,18 @@ export class CredentialPool {
 
   /** Starts background refreshes; settles after the first (true when it succeeded), never rejects. */
   start(): Promise<boolean> {
-    if (this.running || !this.options.store) return Promise.resolve(!this.failing);
-    this.running = true;
-    return this.refreshAndSchedule();
+    if (!this.options.store) return Promise.resolve(true);
+    return this.loop.start();
   }
 
   /** Stops background refreshes (does not close the store). */
   stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.loop.stop();
   }
 
   /** Reads the shared cooldowns once, now; true on success (a failed read keeps the last snapshot). */
   refresh(): Promise<boolean> {
-    this.inFlight ??= this.readStore().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.loop.refresh();
   }
 
   /**
@@ -195,7 +190,9 @@ export class CredentialPool {
     if (!running || running.untilMs < cooldown.untilMs) this.local.set(key, cooldown);
     this.lastReason.set(key, reason);
     this.countsOf(key).rotations++;
-    this.options.store?.markCooling(cooldown).catch((error: unknown) => this.noteFailure(error, 'write'));
+    this.options.store
+      ?.markCooling(cooldown)
+      .catch((error: unknown) => this.loop.noteFailure(error, { operation: 'write' }));
   }
 
   /** Counts one attempt sent with `credentialId` of `channelId`. */
@@ -228,39 +225,13 @@ export class CredentialPool {
     return counts;
   }
 
-  private async refreshAndSchedule(): Promise<boolean> {
-    const ok = await this.refresh();
-    if (this.running) {
-      this.timer = setTimeout(() => void this.refreshAndSchedule(), this.refreshMs);
-      this.timer.unref();
-    }
-    return ok;
-  }
-
-  private async readStore(): Promise<boolean> {
+  private async readStore(): Promise<void> {
     const store = this.options.store;
-    if (!store) return true;
-    try {
-      const now = this.clock();
-      const cooling = await store.readCooling(this.channelIds, now);
-      this.shared = new Map(cooling.map((c) => [keyOf(c.channelId, c.credentialId), c]));
-      for (const [key, mark] of this.local) if (mark.untilMs <= now) this.local.delete(key);
-      if (this.failing) this.options.log?.info({ cooling: cooling.length }, 'credential cooldown refresh recovered');
-      this.failing = false;
-      return true;
-    } catch (error) {
-      this.noteFailure(error, 'read');
-      return false;
-    }
-  }
-
-  private noteFailure(error: unknown, operation: 'read' | 'write'): void {
-    if (!this.failing)
-      this.options.log?.warn(
-        { reason: (error as Error).message, operation },
-        'credential cooldown store unavailable; using this node’s cooldowns',
-      );
-    this.failing = true;
+    if (!store) return;
+    const now = this.clock();
+    const cooling = await store.readCooling(this.channelIds, now);
+    this.shared = new Map(cooling.map((c) => [keyOf(c.channelId, c.credentialId), c]));
+    for (const [key, mark] of this.local) if (mark.untilMs <= now) this.local.delete(key);
   }
 }
 

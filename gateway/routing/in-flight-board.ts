@@ -16,6 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { InFlightRegistry } from '../../schemas/state-store/in-flight-registry.ts';
+import { PeriodicRefresh, type RefreshLog } from './periodic-refresh.ts';
 
 /** What least-busy routing asks about a channel on every request (answered from memory). */
 export interface InFlightSource {
@@ -24,10 +25,7 @@ export interface InFlightSource {
 }
 
 /** The logger the board writes to (pino / Fastify's logger fit). */
-export interface InFlightBoardLog {
-  warn(details: object, message: string): void;
-  info(details: object, message: string): void;
-}
+export type InFlightBoardLog = RefreshLog;
 
 /** Options of InFlightBoard. Times in ms. */
 export interface InFlightBoardOptions {
@@ -54,24 +52,28 @@ export class InFlightBoard implements InFlightSource {
   /** When `others` was read (clock ms); -Infinity before the first read. */
   private othersReadAt = Number.NEGATIVE_INFINITY;
   private readonly clock: () => number;
-  private readonly refreshMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private pending: Promise<boolean> | undefined;
-  private running = false;
-  private generation = 0;
-  private failing = false;
+  private readonly loop: PeriodicRefresh;
 
   /** @throws RangeError when `refreshMs` is not a positive whole number of ms or `nodeId` is empty */
   constructor(private readonly options: InFlightBoardOptions) {
     this.nodeId = options.nodeId ?? randomUUID();
     if (this.nodeId === '') throw new RangeError('an in-flight board needs a non-empty node id');
-    this.refreshMs = options.refreshMs ?? 1_000;
-    if (!Number.isSafeInteger(this.refreshMs) || this.refreshMs <= 0)
+    const refreshMs = options.refreshMs ?? 1_000;
+    if (!Number.isSafeInteger(refreshMs) || refreshMs <= 0)
       throw new RangeError(
         `in-flight refreshMs must be a positive whole number of ms, got ${String(options.refreshMs)}`,
       );
-    this.ttlMs = 3 * this.refreshMs;
+    this.ttlMs = 3 * refreshMs;
     this.clock = options.clock ?? Date.now;
+    this.loop = new PeriodicRefresh({
+      periodMs: refreshMs,
+      read: () => this.publishAndRead(),
+      ...(options.log ? { log: options.log } : {}),
+      failureMessage:
+        "in-flight counts refresh failed; counting this node's requests only once the last read is older than its TTL",
+      recoveryMessage: 'in-flight counts refresh recovered',
+      recoveryDetails: () => ({ nodeId: this.nodeId }),
+    });
   }
 
   /**
@@ -106,9 +108,7 @@ export class InFlightBoard implements InFlightSource {
    * it succeeded) and never rejects; the board counts this node's attempts before it.
    */
   start(): Promise<boolean> {
-    if (this.running) return this.pending ?? Promise.resolve(!this.failing);
-    this.running = true;
-    return this.refreshAndSchedule(++this.generation);
+    return this.loop.start();
   }
 
   /**
@@ -117,11 +117,8 @@ export class InFlightBoard implements InFlightSource {
    * not close the registry.
    */
   async stop(): Promise<void> {
-    this.running = false;
-    this.generation += 1;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.pending;
+    this.loop.stop();
+    await this.loop.pending;
     await this.options.registry.withdraw(this.nodeId).catch(() => undefined);
   }
 
@@ -131,37 +128,11 @@ export class InFlightBoard implements InFlightSource {
    * Concurrent calls share one round trip.
    */
   refresh(): Promise<boolean> {
-    this.pending ??= this.publishAndRead().finally(() => {
-      this.pending = undefined;
-    });
-    return this.pending;
+    return this.loop.refresh();
   }
 
-  private async refreshAndSchedule(generation: number): Promise<boolean> {
-    const ok = await this.refresh();
-    if (this.running && generation === this.generation) {
-      this.timer = setTimeout(() => void this.refreshAndSchedule(generation), this.refreshMs);
-      this.timer.unref();
-    }
-    return ok;
-  }
-
-  private async publishAndRead(): Promise<boolean> {
-    try {
-      const others = await this.options.registry.publishAndReadOthers(this.nodeId, new Map(this.local), this.ttlMs);
-      this.others = others;
-      this.othersReadAt = this.clock();
-      if (this.failing) this.options.log?.info({ nodeId: this.nodeId }, 'in-flight counts refresh recovered');
-      this.failing = false;
-      return true;
-    } catch (error) {
-      if (!this.failing)
-        this.options.log?.warn(
-          { reason: (error as Error).message },
-          "in-flight counts refresh failed; counting this node's requests only once the last read is older than its TTL",
-        );
-      this.failing = true;
-      return false;
-    }
+  private async publishAndRead(): Promise<void> {
+    this.others = await this.options.registry.publishAndReadOthers(this.nodeId, new Map(this.local), this.ttlMs);
+    this.othersReadAt = this.clock();
   }
 }
