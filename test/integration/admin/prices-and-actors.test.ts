@@ -82,7 +82,7 @@ describe('prices set without --effective-from', () => {
     expect(rows).toEqual([expect.stringMatching(/^up-chat\s+\*\s+in force\s+5000\s+6000\s/)]);
     const all = (await tollgate(['prices', 'list', '--all'])).out.filter((l) => l.startsWith(MODEL));
     expect(all).toEqual([
-      expect.stringMatching(/^up-chat\s+\*\s+superseded\s+2\s+3\s+-\s+-\s+2020-01-01T00:00:00\.000Z\s+config:/),
+      expect.stringMatching(/^up-chat\s+\*\s+superseded\s+2\s+3\s+-\s+-\s+-\s+2020-01-01T00:00:00\.000Z\s+config:/),
       expect.stringMatching(/^up-chat\s+\*\s+in force\s+5000\s+6000\s/),
     ]);
   }, 120_000);

@@ -100,6 +100,7 @@ describe('migration files', () => {
       null,
       null,
       null,
+      null,
     ]);
     expect(migrations.every((m) => m.statements.every((s) => !s.includes('--') && !s.endsWith(';')))).toBe(true);
   });

@@ -122,6 +122,7 @@ describe('buildTrafficEvents', () => {
       affinity: '',
       credentialId: null,
       credentialRotations: 0,
+      cacheWrite1hTokens: 6,
     });
     expect(new Set(events.map((e) => e.event.eventId)).size).toBe(events.length);
     expectEncodable(events);
