@@ -87,6 +87,23 @@ export interface ToolDefinition {
   readonly strict?: boolean;
 }
 
+/** How long a cached prefix lives: Anthropic's default 5 minutes, or 1 hour. */
+export type PromptCacheTtl = '5m' | '1h';
+
+/**
+ * Where the client marked the end of a prompt prefix to cache: Anthropic `cache_control`
+ * breakpoints (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching), each with its
+ * lifetime. `system`: after the system prompt; `tools`: after the tool definitions; `messages`:
+ * after the turns at these indices of CanonicalRequest.messages. Upstreams with explicit cache
+ * points (Anthropic `cache_control`, Amazon Bedrock Converse `cachePoint`) place theirs there;
+ * upstreams that cache by themselves ignore it.
+ */
+export interface PromptCacheMarks {
+  readonly system?: PromptCacheTtl;
+  readonly tools?: PromptCacheTtl;
+  readonly messages: ReadonlyArray<{ readonly index: number; readonly ttl: PromptCacheTtl }>;
+}
+
 /** How the model may use tools. */
 export type ToolChoice =
   | { readonly type: 'auto' }
@@ -158,6 +175,8 @@ export interface CanonicalRequest {
   readonly metadata?: Readonly<Record<string, string>>;
   readonly extensions?: Readonly<Record<string, unknown>>;
   readonly anthropicBetas?: ReadonlyArray<string>;
+  /** The client's prompt-cache breakpoints (PromptCacheMarks); absent: it marked none. */
+  readonly promptCacheMarks?: PromptCacheMarks;
 }
 
 /**

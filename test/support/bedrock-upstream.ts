@@ -244,11 +244,34 @@ async function checkCredentials(req: IncomingMessage, body: string): Promise<voi
 
 type ConverseBlock = Record<string, unknown>;
 
+/**
+ * A `cachePoint` block is `{ type: "default" }` and nothing else
+ * (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html); one
+ * cannot open a message, the system prompt or the tools, since it marks the end of a prefix.
+ */
+function checkCachePoints(where: string, blocks: unknown): void {
+  if (!Array.isArray(blocks)) return;
+  blocks.forEach((block: Record<string, unknown>, i) => {
+    if (!('cachePoint' in block)) return;
+    const point = block.cachePoint as Record<string, unknown> | undefined;
+    if (Object.keys(block).length !== 1 || point?.type !== 'default' || Object.keys(point).length !== 1)
+      throw new BedrockRefusal(400, 'ValidationException', `${where}.${i}.cachePoint: type must be "default"`);
+    if (i === 0)
+      throw new BedrockRefusal(
+        400,
+        'ValidationException',
+        `${where}.${i}: a cache point must follow the content it caches`,
+      );
+  });
+}
+
 /** Converse's own validation of the body (see the module comment). */
 function checkConverseBody(body: Record<string, unknown>): void {
   for (const key of Object.keys(body))
     if (!CONVERSE_FIELDS.has(key))
       throw new BedrockRefusal(400, 'ValidationException', `Unknown field in the request body: ${key}`);
+  checkCachePoints('system', body.system);
+  checkCachePoints('toolConfig.tools', (body.toolConfig as { tools?: unknown } | undefined)?.tools);
   const messages = (body.messages ?? []) as Array<{ role: string; content: ConverseBlock[] }>;
   const hasToolBlocks = messages.some((m) => m.content.some((b) => 'toolUse' in b || 'toolResult' in b));
   if (hasToolBlocks && body.toolConfig === undefined)
@@ -258,6 +281,7 @@ function checkConverseBody(body: Record<string, unknown>): void {
       'The toolConfig field must be defined when using toolUse and toolResult content blocks.',
     );
   messages.forEach((message, m) => {
+    checkCachePoints(`messages.${m}.content`, message.content);
     if (message.content.length === 0)
       throw new BedrockRefusal(
         400,

@@ -18,6 +18,7 @@ import {
 } from './decode-anthropic-options.ts';
 import { describeZodError } from '../describe-zod-error.ts';
 import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
+import { readPromptCacheMarks } from './read-prompt-cache-marks.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -25,7 +26,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** Fields that bring in Anthropic-hosted capabilities: refused when translated. */
 const PLATFORM_FIELDS = ['mcp_servers', 'container'] as const;
 
-/** Top-level `system` (string or text blocks) joined with "\n\n". `cache_control` is dropped silently. */
+/** Top-level `system` (string or text blocks) joined with "\n\n". `cache_control` is read apart (readPromptCacheMarks). */
 function systemText(system: AnthropicRequestBody['system']): string[] {
   if (system === undefined || system === null) return [];
   if (typeof system === 'string') return system === '' ? [] : [system];
@@ -129,6 +130,8 @@ export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalReq
     messages: turns,
   };
   if (systemParts.length > 0) request.system = systemParts.join('\n\n');
+  const marks = readPromptCacheMarks(body);
+  if (marks) request.promptCacheMarks = marks;
   decodeSampling(data, request);
   decodeOptions(data, request, warnings);
   return decodedWith(request, warnings);

@@ -10,7 +10,7 @@ import type {
   UpstreamHttpRequest,
   UpstreamTarget,
 } from '../upstream-adapter.ts';
-import { encodeAnthropicMessages } from './encode-anthropic-messages.ts';
+import { cacheControlOf, encodeAnthropicMessages } from './encode-anthropic-messages.ts';
 import { encodeAnthropicTools } from './encode-anthropic-tools.ts';
 import { planAnthropicThinking, reconcileAnthropicThinking } from './plan-anthropic-thinking.ts';
 import { TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -108,7 +108,8 @@ function mergeExtensions(
 
 /**
  * Builds the JSON body of `POST /v1/messages`: model, max_tokens (see planAnthropicThinking),
- * system, messages, tools/tool_choice, thinking, stop_sequences, temperature, top_p, top_k,
+ * system, messages, tools/tool_choice (with the client's `cache_control` breakpoints where
+ * CanonicalRequest.promptCacheMarks puts them), thinking, stop_sequences, temperature, top_p, top_k,
  * metadata.user_id, output_config.format (JSON schema output), stream; then the `extensions` that
  * are Anthropic fields (PASS_THROUGH_FIELDS); `thinking` is a reasoning control, anything else is
  * dropped or refused by vendor-extensions.ts (`anthropic-beta` is a header: buildAnthropicHeaders).
@@ -127,15 +128,27 @@ export function buildAnthropicBody(
     quirks.defaultMaxTokens,
     warnings,
   );
+  const marks = request.promptCacheMarks;
   const messages = encodeAnthropicMessages(
     request.messages,
-    { strictThinkingSignatures: quirks.strictThinkingSignatures === true },
+    {
+      strictThinkingSignatures: quirks.strictThinkingSignatures === true,
+      ...(marks ? { promptCacheMarks: marks } : {}),
+    },
     warnings,
   );
   const body: Record<string, unknown> = { model: target.upstreamModel, max_tokens: maxTokens };
-  if (request.system !== undefined && request.system !== '') body.system = request.system;
+  if (request.system !== undefined && request.system !== '')
+    body.system = marks?.system
+      ? [{ type: 'text', text: request.system, cache_control: cacheControlOf(marks.system) }]
+      : request.system;
   body.messages = messages;
   Object.assign(body, encodeAnthropicTools(request));
+  if (marks?.tools && Array.isArray(body.tools) && body.tools.length > 0) {
+    const tools = [...(body.tools as Array<Record<string, unknown>>)];
+    tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: cacheControlOf(marks.tools) };
+    body.tools = tools;
+  }
   if (thinking) body.thinking = thinking;
   if (request.stopSequences && request.stopSequences.length > 0) body.stop_sequences = [...request.stopSequences];
   if (request.temperature !== undefined) body.temperature = request.temperature;

@@ -2,7 +2,7 @@
  * Canonical conversation → Anthropic `messages` (per https://docs.anthropic.com/en/api/messages): consecutive
  * same-role turns merged, `tool_result` blocks first in their user message, empty turns dropped.
  */
-import type { CanonicalMessage, ContentPart } from '../../canonical/request.ts';
+import type { CanonicalMessage, ContentPart, PromptCacheMarks, PromptCacheTtl } from '../../canonical/request.ts';
 import {
   encodeAnthropicFile,
   encodeAnthropicImage,
@@ -23,6 +23,8 @@ export interface AnthropicRequestMessage {
 export interface EncodeAnthropicMessagesOptions {
   /** The upstream validates thinking signatures (true Anthropic): unsigned reasoning is dropped. */
   readonly strictThinkingSignatures: boolean;
+  /** The client's prompt-cache breakpoints: marked turns get `cache_control` on their last block. */
+  readonly promptCacheMarks?: PromptCacheMarks;
 }
 
 function encodePart(
@@ -67,12 +69,31 @@ function toolResultsFirst(blocks: AnthropicRequestBlock[]): AnthropicRequestBloc
  * their path (`messages.3.content.1`); a turn left with no blocks is dropped (with a warning) and
  * its neighbours merge if they now share a role.
  */
+/**
+ * The `cache_control` of a breakpoint with lifetime `ttl`
+ * (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#1-hour-cache-duration).
+ */
+export function cacheControlOf(ttl: PromptCacheTtl): Record<string, string> {
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/** Puts the breakpoint on the last block of a turn that may carry one (thinking blocks cannot). */
+function markLastCacheableBlock(blocks: AnthropicRequestBlock[], ttl: PromptCacheTtl): void {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const block = blocks[i] as AnthropicRequestBlock;
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
+    blocks[i] = { ...block, cache_control: cacheControlOf(ttl) };
+    return;
+  }
+}
+
 export function encodeAnthropicMessages(
   messages: ReadonlyArray<CanonicalMessage>,
   options: EncodeAnthropicMessagesOptions,
   warnings: TranslationNotes,
 ): AnthropicRequestMessage[] {
   const out: { role: CanonicalMessage['role']; content: AnthropicRequestBlock[] }[] = [];
+  const cacheAfter = new Map((options.promptCacheMarks?.messages ?? []).map((mark) => [mark.index, mark.ttl]));
   messages.forEach((message, m) => {
     const blocks: AnthropicRequestBlock[] = [];
     message.content.forEach((part, p) => {
@@ -83,6 +104,8 @@ export function encodeAnthropicMessages(
       if (message.content.length > 0) warnings.drop(`messages.${m}: nothing left to send in this turn; dropped`);
       return;
     }
+    const ttl = cacheAfter.get(m);
+    if (ttl) markLastCacheableBlock(blocks, ttl);
     const last = out[out.length - 1];
     if (last?.role === message.role) last.content.push(...blocks);
     else out.push({ role: message.role, content: blocks });

@@ -159,8 +159,44 @@ function encodeOutputConfig(request: CanonicalRequest, notes: TranslationNotes):
   return { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
 }
 
+/** A Converse cache checkpoint (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html). */
+const CACHE_POINT = Object.freeze({ cachePoint: Object.freeze({ type: 'default' }) });
+
 /**
- * Builds the JSON body: `system` (one text block), `messages`, `inferenceConfig` (maxTokens,
+ * Where the client's prompt-cache breakpoints (CanonicalRequest.promptCacheMarks, from Anthropic
+ * `cache_control`) become Converse `cachePoint` blocks. Bedrock caches prompts for Claude
+ * (system, messages and tools) and Amazon Nova (system and messages)
+ * (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, "Supported models,
+ * regions, and limits"); for other models, and for Nova's tools, the marks are dropped with a note:
+ * without them the request is answered the same, only without the cache discount. A cache point
+ * has Bedrock's default lifetime: a one-hour mark is cached for that default.
+ */
+function cachePointsFor(
+  request: CanonicalRequest,
+  family: ConverseModelFamily,
+  notes: TranslationNotes,
+): { system: boolean; tools: boolean; messages: ReadonlySet<number> } {
+  const marks = request.promptCacheMarks;
+  if (!marks) return { system: false, tools: false, messages: new Set() };
+  if (family === 'other') {
+    notes.drop('cache_control: this Amazon Bedrock model has no prompt caching; cache points dropped');
+    return { system: false, tools: false, messages: new Set() };
+  }
+  if ([marks.system, marks.tools, ...marks.messages.map((mark) => mark.ttl)].includes('1h'))
+    notes.drop('cache_control ttl 1h: a Bedrock cache point has one lifetime (5 minutes); cached for that');
+  const tools = marks.tools !== undefined && family === 'anthropic' && (request.tools?.length ?? 0) > 0;
+  if (marks.tools !== undefined && family === 'nova')
+    notes.drop('cache_control on tools: Amazon Nova caches system and messages only on Bedrock; dropped');
+  return {
+    system: marks.system !== undefined && request.system !== undefined && request.system !== '',
+    tools,
+    messages: new Set(marks.messages.map((mark) => mark.index)),
+  };
+}
+
+/**
+ * Builds the JSON body: `system` (one text block, then a cache point when the client marked one:
+ * cachePointsFor), `messages`, `inferenceConfig` (maxTokens,
  * temperature, topP, stopSequences), `toolConfig`, `additionalModelRequestFields` (reasoning and
  * `top_k` by family) and `outputConfig`. Dropped with a note: `user`, `metadata`, the
  * `anthropic-beta` header; extensions are dropped or refused by vendor-extensions.ts (no client
@@ -181,9 +217,11 @@ export function buildConverseBody(
     target.provider.quirks.defaultMaxTokens ?? FALLBACK_MAX_TOKENS,
     notes,
   );
-  const messages = encodeConverseMessages(request.messages, family, notes);
+  const cachePoints = cachePointsFor(request, family, notes);
+  const messages = encodeConverseMessages(request.messages, family, notes, cachePoints.messages);
   const body: Record<string, unknown> = {};
-  if (request.system !== undefined && request.system !== '') body.system = [{ text: request.system }];
+  if (request.system !== undefined && request.system !== '')
+    body.system = cachePoints.system ? [{ text: request.system }, CACHE_POINT] : [{ text: request.system }];
   body.messages = messages;
   const inference: Record<string, unknown> = {};
   if (plan.maxTokens !== undefined) inference.maxTokens = plan.maxTokens;
@@ -192,7 +230,10 @@ export function buildConverseBody(
   if (request.stopSequences && request.stopSequences.length > 0) inference.stopSequences = [...request.stopSequences];
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
   const toolConfig = encodeToolConfig(request, messages, notes);
-  if (toolConfig) body.toolConfig = toolConfig;
+  if (toolConfig)
+    body.toolConfig = cachePoints.tools
+      ? { ...toolConfig, tools: [...(toolConfig.tools as unknown[]), CACHE_POINT] }
+      : toolConfig;
   const additional = { ...plan.additionalFields, ...topKFields(request.topK, family, notes) };
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const outputConfig = encodeOutputConfig(request, notes);

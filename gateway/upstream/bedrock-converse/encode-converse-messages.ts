@@ -232,10 +232,14 @@ function toolResultsFirst(blocks: ConverseRequestBlock[]): ConverseRequestBlock[
  * or dropped with a note naming their path (`messages.3.content.1`); a turn left with no blocks
  * is dropped (with a note) and its neighbours merge when they now share a role.
  */
+/** No turn ends a cached prefix. */
+const NO_CACHE_POINTS: ReadonlySet<number> = new Set();
+
 export function encodeConverseMessages(
   messages: ReadonlyArray<CanonicalMessage>,
   family: ConverseModelFamily,
   notes: TranslationNotes,
+  cacheAfter: ReadonlySet<number> = NO_CACHE_POINTS,
 ): ConverseRequestMessage[] {
   const state: EncodeState = { family, notes, documentNames: new Set() };
   const out: ConverseRequestMessage[] = [];
@@ -249,6 +253,7 @@ export function encodeConverseMessages(
       if (message.content.length > 0) notes.drop(`messages.${m}: nothing left to send in this turn; dropped`);
       return;
     }
+    if (cacheAfter.has(m)) blocks.push({ cachePoint: { type: 'default' } });
     const last = out[out.length - 1];
     if (last?.role === message.role) last.content.push(...blocks);
     else out.push({ role: message.role, content: blocks });

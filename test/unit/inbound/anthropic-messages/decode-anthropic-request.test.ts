@@ -59,8 +59,39 @@ describe('anthropic decodeRequest', () => {
         ],
         toolChoice: { type: 'auto' },
         reasoning: { enabled: true, includeThoughts: true, budgetTokens: 1024 },
+        // the system block's cache_control: a breakpoint after the system prompt
+        promptCacheMarks: { system: '5m', messages: [] },
       },
     });
+  });
+
+  it('reads cache_control breakpoints with their lifetimes, turn indices counting non-system messages', () => {
+    const result = decode({
+      model: 'm',
+      max_tokens: 10,
+      system: 'plain',
+      tools: [
+        { name: 'a', input_schema: { type: 'object' } },
+        { name: 'b', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral', ttl: '1h' } },
+      ],
+      messages: [
+        { role: 'system', content: [{ type: 'text', text: 'more', cache_control: { type: 'ephemeral' } }] },
+        { role: 'user', content: [{ type: 'text', text: 'one', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+        { role: 'assistant', content: 'two' },
+        { role: 'user', content: [{ type: 'text', text: 'three', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+    expect(result.ok && result.value.promptCacheMarks).toEqual({
+      system: '5m',
+      tools: '1h',
+      messages: [
+        { index: 0, ttl: '1h' },
+        { index: 2, ttl: '5m' },
+      ],
+    });
+    expect(decode({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).not.toHaveProperty(
+      'value.promptCacheMarks',
+    );
   });
 
   it('accepts a missing max_tokens and leaves maxOutputTokens undefined', () => {
