@@ -35,6 +35,45 @@ function built(req: CanonicalRequest, model = CLAUDE) {
   return { url: http.url, headers: http.headers, body: JSON.parse(http.body) as Record<string, unknown>, notes };
 }
 
+describe('bedrock-converse cache points', () => {
+  const marked = (marks: CanonicalRequest['promptCacheMarks']) =>
+    request({
+      system: 'be brief',
+      tools: [{ name: 't', parameters: { type: 'object' } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'one' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'two' }] },
+        { role: 'user', content: [{ type: 'text', text: 'three' }] },
+      ],
+      ...(marks ? { promptCacheMarks: marks } : {}),
+    });
+  const POINT = { cachePoint: { type: 'default' } };
+
+  it('puts no cache point without marks', () => {
+    expect(JSON.stringify(built(marked(undefined)).body)).not.toContain('cachePoint');
+  });
+
+  it('puts them after the system prompt, the tools and the marked turns for Claude, noting a one-hour lifetime it cannot keep', () => {
+    const { body, notes } = built(marked({ system: '1h', tools: '5m', messages: [{ index: 0, ttl: '5m' }] }));
+    expect(body.system).toEqual([{ text: 'be brief' }, POINT]);
+    expect((body.toolConfig as { tools: unknown[] }).tools.at(-1)).toEqual(POINT);
+    const messages = body.messages as Array<{ content: unknown[] }>;
+    expect(messages[0]?.content).toEqual([{ text: 'one' }, POINT]);
+    expect(messages[2]?.content).toEqual([{ text: 'three' }]);
+    expect(notes.dropped.join('\n')).toMatch(/ttl 1h/);
+  });
+
+  it('keeps no tool cache point for Nova and none at all for other families, with a note', () => {
+    const nova = built(marked({ tools: '5m', messages: [{ index: 2, ttl: '5m' }] }), 'us.amazon.nova-pro-v1:0');
+    expect((nova.body.toolConfig as { tools: unknown[] }).tools).not.toContainEqual(POINT);
+    expect((nova.body.messages as Array<{ content: unknown[] }>)[2]?.content.at(-1)).toEqual(POINT);
+    expect(nova.notes.dropped.join('\n')).toMatch(/Nova caches system and messages only/);
+    const llama = built(marked({ system: '5m', messages: [] }), 'meta.llama3-3-70b-instruct-v1:0');
+    expect(JSON.stringify(llama.body)).not.toContain('cachePoint');
+    expect(llama.notes.dropped.join('\n')).toMatch(/no prompt caching/);
+  });
+});
+
 describe('bedrock-converse request', () => {
   it('posts to /model/{url-encoded id}/converse or /converse-stream without a credential header', () => {
     expect(built(request()).url).toBe(
