@@ -9,7 +9,7 @@
  * rotation, which is neither a failover nor a failure of the channel (nothing is recorded against
  * its health). Only when every credential is cooling down, at its limit, or refused does the
  * attempt fail, with the last refusal, and the caller fails over as for any channel. A channel
- * with a lone `apiKey` (no `credentials`) is tried exactly as before key pools: its one attempt's
+ * with a lone `apiKey` (no `credentials`) is tried once, as any channel: its one attempt's
  * result, no cooldown.
  *
  * The credential of the last attempt and the number of rotations of a request are kept per
@@ -82,7 +82,7 @@ export async function attemptWithCredentials(
     );
     if (scope && admitted.tokens > 0) settleCredential(deps, input, channel, scope, admitted.tokens, result);
     if (result.kind !== 'failed' || signal?.aborted) return result;
-    // A lone apiKey (no `credentials`) behaves as before key pools: no cooldown, the channel's failover.
+    // A lone apiKey (no `credentials`) is the channel itself: no cooldown, a refusal is the channel's failover.
     const reason = pooled ? refusalOf(result.error) : undefined;
     if (!reason) return result;
     const error = result.error;
