@@ -41,8 +41,8 @@ export type FailoverStep = { readonly next: AdmittedChannel } | { readonly end: 
  * Retry rounds of one model's failover loop (config `routing.retries`): the channels that failed
  * transiently (failover-worthy errors) are tried again, in the order they failed, after the other
  * candidates, at most `maxRetries` rounds, each after an exponential back-off with full jitter (or
- * the first channel's Retry-After when longer and within `retryAfterCapMs`), never past the
- * request's deadline. A channel whose Retry-After exceeds the cap is not retried.
+ * the longest Retry-After of the round's channels when longer, all within `retryAfterCapMs`), never
+ * past the request's deadline. A channel whose Retry-After exceeds the cap is not retried.
  */
 export class RetryRounds {
   private round = 0;
@@ -77,7 +77,7 @@ export class RetryRounds {
       this.settings.backoffMaxMs,
       this.random,
     );
-    const waitMs = Math.max(backoff, this.failed[0]?.retryAfterMs ?? 0);
+    const waitMs = Math.max(backoff, ...this.failed.map((f) => f.retryAfterMs));
     if (Date.now() + waitMs >= this.deadlineAt) return undefined;
     this.round++;
     const channels = this.failed.map((f) => f.channel);

@@ -8,7 +8,7 @@
  * moved out of the way by health (the local breaker and the shared cooldown honour the full
  * Retry-After), so the next channel is tried at once. A retry round over channels already tried
  * (config `routing.retries.maxRetries`) waits an exponential back-off with full jitter
- * (retryBackoffMs), or the channel's Retry-After when that is longer and within the cap
+ * (retryBackoffMs), or the longest Retry-After of the round's channels when that is longer (each within the cap)
  * (https://aws.amazon.com/builders-library/timeouts-retries-and-backoff-with-jitter/).
  */
 import type { GatewayError } from '../canonical/gateway-error.ts';

@@ -151,7 +151,7 @@ describe('credential rotation', () => {
     expect(state.allowed).toBe(false);
   });
 
-  it('gives a channel with a lone apiKey no cooldown: a 429 is the channel's failover', async () => {
+  it("gives a channel with a lone apiKey no cooldown: a 429 is the channel's failover", async () => {
     const config = parseConfigFile({
       channels: [{ id: 'single', provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['m'], apiKey: 'sk-1' }],
     });
