@@ -49,7 +49,7 @@ import type { ResponseStore } from '../schemas/state-store/response-store.ts';
 import type { SessionStore } from '../schemas/state-store/session-store.ts';
 import type { AffinityStore } from '../schemas/state-store/affinity-store.ts';
 import { DEFAULT_ROUTING_SETTINGS } from './config/routing-settings.ts';
-import { createExchangeRouting, LocalInFlightCounter } from './exchange/exchange-routing.ts';
+import { createExchangeRouting } from './exchange/exchange-routing.ts';
 import { InFlightBoard } from './routing/in-flight-board.ts';
 import type { InFlightRegistry } from '../schemas/state-store/in-flight-registry.ts';
 import type { ControlPlane } from './control-plane/local-control-plane.ts';
@@ -284,13 +284,12 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
     onOutcome: deps.onOutcome,
   });
   // Requests in flight per channel across nodes, for `least-busy` (routing/in-flight-board.ts).
-  const inFlight = deps.inFlightRegistry
-    ? new InFlightBoard({ registry: deps.inFlightRegistry, log: app.log })
-    : new LocalInFlightCounter();
-  if (inFlight instanceof InFlightBoard) {
-    app.addHook('onReady', async () => void inFlight.start());
-    app.addHook('onClose', async () => inFlight.stop());
-  }
+  const inFlight = new InFlightBoard({
+    ...(deps.inFlightRegistry ? { registry: deps.inFlightRegistry } : {}),
+    log: app.log,
+  });
+  app.addHook('onReady', async () => void inFlight.start());
+  app.addHook('onClose', async () => inFlight.stop());
   const routing = createExchangeRouting({
     settings: config.routing ?? DEFAULT_ROUTING_SETTINGS,
     ...(deps.affinityStore ? { affinityStore: deps.affinityStore } : {}),

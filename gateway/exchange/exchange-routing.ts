@@ -78,24 +78,3 @@ export function createExchangeRouting(options: ExchangeRoutingOptions): Exchange
       : {}),
   };
 }
-
-/** In-flight attempts counted on this node only (before the shared in-flight board runs). */
-export class LocalInFlightCounter implements InFlightCounter {
-  private readonly counts = new Map<string, number>();
-
-  begin(channelId: string): () => void {
-    this.counts.set(channelId, (this.counts.get(channelId) ?? 0) + 1);
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      const left = (this.counts.get(channelId) ?? 1) - 1;
-      if (left <= 0) this.counts.delete(channelId);
-      else this.counts.set(channelId, left);
-    };
-  }
-
-  inFlight(channelId: string): number {
-    return this.counts.get(channelId) ?? 0;
-  }
-}

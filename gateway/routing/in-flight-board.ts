@@ -29,8 +29,11 @@ export type InFlightBoardLog = RefreshLog;
 
 /** Options of InFlightBoard. Times in ms. */
 export interface InFlightBoardOptions {
-  /** Where every node publishes its counts (openInFlightRegistry in infra/open-adapters.ts). */
-  readonly registry: InFlightRegistry;
+  /**
+   * Where every node publishes its counts (openInFlightRegistry in infra/open-adapters.ts); none:
+   * the board counts this node's attempts only and runs no loop.
+   */
+  readonly registry?: InFlightRegistry;
   /** This node's id in the registry (default: a random UUID, new at every start of the process). */
   readonly nodeId?: string;
   /** Background publish-and-read period, ms (default 1000); the counts are published with a TTL of 3 × this. */
@@ -108,6 +111,7 @@ export class InFlightBoard implements InFlightSource {
    * it succeeded) and never rejects; the board counts this node's attempts before it.
    */
   start(): Promise<boolean> {
+    if (!this.options.registry) return Promise.resolve(true);
     return this.loop.start();
   }
 
@@ -119,7 +123,7 @@ export class InFlightBoard implements InFlightSource {
   async stop(): Promise<void> {
     this.loop.stop();
     await this.loop.pending;
-    await this.options.registry.withdraw(this.nodeId).catch(() => undefined);
+    await this.options.registry?.withdraw(this.nodeId).catch(() => undefined);
   }
 
   /**
@@ -132,7 +136,9 @@ export class InFlightBoard implements InFlightSource {
   }
 
   private async publishAndRead(): Promise<void> {
-    this.others = await this.options.registry.publishAndReadOthers(this.nodeId, new Map(this.local), this.ttlMs);
+    const registry = this.options.registry;
+    if (!registry) return;
+    this.others = await registry.publishAndReadOthers(this.nodeId, new Map(this.local), this.ttlMs);
     this.othersReadAt = this.clock();
   }
 }
