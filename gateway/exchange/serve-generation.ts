@@ -120,7 +120,8 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       clientGone: departure.signal,
       inputTokens: () => input.value,
       mayUseModel: (model) => mayUseModel(resolved, model),
-      ...(services.exchange.routing?.affinity
+      // The conversation's affinity key, when affinity is on and the model has an account to choose.
+      ...(services.exchange.routing?.affinity && services.exchange.router.hasAccountChoice(canonical.model)
         ? {
             affinityKey: affinityKeyOf({
               keyId: identity.keyId,

@@ -83,6 +83,16 @@ export class ChannelRouter {
     return this.byModel.get(model) ?? NO_CHANNELS;
   }
 
+  /**
+   * Whether a request for `model` has an upstream account to choose: more than one enabled channel
+   * serves it, or its one channel has a key pool. Without a choice, prompt-cache affinity has
+   * nothing to keep.
+   */
+  hasAccountChoice(model: string): boolean {
+    const serving = this.byModel.get(model) ?? NO_CHANNELS;
+    return serving.length > 1 || (serving[0]?.credentials?.length ?? 0) > 1;
+  }
+
   /** The channel with this id, if any. */
   channel(id: string): Channel | undefined {
     return this.channels.find((c) => c.id === id);

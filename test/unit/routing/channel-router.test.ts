@@ -22,6 +22,32 @@ describe('ChannelRouter', () => {
     expect(r.candidatesFor('other')).toEqual([]);
   });
 
+  it('tells whether a model has an upstream account to choose: two enabled channels, or one with a key pool', () => {
+    const r = router([
+      { id: 'solo', provider: 'deepseek', models: ['solo'] },
+      { id: 'a', provider: 'deepseek', models: ['pair'] },
+      { id: 'b', provider: 'deepseek', models: ['pair'] },
+      { id: 'c', provider: 'deepseek', models: ['half'] },
+      { id: 'd', provider: 'deepseek', models: ['half'], enabled: false },
+      {
+        id: 'pool',
+        provider: 'deepseek',
+        models: ['pooled'],
+        credentials: [
+          { id: 'k1', apiKey: 'sk-1' },
+          { id: 'k2', apiKey: 'sk-2' },
+        ],
+      },
+    ]);
+    expect(['solo', 'pair', 'half', 'pooled', 'none'].map((m) => r.hasAccountChoice(m))).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+  });
+
   it('serves modelMap aliases and maps them to the upstream name', () => {
     const r = router([
       {
