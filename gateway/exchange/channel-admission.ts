@@ -68,33 +68,21 @@ export class ChannelAdmission {
   ): Promise<{ admitted: AdmittedChannel } | { retryAfterMs: number }> {
     const limits = this.deps.channelLimits;
     if (!limits) return { admitted: { channel, index, reservedTokens: 0 } };
-    try {
-      // Only a TPM limit needs the (tokenizer) estimate; it is computed once per request.
-      const tokens =
-        scope.tpm === null
-          ? 0
-          : (this.tokens ??= Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(this.estimate(limits)) || 0)));
-      const admission = await limits.limiter.admit([scope], tokens);
-      if (admission.allowed) return { admitted: { channel, index, scope, reservedTokens: tokens } };
-      this.deps.log.debug(
-        {
-          requestId: this.input.requestId,
-          channel: channel.id,
-          refusedBy: admission.refusedBy,
-          retryAfterMs: admission.retryAfterMs,
-        },
-        'channel at its limit: skipped',
-      );
-      return { retryAfterMs: admission.retryAfterMs };
-    } catch (error) {
-      // A store outage is logged once by the store itself (per transition), not per request.
-      const level = isStateStoreUnavailable(error) ? 'debug' : 'warn';
-      this.deps.log[level](
-        { requestId: this.input.requestId, channel: channel.id, err: error },
-        'channel limiter unavailable: channel used without reservation',
-      );
-      return { admitted: { channel, index, reservedTokens: 0 } };
-    }
+    // Only a TPM limit needs the (tokenizer) estimate; it is computed once per request.
+    const admission = await admitLimitScope(
+      this.deps,
+      scope,
+      () => (this.tokens ??= cappedTokens(this.estimate(limits))),
+      {
+        requestId: this.input.requestId,
+        channelId: channel.id,
+        limited: 'channel',
+      },
+    );
+    if ('retryAfterMs' in admission) return admission;
+    return admission.reserved
+      ? { admitted: { channel, index, scope, reservedTokens: admission.tokens } }
+      : { admitted: { channel, index, reservedTokens: 0 } };
   }
 
   /** The request's token reservation before capping (tokens). */
@@ -104,17 +92,88 @@ export class ChannelAdmission {
 
   /** Settles `admitted`'s token reservation to the attempt's actual tokens (0 unless served with usage). Never throws; does not wait. */
   settle(admitted: AdmittedChannel, result: AttemptResult | undefined): void {
-    const limiter = this.deps.channelLimits?.limiter;
-    if (!limiter || !admitted.scope || admitted.scope.tpm === null) return;
-    const actual = result?.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
-    if (actual === admitted.reservedTokens) return;
-    limiter.settle([admitted.scope], admitted.reservedTokens, actual).catch((error: unknown) => {
-      this.deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
-        { requestId: this.input.requestId, channel: admitted.channel.id, err: error },
-        'channel limit settlement failed',
-      );
+    if (!admitted.scope) return;
+    settleLimitScope(this.deps, admitted.scope, admitted.reservedTokens, result, {
+      requestId: this.input.requestId,
+      channelId: admitted.channel.id,
+      limited: 'channel',
     });
   }
+}
+
+/** Which limit a scope belongs to, for the log lines of admitLimitScope and settleLimitScope. */
+export interface LimitScopeContext {
+  readonly requestId: string;
+  readonly channelId: string;
+  /** `channel` (`channel:<id>`) or `credential` (a key-pool credential's `channel:<id>/credential:<cid>`). */
+  readonly limited: 'channel' | 'credential';
+}
+
+/** A token estimate as a reservation: a whole number of tokens in [0, MAX_LIMIT_UNITS]. */
+export function cappedTokens(estimate: number): number {
+  return Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(estimate) || 0));
+}
+
+/**
+ * Admits one attempt against `scope` (a channel's or a pool credential's RPM/TPM): `reserved`
+ * with the tokens held (`tokens()` is read only when the scope has a TPM limit), or the wait when
+ * it is at its limit (logged at debug, the request skips it). Fail-open: when the limiter cannot
+ * answer, the attempt goes on unreserved (`reserved: false`, logged). Never throws.
+ */
+export async function admitLimitScope(
+  deps: Pick<ExchangeDeps, 'channelLimits' | 'log'>,
+  scope: LimitScope,
+  tokens: () => number,
+  context: LimitScopeContext,
+): Promise<{ reserved: boolean; tokens: number } | { retryAfterMs: number }> {
+  const limits = deps.channelLimits;
+  if (!limits) return { reserved: false, tokens: 0 };
+  try {
+    const reservation = scope.tpm === null ? 0 : tokens();
+    const admission = await limits.limiter.admit([scope], reservation);
+    if (admission.allowed) return { reserved: true, tokens: reservation };
+    deps.log.debug(
+      {
+        requestId: context.requestId,
+        channel: context.channelId,
+        scope: scope.scope,
+        refusedBy: admission.refusedBy,
+        retryAfterMs: admission.retryAfterMs,
+      },
+      `${context.limited} at its limit: skipped`,
+    );
+    return { retryAfterMs: admission.retryAfterMs };
+  } catch (error) {
+    // A store outage is logged once by the store itself (per transition), not per request.
+    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+      { requestId: context.requestId, channel: context.channelId, scope: scope.scope, err: error },
+      `${context.limited} limiter unavailable: ${context.limited} used without reservation`,
+    );
+    return { reserved: false, tokens: 0 };
+  }
+}
+
+/**
+ * Settles a reservation of `reserved` tokens on `scope` to the attempt's actual tokens (0 unless
+ * served with usage). Nothing to do without a TPM limit or when they match. Never throws; does not wait.
+ */
+export function settleLimitScope(
+  deps: Pick<ExchangeDeps, 'channelLimits' | 'log'>,
+  scope: LimitScope,
+  reserved: number,
+  result: AttemptResult | undefined,
+  context: LimitScopeContext,
+): void {
+  const limiter = deps.channelLimits?.limiter;
+  if (!limiter || scope.tpm === null) return;
+  const actual = result?.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
+  if (actual === reserved) return;
+  limiter.settle([scope], reserved, actual).catch((error: unknown) => {
+    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
+      { requestId: context.requestId, channel: context.channelId, scope: scope.scope, err: error },
+      `${context.limited} limit settlement failed`,
+    );
+  });
 }
 
 /** The answer when every channel serving the model is at its limit (429, retry after the shortest wait). */

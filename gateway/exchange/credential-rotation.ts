@@ -17,14 +17,11 @@
  */
 import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { CredentialCooldownReason } from '../../schemas/state-store/credential-cooldowns.ts';
-import { isStateStoreUnavailable } from '../../schemas/state-store/state-store-unavailable.ts';
-import { actualTokensOf } from '../policy/admit-request.ts';
 import { credentialLimitScope } from '../policy/channel-limits.ts';
 import type { Channel } from '../routing/channel.ts';
 import { cooldownMsFor, CredentialPool } from '../routing/credential-pool.ts';
-import { MAX_LIMIT_UNITS } from '../../schemas/state-store/gcra-rate-limit.ts';
-import type { LimitScope } from '../../schemas/state-store/rate-limiter.ts';
 import type { AttemptResult } from './attempt-result.ts';
+import { admitLimitScope, cappedTokens, settleLimitScope } from './channel-admission.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeOutcome } from './exchange-outcome.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
@@ -39,6 +36,8 @@ export type RotationInput = Pick<ExchangeInput, 'requestId' | 'request' | 'prefe
 interface CredentialUse {
   credentialId: string | undefined;
   rotations: number;
+  /** The request's token estimate for credential TPM limits (tokens), once computed. */
+  tokens?: number;
 }
 
 const USES = new WeakMap<object, CredentialUse>();
@@ -70,7 +69,10 @@ export async function attemptWithCredentials(
   let waitMs: number | undefined;
   for (const [index, credential] of usable.entries()) {
     const scope = credentialLimitScope(channel.id, credential.id, credential.rpm, credential.tpm);
-    const admitted = scope ? await admitCredential(deps, input, channel, scope) : { tokens: 0 };
+    const context = { requestId: input.requestId, channelId: channel.id, limited: 'credential' } as const;
+    // The token estimate (a tokenizer pass) is made once per request, whatever the credentials tried.
+    const tokens = (): number => (use.tokens ??= cappedTokens(deps.channelLimits?.estimatedTokens(input.request) ?? 0));
+    const admitted = scope ? await admitLimitScope(deps, scope, tokens, context) : { reserved: false, tokens: 0 };
     if ('retryAfterMs' in admitted) {
       waitMs = Math.min(waitMs ?? Infinity, admitted.retryAfterMs);
       continue;
@@ -80,7 +82,7 @@ export async function attemptWithCredentials(
     const result = await send({ ...channel, apiKey: credential.apiKey, credentialId: credential.id }).catch(
       (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
     );
-    if (scope && admitted.tokens > 0) settleCredential(deps, input, channel, scope, admitted.tokens, result);
+    if (scope && admitted.reserved) settleLimitScope(deps, scope, admitted.tokens, result, context);
     if (result.kind !== 'failed' || signal?.aborted) return result;
     // A lone apiKey (no `credentials`) is the channel itself: no cooldown, a refusal is the channel's failover.
     const reason = pooled ? refusalOf(result.error) : undefined;
@@ -148,55 +150,4 @@ function noCredentialLeft(channel: Channel, pool: CredentialPool, limitWaitMs: n
       { allowFailover: true, retryable: true, ...(Number.isFinite(retryAfterMs) ? { retryAfterMs } : {}) },
     ),
   };
-}
-
-/** Admits one attempt against a credential's scope: the tokens reserved, or the wait when at its limit. Fails open when the limiter cannot answer. */
-async function admitCredential(
-  deps: RotationDeps,
-  input: RotationInput,
-  channel: Channel,
-  scope: LimitScope,
-): Promise<{ tokens: number } | { retryAfterMs: number }> {
-  const limits = deps.channelLimits;
-  if (!limits) return { tokens: 0 };
-  try {
-    const tokens =
-      scope.tpm === null
-        ? 0
-        : Math.min(MAX_LIMIT_UNITS, Math.max(0, Math.floor(limits.estimatedTokens(input.request)) || 0));
-    const admission = await limits.limiter.admit([scope], tokens);
-    if (admission.allowed) return { tokens };
-    deps.log.debug(
-      { requestId: input.requestId, channel: channel.id, scope: scope.scope, retryAfterMs: admission.retryAfterMs },
-      'credential at its limit: skipped',
-    );
-    return { retryAfterMs: admission.retryAfterMs };
-  } catch (error) {
-    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
-      { requestId: input.requestId, channel: channel.id, scope: scope.scope, err: error },
-      'credential limiter unavailable: credential used without reservation',
-    );
-    return { tokens: 0 };
-  }
-}
-
-/** Settles a credential's token reservation to the attempt's actual tokens (0 unless served). Never throws; does not wait. */
-function settleCredential(
-  deps: RotationDeps,
-  input: RotationInput,
-  channel: Channel,
-  scope: LimitScope,
-  reserved: number,
-  result: AttemptResult,
-): void {
-  const limiter = deps.channelLimits?.limiter;
-  if (!limiter || scope.tpm === null) return;
-  const actual = result.kind === 'served' ? actualTokensOf({ usage: result.usage, status: result.status }) : 0;
-  if (actual === reserved) return;
-  limiter.settle([scope], reserved, actual).catch((error: unknown) => {
-    deps.log[isStateStoreUnavailable(error) ? 'debug' : 'warn'](
-      { requestId: input.requestId, channel: channel.id, scope: scope.scope, err: error },
-      'credential limit settlement failed',
-    );
-  });
 }
