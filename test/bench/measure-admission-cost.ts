@@ -108,8 +108,11 @@ const HEADERS = { 'x-tollgate-end-user': 'customer-42', 'x-tollgate-tags': 'feat
 const USAGE = makeUsage({ inputTotal: 12, outputTotal: 40 });
 const ESTIMATED_TOKENS = 12 + 256;
 
-/** CPU µs per call of `run`, the least of three runs of `requests` after a warm-up of the same size. */
-async function microsPerRequest(requests: number, run: (i: number) => Promise<void>): Promise<number> {
+/**
+ * CPU µs per call of `run` (awaited), the least of three runs of `requests` after a warm-up of the
+ * same size: process CPU time (user + system) / requests. Shared by the in-process benches.
+ */
+export async function microsPerRequest(requests: number, run: (i: number) => unknown): Promise<number> {
   for (let i = 0; i < requests; i++) await run(i);
   let best = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 3; round++) {

@@ -22,6 +22,7 @@ import {
   type AffinityKeyInput,
 } from '../../gateway/routing/prompt-cache-affinity.ts';
 import { createMemoryAffinityStore } from '../../infra/state-store/memory/memory-affinity-store.ts';
+import { microsPerRequest } from './measure-admission-cost.ts';
 
 /** One measured case. */
 export interface RoutingCostRow {
@@ -64,19 +65,6 @@ function agentRequestBody(): Record<string, unknown> {
       { role: 'user', content: 'The test is packages/p1/src/sum.test.ts.' },
     ],
   };
-}
-
-/** CPU µs per call of `run`, the least of three runs of `requests` after a warm-up of the same size. */
-async function microsPerRequest(requests: number, run: (i: number) => unknown): Promise<number> {
-  for (let i = 0; i < requests; i++) await run(i);
-  let best = Number.POSITIVE_INFINITY;
-  for (let round = 0; round < 3; round++) {
-    const start = process.cpuUsage();
-    for (let i = 0; i < requests; i++) await run(i);
-    const used = process.cpuUsage(start);
-    best = Math.min(best, (used.user + used.system) / requests);
-  }
-  return best;
 }
 
 /** Measures the routing cases (see the module doc). @throws Error when the bench request does not decode */
