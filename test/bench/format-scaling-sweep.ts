@@ -33,7 +33,7 @@ export interface ScalingPoint {
   readonly gatewayCpuUsPerRequest: number;
   /** gateway ÷ floor CPU per request; null when the floor's figure is 0 (too few clock ticks). */
   readonly ratio: number | null;
-  /** Why the point differs from what was asked (e.g. fewer streams than asked); absent when as asked. */
+  /** Why the point differs from what was asked (fewer streams than asked, or failed: then ratio null); absent when as asked. */
   readonly note?: string;
 }
 

@@ -3,7 +3,7 @@
  * floor proxy's as the work grows. Against one upstream (scaling-sweep-upstream.ts, in this
  * process, answering a fixed small reply or a stream of a chosen length), a floor proxy and a
  * gateway alone (the same child setups as the bench's cases) are loaded point by point, floor then
- * gateway, each with a warm-up then an exact number of requests (send-bench-requests.ts, every
+ * gateway, after a warm-up of both on every point's body, each with a warm-up then an exact number of requests (send-bench-requests.ts, every
  * answer must be 200); the CPU time of each server's whole process tree is read from /proc around
  * the measured requests (read-process-usage.ts). Dimensions and points:
  * - request body 1 KB, 10 KB, 100 KB, 1 MB (non-streamed Chat Completions pass-through);
@@ -135,8 +135,9 @@ function planPoints(settings: ScalingSweepSettings): PointPlan[] {
     label: `${size} events`,
     body: streamedChatBody(size),
   }));
-  // This process holds the client socket and the upstream's socket of each stream, plus ~1000 spare.
-  const fdCap = Math.max(1, Math.floor((openFileLimit() - 1000) / 2));
+  // This process holds the client socket and the upstream's socket of each stream; the gateway holds
+  // two as well, plus its own files: 2 000 spare each (9 500 of a 20 000 limit failed with socket errors).
+  const fdCap = Math.max(1, Math.floor(openFileLimit() / 2) - 2000);
   const cap = Math.min(settings.maxStreams, fdCap);
   const levels = [...new Set(SWEEP_CONCURRENT_STREAMS.map((level) => Math.min(level, cap)))];
   const concurrent: PointPlan[] = levels.map((level) => {
@@ -182,7 +183,9 @@ async function measureServer(server: SweepServer, plan: PointPlan): Promise<numb
 /**
  * Runs the sweep: starts the upstream in this process, the servers through `startServers` (given
  * the upstream's origin), measures every point, stops everything.
- * @throws Error when a server does not start, any answer is not 200, or a gateway outcome failed
+ * A point where any answer is not 200 or a gateway outcome failed is reported as failed (ratio
+ * null, the reason in its note) and left out of its dimension's spread.
+ * @throws Error when a server does not start or a warm-up request fails
  */
 export async function measureScalingSweep(
   settings: ScalingSweepSettings,
@@ -193,11 +196,42 @@ export async function measureScalingSweep(
   let servers: SweepServers | undefined;
   try {
     servers = await startServers(upstream.origin);
+    const plans = planPoints(settings);
+    // Freshly started servers compile their hot paths during the first thousands of requests: warm
+    // both on every point's body first, so the first point is not measured on colder code than the last.
+    for (const server of [servers.floor, servers.gateway])
+      for (const plan of plans.filter((p) => p.dimension !== 'concurrent-streams'))
+        await sendBenchRequests({
+          url: `${server.origin}/v1/chat/completions`,
+          headers,
+          body: plan.body,
+          concurrency: Math.min(plan.concurrency, settings.connections),
+          count: settings.warmupRequests,
+        });
     const points: ScalingPoint[] = [];
-    for (const plan of planPoints(settings)) {
+    for (const plan of plans) {
       progress(`  ${plan.dimension} ${plan.label} … `);
-      const floorCpu = await measureServer(servers.floor, plan);
-      const gatewayCpu = await measureServer(servers.gateway, plan);
+      let floorCpu: number;
+      let gatewayCpu: number;
+      try {
+        floorCpu = await measureServer(servers.floor, plan);
+        gatewayCpu = await measureServer(servers.gateway, plan);
+      } catch (error) {
+        // A point the machine cannot carry is reported, not fatal: the other points still judge their dimension.
+        const reason = error instanceof Error ? error.message : String(error);
+        progress(`FAILED: ${reason}\n`);
+        points.push({
+          dimension: plan.dimension,
+          size: plan.size,
+          label: plan.label,
+          requests: 0,
+          floorCpuUsPerRequest: 0,
+          gatewayCpuUsPerRequest: 0,
+          ratio: null,
+          note: `failed, left out of the spread: ${reason.slice(0, 300)}`,
+        });
+        continue;
+      }
       const ratio = scalingRatio(gatewayCpu, floorCpu);
       progress(`floor ${floorCpu.toFixed(0)} µs, gateway ${gatewayCpu.toFixed(0)} µs per request\n`);
       points.push({
