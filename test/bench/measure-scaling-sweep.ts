@@ -146,7 +146,7 @@ function planPoints(settings: ScalingSweepSettings): PointPlan[] {
     return {
       dimension: 'concurrent-streams',
       size: level,
-      label: `${level} streams`,
+      label: `${level} stream${level === 1 ? '' : 's'}`,
       body: streamedChatBody(20),
       concurrency: level,
       requests: Math.max(settings.requests, 2 * level),
