@@ -9,6 +9,7 @@ import type { CacheAffinityReport } from './measure-cache-affinity.ts';
 import type { RoutingCostRow } from './measure-routing-cost.ts';
 import { BENCH_SHAPES, BENCH_TARGETS, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 import type { PipelineReport } from './format-pipeline-report.ts';
+import type { ScalingSweepReport } from './format-scaling-sweep.ts';
 import type { LiveStreamFootprint } from './measure-server-footprint.ts';
 import { PEER_TARGETS, type PeerTarget } from './peers/peer-cases.ts';
 import type { BenchSettings, CaseMeasurement } from './run-bench-case.ts';
@@ -161,6 +162,8 @@ export interface BenchReport {
   readonly routing?: ReadonlyArray<RoutingCostRow>;
   /** Prompt-cache hit rate of agent sessions by routing (measure-cache-affinity.ts). */
   readonly cacheAffinity?: CacheAffinityReport;
+  /** CPU per request ÷ the floor's as request body, stream length and concurrent streams grow (measure-scaling-sweep.ts; absent with BENCH_SWEEP=0). */
+  readonly scalingSweep?: ScalingSweepReport;
 }
 
 /** Target names in tables. */

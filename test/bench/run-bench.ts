@@ -27,6 +27,9 @@
  * In this process, beside admission's CPU per request: routing's (measure-routing-cost.ts, JSON
  * `routing`) and the prompt-cache hit rate of agent sessions by routing (measure-cache-affinity.ts,
  * JSON `cacheAffinity`; with REDIS_URL also two nodes over Redis).
+ * After the HTTP cases, the scaling sweep (measure-scaling-sweep.ts, JSON `scalingSweep`): CPU per
+ * request of a floor and a gateway alone as the request body, the stream length and the streams in
+ * flight grow, as a ratio gateway ÷ floor per point and its spread per dimension.
  *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
@@ -35,7 +38,10 @@
  * (`0` never pins, `1` requires taskset; default pins when possible);
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
  * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120), BENCH_PIPELINE_BACKLOG (integer ≥ 0, default 5000;
- * 0 skips the backlog); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
+ * 0 skips the backlog); BENCH_SWEEP (`0` skips the scaling sweep), BENCH_SWEEP_REQUESTS (integer ≥ 1,
+ * default 1000: measured requests per point and server), BENCH_SWEEP_WARMUP_REQUESTS (integer ≥ 0,
+ * default 200), BENCH_SWEEP_CONNECTIONS (integer ≥ 1, default 8: in flight for the body and stream
+ * length points), BENCH_SWEEP_MAX_STREAMS (integer ≥ 1, default 10000); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
  * servers above always run on the embedded engines).
  * Exit codes: 0 done (whether or not the targets are met); 1 a case failed (any non-2xx answer,
  * request error, wrong answer, failed or mis-routed gateway outcome, rows missing), a server did
@@ -89,6 +95,8 @@ import {
 } from './format-bench-report.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
+import { measureScalingSweep, type ScalingSweepSettings, type SweepServers } from './measure-scaling-sweep.ts';
+import { formatScalingSweepTable, judgeScalingSweep } from './format-scaling-sweep.ts';
 import { isPeerTarget } from './peers/peer-cases.ts';
 import { peerGateways } from './peers/peer-gateways.ts';
 import {
@@ -190,6 +198,22 @@ function readPipelineSettings(env: NodeJS.ProcessEnv, settings: BenchSettings): 
       (n) => Number.isInteger(n) && n >= 0,
       'an integer >= 0',
     ),
+  };
+}
+
+/** The scaling sweep's settings, or null with BENCH_SWEEP=0. @throws BenchSettingsError naming the variable */
+function readSweepSettings(env: NodeJS.ProcessEnv): ScalingSweepSettings | null {
+  const enabled = env.BENCH_SWEEP?.trim() ?? '1';
+  if (enabled !== '0' && enabled !== '1' && enabled !== '')
+    throw new BenchSettingsError(`BENCH_SWEEP: expected 0 or 1, got ${JSON.stringify(env.BENCH_SWEEP)}`);
+  if (enabled === '0') return null;
+  const integer = (name: string, fallback: number, min: number): number =>
+    readNumber(env, name, fallback, (n) => Number.isInteger(n) && n >= min, `an integer >= ${min}`);
+  return {
+    requests: integer('BENCH_SWEEP_REQUESTS', 1000, 1),
+    warmupRequests: integer('BENCH_SWEEP_WARMUP_REQUESTS', 200, 0),
+    connections: integer('BENCH_SWEEP_CONNECTIONS', 8, 1),
+    maxStreams: integer('BENCH_SWEEP_MAX_STREAMS', 10_000, 1),
   };
 }
 
@@ -297,6 +321,34 @@ async function startServers(placement: CpuPlacement): Promise<StartedServers> {
   await applyBenchKeyLimits(gateway.origin);
   await applyBenchKeyLimits(embedded.origin);
   return { mock, floor, gateway, embedded, gatewayDataDir };
+}
+
+/** A floor and a gateway alone (same setups as startServers) against the scaling sweep's upstream. */
+async function startSweepServers(placement: CpuPlacement, upstreamOrigin: string): Promise<SweepServers> {
+  const floor = await spawnBenchServer('floor', [upstreamOrigin], 30_000, process.env, placement.servers);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-sweep-'));
+  dataDirs.add(dataDir);
+  const configFile = join(dataDir, 'tollgate-config.json');
+  writeFileSync(configFile, JSON.stringify(buildBenchGatewayConfig(upstreamOrigin)));
+  const gateway = await spawnBenchServer(
+    'gateway',
+    [upstreamOrigin],
+    120_000,
+    gatewayAloneEnv(dataDir, configFile),
+    placement.servers,
+  );
+  await applyBenchKeyLimits(gateway.origin);
+  return {
+    floor,
+    gateway,
+    stop: async () => {
+      floor.stop();
+      gateway.stop();
+      await Promise.all([floor.exited, gateway.exited]);
+      rmSync(dataDir, { recursive: true, force: true });
+      dataDirs.delete(dataDir);
+    },
+  };
 }
 
 async function stopServers(started: StartedServers): Promise<void> {
@@ -496,6 +548,7 @@ function printPeerNotes(peers: PeerReport): void {
 async function main(withPeers: boolean): Promise<number> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
+  const sweepSettings = readSweepSettings(process.env);
   // Installs run before this process is pinned, so they use every CPU.
   const installedPeers = withPeers
     ? await installPeers(peerGateways(process.env), (text) => process.stdout.write(text))
@@ -562,7 +615,7 @@ async function main(withPeers: boolean): Promise<number> {
     idleCpuWindowS: settings.idleCpuWindowS,
     pinning: placement.description,
   };
-  const report: BenchReport = {
+  const httpReport: BenchReport = {
     generatedAt: new Date().toISOString(),
     machine: { ...machine, loadAverage1mAtEnd: loadAverage1m() },
     settings: reportSettings,
@@ -579,6 +632,18 @@ async function main(withPeers: boolean): Promise<number> {
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
+  let report = httpReport;
+  if (sweepSettings) {
+    process.stdout.write(
+      `\nScaling sweep: ${sweepSettings.warmupRequests} + ${sweepSettings.requests} requests per point and server …\n`,
+    );
+    const scalingSweep = await measureScalingSweep(
+      sweepSettings,
+      (origin) => startSweepServers(placement, origin),
+      (text) => process.stdout.write(text),
+    );
+    report = { ...report, scalingSweep, verdicts: [...report.verdicts, ...judgeScalingSweep(scalingSweep)] };
+  }
   process.stdout.write(
     `\n${formatBenchTables([...report.rows, ...peerRows], unmeasured)}\n\nTime to first token (from sending to the first event carrying text; +p50 over the direct row):\n${formatTimeToFirstTokenTable(timeToFirstToken)}\n\n${formatFootprintTable(report.footprints, peerFootprints)}\n`,
   );
@@ -591,6 +656,10 @@ async function main(withPeers: boolean): Promise<number> {
   process.stdout.write(
     `Prompt-cache hit rate by routing (${cacheAffinity.pass ? 'every case with affinity ≥' : 'FAIL: a case with affinity <'} ${cacheAffinity.target * 100} % of one channel's):\n${formatCacheAffinityTable(cacheAffinity)}\n\n`,
   );
+  if (report.scalingSweep)
+    process.stdout.write(
+      `Scaling sweep (CPU per request of each server's process tree, gateway alone ÷ floor; spread = max ratio ÷ min ratio, MET ≤ 1.5×):\n${formatScalingSweepTable(report.scalingSweep)}\n\n`,
+    );
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
   process.stdout.write(`\nTargets:\n${formatVerdicts(report.verdicts)}\n`);
