@@ -98,6 +98,7 @@ export class GatewayMetrics {
   private readonly failureSeries = new Map<string, FailureSeries>();
   private readonly refusalSeries = new Map<string, MetricCell>();
   private readonly liveStreamSeries = new Map<ClientFormat, MetricCell>();
+  private readonly routingSeries = new Map<string, MetricCell>();
   private readonly cacheSeries = new Map<string, CacheSeries>();
   private readonly cacheKeyLabels = new Set<string>();
   private cachePrices: CachePriceSource | undefined;
@@ -131,10 +132,26 @@ export class GatewayMetrics {
     }
     if (outcome.errorKind === 'rate-limited') this.recordRefusal(outcome.clientFormat, 'channel');
     if (outcome.status === 'completed')
-      this.families.affinity.cell({ model: outcome.model, result: outcome.affinity ?? 'off' }).value += 1;
-    if (outcome.modelChain)
-      this.families.modelFallbacks.cell({ model: outcome.model, answered_model: outcome.answeredModel ?? '' }).value +=
-        1;
+      this.routingCell('affinity', outcome.model, outcome.affinity ?? 'off').value += 1;
+    if (outcome.modelChain) this.routingCell('modelFallbacks', outcome.model, outcome.answeredModel ?? '').value += 1;
+  }
+
+  /**
+   * The cell of a routing family for (requested model, affinity result or answering model), made
+   * once per label pair (MetricCells adds a series per `cell` call). Both values are configured
+   * model names or a fixed result, so the series stay bounded.
+   */
+  private routingCell(family: 'affinity' | 'modelFallbacks', model: string, value: string): MetricCell {
+    const key = `${family}|${model}|${value}`;
+    let cell = this.routingSeries.get(key);
+    if (!cell) {
+      cell =
+        family === 'affinity'
+          ? this.families.affinity.cell({ model, result: value })
+          : this.families.modelFallbacks.cell({ model, answered_model: value });
+      this.routingSeries.set(key, cell);
+    }
+    return cell;
   }
 
   /**

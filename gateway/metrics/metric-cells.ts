@@ -46,6 +46,11 @@ export class MetricCells<L extends string> {
     }
   }
 
+  /** Cells held (each a series of the scrape): it grows with every `cell` call. */
+  get size(): number {
+    return this.cells.length;
+  }
+
   /** A new cell for `labels` (label name → value). Cache it: every call adds a series. */
   cell(labels: Partial<Record<L, string>>): MetricCell {
     const cell: MetricCell = { value: 0 };
