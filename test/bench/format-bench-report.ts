@@ -42,6 +42,8 @@ export interface BenchRow {
   readonly floorAddedP50Ms?: number;
   /** Tollgate and peer rows: addedP50Ms − floorAddedP50Ms, ms. */
   readonly addedP50OverFloorMs?: number;
+  /** Tollgate and peer rows: the floor proxy's added p99 for the same shape and connections, ms. */
+  readonly floorAddedP99Ms?: number;
   /** CPU time of the target's process and its descendants (the mock's for direct rows) per measured request, µs. */
   readonly serverCpuUsPerRequest: number;
   /** Tollgate and peer rows: serverCpuUsPerRequest / the floor's for the same shape and connections. */
@@ -196,6 +198,7 @@ export function buildBenchRows(measurements: ReadonlyArray<CaseMeasurement>): Be
           : undefined;
       const added = base ? load.p50Ms - base.load.p50Ms : undefined;
       const floorAdded = floor && base ? floor.load.p50Ms - base.load.p50Ms : undefined;
+      const floorAddedP99 = floor && base ? floor.load.p99Ms - base.load.p99Ms : undefined;
       return {
         id: benchCase.id,
         label: benchCase.label,
@@ -215,8 +218,12 @@ export function buildBenchRows(measurements: ReadonlyArray<CaseMeasurement>): Be
               addedP99Ms: round(load.p99Ms - base.load.p99Ms, 3),
             }
           : {}),
-        ...(added !== undefined && floorAdded !== undefined
-          ? { floorAddedP50Ms: round(floorAdded, 3), addedP50OverFloorMs: round(added - floorAdded, 3) }
+        ...(added !== undefined && floorAdded !== undefined && floorAddedP99 !== undefined
+          ? {
+              floorAddedP50Ms: round(floorAdded, 3),
+              addedP50OverFloorMs: round(added - floorAdded, 3),
+              floorAddedP99Ms: round(floorAddedP99, 3),
+            }
           : {}),
         serverCpuUsPerRequest: round(serverCpuUsPerRequest, 1),
         ...(floor && floor.serverCpuUsPerRequest > 0
@@ -234,10 +241,14 @@ export const PERFORMANCE_TARGETS = {
   gatewayCpuRatio: 2,
   passThroughCpuRatio: 1.5,
   addedP50OverFloorMs: 0.15,
+  /** The gateway's added p99 at one connection ÷ the floor's added p99. */
+  addedP99FloorRatio: 2,
   embeddedCpuRatio: 3,
   idleCpuPercent: 1,
-  embeddedIdleRssMb: 250,
-  kbPerLiveStream: 40,
+  /** Whole process tree. */
+  embeddedIdleRssMb: 350,
+  gatewayIdleRssMb: 150,
+  kbPerLiveStream: 30,
 } as const;
 
 /** The row with the largest `value` among `rows` (undefined when none has one). */
@@ -285,6 +296,28 @@ function liveStreamVerdict(target: string, footprint: ServerFootprint | undefine
 }
 
 /**
+ * The added-p99 target at one connection: for each shape, the gateway's p99 over the direct call
+ * ÷ the floor's; the worst shape is judged against PERFORMANCE_TARGETS.addedP99FloorRatio. A floor
+ * whose added p99 is not positive gives no ratio (NOT MEASURED when no shape has one).
+ */
+function addedP99Verdict(rows: ReadonlyArray<BenchRow>): BenchVerdict {
+  const limit = PERFORMANCE_TARGETS.addedP99FloorRatio;
+  const target = `gateway alone added p99 at c=1 ≤ ${limit}× the floor's added p99`;
+  const found = worst(rows, (r) =>
+    r.addedP99Ms !== undefined && r.floorAddedP99Ms !== undefined && r.floorAddedP99Ms > 0
+      ? r.addedP99Ms / r.floorAddedP99Ms
+      : undefined,
+  );
+  if (!found) return notMeasured(target);
+  return {
+    target,
+    met: found.value <= limit,
+    measured: true,
+    figure: `worst ${found.value.toFixed(2)}× (${found.row.label}: added p99 ${found.row.addedP99Ms?.toFixed(3)} ms, floor ${found.row.floorAddedP99Ms?.toFixed(3)} ms)`,
+  };
+}
+
+/**
  * The verdict on every target. CPU ratios are judged at `loadedConnections` (worst shape of each
  * group), added p50 at 1 connection; a target whose figures are missing is NOT MEASURED (`met`
  * false, `measured` false); live-stream targets are NOT MET when fewer streams opened than asked
@@ -328,6 +361,7 @@ export function judgeBenchTargets(
         }
       : notMeasured(`gateway alone added p50 at c=1 ≤ floor's + ${L.addedP50OverFloorMs} ms`),
   );
+  verdicts.push(addedP99Verdict(at('gateway', 1)));
   verdicts.push(
     ratioVerdict(
       `embedded CPU/req ≤ ${L.embeddedCpuRatio}× floor (${c})`,
@@ -350,18 +384,18 @@ export function judgeBenchTargets(
         : notMeasured(name),
     );
   }
-  const embedded = footprintOf('embedded');
-  const rssName = `embedded idle RSS ≤ ${L.embeddedIdleRssMb} MB`;
-  verdicts.push(
-    embedded
-      ? {
-          target: rssName,
-          met: embedded.idleRssMb <= L.embeddedIdleRssMb,
-          measured: true,
-          figure: `${embedded.idleRssMb.toFixed(0)} MB`,
-        }
-      : notMeasured(rssName),
-  );
+  for (const [target, limit] of [
+    ['gateway', L.gatewayIdleRssMb],
+    ['embedded', L.embeddedIdleRssMb],
+  ] as const) {
+    const f = footprintOf(target);
+    const rssName = `${SERVER_NAMES[target]} idle RSS ≤ ${limit} MB`;
+    verdicts.push(
+      f
+        ? { target: rssName, met: f.idleRssMb <= limit, measured: true, figure: `${f.idleRssMb.toFixed(0)} MB` }
+        : notMeasured(rssName),
+    );
+  }
   for (const target of ['gateway', 'embedded'] as const)
     verdicts.push(
       liveStreamVerdict(`${SERVER_NAMES[target]} ≤ ${L.kbPerLiveStream} KB per live stream`, footprintOf(target)),
