@@ -34,10 +34,12 @@ export interface OutcomeSinkDeps {
  */
 export function createOutcomeSink(deps: OutcomeSinkDeps): OutcomeSink {
   return (outcome: ExchangeOutcome) => {
-    deps.log.info(
-      { ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined },
-      'request completed',
-    );
+    // The line's object is built only when the logger writes info lines (not with LOG_LEVEL silent, warn, …).
+    if (logsInfo(deps.log))
+      deps.log.info(
+        { ...outcome, failovers: outcome.failovers.length > 0 ? outcome.failovers : undefined },
+        'request completed',
+      );
     if (deps.eventLog) {
       const events = buildTrafficEvents(outcome, {
         keyId: outcome.keyId,
@@ -51,4 +53,12 @@ export function createOutcomeSink(deps: OutcomeSinkDeps): OutcomeSink {
     deps.metrics?.recordOutcome(outcome);
     deps.onOutcome?.(outcome);
   };
+}
+
+/** Levels at which pino writes info lines (https://getpino.io/#/docs/api?id=logger-level). */
+const INFO_WRITING_LEVELS: ReadonlySet<string> = new Set(['trace', 'debug', 'info']);
+
+/** True when `log` writes info lines; false for a logger without a level (Fastify's `logger: false`). */
+function logsInfo(log: FastifyBaseLogger): boolean {
+  return INFO_WRITING_LEVELS.has(String(log.level));
 }

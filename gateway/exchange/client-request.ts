@@ -88,6 +88,26 @@ export interface ClientRequest {
   readonly mustTranslate?: (body: Readonly<Record<string, unknown>>) => boolean;
 }
 
+/** The JSON text each parsed request body was read from, keyed by the parsed object (jsonTextOf). */
+const JSON_TEXT_OF_BODY = new WeakMap<object, string>();
+
+/**
+ * Remembers that the parsed request body `body` was read from `text` (the body parser calls it), so
+ * a pass-through can forward the client's own bytes instead of serializing the object again.
+ * Non-objects are ignored.
+ */
+export function rememberJsonText(body: unknown, text: string): void {
+  if (body !== null && typeof body === 'object') JSON_TEXT_OF_BODY.set(body, text);
+}
+
+/**
+ * The JSON text `body` was parsed from, or undefined when it was not parsed from a request (a body
+ * the gateway built or replaced, such as a Responses body with its stored turns resolved).
+ */
+export function jsonTextOf(body: object): string | undefined {
+  return JSON_TEXT_OF_BODY.get(body);
+}
+
 /** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */
 export function decodeOrReply(
   decode: (body: unknown) => ReturnType<InboundCodec['decodeRequest']>,

@@ -10,6 +10,7 @@
  */
 import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
 import type { ProviderPreset } from '../providers/provider-preset.ts';
+import { jsonTextOf } from './client-request.ts';
 
 /** True when the raw body may be forwarded as-is (model name aside). */
 export function canPassThrough(
@@ -31,13 +32,22 @@ export function canPassThrough(
  * The body to forward: the client's JSON with `model` replaced (Gemini carries the model in the
  * URL). A Responses `previous_response_id` names a response the gateway stored (its turns are
  * already in `input`, the stored responses of the Responses API), which the upstream does
- * not know: it is left out.
+ * not know: it is left out. When nothing changes (Gemini, or the model's name upstream is the one
+ * the client sent), the client's own JSON text is forwarded as it came (client-request.ts
+ * jsonTextOf), which costs no serialization however large the body.
  */
 export function passThroughBody(
   clientFormat: ClientFormat,
   rawBody: Readonly<Record<string, unknown>>,
   upstreamModel: string,
 ): string {
+  const unchanged =
+    clientFormat === 'gemini' ||
+    (rawBody.model === upstreamModel && !(clientFormat === 'openai-responses' && 'previous_response_id' in rawBody));
+  if (unchanged) {
+    const text = jsonTextOf(rawBody);
+    if (text !== undefined) return text;
+  }
   if (clientFormat === 'gemini') return JSON.stringify(rawBody);
   if (clientFormat === 'openai-responses' && 'previous_response_id' in rawBody) {
     const { previous_response_id: _resolvedByGateway, ...rest } = rawBody;

@@ -14,6 +14,7 @@ import {
   type JsonBodyLimits,
   type JsonLimitViolation,
 } from './scan-json-body-limits.ts';
+import { rememberJsonText } from '../exchange/client-request.ts';
 
 /**
  * The client's error for a broken limit: depth and member counts are 400 `invalid-request`
@@ -55,7 +56,11 @@ export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimi
   const parse = (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
     const violation = findJsonLimitViolation(body, limits);
     if (violation) return done(jsonLimitError(violation), undefined);
-    void parseJson(request, body.toString('utf8'), done);
+    const text = body.toString('utf8');
+    void parseJson(request, text, (error, value) => {
+      if (!error) rememberJsonText(value, text);
+      done(error, value);
+    });
   };
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parse);
