@@ -60,3 +60,10 @@ export interface BenchServerReady {
   /** Port of the stats server on 127.0.0.1. */
   readonly controlPort: number;
 }
+
+/**
+ * Control-server paths of every child: start V8's sampling profiler on the request thread
+ * (answers 200 `{}`), and stop it (answers 200 with the V8 CPU profile as JSON). profile-server-cpu.ts.
+ */
+export const PROFILE_START_PATH = '/profile/start';
+export const PROFILE_STOP_PATH = '/profile/stop';

@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { ExchangeOutcome } from '../../gateway/exchange/exchange-outcome.ts';
 import type { BenchGatewayEvents } from './bench-gateway-events.ts';
 import { MOCK_BEHAVIOUR_PREFIX } from './bench-cases.ts';
@@ -28,6 +29,8 @@ import {
   BENCH_MODEL,
   BENCH_PRICES,
   FLUSH_EVENTS_PATH,
+  PROFILE_START_PATH,
+  PROFILE_STOP_PATH,
   type BenchEventsFlushed,
   type BenchServerReady,
   type BenchServerRole,
@@ -56,12 +59,44 @@ function countOutcome(outcome: ExchangeOutcome): void {
   else tally.translated += 1;
 }
 
+/** The inspector session of a profile in progress (PROFILE_START_PATH … PROFILE_STOP_PATH). */
+let profiling: Session | undefined;
+
+/** Starts V8's sampling profiler on this thread, sampling every 250 µs. */
+async function startProfiling(): Promise<Record<string, never>> {
+  profiling?.disconnect();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 250 });
+  await session.post('Profiler.start');
+  profiling = session;
+  return {};
+}
+
+/** Stops the profiler started by startProfiling and returns its V8 CPU profile. @throws Error when none runs */
+async function stopProfiling(): Promise<unknown> {
+  const session = profiling;
+  if (!session) throw new Error('no profile is running');
+  profiling = undefined;
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  return profile;
+}
+
 function listenControl(): Promise<{ server: Server; port: number }> {
   const server = createServer((request, response) => {
     const answer = (status: number, body: unknown): void =>
       void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (events?.probe && request.url?.startsWith('/pipeline/')) {
       answerProbeRequest(events.probe, request.url).then(
+        (body) => answer(200, body),
+        (error: unknown) => answer(500, { error: String(error) }),
+      );
+      return;
+    }
+    if (request.url === PROFILE_START_PATH || request.url === PROFILE_STOP_PATH) {
+      (request.url === PROFILE_START_PATH ? startProfiling() : stopProfiling()).then(
         (body) => answer(200, body),
         (error: unknown) => answer(500, { error: String(error) }),
       );

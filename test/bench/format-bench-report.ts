@@ -4,6 +4,7 @@
  * connection count), the verdict on each performance target, plain-text tables, and the JSON
  * document written to `test-artifacts/bench/latest.json`. Pure functions only.
  */
+import type { CpuBreakdown } from './profile-server-cpu.ts';
 import type { AdmissionCostRow } from './measure-admission-cost.ts';
 import type { CacheAffinityReport } from './measure-cache-affinity.ts';
 import type { RoutingCostRow } from './measure-routing-cost.ts';
@@ -166,6 +167,16 @@ export interface BenchReport {
   readonly cacheAffinity?: CacheAffinityReport;
   /** CPU per request ÷ the floor's as request body, stream length and concurrent streams grow (measure-scaling-sweep.ts; absent with BENCH_SWEEP=0). */
   readonly scalingSweep?: ScalingSweepReport;
+  /** Where the floor's and the gateway alone's CPU per request goes, per shape (profile-server-cpu.ts); absent with BENCH_PROFILE=0. */
+  readonly cpuProfile?: ReadonlyArray<ShapeCpuProfile>;
+}
+
+/** The CPU breakdown of one request shape on the floor and on the gateway alone. */
+export interface ShapeCpuProfile {
+  readonly shape: BenchShapeId;
+  readonly label: string;
+  readonly floor: CpuBreakdown;
+  readonly gateway: CpuBreakdown;
 }
 
 /** Target names in tables. */

@@ -18,7 +18,7 @@ export interface ProcessUsage {
 let clockTicksPerSecond: number | undefined;
 
 /** `getconf CLK_TCK` (clock ticks per second of /proc/<pid>/stat), 100 when it cannot be read. */
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicksPerSecond !== undefined) return clockTicksPerSecond;
   try {
     const value = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());

@@ -31,6 +31,10 @@
  * request of a floor and a gateway alone as the request body, the stream length and the streams in
  * flight grow, as a ratio gateway ÷ floor per point and its spread per dimension.
  *
+ * After the cases, where the CPU goes (profile-server-cpu.ts, JSON `cpuProfile`): the floor and
+ * the gateway alone, each shape at 32 connections for BENCH_PROFILE_S seconds (default 4; 0 skips)
+ * under V8's sampling profiler, their CPU per request split by category.
+ *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
  * 10000), BENCH_LIVE_STREAM_CHUNK_MS (ms ≥ 1000, default 10000: the slow upstream's delay before each
@@ -91,8 +95,11 @@ import {
   type PeerFootprint,
   type PeerReport,
   type ServerFootprint,
+  type ShapeCpuProfile,
   type UnmeasuredRow,
 } from './format-bench-report.ts';
+import { formatCpuBreakdown, profileServerCpu } from './profile-server-cpu.ts';
+import { ticksPerSecond } from './read-process-usage.ts';
 import { formatPipelineTable, roundPipelineReport } from './format-pipeline-report.ts';
 import { measureIdle, measureLiveStreams } from './measure-server-footprint.ts';
 import { measureScalingSweep, type ScalingSweepSettings, type SweepServers } from './measure-scaling-sweep.ts';
@@ -154,6 +161,8 @@ interface RunSettings extends BenchSettings {
   readonly liveStreamChunkMs: number;
   readonly idleSettleS: number;
   readonly idleCpuWindowS: number;
+  /** BENCH_PROFILE_S: seconds profiled per server and shape (0: no profiles). */
+  readonly profileS: number;
   /** BENCH_PIN: `0` never, `1` always (taskset required), `auto`. */
   readonly pin: '0' | '1' | 'auto';
 }
@@ -177,6 +186,7 @@ function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
     ),
     idleSettleS: readNumber(env, 'BENCH_IDLE_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
     idleCpuWindowS: readNumber(env, 'BENCH_IDLE_CPU_S', 10, (n) => n > 0, 'a number of seconds > 0'),
+    profileS: readNumber(env, 'BENCH_PROFILE_S', 4, (n) => n >= 0, 'a number of seconds >= 0 (0 skips the profiles)'),
     pin,
   };
 }
@@ -371,6 +381,35 @@ function describeMachine(): BenchReport['machine'] {
     loadAverage1mAtEnd: loadAverage1m(),
     node: process.version,
   };
+}
+
+/**
+ * Profiles the floor and the gateway alone under each shape at the loaded level (profile-server-cpu.ts):
+ * 1 s of warm-up, then `settings.profileS` s profiled.
+ */
+async function profileShapes(started: StartedServers, settings: RunSettings): Promise<ShapeCpuProfile[]> {
+  process.stdout.write(`\nWhere the CPU goes: ${settings.profileS} s profiled per server and shape …\n`);
+  const profiles: ShapeCpuProfile[] = [];
+  for (const shape of BENCH_SHAPES) {
+    const breakdown = (server: BenchServerHandle) =>
+      profileServerCpu({
+        pid: server.pid,
+        controlOrigin: server.controlOrigin,
+        url: `${server.origin}${shape.path}`,
+        headers: shape.headers,
+        body: shape.body,
+        seconds: settings.profileS,
+        warmupS: 1,
+        clockTicksPerSecond: ticksPerSecond(),
+      });
+    profiles.push({
+      shape: shape.id,
+      label: shape.label,
+      floor: await breakdown(started.floor),
+      gateway: await breakdown(started.gateway),
+    });
+  }
+  return profiles;
 }
 
 /** The measured cases, and the peer cases without figures (n/a, failed, not run). */
@@ -582,6 +621,7 @@ async function main(withPeers: boolean): Promise<number> {
     ...runningPeerServers(peers),
   };
   const { measurements, unmeasured } = await measureAll(servers, settings, levels, peers);
+  const cpuProfile = settings.profileS > 0 ? await profileShapes(started, settings) : undefined;
   process.stdout.write(
     `\nTime to first token: ${TIME_TO_FIRST_TOKEN_REQUESTS} sequential streams per server and shape, upstream chunk every ${TTFT_CHUNK_DELAY_MS} ms …\n`,
   );
@@ -629,6 +669,7 @@ async function main(withPeers: boolean): Promise<number> {
     admission,
     routing,
     cacheAffinity,
+    ...(cpuProfile ? { cpuProfile } : {}),
     ...(peerReport ? { peers: peerReport } : {}),
   };
   await stopServers(started);
@@ -659,6 +700,10 @@ async function main(withPeers: boolean): Promise<number> {
   if (report.scalingSweep)
     process.stdout.write(
       `Scaling sweep (CPU per request of each server's process tree, gateway alone ÷ floor; spread = max ratio ÷ min ratio, MET ≤ 1.5×):\n${formatScalingSweepTable(report.scalingSweep)}\n\n`,
+    );
+  if (report.cpuProfile)
+    process.stdout.write(
+      `Where the CPU per request goes (request thread by V8's sampling profiler, self time; other threads by name; columns: floor, gateway alone, difference):\n${report.cpuProfile.map((p) => formatCpuBreakdown(p.label, p.floor, p.gateway)).join('\n\n')}\n\n`,
     );
   printNotes(report);
   if (peerReport) printPeerNotes(peerReport);
