@@ -19,7 +19,7 @@ import { GatewayError, toGatewayError } from '../canonical/gateway-error.ts';
 import type { CredentialCooldownReason } from '../../schemas/state-store/credential-cooldowns.ts';
 import { credentialLimitScope } from '../policy/channel-limits.ts';
 import type { Channel } from '../routing/channel.ts';
-import { cooldownMsFor, CredentialPool } from '../routing/credential-pool.ts';
+import { cooldownMsFor, CredentialPool, DEFAULT_CREDENTIAL_ID } from '../routing/credential-pool.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { admitLimitScope, cappedTokens, settleLimitScope } from './channel-admission.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
@@ -63,8 +63,17 @@ export async function attemptWithCredentials(
   // Without the node's pool the rotation still happens within this attempt; nothing is kept after it.
   const pool = deps.credentialPool ?? new CredentialPool();
   const use = useOf(requestKey);
-  const usable = pool.order(channel, input.preferredCredentialId);
   const pooled = (channel.credentials?.length ?? 0) > 0;
+  if (!pooled) {
+    // A lone apiKey is the channel itself: no pool order, no per-credential limits, no cooldown.
+    pool.noteRequest(channel.id, DEFAULT_CREDENTIAL_ID);
+    use.credentialId = DEFAULT_CREDENTIAL_ID;
+    return send(loneKeyAttempt(channel)).catch((error: unknown): AttemptResult => ({
+      kind: 'failed',
+      error: toGatewayError(error),
+    }));
+  }
+  const usable = pool.order(channel, input.preferredCredentialId);
   let last: AttemptResult | undefined;
   let waitMs: number | undefined;
   for (const [index, credential] of usable.entries()) {
@@ -105,6 +114,19 @@ export async function attemptWithCredentials(
     );
   }
   return last ?? noCredentialLeft(channel, pool, waitMs);
+}
+
+/** The attempt's view of each routed channel with a lone apiKey (its `default` credential), made once per channel. */
+const LONE_KEY_ATTEMPTS = new WeakMap<Channel, Channel>();
+
+/** `channel` as one attempt sends it: its lone apiKey as the `default` credential. */
+function loneKeyAttempt(channel: Channel): Channel {
+  let attempt = LONE_KEY_ATTEMPTS.get(channel);
+  if (!attempt) {
+    attempt = { ...channel, credentialId: DEFAULT_CREDENTIAL_ID };
+    LONE_KEY_ATTEMPTS.set(channel, attempt);
+  }
+  return attempt;
 }
 
 /** `credentialId` (the credential of the last attempt) and `credentialRotations` of `input`'s request; empty when no attempt was sent. */
