@@ -27,7 +27,12 @@ import type {
   Subscription,
 } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
-import { announceWrites, watchWrites, type FileLogWriteSignalSide } from './file-log-write-signal.ts';
+import {
+  announceWrites,
+  watchWrites,
+  type FileLogWriteSignalSide,
+  type TopicsWritten,
+} from './file-log-write-signal.ts';
 import { createFileAppender } from './file-topic-appender.ts';
 import { startFileSubscription } from './file-subscription.ts';
 import { fileEndOffsets, type FramesTailCache } from './file-end-offsets.ts';
@@ -71,11 +76,11 @@ export function createFileEventLog(options: FileEventLogOptions): EventLog {
   const tails: FramesTailCache = new Map();
   const announcer = options.writeSignal?.side === 'writer' ? announceWrites(options.writeSignal.signal) : undefined;
   const watcher = options.writeSignal?.side === 'reader' ? watchWrites(options.writeSignal.signal) : undefined;
-  if (announcer) appender.onWritten(() => announcer.written());
-  /** This log's writes (to the topics written) and the writer thread's (any topic) both wake a subscription. */
-  const onWritten = (listener: (topics?: ReadonlySet<string>) => void): (() => void) => {
+  if (announcer) appender.onWritten((topics) => announcer.written(topics));
+  /** This log's writes and the writer thread's both wake a subscription, with the topics written. */
+  const onWritten = (listener: (topics?: TopicsWritten) => void): (() => void) => {
     const local = appender.onWritten(listener);
-    const elsewhere = watcher?.onWritten(() => listener());
+    const elsewhere = watcher?.onWritten(listener);
     return () => {
       local();
       elsewhere?.();

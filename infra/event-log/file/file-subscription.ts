@@ -24,6 +24,7 @@ import { replaceFileAtomically } from '../../replace-file-atomically.ts';
 import type { DeliveredRecord, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import type { EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 import { readFileFrames } from '../read-file-frames.ts';
+import type { TopicsWritten } from './file-log-write-signal.ts';
 
 /** Options of one file-log subscription. */
 export interface FileSubscriptionOptions {
@@ -35,7 +36,7 @@ export interface FileSubscriptionOptions {
    * Registers a wake-up called after each write, with the topics written when known (a write to
    * none of this subscription's topics is ignored); returns the unsubscribe function.
    */
-  readonly onWritten?: (listener: (topics?: ReadonlySet<string>) => void) => () => void;
+  readonly onWritten?: (listener: (topics?: TopicsWritten) => void) => () => void;
   readonly logger: EventLogLogger;
   /**
    * Group-less read: the byte position to start at per topic (absent topics: 0). Nothing is read
