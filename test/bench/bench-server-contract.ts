@@ -67,3 +67,10 @@ export interface BenchServerReady {
  */
 export const PROFILE_START_PATH = '/profile/start';
 export const PROFILE_STOP_PATH = '/profile/stop';
+
+/**
+ * Control-server paths of every child: start V8's sampling heap profiler, garbage included
+ * (answers 200 `{}`), and stop it (answers 200 with the sampling heap profile as JSON).
+ */
+export const HEAP_SAMPLING_START_PATH = '/heap-sampling/start';
+export const HEAP_SAMPLING_STOP_PATH = '/heap-sampling/stop';

@@ -29,6 +29,8 @@ import {
   BENCH_MODEL,
   BENCH_PRICES,
   FLUSH_EVENTS_PATH,
+  HEAP_SAMPLING_START_PATH,
+  HEAP_SAMPLING_STOP_PATH,
   PROFILE_START_PATH,
   PROFILE_STOP_PATH,
   type BenchEventsFlushed,
@@ -74,6 +76,38 @@ async function startProfiling(): Promise<Record<string, never>> {
   return {};
 }
 
+/**
+ * Starts V8's sampling heap profiler on this thread, every 8 KiB allocated on average, keeping
+ * the samples of objects already collected: the profile shows what a request allocates, garbage
+ * included (https://chromedevtools.github.io/devtools-protocol/tot/HeapProfiler/#method-startSampling).
+ */
+async function startHeapSampling(): Promise<Record<string, never>> {
+  heapSampling?.disconnect();
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  heapSampling = session;
+  return {};
+}
+
+/** Stops startHeapSampling's profiler and returns its sampling heap profile. @throws Error when none runs */
+async function stopHeapSampling(): Promise<unknown> {
+  const session = heapSampling;
+  if (!session) throw new Error('no heap sampling is running');
+  heapSampling = undefined;
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  return profile;
+}
+
+/** The inspector session of a heap sampling in progress (HEAP_SAMPLING_START_PATH … HEAP_SAMPLING_STOP_PATH). */
+let heapSampling: Session | undefined;
+
 /** Stops the profiler started by startProfiling and returns its V8 CPU profile. @throws Error when none runs */
 async function stopProfiling(): Promise<unknown> {
   const session = profiling;
@@ -90,6 +124,13 @@ function listenControl(): Promise<{ server: Server; port: number }> {
       void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (events?.probe && request.url?.startsWith('/pipeline/')) {
       answerProbeRequest(events.probe, request.url).then(
+        (body) => answer(200, body),
+        (error: unknown) => answer(500, { error: String(error) }),
+      );
+      return;
+    }
+    if (request.url === HEAP_SAMPLING_START_PATH || request.url === HEAP_SAMPLING_STOP_PATH) {
+      (request.url === HEAP_SAMPLING_START_PATH ? startHeapSampling() : stopHeapSampling()).then(
         (body) => answer(200, body),
         (error: unknown) => answer(500, { error: String(error) }),
       );
