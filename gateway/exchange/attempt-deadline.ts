@@ -37,6 +37,14 @@ export class AttemptDeadline {
   private failure: GatewayError | undefined;
   private readonly onClientAbort = (): void => this.controller.abort();
   private readonly onDrainDeadline = (): void => this.expire(drainDeadlineError());
+  /** The total deadline passed: its error is built only then. */
+  private readonly onTotalDeadline = (): void => {
+    const { requestDeadline, totalMs } = this.limits;
+    const message = requestDeadline
+      ? `Request deadline of the gateway reached after ${totalMs} ms of this attempt`
+      : `Upstream did not finish its answer within the channel's deadline of ${totalMs} ms`;
+    this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !requestDeadline }));
+  };
 
   /**
    * Starts the total deadline now. `clientSignal` is the client's own disconnect; `drainDeadline`
@@ -50,13 +58,7 @@ export class AttemptDeadline {
     this.signal = this.controller.signal;
     if (clientSignal.aborted) this.controller.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    const message = limits.requestDeadline
-      ? `Request deadline of the gateway reached after ${limits.totalMs} ms of this attempt`
-      : `Upstream did not finish its answer within the channel's deadline of ${limits.totalMs} ms`;
-    this.totalTimer = setTimeout(
-      () => this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !limits.requestDeadline })),
-      Math.max(0, limits.totalMs),
-    );
+    this.totalTimer = setTimeout(this.onTotalDeadline, Math.max(0, limits.totalMs));
     if (drainDeadline?.aborted) this.expire(drainDeadlineError());
     else drainDeadline?.addEventListener('abort', this.onDrainDeadline);
   }
