@@ -22,6 +22,12 @@ export declare function rebuildDist(
   options?: DistOptions & { readonly tscOutput?: 'inherit' | 'stderr' },
 ): Promise<{ tscStatus: number; buildMs: number }>;
 
+/** Whether `outDir` was built from the sources as they are now; checkMs: the stamp comparison, ms. Builds nothing. */
+export declare function isDistFresh(options?: Pick<DistOptions, 'outDir' | 'includeBench'>): {
+  fresh: boolean;
+  checkMs: number;
+};
+
 /**
  * Builds `outDir` when its source stamp differs from the tree's. checkMs: the stamp comparison, ms;
  * buildMs and tscStatus when it built.

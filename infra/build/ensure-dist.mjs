@@ -20,6 +20,7 @@
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -67,6 +68,7 @@ function siblingsOf(outDir) {
  */
 async function acquireBuildLock(outDir, log) {
   const { lockFile } = siblingsOf(outDir);
+  mkdirSync(dirname(outDir), { recursive: true });
   const deadline = Date.now() + LOCK_WAIT_MS;
   let announced = false;
   for (;;) {
@@ -178,6 +180,20 @@ function buildLocked(outDir, options) {
 }
 
 /**
+ * Whether `outDir` was built from the sources as they are now, and how long telling took: what a
+ * start on a built tree pays before the server's own start. Builds nothing.
+ * @param {{ outDir?: string, includeBench?: boolean }} [options] as ensureDist's
+ * @returns {{ fresh: boolean, checkMs: number }} checkMs: ms
+ */
+export function isDistFresh(options = {}) {
+  const startedAt = performance.now();
+  const fresh =
+    readBuiltDigest(options.outDir ?? DIST_DIR) ===
+    computeSourceStamp({ includeBench: options.includeBench === true }).digest;
+  return { fresh, checkMs: performance.now() - startedAt };
+}
+
+/**
  * Makes `outDir` match the sources: nothing when its stamp is the tree's, else a build under the
  * lock (re-checked once the lock is held: a concurrent start may have built it meanwhile).
  * @param {{ outDir?: string, includeBench?: boolean, log?: (line: string) => void }} [options] as rebuildDist's
@@ -189,14 +205,11 @@ export async function ensureDist(options = {}) {
   const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
   const outDir = options.outDir ?? DIST_DIR;
   const includeBench = options.includeBench === true;
-  const checkStartedAt = performance.now();
-  const fresh = () => readBuiltDigest(outDir) === computeSourceStamp({ includeBench }).digest;
-  const upToDate = fresh();
-  const checkMs = performance.now() - checkStartedAt;
-  if (upToDate) return { built: false, checkMs };
+  const { fresh, checkMs } = isDistFresh({ outDir, includeBench });
+  if (fresh) return { built: false, checkMs };
   const release = await acquireBuildLock(outDir, log);
   try {
-    if (fresh()) return { built: false, checkMs };
+    if (isDistFresh({ outDir, includeBench }).fresh) return { built: false, checkMs };
     const name = relative(REPO_ROOT, outDir) || outDir;
     log(`compiling to ${name}/ (${existsSync(outDir) ? 'the sources changed since its build' : 'not built yet'}) …`);
     const { tscStatus, buildMs } = buildLocked(outDir, { includeBench, tscOutput: 'stderr' });
