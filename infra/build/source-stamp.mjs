@@ -48,16 +48,18 @@ function listFiles(dir, relative, lines) {
 
 /**
  * The stamp of the tree as it is now.
- * @param {{ includeBench?: boolean }} [options] includeBench: also test/ (a bench build)
+ * @param {{ includeBench?: boolean, root?: string }} [options] includeBench: also test/ (a bench
+ *   build); root: the repository's root (default REPO_ROOT)
  * @returns {{ digest: string, files: number }} digest: hex SHA-256; files: how many files it covers
  */
 export function computeSourceStamp(options = {}) {
+  const root = options.root ?? REPO_ROOT;
   const lines = [];
   const dirs = options.includeBench ? [...SOURCE_DIRS, ...BENCH_SOURCE_DIRS] : SOURCE_DIRS;
-  for (const dir of dirs) listFiles(join(REPO_ROOT, dir), dir, lines);
-  for (const name of readdirSync(REPO_ROOT)) {
+  for (const dir of dirs) listFiles(join(root, dir), dir, lines);
+  for (const name of readdirSync(root)) {
     if (!ROOT_FILE_PATTERN.test(name)) continue;
-    const stats = statSync(join(REPO_ROOT, name));
+    const stats = statSync(join(root, name));
     lines.push(`${name}\t${stats.size}\t${stats.mtimeMs}`);
   }
   lines.sort();

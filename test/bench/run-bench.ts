@@ -49,7 +49,7 @@
  * length points), BENCH_SWEEP_MAX_STREAMS (integer ≥ 1, default 10000); BENCH_TSX (`1`: every server
  * on `node --import tsx` over the sources, the old way; default: Node on the bench build,
  * bench-runtime.ts, compiled at bench start when the sources changed); BENCH_STARTUP_RUNS (integer ≥ 0,
- * default 3; 0 skips the start-up table), BENCH_STARTUP_SETTLE_S (s ≥ 0, default 3); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
+ * default 3; 0 skips the start-up table), BENCH_STARTUP_SETTLE_S (s ≥ 0, default 5); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
  * servers above always run on the embedded engines).
  * Exit codes: 0 done (whether or not the targets are met); 1 a case failed (any non-2xx answer,
  * request error, wrong answer, failed or mis-routed gateway outcome, rows missing), a server did
@@ -240,7 +240,7 @@ function readSweepSettings(env: NodeJS.ProcessEnv): ScalingSweepSettings | null 
 function readStartUpSettings(env: NodeJS.ProcessEnv): { runs: number; settleS: number } | null {
   const runs = readNumber(env, 'BENCH_STARTUP_RUNS', 3, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
   if (runs === 0) return null;
-  return { runs, settleS: readNumber(env, 'BENCH_STARTUP_SETTLE_S', 3, (n) => n >= 0, 'a number of seconds >= 0') };
+  return { runs, settleS: readNumber(env, 'BENCH_STARTUP_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0') };
 }
 
 /**
