@@ -24,6 +24,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -242,7 +243,16 @@ async function prepareEntry() {
   return entryPath;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** Whether this module is the process's main module (`node …/ensure-dist.mjs`; Node gives its real path as import.meta.url). */
+function isMainModule() {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
   const entryPath = await prepareEntry().catch((error) => {
     process.stderr.write(`ensure-dist: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
