@@ -3,8 +3,10 @@
  * on the compiled JavaScript, as production runs it, against Node with tsx's loader on the
  * TypeScript sources. Start-up: from spawning the process to its ready line (the embedded server's
  * "Tollgate listening" log line, the gateway alone's ready JSON line), ms. RSS after start: of the
- * whole process tree (read-process-usage.ts: the server and every descendant, tsx's esbuild
- * service processes included), `settleS` seconds after the ready line with no traffic, MB
+ * whole process tree (read-process-usage.ts: the server and every descendant, e.g. the esbuild
+ * service processes tsx starts when a file is missing from its transform cache, kept in the OS
+ * temporary directory by content hash: https://www.npmjs.com/package/tsx/v/3.12.3, README section
+ * "Cache"), `settleS` seconds after the ready line with no traffic, MB
  * (1 MB = 1 048 576 bytes). Each figure is the median of `runs` starts; the runtimes alternate
  * run by run, so a drift of the machine's load touches both.
  */
