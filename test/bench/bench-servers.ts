@@ -1,5 +1,6 @@
 /**
- * Child-process entry of the load benchmark: `node --import tsx bench-servers.ts <role> [mockBaseUrl]`.
+ * Child-process entry of the load benchmark: `node <bench build>/test/bench/bench-servers.js <role> [mockBaseUrl]`
+ * (or `node --import tsx test/bench/bench-servers.ts …` with BENCH_TSX=1; bench-runtime.ts).
  * - role `mock`: starts the mock upstream on 127.0.0.1, port 0;
  * - role `floor`: starts the featureless pass-through proxy (floor-proxy.ts) on 127.0.0.1, port 0,
  *   forwarding to `mockBaseUrl` + MOCK_BEHAVIOUR_PREFIX;

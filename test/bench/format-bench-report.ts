@@ -15,6 +15,7 @@ import type { LiveStreamFootprint } from './measure-server-footprint.ts';
 import { PEER_TARGETS, type PeerTarget } from './peers/peer-cases.ts';
 import type { BenchSettings, CaseMeasurement } from './run-bench-case.ts';
 import type { TimeToFirstTokenRow } from './measure-time-to-first-token.ts';
+import type { StartUpReport } from './measure-start-up.ts';
 
 /** Any server a row can describe: the bench's own four, or a peer gateway (`npm run bench:peers`). */
 export type ReportTarget = BenchTarget | PeerTarget;
@@ -137,6 +138,8 @@ export interface BenchReportSettings extends BenchSettings {
   readonly idleCpuWindowS: number;
   /** How processes were placed on cores, e.g. `servers on CPU 1, load generator and mock on CPU 0` or `not pinned`. */
   readonly pinning: string;
+  /** How the servers ran: `compiled` (Node on the bench build, as production) or `tsx` (BENCH_TSX=1); bench-runtime.ts. */
+  readonly runtime?: 'compiled' | 'tsx';
 }
 
 /** The JSON report. */
@@ -167,8 +170,10 @@ export interface BenchReport {
   readonly cacheAffinity?: CacheAffinityReport;
   /** CPU per request ÷ the floor's as request body, stream length and concurrent streams grow (measure-scaling-sweep.ts; absent with BENCH_SWEEP=0). */
   readonly scalingSweep?: ScalingSweepReport;
-  /** Where the floor's and the gateway alone's CPU per request goes, per shape (profile-server-cpu.ts); absent with BENCH_PROFILE=0. */
+  /** Where the floor's and the gateway alone's CPU per request goes, per shape (profile-server-cpu.ts); absent with BENCH_PROFILE_S=0. */
   readonly cpuProfile?: ReadonlyArray<ShapeCpuProfile>;
+  /** Start-up time and RSS after start, tsx against compiled (measure-start-up.ts; absent with BENCH_STARTUP_RUNS=0). */
+  readonly startUp?: StartUpReport;
 }
 
 /** The CPU breakdown of one request shape on the floor and on the gateway alone. */

@@ -4,6 +4,7 @@
  * README's `<!-- bench:begin -->` and `<!-- bench:end -->` markers. Pure functions only.
  */
 import { SERVER_NAMES, verdictWord, type BenchReport, type BenchRow } from './format-bench-report.ts';
+import { renderReadmeStartUpTable } from './format-start-up-table.ts';
 
 /** The line that opens the generated part of the README. */
 export const README_BENCH_BEGIN = '<!-- bench:begin -->';
@@ -25,7 +26,8 @@ const signedMs = (value: number | undefined): string =>
  * shape (req/s and CPU µs per request at the loaded level with the ratio to the floor's; added p50
  * at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream (`not
  * measured` with the reason when it could not be), and the verdict on each target (MET, NOT MET or
- * NOT MEASURED). Without a 1-connection level the added-p50 cells read `–`. Tollgate's own servers
+ * NOT MEASURED), then, when the report has them, the start-up figures (tsx against compiled,
+ * format-start-up-table.ts). Without a 1-connection level the added-p50 cells read `–`. Tollgate's own servers
  * only: the `peers` section of a `npm run bench:peers` report is left out.
  */
 export function renderReadmeBenchSection(report: BenchReport): string {
@@ -64,6 +66,7 @@ export function renderReadmeBenchSection(report: BenchReport): string {
     ...report.verdicts.map(
       (v) => `- ${verdictWord(v) === 'MET' ? 'MET' : `**${verdictWord(v)}**`} — ${v.target}: ${v.figure}`,
     ),
+    ...(report.startUp ? ['', renderReadmeStartUpTable(report.startUp)] : []),
   ];
   return lines.join('\n');
 }

@@ -11,8 +11,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface ProcessUsage {
   /** User + system CPU time since the process started, µs (resolution: one clock tick, usually 10 000 µs). */
   readonly cpuMicros: number;
-  /** Resident set size now, bytes. */
+  /** Resident set size now, bytes (the sum over the processes: pages they share are counted once per process). */
   readonly rssBytes: number;
+  /** How many processes the figures cover: the process and its descendants (e.g. 3 for Node with two esbuild services). */
+  readonly processes: number;
 }
 
 let clockTicksPerSecond: number | undefined;
@@ -71,21 +73,24 @@ function childPids(pid: number): number[] {
 }
 
 /**
- * CPU time and RSS of process `pid` plus every descendant process.
+ * CPU time and RSS of process `pid` plus every descendant process (its whole process tree: for a
+ * server on tsx, the esbuild service processes tsx starts; for a peer, its workers).
  * @throws Error when `pid` itself cannot be read (not running, or not Linux)
  */
 export function readProcessUsage(pid: number): ProcessUsage {
   const ticks = parseStatCpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   let cpuMicros = (ticks * 1_000_000) / ticksPerSecond();
   let rssBytes = parseStatusRssBytes(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let processes = 1;
   for (const child of childPids(pid)) {
     try {
       const usage = readProcessUsage(child);
       cpuMicros += usage.cpuMicros;
       rssBytes += usage.rssBytes;
+      processes += usage.processes;
     } catch {
       // the child exited between the listing and the read
     }
   }
-  return { cpuMicros, rssBytes };
+  return { cpuMicros, rssBytes, processes };
 }

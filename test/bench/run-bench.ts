@@ -8,6 +8,8 @@
  *   refusing, so admission counts tokens) and the embedded file event log on, consumers elsewhere;
  * - embedded: `npm start` as shipped (infra/processes/tollgate-server.ts: gateway, consumers,
  *   file event log, chdb in one process), same channel, key and limits.
+ * Every server (mock and floor included, so all share one runtime) runs as production runs Tollgate:
+ * Node on compiled JavaScript, a bench build in .tollgate/bench-dist (bench-runtime.ts).
  * Each case of bench-cases.ts (Chat pass-through and Anthropic translated, non-streamed and
  * streamed) runs at BENCH_CONNECTIONS (default 32) and at 1 connection with autocannon: a sample
  * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
@@ -27,7 +29,10 @@
  * In this process, beside admission's CPU per request: routing's (measure-routing-cost.ts, JSON
  * `routing`) and the prompt-cache hit rate of agent sessions by routing (measure-cache-affinity.ts,
  * JSON `cacheAffinity`; with REDIS_URL also two nodes over Redis).
- * After the HTTP cases, the scaling sweep (measure-scaling-sweep.ts, JSON `scalingSweep`): CPU per
+ * After the HTTP cases, the start-up table (measure-start-up.ts, JSON `startUp`): the embedded server
+ * and the gateway alone started BENCH_STARTUP_RUNS times on tsx and compiled each, spawn → ready
+ * line in ms and the RSS of the whole process tree after start, medians.
+ * Then the scaling sweep (measure-scaling-sweep.ts, JSON `scalingSweep`): CPU per
  * request of a floor and a gateway alone as the request body, the stream length and the streams in
  * flight grow, as a ratio gateway ÷ floor per point and its spread per dimension.
  *
@@ -45,7 +50,10 @@
  * 0 skips the backlog); BENCH_SWEEP (`0` skips the scaling sweep), BENCH_SWEEP_REQUESTS (integer ≥ 1,
  * default 1000: measured requests per point and server), BENCH_SWEEP_WARMUP_REQUESTS (integer ≥ 0,
  * default 200), BENCH_SWEEP_CONNECTIONS (integer ≥ 1, default 8: in flight for the body and stream
- * length points), BENCH_SWEEP_MAX_STREAMS (integer ≥ 1, default 10000); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
+ * length points), BENCH_SWEEP_MAX_STREAMS (integer ≥ 1, default 10000); BENCH_TSX (`1`: every server
+ * on `node --import tsx` over the sources, the old way; default: Node on the bench build,
+ * bench-runtime.ts, compiled at bench start when the sources changed); BENCH_STARTUP_RUNS (integer ≥ 0,
+ * default 3; 0 skips the start-up table), BENCH_STARTUP_SETTLE_S (s ≥ 0, default 5); KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL (pipeline case only: the three
  * servers above always run on the embedded engines).
  * Exit codes: 0 done (whether or not the targets are met); 1 a case failed (any non-2xx answer,
  * request error, wrong answer, failed or mis-routed gateway outcome, rows missing), a server did
@@ -120,6 +128,17 @@ import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasureme
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
 import { killBenchServers, spawnBenchServer, type BenchServerHandle } from './spawn-bench-server.ts';
+import {
+  BENCH_DIST_DIR,
+  benchRuntimeFromEnv,
+  BenchRuntimeError,
+  prepareBenchRuntime,
+  type BenchBuild,
+  type BenchRuntime,
+} from './bench-runtime.ts';
+import { measureStartUp, type StartUpReport } from './measure-start-up.ts';
+import { formatStartUpTable } from './format-start-up-table.ts';
+import { isDistFresh } from '../../infra/build/ensure-dist.mjs';
 import { spawnEmbeddedGateway, type EmbeddedGateway } from './spawn-embedded-gateway.ts';
 import { withoutEngineVariables } from '../support/spawn-gateway.ts';
 
@@ -225,6 +244,13 @@ function readSweepSettings(env: NodeJS.ProcessEnv): ScalingSweepSettings | null 
     connections: integer('BENCH_SWEEP_CONNECTIONS', 8, 1),
     maxStreams: integer('BENCH_SWEEP_MAX_STREAMS', 10_000, 1),
   };
+}
+
+/** The start-up table's settings, or null with BENCH_STARTUP_RUNS=0. @throws BenchSettingsError naming the variable */
+function readStartUpSettings(env: NodeJS.ProcessEnv): { runs: number; settleS: number } | null {
+  const runs = readNumber(env, 'BENCH_STARTUP_RUNS', 3, (n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
+  if (runs === 0) return null;
+  return { runs, settleS: readNumber(env, 'BENCH_STARTUP_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0') };
 }
 
 /**
@@ -359,6 +385,62 @@ async function startSweepServers(placement: CpuPlacement, upstreamOrigin: string
       dataDirs.delete(dataDir);
     },
   };
+}
+
+/**
+ * The start-up table: the embedded server and a gateway alone (the setups of startServers, each
+ * start in a fresh data directory, on the servers' CPU) against the running mock, tsx and compiled.
+ */
+async function measureStartUpTable(
+  placement: CpuPlacement,
+  mock: BenchServerHandle,
+  settings: { runs: number; settleS: number },
+  benchBuild: BenchBuild | undefined,
+): Promise<StartUpReport> {
+  const config = buildBenchGatewayConfig(mock.origin);
+  return measureStartUp({
+    runs: settings.runs,
+    settleS: settings.settleS,
+    ...(benchBuild ? { benchBuild } : {}),
+    log: (text) => process.stdout.write(text),
+    launcherCheck: async () => isDistFresh().checkMs,
+    starters: {
+      embedded: async (runtime: BenchRuntime) => {
+        const embedded = await spawnEmbeddedGateway(config, placement.servers, 120_000, runtime);
+        dataDirs.add(embedded.dataDir);
+        return {
+          pid: embedded.pid,
+          stop: async () => {
+            await embedded.stop();
+            dataDirs.delete(embedded.dataDir);
+          },
+        };
+      },
+      gateway: async (runtime: BenchRuntime) => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-start-up-'));
+        dataDirs.add(dataDir);
+        const configFile = join(dataDir, 'tollgate-config.json');
+        writeFileSync(configFile, JSON.stringify(config));
+        const gateway = await spawnBenchServer(
+          'gateway',
+          [mock.origin],
+          120_000,
+          gatewayAloneEnv(dataDir, configFile),
+          placement.servers,
+          runtime,
+        );
+        return {
+          pid: gateway.pid,
+          stop: async () => {
+            gateway.stop();
+            await gateway.exited;
+            rmSync(dataDir, { recursive: true, force: true });
+            dataDirs.delete(dataDir);
+          },
+        };
+      },
+    },
+  });
 }
 
 async function stopServers(started: StartedServers): Promise<void> {
@@ -562,7 +644,8 @@ function printNotes(report: BenchReport): void {
       "+p50: the case's p50 minus the direct case's (same shape, same connections); floor +p50: the floor proxy's; +p50 vs floor: the difference.\n" +
       "CPU: process CPU time (user + system, all threads, child processes included) of the server during the measured run, per request, from /proc; direct rows: the mock's.\n" +
       "× floor CPU: that CPU per request / the floor proxy's for the same request shape and connections.\n" +
-      `Idle: RSS after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
+      `Servers ran ${report.settings.runtime === 'tsx' ? 'on tsx (BENCH_TSX=1)' : 'compiled (Node on the bench build)'}. ` +
+      `Idle: RSS of the server's whole process tree after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
       `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams, not measured when fewer than 90 % opened or the RSS did not grow.\n` +
       `${report.settings.pinning}. ${report.machine.cpus} CPUs, 1-min load average ${report.machine.loadAverage1mAtStart} at start, ${report.machine.loadAverage1mAtEnd} at end ` +
       '(other work on the machine skews every figure); under saturation the added latency includes queueing; the 1-connection table shows the unloaded cost.\n',
@@ -588,7 +671,14 @@ async function main(withPeers: boolean): Promise<number> {
   const settings = readBenchSettings(process.env);
   const pipelineSettings = readPipelineSettings(process.env, settings);
   const sweepSettings = readSweepSettings(process.env);
-  // Installs run before this process is pinned, so they use every CPU.
+  const startUpSettings = readStartUpSettings(process.env);
+  const runtime = benchRuntimeFromEnv(process.env);
+  // The bench build (and the installs) run before this process is pinned, so they use every CPU.
+  const benchBuild = await prepareBenchRuntime(
+    runtime,
+    (line) => process.stdout.write(`${line}\n`),
+    runtime === 'compiled' || startUpSettings !== null,
+  );
   const installedPeers = withPeers
     ? await installPeers(peerGateways(process.env), (text) => process.stdout.write(text))
     : [];
@@ -596,7 +686,8 @@ async function main(withPeers: boolean): Promise<number> {
   const machine = describeMachine();
   const levels = [...new Set([settings.connections, 1])];
   process.stdout.write(
-    `Tollgate load benchmark: ${levels.join(' and ')} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; ${placement.description}\n`,
+    `Tollgate load benchmark: ${levels.join(' and ')} connections, ${settings.warmupS} s warm-up + ${settings.durationS} s per case; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}; ${placement.description}\n` +
+      `Servers run ${runtime === 'compiled' ? `compiled (Node on ${BENCH_DIST_DIR})` : 'on tsx (BENCH_TSX=1: node --import tsx over the sources)'}\n`,
   );
   const started = await startServers(placement);
   let peers: PeerRun[] = [];
@@ -654,6 +745,7 @@ async function main(withPeers: boolean): Promise<number> {
     idleSettleS: settings.idleSettleS,
     idleCpuWindowS: settings.idleCpuWindowS,
     pinning: placement.description,
+    runtime,
   };
   const httpReport: BenchReport = {
     generatedAt: new Date().toISOString(),
@@ -674,6 +766,12 @@ async function main(withPeers: boolean): Promise<number> {
   };
   await stopServers(started);
   let report = httpReport;
+  if (startUpSettings) {
+    process.stdout.write(
+      `\nStart-up: ${startUpSettings.runs} starts per server on tsx and compiled, RSS ${startUpSettings.settleS} s after ready …\n`,
+    );
+    report = { ...report, startUp: await measureStartUpTable(placement, started.mock, startUpSettings, benchBuild) };
+  }
   if (sweepSettings) {
     process.stdout.write(
       `\nScaling sweep: ${sweepSettings.warmupRequests} + ${sweepSettings.requests} requests per point and server …\n`,
@@ -697,6 +795,10 @@ async function main(withPeers: boolean): Promise<number> {
   process.stdout.write(
     `Prompt-cache hit rate by routing (${cacheAffinity.pass ? 'every case with affinity ≥' : 'FAIL: a case with affinity <'} ${cacheAffinity.target * 100} % of one channel's):\n${formatCacheAffinityTable(cacheAffinity)}\n\n`,
   );
+  if (report.startUp)
+    process.stdout.write(
+      `Start-up (spawn → ready line, median of ${report.startUp.runs}; RSS of the whole process tree ${report.startUp.settleS} s after ready, idle; × tsx = compiled ÷ tsx):\n${formatStartUpTable(report.startUp)}\n\n`,
+    );
   if (report.scalingSweep)
     process.stdout.write(
       `Scaling sweep (CPU per request of each server's process tree, gateway alone ÷ floor; spread = max ratio ÷ min ratio, MET ≤ 1.5×):\n${formatScalingSweepTable(report.scalingSweep)}\n\n`,
@@ -736,7 +838,11 @@ process.once('SIGTERM', () => {
 const soak = process.argv.includes('--soak');
 (soak
   ? Promise.resolve()
-      .then(() => runSoak(readSoakSettings(process.argv)))
+      .then(async () => {
+        const soakSettings = readSoakSettings(process.argv);
+        await prepareBenchRuntime(benchRuntimeFromEnv(process.env), (line) => process.stdout.write(`${line}\n`));
+        return runSoak(soakSettings);
+      })
       .then((pass) => process.exit(pass ? 0 : 1))
   : main(process.argv.includes('--peers'))
 ).then(
@@ -744,6 +850,10 @@ const soak = process.argv.includes('--soak');
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
     killBenchServers();
-    process.exit(error instanceof BenchSettingsError || error instanceof SoakOptionsError ? 2 : 1);
+    process.exit(
+      error instanceof BenchSettingsError || error instanceof SoakOptionsError || error instanceof BenchRuntimeError
+        ? 2
+        : 1,
+    );
   },
 );

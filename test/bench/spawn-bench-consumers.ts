@@ -1,12 +1,14 @@
 /**
  * Starts the consumers as their own process for the pipeline case, exactly as deployed:
- * `node --import tsx infra/processes/tollgate-consumers.ts` from the repository root with the run's environment.
+ * Node on the compiled infra/processes/tollgate-consumers (the bench build; `node --import tsx` on the
+ * source on the tsx runtime, bench-runtime.ts) from the repository root with the run's environment.
  * Ready once it logs `consumers running` (migrations applied, subscriptions started). Its
  * warn/error log lines (pino JSON on stdout: TOLLGATE_LOG_FORMAT=json) and anything on its stderr
  * are passed to this process's stderr. Killed by PID if this process exits.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { activeBenchRuntime, nodeArgsFor } from './bench-runtime.ts';
 import { readProcessUsage } from './read-process-usage.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -47,7 +49,7 @@ function parseLine(line: string): LogLine {
  */
 export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<BenchConsumersHandle> {
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/processes/tollgate-consumers.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('tollgate-consumers', activeBenchRuntime()), {
     cwd: REPO_ROOT,
     env: { ...env, TOLLGATE_LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],

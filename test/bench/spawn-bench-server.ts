@@ -1,11 +1,13 @@
 /**
  * Starts one bench server child (bench-servers.ts) as a separate Node process, so the load
  * generator in the parent does not share an event loop with what it measures.
- * The child runs `node --import tsx bench-servers.ts <role> [...args]` from the repository root.
+ * The child runs `node <bench build>/test/bench/bench-servers.js <role> [...args]` (or, on the tsx
+ * runtime, `node --import tsx test/bench/bench-servers.ts …`; bench-runtime.ts) from the repository root.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { activeBenchRuntime, nodeArgsFor, type BenchRuntime } from './bench-runtime.ts';
 import {
   FLUSH_EVENTS_PATH,
   type BenchEventsFlushed,
@@ -14,7 +16,6 @@ import {
   type BenchServerStats,
 } from './bench-server-contract.ts';
 
-const SERVER_ENTRY = fileURLToPath(new URL('./bench-servers.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A running child: its ports, its PID, a stats reader and a stopper. */
@@ -101,7 +102,8 @@ async function flushEvents(controlPort: number): Promise<BenchEventsFlushed> {
 }
 
 /**
- * Spawns a `role` child and waits for its ready line (default 30 s; tsx compiles on first run).
+ * Spawns a `role` child on `runtime` (default: the bench's, bench-runtime.ts) and waits for its
+ * ready line (default 30 s; tsx compiles on first run).
  * The child's stderr is inherited; its stdin is a pipe it watches, so it exits if this process dies.
  * `env` replaces the child's environment (default: this process's). With `cpuList` (e.g. `1`) the
  * child runs under `taskset -c <cpuList>` (taskset execs Node, so the PID is Node's).
@@ -113,8 +115,9 @@ export async function spawnBenchServer(
   timeoutMs = 30_000,
   env: NodeJS.ProcessEnv = process.env,
   cpuList?: string,
+  runtime: BenchRuntime = activeBenchRuntime(),
 ): Promise<BenchServerHandle> {
-  const nodeArgs = ['--import', 'tsx', SERVER_ENTRY, role, ...args];
+  const nodeArgs = [...nodeArgsFor('bench-servers', runtime), role, ...args];
   const [command, commandArgs] =
     cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
   const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });

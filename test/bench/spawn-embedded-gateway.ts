@@ -1,5 +1,6 @@
 /**
- * Starts Tollgate as `npm start` ships it — `node --import tsx infra/processes/tollgate-server.ts`:
+ * Starts Tollgate as `npm start` ships it — Node on the compiled infra/processes/tollgate-server
+ * (the bench build; `node --import tsx` on the source on the tsx runtime, bench-runtime.ts):
  * gateway, in-process consumers, embedded file event log, memory state, chdb, one process with
  * worker threads — for the load benchmark, on 127.0.0.1 port 0 with the bench config
  * (bench-gateway-config.ts) in a fresh temporary data directory. Engine URLs (KAFKA_BROKERS,
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
+import { activeBenchRuntime, nodeArgsFor, type BenchRuntime } from './bench-runtime.ts';
 import { trackBenchChild } from './spawn-bench-server.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
@@ -71,13 +73,15 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * Writes `config` (a config file document) into a new temporary data directory, spawns the server
- * there (under `taskset -c <cpuList>` when given) and waits for its "Tollgate listening" line.
+ * there on `runtime` (default: the bench's; under `taskset -c <cpuList>` when given) and waits for
+ * its "Tollgate listening" line (its output file is read every 20 ms).
  * @throws Error with the tail of its output when it exits or does not listen within `timeoutMs` ms
  */
 export async function spawnEmbeddedGateway(
   config: Record<string, unknown>,
   cpuList?: string,
   timeoutMs = 120_000,
+  runtime: BenchRuntime = activeBenchRuntime(),
 ): Promise<EmbeddedGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-embedded-'));
   const configFile = join(dataDir, 'tollgate-config.json');
@@ -93,7 +97,7 @@ export async function spawnEmbeddedGateway(
     TOLLGATE_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
   };
   const output = openSync(outputFile, 'a');
-  const nodeArgs = ['--import', 'tsx', 'infra/processes/tollgate-server.ts'];
+  const nodeArgs = nodeArgsFor('tollgate-server', runtime);
   const [command, args] =
     cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
   const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', output, output] });
@@ -131,6 +135,6 @@ export async function spawnEmbeddedGateway(
         `embedded Tollgate ${child.exitCode === null && child.signalCode === null ? `did not listen within ${timeoutMs} ms` : `exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})`}:\n${tail}`,
       );
     }
-    await sleep(100);
+    await sleep(20);
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Starts the gateway as `npm start` ships it (infra/processes/tollgate-server.ts: gateway, in-process
- * consumers, file event log, memory state, chdb, all in one process) in a child process, with the
+ * consumers, file event log, memory state, chdb, all in one process; compiled, or on tsx with
+ * BENCH_TSX=1: bench-runtime.ts) in a child process, with the
  * soak's memory probe preloaded (soak-memory-probe.mjs) and an IPC channel to ask it for figures.
  * Engine URLs (KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL) are removed from the child's environment so
  * it always runs embedded. Only the last 64 KiB of its output is kept.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { activeBenchRuntime, nodeArgsFor } from './bench-runtime.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -80,7 +82,7 @@ function ask(child: ChildProcess, message: SoakProbeRequest, timeoutMs: number):
  */
 export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 90_000): Promise<SoakGateway> {
   const childEnv: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), LOG_LEVEL: 'info', ...env };
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, 'infra/processes/tollgate-server.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('tollgate-server', activeBenchRuntime(), [PROBE]), {
     cwd: REPO_ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
