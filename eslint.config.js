@@ -9,7 +9,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', 'data/', '.tollgate/', 'test-artifacts/', 'test/fixtures/', 'test/golden/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.dist.*',
+      'data/',
+      '.tollgate/',
+      'test-artifacts/',
+      'test/fixtures/',
+      'test/golden/',
+    ],
   },
   eslint.configs.recommended,
   {

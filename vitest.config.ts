@@ -10,6 +10,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/support/global-engines.ts'],
+    globalSetup: ['test/support/global-dist.ts', 'test/support/global-engines.ts'],
   },
 });

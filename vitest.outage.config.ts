@@ -8,7 +8,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/support/global-engines.ts'],
+    globalSetup: ['test/support/global-dist.ts', 'test/support/global-engines.ts'],
     fileParallelism: false,
   },
 });
