@@ -18,7 +18,7 @@
 import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/request.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
-import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
+import { estimateAdmissionInputTokens } from '../tokenize/estimate-tokens.ts';
 import { affinityKeyOf } from '../routing/prompt-cache-affinity.ts';
 import {
   admitBudgetsOrReply,
@@ -44,7 +44,7 @@ class InputEstimate {
   private tokens: number | undefined;
   constructor(private readonly canonical: CanonicalRequest) {}
   get value(): number {
-    return (this.tokens ??= estimateInputTokens(this.canonical));
+    return (this.tokens ??= estimateAdmissionInputTokens(this.canonical));
   }
 }
 

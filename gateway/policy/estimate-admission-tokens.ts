@@ -2,7 +2,7 @@
  * The token reservation of a request at admission (user, key and channel TPM limits alike).
  */
 import type { CanonicalRequest } from '../canonical/request.ts';
-import { estimateInputTokens } from '../tokenize/estimate-tokens.ts';
+import { estimateAdmissionInputTokens } from '../tokenize/estimate-tokens.ts';
 
 /** Output tokens reserved when the request sets no `maxOutputTokens` (tokens). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -10,13 +10,14 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /**
  * Tokens to reserve for `request`: the local input estimate (o200k BPE, estimate-tokens.ts) plus
  * `maxOutputTokens`, or `defaultMaxOutput` (tokens, e.g. a per-model default) when the client set
- * none. Settled with the actual usage after the exchange. Bounded cost: exact for the first 64 KiB
- * of a request's text, estimated beyond (bounded-token-counter.ts), ≈ 0.1 s of CPU at most for any
- * body; computed once per request object however many limits (key, user, channels) ask. Never throws.
+ * none. Settled with the actual usage after the exchange. Bounded cost: exact for the first 4 KiB
+ * of a request's text, estimated beyond at the ratio of that part (estimate-tokens.ts
+ * ADMISSION_EXACT_BUDGET), ≈ 1 ms of CPU at most for any body; computed once per request object
+ * however many limits (key, user, channels) ask. Never throws.
  */
 export function estimateAdmissionTokens(
   request: CanonicalRequest,
   defaultMaxOutput: number = DEFAULT_MAX_OUTPUT_TOKENS,
 ): number {
-  return estimateInputTokens(request) + (request.maxOutputTokens ?? defaultMaxOutput);
+  return estimateAdmissionInputTokens(request) + (request.maxOutputTokens ?? defaultMaxOutput);
 }

@@ -52,7 +52,38 @@ function partTokens(part: ContentPart, counter: BoundedTokenCounter): number {
 export function estimateInputTokens(request: CanonicalRequest): number {
   const known = inputTokensByRequest.get(request);
   if (known !== undefined) return known;
-  const counter = new BoundedTokenCounter();
+  const total = countInputTokens(request, new BoundedTokenCounter());
+  inputTokensByRequest.set(request, total);
+  return total;
+}
+
+/**
+ * Exact budget of the admission estimate (UTF-8 bytes): the first 4 KiB of a request's text are
+ * counted with the BPE, the rest at the tokens-per-byte ratio of that part
+ * (bounded-token-counter.ts). A reservation is settled to the upstream's reported usage when the
+ * request ends, so its precision only matters while the request runs; a cost that stops growing
+ * with the prompt past a few kilobytes matters on every request (about 0.1–0.2 ms per KiB counted).
+ */
+export const ADMISSION_EXACT_BUDGET = 4 * 1024;
+
+/** Admission estimates already made, per request object. */
+const admissionTokensByRequest = new WeakMap<CanonicalRequest, number>();
+
+/**
+ * Estimated input tokens of a request for admission (RPM/TPM reservations, budget holds, the cost
+ * strategy): as estimateInputTokens, exact for the first ADMISSION_EXACT_BUDGET bytes only (tokens).
+ * Billing never uses it: a request without reported usage is billed on estimateInputTokens.
+ */
+export function estimateAdmissionInputTokens(request: CanonicalRequest): number {
+  const known = admissionTokensByRequest.get(request) ?? inputTokensByRequest.get(request);
+  if (known !== undefined) return known;
+  const total = countInputTokens(request, new BoundedTokenCounter(ADMISSION_EXACT_BUDGET));
+  admissionTokensByRequest.set(request, total);
+  return total;
+}
+
+/** System, messages and tool definitions of `request` through one counter (tokens). */
+function countInputTokens(request: CanonicalRequest, counter: BoundedTokenCounter): number {
   let total = request.system ? counter.count(request.system) + TOKENS_PER_MESSAGE : 0;
   for (const message of request.messages) {
     total += TOKENS_PER_MESSAGE;
@@ -63,7 +94,6 @@ export function estimateInputTokens(request: CanonicalRequest): number {
       counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters));
   }
   total += 3;
-  inputTokensByRequest.set(request, total);
   return total;
 }
 
