@@ -34,7 +34,7 @@ describe('admission token estimate', () => {
   it('stays within 15 % of the exact count for long mixed text and code, past its exact budget', () => {
     for (const path of ['README.md', 'gateway/exchange/run-exchange.ts']) {
       const text = readFileSync(ROOT + path, 'utf8').slice(0, 60_000);
-      expect(Buffer.byteLength(text)).toBeGreaterThan(ADMISSION_EXACT_BUDGET * 10);
+      expect(Buffer.byteLength(text)).toBeGreaterThan(ADMISSION_EXACT_BUDGET * 4);
       const admission = estimateAdmissionInputTokens(requestOf([text]));
       const exact = estimateInputTokens(requestOf([text]));
       expect(Math.abs(admission - exact) / exact).toBeLessThan(0.15);
