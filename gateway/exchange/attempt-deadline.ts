@@ -26,25 +26,28 @@ export interface AttemptLimits {
   readonly minStreamRate: MinStreamRate;
 }
 
-/** Timers of one attempt; `dispose()` when the attempt is over. */
+/**
+ * Timers of one attempt; `dispose()` when the attempt is over. One timer at a time serves both
+ * limits: it is set for whichever comes first, the total deadline or the end of the current
+ * minimum-rate window, and set again for the next one when it fires. Messages are built only
+ * when a limit is missed: a live stream holds one timer and no text.
+ */
 export class AttemptDeadline {
   /** Aborted when the client leaves or a limit is missed; give it to the upstream call. */
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
-  private readonly totalTimer: NodeJS.Timeout;
-  private rateTimer: NodeJS.Timeout | undefined;
+  /** When the total deadline falls, ms since epoch. */
+  private readonly totalDueAt: number;
+  /** When the current minimum-rate window ends, ms since epoch; Infinity until the first body byte. */
+  private windowEndsAt = Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  /** Which limit `timer` was set for. */
+  private timerFor: 'total' | 'window' = 'total';
   private bytesInWindow = 0;
   private failure: GatewayError | undefined;
   private readonly onClientAbort = (): void => this.controller.abort();
   private readonly onDrainDeadline = (): void => this.expire(drainDeadlineError());
-  /** The total deadline passed: its error is built only then. */
-  private readonly onTotalDeadline = (): void => {
-    const { requestDeadline, totalMs } = this.limits;
-    const message = requestDeadline
-      ? `Request deadline of the gateway reached after ${totalMs} ms of this attempt`
-      : `Upstream did not finish its answer within the channel's deadline of ${totalMs} ms`;
-    this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !requestDeadline }));
-  };
+  private readonly onTimer = (): void => this.timerFired();
 
   /**
    * Starts the total deadline now. `clientSignal` is the client's own disconnect; `drainDeadline`
@@ -58,7 +61,9 @@ export class AttemptDeadline {
     this.signal = this.controller.signal;
     if (clientSignal.aborted) this.controller.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    this.totalTimer = setTimeout(this.onTotalDeadline, Math.max(0, limits.totalMs));
+    const totalMs = Math.max(0, limits.totalMs);
+    this.totalDueAt = Date.now() + totalMs;
+    this.timer = setTimeout(this.onTimer, totalMs);
     if (drainDeadline?.aborted) this.expire(drainDeadlineError());
     else drainDeadline?.addEventListener('abort', this.onDrainDeadline);
   }
@@ -71,30 +76,54 @@ export class AttemptDeadline {
   /** Counts streamed body bytes; the first call starts the minimum-rate windows. */
   countBytes(bytes: number): void {
     this.bytesInWindow += bytes;
-    if (this.rateTimer === undefined && this.limits.minStreamRate.bytes > 0 && !this.signal.aborted) {
-      const { bytes: minimum, windowMs } = this.limits.minStreamRate;
+    if (this.windowEndsAt === Infinity && this.limits.minStreamRate.bytes > 0 && !this.signal.aborted) {
       // The first window counts the byte that started it.
-      this.rateTimer = setInterval(() => {
-        const seen = this.bytesInWindow;
-        this.bytesInWindow = 0;
-        if (seen < minimum)
-          this.expire(
-            new GatewayError(
-              'upstream-timeout',
-              `Upstream stream slower than ${minimum} bytes per ${windowMs} ms (${seen} bytes in the last window)`,
-              { allowFailover: !this.limits.requestDeadline },
-            ),
-          );
-      }, windowMs);
+      this.windowEndsAt = Date.now() + this.limits.minStreamRate.windowMs;
+      if (this.windowEndsAt < this.totalDueAt) this.arm('window', this.limits.minStreamRate.windowMs);
     }
   }
 
-  /** Stops the timers and the client listener; the signal keeps its state. */
+  /** Stops the timer and the listeners; the signal keeps its state. */
   dispose(): void {
-    clearTimeout(this.totalTimer);
-    if (this.rateTimer !== undefined) clearInterval(this.rateTimer);
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.clientSignal.removeEventListener('abort', this.onClientAbort);
     this.drainDeadline?.removeEventListener('abort', this.onDrainDeadline);
+  }
+
+  /** Replaces the pending timer by one for `limit`, `delayMs` from now. */
+  private arm(limit: 'total' | 'window', delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timerFor = limit;
+    this.timer = setTimeout(this.onTimer, Math.max(0, delayMs));
+  }
+
+  private timerFired(): void {
+    this.timer = undefined;
+    if (this.signal.aborted) return;
+    if (this.timerFor === 'total') {
+      const { totalMs, requestDeadline } = this.limits;
+      const message = requestDeadline
+        ? `Request deadline of the gateway reached after ${totalMs} ms of this attempt`
+        : `Upstream did not finish its answer within the channel's deadline of ${totalMs} ms`;
+      return this.expire(new GatewayError('upstream-timeout', message, { allowFailover: !requestDeadline }));
+    }
+    const { bytes: minimum, windowMs } = this.limits.minStreamRate;
+    const seen = this.bytesInWindow;
+    this.bytesInWindow = 0;
+    if (seen < minimum)
+      return this.expire(
+        new GatewayError(
+          'upstream-timeout',
+          `Upstream stream slower than ${minimum} bytes per ${windowMs} ms (${seen} bytes in the last window)`,
+          { allowFailover: !this.limits.requestDeadline },
+        ),
+      );
+    // The next window starts now, as an interval's next run would after a late one.
+    const now = Date.now();
+    this.windowEndsAt = now + windowMs;
+    if (this.windowEndsAt < this.totalDueAt) this.arm('window', this.windowEndsAt - now);
+    else this.arm('total', this.totalDueAt - now);
   }
 
   private expire(error: GatewayError): void {

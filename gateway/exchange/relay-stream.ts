@@ -11,6 +11,11 @@
  * followed by the gateway's error event after a complete frame, never after half of one. Bytes that
  * are not UTF-8 reach the client as U+FFFD on both paths. The attempt's deadline
  * (attempt-deadline.ts) sees every body byte for the minimum-rate check.
+ *
+ * Keep-alive frames: a started stream silent for `keepAliveMs` gets the format's keep-alive frame.
+ * Every live relay with the same keep-alive period is checked by one shared interval (half the
+ * period, at least 50 ms) rather than an interval of its own, so a frame leaves at most 1.5 ×
+ * `keepAliveMs` after the last write, and a live stream costs a Set entry instead of a timer.
  */
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../canonical/gateway-error.ts';
@@ -45,6 +50,8 @@ export interface StreamRelayArgs extends RelayArgs {
 }
 
 interface RelayState {
+  /** ms of silence before a keep-alive frame (the node's `keepAliveMs`). */
+  readonly keepAliveMs: number;
   raw: ServerResponse | undefined;
   readonly pending: Array<string | Buffer>;
   readonly accumulator: StreamAccumulator;
@@ -58,6 +65,7 @@ interface RelayState {
 export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult> {
   const decoder = args.adapter.createStreamDecoder(args.decodeContext);
   const state: RelayState = {
+    keepAliveMs: args.deps.keepAliveMs,
     raw: undefined,
     pending: [],
     accumulator: new StreamAccumulator(),
@@ -66,10 +74,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     lastWriteAt: Date.now(),
     endError: undefined,
   };
-  const keepAlive = setInterval(
-    () => void writeKeepAlive(args, state),
-    Math.max(50, Math.floor(args.deps.keepAliveMs / 2)),
-  );
+  const stopKeepAlive = watchKeepAlive(state);
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
@@ -96,7 +101,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     if (!state.raw) return abandon(args, failure);
     await handleEvents(args, state, [{ type: 'error', error: failure }], true);
   } finally {
-    clearInterval(keepAlive);
+    stopKeepAlive();
   }
   if (!state.raw)
     return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
@@ -156,9 +161,38 @@ async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
   await writeWithBackpressure(state.raw, chunk);
 }
 
-async function writeKeepAlive(args: StreamRelayArgs, state: RelayState): Promise<void> {
-  if (!state.raw || state.raw.writableEnded || Date.now() - state.lastWriteAt < args.deps.keepAliveMs) return;
+async function writeKeepAlive(state: RelayState): Promise<void> {
+  if (!state.raw || state.raw.writableEnded || Date.now() - state.lastWriteAt < state.keepAliveMs) return;
   await emit(state, state.encoder.keepAlive());
+}
+
+/** The live relays checked by one interval, by check period (ms). */
+const keepAliveTickers = new Map<number, { readonly timer: NodeJS.Timeout; readonly relays: Set<RelayState> }>();
+
+/**
+ * Adds `state` to the shared keep-alive check of its period (started with its first relay,
+ * stopped with its last); returns the function that removes it (idempotent).
+ */
+function watchKeepAlive(state: RelayState): () => void {
+  const period = Math.max(50, Math.floor(state.keepAliveMs / 2));
+  let ticker = keepAliveTickers.get(period);
+  if (!ticker) {
+    const relays = new Set<RelayState>();
+    const timer = setInterval(() => {
+      for (const relay of relays) void writeKeepAlive(relay);
+    }, period);
+    // The streams' own sockets keep the process alive; this check alone must not.
+    timer.unref();
+    ticker = { timer, relays };
+    keepAliveTickers.set(period, ticker);
+  }
+  const { relays, timer } = ticker;
+  relays.add(state);
+  return () => {
+    if (!relays.delete(state) || relays.size > 0) return;
+    clearInterval(timer);
+    keepAliveTickers.delete(period);
+  };
 }
 
 function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {

@@ -3,7 +3,13 @@
  * (read-process-usage.ts): its RSS and CPU use while idle, and the RSS each live stream costs —
  * N concurrent streamed requests held open by a slow upstream (`[mock:slow=MS]` in the prompt
  * makes the mock wait MS before every stream chunk).
+ *
+ * A proxy holds two sockets per live stream (the client's and its upstream's), so a server whose
+ * open-file limit is L can hold at most (L − the descriptors it already has − FD_HEADROOM) / 2
+ * streams: beyond that, accepting or connecting fails with EMFILE, and so would the files the
+ * server must still open (its event log). The run opens no more than that (`openFileCap`).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type ClientRequest } from 'node:http';
 import { readProcessUsage } from './read-process-usage.ts';
 
@@ -65,6 +71,36 @@ export interface LiveStreamOptions {
   readonly openTimeoutMs?: number;
 }
 
+/** Descriptors left to the server beyond its streams' sockets and what it holds before they open (files it opens meanwhile). */
+export const FD_HEADROOM = 64;
+
+/**
+ * The soft open-file limit of process `pid` (/proc/<pid>/limits, "Max open files"), or undefined
+ * when unreadable or unlimited.
+ */
+export function processOpenFileLimit(pid: number): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'));
+    return match?.[1] ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Most streams a proxy process `pid` can hold at two sockets each: (its open-file limit − the
+ * descriptors open now − FD_HEADROOM) / 2, or undefined when its limit or descriptors cannot be read.
+ */
+export function streamCapOf(pid: number): number | undefined {
+  const limit = processOpenFileLimit(pid);
+  if (limit === undefined) return undefined;
+  try {
+    return Math.max(0, Math.floor((limit - readdirSync(`/proc/${pid}/fd`).length - FD_HEADROOM) / 2));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Share of the requested streams that must open for the RSS per stream to be reported (0.9: 90 %). */
 export const MIN_OPEN_SHARE = 0.9;
 
@@ -72,6 +108,11 @@ export const MIN_OPEN_SHARE = 0.9;
 export interface LiveStreamFootprint {
   /** Streams asked for (N). */
   readonly requested: number;
+  /**
+   * Present when the server's open-file limit allowed fewer streams than asked for (streamCapOf):
+   * the streams opened instead, the limit, and the reason in words.
+   */
+  readonly openFileCap?: { readonly streams: number; readonly limit: number; readonly reason: string };
   /** Requests sent (below `requested` when the server stopped taking connections). */
   readonly sent: number;
   /** Whether every request could be written to a socket. */
@@ -152,7 +193,7 @@ export function liveStreamFigures(
 }
 
 /**
- * Opens `count` streamed requests (plain node:http, one socket each, at most `openWindow` not yet
+ * Opens `count` streamed requests — no more than the server's open-file limit allows (streamCapOf) — (plain node:http, one socket each, at most `openWindow` not yet
  * written at once; opening stops after 60 s without progress), waits until every one has its first
  * body byte — or until `openTimeoutMs` after the last was written, reporting how many did —
  * reads the server's RSS, then aborts them all and waits 2 s for the server to let go. The RSS
@@ -182,6 +223,17 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     firstError ??= message;
     notify();
   };
+  const cap = streamCapOf(options.pid);
+  const count = cap === undefined ? options.count : Math.min(options.count, cap);
+  const limit = processOpenFileLimit(options.pid) ?? 0;
+  const openFileCap =
+    count < options.count
+      ? {
+          streams: count,
+          limit,
+          reason: `${options.count} asked; ${count} opened: the server's open-file limit is ${limit}, two sockets per stream, and it keeps its own descriptors and ${FD_HEADROOM} spare`,
+        }
+      : undefined;
   const rssBeforeBytes = readProcessUsage(options.pid).rssBytes;
   const startedAt = Date.now();
   const waitForProgress = (): Promise<unknown> =>
@@ -189,7 +241,7 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
   // A server that stops taking connections (out of file descriptors) leaves requests unwritten: stop opening after 60 s without progress.
   let lastProgressAt = Date.now();
   let openedAll = true;
-  for (let i = 0; i < options.count; i++) {
+  for (let i = 0; i < count; i++) {
     while (unwritten >= window && Date.now() - lastProgressAt < 60_000) await waitForProgress();
     if (unwritten >= window) {
       openedAll = false;
@@ -240,6 +292,7 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
   await sleep(2000);
   return {
     requested: options.count,
+    ...(openFileCap ? { openFileCap } : {}),
     sent: requests.length,
     openedAll,
     reached,
@@ -249,7 +302,8 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     rssBeforeBytes,
     rssOpenBytes,
     ...liveStreamFigures({
-      requested: options.count,
+      // Measured against the streams the server could hold: a cap is reported, not counted as failure.
+      requested: count,
       sent: requests.length,
       reached,
       failed,

@@ -16,11 +16,6 @@
  * https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html). Credentials are
  * memoized and fetched again shortly before they expire. Nothing here logs or returns a secret.
  */
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { UpstreamCredentialSource, UpstreamHttpRequest } from '../upstream-adapter.ts';
 import type { ChannelCredential, ChannelCredentialFactory } from './cloud-credentials.ts';
 
@@ -36,6 +31,40 @@ interface AwsCredentials {
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
   readonly expiration?: Date;
+}
+
+/** The parts of the AWS SDK and Smithy the signer uses. */
+interface AwsSdkParts {
+  readonly Sha256: (typeof import('@aws-crypto/sha256-js'))['Sha256'];
+  readonly defaultProvider: (typeof import('@aws-sdk/credential-provider-node'))['defaultProvider'];
+  readonly fromTemporaryCredentials: (typeof import('@aws-sdk/credential-providers'))['fromTemporaryCredentials'];
+  readonly smithy: typeof import('@smithy/core');
+  readonly SignatureV4: (typeof import('@smithy/signature-v4'))['SignatureV4'];
+}
+
+let awsSdkParts: Promise<AwsSdkParts> | undefined;
+
+/**
+ * The AWS SDK credential providers and the SigV4 signer, imported on the first use of a SigV4
+ * credential rather than at start: a node without Bedrock SigV4 channels never holds them
+ * (several MB of heap). Later calls share the import.
+ * @throws (rejects) when a package cannot be loaded
+ */
+function lazyAwsSdk(): Promise<AwsSdkParts> {
+  awsSdkParts ??= Promise.all([
+    import('@aws-crypto/sha256-js'),
+    import('@aws-sdk/credential-provider-node'),
+    import('@aws-sdk/credential-providers'),
+    import('@smithy/core'),
+    import('@smithy/signature-v4'),
+  ]).then(([sha256, node, providers, smithy, signer]) => ({
+    Sha256: sha256.Sha256,
+    defaultProvider: node.defaultProvider,
+    fromTemporaryCredentials: providers.fromTemporaryCredentials,
+    smithy,
+    SignatureV4: signer.SignatureV4,
+  }));
+  return awsSdkParts;
 }
 
 /** Something that yields AWS credentials when asked (an AWS SDK credential provider). */
@@ -60,22 +89,30 @@ export interface AwsSigV4Options {
 }
 
 /** The credentials of `channel` before any role is assumed. */
-function baseCredentials(channel: UpstreamCredentialSource, options: AwsSigV4Options): AwsCredentialsProvider {
+function baseCredentials(
+  channel: UpstreamCredentialSource,
+  options: AwsSigV4Options,
+  sdk: AwsSdkParts,
+): AwsCredentialsProvider {
   if (channel.apiKey.trim() !== '') {
     const credentials = parseStaticAwsCredentials(channel.apiKey);
     return async () => credentials;
   }
-  return (options.defaultCredentials ?? (() => defaultProvider()))();
+  return (options.defaultCredentials ?? (() => sdk.defaultProvider()))();
 }
 
 /** The channel's credentials: the base ones, or those of its `cloud.roleArn` assumed with them; memoized. */
-function credentialsOf(channel: UpstreamCredentialSource, options: AwsSigV4Options): AwsCredentialsProvider {
-  const base = baseCredentials(channel, options);
+function credentialsOf(
+  channel: UpstreamCredentialSource,
+  options: AwsSigV4Options,
+  sdk: AwsSdkParts,
+): AwsCredentialsProvider {
+  const base = baseCredentials(channel, options, sdk);
   const roleArn = channel.cloud?.roleArn;
   const provider: AwsCredentialsProvider =
     roleArn === undefined
       ? base
-      : fromTemporaryCredentials({
+      : sdk.fromTemporaryCredentials({
           params: {
             RoleArn: roleArn,
             RoleSessionName: ROLE_SESSION_NAME,
@@ -84,6 +121,7 @@ function credentialsOf(channel: UpstreamCredentialSource, options: AwsSigV4Optio
           masterCredentials: base,
           ...(channel.cloud?.region === undefined ? {} : { clientConfig: { region: channel.cloud.region } }),
         });
+  const { memoizeIdentityProvider, isIdentityExpired, doesIdentityRequireRefresh } = sdk.smithy;
   const memoized = memoizeIdentityProvider(provider, isIdentityExpired, doesIdentityRequireRefresh);
   if (memoized === undefined) throw new Error('no AWS credential provider could be made for the channel');
   return () => memoized();
@@ -109,8 +147,9 @@ async function signRequest(
   request: UpstreamHttpRequest,
   region: string,
   credentials: AwsCredentialsProvider,
+  sdk: AwsSdkParts,
 ): Promise<UpstreamHttpRequest> {
-  const signer = new SignatureV4({ service: BEDROCK_SIGNING_SERVICE, region, credentials, sha256: Sha256 });
+  const signer = new sdk.SignatureV4({ service: BEDROCK_SIGNING_SERVICE, region, credentials, sha256: sdk.Sha256 });
   const url = new URL(request.url);
   const signed = await signer.sign({
     method: 'POST',
@@ -142,8 +181,9 @@ export function awsSigV4Credentials(options: AwsSigV4Options = {}): ChannelCrede
       authorize: async (request) => {
         const region = channel.cloud?.region;
         if (region === undefined || region === '') throw new Error('the channel has no cloud.region to sign for');
-        credentials ??= credentialsOf(channel, options);
-        return signRequest(request, region, credentials);
+        const sdk = await lazyAwsSdk();
+        credentials ??= credentialsOf(channel, options, sdk);
+        return signRequest(request, region, credentials, sdk);
       },
     };
   };

@@ -14,8 +14,20 @@
  * the channel's `apiKey`; it never leaves this module except in the token request itself.
  */
 import { rootCertificates } from 'node:tls';
-import { ClientSecretCredential, type ClientSecretCredentialOptions } from '@azure/identity';
+import type { ClientSecretCredentialOptions } from '@azure/identity';
 import type { ChannelCredential, ChannelCredentialFactory } from './cloud-credentials.ts';
+
+let azureIdentity: Promise<typeof import('@azure/identity')> | undefined;
+
+/**
+ * @azure/identity (with MSAL), imported on the first use of an Entra ID credential rather than at
+ * start: a node without such channels never holds it (≈ 6 MB of heap). Later calls share the import.
+ * @throws (rejects) when the package cannot be loaded
+ */
+function lazyAzureIdentity(): Promise<typeof import('@azure/identity')> {
+  azureIdentity ??= import('@azure/identity');
+  return azureIdentity;
+}
 
 /** The scope of Azure OpenAI (Cognitive Services) tokens. */
 export const AZURE_COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
@@ -68,10 +80,16 @@ export function azureEntraIdCredentials(options: AzureEntraIdOptions = {}): Chan
       return {
         authorize: () => Promise.reject(new Error('cloud.tenantId and cloud.clientId are required with entra-id')),
       };
-    const credential = new ClientSecretCredential(tenantId, clientId, channel.apiKey, credentialOptions(options));
+    // @azure/identity loads with the first call that needs it (lazyAzureIdentity).
+    const credential = lazyAzureIdentity().then(
+      ({ ClientSecretCredential }) =>
+        new ClientSecretCredential(tenantId, clientId, channel.apiKey, credentialOptions(options)),
+    );
     return {
       async authorize(request, signal) {
-        const token = await credential.getToken(AZURE_COGNITIVE_SERVICES_SCOPE, signal ? { abortSignal: signal } : {});
+        const token = await (
+          await credential
+        ).getToken(AZURE_COGNITIVE_SERVICES_SCOPE, signal ? { abortSignal: signal } : {});
         return { ...request, headers: { ...request.headers, authorization: `Bearer ${token.token}` } };
       },
     };

@@ -20,7 +20,7 @@
  * another token endpoint (a private or test one) has its grant sent there instead. Google's keys
  * name `https://oauth2.googleapis.com/token`, which changes nothing.
  */
-import { GoogleAuth, JWT } from 'google-auth-library';
+import type { GoogleAuth, JWT } from 'google-auth-library';
 import type { UpstreamHttpRequest } from '../upstream-adapter.ts';
 import type { ChannelCredential, ChannelCredentialFactory } from './cloud-credentials.ts';
 
@@ -29,6 +29,18 @@ export const GOOGLE_CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/clou
 
 /** Where google-auth-library sends every service-account token grant. */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+let googleAuthLibrary: Promise<typeof import('google-auth-library')> | undefined;
+
+/**
+ * google-auth-library, imported on the first use of a Vertex credential rather than at start:
+ * a node without Vertex channels never holds it (several MB of heap). Later calls share the import.
+ * @throws (rejects) when the package cannot be loaded
+ */
+function lazyGoogleAuthLibrary(): Promise<typeof import('google-auth-library')> {
+  googleAuthLibrary ??= import('google-auth-library');
+  return googleAuthLibrary;
+}
 
 /** The fields of a service-account key file the credential reads. */
 interface ServiceAccountKey {
@@ -128,14 +140,19 @@ export function vertexServiceAccountCredentials(): ChannelCredentialFactory {
     } catch (error) {
       return { authorize: () => Promise.reject(error instanceof Error ? error : new Error(String(error))) };
     }
-    const client = new JWT({
-      email: key.client_email,
-      key: key.private_key,
-      ...(key.private_key_id === undefined ? {} : { keyId: key.private_key_id }),
-      scopes: [GOOGLE_CLOUD_PLATFORM_SCOPE],
+    const tokenUri = key.token_uri;
+    // The library loads with the first call that needs it (lazyGoogleAuthLibrary).
+    const client = lazyGoogleAuthLibrary().then(({ JWT: JwtClient }) => {
+      const made = new JwtClient({
+        email: key.client_email,
+        key: key.private_key,
+        ...(key.private_key_id === undefined ? {} : { keyId: key.private_key_id }),
+        scopes: [GOOGLE_CLOUD_PLATFORM_SCOPE],
+      });
+      if (tokenUri !== undefined) sendGrantsTo(made, tokenUri);
+      return made;
     });
-    if (key.token_uri !== undefined) sendGrantsTo(client, key.token_uri);
-    return googleCredential(() => client.getRequestHeaders());
+    return googleCredential(async () => (await client).getRequestHeaders());
   };
 }
 
@@ -149,7 +166,9 @@ export function vertexDefaultCredentials(
   options: ConstructorParameters<typeof GoogleAuth>[0] = {},
 ): ChannelCredentialFactory {
   return (): ChannelCredential => {
-    const auth = new GoogleAuth({ scopes: [GOOGLE_CLOUD_PLATFORM_SCOPE], ...options });
-    return googleCredential(() => auth.getRequestHeaders());
+    const auth = lazyGoogleAuthLibrary().then(
+      (library) => new library.GoogleAuth({ scopes: [GOOGLE_CLOUD_PLATFORM_SCOPE], ...options }),
+    );
+    return googleCredential(async () => (await auth).getRequestHeaders());
   };
 }
