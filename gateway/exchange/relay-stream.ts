@@ -1,7 +1,10 @@
 /**
  * Streamed relay. Upstream SSE → adapter stream decoder → StreamEvents → the client's stream
- * encoder (translated path), or upstream bytes copied unchanged while a tap decodes them
- * (pass-through). Nothing is written to the client until the first content event arrives, so an
+ * encoder (translated path), or upstream bytes copied unchanged while a tap reads them
+ * (pass-through). The tap decodes the events before the start and those that carry the outcome
+ * (usage, stop reason, errors, new blocks, the end); once the stream has started, events that
+ * only continue an open block (the adapter's PassThroughTap) are kept unparsed, and parsed only
+ * when no usage was reported or the stream was cut short and its output must be estimated. Nothing is written to the client until the first content event arrives, so an
  * upstream that fails before producing content still allows failover; after that, failures end
  * the stream with the format's own error event. A client that goes away aborts the upstream call
  * and the delivered part is billed as `partial`.
@@ -19,11 +22,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../canonical/gateway-error.ts';
+import type { OutputBlock } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
 import { StreamAccumulator } from '../canonical/stream-accumulator.ts';
 import type { StreamEncoder } from '../inbound/inbound-codec.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError } from '../upstream/upstream-transport.ts';
+import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { startEventStream, writeWithBackpressure } from './client-response.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
@@ -59,6 +64,11 @@ interface RelayState {
   ttfbMs: number;
   lastWriteAt: number;
   endError: GatewayError | undefined;
+  /**
+   * Pass-through: the events after the start that only continued an open block (the adapter's
+   * PassThroughTap), kept unparsed; their output is read only for an estimate.
+   */
+  readonly continued: UpstreamSseEvent[];
 }
 
 /** Relays a 2xx streamed upstream answer; see the module comment for the failover rule. */
@@ -73,12 +83,15 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     ttfbMs: 0,
     lastWriteAt: Date.now(),
     endError: undefined,
+    continued: [],
   };
   const stopKeepAlive = watchKeepAlive(state);
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
     const cutter = args.passThrough && !passThroughHook ? new SseFrameCutter() : undefined;
+    // Pass-through of raw bytes: once the stream has started, events that only continue an open block stay unparsed.
+    const tap = cutter ? args.adapter.passThroughTap : undefined;
     const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
       args.deadline.countBytes(chunk.length);
       const events = cutter?.push(chunk);
@@ -88,6 +101,10 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
     for await (const sse of readEvents(args.answer.body, afterChunk)) {
       if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
+      if (tap && state.raw && tap.isContinuation(sse)) {
+        state.continued.push(sse);
+        continue;
+      }
       const failure = await handleEvents(args, state, decoder.push(sse));
       if (failure) return abandon(args, failure);
     }
@@ -128,7 +145,7 @@ async function handleEvents(
     if (event.type === 'message-end') {
       event = {
         ...event,
-        usage: finalizeUsage(event.usage, args.input.request, () => state.accumulator.result().content),
+        usage: finalizeUsage(event.usage, args.input.request, () => outputSoFar(args, state)),
       };
     }
     if (event.type === 'error') state.endError = event.error;
@@ -195,6 +212,14 @@ function watchKeepAlive(state: RelayState): () => void {
   };
 }
 
+/** The output relayed so far, for an estimate of output tokens: the decoded blocks and the pass-through's unparsed continuations. */
+function outputSoFar(args: StreamRelayArgs, state: RelayState): OutputBlock[] {
+  const decoded = state.accumulator.result().content;
+  const tap = args.adapter.passThroughTap;
+  if (!tap || state.continued.length === 0) return [...decoded];
+  return [...decoded, ...tap.continuationContent(state.continued)];
+}
+
 function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {
   args.answer.body.destroy();
   return { kind: 'failed', error };
@@ -206,7 +231,7 @@ function finish(args: StreamRelayArgs, state: RelayState, status: 'completed' | 
   const usage = finalizeUsage(
     state.accumulator.currentUsage(),
     args.input.request,
-    () => state.accumulator.result().content,
+    () => outputSoFar(args, state),
     status !== 'completed',
   );
   return {

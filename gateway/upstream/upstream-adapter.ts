@@ -6,7 +6,7 @@
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import type { CanonicalResponse } from '../canonical/response.ts';
+import type { CanonicalResponse, OutputBlock } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
 import type { CloudSettings, CloudSurface, ProviderPreset } from '../providers/provider-preset.ts';
 import type { TranslationNotes } from '../canonical/translation-notes.ts';
@@ -127,6 +127,25 @@ export interface UpstreamCredentialSource {
   readonly credentialId?: string | undefined;
 }
 
+/**
+ * What a pass-through relay reads of a streamed answer whose bytes go to the client unchanged, so
+ * that it parses only the events that carry something for the request's outcome. Once the stream
+ * has started, an event that merely continues a block already open (more text, reasoning or tool
+ * arguments) carries no usage, stop reason, error, new block or end: the relay keeps it unparsed,
+ * and parses the kept events only when an estimate of the output is needed (no usage reported,
+ * or a stream cut short).
+ */
+export interface PassThroughTap {
+  /**
+   * True when `event`, in a stream that has started, only continues an open text, reasoning or
+   * tool-arguments block. A test of the raw event that never parses it; false when unsure (the
+   * event is then decoded as on the translated path).
+   */
+  isContinuation(event: UpstreamSseEvent): boolean;
+  /** The output the continuation `events` carry, in order, for an estimate of output tokens; unreadable events are left out. Never throws. */
+  continuationContent(events: ReadonlyArray<UpstreamSseEvent>): OutputBlock[];
+}
+
 /** One upstream protocol. */
 export interface UpstreamAdapter {
   readonly protocol: UpstreamProtocol;
@@ -153,6 +172,8 @@ export interface UpstreamAdapter {
   /** Decodes a 2xx non-streamed body (already JSON-parsed). Throws GatewayError('upstream-malformed') on nonsense. */
   decodeResponse(body: unknown, context: UpstreamDecodeContext): CanonicalResponse;
   createStreamDecoder(context: UpstreamDecodeContext): UpstreamStreamDecoder;
+  /** The pass-through relay's reader of this protocol's streams (PassThroughTap); none: every event is decoded. */
+  readonly passThroughTap?: PassThroughTap;
   /**
    * Classifies a non-2xx answer (or a 2xx whose body is an error envelope) into a GatewayError:
    * 408/504 → upstream-timeout, 429 → upstream-rate-limited (retryAfterMs from headers),

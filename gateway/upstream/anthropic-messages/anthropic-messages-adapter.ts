@@ -14,6 +14,7 @@ import {
 import { classifyAnthropicError } from './classify-anthropic-error.ts';
 import { decodeAnthropicResponse } from './decode-anthropic-response.ts';
 import { createAnthropicStreamDecoder } from './decode-anthropic-stream.ts';
+import { anthropicPassThroughTap } from './anthropic-pass-through-tap.ts';
 
 /**
  * Reads `input_tokens` (tokens) from a `/v1/messages/count_tokens` answer (https://docs.anthropic.com/en/api/messages-count-tokens).
@@ -30,6 +31,7 @@ export const anthropicMessagesAdapter: UpstreamAdapter = {
   passThroughTarget: anthropicCallTarget,
   decodeResponse: decodeAnthropicResponse,
   createStreamDecoder: createAnthropicStreamDecoder,
+  passThroughTap: anthropicPassThroughTap,
   classifyError: classifyAnthropicError,
   buildCountTokensRequest: buildAnthropicCountTokensRequest,
   decodeCountTokensResponse: decodeAnthropicCountTokensResponse,

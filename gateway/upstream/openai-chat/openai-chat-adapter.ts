@@ -8,6 +8,7 @@ import { buildChatRequest, chatCallTarget } from './build-chat-request.ts';
 import { classifyOpenAiError } from '../shared/classify-openai-error.ts';
 import { decodeChatResponse } from './decode-chat-response.ts';
 import { createChatStreamDecoder } from './decode-chat-stream.ts';
+import { chatPassThroughTap } from './chat-pass-through-tap.ts';
 
 /** Adapter for protocol `openai-chat`: `POST {baseUrl}/chat/completions`. */
 export const openaiChatAdapter: UpstreamAdapter = {
@@ -16,5 +17,6 @@ export const openaiChatAdapter: UpstreamAdapter = {
   passThroughTarget: chatCallTarget,
   decodeResponse: decodeChatResponse,
   createStreamDecoder: createChatStreamDecoder,
+  passThroughTap: chatPassThroughTap,
   classifyError: classifyOpenAiError,
 };
