@@ -3,7 +3,14 @@
  * `test-artifacts/bench/latest.json`) as Markdown, and the splice of that Markdown between the
  * README's `<!-- bench:begin -->` and `<!-- bench:end -->` markers. Pure functions only.
  */
-import { SERVER_NAMES, verdictWord, type BenchReport, type BenchRow } from './format-bench-report.ts';
+import {
+  SERVER_NAMES,
+  verdictWord,
+  type BenchReport,
+  type BenchRow,
+  type ShapeCpuProfile,
+} from './format-bench-report.ts';
+import type { ScalingSweepReport } from './format-scaling-sweep.ts';
 import { renderReadmeStartUpTable } from './format-start-up-table.ts';
 
 /** The line that opens the generated part of the README. */
@@ -24,10 +31,11 @@ const signedMs = (value: number | undefined): string =>
 /**
  * Markdown for the README: a line naming the run, a table with one row per server and request
  * shape (req/s and CPU µs per request at the loaded level with the ratio to the floor's; added p50
- * at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream (`not
+ * and p99 at 1 connection and the floor's), a table of idle RSS, idle CPU and RSS per live stream (`not
  * measured` with the reason when it could not be), and the verdict on each target (MET, NOT MET or
  * NOT MEASURED), then, when the report has them, the start-up figures (tsx against compiled,
- * format-start-up-table.ts). Without a 1-connection level the added-p50 cells read `–`. Tollgate's own servers
+ * format-start-up-table.ts), the scaling sweep's points and the CPU breakdown per shape (the
+ * largest differences from the floor first). Without a 1-connection level the added-p50 cells read `–`. Tollgate's own servers
  * only: the `peers` section of a `npm run bench:peers` report is left out.
  */
 export function renderReadmeBenchSection(report: BenchReport): string {
@@ -40,11 +48,11 @@ export function renderReadmeBenchSection(report: BenchReport): string {
     `Run of ${report.generatedAt.slice(0, 10)}: ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${report.settings.pinning}; ` +
       `${report.settings.warmupS} s warm-up + ${report.settings.durationS} s per case; 1-min load average ${m.loadAverage1mAtStart}–${m.loadAverage1mAtEnd}.`,
     '',
-    `| server | case | req/s (${loaded} conn.) | CPU per request (${loaded} conn.) | × floor CPU | added p50, 1 conn. | floor's added p50 |`,
-    '|---|---|---|---|---|---|---|',
+    `| server | case | req/s (${loaded} conn.) | CPU per request (${loaded} conn.) | × floor CPU | added p50, 1 conn. | floor's added p50 | added p99, 1 conn. | floor's added p99 |`,
+    '|---|---|---|---|---|---|---|---|---|',
     ...loadedRows.map((row) => {
       const single = at(row, 1);
-      return `| ${SERVER_NAMES[row.target]} | ${row.label} | ${grouped(row.requestsPerSecond)} | ${grouped(row.serverCpuUsPerRequest)} µs | ${row.cpuRatioToFloor === undefined ? '–' : `${row.cpuRatioToFloor.toFixed(2)}×`} | ${signedMs(single?.addedP50Ms)} | ${signedMs(single?.floorAddedP50Ms)} |`;
+      return `| ${SERVER_NAMES[row.target]} | ${row.label} | ${grouped(row.requestsPerSecond)} | ${grouped(row.serverCpuUsPerRequest)} µs | ${row.cpuRatioToFloor === undefined ? '–' : `${row.cpuRatioToFloor.toFixed(2)}×`} | ${signedMs(single?.addedP50Ms)} | ${signedMs(single?.floorAddedP50Ms)} | ${signedMs(single?.addedP99Ms)} | ${signedMs(single?.floorAddedP99Ms)} |`;
     }),
     '',
     `| server | idle RSS | idle CPU | RSS per live stream |`,
@@ -67,8 +75,58 @@ export function renderReadmeBenchSection(report: BenchReport): string {
       (v) => `- ${verdictWord(v) === 'MET' ? 'MET' : `**${verdictWord(v)}**`} — ${v.target}: ${v.figure}`,
     ),
     ...(report.startUp ? ['', renderReadmeStartUpTable(report.startUp)] : []),
+    ...(report.scalingSweep ? ['', ...renderSweepTable(report.scalingSweep)] : []),
+    ...(report.cpuProfile ? ['', ...renderCpuProfileTable(report.cpuProfile)] : []),
   ];
   return lines.join('\n');
+}
+
+/** The scaling sweep: each point's CPU per request on the floor and the gateway alone, and their ratio. */
+function renderSweepTable(sweep: ScalingSweepReport): string[] {
+  return [
+    `Scaling sweep (${grouped(sweep.requests)} requests a point after ${grouped(sweep.warmupRequests)} of warm-up; CPU per request of each process tree):`,
+    '',
+    '| point | floor | gateway alone | ratio |',
+    '|---|---|---|---|',
+    ...sweep.points.map(
+      (p) =>
+        `| ${p.label}${p.note ? ` (${p.note})` : ''} | ${grouped(p.floorCpuUsPerRequest)} µs | ${grouped(p.gatewayCpuUsPerRequest)} µs | ${p.ratio === null ? '–' : `${p.ratio.toFixed(2)}×`} |`,
+    ),
+  ];
+}
+
+/** Categories shown per shape in the CPU breakdown (the largest differences); the rest are summed. */
+const CPU_CATEGORIES_SHOWN = 8;
+
+/** Where the CPU per request goes, per shape: the categories with the largest gateway − floor difference. */
+function renderCpuProfileTable(profiles: ReadonlyArray<ShapeCpuProfile>): string[] {
+  const rows = profiles.flatMap((profile) => {
+    const floorOf = new Map(profile.floor.shares.map((s) => [s.category, s.usPerRequest]));
+    const gatewayOf = new Map(profile.gateway.shares.map((s) => [s.category, s.usPerRequest]));
+    const categories = [...new Set([...floorOf.keys(), ...gatewayOf.keys()])]
+      .map((category) => ({ category, floor: floorOf.get(category) ?? 0, gateway: gatewayOf.get(category) ?? 0 }))
+      .sort((a, b) => b.gateway - b.floor - (a.gateway - a.floor));
+    const shown = categories.slice(0, CPU_CATEGORIES_SHOWN);
+    const rest = categories.slice(CPU_CATEGORIES_SHOWN);
+    const sum = (pick: (c: { floor: number; gateway: number }) => number) => rest.reduce((t, c) => t + pick(c), 0);
+    return [
+      `| **${profile.label}** | **all** | **${grouped(profile.floor.totalUsPerRequest)}** | **${grouped(profile.gateway.totalUsPerRequest)}** | **+${grouped(profile.gateway.totalUsPerRequest - profile.floor.totalUsPerRequest)}** |`,
+      ...[
+        ...shown,
+        { category: `${rest.length} more`, floor: sum((c) => c.floor), gateway: sum((c) => c.gateway) },
+      ].map(
+        (c) =>
+          `| | ${c.category} | ${c.floor.toFixed(1)} | ${c.gateway.toFixed(1)} | ${c.gateway - c.floor >= 0 ? '+' : '−'}${Math.abs(c.gateway - c.floor).toFixed(1)} |`,
+      ),
+    ];
+  });
+  return [
+    "Where the CPU per request goes, µs (profiled under load at 32 connections, V8's sampler on the request thread, other threads from /proc; test/bench/profile-server-cpu.ts):",
+    '',
+    '| case | category | floor | gateway alone | difference |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ];
 }
 
 /**

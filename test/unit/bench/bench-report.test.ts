@@ -253,10 +253,30 @@ describe('bench rows', () => {
         { target: 'a target', met: true, measured: true, figure: '1×' },
         { target: 'another', met: false, measured: false, figure: 'not measured: too few' },
       ],
+      cpuProfile: [
+        {
+          shape: 'chat',
+          label: 'chat→chat pass-through, non-streamed',
+          floor: { requests: 100, totalUsPerRequest: 60, shares: [{ category: 'undici', usPerRequest: 10 }] },
+          gateway: {
+            requests: 100,
+            totalUsPerRequest: 150,
+            shares: [
+              { category: 'undici', usPerRequest: 11 },
+              { category: 'Tollgate: gateway/exchange', usPerRequest: 20 },
+            ],
+          },
+        },
+      ],
     };
     const section = renderReadmeBenchSection(report);
+    // c=1: p99 = 2 × p50, so the gateway's added p99 is 1.0 − 0.2 ms and the floor's 0.8 − 0.2 ms.
     expect(section).toContain(
-      '| gateway alone | chat→chat pass-through, non-streamed | 1 000 | 180 µs | 1.80× | +0.40 ms | +0.30 ms |',
+      '| gateway alone | chat→chat pass-through, non-streamed | 1 000 | 180 µs | 1.80× | +0.40 ms | +0.30 ms | +0.80 ms | +0.60 ms |',
+    );
+    expect(section).toContain('| **chat→chat pass-through, non-streamed** | **all** | **60** | **150** | **+90** |');
+    expect(section).toContain(
+      '| | Tollgate: gateway/exchange | 0.0 | 20.0 | +20.0 |\n| | undici | 10.0 | 11.0 | +1.0 |',
     );
     expect(section).toContain('| floor | 60 MB | 0.00 % of a core | 12.5 KB (100 streams) |');
     expect(section).toContain('- MET — a target: 1×');
