@@ -4,8 +4,9 @@
  * (pass-through). The tap decodes the events before the start and those that carry the outcome
  * (usage, stop reason, errors, new blocks, the end); once the stream has started, events that
  * only continue an open block (the adapter's PassThroughTap) are kept unparsed, and parsed only
- * when no usage was reported or the stream was cut short and its output must be estimated. Nothing is written to the client until the first content event arrives, so an
- * upstream that fails before producing content still allows failover; after that, failures end
+ * when no usage was reported or the stream was cut short and its output must be estimated.
+ * Nothing is written to the client until the first content event arrives, so an upstream that
+ * fails before producing content still allows failover; after that, failures end
  * the stream with the format's own error event. A client that goes away aborts the upstream call
  * and the delivered part is billed as `partial`.
  *
