@@ -33,17 +33,25 @@ const SWEEP_EVERY = 1024;
  */
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
   const clock = options.clock ?? Date.now;
-  // What the Redis adapter stores as "<ms>:<r>:<limit>", kept as numbers (no text to parse per request).
-  const cells = new Map<string, StoredTat>();
+  // What the Redis adapter stores as "<ms>:<r>:<limit>", kept as numbers (no text to parse per
+  // request), by scope then kind (no key string to build and hash per cell and call).
+  const cells = new Map<string, Map<string, StoredTat>>();
   let admissions = 0;
-  const keyOf = (scope: string, kind: string): string => `${scope}\u0000${kind}`;
-  const tatAt = (key: string, limit: number): GcraTat | null => {
-    const stored = cells.get(key);
+  const tatAt = (scope: string, kind: string, limit: number): GcraTat | null => {
+    const stored = cells.get(scope)?.get(kind);
     return stored ? tatUnderLimit(stored, stored.limit, limit) : null;
+  };
+  const store = (scope: string, kind: string, tat: StoredTat): void => {
+    const kinds = cells.get(scope);
+    if (kinds) kinds.set(kind, tat);
+    else cells.set(scope, new Map([[kind, tat]]));
   };
   const sweep = (now: number): void => {
     // A TAT `ms + r/limit` with ms < now has passed (r/limit < 1).
-    for (const [key, stored] of cells) if (!(stored.ms >= now)) cells.delete(key);
+    for (const [scope, kinds] of cells) {
+      for (const [kind, stored] of kinds) if (!(stored.ms >= now)) kinds.delete(kind);
+      if (kinds.size === 0) cells.delete(scope);
+    }
   };
 
   return {
@@ -53,13 +61,14 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       if (++admissions % SWEEP_EVERY === 0) sweep(at);
       const decision = decideAdmission(
         list,
-        list.map((cell) => tatAt(keyOf(cell.scope, cell.kind), cell.limit)),
+        list.map((cell) => tatAt(cell.scope, cell.kind, cell.limit)),
         at,
       );
       if (decision.admission.allowed) {
-        list.forEach((cell, i) =>
-          cells.set(keyOf(cell.scope, cell.kind), { ...(decision.tats[i] as GcraTat), limit: cell.limit }),
-        );
+        list.forEach((cell, i) => {
+          const tat = decision.tats[i] as GcraTat;
+          store(cell.scope, cell.kind, { ms: tat.ms, r: tat.r, limit: cell.limit });
+        });
       }
       return decision.admission;
     },
@@ -71,8 +80,8 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
       const at = Math.floor(now ?? clock());
       for (const cell of admissionCells(scopes, 0)) {
         if (cell.kind !== 'tokens' || cell.limit === 0) continue;
-        const key = keyOf(cell.scope, cell.kind);
-        cells.set(key, { ...settledTat(tatAt(key, cell.limit), actual - reserved, cell.limit, at), limit: cell.limit });
+        const tat = settledTat(tatAt(cell.scope, cell.kind, cell.limit), actual - reserved, cell.limit, at);
+        store(cell.scope, cell.kind, { ms: tat.ms, r: tat.r, limit: cell.limit });
       }
     },
 
