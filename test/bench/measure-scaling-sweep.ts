@@ -215,8 +215,11 @@ export async function measureScalingSweep(
       let gatewayCpu: number;
       try {
         floorCpu = await measureServer(servers.floor, plan);
+        upstream.closeIdleConnections();
         gatewayCpu = await measureServer(servers.gateway, plan);
+        upstream.closeIdleConnections();
       } catch (error) {
+        upstream.closeIdleConnections();
         // A point the machine cannot carry is reported, not fatal: the other points still judge their dimension.
         const reason = error instanceof Error ? error.message : String(error);
         progress(`FAILED: ${reason}\n`);

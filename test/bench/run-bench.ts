@@ -48,8 +48,8 @@
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
  * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120), BENCH_PIPELINE_BACKLOG (integer ≥ 0, default 5000;
  * 0 skips the backlog); BENCH_SWEEP (`0` skips the scaling sweep), BENCH_SWEEP_REQUESTS (integer ≥ 1,
- * default 1000: measured requests per point and server), BENCH_SWEEP_WARMUP_REQUESTS (integer ≥ 0,
- * default 200), BENCH_SWEEP_CONNECTIONS (integer ≥ 1, default 8: in flight for the body and stream
+ * default 3000: measured requests per point and server), BENCH_SWEEP_WARMUP_REQUESTS (integer ≥ 0,
+ * default 1000), BENCH_SWEEP_CONNECTIONS (integer ≥ 1, default 8: in flight for the body and stream
  * length points), BENCH_SWEEP_MAX_STREAMS (integer ≥ 1, default 10000); BENCH_TSX (`1`: every server
  * on `node --import tsx` over the sources, the old way; default: Node on the bench build,
  * bench-runtime.ts, compiled at bench start when the sources changed); BENCH_STARTUP_RUNS (integer ≥ 0,
@@ -239,8 +239,8 @@ function readSweepSettings(env: NodeJS.ProcessEnv): ScalingSweepSettings | null 
   const integer = (name: string, fallback: number, min: number): number =>
     readNumber(env, name, fallback, (n) => Number.isInteger(n) && n >= min, `an integer >= ${min}`);
   return {
-    requests: integer('BENCH_SWEEP_REQUESTS', 1000, 1),
-    warmupRequests: integer('BENCH_SWEEP_WARMUP_REQUESTS', 200, 0),
+    requests: integer('BENCH_SWEEP_REQUESTS', 3000, 1),
+    warmupRequests: integer('BENCH_SWEEP_WARMUP_REQUESTS', 1000, 0),
     connections: integer('BENCH_SWEEP_CONNECTIONS', 8, 1),
     maxStreams: integer('BENCH_SWEEP_MAX_STREAMS', 10_000, 1),
   };
@@ -712,12 +712,13 @@ async function main(withPeers: boolean): Promise<number> {
     ...runningPeerServers(peers),
   };
   const { measurements, unmeasured } = await measureAll(servers, settings, levels, peers);
-  const cpuProfile = settings.profileS > 0 ? await profileShapes(started, settings) : undefined;
   process.stdout.write(
     `\nTime to first token: ${TIME_TO_FIRST_TOKEN_REQUESTS} sequential streams per server and shape, upstream chunk every ${TTFT_CHUNK_DELAY_MS} ms …\n`,
   );
   const timeToFirstToken = await measureTimeToFirstToken(servers, TIME_TO_FIRST_TOKEN_REQUESTS);
   const { servers: footprints, peers: peerFootprints } = await measureFootprints(started, settings, peers);
+  // After the idle and live-stream figures, which the profiler's own memory and threads would skew.
+  const cpuProfile = settings.profileS > 0 ? await profileShapes(started, settings) : undefined;
   process.stdout.write('\nAdmission CPU per request, in this process on the in-memory state …\n');
   const admission = await measureAdmissionCost();
   process.stdout.write('Routing CPU per request, in this process …\n');

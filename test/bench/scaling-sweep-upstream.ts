@@ -21,6 +21,12 @@ export const MAX_SWEEP_EVENTS = 100_000;
 export interface ScalingSweepUpstream {
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
+  /**
+   * Ends the keep-alive connections not serving a request, so one server's idle pool does not
+   * hold this process's file descriptors while the other server is measured
+   * (https://nodejs.org/api/http.html#servercloseidleconnections).
+   */
+  closeIdleConnections(): void;
   /** Stops accepting, ends open connections. */
   close(): Promise<void>;
 }
@@ -103,6 +109,7 @@ export function startScalingSweepUpstream(): Promise<ScalingSweepUpstream> {
     server.listen({ host: '127.0.0.1', port: 0, backlog: 16_384 }, () =>
       resolve({
         origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        closeIdleConnections: () => server.closeIdleConnections(),
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections();
