@@ -42,6 +42,21 @@ async function outcomeOf(model: string) {
   return gateway.outcomes.find((o) => o.model === model);
 }
 
+/**
+ * The request for `model`, left by its client after reading `received`, is recorded cancelled on
+ * the pass-through path and billed on its output as relayed: what the client read, and at most a
+ * chunk or two already on their way.
+ */
+async function expectBilledOnRelayed(model: string, received: string): Promise<void> {
+  const outcome = await outcomeOf(model);
+  expect(outcome).toMatchObject({ status: 'cancelled', passThrough: true });
+  expect(outcome?.usage?.source).toBe('partial');
+  const relayed = countTextTokens(received);
+  expect(relayed).toBeGreaterThan(15);
+  expect(outcome?.usage?.output.total).toBeGreaterThanOrEqual(relayed);
+  expect(outcome?.usage?.output.total).toBeLessThanOrEqual(relayed + 6);
+}
+
 describe('pass-through stream tap', () => {
   it('bills a Chat stream the client left on every token it was relayed', async () => {
     const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gateway.origin}/v1`, maxRetries: 0 });
@@ -57,14 +72,7 @@ describe('pass-through stream tap', () => {
       received += chunk.choices[0]?.delta?.content ?? '';
       if (++deltas === 25) break; // the SDK aborts the request
     }
-    const outcome = await outcomeOf('tap-chat');
-    expect(outcome).toMatchObject({ status: 'cancelled', passThrough: true });
-    expect(outcome?.usage?.source).toBe('partial');
-    const relayed = countTextTokens(received);
-    expect(relayed).toBeGreaterThan(15);
-    // What the gateway relayed: what the client read, and at most a chunk or two already on their way.
-    expect(outcome?.usage?.output.total).toBeGreaterThanOrEqual(relayed);
-    expect(outcome?.usage?.output.total).toBeLessThanOrEqual(relayed + 6);
+    await expectBilledOnRelayed('tap-chat', received);
   });
 
   it('bills an Anthropic stream the client left on every token it was relayed', async () => {
@@ -82,13 +90,7 @@ describe('pass-through stream tap', () => {
       received += event.delta.text;
       if (++deltas === 25) break;
     }
-    const outcome = await outcomeOf('tap-messages');
-    expect(outcome).toMatchObject({ status: 'cancelled', passThrough: true });
-    expect(outcome?.usage?.source).toBe('partial');
-    const relayed = countTextTokens(received);
-    expect(relayed).toBeGreaterThan(15);
-    expect(outcome?.usage?.output.total).toBeGreaterThanOrEqual(relayed);
-    expect(outcome?.usage?.output.total).toBeLessThanOrEqual(relayed + 6);
+    await expectBilledOnRelayed('tap-messages', received);
   });
 
   it("bills a complete Chat stream on the upstream's usage, the bytes unchanged", async () => {
