@@ -8,12 +8,11 @@ import { estimateAdmissionInputTokens } from '../tokenize/estimate-tokens.ts';
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /**
- * Tokens to reserve for `request`: the local input estimate (o200k BPE, estimate-tokens.ts) plus
- * `maxOutputTokens`, or `defaultMaxOutput` (tokens, e.g. a per-model default) when the client set
- * none. Settled with the actual usage after the exchange. Bounded cost: exact for the first 4 KiB
- * of a request's text, estimated beyond at the ratio of that part (estimate-tokens.ts
- * ADMISSION_EXACT_BUDGET), ≈ 1 ms of CPU at most for any body; computed once per request object
- * however many limits (key, user, channels) ask. Never throws.
+ * Tokens to reserve for `request`: the local input estimate (character classes,
+ * estimate-tokens.ts estimateAdmissionInputTokens) plus `maxOutputTokens`, or `defaultMaxOutput`
+ * (tokens, e.g. a per-model default) when the client set none. Settled with the actual usage after
+ * the exchange. Bounded cost: ≈ 20 µs of CPU at most for any body; computed once per request
+ * object however many limits (key, user, channels) ask. Never throws.
  */
 export function estimateAdmissionTokens(
   request: CanonicalRequest,

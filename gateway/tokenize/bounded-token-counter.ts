@@ -36,11 +36,8 @@
  * `encode_ordinary` does (https://github.com/openai/tiktoken/blob/main/tiktoken/core.py,
  * `Encoding.encode_ordinary`): a client's prompt is text, never control tokens.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-// Bounds the library's process-wide merge cache (its default holds ≈ 340 MB of made-up words).
-import './tokenizer-merge-cache.ts';
-// The library's own o200k split pattern (the same object its encoder uses), so windows split as it does.
-import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+// Loaded on first count, with its process-wide merge cache bounded (o200k-tokenizer.ts).
+import { o200kTokenizer } from './o200k-tokenizer.ts';
 
 /** Longest pre-token given to BPE in one piece (UTF-16 code units); longer runs are cut. */
 export const MAX_PIECE_LENGTH = 512;
@@ -56,6 +53,11 @@ const BYTES_PER_TOKEN_FALLBACK = 4;
 /** No special token is allowed: their text is counted as ordinary text. */
 const ORDINARY_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() });
 
+/** The library's count of `text` as ordinary text (tokens). */
+function countTokens(text: string): number {
+  return o200kTokenizer().library.countTokens(text, ORDINARY_TEXT);
+}
+
 /** `index`, or `index - 1` where cutting at `index` would split a UTF-16 surrogate pair. */
 function cutAt(text: string, index: number): number {
   if (index <= 0 || index >= text.length) return index;
@@ -70,7 +72,7 @@ function countInPieces(text: string, from: number, to: number): number {
   while (start < to) {
     let end = cutAt(text, Math.min(start + MAX_PIECE_LENGTH, to));
     if (end <= start) end = Math.min(start + 2, to);
-    tokens += countTokens(text.slice(start, end), ORDINARY_TEXT);
+    tokens += countTokens(text.slice(start, end));
     start = end;
   }
   return tokens;
@@ -82,25 +84,25 @@ function countInPieces(text: string, from: number, to: number): number {
  */
 function countWindow(text: string, from: number): { tokens: number; end: number } {
   if (text.length - from <= MAX_PIECE_LENGTH)
-    return { tokens: countTokens(from === 0 ? text : text.slice(from), ORDINARY_TEXT), end: text.length };
+    return { tokens: countTokens(from === 0 ? text : text.slice(from)), end: text.length };
   const windowEnd = cutAt(text, Math.min(from + WINDOW_LENGTH, text.length));
   const window = text.slice(from, windowEnd);
   const limit = windowEnd === text.length ? window.length : window.length - WINDOW_SLACK;
   let tokens = 0;
   let pending = 0; // start (in window) of complete short pre-tokens not yet counted
   let complete = 0; // end (in window) of the last complete pre-token
-  for (const match of window.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
+  for (const match of window.matchAll(o200kTokenizer().splitPattern)) {
     const start = match.index;
     const end = start + match[0].length;
     if (end > limit) break;
     if (end - start > MAX_PIECE_LENGTH) {
-      if (start > pending) tokens += countTokens(window.slice(pending, start), ORDINARY_TEXT);
+      if (start > pending) tokens += countTokens(window.slice(pending, start));
       tokens += countInPieces(window, start, end);
       pending = end;
     }
     complete = end;
   }
-  if (complete > pending) tokens += countTokens(window.slice(pending, complete), ORDINARY_TEXT);
+  if (complete > pending) tokens += countTokens(window.slice(pending, complete));
   if (complete === 0) {
     // One pre-token runs past this window: count whole pieces of it and go on from there.
     complete = cutAt(window, Math.max(MAX_PIECE_LENGTH, limit - (limit % MAX_PIECE_LENGTH))) || window.length;
@@ -204,7 +206,7 @@ export class BoundedTokenCounter {
     if (scan.end > 0) {
       const exact = scan.end === text.length ? text : text.slice(0, scan.end);
       // Every pre-token within MAX_PIECE_LENGTH: the library's own count, in one call.
-      tokens = scan.longestRun < MAX_PIECE_LENGTH ? countTokens(exact, ORDINARY_TEXT) : countInWindows(exact);
+      tokens = scan.longestRun < MAX_PIECE_LENGTH ? countTokens(exact) : countInWindows(exact);
       this.exactTokens += tokens;
       this.exactBytes += scan.bytes;
       this.exactRemaining -= scan.bytes;

@@ -5,10 +5,11 @@
  * an estimate beyond it, and no throw on any text.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { countTokens as libraryCountTokens, encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../../gateway/canonical/request.ts';
 import {
   BoundedTokenCounter,
@@ -19,16 +20,16 @@ import { countTextTokens, estimateInputTokens } from '../../../gateway/tokenize/
 
 const libraryCalls: string[] = [];
 let recordCalls = false;
-vi.mock('gpt-tokenizer/encoding/o200k_base', async (importOriginal) => {
-  const original = await importOriginal<typeof import('gpt-tokenizer/encoding/o200k_base')>();
-  return {
-    ...original,
-    countTokens: (...args: Parameters<typeof original.countTokens>) => {
-      if (recordCalls && typeof args[0] === 'string') libraryCalls.push(args[0]);
-      return original.countTokens(...args);
-    },
-  };
-});
+// The counter loads the library through `require` (o200k-tokenizer.ts) and reads `countTokens` off
+// its module object on each call: wrapping that property records every text given to BPE.
+const requiredLibrary = createRequire(import.meta.url)(
+  'gpt-tokenizer/encoding/o200k_base',
+) as typeof import('gpt-tokenizer/encoding/o200k_base');
+const originalCountTokens = requiredLibrary.countTokens;
+requiredLibrary.countTokens = (...args: Parameters<typeof originalCountTokens>) => {
+  if (recordCalls && typeof args[0] === 'string') libraryCalls.push(args[0]);
+  return originalCountTokens(...args);
+};
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ORDINARY = { disallowedSpecial: new Set<string>() };

@@ -1,14 +1,17 @@
 /**
  * The tokenizer's merge cache stays bounded however many distinct pre-tokens the gateway counts
- * (tokenizer-merge-cache.ts). Reads the library's private LRU map (gpt-tokenizer 3.x:
+ * (o200k-tokenizer.ts). Reads the library's private LRU map (gpt-tokenizer 3.x:
  * `bytePairEncodingCoreProcessor.mergeCache`), the only place its size is visible.
  */
-import o200k from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { countTextTokens } from '../../../gateway/tokenize/estimate-tokens.ts';
 
-/** tokenizer-merge-cache.ts's bound, repeated: the test must not import that module itself, only the counting path. */
+/** o200k-tokenizer.ts's bound, repeated: the test must not import that module itself, only the counting path. */
 const MERGE_CACHE_ENTRIES = 4096;
+
+/** The instance the gateway counts with: o200k-tokenizer.ts loads the package's CommonJS build through `require`. */
+const o200k = (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { default: unknown }).default;
 
 function mergeCacheSize(): number {
   const internals = o200k as unknown as { bytePairEncodingCoreProcessor?: { mergeCache?: Map<string, unknown> } };
@@ -39,7 +42,7 @@ describe('tokenizer merge cache', () => {
     }
     expect(mergeCacheSize()).toBeGreaterThan(MERGE_CACHE_ENTRIES / 2);
     expect(mergeCacheSize()).toBeLessThanOrEqual(MERGE_CACHE_ENTRIES);
-    expect((await import('../../../gateway/tokenize/tokenizer-merge-cache.ts')).MERGE_CACHE_ENTRIES).toBe(
+    expect((await import('../../../gateway/tokenize/o200k-tokenizer.ts')).MERGE_CACHE_ENTRIES).toBe(
       MERGE_CACHE_ENTRIES,
     );
   }, 60_000);
