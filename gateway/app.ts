@@ -4,6 +4,7 @@
  * made by the caller: the process's composition root through start-gateway-node.ts, or a test
  * (test/support/test-app-deps.ts fills in the usual ones).
  */
+import { startIdleMemoryReducer } from './lifecycle/idle-memory-reducer.ts';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { generateId } from './canonical/ids.ts';
@@ -290,6 +291,9 @@ export async function buildApp(config: GatewayConfig, deps: AppDeps): Promise<Fa
   });
   app.addHook('onReady', async () => void inFlight.start());
   app.addHook('onClose', async () => inFlight.stop());
+  // Garbage left by a burst of work is collected once the node goes quiet (lifecycle/idle-memory-reducer.ts).
+  const memoryReducer = startIdleMemoryReducer();
+  app.addHook('onClose', async () => memoryReducer.stop());
   const routing = createExchangeRouting({
     settings: config.routing ?? DEFAULT_ROUTING_SETTINGS,
     ...(deps.affinityStore ? { affinityStore: deps.affinityStore } : {}),

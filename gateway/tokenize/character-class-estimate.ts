@@ -76,7 +76,8 @@ function weighCharacters(text: string, limit: number): number {
       if (code >= 0x30 && code <= 0x39) tokens += 0.34;
       else if (code === 0x0a || code === 0x0d) tokens += 0.2;
       else if (code !== 0x20 && code !== 0x09) tokens += 0.9;
-    } else if (code >= 0xd800 && code <= 0xdfff) tokens += 0.5; // each half of an astral pair
+    } else if (code >= 0xd800 && code <= 0xdfff)
+      tokens += 0.5; // each half of an astral pair
     else if (
       (code >= 0x2e80 && code <= 0x9fff) ||
       (code >= 0xac00 && code <= 0xd7af) ||

@@ -33,6 +33,8 @@ export interface OutcomeTally {
 export interface BenchServerStats {
   readonly cpu: { readonly user: number; readonly system: number };
   readonly rssBytes: number;
+  /** V8's heap now: used and committed, and memory outside it held by JS objects (ArrayBuffers, Buffers), bytes. */
+  readonly heap?: { readonly usedBytes: number; readonly totalBytes: number; readonly externalBytes: number };
   readonly outcomes: OutcomeTally;
   /** The latest failed outcome, as `<httpStatus> <errorKind>: <message>`. */
   readonly lastFailure?: string;

@@ -156,6 +156,7 @@ function listenControl(): Promise<{ server: Server; port: number }> {
     const stats: BenchServerStats = {
       cpu: process.cpuUsage(),
       rssBytes: process.memoryUsage.rss(),
+      heap: heapNow(),
       outcomes: { ...tally },
       ...(lastFailure ? { lastFailure } : {}),
       ...(events ? { eventsPublished: events.published() } : {}),
@@ -166,6 +167,12 @@ function listenControl(): Promise<{ server: Server; port: number }> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }));
   });
+}
+
+/** V8's heap figures of BenchServerStats.heap (bytes). */
+function heapNow(): NonNullable<BenchServerStats['heap']> {
+  const { heapUsed, heapTotal, external } = process.memoryUsage();
+  return { usedBytes: heapUsed, totalBytes: heapTotal, externalBytes: external };
 }
 
 /** The config file document: BENCH_GATEWAY_CONFIG_FILE's JSON, else the one mock channel. */

@@ -17,7 +17,7 @@
  * until its consumers caught up). Then the time to first token of the streamed shapes
  * (measure-time-to-first-token.ts: sequential streams, upstream waiting before each chunk, timed
  * to the first event carrying text). Then, with no traffic:
- * each server's RSS after 5 s and its CPU over 10 s; then, per server, the RSS cost of N live
+ * each server's RSS after 10 s and its CPU over 10 s; then, per server, the RSS cost of N live
  * streams held open by a slow upstream. Prints the tables (Tollgate figures as ratios to the
  * floor's for the same request shape) and a verdict per performance target, and writes it all to
  * `test-artifacts/bench/latest.json`. With taskset and ≥ 2 CPUs, the servers run on CPU 1 and the
@@ -43,7 +43,7 @@
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
  * 10000), BENCH_LIVE_STREAM_CHUNK_MS (ms ≥ 1000, default 10000: the slow upstream's delay before each
- * chunk), BENCH_IDLE_SETTLE_S (s ≥ 0, default 5), BENCH_IDLE_CPU_S (s > 0, default 10), BENCH_PIN
+ * chunk), BENCH_IDLE_SETTLE_S (s ≥ 0, default 10), BENCH_IDLE_CPU_S (s > 0, default 10), BENCH_PIN
  * (`0` never pins, `1` requires taskset; default pins when possible);
  * BENCH_PIPELINE (`0` skips the pipeline case), BENCH_PIPELINE_REQUESTS (integer ≥ 1, default 2000),
  * BENCH_PIPELINE_TIMEOUT_S (s, > 0, default 120), BENCH_PIPELINE_BACKLOG (integer ≥ 0, default 5000;
@@ -203,7 +203,7 @@ function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
       (n) => Number.isInteger(n) && n >= 1000,
       'an integer number of ms >= 1000',
     ),
-    idleSettleS: readNumber(env, 'BENCH_IDLE_SETTLE_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
+    idleSettleS: readNumber(env, 'BENCH_IDLE_SETTLE_S', 10, (n) => n >= 0, 'a number of seconds >= 0'),
     idleCpuWindowS: readNumber(env, 'BENCH_IDLE_CPU_S', 10, (n) => n > 0, 'a number of seconds > 0'),
     profileS: readNumber(env, 'BENCH_PROFILE_S', 4, (n) => n >= 0, 'a number of seconds >= 0 (0 skips the profiles)'),
     pin,

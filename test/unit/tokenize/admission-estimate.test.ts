@@ -33,10 +33,22 @@ function corpus(): Record<string, string> {
     TypeScript: read('gateway/exchange/run-exchange.ts').slice(0, 12_000),
     'pretty JSON': read('package-lock.json').slice(0, 12_000),
     'compact JSON': JSON.stringify(JSON.parse(read('package.json'))),
-    Chinese: '请用三句话总结下面这篇文章的主要内容，并给出你的看法。这个网关把请求转发给上游模型，并记录每次调用的用量和费用。'.repeat(20),
-    Japanese: 'この文章を要約してください。重要な点を三つ挙げてください。ゲートウェイは各リクエストの使用量を記録します。'.repeat(20),
-    Russian: 'Пожалуйста, кратко изложите основные идеи этой статьи на русском языке. Шлюз записывает расход каждого запроса. '.repeat(20),
-    German: 'Bitte fassen Sie die wichtigsten Gedanken dieses Artikels zusammen. Das Gateway zeichnet die Nutzung jeder Anfrage auf. '.repeat(20),
+    Chinese:
+      '请用三句话总结下面这篇文章的主要内容，并给出你的看法。这个网关把请求转发给上游模型，并记录每次调用的用量和费用。'.repeat(
+        20,
+      ),
+    Japanese:
+      'この文章を要約してください。重要な点を三つ挙げてください。ゲートウェイは各リクエストの使用量を記録します。'.repeat(
+        20,
+      ),
+    Russian:
+      'Пожалуйста, кратко изложите основные идеи этой статьи на русском языке. Шлюз записывает расход каждого запроса. '.repeat(
+        20,
+      ),
+    German:
+      'Bitte fassen Sie die wichtigsten Gedanken dieses Artikels zusammen. Das Gateway zeichnet die Nutzung jeder Anfrage auf. '.repeat(
+        20,
+      ),
     Arabic: 'يرجى تلخيص هذه المقالة في ثلاث نقاط رئيسية. تسجل البوابة استخدام كل طلب وتكلفته. '.repeat(20),
   };
 }

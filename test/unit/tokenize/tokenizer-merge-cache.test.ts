@@ -14,7 +14,7 @@ const MERGE_CACHE_ENTRIES = 4096;
 const o200k = (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { default: unknown }).default;
 
 function mergeCacheSize(): number {
-  const internals = o200k as unknown as { bytePairEncodingCoreProcessor?: { mergeCache?: Map<string, unknown> } };
+  const internals = o200k as { bytePairEncodingCoreProcessor?: { mergeCache?: Map<string, unknown> } };
   const cache = internals.bytePairEncodingCoreProcessor?.mergeCache;
   if (!cache) throw new Error('gpt-tokenizer internals changed: no merge cache found');
   return cache.size;

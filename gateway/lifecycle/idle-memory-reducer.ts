@@ -1,0 +1,142 @@
+/**
+ * Gives memory back once a process goes quiet after work.
+ *
+ * Why: V8 collects its old generation when allocation pushes it to a limit, not because the
+ * process went idle: Node sends V8 no idle notifications, and V8's own memory reducer waits for
+ * its allocation-rate samples to decay. Measured on the gateway alone after 20 000 requests at 32
+ * connections: 110–140 MB of heap "used" (20–40 MB of it live), 137 MB committed and an RSS
+ * 60–100 MB above a fresh start's, unchanged 25 s after the last request.
+ *
+ * How: every `checkIntervalMs` the reducer reads the event loop's utilization over the period
+ * (https://nodejs.org/api/perf_hooks.html#performanceeventlooputilizationutilization1-utilization2)
+ * and V8's used heap size. Once the loop has been idle (below `idleUtilization`) for `quietChecks`
+ * checks in a row and the heap grew by `growthBytes` or more since the last collection, it runs
+ * one full, compacting collection: V8's `gc()` with `--compact-on-every-full-gc` set for its
+ * duration (https://github.com/v8/v8/blob/main/src/flags/flag-definitions.h), so pages left
+ * sparse by the burst are evacuated and returned. After ≈ 5 s of low allocation V8 also shrinks
+ * its young generation at that collection (`Heap::ReduceNewSpaceSize`), hence the quiet checks;
+ * when a collection leaves `growthBytes` or more committed beyond what is used, the next quiet
+ * checks try again, at most MAX_COLLECTIONS_PER_QUIET_PERIOD times in all.
+ * Measured: RSS 246 → 147 MB, heap committed 137 → 42 MB; the collection holds the loop for
+ * ≈ 50–100 ms, once per quiet period, when nothing is being served. The `gc` function comes from
+ * V8's flag `--expose-gc` set at run time and read from a fresh context, as Jest's leak detector
+ * does (https://github.com/jestjs/jest/blob/main/packages/jest-leak-detector/src/index.ts); a
+ * process started with `--expose-gc` keeps its own. A busy process never pays.
+ *
+ * One reducer runs per process however many apps start one (tests start many): the first start
+ * creates it, and it stops when every start was stopped.
+ */
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Settings of startIdleMemoryReducer (the first start's apply to the process's reducer). */
+export interface IdleMemoryReducerOptions {
+  /** How often the loop's utilization and the heap are read, ms (default 2 000). */
+  readonly checkIntervalMs?: number;
+  /** Consecutive idle checks before a collection (default 3: ≥ 4 s quiet at the default interval). */
+  readonly quietChecks?: number;
+  /** Heap growth since the last collection that makes one worth running, bytes (default 16 MiB). */
+  readonly growthBytes?: number;
+  /** Event-loop utilization over a check period under which the process counts as idle, 0–1 (default 0.02). */
+  readonly idleUtilization?: number;
+}
+
+/** A handle on the process's reducer. */
+export interface IdleMemoryReducer {
+  /** Full collections the process's reducer ran so far. */
+  readonly collections: number;
+  /** Releases this start (idempotent); the reducer stops with the last one. */
+  stop(): void;
+}
+
+/** Collections at most in one quiet period: the first, and retries while committed memory stays well above use. */
+const MAX_COLLECTIONS_PER_QUIET_PERIOD = 3;
+
+type CollectGarbage = () => void;
+
+let exposedGc: CollectGarbage | undefined;
+
+/** V8's `gc` function, exposing it once per process when Node was started without `--expose-gc`. */
+function collectGarbageFunction(): CollectGarbage {
+  if (exposedGc) return exposedGc;
+  const own = (globalThis as { gc?: CollectGarbage }).gc;
+  if (typeof own === 'function') return (exposedGc = own);
+  setFlagsFromString('--expose-gc');
+  exposedGc = runInNewContext('gc') as CollectGarbage;
+  return exposedGc;
+}
+
+/** One full collection that compacts every page it can (see the module comment). */
+function compactingCollection(): void {
+  const collect = collectGarbageFunction();
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collect();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
+/** The process's reducer while any start holds it. */
+let running: { timer: NodeJS.Timeout; holders: number; collections: number } | undefined;
+
+/**
+ * Starts the process's reducer (see the module comment) on an unref'd timer, so it never keeps
+ * the process alive, or joins the one running. Never throws; a collection that fails is left to
+ * V8's own schedule.
+ */
+export function startIdleMemoryReducer(options: IdleMemoryReducerOptions = {}): IdleMemoryReducer {
+  const reducer = running ?? (running = createReducer(options));
+  reducer.holders++;
+  let stopped = false;
+  return {
+    get collections() {
+      return reducer.collections;
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (--reducer.holders > 0) return;
+      clearInterval(reducer.timer);
+      if (running === reducer) running = undefined;
+    },
+  };
+}
+
+function createReducer(options: IdleMemoryReducerOptions): NonNullable<typeof running> {
+  const { checkIntervalMs = 2_000, quietChecks = 3, growthBytes = 16 * 1024 * 1024, idleUtilization = 0.02 } = options;
+  // Start-up garbage counts as growth: the first quiet period after start collects it.
+  let baseline = 0;
+  let previous: EventLoopUtilization = performance.eventLoopUtilization();
+  let quiet = 0;
+  let collectedWhileQuiet = 0;
+  const state = { timer: undefined as unknown as NodeJS.Timeout, holders: 0, collections: 0 };
+  state.timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const utilization = performance.eventLoopUtilization(now, previous).utilization;
+    previous = now;
+    const heap = getHeapStatistics();
+    const used = heap.used_heap_size;
+    if (used < baseline) baseline = used; // V8 collected on its own
+    quiet = utilization < idleUtilization ? quiet + 1 : 0;
+    if (quiet === 0) collectedWhileQuiet = 0;
+    if (quiet < quietChecks) return;
+    const grown = used - baseline >= growthBytes;
+    // The young generation shrinks only once V8's allocation-rate window is quiet too: while a
+    // collection left that much committed beyond what is used, one more try on a later check.
+    const slack = collectedWhileQuiet > 0 && collectedWhileQuiet < MAX_COLLECTIONS_PER_QUIET_PERIOD;
+    if (!grown && !(slack && heap.total_heap_size - used >= growthBytes)) return;
+    collectedWhileQuiet++;
+    try {
+      compactingCollection();
+      state.collections++;
+    } catch {
+      // The flags could not be set in this runtime: V8's own schedule remains.
+    }
+    baseline = getHeapStatistics().used_heap_size;
+    previous = performance.eventLoopUtilization(); // the collection's own time is not the next period's load
+  }, checkIntervalMs);
+  state.timer.unref();
+  return state;
+}
