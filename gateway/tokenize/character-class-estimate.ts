@@ -3,7 +3,7 @@
  * against TPM limits, budgets and the cost strategy before the upstream reports the real usage.
  *
  * Why not the BPE: exact o200k counting costs 90–220 µs per KiB of prose (bounded-token-counter.ts)
- * and keeps the vocabulary resident (≈ 40 MB RSS once loaded); admission runs on every request, and
+ * and keeps the vocabulary resident (30–60 MB of RSS once loaded); admission runs on every request, and
  * a reservation is settled to the upstream's reported usage when the request ends, so it only has
  * to be close while the request runs. This estimate costs ≈ 1 ns per character scanned, and the
  * vocabulary loads only when a count must be exact-ish (count_tokens without an upstream endpoint,

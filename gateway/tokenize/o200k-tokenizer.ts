@@ -2,11 +2,13 @@
  * The o200k_base tokenizer (npm `gpt-tokenizer`), loaded on first use and with a bounded merge
  * cache. Every BPE count passes through bounded-token-counter.ts, which asks for it here.
  *
- * Loaded on first use: evaluating the library builds its 200k-entry vocabulary, ≈ 100 ms of CPU
- * and ≈ 40 MB of resident memory on this project's 2-core machine. Admission estimates from
- * character classes (character-class-estimate.ts), so a gateway whose upstreams report usage never
- * pays either; the first count_tokens without an upstream endpoint, or the first response billed
- * without reported usage, pays the 100 ms once. It is loaded through `require` (the package ships
+ * Loaded on first use: evaluating the library builds its 200k-entry vocabulary, ≈ 100 ms of CPU,
+ * ≈ 15 MB of heap and 30–60 MB of RSS (parsing its rank tables leaves malloc arenas behind) on this
+ * project's 2-core machine. Admission estimates from character classes
+ * (character-class-estimate.ts), so a gateway whose upstreams report usage and whose clients read
+ * their streams to the end never pays either; the first count_tokens without an upstream endpoint,
+ * or the first response billed without reported usage (a stream the client left included), pays
+ * the 100 ms once. It is loaded through `require` (the package ships
  * CommonJS beside ESM) because every count is synchronous.
  *
  * The merge cache: the library keeps the BPE result of every pre-token it had to merge (a word not
