@@ -5,7 +5,8 @@
  * inserts are sent as `INSERT INTO <table> FORMAT JSONEachRow\n<rows>` so that Decimal values
  * stay bare literals (the client's own `insert()` quotes them, which 18.16 rejects).
  */
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { assertTableName } from '../assert-table-name.ts';
 
@@ -81,12 +82,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Analytic
 }
 
 /** Errors reach the caller as rejections; the client's own logging would report them twice. */
-const QUIET = { level: ClickHouseLogLevel.OFF };
+const quiet = () => ({ level: engineClientLibrary('@clickhouse/client').ClickHouseLogLevel.OFF });
 
 /** Creates the database (if one is named) with a short-lived client, then the client that uses it. */
 async function connect(url: string, database: string | undefined, requestTimeout: number): Promise<ClickHouseClient> {
+  const { createClient } = engineClientLibrary('@clickhouse/client');
   if (database !== undefined) {
-    const admin = createClient({ url, database: 'default', request_timeout: requestTimeout, log: QUIET });
+    const admin = createClient({ url, database: 'default', request_timeout: requestTimeout, log: quiet() });
     try {
       await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
     } finally {
@@ -96,7 +98,7 @@ async function connect(url: string, database: string | undefined, requestTimeout
   return createClient({
     url,
     request_timeout: requestTimeout,
-    log: QUIET,
+    log: quiet(),
     ...(database !== undefined ? { database } : {}),
   });
 }

@@ -12,7 +12,8 @@
  * schemas/topics.ts: the config topic gets one, kept forever). kafkajs' own log lines go to
  * `logger` through kafkajs-log-creator.ts (quietly).
  */
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 import { topicCreationSpec } from '../../../schemas/topics.ts';
 import type { EventLog, ReadOptions, SubscribeOptions, Subscription } from '../../../schemas/event-log/event-log.ts';
 import { silentLogger, type EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
@@ -46,7 +47,8 @@ export interface KafkaEventLogOptions {
  */
 export function createKafkaEventLog(options: KafkaEventLogOptions): EventLog {
   const logger = options.logger ?? silentLogger;
-  const kafka = new Kafka({
+  const { Kafka: KafkaClient, logLevel } = engineClientLibrary('kafkajs');
+  const kafka = new KafkaClient({
     clientId: options.clientId ?? 'tollgate',
     brokers: options.brokers,
     connectionTimeout: 1000,

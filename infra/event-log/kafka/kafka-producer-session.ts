@@ -11,7 +11,8 @@
  * weaken its exactly-once guarantee: here a failed send is re-sent from the spool, so a record
  * may reach Kafka twice (at-least-once) and consumers de-duplicate by event id.
  */
-import { Partitioners, type Admin, type Kafka, type Message, type TopicMessages } from 'kafkajs';
+import type { Admin, Kafka, Message, TopicMessages } from 'kafkajs';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 import { topicCreationSpec } from '../../../schemas/topics.ts';
 import type { FramedRecord } from '../record-frame-codec.ts';
 
@@ -39,7 +40,7 @@ export async function openProducerSession(
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: engineClientLibrary('kafkajs').Partitioners.DefaultPartitioner,
     retry: PUBLISH_RETRY,
   });
   const admin = kafka.admin({ retry: PUBLISH_RETRY });

@@ -12,7 +12,8 @@
  * - a line repeated within 10 s (digits ignored, e.g. "Restarting the consumer in 229ms" every
  *   half second while Kafka is down) is logged once, the next one carrying `repeated: n`.
  */
-import { logLevel, type logCreator } from 'kafkajs';
+import type { logCreator, logLevel } from 'kafkajs';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 import type { EventLogLevel, EventLogLogger } from '../../../schemas/event-log/event-log-logger.ts';
 
 const EXPECTED_WARNING = 'Limiting retries for the idempotent producer';
@@ -48,6 +49,7 @@ export function createKafkajsLogCreator(logger: EventLogLogger): logCreator {
 }
 
 function toLevel(level: logLevel): EventLogLevel {
+  const { logLevel } = engineClientLibrary('kafkajs');
   if (level === logLevel.ERROR || level === logLevel.NOTHING) return 'error';
   if (level === logLevel.WARN) return 'warn';
   return level === logLevel.INFO ? 'info' : 'debug';

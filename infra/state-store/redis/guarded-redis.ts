@@ -21,7 +21,7 @@
  * when it closes again — never per command.
  */
 import { BrokenCircuitError, circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen } from 'cockatiel';
-import { ReplyError } from 'ioredis';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 import {
   assertClusterKeyPrefix,
   createRedisClient,
@@ -112,7 +112,7 @@ const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTER
 /** Whether a rejection is an outage (counts for the breaker) rather than an answer. */
 function isOutageFailure(error: Error): boolean {
   if (error instanceof RangeError || error instanceof TypeError) return false;
-  if (error instanceof ReplyError) return UNAVAILABLE_REPLIES.test(error.message);
+  if (error instanceof engineClientLibrary('ioredis').ReplyError) return UNAVAILABLE_REPLIES.test(error.message);
   return true;
 }
 

@@ -4,7 +4,8 @@
  * parsing of the cluster's seed-node list. Every adapter takes a RedisEndpoint and opens its client
  * through guarded-redis.ts, so the same code serves both deployments.
  */
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { engineClientLibrary } from '../../engine-client-libraries.ts';
 
 /** The seed nodes of a Redis Cluster and the credentials every node shares. */
 export interface RedisClusterSettings {
@@ -142,7 +143,7 @@ export function createRedisClient(endpoint: RedisEndpoint, behaviour: RedisClien
     throw new TypeError('a Redis adapter needs exactly one of url (one Redis) and cluster (Redis Cluster)');
   const nodeOptions: RedisOptions = { maxRetriesPerRequest: 0, socketTimeout: behaviour.socketTimeoutMs };
   if (endpoint.url !== undefined)
-    return new Redis(endpoint.url, {
+    return new (engineClientLibrary('ioredis').Redis)(endpoint.url, {
       ...nodeOptions,
       enableOfflineQueue: false,
       retryStrategy: behaviour.reconnectDelayMs,
@@ -159,7 +160,7 @@ export function createRedisClient(endpoint: RedisEndpoint, behaviour: RedisClien
       ...(cluster.tls ? { tls: {} } : {}),
     },
   };
-  return new Cluster(
+  return new (engineClientLibrary('ioredis').Cluster)(
     cluster.nodes.map((node) => ({ host: node.host, port: node.port })),
     options,
   );
@@ -167,7 +168,7 @@ export function createRedisClient(endpoint: RedisEndpoint, behaviour: RedisClien
 
 /** True for a Redis Cluster client. */
 export function isClusterClient(client: RedisClient): client is Cluster {
-  return client instanceof Cluster;
+  return client instanceof engineClientLibrary('ioredis').Cluster;
 }
 
 /**
