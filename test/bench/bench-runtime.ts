@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDist } from '../../infra/build/ensure-dist.mjs';
+import { ALLOCATOR_ENVIRONMENT } from '../../infra/processes/allocator-environment.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -83,6 +84,15 @@ export async function prepareBenchRuntime(
 /** The runtime spawns use by default: the prepared one, else tsx (callers outside `npm run bench`). */
 export function activeBenchRuntime(): BenchRuntime {
   return activeRuntime;
+}
+
+/**
+ * The environment of a server child: `env` over the C allocator setting production processes start
+ * with (infra/processes/allocator-environment.ts), so the bench measures the servers as `npm start`
+ * and the container image run them; a variable `env` sets itself wins.
+ */
+export function serverChildEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...ALLOCATOR_ENVIRONMENT, ...env };
 }
 
 /**

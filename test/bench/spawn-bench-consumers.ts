@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { activeBenchRuntime, nodeArgsFor } from './bench-runtime.ts';
+import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment } from './bench-runtime.ts';
 import { readProcessUsage } from './read-process-usage.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,7 +51,7 @@ export async function spawnBenchConsumers(env: NodeJS.ProcessEnv, timeoutMs = 60
   const spawnedAtMs = Date.now();
   const child = spawn(process.execPath, nodeArgsFor('tollgate-consumers', activeBenchRuntime()), {
     cwd: REPO_ROOT,
-    env: { ...env, TOLLGATE_LOG_FORMAT: 'json' },
+    env: serverChildEnvironment({ ...env, TOLLGATE_LOG_FORMAT: 'json' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid ?? -1;

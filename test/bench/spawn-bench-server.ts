@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { activeBenchRuntime, nodeArgsFor, type BenchRuntime } from './bench-runtime.ts';
+import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment, type BenchRuntime } from './bench-runtime.ts';
 import {
   FLUSH_EVENTS_PATH,
   type BenchEventsFlushed,
@@ -120,7 +120,11 @@ export async function spawnBenchServer(
   const nodeArgs = [...nodeArgsFor('bench-servers', runtime), role, ...args];
   const [command, commandArgs] =
     cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
-  const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(command, commandArgs, {
+    cwd: REPO_ROOT,
+    env: serverChildEnvironment(env),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
-import { activeBenchRuntime, nodeArgsFor, type BenchRuntime } from './bench-runtime.ts';
+import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment, type BenchRuntime } from './bench-runtime.ts';
 import { trackBenchChild } from './spawn-bench-server.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
@@ -100,7 +100,11 @@ export async function spawnEmbeddedGateway(
   const nodeArgs = nodeArgsFor('tollgate-server', runtime);
   const [command, args] =
     cpuList === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', cpuList, process.execPath, ...nodeArgs]];
-  const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', output, output] });
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: serverChildEnvironment(env),
+    stdio: ['ignore', output, output],
+  });
   closeSync(output);
   trackBenchChild(child);
   const outputTail = (chars = 4000): string => {

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { activeBenchRuntime, nodeArgsFor } from './bench-runtime.ts';
+import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment } from './bench-runtime.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,7 +84,7 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
   const childEnv: NodeJS.ProcessEnv = { ...withoutEngineVariables(process.env), LOG_LEVEL: 'info', ...env };
   const child = spawn(process.execPath, nodeArgsFor('tollgate-server', activeBenchRuntime(), [PROBE]), {
     cwd: REPO_ROOT,
-    env: childEnv,
+    env: serverChildEnvironment(childEnv),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
