@@ -16,6 +16,7 @@ import { openConsumerState } from './open-consumer-state.ts';
 import { consumerStateOverPort } from './consumer-state-over-port.ts';
 import { lowerThisThreadPriority } from '../lower-thread-priority.mjs';
 import { ConsumerMetrics } from '../../consumers/metrics/consumer-metrics.ts';
+import { startIdleMemoryReducer } from '../../gateway/lifecycle/idle-memory-reducer.ts';
 import type {
   ConsumerThreadData,
   ConsumerThreadMetricsRequest,
@@ -78,6 +79,9 @@ try {
   process.exit(1);
 }
 
+// This thread's own heap (a V8 isolate of its own) is given back between bursts of events, as the request thread's.
+const memoryReducer = startIdleMemoryReducer();
+
 parentPort?.on('message', (message: ConsumerThreadStop | ConsumerThreadMetricsRequest) => {
   if (message.kind === 'metrics') {
     void metrics.snapshot().then(
@@ -87,6 +91,7 @@ parentPort?.on('message', (message: ConsumerThreadStop | ConsumerThreadMetricsRe
     return;
   }
   if (message.kind !== 'stop') return;
+  memoryReducer.stop();
   void (async () => {
     await pipeline
       ?.stop()
