@@ -3,10 +3,12 @@
  * cache. Every BPE count passes through bounded-token-counter.ts, which asks for it here.
  *
  * Loaded on first use: evaluating the library builds its 200k-entry vocabulary, ≈ 100 ms of CPU,
- * ≈ 15 MB of heap and 30–60 MB of RSS (parsing its rank tables leaves malloc arenas behind) on this
- * project's 2-core machine. Admission estimates from character classes
- * (character-class-estimate.ts), so a gateway whose upstreams report usage and whose clients read
- * their streams to the end never pays either; the first count_tokens without an upstream endpoint,
+ * ≈ 15 MB of heap on this project's 2-core machine, and 30–60 MB of RSS under glibc's default
+ * malloc settings (parsing its rank tables frees large blocks the heap then keeps; the processes
+ * start with the setting of infra/processes/allocator-environment.ts: 13–30 MB less, measured in
+ * a bare process). Admission estimates from character classes (character-class-estimate.ts), so
+ * a gateway whose upstreams report usage and whose clients read their streams to the end never
+ * pays either; the first count_tokens without an upstream endpoint,
  * or the first response billed without reported usage (a stream the client left included), pays
  * the 100 ms once. It is loaded through `require` (the package ships
  * CommonJS beside ESM) because every count is synchronous.
