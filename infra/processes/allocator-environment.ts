@@ -16,7 +16,8 @@
  *
  * Measured on this project's 2-core machine, the gateway alone (compiled, file event log, memory
  * state): RSS 5 s after start 175 → 120 MB; 5 s after 30 000 requests 206 → 147–151 MB; CPU per
- * small request unchanged; about 200 µs more per request with a 1 MiB body (+6 %), whose buffers
- * are now mapped and unmapped each time. Other C libraries (musl) ignore the variable.
+ * small request unchanged; about 200 µs more per request with a 1 MiB body (+6 %) and 250–500 µs
+ * with a 256 KiB one (+20–35 %), whose buffers are now mapped and unmapped each time. Other C
+ * libraries (musl) ignore the variable.
  */
 export const ALLOCATOR_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };
