@@ -8,10 +8,9 @@
  * start with the setting of infra/processes/allocator-environment.ts: 13–30 MB less, measured in
  * a bare process). Admission estimates from character classes (character-class-estimate.ts), so
  * a gateway whose upstreams report usage and whose clients read their streams to the end never
- * pays either; the first count_tokens without an upstream endpoint,
- * or the first response billed without reported usage (a stream the client left included), pays
- * the 100 ms once. It is loaded through `require` (the package ships
- * CommonJS beside ESM) because every count is synchronous.
+ * pays either; the first count_tokens without an upstream endpoint, or the first response billed
+ * without reported usage (a stream the client left included), pays the 100 ms once. It is loaded
+ * through `require` (the package ships CommonJS beside ESM) because every count is synchronous.
  *
  * The merge cache: the library keeps the BPE result of every pre-token it had to merge (a word not
  * in the vocabulary) in a process-wide LRU map of 100,000 entries by default
