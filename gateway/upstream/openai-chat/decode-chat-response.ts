@@ -12,7 +12,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { normalizeChatUsage } from './normalize-chat-usage.ts';
 import { readChatReasoning } from './read-chat-reasoning.ts';
 import { asArray, asRecord, asString } from '../shared/read-json-field.ts';
-import { chatCompletionSchema, EMPTY_CHAT_MESSAGE, type ChatMessage } from './openai-chat-wire-schemas.ts';
+import { EMPTY_CHAT_MESSAGE, readChatCompletion, type ChatMessage } from './openai-chat-wire-schemas.ts';
 import { splitThinkTags } from './split-think-tags.ts';
 
 /** `content` as text: a string, or the joined `text` of a part array (some compat upstreams). */
@@ -64,7 +64,7 @@ export function decodeChatResponse(body: unknown, context: UpstreamDecodeContext
   if (!root) throw new GatewayError('upstream-malformed', 'Upstream answered with a body that is not a JSON object');
   const embedded = embeddedOpenAiError(root);
   if (embedded) throw embedded;
-  const answer = chatCompletionSchema.parse(root);
+  const answer = readChatCompletion(root);
   const choice = answer.choices?.[0];
   if (!choice) throw new GatewayError('upstream-malformed', 'Upstream answer has no choices');
   const message = choice.message ?? EMPTY_CHAT_MESSAGE;

@@ -4,7 +4,7 @@
  */
 import type { Usage } from '../../canonical/usage.ts';
 import { normalizeOpenAiUsage } from '../shared/normalize-openai-usage.ts';
-import { chatUsageSchema } from './openai-chat-wire-schemas.ts';
+import { chatUsageSchema, isPlainChatUsage } from './openai-chat-wire-schemas.ts';
 
 /**
  * Normalises a Chat Completions usage object (tokens):
@@ -19,11 +19,16 @@ import { chatUsageSchema } from './openai-chat-wire-schemas.ts';
  * Explicit zeros stay zeros with source `reported`. Never throws.
  */
 export function normalizeChatUsage(raw: unknown): Usage {
-  return normalizeOpenAiUsage(raw, chatUsageSchema, (usage) => ({
-    inputTotal: usage.prompt_tokens,
-    cacheRead: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens,
-    cacheWrite: usage.prompt_tokens_details?.cache_write_tokens,
-    outputTotal: usage.completion_tokens,
-    reasoning: usage.completion_tokens_details?.reasoning_tokens,
-  }));
+  return normalizeOpenAiUsage(
+    raw,
+    chatUsageSchema,
+    (usage) => ({
+      inputTotal: usage.prompt_tokens,
+      cacheRead: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? usage.cached_tokens,
+      cacheWrite: usage.prompt_tokens_details?.cache_write_tokens,
+      outputTotal: usage.completion_tokens,
+      reasoning: usage.completion_tokens_details?.reasoning_tokens,
+    }),
+    isPlainChatUsage,
+  );
 }

@@ -67,6 +67,8 @@ export const chatUsageSchema = z.object({
   prompt_tokens_details: lenientObject({ cached_tokens: lenientNumber, cache_write_tokens: lenientNumber }),
   completion_tokens_details: lenientObject({ reasoning_tokens: lenientNumber }),
 });
+/** Parsed shape of `chatUsageSchema`. */
+export type ChatUsage = z.infer<typeof chatUsageSchema>;
 
 /** Absent, null or a string: what `lenientString` keeps as it is. */
 const isNullishOrString = (value: unknown): boolean =>
@@ -74,6 +76,10 @@ const isNullishOrString = (value: unknown): boolean =>
 
 /** Absent or null: what every lenient schema keeps as it is. */
 const isNullish = (value: unknown): boolean => value === undefined || value === null;
+
+/** Absent, null or a finite number: what `lenientNumber` keeps as it is (zod 4's `z.number()` refuses NaN and ±Infinity). */
+const isNullishOrNumber = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value));
 
 /** A plain object (not null, not an array). */
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -118,4 +124,45 @@ export function readChatChunk(chunk: Record<string, unknown>): ChatCompletion {
             isNullish(choices[0].message) &&
             isPlainDelta(choices[0].delta)))));
   return plain ? chunk : chatCompletionSchema.parse(chunk);
+}
+
+/**
+ * One non-streamed `chat.completion` body as `chatCompletionSchema` reads it. Nearly every answer
+ * has one choice whose message holds only text (and maybe reasoning text); such a body is returned
+ * as it is, which reads the same through every field the decoder uses (unknown keys are never
+ * read), and spares the copy zod makes of it. Any other body is parsed by the schema.
+ * `body` is a parsed JSON object. Never throws.
+ */
+export function readChatCompletion(body: Record<string, unknown>): ChatCompletion {
+  const choices = body.choices;
+  const plain =
+    isNullishOrString(body.id) &&
+    isNullishOrString(body.model) &&
+    Array.isArray(choices) &&
+    choices.length === 1 &&
+    isObject(choices[0]) &&
+    isNullishOrString(choices[0].finish_reason) &&
+    isNullish(choices[0].delta) &&
+    isPlainDelta(choices[0].message);
+  return plain ? body : chatCompletionSchema.parse(body);
+}
+
+/**
+ * True when `raw` is a usage object that `chatUsageSchema` would keep field for field: every count
+ * it reads absent, null or a finite number, and each `*_details` absent, null or an object whose
+ * counts are too. Such an object reads through the schema's type as it is.
+ */
+export function isPlainChatUsage(raw: unknown): raw is ChatUsage {
+  if (!isObject(raw)) return false;
+  const input = raw.prompt_tokens_details;
+  const output = raw.completion_tokens_details;
+  return (
+    isNullishOrNumber(raw.prompt_tokens) &&
+    isNullishOrNumber(raw.completion_tokens) &&
+    isNullishOrNumber(raw.prompt_cache_hit_tokens) &&
+    isNullishOrNumber(raw.cached_tokens) &&
+    (isNullish(input) ||
+      (isObject(input) && isNullishOrNumber(input.cached_tokens) && isNullishOrNumber(input.cache_write_tokens))) &&
+    (isNullish(output) || (isObject(output) && isNullishOrNumber(output.reasoning_tokens)))
+  );
 }

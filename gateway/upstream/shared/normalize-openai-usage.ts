@@ -20,13 +20,16 @@ export interface ReportedTokenCounts {
  * Parses `raw` with the protocol's lenient usage `schema` and maps it with `counts` to a Usage of
  * source `reported` (explicit zeros stay zeros). When `raw` does not parse (not an object at all)
  * the upstream was silent: returns `emptyUsage('estimated')`, for the pipeline to fill in an
- * estimate. Never throws.
+ * estimate. `isPlain`, when given, recognises a `raw` the schema would keep as it is: that one is
+ * read without the schema's copy. Never throws.
  */
 export function normalizeOpenAiUsage<S extends z.ZodType>(
   raw: unknown,
   schema: S,
   counts: (usage: z.output<S>) => ReportedTokenCounts,
+  isPlain?: (raw: unknown) => raw is z.output<S>,
 ): Usage {
+  if (isPlain?.(raw)) return makeUsage({ ...counts(raw), source: 'reported' });
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return emptyUsage('estimated');
   return makeUsage({ ...counts(parsed.data), source: 'reported' });
