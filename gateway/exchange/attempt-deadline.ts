@@ -8,6 +8,8 @@
 import { GatewayError } from '../canonical/gateway-error.ts';
 import { drainDeadlineError } from '../lifecycle/node-drain.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
+import { OnceSignal } from '../lifecycle/once-signal.ts';
+import type { UpstreamCallSignal } from '../upstream/upstream-adapter.ts';
 
 /** At least `bytes` in every `windowMs` after the first body byte; `bytes: 0` disables the check. */
 export interface MinStreamRate {
@@ -33,9 +35,13 @@ export interface AttemptLimits {
  * when a limit is missed: a live stream holds one timer and no text.
  */
 export class AttemptDeadline {
-  /** Aborted when the client leaves or a limit is missed; give it to the upstream call. */
-  readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
+  /**
+   * Aborted when the client leaves or a limit is missed (its `reason` then the GatewayError of
+   * the limit); give it to the upstream call. A OnceSignal: an AbortController per attempt cost
+   * an EventTarget and its listener map.
+   */
+  readonly signal: UpstreamCallSignal;
+  private readonly controller = new OnceSignal();
   /** When the total deadline falls, ms since epoch. */
   private readonly totalDueAt: number;
   /** When the current minimum-rate window ends, ms since epoch; Infinity until the first body byte. */
@@ -58,7 +64,7 @@ export class AttemptDeadline {
     private readonly limits: AttemptLimits,
     private readonly drainDeadline?: ClientGoneSignal,
   ) {
-    this.signal = this.controller.signal;
+    this.signal = this.controller;
     if (clientSignal.aborted) this.controller.abort();
     else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
     const totalMs = Math.max(0, limits.totalMs);

@@ -6,7 +6,12 @@
  */
 import type { Channel } from '../routing/channel.ts';
 import { upstreamModelFor } from '../routing/channel.ts';
-import type { UpstreamAuthorizer, UpstreamHttpRequest, UpstreamTarget } from '../upstream/upstream-adapter.ts';
+import type {
+  UpstreamAuthorizer,
+  UpstreamCallSignal,
+  UpstreamHttpRequest,
+  UpstreamTarget,
+} from '../upstream/upstream-adapter.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 
 /** The adapter target of `channel` for the client model `clientModel` (its upstream model after `modelMap`). */
@@ -31,7 +36,7 @@ export async function finishUpstreamCall(
   channel: Channel,
   request: UpstreamHttpRequest,
   authorizer: UpstreamAuthorizer | undefined,
-  signal?: AbortSignal,
+  signal?: UpstreamCallSignal,
 ): Promise<UpstreamHttpRequest> {
   let call = request;
   const extra = channel.headers;

@@ -112,7 +112,7 @@ export interface UpstreamAuthorizer {
   authorize(
     channel: UpstreamCredentialSource,
     request: UpstreamHttpRequest,
-    signal?: AbortSignal,
+    signal?: UpstreamCallSignal,
   ): Promise<UpstreamHttpRequest>;
 }
 
@@ -185,4 +185,17 @@ export interface UpstreamAdapter {
   buildCountTokensRequest?(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest;
   /** Reads the input-token count from a count-tokens answer. */
   decodeCountTokensResponse?(body: unknown): number;
+}
+
+/**
+ * What ends an upstream call early (the attempt's deadline, the client gone, the node's drain):
+ * an AbortSignal (https://developer.mozilla.org/en-US/docs/Web/API/AbortSignal) fits, and so does
+ * the lighter OnceSignal the exchange makes per attempt. `reason`, once aborted, is what ended it
+ * (a GatewayError for a missed limit). Listeners are called once; OnceSignal passes them no event.
+ */
+export interface UpstreamCallSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: (event?: unknown) => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: (event?: unknown) => void): void;
 }

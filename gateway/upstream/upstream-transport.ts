@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../canonical/gateway-error.ts';
-import type { UpstreamHeaders, UpstreamHttpRequest } from './upstream-adapter.ts';
+import type { UpstreamCallSignal, UpstreamHeaders, UpstreamHttpRequest } from './upstream-adapter.ts';
 
 /** An upstream answer whose body has not been read yet. */
 export interface UpstreamAnswer {
@@ -24,7 +24,7 @@ export interface UpstreamAnswer {
 export async function sendUpstream(
   dispatcher: Dispatcher,
   request: UpstreamHttpRequest,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: UpstreamCallSignal },
 ): Promise<UpstreamAnswer> {
   const url = new URL(request.url);
   try {
@@ -36,7 +36,9 @@ export async function sendUpstream(
       body: request.body,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
+      // undici takes any signal with addEventListener and reads its `reason` (api-request.js);
+      // its type names only AbortSignal and EventEmitter.
+      ...(options.signal ? { signal: options.signal as AbortSignal } : {}),
     });
     return { status: answer.statusCode, headers: answer.headers, body: answer.body };
   } catch (error) {

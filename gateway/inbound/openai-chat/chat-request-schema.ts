@@ -35,6 +35,63 @@ export const chatRequestSchema = z.object({
 /** The validated top-level body. */
 export type ChatRequestBody = z.output<typeof chatRequestSchema>;
 
+const isNullish = (value: unknown): boolean => value === undefined || value === null;
+const nullishOrString = (value: unknown): boolean => isNullish(value) || typeof value === 'string';
+const nullishOrBoolean = (value: unknown): boolean => isNullish(value) || typeof value === 'boolean';
+/** zod 4's `z.number()` refuses NaN and ±Infinity; `.int()` accepts safe integers only. */
+const nullishOrNumber = (value: unknown): boolean =>
+  isNullish(value) || (typeof value === 'number' && Number.isFinite(value));
+const nullishOrInteger = (value: unknown): boolean => isNullish(value) || Number.isSafeInteger(value);
+const nullishOrPositiveInteger = (value: unknown): boolean =>
+  isNullish(value) || (Number.isSafeInteger(value) && (value as number) > 0);
+const nullishOrArray = (value: unknown): boolean => isNullish(value) || Array.isArray(value);
+const anything = (): boolean => true;
+
+/**
+ * For each field of chatRequestSchema, a check that its value already has the schema's output type
+ * and passes its rules, so the schema would keep it as it is. A check may refuse what the schema
+ * accepts (a `stop` list, `metadata`): that body is parsed by the schema. A test holds the keys
+ * to the schema's.
+ */
+export const PLAIN_CHAT_REQUEST_FIELDS: Readonly<
+  Record<keyof typeof chatRequestSchema.shape, (value: unknown) => boolean>
+> = {
+  model: (value) => typeof value === 'string' && value.length > 0,
+  messages: (value) => Array.isArray(value) && value.length > 0,
+  stream: nullishOrBoolean,
+  n: nullishOrInteger,
+  max_completion_tokens: nullishOrPositiveInteger,
+  max_tokens: nullishOrPositiveInteger,
+  temperature: nullishOrNumber,
+  top_p: nullishOrNumber,
+  top_k: nullishOrInteger,
+  stop: nullishOrString,
+  tools: nullishOrArray,
+  tool_choice: anything,
+  functions: nullishOrArray,
+  function_call: anything,
+  response_format: anything,
+  reasoning_effort: nullishOrString,
+  parallel_tool_calls: nullishOrBoolean,
+  user: nullishOrString,
+  safety_identifier: nullishOrString,
+  metadata: isNullish,
+};
+
+/**
+ * The top-level body as chatRequestSchema reads it, when every field passes its
+ * PLAIN_CHAT_REQUEST_FIELDS check: the body itself, which reads the same through every field the
+ * decoder uses (it reads no other key of it), without the copy zod makes. Undefined otherwise:
+ * parse it with the schema, which names what is wrong. `body` is a parsed JSON object.
+ */
+export function readPlainChatRequest(body: Record<string, unknown>): ChatRequestBody | undefined {
+  for (const field in PLAIN_CHAT_REQUEST_FIELDS) {
+    const isPlain = PLAIN_CHAT_REQUEST_FIELDS[field as keyof typeof PLAIN_CHAT_REQUEST_FIELDS];
+    if (!isPlain(body[field])) return undefined;
+  }
+  return body as ChatRequestBody;
+}
+
 /** Any message: the role decides which schema applies next. */
 export const roleSchema = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']) });
 

@@ -111,16 +111,23 @@ function decodeLegacyFunction(state: MessagesState, message: unknown, path: Fiel
 function decodeMessage(state: MessagesState, message: unknown, index: number): void {
   const path = ['messages', index];
   if (!isJsonObject(message)) throw new RequestFieldError(path, 'expected an object');
-  const { role } = parseAt(roleSchema, message, path);
+  // A system, developer or user message with text content (most of them) needs no schema: both
+  // schemas would keep its role and content as they are.
+  const plainText =
+    (message.role === 'user' || message.role === 'system' || message.role === 'developer') &&
+    typeof message.content === 'string';
+  const { role } = plainText
+    ? (message as { role: 'user' | 'system' | 'developer' })
+    : parseAt(roleSchema, message, path);
   switch (role) {
     case 'system':
     case 'developer': {
-      const content = parseAt(contentMessageSchema, message, path).content;
+      const content = plainText ? (message.content as string) : parseAt(contentMessageSchema, message, path).content;
       state.systemTexts.push(decodeChatTextContent(content, [...path, 'content'], role, state.warnings).join('\n\n'));
       return;
     }
     case 'user': {
-      const content = parseAt(contentMessageSchema, message, path).content;
+      const content = plainText ? (message.content as string) : parseAt(contentMessageSchema, message, path).content;
       state.messages.push({
         role: 'user',
         content: decodeChatUserContent(content, [...path, 'content'], state.warnings),

@@ -18,7 +18,12 @@ import {
   parseAt,
   RequestFieldError,
 } from '../openai-common/request-field-error.ts';
-import { chatRequestSchema, responseFormatSchema, type ChatRequestBody } from './chat-request-schema.ts';
+import {
+  chatRequestSchema,
+  readPlainChatRequest,
+  responseFormatSchema,
+  type ChatRequestBody,
+} from './chat-request-schema.ts';
 import { decodeChatMessages } from './decode-chat-messages.ts';
 import { decodeChatToolChoice, decodeChatTools, decodeLegacyFunctionCall } from './decode-chat-tools.ts';
 import { decodedWith, TranslationNotes } from '../../canonical/translation-notes.ts';
@@ -134,7 +139,7 @@ function warnDropped(body: Record<string, unknown>, warnings: TranslationNotes):
 
 function decodeBody(body: unknown): DecodeResult<CanonicalRequest> {
   if (!isJsonObject(body)) throw new RequestFieldError([], 'request body must be a JSON object');
-  const request: ChatRequestBody = parseAt(chatRequestSchema, body, []);
+  const request: ChatRequestBody = readPlainChatRequest(body) ?? parseAt(chatRequestSchema, body, []);
   if (request.n !== undefined && request.n !== null && request.n !== 1)
     throw new RequestFieldError(['n'], 'only n=1 is supported');
   const warnings = new TranslationNotes();

@@ -8,7 +8,12 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../canonical/gateway-error.ts';
 import type { CloudAuthMethod } from '../../providers/provider-preset.ts';
-import type { UpstreamAuthorizer, UpstreamCredentialSource, UpstreamHttpRequest } from '../upstream-adapter.ts';
+import type {
+  UpstreamAuthorizer,
+  UpstreamCallSignal,
+  UpstreamCredentialSource,
+  UpstreamHttpRequest,
+} from '../upstream-adapter.ts';
 
 /** Adds one channel's credential to calls; made once per channel (and credential) and reused. */
 export interface ChannelCredential {
@@ -16,7 +21,7 @@ export interface ChannelCredential {
    * `request` with the credential added.
    * @throws Error when no credential can be obtained (the registry wraps it into a GatewayError)
    */
-  authorize(request: UpstreamHttpRequest, signal?: AbortSignal): Promise<UpstreamHttpRequest>;
+  authorize(request: UpstreamHttpRequest, signal?: UpstreamCallSignal): Promise<UpstreamHttpRequest>;
 }
 
 /** Makes the credential of a channel whose cloud and auth method it serves. */
@@ -66,7 +71,7 @@ export class CloudCredentials implements UpstreamAuthorizer {
   async authorize(
     channel: UpstreamCredentialSource,
     request: UpstreamHttpRequest,
-    signal?: AbortSignal,
+    signal?: UpstreamCallSignal,
   ): Promise<UpstreamHttpRequest> {
     const credential = this.credentialOf(channel);
     try {

@@ -21,7 +21,7 @@
  * name `https://oauth2.googleapis.com/token`, which changes nothing.
  */
 import type { GoogleAuth, JWT } from 'google-auth-library';
-import type { UpstreamHttpRequest } from '../upstream-adapter.ts';
+import type { UpstreamCallSignal, UpstreamHttpRequest } from '../upstream-adapter.ts';
 import type { ChannelCredential, ChannelCredentialFactory } from './cloud-credentials.ts';
 
 /** The scope of Vertex AI calls. */
@@ -85,7 +85,7 @@ function sendGrantsTo(client: JWT, tokenUri: string): void {
 }
 
 /** `promise`, or a rejection as soon as `signal` aborts (the attempt's deadline, or the client gone). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: UpstreamCallSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(new Error('the request was cancelled before a token was obtained'));
   return new Promise<T>((resolve, reject) => {
