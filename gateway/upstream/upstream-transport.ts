@@ -36,9 +36,8 @@ export async function sendUpstream(
       body: request.body,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      // undici takes any signal with addEventListener and reads its `reason` (api-request.js);
-      // its type names only AbortSignal and EventEmitter.
-      ...(options.signal ? { signal: options.signal as AbortSignal } : {}),
+      // undici takes any signal with addEventListener and reads its `reason` (api-request.js).
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     return { status: answer.statusCode, headers: answer.headers, body: answer.body };
   } catch (error) {
