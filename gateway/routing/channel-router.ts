@@ -111,6 +111,9 @@ export class ChannelRouter {
   ): Channel[] {
     const serving = this.byModel.get(model);
     if (!serving) return [];
+    // One channel: every strategy, health state and pin orders it the same (most models of a
+    // small deployment), so no tiers, weights or scores are built for it.
+    if (serving.length === 1) return [serving[0] as Channel];
     const strategy = route.strategy ?? 'weighted';
     const score = strategy === 'weighted' ? undefined : scorerFor(strategy, route);
     if (!health && !score && route.preferredChannelId === undefined)

@@ -22,6 +22,18 @@ describe('ChannelRouter', () => {
     expect(r.candidatesFor('other')).toEqual([]);
   });
 
+  it('gives a model served by one channel that channel, whatever the strategy, health or pin, drawing no random number', () => {
+    const r = router([{ id: 'solo', provider: 'deepseek', models: ['m'] }], () => {
+      throw new Error('no random number is needed to order one channel');
+    });
+    const cooling = { isCoolingDown: () => true, errorRate: () => 1 };
+    for (const strategy of ['weighted', 'latency', 'least-busy', 'cost'] as const)
+      expect(r.candidatesFor('m', cooling, { strategy, preferredChannelId: 'other' }).map((c) => c.id)).toEqual([
+        'solo',
+      ]);
+    expect(r.candidatesFor('m').map((c) => c.id)).toEqual(['solo']);
+  });
+
   it('tells whether a model has an upstream account to choose: two enabled channels, or one with a key pool', () => {
     const r = router([
       { id: 'solo', provider: 'deepseek', models: ['solo'] },
