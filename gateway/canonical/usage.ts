@@ -39,20 +39,24 @@ export function makeUsage(counts: {
   reasoning?: number | null;
   source?: Usage['source'];
 }): Usage {
-  const n = (v: number | null | undefined): number =>
-    typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
-  const cacheWrite = n(counts.cacheWrite);
-  const cacheWrite1h = Math.min(n(counts.cacheWrite1h), cacheWrite);
+  const cacheWrite = tokenCount(counts.cacheWrite);
+  const cacheWrite1h = Math.min(tokenCount(counts.cacheWrite1h), cacheWrite);
+  const input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number } = {
+    total: tokenCount(counts.inputTotal),
+    cacheRead: tokenCount(counts.cacheRead),
+    cacheWrite,
+  };
+  if (cacheWrite1h > 0) input.cacheWrite1h = cacheWrite1h;
   return {
-    input: {
-      total: n(counts.inputTotal),
-      cacheRead: n(counts.cacheRead),
-      cacheWrite,
-      ...(cacheWrite1h > 0 ? { cacheWrite1h } : {}),
-    },
-    output: { total: n(counts.outputTotal), reasoning: n(counts.reasoning) },
+    input,
+    output: { total: tokenCount(counts.outputTotal), reasoning: tokenCount(counts.reasoning) },
     source: counts.source ?? 'reported',
   };
+}
+
+/** A count as makeUsage keeps it: a finite positive number rounded down, else 0 (tokens). */
+function tokenCount(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
 /** Input tokens that were neither read from nor written to a cache (Anthropic's `input_tokens`). */

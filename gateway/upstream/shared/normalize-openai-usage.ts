@@ -29,8 +29,9 @@ export function normalizeOpenAiUsage<S extends z.ZodType>(
   counts: (usage: z.output<S>) => ReportedTokenCounts,
   isPlain?: (raw: unknown) => raw is z.output<S>,
 ): Usage {
-  if (isPlain?.(raw)) return makeUsage({ ...counts(raw), source: 'reported' });
+  // makeUsage's source is `reported` unless told otherwise.
+  if (isPlain?.(raw)) return makeUsage(counts(raw));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return emptyUsage('estimated');
-  return makeUsage({ ...counts(parsed.data), source: 'reported' });
+  return makeUsage(counts(parsed.data));
 }

@@ -173,6 +173,20 @@ describe('traffic event codec', () => {
     expect(new Set([header(encoded), failoverHeader, usageHeader]).size).toBe(3);
   });
 
+  it('encodes an event larger than its scratch buffer, and the small ones after it, byte for byte', () => {
+    const type = avro.Type.forSchema(requestCompletedSchema as unknown as avro.Schema, { wrapUnions: false });
+    const large: RequestCompleted = {
+      ...requestCompleted,
+      tags: Array.from({ length: 400 }, (_, i) => `tag-${i}=${'x'.repeat(60)}`),
+    };
+    for (const event of [requestCompleted, large, requestCompleted, large]) {
+      const encoded = encodeTrafficEvent({ type: 'RequestCompleted', event });
+      expect(encoded.subarray(10).equals(type.toBuffer(event))).toBe(true);
+      expect(decodeTrafficEvent(encoded)).toStrictEqual({ type: 'RequestCompleted', event });
+    }
+    expect(type.toBuffer(large).length).toBeGreaterThan(8192 * 2);
+  });
+
   it('keys every event by its request id', () => {
     for (const [, event] of ROUND_TRIPS) expect(trafficEventKey(event)).toBe('req_01');
   });
