@@ -53,17 +53,19 @@ export function sendJsonReply(reply: FastifyReply, body: unknown, requestId: str
  * the first write (the stream starts only when it has an event to send), one packet instead of two.
  */
 export function startEventStream(reply: FastifyReply, requestId: string): ServerResponse {
+  // Headers set on the reply before the stream started (x-ratelimit-*) go out too. getHeaders()
+  // returns a new object, so the stream's own headers are set on it rather than spread into a copy.
+  const headers = reply.getHeaders() as Record<string, string>;
+  headers['content-type'] = 'text/event-stream; charset=utf-8';
+  headers['cache-control'] = 'no-cache';
+  headers.connection = 'keep-alive';
+  headers['x-accel-buffering'] = 'no';
+  // requestIdHeaders' two names.
+  headers['x-request-id'] = requestId;
+  headers['request-id'] = requestId;
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, {
-    // Headers set on the reply before the stream started (x-ratelimit-*) go out too.
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    ...requestIdHeaders(requestId),
-  });
+  raw.writeHead(200, headers);
   return raw;
 }
 

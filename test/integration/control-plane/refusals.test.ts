@@ -147,6 +147,7 @@ beforeAll(async () => {
   await make('rpm', { rpm: 1 });
   await make('tpm', { tpm: 10 });
   await make('tiny', {});
+  await make('streaming', { rpm: 100 });
   // Spend already over both quotas (the billing consumer's counters).
   await state.addSpend(
     { topic: 'tollgate.usage', partition: 0, offset: '1' },
@@ -234,5 +235,24 @@ describe.each(FORMATS)('$name refusals', (format) => {
     const second = first.status === 200 ? await send(format, keys.tiny, 'tiny-model') : first;
     expect(second.status).toBe(429);
     expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
+describe('a streamed answer of a limited key', () => {
+  it('carries the x-ratelimit-* headers, the SSE headers and the request id', async () => {
+    const response = await request(`${gateway.origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.streaming}` },
+      body: JSON.stringify({ model: 'chat-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    const text = await response.body.text();
+    expect(response.statusCode).toBe(200);
+    expect(text).toContain('data: [DONE]');
+    expect(response.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['x-ratelimit-limit-requests']).toBe('100');
+    expect(response.headers['x-ratelimit-remaining-requests']).toBe('99');
+    expect(response.headers['x-request-id']).toMatch(/^req_/);
+    expect(response.headers['request-id']).toBe(response.headers['x-request-id']);
   });
 });
