@@ -242,14 +242,20 @@ export async function settleAdmission(
   budget: { readonly budgets: BudgetAdmissionDeps | undefined; readonly holds: BudgetHolds | undefined },
   outcome: ExchangeOutcome,
 ): Promise<void> {
-  if (admitted !== 'unlimited')
-    await settleRequest({ limiter: services.admission.limiter }, admitted, outcome).catch((error: unknown) =>
-      log.debug({ reason: (error as Error).message }, 'settling the token reservation failed'),
-    );
-  if (budget.budgets && budget.holds)
-    await settleBudgets(budget.budgets, budget.holds, outcome).catch((error: unknown) =>
-      log.debug({ reason: (error as Error).message }, 'settling the budget holds failed'),
-    );
+  if (admitted !== 'unlimited') {
+    try {
+      await settleRequest({ limiter: services.admission.limiter }, admitted, outcome);
+    } catch (error) {
+      log.debug({ reason: (error as Error).message }, 'settling the token reservation failed');
+    }
+  }
+  if (budget.budgets && budget.holds) {
+    try {
+      await settleBudgets(budget.budgets, budget.holds, outcome);
+    } catch (error) {
+      log.debug({ reason: (error as Error).message }, 'settling the budget holds failed');
+    }
+  }
 }
 
 /** A request whose exchange recordOnce runs: where to answer, and how to record a run that rejected. */

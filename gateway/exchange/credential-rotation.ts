@@ -68,10 +68,11 @@ export async function attemptWithCredentials(
     // A lone apiKey is the channel itself: no pool order, no per-credential limits, no cooldown.
     pool.noteRequest(channel.id, DEFAULT_CREDENTIAL_ID);
     use.credentialId = DEFAULT_CREDENTIAL_ID;
-    return send(loneKeyAttempt(channel)).catch((error: unknown): AttemptResult => ({
-      kind: 'failed',
-      error: toGatewayError(error),
-    }));
+    try {
+      return await send(loneKeyAttempt(channel));
+    } catch (error) {
+      return { kind: 'failed', error: toGatewayError(error) };
+    }
   }
   const usable = pool.order(channel, input.preferredCredentialId);
   let last: AttemptResult | undefined;

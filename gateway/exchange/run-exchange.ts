@@ -224,9 +224,14 @@ async function tryModel(run: ChainRun, model: string): Promise<ModelEnd> {
       affinity = await rememberAffinity(run, served);
     };
     // Rotations are kept under the client's request (run.input), whichever model of the chain is tried.
-    const result = await attemptChannel(deps, input, channel, passThrough, reply, signal, onAccepted, run.input)
-      .catch((error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }))
-      .finally(() => endInFlight?.());
+    let result: AttemptResult;
+    try {
+      result = await attemptChannel(deps, input, channel, passThrough, reply, signal, onAccepted, run.input);
+    } catch (error) {
+      result = { kind: 'failed', error: toGatewayError(error) };
+    } finally {
+      endInFlight?.();
+    }
     if (result.kind === 'refused') {
       // Nothing was sent: the next channel (maybe one that can pass the body through) gets its turn.
       gates.settle(current, undefined);
