@@ -60,9 +60,7 @@ export function startEventStream(reply: FastifyReply, requestId: string): Server
   headers['cache-control'] = 'no-cache';
   headers.connection = 'keep-alive';
   headers['x-accel-buffering'] = 'no';
-  // requestIdHeaders' two names.
-  headers['x-request-id'] = requestId;
-  headers['request-id'] = requestId;
+  Object.assign(headers, requestIdHeaders(requestId));
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, headers);
