@@ -117,9 +117,12 @@ export function loadSchemaRegistry<T extends string>(
 
 /**
  * Where encodeSingleObject writes a message before copying it out at its exact size; it grows to
- * the largest message seen (bytes). One per thread: an encode never calls back into another.
+ * the largest message seen up to ENCODE_SCRATCH_LIMIT (bytes). One per thread: an encode never
+ * calls back into another.
  */
 let encodeScratch = Buffer.allocUnsafe(8192);
+/** Messages larger than this (bytes) are encoded into a buffer of their own, so one never stays held. */
+const ENCODE_SCRATCH_LIMIT = 64 * 1024;
 
 /**
  * Encodes `datum` with the current schema of `eventType` as a single-object message. The body is
@@ -138,7 +141,14 @@ export function encodeSingleObject<T extends string>(
   let end = writerType.encode(datum, encodeScratch, header.length);
   if (end < 0) {
     // A negative result is the bytes missing (https://github.com/mtth/avsc/wiki/API#typeencodeval-buf-pos).
-    encodeScratch = Buffer.allocUnsafe(Math.max(encodeScratch.length * 2, encodeScratch.length - end));
+    const needed = encodeScratch.length - end;
+    if (needed > ENCODE_SCRATCH_LIMIT) {
+      const message = Buffer.allocUnsafe(needed);
+      header.copy(message, 0);
+      writerType.encode(datum, message, header.length);
+      return message;
+    }
+    encodeScratch = Buffer.allocUnsafe(Math.max(Math.min(encodeScratch.length * 2, ENCODE_SCRATCH_LIMIT), needed));
     end = writerType.encode(datum, encodeScratch, header.length);
   }
   const message = Buffer.allocUnsafe(end);

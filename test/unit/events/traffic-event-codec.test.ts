@@ -179,7 +179,12 @@ describe('traffic event codec', () => {
       ...requestCompleted,
       tags: Array.from({ length: 400 }, (_, i) => `tag-${i}=${'x'.repeat(60)}`),
     };
-    for (const event of [requestCompleted, large, requestCompleted, large]) {
+    const huge: RequestCompleted = {
+      ...requestCompleted,
+      tags: Array.from({ length: 1200 }, (_, i) => `tag-${i}=${'y'.repeat(60)}`),
+    };
+    expect(type.toBuffer(huge).length).toBeGreaterThan(64 * 1024);
+    for (const event of [requestCompleted, large, requestCompleted, huge, large, requestCompleted]) {
       const encoded = encodeTrafficEvent({ type: 'RequestCompleted', event });
       expect(encoded.subarray(10).equals(type.toBuffer(event))).toBe(true);
       expect(decodeTrafficEvent(encoded)).toStrictEqual({ type: 'RequestCompleted', event });
