@@ -1,10 +1,13 @@
 /**
  * Streamed relay. Upstream SSE → adapter stream decoder → StreamEvents → the client's stream
- * encoder (translated path), or upstream bytes copied unchanged while a tap reads them
- * (pass-through). The tap decodes the events before the start and those that carry the outcome
- * (usage, stop reason, errors, new blocks, the end); once the stream has started, events that
- * only continue an open block (the adapter's PassThroughTap) are kept unparsed, and parsed only
- * when no usage was reported or the stream was cut short and its output must be estimated.
+ * encoder (translated path), or upstream bytes copied unchanged while they are read in place
+ * (pass-through, pass-through-event-reader.ts): no async iterator per event and no UTF-8 decoding
+ * of the whole stream. The relay decodes the events before the start and those that carry the
+ * outcome (usage, stop reason, errors, new blocks, the end); once the stream has started, events
+ * that only continue an open block (the adapter's PassThroughTap) are kept unparsed, and parsed
+ * only when no usage was reported or the stream was cut short and its output must be estimated.
+ * AWS event-stream framing (Bedrock) is never passed through: its bodies are reshaped
+ * (pass-through-policy.ts), so its streams are always decoded and re-encoded.
  * Nothing is written to the client until the first content event arrives, so an upstream that
  * fails before producing content still allows failover; after that, failures end
  * the stream with the format's own error event. A client that goes away aborts the upstream call
@@ -29,7 +32,7 @@ import { StreamAccumulator } from '../canonical/stream-accumulator.ts';
 import type { StreamEncoder } from '../inbound/inbound-codec.ts';
 import { upstreamRequestIdOf } from '../upstream/upstream-request-id.ts';
 import { classifyTransportError } from '../upstream/upstream-transport.ts';
-import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
+import type { UpstreamStreamDecoder } from '../upstream/upstream-adapter.ts';
 import type { AttemptResult } from './attempt-result.ts';
 import { startEventStream, writeWithBackpressure } from './client-response.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
@@ -39,6 +42,7 @@ import { readAwsEventStream } from './read-aws-event-stream.ts';
 import { readSseEvents } from './read-sse-events.ts';
 import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
+import { PassThroughEventReader } from './pass-through-event-reader.ts';
 
 const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set([
   'text-delta',
@@ -66,10 +70,10 @@ interface RelayState {
   lastWriteAt: number;
   endError: GatewayError | undefined;
   /**
-   * Pass-through: the events after the start that only continued an open block (the adapter's
-   * PassThroughTap), kept unparsed; their output is read only for an estimate.
+   * Pass-through of bytes: the reader that kept the events after the start that only continued an
+   * open block (the adapter's PassThroughTap) unparsed; their output is read only for an estimate.
    */
-  readonly continued: UpstreamSseEvent[];
+  continuations: PassThroughEventReader | undefined;
 }
 
 /** Relays a 2xx streamed upstream answer; see the module comment for the failover rule. */
@@ -84,33 +88,25 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     ttfbMs: 0,
     lastWriteAt: Date.now(),
     endError: undefined,
-    continued: [],
+    continuations: undefined,
   };
   const stopKeepAlive = watchKeepAlive(state);
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
-    const cutter = args.passThrough && !passThroughHook ? new SseFrameCutter() : undefined;
-    // Pass-through of raw bytes: once the stream has started, events that only continue an open block stay unparsed.
-    const tap = cutter ? args.adapter.passThroughTap : undefined;
-    const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
-      args.deadline.countBytes(chunk.length);
-      const events = cutter?.push(chunk);
-      return events === undefined ? undefined : emit(state, events);
-    };
-    // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
-    const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
-    for await (const sse of readEvents(args.answer.body, afterChunk)) {
-      if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
-      if (tap && state.raw && tap.isContinuation(sse)) {
-        state.continued.push(sse);
-        continue;
-      }
-      const failure = await handleEvents(args, state, decoder.push(sse));
+    if (args.passThrough && !passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
+      const failure = await relaySseBytes(args, state, decoder);
       if (failure) return abandon(args, failure);
+    } else {
+      const afterChunk = (chunk: Buffer): void => args.deadline.countBytes(chunk.length);
+      // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
+      const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
+      for await (const sse of readEvents(args.answer.body, afterChunk)) {
+        if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
+        const failure = await handleEvents(args, state, decoder.push(sse));
+        if (failure) return abandon(args, failure);
+      }
     }
-    const last = cutter?.finish();
-    if (last !== undefined) await emit(state, last);
     const failure = await handleEvents(args, state, decoder.end(), true);
     if (failure) return abandon(args, failure);
   } catch (error) {
@@ -124,6 +120,51 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
   if (!state.raw)
     return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
   return finish(args, state, state.endError ? 'failed' : 'completed');
+}
+
+/**
+ * Pass-through of SSE bytes: each upstream chunk is cut after its last complete event
+ * (SseFrameCutter), the events the decoder needs are parsed (PassThroughEventReader) and handled,
+ * then the chunk's complete events are written as they came. Returns an error to fail over on.
+ */
+async function relaySseBytes(
+  args: StreamRelayArgs,
+  state: RelayState,
+  decoder: UpstreamStreamDecoder,
+): Promise<GatewayError | undefined> {
+  const cutter = new SseFrameCutter();
+  const reader = new PassThroughEventReader(args.adapter.passThroughTap);
+  state.continuations = reader;
+  for await (const chunk of args.answer.body as AsyncIterable<Buffer>) {
+    args.deadline.countBytes(chunk.length);
+    const complete = cutter.push(chunk);
+    if (complete === undefined) continue;
+    const failure = await handleLoaded(args, state, decoder, reader, complete);
+    if (failure) return failure;
+    await emit(state, complete);
+  }
+  const last = cutter.finish();
+  if (last === undefined) return undefined;
+  const failure = await handleLoaded(args, state, decoder, reader, last);
+  if (failure) return failure;
+  await emit(state, last);
+  return undefined;
+}
+
+/** Decodes and handles the events of `complete` the reader hands out; returns an error to fail over on. */
+async function handleLoaded(
+  args: StreamRelayArgs,
+  state: RelayState,
+  decoder: UpstreamStreamDecoder,
+  reader: PassThroughEventReader,
+  complete: Buffer | string,
+): Promise<GatewayError | undefined> {
+  reader.load(complete);
+  for (let sse = reader.next(state.raw !== undefined); sse; sse = reader.next(state.raw !== undefined)) {
+    const failure = await handleEvents(args, state, decoder.push(sse));
+    if (failure) return failure;
+  }
+  return undefined;
 }
 
 /**
@@ -217,8 +258,9 @@ function watchKeepAlive(state: RelayState): () => void {
 function outputSoFar(args: StreamRelayArgs, state: RelayState): OutputBlock[] {
   const decoded = state.accumulator.result().content;
   const tap = args.adapter.passThroughTap;
-  if (!tap || state.continued.length === 0) return [...decoded];
-  return [...decoded, ...tap.continuationContent(state.continued)];
+  const continued = state.continuations?.continuations() ?? [];
+  if (!tap || continued.length === 0) return [...decoded];
+  return [...decoded, ...tap.continuationContent(continued)];
 }
 
 function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {

@@ -137,11 +137,13 @@ export interface UpstreamCredentialSource {
  */
 export interface PassThroughTap {
   /**
-   * True when `event`, in a stream that has started, only continues an open text, reasoning or
-   * tool-arguments block. A test of the raw event that never parses it; false when unsure (the
-   * event is then decoded as on the translated path).
+   * True when an event, in a stream that has started, only continues an open text, reasoning or
+   * tool-arguments block; false when unsure (the event is then decoded as on the translated
+   * path). `rawEvent` is the event as the upstream wrote it (its field lines and the blank line
+   * that ends it) read as Latin-1: one char per byte, never decoded, so ASCII reads as itself and
+   * a multi-byte UTF-8 character appears as several chars above U+007F.
    */
-  isContinuation(event: UpstreamSseEvent): boolean;
+  isContinuation(rawEvent: string): boolean;
   /** The output the continuation `events` carry, in order, for an estimate of output tokens; unreadable events are left out. Never throws. */
   continuationContent(events: ReadonlyArray<UpstreamSseEvent>): OutputBlock[];
 }

@@ -23,9 +23,16 @@ function deltaBlock(data: string): OutputBlock | undefined {
   }
 }
 
+/**
+ * The first line of a block delta and of a ping, as Anthropic writes them: the `event:` line comes
+ * first. An event written any other way is decoded, which is never wrong, only slower.
+ */
+const BLOCK_DELTA = 'event: content_block_delta\n';
+const PING = 'event: ping\n';
+
 /** The Anthropic Messages stream tap. */
 export const anthropicPassThroughTap: PassThroughTap = {
-  isContinuation: (event) => event.event === 'content_block_delta' || event.event === 'ping',
+  isContinuation: (rawEvent) => rawEvent.startsWith(BLOCK_DELTA) || rawEvent.startsWith(PING),
   continuationContent(events): OutputBlock[] {
     // Fragments of one kind in a row join into one block: BPE counts a whole text, not its pieces.
     const blocks: OutputBlock[] = [];

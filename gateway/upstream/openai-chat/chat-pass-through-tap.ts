@@ -1,6 +1,6 @@
 /**
  * The pass-through tap of Chat Completions streams (upstream-adapter.ts PassThroughTap). A chunk
- * continues the open text block when its data holds a `content` field and none of what the
+ * continues the open text block when it holds a `content` field and none of what the
  * stream decoder reads for the outcome: a usage object, a finish reason, tool calls, a refusal,
  * reasoning fields or an error. With `stream_options.include_usage` every chunk carries
  * `"usage": null` until the last one, whose `usage` is an object; a finish reason is a string only
@@ -8,7 +8,7 @@
  * (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
  */
 import type { OutputBlock } from '../../canonical/response.ts';
-import type { PassThroughTap, UpstreamSseEvent } from '../upstream-adapter.ts';
+import type { PassThroughTap } from '../upstream-adapter.ts';
 
 /** Anything the decoder reads beyond text: a usage object, a finish reason, tool calls, refusals, reasoning, errors. */
 const CARRIES_MORE_THAN_TEXT =
@@ -27,8 +27,7 @@ function chunkText(data: string): string {
 
 /** The Chat Completions stream tap. */
 export const chatPassThroughTap: PassThroughTap = {
-  isContinuation: (event: UpstreamSseEvent) =>
-    event.data.includes('"content"') && !CARRIES_MORE_THAN_TEXT.test(event.data),
+  isContinuation: (rawEvent: string) => rawEvent.includes('"content"') && !CARRIES_MORE_THAN_TEXT.test(rawEvent),
   continuationContent(events): OutputBlock[] {
     const text = events.map((event) => chunkText(event.data)).join('');
     return text === '' ? [] : [{ type: 'text', text }];

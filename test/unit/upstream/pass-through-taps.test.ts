@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { anthropicPassThroughTap } from '../../../gateway/upstream/anthropic-messages/anthropic-pass-through-tap.ts';
 import { chatPassThroughTap } from '../../../gateway/upstream/openai-chat/chat-pass-through-tap.ts';
 
+/** One SSE event as the upstream writes it, read as Latin-1 as the relay hands it to a tap. */
+const raw = (event: { event?: string; data: string }) =>
+  Buffer.from(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`).toString(
+    'latin1',
+  );
+
 const chunk = (delta: object, extra: object = {}) =>
   JSON.stringify({
     id: 'c',
@@ -13,9 +19,11 @@ const chunk = (delta: object, extra: object = {}) =>
 
 describe('Chat Completions pass-through tap', () => {
   it('leaves unparsed only chunks that add text to the open block', () => {
-    expect(chatPassThroughTap.isContinuation({ data: chunk({ content: 'Hello' }) })).toBe(true);
+    expect(chatPassThroughTap.isContinuation(raw({ data: chunk({ content: 'Hello' }) }))).toBe(true);
     expect(
-      chatPassThroughTap.isContinuation({ data: chunk({ content: 'Hi' }).replace('"usage":null', '"usage": null') }),
+      chatPassThroughTap.isContinuation(
+        raw({ data: chunk({ content: 'Hi' }).replace('"usage":null', '"usage": null') }),
+      ),
     ).toBe(true);
   });
 
@@ -34,7 +42,7 @@ describe('Chat Completions pass-through tap', () => {
       '[DONE]',
       chunk({ role: 'assistant' }),
     ];
-    for (const data of carriesMore) expect(chatPassThroughTap.isContinuation({ data }), data).toBe(false);
+    for (const data of carriesMore) expect(chatPassThroughTap.isContinuation(raw({ data })), data).toBe(false);
   });
 
   it('reads the text of the kept chunks, skipping unreadable ones', () => {
@@ -50,8 +58,8 @@ describe('Anthropic Messages pass-through tap', () => {
   });
 
   it('leaves unparsed block deltas and pings, nothing else', () => {
-    expect(anthropicPassThroughTap.isContinuation(delta({ type: 'text_delta', text: 'a' }))).toBe(true);
-    expect(anthropicPassThroughTap.isContinuation({ event: 'ping', data: '{"type":"ping"}' })).toBe(true);
+    expect(anthropicPassThroughTap.isContinuation(raw(delta({ type: 'text_delta', text: 'a' })))).toBe(true);
+    expect(anthropicPassThroughTap.isContinuation(raw({ event: 'ping', data: '{"type":"ping"}' }))).toBe(true);
     for (const event of [
       'message_start',
       'content_block_start',
@@ -60,8 +68,8 @@ describe('Anthropic Messages pass-through tap', () => {
       'message_stop',
       'error',
     ])
-      expect(anthropicPassThroughTap.isContinuation({ event, data: '{}' })).toBe(false);
-    expect(anthropicPassThroughTap.isContinuation({ data: '{"type":"content_block_delta"}' })).toBe(false);
+      expect(anthropicPassThroughTap.isContinuation(raw({ event, data: '{}' }))).toBe(false);
+    expect(anthropicPassThroughTap.isContinuation(raw({ data: '{"type":"content_block_delta"}' }))).toBe(false);
   });
 
   it('joins the fragments of each kind in a row: text, thinking, tool input', () => {

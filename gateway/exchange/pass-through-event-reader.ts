@@ -1,0 +1,105 @@
+/**
+ * Reads the events of a pass-through SSE stream from the bytes the relay forwards, parsing only
+ * those the stream decoder needs. The relay loads each run of complete events (SseFrameCutter's
+ * output) and takes events one by one; once the stream has started, an event the adapter's tap
+ * calls a continuation (upstream-adapter.ts PassThroughTap) is tested on its bytes read as Latin-1
+ * (a copy per run of events, no UTF-8 decoding; each event a slice of it), its bytes appended to
+ * a buffer for a possible output estimate, and never decoded. Every other event is parsed by `eventsource-parser` (WHATWG rules,
+ * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
+ * one whole event at a time.
+ *
+ * Events are found by their blank line `\n\n`. A run that holds a CR (a stream framed with CRLF or
+ * CR line ends) is parsed whole instead, every event decoded: the in-place split knows only LF.
+ * A byte order mark at the start of the stream is skipped, as the spec's decoding drops it.
+ */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+import type { PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
+
+/** Parses SSE text into `into`, an event per dispatch (`event` only when the stream named one). */
+function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
+  return createParser({
+    onEvent: (event) =>
+      into.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
+  });
+}
+
+/** The events of one pass-through stream; see the module comment. */
+export class PassThroughEventReader {
+  private readonly parsed: UpstreamSseEvent[] = [];
+  private readonly parser = createEventParser(this.parsed);
+  private bytes: Buffer = Buffer.alloc(0);
+  /** `bytes` read as Latin-1: one char per byte, so its offsets are byte offsets. */
+  private text = '';
+  private position = 0;
+  /** The loaded run holds a CR: parse it whole, test nothing in place. */
+  private parseWhole = false;
+  private atStreamStart = true;
+  /** The kept continuations' bytes, `keptLength` of them used. */
+  private kept: Buffer | undefined;
+  private keptLength = 0;
+
+  /** `tap`: the adapter's reader of continuations; none: every event is parsed. */
+  constructor(private readonly tap: PassThroughTap | undefined) {}
+
+  /**
+   * Takes the next run of complete events: the bytes the relay forwards (a Buffer), or the text
+   * SseFrameCutter repaired when they were not UTF-8. Events of the previous run not yet taken are dropped.
+   */
+  load(complete: Buffer | string): void {
+    const bytes = typeof complete === 'string' ? Buffer.from(complete) : complete;
+    this.bytes = bytes;
+    this.position = 0;
+    this.parsed.length = 0;
+    if (this.atStreamStart) {
+      this.atStreamStart = false;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) this.position = 3;
+    }
+    this.text = bytes.toString('latin1');
+    this.parseWhole = this.text.includes('\r');
+  }
+
+  /**
+   * The next event of the loaded run to decode, or undefined when the run is done. With `started`
+   * (the client's stream has begun), continuations are kept unparsed and skipped.
+   */
+  next(started: boolean): UpstreamSseEvent | undefined {
+    for (;;) {
+      const event = this.parsed.shift();
+      if (event) return event;
+      const bytes = this.bytes;
+      const start = this.position;
+      if (start >= bytes.length) return undefined;
+      if (this.parseWhole) {
+        this.position = bytes.length;
+        this.parser.feed(bytes.toString('utf8', start));
+        continue;
+      }
+      const blank = this.text.indexOf('\n\n', start);
+      const end = blank === -1 ? bytes.length : blank + 2;
+      this.position = end;
+      if (started && this.tap?.isContinuation(this.text.slice(start, end))) this.keep(bytes, start, end);
+      else this.parser.feed(bytes.toString('utf8', start, end));
+    }
+  }
+
+  /** The continuations kept so far, parsed, in order (for an estimate of the output). */
+  continuations(): UpstreamSseEvent[] {
+    const events: UpstreamSseEvent[] = [];
+    if (this.kept) createEventParser(events).feed(this.kept.toString('utf8', 0, this.keptLength));
+    return events;
+  }
+
+  /** Appends bytes `[start, end)` of `bytes` to the kept continuations (the buffer doubles as it fills). */
+  private keep(bytes: Buffer, start: number, end: number): void {
+    const length = end - start;
+    let kept = this.kept;
+    if (!kept || this.keptLength + length > kept.length) {
+      const grown = Buffer.allocUnsafe(Math.max(1024, 2 * (this.keptLength + length)));
+      if (kept) kept.copy(grown, 0, 0, this.keptLength);
+      kept = grown;
+      this.kept = grown;
+    }
+    bytes.copy(kept, this.keptLength, start, end);
+    this.keptLength += length;
+  }
+}
