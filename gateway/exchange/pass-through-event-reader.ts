@@ -15,6 +15,8 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
+const EMPTY = Buffer.alloc(0);
+
 /** Parses SSE text into `into`, an event per dispatch (`event` only when the stream named one). */
 function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
   return createParser({
@@ -27,7 +29,7 @@ function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
 export class PassThroughEventReader {
   private readonly parsed: UpstreamSseEvent[] = [];
   private readonly parser = createEventParser(this.parsed);
-  private bytes: Buffer = Buffer.alloc(0);
+  private bytes: Buffer = EMPTY;
   /** `bytes` read as Latin-1: one char per byte, so its offsets are byte offsets. */
   private text = '';
   private position = 0;
@@ -68,7 +70,13 @@ export class PassThroughEventReader {
       if (event) return event;
       const bytes = this.bytes;
       const start = this.position;
-      if (start >= bytes.length) return undefined;
+      if (start >= bytes.length) {
+        // A live stream waits for its next chunk here: it holds neither this run nor its text meanwhile.
+        this.bytes = EMPTY;
+        this.text = '';
+        this.position = 0;
+        return undefined;
+      }
       if (this.parseWhole) {
         this.position = bytes.length;
         this.parser.feed(bytes.toString('utf8', start));
