@@ -196,3 +196,59 @@ export type AnthropicToolChoice = z.output<typeof toolChoice>;
 export type AnthropicThinking = z.output<typeof thinking>;
 /** A validated `output_config`. */
 export type AnthropicOutputConfig = z.output<typeof outputConfig>;
+
+const isNullish = (value: unknown): boolean => value === undefined || value === null;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTextBlock = (block: unknown): boolean =>
+  isObject(block) && block.type === 'text' && typeof block.text === 'string';
+const isTextContent = (content: unknown): boolean =>
+  typeof content === 'string' || (Array.isArray(content) && content.every(isTextBlock));
+const isTextMessage = (message: unknown): boolean =>
+  isObject(message) &&
+  (message.role === 'user' || message.role === 'assistant' || message.role === 'system') &&
+  isTextContent(message.content);
+
+/**
+ * For each field of `anthropicRequestSchema`, the test a value passes when the schema would take it
+ * unchanged: text-only messages (a string or `text` blocks), a text system prompt, the sampling
+ * numbers and the stream flag. Tools, tool choice, thinking, stop sequences, metadata and the
+ * output config must be absent (the schema checks them); the free-form fields take anything, as
+ * the schema does.
+ */
+export const PLAIN_ANTHROPIC_REQUEST_FIELDS: Readonly<
+  Record<keyof typeof anthropicRequestSchema.shape, (value: unknown) => boolean>
+> = {
+  model: (value) => typeof value === 'string' && value.length > 0,
+  max_tokens: (value) => isNullish(value) || (Number.isSafeInteger(value) && (value as number) >= 1),
+  messages: (value) => Array.isArray(value) && value.every(isTextMessage),
+  system: (value) => isNullish(value) || isTextContent(value),
+  stop_sequences: (value) => value === undefined,
+  stream: (value) => isNullish(value) || typeof value === 'boolean',
+  temperature: (value) => isNullish(value) || Number.isFinite(value),
+  top_p: (value) => isNullish(value) || Number.isFinite(value),
+  top_k: (value) => isNullish(value) || Number.isSafeInteger(value),
+  tools: (value) => value === undefined,
+  tool_choice: (value) => value === undefined,
+  thinking: (value) => value === undefined,
+  metadata: (value) => value === undefined,
+  output_config: (value) => value === undefined,
+  mcp_servers: () => true,
+  container: () => true,
+  context_management: () => true,
+};
+
+/**
+ * `body` itself when every field passes its PLAIN_ANTHROPIC_REQUEST_FIELDS test: it reads the same
+ * through every field and block the decoder uses (it reads no other key of them; `cache_control` is
+ * read from the raw body apart), without the copy zod makes. Undefined otherwise: parse it with the
+ * schema, which names what is wrong.
+ */
+export function readPlainAnthropicRequest(body: unknown): AnthropicRequestBody | undefined {
+  if (!isObject(body)) return undefined;
+  for (const field in PLAIN_ANTHROPIC_REQUEST_FIELDS) {
+    const isPlain = PLAIN_ANTHROPIC_REQUEST_FIELDS[field as keyof typeof PLAIN_ANTHROPIC_REQUEST_FIELDS];
+    if (!isPlain(body[field])) return undefined;
+  }
+  return body as AnthropicRequestBody;
+}

@@ -6,6 +6,7 @@
 import type { CanonicalMessage, CanonicalRequest, DecodeResult } from '../../canonical/request.ts';
 import {
   anthropicRequestSchema,
+  readPlainAnthropicRequest,
   type AnthropicMessage,
   type AnthropicRequestBody,
 } from './anthropic-request-schema.ts';
@@ -115,9 +116,12 @@ function decodeSampling(body: AnthropicRequestBody, request: Mutable<CanonicalRe
  * whose call is not in the conversation is refused (findOrphanToolResult).
  */
 export function decodeAnthropicRequest(body: unknown): DecodeResult<CanonicalRequest> {
-  const parsed = anthropicRequestSchema.safeParse(body);
-  if (!parsed.success) return { ok: false, ...describeZodError(parsed.error) };
-  const data = parsed.data;
+  let data = readPlainAnthropicRequest(body);
+  if (!data) {
+    const parsed = anthropicRequestSchema.safeParse(body);
+    if (!parsed.success) return { ok: false, ...describeZodError(parsed.error) };
+    data = parsed.data;
+  }
   const orphan = findOrphanToolResult(data.messages);
   if (orphan) return { ok: false, ...orphan };
   const warnings = new TranslationNotes();
