@@ -9,7 +9,7 @@ import { generateId } from '../../canonical/ids.ts';
 import type { StreamEvent } from '../../canonical/stream-event.ts';
 import { emptyUsage } from '../../canonical/usage.ts';
 import type { EncodeContext, StreamEncoder } from '../inbound-codec.ts';
-import { sseFrame } from '../sse-frame.ts';
+import { sseFrame, toSseJson } from '../sse-frame.ts';
 import { anthropicErrorBody } from './encode-anthropic-error.ts';
 import { encodeAnthropicUsage } from './encode-anthropic-usage.ts';
 import { mapFinishReasonToAnthropic } from './map-finish-reason-to-anthropic.ts';
@@ -83,6 +83,25 @@ function delta(
   return frame('content_block_delta', { index: open.index, delta: payload });
 }
 
+/**
+ * A text, thinking or tool-input delta for the open block, as `delta` writes it, with only the
+ * fragment serialised (`{"type":"content_block_delta","index":N,"delta":{"type":T,F:"…"}}`): these
+ * are most of a stream's frames. '' when the open block is not the one the event names or not of
+ * `kind`.
+ */
+function fragmentDelta(
+  state: AnthropicStreamState,
+  canonicalIndex: number,
+  kind: BlockKind,
+  deltaType: 'text_delta' | 'thinking_delta' | 'input_json_delta',
+  field: 'text' | 'thinking' | 'partial_json',
+  fragment: string,
+): string {
+  const open = state.open;
+  if (open === undefined || open.canonicalIndex !== canonicalIndex || open.kind !== kind) return '';
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${open.index},"delta":{"type":"${deltaType}","${field}":${toSseJson(fragment)}}}\n\n`;
+}
+
 function blockEnd(state: AnthropicStreamState, canonicalIndex: number): string {
   return state.open?.canonicalIndex === canonicalIndex ? closeOpenBlock(state) : '';
 }
@@ -106,7 +125,7 @@ function encodeBlockEvent(state: AnthropicStreamState, event: StreamEvent): stri
     case 'text-start':
       return startBlock(state, event.index, 'text', { type: 'text', text: '' });
     case 'text-delta':
-      return event.text === '' ? '' : delta(state, event.index, 'text', { type: 'text_delta', text: event.text });
+      return event.text === '' ? '' : fragmentDelta(state, event.index, 'text', 'text_delta', 'text', event.text);
     case 'reasoning-start':
       return event.redacted === undefined
         ? startBlock(state, event.index, 'thinking', { type: 'thinking', thinking: '', signature: '' })
@@ -114,7 +133,7 @@ function encodeBlockEvent(state: AnthropicStreamState, event: StreamEvent): stri
     case 'reasoning-delta':
       return event.text === ''
         ? ''
-        : delta(state, event.index, 'thinking', { type: 'thinking_delta', thinking: event.text });
+        : fragmentDelta(state, event.index, 'thinking', 'thinking_delta', 'thinking', event.text);
     case 'reasoning-signature':
       return delta(state, event.index, 'thinking', { type: 'signature_delta', signature: event.signature });
     case 'tool-input-start':
@@ -127,7 +146,7 @@ function encodeBlockEvent(state: AnthropicStreamState, event: StreamEvent): stri
     case 'tool-input-delta':
       return event.argumentsFragment === ''
         ? ''
-        : delta(state, event.index, 'tool_use', { type: 'input_json_delta', partial_json: event.argumentsFragment });
+        : fragmentDelta(state, event.index, 'tool_use', 'input_json_delta', 'partial_json', event.argumentsFragment);
     case 'block-end':
       return blockEnd(state, event.index);
     default:

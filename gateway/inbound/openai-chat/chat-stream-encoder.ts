@@ -17,7 +17,7 @@ import type { Usage } from '../../canonical/usage.ts';
 import type { EncodeContext, StreamEncoder } from '../inbound-codec.ts';
 import { toOpenAIErrorObject } from '../openai-common/openai-error-object.ts';
 import { isJsonObject } from '../openai-common/request-field-error.ts';
-import { SSE_COMMENT_PING, SSE_DONE_FRAME, sseFrame } from '../sse-frame.ts';
+import { SSE_COMMENT_PING, SSE_DONE_FRAME, sseFrame, toSseJson } from '../sse-frame.ts';
 import { mapChatFinishReason } from './map-chat-finish-reason.ts';
 import { mapChatUsage } from './map-chat-usage.ts';
 
@@ -30,6 +30,21 @@ interface ChatStreamState {
   readonly toolPositions: Map<number, number>;
   started: boolean;
   finished: boolean;
+  /** The text of a text or reasoning delta chunk before its delta's member, lazily made: what `chunk` writes up to the delta's `{`. */
+  deltaHead: string | undefined;
+}
+
+/**
+ * A text or reasoning delta chunk, as `chunk` writes `{ [member]: text }`, with only the text
+ * serialised: the rest of the frame is the same for every delta of the stream. These are most of
+ * a stream's frames.
+ */
+function textDeltaChunk(state: ChatStreamState, member: 'content' | 'reasoning_content', text: string): string {
+  state.deltaHead ??= `data: {"id":${toSseJson(state.id)},"object":"chat.completion.chunk","created":${toSseJson(state.created)},"model":${toSseJson(state.model)},"choices":[{"index":0,"delta":{`;
+  const tail = state.includeUsage
+    ? '},"logprobs":null,"finish_reason":null}],"usage":null}\n\n'
+    : '},"logprobs":null,"finish_reason":null}]}\n\n';
+  return `${state.deltaHead}"${member}":${toSseJson(text)}${tail}`;
 }
 
 /** One chunk frame with a single choice (`delta`, `finish_reason`). */
@@ -92,9 +107,9 @@ function encodeEvent(state: ChatStreamState, event: StreamEvent): string {
     case 'message-start':
       return start(state);
     case 'text-delta':
-      return event.text === '' ? '' : start(state) + chunk(state, { content: event.text });
+      return event.text === '' ? '' : start(state) + textDeltaChunk(state, 'content', event.text);
     case 'reasoning-delta':
-      return event.text === '' ? '' : start(state) + chunk(state, { reasoning_content: event.text });
+      return event.text === '' ? '' : start(state) + textDeltaChunk(state, 'reasoning_content', event.text);
     case 'tool-input-start':
       return onToolStart(state, event.index, event.toolCallId, event.toolName);
     case 'tool-input-delta':
@@ -132,6 +147,7 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
     toolPositions: new Map(),
     started: false,
     finished: false,
+    deltaHead: undefined,
   };
   return {
     encode: (event) => (state.finished ? '' : encodeEvent(state, event)),
