@@ -1,13 +1,14 @@
 /**
  * Streamed relay. Upstream SSE → adapter stream decoder → StreamEvents → the client's stream
- * encoder (translated path), or upstream bytes copied unchanged while they are read in place
- * (pass-through, pass-through-event-reader.ts): no async iterator per event and no UTF-8 decoding
- * of the whole stream. The relay decodes the events before the start and those that carry the
- * outcome (usage, stop reason, errors, new blocks, the end); once the stream has started, events
- * that only continue an open block (the adapter's PassThroughTap) are kept unparsed, and parsed
- * only when no usage was reported or the stream was cut short and its output must be estimated.
- * AWS event-stream framing (Bedrock) is never passed through: its bodies are reshaped
- * (pass-through-policy.ts), so its streams are always decoded and re-encoded.
+ * encoder (translated path), or upstream bytes copied unchanged while they are read (pass-through).
+ * SSE is read from runs of whole events (sse-frame-cutter.ts, sse-event-reader.ts), with no async
+ * iterator per event, and the frames of one upstream chunk leave in one write. On pass-through the
+ * relay decodes the events before the start and those that carry the outcome (usage, stop reason,
+ * errors, new blocks, the end); once the stream has started, events that only continue an open
+ * block (the adapter's PassThroughTap) are kept unparsed, and parsed only when no usage was
+ * reported or the stream was cut short and its output must be estimated. AWS event-stream framing
+ * (Bedrock) is never passed through: its bodies are reshaped (pass-through-policy.ts), so its
+ * streams are always decoded and re-encoded.
  * Nothing is written to the client until the first content event arrives, so an upstream that
  * fails before producing content still allows failover; after that, failures end
  * the stream with the format's own error event. A client that goes away aborts the upstream call
@@ -42,7 +43,7 @@ import { readAwsEventStream } from './read-aws-event-stream.ts';
 import { readSseEvents } from './read-sse-events.ts';
 import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
-import { PassThroughEventReader } from './pass-through-event-reader.ts';
+import { SseEventReader } from './sse-event-reader.ts';
 
 const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set([
   'text-delta',
@@ -64,6 +65,8 @@ interface RelayState {
   readonly keepAliveMs: number;
   raw: ServerResponse | undefined;
   readonly pending: Array<string | Buffer>;
+  /** Frames encoded since the last write, written together once the upstream chunk that made them is handled. */
+  held: string;
   readonly accumulator: StreamAccumulator;
   readonly encoder: StreamEncoder;
   ttfbMs: number;
@@ -73,7 +76,7 @@ interface RelayState {
    * Pass-through of bytes: the reader that kept the events after the start that only continued an
    * open block (the adapter's PassThroughTap) unparsed; their output is read only for an estimate.
    */
-  continuations: PassThroughEventReader | undefined;
+  continuations: SseEventReader | undefined;
 }
 
 /** Relays a 2xx streamed upstream answer; see the module comment for the failover rule. */
@@ -83,6 +86,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     keepAliveMs: args.deps.keepAliveMs,
     raw: undefined,
     pending: [],
+    held: '',
     accumulator: new StreamAccumulator(),
     encoder: args.input.codec.createStreamEncoder(args.encodeContext),
     ttfbMs: 0,
@@ -94,11 +98,15 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
   try {
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
-    if (args.passThrough && !passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
-      const failure = await relaySseBytes(args, state, decoder);
+    if (!passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
+      const failure = await relaySse(args, state, decoder);
       if (failure) return abandon(args, failure);
     } else {
-      const afterChunk = (chunk: Buffer): void => args.deadline.countBytes(chunk.length);
+      // The frames of all the events of one upstream chunk leave in one write.
+      const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
+        args.deadline.countBytes(chunk.length);
+        return flush(state);
+      };
       // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
       const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
       for await (const sse of readEvents(args.answer.body, afterChunk)) {
@@ -109,11 +117,13 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     }
     const failure = await handleEvents(args, state, decoder.end(), true);
     if (failure) return abandon(args, failure);
+    await flush(state);
   } catch (error) {
     if (args.signal.aborted) return finish(args, state, 'cancelled');
     const failure = args.deadline.expired ?? classifyTransportError(error);
     if (!state.raw) return abandon(args, failure);
     await handleEvents(args, state, [{ type: 'error', error: failure }], true);
+    await flush(state);
   } finally {
     stopKeepAlive();
   }
@@ -123,66 +133,72 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
 }
 
 /**
- * Pass-through of SSE bytes: each upstream chunk is cut after its last complete event
- * (SseFrameCutter), the events the decoder needs are parsed (PassThroughEventReader) and handled,
- * then the chunk's complete events are written as they came. Returns an error to fail over on.
+ * An SSE stream without an answer hook: each upstream chunk is cut after its last complete event
+ * (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader), with no
+ * async iterator per event. The frames the events make leave in one write; on pass-through the
+ * run's bytes follow as they came. Returns an error to fail over on.
  */
-async function relaySseBytes(
+async function relaySse(
   args: StreamRelayArgs,
   state: RelayState,
   decoder: UpstreamStreamDecoder,
 ): Promise<GatewayError | undefined> {
   const cutter = new SseFrameCutter();
-  const reader = new PassThroughEventReader(args.adapter.passThroughTap);
+  // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
+  const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
   state.continuations = reader;
   for await (const chunk of args.answer.body as AsyncIterable<Buffer>) {
     args.deadline.countBytes(chunk.length);
     const complete = cutter.push(chunk);
     if (complete === undefined) continue;
-    const failure = await handleLoaded(args, state, decoder, reader, complete);
+    const failure = await handleRun(args, state, decoder, reader, complete);
     if (failure) return failure;
-    await emit(state, complete);
   }
   const last = cutter.finish();
-  if (last === undefined) return undefined;
-  const failure = await handleLoaded(args, state, decoder, reader, last);
-  if (failure) return failure;
-  await emit(state, last);
-  return undefined;
+  return last === undefined ? undefined : handleRun(args, state, decoder, reader, last);
 }
 
-/** Decodes and handles the events of `complete` the reader hands out; returns an error to fail over on. */
-async function handleLoaded(
+/**
+ * Decodes and handles the events of `complete` (a run of whole SSE events) that the reader hands
+ * out, writes their frames, then, on pass-through, the run itself. Returns an error to fail over on.
+ */
+async function handleRun(
   args: StreamRelayArgs,
   state: RelayState,
   decoder: UpstreamStreamDecoder,
-  reader: PassThroughEventReader,
+  reader: SseEventReader,
   complete: Buffer | string,
 ): Promise<GatewayError | undefined> {
   reader.load(complete);
   for (let sse = reader.next(state.raw !== undefined); sse; sse = reader.next(state.raw !== undefined)) {
-    const failure = await handleEvents(args, state, decoder.push(sse));
+    let failure = handleEvents(args, state, decoder.push(sse));
+    // Only a stream-finished hook makes handling wait: the usual event costs no promise.
+    if (failure instanceof Promise) failure = await failure;
     if (failure) return failure;
   }
+  await flush(state);
+  if (args.passThrough) await emit(state, complete);
   return undefined;
 }
 
 /**
- * Feeds decoded events through accumulator and encoder; returns an error to fail over on.
- * `gatewayMade` marks events the gateway synthesised (transport failures, truncated streams):
- * their errors get frames even on the pass-through path.
+ * Feeds decoded events through accumulator and encoder; returns an error to fail over on. The
+ * frames are held (`hold`): the caller writes them with `flush` once the events of its upstream
+ * chunk are handled. `gatewayMade` marks events the gateway synthesised (transport failures,
+ * truncated streams): their errors get frames even on the pass-through path.
  */
-async function handleEvents(
+function handleEvents(
   args: StreamRelayArgs,
   state: RelayState,
   events: StreamEvent[],
   gatewayMade = false,
-): Promise<GatewayError | undefined> {
-  for (let event of events) {
+): GatewayError | undefined | Promise<GatewayError | undefined> {
+  for (let i = 0; i < events.length; i++) {
+    let event = events[i] as StreamEvent;
     if (state.accumulator.finished) break;
     if (!state.raw) {
       if (event.type === 'error') return event.error;
-      if (CONTENT_EVENTS.has(event.type)) await start(args, state);
+      if (CONTENT_EVENTS.has(event.type)) start(args, state);
     }
     if (event.type === 'message-end') {
       event = {
@@ -195,19 +211,42 @@ async function handleEvents(
     // Pass-through copies upstream bytes; only errors the gateway itself detected need frames.
     if (!args.passThrough || (gatewayMade && event.type === 'error')) {
       const frame = state.encoder.encode(event);
-      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody)
-        await args.input.answerHook.streamFinished(state.encoder.finalBody());
-      if (frame !== '') await emit(state, frame);
+      if (frame !== '') hold(state, frame);
+      // The hook has the whole answer before the client reads its end: the held frames leave after it.
+      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody) {
+        const rest = events.slice(i + 1);
+        return args.input.answerHook
+          .streamFinished(state.encoder.finalBody())
+          .then(() => handleEvents(args, state, rest, gatewayMade));
+      }
     }
   }
   return undefined;
 }
 
-async function start(args: StreamRelayArgs, state: RelayState): Promise<void> {
-  state.raw = startEventStream(args.reply, args.input.requestId);
+/**
+ * Starts the client's stream: the headers, then what was held before the start. Those few frames
+ * are written without waiting for the socket; the next write waits if its buffer filled.
+ */
+function start(args: StreamRelayArgs, state: RelayState): void {
+  const raw = startEventStream(args.reply, args.input.requestId);
+  state.raw = raw;
   state.ttfbMs = Date.now() - args.input.startedAt;
-  const pending = state.pending.splice(0);
-  for (const chunk of pending) await writeWithBackpressure(state.raw, chunk);
+  for (const chunk of state.pending.splice(0)) if (!raw.destroyed) raw.write(chunk);
+}
+
+/** Keeps encoded frames for the next `flush` (or until the stream starts). */
+function hold(state: RelayState, frames: string): void {
+  if (!state.raw) state.pending.push(frames);
+  else state.held += frames;
+}
+
+/** Writes the held frames, if any, in one write. */
+function flush(state: RelayState): Promise<void> | undefined {
+  if (state.held === '') return undefined;
+  const frames = state.held;
+  state.held = '';
+  return emit(state, frames);
 }
 
 /** Writes whole SSE events (or holds them until the stream starts). */

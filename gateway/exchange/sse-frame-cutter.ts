@@ -1,6 +1,6 @@
 /**
- * Cuts a pass-through SSE byte stream at event boundaries, so that a client never receives part
- * of an event: each upstream chunk is forwarded up to its last complete event (an event ends with
+ * Cuts an upstream SSE byte stream at event boundaries, so that the relay reads, and a client on
+ * pass-through receives, only whole events: each upstream chunk is taken up to its last complete event (an event ends with
  * a blank line, https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation)
  * and the rest is held until the blank line arrives. When the upstream fails, whatever is held
  * is dropped and the gateway's error event follows a complete frame.

@@ -1,10 +1,10 @@
 /**
- * Reads the events of a pass-through SSE stream from the bytes the relay forwards, parsing only
- * those the stream decoder needs. The relay loads each run of complete events (SseFrameCutter's
- * output) and takes events one by one; once the stream has started, an event the adapter's tap
- * calls a continuation (upstream-adapter.ts PassThroughTap) is tested on its bytes read as Latin-1
- * (a copy per run of events, no UTF-8 decoding; each event a slice of it), its bytes appended to
- * a buffer for a possible output estimate, and never decoded. Every other event is parsed by `eventsource-parser` (WHATWG rules,
+ * Reads the events of an upstream SSE stream from runs of whole events (SseFrameCutter's output:
+ * the bytes a pass-through relay forwards), one by one and without an async iterator. On
+ * pass-through, once the stream has started, an event the adapter's tap calls a continuation
+ * (upstream-adapter.ts PassThroughTap) is tested on its bytes read as Latin-1 (a copy per run, no
+ * UTF-8 decoding; each event a slice of it), its bytes appended to a buffer for a possible output
+ * estimate, and never decoded. Every other event is parsed by `eventsource-parser` (WHATWG rules,
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
  * one whole event at a time.
  *
@@ -25,8 +25,8 @@ function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
   });
 }
 
-/** The events of one pass-through stream; see the module comment. */
-export class PassThroughEventReader {
+/** The events of one upstream SSE stream; see the module comment. */
+export class SseEventReader {
   private readonly parsed: UpstreamSseEvent[] = [];
   private readonly parser = createEventParser(this.parsed);
   private bytes: Buffer = EMPTY;
@@ -40,7 +40,7 @@ export class PassThroughEventReader {
   private kept: Buffer | undefined;
   private keptLength = 0;
 
-  /** `tap`: the adapter's reader of continuations; none: every event is parsed. */
+  /** `tap`: the adapter's reader of continuations, on pass-through; none: every event is parsed. */
   constructor(private readonly tap: PassThroughTap | undefined) {}
 
   /**

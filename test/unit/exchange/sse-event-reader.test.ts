@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { PassThroughEventReader } from '../../../gateway/exchange/pass-through-event-reader.ts';
+import { SseEventReader } from '../../../gateway/exchange/sse-event-reader.ts';
 import { readSseEvents } from '../../../gateway/exchange/read-sse-events.ts';
 import { Readable } from 'node:stream';
 import type { PassThroughTap, UpstreamSseEvent } from '../../../gateway/upstream/upstream-adapter.ts';
 import { chatPassThroughTap } from '../../../gateway/upstream/openai-chat/chat-pass-through-tap.ts';
 
 /** Every event of `runs` the reader hands out, with the stream started from the first event on. */
-function readAll(reader: PassThroughEventReader, runs: Array<Buffer | string>, started = true): UpstreamSseEvent[] {
+function readAll(reader: SseEventReader, runs: Array<Buffer | string>, started = true): UpstreamSseEvent[] {
   const events: UpstreamSseEvent[] = [];
   for (const run of runs) {
     reader.load(run);
@@ -25,19 +25,19 @@ async function readWithParser(bytes: Buffer): Promise<UpstreamSseEvent[]> {
 const chatChunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c', choices: [{ index: 0, delta, finish_reason: finish }], usage: null })}\n\n`;
 
-describe('PassThroughEventReader', () => {
+describe('SseEventReader', () => {
   it('reads every event as the SSE parser does when there is no tap, across LF, CRLF and CR framings', async () => {
     const lf = 'event: a\ndata: {"x":1}\n\n: a comment\n\ndata: line one\ndata: line two\n\nid: 7\ndata: [DONE]\n\n';
     for (const text of [lf, lf.replaceAll('\n', '\r\n'), lf.replaceAll('\n', '\r')]) {
       const bytes = Buffer.from(text);
-      expect(readAll(new PassThroughEventReader(undefined), [bytes]), JSON.stringify(text)).toEqual(
+      expect(readAll(new SseEventReader(undefined), [bytes]), JSON.stringify(text)).toEqual(
         await readWithParser(bytes),
       );
     }
   });
 
   it('skips a byte order mark at the start of the stream only', () => {
-    const reader = new PassThroughEventReader(undefined);
+    const reader = new SseEventReader(undefined);
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     const events = readAll(reader, [Buffer.concat([bom, Buffer.from('data: 1\n\n')]), 'data: 2\n\n']);
     expect(events).toEqual([{ data: '1' }, { data: '2' }]);
@@ -46,7 +46,7 @@ describe('PassThroughEventReader', () => {
   });
 
   it('keeps continuations unparsed once started, and hands out the rest', () => {
-    const reader = new PassThroughEventReader(chatPassThroughTap);
+    const reader = new SseEventReader(chatPassThroughTap);
     const opening = chatChunk({ role: 'assistant', content: '' });
     const run = [
       chatChunk({ content: 'Hel' }),
@@ -64,14 +64,14 @@ describe('PassThroughEventReader', () => {
 
   it('parses every event while the stream has not started', () => {
     const tap: PassThroughTap = { isContinuation: vi.fn(() => true), continuationContent: () => [] };
-    const reader = new PassThroughEventReader(tap);
+    const reader = new SseEventReader(tap);
     expect(readAll(reader, ['data: 1\n\ndata: 2\n\n'], false)).toEqual([{ data: '1' }, { data: '2' }]);
     expect(tap.isContinuation).not.toHaveBeenCalled();
     expect(reader.continuations()).toEqual([]);
   });
 
   it('keeps continuations across runs larger than its first buffer, byte for byte', () => {
-    const reader = new PassThroughEventReader(chatPassThroughTap);
+    const reader = new SseEventReader(chatPassThroughTap);
     const texts = Array.from({ length: 300 }, (_, i) => `piece ${i} — ünïcode `);
     readAll(
       reader,
