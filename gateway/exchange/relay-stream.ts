@@ -68,7 +68,8 @@ interface RelayState {
   /** Frames encoded since the last write, written together once the upstream chunk that made them is handled. */
   held: string;
   readonly accumulator: StreamAccumulator;
-  readonly encoder: StreamEncoder;
+  /** The client format's encoder, made on first use: a pass-through stream needs it only for the gateway's own frames. */
+  readonly encoder: () => StreamEncoder;
   ttfbMs: number;
   lastWriteAt: number;
   endError: GatewayError | undefined;
@@ -77,6 +78,12 @@ interface RelayState {
    * open block (the adapter's PassThroughTap) unparsed; their output is read only for an estimate.
    */
   continuations: SseEventReader | undefined;
+}
+
+/** The client's stream encoder for `args`, made by the first call and returned by every later one. */
+function encoderOnFirstUse(args: StreamRelayArgs): () => StreamEncoder {
+  let encoder: StreamEncoder | undefined;
+  return () => (encoder ??= args.input.codec.createStreamEncoder(args.encodeContext));
 }
 
 /** Relays a 2xx streamed upstream answer; see the module comment for the failover rule. */
@@ -88,7 +95,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     pending: [],
     held: '',
     accumulator: new StreamAccumulator(),
-    encoder: args.input.codec.createStreamEncoder(args.encodeContext),
+    encoder: encoderOnFirstUse(args),
     ttfbMs: 0,
     lastWriteAt: Date.now(),
     endError: undefined,
@@ -210,13 +217,14 @@ function handleEvents(
     state.accumulator.push(event);
     // Pass-through copies upstream bytes; only errors the gateway itself detected need frames.
     if (!args.passThrough || (gatewayMade && event.type === 'error')) {
-      const frame = state.encoder.encode(event);
+      const encoder = state.encoder();
+      const frame = encoder.encode(event);
       if (frame !== '') hold(state, frame);
       // The hook has the whole answer before the client reads its end: the held frames leave after it.
-      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && state.encoder.finalBody) {
+      if (event.type === 'message-end' && !args.passThrough && args.input.answerHook && encoder.finalBody) {
         const rest = events.slice(i + 1);
         return args.input.answerHook
-          .streamFinished(state.encoder.finalBody())
+          .streamFinished(encoder.finalBody())
           .then(() => handleEvents(args, state, rest, gatewayMade));
       }
     }
@@ -261,7 +269,7 @@ async function emit(state: RelayState, chunk: string | Buffer): Promise<void> {
 
 async function writeKeepAlive(state: RelayState): Promise<void> {
   if (!state.raw || state.raw.writableEnded || Date.now() - state.lastWriteAt < state.keepAliveMs) return;
-  await emit(state, state.encoder.keepAlive());
+  await emit(state, state.encoder().keepAlive());
 }
 
 /** The live relays checked by one interval, by check period (ms). */

@@ -13,6 +13,18 @@ import type { LimitState } from '../../schemas/state-store/rate-limiter.ts';
 /** Header name → value, lower-case names. */
 export type RateLimitHeaders = Readonly<Record<string, string>>;
 
+/** `.5`, `.25`, `.125` for 500, 250, 125 ms: the fraction of a second without trailing zeros; '' for 0. */
+function fractionOfSecond(ms: number): string {
+  if (ms === 0) return '';
+  let digits = ms;
+  let width = 3;
+  while (digits % 10 === 0) {
+    digits /= 10;
+    width--;
+  }
+  return `.${String(digits).padStart(width, '0')}`;
+}
+
 /**
  * Formats `ms` (≥ 0, rounded up to whole ms) like Go's time.Duration: below a second `Nms`
  * (`0s` for zero), else hours/minutes/seconds with up to 3 decimals (`1m0s`, `1.25s`).
@@ -24,13 +36,7 @@ export function formatResetDuration(ms: number): string {
   const hours = Math.floor(total / 3_600_000);
   const minutes = Math.floor((total % 3_600_000) / 60_000);
   const millis = total % 60_000;
-  const seconds = `${Math.floor(millis / 1000)}${
-    millis % 1000 === 0
-      ? ''
-      : `.${String(millis % 1000)
-          .padStart(3, '0')
-          .replace(/0+$/, '')}`
-  }s`;
+  const seconds = `${Math.floor(millis / 1000)}${fractionOfSecond(millis % 1000)}s`;
   if (hours > 0) return `${hours}h${minutes}m${seconds}`;
   if (minutes > 0) return `${minutes}m${seconds}`;
   return seconds;
@@ -47,18 +53,26 @@ export function tightestState(states: ReadonlyArray<LimitState>, kind: LimitStat
   return best;
 }
 
+/** The header names of each limit kind, made once. */
+const HEADER_NAMES = (['requests', 'tokens'] as const).map((kind) => ({
+  kind,
+  limit: `x-ratelimit-limit-${kind}`,
+  remaining: `x-ratelimit-remaining-${kind}`,
+  reset: `x-ratelimit-reset-${kind}`,
+}));
+
 /**
  * The headers for an admission's `states`; `retryAfterMs` (refusals only) adds `retry-after` in
  * whole seconds, rounded up. Kinds with no limited scope get no headers.
  */
 export function rateLimitHeaders(states: ReadonlyArray<LimitState>, retryAfterMs?: number): RateLimitHeaders {
   const headers: Record<string, string> = {};
-  for (const kind of ['requests', 'tokens'] as const) {
-    const state = tightestState(states, kind);
+  for (const names of HEADER_NAMES) {
+    const state = tightestState(states, names.kind);
     if (!state) continue;
-    headers[`x-ratelimit-limit-${kind}`] = String(state.limit);
-    headers[`x-ratelimit-remaining-${kind}`] = String(state.remaining);
-    headers[`x-ratelimit-reset-${kind}`] = formatResetDuration(state.resetMs);
+    headers[names.limit] = String(state.limit);
+    headers[names.remaining] = String(state.remaining);
+    headers[names.reset] = formatResetDuration(state.resetMs);
   }
   if (retryAfterMs !== undefined) headers['retry-after'] = String(Math.max(0, Math.ceil(retryAfterMs / 1000)));
   return headers;
