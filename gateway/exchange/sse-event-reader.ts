@@ -8,8 +8,9 @@
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
  * one whole event at a time.
  *
- * Events are found by their blank line `\n\n`. A run that holds a CR (a stream framed with CRLF or
- * CR line ends) is parsed whole instead, every event decoded: the in-place split knows only LF.
+ * With a tap, events are found by their blank line `\n\n`. A run that holds a CR (a stream framed
+ * with CRLF or CR line ends) is parsed whole instead, every event decoded: the in-place split knows
+ * only LF. Without a tap (the translated path) every run is parsed whole.
  * A byte order mark at the start of the stream is skipped, as the spec's decoding drops it.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
@@ -33,7 +34,7 @@ export class SseEventReader {
   /** `bytes` read as Latin-1: one char per byte, so its offsets are byte offsets. */
   private text = '';
   private position = 0;
-  /** The loaded run holds a CR: parse it whole, test nothing in place. */
+  /** No tap, or the loaded run holds a CR: parse it whole, test nothing in place. */
   private parseWhole = false;
   private atStreamStart = true;
   /** The kept continuations' bytes, `keptLength` of them used. */
@@ -56,8 +57,9 @@ export class SseEventReader {
       this.atStreamStart = false;
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) this.position = 3;
     }
-    this.text = bytes.toString('latin1');
-    this.parseWhole = this.text.includes('\r');
+    // Without a tap every event is parsed: the run goes to the parser whole, never split here.
+    this.text = this.tap ? bytes.toString('latin1') : '';
+    this.parseWhole = !this.tap || this.text.includes('\r');
   }
 
   /**
