@@ -57,10 +57,12 @@ export interface GcraDecision {
  */
 export const MAX_LIMIT_UNITS = 1_000_000_000;
 
-/** @throws RangeError unless `value` is an integer in [0, MAX_LIMIT_UNITS]. */
-export function assertLimitUnits(value: number, what: string): void {
+/** @throws RangeError, naming `what` (of `scope` when given), unless `value` is an integer in [0, MAX_LIMIT_UNITS]. */
+export function assertLimitUnits(value: number, what: string, scope?: string): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_LIMIT_UNITS)
-    throw new RangeError(`${what} must be an integer in [0, ${MAX_LIMIT_UNITS}], got ${value}`);
+    throw new RangeError(
+      `${scope === undefined ? what : `${what} of ${scope}`} must be an integer in [0, ${MAX_LIMIT_UNITS}], got ${value}`,
+    );
 }
 
 /**
@@ -73,11 +75,11 @@ export function admissionCells(scopes: ReadonlyArray<LimitScope>, tokens: number
   const cells: GcraCell[] = [];
   for (const scope of scopes) {
     if (scope.rpm !== null) {
-      assertLimitUnits(scope.rpm, `rpm of ${scope.scope}`);
+      assertLimitUnits(scope.rpm, 'rpm', scope.scope);
       cells.push({ scope: scope.scope, kind: 'requests', limit: scope.rpm, cost: 1 });
     }
     if (scope.tpm !== null) {
-      assertLimitUnits(scope.tpm, `tpm of ${scope.scope}`);
+      assertLimitUnits(scope.tpm, 'tpm', scope.scope);
       cells.push({ scope: scope.scope, kind: 'tokens', limit: scope.tpm, cost: tokens });
     }
   }
