@@ -12,13 +12,15 @@
  */
 import { isUtf8 } from 'node:buffer';
 
+/** Decodes a whole run at a time (never `stream: true`), so one decoder serves every stream. */
+const REPLACING_DECODER = new TextDecoder('utf-8');
+
 const LF = 0x0a;
 const CR = 0x0d;
 
 /** Forwardable SSE bytes: complete events only, valid UTF-8. */
 export class SseFrameCutter {
   private tail: Buffer | undefined;
-  private readonly replacingDecoder = new TextDecoder('utf-8');
 
   /**
    * Takes the next upstream chunk; returns the complete events it finishes (a Buffer when they are
@@ -35,7 +37,7 @@ export class SseFrameCutter {
     }
     this.tail = end < data.length ? Buffer.from(data.subarray(end)) : undefined;
     const events = end === data.length ? data : data.subarray(0, end);
-    return isUtf8(events) ? events : this.replacingDecoder.decode(events);
+    return isUtf8(events) ? events : REPLACING_DECODER.decode(events);
   }
 
   /**
@@ -46,7 +48,7 @@ export class SseFrameCutter {
     const held = this.tail;
     this.tail = undefined;
     if (!held) return undefined;
-    const heldText = this.replacingDecoder.decode(held);
+    const heldText = REPLACING_DECODER.decode(held);
     const text = heldText.replace(/[\r\n]+$/, '');
     if (text.trim() === '') return undefined;
     // The upstream's own line-ending style: one stream never mixes them.
