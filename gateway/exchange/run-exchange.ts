@@ -44,6 +44,7 @@ import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody, suitsProviderQuirks } from './pass-through-policy.ts';
+import { jsonBytesOf } from './client-request.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
@@ -337,9 +338,12 @@ async function attemptCredential(
   let httpRequest: UpstreamHttpRequest;
   if (passThrough) {
     // The client's own body: nothing is translated, so nothing can be dropped or left uncarried.
+    const body = passThroughBody(input.codec.format, input.rawBody, upstreamModel);
+    // The client's own bytes when its JSON goes unchanged: a large body is not encoded again.
     httpRequest = {
       ...adapter.passThroughTarget(input.request, target),
-      body: passThroughBody(input.codec.format, input.rawBody, upstreamModel),
+      body,
+      bodyBytes: jsonBytesOf(input.rawBody, body),
     };
   } else {
     const translated = reasoningForChannel(input.request, channel.provider.id, channel.protocol);
