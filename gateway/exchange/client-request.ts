@@ -88,17 +88,16 @@ export interface ClientRequest {
   readonly mustTranslate?: (body: Readonly<Record<string, unknown>>) => boolean;
 }
 
-/** The JSON text each parsed request body was read from, and its bytes when they are exactly that text's UTF-8, keyed by the parsed object (jsonTextOf). */
-const JSON_TEXT_OF_BODY = new WeakMap<object, { readonly text: string; readonly bytes: Buffer | undefined }>();
+/** The JSON text each parsed request body was read from, keyed by the parsed object (jsonTextOf). */
+const JSON_TEXT_OF_BODY = new WeakMap<object, string>();
 
 /**
  * Remembers that the parsed request body `body` was read from `text` (the body parser calls it), so
- * a pass-through can forward the client's own JSON instead of serializing the object again.
- * `bytes`: the bytes `text` was decoded from, given only when they are valid UTF-8 (then they are
- * exactly `text` encoded). Non-objects are ignored.
+ * a pass-through can forward the client's own bytes instead of serializing the object again.
+ * Non-objects are ignored.
  */
-export function rememberJsonText(body: unknown, text: string, bytes?: Buffer): void {
-  if (body !== null && typeof body === 'object') JSON_TEXT_OF_BODY.set(body, { text, bytes });
+export function rememberJsonText(body: unknown, text: string): void {
+  if (body !== null && typeof body === 'object') JSON_TEXT_OF_BODY.set(body, text);
 }
 
 /**
@@ -106,17 +105,7 @@ export function rememberJsonText(body: unknown, text: string, bytes?: Buffer): v
  * the gateway built or replaced, such as a Responses body with its stored turns resolved).
  */
 export function jsonTextOf(body: object): string | undefined {
-  return JSON_TEXT_OF_BODY.get(body)?.text;
-}
-
-/**
- * The bytes of `text` when it is the JSON text `body` was parsed from and the client sent it as
- * valid UTF-8: the client's own bytes, which a pass-through sends without encoding the text again.
- * Undefined otherwise.
- */
-export function jsonBytesOf(body: object, text: string): Buffer | undefined {
-  const remembered = JSON_TEXT_OF_BODY.get(body);
-  return remembered && remembered.text === text ? remembered.bytes : undefined;
+  return JSON_TEXT_OF_BODY.get(body);
 }
 
 /** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */

@@ -44,7 +44,6 @@ import type { ExchangeOutcome, FailoverRecord } from './exchange-outcome.ts';
 import type { ClientGoneSignal } from '../lifecycle/client-gone-signal.ts';
 import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody, suitsProviderQuirks } from './pass-through-policy.ts';
-import { jsonBytesOf } from './client-request.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
 import { relayStream } from './relay-stream.ts';
@@ -338,12 +337,9 @@ async function attemptCredential(
   let httpRequest: UpstreamHttpRequest;
   if (passThrough) {
     // The client's own body: nothing is translated, so nothing can be dropped or left uncarried.
-    const body = passThroughBody(input.codec.format, input.rawBody, upstreamModel);
-    // The client's own bytes when its JSON goes unchanged: a large body is not encoded again.
     httpRequest = {
       ...adapter.passThroughTarget(input.request, target),
-      body,
-      bodyBytes: jsonBytesOf(input.rawBody, body),
+      body: passThroughBody(input.codec.format, input.rawBody, upstreamModel),
     };
   } else {
     const translated = reasoningForChannel(input.request, channel.provider.id, channel.protocol);

@@ -6,7 +6,6 @@
  * (https://fastify.dev/docs/latest/Reference/ContentTypeParser/#getdefaultjsonparser); Fastify's
  * body limit (bytes) still applies before either step runs.
  */
-import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import {
@@ -59,7 +58,7 @@ export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimi
     if (violation) return done(jsonLimitError(violation), undefined);
     const text = body.toString('utf8');
     void parseJson(request, text, (error, value) => {
-      if (!error) rememberJsonText(value, text, isUtf8(body) ? body : undefined);
+      if (!error) rememberJsonText(value, text);
       done(error, value);
     });
   };

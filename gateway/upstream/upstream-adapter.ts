@@ -29,12 +29,6 @@ export interface UpstreamHttpRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
-  /**
-   * `body` encoded as UTF-8, when the caller already holds those bytes (the client's own body on
-   * pass-through): sent in its place, so a large body is not encoded again. Steps that only add
-   * headers keep it; a step that changed `body` would have to drop it.
-   */
-  readonly bodyBytes?: Buffer | undefined;
 }
 
 /** Context for decoding an upstream answer. */

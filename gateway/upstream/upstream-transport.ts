@@ -33,7 +33,7 @@ export async function sendUpstream(
       path: url.pathname + url.search,
       method: 'POST',
       headers: request.headers,
-      body: request.bodyBytes ?? request.body,
+      body: request.body,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       // undici takes any signal with addEventListener and reads its `reason` (api-request.js).

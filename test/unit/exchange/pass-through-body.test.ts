@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonBytesOf, rememberJsonText } from '../../../gateway/exchange/client-request.ts';
+import { rememberJsonText } from '../../../gateway/exchange/client-request.ts';
 import { passThroughBody } from '../../../gateway/exchange/pass-through-policy.ts';
 
 /** A body as the JSON body parser leaves it: the parsed object, its text remembered. */
@@ -35,18 +35,5 @@ describe('pass-through body', () => {
     const responses = '{"model":"gpt-x","previous_response_id":"resp_1","input":"hi"}';
     const sent = JSON.parse(passThroughBody('openai-responses', parsed(responses), 'gpt-x')) as Record<string, unknown>;
     expect(sent).toEqual({ model: 'gpt-x', input: 'hi' });
-  });
-
-  it("gives the client's bytes for the text they were read as, and for no other text", () => {
-    const bytes = Buffer.from(text);
-    const body = JSON.parse(text) as Record<string, unknown>;
-    rememberJsonText(body, text, bytes);
-    const forwarded = passThroughBody('openai-chat', body, 'gpt-x');
-    expect(jsonBytesOf(body, forwarded)).toBe(bytes);
-    const renamed = passThroughBody('openai-chat', body, 'gpt-x-2025');
-    expect(jsonBytesOf(body, renamed)).toBeUndefined();
-    // Bytes that were not valid UTF-8 are not remembered: the text read from them is sent, as repaired.
-    const unremembered = parsed(text);
-    expect(jsonBytesOf(unremembered, passThroughBody('openai-chat', unremembered, 'gpt-x'))).toBeUndefined();
   });
 });
