@@ -29,6 +29,8 @@ function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
 /** The events of one upstream SSE stream; see the module comment. */
 export class SseEventReader {
   private readonly parsed: UpstreamSseEvent[] = [];
+  /** How many of `parsed` were handed out (an index, not `shift`: a run may hold thousands). */
+  private taken = 0;
   private readonly parser = createEventParser(this.parsed);
   private bytes: Buffer = EMPTY;
   /** `bytes` read as Latin-1: one char per byte, so its offsets are byte offsets. */
@@ -53,6 +55,7 @@ export class SseEventReader {
     this.bytes = bytes;
     this.position = 0;
     this.parsed.length = 0;
+    this.taken = 0;
     if (this.atStreamStart) {
       this.atStreamStart = false;
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) this.position = 3;
@@ -68,8 +71,9 @@ export class SseEventReader {
    */
   next(started: boolean): UpstreamSseEvent | undefined {
     for (;;) {
-      const event = this.parsed.shift();
-      if (event) return event;
+      if (this.taken < this.parsed.length) return this.parsed[this.taken++];
+      this.parsed.length = 0;
+      this.taken = 0;
       const bytes = this.bytes;
       const start = this.position;
       if (start >= bytes.length) {
