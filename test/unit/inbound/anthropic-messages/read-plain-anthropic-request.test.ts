@@ -10,6 +10,7 @@ import {
   readPlainAnthropicRequest,
 } from '../../../../gateway/inbound/anthropic-messages/anthropic-request-schema.ts';
 import { decodeAnthropicRequest } from '../../../../gateway/inbound/anthropic-messages/decode-anthropic-request.ts';
+import { JSON_TYPE_PROBES } from '../../../support/json-type-probes.ts';
 
 const base = { model: 'claude-x', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -98,24 +99,7 @@ describe('readPlainAnthropicRequest', () => {
 
   it('never takes as it is a value of any field, message or block that the schema refuses', () => {
     const samples: unknown[] = [
-      undefined,
-      null,
-      true,
-      false,
-      0,
-      1,
-      -1,
-      1.5,
-      2 ** 60,
-      NaN,
-      Infinity,
-      '',
-      'x',
-      [],
-      ['a'],
-      [1],
-      {},
-      { a: 'b' },
+      ...JSON_TYPE_PROBES,
       { type: 'text' },
       { type: 'text', text: 'x' },
       [{ type: 'text', text: 'x' }],

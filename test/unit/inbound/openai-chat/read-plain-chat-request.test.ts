@@ -10,6 +10,7 @@ import {
   readPlainChatRequest,
 } from '../../../../gateway/inbound/openai-chat/chat-request-schema.ts';
 import { decodeChatRequest } from '../../../../gateway/inbound/openai-chat/decode-chat-request.ts';
+import { JSON_TYPE_PROBES } from '../../../support/json-type-probes.ts';
 
 const base = { model: 'gpt-x', messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -99,27 +100,7 @@ describe('readPlainChatRequest', () => {
   });
 
   it('never takes as it is a value of any field that the schema refuses', () => {
-    const samples: unknown[] = [
-      undefined,
-      null,
-      true,
-      false,
-      0,
-      1,
-      -1,
-      1.5,
-      2 ** 60,
-      NaN,
-      Infinity,
-      '',
-      'x',
-      [],
-      ['a'],
-      [1],
-      {},
-      { a: 'b' },
-      { a: 1 },
-    ];
+    const samples = JSON_TYPE_PROBES;
     for (const field of Object.keys(PLAIN_CHAT_REQUEST_FIELDS) as Array<keyof typeof PLAIN_CHAT_REQUEST_FIELDS>) {
       for (const value of samples) {
         const body = { ...base, [field]: value };
