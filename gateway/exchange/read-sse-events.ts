@@ -8,8 +8,8 @@
  * abort) throws instead and its unfinished event is never delivered.
  */
 import type { Readable } from 'node:stream';
-import { createParser } from 'eventsource-parser';
 import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
+import { createEventParser } from './sse-event-reader.ts';
 
 /**
  * Yields SSE events from `body`. `afterChunk` sees every raw chunk (bytes) once the events that
@@ -22,10 +22,7 @@ export async function* readSseEvents(
   afterChunk?: (chunk: Buffer) => void | Promise<void>,
 ): AsyncGenerator<UpstreamSseEvent> {
   const queue: UpstreamSseEvent[] = [];
-  const parser = createParser({
-    onEvent: (event) =>
-      queue.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
-  });
+  const parser = createEventParser(queue);
   const decoder = new TextDecoder();
   for await (const chunk of body as AsyncIterable<Buffer>) {
     parser.feed(decoder.decode(chunk, { stream: true }));

@@ -19,7 +19,7 @@ import type { PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adap
 const EMPTY = Buffer.alloc(0);
 
 /** Parses SSE text into `into`, an event per dispatch (`event` only when the stream named one). */
-function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
+export function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
   return createParser({
     onEvent: (event) =>
       into.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
