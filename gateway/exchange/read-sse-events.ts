@@ -11,6 +11,8 @@ import type { Readable } from 'node:stream';
 import type { UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 import { createEventParser } from './sse-event-reader.ts';
 
+const CR = 13;
+
 /**
  * Yields SSE events from `body`. `afterChunk` sees every raw chunk (bytes) once the events that
  * chunk completed were yielded and handled, so a consumer that stops at a bad event never has
@@ -24,12 +26,20 @@ export async function* readSseEvents(
   const queue: UpstreamSseEvent[] = [];
   const parser = createEventParser(queue);
   const decoder = new TextDecoder();
+  let endsInCr = false;
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    const text = decoder.decode(chunk, { stream: true });
+    if (text !== '') endsInCr = text.charCodeAt(text.length - 1) === CR;
+    parser.feed(text);
     while (queue.length > 0) yield queue.shift() as UpstreamSseEvent;
     if (afterChunk) await afterChunk(chunk);
   }
-  parser.feed(decoder.decode());
+  const tail = decoder.decode();
+  if (tail !== '') endsInCr = tail.charCodeAt(tail.length - 1) === CR;
+  parser.feed(tail);
+  // The body's end ends its last line: a last CR, which the parser holds to see whether LF
+  // follows, ends that line now (an event closed by CR CR is whole).
+  if (endsInCr) parser.feed('\n');
   while (queue.length > 0) yield queue.shift() as UpstreamSseEvent;
   parser.reset({ consume: true });
   const unterminated = queue.shift();

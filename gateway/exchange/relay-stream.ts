@@ -44,6 +44,7 @@ import { readSseEvents } from './read-sse-events.ts';
 import type { RelayArgs } from './relay-json.ts';
 import { SseFrameCutter } from './sse-frame-cutter.ts';
 import { SseEventReader } from './sse-event-reader.ts';
+import { StreamChunkReader } from './stream-chunk-reader.ts';
 
 const CONTENT_EVENTS: ReadonlySet<StreamEvent['type']> = new Set([
   'text-delta',
@@ -142,7 +143,7 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
 /**
  * An SSE stream without an answer hook: each upstream chunk is cut after its last complete event
  * (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader), with no
- * async iterator per event. The frames the events make leave in one write; on pass-through the
+ * async iterator per chunk (StreamChunkReader) or per event. The frames the events make leave in one write; on pass-through the
  * run's bytes follow as they came. Returns an error to fail over on.
  */
 async function relaySse(
@@ -154,12 +155,23 @@ async function relaySse(
   // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
   const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
   state.continuations = reader;
-  for await (const chunk of args.answer.body as AsyncIterable<Buffer>) {
-    args.deadline.countBytes(chunk.length);
-    const complete = cutter.push(chunk);
-    if (complete === undefined) continue;
-    const failure = await handleRun(args, state, decoder, reader, complete);
-    if (failure) return failure;
+  const chunks = new StreamChunkReader(args.answer.body);
+  try {
+    for (;;) {
+      const chunk = chunks.next();
+      if (chunk === undefined) {
+        await chunks.readable();
+        continue;
+      }
+      if (chunk === null) break;
+      args.deadline.countBytes(chunk.length);
+      const complete = cutter.push(chunk);
+      if (complete === undefined) continue;
+      const failure = await handleRun(args, state, decoder, reader, complete);
+      if (failure) return failure;
+    }
+  } finally {
+    chunks.release();
   }
   const last = cutter.finish();
   return last === undefined ? undefined : handleRun(args, state, decoder, reader, last);

@@ -6,7 +6,7 @@
  * UTF-8 decoding; each event a slice of it), its bytes appended to a buffer for a possible output
  * estimate, and never decoded. Every other event is parsed by `eventsource-parser` (WHATWG rules,
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
- * one whole event at a time.
+ * one whole event at a time, by one parser every stream shares (`parseWholeEvents`).
  *
  * With a tap, events are found by their blank line `\n\n`. A run that holds a CR (a stream framed
  * with CRLF or CR line ends) is parsed whole instead, every event decoded: the in-place split knows
@@ -26,12 +26,37 @@ export function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
   });
 }
 
+/** Where the shared parser puts its events: set by `parseWholeEvents` for the length of one call. */
+let wholeEventsTarget: UpstreamSseEvent[] = [];
+const WHOLE_EVENTS_PARSER = createParser({
+  onEvent: (event) =>
+    wholeEventsTarget.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
+});
+const NOT_CONSUMING = { consume: false };
+
+/**
+ * Parses `text`, a run of whole SSE events (SseFrameCutter's output), into `into`. One parser
+ * serves every stream: a run leaves nothing for the next, and parsing is synchronous, so the
+ * parser is reset before each run rather than kept per stream.
+ */
+export function parseWholeEvents(text: string, into: UpstreamSseEvent[]): void {
+  wholeEventsTarget = into;
+  const parser = WHOLE_EVENTS_PARSER;
+  parser.reset(NOT_CONSUMING);
+  // The reset re-arms the parser's byte-order-mark check; the reader skips a mark only at a stream's start.
+  parser.feed('');
+  parser.feed(text);
+  // A run ends at a line end. SseFrameCutter ends a run on a CR only when the byte after it is not
+  // LF, but the parser holds a last CR to see whether LF follows: an LF fed now ends that line.
+  if (text.charCodeAt(text.length - 1) === 13) parser.feed('\n');
+  wholeEventsTarget = [];
+}
+
 /** The events of one upstream SSE stream; see the module comment. */
 export class SseEventReader {
   private readonly parsed: UpstreamSseEvent[] = [];
   /** How many of `parsed` were handed out (an index, not `shift`: a run may hold thousands). */
   private taken = 0;
-  private readonly parser = createEventParser(this.parsed);
   private bytes: Buffer = EMPTY;
   /** `bytes` read as Latin-1: one char per byte, so its offsets are byte offsets. */
   private text = '';
@@ -85,21 +110,21 @@ export class SseEventReader {
       }
       if (this.parseWhole) {
         this.position = bytes.length;
-        this.parser.feed(bytes.toString('utf8', start));
+        parseWholeEvents(bytes.toString('utf8', start), this.parsed);
         continue;
       }
       const blank = this.text.indexOf('\n\n', start);
       const end = blank === -1 ? bytes.length : blank + 2;
       this.position = end;
       if (started && this.tap?.isContinuation(this.text.slice(start, end))) this.keep(bytes, start, end);
-      else this.parser.feed(bytes.toString('utf8', start, end));
+      else parseWholeEvents(bytes.toString('utf8', start, end), this.parsed);
     }
   }
 
   /** The continuations kept so far, parsed, in order (for an estimate of the output). */
   continuations(): UpstreamSseEvent[] {
     const events: UpstreamSseEvent[] = [];
-    if (this.kept) createEventParser(events).feed(this.kept.toString('utf8', 0, this.keptLength));
+    if (this.kept) parseWholeEvents(this.kept.toString('utf8', 0, this.keptLength), events);
     return events;
   }
 

@@ -76,4 +76,12 @@ describe('readSseEvents decoding', () => {
     expect(await eventsOf(split(stream, [1, 2]))).toEqual(['{"a":1}', '\uFEFFx']);
     expect(await eventsOf([stream])).toEqual(['{"a":1}', '\uFEFFx']);
   });
+
+  it('delivers the last event of a CR-framed stream, closed by CR CR at the end of the body', async () => {
+    const text = 'data: {"a":1}\r\rdata: [DONE]\r\r';
+    expect(await eventsOf([Buffer.from(text)])).toEqual(['{"a":1}', '[DONE]']);
+    expect(await eventsOf(split(Buffer.from(text), [text.length - 1]))).toEqual(['{"a":1}', '[DONE]']);
+    // Cut short, its last event is dropped as before: `data: x` is not JSON and has no blank line.
+    expect(await eventsOf([Buffer.from('data: {"a":1}\r\rdata: x\r')])).toEqual(['{"a":1}']);
+  });
 });

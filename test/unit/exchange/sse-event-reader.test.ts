@@ -36,6 +36,26 @@ describe('SseEventReader', () => {
     }
   });
 
+  it('hands out the last event of a CR-framed run with that run, not with the next', () => {
+    const reader = new SseEventReader(undefined);
+    expect(readAll(reader, ['data: 1\r\r'])).toEqual([{ data: '1' }]);
+    expect(readAll(reader, ['event: e\rdata: 2\r\r'])).toEqual([{ event: 'e', data: '2' }]);
+  });
+
+  it('keeps the streams it reads apart, though one parser serves them all', () => {
+    const first = new SseEventReader(undefined);
+    const second = new SseEventReader(chatPassThroughTap);
+    first.load('event: named\ndata: 1\n\n');
+    second.load('data: 2\n\n');
+    expect(second.next(false)).toEqual({ data: '2' });
+    expect(first.next(false)).toEqual({ event: 'named', data: '1' });
+    // A run cut short (never made by the frame cutter) leaves nothing behind for another stream.
+    first.load('event: half\ndata: 3');
+    expect(first.next(false)).toBeUndefined();
+    second.load('data: 4\n\n');
+    expect(second.next(false)).toEqual({ data: '4' });
+  });
+
   it('skips a byte order mark at the start of the stream only', () => {
     const reader = new SseEventReader(undefined);
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
