@@ -107,7 +107,36 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
     // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
     const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
     if (!passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
-      const failure = await relaySse(args, state, decoder);
+      // An SSE stream without an answer hook: each upstream chunk is cut after its last complete
+      // event (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader),
+      // with no async iterator per chunk (StreamChunkReader) or per event. The frames the events
+      // make leave in one write; on pass-through the run's bytes follow as they came. The loop is
+      // here, not in a function of its own: a live stream waits in it, and each async function a
+      // stream waits in keeps a generator and its registers.
+      const cutter = new SseFrameCutter();
+      // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
+      const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
+      state.continuations = reader;
+      const chunks = new StreamChunkReader(args.answer.body);
+      try {
+        for (;;) {
+          const chunk = chunks.next();
+          if (chunk === undefined) {
+            await chunks.readable();
+            continue;
+          }
+          if (chunk === null) break;
+          args.deadline.countBytes(chunk.length);
+          const complete = cutter.push(chunk);
+          if (complete === undefined) continue;
+          const failure = await handleRun(args, state, decoder, reader, complete);
+          if (failure) return abandon(args, failure);
+        }
+      } finally {
+        chunks.release();
+      }
+      const last = cutter.finish();
+      const failure = last === undefined ? undefined : await handleRun(args, state, decoder, reader, last);
       if (failure) return abandon(args, failure);
     } else {
       // The frames of all the events of one upstream chunk leave in one write.
@@ -138,43 +167,6 @@ export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult>
   if (!state.raw)
     return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
   return finish(args, state, state.endError ? 'failed' : 'completed');
-}
-
-/**
- * An SSE stream without an answer hook: each upstream chunk is cut after its last complete event
- * (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader), with no
- * async iterator per chunk (StreamChunkReader) or per event. The frames the events make leave in one write; on pass-through the
- * run's bytes follow as they came. Returns an error to fail over on.
- */
-async function relaySse(
-  args: StreamRelayArgs,
-  state: RelayState,
-  decoder: UpstreamStreamDecoder,
-): Promise<GatewayError | undefined> {
-  const cutter = new SseFrameCutter();
-  // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
-  const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
-  state.continuations = reader;
-  const chunks = new StreamChunkReader(args.answer.body);
-  try {
-    for (;;) {
-      const chunk = chunks.next();
-      if (chunk === undefined) {
-        await chunks.readable();
-        continue;
-      }
-      if (chunk === null) break;
-      args.deadline.countBytes(chunk.length);
-      const complete = cutter.push(chunk);
-      if (complete === undefined) continue;
-      const failure = await handleRun(args, state, decoder, reader, complete);
-      if (failure) return failure;
-    }
-  } finally {
-    chunks.release();
-  }
-  const last = cutter.finish();
-  return last === undefined ? undefined : handleRun(args, state, decoder, reader, last);
 }
 
 /**
