@@ -275,7 +275,7 @@ export interface RecordedRequest {
  * as an error and dropped) to `deps.onOutcome`. Should the run reject — it is not meant to — the
  * request is still recorded once: `failed` with a 500 answer, or `cancelled` when the client has left.
  */
-export async function recordOnce(
+export function recordOnce(
   deps: { readonly log: FastifyBaseLogger; readonly onOutcome: OutcomeSink },
   target: RecordedRequest,
   run: (onOutcome: OutcomeSink) => Promise<ExchangeOutcome>,
@@ -290,9 +290,7 @@ export async function recordOnce(
     recorded = outcome;
     deps.onOutcome(outcome);
   };
-  try {
-    return await run(onOutcome);
-  } catch (error) {
+  const rejected = (error: unknown): ExchangeOutcome => {
     deps.log.error({ requestId: target.requestId, err: error }, 'exchange failed unexpectedly');
     if (recorded) return recorded;
     const { reply } = target;
@@ -311,5 +309,14 @@ export async function recordOnce(
     });
     onOutcome(outcome);
     return outcome;
+  };
+  // A `then`, not an async function: a live stream waits in this call, and a suspended async call
+  // costs a generator and its registers for as long as it waits.
+  let running: Promise<ExchangeOutcome>;
+  try {
+    running = run(onOutcome);
+  } catch (error) {
+    running = Promise.reject(error);
   }
+  return running.then(undefined, rejected);
 }

@@ -52,7 +52,7 @@ const USES = new WeakMap<object, CredentialUse>();
  * @returns the result of the last attempt; `failed` with `upstream-rate-limited` (failover
  *   allowed, retry after the shortest wait) when no credential could be used at all
  */
-export async function attemptWithCredentials(
+export function attemptWithCredentials(
   deps: RotationDeps,
   input: RotationInput,
   channel: Channel,
@@ -63,17 +63,36 @@ export async function attemptWithCredentials(
   // Without the node's pool the rotation still happens within this attempt; nothing is kept after it.
   const pool = deps.credentialPool ?? new CredentialPool();
   const use = useOf(requestKey);
-  const pooled = (channel.credentials?.length ?? 0) > 0;
-  if (!pooled) {
-    // A lone apiKey is the channel itself: no pool order, no per-credential limits, no cooldown.
-    pool.noteRequest(channel.id, DEFAULT_CREDENTIAL_ID);
-    use.credentialId = DEFAULT_CREDENTIAL_ID;
-    try {
-      return await send(loneKeyAttempt(channel));
-    } catch (error) {
-      return { kind: 'failed', error: toGatewayError(error) };
-    }
+  if ((channel.credentials?.length ?? 0) > 0) return attemptPooled(deps, input, channel, send, signal, pool, use);
+  // A lone apiKey is the channel itself: no pool order, no per-credential limits, no cooldown. Not
+  // an async function: a live stream waits in this attempt, and a suspended async call costs a
+  // generator and its registers for as long as it waits.
+  pool.noteRequest(channel.id, DEFAULT_CREDENTIAL_ID);
+  use.credentialId = DEFAULT_CREDENTIAL_ID;
+  let sending: Promise<AttemptResult>;
+  try {
+    sending = send(loneKeyAttempt(channel));
+  } catch (error) {
+    sending = Promise.reject(error);
   }
+  return sending.catch(failedAttempt);
+}
+
+/** A `send` that threw, as a `failed` attempt with its error. */
+function failedAttempt(error: unknown): AttemptResult {
+  return { kind: 'failed', error: toGatewayError(error) };
+}
+
+/** attemptWithCredentials over a channel's pooled credentials, in the pool's order. */
+async function attemptPooled(
+  deps: RotationDeps,
+  input: RotationInput,
+  channel: Channel,
+  send: (withCredential: Channel) => Promise<AttemptResult>,
+  signal: ClientGoneSignal | undefined,
+  pool: CredentialPool,
+  use: CredentialUse,
+): Promise<AttemptResult> {
   const usable = pool.order(channel, input.preferredCredentialId);
   let last: AttemptResult | undefined;
   let waitMs: number | undefined;
@@ -90,12 +109,11 @@ export async function attemptWithCredentials(
     pool.noteRequest(channel.id, credential.id);
     use.credentialId = credential.id;
     const result = await send({ ...channel, apiKey: credential.apiKey, credentialId: credential.id }).catch(
-      (error: unknown): AttemptResult => ({ kind: 'failed', error: toGatewayError(error) }),
+      failedAttempt,
     );
     if (scope && admitted.reserved) settleLimitScope(deps, scope, admitted.tokens, result, context);
     if (result.kind !== 'failed' || signal?.aborted) return result;
-    // A lone apiKey (no `credentials`) is the channel itself: no cooldown, a refusal is the channel's failover.
-    const reason = pooled ? refusalOf(result.error) : undefined;
+    const reason = refusalOf(result.error);
     if (!reason) return result;
     const error = result.error;
     pool.markCooling(channel.id, credential.id, reason, cooldownMsFor(reason, error.retryAfterMs));

@@ -115,7 +115,7 @@ type ModelEnd =
  * one failed before the first byte with an error whose trigger (routing/fallback-triggers.ts) the
  * requested model's `fallbackOn` names. The outcome records every model tried.
  */
-async function tryModels(
+function tryModels(
   deps: ExchangeDeps,
   input: ExchangeInput,
   reply: FastifyReply,
@@ -123,10 +123,27 @@ async function tryModels(
   affinity: AffinityLookup,
 ): Promise<ExchangeOutcome> {
   const chain = modelChainOf(deps, input);
-  const fallbackOn = settingsOf(deps).models[input.request.model]?.fallbackOn ?? [];
   const run: ChainRun = { deps, input, reply, signal, affinity, failovers: [], attempts: 0, modelsTried: [] };
-  let end: Extract<ModelEnd, { kind: 'exhausted' }> | undefined;
+  const [requested] = chain;
+  if (requested === undefined) return tryFallbacks(run, chain, undefined);
+  // The requested model is awaited with a `then`, not in an async function: a live stream waits in
+  // this call, and a suspended async call keeps a generator and its registers while it waits.
+  run.modelsTried.push(requested);
+  return tryModel(run, requested).then((result) =>
+    result.kind === 'outcome' ? result.outcome : tryFallbacks(run, chain.slice(1), result),
+  );
+}
+
+/** tryModels after `end` (the requested model's channels all failed, none when the chain is empty): the fallbacks in `chain`. */
+async function tryFallbacks(
+  run: ChainRun,
+  chain: readonly string[],
+  end: Extract<ModelEnd, { kind: 'exhausted' }> | undefined,
+): Promise<ExchangeOutcome> {
+  const { deps, input, reply, signal } = run;
+  const fallbackOn = settingsOf(deps).models[input.request.model]?.fallbackOn ?? [];
   for (const model of chain) {
+    if (signal.aborted) break;
     if (end) {
       const trigger = fallbackTriggerOf(end.error);
       if (trigger === undefined || !fallbackOn.includes(trigger)) break;
@@ -139,7 +156,6 @@ async function tryModels(
     const result = await tryModel(run, model);
     if (result.kind === 'outcome') return result.outcome;
     end = result;
-    if (signal.aborted) break;
   }
   const final = end ?? { kind: 'exhausted' as const, error: modelNotServed(input.request.model) };
   return reportFailure({
@@ -364,6 +380,8 @@ async function attemptCredential(
       }),
     };
   const deadline = new AttemptDeadline(signal, limits, deps.drainDeadline);
+  // Disposed when the attempt ends: here, or by the relay's `finally` once it took the answer over.
+  let relaying = false;
   try {
     httpRequest = await finishUpstreamCall(channel, httpRequest, deps.upstreamAuth, deadline.signal);
     const answer = await sendUpstream(deps.dispatcher, httpRequest, {
@@ -394,9 +412,12 @@ async function attemptCredential(
     const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
     const relay = { input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, deadline };
     if (!input.request.stream) return await relayJson(relay);
-    return await relayStream({ ...relay, deps, signal });
+    // Not awaited here: a live stream waits in the relay alone, and this function's suspended call
+    // would keep a generator and its registers for as long as the stream lasts.
+    relaying = true;
+    return relayStream({ ...relay, deps, signal }).finally(() => deadline.dispose());
   } finally {
-    deadline.dispose();
+    if (!relaying) deadline.dispose();
   }
 }
 

@@ -17,6 +17,8 @@
  */
 import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/request.ts';
+import type { AdmittedRequest } from '../policy/admit-request.ts';
+import type { BudgetAdmissionDeps, BudgetHolds } from '../policy/budget-admission.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../policy/estimate-admission-tokens.ts';
 import { estimateAdmissionInputTokens } from '../tokenize/estimate-tokens.ts';
 import { affinityKeyOf } from '../routing/prompt-cache-affinity.ts';
@@ -71,6 +73,9 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
   const drain = services.drain;
   drain?.enter();
   const departure = watchClientDeparture(request, reply);
+  // Once admitted, the request is run by `runAdmitted`, which leaves the drain and stops the
+  // departure watch when it ends; until then this function does.
+  let handedOver = false;
   try {
     const stored = state
       ? await resolveStateOrReply(state, codec, request, reply, requestId, resolved.key.keyId, 'generate')
@@ -134,18 +139,48 @@ export async function serveGeneration(client: ClientRequest): Promise<void> {
       ...(stored.answerHook ? { answerHook: stored.answerHook } : {}),
       ...(client.mustTranslate?.(rawBody) ? { mustTranslate: true } : {}),
     };
-    const liveStreams = canonical.stream ? services.metrics : undefined;
-    liveStreams?.streamOpened(codec.format);
+    handedOver = true;
+    // Not awaited here: a live stream waits in `runAdmitted` alone, which holds only what the
+    // request's end needs, and not in this function's suspended call with all it read to admit.
+    return runAdmitted({ services, request, reply, admitted, budgets, holds, departure }, exchangeInput);
+  } finally {
+    if (!handedOver) {
+      departure.stop();
+      drain?.leave();
+    }
+  }
+}
+
+/** What the end of an admitted request needs: its admission to settle, its drain and departure watch to leave. */
+interface AdmittedGeneration {
+  readonly services: ClientRequest['services'];
+  readonly request: ClientRequest['request'];
+  readonly reply: ClientRequest['reply'];
+  readonly admitted: AdmittedRequest | 'unlimited';
+  readonly budgets: BudgetAdmissionDeps | undefined;
+  readonly holds: BudgetHolds | undefined;
+  readonly departure: ReturnType<typeof watchClientDeparture>;
+}
+
+/**
+ * Runs the admitted request's exchange (recorded once), counts it as a live stream while it
+ * streams, settles its admission, then stops the departure watch and leaves the drain.
+ */
+async function runAdmitted(generation: AdmittedGeneration, input: ExchangeInput): Promise<void> {
+  const { services, request, admitted, budgets, holds } = generation;
+  try {
+    const liveStreams = input.request.stream ? services.metrics : undefined;
+    liveStreams?.streamOpened(input.codec.format);
     let outcome: ExchangeOutcome;
     try {
-      outcome = await runExchangeRecordedOnce(services.exchange, exchangeInput, reply);
+      outcome = await runExchangeRecordedOnce(services.exchange, input, generation.reply);
     } finally {
-      liveStreams?.streamClosed(codec.format);
+      liveStreams?.streamClosed(input.codec.format);
     }
     await settleAdmission(services, request.log, admitted, { budgets, holds }, outcome);
   } finally {
-    departure.stop();
-    drain?.leave();
+    generation.departure.stop();
+    services.drain?.leave();
   }
 }
 
