@@ -312,11 +312,10 @@ export function recordOnce(
   };
   // A `then`, not an async function: a live stream waits in this call, and a suspended async call
   // costs a generator and its registers for as long as it waits.
-  let running: Promise<ExchangeOutcome>;
   try {
-    running = run(onOutcome);
+    return run(onOutcome).then(undefined, rejected);
   } catch (error) {
-    running = Promise.reject(error);
+    // A synchronous throw is handled as a rejection is, and as late.
+    return Promise.resolve(error).then(rejected);
   }
-  return running.then(undefined, rejected);
 }

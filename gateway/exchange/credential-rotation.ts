@@ -69,13 +69,12 @@ export function attemptWithCredentials(
   // generator and its registers for as long as it waits.
   pool.noteRequest(channel.id, DEFAULT_CREDENTIAL_ID);
   use.credentialId = DEFAULT_CREDENTIAL_ID;
-  let sending: Promise<AttemptResult>;
   try {
-    sending = send(loneKeyAttempt(channel));
+    return send(loneKeyAttempt(channel)).catch(failedAttempt);
   } catch (error) {
-    sending = Promise.reject(error);
+    // A synchronous throw is handled as a rejection is, and as late.
+    return Promise.resolve(error).then(failedAttempt);
   }
-  return sending.catch(failedAttempt);
 }
 
 /** A `send` that threw, as a `failed` attempt with its error. */

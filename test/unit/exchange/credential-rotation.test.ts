@@ -172,4 +172,19 @@ describe('credential rotation', () => {
     });
     expect(result).toMatchObject({ kind: 'failed', error: { kind: 'upstream-unavailable' } });
   });
+
+  it('counts a send that throws before returning a promise, or rejects, as a failed attempt with a lone key too', async () => {
+    const refused = (): Promise<AttemptResult> => {
+      throw new GatewayError('upstream-unavailable', 'connection refused');
+    };
+    const config = parseConfigFile({
+      channels: [{ id: 'single', provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['m'], apiKey: 'sk-1' }],
+    });
+    const single = resolveChannel(config.channels[0]!);
+    for (const send of [refused, () => Promise.reject(new GatewayError('upstream-timeout', 'slow'))]) {
+      const result = attemptWithCredentials({ log }, input(), single, send);
+      expect(result).toBeInstanceOf(Promise);
+      expect(await result).toMatchObject({ kind: 'failed', error: { kind: expect.stringMatching(/^upstream-/) } });
+    }
+  });
 });
