@@ -64,7 +64,21 @@ export function startEventStream(reply: FastifyReply, requestId: string): Server
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, headers);
+  flattenResponseHead(raw);
   return raw;
+}
+
+/**
+ * Node keeps a response's head, the string `writeHead` builds (`_header`, read by `headersSent`),
+ * for as long as the response lives, and builds it by concatenation: V8 holds it as a tree of about
+ * 55 concatenations, 2.9 KB for an event stream's head (a heap snapshot of live streams), where the
+ * flat string is under 0.5 KB. Reading a character of such a string makes V8 flatten it in place,
+ * so a live stream keeps the flat head and the pieces are collected. Does nothing when the head is
+ * not a string (a Node that keeps it otherwise).
+ */
+function flattenResponseHead(raw: ServerResponse): void {
+  const head = (raw as { _header?: unknown })._header;
+  if (typeof head === 'string' && head.length > 0) head.charCodeAt(0);
 }
 
 /** Writes `text` and waits for drain when the socket buffer is full (back-pressure). */
