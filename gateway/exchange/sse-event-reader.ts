@@ -13,25 +13,24 @@
  * only LF. Without a tap (the translated path) every run is parsed whole.
  * A byte order mark at the start of the stream is skipped, as the spec's decoding drops it.
  */
-import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
 const EMPTY = Buffer.alloc(0);
 
-/** Parses SSE text into `into`, an event per dispatch (`event` only when the stream named one). */
+/** A dispatched event as the adapters read it: `event` only when the stream named one. */
+function upstreamEventOf(event: EventSourceMessage): UpstreamSseEvent {
+  return event.event === undefined ? { data: event.data } : { event: event.event, data: event.data };
+}
+
+/** Parses SSE text into `into`, an event per dispatch. */
 export function createEventParser(into: UpstreamSseEvent[]): EventSourceParser {
-  return createParser({
-    onEvent: (event) =>
-      into.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
-  });
+  return createParser({ onEvent: (event) => into.push(upstreamEventOf(event)) });
 }
 
 /** Where the shared parser puts its events: set by `parseWholeEvents` for the length of one call. */
 let wholeEventsTarget: UpstreamSseEvent[] = [];
-const WHOLE_EVENTS_PARSER = createParser({
-  onEvent: (event) =>
-    wholeEventsTarget.push(event.event === undefined ? { data: event.data } : { event: event.event, data: event.data }),
-});
+const WHOLE_EVENTS_PARSER = createParser({ onEvent: (event) => wholeEventsTarget.push(upstreamEventOf(event)) });
 const NOT_CONSUMING = { consume: false };
 
 /**
