@@ -16,7 +16,7 @@
  * Alerts to one webhook go in log order, webhooks concurrently. Secrets are opened per delivery
  * by `openSecret` and never logged, nor are signatures.
  */
-import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { lookupSlices, sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES, type AlertDeliveryRow } from '../../schemas/analytics/tables.ts';
 import type { AlertWebhookRecord } from '../../schemas/control-plane/control-plane-records.ts';
 import type { BudgetThresholdCrossed } from '../../schemas/events/traffic-events.ts';
@@ -116,12 +116,18 @@ async function deliveredPairs(
   webhooks: ReadonlyArray<AlertWebhookRecord>,
 ): Promise<Set<string>> {
   const list = (values: ReadonlyArray<string>): string => values.map((value) => sqlLiteral(value)).join(',');
-  const rows = await analytics.query<{ alert_id: string; webhook_id: string }>(
-    `SELECT alert_id, webhook_id FROM ${TABLES.alertDeliveries} ` +
-      `WHERE alert_id IN (${list(alerts.map((alert) => alert.eventId))}) ` +
-      `AND webhook_id IN (${list(webhooks.map((webhook) => webhook.webhookId))}) AND outcome = 'delivered'`,
-  );
-  return new Set(rows.map((row) => pairKey(row.alert_id, row.webhook_id)));
+  const delivered = new Set<string>();
+  for (const alertSlice of lookupSlices(alerts)) {
+    for (const webhookSlice of lookupSlices(webhooks)) {
+      const rows = await analytics.query<{ alert_id: string; webhook_id: string }>(
+        `SELECT alert_id, webhook_id FROM ${TABLES.alertDeliveries} ` +
+          `WHERE alert_id IN (${list(alertSlice.map((alert) => alert.eventId))}) ` +
+          `AND webhook_id IN (${list(webhookSlice.map((webhook) => webhook.webhookId))}) AND outcome = 'delivered'`,
+      );
+      for (const row of rows) delivered.add(pairKey(row.alert_id, row.webhook_id));
+    }
+  }
+  return delivered;
 }
 
 /** The alert_deliveries row of a finished delivery. */

@@ -10,24 +10,29 @@
  * One billing consumer owns a partition at a time and a ClickHouse insert is visible once
  * acknowledged, so a redelivered batch finds the lines its first delivery wrote, whole or in part.
  */
-import { sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { lookupSlices, sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES, type BillingLine } from '../../schemas/analytics/tables.ts';
 
 /**
- * The event ids among `lines` that billing_lines holds already. The lookup is bounded by the
- * batch's days, keys, models, channels and time range: the table's sort key, so it reads the
- * granules of those groups and times, not the day's whole table.
- * @throws the store's error when the query fails
+ * The event ids among `lines` that billing_lines holds already. Each lookup is bounded by its
+ * lines' days, keys, models, channels and time range: the table's sort key, so it reads the
+ * granules of those groups and times, not the day's whole table. A batch is looked up
+ * LOOKUP_VALUES lines at a time, one query after the other, so its query text stays under
+ * ClickHouse's max_query_size however large the batch.
+ * @throws the store's error when a query fails
  */
 export async function findStoredBillingLines(
   analytics: AnalyticsStore,
   lines: ReadonlyArray<BillingLine>,
 ): Promise<Set<string>> {
-  if (lines.length === 0) return new Set();
-  const stored = await analytics.query<{ event_id: string }>(
-    `SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(lines)}`,
-  );
-  return new Set(stored.map((row) => row.event_id));
+  const stored = new Set<string>();
+  for (const slice of lookupSlices(lines)) {
+    const rows = await analytics.query<{ event_id: string }>(
+      `SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(slice)}`,
+    );
+    for (const row of rows) stored.add(row.event_id);
+  }
+  return stored;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import {
   Decimal,
+  lookupSlices,
   sqlLiteral,
   type AnalyticsStore,
   type AnalyticsValue,
@@ -140,7 +141,8 @@ const STATE_COLUMNS: Record<DimensionTable, ReadonlyArray<string>> = {
 };
 
 /**
- * Loads the current state of `ids` per table into fresh maps (ids with no row are absent).
+ * Loads the current state of `ids` per table into fresh maps (ids with no row are absent), in
+ * lookups of LOOKUP_VALUES ids (a query's text stays under ClickHouse's max_query_size).
  * @throws the store's Error when a query fails
  */
 export async function loadDimensionStates(
@@ -156,10 +158,12 @@ export async function loadDimensionStates(
     const columns = STATE_COLUMNS[table]
       .map((column) => (column === 'quota_usd' ? 'toString(quota_usd) AS quota_text' : column))
       .join(', ');
-    const rows = await store.query<Record<string, unknown>>(
-      `SELECT ${columns} FROM ${table} FINAL WHERE ${where(wanted)}`,
-    );
-    for (const row of rows) (states[table] as Map<string, DimensionState>).set(idOf(row), stateOf(row));
+    for (const slice of lookupSlices(wanted)) {
+      const rows = await store.query<Record<string, unknown>>(
+        `SELECT ${columns} FROM ${table} FINAL WHERE ${where(slice)}`,
+      );
+      for (const row of rows) (states[table] as Map<string, DimensionState>).set(idOf(row), stateOf(row));
+    }
   }
   return states;
 }

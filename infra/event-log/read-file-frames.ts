@@ -11,6 +11,11 @@ export interface FrameChunk {
   readonly frames: PositionedFrame[];
   /** Byte position after the last returned frame (= the start position when none was complete). */
   readonly nextPosition: number;
+  /**
+   * True when the read stopped at `maxFrames` or at its byte budget while the file held more: the
+   * frames are as many as one read returns, not all the file had.
+   */
+  readonly filled: boolean;
 }
 
 /** Bytes read per call unless one frame is larger (256 KiB). */
@@ -28,18 +33,20 @@ export async function readFileFrames(
 ): Promise<FrameChunk> {
   // Sized to what the file holds past `position`: an idle poll allocates and reads nothing.
   const { size } = await file.stat();
-  if (size <= position) return { frames: [], nextPosition: position };
+  if (size <= position) return { frames: [], nextPosition: position, filled: false };
   const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size - position));
   const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
-  if (bytesRead === 0) return { frames: [], nextPosition: position };
+  if (bytesRead === 0) return { frames: [], nextPosition: position, filled: false };
   let decoded = decodeRecordFrames(buffer.subarray(0, bytesRead), position, maxFrames);
   if (decoded.frames.length === 0 && decoded.nextFrameSize > bytesRead) {
     const large = Buffer.allocUnsafe(decoded.nextFrameSize);
     const again = await file.read(large, 0, large.length, position);
-    if (again.bytesRead < large.length) return { frames: [], nextPosition: position };
+    if (again.bytesRead < large.length) return { frames: [], nextPosition: position, filled: false };
     decoded = decodeRecordFrames(large, position, 1);
   }
-  return { frames: decoded.frames, nextPosition: position + decoded.consumed };
+  const nextPosition = position + decoded.consumed;
+  const filled = decoded.frames.length >= maxFrames || (bytesRead === chunkBytes && size > position + bytesRead);
+  return { frames: decoded.frames, nextPosition, filled };
 }
 
 /**

@@ -46,6 +46,25 @@ export interface AnalyticsStore {
   close(): Promise<void>;
 }
 
+/**
+ * Most values one lookup lists by literal (`WHERE event_id IN (…)`). ClickHouse refuses a query
+ * whose text is longer than `max_query_size`, 262 144 bytes by default
+ * (https://clickhouse.com/docs/operations/settings/settings#max_query_size); an insert's data
+ * after `FORMAT` does not count, but a WHERE clause does. 500 ids of 36 characters, with the
+ * other sets of a lookup, stay far below it.
+ */
+export const LOOKUP_VALUES = 500;
+
+/**
+ * `values` in consecutive slices of at most `size` (≥ 1; default LOOKUP_VALUES): one lookup
+ * each, so a batch of any size never makes a query too long. Empty input gives no slice.
+ */
+export function lookupSlices<T>(values: ReadonlyArray<T>, size: number = LOOKUP_VALUES): T[][] {
+  const slices: T[][] = [];
+  for (let start = 0; start < values.length; start += size) slices.push(values.slice(start, start + size));
+  return slices;
+}
+
 /** Renders a value as a ClickHouse SQL literal — the one escaping function for all SQL. */
 export function sqlLiteral(value: string | number | boolean | null | Decimal): string {
   if (value === null) return 'NULL';

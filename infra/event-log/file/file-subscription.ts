@@ -181,6 +181,15 @@ async function loadCursor(
  */
 type DeliveryOutcome = 'delivered' | 'empty' | { readonly holdMs: number };
 
+/**
+ * Bytes one read of a batch may take: room for `maxBatchSize` frames of 512 bytes (the gateway's
+ * request and usage events are 200–300 bytes), at least 256 KiB and at most 8 MiB. A read cut by
+ * this budget is a full batch: it is delivered without waiting for more.
+ */
+function batchReadBytes(maxBatchSize: number): number {
+  return Math.min(8 * 1024 * 1024, Math.max(256 * 1024, maxBatchSize * 512));
+}
+
 /** Delivers the next batch of one topic unless it is partial and younger than `maxBatchWaitMs`. */
 async function deliverNext(
   cursor: TopicCursor,
@@ -191,11 +200,11 @@ async function deliverNext(
   cursor.handle ??= await open(cursor.logPath, 'r').catch(() => undefined);
   if (!cursor.handle) return 'empty';
   const maxBatchSize = subscription.maxBatchSize ?? 500;
-  const chunk = await readFileFrames(cursor.handle, cursor.position, maxBatchSize);
+  const chunk = await readFileFrames(cursor.handle, cursor.position, maxBatchSize, batchReadBytes(maxBatchSize));
   const oldest = chunk.frames[0];
   if (!oldest) return 'empty';
   const waitMs = subscription.maxBatchWaitMs ?? 0;
-  if (waitMs > 0 && chunk.frames.length < maxBatchSize) {
+  if (waitMs > 0 && !chunk.filled) {
     const holdMs = Math.min(waitMs, oldest.record.timestamp + waitMs - Date.now());
     if (holdMs > 0) return { holdMs };
   }

@@ -411,6 +411,36 @@ describe.each(ANALYTICS_ENGINES)('analyst tables on $name', (engine: AnalyticsEn
     expect(tables.map((t) => t.name)).toEqual(['channels', 'keys', 'users']);
   });
 
+  it('folds a batch of 10 000 new keys (the default batch size) once: its state lookups stay under max_query_size', async () => {
+    const store = await open();
+    await migrate(store);
+    const at = Date.parse('2026-03-01T10:00:00Z');
+    // Key ids of 36 characters: one lookup listing all of them would pass ClickHouse's 256 KiB limit.
+    const events: PositionedEvent[] = Array.from({ length: 10_000 }, (_, i) => ({
+      offset: i + 1,
+      event: {
+        type: 'KeyCreated',
+        event: {
+          ...HEADER,
+          ...LIMITS,
+          eventId: `bulk-${i}`,
+          occurredAt: at + i,
+          keyId: `key_${String(i).padStart(32, '0')}`,
+          publicId: `pub_${i}`,
+          digest: `digest-${i}`,
+          name: `bulk ${i}`,
+          userId: null,
+          quotaNanoUsd: null,
+          expiresAt: null,
+          models: null,
+        },
+      },
+    }));
+    await writeDimensions(store, events);
+    await writeDimensions(store, events); // redelivered: every key is found, nothing is inserted again
+    expect(await store.query('SELECT toString(count()) AS n FROM keys')).toEqual([{ n: '10000' }]);
+  });
+
   it('folds control events into users, keys and channels once, without secrets', async () => {
     const store = await open();
     await migrate(store);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { consumed, staticPriceSource } from '../../unit/consumers/consumed-events.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingConsumer } from '../../../consumers/billing/billing-consumer.ts';
@@ -182,6 +183,33 @@ describe.each(ANALYTICS_ENGINES)('billing consumer on $name', (engine) => {
     expect(await allSpend(store)).toEqual(spendBefore);
     expect(await Promise.all(KEYS.map((k) => state.getSpend(k, 'user-x')))).toEqual(countersBefore);
     expect(state.calls.length).toBe(PRICED_CASES.length - 1); // the redeliveries find the lines stored: not offered again
+  });
+
+  it('bills a batch of 10 000 usage events (the default batch size) once, and finds every line on redelivery', async () => {
+    // Event ids are UUIDs as the gateway makes them: listed in one lookup they would pass
+    // ClickHouse's max_query_size (256 KiB) and the batch would never be billed.
+    const bulkState = createFakeSpendStore();
+    const consumer = createBillingConsumer({ analytics: store, state: bulkState, prices: staticPriceSource(PRICES) });
+    const bulk = consumed(
+      Array.from({ length: 10_000 }, (_, i) => ({
+        type: 'UsageRecorded' as const,
+        event: usageRecorded({
+          eventId: randomUUID(),
+          keyId: `key-bulk-${i % 50}`,
+          userId: 'user-bulk',
+          upstreamModel: 'priced-model',
+          channelId: 'ch-a',
+        }),
+      })),
+    );
+    await consumer.handleBatch(bulk);
+    await consumer.handleBatch(bulk);
+    const [row] = await store.query<{ n: string }>(
+      `SELECT toString(count()) AS n FROM billing_lines WHERE user_id = 'user-bulk'`,
+    );
+    expect(row).toEqual({ n: '10000' });
+    expect(bulkState.calls.length).toBe(10_000);
+    expect((await bulkState.getSpend('none', 'user-bulk')).userNanoUsd).toBe(10_000n * 600_000n);
   });
 
   it('bills an event that reached the topic twice, at two offsets, once', async () => {

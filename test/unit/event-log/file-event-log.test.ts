@@ -109,6 +109,24 @@ describe('file event log', () => {
     await waitFor(() => old.records().length === 250, 1000);
   });
 
+  it('batches by time: a batch its read budget cut short (256 KiB for 500 records) goes at once, not after the wait', async () => {
+    const log = newLog();
+    const big = Buffer.alloc(2048, 0x61); // 200 records of 2 KiB: 400 KiB, more than one read of 256 KiB holds
+    for (let i = 0; i < 200; i += 1) log.publish({ topic: 't.a', key: 'k', value: big });
+    await log.flush();
+    const startedAt = Date.now();
+    const { batches, deliveredAt, records } = await consume(log, 'bytes', ['t.a'], {
+      maxBatchSize: 500,
+      maxBatchWaitMs: 5000,
+    });
+    await waitFor(() => records().length > 0);
+    expect((deliveredAt[0] ?? 0) - startedAt).toBeLessThan(1000);
+    expect(batches[0]!.length).toBeGreaterThan(100);
+    expect(batches[0]!.length).toBeLessThan(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(records().length).toBe(batches[0]!.length); // the rest fit one read: a partial batch younger than 5 s
+  });
+
   it('delivers every record once, in publish order, with byte-position offsets', async () => {
     const log = newLog();
     for (let i = 0; i < 1200; i += 1)
