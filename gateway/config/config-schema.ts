@@ -339,7 +339,7 @@ export const envSchema = z.object({
     .default(32 * 1024 * 1024),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Where the embedded event log, spool and in-process ClickHouse keep their files. */
+  /** Where the embedded event log, spool and embedded ClickHouse (chdb) keep their files. */
   TOLLGATE_DATA_DIR: z.string().min(1).default('./data'),
   /** `in-process` runs the consumers inside the gateway; `off` leaves them to `npm run consumers`. Default: in-process without KAFKA_BROKERS, off with it. */
   TOLLGATE_CONSUMERS: z.enum(['in-process', 'off']).optional(),

@@ -6,8 +6,9 @@
  * process is shared through MessagePorts:
  * - the in-memory state store (no REDIS_URL), which the gateway reads for spend and channel health:
  *   the worker's spend and health writes are answered here (consumer-state-over-port.ts);
- * - the chdb engine (no CLICKHOUSE_URL), which allows one data directory per process: the worker
- *   talks to the engine's own thread directly (ChdbStore.openClientPort), never through this one.
+ * - the chdb engine (no CLICKHOUSE_URL), one process per data directory (ClickHouse locks it): the
+ *   worker talks to the thread that relays to the engine's process directly
+ *   (ChdbStore.openClientPort), never through this one.
  * With REDIS_URL / CLICKHOUSE_URL set the worker opens its own connections instead.
  *
  * A worker that dies (it should not) is logged and started again after RESTART_DELAY_MS; its

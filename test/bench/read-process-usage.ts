@@ -1,7 +1,7 @@
 /**
  * Reads a process's CPU time and resident memory from outside, through /proc (Linux): CPU time
- * from /proc/<pid>/stat (utime + stime, in clock ticks; a process's figure covers all its threads,
- * worker threads included) and RSS from /proc/<pid>/status (VmRSS). Child processes, found through
+ * from /proc/<pid>/stat (utime + stime, with cutime + cstime of its ended children, in clock ticks;
+ * a process's figure covers all its threads, worker threads included) and RSS from /proc/<pid>/status (VmRSS). Child processes, found through
  * /proc/<pid>/task/<tid>/children, are added, recursively.
  */
 import { execFileSync } from 'node:child_process';
@@ -32,18 +32,20 @@ export function ticksPerSecond(): number {
 }
 
 /**
- * utime + stime of /proc/<pid>/stat, in clock ticks. The command name (field 2) may hold spaces
- * and parentheses, so the fields are counted from its closing parenthesis.
+ * utime + stime + cutime + cstime of /proc/<pid>/stat, in clock ticks: the process's CPU time and
+ * that of its children that ended and were waited for (a server's chdb engine process that
+ * stopped while idle, say), so that a tree's CPU keeps what its ended processes used
+ * (https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html, fields 14–17). The command name
+ * (field 2) may hold spaces and parentheses, so the fields are counted from its closing parenthesis.
  * @throws Error when the line has fewer fields than expected
  */
 export function parseStatCpuTicks(statLine: string): number {
   const fields = statLine.slice(statLine.lastIndexOf(')') + 2).split(' ');
-  // After the command: field 3 (state) is index 0, so utime (field 14) is index 11, stime index 12.
-  const utime = Number(fields[11]);
-  const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+  // After the command: field 3 (state) is index 0, so utime (field 14) is index 11, stime 12, cutime 13, cstime 14.
+  const ticks = [11, 12, 13, 14].map((index) => Number(fields[index]));
+  if (!ticks.every((value) => Number.isFinite(value)))
     throw new Error(`unexpected /proc stat line: ${statLine.slice(0, 200)}`);
-  return utime + stime;
+  return ticks.reduce((sum, value) => sum + value, 0);
 }
 
 /** VmRSS of a /proc/<pid>/status text, bytes (0 when absent, as for a zombie). */

@@ -1,6 +1,6 @@
 /**
  * Starts the gateway as `npm start` ships it (infra/processes/tollgate-server.ts: gateway, in-process
- * consumers, file event log, memory state, chdb, all in one process; compiled, or on tsx with
+ * consumers, file event log, memory state and chdb (its engine in a child process); compiled, or on tsx with
  * BENCH_TSX=1: bench-runtime.ts) in a child process, with the
  * soak's memory probe preloaded (soak-memory-probe.mjs) and an IPC channel to ask it for figures.
  * Engine URLs (KAFKA_BROKERS, REDIS_URL, CLICKHOUSE_URL) are removed from the child's environment so
@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment } from './bench-runtime.ts';
+import { readProcessUsage } from './read-process-usage.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -17,6 +18,7 @@ const OUTPUT_TAIL_CHARS = 64 * 1024;
 
 /** One reading of the gateway's memory, bytes (process.memoryUsage and v8.getHeapStatistics). */
 export interface SoakMemorySample {
+  /** RSS of the gateway's whole process tree (/proc): the chdb engine's process included. */
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
   readonly heapTotalBytes: number;
@@ -118,7 +120,7 @@ export async function spawnSoakGateway(env: Record<string, string>, timeoutMs = 
     memory: async () => {
       const reply = await ask(child, { type: 'memory' }, 10_000);
       if (reply.type !== 'memory') throw new Error('soak gateway answered the wrong message');
-      return reply.memory;
+      return { ...reply.memory, rssBytes: readProcessUsage(child.pid ?? -1).rssBytes };
     },
     heapSnapshot: async (path) => {
       const reply = await ask(child, { type: 'snapshot', path }, 300_000);

@@ -1,18 +1,18 @@
 /**
- * The analytics port over the in-process ClickHouse engine (npm `chdb`), used when CLICKHOUSE_URL
- * is absent. The engine runs in a `worker_threads` Worker (chdb-worker.mjs) holding one persistent
- * Session in the data directory, so no query ever runs on the request thread. Calls are
- * serialised: one request is in flight at a time, matched to its reply by id. Another thread
- * (the embedded consumers' worker) reaches the same engine through a port from openClientPort().
+ * The analytics port over the embedded ClickHouse engine (npm `chdb`), used when CLICKHOUSE_URL
+ * is absent. The engine runs in a child process (chdb-host.mjs) holding one persistent Session in
+ * the data directory, reached through a `worker_threads` Worker (chdb-worker.mjs) that relays the
+ * requests, so no query ever runs on the request thread and the engine's library never loads into
+ * this process. Calls are serialised: one request is in flight at a time, matched to its reply by
+ * id. Another thread (the embedded consumers' worker) reaches the same engine through a port from
+ * openClientPort().
  *
- * chdb allows ONE open data directory per process: create one store per process and share it;
- * a second store (another path) fails on every call until the first is closed.
- *
- * The native library is also loaded on this thread (never used here): when the last thread
- * holding it unloads it, chdb crashes the process (SIGSEGV on worker exit, seen with chdb 3.4 on
- * Node 20), so the main thread keeps one reference for the life of the process.
+ * The engine process starts with the first call and stops after `idleExitMs` without one (default
+ * 5 s), taking the engine's memory with it (a bare process holding a chdb session is about 240 MB
+ * resident, 190 MB of it the library's pages); the next call starts it again, in about 0.2 s.
+ * ClickHouse locks its data directory: one engine process per directory at a time, so a second
+ * store on the same path fails with `Cannot lock file …` while the first one's engine runs.
  */
-import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
 import { assertTableName } from '../assert-table-name.ts';
@@ -29,15 +29,23 @@ export interface ChdbStoreOptions {
    */
   readonly database?: string;
   /**
-   * Run the engine's thread, and the thread pools it starts, at background priority
-   * (infra/lower-thread-priority.mjs): a request thread sharing a core preempts them. Default false.
+   * Run the engine process's threads at background priority (infra/lower-thread-priority.mjs): a
+   * request thread sharing a core preempts them. Default false.
    */
   readonly background?: boolean;
+  /**
+   * ms without a call after which the engine process is stopped, its memory returned; the next call
+   * starts it again. Default 5 000; 0 keeps it running until close().
+   */
+  readonly idleExitMs?: number;
 }
+
+/** ChdbStoreOptions.idleExitMs when not given, ms. */
+export const DEFAULT_CHDB_IDLE_EXIT_MS = 5_000;
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** A request to the worker (see chdb-worker.mjs). */
+/** A request to the engine's thread (see chdb-worker.mjs). */
 type WorkerRequest = { readonly op: 'exec' | 'query'; readonly sql: string } | { readonly op: 'close' };
 
 /** The worker's reply to request `id`. */
@@ -144,21 +152,27 @@ function analyticsOver(
 }
 
 /**
- * Starts the engine's worker and returns the store. Every method rejects with an Error carrying
- * the engine's message (`Query failed: Code: 62. DB::Exception: Syntax error …`), or with
- * `cannot open chdb at <path>: …` when the data directory could not be opened (e.g. another
- * chdb store is open in this process), or after close() with `analytics store is closed`.
- * The worker does not keep the process alive while idle; close() ends it. A `database` that
- * cannot be created makes every call reject with `cannot open chdb at <path>: …` too.
+ * Starts the engine's thread and returns the store; the engine process starts with the first call.
+ * Every method rejects with an Error carrying the engine's message (`Query failed: Code: 62.
+ * DB::Exception: Syntax error …`), or with `cannot open chdb at <path>: …` when the data directory
+ * could not be opened (e.g. another engine process holds its lock), or with `chdb engine process
+ * exited (…)` when the engine process died during the call, or after close() with `analytics store
+ * is closed`. The thread does not keep the process alive while idle; close() stops the engine
+ * process and the thread. A `database` that cannot be created makes every call reject with
+ * `cannot open chdb at <path>: …` too.
  * @throws Error synchronously when `database` is not a plain identifier.
  */
 export function createChdbStore(options: ChdbStoreOptions): ChdbStore {
   const { database } = options;
   if (database !== undefined && !IDENTIFIER.test(database))
     throw new Error(`invalid ClickHouse database name: ${JSON.stringify(database)}`);
-  createRequire(import.meta.url)('chdb');
   const worker = new Worker(new URL('./chdb-worker.mjs', import.meta.url), {
-    workerData: { path: options.path, database, background: options.background === true },
+    workerData: {
+      path: options.path,
+      database,
+      background: options.background === true,
+      idleExitMs: options.idleExitMs ?? DEFAULT_CHDB_IDLE_EXIT_MS,
+    },
   });
   const { call, failAll } = engineClient(worker);
   worker.on('error', (error) => failAll(error));

@@ -1,104 +1,151 @@
 /**
- * The chdb engine's thread (see chdb-store.ts): owns one persistent chdb Session at
- * `workerData.path` and answers one request at a time. Plain ESM JavaScript on purpose: Node 20
- * does not apply `--import tsx` to a Worker's execArgv, so a .ts worker would not load.
+ * The chdb engine's thread (see chdb-store.ts): it runs the engine in a child process
+ * (chdb-host.mjs) and relays requests to it one at a time, so that the engine's library (about
+ * 190 MB resident once loaded, https://man7.org/linux/man-pages/man2/madvise.2.html: a process
+ * cannot hand mapped library pages back) and its memory leave with that process. The process is
+ * started by the first request and, with `workerData.idleExitMs` > 0, stopped once that long has
+ * passed without a request (its session closed, the data directory's lock released); the next
+ * request starts it again (about 0.2 s). An engine process that dies fails the request in flight
+ * with `chdb engine process exited …`; the next request starts a new one.
  *
- * With `workerData.database` (a plain identifier, checked by chdb-store.ts) the session creates
- * that database if missing and makes it current with `USE`, which lasts for the session
- * (https://clickhouse.com/docs/sql-reference/statements/use), so every statement runs in it;
- * without, the engine's default database (`default`) is used, as it always was.
- *
+ * workerData: { path: string, database?: string, background: boolean, idleExitMs: number }
  * Requests:  { id: number, op: 'exec' | 'query' | 'close', sql?: string }, on the parent port or on
  *            any port attached with { op: 'attach', port: MessagePort } (no reply), each answered
  *            on the port it came from; the engine runs one statement at a time across all ports.
  * Replies:   { id, ok: true, rows?: object[] }  or  { id, ok: false, message: string }
  *  - exec  runs a statement (DDL, INSERT … FORMAT JSONEachRow <rows>) and discards its output;
  *  - query runs a SELECT and replies with its JSONEachRow rows, parsed;
- *  - close closes the session (releasing the process-wide data directory) and replies.
+ *  - close stops the engine process and replies; every later request fails with
+ *    `chdb session is closed`.
  */
-import { mkdirSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Session } from 'chdb';
-import { lowerThisThreadPriority } from '../../lower-thread-priority.mjs';
+
+const HOST = fileURLToPath(new URL('./chdb-host.mjs', import.meta.url));
+const HOST_OPTIONS = JSON.stringify({
+  path: workerData.path,
+  database: workerData.database,
+  background: workerData.background === true,
+});
+/** @type {number} ms without a request before the engine process is stopped (0: never) */
+const IDLE_EXIT_MS = Number(workerData.idleExitMs) || 0;
 
 /**
- * Engine settings, as command-line arguments of the embedded clickhouse-local:
- * - 64-bit integers come back as JSON strings, as they do from a ClickHouse server;
- * - server settings (https://clickhouse.com/docs/operations/server-configuration-parameters/settings)
- *   sized for an engine that shares the gateway's process: at most 16 idle threads kept in the global
- *   pool (default 1000: every thread ever started stays, with its allocator caches, so the process
- *   grows with the busiest moment it ever had), and caches of marks, primary indexes and query
- *   conditions capped at 64/16/16/16 MiB (defaults 5 GiB, 5 GiB, 1 GiB and 100 MiB of memory the
- *   gateway would never get back).
+ * The running engine process and the reply it is awaited for.
+ * @typedef {{ child: import('node:child_process').ChildProcess, exited: Promise<void>, awaiting?: (reply: object) => void }} Engine
  */
-const CONNECTION_ARGS = [
-  '--output_format_json_quote_64bit_integers=1',
-  '--max_thread_pool_free_size=16',
-  '--mark_cache_size=67108864',
-  '--index_mark_cache_size=16777216',
-  '--primary_index_cache_size=16777216',
-  '--query_condition_cache_size=16777216',
-];
+/** @type {Engine | undefined} */
+let engine;
+let closed = false;
+/** Requests received and not yet answered. */
+let outstanding = 0;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let idleTimer;
+/** Every request and stop runs after the one before it. */
+let chain = Promise.resolve();
 
-/** @type {Session | undefined} */
-let session;
-/** @type {string | undefined} why the session could not be opened */
-let openFailure;
-// Before the engine starts its thread pools, which inherit it: requests preempt the engine's work.
-if (workerData.background) lowerThisThreadPriority();
-try {
-  mkdirSync(workerData.path, { recursive: true });
-  session = new Session(workerData.path, { connectionArgs: CONNECTION_ARGS });
-  if (workerData.database) {
-    session.query(`CREATE DATABASE IF NOT EXISTS ${workerData.database}`, 'CSV');
-    session.query(`USE ${workerData.database}`, 'CSV');
-  }
-} catch (error) {
-  openFailure = `cannot open chdb at ${workerData.path}: ${error instanceof Error ? error.message : String(error)}`;
-  // A session whose database could not be made current must not answer in another database.
-  try {
-    session?.close();
-  } catch {
-    // already failing; the open failure is what callers see
-  }
-  session = undefined;
+/** @returns {Engine} a started engine process */
+function startEngine() {
+  const child = fork(HOST, [HOST_OPTIONS], {
+    serialization: 'advanced',
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  /** @type {Engine} */
+  const started = {
+    child,
+    exited: new Promise((resolve) => {
+      const ended = (/** @type {string} */ how) => {
+        if (engine === started) engine = undefined;
+        started.awaiting?.({ ok: false, message: `chdb engine process exited (${how})` });
+        started.awaiting = undefined;
+        resolve();
+      };
+      child.once('exit', (code, signal) => ended(signal ? `signal ${signal}` : `code ${code}`));
+      child.once('error', (error) => {
+        ended(error.message);
+        child.kill('SIGKILL');
+      });
+    }),
+  };
+  child.on('message', (reply) => {
+    started.awaiting?.(reply);
+    started.awaiting = undefined;
+  });
+  return started;
 }
 
-/** @param {string} text JSONEachRow output */
-function parseRows(text) {
-  const rows = [];
-  for (const line of text.split('\n')) if (line.trim() !== '') rows.push(JSON.parse(line));
-  return rows;
+/**
+ * Runs one request on the engine process, starting it when none runs.
+ * @param {{ op: string, sql?: string }} request
+ * @returns {Promise<{ ok: boolean, rows?: object[], message?: string }>}
+ */
+function runOnEngine(request) {
+  if (closed) return Promise.resolve({ ok: false, message: 'chdb session is closed' });
+  engine ??= startEngine();
+  const current = engine;
+  return new Promise((resolve) => {
+    current.awaiting = resolve;
+    current.child.send({ id: 0, op: request.op, sql: request.sql });
+  });
 }
 
-/** @param {{ op: string, sql?: string }} request */
-function handle(request) {
-  if (request.op === 'close') {
-    session?.close();
-    session = undefined;
-    return {};
-  }
-  if (!session) throw new Error(openFailure ?? 'chdb session is closed');
-  if (request.op === 'exec') {
-    session.query(String(request.sql), 'CSV');
-    return {};
-  }
-  if (request.op === 'query') return { rows: parseRows(session.query(String(request.sql), 'JSONEachRow')) };
-  throw new Error(`unknown chdb worker op: ${request.op}`);
+/** Stops the engine process, if one runs: its session closes, then it exits. */
+async function stopEngine() {
+  const current = engine;
+  if (!current) return;
+  engine = undefined;
+  if (current.child.connected) current.child.send({ id: 0, op: 'close' });
+  else current.child.kill('SIGKILL');
+  await current.exited;
 }
 
-/** @param {import('node:worker_threads').MessagePort} port */
+/** Arms the idle stop once nothing is outstanding. */
+function armIdleStop() {
+  if (IDLE_EXIT_MS <= 0 || outstanding > 0 || closed) return;
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    if (outstanding > 0) return;
+    chain = chain.then(stopEngine);
+  }, IDLE_EXIT_MS);
+  idleTimer.unref();
+}
+
+/**
+ * @param {import('node:worker_threads').MessagePort} port
+ */
 function serve(port) {
   port.on('message', (request) => {
     if (request.op === 'attach') {
       serve(request.port);
       return;
     }
-    try {
-      port.postMessage({ id: request.id, ok: true, ...handle(request) });
-    } catch (error) {
-      port.postMessage({ id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) });
-    }
+    outstanding += 1;
+    clearTimeout(idleTimer);
+    const run = async () => {
+      if (request.op === 'close') {
+        closed = true;
+        await stopEngine();
+        return { ok: true };
+      }
+      return runOnEngine(request);
+    };
+    chain = chain
+      .then(run)
+      .then(
+        (reply) => port.postMessage({ ...reply, id: request.id }),
+        (error) =>
+          port.postMessage({
+            id: request.id,
+            ok: false,
+            message: error instanceof Error ? error.message : String(error),
+          }),
+      )
+      .finally(() => {
+        outstanding -= 1;
+        armIdleStop();
+      });
   });
 }
 

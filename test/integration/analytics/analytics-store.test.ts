@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,21 +131,89 @@ describe('chdb store specifics', () => {
     }
   });
 
-  it('keeps data across close and reopen, and refuses a second data directory while one is open', async () => {
+  it('keeps data across close and reopen; a second store on the same directory waits for its lock, one on another directory works at once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const first = createChdbStore({ path: join(dir, 'a') });
+    const first = createChdbStore({ path: join(dir, 'a'), idleExitMs: 0 });
     await first.exec('CREATE TABLE kept (x Decimal64(9)) ENGINE = MergeTree ORDER BY x');
     await first.insert('kept', [{ x: new Decimal(42n) }]);
-    const second = createChdbStore({ path: join(dir, 'b') });
-    await expect(second.version()).rejects.toThrow(/only one active data directory/);
-    await second.close();
-    await first.close();
-    const reopened = createChdbStore({ path: join(dir, 'a') });
+    const other = createChdbStore({ path: join(dir, 'b') });
+    const same = createChdbStore({ path: join(dir, 'a') });
     try {
-      expect(await reopened.query('SELECT toString(x) AS x FROM kept')).toEqual([{ x: '0.000000042' }]);
+      expect(await other.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      // ClickHouse's lock on the directory (its `status` file): the engine's message names it only at times.
+      await expect(same.version()).rejects.toThrow(`cannot open chdb at ${join(dir, 'a')}:`);
+      await first.close();
+      expect(await same.query('SELECT toString(x) AS x FROM kept')).toEqual([{ x: '0.000000042' }]);
     } finally {
-      await reopened.close();
+      await Promise.all([first.close(), other.close(), same.close()]);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops its engine process after idleExitMs without a call and starts it again with the next, data kept', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 300 });
+    try {
+      expect(engineProcesses()).toEqual([]); // nothing starts before the first call
+      await store.exec('CREATE TABLE idle (x UInt32) ENGINE = MergeTree ORDER BY x');
+      await store.insert('idle', [{ x: 7 }]);
+      const [running] = engineProcesses();
+      expect(running).toBeDefined();
+      await waitUntil(() => engineProcesses().length === 0, 5_000);
+      expect(await store.query('SELECT sum(x) AS s FROM idle')).toEqual([{ s: '7' }]);
+      const [again] = engineProcesses();
+      expect(again).toBeDefined();
+      expect(again).not.toBe(running);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(engineProcesses()).toEqual([]); // close() stops it
+  });
+
+  it('fails the call in flight when its engine process dies, and the next call starts a new one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
+    try {
+      await store.version();
+      const [pid] = engineProcesses();
+      const slow = store.query('SELECT sleep(2) AS slept');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(pid!, 'SIGKILL');
+      await expect(slow).rejects.toThrow('chdb engine process exited (signal SIGKILL)');
+      expect(await store.query('SELECT 2 AS two')).toEqual([{ two: 2 }]);
+    } finally {
+      await store.close();
       await rm(dir, { recursive: true, force: true });
     }
   });
 });
+
+/** PIDs of this process's chdb engine processes (children running chdb-host.mjs). */
+function engineProcesses(): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync('/proc/self/task')) {
+    let children = '';
+    try {
+      children = readFileSync(`/proc/self/task/${task}/children`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    for (const pid of children.split(' ').filter(Boolean).map(Number)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chdb-host.mjs')) pids.push(pid);
+      } catch {
+        // exited meanwhile
+      }
+    }
+  }
+  return pids;
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,6 +1,6 @@
 /**
- * The embedded engine runs with the server settings chdb-worker.mjs passes for a process it shares
- * with the gateway: a small idle thread pool and capped caches (read back from
+ * The embedded engine runs with the server settings chdb-host.mjs passes for an engine that shares
+ * the gateway's machine: a small idle thread pool and capped caches (read back from
  * system.server_settings), and it still answers queries as before.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

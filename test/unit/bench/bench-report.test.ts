@@ -318,9 +318,14 @@ describe('RSS per live stream', () => {
 });
 
 describe('/proc parsing', () => {
-  it('reads utime + stime after a command name holding spaces and parentheses', () => {
+  it('reads utime + stime (+ cutime + cstime) after a command name holding spaces and parentheses', () => {
     const line = '1234 (node (tsx) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 11 0 500 1000 2000';
     expect(parseStatCpuTicks(line)).toBe(290);
+  });
+
+  it('adds the CPU of ended children (cutime + cstime) to utime + stime', () => {
+    const line = '1234 (node) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 40 30 7 20 0 11 0 500 1000 2000';
+    expect(parseStatCpuTicks(line)).toBe(327);
   });
 
   it('reads VmRSS in bytes, 0 when absent', () => {
