@@ -3,15 +3,18 @@
  * form content type; clients get JSON errors, not 415), after a linear pre-scan that enforces the
  * structural limits (scan-json-body-limits.ts) so nothing recursive ever sees a hostile body.
  * Parsing is Fastify's own default JSON parser with prototype poisoning refused
- * (https://fastify.dev/docs/latest/Reference/ContentTypeParser/#getdefaultjsonparser); Fastify's
- * body limit (bytes) still applies before either step runs.
+ * (https://fastify.dev/docs/latest/Reference/ContentTypeParser/#getdefaultjsonparser), or plain
+ * JSON.parse when the pre-scan saw no string that could name `__proto__` or `constructor` (the
+ * members that parser refuses); Fastify's body limit (bytes) still applies before either step runs.
  */
+import { isAscii } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import {
   DEFAULT_JSON_BODY_LIMITS,
   findJsonLimitViolation,
   type JsonBodyLimits,
+  type JsonBodyScan,
   type JsonLimitViolation,
 } from './scan-json-body-limits.ts';
 import { rememberJsonText } from '../exchange/client-request.ts';
@@ -46,6 +49,22 @@ export function jsonLimitError(violation: JsonLimitViolation): GatewayError {
   }
 }
 
+/** Marks a body JSON.parse refused (no JSON value is this object). */
+const PARSE_FAILED = Symbol('parse failed');
+
+/** Bodies from this size (bytes) are checked for ASCII before decoding; smaller ones decode as UTF-8 at once. */
+const ASCII_CHECK_BYTES = 4096;
+
+/**
+ * The body as text. A body of only ASCII bytes (most JSON: non-ASCII text is often sent as `\u`
+ * escapes) decodes the same as ASCII as it does as UTF-8, and ASCII decoding is a plain copy:
+ * about 0.35 ms a MiB against 0.6 ms. The check (`buffer.isAscii`,
+ * https://nodejs.org/api/buffer.html#bufferisasciiinput) costs about 10 µs a MiB.
+ */
+function bodyText(body: Buffer): string {
+  return body.length >= ASCII_CHECK_BYTES && isAscii(body) ? body.toString('ascii') : body.toString('utf8');
+}
+
 /**
  * Replaces Fastify's JSON parser and adds a catch-all one, both with the pre-scan. A broken limit
  * or malformed JSON reaches the app's error handler (client-error-handler.ts) as an error.
@@ -54,9 +73,25 @@ export function jsonLimitError(violation: JsonLimitViolation): GatewayError {
 export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimits = DEFAULT_JSON_BODY_LIMITS): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const parse = (request: FastifyRequest, body: Buffer, done: (error: Error | null, value?: unknown) => void): void => {
-    const violation = findJsonLimitViolation(body, limits);
+    const scan: JsonBodyScan = { guardedKey: false };
+    const violation = findJsonLimitViolation(body, limits, scan);
     if (violation) return done(jsonLimitError(violation), undefined);
-    const text = body.toString('utf8');
+    const text = bodyText(body);
+    if (!scan.guardedKey) {
+      // No member can be named __proto__ or constructor: the checked parser's scan of the text
+      // (two regular expressions over all of it) would find nothing. Malformed text goes on to it,
+      // so its error is the one clients always got.
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = PARSE_FAILED;
+      }
+      if (value !== PARSE_FAILED) {
+        rememberJsonText(value, text);
+        return done(null, value);
+      }
+    }
     void parseJson(request, text, (error, value) => {
       if (!error) rememberJsonText(value, text);
       done(error, value);

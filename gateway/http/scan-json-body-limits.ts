@@ -54,6 +54,48 @@ BYTE_ROLE[0x7d] = CLOSES; // }
 BYTE_ROLE[0x2c] = SEPARATES; // ,
 BYTE_ROLE[QUOTE] = STARTS_STRING;
 
+/**
+ * What the scan saw besides the limits, filled in when passed to findJsonLimitViolation.
+ * `guardedKey` is true when some string could decode to `__proto__` or `constructor`: it is
+ * spelled so, or is 9–66 bytes long (each of those characters written as itself or as a `\u`
+ * escape of 6) and holds a backslash. When it stays false no member of the body can be named
+ * either, so the prototype-poisoning check of secure-json-parse
+ * (https://github.com/fastify/secure-json-parse#usage) has nothing to find and plain JSON.parse
+ * gives the same value.
+ */
+export interface JsonBodyScan {
+  guardedKey: boolean;
+}
+
+const PROTO = Buffer.from('__proto__');
+const CONSTRUCTOR = Buffer.from('constructor');
+/** Shortest and longest raw text of a string that decodes to `__proto__` or `constructor`. */
+const GUARDED_MIN_BYTES = PROTO.length;
+const GUARDED_MAX_BYTES = CONSTRUCTOR.length * 6;
+
+/** True when `body` holds `word` from `from` on (a byte loop: cheaper than a native compare for 9 or 11 bytes). */
+function spells(body: Buffer, from: number, word: Buffer): boolean {
+  for (let i = 0; i < word.length; i++) if (body[from + i] !== word[i]) return false;
+  return true;
+}
+
+/**
+ * True when the string body[from, to) (between its quotes, 9–66 bytes) could decode to `__proto__`
+ * or `constructor`. `escaped`: closingQuote saw a backslash in it (known for strings it read byte
+ * by byte; the few longer ones are read again here).
+ */
+function mayNameGuardedKey(body: Buffer, from: number, to: number, escaped: boolean): boolean {
+  const length = to - from;
+  if (length === PROTO.length && spells(body, from, PROTO)) return true;
+  if (length === CONSTRUCTOR.length && spells(body, from, CONSTRUCTOR)) return true;
+  if (length <= SHORT_STRING_BYTES) return escaped;
+  for (let i = from; i < to; i++) if (body[i] === BACKSLASH) return true;
+  return false;
+}
+
+/** Whether the last string closingQuote read byte by byte held a backslash. */
+let shortStringEscaped = false;
+
 /** Strings up to this many bytes are read byte by byte: cheaper than a native call per quote. */
 const SHORT_STRING_BYTES = 64;
 
@@ -66,10 +108,14 @@ const SHORT_STRING_BYTES = 64;
 function closingQuote(body: Buffer, open: number): number {
   const shortEnd = Math.min(body.length, open + 1 + SHORT_STRING_BYTES);
   let i = open + 1;
+  shortStringEscaped = false;
   for (; i < shortEnd; i++) {
     const c = body[i];
     if (c === QUOTE) return i;
-    if (c === BACKSLASH) i++;
+    if (c === BACKSLASH) {
+      shortStringEscaped = true;
+      i++;
+    }
   }
   let from = i;
   for (;;) {
@@ -84,7 +130,9 @@ function closingQuote(body: Buffer, open: number): number {
 }
 
 /**
- * The first limit `body` (UTF-8 JSON text) breaks, or undefined when it keeps all of them.
+ * The first limit `body` (UTF-8 JSON text) breaks, or undefined when it keeps all of them. With
+ * `scan`, also whether a string could name a guarded key (JsonBodyScan; read it only when no limit
+ * was broken: the scan stops at the first).
  * Works on bytes: every structural character is ASCII and no byte of a multi-byte UTF-8 sequence
  * is below 0x80, so invalid UTF-8 cannot confuse it. Cost: one pass (O(n) time, about a
  * millisecond per MiB on a 2-core CI machine, a fraction of JSON.parse) and O(maxDepth) memory;
@@ -93,6 +141,7 @@ function closingQuote(body: Buffer, open: number): number {
 export function findJsonLimitViolation(
   body: Buffer,
   limits: JsonBodyLimits = DEFAULT_JSON_BODY_LIMITS,
+  scan?: JsonBodyScan,
 ): JsonLimitViolation | undefined {
   const { maxDepth, maxItems, maxStringLength } = limits;
   // Commas seen in each open container, indexed by depth (1-based).
@@ -104,8 +153,14 @@ export function findJsonLimitViolation(
     if (role === 0) continue;
     if (role === STARTS_STRING) {
       const close = closingQuote(body, i);
-      if (close === -1) return undefined; // an unterminated string: the JSON parser reports it
-      if (close - i - 1 > maxStringLength) return { limit: 'string-length', max: maxStringLength, offset: i };
+      if (close === -1) {
+        if (scan) scan.guardedKey = true; // nothing read past here: let the checked parser see it all
+        return undefined; // an unterminated string: the JSON parser reports it
+      }
+      const length = close - i - 1;
+      if (length > maxStringLength) return { limit: 'string-length', max: maxStringLength, offset: i };
+      if (scan && length >= GUARDED_MIN_BYTES && length <= GUARDED_MAX_BYTES && !scan.guardedKey)
+        scan.guardedKey = mayNameGuardedKey(body, i + 1, close, shortStringEscaped);
       i = close;
     } else if (role === OPENS) {
       if (++depth > maxDepth) return { limit: 'depth', max: maxDepth, offset: i };
