@@ -19,6 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+/** POSTs `payload` as application/json to the echo route. */
+function post(payload: string | Buffer) {
+  return app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload });
+}
+
 /** A JSON body of at least `bytes` bytes whose user text repeats `filler`. */
 function bodyOf(filler: string, bytes: number): Buffer {
   return Buffer.from(
@@ -37,12 +42,7 @@ describe('JSON body parser', () => {
     ['UTF-8 text after 6 KiB of ASCII', Buffer.concat([bodyOf('x', 6144).subarray(0, -4), Buffer.from('é"}]}')])],
     ['ASCII, 100 bytes (decoded as UTF-8 at once)', bodyOf('hi ', 60)],
   ])('%s: parses and keeps the UTF-8 decoding of the body', async (_name, body) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/echo',
-      headers: { 'content-type': 'application/json' },
-      payload: body,
-    });
+    const response = await post(body);
     expect(response.statusCode).toBe(200);
     const { body: parsed, text } = response.json<{ body: unknown; text: string }>();
     expect(text).toBe(body.toString('utf8'));
@@ -51,12 +51,7 @@ describe('JSON body parser', () => {
 
   it('decodes a body with a byte that is not UTF-8 as UTF-8 does (U+FFFD), whatever its size', async () => {
     const body = Buffer.concat([bodyOf('y', 8192).subarray(0, -4), Buffer.from([0xff]), Buffer.from('"}]}')]);
-    const response = await app.inject({
-      method: 'POST',
-      url: '/echo',
-      headers: { 'content-type': 'application/json' },
-      payload: body,
-    });
+    const response = await post(body);
     const { text } = response.json<{ text: string }>();
     expect(text).toBe(body.toString('utf8'));
     expect(text).toContain('\uFFFD');
@@ -81,12 +76,7 @@ describe('JSON body parser', () => {
         .join('')}":{"prototype":{"polluted":true}}}}`,
     ],
   ])('refuses %s as the checked parser does (400)', async (_name, text) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/echo',
-      headers: { 'content-type': 'application/json' },
-      payload: text,
-    });
+    const response = await post(text);
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(text)).toBeTypeOf('object'); // valid JSON: refused for the member alone
     expect(response.json()).toMatchObject({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
