@@ -6,9 +6,9 @@
  * (https://clickhouse.com/docs/best-practices/selecting-an-insert-strategy, "Batch inserts if
  * synchronous"): every insert creates a part per table (and per materialized view) that background
  * merges must fold away again; and in batches of 10 000–100 000 rows
-(https://clickhouse.com/docs/optimize/bulk-inserts): a batch of up to 10 000 events lets the wait,
-not the size, set the insert rate up to 10 000 requests a second. The processes read it from the environment
- * (infra/processes/consumer-batching-from-env.ts).
+ * (https://clickhouse.com/docs/optimize/bulk-inserts): a batch of up to 10 000 events lets the
+ * wait, not the size, set the insert rate up to 10 000 requests a second. The processes read it
+ * from the environment (infra/processes/consumer-batching-from-env.ts).
  */
 
 /** Consumer batching (the processes read it from TOLLGATE_CONSUMER_BATCH_SIZE and TOLLGATE_CONSUMER_BATCH_WAIT_MS). */

@@ -81,8 +81,10 @@ function startEngine() {
  * @param {{ op: string, sql?: string }} request
  * @returns {Promise<{ ok: boolean, rows?: object[], message?: string }>}
  */
-function runOnEngine(request) {
-  if (closed) return Promise.resolve({ ok: false, message: 'chdb session is closed' });
+async function runOnEngine(request) {
+  if (closed) return { ok: false, message: 'chdb session is closed' };
+  // An engine that closed its channel (its session could not be opened) is on its way out.
+  if (engine && !engine.child.connected) await engine.exited;
   engine ??= startEngine();
   const current = engine;
   return new Promise((resolve) => {
