@@ -5,6 +5,7 @@
  * (commit after ack). A record that cannot be decoded (unknown schema fingerprint) is logged and
  * skipped, so one poisoned record never blocks a projection forever.
  */
+import { DEFAULT_CONSUMER_BATCHING } from './consumer-batching.ts';
 import type { DeliveredRecord, EventLog, Subscription } from '../schemas/event-log/event-log.ts';
 import { decodeTrafficEvent } from '../schemas/events/traffic-event-codec.ts';
 import type { ConsumedTrafficEvent, TrafficConsumer } from './traffic-consumer.ts';
@@ -30,7 +31,7 @@ export interface RunningConsumers {
 
 /** Options of runConsumers. */
 export interface RunConsumersOptions {
-  /** Max records per batch (default 500). */
+  /** Max records per batch (default DEFAULT_CONSUMER_BATCHING.maxBatchSize, 10 000). */
   readonly maxBatchSize?: number;
   /**
    * Names the consumer groups (`tollgate.` → `tollgate.ledger`); a new prefix replays every topic
@@ -65,7 +66,7 @@ export async function runConsumers(
       await eventLog.subscribe({
         groupId: `${options.groupPrefix ?? 'tollgate.'}${consumer.name}`,
         topics: consumer.topics,
-        maxBatchSize: options.maxBatchSize ?? 500,
+        maxBatchSize: options.maxBatchSize ?? DEFAULT_CONSUMER_BATCHING.maxBatchSize,
         ...(options.maxBatchWaitMs
           ? {
               maxBatchWaitMs:

@@ -5,6 +5,7 @@
  * Group `tollgate.config-audit`, offsets committed after the insert; idempotent: the table is a
  * ReplacingMergeTree keyed by event id. Sync markers (empty values) and undecodable records are skipped.
  */
+import { DEFAULT_CONSUMER_BATCHING } from '../consumer-batching.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES } from '../../schemas/analytics/tables.ts';
 import { auditEntryOf } from '../../schemas/control-plane/audit-history.ts';
@@ -21,6 +22,7 @@ export interface ConfigAuditConsumerOptions {
   readonly log: ConsumerLog;
   /** Consumer group prefix (default `tollgate.`). */
   readonly groupPrefix?: string;
+  /** Max records per batch (default DEFAULT_CONSUMER_BATCHING.maxBatchSize, 10 000). */
   readonly maxBatchSize?: number;
   /** Longest a partial batch is held for more events, ms (default 0). */
   readonly maxBatchWaitMs?: number;
@@ -33,7 +35,7 @@ export async function startConfigAuditConsumer(options: ConfigAuditConsumerOptio
   return options.eventLog.subscribe({
     groupId: `${options.groupPrefix ?? 'tollgate.'}config-audit`,
     topics: [CONFIG_TOPIC],
-    maxBatchSize: options.maxBatchSize ?? 500,
+    maxBatchSize: options.maxBatchSize ?? DEFAULT_CONSUMER_BATCHING.maxBatchSize,
     ...(options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
     handleBatch: async (records) => {
       const rows = [];

@@ -8,6 +8,7 @@
  * Idempotent: a redelivered or replayed batch finds its events folded and writes nothing new.
  * Sync markers (empty values) and undecodable records are skipped.
  */
+import { DEFAULT_CONSUMER_BATCHING } from '../consumer-batching.ts';
 import type { AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { decodeControlEvent, isControlEventValue } from '../../schemas/control-plane/control-event-codec.ts';
 import { type ControlEvent } from '../../schemas/control-plane/control-plane-events.ts';
@@ -26,7 +27,7 @@ export async function startDimensionsConsumer(options: DimensionsConsumerOptions
   return options.eventLog.subscribe({
     groupId: `${options.groupPrefix ?? 'tollgate.'}dimensions`,
     topics: [CONFIG_TOPIC],
-    maxBatchSize: options.maxBatchSize ?? 500,
+    maxBatchSize: options.maxBatchSize ?? DEFAULT_CONSUMER_BATCHING.maxBatchSize,
     ...(options.maxBatchWaitMs ? { maxBatchWaitMs: options.maxBatchWaitMs } : {}),
     handleBatch: async (records) => {
       await writeDimensions(options.analytics, decodeBatch(records, options.log));
