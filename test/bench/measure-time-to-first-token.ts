@@ -7,7 +7,9 @@
  * of a stream usually carries no text (Chat's role delta, Anthropic's `message_start`), and a
  * gateway may hold it back until text arrives (to fail over while nothing was sent), so the first
  * byte is not the first token. The figure is the p50, and the p50 added over the mock's own (the
- * direct row): what a proxy adds before a client sees the first token.
+ * direct row): what a proxy adds before a client sees the first token. The servers take turns in
+ * a random order, each request after a random wait: timed one server after another, the figures
+ * drifted apart by up to 1 ms between two runs of the same server.
  */
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -90,27 +92,63 @@ async function timeOne(url: string, headers: Readonly<Record<string, string>>, b
   throw new Error(`${url} ended its stream without an event carrying text`);
 }
 
+/** Longest random wait before each timed request, ms (see `waitRandomPhase`). */
+const PHASE_SPREAD_MS = 2;
+const PHASE_CELL = new Int32Array(new SharedArrayBuffer(4));
+
 /**
- * Measures every streamed shape on every server in `servers` (mock first, as the baseline):
- * `warmup` untimed requests, then `requests` timed ones, one at a time.
+ * Blocks this thread for a random 0–PHASE_SPREAD_MS ms. The mock's chunk delays are libuv timers
+ * of millisecond resolution (https://nodejs.org/api/timers.html#settimeoutcallback-delay-args:
+ * "the callback will be called as close as possible to the time specified"), so back-to-back
+ * requests fall on the same phase of the millisecond and a proxy that adds 0.1 ms can shift every
+ * first token by a whole one; a random start spreads the phase evenly for every server.
+ */
+function waitRandomPhase(): void {
+  Atomics.wait(PHASE_CELL, 0, 0, Math.random() * PHASE_SPREAD_MS);
+}
+
+/** 0 … count − 1 in a random order (Fisher–Yates). */
+function shuffledIndexes(count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  return order;
+}
+
+/**
+ * Measures every streamed shape on every server in `servers`: `warmup` untimed requests to each,
+ * then `requests` rounds, each timing one request to every server (the mock's own, the baseline,
+ * among them) in a random order (so no server always follows the same one), one request at a time, each after a
+ * random wait (`waitRandomPhase`). Interleaving keeps a drift of the machine or of the mock's
+ * timers out of the differences between servers.
  * @throws Error when a server answers a request with anything but a 200 stream
  */
 export async function measureTimeToFirstToken(
   servers: TimeToFirstTokenServers,
-  requests = 200,
+  requests = 600,
   warmup = 20,
 ): Promise<TimeToFirstTokenRow[]> {
   const rows: TimeToFirstTokenRow[] = [];
+  const targets = ['mock', 'floor', 'gateway', 'embedded'] as const;
   for (const shape of BENCH_SHAPES.filter((s) => s.stream)) {
-    let directP50 = 0;
-    for (const target of ['mock', 'floor', 'gateway', 'embedded'] as const) {
-      const url = `${servers[target].origin}${target === 'mock' ? MOCK_BEHAVIOUR_PREFIX : ''}${shape.path}`;
-      const body = slowStreamBody(shape.id);
-      for (let i = 0; i < warmup; i += 1) await timeOne(url, shape.headers, body);
-      const times: number[] = [];
-      for (let i = 0; i < requests; i += 1) times.push(await timeOne(url, shape.headers, body));
-      const p50Ms = median(times);
-      if (target === 'mock') directP50 = p50Ms;
+    const body = slowStreamBody(shape.id);
+    const urls = targets.map(
+      (target) => `${servers[target].origin}${target === 'mock' ? MOCK_BEHAVIOUR_PREFIX : ''}${shape.path}`,
+    );
+    for (const url of urls) for (let i = 0; i < warmup; i += 1) await timeOne(url, shape.headers, body);
+    const times = targets.map((): number[] => []);
+    for (let round = 0; round < requests; round += 1) {
+      for (const index of shuffledIndexes(targets.length)) {
+        waitRandomPhase();
+        times[index]?.push(await timeOne(urls[index] as string, shape.headers, body));
+      }
+    }
+    const p50s = times.map((t) => median(t));
+    const directP50 = p50s[0] as number;
+    targets.forEach((target, index) => {
+      const p50Ms = p50s[index] as number;
       rows.push({
         target,
         shape: shape.id,
@@ -119,7 +157,7 @@ export async function measureTimeToFirstToken(
         p50Ms: Number(p50Ms.toFixed(3)),
         addedP50Ms: Number((p50Ms - directP50).toFixed(3)),
       });
-    }
+    });
   }
   return rows;
 }
