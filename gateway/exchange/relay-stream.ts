@@ -89,88 +89,120 @@ function encoderOnFirstUse(args: StreamRelayArgs): () => StreamEncoder {
 
 /** Relays a 2xx streamed upstream answer; see the module comment for the failover rule. */
 export async function relayStream(args: StreamRelayArgs): Promise<AttemptResult> {
-  const decoder = args.adapter.createStreamDecoder(args.decodeContext);
-  const state: RelayState = {
-    keepAliveMs: args.deps.keepAliveMs,
-    raw: undefined,
-    pending: [],
-    held: '',
-    accumulator: new StreamAccumulator(),
-    encoder: encoderOnFirstUse(args),
-    ttfbMs: 0,
-    lastWriteAt: Date.now(),
-    endError: undefined,
-    continuations: undefined,
-  };
-  const stopKeepAlive = watchKeepAlive(state);
+  // The attempt's deadline is disposed here rather than by a `finally` on this promise, which would
+  // cost a promise, a reaction and two closures for as long as the stream lasts.
   try {
-    // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
-    const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
-    if (!passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
-      // An SSE stream without an answer hook: each upstream chunk is cut after its last complete
-      // event (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader),
-      // with no async iterator per chunk (StreamChunkReader) or per event. The frames the events
-      // make leave in one write; on pass-through the run's bytes follow as they came. The loop is
-      // here, not in a function of its own: a live stream waits in it, and each async function a
-      // stream waits in keeps a generator and its registers.
-      const cutter = new SseFrameCutter();
-      // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
-      const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
-      state.continuations = reader;
-      const chunks = new StreamChunkReader(args.answer.body);
-      try {
-        for (;;) {
-          const chunk = chunks.next();
-          if (chunk === undefined) {
-            await chunks.readable();
-            continue;
+    const decoder = args.adapter.createStreamDecoder(args.decodeContext);
+    const state: RelayState = {
+      keepAliveMs: args.deps.keepAliveMs,
+      raw: undefined,
+      pending: [],
+      held: '',
+      accumulator: new StreamAccumulator(),
+      encoder: encoderOnFirstUse(args),
+      ttfbMs: 0,
+      lastWriteAt: Date.now(),
+      endError: undefined,
+      continuations: undefined,
+    };
+    const stopKeepAlive = watchKeepAlive(state);
+    try {
+      // With an answer hook, pass-through goes event by event through it instead of as raw chunks.
+      const passThroughHook = args.passThrough ? args.input.answerHook : undefined;
+      if (!passThroughHook && args.adapter.streamFraming !== 'aws-eventstream') {
+        // An SSE stream without an answer hook: each upstream chunk is cut after its last complete
+        // event (SseFrameCutter) and the events of that run are read from its bytes (SseEventReader),
+        // with no async iterator per chunk (StreamChunkReader) or per event. The frames the events
+        // make leave in one write; on pass-through the run's bytes follow as they came. The loop is
+        // here, not in a function of its own: a live stream waits in it, and each async function a
+        // stream waits in keeps a generator and its registers.
+        const cutter = new SseFrameCutter();
+        // Pass-through: once the stream has started, continuations stay unparsed (the adapter's PassThroughTap).
+        const reader = new SseEventReader(args.passThrough ? args.adapter.passThroughTap : undefined);
+        state.continuations = reader;
+        const chunks = new StreamChunkReader(args.answer.body);
+        try {
+          for (;;) {
+            const step = takeChunk(args, chunks, cutter, reader);
+            if (step === 'wait') await chunks.readable();
+            else if (step === 'end') break;
+            else if (step === 'loaded') {
+              const failure = await handleRun(args, state, decoder, reader);
+              if (failure) return abandon(args, failure);
+            }
           }
-          if (chunk === null) break;
+        } finally {
+          chunks.release();
+        }
+        const last = cutter.finish();
+        if (last !== undefined) reader.load(last);
+        const failure = last === undefined ? undefined : await handleRun(args, state, decoder, reader);
+        if (failure) return abandon(args, failure);
+      } else {
+        // The frames of all the events of one upstream chunk leave in one write.
+        const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
           args.deadline.countBytes(chunk.length);
-          const complete = cutter.push(chunk);
-          if (complete === undefined) continue;
-          const failure = await handleRun(args, state, decoder, reader, complete);
+          return flush(state);
+        };
+        // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
+        const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
+        for await (const sse of readEvents(args.answer.body, afterChunk)) {
+          if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
+          const failure = await handleEvents(args, state, decoder.push(sse));
           if (failure) return abandon(args, failure);
         }
-      } finally {
-        chunks.release();
       }
-      const last = cutter.finish();
-      const failure = last === undefined ? undefined : await handleRun(args, state, decoder, reader, last);
+      const failure = await handleEvents(args, state, decoder.end(), true);
       if (failure) return abandon(args, failure);
-    } else {
-      // The frames of all the events of one upstream chunk leave in one write.
-      const afterChunk = (chunk: Buffer): Promise<void> | undefined => {
-        args.deadline.countBytes(chunk.length);
-        return flush(state);
-      };
-      // The adapter says how its stream is framed: SSE, or AWS event-stream messages (Amazon Bedrock).
-      const readEvents = args.adapter.streamFraming === 'aws-eventstream' ? readAwsEventStream : readSseEvents;
-      for await (const sse of readEvents(args.answer.body, afterChunk)) {
-        if (passThroughHook) await emit(state, await passThroughHook.passThroughEvent(sse));
-        const failure = await handleEvents(args, state, decoder.push(sse));
-        if (failure) return abandon(args, failure);
-      }
+      await flush(state);
+    } catch (error) {
+      if (args.signal.aborted) return finish(args, state, 'cancelled');
+      const failure = args.deadline.expired ?? classifyTransportError(error);
+      if (!state.raw) return abandon(args, failure);
+      await handleEvents(args, state, [{ type: 'error', error: failure }], true);
+      await flush(state);
+    } finally {
+      stopKeepAlive();
     }
-    const failure = await handleEvents(args, state, decoder.end(), true);
-    if (failure) return abandon(args, failure);
-    await flush(state);
-  } catch (error) {
-    if (args.signal.aborted) return finish(args, state, 'cancelled');
-    const failure = args.deadline.expired ?? classifyTransportError(error);
-    if (!state.raw) return abandon(args, failure);
-    await handleEvents(args, state, [{ type: 'error', error: failure }], true);
-    await flush(state);
+    if (!state.raw)
+      return abandon(
+        args,
+        state.endError ?? classifyTransportError(new Error('upstream stream ended without content')),
+      );
+    return finish(args, state, state.endError ? 'failed' : 'completed');
   } finally {
-    stopKeepAlive();
+    args.deadline.dispose();
   }
-  if (!state.raw)
-    return abandon(args, state.endError ?? classifyTransportError(new Error('upstream stream ended without content')));
-  return finish(args, state, state.endError ? 'failed' : 'completed');
+}
+
+/** What `takeChunk` did: loaded a run of complete events into the reader, held a partial event, found no chunk yet, or the body ended. */
+type ChunkStep = 'loaded' | 'held' | 'wait' | 'end';
+
+/**
+ * Takes the next upstream chunk, if one is there, and loads the complete events it finishes into
+ * `reader` (the rest stays in `cutter`). Synchronous, so that no chunk is ever in a register of
+ * relayStream: the generator of a suspended async function keeps its registers, and a live stream
+ * waiting in that loop would keep the last chunk it relayed (measured: one Buffer of about 500
+ * bytes per live stream).
+ */
+function takeChunk(
+  args: StreamRelayArgs,
+  chunks: StreamChunkReader,
+  cutter: SseFrameCutter,
+  reader: SseEventReader,
+): ChunkStep {
+  const chunk = chunks.next();
+  if (chunk === undefined) return 'wait';
+  if (chunk === null) return 'end';
+  args.deadline.countBytes(chunk.length);
+  const complete = cutter.push(chunk);
+  if (complete === undefined) return 'held';
+  reader.load(complete);
+  return 'loaded';
 }
 
 /**
- * Decodes and handles the events of `complete` (a run of whole SSE events) that the reader hands
+ * Decodes and handles the events of the run loaded into `reader` (whole SSE events) that it hands
  * out, writes their frames, then, on pass-through, the run itself. Returns an error to fail over on.
  */
 async function handleRun(
@@ -178,9 +210,8 @@ async function handleRun(
   state: RelayState,
   decoder: UpstreamStreamDecoder,
   reader: SseEventReader,
-  complete: Buffer | string,
 ): Promise<GatewayError | undefined> {
-  reader.load(complete);
+  const complete = reader.run;
   for (let sse = reader.next(state.raw !== undefined); sse; sse = reader.next(state.raw !== undefined)) {
     let failure = handleEvents(args, state, decoder.push(sse));
     // Only a stream-finished hook makes handling wait: the usual event costs no promise.

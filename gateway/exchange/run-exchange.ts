@@ -46,7 +46,7 @@ import type { ExchangeDeps, ExchangeInput } from './exchange-types.ts';
 import { canPassThrough, passThroughBody, suitsProviderQuirks } from './pass-through-policy.ts';
 import { relayJson } from './relay-json.ts';
 import { withReasoningStamps } from './reasoning-stamping-adapter.ts';
-import { relayStream } from './relay-stream.ts';
+import { relayStream, type StreamRelayArgs } from './relay-stream.ts';
 import type { BudgetCounter } from '../../schemas/state-store/budget-ledger.ts';
 
 /** Response header naming the model that answered, sent when a fallback model answered. */
@@ -123,12 +123,22 @@ function tryModels(
   affinity: AffinityLookup,
 ): Promise<ExchangeOutcome> {
   const chain = modelChainOf(deps, input);
-  const run: ChainRun = { deps, input, reply, signal, affinity, failovers: [], attempts: 0, modelsTried: [] };
   const [requested] = chain;
+  // modelsTried starts as a literal of its one model: an empty array grown by `push` reserves 17
+  // slots, kept for as long as the stream.
+  const run: ChainRun = {
+    deps,
+    input,
+    reply,
+    signal,
+    affinity,
+    failovers: [],
+    attempts: 0,
+    modelsTried: requested === undefined ? [] : [requested],
+  };
   if (requested === undefined) return tryFallbacks(run, chain, undefined);
   // The requested model is awaited with a `then`, not in an async function: a live stream waits in
   // this call, and a suspended async call keeps a generator and its registers while it waits.
-  run.modelsTried.push(requested);
   return tryModel(run, requested).then((result) =>
     result.kind === 'outcome' ? result.outcome : tryFallbacks(run, chain.slice(1), result),
   );
@@ -410,12 +420,26 @@ async function attemptCredential(
       createdAt: Math.floor(input.startedAt / 1000),
     };
     const decoding = passThrough ? adapter : withReasoningStamps(adapter, channel.provider.id);
-    const relay = { input, answer, adapter: decoding, decodeContext, encodeContext, passThrough, reply, deadline };
+    // One literal for both relays: a spread copy with `deps` and `signal` added got a hidden class
+    // (map and descriptor array, about 330 bytes) of its own per stream, kept for as long as it.
+    const relay: StreamRelayArgs = {
+      input,
+      answer,
+      adapter: decoding,
+      decodeContext,
+      encodeContext,
+      passThrough,
+      reply,
+      deadline,
+      deps,
+      signal,
+    };
     if (!input.request.stream) return await relayJson(relay);
     // Not awaited here: a live stream waits in the relay alone, and this function's suspended call
-    // would keep a generator and its registers for as long as the stream lasts.
+    // would keep a generator and its registers for as long as the stream lasts. relayStream
+    // disposes the deadline when it ends.
     relaying = true;
-    return relayStream({ ...relay, deps, signal }).finally(() => deadline.dispose());
+    return relayStream(relay);
   } finally {
     if (!relaying) deadline.dispose();
   }

@@ -89,6 +89,11 @@ export class SseEventReader {
     this.parseWhole = !this.tap || this.text.includes('\r');
   }
 
+  /** The bytes of the run `load` took, until `next` handed out its last event (then empty). */
+  get run(): Buffer {
+    return this.bytes;
+  }
+
   /**
    * The next event of the loaded run to decode, or undefined when the run is done. With `started`
    * (the client's stream has begun), continuations are kept unparsed and skipped.

@@ -116,7 +116,9 @@ export function requestLimitScopes(
     if (team) pushModelScope(scopes, `team:${team.teamId}`, team.modelLimits, model);
     pushModelScope(scopes, `key:${key.keyId}`, key.modelLimits, model);
   }
-  return scopes;
+  // An array grown by `push` from empty reserves 17 slots; the scopes stay with the request until
+  // it settles (a live stream's whole life), so they are kept in an array of their own length.
+  return scopes.slice();
 }
 
 /** Adds the owner's per-model RPM/TPM scope for `model`, if it limits either. */

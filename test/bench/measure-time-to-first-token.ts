@@ -14,6 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { BENCH_MODEL } from './bench-server-contract.ts';
+import { shuffledIndexes } from './run-bench-case.ts';
 import { median } from './run-load-phase.ts';
 import { BENCH_SHAPES, chatBody, MOCK_BEHAVIOUR_PREFIX, type BenchShapeId, type BenchTarget } from './bench-cases.ts';
 
@@ -105,16 +106,6 @@ const PHASE_CELL = new Int32Array(new SharedArrayBuffer(4));
  */
 function waitRandomPhase(): void {
   Atomics.wait(PHASE_CELL, 0, 0, Math.random() * PHASE_SPREAD_MS);
-}
-
-/** 0 … count − 1 in a random order (Fisher–Yates). */
-function shuffledIndexes(count: number): number[] {
-  const order = Array.from({ length: count }, (_, i) => i);
-  for (let i = count - 1; i > 0; i -= 1) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  return order;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { BenchCase, BenchTarget } from './bench-cases.ts';
 import type { BenchServerStats, OutcomeTally } from './bench-server-contract.ts';
 import type { PeerBenchCase, PeerTarget } from './peers/peer-cases.ts';
 import { readProcessUsage } from './read-process-usage.ts';
-import { runLoadPhase, type LoadPhaseResult } from './run-load-phase.ts';
+import { percentile, runLoadPhase, type LoadPhaseResult } from './run-load-phase.ts';
 
 /** A server a case can load: its PID (for /proc), its origin, and — bench children — its stats. */
 export interface BenchServer {
@@ -85,6 +85,36 @@ function checkOutcomes(benchCase: MeasuredCase, before: OutcomeTally, stats: Ben
     throw new Error(`${benchCase.id}: ${wrongPath} requests did not take the ${benchCase.gatewayPath} path`);
 }
 
+/** What to load for one case, on which server; `outcomesBefore` when the case checks outcomes. */
+interface PreparedCase {
+  readonly server: BenchServer;
+  readonly load: { url: string; headers: Readonly<Record<string, string>>; body: string; connections: number };
+  readonly outcomesBefore: OutcomeTally | undefined;
+}
+
+/**
+ * Readies `benchCase` at `connections`: reads the outcomes so far (gateway child), checks a sample
+ * answer, runs the warm-up, and waits for the server to settle.
+ * @throws Error when the target is not among `servers` or the sample answer is wrong
+ */
+async function prepareCase(
+  benchCase: MeasuredCase,
+  servers: BenchServers,
+  settings: BenchSettings,
+  connections: number,
+): Promise<PreparedCase> {
+  const server = servers[benchCase.target];
+  if (!server) throw new Error(`${benchCase.id}: no ${benchCase.target} server is running`);
+  const url = `${server.origin}${benchCase.path}`;
+  const load = { url, headers: benchCase.headers, body: benchCase.body, connections };
+  const checksOutcomes = benchCase.gatewayPath !== undefined && server.stats !== undefined;
+  const outcomesBefore = checksOutcomes ? (await server.stats?.())?.outcomes : undefined;
+  await checkSampleAnswer(benchCase, url);
+  if (settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
+  await server.settled?.();
+  return { server, load, outcomesBefore };
+}
+
 /**
  * Runs `benchCase` against its target with `connections` connections. Outcomes are checked on
  * targets whose server has stats (the gateway child); every target's answers must be 2xx.
@@ -98,15 +128,7 @@ export async function runBenchCase(
   settings: BenchSettings,
   connections: number,
 ): Promise<CaseMeasurement> {
-  const server = servers[benchCase.target];
-  if (!server) throw new Error(`${benchCase.id}: no ${benchCase.target} server is running`);
-  const url = `${server.origin}${benchCase.path}`;
-  const load = { url, headers: benchCase.headers, body: benchCase.body, connections };
-  const checksOutcomes = benchCase.gatewayPath !== undefined && server.stats !== undefined;
-  const outcomesBefore = checksOutcomes ? (await server.stats?.())?.outcomes : undefined;
-  await checkSampleAnswer(benchCase, url);
-  if (settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
-  await server.settled?.();
+  const { server, load, outcomesBefore } = await prepareCase(benchCase, servers, settings, connections);
   const serverBefore = readProcessUsage(server.pid);
   const mockBefore = readProcessUsage(servers.mock.pid);
   const measured = await runLoadPhase({ ...load, durationS: settings.durationS });
@@ -126,4 +148,109 @@ export async function runBenchCase(
     mockCpuUsPerRequest: (mockAfter.cpuMicros - mockBefore.cpuMicros) / requests,
     serverRssBytes: serverAfter.rssBytes,
   };
+}
+
+/** 0 … count − 1 in a random order (Fisher–Yates). */
+export function shuffledIndexes(count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  for (let i = count - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j] as number, order[i] as number];
+  }
+  return order;
+}
+
+/** One case's running totals over its slices. */
+interface SliceTotals {
+  readonly benchCase: MeasuredCase;
+  readonly server: BenchServer;
+  readonly load: PreparedCase['load'];
+  readonly outcomesBefore: OutcomeTally | undefined;
+  latencies: Float64Array[];
+  elapsedS: number;
+  serverCpuMicros: number;
+  mockCpuMicros: number;
+  serverRssBytes: number;
+}
+
+/**
+ * Runs `cases` (different targets) at `connections` interleaved rather than one after another:
+ * each case's sample check and warm-up (`settings.warmupS`), then `slices` rounds in each of which
+ * every case runs for `settings.durationS / slices` s, the cases in a random order. Latencies are
+ * pooled per case and CPU summed over its slices (read as runBenchCase reads it, the embedded
+ * server's consumers settled). A tail percentile of cases run one after another also measures
+ * whatever the machine did meanwhile: timed in turn, the same server's p99 at one connection moved
+ * by 2× from one 8 s run to the next; interleaved, every case sees the same machine.
+ * @throws Error as runBenchCase does
+ */
+export async function runInterleavedCases(
+  cases: ReadonlyArray<MeasuredCase>,
+  servers: BenchServers,
+  settings: BenchSettings,
+  connections: number,
+  slices: number,
+): Promise<CaseMeasurement[]> {
+  const totals: SliceTotals[] = [];
+  for (const benchCase of cases) {
+    const { server, load, outcomesBefore } = await prepareCase(benchCase, servers, settings, connections);
+    totals.push({
+      benchCase,
+      server,
+      load,
+      outcomesBefore,
+      latencies: [],
+      elapsedS: 0,
+      serverCpuMicros: 0,
+      mockCpuMicros: 0,
+      serverRssBytes: 0,
+    });
+  }
+  const sliceS = settings.durationS / slices;
+  for (let round = 0; round < slices; round += 1) {
+    for (const index of shuffledIndexes(totals.length)) {
+      const entry = totals[index] as SliceTotals;
+      const serverBefore = readProcessUsage(entry.server.pid);
+      const mockBefore = readProcessUsage(servers.mock.pid);
+      const measured = await runLoadPhase({ ...entry.load, durationS: sliceS });
+      const mockAfter = readProcessUsage(servers.mock.pid);
+      await entry.server.settled?.();
+      const serverAfter = readProcessUsage(entry.server.pid);
+      entry.latencies.push(measured.latenciesMs);
+      entry.elapsedS += measured.elapsedS;
+      entry.serverCpuMicros += serverAfter.cpuMicros - serverBefore.cpuMicros;
+      entry.mockCpuMicros += mockAfter.cpuMicros - mockBefore.cpuMicros;
+      entry.serverRssBytes = serverAfter.rssBytes;
+    }
+  }
+  const measurements: CaseMeasurement[] = [];
+  for (const entry of totals) {
+    if (entry.outcomesBefore && entry.server.stats) {
+      await sleep(200); // let cancelled streams settle before reading final outcomes
+      checkOutcomes(entry.benchCase, entry.outcomesBefore, await entry.server.stats());
+    }
+    const pooled = new Float64Array(entry.latencies.reduce((sum, part) => sum + part.length, 0));
+    let offset = 0;
+    for (const part of entry.latencies) {
+      pooled.set(part, offset);
+      offset += part.length;
+    }
+    pooled.sort();
+    const requests = Math.max(1, pooled.length);
+    measurements.push({
+      benchCase: entry.benchCase,
+      connections,
+      load: {
+        requests: pooled.length,
+        elapsedS: entry.elapsedS,
+        requestsPerSecond: pooled.length / entry.elapsedS,
+        p50Ms: percentile(pooled, 50),
+        p99Ms: percentile(pooled, 99),
+        latenciesMs: pooled,
+      },
+      serverCpuUsPerRequest: entry.serverCpuMicros / requests,
+      mockCpuUsPerRequest: entry.mockCpuMicros / requests,
+      serverRssBytes: entry.serverRssBytes,
+    });
+  }
+  return measurements;
 }

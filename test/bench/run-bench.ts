@@ -124,7 +124,13 @@ import {
   stopPeers,
   type PeerRun,
 } from './peers/run-peers.ts';
-import { runBenchCase, type BenchServers, type BenchSettings, type CaseMeasurement } from './run-bench-case.ts';
+import {
+  runBenchCase,
+  runInterleavedCases,
+  type BenchServers,
+  type BenchSettings,
+  type CaseMeasurement,
+} from './run-bench-case.ts';
 import { runPipelineBench, type PipelineBenchSettings } from './run-pipeline-bench.ts';
 import { readSoakSettings, runSoak, SoakOptionsError } from './run-soak.ts';
 import { killBenchServers, spawnBenchServer, type BenchServerHandle } from './spawn-bench-server.ts';
@@ -143,6 +149,9 @@ import { spawnEmbeddedGateway, type EmbeddedGateway } from './spawn-embedded-gat
 import { withoutEngineVariables } from '../support/spawn-gateway.ts';
 
 const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.meta.url));
+
+/** Slices of the measured duration per case at one connection, the servers taking turns (run-bench-case.ts, runInterleavedCases). */
+const ONE_CONNECTION_SLICES = 8;
 
 /** Sequential streams timed per server and streamed shape for time to first token. */
 const TIME_TO_FIRST_TOKEN_REQUESTS = 600;
@@ -515,11 +524,22 @@ async function measureAll(
   for (const connections of levels) {
     process.stdout.write(`${connections} connection${connections === 1 ? '' : 's'}:\n`);
     for (const shape of BENCH_SHAPES) {
-      for (const benchCase of BENCH_CASES.filter((c) => c.shape === shape.id)) {
-        process.stdout.write(`  ${benchCase.target.padEnd(8)} ${benchCase.label} … `);
-        const measurement = await runBenchCase(benchCase, servers, settings, connections);
-        process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
-        measurements.push(measurement);
+      const shapeCases = BENCH_CASES.filter((c) => c.shape === shape.id);
+      if (connections === 1) {
+        // The tail at one connection is compared across servers: their runs take turns.
+        process.stdout.write(
+          `  ${shapeCases.map((c) => c.target).join(', ')}: ${shape.label}, ${ONE_CONNECTION_SLICES} interleaved slices … `,
+        );
+        const interleaved = await runInterleavedCases(shapeCases, servers, settings, 1, ONE_CONNECTION_SLICES);
+        process.stdout.write(`${interleaved.map((m) => m.load.requestsPerSecond.toFixed(0)).join(', ')} req/s\n`);
+        measurements.push(...interleaved);
+      } else {
+        for (const benchCase of shapeCases) {
+          process.stdout.write(`  ${benchCase.target.padEnd(8)} ${benchCase.label} … `);
+          const measurement = await runBenchCase(benchCase, servers, settings, connections);
+          process.stdout.write(`${measurement.load.requestsPerSecond.toFixed(0)} req/s\n`);
+          measurements.push(measurement);
+        }
       }
       for (const entry of peerCaseEntries(shape, peers, servers.mock.origin)) {
         if ('unmeasured' in entry) {

@@ -24,6 +24,8 @@ export interface LoadPhaseResult {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Every 2xx response time of the run, ascending, ms. */
+  readonly latenciesMs: Float64Array;
 }
 
 /** The p-th percentile (nearest rank) of ascending `sorted`; 0 when empty. */
@@ -89,6 +91,7 @@ export function runLoadPhase(options: LoadPhaseOptions): Promise<LoadPhaseResult
           requestsPerSecond: sorted.length / elapsedS,
           p50Ms: percentile(sorted, 50),
           p99Ms: percentile(sorted, 99),
+          latenciesMs: sorted,
         });
       },
     );

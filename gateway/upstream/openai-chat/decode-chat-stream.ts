@@ -48,8 +48,8 @@ interface ChatStreamState {
   finishRaw: string | undefined;
   hadToolCalls: boolean;
   usage: Usage | undefined;
-  /** Upstream `tool_calls[].index` → the call it currently designates. */
-  readonly tools: Map<number, ToolSlot>;
+  /** Upstream `tool_calls[].index` → the call it currently designates; made at the first call (most streams have none). */
+  tools: Map<number, ToolSlot> | undefined;
   toolCount: number;
   readonly splitter: ThinkTagSplitter | undefined;
 }
@@ -67,7 +67,7 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
       finishRaw: undefined,
       hadToolCalls: false,
       usage: undefined,
-      tools: new Map(),
+      tools: undefined,
       toolCount: 0,
       splitter: context.provider.quirks.thinkTagsInContent ? new ThinkTagSplitter() : undefined,
     };
@@ -164,10 +164,10 @@ class ChatStreamDecoderImpl implements ChatStreamDecoder {
     const id = fragment.id;
     const raw = fn?.arguments;
     const args = typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : JSON.stringify(raw);
-    let slot = this.state.tools.get(upstreamIndex);
+    let slot = this.state.tools?.get(upstreamIndex);
     if (!slot || (id && id !== slot.id)) {
       slot = { key: `tool:${this.state.toolCount++}`, id: id || generateId('call_') };
-      this.state.tools.set(upstreamIndex, slot);
+      (this.state.tools ??= new Map()).set(upstreamIndex, slot);
       this.state.hadToolCalls = true;
       const name = fn?.name ?? undefined;
       if (name === undefined) this.warnings.push(`tool call ${slot.id}: first fragment carried no function name`);

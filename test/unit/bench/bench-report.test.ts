@@ -50,7 +50,14 @@ function measurement(
   return {
     benchCase: benchCase(shape(shapeId), target),
     connections,
-    load: { requests: 1000, elapsedS: 1, requestsPerSecond: 1000, p50Ms, p99Ms: p50Ms * 2 },
+    load: {
+      requests: 1000,
+      elapsedS: 1,
+      requestsPerSecond: 1000,
+      p50Ms,
+      p99Ms: p50Ms * 2,
+      latenciesMs: new Float64Array(),
+    },
     serverCpuUsPerRequest: cpuUs,
     mockCpuUsPerRequest: 50,
     serverRssBytes: 100 * 1024 * 1024,
@@ -202,7 +209,14 @@ describe('bench rows', () => {
       {
         ...measurement('mock', 'chat', 32, 1, 40),
         benchCase: portkey,
-        load: { requests: 1000, elapsedS: 1, requestsPerSecond: 900, p50Ms: 2, p99Ms: 4 },
+        load: {
+          requests: 1000,
+          elapsedS: 1,
+          requestsPerSecond: 900,
+          p50Ms: 2,
+          p99Ms: 4,
+          latenciesMs: new Float64Array(),
+        },
         serverCpuUsPerRequest: 250,
       },
     ]);
