@@ -69,6 +69,37 @@ export function embeddedConsumersCaughtUp(dataDir: string): boolean {
   return true;
 }
 
+/** Each consumer group's committed offset against its topic's size, bytes: `group/topic committed/size`, lagging ones only. */
+function lagOf(dataDir: string): string {
+  const offsetsDir = join(dataDir, 'offsets');
+  if (!existsSync(offsetsDir)) return 'no offsets committed yet';
+  const lagging: string[] = [];
+  for (const group of readdirSync(offsetsDir))
+    for (const file of readdirSync(join(offsetsDir, group))) {
+      if (!file.endsWith('.offset')) continue;
+      const topic = file.slice(0, -'.offset'.length);
+      const log = join(dataDir, 'events', `${topic}.log`);
+      const committed = Number(readFileSync(join(offsetsDir, group, file), 'utf8'));
+      const size = existsSync(log) ? statSync(log).size : 0;
+      if (committed < size) lagging.push(`${group}/${topic} ${committed}/${size}`);
+    }
+  return lagging.join(', ');
+}
+
+/** The last 40 lines of the server's output at level warn or above (pino levels 40–60), or the output's tail when it has none. */
+function warningsIn(outputFile: string): string {
+  let text = '';
+  try {
+    text = readFileSync(outputFile, 'utf8');
+  } catch {
+    return '';
+  }
+  const warnings = text
+    .split('\n')
+    .filter((line) => /"level":(40|50|60)\b/.test(line) || (line !== '' && !line.startsWith('{')));
+  return (warnings.length > 0 ? warnings.slice(-40).join('\n') : text.slice(-4000)).slice(-8000);
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -123,7 +154,7 @@ export async function spawnEmbeddedGateway(
     while (!embeddedConsumersCaughtUp(join(dataDir, 'data'))) {
       if (Date.now() > until)
         throw new Error(
-          `embedded Tollgate: its consumers did not catch up within ${settleTimeoutMs} ms:\n${outputTail()}`,
+          `embedded Tollgate: its consumers did not catch up within ${settleTimeoutMs} ms (${lagOf(join(dataDir, 'data'))}); its last warnings and errors:\n${warningsIn(outputFile)}`,
         );
       await sleep(50);
     }
