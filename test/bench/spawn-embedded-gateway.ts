@@ -149,7 +149,8 @@ export async function spawnEmbeddedGateway(
     await stopChildProcess(child, 15_000);
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const settled = async (settleTimeoutMs = 120_000): Promise<void> => {
+  // Late in a run, after the c=32 cases filled its tables, the consumers took up to about 2 min to catch up.
+  const settled = async (settleTimeoutMs = 600_000): Promise<void> => {
     const until = Date.now() + settleTimeoutMs;
     while (!embeddedConsumersCaughtUp(join(dataDir, 'data'))) {
       if (Date.now() > until)
