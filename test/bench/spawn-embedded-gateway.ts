@@ -50,29 +50,14 @@ export interface EmbeddedGateway {
 }
 
 /**
- * Whether every consumer group of an embedded data directory (`<dataDir>/offsets/<group>/<topic>.offset`)
- * has committed up to the end of the topic it reads (`<dataDir>/events/<topic>.log`, whose size is
- * the next record's position), i.e. every event written is in ClickHouse and the state store.
+ * The consumer groups of an embedded data directory (`<dataDir>/offsets/<group>/<topic>.offset`)
+ * that have not committed up to the end of the topic they read (`<dataDir>/events/<topic>.log`,
+ * whose size is the next record's position), as `group/topic committed/size` (bytes); undefined
+ * when no group has committed yet.
  */
-export function embeddedConsumersCaughtUp(dataDir: string): boolean {
+function laggingGroups(dataDir: string): string[] | undefined {
   const offsetsDir = join(dataDir, 'offsets');
-  if (!existsSync(offsetsDir)) return false;
-  for (const group of readdirSync(offsetsDir)) {
-    for (const file of readdirSync(join(offsetsDir, group))) {
-      if (!file.endsWith('.offset')) continue;
-      const topic = file.slice(0, -'.offset'.length);
-      const log = join(dataDir, 'events', `${topic}.log`);
-      const committed = Number(readFileSync(join(offsetsDir, group, file), 'utf8'));
-      if (existsSync(log) && committed < statSync(log).size) return false;
-    }
-  }
-  return true;
-}
-
-/** Each consumer group's committed offset against its topic's size, bytes: `group/topic committed/size`, lagging ones only. */
-function lagOf(dataDir: string): string {
-  const offsetsDir = join(dataDir, 'offsets');
-  if (!existsSync(offsetsDir)) return 'no offsets committed yet';
+  if (!existsSync(offsetsDir)) return undefined;
   const lagging: string[] = [];
   for (const group of readdirSync(offsetsDir))
     for (const file of readdirSync(join(offsetsDir, group))) {
@@ -83,7 +68,20 @@ function lagOf(dataDir: string): string {
       const size = existsSync(log) ? statSync(log).size : 0;
       if (committed < size) lagging.push(`${group}/${topic} ${committed}/${size}`);
     }
-  return lagging.join(', ');
+  return lagging;
+}
+
+/**
+ * Whether every consumer group of an embedded data directory has committed up to the end of the
+ * topic it reads (laggingGroups), i.e. every event written is in ClickHouse and the state store.
+ */
+export function embeddedConsumersCaughtUp(dataDir: string): boolean {
+  return laggingGroups(dataDir)?.length === 0;
+}
+
+/** The lagging groups of laggingGroups as one line of text. */
+function lagOf(dataDir: string): string {
+  return laggingGroups(dataDir)?.join(', ') ?? 'no offsets committed yet';
 }
 
 /** The last 40 lines of the server's output at level warn or above (pino levels 40–60), or the output's tail when it has none. */
