@@ -304,10 +304,15 @@ function liveStreamVerdict(target: string, footprint: ServerFootprint | undefine
   if (!live) return notMeasured(target);
   if (live.kbPerStream === null)
     return notMeasured(target, `not measured: ${live.notMeasuredReason ?? 'no stream opened'}`);
-  const all = live.reached === live.requested;
+  // A machine whose hard open-file limit cannot hold `requested` streams is judged at what it allows.
+  const allowed = live.openFileCap?.streams ?? live.requested;
+  const all = live.reached === allowed;
   const held =
     live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held, open or waiting`;
-  const figure = `${live.kbPerStream.toFixed(1)} KB/stream over ${live.reached} open streams${all ? '' : ` (only ${live.reached} of ${live.requested} opened${held})`}`;
+  const cap = live.openFileCap
+    ? ` (${live.requested} asked; the open-file limit of ${live.openFileCap.limit} allows ${allowed})`
+    : '';
+  const figure = `${live.kbPerStream.toFixed(1)} KB/stream over ${live.reached} open streams${cap}${all ? '' : ` (only ${live.reached} of ${allowed} opened${held})`}`;
   return { target, met: all && live.kbPerStream <= PERFORMANCE_TARGETS.kbPerLiveStream, measured: true, figure };
 }
 
@@ -337,7 +342,8 @@ function addedP99Verdict(rows: ReadonlyArray<BenchRow>): BenchVerdict {
  * The verdict on every target. CPU ratios are judged at `loadedConnections` (worst shape of each
  * group), added p50 at 1 connection; a target whose figures are missing is NOT MEASURED (`met`
  * false, `measured` false); live-stream targets are NOT MET when fewer streams opened than asked
- * for, and NOT MEASURED when too few opened or the RSS did not grow (liveStreamFigures).
+ * for (or than the server's hard open-file limit allows, when it allows fewer: `openFileCap`), and
+ * NOT MEASURED when too few opened or the RSS did not grow (liveStreamFigures).
  */
 export function judgeBenchTargets(
   rows: ReadonlyArray<BenchRow>,

@@ -9,6 +9,7 @@
  * streams: beyond that, accepting or connecting fails with EMFILE, and so would the files the
  * server must still open (its event log). The run opens no more than that (`openFileCap`).
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type ClientRequest } from 'node:http';
 import { readProcessUsage } from './read-process-usage.ts';
@@ -84,6 +85,31 @@ export function processOpenFileLimit(pid: number): number | undefined {
     return match?.[1] ? Number(match[1]) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Raises the open-file limit (soft and hard) of process `pid` so it can hold `streams` streams at two
+ * sockets each beside what it holds now and FD_HEADROOM, with util-linux `prlimit --pid`
+ * (https://man7.org/linux/man-pages/man1/prlimit.1.html). Above the hard limit this needs
+ * CAP_SYS_RESOURCE (root); without it, or without `prlimit`, the limit stays and the bench opens
+ * what it allows (streamCapOf). Never throws.
+ */
+export function raiseOpenFileLimit(pid: number, streams: number): void {
+  const limit = processOpenFileLimit(pid);
+  if (limit === undefined) return;
+  let open: number;
+  try {
+    open = readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return;
+  }
+  const wanted = 2 * streams + open + FD_HEADROOM;
+  if (wanted <= limit) return;
+  try {
+    execFileSync('prlimit', ['--pid', String(pid), `--nofile=${wanted}:${wanted}`], { stdio: 'ignore' });
+  } catch {
+    // No privilege or no prlimit: streamCapOf caps the streams, and the report says so.
   }
 }
 
@@ -223,6 +249,7 @@ export async function measureLiveStreams(options: LiveStreamOptions): Promise<Li
     firstError ??= message;
     notify();
   };
+  raiseOpenFileLimit(options.pid, options.count);
   const cap = streamCapOf(options.pid);
   const count = cap === undefined ? options.count : Math.min(options.count, cap);
   const limit = processOpenFileLimit(options.pid) ?? 0;

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
 import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment, type BenchRuntime } from './bench-runtime.ts';
+import { readProcessUsage } from './read-process-usage.ts';
 import { trackBenchChild } from './spawn-bench-server.ts';
 import { listeningAddressIn, stopChildProcess, withoutEngineVariables } from '../support/spawn-gateway.ts';
 
@@ -42,11 +43,37 @@ export interface EmbeddedGateway {
   /** SIGTERM, then SIGKILL after 15 s; resolves once it exited, then removes its data directory. */
   stop(): Promise<void>;
   /**
-   * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp),
-   * so work deferred by batching or by their lower priority is counted with the load that caused it.
-   * @throws Error when they have not caught up within `timeoutMs` (default 120 s)
+   * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp)
+   * and then its process tree went quiet (waitForQuietTree: the analytics engine's merges of what
+   * they inserted), so work deferred by batching, by their lower priority or by the engine is counted
+   * with the load that caused it, and not with the next server's case on the same CPU.
+   * @throws Error when they have not caught up within `timeoutMs` (default 600 s)
    */
   settled(timeoutMs?: number): Promise<void>;
+}
+
+/** A process tree is quiet when it used at most this share of a core over QUIET_WINDOW_MS (idle is under 1 %). */
+const QUIET_CPU_SHARE = 0.05;
+const QUIET_WINDOW_MS = 500;
+
+/**
+ * Waits until process `pid` and its children used at most QUIET_CPU_SHARE of a core over a
+ * QUIET_WINDOW_MS window, or `timeoutMs` (default 60 s) passed; never throws (a tree that does not
+ * quiet down leaves its work to the next case's figures, as before this wait).
+ */
+async function waitForQuietTree(pid: number, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  try {
+    let before = readProcessUsage(pid).cpuMicros;
+    while (Date.now() < until) {
+      await sleep(QUIET_WINDOW_MS);
+      const now = readProcessUsage(pid).cpuMicros;
+      if (now - before <= QUIET_CPU_SHARE * QUIET_WINDOW_MS * 1000) return;
+      before = now;
+    }
+  } catch {
+    // The process is gone: nothing left to wait for.
+  }
 }
 
 /**
@@ -157,6 +184,7 @@ export async function spawnEmbeddedGateway(
         );
       await sleep(50);
     }
+    await waitForQuietTree(child.pid ?? -1);
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,4 +1,5 @@
-/** The load benchmark's pure parts: cases, rows and ratios to the floor, verdicts, README splice, /proc parsing. */
+/** The load benchmark's parts: cases, rows and ratios to the floor, verdicts, README splice, /proc parsing and limits. */
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   BENCH_CASES,
@@ -29,7 +30,13 @@ import {
   README_BENCH_BEGIN,
   README_BENCH_END,
 } from '../../bench/format-readme-bench-table.ts';
-import { liveStreamFigures, type LiveStreamFootprint } from '../../bench/measure-server-footprint.ts';
+import {
+  FD_HEADROOM,
+  liveStreamFigures,
+  processOpenFileLimit,
+  raiseOpenFileLimit,
+  type LiveStreamFootprint,
+} from '../../bench/measure-server-footprint.ts';
 import { peerBenchCase } from '../../bench/peers/peer-cases.ts';
 import { parseStatCpuTicks, parseStatusRssBytes } from '../../bench/read-process-usage.ts';
 import type { CaseMeasurement } from '../../bench/run-bench-case.ts';
@@ -195,6 +202,28 @@ describe('bench rows', () => {
     expect(table).toContain(`gateway alone: RSS per live stream not measured: ${reason}`);
   });
 
+  it('judges live streams at what the open-file limit allows, when it allows fewer than asked for', () => {
+    const capped = (reached: number): LiveStreamFootprint => ({
+      ...live(reached, 10_000, 29.1),
+      openFileCap: { streams: 9957, limit: 20_000, reason: 'limit' },
+    });
+    const verdictFor = (footprint: LiveStreamFootprint) =>
+      judgeBenchTargets(
+        rows,
+        [{ target: 'gateway', idleRssMb: 120, idleCpuPercent: 0.2, liveStreams: footprint }],
+        32,
+      ).find((v) => v.target.startsWith('gateway alone ≤ 30 KB'));
+    expect(verdictFor(capped(9957))).toMatchObject({
+      met: true,
+      figure: '29.1 KB/stream over 9957 open streams (10000 asked; the open-file limit of 20000 allows 9957)',
+    });
+    expect(verdictFor(capped(9950))).toMatchObject({
+      met: false,
+      figure: expect.stringMatching(/only 9950 of 9957 opened/),
+    });
+    expect(verdictFor(live(9957, 10_000, 29.1))).toMatchObject({ met: false });
+  });
+
   it('puts peer rows in the same tables with ratios to the floor, and n/a peer cases in their place', () => {
     const portkey = peerBenchCase(shape('chat'), 'portkey', { 'x-portkey-provider': 'openai' });
     expect(portkey).toMatchObject({
@@ -328,6 +357,23 @@ describe('RSS per live stream', () => {
     expect(
       liveStreamFigures({ ...counts, reached: 50, rssBeforeBytes: MB, rssOpenBytes: MB }).notMeasuredReason,
     ).toMatch(/^RSS did not grow/);
+  });
+
+  it('raises the open-file limit of a process for the streams asked for, when privileged, and never lowers it', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], { stdio: 'ignore' });
+    try {
+      const pid = child.pid as number;
+      await new Promise((resolve) => child.once('spawn', resolve));
+      const before = processOpenFileLimit(pid) as number;
+      raiseOpenFileLimit(pid, 1); // already enough: unchanged
+      expect(processOpenFileLimit(pid)).toBe(before);
+      raiseOpenFileLimit(pid, before); // needs 2 × before + its own + headroom
+      const after = processOpenFileLimit(pid) as number;
+      // Unchanged without CAP_SYS_RESOURCE (as on a container that drops it), else enough for the streams.
+      expect(after === before || after >= 2 * before + FD_HEADROOM).toBe(true);
+    } finally {
+      child.kill();
+    }
   });
 });
 
