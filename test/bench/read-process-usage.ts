@@ -54,12 +54,18 @@ export function parseStatusRssBytes(statusText: string): number {
   return match?.[1] ? Number(match[1]) * 1024 : 0;
 }
 
-/** PIDs of the direct children of `pid` (empty when the kernel does not list them). */
-function childPids(pid: number): number[] {
+/**
+ * PIDs of the direct children of `pid` (empty when the kernel does not list them): of every thread
+ * of `pid` with `allThreads` (a server's worker thread may start a child, as the embedded
+ * analytics engine's relay thread does), else of its main thread only. Listing a process's threads
+ * creates a /proc entry per thread, and an engine whose thread pools come and go would be read
+ * that way on every sample; the kernel must then sweep those entries when it reaps the engine.
+ */
+function childPids(pid: number, allThreads: boolean): number[] {
   const children: number[] = [];
   let tasks: string[];
   try {
-    tasks = readdirSync(`/proc/${pid}/task`);
+    tasks = allThreads ? readdirSync(`/proc/${pid}/task`) : [String(pid)];
   } catch {
     return children;
   }
@@ -76,17 +82,19 @@ function childPids(pid: number): number[] {
 
 /**
  * CPU time and RSS of process `pid` plus every descendant process (its whole process tree: for a
- * server on tsx, the esbuild service processes tsx starts; for a peer, its workers).
+ * server on tsx, the esbuild service processes tsx starts; for the embedded server, its analytics
+ * engine; for a peer, its workers). The children of `pid` are found from all its threads, those of
+ * a descendant from its main thread (childPids).
  * @throws Error when `pid` itself cannot be read (not running, or not Linux)
  */
-export function readProcessUsage(pid: number): ProcessUsage {
+export function readProcessUsage(pid: number, descendant = false): ProcessUsage {
   const ticks = parseStatCpuTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   let cpuMicros = (ticks * 1_000_000) / ticksPerSecond();
   let rssBytes = parseStatusRssBytes(readFileSync(`/proc/${pid}/status`, 'utf8'));
   let processes = 1;
-  for (const child of childPids(pid)) {
+  for (const child of childPids(pid, !descendant)) {
     try {
-      const usage = readProcessUsage(child);
+      const usage = readProcessUsage(child, true);
       cpuMicros += usage.cpuMicros;
       rssBytes += usage.rssBytes;
       processes += usage.processes;

@@ -43,10 +43,12 @@ export interface EmbeddedGateway {
   /** SIGTERM, then SIGKILL after 15 s; resolves once it exited, then removes its data directory. */
   stop(): Promise<void>;
   /**
-   * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp)
-   * and then its process tree went quiet (waitForQuietTree: the analytics engine's merges of what
-   * they inserted), so work deferred by batching, by their lower priority or by the engine is counted
-   * with the load that caused it, and not with the next server's case on the same CPU.
+   * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp),
+   * then its analytics engine process stopped after its idle time (waitForChildrenToEnd: ClickHouse's
+   * merges of what they inserted, its shutdown, and the kernel's reaping of it), then its process
+   * tree went quiet (waitForQuietTree). So work deferred by batching, by their lower priority or by
+   * the engine is counted with the load that caused it, and not with the next server's case on the
+   * same CPU.
    * @throws Error when they have not caught up within `timeoutMs` (default 600 s)
    */
   settled(timeoutMs?: number): Promise<void>;
@@ -55,6 +57,19 @@ export interface EmbeddedGateway {
 /** A process tree is quiet when it used at most this share of a core over QUIET_WINDOW_MS (idle is under 1 %). */
 const QUIET_CPU_SHARE = 0.05;
 const QUIET_WINDOW_MS = 500;
+
+/**
+ * Waits until process `pid` has no child process left (the embedded analytics engine stops after
+ * DEFAULT_CHDB_IDLE_EXIT_MS without a query), or `timeoutMs` (default 30 s) passed; never throws.
+ */
+async function waitForChildrenToEnd(pid: number, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  try {
+    while (readProcessUsage(pid).processes > 1 && Date.now() < until) await sleep(100);
+  } catch {
+    // The process is gone: nothing left to wait for.
+  }
+}
 
 /**
  * Waits until process `pid` and its children used at most QUIET_CPU_SHARE of a core over a
@@ -184,6 +199,7 @@ export async function spawnEmbeddedGateway(
         );
       await sleep(50);
     }
+    await waitForChildrenToEnd(child.pid ?? -1);
     await waitForQuietTree(child.pid ?? -1);
   };
   const deadline = Date.now() + timeoutMs;
