@@ -245,7 +245,7 @@ function handleEvents(
     if (event.type === 'message-end') {
       event = {
         ...event,
-        usage: finalizeUsage(event.usage, args.input.request, () => outputSoFar(args, state)),
+        usage: finalizeUsage(event.usage, args.input.request, () => outputSoFar(state)),
       };
     }
     if (event.type === 'error') state.endError = event.error;
@@ -337,12 +337,10 @@ function watchKeepAlive(state: RelayState): () => void {
 }
 
 /** The output relayed so far, for an estimate of output tokens: the decoded blocks and the pass-through's unparsed continuations. */
-function outputSoFar(args: StreamRelayArgs, state: RelayState): OutputBlock[] {
+function outputSoFar(state: RelayState): OutputBlock[] {
   const decoded = state.accumulator.result().content;
-  const tap = args.adapter.passThroughTap;
   const continued = state.continuations?.continuations() ?? [];
-  if (!tap || continued.length === 0) return [...decoded];
-  return [...decoded, ...tap.continuationContent(continued)];
+  return continued.length === 0 ? [...decoded] : [...decoded, ...continued];
 }
 
 function abandon(args: StreamRelayArgs, error: GatewayError): AttemptResult {
@@ -356,7 +354,7 @@ function finish(args: StreamRelayArgs, state: RelayState, status: 'completed' | 
   const usage = finalizeUsage(
     state.accumulator.currentUsage(),
     args.input.request,
-    () => outputSoFar(args, state),
+    () => outputSoFar(state),
     status !== 'completed',
   );
   return {

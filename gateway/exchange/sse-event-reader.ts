@@ -3,8 +3,9 @@
  * the bytes a pass-through relay forwards), one by one and without an async iterator. On
  * pass-through, once the stream has started, an event the adapter's tap calls a continuation
  * (upstream-adapter.ts PassThroughTap) is tested on its bytes read as Latin-1 (a copy per run, no
- * UTF-8 decoding; each event a slice of it), its bytes appended to a buffer for a possible output
- * estimate, and never decoded. Every other event is parsed by `eventsource-parser` (WHATWG rules,
+ * UTF-8 decoding; each event a slice of it), and only the bytes of the output it carries (the tap's
+ * ContinuationFragment: the contents of one JSON string) are appended to a buffer for a possible
+ * output estimate, never decoded unless one is needed. Every other event is parsed by `eventsource-parser` (WHATWG rules,
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
  * one whole event at a time, by one parser every stream shares (`parseWholeEvents`).
  *
@@ -14,7 +15,8 @@
  * A byte order mark at the start of the stream is skipped, as the spec's decoding drops it.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import type { PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
+import type { OutputBlock } from '../canonical/response.ts';
+import type { ContinuationFragment, PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -63,9 +65,12 @@ export class SseEventReader {
   /** No tap, or the loaded run holds a CR: parse it whole, test nothing in place. */
   private parseWhole = false;
   private atStreamStart = true;
-  /** The kept continuations' bytes, `keptLength` of them used. */
+  /** The kept fragments' bytes (JSON string contents, escapes undecoded), `keptLength` of them used. */
   private kept: Buffer | undefined;
   private keptLength = 0;
+  /** Runs of kept fragments of one kind in a row: their kinds, and where each run ends in `kept`. */
+  private keptKinds: Array<ContinuationFragment['kind']> | undefined;
+  private keptRunEnds: number[] | undefined;
 
   /** `tap`: the adapter's reader of continuations, on pass-through; none: every event is parsed. */
   constructor(private readonly tap: PassThroughTap | undefined) {}
@@ -120,29 +125,68 @@ export class SseEventReader {
       const blank = this.text.indexOf('\n\n', start);
       const end = blank === -1 ? bytes.length : blank + 2;
       this.position = end;
-      if (started && this.tap?.isContinuation(this.text.slice(start, end))) this.keep(bytes, start, end);
-      else parseWholeEvents(bytes.toString('utf8', start, end), this.parsed);
+      const raw = started && this.tap ? this.text.slice(start, end) : undefined;
+      if (raw !== undefined && this.tap?.isContinuation(raw)) {
+        const fragment = this.tap.continuationFragment(raw);
+        if (fragment) this.keep(bytes, start + fragment.start, start + fragment.end, fragment.kind);
+      } else parseWholeEvents(bytes.toString('utf8', start, end), this.parsed);
     }
   }
 
-  /** The continuations kept so far, parsed, in order (for an estimate of the output). */
-  continuations(): UpstreamSseEvent[] {
-    const events: UpstreamSseEvent[] = [];
-    if (this.kept) parseWholeEvents(this.kept.toString('utf8', 0, this.keptLength), events);
-    return events;
+  /**
+   * The output of the continuations kept so far, in order, fragments of one kind in a row joined
+   * into one block (for an estimate of output tokens: BPE counts a whole text, not its pieces). A
+   * run whose JSON escapes do not decode is given as its raw text, which a token estimate reads
+   * about as well.
+   */
+  continuations(): OutputBlock[] {
+    const kept = this.kept;
+    const kinds = this.keptKinds;
+    const ends = this.keptRunEnds;
+    if (!kept || !kinds || !ends) return [];
+    const blocks: OutputBlock[] = [];
+    let runStart = 0;
+    for (let run = 0; run < kinds.length; run += 1) {
+      const runEnd = ends[run] as number;
+      const escaped = kept.toString('utf8', runStart, runEnd);
+      runStart = runEnd;
+      let text: string;
+      try {
+        text = JSON.parse(`"${escaped}"`) as string;
+      } catch {
+        text = escaped;
+      }
+      const kind = kinds[run];
+      blocks.push(
+        kind === 'tool-call'
+          ? { type: 'tool-call', id: '', name: '', arguments: text }
+          : { type: kind === 'reasoning' ? 'reasoning' : 'text', text },
+      );
+    }
+    return blocks;
   }
 
-  /** Appends bytes `[start, end)` of `bytes` to the kept continuations (the buffer doubles as it fills). */
-  private keep(bytes: Buffer, start: number, end: number): void {
+  /**
+   * Appends bytes `[start, end)` of `bytes`, a fragment of `kind`, to the kept fragments (the
+   * buffer doubles as it fills); a fragment of the same kind as the one before extends its run.
+   */
+  private keep(bytes: Buffer, start: number, end: number, kind: ContinuationFragment['kind']): void {
     const length = end - start;
     let kept = this.kept;
     if (!kept || this.keptLength + length > kept.length) {
-      const grown = Buffer.allocUnsafe(Math.max(1024, 2 * (this.keptLength + length)));
+      const grown = Buffer.allocUnsafe(Math.max(256, 2 * (this.keptLength + length)));
       if (kept) kept.copy(grown, 0, 0, this.keptLength);
       kept = grown;
       this.kept = grown;
     }
     bytes.copy(kept, this.keptLength, start, end);
     this.keptLength += length;
+    const kinds = (this.keptKinds ??= []);
+    const ends = (this.keptRunEnds ??= []);
+    if (kinds.length > 0 && kinds[kinds.length - 1] === kind) ends[ends.length - 1] = this.keptLength;
+    else {
+      kinds.push(kind);
+      ends.push(this.keptLength);
+    }
   }
 }

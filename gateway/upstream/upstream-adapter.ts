@@ -6,7 +6,7 @@
 import type { UpstreamProtocol } from '../canonical/formats.ts';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import type { CanonicalRequest } from '../canonical/request.ts';
-import type { CanonicalResponse, OutputBlock } from '../canonical/response.ts';
+import type { CanonicalResponse } from '../canonical/response.ts';
 import type { StreamEvent } from '../canonical/stream-event.ts';
 import type { CloudSettings, CloudSurface, ProviderPreset } from '../providers/provider-preset.ts';
 import type { TranslationNotes } from '../canonical/translation-notes.ts';
@@ -128,12 +128,24 @@ export interface UpstreamCredentialSource {
 }
 
 /**
+ * Where the output of a continuation lies in its raw event (PassThroughTap.continuationFragment):
+ * the contents of the JSON string that holds it, escapes undecoded, as offsets `[start, end)` of
+ * the event's Latin-1 text (so byte offsets of the event), and the kind of block it adds to.
+ */
+export interface ContinuationFragment {
+  readonly kind: 'text' | 'reasoning' | 'tool-call';
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
  * What a pass-through relay reads of a streamed answer whose bytes go to the client unchanged, so
  * that it parses only the events that carry something for the request's outcome. Once the stream
  * has started, an event that merely continues a block already open (more text, reasoning or tool
- * arguments) carries no usage, stop reason, error, new block or end: the relay keeps it unparsed,
- * and parses the kept events only when an estimate of the output is needed (no usage reported,
- * or a stream cut short).
+ * arguments) carries no usage, stop reason, error, new block or end: the relay leaves it unparsed
+ * and keeps only the bytes of the output it carries (its fragment), decoded only when an estimate
+ * of the output is needed (no usage reported, or a stream cut short). A stream holds about as many
+ * kept bytes as it has output characters, not its events' envelopes.
  */
 export interface PassThroughTap {
   /**
@@ -144,8 +156,12 @@ export interface PassThroughTap {
    * a multi-byte UTF-8 character appears as several chars above U+007F.
    */
   isContinuation(rawEvent: string): boolean;
-  /** The output the continuation `events` carry, in order, for an estimate of output tokens; unreadable events are left out. Never throws. */
-  continuationContent(events: ReadonlyArray<UpstreamSseEvent>): OutputBlock[];
+  /**
+   * The output a continuation carries (`rawEvent` as for isContinuation), located without parsing
+   * it; undefined when it carries none (a ping, an empty or null text) or none could be found,
+   * which leaves it out of an estimate of output tokens. Never throws.
+   */
+  continuationFragment(rawEvent: string): ContinuationFragment | undefined;
 }
 
 /** One upstream protocol. */

@@ -5,23 +5,15 @@
  * (`message_start`, `content_block_start`, `message_delta`, `error`, `message_stop`;
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types).
  */
-import type { OutputBlock } from '../../canonical/response.ts';
-import type { PassThroughTap } from '../upstream-adapter.ts';
+import type { ContinuationFragment, PassThroughTap } from '../upstream-adapter.ts';
+import { rawJsonStringSpan } from '../shared/raw-json-string-span.ts';
 
-/** The output of one `content_block_delta`: its text, thinking or tool-input fragment. */
-function deltaBlock(data: string): OutputBlock | undefined {
-  try {
-    const delta = (JSON.parse(data) as { delta?: Record<string, unknown> }).delta;
-    if (delta?.type === 'text_delta' && typeof delta.text === 'string') return { type: 'text', text: delta.text };
-    if (delta?.type === 'thinking_delta' && typeof delta.thinking === 'string')
-      return { type: 'reasoning', text: delta.thinking };
-    if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string')
-      return { type: 'tool-call', id: '', name: '', arguments: delta.partial_json };
-    return undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The delta types that carry output, the member holding it, and the block kind it adds to. */
+const DELTA_FIELDS: ReadonlyArray<readonly [type: string, member: string, kind: ContinuationFragment['kind']]> = [
+  ['"text_delta"', 'text', 'text'],
+  ['"thinking_delta"', 'thinking', 'reasoning'],
+  ['"input_json_delta"', 'partial_json', 'tool-call'],
+];
 
 /**
  * The first line of a block delta and of a ping, as Anthropic writes them: the `event:` line comes
@@ -33,21 +25,15 @@ const PING = 'event: ping\n';
 /** The Anthropic Messages stream tap. */
 export const anthropicPassThroughTap: PassThroughTap = {
   isContinuation: (rawEvent) => rawEvent.startsWith(BLOCK_DELTA) || rawEvent.startsWith(PING),
-  continuationContent(events): OutputBlock[] {
-    // Fragments of one kind in a row join into one block: BPE counts a whole text, not its pieces.
-    const blocks: OutputBlock[] = [];
-    for (const event of events) {
-      const block = event.event === 'content_block_delta' ? deltaBlock(event.data) : undefined;
-      if (!block) continue;
-      const last = blocks.at(-1);
-      if (last?.type === 'text' && block.type === 'text')
-        blocks[blocks.length - 1] = { ...last, text: last.text + block.text };
-      else if (last?.type === 'reasoning' && block.type === 'reasoning')
-        blocks[blocks.length - 1] = { ...last, text: last.text + block.text };
-      else if (last?.type === 'tool-call' && block.type === 'tool-call')
-        blocks[blocks.length - 1] = { ...last, arguments: last.arguments + block.arguments };
-      else blocks.push(block);
+  continuationFragment(rawEvent) {
+    // `delta.text`, `delta.thinking` or `delta.partial_json` by `delta.type`; a signature or a ping carries no output.
+    const delta = rawEvent.indexOf('"delta"');
+    if (delta === -1) return undefined;
+    for (const [type, member, kind] of DELTA_FIELDS) {
+      if (rawEvent.indexOf(type, delta) === -1) continue;
+      const span = rawJsonStringSpan(rawEvent, member, delta);
+      return span && span.end > span.start ? { kind, start: span.start, end: span.end } : undefined;
     }
-    return blocks;
+    return undefined;
   },
 };

@@ -7,29 +7,21 @@
  * on the chunk that ends the choice
  * (https://platform.openai.com/docs/api-reference/chat-streaming/streaming).
  */
-import type { OutputBlock } from '../../canonical/response.ts';
 import type { PassThroughTap } from '../upstream-adapter.ts';
+import { rawJsonStringSpan } from '../shared/raw-json-string-span.ts';
 
 /** Anything the decoder reads beyond text: a usage object, a finish reason, tool calls, refusals, reasoning, errors. */
 const CARRIES_MORE_THAN_TEXT =
   /"(?:tool_calls|function_call|refusal|reasoning_content|reasoning|reasoning_details|error)"|"finish_reason"\s*:\s*"|"usage"\s*:\s*\{/;
 
-/** The text of one continuation chunk (`choices[0].delta.content`), or '' when it has none or is not JSON. */
-function chunkText(data: string): string {
-  try {
-    const chunk = JSON.parse(data) as { choices?: Array<{ delta?: { content?: unknown } }> };
-    const content = chunk.choices?.[0]?.delta?.content;
-    return typeof content === 'string' ? content : '';
-  } catch {
-    return '';
-  }
-}
-
 /** The Chat Completions stream tap. */
 export const chatPassThroughTap: PassThroughTap = {
   isContinuation: (rawEvent: string) => rawEvent.includes('"content"') && !CARRIES_MORE_THAN_TEXT.test(rawEvent),
-  continuationContent(events): OutputBlock[] {
-    const text = events.map((event) => chunkText(event.data)).join('');
-    return text === '' ? [] : [{ type: 'text', text }];
+  continuationFragment(rawEvent) {
+    // `choices[0].delta.content`: the first `content` member after `delta` (`logprobs.content`, an array, may follow).
+    const delta = rawEvent.indexOf('"delta"');
+    if (delta === -1) return undefined;
+    const span = rawJsonStringSpan(rawEvent, 'content', delta);
+    return span && span.end > span.start ? { kind: 'text', start: span.start, end: span.end } : undefined;
   },
 };

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicPassThroughTap } from '../../../gateway/upstream/anthropic-messages/anthropic-pass-through-tap.ts';
 import { chatPassThroughTap } from '../../../gateway/upstream/openai-chat/chat-pass-through-tap.ts';
+import type { PassThroughTap } from '../../../gateway/upstream/upstream-adapter.ts';
+import { rawJsonStringSpan } from '../../../gateway/upstream/shared/raw-json-string-span.ts';
+
+/** The fragment a tap finds in one raw event, decoded as the relay decodes it, with its kind. */
+function fragmentOf(tap: PassThroughTap, rawEvent: string): { kind: string; text: string } | undefined {
+  const fragment = tap.continuationFragment(rawEvent);
+  if (!fragment) return undefined;
+  const escaped = Buffer.from(rawEvent.slice(fragment.start, fragment.end), 'latin1').toString('utf8');
+  return { kind: fragment.kind, text: JSON.parse(`"${escaped}"`) as string };
+}
 
 /** One SSE event as the upstream writes it, read as Latin-1 as the relay hands it to a tap. */
 const raw = (event: { event?: string; data: string }) =>
@@ -45,9 +55,18 @@ describe('Chat Completions pass-through tap', () => {
     for (const data of carriesMore) expect(chatPassThroughTap.isContinuation(raw({ data })), data).toBe(false);
   });
 
-  it('reads the text of the kept chunks, skipping unreadable ones', () => {
-    const events = [chunk({ content: 'Hello' }), 'not json', chunk({ content: ', world' })].map((data) => ({ data }));
-    expect(chatPassThroughTap.continuationContent(events)).toEqual([{ type: 'text', text: 'Hello, world' }]);
+  it('finds the text of a chunk without parsing it: escapes, UTF-8, spacing, logprobs after the delta', () => {
+    const text = 'He said "content": \\"hi\\" — ünïcode 😀\n';
+    expect(fragmentOf(chatPassThroughTap, raw({ data: chunk({ content: text }) }))).toEqual({ kind: 'text', text });
+    const spaced =
+      '{"choices": [{"index": 0, "delta": {"role": "assistant", "content" : "a\\"b"}, "logprobs": {"content": []}}]}';
+    expect(fragmentOf(chatPassThroughTap, raw({ data: spaced }))).toEqual({ kind: 'text', text: 'a"b' });
+    const logprobsFirst = JSON.stringify({
+      choices: [{ logprobs: { content: [{ token: 'x' }] }, delta: { content: 'y' } }],
+    });
+    expect(fragmentOf(chatPassThroughTap, raw({ data: logprobsFirst }))).toEqual({ kind: 'text', text: 'y' });
+    for (const data of [chunk({ content: '' }), chunk({ content: null }), 'not json', '{"choices":[]}'])
+      expect(chatPassThroughTap.continuationFragment(raw({ data })), data).toBeUndefined();
   });
 });
 
@@ -72,21 +91,43 @@ describe('Anthropic Messages pass-through tap', () => {
     expect(anthropicPassThroughTap.isContinuation(raw({ data: '{"type":"content_block_delta"}' }))).toBe(false);
   });
 
-  it('joins the fragments of each kind in a row: text, thinking, tool input', () => {
-    const events = [
-      delta({ type: 'thinking_delta', thinking: 'Let me ' }),
-      delta({ type: 'thinking_delta', thinking: 'think.' }),
-      delta({ type: 'signature_delta', signature: 'sig' }),
-      delta({ type: 'text_delta', text: 'Hello' }),
-      delta({ type: 'text_delta', text: ' there' }),
-      delta({ type: 'input_json_delta', partial_json: '{"city":' }),
-      delta({ type: 'input_json_delta', partial_json: '"Paris"}' }),
-      { event: 'ping', data: '{"type":"ping"}' },
-    ];
-    expect(anthropicPassThroughTap.continuationContent(events)).toEqual([
-      { type: 'reasoning', text: 'Let me think.' },
-      { type: 'text', text: 'Hello there' },
-      { type: 'tool-call', id: '', name: '', arguments: '{"city":"Paris"}' },
+  it('finds the fragment of each delta kind: text, thinking, tool input; none in a signature or a ping', () => {
+    const fragments = [
+      delta({ type: 'thinking_delta', thinking: 'Let me "think".' }),
+      delta({ type: 'text_delta', text: 'Hello "text_delta" ü' }),
+      delta({ type: 'input_json_delta', partial_json: '{"city":"Paris"}' }),
+    ].map((event) => fragmentOf(anthropicPassThroughTap, raw(event)));
+    expect(fragments).toEqual([
+      { kind: 'reasoning', text: 'Let me "think".' },
+      { kind: 'text', text: 'Hello "text_delta" ü' },
+      { kind: 'tool-call', text: '{"city":"Paris"}' },
     ]);
+    for (const event of [
+      delta({ type: 'signature_delta', signature: 'sig' }),
+      delta({ type: 'text_delta', text: '' }),
+      { event: 'ping', data: '{"type":"ping"}' },
+    ])
+      expect(anthropicPassThroughTap.continuationFragment(raw(event))).toBeUndefined();
+  });
+});
+
+describe('raw JSON string spans', () => {
+  const valueAt = (text: string, key: string, from?: number) => {
+    const span = rawJsonStringSpan(text, key, from);
+    return span && text.slice(span.start, span.end);
+  };
+
+  it('finds a member by name, not a value that reads like it, and ends at an unescaped quote', () => {
+    expect(valueAt('{"type":"text","text":"a\\\\"}', 'text')).toBe('a\\\\');
+    expect(valueAt('{"a":"x\\"y","b":"z"}', 'a')).toBe('x\\"y');
+    expect(valueAt('{"a":"x","a":"y"}', 'a', 5)).toBe('y');
+    expect(valueAt('{ "a" :\n "v" }', 'a')).toBe('v');
+  });
+
+  it('gives nothing for a value that is not a string, an absent member, or a string that does not end', () => {
+    expect(valueAt('{"a":null}', 'a')).toBeUndefined();
+    expect(valueAt('{"a":["x"]}', 'a')).toBeUndefined();
+    expect(valueAt('{"b":"a"}', 'a')).toBeUndefined();
+    expect(valueAt('{"a":"open\\"', 'a')).toBeUndefined();
   });
 });
