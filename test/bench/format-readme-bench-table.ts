@@ -60,10 +60,13 @@ export function renderReadmeBenchSection(report: BenchReport): string {
     ...report.footprints.map((f) => {
       const live = f.liveStreams;
       const held = live.kbPerHeldRequest === null ? '' : `; ${live.kbPerHeldRequest.toFixed(1)} KB per request held`;
+      const cap = live.openFileCap
+        ? `, the open-file limit of ${grouped(live.openFileCap.limit)} allows ${grouped(live.openFileCap.streams)}`
+        : '';
       const reached =
         live.reached === live.requested
           ? `${grouped(live.reached)} streams`
-          : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${held}`;
+          : `${grouped(live.reached)} of ${grouped(live.requested)} streams opened${cap}${held}`;
       const perStream =
         live.kbPerStream === null
           ? `not measured (${live.notMeasuredReason ?? 'no stream opened'})`
