@@ -58,8 +58,9 @@ export function parseStatusRssBytes(statusText: string): number {
  * PIDs of the direct children of `pid` (empty when the kernel does not list them): of every thread
  * of `pid` with `allThreads` (a server's worker thread may start a child, as the embedded
  * analytics engine's relay thread does), else of its main thread only. Listing a process's threads
- * creates a /proc entry per thread, and an engine whose thread pools come and go would be read
- * that way on every sample; the kernel must then sweep those entries when it reaps the engine.
+ * creates a /proc entry per thread the kernel keeps cached, and the embedded analytics engine's
+ * thread pools come and go; with its threads listed on every sample, reaping the engine twice took
+ * the kernel minutes (README, "Tests and benchmarks").
  */
 function childPids(pid: number, allThreads: boolean): number[] {
   const children: number[] = [];
@@ -84,7 +85,8 @@ function childPids(pid: number, allThreads: boolean): number[] {
  * CPU time and RSS of process `pid` plus every descendant process (its whole process tree: for a
  * server on tsx, the esbuild service processes tsx starts; for the embedded server, its analytics
  * engine; for a peer, its workers). The children of `pid` are found from all its threads, those of
- * a descendant from its main thread (childPids).
+ * a descendant from its main thread (childPids). `descendant`: `pid` was found below another
+ * process (set by the recursion; callers leave it false).
  * @throws Error when `pid` itself cannot be read (not running, or not Linux)
  */
 export function readProcessUsage(pid: number, descendant = false): ProcessUsage {
