@@ -189,7 +189,7 @@ export async function spawnEmbeddedGateway(
     await stopChildProcess(child, 15_000);
     rmSync(dataDir, { recursive: true, force: true });
   };
-  // Late in a run, after the c=32 cases filled its tables, the consumers took up to about 2 min to catch up.
+  // Its consumers have waited minutes for the engine while the kernel was slow to reap a stopped one (README, "Tests and benchmarks").
   const settled = async (settleTimeoutMs = 600_000): Promise<void> => {
     const until = Date.now() + settleTimeoutMs;
     while (!embeddedConsumersCaughtUp(join(dataDir, 'data'))) {
