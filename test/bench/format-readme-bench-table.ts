@@ -46,7 +46,7 @@ export function renderReadmeBenchSection(report: BenchReport): string {
   const m = report.machine;
   const lines = [
     `Run of ${report.generatedAt.slice(0, 10)}: ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${report.settings.pinning}; ` +
-      `${report.settings.warmupS} s warm-up + ${report.settings.durationS} s per case; 1-min load average ${m.loadAverage1mAtStart}–${m.loadAverage1mAtEnd}.`,
+      `${report.settings.serverWarmupS ? `each server first warmed with each of its cases for ${report.settings.serverWarmupS} s; ` : ''}${report.settings.warmupS} s warm-up + ${report.settings.durationS} s per case; 1-min load average ${m.loadAverage1mAtStart}–${m.loadAverage1mAtEnd}.`,
     '',
     `| server | case | req/s (${loaded} conn.) | CPU per request (${loaded} conn.) | × floor CPU | added p50, 1 conn. | floor's added p50 | added p99, 1 conn. | floor's added p99 |`,
     '|---|---|---|---|---|---|---|---|---|',

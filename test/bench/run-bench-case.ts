@@ -36,6 +36,11 @@ export interface BenchSettings {
   readonly durationS: number;
   readonly warmupS: number;
   readonly connections: number;
+  /**
+   * Load per case in the servers' warm-up pass (warmServers) before any case is measured, s; 0
+   * skips it. Absent in reports written before the pass existed.
+   */
+  readonly serverWarmupS?: number;
 }
 
 /** One measured case. Latencies in ms, CPU in µs of process CPU time (user + system) per request. */
@@ -148,6 +153,36 @@ export async function runBenchCase(
     mockCpuUsPerRequest: (mockAfter.cpuMicros - mockBefore.cpuMicros) / requests,
     serverRssBytes: serverAfter.rssBytes,
   };
+}
+
+/**
+ * The servers' warm-up pass: every case of `cases` (one per server and shape) loaded for
+ * `settings.serverWarmupS` s at `connections`, each server's cases in a row, then that server
+ * settled. So each server's measured cases find it in its steady state, every code path compiled
+ * by V8's optimizing tiers and, for the embedded server, its consumers and analytics engine past
+ * their first batches. Measured from start, the first case of a server ran cold: the embedded
+ * server's first 8 s cost up to 40 % more CPU per request than the same case a round later
+ * (README, "Tests and benchmarks"). Start-up itself is measured apart (measure-start-up.ts).
+ * A case that fails here is left for its measured run to report.
+ */
+export async function warmServers(
+  cases: ReadonlyArray<MeasuredCase>,
+  servers: BenchServers,
+  settings: BenchSettings,
+  connections: number,
+): Promise<void> {
+  const warmupS = settings.serverWarmupS ?? 0;
+  if (warmupS <= 0) return;
+  const targets = [...new Set(cases.map((c) => c.target))];
+  for (const target of targets) {
+    const server = servers[target];
+    if (!server) continue;
+    for (const benchCase of cases.filter((c) => c.target === target)) {
+      const load = { url: `${server.origin}${benchCase.path}`, headers: benchCase.headers, body: benchCase.body };
+      await runLoadPhase({ ...load, connections, durationS: warmupS }).catch(() => undefined);
+    }
+    await server.settled?.();
+  }
 }
 
 /** 0 … count − 1 in a random order (Fisher–Yates). */

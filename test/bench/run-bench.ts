@@ -10,6 +10,8 @@
  *   file event log, chdb in one process), same channel, key and limits.
  * Every server (mock and floor included, so all share one runtime) runs as production runs Tollgate:
  * Node on compiled JavaScript, a bench build in .tollgate/bench-dist (bench-runtime.ts).
+ * First every server is warmed (run-bench-case.ts warmServers): each of its cases for
+ * BENCH_SERVER_WARMUP_S (default 5 s), so no case is measured on a cold server.
  * Each case of bench-cases.ts (Chat pass-through and Anthropic translated, non-streamed and
  * streamed) runs at BENCH_CONNECTIONS (default 32) and at 1 connection with autocannon: a sample
  * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
@@ -40,7 +42,9 @@
  * the gateway alone, each shape at 32 connections for BENCH_PROFILE_S seconds (default 4; 0 skips)
  * under V8's sampling profiler, their CPU per request split by category.
  *
- * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0), BENCH_CONNECTIONS (integer ≥ 1,
+ * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0, before each case),
+ * BENCH_SERVER_WARMUP_S (s ≥ 0, default 5: each case in the servers' warm-up pass before any is
+ * measured, run-bench-case.ts warmServers; 0 skips it), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
  * 10000), BENCH_LIVE_STREAM_CHUNK_MS (ms ≥ 1000, default 10000: the slow upstream's delay before each
  * chunk), BENCH_IDLE_SETTLE_S (s ≥ 0, default 10), BENCH_IDLE_CPU_S (s > 0, default 10), BENCH_PIN
@@ -127,6 +131,7 @@ import {
 import {
   runBenchCase,
   runInterleavedCases,
+  warmServers,
   type BenchServers,
   type BenchSettings,
   type CaseMeasurement,
@@ -203,6 +208,7 @@ function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
   return {
     durationS: readNumber(env, 'BENCH_DURATION_S', 8, (n) => n > 0, 'a number of seconds > 0'),
     warmupS: readNumber(env, 'BENCH_WARMUP_S', 2, (n) => n >= 0, 'a number of seconds >= 0'),
+    serverWarmupS: readNumber(env, 'BENCH_SERVER_WARMUP_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
     connections: readNumber(env, 'BENCH_CONNECTIONS', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     liveStreams: readNumber(env, 'BENCH_LIVE_STREAMS', 10_000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     liveStreamChunkMs: readNumber(
@@ -521,6 +527,20 @@ async function measureAll(
 ): Promise<Measured> {
   const measurements: CaseMeasurement[] = [];
   const unmeasured: UnmeasuredRow[] = [];
+  const warmed = [
+    ...BENCH_CASES.filter((c) => c.target !== 'mock'),
+    ...BENCH_SHAPES.flatMap((shape) =>
+      peerCaseEntries(shape, peers, servers.mock.origin).flatMap((entry) =>
+        'unmeasured' in entry ? [] : [entry.benchCase],
+      ),
+    ),
+  ];
+  if ((settings.serverWarmupS ?? 0) > 0) {
+    process.stdout.write(
+      `Warming every server: each of its cases for ${settings.serverWarmupS} s at ${levels[0]} connections …\n`,
+    );
+    await warmServers(warmed, servers, settings, levels[0] ?? settings.connections);
+  }
   for (const connections of levels) {
     process.stdout.write(`${connections} connection${connections === 1 ? '' : 's'}:\n`);
     for (const shape of BENCH_SHAPES) {
@@ -759,6 +779,7 @@ async function main(withPeers: boolean): Promise<number> {
   const reportSettings: BenchReportSettings = {
     durationS: settings.durationS,
     warmupS: settings.warmupS,
+    serverWarmupS: settings.serverWarmupS,
     connections: settings.connections,
     connectionLevels: levels,
     liveStreams: settings.liveStreams,
