@@ -161,7 +161,7 @@ export async function runBenchCase(
  * settled. So each server's measured cases find it in its steady state, every code path compiled
  * by V8's optimizing tiers and, for the embedded server, its consumers and analytics engine past
  * their first batches. Measured from start, the first case of a server ran cold: the embedded
- * server's first 8 s cost up to 40 % more CPU per request than the same case a round later
+ * server's first 8 s cost up to 41 % more CPU per request than the same case later on
  * (README, "Tests and benchmarks"). Start-up itself is measured apart (measure-start-up.ts).
  * A case that fails here is left for its measured run to report.
  */
