@@ -322,6 +322,9 @@ describe('bench rows', () => {
       '| | Tollgate: gateway/exchange | 0.0 | 20.0 | +20.0 |\n| | undici | 10.0 | 11.0 | +1.0 |',
     );
     expect(section).toContain('| floor | 60 MB | 0.00 % of a core | 12.5 KB (100 streams) |');
+    expect(section).toContain('not pinned; 2 s warm-up + 8 s per case;');
+    const warmedSection = renderReadmeBenchSection({ ...report, settings: { ...report.settings, serverWarmupS: 5 } });
+    expect(warmedSection).toContain('not pinned; each server first warmed with each of its cases for 5 s; 2 s warm-up');
     expect(section).toContain('- MET — a target: 1×');
     expect(section).toContain('- **NOT MEASURED** — another: not measured: too few');
     const readme = `intro\n${README_BENCH_BEGIN}\nold table\n${README_BENCH_END}\nafter\n`;
