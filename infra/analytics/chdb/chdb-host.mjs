@@ -21,10 +21,14 @@
  * A session that could not be opened fails the first request with `cannot open chdb at <path>: …`,
  * and the process exits after that reply.
  * When its parent goes away (the channel disconnects, the parent killed included) it closes the
- * session and exits: no engine outlives the server that started it. SIGTERM and SIGINT are
- * ignored: sent to the server's process group, they must not end the engine before the server's
- * drain has written its last batches.
+ * session and exits: no engine outlives the server that started it. The engine runs in a process
+ * group of its own (chdb-worker.mjs), so a signal to the server's group does not reach it; SIGTERM
+ * and SIGINT sent to it directly are ignored from its first statement on, before the engine's
+ * library loads (seconds on a cold disk): the server's drain still writes its last batches
+ * through it.
  */
+// First: modules are evaluated in the order they are imported (https://tc39.es/ecma262/#sec-innermoduleevaluation).
+import './ignore-stop-signals.mjs';
 import { mkdirSync } from 'node:fs';
 import { Session } from 'chdb';
 import { lowerThisThreadPriority } from '../../lower-thread-priority.mjs';
@@ -118,11 +122,6 @@ process.on('message', (request) => {
   // and the next request starts a new one, which tries to open the directory again.
   if (request.op === 'close' || openFailure !== undefined) process.disconnect?.();
 });
-// A supervisor's SIGTERM or a terminal's Ctrl-C reaches the whole process group, this process
-// included: it stays for the server's drain, whose last inserts it serves, and goes when the
-// server closes the channel or exits.
-process.on('SIGTERM', () => undefined);
-process.on('SIGINT', () => undefined);
 process.on('disconnect', () => {
   closeSession();
   process.exit(0);

@@ -47,9 +47,14 @@ let chain = Promise.resolve();
 
 /** @returns {Engine} a started engine process */
 function startEngine() {
+  // In a process group of its own: a supervisor's SIGTERM or a terminal's Ctrl-C to the server's
+  // group must not reach an engine still loading its library, before chdb-host.mjs could ignore
+  // it (https://nodejs.org/api/child_process.html#optionsdetached). It still goes with its
+  // server: it exits when the IPC channel closes.
   const child = fork(HOST, [HOST_OPTIONS], {
     serialization: 'advanced',
     execArgv: [],
+    detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   /** @type {Engine} */

@@ -171,6 +171,26 @@ describe('chdb store specifics', () => {
     expect(engineProcesses()).toEqual([]); // close() stops it
   });
 
+  it("runs its engine in a process group of its own that ignores SIGTERM: a stop sent to the server's group leaves it to serve the drain", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
+    try {
+      await store.version();
+      const [pid] = engineProcesses();
+      expect(pid).toBeDefined();
+      // Not in this process's group: a SIGTERM to that group (a supervisor, Ctrl-C) cannot reach
+      // it, not even while it still loads the engine's library.
+      expect(processGroupOf(pid!)).not.toBe(processGroupOf(process.pid));
+      process.kill(pid!, 'SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(engineProcesses()).toEqual([pid]);
+      expect(await store.query('SELECT 3 AS three')).toEqual([{ three: 3 }]);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fails the call in flight when its engine process dies, and the next call starts a new one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
     const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
@@ -208,6 +228,12 @@ function engineProcesses(): number[] {
     }
   }
   return pids;
+}
+
+/** The process group of `pid`: the third field after the command name in /proc/<pid>/stat (https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html). */
+function processGroupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
 }
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {

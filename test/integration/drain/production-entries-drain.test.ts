@@ -200,7 +200,15 @@ describe.each(GATEWAY_ENTRIES)('$entry on a SIGTERM to its process group', ({ co
     expect(text).toContain('data: ');
 
     process.kill(-gateway.pid, 'SIGTERM');
-    for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value;
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value;
+    } catch (error) {
+      await Promise.race([gateway.exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      throw new Error(
+        `the stream broke (${(error as Error).message}) after:\n${text.slice(-300)}\ngateway output:\n${gateway.output()}`,
+        { cause: error },
+      );
+    }
     const streamEndedAt = performance.now();
 
     expect(text.trimEnd().endsWith('data: [DONE]'), `the stream's end:\n${text.slice(-300)}`).toBe(true);
