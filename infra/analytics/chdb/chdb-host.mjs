@@ -117,10 +117,13 @@ process.on('message', (request) => {
   } catch (error) {
     reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
-  process.send?.(reply);
   // Closed, or never opened (its directory locked by another engine, say): this process is done,
-  // and the next request starts a new one, which tries to open the directory again.
-  if (request.op === 'close' || openFailure !== undefined) process.disconnect?.();
+  // and the next request starts a new one, which tries to open the directory again. It disconnects
+  // once the reply is written, never inside this listener: a request that came while the modules
+  // still loaded is delivered from Node's queue of pending messages, which Node empties after the
+  // listener returns and which must still have its channel then.
+  const done = request.op === 'close' || openFailure !== undefined;
+  process.send?.(reply, done ? () => process.disconnect?.() : undefined);
 });
 process.on('disconnect', () => {
   closeSession();
