@@ -19,7 +19,9 @@
  * until its consumers caught up). Then the time to first token of the streamed shapes
  * (measure-time-to-first-token.ts: sequential streams, upstream waiting before each chunk, timed
  * to the first event carrying text). Then, with no traffic:
- * each server's RSS after 10 s and its CPU over 10 s; then, per server, the RSS cost of N live
+ * once the embedded server's analytics engine stopped (DEFAULT_CHDB_IDLE_EXIT_MS after its last
+ * query; it runs on between the cases, as between a server's requests), each server's RSS after
+ * 10 s and its CPU over 10 s; then, per server, the RSS cost of N live
  * streams held open by a slow upstream. Prints the tables (Tollgate figures as ratios to the
  * floor's for the same request shape) and a verdict per performance target, and writes it all to
  * `test-artifacts/bench/latest.json`. With taskset and ≥ 2 CPUs, the servers run on CPU 1 and the
@@ -82,6 +84,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CHDB_IDLE_EXIT_MS } from '../../infra/analytics/chdb/chdb-store.ts';
 import { BENCH_CASES, BENCH_SHAPES, chatBody, chatHeaders } from './bench-cases.ts';
 import { applyBenchKeyLimits, BENCH_ADMIN_TOKEN, buildBenchGatewayConfig } from './bench-gateway-config.ts';
 import { formatAdmissionCostTable, measureAdmissionCost } from './measure-admission-cost.ts';
@@ -605,7 +608,6 @@ interface Footprints {
   readonly peers: PeerFootprint[];
 }
 
-/** Idle RSS and CPU of the three servers and the running peers at once, then each server's live-stream RSS in turn (not the peers'). */
 /** Open file descriptors of a process (its sockets included), from /proc. */
 function openFileCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
@@ -621,6 +623,11 @@ async function waitForOpenFiles(pid: number, limit: number, timeoutMs: number): 
   while (openFileCount(pid) > limit && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
+/**
+ * Idle RSS and CPU of the three servers and the running peers at once — once the embedded
+ * server's analytics engine stopped after its idle time, then after the idle settle time — then
+ * each server's live-stream RSS in turn (not the peers').
+ */
 async function measureFootprints(
   started: StartedServers,
   settings: RunSettings,
@@ -630,7 +637,9 @@ async function measureFootprints(
   const peerPids = Object.fromEntries(
     Object.entries(runningPeerServers(peers)).map(([target, server]) => [target, server.pid]),
   );
-  process.stdout.write(`\nIdle: RSS after ${settings.idleSettleS} s, CPU over ${settings.idleCpuWindowS} s …\n`);
+  process.stdout.write(`\nIdle: the embedded server's analytics engine stopping after its idle time …\n`);
+  await servers.embedded.engineStopped();
+  process.stdout.write(`Idle: RSS after ${settings.idleSettleS} s, CPU over ${settings.idleCpuWindowS} s …\n`);
   const idle = await measureIdle(
     { floor: servers.floor.pid, gateway: servers.gateway.pid, embedded: servers.embedded.pid, ...peerPids },
     settings.idleSettleS,
@@ -685,7 +694,7 @@ function printNotes(report: BenchReport): void {
       "CPU: process CPU time (user + system, all threads, child processes included) of the server during the measured run, per request, from /proc; direct rows: the mock's.\n" +
       "× floor CPU: that CPU per request / the floor proxy's for the same request shape and connections.\n" +
       `Servers ran ${report.settings.runtime === 'tsx' ? 'on tsx (BENCH_TSX=1)' : 'compiled (Node on the bench build)'}. ` +
-      `Idle: RSS of the server's whole process tree after ${report.settings.idleSettleS} s without traffic, CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
+      `Idle: RSS of the server's whole process tree after ${report.settings.idleSettleS} s without traffic (the embedded server's counted from its analytics engine's stop, ${DEFAULT_CHDB_IDLE_EXIT_MS / 1000} s after its last query), CPU over the next ${report.settings.idleCpuWindowS} s. Live streams: streamed requests whose upstream waits ` +
       `${report.settings.liveStreamChunkMs} ms before each chunk, open = first byte received; KB per stream = (RSS open − RSS before) / open streams, not measured when fewer than 90 % opened or the RSS did not grow.\n` +
       `${report.settings.pinning}. ${report.machine.cpus} CPUs, 1-min load average ${report.machine.loadAverage1mAtStart} at start, ${report.machine.loadAverage1mAtEnd} at end ` +
       '(other work on the machine skews every figure); under saturation the added latency includes queueing; the 1-connection table shows the unloaded cost.\n',

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CHDB_IDLE_EXIT_MS } from '../../infra/analytics/chdb/chdb-store.ts';
 import { BENCH_ADMIN_TOKEN } from './bench-gateway-config.ts';
 import { activeBenchRuntime, nodeArgsFor, serverChildEnvironment, type BenchRuntime } from './bench-runtime.ts';
 import { readProcessUsage } from './read-process-usage.ts';
@@ -44,14 +45,20 @@ export interface EmbeddedGateway {
   stop(): Promise<void>;
   /**
    * Resolves once its consumers caught up with every event written so far (embeddedConsumersCaughtUp),
-   * then its analytics engine process stopped after its idle time (waitForChildrenToEnd: ClickHouse's
-   * merges of what they inserted, its shutdown, and the kernel's reaping of it), then its process
-   * tree went quiet (waitForQuietTree). So work deferred by batching, by their lower priority or by
-   * the engine is counted with the load that caused it, and not with the next server's case on the
-   * same CPU.
+   * then its process tree went quiet (waitForQuietTree), its analytics engine's process included
+   * while it runs (ClickHouse's merges of what they inserted). So work deferred by batching, by
+   * their lower priority or by the engine is counted with the load that caused it, and not with the
+   * next server's case on the same CPU. The engine keeps running between cases, as it does between
+   * the requests of a server in use (it stops after DEFAULT_CHDB_IDLE_EXIT_MS without a query).
    * @throws Error when they have not caught up within `timeoutMs` (default 600 s)
    */
   settled(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once its analytics engine's process stopped after its idle time and was reaped
+   * (waitForChildrenToEnd, at most DEFAULT_CHDB_IDLE_EXIT_MS + 120 s), then its process tree went
+   * quiet: the server as it idles, for its idle figures. Never throws.
+   */
+  engineStopped(): Promise<void>;
 }
 
 /** A process tree is quiet when it used at most this share of a core over QUIET_WINDOW_MS (idle is under 1 %). */
@@ -60,9 +67,9 @@ const QUIET_WINDOW_MS = 500;
 
 /**
  * Waits until process `pid` has no child process left (the embedded analytics engine stops after
- * DEFAULT_CHDB_IDLE_EXIT_MS without a query), or `timeoutMs` (default 30 s) passed; never throws.
+ * DEFAULT_CHDB_IDLE_EXIT_MS without a query), or `timeoutMs` passed; never throws.
  */
-async function waitForChildrenToEnd(pid: number, timeoutMs = 30_000): Promise<void> {
+async function waitForChildrenToEnd(pid: number, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   try {
     while (readProcessUsage(pid).processes > 1 && Date.now() < until) await sleep(100);
@@ -199,13 +206,16 @@ export async function spawnEmbeddedGateway(
         );
       await sleep(50);
     }
-    await waitForChildrenToEnd(child.pid ?? -1);
+    await waitForQuietTree(child.pid ?? -1);
+  };
+  const engineStopped = async (): Promise<void> => {
+    await waitForChildrenToEnd(child.pid ?? -1, DEFAULT_CHDB_IDLE_EXIT_MS + 120_000);
     await waitForQuietTree(child.pid ?? -1);
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const origin = listeningAddressIn(readFileSync(outputFile, 'utf8'));
-    if (origin) return { pid: child.pid ?? -1, origin, dataDir, outputTail, stop, settled };
+    if (origin) return { pid: child.pid ?? -1, origin, dataDir, outputTail, stop, settled, engineStopped };
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       const tail = outputTail();
       await stop();

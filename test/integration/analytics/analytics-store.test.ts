@@ -191,6 +191,23 @@ describe('chdb store specifics', () => {
     }
   });
 
+  it("keeps its engine process by default across a pause of seconds between calls (a coding agent's), not restarting it per call", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+    const store = createChdbStore({ path: join(dir, 'chdb') });
+    try {
+      await store.version();
+      const [running] = engineProcesses();
+      expect(running).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      expect(engineProcesses()).toEqual([running]);
+      expect(await store.query('SELECT 4 AS four')).toEqual([{ four: 4 }]);
+      expect(engineProcesses()).toEqual([running]);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
   it('fails the call in flight when its engine process dies, and the next call starts a new one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
     const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
