@@ -7,14 +7,15 @@
  * HTTP (serve-metrics-http.ts); on the all-in-one server's worker thread the gateway asks for a
  * snapshot and merges it into its own /metrics.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../../schemas/metrics/collect-process-metrics.ts';
 import type { EventLog } from '../../schemas/event-log/event-log.ts';
 import { measureConsumerLag, type PartitionLag } from '../../schemas/event-log/measure-consumer-lag.ts';
 import type { ConsumerGroupTopics } from '../start-consumer-pipeline.ts';
 
 /** Options of ConsumerMetrics. */
 export interface ConsumerMetricsOptions {
-  /** Also collect prom-client's default process metrics (off on a worker thread: the gateway's registry has them). */
+  /** Also collect the process metrics (schemas/metrics/collect-process-metrics.ts; off on a worker thread: the gateway's registry has them). */
   readonly processMetrics?: boolean;
   /** Told when reading the lag fails (the gauge keeps its last values). */
   readonly onLagError?: (error: Error) => void;
@@ -52,7 +53,7 @@ export class ConsumerMetrics {
           for (const { topic, partition, lag } of partitions) this.labels(groupId, topic, String(partition)).set(lag);
       },
     });
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics) collectProcessMetrics(this.registry);
   }
 
   /** The billing consumer's CostListener: adds one line's cost (nano-USD) to `model`'s counter. */

@@ -15,7 +15,8 @@
  * a team id (never a key itself): both are created by admins, and past MAX_CACHE_KEY_LABELS
  * distinct key ids the further ones count under the key `other`.
  */
-import { AggregatorRegistry, collectDefaultMetrics, Registry, type Histogram } from 'prom-client';
+import { AggregatorRegistry, Registry, type Histogram } from 'prom-client';
+import { collectProcessMetrics } from '../../schemas/metrics/collect-process-metrics.ts';
 import type { ClientFormat } from '../canonical/formats.ts';
 import { cacheWrite1hTokens } from '../canonical/usage.ts';
 import { cacheSavingsNanoUsd, type Price } from '../../schemas/billing/price-book.ts';
@@ -58,7 +59,10 @@ export interface FollowedConfigTopic {
 
 /** Options of GatewayMetrics. */
 export interface GatewayMetricsOptions {
-  /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC). Default false: the composition root turns it on once per process. */
+  /**
+   * Also collect the process metrics (prom-client's defaults: CPU, memory, event loop, GC;
+   * schemas/metrics/collect-process-metrics.ts). Default false: the composition root turns it on once per process.
+   */
   readonly processMetrics?: boolean;
 }
 
@@ -106,7 +110,7 @@ export class GatewayMetrics {
 
   constructor(options: GatewayMetricsOptions = {}) {
     this.families = createOutcomeFamilies(this.registry);
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics) collectProcessMetrics(this.registry);
   }
 
   /** Records one finished request (the outcome sink calls it once per accepted request). Never throws. */
