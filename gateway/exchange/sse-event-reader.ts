@@ -20,6 +20,9 @@ import type { ContinuationFragment, PassThroughTap, UpstreamSseEvent } from '../
 
 const EMPTY = Buffer.alloc(0);
 
+/** Fragments up to this many bytes are copied byte by byte rather than with Buffer#copy (bytes). */
+const SMALL_COPY_BYTES = 32;
+
 /** A dispatched event as the adapters read it: `event` only when the stream named one. */
 function upstreamEventOf(event: EventSourceMessage): UpstreamSseEvent {
   return event.event === undefined ? { data: event.data } : { event: event.event, data: event.data };
@@ -106,8 +109,12 @@ export class SseEventReader {
   next(started: boolean): UpstreamSseEvent | undefined {
     for (;;) {
       if (this.taken < this.parsed.length) return this.parsed[this.taken++];
-      this.parsed.length = 0;
-      this.taken = 0;
+      // Emptied only when it held events: on pass-through most events are never parsed, and a
+      // length store costs a runtime call each time.
+      if (this.parsed.length !== 0) {
+        this.parsed.length = 0;
+        this.taken = 0;
+      }
       const bytes = this.bytes;
       const start = this.position;
       if (start >= bytes.length) {
@@ -179,7 +186,11 @@ export class SseEventReader {
       kept = grown;
       this.kept = grown;
     }
-    bytes.copy(kept, this.keptLength, start, end);
+    // A continuation's fragment is a few bytes (a token or two of text): a loop copies them for
+    // less than Buffer#copy's own call costs.
+    if (length <= SMALL_COPY_BYTES)
+      for (let at = 0; at < length; at++) kept[this.keptLength + at] = bytes[start + at] as number;
+    else bytes.copy(kept, this.keptLength, start, end);
     this.keptLength += length;
     const kinds = (this.keptKinds ??= []);
     const ends = (this.keptRunEnds ??= []);

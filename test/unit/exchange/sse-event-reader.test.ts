@@ -102,9 +102,13 @@ describe('SseEventReader', () => {
     expect(reader.continuations()).toEqual([]);
   });
 
-  it('keeps continuations across runs larger than its first buffer, byte for byte', () => {
+  it('keeps continuations across runs larger than its first buffer, byte for byte, short and long', () => {
     const reader = new SseEventReader(chatPassThroughTap);
-    const texts = Array.from({ length: 300 }, (_, i) => `piece ${i} — ünïcode `);
+    // Every fifth fragment longer than the ones copied byte by byte.
+    const texts = Array.from(
+      { length: 300 },
+      (_, i) => `piece ${i} — ünïcode ${i % 5 === 0 ? 'long '.repeat(8 + i) : ''}`,
+    );
     readAll(
       reader,
       texts.map((text) => chatChunk({ content: text })),
