@@ -70,7 +70,7 @@ const admissionTokensByRequest = new WeakMap<CanonicalRequest, number>();
 /**
  * Estimated input tokens of a request for admission (RPM/TPM reservations, budget holds, the cost
  * strategy), from character classes alone (character-class-estimate.ts: 0.83–1.18× the BPE count
- * on prose, code and JSON, 0.72–1.39× on short phrases of 60 languages; ≈ 1 ns per character, at
+ * on prose, code and JSON, 0.72–1.39× on short phrases of 60 languages; ≈ 3.4 ns per character, at
  * most CHARACTER_SCAN_BUDGET characters weighed per request, the rest extrapolated), so admission
  * never loads the vocabulary nor pays 90–220 µs per KiB for it. A reservation is settled to the upstream's reported usage when
  * the request ends, so its precision only matters while the request runs. Billing never uses it:

@@ -77,6 +77,24 @@ describe('admission token estimate', () => {
     expect(spent.count('x'.repeat(CHARACTER_SCAN_BUDGET))).toBe(CHARACTER_SCAN_BUDGET / 4);
   });
 
+  it('splits words where the module comment says: camelCase steps, two-byte letters, scripts and the scan budget', () => {
+    // Counts of the weights in character-class-estimate.ts, fixed so a faster scan keeps them exactly.
+    const cases: Array<[string, number, number]> = [
+      ['camelCaseWordsHere', 4, 4],
+      ['HTTPServerError', 3, 3],
+      ['Grüßeaus', 2, 3],
+      ['ÄÖÜabc', 2, 2],
+      ['abcÉdef ÉÉabc aÉ Éa AbÉ', 8, 9],
+      ['Привет мир, 你好世界 😀 x9\r\n\t{"a":1}', 15, 13],
+      ['dddddddddddddddd12345678', 6, 5],
+    ];
+    for (const [text, whole, withinFive] of cases) {
+      expect([new CharacterClassTokenEstimator().count(text), new CharacterClassTokenEstimator(5).count(text)]).toEqual(
+        [whole, withinFive],
+      );
+    }
+  });
+
   it('counts non-empty text as at least one token and empty text as none', () => {
     const estimator = new CharacterClassTokenEstimator();
     expect(estimator.count('')).toBe(0);
