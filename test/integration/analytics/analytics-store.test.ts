@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal, sqlLiteral, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
-import { createChdbStore, createChdbStoreClient } from '../../../infra/analytics/chdb/chdb-store.ts';
+import {
+  createChdbStore,
+  createChdbStoreClient,
+  type ChdbStore,
+  type ChdbStoreOptions,
+} from '../../../infra/analytics/chdb/chdb-store.ts';
 import { ANALYTICS_ENGINES, decimalNano, type TestAnalyticsStore } from './analytics-engines.ts';
 
 const TRICKY = `it's a "quote" \\ back\\slash, tab\t, newline\n, émoji 🚀`;
@@ -91,9 +96,7 @@ describe.each(ANALYTICS_ENGINES)('analytics store on $name', (engine) => {
 
 describe('chdb store specifics', () => {
   it('runs queries off the event loop: timers keep firing during a 600 ms query', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const store = createChdbStore({ path: join(dir, 'chdb') });
-    try {
+    await withChdbStore({}, async (store) => {
       await store.version(); // started
       let ticks = 0;
       const timer = setInterval(() => (ticks += 1), 10);
@@ -102,10 +105,7 @@ describe('chdb store specifics', () => {
       clearInterval(timer);
       expect(Date.now() - started).toBeGreaterThanOrEqual(590);
       expect(ticks).toBeGreaterThanOrEqual(20);
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('serves a client port: its statements reach the same engine, its errors come back, and it fails once the engine closes', async () => {
@@ -151,9 +151,7 @@ describe('chdb store specifics', () => {
   });
 
   it('stops its engine process after idleExitMs without a call and starts it again with the next, data kept', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 300 });
-    try {
+    await withChdbStore({ idleExitMs: 300 }, async (store) => {
       expect(engineProcesses()).toEqual([]); // nothing starts before the first call
       await store.exec('CREATE TABLE idle (x UInt32) ENGINE = MergeTree ORDER BY x');
       await store.insert('idle', [{ x: 7 }]);
@@ -164,17 +162,12 @@ describe('chdb store specifics', () => {
       const [again] = engineProcesses();
       expect(again).toBeDefined();
       expect(again).not.toBe(running);
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
     expect(engineProcesses()).toEqual([]); // close() stops it
   });
 
   it("runs its engine in a process group of its own that ignores SIGTERM: a stop sent to the server's group leaves it to serve the drain", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
-    try {
+    await withChdbStore({ idleExitMs: 0 }, async (store) => {
       await store.version();
       const [pid] = engineProcesses();
       expect(pid).toBeDefined();
@@ -185,16 +178,11 @@ describe('chdb store specifics', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(engineProcesses()).toEqual([pid]);
       expect(await store.query('SELECT 3 AS three')).toEqual([{ three: 3 }]);
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("keeps its engine process by default across a pause of seconds between calls (a coding agent's), not restarting it per call", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const store = createChdbStore({ path: join(dir, 'chdb') });
-    try {
+    await withChdbStore({}, async (store) => {
       await store.version();
       const [running] = engineProcesses();
       expect(running).toBeDefined();
@@ -202,16 +190,11 @@ describe('chdb store specifics', () => {
       expect(engineProcesses()).toEqual([running]);
       expect(await store.query('SELECT 4 AS four')).toEqual([{ four: 4 }]);
       expect(engineProcesses()).toEqual([running]);
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   }, 20_000);
 
   it('fails the call in flight when its engine process dies, and the next call starts a new one', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
-    const store = createChdbStore({ path: join(dir, 'chdb'), idleExitMs: 0 });
-    try {
+    await withChdbStore({ idleExitMs: 0 }, async (store) => {
       await store.version();
       const [pid] = engineProcesses();
       const slow = store.query('SELECT sleep(2) AS slept');
@@ -219,12 +202,27 @@ describe('chdb store specifics', () => {
       process.kill(pid!, 'SIGKILL');
       await expect(slow).rejects.toThrow('chdb engine process exited (signal SIGKILL)');
       expect(await store.query('SELECT 2 AS two')).toEqual([{ two: 2 }]);
-    } finally {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
+
+/**
+ * Runs `body` with a chdb store (`options` as createChdbStore's) on a fresh temporary directory,
+ * then closes the store and removes the directory, whether `body` resolved or threw.
+ */
+async function withChdbStore(
+  options: Omit<ChdbStoreOptions, 'path'>,
+  body: (store: ChdbStore) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-chdb-'));
+  const store = createChdbStore({ ...options, path: join(dir, 'chdb') });
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** PIDs of this process's chdb engine processes (children running chdb-host.mjs). */
 function engineProcesses(): number[] {
