@@ -161,6 +161,9 @@ const REPORT_DIR = fileURLToPath(new URL('../../test-artifacts/bench/', import.m
 /** Slices of the measured duration per case at one connection, the servers taking turns (run-bench-case.ts, runInterleavedCases). */
 const ONE_CONNECTION_SLICES = 8;
 
+/** Rounds of such slices run before them and not counted (runInterleavedCases, `discardedRounds`). */
+const ONE_CONNECTION_DISCARDED_ROUNDS = 3;
+
 /** Sequential streams timed per server and streamed shape for time to first token. */
 const TIME_TO_FIRST_TOKEN_REQUESTS = 600;
 
@@ -551,9 +554,16 @@ async function measureAll(
       if (connections === 1) {
         // The tail at one connection is compared across servers: their runs take turns.
         process.stdout.write(
-          `  ${shapeCases.map((c) => c.target).join(', ')}: ${shape.label}, ${ONE_CONNECTION_SLICES} interleaved slices … `,
+          `  ${shapeCases.map((c) => c.target).join(', ')}: ${shape.label}, ${ONE_CONNECTION_DISCARDED_ROUNDS} + ${ONE_CONNECTION_SLICES} interleaved slices (the first ${ONE_CONNECTION_DISCARDED_ROUNDS} not counted) … `,
         );
-        const interleaved = await runInterleavedCases(shapeCases, servers, settings, 1, ONE_CONNECTION_SLICES);
+        const interleaved = await runInterleavedCases(
+          shapeCases,
+          servers,
+          settings,
+          1,
+          ONE_CONNECTION_SLICES,
+          ONE_CONNECTION_DISCARDED_ROUNDS,
+        );
         process.stdout.write(`${interleaved.map((m) => m.load.requestsPerSecond.toFixed(0)).join(', ')} req/s\n`);
         measurements.push(...interleaved);
       } else {
