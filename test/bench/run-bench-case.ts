@@ -219,11 +219,11 @@ interface SliceTotals {
  *
  * `discardedRounds` rounds run first, the same way, and are not counted. On the 2-CPU machine of
  * the README's table, the first two or three 1 s slices of a series after 32-connection load had
- * a p99 two to four times the later ones' for the floor proxy and the gateway alike (4.1–5.7 ms
- * against 0.8–1.8 ms), even after 10 s of warm-up per case one after another and with the servers
- * idle in between; the direct case, on the load generator's CPU, had none. Which case drew those
- * slices decided the ratio of the added p99s: the first shape at one connection missed its
- * target in three runs out of three, the later shapes in eight of nine.
+ * a p99 up to four times the later ones' for the floor proxy and the gateway alike (1.8–5.7 ms
+ * against mostly 0.8–1.8 ms), even after 10 s of warm-up per case one after another and with the
+ * servers idle in between; the direct case, on the load generator's CPU, had none (0.3–0.5 ms).
+ * Which case drew those slices decided the ratio of the added p99s: the first shape at one
+ * connection missed its target in three runs out of three, the later shapes met it in eight of nine.
  * @throws Error as runBenchCase does
  */
 export async function runInterleavedCases(
