@@ -14,7 +14,12 @@
  * store on the same path fails with `Cannot lock file …` while the first one's engine runs.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { toJsonEachRow, type AnalyticsStore, type AnalyticsValue } from '../../../schemas/analytics/analytics-store.ts';
+import {
+  toJsonCompactEachRow,
+  toJsonEachRow,
+  type AnalyticsStore,
+  type AnalyticsValue,
+} from '../../../schemas/analytics/analytics-store.ts';
 import { assertTableName } from '../assert-table-name.ts';
 
 /** Where the engine keeps its data. */
@@ -133,6 +138,17 @@ function engineClient(endpoint: EngineEndpoint) {
   return { call, failAll };
 }
 
+/**
+ * The INSERT of `rows` into `table`: JSONCompactEachRow with the column list (chdb's engine has
+ * had the format since ClickHouse 20.1), or JSONEachRow when the rows do not share their keys.
+ */
+function insertStatement(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>): string {
+  const compact = toJsonCompactEachRow(rows);
+  return compact
+    ? `INSERT INTO ${table} (${compact.columns.join(', ')}) FORMAT JSONCompactEachRow\n${compact.text}`
+    : `INSERT INTO ${table} FORMAT JSONEachRow\n${toJsonEachRow(rows)}`;
+}
+
 /** The AnalyticsStore methods over a client's `call`; `isClosed` makes every call reject once closing began. */
 function analyticsOver(
   call: (request: WorkerRequest) => Promise<unknown[]>,
@@ -147,7 +163,7 @@ function analyticsOver(
     async insert(table: string, rows: ReadonlyArray<Record<string, AnalyticsValue>>) {
       assertTableName(table);
       if (rows.length === 0) return;
-      await guarded({ op: 'exec', sql: `INSERT INTO ${table} FORMAT JSONEachRow\n${toJsonEachRow(rows)}` });
+      await guarded({ op: 'exec', sql: insertStatement(table, rows) });
     },
     async query<T = Record<string, unknown>>(sql: string): Promise<T[]> {
       return (await guarded({ op: 'query', sql })) as T[];

@@ -3,7 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Decimal, sqlLiteral, type AnalyticsStore } from '../../../schemas/analytics/analytics-store.ts';
+import {
+  Decimal,
+  sqlLiteral,
+  toJsonEachRow,
+  type AnalyticsStore,
+  type AnalyticsValue,
+} from '../../../schemas/analytics/analytics-store.ts';
 import {
   createChdbStore,
   createChdbStoreClient,
@@ -95,6 +101,37 @@ describe.each(ANALYTICS_ENGINES)('analytics store on $name', (engine) => {
 });
 
 describe('chdb store specifics', () => {
+  it('stores rows that share their keys (JSONCompactEachRow) and rows that do not exactly as a JSONEachRow insert does', async () => {
+    await withChdbStore({}, async (store) => {
+      const columns =
+        '(id UInt32, s String, maybe Nullable(UInt64), money Decimal64(9), tags Array(String), flag UInt8, filled UInt32 DEFAULT id * 10)';
+      for (const table of ['by_store', 'by_each_row'])
+        await store.exec(`CREATE TABLE ${table} ${columns} ENGINE = MergeTree ORDER BY id`);
+      const shared = [0, 1, 2, 3].map((i) => ({
+        id: i,
+        s: i === 0 ? TRICKY : `row ${i}`,
+        maybe: i % 2 === 0 ? null : 2 ** 53 - i,
+        money: new Decimal(i === 3 ? -999_999_999_999_999_999n : 1_234n * BigInt(i)),
+        tags: i === 1 ? [] : [TRICKY, `t${i}`],
+        flag: i % 2 === 0,
+      }));
+      // The second row leaves `maybe` out: the batch cannot go as compact rows.
+      const mixed: Array<Record<string, AnalyticsValue>> = [
+        { id: 10, s: 'x', maybe: 5, money: new Decimal(1n), tags: ['a'], flag: true },
+        { id: 11, s: 'y', money: new Decimal(2n), tags: [], flag: false },
+      ];
+      await store.insert('by_store', shared);
+      await store.insert('by_store', mixed);
+      await store.exec(`INSERT INTO by_each_row FORMAT JSONEachRow\n${toJsonEachRow([...shared, ...mixed])}`);
+      const dump = (table: string) =>
+        store.query(`SELECT id, s, maybe, toString(money) AS money, tags, flag, filled FROM ${table} ORDER BY id`);
+      const stored = await dump('by_store');
+      expect(stored).toHaveLength(6);
+      expect(stored).toEqual(await dump('by_each_row'));
+      expect(stored.map((row) => row.filled)).toEqual([0, 10, 20, 30, 100, 110]);
+    });
+  });
+
   it('runs queries off the event loop: timers keep firing during a 600 ms query', async () => {
     await withChdbStore({}, async (store) => {
       await store.version(); // started
