@@ -10,15 +10,16 @@
  * One billing consumer owns a partition at a time and a ClickHouse insert is visible once
  * acknowledged, so a redelivered batch finds the lines its first delivery wrote, whole or in part.
  */
-import { lookupSlices, sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
+import { lookupSlicesByText, sqlLiteral, type AnalyticsStore } from '../../schemas/analytics/analytics-store.ts';
 import { TABLES, type BillingLine } from '../../schemas/analytics/tables.ts';
 
 /**
  * The event ids among `lines` that billing_lines holds already. Each lookup is bounded by its
  * lines' days, keys, models, channels and time range: the table's sort key, so it reads the
- * granules of those groups and times, not the day's whole table. A batch is looked up
- * LOOKUP_VALUES lines at a time, one query after the other, so its query text stays under
- * ClickHouse's max_query_size however large the batch.
+ * granules of those groups and times, not the day's whole table. A batch is looked up in slices
+ * whose value lists fit in LOOKUP_TEXT_BYTES (lookupSlicesByText; about 2 300 lines of UUID ids),
+ * one query after the other, so its query text stays under ClickHouse's max_query_size however
+ * large the batch or its values.
  * @throws the store's error when a query fails
  */
 export async function findStoredBillingLines(
@@ -26,7 +27,7 @@ export async function findStoredBillingLines(
   lines: ReadonlyArray<BillingLine>,
 ): Promise<Set<string>> {
   const stored = new Set<string>();
-  for (const slice of lookupSlices(lines)) {
+  for (const slice of lookupSlicesByText(lines, lookupLiterals)) {
     const rows = await analytics.query<{ event_id: string }>(
       `SELECT event_id FROM ${TABLES.billingLines} WHERE ${batchBounds(slice)}`,
     );
@@ -55,4 +56,9 @@ function batchBounds(lines: ReadonlyArray<BillingLine>): string {
     `occurred_at >= toDateTime(${sqlLiteral(from)}, 'UTC') AND occurred_at <= toDateTime(${sqlLiteral(to)}, 'UTC')`,
     `event_id IN (${setOf(lines.map((line) => line.event_id))})`,
   ].join(' AND ');
+}
+
+/** The strings a line adds to its lookup's sets, in batchBounds' order of sets. */
+function lookupLiterals(line: BillingLine): ReadonlyArray<string> {
+  return [line.day, line.key_id, line.upstream_model, line.channel_id, line.event_id];
 }

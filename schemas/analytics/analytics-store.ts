@@ -85,6 +85,54 @@ export function lookupSlices<T>(values: ReadonlyArray<T>, size: number = LOOKUP_
   return slices;
 }
 
+/**
+ * Bytes of value literals one lookup sliced by text (lookupSlicesByText) may carry: three quarters
+ * of `max_query_size` (262 144 bytes by default), the rest for the query around them.
+ */
+export const LOOKUP_TEXT_BYTES = 192 * 1024;
+
+/**
+ * `values` in consecutive slices whose literals fit in `budget` bytes of query text (default
+ * LOOKUP_TEXT_BYTES), for a lookup whose cost is mostly per query rather than per value: one
+ * query of 2 500 billing lines costs the engine about half the CPU of five of 500.
+ * `literalsOf(value)` gives the strings the value adds to the query's sets, one per set, in the
+ * same order for every value; each distinct string of a set counts once per slice, at
+ * 2 × its UTF-8 length + 12 bytes (every character escaped, quotes, a separator and a wrapper
+ * such as `toDate(…)` at most). A value alone over the budget gets a slice of its own. Empty input
+ * gives no slice.
+ */
+export function lookupSlicesByText<T>(
+  values: ReadonlyArray<T>,
+  literalsOf: (value: T) => ReadonlyArray<string>,
+  budget: number = LOOKUP_TEXT_BYTES,
+): T[][] {
+  const slices: T[][] = [];
+  let slice: T[] = [];
+  let sets: Array<Set<string>> = [];
+  let bytes = 0;
+  for (const value of values) {
+    const literals = literalsOf(value);
+    let added = 0;
+    for (let set = 0; set < literals.length; set += 1) {
+      const literal = literals[set] as string;
+      if (!sets[set]?.has(literal)) added += 2 * Buffer.byteLength(literal) + 12;
+    }
+    if (slice.length > 0 && bytes + added > budget) {
+      slices.push(slice);
+      slice = [];
+      sets = [];
+      bytes = 0;
+      added = 0;
+      for (const literal of literals) added += 2 * Buffer.byteLength(literal) + 12;
+    }
+    for (let set = 0; set < literals.length; set += 1) (sets[set] ??= new Set()).add(literals[set] as string);
+    slice.push(value);
+    bytes += added;
+  }
+  if (slice.length > 0) slices.push(slice);
+  return slices;
+}
+
 /** Renders a value as a ClickHouse SQL literal — the one escaping function for all SQL. */
 export function sqlLiteral(value: string | number | boolean | null | Decimal): string {
   if (value === null) return 'NULL';
