@@ -104,7 +104,7 @@ describe('chdb store specifics', () => {
   it('stores rows that share their keys (JSONCompactEachRow) and rows that do not exactly as a JSONEachRow insert does', async () => {
     await withChdbStore({}, async (store) => {
       const columns =
-        '(id UInt32, s String, maybe Nullable(UInt64), money Decimal64(9), tags Array(String), flag UInt8, filled UInt32 DEFAULT id * 10)';
+        '(id UInt32, s String, maybe Nullable(UInt64), money Decimal64(9), tags Array(String), flag UInt8, `format` UInt8, filled UInt32 DEFAULT id * 10)';
       for (const table of ['by_store', 'by_each_row'])
         await store.exec(`CREATE TABLE ${table} ${columns} ENGINE = MergeTree ORDER BY id`);
       const shared = [0, 1, 2, 3].map((i) => ({
@@ -114,6 +114,7 @@ describe('chdb store specifics', () => {
         money: new Decimal(i === 3 ? -999_999_999_999_999_999n : 1_234n * BigInt(i)),
         tags: i === 1 ? [] : [TRICKY, `t${i}`],
         flag: i % 2 === 0,
+        format: i, // a column spelled like a keyword
       }));
       // The second row leaves `maybe` out: the batch cannot go as compact rows.
       const mixed: Array<Record<string, AnalyticsValue>> = [
@@ -124,7 +125,9 @@ describe('chdb store specifics', () => {
       await store.insert('by_store', mixed);
       await store.exec(`INSERT INTO by_each_row FORMAT JSONEachRow\n${toJsonEachRow([...shared, ...mixed])}`);
       const dump = (table: string) =>
-        store.query(`SELECT id, s, maybe, toString(money) AS money, tags, flag, filled FROM ${table} ORDER BY id`);
+        store.query(
+          `SELECT id, s, maybe, toString(money) AS money, tags, flag, \`format\`, filled FROM ${table} ORDER BY id`,
+        );
       const stored = await dump('by_store');
       expect(stored).toHaveLength(6);
       expect(stored).toEqual(await dump('by_each_row'));
