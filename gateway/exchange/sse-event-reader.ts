@@ -9,6 +9,13 @@
  * https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation), fed
  * one whole event at a time, by one parser every stream shares (`parseWholeEvents`).
  *
+ * Consecutive continuations of one stream are written alike but for the output they carry (a Chat
+ * chunk differs from the one before only in its `content`). The reader keeps the last one the tap
+ * recognised as its shape: the text before its fragment and the text from the fragment's closing
+ * quote to the event's end. An event made of the same two texts around a JSON string's contents
+ * has the same members with the same values, so it is a continuation of the same kind whose output
+ * is that string; two string comparisons recognise it instead of the tap's scans of the event.
+ *
  * With a tap, events are found by their blank line `\n\n`. A run that holds a CR (a stream framed
  * with CRLF or CR line ends) is parsed whole instead, every event decoded: the in-place split knows
  * only LF. Without a tap (the translated path) every run is parsed whole.
@@ -19,6 +26,9 @@ import type { OutputBlock } from '../canonical/response.ts';
 import type { ContinuationFragment, PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
 const EMPTY = Buffer.alloc(0);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /** Fragments up to this many bytes are copied byte by byte rather than with Buffer#copy (bytes). */
 const SMALL_COPY_BYTES = 32;
@@ -74,6 +84,14 @@ export class SseEventReader {
   /** Runs of kept fragments of one kind in a row: their kinds, and where each run ends in `kept`. */
   private keptKinds: Array<ContinuationFragment['kind']> | undefined;
   private keptRunEnds: number[] | undefined;
+  /**
+   * The shape of the last continuation the tap recognised (see the module comment), as copies that
+   * hold no run alive: its text up to and with the opening quote of its fragment's string, and from
+   * the closing quote to the end of the event. Empty until a continuation was recognised.
+   */
+  private shapeHead = '';
+  private shapeTail = '';
+  private shapeKind: ContinuationFragment['kind'] = 'text';
 
   /** `tap`: the adapter's reader of continuations, on pass-through; none: every event is parsed. */
   constructor(private readonly tap: PassThroughTap | undefined) {}
@@ -132,12 +150,60 @@ export class SseEventReader {
       const blank = this.text.indexOf('\n\n', start);
       const end = blank === -1 ? bytes.length : blank + 2;
       this.position = end;
-      const raw = started && this.tap ? this.text.slice(start, end) : undefined;
-      if (raw !== undefined && this.tap?.isContinuation(raw)) {
-        const fragment = this.tap.continuationFragment(raw);
-        if (fragment) this.keep(bytes, start + fragment.start, start + fragment.end, fragment.kind);
-      } else parseWholeEvents(bytes.toString('utf8', start, end), this.parsed);
+      const tap = started ? this.tap : undefined;
+      if (tap) {
+        const contents = this.contentsInShape(start, end);
+        if (contents !== -1) {
+          const closing = end - this.shapeTail.length;
+          if (closing > contents) this.keep(bytes, contents, closing, this.shapeKind);
+          continue;
+        }
+        const raw = this.text.slice(start, end);
+        if (tap.isContinuation(raw)) {
+          const fragment = tap.continuationFragment(raw);
+          if (fragment) {
+            this.keep(bytes, start + fragment.start, start + fragment.end, fragment.kind);
+            this.learnShape(bytes, start, end, fragment);
+          }
+          continue;
+        }
+      }
+      parseWholeEvents(bytes.toString('utf8', start, end), this.parsed);
     }
+  }
+
+  /**
+   * Where the output of the event at `[start, end)` of the loaded run starts when the event has the
+   * last continuation's shape (its head, a JSON string's contents, its tail); -1 when it has not.
+   * The contents (up to the tail's closing quote) must hold no quote that is not escaped, and that
+   * closing quote must not be escaped: then the string ends where the shape's did.
+   */
+  private contentsInShape(start: number, end: number): number {
+    const head = this.shapeHead;
+    const tail = this.shapeTail;
+    if (head === '') return -1;
+    const contents = start + head.length;
+    const closing = end - tail.length;
+    if (closing < contents) return -1;
+    const text = this.text;
+    if (text.slice(closing, end) !== tail || text.slice(start, contents) !== head) return -1;
+    for (let quote = text.indexOf('"', contents); quote < closing; quote = text.indexOf('"', quote + 1))
+      if (!escapedAt(text, quote, contents)) return -1;
+    return escapedAt(text, closing, contents) ? -1 : contents;
+  }
+
+  /**
+   * Keeps the shape of the continuation at `[start, end)` of the loaded run, whose output
+   * `fragment` the tap found (offsets within the event), when the fragment lies between quotes.
+   */
+  private learnShape(bytes: Buffer, start: number, end: number, fragment: ContinuationFragment): void {
+    const text = this.text;
+    if (text.charCodeAt(start + fragment.start - 1) !== QUOTE || text.charCodeAt(start + fragment.end) !== QUOTE)
+      return;
+    // Copies, not slices: a slice would keep the whole run's text alive as long as the stream.
+    this.shapeHead = bytes.toString('latin1', start, start + fragment.start);
+    this.shapeTail = bytes.toString('latin1', start + fragment.end, end);
+    this.shapeKind = fragment.kind;
   }
 
   /**
@@ -200,4 +266,11 @@ export class SseEventReader {
       ends.push(this.keptLength);
     }
   }
+}
+
+/** True when the char at `at` of `text` follows an odd run of backslashes that starts at or after `from`. */
+function escapedAt(text: string, at: number, from: number): boolean {
+  let backslashes = 0;
+  while (at - backslashes - 1 >= from && text.charCodeAt(at - backslashes - 1) === BACKSLASH) backslashes += 1;
+  return backslashes % 2 === 1;
 }

@@ -4,6 +4,7 @@ import { readSseEvents } from '../../../gateway/exchange/read-sse-events.ts';
 import { Readable } from 'node:stream';
 import type { PassThroughTap, UpstreamSseEvent } from '../../../gateway/upstream/upstream-adapter.ts';
 import { chatPassThroughTap } from '../../../gateway/upstream/openai-chat/chat-pass-through-tap.ts';
+import { anthropicPassThroughTap } from '../../../gateway/upstream/anthropic-messages/anthropic-pass-through-tap.ts';
 
 /** Every event of `runs` the reader hands out, with the stream started from the first event on. */
 function readAll(reader: SseEventReader, runs: Array<Buffer | string>, started = true): UpstreamSseEvent[] {
@@ -114,5 +115,119 @@ describe('SseEventReader', () => {
       texts.map((text) => chatChunk({ content: text })),
     );
     expect(reader.continuations()).toEqual([{ type: 'text', text: texts.join('') }]);
+  });
+
+  describe('continuations in the shape of the one before', () => {
+    /** A reader that never takes the shape's shortcut: every event goes through the tap's own scans. */
+    function tapOnly(tap: PassThroughTap): SseEventReader {
+      const reader = new SseEventReader(tap);
+      Object.assign(reader, { contentsInShape: () => -1 });
+      return reader;
+    }
+
+    /** A deterministic pseudo-random source (mulberry32), so a failure replays. */
+    function randomSource(seed: number): () => number {
+      let state = seed >>> 0;
+      return () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    }
+
+    const ALPHABET = ['a', 'b', ' ', '"', '\\', '\\\\', 'é', '😀', '\t', 'null', '}', ']', ',', ':', '{"x":1}'];
+    const pick = <T>(random: () => number, items: ReadonlyArray<T>): T => items[Math.floor(random() * items.length)]!;
+    const text = (random: () => number): string =>
+      Array.from({ length: Math.floor(random() * 6) }, () => pick(random, ALPHABET)).join('');
+
+    /**
+     * Raw events around a chat continuation's content that are not what JSON.stringify writes: an
+     * unescaped quote that closes the string early, a last backslash that escapes the closing quote,
+     * members smuggled in after the text. The shape's head and tail are kept around them.
+     */
+    const head = 'data: {"id":"c","choices":[{"index":0,"delta":{"content":"';
+    const tail = '"},"finish_reason":null}],"usage":null}\n\n';
+    const FORGED = [
+      'a","finish_reason":"stop',
+      'a","tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":""}}],"x":"',
+      'a"}}],"usage":{"prompt_tokens":1,"completion_tokens":2},"y":[{"z":{"w":"',
+      'ends in a backslash\\',
+      'ends in three\\\\\\',
+      'ends in two\\\\',
+      'escaped \\" quote',
+    ];
+
+    function chatEvent(random: () => number): string {
+      const roll = random();
+      if (roll < 0.55) return chatChunk({ content: text(random) });
+      if (roll < 0.65)
+        return `data: ${JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { content: text(random) }, finish_reason: null }], usage: null, obfuscation: text(random) })}\n\n`;
+      if (roll < 0.8) return `${head}${pick(random, FORGED)}${tail}`;
+      if (roll < 0.85) return chatChunk({ reasoning_content: text(random) });
+      if (roll < 0.9) return chatChunk({}, 'stop');
+      if (roll < 0.95) return chatChunk({ content: null });
+      return 'data: [DONE]\n\n';
+    }
+
+    function anthropicEvent(random: () => number): string {
+      const index = Math.floor(random() * 2);
+      const roll = random();
+      const delta =
+        roll < 0.4
+          ? { type: 'text_delta', text: text(random) }
+          : roll < 0.6
+            ? { type: 'thinking_delta', thinking: text(random) }
+            : roll < 0.8
+              ? { type: 'input_json_delta', partial_json: text(random) }
+              : { type: 'signature_delta', signature: text(random) };
+      if (random() < 0.1)
+        return 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"}}\n\n';
+      return `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index, delta })}\n\n`;
+    }
+
+    it.each([
+      ['Chat Completions', chatPassThroughTap, chatEvent],
+      ['Anthropic Messages', anthropicPassThroughTap, anthropicEvent],
+    ] as const)('hands out and keeps what the tap alone would, for %s streams', (_name, tap, makeEvent) => {
+      for (let seed = 1; seed <= 200; seed++) {
+        const random = randomSource(seed);
+        const runs: string[] = [];
+        for (let r = 0; r < 8; r++)
+          runs.push(Array.from({ length: 1 + Math.floor(random() * 6) }, () => makeEvent(random)).join(''));
+        const shaped = new SseEventReader(tap);
+        const reference = tapOnly(tap);
+        const bytes = runs.map((run) => Buffer.from(run));
+        expect(readAll(shaped, bytes), `seed ${seed}`).toEqual(readAll(reference, bytes));
+        expect(shaped.continuations(), `seed ${seed}`).toEqual(reference.continuations());
+      }
+    });
+
+    it('recognises a continuation by its shape without the tap, and refuses a forged one', () => {
+      const tap: PassThroughTap = {
+        isContinuation: vi.fn(chatPassThroughTap.isContinuation),
+        continuationFragment: vi.fn(chatPassThroughTap.continuationFragment),
+      };
+      const reader = new SseEventReader(tap);
+      readAll(reader, [`${head}Hel${tail}${head}lo \\"x\\"${tail}${head}!${tail}`]);
+      expect(tap.isContinuation).toHaveBeenCalledTimes(1);
+      expect(reader.continuations()).toEqual([{ type: 'text', text: 'Hello "x"!' }]);
+      // The same head and tail around a quote that ends the string early: another shape, so the tap decides.
+      const forged = `${head}a","finish_reason":"stop${tail}`;
+      expect(readAll(reader, [forged])).toEqual([{ data: forged.slice('data: '.length, -2) }]);
+      expect(tap.isContinuation).toHaveBeenCalledTimes(2);
+    });
+
+    it('keeps the shape as text of its own, not as a slice holding the run', () => {
+      const reader = new SseEventReader(chatPassThroughTap);
+      const run = Array.from({ length: 200 }, (_, i) => chatChunk({ content: `piece ${i}` })).join('');
+      readAll(reader, [run]);
+      const shape = reader as unknown as { shapeHead: string; shapeTail: string };
+      expect(shape.shapeHead).toBe(
+        chatChunk({ content: '' }).slice(0, chatChunk({ content: '' }).indexOf('"content":"') + 11),
+      );
+      expect(shape.shapeTail).toBe('"},"finish_reason":null}],"usage":null}\n\n');
+    });
   });
 });
