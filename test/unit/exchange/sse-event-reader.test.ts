@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import type { PassThroughTap, UpstreamSseEvent } from '../../../gateway/upstream/upstream-adapter.ts';
 import { chatPassThroughTap } from '../../../gateway/upstream/openai-chat/chat-pass-through-tap.ts';
 import { anthropicPassThroughTap } from '../../../gateway/upstream/anthropic-messages/anthropic-pass-through-tap.ts';
+import { seededRandom } from '../../support/seeded-random.ts';
 
 /** Every event of `runs` the reader hands out, with the stream started from the first event on. */
 function readAll(reader: SseEventReader, runs: Array<Buffer | string>, started = true): UpstreamSseEvent[] {
@@ -125,18 +126,6 @@ describe('SseEventReader', () => {
       return reader;
     }
 
-    /** A deterministic pseudo-random source (mulberry32), so a failure replays. */
-    function randomSource(seed: number): () => number {
-      let state = seed >>> 0;
-      return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    }
-
     const ALPHABET = ['a', 'b', ' ', '"', '\\', '\\\\', 'é', '😀', '\t', 'null', '}', ']', ',', ':', '{"x":1}'];
     const pick = <T>(random: () => number, items: ReadonlyArray<T>): T => items[Math.floor(random() * items.length)]!;
     const text = (random: () => number): string =>
@@ -192,7 +181,7 @@ describe('SseEventReader', () => {
       ['Anthropic Messages', anthropicPassThroughTap, anthropicEvent],
     ] as const)('hands out and keeps what the tap alone would, for %s streams', (_name, tap, makeEvent) => {
       for (let seed = 1; seed <= 200; seed++) {
-        const random = randomSource(seed);
+        const random = seededRandom(seed);
         const runs: string[] = [];
         for (let r = 0; r < 8; r++)
           runs.push(Array.from({ length: 1 + Math.floor(random() * 6) }, () => makeEvent(random)).join(''));
