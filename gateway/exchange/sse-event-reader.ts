@@ -23,12 +23,12 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import type { OutputBlock } from '../canonical/response.ts';
+import { escapedAt } from '../upstream/shared/raw-json-string-span.ts';
 import type { ContinuationFragment, PassThroughTap, UpstreamSseEvent } from '../upstream/upstream-adapter.ts';
 
 const EMPTY = Buffer.alloc(0);
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /** Fragments up to this many bytes are copied byte by byte rather than with Buffer#copy (bytes). */
 const SMALL_COPY_BYTES = 32;
@@ -266,11 +266,4 @@ export class SseEventReader {
       ends.push(this.keptLength);
     }
   }
-}
-
-/** True when the char at `at` of `text` follows an odd run of backslashes that starts at or after `from`. */
-function escapedAt(text: string, at: number, from: number): boolean {
-  let backslashes = 0;
-  while (at - backslashes - 1 >= from && text.charCodeAt(at - backslashes - 1) === BACKSLASH) backslashes += 1;
-  return backslashes % 2 === 1;
 }

@@ -43,13 +43,19 @@ export function rawJsonStringSpan(text: string, key: string, from = 0): RawStrin
     cursor = skipSpace(text, cursor + 1);
     if (text.charCodeAt(cursor) !== QUOTE) return undefined;
     const start = cursor + 1;
-    for (let quote = text.indexOf('"', start); quote !== -1; quote = text.indexOf('"', quote + 1)) {
-      let backslashes = 0;
-      while (quote - backslashes - 1 >= start && text.charCodeAt(quote - backslashes - 1) === BACKSLASH)
-        backslashes += 1;
-      if (backslashes % 2 === 0) return { start, end: quote };
-    }
+    for (let quote = text.indexOf('"', start); quote !== -1; quote = text.indexOf('"', quote + 1))
+      if (!escapedAt(text, quote, start)) return { start, end: quote };
     return undefined;
   }
   return undefined;
+}
+
+/**
+ * True when the char at `at` of `text` is escaped: it follows an odd run of backslashes, counted
+ * back to `from` at most (the start of the JSON string's contents).
+ */
+export function escapedAt(text: string, at: number, from: number): boolean {
+  let backslashes = 0;
+  while (at - backslashes - 1 >= from && text.charCodeAt(at - backslashes - 1) === BACKSLASH) backslashes += 1;
+  return backslashes % 2 === 1;
 }
