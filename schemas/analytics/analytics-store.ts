@@ -115,7 +115,7 @@ export function lookupSlicesByText<T>(
     let added = 0;
     for (let set = 0; set < literals.length; set += 1) {
       const literal = literals[set] as string;
-      if (!sets[set]?.has(literal)) added += 2 * Buffer.byteLength(literal) + 12;
+      if (!sets[set]?.has(literal)) added += literalBytes(literal);
     }
     if (slice.length > 0 && bytes + added > budget) {
       slices.push(slice);
@@ -123,7 +123,7 @@ export function lookupSlicesByText<T>(
       sets = [];
       bytes = 0;
       added = 0;
-      for (const literal of literals) added += 2 * Buffer.byteLength(literal) + 12;
+      for (const literal of literals) added += literalBytes(literal);
     }
     for (let set = 0; set < literals.length; set += 1) (sets[set] ??= new Set()).add(literals[set] as string);
     slice.push(value);
@@ -131,6 +131,11 @@ export function lookupSlicesByText<T>(
   }
   if (slice.length > 0) slices.push(slice);
   return slices;
+}
+
+/** The most bytes `literal` can take in a lookup's value list: every character escaped, quotes, a separator and a wrapper such as `toDate(…)`. */
+function literalBytes(literal: string): number {
+  return 2 * Buffer.byteLength(literal) + 12;
 }
 
 /** Renders a value as a ClickHouse SQL literal — the one escaping function for all SQL. */
