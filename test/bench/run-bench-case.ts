@@ -107,6 +107,7 @@ async function prepareCase(
   servers: BenchServers,
   settings: BenchSettings,
   connections: number,
+  warm = true,
 ): Promise<PreparedCase> {
   const server = servers[benchCase.target];
   if (!server) throw new Error(`${benchCase.id}: no ${benchCase.target} server is running`);
@@ -115,7 +116,7 @@ async function prepareCase(
   const checksOutcomes = benchCase.gatewayPath !== undefined && server.stats !== undefined;
   const outcomesBefore = checksOutcomes ? (await server.stats?.())?.outcomes : undefined;
   await checkSampleAnswer(benchCase, url);
-  if (settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
+  if (warm && settings.warmupS > 0) await runLoadPhase({ ...load, durationS: settings.warmupS });
   await server.settled?.();
   return { server, load, outcomesBefore };
 }
@@ -210,14 +211,25 @@ interface SliceTotals {
 
 /**
  * Runs `cases` (different targets) at `connections` interleaved rather than one after another:
- * each case's sample check and warm-up (`settings.warmupS`), then `slices` rounds in each of which
- * every case runs for `settings.durationS / slices` s, the cases in a random order. Latencies are
+ * each case's sample check, then `slices` rounds in each of which every case runs for
+ * `settings.durationS / slices` s, the cases in a random order. Latencies are
  * pooled per case and CPU summed over its slices (read as runBenchCase reads it, the embedded
  * server's consumers settled). A tail percentile of cases run one after another also measures
  * whatever the machine did meanwhile: timed in turn, the same server's p99 at one connection moved
  * by 2× from one 8 s run to the next; interleaved, every case sees the same machine.
  *
- * `discardedRounds` rounds run first, the same way, and are not counted. On the 2-CPU machine of
+ * The warm-up (`settings.warmupS` per case) runs as rounds the same way, not case after case, so
+ * that no server idles through the others' warm-ups. A Node process idle for about 8 s gets a full
+ * collection from V8's memory reducer, which frees the hidden classes only the dead requests' objects
+ * had and with them the optimized code specialised to those classes
+ * (https://benediktmeurer.de/2016/10/11/the-case-of-temporary-objects-in-chrome/, "The fundamental
+ * problem"): the next seconds of traffic run partly unoptimized while V8 optimizes again. Measured
+ * with warm-ups case after case (`BENCH_CONNECTIONS=1`, gateway alone, translated Anthropic): the
+ * first measured slices read a p99 of 4.9 and 2.5 ms against 0.9–1.3 ms later, in the run where no
+ * collection of Tollgate's own came in that stretch too; with the warm-up in rounds, 0.8–1.7 ms from
+ * the first slice on.
+ *
+ * `discardedRounds` rounds run after the warm-up, the same way, and are not counted. On the 2-CPU machine of
  * the README's table, the first two or three 1 s slices of a series after 32-connection load had
  * a p99 up to four times the later ones' for the floor proxy and the gateway alike (1.8–5.7 ms
  * against mostly 0.8–1.8 ms), even after 10 s of warm-up per case one after another and with the
@@ -236,7 +248,7 @@ export async function runInterleavedCases(
 ): Promise<CaseMeasurement[]> {
   const totals: SliceTotals[] = [];
   for (const benchCase of cases) {
-    const { server, load, outcomesBefore } = await prepareCase(benchCase, servers, settings, connections);
+    const { server, load, outcomesBefore } = await prepareCase(benchCase, servers, settings, connections, false);
     totals.push({
       benchCase,
       server,
@@ -250,7 +262,8 @@ export async function runInterleavedCases(
     });
   }
   const sliceS = settings.durationS / slices;
-  for (let round = 0; round < discardedRounds; round += 1) {
+  const warmRounds = settings.warmupS > 0 ? Math.ceil(settings.warmupS / sliceS) : 0;
+  for (let round = 0; round < warmRounds + discardedRounds; round += 1) {
     for (const index of shuffledIndexes(totals.length)) {
       const entry = totals[index] as SliceTotals;
       await runLoadPhase({ ...entry.load, durationS: sliceS });

@@ -3,7 +3,8 @@
  * compacting collection), a busy one is left alone, and many starts share one reducer. Each case
  * runs in a child process so that its heap is its own.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -17,6 +18,19 @@ function runChild(body: string): Record<string, number> {
     encoding: 'utf8',
   });
   return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
+}
+
+/** runChild without blocking, so that children can run side by side. */
+async function runChildAsync(body: string): Promise<Record<string, number>> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', body],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number>;
 }
 
 /**
@@ -49,6 +63,25 @@ describe('idle memory reducer', () => {
     expect(result.collections).toBe(1);
     expect(result.usedAfter).toBeLessThan(result.usedBefore! * 0.6);
     expect(result.totalAfter).toBeLessThan(result.totalBefore! * 0.8);
+  }, 30_000);
+
+  it('waits for 10 s of quiet by default: a pause of 4 s between requests is not collected', async () => {
+    // The same garbage and the same 4.5 s pause, once with the default and once with one 2 s check:
+    // the control shows the pause is long enough for a reducer that does not wait.
+    const pause = (options: string) => `
+      const { startIdleMemoryReducer } = await import(${REDUCER});
+      ${ALLOCATE}
+      const reducer = startIdleMemoryReducer(${options});
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+      reducer.stop();
+      console.log(JSON.stringify({ collections: reducer.collections }));
+    `;
+    const [byDefault, oneCheck] = await Promise.all([
+      runChildAsync(pause('')),
+      runChildAsync(pause('{ quietChecks: 1 }')),
+    ]);
+    expect(oneCheck.collections).toBe(1);
+    expect(byDefault.collections).toBe(0);
   }, 30_000);
 
   it('leaves a busy process to V8, and one reducer serves every start', () => {
