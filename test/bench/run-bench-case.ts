@@ -219,15 +219,16 @@ interface SliceTotals {
  * by 2× from one 8 s run to the next; interleaved, every case sees the same machine.
  *
  * The warm-up (`settings.warmupS` per case) runs as rounds the same way, not case after case, so
- * that no server idles through the others' warm-ups. A Node process idle for about 8 s gets a full
- * collection from V8's memory reducer, which frees the hidden classes only the dead requests' objects
- * had and with them the optimized code specialised to those classes
+ * that no server idles through the others' warm-ups. A Node process idle for several seconds can get
+ * a full collection (V8's memory reducer starts after 8 s of low allocation, Tollgate's own after 10 s
+ * of quiet), which frees the hidden classes only the dead requests' objects had and with them the
+ * optimized code specialised to those classes
  * (https://benediktmeurer.de/2016/10/11/the-case-of-temporary-objects-in-chrome/, "The fundamental
  * problem"): the next seconds of traffic run partly unoptimized while V8 optimizes again. Measured
  * with warm-ups case after case (`BENCH_CONNECTIONS=1`, gateway alone, translated Anthropic): the
- * first measured slices read a p99 of 4.9 and 2.5 ms against 0.9–1.3 ms later, in the run where no
- * collection of Tollgate's own came in that stretch too; with the warm-up in rounds, 0.8–1.7 ms from
- * the first slice on.
+ * first measured slices read a p99 of 4.9 and 2.5 ms against mostly 1.0–1.3 ms later, after one
+ * full collection of V8's own 14 s after the gateway's last slice of the shape before; with the
+ * warm-up in rounds, 0.8–1.7 ms from the first slice on.
  *
  * `discardedRounds` rounds run after the warm-up, the same way, and are not counted. On the 2-CPU machine of
  * the README's table, the first two or three 1 s slices of a series after 32-connection load had
