@@ -3,7 +3,7 @@
  * compacting collection), a busy one is left alone, and many starts share one reducer. Each case
  * runs in a child process so that its heap is its own.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,24 +11,15 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const REDUCER = JSON.stringify(ROOT + 'gateway/lifecycle/idle-memory-reducer.ts');
 
-/** Runs `body` (an async module body that prints one JSON line last) under tsx; its parsed line. */
-function runChild(body: string): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', body], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
-}
-
-/** runChild without blocking, so that children can run side by side. */
-async function runChildAsync(body: string): Promise<Record<string, number>> {
+/**
+ * Runs `body` (an async module body that prints one JSON line last) under tsx; its parsed line.
+ * Asynchronous, so that children can run side by side.
+ */
+async function runChild(body: string): Promise<Record<string, number>> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', '--input-type=module', '-e', body],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
+    { cwd: ROOT, encoding: 'utf8' },
   );
   return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number>;
 }
@@ -46,8 +37,8 @@ const ALLOCATE = `
 `;
 
 describe('idle memory reducer', () => {
-  it('collects and compacts the heap once the process is quiet', () => {
-    const result = runChild(`
+  it('collects and compacts the heap once the process is quiet', async () => {
+    const result = await runChild(`
       import { getHeapStatistics } from 'node:v8';
       const { startIdleMemoryReducer } = await import(${REDUCER});
       ${ALLOCATE}
@@ -76,16 +67,13 @@ describe('idle memory reducer', () => {
       reducer.stop();
       console.log(JSON.stringify({ collections: reducer.collections }));
     `;
-    const [byDefault, oneCheck] = await Promise.all([
-      runChildAsync(pause('')),
-      runChildAsync(pause('{ quietChecks: 1 }')),
-    ]);
+    const [byDefault, oneCheck] = await Promise.all([runChild(pause('')), runChild(pause('{ quietChecks: 1 }'))]);
     expect(oneCheck.collections).toBe(1);
     expect(byDefault.collections).toBe(0);
   }, 30_000);
 
-  it('leaves a busy process to V8, and one reducer serves every start', () => {
-    const result = runChild(`
+  it('leaves a busy process to V8, and one reducer serves every start', async () => {
+    const result = await runChild(`
       const { startIdleMemoryReducer } = await import(${REDUCER});
       const first = startIdleMemoryReducer({ checkIntervalMs: 100, quietChecks: 2, growthBytes: 1024 });
       const second = startIdleMemoryReducer();
