@@ -8,6 +8,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { loopTurnLogDestination } from './loop-turn-log-destination.ts';
 
 /** Output of the process logger: `json` (one object per line) or `pretty` (pino-pretty, for people). */
 export type LogFormat = 'json' | 'pretty';
@@ -106,7 +107,10 @@ export interface ProcessLoggerOptions {
   readonly name: string;
   readonly level: LogLevel;
   readonly format: LogFormat;
-  /** Where lines go (default: stdout, written synchronously, so nothing is lost at exit). */
+  /**
+   * Where lines go (default: stdout, the lines of one turn of the event loop in one synchronous
+   * write at its end, and those pending at exit written then: loop-turn-log-destination.ts).
+   */
   readonly destination?: DestinationStream;
   /** Colours in pretty output (default: when stdout is a TTY). */
   readonly colorize?: boolean;
@@ -127,7 +131,7 @@ export function createProcessLogger(options: ProcessLoggerOptions): Logger {
     });
     return pino(settings, pretty);
   }
-  return pino(settings, options.destination ?? pino.destination({ dest: 1, sync: true }));
+  return pino(settings, options.destination ?? loopTurnLogDestination(1));
 }
 
 /** A `(level, message, extra)` log sink (gateway node, engine adapters, consumers) writing to `logger`. */
