@@ -28,15 +28,20 @@ function logFile(): { fd: number; text: () => string } {
   return { fd, text: () => readFileSync(path, 'utf8') };
 }
 
+/** The process logger, JSON lines, through a loop-turn destination on `fd`. */
+function jsonLogger(fd: number): ReturnType<typeof createProcessLogger> {
+  return createProcessLogger({
+    name: 'tollgate-test',
+    level: 'info',
+    format: 'json',
+    destination: loopTurnLogDestination(fd),
+  });
+}
+
 describe('loopTurnLogDestination', () => {
   it('writes the lines of one turn together once the turn ends, in order', async () => {
     const file = logFile();
-    const logger = createProcessLogger({
-      name: 'tollgate-test',
-      level: 'info',
-      format: 'json',
-      destination: loopTurnLogDestination(file.fd),
-    });
+    const logger = jsonLogger(file.fd);
     logger.info({ n: 1 }, 'request completed');
     logger.info({ n: 2 }, 'request completed');
     logger.warn({ n: 3 }, 'slow upstream');
@@ -60,12 +65,7 @@ describe('loopTurnLogDestination', () => {
 
   it("writes at once on pino's flush and calls its callback", () => {
     const file = logFile();
-    const logger = createProcessLogger({
-      name: 'tollgate-test',
-      level: 'info',
-      format: 'json',
-      destination: loopTurnLogDestination(file.fd),
-    });
+    const logger = jsonLogger(file.fd);
     logger.info('before the flush');
     let called = false;
     logger.flush(() => {
