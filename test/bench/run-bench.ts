@@ -11,7 +11,7 @@
  * Every server (mock and floor included, so all share one runtime) runs as production runs Tollgate:
  * Node on compiled JavaScript, a bench build in .tollgate/bench-dist (bench-runtime.ts).
  * First every server is warmed (run-bench-case.ts warmServers): each of its cases for
- * BENCH_SERVER_WARMUP_S (default 5 s), so no case is measured on a cold server.
+ * BENCH_SERVER_WARMUP_S (default 20 s), so no case is measured on a cold server.
  * Each case of bench-cases.ts (Chat pass-through and Anthropic translated, non-streamed and
  * streamed) runs at BENCH_CONNECTIONS (default 32) and at 1 connection with autocannon: a sample
  * answer checked, a warm-up (default 2 s), a measured run (default 8 s). CPU time of each server
@@ -45,7 +45,7 @@
  * under V8's sampling profiler, their CPU per request split by category.
  *
  * Environment: BENCH_DURATION_S (s, > 0), BENCH_WARMUP_S (s, ≥ 0, before each case),
- * BENCH_SERVER_WARMUP_S (s ≥ 0, default 5: each case in the servers' warm-up pass before any is
+ * BENCH_SERVER_WARMUP_S (s ≥ 0, default 20: each case in the servers' warm-up pass before any is
  * measured, run-bench-case.ts warmServers; 0 skips it), BENCH_CONNECTIONS (integer ≥ 1,
  * the loaded level; 1 connection is always measured too); BENCH_LIVE_STREAMS (integer ≥ 1, default
  * 10000), BENCH_LIVE_STREAM_CHUNK_MS (ms ≥ 1000, default 10000: the slow upstream's delay before each
@@ -222,7 +222,7 @@ function readBenchSettings(env: NodeJS.ProcessEnv): RunSettings {
   return {
     durationS: readNumber(env, 'BENCH_DURATION_S', 8, (n) => n > 0, 'a number of seconds > 0'),
     warmupS: readNumber(env, 'BENCH_WARMUP_S', 2, (n) => n >= 0, 'a number of seconds >= 0'),
-    serverWarmupS: readNumber(env, 'BENCH_SERVER_WARMUP_S', 5, (n) => n >= 0, 'a number of seconds >= 0'),
+    serverWarmupS: readNumber(env, 'BENCH_SERVER_WARMUP_S', 20, (n) => n >= 0, 'a number of seconds >= 0'),
     connections: readNumber(env, 'BENCH_CONNECTIONS', 32, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     liveStreams: readNumber(env, 'BENCH_LIVE_STREAMS', 10_000, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1'),
     liveStreamChunkMs: readNumber(
