@@ -88,24 +88,26 @@ export interface ClientRequest {
   readonly mustTranslate?: (body: Readonly<Record<string, unknown>>) => boolean;
 }
 
-/** The JSON text each parsed request body was read from, keyed by the parsed object (jsonTextOf). */
-const JSON_TEXT_OF_BODY = new WeakMap<object, string>();
+/** What each parsed request body was read from, keyed by the parsed object (jsonSourceOf). */
+const JSON_SOURCE_OF_BODY = new WeakMap<object, string | Uint8Array>();
 
 /**
- * Remembers that the parsed request body `body` was read from `text` (the body parser calls it), so
- * a pass-through can forward the client's own bytes instead of serializing the object again.
- * Non-objects are ignored.
+ * Remembers that the parsed request body `body` was read from `source` (the body parser calls it):
+ * the client's bytes (a large body in valid UTF-8), else the text they decoded to. A pass-through then
+ * forwards it instead of serializing the object again. Non-objects are ignored. Bytes are kept as
+ * long as the parsed body, and must not change meanwhile.
  */
-export function rememberJsonText(body: unknown, text: string): void {
-  if (body !== null && typeof body === 'object') JSON_TEXT_OF_BODY.set(body, text);
+export function rememberJsonSource(body: unknown, source: string | Uint8Array): void {
+  if (body !== null && typeof body === 'object') JSON_SOURCE_OF_BODY.set(body, source);
 }
 
 /**
- * The JSON text `body` was parsed from, or undefined when it was not parsed from a request (a body
- * the gateway built or replaced, such as a Responses body with its stored turns resolved).
+ * What `body` was parsed from (UTF-8 bytes or text), or undefined when it was not parsed from a
+ * request (a body the gateway built or replaced, such as a Responses body with its stored turns
+ * resolved).
  */
-export function jsonTextOf(body: object): string | undefined {
-  return JSON_TEXT_OF_BODY.get(body);
+export function jsonSourceOf(body: object): string | Uint8Array | undefined {
+  return JSON_SOURCE_OF_BODY.get(body);
 }
 
 /** Decodes an object body with `decode`; on refusal (not an object, or invalid) answers 400 in the codec's format and returns undefined. */

@@ -10,7 +10,7 @@
  */
 import type { ClientFormat, UpstreamProtocol } from '../canonical/formats.ts';
 import type { ProviderPreset } from '../providers/provider-preset.ts';
-import { jsonTextOf } from './client-request.ts';
+import { jsonSourceOf } from './client-request.ts';
 
 /** True when the raw body may be forwarded as-is (model name aside). */
 export function canPassThrough(
@@ -33,20 +33,21 @@ export function canPassThrough(
  * URL). A Responses `previous_response_id` names a response the gateway stored (its turns are
  * already in `input`, the stored responses of the Responses API), which the upstream does
  * not know: it is left out. When nothing changes (Gemini, or the model's name upstream is the one
- * the client sent), the client's own JSON text is forwarded as it came (client-request.ts
- * jsonTextOf), which costs no serialization however large the body.
+ * the client sent), what the body was parsed from is forwarded as it came (client-request.ts
+ * jsonSourceOf: a large body's own bytes, else its text), which costs no serialization, and for a
+ * large body no encoding, however large it is.
  */
 export function passThroughBody(
   clientFormat: ClientFormat,
   rawBody: Readonly<Record<string, unknown>>,
   upstreamModel: string,
-): string {
+): string | Uint8Array {
   const unchanged =
     clientFormat === 'gemini' ||
     (rawBody.model === upstreamModel && !(clientFormat === 'openai-responses' && 'previous_response_id' in rawBody));
   if (unchanged) {
-    const text = jsonTextOf(rawBody);
-    if (text !== undefined) return text;
+    const source = jsonSourceOf(rawBody);
+    if (source !== undefined) return source;
   }
   if (clientFormat === 'gemini') return JSON.stringify(rawBody);
   if (clientFormat === 'openai-responses' && 'previous_response_id' in rawBody) {

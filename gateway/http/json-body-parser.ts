@@ -7,7 +7,7 @@
  * JSON.parse when the pre-scan saw no string that could name `__proto__` or `constructor` (the
  * members that parser refuses); Fastify's body limit (bytes) still applies before either step runs.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../canonical/gateway-error.ts';
 import {
@@ -17,7 +17,7 @@ import {
   type JsonBodyScan,
   type JsonLimitViolation,
 } from './scan-json-body-limits.ts';
-import { rememberJsonText } from '../exchange/client-request.ts';
+import { rememberJsonSource } from '../exchange/client-request.ts';
 
 /**
  * The client's error for a broken limit: depth and member counts are 400 `invalid-request`
@@ -52,17 +52,33 @@ export function jsonLimitError(violation: JsonLimitViolation): GatewayError {
 /** Marks a body JSON.parse refused (no JSON value is this object). */
 const PARSE_FAILED = Symbol('parse failed');
 
-/** Bodies from this size (bytes) are checked for ASCII before decoding; smaller ones decode as UTF-8 at once. */
-const ASCII_CHECK_BYTES = 4096;
-
 /**
  * The body as text. A body of only ASCII bytes (most JSON: non-ASCII text is often sent as `\u`
- * escapes) decodes the same as ASCII as it does as UTF-8, and ASCII decoding is a plain copy:
- * about 0.35 ms a MiB against 0.6 ms. The check (`buffer.isAscii`,
- * https://nodejs.org/api/buffer.html#bufferisasciiinput) costs about 10 µs a MiB.
+ * escapes; `ascii` tells, from `buffer.isAscii`,
+ * https://nodejs.org/api/buffer.html#bufferisasciiinput, about 10 µs a MiB) decodes the same as
+ * ASCII as it does as UTF-8, and ASCII decoding is a plain copy: about 0.35 ms a MiB against 0.6 ms.
  */
-function bodyText(body: Buffer): string {
-  return body.length >= ASCII_CHECK_BYTES && isAscii(body) ? body.toString('ascii') : body.toString('utf8');
+function bodyText(body: Buffer, ascii: boolean): string {
+  return ascii ? body.toString('ascii') : body.toString('utf8');
+}
+
+/**
+ * Bodies from this size (bytes) are kept as bytes for a pass-through: Buffer.concat gives them a
+ * memory block of their own, where a smaller body is a slice of Node's shared 8 KiB pool
+ * (https://nodejs.org/api/buffer.html#static-method-bufferallocunsafesize, `poolSize >>> 1`), which
+ * a long stream would keep whole; their encoding costs about a microsecond anyway.
+ */
+const FORWARD_BYTES_FROM = 4096;
+
+/**
+ * What a pass-through forwards for a parsed body: the bytes of a body of FORWARD_BYTES_FROM bytes
+ * or more when they are ASCII or valid UTF-8 (`buffer.isUtf8`,
+ * https://nodejs.org/api/buffer.html#bufferisutf8input), so they go upstream as they came instead
+ * of being encoded again; else the text they decoded to (invalid sequences as U+FFFD), which is
+ * what the gateway parsed.
+ */
+function forwardableSource(body: Buffer, ascii: boolean, text: string): string | Uint8Array {
+  return body.length >= FORWARD_BYTES_FROM && (ascii || isUtf8(body)) ? body : text;
 }
 
 /**
@@ -76,7 +92,8 @@ export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimi
     const scan: JsonBodyScan = { guardedKey: false };
     const violation = findJsonLimitViolation(body, limits, scan);
     if (violation) return done(jsonLimitError(violation), undefined);
-    const text = bodyText(body);
+    const ascii = isAscii(body);
+    const text = bodyText(body, ascii);
     if (!scan.guardedKey) {
       // No member can be named __proto__ or constructor: the checked parser's scan of the text
       // (two regular expressions over all of it) would find nothing. Malformed text goes on to it,
@@ -88,12 +105,12 @@ export function installJsonBodyParser(app: FastifyInstance, limits: JsonBodyLimi
         value = PARSE_FAILED;
       }
       if (value !== PARSE_FAILED) {
-        rememberJsonText(value, text);
+        rememberJsonSource(value, forwardableSource(body, ascii, text));
         return done(null, value);
       }
     }
     void parseJson(request, text, (error, value) => {
-      if (!error) rememberJsonText(value, text);
+      if (!error) rememberJsonSource(value, forwardableSource(body, ascii, text));
       done(error, value);
     });
   };

@@ -12,7 +12,7 @@
 import type { EmbeddingInput } from '../canonical/embedding.ts';
 import type { GatewayError } from '../canonical/gateway-error.ts';
 import type { EmbeddingApiStyle, ProviderPreset } from '../providers/provider-preset.ts';
-import type { UpstreamHeaders, UpstreamHttpRequest, UpstreamTarget } from './upstream-adapter.ts';
+import type { UpstreamHeaders, UpstreamJsonRequest, UpstreamTarget } from './upstream-adapter.ts';
 
 /** The part of an embedding request one upstream call carries. */
 export interface EmbeddingCall {
@@ -26,7 +26,7 @@ export interface EmbeddingCall {
 
 /** A built upstream call and the request parts it dropped as safe to lose (logged by the caller). */
 export interface BuiltEmbeddingCall {
-  readonly request: UpstreamHttpRequest;
+  readonly request: UpstreamJsonRequest;
   readonly dropped: ReadonlyArray<string>;
 }
 

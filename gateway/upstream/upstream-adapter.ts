@@ -24,10 +24,19 @@ export interface UpstreamTarget {
   readonly cloud?: CloudSettings | undefined;
 }
 
-/** A fully built upstream HTTP call (always POST). */
+/**
+ * A fully built upstream HTTP call (always POST). Its body is JSON text, or on a pass-through the
+ * bytes the client sent (exchange/pass-through-policy.ts passThroughBody), forwarded as they came
+ * instead of decoded and encoded again.
+ */
 export interface UpstreamHttpRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Uint8Array;
+}
+
+/** An upstream call an adapter built from a canonical request: its body is JSON text. */
+export interface UpstreamJsonRequest extends UpstreamHttpRequest {
   readonly body: string;
 }
 
@@ -67,7 +76,7 @@ export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefi
 
 /** An upstream call and what its translation could not carry. */
 export interface BuiltUpstreamRequest {
-  readonly request: UpstreamHttpRequest;
+  readonly request: UpstreamJsonRequest;
   readonly notes: TranslationNotes;
 }
 
@@ -200,7 +209,7 @@ export interface UpstreamAdapter {
    */
   classifyError(status: number, body: string, headers: UpstreamHeaders): GatewayError;
   /** Builds the protocol's token-count call, when the protocol has one. */
-  buildCountTokensRequest?(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest;
+  buildCountTokensRequest?(request: CanonicalRequest, target: UpstreamTarget): UpstreamJsonRequest;
   /** Reads the input-token count from a count-tokens answer. */
   decodeCountTokensResponse?(body: unknown): number;
 }

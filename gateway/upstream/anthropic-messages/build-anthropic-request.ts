@@ -7,7 +7,7 @@ import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type {
   BuiltUpstreamRequest,
   UpstreamCallTarget,
-  UpstreamHttpRequest,
+  UpstreamJsonRequest,
   UpstreamTarget,
 } from '../upstream-adapter.ts';
 import { cacheControlOf, encodeAnthropicMessages } from './encode-anthropic-messages.ts';
@@ -182,7 +182,7 @@ export function anthropicCallTarget(request: CanonicalRequest, target: UpstreamT
 export function buildAnthropicCountTokensRequest(
   request: CanonicalRequest,
   target: UpstreamTarget,
-): UpstreamHttpRequest {
+): UpstreamJsonRequest {
   const { body } = buildAnthropicBody(request, target);
   const counted: Record<string, unknown> = {};
   for (const field of COUNT_TOKENS_FIELDS) if (body[field] !== undefined) counted[field] = body[field];

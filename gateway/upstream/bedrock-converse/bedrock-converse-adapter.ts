@@ -10,7 +10,7 @@ import type { CanonicalRequest } from '../../canonical/request.ts';
 import { classifyBedrockHttpError } from '../shared/classify-bedrock-error.ts';
 import { bedrockModelPathSegment } from '../shared/bedrock-model-path.ts';
 import { readTokenCount } from '../shared/read-token-count.ts';
-import type { UpstreamAdapter, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { UpstreamAdapter, UpstreamJsonRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { buildConverseBody, buildConverseRequest, converseCallTarget } from './build-converse-request.ts';
 import { decodeConverseResponse } from './decode-converse-response.ts';
 import { createConverseStreamDecoder } from './decode-converse-stream.ts';
@@ -22,7 +22,7 @@ const COUNTED_FIELDS = ['messages', 'system', 'toolConfig', 'additionalModelRequ
  * `POST {baseUrl}/model/{modelId}/count-tokens` with `{input: {converse: {messages, system,
  * toolConfig, additionalModelRequestFields}}}`; translation notes are discarded.
  */
-function buildConverseCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
+function buildConverseCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamJsonRequest {
   const { body } = buildConverseBody(request, target);
   const converse: Record<string, unknown> = {};
   for (const field of COUNTED_FIELDS) if (body[field] !== undefined) converse[field] = body[field];

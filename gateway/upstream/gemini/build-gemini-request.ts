@@ -7,7 +7,7 @@ import { authHeadersFor, authSchemeFor } from '../../providers/auth-headers.ts';
 import type {
   BuiltUpstreamRequest,
   UpstreamCallTarget,
-  UpstreamHttpRequest,
+  UpstreamJsonRequest,
   UpstreamTarget,
 } from '../upstream-adapter.ts';
 import { encodeGeminiGenerationConfig, encodeGeminiTools } from './encode-gemini-config.ts';
@@ -138,7 +138,7 @@ export function geminiCallTarget(request: CanonicalRequest, target: UpstreamTarg
  * request has a system instruction or tools, which only count inside it —
  * `{generateContentRequest: {model: "models/…", contents, systemInstruction, tools}}`.
  */
-export function buildGeminiCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamHttpRequest {
+export function buildGeminiCountTokensRequest(request: CanonicalRequest, target: UpstreamTarget): UpstreamJsonRequest {
   const full = buildGeminiBody(request, target.provider, new TranslationNotes());
   const url = `${target.baseUrl}/v1beta/${geminiModelPath(target.upstreamModel)}:countTokens`;
   const hasContext = full.systemInstruction !== undefined || full.tools !== undefined;

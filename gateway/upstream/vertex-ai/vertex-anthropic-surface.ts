@@ -12,7 +12,7 @@
  * model's errors keep Anthropic's envelope and classification). Every request is translated: the
  * preset marks this endpoint `reshapesBody`, so no client body goes through unchanged.
  */
-import type { UpstreamAdapter, UpstreamCallTarget, UpstreamHttpRequest } from '../upstream-adapter.ts';
+import type { UpstreamAdapter, UpstreamCallTarget, UpstreamJsonRequest } from '../upstream-adapter.ts';
 import { vertexChannelFault } from './classify-vertex-error.ts';
 import { vertexModelUrl } from '../shared/vertex-ai-urls.ts';
 
@@ -63,7 +63,7 @@ export function vertexAnthropicSurface(inner: UpstreamAdapter): UpstreamAdapter 
     ...(buildCount && decodeCount
       ? {
           /** `count-tokens:rawPredict` with the Messages count body, its `model` kept, and `anthropic_version`. */
-          buildCountTokensRequest(request, target): UpstreamHttpRequest {
+          buildCountTokensRequest(request, target): UpstreamJsonRequest {
             const built = buildCount(request, target);
             const body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(JSON.parse(built.body) as object) };
             return {

@@ -11,7 +11,7 @@
  * token is added by the credentials step (cloud-credentials/).
  */
 import type { CanonicalRequest } from '../../canonical/request.ts';
-import type { UpstreamAdapter, UpstreamCallTarget, UpstreamHttpRequest, UpstreamTarget } from '../upstream-adapter.ts';
+import type { UpstreamAdapter, UpstreamCallTarget, UpstreamJsonRequest, UpstreamTarget } from '../upstream-adapter.ts';
 import { asArray, asRecord } from '../shared/read-json-field.ts';
 import { vertexChannelFault } from './classify-vertex-error.ts';
 import { vertexModelUrl } from '../shared/vertex-ai-urls.ts';
@@ -63,7 +63,7 @@ export function vertexGeminiSurface(inner: UpstreamAdapter): UpstreamAdapter {
     classifyError: (status, body, headers) =>
       vertexChannelFault(status, body) ?? inner.classifyError(status, body, headers),
     /** `:countTokens` with `{contents, systemInstruction?, tools?}` (Vertex's flat CountTokensRequest). */
-    buildCountTokensRequest(request, target): UpstreamHttpRequest {
+    buildCountTokensRequest(request, target): UpstreamJsonRequest {
       const built = inner.buildRequest({ ...request, stream: false }, target);
       const full = withContentRoles(JSON.parse(built.request.body) as Record<string, unknown>);
       const body: Record<string, unknown> = { contents: full.contents };

@@ -1,7 +1,8 @@
 /**
- * The body parser reads a large all-ASCII body through the ASCII decoder and every other body as
- * UTF-8: either way the text it parses, and keeps for a pass-through (jsonTextOf), is the body's
- * UTF-8 decoding, character for character. A body whose strings cannot name `__proto__` or
+ * The body parser reads an all-ASCII body through the ASCII decoder and every other body as
+ * UTF-8: either way the text it parses is the body's UTF-8 decoding, character for character. For
+ * a pass-through it keeps (jsonSourceOf) the body's own bytes when they are valid UTF-8, else that
+ * text (and the text of a body under 4 KiB). A body whose strings cannot name `__proto__` or
  * `constructor` is parsed with JSON.parse; every spelling of those members still meets the
  * checked parser's refusal, and malformed JSON its error.
  */
@@ -9,12 +10,17 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findJsonLimitViolation, type JsonBodyScan } from '../../../gateway/http/scan-json-body-limits.ts';
 import { installJsonBodyParser } from '../../../gateway/http/json-body-parser.ts';
-import { jsonTextOf } from '../../../gateway/exchange/client-request.ts';
+import { jsonSourceOf } from '../../../gateway/exchange/client-request.ts';
 
 const app = Fastify();
 beforeAll(async () => {
   installJsonBodyParser(app);
-  app.post('/echo', async (request) => ({ body: request.body, text: jsonTextOf(request.body as object) }));
+  app.post('/echo', async (request) => {
+    const source = jsonSourceOf(request.body as object);
+    return typeof source === 'string'
+      ? { body: request.body, text: source }
+      : { body: request.body, bytes: source && Buffer.from(source).toString('base64') };
+  });
   await app.ready();
 });
 afterAll(() => app.close());
@@ -40,16 +46,25 @@ describe('JSON body parser', () => {
     ['ASCII with \\u escapes, 64 KiB', bodyOf('caf\\u00e9 \\ud83d\\ude80 ', 65536)],
     ['UTF-8 text, 8 KiB', bodyOf('café 🚀 naïve ', 8192)],
     ['UTF-8 text after 6 KiB of ASCII', Buffer.concat([bodyOf('x', 6144).subarray(0, -4), Buffer.from('é"}]}')])],
-    ['ASCII, 100 bytes (decoded as UTF-8 at once)', bodyOf('hi ', 60)],
-  ])('%s: parses and keeps the UTF-8 decoding of the body', async (_name, body) => {
-    const response = await post(body);
-    expect(response.statusCode).toBe(200);
-    const { body: parsed, text } = response.json<{ body: unknown; text: string }>();
-    expect(text).toBe(body.toString('utf8'));
-    expect(parsed).toEqual(JSON.parse(body.toString('utf8')));
-  });
+    ['ASCII, 100 bytes', bodyOf('hi ', 60)],
+  ])(
+    '%s: parses the UTF-8 decoding of the body and keeps its bytes (4 KiB or more) or that text',
+    async (_name, body) => {
+      const response = await post(body);
+      expect(response.statusCode).toBe(200);
+      const { body: parsed, bytes, text } = response.json<{ body: unknown; bytes?: string; text?: string }>();
+      if (body.length >= 4096) {
+        expect(text).toBeUndefined();
+        expect(bytes).toBe(body.toString('base64'));
+      } else {
+        expect(bytes).toBeUndefined();
+        expect(text).toBe(body.toString('utf8'));
+      }
+      expect(parsed).toEqual(JSON.parse(body.toString('utf8')));
+    },
+  );
 
-  it('decodes a body with a byte that is not UTF-8 as UTF-8 does (U+FFFD), whatever its size', async () => {
+  it('decodes a body with a byte that is not UTF-8 as UTF-8 does (U+FFFD), whatever its size, and keeps that text', async () => {
     const body = Buffer.concat([bodyOf('y', 8192).subarray(0, -4), Buffer.from([0xff]), Buffer.from('"}]}')]);
     const response = await post(body);
     const { text } = response.json<{ text: string }>();
